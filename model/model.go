@@ -1,0 +1,115 @@
+// Package model defines the streaming model interface the engine talks to,
+// and the retry and fallback behaviour shared by every transport.
+//
+// Requests and responses use google.golang.org/genai types, so every
+// transport (Gemini API, Vertex, Code Assist, scripted fakes) speaks the same
+// message currency as the rest of Castor.
+package model
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"net/http"
+	"time"
+
+	"google.golang.org/genai"
+)
+
+// Model is a transport to a Gemini-compatible model service.
+type Model interface {
+	// GenerateContent makes one unary call.
+	GenerateContent(ctx context.Context, req *Request) (*genai.GenerateContentResponse, error)
+	// GenerateContentStream makes one streaming call. The sequence ends after
+	// the last chunk, or after yielding a single non-nil error.
+	GenerateContentStream(ctx context.Context, req *Request) iter.Seq2[*genai.GenerateContentResponse, error]
+	// CountTokens counts the tokens of req's contents.
+	CountTokens(ctx context.Context, req *Request) (int32, error)
+}
+
+// Request is one call to a model.
+type Request struct {
+	// Model is the model id, e.g. "gemini-2.5-pro".
+	Model string
+	// Contents is the whole conversation to send, oldest first.
+	Contents []*genai.Content
+	// Config carries the system instruction, tools and generation settings.
+	Config *genai.GenerateContentConfig
+	// PromptID identifies the user prompt this call serves (Code Assist's
+	// user_prompt_id); SessionID the session (Code Assist's session_id).
+	PromptID  string
+	SessionID string
+	// Observe, when set, is told about retries and fallbacks as they happen.
+	Observe func(Notice)
+}
+
+// Clone returns a shallow copy of r with its own Contents slice.
+func (r *Request) Clone() *Request {
+	c := *r
+	c.Contents = append([]*genai.Content(nil), r.Contents...)
+	return &c
+}
+
+// NoticeKind says what a Notice reports.
+type NoticeKind string
+
+// Notice kinds.
+const (
+	// NoticeRetry: a call failed and will be tried again after Delay.
+	NoticeRetry NoticeKind = "retry"
+	// NoticeFallback: quota on From is exhausted; later calls use To.
+	NoticeFallback NoticeKind = "fallback"
+)
+
+// Notice reports something the transport layer did on the caller's behalf.
+type Notice struct {
+	Kind    NoticeKind
+	Attempt int           // the attempt that failed, from 1
+	Delay   time.Duration // wait before the next attempt
+	Err     error         // the failure that caused it
+	From    string        // model before a fallback
+	To      string        // model after a fallback
+}
+
+// APIError is an error answered by the model service.
+type APIError struct {
+	// StatusCode is the HTTP status code (429, 503, ...).
+	StatusCode int
+	// Status is the Google RPC status name, e.g. "RESOURCE_EXHAUSTED".
+	Status string
+	// Message is the service's explanation.
+	Message string
+	// RetryAfter is the server's requested delay (Retry-After header or
+	// RetryInfo detail); zero when none was given.
+	RetryAfter time.Duration
+}
+
+func (e *APIError) Error() string {
+	if e.Status != "" {
+		return fmt.Sprintf("model API error %d %s: %s", e.StatusCode, e.Status, e.Message)
+	}
+	return fmt.Sprintf("model API error %d: %s", e.StatusCode, e.Message)
+}
+
+// Retryable reports whether a call that failed this way may succeed if
+// tried again: 429, 499 and 5xx.
+func (e *APIError) Retryable() bool {
+	return e.StatusCode == http.StatusTooManyRequests || e.StatusCode == 499 || e.StatusCode >= 500
+}
+
+// ErrStreamCut is wrapped by errors from a stream that ended without a
+// finish reason, after it had already produced chunks.
+var ErrStreamCut = errors.New("model stream ended before it was complete")
+
+// AuthError reports missing or rejected credentials; the CLI exits 41.
+type AuthError struct{ Err error }
+
+func (e *AuthError) Error() string { return e.Err.Error() }
+func (e *AuthError) Unwrap() error { return e.Err }
+
+// IsQuotaError reports whether err is a 429 from the service.
+func IsQuotaError(err error) bool {
+	var ae *APIError
+	return errors.As(err, &ae) && ae.StatusCode == http.StatusTooManyRequests
+}
