@@ -1,0 +1,174 @@
+// Package agent is Castor's engine: a Session holds the curated history of
+// one conversation and runs the turn loop (model call, tool scheduling,
+// confirmations, loop detection, compression), reporting everything it does
+// as a stream of Events that every face (CLI, A2A, IDE, ACP, SDK) renders in
+// its own protocol.
+package agent
+
+import (
+	"sync"
+	"time"
+
+	"google.golang.org/genai"
+
+	"github.com/castor-dev/castor/model"
+	"github.com/castor-dev/castor/tool"
+)
+
+// EventType says what an Event reports.
+type EventType string
+
+// Event types.
+const (
+	// EventContent carries a chunk of model text in Text.
+	EventContent EventType = "content"
+	// EventThought carries a model thought in Thought.
+	EventThought EventType = "thought"
+	// EventToolCall reports a tool call entering a new status; Call holds a
+	// snapshot of it.
+	EventToolCall EventType = "tool_call"
+	// EventToolOutput carries live output of an executing call in Text.
+	EventToolOutput EventType = "tool_output"
+	// EventRetry and EventFallback report what the transport did (Notice).
+	EventRetry    EventType = "retry"
+	EventFallback EventType = "model_fallback"
+	// EventCompressed reports that history was compressed (Compression).
+	EventCompressed EventType = "chat_compressed"
+	// EventLoopDetected reports that the model was stopped repeating itself;
+	// Text says how.
+	EventLoopDetected EventType = "loop_detected"
+	// EventMaxSessionTurns reports that model.maxSessionTurns was reached.
+	EventMaxSessionTurns EventType = "max_session_turns"
+	// EventInputRequired reports that the turn is paused until the pending
+	// confirmations (Session.Pending) are answered and Resume is called.
+	EventInputRequired EventType = "input_required"
+	// EventFinished reports the end of one model response: FinishReason,
+	// Usage, Model.
+	EventFinished EventType = "finished"
+	// EventCitation carries citations of a response in Text.
+	EventCitation EventType = "citation"
+	// EventWarning carries a non-fatal problem in Text.
+	EventWarning EventType = "warning"
+)
+
+// Event is one thing that happened in a session.
+type Event struct {
+	Type EventType
+	// Time is when the event was produced.
+	Time time.Time
+	// PromptID identifies the user prompt being served.
+	PromptID string
+	// Text is model text (EventContent), live tool output (EventToolOutput),
+	// citations or a warning/loop explanation.
+	Text string
+	// Thought is the parsed thought (EventThought).
+	Thought *Thought
+	// Call is a snapshot of a tool call (EventToolCall, EventToolOutput).
+	Call *ToolCall
+	// Notice is a transport notice (EventRetry, EventFallback).
+	Notice *model.Notice
+	// Model is the model version that answered (EventFinished) or the model
+	// in use.
+	Model string
+	// ResponseID is the model response's id (its trace id).
+	ResponseID   string
+	FinishReason genai.FinishReason
+	Usage        *genai.GenerateContentResponseUsageMetadata
+	Compression  *CompressionInfo
+}
+
+// Thought is a model thought split as Gemini CLI splits it: the first
+// **bold** span is the subject, the rest the description.
+type Thought struct {
+	Subject     string `json:"subject"`
+	Description string `json:"description"`
+}
+
+// CompressionInfo describes a history compression.
+type CompressionInfo struct {
+	OriginalTokens int32
+	NewTokens      int32
+	Status         string
+}
+
+// Status is a tool call's lifecycle state.
+type Status string
+
+// Tool call statuses, in lifecycle order.
+const (
+	StatusValidating       Status = "validating"
+	StatusScheduled        Status = "scheduled"
+	StatusAwaitingApproval Status = "awaiting_approval"
+	StatusExecuting        Status = "executing"
+	StatusSuccess          Status = "success"
+	StatusError            Status = "error"
+	StatusCancelled        Status = "cancelled"
+)
+
+// Terminal reports whether s ends the lifecycle.
+func (s Status) Terminal() bool {
+	return s == StatusSuccess || s == StatusError || s == StatusCancelled
+}
+
+// ToolCall is the state of one tool call requested by the model.
+type ToolCall struct {
+	ID       string
+	Name     string
+	Args     map[string]any
+	PromptID string
+	Status   Status
+	// Tool is the resolved tool; nil when the name is unknown.
+	Tool tool.Tool
+	// Description says in one line what the call does.
+	Description string
+	// Confirmation is set while the call awaits approval.
+	Confirmation *Confirmation
+	// Outcome is the user's answer, when one was needed.
+	Outcome tool.Outcome
+	// LiveOutput is the output so far of an executing call.
+	LiveOutput string
+	// Result is set once the call is terminal.
+	Result *tool.Result
+	// Response is the functionResponse parts sent to the model.
+	Response []*genai.Part
+	Started  time.Time
+	Ended    time.Time
+
+	call tool.Call
+}
+
+func (c *ToolCall) snapshot() *ToolCall {
+	cp := *c
+	return &cp
+}
+
+// Confirmation is a pending request for a user's approval of a tool call.
+// A face answers it with Answer, either while handling the event (the turn
+// then goes on at once) or later, after the turn paused with
+// EventInputRequired, followed by Session.Resume.
+type Confirmation struct {
+	CallID  string
+	Details *tool.ConfirmationDetails
+
+	mu       sync.Mutex
+	decision *tool.Decision
+}
+
+// Answer records the user's decision. Only the first answer counts.
+func (c *Confirmation) Answer(d tool.Decision) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.decision == nil {
+		c.decision = &d
+	}
+}
+
+// Decision returns the recorded decision, if any.
+func (c *Confirmation) Decision() (tool.Decision, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.decision == nil {
+		return tool.Decision{}, false
+	}
+	return *c.decision, true
+}

@@ -1,0 +1,108 @@
+package agent
+
+import (
+	"regexp"
+	"strings"
+
+	"google.golang.org/genai"
+)
+
+// syntheticThoughtSignature is what Gemini CLI puts on a Gemini 3 function
+// call that arrived without a signature, so the API accepts the history.
+var syntheticThoughtSignature = []byte("skip_thought_signature_validator")
+
+// curateModelContent turns the parts a model streamed into the content kept
+// in history: thought parts are dropped (a signature they carried moves to
+// the next function call that lacks one), adjacent text parts are merged,
+// and empty text is removed. It returns nil when nothing valid remains.
+func curateModelContent(parts []*genai.Part) *genai.Content {
+	var out []*genai.Part
+	var carried []byte
+	for _, p := range parts {
+		if p == nil {
+			continue
+		}
+		if p.Thought {
+			if len(p.ThoughtSignature) > 0 {
+				carried = p.ThoughtSignature
+			}
+			continue
+		}
+		if p.FunctionCall != nil {
+			cp := *p
+			if len(cp.ThoughtSignature) == 0 && carried != nil {
+				cp.ThoughtSignature = carried
+			}
+			carried = nil
+			out = append(out, &cp)
+			continue
+		}
+		if p.Text != "" {
+			if n := len(out); n > 0 && out[n-1].Text != "" && out[n-1].FunctionCall == nil && len(p.ThoughtSignature) == 0 {
+				merged := *out[n-1]
+				merged.Text += p.Text
+				out[n-1] = &merged
+				continue
+			}
+			cp := *p
+			out = append(out, &cp)
+			continue
+		}
+		if p.InlineData != nil || p.FileData != nil || p.ExecutableCode != nil || p.CodeExecutionResult != nil {
+			out = append(out, p)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return &genai.Content{Role: genai.RoleModel, Parts: out}
+}
+
+// ensureThoughtSignature gives the first function call of a Gemini 3 model
+// turn a signature if it has none, as the API demands.
+func ensureThoughtSignature(modelName string, c *genai.Content) {
+	if c == nil || !strings.HasPrefix(modelName, "gemini-3") {
+		return
+	}
+	for _, p := range c.Parts {
+		if p.FunctionCall != nil {
+			if len(p.ThoughtSignature) == 0 {
+				p.ThoughtSignature = syntheticThoughtSignature
+			}
+			return
+		}
+	}
+}
+
+var boldSpan = regexp.MustCompile(`\*\*(.*?)\*\*`)
+
+// parseThought splits thought text: the first **bold** span is the subject,
+// everything else the description.
+func parseThought(text string) Thought {
+	loc := boldSpan.FindStringSubmatchIndex(text)
+	if loc == nil {
+		return Thought{Description: strings.TrimSpace(text)}
+	}
+	subject := strings.TrimSpace(text[loc[2]:loc[3]])
+	desc := strings.TrimSpace(text[:loc[0]] + text[loc[1]:])
+	return Thought{Subject: subject, Description: desc}
+}
+
+// responseText joins the non-thought text of a response chunk.
+func responseText(resp *genai.GenerateContentResponse) string {
+	if resp == nil || len(resp.Candidates) == 0 || resp.Candidates[0].Content == nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, p := range resp.Candidates[0].Content.Parts {
+		if p != nil && !p.Thought && p.Text != "" {
+			b.WriteString(p.Text)
+		}
+	}
+	return b.String()
+}
+
+// cloneContents copies the slice (not the contents).
+func cloneContents(in []*genai.Content) []*genai.Content {
+	return append([]*genai.Content(nil), in...)
+}

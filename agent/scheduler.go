@@ -1,0 +1,366 @@
+package agent
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"google.golang.org/genai"
+
+	"github.com/castor-dev/castor/policy"
+	"github.com/castor-dev/castor/tool"
+)
+
+// pendingBatch is the tool calls of one model response on their way to
+// execution. It outlives a run when the turn pauses for confirmations.
+type pendingBatch struct {
+	promptID  string
+	calls     []*ToolCall
+	turn      *ModelTurn
+	decisions map[string]string
+}
+
+func (r *run) toolEvent(c *ToolCall) bool {
+	return r.emit(&Event{Type: EventToolCall, Call: c.snapshot()})
+}
+
+func (r *run) finishCall(c *ToolCall, status Status, res *tool.Result) {
+	c.Status = status
+	c.Result = res
+	c.Confirmation = nil
+	if c.Started.IsZero() {
+		c.Started = r.s.cfg.Now()
+	}
+	c.Ended = r.s.cfg.Now()
+	c.Response = tool.FunctionResponseParts(c.ID, c.Name, res)
+}
+
+// visibleNames lists the tools the model was shown, for "did you mean".
+func (r *run) visibleNames() []string {
+	var names []string
+	for _, t := range r.s.cfg.Tools.Tools() {
+		if r.s.cfg.Policy.Visible(t) {
+			names = append(names, t.Name())
+		}
+	}
+	return names
+}
+
+// runBatch validates the calls, asks the policy and, where needed, the
+// user, then executes them. It reports whether the turn goes on.
+func (r *run) runBatch(b *pendingBatch) bool {
+	s := r.s
+	b.decisions = map[string]string{}
+	visible := r.visibleNames()
+	for _, c := range b.calls {
+		if !r.toolEvent(c) {
+			break
+		}
+		t, call, terr := s.cfg.Tools.Prepare(c.Name, c.Args, visible)
+		if terr == nil && !s.cfg.Policy.Visible(t) {
+			// Hidden tools answer like unknown ones, as the model was never
+			// told about them.
+			terr = tool.NotFound(c.Name, visible)
+		}
+		c.Tool = t
+		if terr != nil {
+			r.finishCall(c, StatusError, &tool.Result{LLMText: terr.Message, Display: terr.Message, Error: terr})
+			r.toolEvent(c)
+			continue
+		}
+		c.call = call
+		c.Description = call.Describe()
+		pc := policy.Call{Name: t.Name(), DisplayName: t.DisplayName(), Kind: t.Kind(), Args: c.Args}
+		if sn, ok := t.(interface{ ServerName() string }); ok {
+			pc.ServerName = sn.ServerName()
+		}
+		decision, msg := s.cfg.Policy.Decide(pc)
+		var details *tool.ConfirmationDetails
+		if decision == policy.Ask {
+			d, err := call.Confirmation(r.ctx)
+			if err != nil {
+				r.finishCall(c, StatusError, tool.Fail(tool.ErrUnhandledException, err.Error()))
+				r.toolEvent(c)
+				continue
+			}
+			details = d
+			if details != nil && len(details.RootCommands) > 0 {
+				pc.RootCommands = details.RootCommands
+				decision, msg = s.cfg.Policy.Decide(pc)
+			}
+		}
+		switch {
+		case decision == policy.Deny:
+			r.finishCall(c, StatusError, tool.Fail(tool.ErrPolicyViolation, msg))
+			b.decisions[c.ID] = "reject"
+			r.toolEvent(c)
+		case decision == policy.Allow || details == nil:
+			c.Status = StatusScheduled
+			b.decisions[c.ID] = "auto_accept"
+			r.toolEvent(c)
+		default:
+			c.Status = StatusAwaitingApproval
+			c.Confirmation = &Confirmation{CallID: c.ID, Details: details}
+			r.toolEvent(c)
+			if _, answered := c.Confirmation.Decision(); !answered && s.cfg.Confirm != nil && !r.stopped {
+				d, err := s.cfg.Confirm(r.ctx, c.snapshot())
+				if err == nil {
+					c.Confirmation.Answer(d)
+				}
+			}
+		}
+	}
+	if r.aborted() {
+		r.abandon(b, "User cancelled the operation.")
+		return false
+	}
+	for _, c := range b.calls {
+		if c.Status != StatusAwaitingApproval {
+			continue
+		}
+		if _, ok := c.Confirmation.Decision(); !ok {
+			s.mu.Lock()
+			s.pending = b
+			s.mu.Unlock()
+			r.emit(&Event{Type: EventInputRequired})
+			return false
+		}
+	}
+	return r.finishBatch(b)
+}
+
+// finishBatch applies the confirmation answers, executes what is approved,
+// and adds the responses to history.
+func (r *run) finishBatch(b *pendingBatch) bool {
+	s := r.s
+	if b.decisions == nil {
+		b.decisions = map[string]string{}
+	}
+	cancelRest := false
+	for _, c := range b.calls {
+		if c.Status != StatusAwaitingApproval {
+			continue
+		}
+		d, _ := c.Confirmation.Decision()
+		c.Outcome = d.Outcome
+		if cancelRest || d.Outcome == tool.Cancel || !d.Outcome.Valid() {
+			// Gemini CLI cancels every queued call once one is refused.
+			cancelRest = true
+			r.finishCall(c, StatusCancelled, tool.Fail(tool.ErrCancelled, "[Operation Cancelled] Reason: User denied execution."))
+			b.decisions[c.ID] = "reject"
+			r.toolEvent(c)
+			continue
+		}
+		b.decisions[c.ID] = "accept"
+		if d.NewContent != nil {
+			if m, ok := c.call.(tool.Modifiable); ok {
+				m.ApplyUserContent(*d.NewContent)
+				b.decisions[c.ID] = "modify"
+			}
+		}
+		if d.Outcome != tool.ProceedOnce && d.Outcome != tool.ModifyWithEditor {
+			pc := policy.Call{Name: c.Tool.Name(), DisplayName: c.Tool.DisplayName(), Kind: c.Tool.Kind(), Args: c.Args}
+			if c.Confirmation != nil && c.Confirmation.Details != nil {
+				pc.RootCommands = c.Confirmation.Details.RootCommands
+				pc.ServerName = c.Confirmation.Details.ServerName
+			}
+			s.cfg.Policy.Remember(pc, d.Outcome)
+		}
+		c.Status = StatusScheduled
+		c.Confirmation = nil
+		r.toolEvent(c)
+	}
+	if cancelRest {
+		for _, c := range b.calls {
+			if c.Status == StatusScheduled {
+				r.finishCall(c, StatusCancelled, tool.Fail(tool.ErrCancelled, "[Operation Cancelled] Reason: User denied execution."))
+				r.toolEvent(c)
+			}
+		}
+	}
+	r.execute(b)
+	return r.complete(b)
+}
+
+// execute runs the scheduled calls: contiguous non-edit calls together,
+// edits one at a time, so that edits never race each other.
+func (r *run) execute(b *pendingBatch) {
+	var group []*ToolCall
+	flush := func() {
+		if len(group) > 0 {
+			r.executeGroup(group)
+			group = nil
+		}
+	}
+	for _, c := range b.calls {
+		if c.Status != StatusScheduled {
+			continue
+		}
+		if c.Tool.Kind() == tool.KindEdit {
+			flush()
+			r.executeGroup([]*ToolCall{c})
+			continue
+		}
+		group = append(group, c)
+	}
+	flush()
+}
+
+type callUpdate struct {
+	c      *ToolCall
+	output string
+	res    *tool.Result
+	done   bool
+}
+
+func (r *run) executeGroup(calls []*ToolCall) {
+	ctx, cancel := context.WithCancel(r.ctx)
+	defer cancel()
+	updates := make(chan callUpdate, 16)
+	var wg sync.WaitGroup
+	for _, c := range calls {
+		if r.aborted() {
+			break
+		}
+		c.Status = StatusExecuting
+		c.Started = r.s.cfg.Now()
+		r.toolEvent(c)
+		wg.Add(1)
+		go func(c *ToolCall) {
+			defer wg.Done()
+			res := safeExecute(ctx, c.call, func(s string) {
+				select {
+				case updates <- callUpdate{c: c, output: s}:
+				case <-ctx.Done():
+				}
+			})
+			updates <- callUpdate{c: c, res: res, done: true}
+		}(c)
+	}
+	go func() { wg.Wait(); close(updates) }()
+	for u := range updates {
+		c := u.c
+		if !u.done {
+			c.LiveOutput = u.output
+			if !r.emit(&Event{Type: EventToolOutput, Call: c.snapshot(), Text: u.output}) {
+				cancel()
+			}
+			continue
+		}
+		switch {
+		case ctx.Err() != nil && (u.res == nil || u.res.Error == nil || u.res.Error.Type == tool.ErrCancelled):
+			res := u.res
+			if res == nil {
+				res = &tool.Result{}
+			}
+			msg := "[Operation Cancelled] Reason: User cancelled the operation."
+			if out := res.ResponseText(); out != "" {
+				msg += "\n" + out
+			}
+			r.finishCall(c, StatusCancelled, &tool.Result{LLMText: msg, Display: res.Display, Error: &tool.Error{Type: tool.ErrCancelled, Message: msg}})
+		case u.res.Error != nil:
+			r.finishCall(c, StatusError, u.res)
+		default:
+			r.finishCall(c, StatusSuccess, u.res)
+		}
+		if !r.stopped {
+			r.toolEvent(c)
+		}
+	}
+	for _, c := range calls {
+		if c.Status == StatusScheduled || c.Status == StatusExecuting {
+			r.finishCall(c, StatusCancelled, tool.Fail(tool.ErrCancelled, "[Operation Cancelled] Reason: User cancelled the operation."))
+		}
+	}
+}
+
+// safeExecute runs a call, turning a panic into a tool error so that one
+// broken tool cannot take the session down.
+func safeExecute(ctx context.Context, c tool.Call, out func(string)) (res *tool.Result) {
+	defer func() {
+		if p := recover(); p != nil {
+			res = tool.Fail(tool.ErrUnhandledException, "tool panicked: "+toString(p))
+		}
+	}()
+	res = c.Execute(ctx, out)
+	if res == nil {
+		res = tool.Text("")
+	}
+	return res
+}
+
+func toString(v any) string {
+	if e, ok := v.(error); ok {
+		return e.Error()
+	}
+	if s, ok := v.(string); ok {
+		return s
+	}
+	return "unknown panic"
+}
+
+// complete adds the batch's responses to history as one user content, in
+// call order, records the turn and decides whether the loop goes on.
+func (r *run) complete(b *pendingBatch) bool {
+	var parts []*genai.Part
+	for _, c := range b.calls {
+		if !c.Status.Terminal() {
+			r.finishCall(c, StatusCancelled, tool.Fail(tool.ErrCancelled, "[Operation Cancelled] Reason: User cancelled the operation."))
+		}
+		parts = append(parts, c.Response...)
+		r.s.stats.toolCall(c, b.decisions[c.ID])
+	}
+	r.s.appendHistory(&genai.Content{Role: genai.RoleUser, Parts: parts})
+	r.recordTurn(b)
+	if err := r.ctx.Err(); err != nil {
+		r.fail(err)
+		return false
+	}
+	if r.stopped {
+		return false
+	}
+	for _, c := range b.calls {
+		if c.Result != nil && c.Result.Error != nil && c.Result.Error.Type.Fatal() {
+			r.fail(&FatalToolError{Call: c.snapshot()})
+			return false
+		}
+	}
+	return true
+}
+
+// abandon answers every unfinished call as cancelled so that the history
+// never holds a function call without its response.
+func (r *run) abandon(b *pendingBatch, reason string) {
+	r.s.appendHistory(&genai.Content{Role: genai.RoleUser, Parts: r.cancelPending(b, reason)})
+	r.recordTurn(b)
+	if err := r.ctx.Err(); err != nil {
+		r.fail(err)
+	}
+}
+
+// cancelPending cancels the unfinished calls of b and returns the batch's
+// response parts.
+func (r *run) cancelPending(b *pendingBatch, reason string) []*genai.Part {
+	var parts []*genai.Part
+	for _, c := range b.calls {
+		if !c.Status.Terminal() {
+			r.finishCall(c, StatusCancelled, tool.Fail(tool.ErrCancelled, "[Operation Cancelled] Reason: "+reason))
+		}
+		parts = append(parts, c.Response...)
+	}
+	return parts
+}
+
+func (r *run) recordTurn(b *pendingBatch) {
+	if r.s.cfg.Recorder == nil || b.turn == nil {
+		return
+	}
+	t := *b.turn
+	t.Calls = make([]*ToolCall, len(b.calls))
+	for i, c := range b.calls {
+		t.Calls[i] = c.snapshot()
+	}
+	r.s.cfg.Recorder.RecordModel(&t)
+}
+
+var _ = time.Now

@@ -1,0 +1,556 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"reflect"
+	"strings"
+	"sync"
+	"time"
+
+	"google.golang.org/genai"
+
+	"github.com/castor-dev/castor/model"
+	"github.com/castor-dev/castor/policy"
+	"github.com/castor-dev/castor/tool"
+)
+
+// Errors that end a turn.
+var (
+	// ErrMaxSessionTurns: model.maxSessionTurns was reached (exit 53).
+	ErrMaxSessionTurns = errors.New("reached max session turns for this session; increase the number of turns by specifying maxSessionTurns in settings.json")
+	// ErrLoopDetected: the model was repeating itself and was stopped.
+	ErrLoopDetected = errors.New("loop detected: the model was stopped because it kept repeating itself")
+	// ErrBusy: a turn is already running on this session.
+	ErrBusy = errors.New("session is busy with another turn")
+	// ErrNothingPending: Resume was called with no paused turn.
+	ErrNothingPending = errors.New("no tool calls are waiting for confirmation")
+	// ErrUnanswered: Resume was called before every pending confirmation
+	// was answered.
+	ErrUnanswered = errors.New("some tool calls are still waiting for confirmation")
+)
+
+// FatalToolError ends a headless run because a tool hit a condition that
+// makes going on pointless (no space left on the device; exit 54).
+type FatalToolError struct{ Call *ToolCall }
+
+func (e *FatalToolError) Error() string {
+	return fmt.Sprintf("fatal tool error in %s: %s", e.Call.Name, e.Call.Result.Error.Message)
+}
+
+// Recorder persists a conversation as it happens (chat recording).
+type Recorder interface {
+	// RecordUser records a user prompt (without the environment context).
+	RecordUser(promptID string, parts []*genai.Part)
+	// RecordModel records one model response with the tool calls it made
+	// and their results.
+	RecordModel(turn *ModelTurn)
+	// RecordError records a failure that ended a turn.
+	RecordError(msg string)
+}
+
+// ModelTurn is one model response as recorded.
+type ModelTurn struct {
+	ID       string
+	Time     time.Time
+	Text     string
+	Thoughts []Thought
+	Calls    []*ToolCall
+	Usage    *genai.GenerateContentResponseUsageMetadata
+	Model    string
+	// Content is the curated content added to history.
+	Content *genai.Content
+}
+
+// Config configures a Session.
+type Config struct {
+	// Model is the transport; ModelName the model to ask.
+	Model     model.Model
+	ModelName string
+	// SessionID identifies the session (generated when empty).
+	SessionID string
+	// SystemInstruction returns the system prompt for the next call.
+	SystemInstruction func() string
+	// GenerationConfig holds temperature, thinking and similar settings;
+	// the session adds the system instruction and tools to a copy.
+	GenerationConfig *genai.GenerateContentConfig
+	// Tools are the tools the model may call; Policy decides approvals.
+	Tools  *tool.Registry
+	Policy *policy.Engine
+	// EnvContext is the environment context given with the first prompt.
+	EnvContext func() string
+	// History resumes an earlier conversation.
+	History []*genai.Content
+	// MaxSessionTurns bounds model calls in the session (≤0: unlimited).
+	MaxSessionTurns int
+	// DisableLoopDetection turns loop detection off.
+	DisableLoopDetection bool
+	// CompressionThreshold is the fraction of TokenLimit past which history
+	// is compressed before the next call (0 means 0.5).
+	CompressionThreshold float64
+	// TokenLimit is the model's context window (0: known per model).
+	TokenLimit int
+	// Recorder, when set, persists the conversation.
+	Recorder Recorder
+	// Confirm, when set, is asked synchronously for every call that needs
+	// approval and was not answered while handling its event.
+	Confirm func(ctx context.Context, call *ToolCall) (tool.Decision, error)
+	// Now is the clock (tests).
+	Now func() time.Time
+}
+
+// Session is one conversation with the model. Its methods are safe for
+// concurrent use, but only one turn runs at a time.
+type Session struct {
+	cfg   Config
+	turn  sync.Mutex
+	mu    sync.Mutex // guards the fields below
+	hist  []*genai.Content
+	model string
+
+	turns      int
+	prompts    int
+	lastPrompt int32
+	started    bool
+	pending    *pendingBatch
+	loops      *loopDetector
+	stats      *statsRecorder
+}
+
+// New returns a session.
+func New(cfg Config) *Session {
+	if cfg.SessionID == "" {
+		cfg.SessionID = newID()
+	}
+	if cfg.Tools == nil {
+		cfg.Tools = tool.NewRegistry()
+	}
+	if cfg.Policy == nil {
+		cfg.Policy = policy.New(policy.Options{})
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	s := &Session{
+		cfg:   cfg,
+		hist:  cloneContents(cfg.History),
+		model: cfg.ModelName,
+		loops: newLoopDetector(cfg.DisableLoopDetection),
+		stats: newStatsRecorder(),
+	}
+	s.started = len(s.hist) > 0
+	return s
+}
+
+// ID returns the session id.
+func (s *Session) ID() string { return s.cfg.SessionID }
+
+// Model returns the model in use (it changes after a quota fallback).
+func (s *Session) Model() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.model
+}
+
+// History returns a copy of the curated history.
+func (s *Session) History() []*genai.Content {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return cloneContents(s.hist)
+}
+
+// Stats returns the session's metrics so far.
+func (s *Session) Stats() Stats { return s.stats.snapshot() }
+
+// Pending returns the tool calls waiting for confirmation after a turn
+// paused with EventInputRequired.
+func (s *Session) Pending() []*ToolCall {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pending == nil {
+		return nil
+	}
+	var out []*ToolCall
+	for _, c := range s.pending.calls {
+		if c.Status == StatusAwaitingApproval {
+			out = append(out, c.snapshot())
+		}
+	}
+	return out
+}
+
+// Answer records a decision for the pending call callID.
+func (s *Session) Answer(callID string, d tool.Decision) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pending == nil {
+		return ErrNothingPending
+	}
+	for _, c := range s.pending.calls {
+		if c.ID == callID && c.Confirmation != nil {
+			c.Confirmation.Answer(d)
+			return nil
+		}
+	}
+	return fmt.Errorf("no tool call %q is waiting for confirmation", callID)
+}
+
+func (s *Session) appendHistory(c *genai.Content) {
+	s.mu.Lock()
+	s.hist = append(s.hist, c)
+	s.mu.Unlock()
+}
+
+// Send runs one user prompt to completion: model calls and tool calls
+// alternate until the model answers without calling tools. The sequence
+// yields events and ends with a non-nil error if the turn failed. A turn
+// paused for confirmations ends with EventInputRequired and no error.
+//
+// If the previous turn paused and its confirmations were never answered,
+// those calls are cancelled and the new prompt goes with their responses.
+func (s *Session) Send(ctx context.Context, parts ...*genai.Part) iter.Seq2[*Event, error] {
+	return func(yield func(*Event, error) bool) {
+		if !s.turn.TryLock() {
+			yield(nil, ErrBusy)
+			return
+		}
+		defer s.turn.Unlock()
+		r := s.newRun(ctx, yield)
+		s.mu.Lock()
+		s.prompts++
+		r.promptID = fmt.Sprintf("%s########%d", s.cfg.SessionID, s.prompts)
+		pending := s.pending
+		s.pending = nil
+		first := !s.started
+		s.started = true
+		s.mu.Unlock()
+		s.loops.reset()
+
+		var userParts []*genai.Part
+		if pending != nil {
+			userParts = append(userParts, r.cancelPending(pending, "User did not answer the confirmation before sending a new message.")...)
+		}
+		if first && s.cfg.EnvContext != nil {
+			if env := s.cfg.EnvContext(); env != "" {
+				userParts = append(userParts, &genai.Part{Text: env})
+			}
+		}
+		userParts = append(userParts, parts...)
+		s.appendHistory(&genai.Content{Role: genai.RoleUser, Parts: userParts})
+		if s.cfg.Recorder != nil {
+			s.cfg.Recorder.RecordUser(r.promptID, parts)
+		}
+		r.loop()
+	}
+}
+
+// Resume continues a turn that paused with EventInputRequired, once every
+// pending confirmation has been answered (Answer, or Confirmation.Answer).
+func (s *Session) Resume(ctx context.Context) iter.Seq2[*Event, error] {
+	return func(yield func(*Event, error) bool) {
+		if !s.turn.TryLock() {
+			yield(nil, ErrBusy)
+			return
+		}
+		defer s.turn.Unlock()
+		s.mu.Lock()
+		p := s.pending
+		if p == nil {
+			s.mu.Unlock()
+			yield(nil, ErrNothingPending)
+			return
+		}
+		for _, c := range p.calls {
+			if c.Status == StatusAwaitingApproval {
+				if _, ok := c.Confirmation.Decision(); !ok {
+					s.mu.Unlock()
+					yield(nil, ErrUnanswered)
+					return
+				}
+			}
+		}
+		s.pending = nil
+		s.mu.Unlock()
+		r := s.newRun(ctx, yield)
+		r.promptID = p.promptID
+		if !r.finishBatch(p) {
+			return
+		}
+		r.loop()
+	}
+}
+
+// run is the state of one Send or Resume.
+type run struct {
+	s        *Session
+	ctx      context.Context
+	yield    func(*Event, error) bool
+	stopped  bool
+	promptID string
+}
+
+func (s *Session) newRun(ctx context.Context, yield func(*Event, error) bool) *run {
+	return &run{s: s, ctx: ctx, yield: yield}
+}
+
+// emit yields an event unless the consumer has stopped listening; it
+// reports whether to go on.
+func (r *run) emit(ev *Event) bool {
+	if r.stopped {
+		return false
+	}
+	ev.Time = r.s.cfg.Now()
+	ev.PromptID = r.promptID
+	if !r.yield(ev, nil) {
+		r.stopped = true
+	}
+	return !r.stopped
+}
+
+func (r *run) fail(err error) {
+	if r.s.cfg.Recorder != nil {
+		r.s.cfg.Recorder.RecordError(err.Error())
+	}
+	if !r.stopped {
+		r.stopped = true
+		r.yield(nil, err)
+	}
+}
+
+// aborted reports whether the run must stop: the consumer left or the
+// context was cancelled.
+func (r *run) aborted() bool { return r.stopped || r.ctx.Err() != nil }
+
+// loop alternates model calls and tool batches until the model stops
+// calling tools.
+func (r *run) loop() {
+	s := r.s
+	for {
+		if r.aborted() {
+			if err := r.ctx.Err(); err != nil {
+				r.fail(err)
+			}
+			return
+		}
+		s.mu.Lock()
+		s.turns++
+		over := s.cfg.MaxSessionTurns > 0 && s.turns > s.cfg.MaxSessionTurns
+		s.mu.Unlock()
+		if over {
+			r.emit(&Event{Type: EventMaxSessionTurns})
+			r.fail(ErrMaxSessionTurns)
+			return
+		}
+		r.maybeCompress()
+		content, calls, err := r.callModel()
+		if err != nil {
+			r.fail(err)
+			return
+		}
+		turn := &ModelTurn{ID: newID(), Time: s.cfg.Now(), Content: content, Model: s.Model()}
+		if content != nil {
+			for _, p := range content.Parts {
+				if p.Text != "" {
+					turn.Text += p.Text
+				}
+			}
+		}
+		if len(calls) == 0 {
+			if s.cfg.Recorder != nil && content != nil {
+				s.cfg.Recorder.RecordModel(turn)
+			}
+			return
+		}
+		for _, c := range calls {
+			if msg, loop := s.loops.toolCall(c.Name, c.Args); loop {
+				r.emit(&Event{Type: EventLoopDetected, Text: msg})
+				// The calls were never run; answer them so history stays valid.
+				b := &pendingBatch{promptID: r.promptID, calls: calls, turn: turn}
+				r.s.appendHistory(&genai.Content{Role: genai.RoleUser, Parts: r.cancelPending(b, "Loop detected.")})
+				r.recordTurn(b)
+				r.fail(ErrLoopDetected)
+				return
+			}
+		}
+		batch := &pendingBatch{promptID: r.promptID, calls: calls, turn: turn}
+		if !r.runBatch(batch) {
+			return
+		}
+	}
+}
+
+// callModel streams one model response, emitting content, thoughts and
+// the finish; it adds the curated response to history and returns it with
+// the tool calls it requested.
+func (r *run) callModel() (*genai.Content, []*ToolCall, error) {
+	s := r.s
+	s.mu.Lock()
+	req := &model.Request{
+		Model:     s.model,
+		Contents:  cloneContents(s.hist),
+		Config:    r.requestConfig(),
+		PromptID:  r.promptID,
+		SessionID: s.cfg.SessionID,
+	}
+	s.mu.Unlock()
+	req.Observe = func(n model.Notice) {
+		switch n.Kind {
+		case model.NoticeRetry:
+			r.emit(&Event{Type: EventRetry, Notice: &n})
+		case model.NoticeFallback:
+			s.mu.Lock()
+			s.model = n.To
+			s.mu.Unlock()
+			r.emit(&Event{Type: EventFallback, Notice: &n, Model: n.To})
+		}
+	}
+	start := time.Now()
+	var (
+		parts      []*genai.Part
+		usage      *genai.GenerateContentResponseUsageMetadata
+		version    string
+		responseID string
+		finish     genai.FinishReason
+		citations  []string
+	)
+	for resp, err := range s.cfg.Model.GenerateContentStream(r.ctx, req) {
+		if err != nil {
+			s.stats.request(orDefault(version, req.Model), "main", time.Since(start), nil, err)
+			return nil, nil, err
+		}
+		if resp == nil {
+			continue
+		}
+		if resp.ModelVersion != "" {
+			version = resp.ModelVersion
+		}
+		if resp.ResponseID != "" {
+			responseID = resp.ResponseID
+		}
+		if resp.UsageMetadata != nil {
+			usage = resp.UsageMetadata
+		}
+		if len(resp.Candidates) == 0 {
+			continue
+		}
+		cand := resp.Candidates[0]
+		if cand.Content != nil {
+			for _, p := range cand.Content.Parts {
+				if p == nil {
+					continue
+				}
+				parts = append(parts, p)
+				switch {
+				case p.Thought && p.Text != "":
+					th := parseThought(p.Text)
+					if !r.emit(&Event{Type: EventThought, Thought: &th, Text: p.Text}) {
+						return nil, nil, context.Canceled
+					}
+				case p.Text != "" && !p.Thought:
+					if !r.emit(&Event{Type: EventContent, Text: p.Text}) {
+						return nil, nil, context.Canceled
+					}
+					if msg, loop := s.loops.content(p.Text); loop {
+						r.emit(&Event{Type: EventLoopDetected, Text: msg})
+						return nil, nil, ErrLoopDetected
+					}
+				}
+			}
+		}
+		if cand.CitationMetadata != nil {
+			for _, c := range cand.CitationMetadata.Citations {
+				if c != nil && c.URI != "" {
+					citations = append(citations, fmt.Sprintf("(%s) %s", c.Title, c.URI))
+				}
+			}
+		}
+		if cand.FinishReason != "" {
+			finish = cand.FinishReason
+		}
+	}
+	if version == "" {
+		version = req.Model
+	}
+	s.stats.request(version, "main", time.Since(start), usage, nil)
+	if usage != nil {
+		s.mu.Lock()
+		s.lastPrompt = usage.PromptTokenCount
+		s.mu.Unlock()
+	}
+	content := curateModelContent(parts)
+	var calls []*ToolCall
+	if content != nil {
+		ensureThoughtSignature(req.Model, content)
+		now := time.Now().UnixMilli()
+		for i, p := range content.Parts {
+			if p.FunctionCall == nil {
+				continue
+			}
+			fc := *p.FunctionCall
+			if fc.ID == "" {
+				// Gemini CLI's form: name, epoch milliseconds, position of the
+				// call in the response.
+				fc.ID = fmt.Sprintf("%s_%d_%d", fc.Name, now, len(calls))
+			}
+			content.Parts[i] = withCall(p, &fc)
+			calls = append(calls, &ToolCall{ID: fc.ID, Name: fc.Name, Args: fc.Args, PromptID: r.promptID, Status: StatusValidating})
+		}
+		s.appendHistory(content)
+	}
+	if len(citations) > 0 {
+		r.emit(&Event{Type: EventCitation, Text: "Citations:\n" + strings.Join(citations, "\n")})
+	}
+	r.emit(&Event{Type: EventFinished, FinishReason: finish, Usage: usage, Model: version, ResponseID: responseID})
+	return content, calls, nil
+}
+
+func withCall(p *genai.Part, fc *genai.FunctionCall) *genai.Part {
+	cp := *p
+	cp.FunctionCall = fc
+	return &cp
+}
+
+// requestConfig builds the per-call config: generation settings, system
+// instruction and the declarations of the tools the policy lets the model
+// see. Callers hold s.mu.
+func (r *run) requestConfig() *genai.GenerateContentConfig {
+	s := r.s
+	var cfg genai.GenerateContentConfig
+	if s.cfg.GenerationConfig != nil {
+		cfg = *s.cfg.GenerationConfig
+	}
+	if s.cfg.SystemInstruction != nil {
+		if si := s.cfg.SystemInstruction(); si != "" {
+			cfg.SystemInstruction = &genai.Content{Role: genai.RoleUser, Parts: []*genai.Part{{Text: si}}}
+		}
+	}
+	decls := s.cfg.Tools.Declarations(s.cfg.Policy.Visible)
+	if len(decls) > 0 {
+		cfg.Tools = []*genai.Tool{{FunctionDeclarations: decls}}
+	}
+	return &cfg
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func errorTypeName(err error) string {
+	var ae *model.APIError
+	if errors.As(err, &ae) {
+		return fmt.Sprintf("%d", ae.StatusCode)
+	}
+	t := reflect.TypeOf(err)
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil {
+		return "Error"
+	}
+	return t.Name()
+}

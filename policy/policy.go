@@ -1,0 +1,287 @@
+// Package policy decides whether a tool call may run, must be confirmed by
+// a user, or is refused: approval modes, allow and exclude rules from
+// settings and flags, and the "always allow" answers given during a session.
+package policy
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/castor-dev/castor/tool"
+)
+
+// Mode is an approval mode.
+type Mode string
+
+// Approval modes, least to most permissive: plan < default < auto_edit < yolo.
+const (
+	ModePlan     Mode = "plan"
+	ModeDefault  Mode = "default"
+	ModeAutoEdit Mode = "auto_edit"
+	ModeYolo     Mode = "yolo"
+)
+
+// ParseMode accepts the CLI spelling (auto_edit) and the settings spelling
+// (autoEdit) of a mode.
+func ParseMode(s string) (Mode, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "default":
+		return ModeDefault, nil
+	case "auto_edit", "autoedit", "auto-edit":
+		return ModeAutoEdit, nil
+	case "yolo":
+		return ModeYolo, nil
+	case "plan":
+		return ModePlan, nil
+	}
+	return "", fmt.Errorf("invalid approval mode %q: use default, auto_edit, yolo or plan", s)
+}
+
+// Decision is what the policy says about one call.
+type Decision int
+
+// Decisions.
+const (
+	Allow Decision = iota
+	Ask
+	Deny
+)
+
+func (d Decision) String() string {
+	switch d {
+	case Allow:
+		return "allow"
+	case Ask:
+		return "ask_user"
+	}
+	return "deny"
+}
+
+// Call describes a tool call to the policy.
+type Call struct {
+	Name        string
+	DisplayName string
+	Kind        tool.Kind
+	Args        map[string]any
+	// RootCommands are the commands a shell call runs (exec confirmations).
+	RootCommands []string
+	// ServerName is the MCP server of an MCP tool.
+	ServerName string
+}
+
+// Engine holds the rules of one session. It is safe for concurrent use.
+type Engine struct {
+	mu          sync.RWMutex
+	mode        Mode
+	interactive bool
+	allowed     []rule
+	excluded    []rule
+	always      map[string]bool
+}
+
+// Options configure an Engine.
+type Options struct {
+	Mode Mode
+	// Interactive is false for headless runs, where a call that would need
+	// confirmation is refused instead.
+	Interactive bool
+	// Allowed are tools.allowed and --allowed-tools entries: a tool name, or
+	// "run_shell_command(git status)" to allow commands with that prefix.
+	Allowed []string
+	// Excluded are tools.exclude entries, refused outright.
+	Excluded []string
+}
+
+// New returns an engine.
+func New(o Options) *Engine {
+	if o.Mode == "" {
+		o.Mode = ModeDefault
+	}
+	e := &Engine{mode: o.Mode, interactive: o.Interactive, always: map[string]bool{}}
+	for _, s := range o.Allowed {
+		if r, ok := parseRule(s); ok {
+			e.allowed = append(e.allowed, r)
+		}
+	}
+	for _, s := range o.Excluded {
+		if r, ok := parseRule(s); ok {
+			e.excluded = append(e.excluded, r)
+		}
+	}
+	return e
+}
+
+// Mode returns the current approval mode.
+func (e *Engine) Mode() Mode {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return e.mode
+}
+
+// SetMode changes the approval mode.
+func (e *Engine) SetMode(m Mode) {
+	e.mu.Lock()
+	e.mode = m
+	e.mu.Unlock()
+}
+
+// Interactive reports whether calls may be confirmed by a user.
+func (e *Engine) Interactive() bool { return e.interactive }
+
+// Decide returns the decision for c and, for a refusal, the message the
+// model receives.
+func (e *Engine) Decide(c Call) (Decision, string) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	for _, r := range e.excluded {
+		if r.matches(c) {
+			return Deny, "Tool execution denied by policy."
+		}
+	}
+	d := e.decideLocked(c)
+	if d == Ask && !e.interactive {
+		return Deny, "Tool execution denied by policy."
+	}
+	if d == Deny {
+		return Deny, "Tool execution denied by policy."
+	}
+	return d, ""
+}
+
+func (e *Engine) decideLocked(c Call) Decision {
+	if e.mode == ModePlan {
+		if c.Kind.ReadOnly() {
+			return Allow
+		}
+		return Deny
+	}
+	if e.mode == ModeYolo {
+		return Allow
+	}
+	if c.Kind.ReadOnly() || c.Kind == tool.KindAgent {
+		return Allow
+	}
+	for _, r := range e.allowed {
+		if r.matches(c) {
+			return Allow
+		}
+	}
+	if e.alwaysLocked(c) {
+		return Allow
+	}
+	if e.mode == ModeAutoEdit && c.Kind == tool.KindEdit {
+		return Allow
+	}
+	return Ask
+}
+
+// Visible reports whether a tool should be declared to the model at all: a
+// tool every call of which would be refused is hidden, as Gemini CLI hides
+// tools that need approval in headless runs.
+func (e *Engine) Visible(t tool.Tool) bool {
+	c := Call{Name: t.Name(), DisplayName: t.DisplayName(), Kind: t.Kind()}
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	for _, r := range e.excluded {
+		if r.prefix == "" && r.matches(c) {
+			return false
+		}
+	}
+	if e.decideLocked(c) != Deny && (e.interactive || e.decideLocked(c) == Allow) {
+		return true
+	}
+	// A prefix rule (run_shell_command(git status)) allows some calls.
+	for _, r := range e.allowed {
+		if r.prefix != "" && r.nameMatches(c) {
+			return e.mode != ModePlan
+		}
+	}
+	return false
+}
+
+// Remember records an "always allow" answer for the rest of the session.
+func (e *Engine) Remember(c Call, o tool.Outcome) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	switch o {
+	case tool.ProceedAlways, tool.ProceedAlwaysSave, tool.ProceedAlwaysTool:
+		if len(c.RootCommands) > 0 {
+			for _, rc := range c.RootCommands {
+				e.always["cmd:"+c.Name+":"+rc] = true
+			}
+			return
+		}
+		e.always["tool:"+c.Name] = true
+	case tool.ProceedAlwaysServer:
+		if c.ServerName != "" {
+			e.always["server:"+c.ServerName] = true
+		} else {
+			e.always["tool:"+c.Name] = true
+		}
+	}
+}
+
+func (e *Engine) alwaysLocked(c Call) bool {
+	if e.always["tool:"+c.Name] {
+		return true
+	}
+	if c.ServerName != "" && e.always["server:"+c.ServerName] {
+		return true
+	}
+	if len(c.RootCommands) > 0 {
+		for _, rc := range c.RootCommands {
+			if !e.always["cmd:"+c.Name+":"+rc] {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// rule is one allow or exclude entry: a tool name, optionally with a
+// command prefix in parentheses for shell tools.
+type rule struct {
+	name   string
+	prefix string
+}
+
+func parseRule(s string) (rule, bool) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return rule{}, false
+	}
+	if i := strings.IndexByte(s, '('); i > 0 && strings.HasSuffix(s, ")") {
+		return rule{name: strings.TrimSpace(s[:i]), prefix: strings.TrimSpace(s[i+1 : len(s)-1])}, true
+	}
+	return rule{name: s}, true
+}
+
+// shellNames are the names Gemini CLI accepts for its shell tool in rules.
+var shellNames = map[string]bool{"run_shell_command": true, "ShellTool": true, "Shell": true}
+
+func (r rule) nameMatches(c Call) bool {
+	if r.name == c.Name || r.name == c.DisplayName || r.name == "*" {
+		return true
+	}
+	return shellNames[r.name] && c.Kind == tool.KindExecute && shellNames[c.Name]
+}
+
+func (r rule) matches(c Call) bool {
+	if !r.nameMatches(c) {
+		return false
+	}
+	if r.prefix == "" {
+		return true
+	}
+	cmd, _ := c.Args["command"].(string)
+	cmd = strings.TrimSpace(cmd)
+	// A prefix allows one simple command only: anything that could chain,
+	// substitute or redirect makes the rule not match, so the call falls
+	// back to confirmation (or refusal) instead of riding on the allowance.
+	if strings.ContainsAny(cmd, ";&|`$<>()\n\r") {
+		return false
+	}
+	return cmd == r.prefix || strings.HasPrefix(cmd, r.prefix+" ")
+}

@@ -1,0 +1,109 @@
+package policy
+
+import (
+	"testing"
+
+	"github.com/castor-dev/castor/tool"
+)
+
+func TestDecide(t *testing.T) {
+	shell := func(cmd string) Call {
+		return Call{Name: "run_shell_command", DisplayName: "Shell", Kind: tool.KindExecute, Args: map[string]any{"command": cmd}}
+	}
+	write := Call{Name: "write_file", DisplayName: "WriteFile", Kind: tool.KindEdit}
+	read := Call{Name: "read_file", DisplayName: "ReadFile", Kind: tool.KindRead}
+	tests := []struct {
+		name string
+		opts Options
+		call Call
+		want Decision
+	}{
+		{"read allowed headless", Options{}, read, Allow},
+		{"write denied headless", Options{}, write, Deny},
+		{"write asks interactive", Options{Interactive: true}, write, Ask},
+		{"write allowed auto_edit", Options{Mode: ModeAutoEdit}, write, Allow},
+		{"shell not auto_edit", Options{Mode: ModeAutoEdit}, shell("ls"), Deny},
+		{"yolo allows shell", Options{Mode: ModeYolo}, shell("rm -rf x"), Allow},
+		{"plan refuses write even in interactive", Options{Mode: ModePlan, Interactive: true}, write, Deny},
+		{"plan allows read", Options{Mode: ModePlan}, read, Allow},
+		{"allowed tool headless", Options{Allowed: []string{"write_file"}}, write, Allow},
+		{"allowed by display name", Options{Allowed: []string{"WriteFile"}}, write, Allow},
+		{"allowed shell prefix", Options{Allowed: []string{"run_shell_command(git status)"}}, shell("git status --short"), Allow},
+		{"shell prefix is a word prefix", Options{Allowed: []string{"run_shell_command(git status)"}}, shell("git statusx"), Deny},
+		{"shell prefix cannot chain", Options{Allowed: []string{"run_shell_command(git status)"}}, shell("git status && rm -rf /"), Deny},
+		{"shell prefix cannot substitute", Options{Allowed: []string{"ShellTool(echo)"}}, shell("echo $(id)"), Deny},
+		{"excluded beats yolo", Options{Mode: ModeYolo, Excluded: []string{"write_file"}}, write, Deny},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, _ := New(tt.opts).Decide(tt.call)
+			if got != tt.want {
+				t.Errorf("Decide = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestRememberAlways(t *testing.T) {
+	e := New(Options{Interactive: true})
+	c := Call{Name: "run_shell_command", Kind: tool.KindExecute, RootCommands: []string{"git"}, Args: map[string]any{"command": "git log"}}
+	if d, _ := e.Decide(c); d != Ask {
+		t.Fatalf("before: %v", d)
+	}
+	e.Remember(c, tool.ProceedAlways)
+	if d, _ := e.Decide(c); d != Allow {
+		t.Fatalf("after: %v", d)
+	}
+	other := c
+	other.RootCommands = []string{"git", "rm"}
+	if d, _ := e.Decide(other); d != Ask {
+		t.Fatalf("a chain with an unapproved root command must still ask, got %v", d)
+	}
+	mcp := Call{Name: "srv__t", Kind: tool.KindOther, ServerName: "srv"}
+	e.Remember(mcp, tool.ProceedAlwaysServer)
+	if d, _ := e.Decide(Call{Name: "srv__u", Kind: tool.KindOther, ServerName: "srv"}); d != Allow {
+		t.Fatalf("server allowance: %v", d)
+	}
+}
+
+func TestVisible(t *testing.T) {
+	tests := []struct {
+		opts Options
+		kind tool.Kind
+		want bool
+	}{
+		{Options{}, tool.KindEdit, false},
+		{Options{}, tool.KindRead, true},
+		{Options{Interactive: true}, tool.KindEdit, true},
+		{Options{Mode: ModeYolo}, tool.KindExecute, true},
+		{Options{Allowed: []string{"run_shell_command(git)"}}, tool.KindExecute, true},
+		{Options{Mode: ModePlan, Interactive: true}, tool.KindEdit, false},
+	}
+	for i, tt := range tests {
+		name := map[tool.Kind]string{tool.KindEdit: "write_file", tool.KindRead: "read_file", tool.KindExecute: "run_shell_command"}[tt.kind]
+		if got := New(tt.opts).Visible(stub{name: name, kind: tt.kind}); got != tt.want {
+			t.Errorf("%d: Visible(%s) = %v, want %v", i, name, got, tt.want)
+		}
+	}
+}
+
+type stub struct {
+	tool.Tool
+	name string
+	kind tool.Kind
+}
+
+func (s stub) Name() string        { return s.name }
+func (s stub) DisplayName() string { return s.name }
+func (s stub) Kind() tool.Kind     { return s.kind }
+
+func TestParseMode(t *testing.T) {
+	for in, want := range map[string]Mode{"": ModeDefault, "autoEdit": ModeAutoEdit, "auto_edit": ModeAutoEdit, "YOLO": ModeYolo, "plan": ModePlan} {
+		if got, err := ParseMode(in); err != nil || got != want {
+			t.Errorf("ParseMode(%q) = %v, %v", in, got, err)
+		}
+	}
+	if _, err := ParseMode("sometimes"); err == nil {
+		t.Error("want error")
+	}
+}
