@@ -289,6 +289,9 @@ type run struct {
 	yield    func(*Event, error) bool
 	stopped  bool
 	promptID string
+	// thoughts and usage of the latest model response, for the recorder.
+	thoughts []Thought
+	usage    *genai.GenerateContentResponseUsageMetadata
 }
 
 func (s *Session) newRun(ctx context.Context, yield func(*Event, error) bool) *run {
@@ -349,7 +352,7 @@ func (r *run) loop() {
 			r.fail(err)
 			return
 		}
-		turn := &ModelTurn{ID: newID(), Time: s.cfg.Now(), Content: content, Model: s.Model()}
+		turn := &ModelTurn{ID: newID(), Time: s.cfg.Now(), Content: content, Model: s.Model(), Thoughts: r.thoughts, Usage: r.usage}
 		if content != nil {
 			for _, p := range content.Parts {
 				if p.Text != "" {
@@ -407,6 +410,7 @@ func (r *run) callModel() (*genai.Content, []*ToolCall, error) {
 		}
 	}
 	start := time.Now()
+	r.thoughts, r.usage = nil, nil
 	var (
 		parts      []*genai.Part
 		usage      *genai.GenerateContentResponseUsageMetadata
@@ -445,6 +449,7 @@ func (r *run) callModel() (*genai.Content, []*ToolCall, error) {
 				switch {
 				case p.Thought && p.Text != "":
 					th := parseThought(p.Text)
+					r.thoughts = append(r.thoughts, th)
 					if !r.emit(&Event{Type: EventThought, Thought: &th, Text: p.Text}) {
 						return nil, nil, context.Canceled
 					}
@@ -474,6 +479,7 @@ func (r *run) callModel() (*genai.Content, []*ToolCall, error) {
 		version = req.Model
 	}
 	s.stats.request(version, "main", time.Since(start), usage, nil)
+	r.usage = usage
 	if usage != nil {
 		s.mu.Lock()
 		s.lastPrompt = usage.PromptTokenCount

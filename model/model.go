@@ -83,6 +83,10 @@ type APIError struct {
 	// RetryAfter is the server's requested delay (Retry-After header or
 	// RetryInfo detail); zero when none was given.
 	RetryAfter time.Duration
+	// Details are the google.rpc error details of the Google error envelope
+	// (ErrorInfo, RetryInfo, QuotaFailure, ...), kept raw so callers can
+	// tell a per-minute limit from an exhausted daily quota.
+	Details []map[string]any
 }
 
 func (e *APIError) Error() string {

@@ -1,0 +1,102 @@
+package castor
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/castor-dev/castor/tool"
+)
+
+// NewTool makes a tool from a Go function. The JSON Schema of In (a struct,
+// described with `json` and `jsonschema` field tags) is what the model
+// sees; the model's arguments are decoded into In. A string result is
+// given to the model as is, anything else as JSON. A returned error is
+// given to the model as the call's error.
+//
+//	add := castor.NewTool("add", "add two numbers",
+//		func(ctx context.Context, in struct {
+//			A float64 `json:"a" jsonschema:"first number to add"`
+//			B float64 `json:"b" jsonschema:"second number to add"`
+//		}) (float64, error) {
+//			return in.A + in.B, nil
+//		})
+func NewTool[In, Out any](name, description string, fn func(ctx context.Context, in In) (Out, error)) (tool.Tool, error) {
+	s, err := jsonschema.For[In](nil)
+	if err != nil {
+		return nil, fmt.Errorf("tool %s: input schema: %w", name, err)
+	}
+	raw, err := json.Marshal(s)
+	if err != nil {
+		return nil, fmt.Errorf("tool %s: input schema: %w", name, err)
+	}
+	var schema map[string]any
+	if err := json.Unmarshal(raw, &schema); err != nil {
+		return nil, fmt.Errorf("tool %s: input schema: %w", name, err)
+	}
+	return &funcTool[In, Out]{name: name, description: description, schema: schema, fn: fn}, nil
+}
+
+// MustTool is NewTool that panics on a schema error, for package-level
+// tool variables.
+func MustTool[In, Out any](name, description string, fn func(ctx context.Context, in In) (Out, error)) tool.Tool {
+	t, err := NewTool(name, description, fn)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+type funcTool[In, Out any] struct {
+	name, description string
+	schema            map[string]any
+	fn                func(context.Context, In) (Out, error)
+}
+
+func (t *funcTool[In, Out]) Name() string           { return t.name }
+func (t *funcTool[In, Out]) DisplayName() string    { return t.name }
+func (t *funcTool[In, Out]) Description() string    { return t.description }
+func (t *funcTool[In, Out]) Kind() tool.Kind        { return tool.KindOther }
+func (t *funcTool[In, Out]) Schema() map[string]any { return t.schema }
+
+func (t *funcTool[In, Out]) Build(args map[string]any) (tool.Call, error) {
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return nil, tool.Errorf(tool.ErrInvalidParams, "params could not be encoded: %v", err)
+	}
+	var in In
+	if err := json.Unmarshal(raw, &in); err != nil {
+		return nil, tool.Errorf(tool.ErrInvalidParams, "params do not match the tool's input: %v", err)
+	}
+	return &funcCall[In, Out]{t: t, in: in}, nil
+}
+
+type funcCall[In, Out any] struct {
+	t  *funcTool[In, Out]
+	in In
+}
+
+func (c *funcCall[In, Out]) Describe() string { return c.t.name }
+
+// Confirmation returns nil: an SDK user's own tools are trusted by the
+// program that registered them.
+func (c *funcCall[In, Out]) Confirmation(context.Context) (*tool.ConfirmationDetails, error) {
+	return nil, nil
+}
+
+func (c *funcCall[In, Out]) Execute(ctx context.Context, _ func(string)) *tool.Result {
+	out, err := c.t.fn(ctx, c.in)
+	if err != nil {
+		return tool.Fail(tool.ErrExecutionFailed, err.Error())
+	}
+	if s, ok := any(out).(string); ok {
+		return tool.Text(s)
+	}
+	raw, err := json.Marshal(out)
+	if err != nil {
+		return tool.Fail(tool.ErrExecutionFailed, fmt.Sprintf("result could not be encoded: %v", err))
+	}
+	return tool.Text(string(raw))
+}

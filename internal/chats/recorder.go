@@ -1,0 +1,405 @@
+package chats
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"google.golang.org/genai"
+)
+
+// ErrClosed is returned by a Recorder used after Close.
+var ErrClosed = errors.New("chats: recorder is closed")
+
+// Recorder appends a live conversation to its session file. Each call
+// writes whole lines with one write and fsyncs before returning, so a crash
+// or kill at any point leaves a file whose lines all parse (or, if the
+// kernel tore the very last write, whose last line alone is dropped on
+// load). A Recorder is safe for concurrent use.
+type Recorder struct {
+	mu     sync.Mutex
+	f      *os.File
+	path   string
+	now    func() time.Time
+	newID  func() string
+	conv   Conversation
+	pos    map[string]int
+	sigs   map[string][]byte
+	closed bool
+}
+
+func newRecorder(f *os.File, path string, conv Conversation, now func() time.Time, newID func() string) *Recorder {
+	r := &Recorder{f: f, path: path, now: now, newID: newID, conv: conv, pos: map[string]int{}, sigs: map[string][]byte{}}
+	for i, m := range conv.Messages {
+		r.pos[m.ID] = i
+	}
+	return r
+}
+
+// SessionID is the id of the recorded session.
+func (r *Recorder) SessionID() string { return r.conv.SessionID }
+
+// Path is the file being written.
+func (r *Recorder) Path() string { return r.path }
+
+// Conversation returns a snapshot of what has been recorded so far.
+func (r *Recorder) Conversation() *Conversation {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := r.conv
+	c.Messages = slices.Clone(r.conv.Messages)
+	c.Directories = slices.Clone(r.conv.Directories)
+	return &c
+}
+
+// RecordUser records a user turn. parts are what the model receives;
+// displayText, when set and different, is what the user typed and saw (for
+// example before @file expansion). An empty id is replaced by a new UUID;
+// the id used is returned.
+//
+// Function responses should not be recorded here: they belong to the model
+// message's tool calls (see UpdateToolCalls), which is where Gemini CLI
+// rebuilds them from on resume.
+func (r *Recorder) RecordUser(id string, parts []*genai.Part, displayText string) (string, error) {
+	m := Message{ID: id, Type: TypeUser, Content: compactParts(parts)}
+	if displayText != "" && displayText != partsString(m.Content) {
+		m.DisplayContent = []*genai.Part{{Text: displayText}}
+	}
+	return r.record(m)
+}
+
+// RecordModel records a model response. Content should hold the visible
+// text parts; thought parts are dropped (their summaries belong in
+// Thoughts) and functionCall parts are dropped after their thought
+// signatures are remembered for the matching ToolCallRecord, because Gemini
+// CLI keeps calls only in toolCalls. Tool calls may be given now or later
+// through UpdateToolCalls; a call is only replayed to the model on resume
+// once it has a Result. The id used is returned.
+func (r *Recorder) RecordModel(m Message) (string, error) {
+	m.Type = TypeGemini
+	var content []*genai.Part
+	sigs := map[string][]byte{}
+	for _, p := range m.Content {
+		switch {
+		case p == nil:
+		case p.FunctionCall != nil:
+			if len(p.ThoughtSignature) > 0 && p.FunctionCall.ID != "" {
+				sigs[p.FunctionCall.ID] = p.ThoughtSignature
+			}
+		case p.Thought:
+		default:
+			content = append(content, p)
+		}
+	}
+	m.Content = content
+	r.mu.Lock()
+	for k, v := range sigs {
+		r.sigs[k] = v
+	}
+	r.mu.Unlock()
+	return r.record(m)
+}
+
+// RecordInfo records an informational notice shown to the user.
+func (r *Recorder) RecordInfo(text string) (string, error) {
+	return r.record(Message{Type: TypeInfo, Content: textParts(text)})
+}
+
+// RecordWarning records a warning shown to the user.
+func (r *Recorder) RecordWarning(text string) (string, error) {
+	return r.record(Message{Type: TypeWarning, Content: textParts(text)})
+}
+
+// RecordError records an error shown to the user.
+func (r *Recorder) RecordError(text string) (string, error) {
+	return r.record(Message{Type: TypeError, Content: textParts(text)})
+}
+
+func textParts(s string) []*genai.Part {
+	if s == "" {
+		return nil
+	}
+	return []*genai.Part{{Text: s}}
+}
+
+// record appends a new message followed, as Gemini CLI does, by a
+// lastUpdated patch; both lines go out in one write.
+func (r *Recorder) record(m Message) (string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return "", ErrClosed
+	}
+	now := r.now()
+	if m.ID == "" {
+		m.ID = r.newID()
+	}
+	if m.Timestamp.IsZero() {
+		m.Timestamp = now
+	}
+	if len(m.Thoughts) > 0 {
+		m.Thoughts = slices.Clone(m.Thoughts)
+		for i := range m.Thoughts {
+			if m.Thoughts[i].Timestamp.IsZero() {
+				m.Thoughts[i].Timestamp = now
+			}
+		}
+	}
+	m.ToolCalls = r.completeCalls(nil, m.ToolCalls, now)
+	line, err := encodeMessage(&m)
+	if err != nil {
+		return "", err
+	}
+	set, err := setLine(map[string]any{"lastUpdated": formatTime(now)})
+	if err != nil {
+		return "", err
+	}
+	if err := r.append(line, set); err != nil {
+		return "", err
+	}
+	r.remember(m)
+	r.conv.LastUpdated = now
+	return m.ID, nil
+}
+
+// completeCalls merges calls into existing ones by id (a later record of a
+// call replaces the earlier one, keeping what the new one leaves empty) and
+// fills defaults. It never modifies the caller's slices.
+func (r *Recorder) completeCalls(existing, calls []ToolCallRecord, now time.Time) []ToolCallRecord {
+	out := slices.Clone(existing)
+	for _, c := range calls {
+		i := slices.IndexFunc(out, func(o ToolCallRecord) bool { return o.ID == c.ID })
+		if i >= 0 {
+			old := out[i]
+			if len(c.ThoughtSignature) == 0 {
+				c.ThoughtSignature = old.ThoughtSignature
+			}
+			if c.Description == "" {
+				c.Description = old.Description
+			}
+			if c.Timestamp.IsZero() {
+				c.Timestamp = old.Timestamp
+			}
+		}
+		if len(c.ThoughtSignature) == 0 {
+			c.ThoughtSignature = r.sigs[c.ID]
+		}
+		if c.Timestamp.IsZero() {
+			c.Timestamp = now
+		}
+		if c.DisplayName == "" {
+			c.DisplayName = c.Name
+		}
+		if i >= 0 {
+			out[i] = c
+		} else {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func (r *Recorder) remember(m Message) {
+	if i, ok := r.pos[m.ID]; ok {
+		r.conv.Messages[i] = m
+		return
+	}
+	r.pos[m.ID] = len(r.conv.Messages)
+	r.conv.Messages = append(r.conv.Messages, m)
+}
+
+// UpdateToolCalls records tool calls, typically with their results, on the
+// model message that made them. Gemini CLI does this by appending the whole
+// message again under the same id; readers keep the last version in the
+// original position. An empty messageID means the last message if it is a
+// model message, and otherwise a new, text-less model message, as Gemini
+// CLI does.
+func (r *Recorder) UpdateToolCalls(messageID string, calls []ToolCallRecord) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return ErrClosed
+	}
+	now := r.now()
+	var m Message
+	switch i, ok := r.pos[messageID]; {
+	case messageID != "" && ok:
+		m = r.conv.Messages[i]
+	case messageID != "":
+		return fmt.Errorf("chats: no message %q in session %s", messageID, r.conv.SessionID)
+	case len(r.conv.Messages) > 0 && r.conv.Messages[len(r.conv.Messages)-1].Type == TypeGemini:
+		m = r.conv.Messages[len(r.conv.Messages)-1]
+	default:
+		m = Message{ID: r.newID(), Timestamp: now, Type: TypeGemini}
+	}
+	if m.Type != TypeGemini {
+		return fmt.Errorf("chats: message %q is a %s message, not a model message", m.ID, m.Type)
+	}
+	m.ToolCalls = r.completeCalls(m.ToolCalls, calls, now)
+	line, err := encodeMessage(&m)
+	if err != nil {
+		return err
+	}
+	if err := r.append(line); err != nil {
+		return err
+	}
+	r.remember(m)
+	return nil
+}
+
+// SetTokens attaches token usage to a model message that was recorded
+// before the usage was known.
+func (r *Recorder) SetTokens(messageID string, t Tokens) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return ErrClosed
+	}
+	i, ok := r.pos[messageID]
+	if !ok || r.conv.Messages[i].Type != TypeGemini {
+		return fmt.Errorf("chats: no model message %q in session %s", messageID, r.conv.SessionID)
+	}
+	m := r.conv.Messages[i]
+	m.Tokens = &t
+	line, err := encodeMessage(&m)
+	if err != nil {
+		return err
+	}
+	if err := r.append(line); err != nil {
+		return err
+	}
+	r.remember(m)
+	return nil
+}
+
+// SetSummary stores the session's one-line summary, which listings show in
+// place of the first user message.
+func (r *Recorder) SetSummary(summary string) error {
+	return r.patch(map[string]any{"summary": summary}, func(c *Conversation) { c.Summary = summary })
+}
+
+// SetDirectories stores the workspace directories of the session.
+func (r *Recorder) SetDirectories(dirs []string) error {
+	dirs = slices.Clone(dirs)
+	if dirs == nil {
+		dirs = []string{}
+	}
+	return r.patch(map[string]any{"directories": dirs}, func(c *Conversation) { c.Directories = dirs })
+}
+
+func (r *Recorder) patch(set map[string]any, apply func(*Conversation)) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return ErrClosed
+	}
+	line, err := setLine(set)
+	if err != nil {
+		return err
+	}
+	if err := r.append(line); err != nil {
+		return err
+	}
+	apply(&r.conv)
+	return nil
+}
+
+// RewindTo removes the message with the given id and every later one, as
+// Gemini CLI's /rewind does, by appending a $rewindTo record.
+func (r *Recorder) RewindTo(messageID string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return ErrClosed
+	}
+	i, ok := r.pos[messageID]
+	if !ok {
+		return fmt.Errorf("chats: no message %q in session %s", messageID, r.conv.SessionID)
+	}
+	line, err := marshalNoEscape(map[string]string{"$rewindTo": messageID})
+	if err != nil {
+		return err
+	}
+	if err := r.append(line); err != nil {
+		return err
+	}
+	for _, m := range r.conv.Messages[i:] {
+		delete(r.pos, m.ID)
+	}
+	r.conv.Messages = r.conv.Messages[:i:i]
+	return nil
+}
+
+// Close closes the file. Further calls return ErrClosed.
+func (r *Recorder) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil
+	}
+	r.closed = true
+	return r.f.Close()
+}
+
+func setLine(set map[string]any) ([]byte, error) {
+	return marshalNoEscape(map[string]any{"$set": set})
+}
+
+// append writes lines in a single write and syncs. If the write fails part
+// way (a full disk), the partial bytes are cut off again so that the next
+// record does not fuse with a fragment; this is skipped if someone else has
+// appended meanwhile (Gemini CLI adds summaries to live files).
+func (r *Recorder) append(lines ...[]byte) error {
+	var buf bytes.Buffer
+	for _, l := range lines {
+		buf.Write(l)
+		buf.WriteByte('\n')
+	}
+	st, err := r.f.Stat()
+	if err != nil {
+		return err
+	}
+	n, err := r.f.Write(buf.Bytes())
+	if err != nil {
+		if n > 0 {
+			if st2, serr := r.f.Stat(); serr == nil && st2.Size() == st.Size()+int64(n) {
+				_ = r.f.Truncate(st.Size())
+			}
+		}
+		return fmt.Errorf("chats: writing %s: %w", r.path, err)
+	}
+	if err := r.f.Sync(); err != nil {
+		return fmt.Errorf("chats: syncing %s: %w", r.path, err)
+	}
+	return nil
+}
+
+// terminateLastLine makes sure the next append starts on a fresh line. A
+// file whose last write was torn by a crash ends mid-line; appending
+// straight after it would glue our first record onto the fragment and lose
+// both. The fragment stays (it is ignored on load); we only end it.
+func terminateLastLine(f *os.File) error {
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if st.Size() == 0 {
+		return nil
+	}
+	var last [1]byte
+	if _, err := f.ReadAt(last[:], st.Size()-1); err != nil && err != io.EOF {
+		return err
+	}
+	if last[0] == '\n' {
+		return nil
+	}
+	if _, err := f.Write([]byte{'\n'}); err != nil {
+		return err
+	}
+	return f.Sync()
+}

@@ -1,0 +1,547 @@
+package chats
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// sessionFilePrefix starts the name of every main-agent session file.
+const sessionFilePrefix = "session-"
+
+// Store is one project's chats directory.
+type Store struct {
+	dir         string
+	projectHash string
+	// now and newID are replaced by tests.
+	now   func() time.Time
+	newID func() string
+}
+
+// NewStore returns the store for a chats directory. projectHash is written
+// into new sessions; see ProjectHash.
+func NewStore(chatsDir, projectHash string) *Store {
+	return &Store{dir: chatsDir, projectHash: projectHash, now: time.Now, newID: uuid.NewString}
+}
+
+// OpenStore returns the store of a project, allocating the project's temp
+// directory in geminiHome (normally ~/.gemini) if needed.
+func OpenStore(geminiHome, projectRoot string) (*Store, error) {
+	dir, err := ProjectTempDir(geminiHome, projectRoot)
+	if err != nil {
+		return nil, err
+	}
+	return NewStore(filepath.Join(dir, "chats"), ProjectHash(projectRoot)), nil
+}
+
+// Dir is the chats directory.
+func (s *Store) Dir() string { return s.dir }
+
+// CreateOptions tune a new session.
+type CreateOptions struct {
+	// Kind is "main" (the default) or "subagent". Subagent sessions are
+	// named after their id alone and never listed.
+	Kind string
+	// ParentSessionID files a subagent session under its parent's directory.
+	ParentSessionID string
+	// Directories are the workspace directories; Gemini CLI records them in
+	// the header of subagent sessions only.
+	Directories []string
+}
+
+var unsafeFileChars = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
+
+// sanitizeFilenamePart matches Gemini CLI, so both name a session's files
+// the same way.
+func sanitizeFilenamePart(s string) string {
+	return unsafeFileChars.ReplaceAllString(s, "_")
+}
+
+// Create starts a new session file and writes its header. An empty
+// sessionID is replaced by a new UUID.
+func (s *Store) Create(sessionID string, opts CreateOptions) (*Recorder, error) {
+	if sessionID == "" {
+		sessionID = s.newID()
+	}
+	safe := sanitizeFilenamePart(sessionID)
+	if safe == "" || sessionID == "." || sessionID == ".." {
+		return nil, fmt.Errorf("chats: invalid session id %q", sessionID)
+	}
+	kind := opts.Kind
+	if kind == "" {
+		kind = "main"
+	}
+	now := s.now()
+	dir := s.dir
+	var name string
+	if kind == "subagent" {
+		if opts.ParentSessionID != "" {
+			parent := sanitizeFilenamePart(opts.ParentSessionID)
+			if parent == "" {
+				return nil, fmt.Errorf("chats: invalid parent session id %q", opts.ParentSessionID)
+			}
+			dir = filepath.Join(dir, parent)
+		}
+		name = safe + ".jsonl"
+	} else {
+		// The minute-resolution UTC stamp is toISOString().slice(0, 16) with
+		// colons made filename-safe.
+		stamp := strings.ReplaceAll(now.UTC().Format("2006-01-02T15:04"), ":", "-")
+		name = sessionFilePrefix + stamp + "-" + safe[:min(8, len(safe))] + ".jsonl"
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, name)
+	// O_EXCL: two sessions must never share a file, and a file name clash
+	// (same id prefix within one minute) is better reported than merged.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	conv := Conversation{
+		SessionID:   sessionID,
+		ProjectHash: s.projectHash,
+		StartTime:   now,
+		LastUpdated: now,
+		Kind:        kind,
+	}
+	hdr := header{
+		SessionID:   sessionID,
+		ProjectHash: s.projectHash,
+		StartTime:   formatTime(now),
+		LastUpdated: formatTime(now),
+		Kind:        kind,
+	}
+	if kind == "subagent" {
+		conv.Directories = slices.Clone(opts.Directories)
+		hdr.Directories = conv.Directories
+	}
+	r := newRecorder(f, path, conv, s.now, s.newID)
+	line, err := marshalNoEscape(hdr)
+	if err == nil {
+		err = r.append(line)
+	}
+	if err != nil {
+		f.Close()
+		os.Remove(path)
+		return nil, err
+	}
+	return r, nil
+}
+
+// header is the first line of a session file, in Gemini CLI's key order.
+type header struct {
+	SessionID   string   `json:"sessionId"`
+	ProjectHash string   `json:"projectHash"`
+	StartTime   string   `json:"startTime"`
+	LastUpdated string   `json:"lastUpdated"`
+	Kind        string   `json:"kind,omitempty"`
+	Directories []string `json:"directories,omitempty"`
+	Summary     string   `json:"summary,omitempty"`
+}
+
+// Info describes a listed session.
+type Info struct {
+	// ID is the full session id.
+	ID string
+	// Path is the session file; FileName its base name.
+	Path     string
+	FileName string
+	// Index is the 1-based number --list-sessions shows and --resume takes.
+	Index       int
+	StartTime   time.Time
+	LastUpdated time.Time
+	// MessageCount counts the session's messages of every type.
+	MessageCount int
+	// FirstUserMessage is the first real user message, cleaned for a
+	// one-line display ("Empty conversation" if there is none).
+	FirstUserMessage string
+	// Summary is the generated summary, if any.
+	Summary string
+	// DisplayName is what listings show: the summary if there is one,
+	// otherwise FirstUserMessage.
+	DisplayName string
+}
+
+// List returns the project's resumable sessions as Gemini CLI lists them:
+// files named session-*.json[l] that parse, are not subagent sessions and
+// hold at least one real exchange; one per session id (the most recently
+// updated copy); oldest start first, numbered from 1. A missing directory
+// is an empty list.
+func (s *Store) List() ([]Info, error) {
+	entries, err := os.ReadDir(s.dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	var names []string
+	for _, e := range entries {
+		n := e.Name()
+		if strings.HasPrefix(n, sessionFilePrefix) && (strings.HasSuffix(n, ".json") || strings.HasSuffix(n, ".jsonl")) {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+
+	var infos []Info
+	seen := map[string]int{}
+	for _, n := range names {
+		info, ok := s.describe(n)
+		if !ok {
+			continue
+		}
+		if i, dup := seen[info.ID]; dup {
+			if info.LastUpdated.After(infos[i].LastUpdated) {
+				infos[i] = info
+			}
+			continue
+		}
+		seen[info.ID] = len(infos)
+		infos = append(infos, info)
+	}
+	slices.SortStableFunc(infos, func(a, b Info) int { return a.StartTime.Compare(b.StartTime) })
+	for i := range infos {
+		infos[i].Index = i + 1
+	}
+	return infos, nil
+}
+
+// describe loads one file for listing; ok is false for files Gemini CLI
+// would not list.
+func (s *Store) describe(name string) (Info, bool) {
+	path := filepath.Join(s.dir, name)
+	c, err := LoadFile(path)
+	if err != nil || c.SessionID == "" || c.Kind == "subagent" {
+		return Info{}, false
+	}
+	if !slices.ContainsFunc(c.Messages, func(m Message) bool { return isResumable(&m) }) {
+		return Info{}, false
+	}
+	start, last := c.StartTime, c.LastUpdated
+	if start.IsZero() || last.IsZero() {
+		fallback := s.now()
+		if st, err := os.Stat(path); err == nil {
+			fallback = st.ModTime()
+		}
+		if start.IsZero() {
+			start = cmpOr(last, fallback)
+		}
+		if last.IsZero() {
+			last = cmpOr(c.StartTime, fallback)
+		}
+	}
+	first := firstUserMessage(c.Messages)
+	info := Info{
+		ID:               c.SessionID,
+		Path:             path,
+		FileName:         name,
+		StartTime:        start,
+		LastUpdated:      last,
+		MessageCount:     len(c.Messages),
+		FirstUserMessage: first,
+		Summary:          c.Summary,
+		DisplayName:      first,
+	}
+	if c.Summary != "" {
+		info.DisplayName = stripUnsafeCharacters(c.Summary)
+	}
+	return info, true
+}
+
+func cmpOr(a, b time.Time) time.Time {
+	if !a.IsZero() {
+		return a
+	}
+	return b
+}
+
+// firstUserMessage follows Gemini CLI: the text of the first resumable user
+// message with any text, cleaned; else "Empty conversation".
+func firstUserMessage(msgs []Message) string {
+	for i := range msgs {
+		m := &msgs[i]
+		if m.Type != TypeUser || !isResumable(m) {
+			continue
+		}
+		if t := textOf(m.Content); t != "" {
+			return cleanMessage(t)
+		}
+	}
+	return "Empty conversation"
+}
+
+// ErrNoSessions is returned when the project has no resumable session. Its
+// text is Gemini CLI's.
+var ErrNoSessions = errors.New("No previous sessions found for this project.")
+
+// InvalidSessionError is returned for a session reference that matches
+// nothing. Its text is Gemini CLI's --resume message.
+type InvalidSessionError struct {
+	Identifier string
+	ChatsDir   string
+	// Matches lists the session ids an ambiguous prefix matched.
+	Matches []string
+}
+
+func (e *InvalidSessionError) Error() string {
+	dir := ""
+	if e.ChatsDir != "" {
+		dir = " in " + e.ChatsDir
+	}
+	if len(e.Matches) > 1 {
+		return fmt.Sprintf("Ambiguous session identifier %q matches %d sessions: %s.\n  Use --list-sessions to see available sessions, then use --resume {number}, --resume {uuid}, or --resume latest.",
+			e.Identifier, len(e.Matches), strings.Join(e.Matches, ", "))
+	}
+	return fmt.Sprintf("Invalid session identifier %q.\n  Searched for sessions%s.\n  Use --list-sessions to see available sessions, then use --resume {number}, --resume {uuid}, or --resume latest.", e.Identifier, dir)
+}
+
+// Latest is the reference to the most recently started session.
+const Latest = "latest"
+
+// Resolve finds a session by reference: "latest" (the session started
+// last), a full session id, a 1-based index as listed, or a prefix that
+// matches exactly one session id (all-digit prefixes need 8 characters, so
+// that an out-of-range index is not taken for one). Gemini CLI accepts the
+// first three; the prefix form is Castor's.
+func (s *Store) Resolve(ref string) (Info, error) {
+	infos, err := s.List()
+	if err != nil {
+		return Info{}, err
+	}
+	return resolve(infos, ref, s.dir)
+}
+
+func resolve(infos []Info, ref, dir string) (Info, error) {
+	ref = strings.TrimSpace(ref)
+	if len(infos) == 0 {
+		return Info{}, ErrNoSessions
+	}
+	if ref == Latest {
+		return infos[len(infos)-1], nil
+	}
+	for _, in := range infos {
+		if in.ID == ref {
+			return in, nil
+		}
+	}
+	// Only a canonical decimal counts as an index, as in Gemini CLI
+	// (index.toString() === identifier).
+	if n, err := strconv.Atoi(ref); err == nil && strconv.Itoa(n) == ref && n >= 1 && n <= len(infos) {
+		return infos[n-1], nil
+	}
+	// A short all-digit reference is a mistyped index far more often than
+	// an id prefix, so it never falls through to prefix matching.
+	if ref != "" && !(len(ref) < 8 && isDigits(ref)) {
+		var matches []Info
+		for _, in := range infos {
+			if strings.HasPrefix(in.ID, ref) {
+				matches = append(matches, in)
+			}
+		}
+		if len(matches) == 1 {
+			return matches[0], nil
+		}
+		if len(matches) > 1 {
+			ids := make([]string, len(matches))
+			for i, m := range matches {
+				ids[i] = m.ID
+			}
+			return Info{}, &InvalidSessionError{Identifier: ref, ChatsDir: dir, Matches: ids}
+		}
+	}
+	return Info{}, &InvalidSessionError{Identifier: ref, ChatsDir: dir}
+}
+
+func isDigits(s string) bool {
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// Load reads a listed session.
+func (s *Store) Load(info Info) (*Conversation, error) {
+	return LoadFile(info.Path)
+}
+
+// Continue reopens a listed session for appending, as Gemini CLI does on
+// --resume: new records go to the end of the same file, after a
+// {"$set":{"sessionId":…}} marker. A legacy .json session is first copied
+// into a sibling .jsonl file (header, messages, scratchpad), which is then
+// continued; the .json file is left alone.
+func (s *Store) Continue(info Info) (*Recorder, error) {
+	conv, err := LoadFile(info.Path)
+	if err != nil {
+		return nil, err
+	}
+	path := info.Path
+	legacy := strings.HasSuffix(path, ".json")
+	flags := os.O_RDWR | os.O_APPEND
+	if legacy {
+		path += "l"
+		flags |= os.O_CREATE
+	}
+	f, err := os.OpenFile(path, flags, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := terminateLastLine(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	r := newRecorder(f, path, *conv, s.now, s.newID)
+	var lines [][]byte
+	if legacy {
+		hdr := header{
+			SessionID:   conv.SessionID,
+			ProjectHash: conv.ProjectHash,
+			StartTime:   timeOrEmpty(conv.StartTime),
+			LastUpdated: timeOrEmpty(conv.LastUpdated),
+			Kind:        conv.Kind,
+			Directories: conv.Directories,
+			Summary:     conv.Summary,
+		}
+		l, err := marshalNoEscape(hdr)
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		lines = append(lines, l)
+		for i := range conv.Messages {
+			l, err := encodeMessage(&conv.Messages[i])
+			if err != nil {
+				f.Close()
+				return nil, err
+			}
+			lines = append(lines, l)
+		}
+		if len(conv.MemoryScratchpad) > 0 {
+			l, err := setLine(map[string]any{"memoryScratchpad": conv.MemoryScratchpad})
+			if err != nil {
+				f.Close()
+				return nil, err
+			}
+			lines = append(lines, l)
+		}
+	}
+	l, err := setLine(map[string]any{"sessionId": conv.SessionID})
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	lines = append(lines, l)
+	if err := r.append(lines...); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+func timeOrEmpty(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return formatTime(t)
+}
+
+// Delete removes a session found by reference (see Resolve) with its
+// artifacts, as Gemini CLI's --delete-session does: every session-*.json[l]
+// file of that id (legacy and migrated copies), its subagent sessions,
+// logs/session-<id>.jsonl, tool-outputs/session-<id>/ and <temp>/<id>/.
+// Gemini CLI deletes by the 8-character id prefix alone; Castor checks the
+// full id so that a prefix clash cannot take another session with it.
+func (s *Store) Delete(ref string) (Info, error) {
+	info, err := s.Resolve(ref)
+	if err != nil {
+		return Info{}, err
+	}
+	if err := s.deleteFiles(info.ID); err != nil {
+		return info, err
+	}
+	return info, nil
+}
+
+// reservedDirs are the project temp dir's own subdirectories, which a
+// crafted session id must never make us delete.
+var reservedDirs = map[string]bool{"chats": true, "logs": true, "tool-outputs": true}
+
+func (s *Store) deleteFiles(id string) error {
+	safe := sanitizeFilenamePart(id)
+	if safe == "" || id == "." || id == ".." {
+		return fmt.Errorf("chats: invalid session id %q", id)
+	}
+	short := safe[:min(8, len(safe))]
+	entries, err := os.ReadDir(s.dir)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, e := range entries {
+		n := e.Name()
+		if !strings.HasPrefix(n, sessionFilePrefix) ||
+			!(strings.HasSuffix(n, "-"+short+".json") || strings.HasSuffix(n, "-"+short+".jsonl")) {
+			continue
+		}
+		p := filepath.Join(s.dir, n)
+		if sessionIDOf(p) != id {
+			continue
+		}
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	temp := filepath.Dir(s.dir)
+	for _, p := range []string{
+		filepath.Join(temp, "logs", "session-"+safe+".jsonl"),
+		filepath.Join(temp, "tool-outputs", "session-"+safe),
+		filepath.Join(s.dir, safe),
+	} {
+		if err := os.RemoveAll(p); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if !reservedDirs[strings.ToLower(safe)] {
+		if err := os.RemoveAll(filepath.Join(temp, safe)); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// sessionIDOf reads a session file's id from its first line, falling back
+// to a full parse for legacy files.
+func sessionIDOf(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	line, _ := bufio.NewReader(f).ReadBytes('\n')
+	var h struct {
+		SessionID string `json:"sessionId"`
+	}
+	if json.Unmarshal(bytes.TrimSpace(line), &h) == nil && h.SessionID != "" {
+		return h.SessionID
+	}
+	if c, err := LoadFile(path); err == nil {
+		return c.SessionID
+	}
+	return ""
+}

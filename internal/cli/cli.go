@@ -1,0 +1,253 @@
+// Package cli is the castor command: flags, headless runs with Gemini CLI's
+// output formats and exit codes, and session management.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/castor-dev/castor"
+	"github.com/castor-dev/castor/policy"
+)
+
+// flags are the root command's options, named as Gemini CLI names them.
+type flags struct {
+	prompt          string
+	model           string
+	output          string
+	yolo            bool
+	approvalMode    string
+	includeDirs     []string
+	allowedTools    []string
+	fakeResponses   string
+	fakeNonStrict   string
+	recordResponses string
+	debug           bool
+	resume          string
+	listSessions    bool
+	deleteSession   string
+	sessionID       string
+	sandbox         bool
+	skipTrust       bool
+}
+
+// IO is where the command reads and writes.
+type IO struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// StdinIsTerminal reports whether stdin is interactive (nothing piped).
+	StdinIsTerminal bool
+}
+
+// Main runs castor with args and returns the process exit code. Every
+// failure is reported as one line on stderr.
+func Main(args []string) int {
+	stdinTTY := term.IsTerminal(int(os.Stdin.Fd()))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return Run(ctx, args, IO{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, StdinIsTerminal: stdinTTY})
+}
+
+// Run is Main with its context and streams given, for tests.
+func Run(ctx context.Context, args []string, stdio IO) (code int) {
+	defer func() {
+		if p := recover(); p != nil {
+			fmt.Fprintf(stdio.Stderr, "Error: internal error: %v\n", p)
+			code = ExitError
+		}
+	}()
+	var f flags
+	code = ExitOK
+	root := &cobra.Command{
+		Use:           "castor [query...]",
+		Short:         "Castor: a Gemini CLI compatible coding agent",
+		Version:       castor.Version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args:          cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			code = runRoot(ctx, cmd, &f, args, stdio)
+			return nil
+		},
+	}
+	root.SetVersionTemplate("{{.Version}}\n")
+	root.SetArgs(args)
+	root.SetIn(stdio.Stdin)
+	root.SetOut(stdio.Stdout)
+	root.SetErr(stdio.Stderr)
+	fl := root.Flags()
+	fl.StringVarP(&f.prompt, "prompt", "p", "", "run headless with this prompt (appended to piped stdin)")
+	fl.StringVarP(&f.model, "model", "m", "", "model to use")
+	fl.StringVarP(&f.output, "output-format", "o", FormatText, "output format: text, json or stream-json")
+	fl.BoolVarP(&f.yolo, "yolo", "y", false, "approve every tool call (same as --approval-mode=yolo)")
+	fl.StringVar(&f.approvalMode, "approval-mode", "", "approval mode: default, auto_edit, yolo or plan")
+	fl.StringSliceVar(&f.includeDirs, "include-directories", nil, "more workspace directories (comma-separated or repeated)")
+	fl.StringSliceVar(&f.allowedTools, "allowed-tools", nil, "tools that run without confirmation, e.g. write_file or run_shell_command(git status)")
+	fl.StringVar(&f.fakeResponses, "fake-responses", "", "replay model responses from a Gemini CLI JSONL file instead of calling a model")
+	fl.StringVar(&f.fakeNonStrict, "fake-responses-non-strict", "", "like --fake-responses, matching responses by method instead of order")
+	fl.StringVar(&f.recordResponses, "record-responses", "", "record the model's responses to a JSONL file")
+	fl.BoolVarP(&f.debug, "debug", "d", false, "print debug information on stderr")
+	fl.StringVarP(&f.resume, "resume", "r", "", "resume a session: latest, an index from --list-sessions, or a session id")
+	fl.Lookup("resume").NoOptDefVal = "latest"
+	fl.BoolVar(&f.listSessions, "list-sessions", false, "list the sessions recorded for this project")
+	fl.StringVar(&f.deleteSession, "delete-session", "", "delete a recorded session (index or id)")
+	fl.StringVar(&f.sessionID, "session-id", "", "use this id for a new session")
+	fl.BoolVar(&f.skipTrust, "skip-trust", false, "trust the current folder for this run")
+	fl.BoolVarP(&f.sandbox, "sandbox", "s", false, "run tools in a sandbox (not supported yet)")
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &inputError{msg: err.Error()}
+	})
+	if err := root.Execute(); err != nil {
+		fmt.Fprintf(stdio.Stderr, "Error: %v\n", err)
+		var in *inputError
+		if errors.As(err, &in) || strings.Contains(err.Error(), "unknown") {
+			return ExitInput
+		}
+		return ExitError
+	}
+	return code
+}
+
+func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, stdio IO) int {
+	fail := func(err error) int {
+		fmt.Fprintf(stdio.Stderr, "Error: %s\n", oneLine(err.Error()))
+		return exitCode(err)
+	}
+	switch f.output {
+	case FormatText, FormatJSON, FormatStreamJSON:
+	default:
+		return fail(&inputError{msg: fmt.Sprintf("invalid output format %q: use text, json or stream-json", f.output)})
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return fail(err)
+	}
+	if f.listSessions {
+		return listSessions(wd, stdio)
+	}
+	if f.deleteSession != "" {
+		return deleteSession(wd, f.deleteSession, stdio)
+	}
+
+	mode := policy.Mode("")
+	if f.yolo && f.approvalMode != "" {
+		return fail(&inputError{msg: "Cannot use both --yolo (-y) and --approval-mode together. Use --approval-mode=yolo instead."})
+	}
+	if f.yolo {
+		mode = policy.ModeYolo
+	} else if f.approvalMode != "" {
+		m, err := policy.ParseMode(f.approvalMode)
+		if err != nil {
+			return fail(&inputError{msg: err.Error()})
+		}
+		mode = m
+	}
+	if f.sandbox {
+		fmt.Fprintln(stdio.Stderr, "Warning: --sandbox is not supported yet; tools run without a sandbox.")
+	}
+
+	prompt, err := readPrompt(f, args, stdio)
+	if err != nil {
+		return fail(err)
+	}
+
+	fake := f.fakeResponses
+	nonStrict := false
+	if fake == "" && f.fakeNonStrict != "" {
+		fake, nonStrict = f.fakeNonStrict, true
+	}
+	opts := castor.Options{
+		WorkDir:                wd,
+		IncludeDirectories:     f.includeDirs,
+		Model:                  f.model,
+		ApprovalMode:           mode,
+		AllowedTools:           f.allowedTools,
+		FakeResponses:          fake,
+		FakeResponsesNonStrict: nonStrict,
+		RecordResponses:        f.recordResponses,
+		SessionID:              f.sessionID,
+		Resume:                 f.resume,
+		EnforceTrust:           !f.skipTrust,
+	}
+	if f.debug {
+		opts.Warn = func(s string) { fmt.Fprintf(stdio.Stderr, "[DEBUG] %s\n", s) }
+	} else {
+		opts.Warn = func(s string) { fmt.Fprintf(stdio.Stderr, "Warning: %s\n", s) }
+	}
+	out := newRenderer(f.output, stdio.Stdout, stdio.Stderr)
+	start := time.Now()
+	a, err := castor.New(castor.WithOptions(opts))
+	if err != nil {
+		code := exitCode(err)
+		if f.output != FormatText {
+			out.start("", f.model, prompt)
+			out.finish(castorStatsZero(), err, code, time.Since(start))
+		}
+		fmt.Fprintf(stdio.Stderr, "Error: %s\n", oneLine(err.Error()))
+		return code
+	}
+	defer a.Close()
+	out.start(a.SessionID(), a.Model(), prompt)
+	var runErr error
+	for ev, err := range a.Stream(ctx, prompt) {
+		if err != nil {
+			runErr = err
+			break
+		}
+		out.event(ev)
+	}
+	if runErr == nil && ctx.Err() != nil {
+		runErr = ctx.Err()
+	}
+	code := exitCode(runErr)
+	out.finish(a.Session().Stats(), runErr, code, time.Since(start))
+	if runErr != nil {
+		fmt.Fprintf(stdio.Stderr, "Error: %s\n", oneLine(runErr.Error()))
+	}
+	return code
+}
+
+// readPrompt combines piped stdin and -p as Gemini CLI does: stdin first,
+// then the prompt, separated by a blank line. Positional words count as a
+// prompt too.
+func readPrompt(f *flags, args []string, stdio IO) (string, error) {
+	prompt := f.prompt
+	if prompt == "" && len(args) > 0 {
+		prompt = strings.Join(args, " ")
+	}
+	if !stdio.StdinIsTerminal && stdio.Stdin != nil {
+		data, err := io.ReadAll(io.LimitReader(stdio.Stdin, 8<<20))
+		if err != nil {
+			return "", &inputError{msg: "reading stdin: " + err.Error()}
+		}
+		if in := strings.TrimSpace(string(data)); in != "" {
+			if prompt != "" {
+				prompt = in + "\n\n" + prompt
+			} else {
+				prompt = in
+			}
+		}
+	}
+	if strings.TrimSpace(prompt) == "" {
+		if stdio.StdinIsTerminal {
+			return "", &inputError{msg: "No input provided. Pass a prompt with -p/--prompt or pipe it on stdin (the interactive terminal UI is not available yet)."}
+		}
+		return "", &inputError{msg: "No input provided via stdin. Input can be provided by piping data into castor or using the --prompt option."}
+	}
+	return prompt, nil
+}
+
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	return strings.ReplaceAll(s, "\n", " ")
+}

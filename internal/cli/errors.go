@@ -1,0 +1,84 @@
+package cli
+
+import (
+	"context"
+	"errors"
+
+	"github.com/castor-dev/castor"
+	"github.com/castor-dev/castor/agent"
+	"github.com/castor-dev/castor/model"
+)
+
+// Exit codes, as Gemini CLI uses them.
+const (
+	ExitOK        = 0
+	ExitError     = 1
+	ExitAuth      = 41
+	ExitInput     = 42
+	ExitConfig    = 52
+	ExitTurnLimit = 53
+	ExitFatalTool = 54
+	ExitUntrusted = 55
+	ExitCancelled = 130
+)
+
+// inputError is a problem with what the user asked (exit 42).
+type inputError struct{ msg string }
+
+func (e *inputError) Error() string { return e.msg }
+
+// exitCode maps an error to Gemini CLI's exit code.
+func exitCode(err error) int {
+	var (
+		auth   *model.AuthError
+		cfg    *castor.ConfigError
+		in     *inputError
+		resume *castor.ResumeError
+		fatal  *agent.FatalToolError
+		trust  *castor.UntrustedError
+	)
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.As(err, &auth):
+		return ExitAuth
+	case errors.As(err, &in), errors.As(err, &resume):
+		return ExitInput
+	case errors.As(err, &trust):
+		return ExitUntrusted
+	case errors.As(err, &cfg):
+		return ExitConfig
+	case errors.Is(err, agent.ErrMaxSessionTurns):
+		return ExitTurnLimit
+	case errors.As(err, &fatal):
+		return ExitFatalTool
+	case errors.Is(err, context.Canceled):
+		return ExitCancelled
+	}
+	return ExitError
+}
+
+// errorType names the error as Gemini CLI's JSON output does (its class).
+func errorType(err error) string {
+	switch exitCode(err) {
+	case ExitAuth:
+		return "FatalAuthenticationError"
+	case ExitInput:
+		return "FatalInputError"
+	case ExitConfig:
+		return "FatalConfigError"
+	case ExitTurnLimit:
+		return "FatalTurnLimitedError"
+	case ExitFatalTool:
+		return "FatalToolExecutionError"
+	case ExitCancelled:
+		return "FatalCancellationError"
+	case ExitUntrusted:
+		return "FatalUntrustedWorkspaceError"
+	}
+	var ae *model.APIError
+	if errors.As(err, &ae) {
+		return "ApiError"
+	}
+	return "Error"
+}

@@ -1,0 +1,120 @@
+package gemini
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+)
+
+// callSlot carries per-call data between Model and transport through the
+// request context: the model (for the User-Agent) in, and the HTTP status
+// and headers of a failed answer out. genai's errors drop the headers, and
+// Retry-After lives there.
+type callSlot struct {
+	model string
+
+	mu      sync.Mutex
+	status  int
+	header  http.Header
+	readErr error
+}
+
+type slotKey struct{}
+
+func withSlot(ctx context.Context, modelID string) (context.Context, *callSlot) {
+	s := &callSlot{model: modelID}
+	return context.WithValue(ctx, slotKey{}, s), s
+}
+
+func (s *callSlot) result() (int, http.Header) {
+	if s == nil {
+		return 0, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.status, s.header
+}
+
+// readError returns the first error met reading a successful answer's
+// body, if any.
+func (s *callSlot) readError() error {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.readErr
+}
+
+// watchedBody reports read failures to the call's slot and shows genai a
+// clean EOF instead: genai logs stream read errors through the global
+// logger, which would scribble over a terminal UI, and the Model turns the
+// recorded error into a proper one anyway.
+type watchedBody struct {
+	io.ReadCloser
+	slot *callSlot
+}
+
+func (b *watchedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && err != io.EOF {
+		b.slot.mu.Lock()
+		if b.slot.readErr == nil {
+			b.slot.readErr = err
+		}
+		b.slot.mu.Unlock()
+		err = io.EOF
+	}
+	return n, err
+}
+
+// transport sets Castor's headers on every request and records failed
+// answers into the call's slot.
+type transport struct {
+	base    http.RoundTripper
+	version string
+	bearer  bool
+}
+
+func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	slot, _ := req.Context().Value(slotKey{}).(*callSlot)
+	modelID := ""
+	if slot != nil {
+		modelID = slot.model
+	} else {
+		modelID = modelFromPath(req.URL.Path)
+	}
+	// A RoundTripper must not modify the caller's request.
+	r := req.Clone(req.Context())
+	r.Header.Set("User-Agent", UserAgent(t.version, modelID))
+	if t.bearer {
+		if key := r.Header.Get("X-Goog-Api-Key"); key != "" {
+			r.Header.Del("X-Goog-Api-Key")
+			r.Header.Set("Authorization", "Bearer "+key)
+		}
+	}
+	resp, err := t.base.RoundTrip(r)
+	if err != nil || slot == nil {
+		return resp, err
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		slot.mu.Lock()
+		slot.status, slot.header = resp.StatusCode, resp.Header.Clone()
+		slot.mu.Unlock()
+	} else {
+		resp.Body = &watchedBody{ReadCloser: resp.Body, slot: slot}
+	}
+	return resp, err
+}
+
+// modelFromPath extracts the model id from ".../models/{model}:{method}".
+func modelFromPath(p string) string {
+	i := strings.LastIndex(p, "/models/")
+	if i < 0 {
+		return ""
+	}
+	m, _, _ := strings.Cut(p[i+len("/models/"):], ":")
+	return m
+}

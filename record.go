@@ -1,0 +1,73 @@
+package castor
+
+import (
+	"github.com/google/uuid"
+	"google.golang.org/genai"
+
+	"github.com/castor-dev/castor/agent"
+	"github.com/castor-dev/castor/internal/chats"
+)
+
+func newSessionID() string { return uuid.NewString() }
+
+// chatRecorder records the engine's conversation in Gemini CLI's session
+// file format. A failing disk never ends the session: the problem is
+// reported once and recording goes on trying.
+type chatRecorder struct {
+	rec    *chats.Recorder
+	warn   func(string)
+	warned bool
+}
+
+func (c *chatRecorder) report(err error) {
+	if err != nil && !c.warned {
+		c.warned = true
+		c.warn("session recording failed: " + err.Error())
+	}
+}
+
+func (c *chatRecorder) RecordUser(_ string, parts []*genai.Part) {
+	_, err := c.rec.RecordUser("", parts, "")
+	c.report(err)
+}
+
+func (c *chatRecorder) RecordError(msg string) {
+	_, err := c.rec.RecordError(msg)
+	c.report(err)
+}
+
+func (c *chatRecorder) RecordModel(t *agent.ModelTurn) {
+	m := chats.Message{ID: t.ID, Timestamp: t.Time, Model: t.Model}
+	if t.Content != nil {
+		m.Content = t.Content.Parts
+	}
+	for _, th := range t.Thoughts {
+		m.Thoughts = append(m.Thoughts, chats.Thought{Subject: th.Subject, Description: th.Description, Timestamp: t.Time})
+	}
+	if u := t.Usage; u != nil {
+		m.Tokens = &chats.Tokens{
+			Input: int(u.PromptTokenCount), Output: int(u.CandidatesTokenCount), Cached: int(u.CachedContentTokenCount),
+			Thoughts: int(u.ThoughtsTokenCount), Tool: int(u.ToolUsePromptTokenCount), Total: int(u.TotalTokenCount),
+		}
+	}
+	for _, call := range t.Calls {
+		r := chats.ToolCallRecord{
+			ID: call.ID, Name: call.Name, Args: call.Args, Result: call.Response,
+			Status: chats.ToolCallStatus(call.Status), Timestamp: call.Ended,
+			DisplayName: call.Name, Description: call.Description,
+		}
+		if call.Tool != nil {
+			r.DisplayName = call.Tool.DisplayName()
+		}
+		if res := call.Result; res != nil {
+			if res.Diff != nil {
+				r.ResultDisplay = res.Diff
+			} else {
+				r.ResultDisplay = res.Display
+			}
+		}
+		m.ToolCalls = append(m.ToolCalls, r)
+	}
+	_, err := c.rec.RecordModel(m)
+	c.report(err)
+}

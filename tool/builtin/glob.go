@@ -1,0 +1,311 @@
+package builtin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/castor-dev/castor/tool"
+)
+
+// globAlwaysSkippedDirs are pruned from every glob walk, as Gemini CLI's
+// glob excludes "**/node_modules/**" and friends before any ignore file is
+// consulted (those files are not counted as ignored either).
+var globAlwaysSkippedDirs = map[string]bool{
+	"node_modules": true, ".git": true, "bower_components": true, ".svn": true, ".hg": true,
+}
+
+// recentFileWindow is how recent a file must be to be listed first.
+const recentFileWindow = 24 * time.Hour
+
+// globTool is glob: files matching a doublestar pattern, recent ones first.
+type globTool struct {
+	env *Env
+	// now is the clock used for the recency split; tests replace it.
+	now func() time.Time
+}
+
+// NewGlob returns the glob tool.
+func NewGlob(env *Env) tool.Tool { return &globTool{env: env, now: time.Now} }
+
+// Name implements tool.Tool.
+func (t *globTool) Name() string { return "glob" }
+
+// DisplayName implements tool.Tool.
+func (t *globTool) DisplayName() string { return "FindFiles" }
+
+// Kind implements tool.Tool.
+func (t *globTool) Kind() tool.Kind { return tool.KindSearch }
+
+// Description implements tool.Tool.
+func (t *globTool) Description() string {
+	return "Efficiently finds files matching specific glob patterns (e.g., `src/**/*.ts`, `**/*.md`), returning absolute paths sorted by modification time (newest first). Ideal for quickly locating files based on their name or path structure, especially in large codebases."
+}
+
+// Schema implements tool.Tool with the wire spec's parameters.
+func (t *globTool) Schema() map[string]any {
+	return map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"pattern": map[string]any{
+				"type":        "string",
+				"description": "The glob pattern to match against (e.g., '**/*.py', 'docs/*.md').",
+			},
+			"path": map[string]any{
+				"type":        "string",
+				"description": "Optional: The absolute path to the directory to search within. If omitted, searches the root directory.",
+			},
+			"case_sensitive": map[string]any{
+				"type":        "boolean",
+				"description": "Optional: Whether the search should be case-sensitive. Defaults to false.",
+			},
+			"respect_git_ignore": map[string]any{
+				"type":        "boolean",
+				"description": "Optional: Whether to respect .gitignore patterns when finding files. Only available in git repositories. Defaults to true.",
+			},
+		},
+		"required": []any{"pattern"},
+	}
+}
+
+// NormalizeArgs maps today's dir_path onto path.
+func (t *globTool) NormalizeArgs(args map[string]any) map[string]any {
+	return renameArgs(args, map[string]string{"dir_path": "path"})
+}
+
+// Build implements tool.Tool.
+func (t *globTool) Build(args map[string]any) (tool.Call, error) {
+	pattern, _ := argString(args, "pattern")
+	c := &globCall{env: t.env, now: t.now, pattern: pattern,
+		opts: tool.FilterOptions{RespectGitIgnore: true, RespectGeminiIgnore: true}}
+	c.caseSensitive, _ = argBool(args, "case_sensitive")
+	if b, ok := argBool(args, "respect_git_ignore"); ok {
+		c.opts.RespectGitIgnore = b
+	}
+	if b, ok := argBool(args, "respect_gemini_ignore"); ok {
+		c.opts.RespectGeminiIgnore = b
+	}
+
+	p, _ := argString(args, "path")
+	abs, terr := t.env.resolvePath(p)
+	if terr != nil {
+		return nil, terr
+	}
+	fi, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, tool.Errorf(tool.ErrInvalidParams, "Search path does not exist %s", abs)
+	case err != nil:
+		return nil, tool.Errorf(tool.ErrInvalidParams, "Error accessing search path: %s", nodeErrorMessage(err))
+	case !fi.IsDir():
+		return nil, tool.Errorf(tool.ErrInvalidParams, "Search path is not a directory: %s", abs)
+	}
+	if strings.TrimSpace(pattern) == "" {
+		return nil, tool.Errorf(tool.ErrInvalidParams, "The 'pattern' parameter cannot be empty.")
+	}
+	if !doublestar.ValidatePattern(filepath.ToSlash(pattern)) {
+		return nil, tool.Errorf(tool.ErrInvalidParams, "Invalid glob pattern: %s", pattern)
+	}
+	if p != "" {
+		c.dirs = []string{abs}
+	} else if t.env.Workspace != nil {
+		c.dirs = t.env.Workspace.Dirs()
+	} else {
+		c.dirs = []string{abs}
+	}
+	return c, nil
+}
+
+type globCall struct {
+	env           *Env
+	now           func() time.Time
+	pattern       string
+	dirs          []string
+	caseSensitive bool
+	opts          tool.FilterOptions
+}
+
+// Describe implements tool.Call.
+func (c *globCall) Describe() string {
+	d := "'" + c.pattern + "'"
+	if len(c.dirs) == 1 && c.dirs[0] != c.env.workspaceRoot() {
+		d += " within " + c.env.relPath(c.dirs[0])
+	}
+	return d
+}
+
+// Confirmation implements tool.Call; searching needs no approval.
+func (c *globCall) Confirmation(context.Context) (*tool.ConfirmationDetails, error) {
+	return nil, nil
+}
+
+type globMatch struct {
+	path  string
+	mtime time.Time
+}
+
+// Execute implements tool.Call.
+func (c *globCall) Execute(ctx context.Context, _ func(string)) *tool.Result {
+	filter := c.env.fileFilter(c.opts)
+	var matches []globMatch
+	ignored := 0
+	for _, dir := range c.dirs {
+		found, err := c.walk(ctx, dir)
+		if err != nil {
+			if ctx.Err() != nil {
+				return tool.Fail(tool.ErrCancelled, "Operation cancelled.")
+			}
+			msg := "Error during glob search operation: " + err.Error()
+			return &tool.Result{LLMText: msg, Display: "Error: An unexpected error occurred.",
+				Error: &tool.Error{Type: tool.ErrGlobExecutionError, Message: msg}}
+		}
+		for _, m := range found {
+			if isIgnored(filter, m.path, false) {
+				ignored++
+				continue
+			}
+			matches = append(matches, m)
+		}
+	}
+
+	where := ""
+	if len(c.dirs) == 1 {
+		where = " within " + c.dirs[0]
+	}
+	if len(matches) == 0 {
+		msg := `No files found matching pattern "` + c.pattern + `"`
+		if len(c.dirs) == 1 {
+			msg += where
+		} else {
+			msg += fmt.Sprintf(" within %d workspace directories", len(c.dirs))
+		}
+		if ignored > 0 {
+			msg += fmt.Sprintf(" (%d files were ignored)", ignored)
+		}
+		return &tool.Result{LLMText: msg, Display: "No files found"}
+	}
+
+	sortGlobMatches(matches, c.now())
+	paths := make([]string, len(matches))
+	for i, m := range matches {
+		paths[i] = m.path
+	}
+	msg := fmt.Sprintf("Found %d file(s) matching \"%s\"", len(matches), c.pattern)
+	if len(c.dirs) == 1 {
+		msg += where
+	} else {
+		msg += fmt.Sprintf(" across %d workspace directories", len(c.dirs))
+	}
+	if ignored > 0 {
+		msg += fmt.Sprintf(" (%d additional files were ignored)", ignored)
+	}
+	msg += ", sorted by modification time (newest first):\n" + strings.Join(paths, "\n")
+	return &tool.Result{LLMText: msg, Display: fmt.Sprintf("Found %d matching file(s)", len(matches))}
+}
+
+// sortGlobMatches puts files modified within the last 24 hours first,
+// newest first, then the rest in collation order of their paths (Gemini
+// CLI's sortFileEntries). Ties keep path order, so output is deterministic.
+func sortGlobMatches(ms []globMatch, now time.Time) {
+	sort.SliceStable(ms, func(i, j int) bool { return localeCompare(ms[i].path, ms[j].path) < 0 })
+	sort.SliceStable(ms, func(i, j int) bool {
+		ri := now.Sub(ms[i].mtime) < recentFileWindow
+		rj := now.Sub(ms[j].mtime) < recentFileWindow
+		switch {
+		case ri && rj:
+			return ms[i].mtime.After(ms[j].mtime)
+		case ri != rj:
+			return ri
+		}
+		return false
+	})
+}
+
+// walk returns the files under dir matching the pattern. Directories the
+// pattern cannot reach (too deep for a pattern without "**") are not
+// entered; symlinked directories are not followed.
+func (c *globCall) walk(ctx context.Context, dir string) ([]globMatch, error) {
+	pattern := filepath.ToSlash(c.pattern)
+	pattern = strings.TrimPrefix(pattern, "./")
+	if filepath.IsAbs(c.pattern) {
+		rel, err := filepath.Rel(dir, c.pattern)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+			return nil, nil
+		}
+		pattern = filepath.ToSlash(rel)
+	}
+	// A pattern naming an existing file is taken literally, so that names
+	// with glob metacharacters ("app[1].js") can be found, as Gemini CLI
+	// escapes such patterns.
+	literal := false
+	if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(pattern))); err == nil {
+		literal = true
+	}
+	if !c.caseSensitive {
+		pattern = strings.ToLower(pattern)
+	}
+	maxDepth := -1
+	if !strings.Contains(pattern, "**") {
+		maxDepth = strings.Count(pattern, "/") + 1
+	}
+
+	var out []globMatch
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return ctxErr
+		}
+		if err != nil {
+			// Unreadable directories are skipped, as glob does.
+			if d != nil && d.IsDir() && p != dir {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if p == dir {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if globAlwaysSkippedDirs[d.Name()] {
+				return fs.SkipDir
+			}
+			if maxDepth >= 0 && strings.Count(rel, "/")+1 >= maxDepth {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			if st, err := os.Stat(p); err != nil || st.IsDir() {
+				return nil
+			}
+		}
+		name := rel
+		if !c.caseSensitive {
+			name = strings.ToLower(name)
+		}
+		var ok bool
+		if literal {
+			ok = name == pattern
+		} else {
+			ok = doublestar.MatchUnvalidated(pattern, name)
+		}
+		if ok {
+			out = append(out, globMatch{path: p, mtime: info.ModTime()})
+		}
+		return nil
+	})
+	return out, err
+}

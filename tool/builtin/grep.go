@@ -1,0 +1,727 @@
+package builtin
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/castor-dev/castor/tool"
+)
+
+// Limits of search_file_content.
+const (
+	// grepDefaultMaxMatches caps the matches returned, as the ripgrep
+	// variant of the wire spec does.
+	grepDefaultMaxMatches = 20000
+	// grepTimeout bounds one search (Gemini CLI's DEFAULT_SEARCH_TIMEOUT_MS).
+	grepTimeout = 30 * time.Second
+)
+
+// grepAlwaysSkippedDirs are never searched by the git-less walker (Gemini
+// CLI's COMMON_IGNORE_PATTERNS); ignore files are honoured on top of this.
+var grepAlwaysSkippedDirs = globAlwaysSkippedDirs
+
+// rgExcludeGlobs are the exclusions Gemini CLI passes to ripgrep.
+var rgExcludeGlobs = []string{
+	"**/node_modules/**", "**/.git/**", "**/bower_components/**", "**/.svn/**", "**/.hg/**",
+	"**/.vscode/**", "**/.idea/**", "**/dist/**", "**/build/**", "**/coverage/**", "**/__pycache__/**",
+	"*.log", "*.tmp",
+}
+
+// grepTool is search_file_content (also answering to today's grep_search):
+// a regular-expression search of file contents.
+//
+// Searching goes down a chain as in Gemini CLI: ripgrep when an rg binary
+// was found, else `git grep` inside a git work tree, else a walker in Go.
+// Whatever the strategy, the pattern is validated as a Go (RE2) regular
+// expression first, so all three accept the same patterns.
+type grepTool struct {
+	env *Env
+	// rgPath is the ripgrep binary, "" to skip ripgrep.
+	rgPath string
+	// gitPath is the git binary, "" to skip git grep.
+	gitPath string
+}
+
+// NewGrep returns the search_file_content tool, using ripgrep and git when
+// they are on PATH.
+func NewGrep(env *Env) tool.Tool {
+	t := &grepTool{env: env}
+	if p, err := exec.LookPath("rg"); err == nil {
+		t.rgPath = p
+	}
+	if p, err := exec.LookPath("git"); err == nil {
+		t.gitPath = p
+	}
+	return t
+}
+
+// Name implements tool.Tool.
+func (t *grepTool) Name() string { return "search_file_content" }
+
+// Aliases implements tool.Aliased: today's Gemini CLI calls the tool
+// grep_search.
+func (t *grepTool) Aliases() []string { return []string{"grep_search"} }
+
+// DisplayName implements tool.Tool.
+func (t *grepTool) DisplayName() string { return "SearchText" }
+
+// Kind implements tool.Tool.
+func (t *grepTool) Kind() tool.Kind { return tool.KindSearch }
+
+// Description implements tool.Tool.
+func (t *grepTool) Description() string {
+	return "Searches for a regular expression pattern within the content of files in a specified directory (or current working directory). Can filter files by a glob pattern. Returns the lines containing matches, along with their file paths and line numbers."
+}
+
+// Schema implements tool.Tool with the wire spec's parameters.
+func (t *grepTool) Schema() map[string]any {
+	return map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"pattern": map[string]any{
+				"type":        "string",
+				"description": "The regular expression (regex) pattern to search for within file contents (e.g., 'function\\s+myFunction', 'import\\s+\\{.*\\}\\s+from\\s+.*').",
+			},
+			"path": map[string]any{
+				"type":        "string",
+				"description": "Optional: The absolute path to the directory to search within. If omitted, searches the current working directory.",
+			},
+			"include": map[string]any{
+				"type":        "string",
+				"description": "Optional: A glob pattern to filter which files are searched (e.g., '*.js', '*.{ts,tsx}', 'src/**'). If omitted, searches all files (respecting potential global ignores).",
+			},
+		},
+		"required": []any{"pattern"},
+	}
+}
+
+// NormalizeArgs maps grep_search's dir_path and include_pattern onto path
+// and include.
+func (t *grepTool) NormalizeArgs(args map[string]any) map[string]any {
+	return renameArgs(args, map[string]string{"dir_path": "path", "include_pattern": "include"})
+}
+
+// grepOptions are a search's parameters after validation.
+type grepOptions struct {
+	pattern       string
+	re            *regexp.Regexp
+	exclude       *regexp.Regexp
+	include       string
+	pathParam     string // as given, for texts ("." when omitted)
+	searchPath    string // absolute
+	searchIsFile  bool
+	caseSensitive bool
+	fixedStrings  bool
+	namesOnly     bool
+	maxMatches    int
+	maxPerFile    int
+	before, after int
+}
+
+// Build implements tool.Tool.
+func (t *grepTool) Build(args map[string]any) (tool.Call, error) {
+	o := &grepOptions{maxMatches: grepDefaultMaxMatches}
+	o.pattern, _ = argString(args, "pattern")
+	o.include, _ = argString(args, "include")
+	o.caseSensitive, _ = argBool(args, "case_sensitive")
+	o.fixedStrings, _ = argBool(args, "fixed_strings")
+	o.namesOnly, _ = argBool(args, "names_only")
+
+	// grep_search's optional integer parameters are not in the declared
+	// schema, so their types and ranges are checked here.
+	var ctxLines int
+	for _, p := range []struct {
+		key string
+		min int
+		dst *int
+	}{
+		{"total_max_matches", 1, &o.maxMatches},
+		{"max_matches_per_file", 1, &o.maxPerFile},
+		{"before", 0, &o.before},
+		{"after", 0, &o.after},
+		{"context", 0, &ctxLines},
+	} {
+		if v, present := args[p.key]; !present || v == nil {
+			continue
+		}
+		n, ok := argNumber(args, p.key)
+		if !ok || n != float64(int(n)) {
+			return nil, tool.Errorf(tool.ErrInvalidParams, "params/%s must be integer", p.key)
+		}
+		if int(n) < p.min {
+			return nil, tool.Errorf(tool.ErrInvalidParams, "params/%s must be >= %d", p.key, p.min)
+		}
+		*p.dst = int(n)
+	}
+	o.before, o.after = max(o.before, ctxLines), max(o.after, ctxLines)
+
+	if strings.TrimSpace(o.pattern) == "" {
+		return nil, tool.Errorf(tool.ErrInvalidParams, "The 'pattern' parameter cannot be empty.")
+	}
+	expr := o.pattern
+	if o.fixedStrings {
+		expr = regexp.QuoteMeta(expr)
+	}
+	if !o.caseSensitive {
+		expr = "(?i)" + expr
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return nil, tool.Errorf(tool.ErrInvalidParams, "Invalid regular expression pattern provided: %s. Error: %s", o.pattern, regexpErrorText(err))
+	}
+	o.re = re
+	if ex, _ := argString(args, "exclude_pattern"); ex != "" {
+		if !o.caseSensitive {
+			ex = "(?i)" + ex
+		}
+		if o.exclude, err = regexp.Compile(ex); err != nil {
+			return nil, tool.Errorf(tool.ErrInvalidParams, "Invalid regular expression pattern provided: %s. Error: %s", ex, regexpErrorText(err))
+		}
+	}
+	if o.include != "" && !doublestar.ValidatePattern(o.include) {
+		return nil, tool.Errorf(tool.ErrInvalidParams, "Invalid glob pattern provided for include: %s", o.include)
+	}
+
+	o.pathParam, _ = argString(args, "path")
+	abs, terr := t.env.resolvePath(o.pathParam)
+	if terr != nil {
+		return nil, terr
+	}
+	if o.pathParam == "" {
+		o.pathParam = "."
+	}
+	o.searchPath = abs
+	fi, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, tool.Errorf(tool.ErrFileNotFound, "Path does not exist: %s", abs)
+	case err != nil:
+		return nil, tool.Errorf(tool.ErrGrepExecutionError, "Failed to access path stats for %s: %s", abs, nodeErrorMessage(err))
+	case !fi.IsDir() && !fi.Mode().IsRegular():
+		return nil, tool.Errorf(tool.ErrInvalidParams, "Path is not a valid directory or file: %s", abs)
+	}
+	o.searchIsFile = !fi.IsDir()
+	return &grepCall{tool: t, o: o}, nil
+}
+
+// regexpErrorText drops Go's "error parsing regexp: " prefix, which only
+// repeats what the message around it says.
+func regexpErrorText(err error) string {
+	return strings.TrimPrefix(err.Error(), "error parsing regexp: ")
+}
+
+type grepCall struct {
+	tool *grepTool
+	o    *grepOptions
+}
+
+// Describe implements tool.Call.
+func (c *grepCall) Describe() string {
+	d := "'" + c.o.pattern + "'"
+	if c.o.pathParam != "." {
+		d += " within " + c.tool.env.relPath(c.o.searchPath)
+	}
+	if c.o.include != "" {
+		d += " in " + c.o.include
+	}
+	return d
+}
+
+// Confirmation implements tool.Call; searching needs no approval.
+func (c *grepCall) Confirmation(context.Context) (*tool.ConfirmationDetails, error) {
+	return nil, nil
+}
+
+// grepMatch is one output line: a match or a context line around one.
+type grepMatch struct {
+	file    string // relative to the search directory, slash-separated
+	line    int
+	text    string
+	context bool
+}
+
+// Execute implements tool.Call.
+func (c *grepCall) Execute(ctx context.Context, _ func(string)) *tool.Result {
+	ctx, cancel := context.WithTimeout(ctx, grepTimeout)
+	defer cancel()
+
+	var matches []grepMatch
+	var err error
+	done := false
+	if c.tool.rgPath != "" {
+		matches, err = c.searchRipgrep(ctx)
+		done = err == nil
+	}
+	if !done && c.canUseGitGrep(ctx) {
+		matches, err = c.searchGitGrep(ctx)
+		done = err == nil
+	}
+	if !done {
+		matches, err = c.searchWalk(ctx)
+	}
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return tool.Fail(tool.ErrCancelled, "Operation cancelled.")
+		}
+		msg := "Error during grep search operation: " + err.Error()
+		return &tool.Result{LLMText: msg, Display: "Error: " + err.Error(),
+			Error: &tool.Error{Type: tool.ErrGrepExecutionError, Message: msg}}
+	}
+	return c.format(c.postProcess(matches))
+}
+
+// postProcess applies what every strategy shares: the session's ignore
+// files, exclude_pattern, the per-file and total caps, and a stable order.
+func (c *grepCall) postProcess(ms []grepMatch) []grepMatch {
+	o := c.o
+	filter := c.tool.env.fileFilter(tool.FilterOptions{RespectGitIgnore: true, RespectGeminiIgnore: true})
+	base := o.searchPath
+	if o.searchIsFile {
+		base = filepath.Dir(o.searchPath)
+	}
+	ignoredFile := map[string]bool{}
+	var kept []grepMatch
+	for _, m := range ms {
+		ig, seen := ignoredFile[m.file]
+		if !seen {
+			ig = isIgnored(filter, filepath.Join(base, filepath.FromSlash(m.file)), false)
+			ignoredFile[m.file] = ig
+		}
+		if ig || (o.exclude != nil && o.exclude.MatchString(m.text)) {
+			continue
+		}
+		kept = append(kept, m)
+	}
+	sort.SliceStable(kept, func(i, j int) bool {
+		if kept[i].file != kept[j].file {
+			return kept[i].file < kept[j].file
+		}
+		return kept[i].line < kept[j].line
+	})
+	// Caps count matches, not context lines; context lines after the last
+	// kept match of a capped file are dropped with it.
+	perFile := map[string]int{}
+	total := 0
+	var out []grepMatch
+	for _, m := range kept {
+		if !m.context {
+			if total >= o.maxMatches || (o.maxPerFile > 0 && perFile[m.file] >= o.maxPerFile) {
+				continue
+			}
+			perFile[m.file]++
+			total++
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// format renders matches as Gemini CLI does.
+func (c *grepCall) format(ms []grepMatch) *tool.Result {
+	o := c.o
+	matchCount := 0
+	for _, m := range ms {
+		if !m.context {
+			matchCount++
+		}
+	}
+	filterNote := ""
+	if o.include != "" {
+		filterNote = ` (filter: "` + o.include + `")`
+	}
+	where := `for pattern "` + o.pattern + `" in path "` + o.pathParam + `"` + filterNote
+	if matchCount == 0 {
+		return &tool.Result{LLMText: "No matches found " + where + ".", Display: "No matches found"}
+	}
+	truncNote := ""
+	if matchCount >= o.maxMatches {
+		truncNote = fmt.Sprintf(" (results limited to %d matches for performance)", o.maxMatches)
+	}
+	term := "matches"
+	if matchCount == 1 {
+		term = "match"
+	}
+	display := fmt.Sprintf("Found %d %s", matchCount, term)
+	if truncNote != "" {
+		display += " (limited)"
+	}
+
+	var files []string
+	byFile := map[string][]grepMatch{}
+	for _, m := range ms {
+		if _, ok := byFile[m.file]; !ok {
+			files = append(files, m.file)
+		}
+		byFile[m.file] = append(byFile[m.file], m)
+	}
+
+	var b strings.Builder
+	if o.namesOnly {
+		fmt.Fprintf(&b, "Found %d files with matches %s%s:\n%s", len(files), where, truncNote, strings.Join(files, "\n"))
+		return &tool.Result{LLMText: b.String(), Display: fmt.Sprintf("Found %d files", len(files))}
+	}
+	fmt.Fprintf(&b, "Found %d %s %s%s:\n---\n", matchCount, term, where, truncNote)
+	for _, f := range files {
+		b.WriteString("File: " + f + "\n")
+		for _, m := range byFile[f] {
+			sep := ":"
+			if m.context {
+				sep = "-"
+			}
+			text, _ := shortenLine(m.text)
+			fmt.Fprintf(&b, "L%d%s %s\n", m.line, sep, text)
+		}
+		b.WriteString("---\n")
+	}
+	return &tool.Result{LLMText: strings.TrimSpace(b.String()), Display: display}
+}
+
+// includeMatches reports whether a file (path relative to the search
+// directory) passes the include glob: a pattern without "/" matches the
+// base name at any depth, as ripgrep's --glob does; one with "/" matches
+// the whole relative path.
+func includeMatches(include, rel string) bool {
+	if include == "" {
+		return true
+	}
+	pat := strings.TrimPrefix(include, "./")
+	name := rel
+	if !strings.Contains(pat, "/") {
+		name = filepath.Base(rel)
+	}
+	return doublestar.MatchUnvalidated(pat, name)
+}
+
+// ---------------------------------------------------------------------------
+// ripgrep
+
+type rgMessage struct {
+	Type string `json:"type"`
+	Data struct {
+		Path struct {
+			Text string `json:"text"`
+		} `json:"path"`
+		Lines struct {
+			Text *string `json:"text"`
+		} `json:"lines"`
+		LineNumber int `json:"line_number"`
+	} `json:"data"`
+}
+
+// searchRipgrep runs `rg --json` with Gemini CLI's arguments. An error
+// (anything but exit status 0 or 1) makes the caller fall back.
+func (c *grepCall) searchRipgrep(ctx context.Context) ([]grepMatch, error) {
+	o := c.o
+	args := []string{"--json", "--hidden"}
+	if !o.caseSensitive {
+		args = append(args, "--ignore-case")
+	}
+	if o.fixedStrings {
+		args = append(args, "--fixed-strings")
+	}
+	args = append(args, "--regexp", o.pattern)
+	if o.after > 0 {
+		args = append(args, "--after-context", strconv.Itoa(o.after))
+	}
+	if o.before > 0 {
+		args = append(args, "--before-context", strconv.Itoa(o.before))
+	}
+	if o.maxPerFile > 0 {
+		args = append(args, "--max-count", strconv.Itoa(o.maxPerFile))
+	}
+	if o.include != "" {
+		args = append(args, "--glob", o.include)
+	}
+	for _, ex := range rgExcludeGlobs {
+		args = append(args, "--glob", "!"+ex)
+	}
+	args = append(args, "--threads", "4", o.searchPath)
+
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cmd := exec.CommandContext(cctx, c.tool.rgPath, args...)
+	cmd.Dir = c.dirOfSearch()
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	base := c.dirOfSearch()
+	var out []grepMatch
+	found := 0
+	stopped := false
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 64*1024), 256*1024*1024)
+	for sc.Scan() {
+		var msg rgMessage
+		if json.Unmarshal(sc.Bytes(), &msg) != nil || (msg.Type != "match" && msg.Type != "context") {
+			continue
+		}
+		if msg.Data.Path.Text == "" || msg.Data.Lines.Text == nil {
+			continue // non-UTF-8 path or binary line
+		}
+		rel, err := filepath.Rel(base, msg.Data.Path.Text)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			continue
+		}
+		m := grepMatch{file: filepath.ToSlash(rel), line: msg.Data.LineNumber,
+			text: strings.TrimRight(*msg.Data.Lines.Text, "\r\n"), context: msg.Type == "context"}
+		out = append(out, m)
+		if !m.context {
+			found++
+			// Stop well after the cap: ignore files and exclude_pattern
+			// may still drop some of these.
+			if found >= 2*o.maxMatches {
+				stopped = true
+				cancel()
+				break
+			}
+		}
+	}
+	_, _ = io.Copy(io.Discard, stdout)
+	werr := cmd.Wait()
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if stopped {
+		return out, nil
+	}
+	var ee *exec.ExitError
+	if errors.As(werr, &ee) && ee.ExitCode() == 1 {
+		return out, nil
+	}
+	if werr != nil {
+		return nil, fmt.Errorf("ripgrep failed: %v: %s", werr, strings.TrimSpace(stderr.String()))
+	}
+	return out, nil
+}
+
+// dirOfSearch is the directory output paths are relative to.
+func (c *grepCall) dirOfSearch() string {
+	if c.o.searchIsFile {
+		return filepath.Dir(c.o.searchPath)
+	}
+	return c.o.searchPath
+}
+
+// ---------------------------------------------------------------------------
+// git grep
+
+// gitUnsafeRE matches regexp syntax whose meaning differs between Go's RE2
+// and the POSIX extended expressions git grep -E uses (\d is a literal "d"
+// there, for one), so such patterns go to the Go walker instead.
+var gitUnsafeRE = regexp.MustCompile(`\\[dDpPAzQE]|\(\?|[*+?}]\?`)
+
+// canUseGitGrep reports whether git grep can answer this search: a git
+// binary, a directory inside a work tree, no context lines (git's --null
+// output cannot tell them apart from matches) and an ERE-compatible
+// pattern.
+func (c *grepCall) canUseGitGrep(ctx context.Context) bool {
+	o := c.o
+	if c.tool.gitPath == "" || o.searchIsFile || o.before > 0 || o.after > 0 {
+		return false
+	}
+	if !o.fixedStrings && gitUnsafeRE.MatchString(o.pattern) {
+		return false
+	}
+	cmd := exec.CommandContext(ctx, c.tool.gitPath, "rev-parse", "--is-inside-work-tree")
+	cmd.Dir = o.searchPath
+	out, err := cmd.Output()
+	return err == nil && strings.TrimSpace(string(out)) == "true"
+}
+
+// searchGitGrep runs git grep over tracked and untracked, non-ignored
+// files under the search directory.
+func (c *grepCall) searchGitGrep(ctx context.Context) ([]grepMatch, error) {
+	o := c.o
+	args := []string{"-c", "core.quotepath=off", "grep", "--untracked", "-n", "-I", "--null", "--no-color"}
+	if o.fixedStrings {
+		args = append(args, "-F")
+	} else {
+		args = append(args, "-E")
+	}
+	if !o.caseSensitive {
+		args = append(args, "--ignore-case")
+	}
+	args = append(args, "-e", o.pattern, "--", ".")
+	cmd := exec.CommandContext(ctx, c.tool.gitPath, args...)
+	cmd.Dir = o.searchPath
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	var out []grepMatch
+	rd := bufio.NewReaderSize(stdout, 64*1024)
+	for {
+		line, rerr := rd.ReadString('\n')
+		if line != "" {
+			parts := strings.SplitN(strings.TrimSuffix(line, "\n"), "\x00", 3)
+			if len(parts) == 3 {
+				n, _ := strconv.Atoi(parts[1])
+				file := filepath.ToSlash(parts[0])
+				if includeMatches(o.include, file) {
+					out = append(out, grepMatch{file: file, line: n, text: strings.TrimRight(parts[2], "\r")})
+				}
+			}
+		}
+		if rerr != nil {
+			break
+		}
+	}
+	werr := cmd.Wait()
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	var ee *exec.ExitError
+	if errors.As(werr, &ee) && ee.ExitCode() == 1 {
+		return out, nil
+	}
+	if werr != nil {
+		return nil, fmt.Errorf("git grep failed: %v: %s", werr, strings.TrimSpace(stderr.String()))
+	}
+	return out, nil
+}
+
+// ---------------------------------------------------------------------------
+// Go walker
+
+// searchWalk searches with a directory walk in Go, skipping the common
+// VCS and dependency directories, ignored paths and binary files.
+func (c *grepCall) searchWalk(ctx context.Context) ([]grepMatch, error) {
+	o := c.o
+	filter := c.tool.env.fileFilter(tool.FilterOptions{RespectGitIgnore: true, RespectGeminiIgnore: true})
+	base := c.dirOfSearch()
+	var out []grepMatch
+	found := 0
+	searchFile := func(p string) error {
+		rel, _ := filepath.Rel(base, p)
+		rel = filepath.ToSlash(rel)
+		if !o.searchIsFile && !includeMatches(o.include, rel) {
+			return nil
+		}
+		ms, err := grepFile(ctx, p, rel, o)
+		if err != nil {
+			return err
+		}
+		for _, m := range ms {
+			if !m.context {
+				found++
+			}
+		}
+		out = append(out, ms...)
+		return nil
+	}
+	if o.searchIsFile {
+		return out, searchFile(o.searchPath)
+	}
+	err := filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return ctxErr
+		}
+		if err != nil {
+			if d != nil && d.IsDir() && p != base {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			if p != base && (grepAlwaysSkippedDirs[d.Name()] || isIgnored(filter, p, true)) {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() || isIgnored(filter, p, false) {
+			return nil
+		}
+		if found >= 2*o.maxMatches {
+			return fs.SkipAll
+		}
+		return searchFile(p)
+	})
+	return out, err
+}
+
+// grepFile returns the matches (and requested context lines) of one file.
+// Binary files (a NUL byte in the first 8 KB) are skipped, as ripgrep and
+// git grep -I skip them; unreadable files are skipped silently.
+func grepFile(ctx context.Context, path, rel string, o *grepOptions) ([]grepMatch, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil
+	}
+	defer f.Close()
+	rd := bufio.NewReaderSize(f, 64*1024)
+	if head, _ := rd.Peek(8192); bytes.IndexByte(head, 0) >= 0 {
+		return nil, nil
+	}
+	var out []grepMatch
+	var before []grepMatch // ring of the last o.before lines
+	afterLeft := 0
+	lastEmitted := 0
+	matches := 0
+	for n := 1; ; n++ {
+		if n%4096 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		raw, rerr := rd.ReadString('\n')
+		if raw == "" && rerr != nil {
+			break
+		}
+		text := strings.TrimRight(raw, "\r\n")
+		isMatch := o.re.MatchString(text) && (o.maxPerFile == 0 || matches < o.maxPerFile)
+		switch {
+		case isMatch:
+			for _, b := range before {
+				if b.line > lastEmitted {
+					out = append(out, b)
+				}
+			}
+			before = before[:0]
+			out = append(out, grepMatch{file: rel, line: n, text: text})
+			lastEmitted = n
+			matches++
+			afterLeft = o.after
+		case afterLeft > 0:
+			out = append(out, grepMatch{file: rel, line: n, text: text, context: true})
+			lastEmitted = n
+			afterLeft--
+		case o.before > 0:
+			before = append(before, grepMatch{file: rel, line: n, text: text, context: true})
+			if len(before) > o.before {
+				before = before[1:]
+			}
+		}
+		if o.maxPerFile > 0 && matches >= o.maxPerFile && afterLeft == 0 {
+			break
+		}
+		if rerr != nil {
+			break
+		}
+	}
+	return out, nil
+}

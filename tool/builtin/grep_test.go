@@ -1,0 +1,204 @@
+package builtin
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/castor-dev/castor/tool"
+)
+
+// grepStrategies returns the search strategies to test, each as a tool
+// forced onto it. Strategies whose program is missing are skipped with a
+// reason.
+func grepStrategies(t *testing.T, env *Env) map[string]*grepTool {
+	t.Helper()
+	out := map[string]*grepTool{"walker": {env: env}}
+	if git, err := exec.LookPath("git"); err == nil {
+		out["git grep"] = &grepTool{env: env, gitPath: git}
+	}
+	if rg, err := exec.LookPath("rg"); err == nil {
+		out["ripgrep"] = &grepTool{env: env, rgPath: rg}
+	} else {
+		out["ripgrep"] = nil
+	}
+	return out
+}
+
+// grepWorkspace builds a small workspace, a git work tree when git exists.
+func grepWorkspace(t *testing.T) (*Env, string) {
+	t.Helper()
+	env, ws := fsTestEnv(t)
+	fsWrite(t, ws, "README.md", "# Demo project\n\nThis is the README of the demo project.\nIt has three lines of body text.\n")
+	fsWrite(t, ws, "a.txt", "hello world\nnothing here\nsay Hello again\n")
+	fsWrite(t, ws, "sub/b.go", "package sub\n\n// hello from go\nfunc f() {}\n")
+	fsWrite(t, ws, "sub/deeper/c.go", "package deeper // HELLO\n")
+	fsWrite(t, ws, "long.txt", "start "+strings.Repeat("z", 2100)+" hello\n")
+	fsWrite(t, ws, "bin.dat", "hello\x00binary\n")
+	fsWrite(t, ws, "ctx.txt", "one\ntwo\nthree MARK\nfour\nfive\nsix\n")
+	if git, err := exec.LookPath("git"); err == nil {
+		cmd := exec.Command(git, "init", "-q", ws)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git init: %v: %s", err, out)
+		}
+	}
+	return env, ws
+}
+
+func TestGrepStrategies(t *testing.T) {
+	env, ws := grepWorkspace(t)
+	tests := []struct {
+		name    string
+		args    map[string]any
+		golden  string
+		want    string
+		display string
+		noGit   bool // uses a feature git grep cannot provide
+	}{
+		{name: "demo", args: map[string]any{"pattern": "demo"},
+			want:    "Found 2 matches for pattern \"demo\" in path \".\":\n---\nFile: README.md\nL1: # Demo project\nL3: This is the README of the demo project.\n---",
+			display: "Found 2 matches"},
+		{name: "case insensitive across files", args: map[string]any{"pattern": "hello", "include": "*.go"}, golden: "grep/include_go.golden", display: "Found 2 matches"},
+		{name: "in a subdirectory", args: map[string]any{"pattern": "hello", "path": "sub"}, golden: "grep/subdir.golden", display: "Found 2 matches"},
+		{name: "one match", args: map[string]any{"pattern": `func\s+f`},
+			want: "Found 1 match for pattern \"func\\s+f\" in path \".\":\n---\nFile: sub/b.go\nL4: func f() {}\n---", display: "Found 1 match"},
+		{name: "long line cut", args: map[string]any{"pattern": "^start"}, golden: "grep/long_line.golden", display: "Found 1 match"},
+		{name: "no match", args: map[string]any{"pattern": "zzz-nothing"},
+			want: "No matches found for pattern \"zzz-nothing\" in path \".\".", display: "No matches found"},
+		{name: "no match with filter", args: map[string]any{"pattern": "zzz", "include": "*.md"},
+			want: "No matches found for pattern \"zzz\" in path \".\" (filter: \"*.md\").", display: "No matches found"},
+		{name: "capped", args: map[string]any{"pattern": "hello", "total_max_matches": 2.0}, golden: "grep/capped.golden", display: "Found 2 matches (limited)"},
+		{name: "grep_search parameters", args: map[string]any{"pattern": "hello", "dir_path": "sub", "include_pattern": "*.go", "case_sensitive": true},
+			want: "Found 1 match for pattern \"hello\" in path \"sub\" (filter: \"*.go\"):\n---\nFile: b.go\nL3: // hello from go\n---", display: "Found 1 match"},
+		{name: "names only", args: map[string]any{"pattern": "hello", "names_only": true, "include": "*.txt"},
+			want: "Found 2 files with matches for pattern \"hello\" in path \".\" (filter: \"*.txt\"):\na.txt\nlong.txt", display: "Found 2 files"},
+		{name: "exclude pattern", args: map[string]any{"pattern": "hello", "exclude_pattern": "again|start", "include": "*.txt"},
+			want: "Found 1 match for pattern \"hello\" in path \".\" (filter: \"*.txt\"):\n---\nFile: a.txt\nL1: hello world\n---", display: "Found 1 match"},
+		{name: "context lines", args: map[string]any{"pattern": "MARK", "before": 1.0, "after": 2.0},
+			want: "Found 1 match for pattern \"MARK\" in path \".\":\n---\nFile: ctx.txt\nL2- two\nL3: three MARK\nL4- four\nL5- five\n---", display: "Found 1 match", noGit: true},
+		{name: "single file", args: map[string]any{"pattern": "hello", "path": "a.txt"},
+			want: "Found 2 matches for pattern \"hello\" in path \"a.txt\":\n---\nFile: a.txt\nL1: hello world\nL3: say Hello again\n---", display: "Found 2 matches"},
+	}
+	for strategy, gt := range grepStrategies(t, env) {
+		t.Run(strategy, func(t *testing.T) {
+			if gt == nil {
+				t.Skip("rg not on PATH")
+			}
+			for _, tt := range tests {
+				t.Run(tt.name, func(t *testing.T) {
+					c, err := fsPrepare(gt, "", tt.args)
+					if err != nil {
+						t.Fatalf("%s: %s", err.Type, err.Message)
+					}
+					if strategy == "git grep" {
+						if tt.noGit {
+							t.Skip("git grep cannot report context lines; the walker answers")
+						}
+						if !c.(*grepCall).canUseGitGrep(t.Context()) && !c.(*grepCall).o.searchIsFile {
+							t.Fatal("git grep not used in a git work tree")
+						}
+					}
+					r := c.Execute(t.Context(), nil)
+					if r.Error != nil {
+						t.Fatalf("%s: %s", r.Error.Type, r.Error.Message)
+					}
+					if tt.golden != "" {
+						fsGolden(t, tt.golden, r.LLMText)
+					} else if r.LLMText != tt.want {
+						t.Errorf("llmContent\n%s\nwant\n%s", r.LLMText, tt.want)
+					}
+					if r.Display != tt.display {
+						t.Errorf("display %q, want %q", r.Display, tt.display)
+					}
+				})
+			}
+		})
+	}
+	_ = ws
+}
+
+func TestGrepAliasAndIgnore(t *testing.T) {
+	env, ws := grepWorkspace(t)
+	fsWithFilter(env, "sub")
+	gt := &grepTool{env: env}
+	c, err := fsPrepare(gt, "grep_search", map[string]any{"pattern": "hello", "dir_path": "."})
+	if err != nil {
+		t.Fatalf("grep_search alias: %s", err.Message)
+	}
+	r := c.Execute(t.Context(), nil)
+	if strings.Contains(r.LLMText, "sub/") {
+		t.Errorf("ignored directory searched:\n%s", r.LLMText)
+	}
+	if !strings.Contains(r.LLMText, "File: a.txt") {
+		t.Errorf("a.txt missing:\n%s", r.LLMText)
+	}
+	_ = ws
+}
+
+func TestGrepErrors(t *testing.T) {
+	env, ws := grepWorkspace(t)
+	outside := fsTempDir(t)
+	if err := os.Symlink(outside, filepath.Join(ws, "out")); err != nil {
+		t.Fatal(err)
+	}
+	notInWS := func(p string) string {
+		return `Path not in workspace: Attempted path "` + p + `" resolves outside the allowed workspace directories: ` + ws + " or the project temp directory: " + env.TempDir
+	}
+	tests := []struct {
+		name string
+		args map[string]any
+		typ  tool.ErrorType
+		msg  string
+	}{
+		{"missing pattern", map[string]any{}, tool.ErrInvalidParams, "params must have required property 'pattern'"},
+		{"empty pattern", map[string]any{"pattern": ""}, tool.ErrInvalidParams, "The 'pattern' parameter cannot be empty."},
+		{"invalid regex", map[string]any{"pattern": "a(b"}, tool.ErrInvalidParams, "Invalid regular expression pattern provided: a(b. Error: missing closing ): `(?i)a(b`"},
+		{"invalid exclude", map[string]any{"pattern": "a", "exclude_pattern": "[z"}, tool.ErrInvalidParams, "Invalid regular expression pattern provided: (?i)[z. Error: missing closing ]: `[z`"},
+		{"bad max", map[string]any{"pattern": "a", "total_max_matches": 0.0}, tool.ErrInvalidParams, "params/total_max_matches must be >= 1"},
+		{"fractional context", map[string]any{"pattern": "a", "context": 1.5}, tool.ErrInvalidParams, "params/context must be integer"},
+		{"missing path", map[string]any{"pattern": "a", "path": "nope"}, tool.ErrFileNotFound, "Path does not exist: " + filepath.Join(ws, "nope")},
+		{"dot-dot", map[string]any{"pattern": "a", "path": ".."}, tool.ErrPathNotInWorkspace, notInWS(filepath.Dir(ws))},
+		{"symlink outside", map[string]any{"pattern": "a", "dir_path": "out"}, tool.ErrPathNotInWorkspace, notInWS(filepath.Join(ws, "out"))},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := fsPrepare(NewGrep(env), "", tt.args)
+			if err == nil || err.Type != tt.typ || err.Message != tt.msg {
+				t.Errorf("got %+v\nwant %s %q", err, tt.typ, tt.msg)
+			}
+		})
+	}
+}
+
+func TestIncludeMatches(t *testing.T) {
+	tests := []struct {
+		include, rel string
+		want         bool
+	}{
+		{"", "a/b.go", true},
+		{"*.go", "a/b.go", true},
+		{"*.go", "b.go", true},
+		{"*.{ts,tsx}", "src/x.tsx", true},
+		{"src/**", "src/a/b.ts", true},
+		{"src/**", "lib/a.ts", false},
+		{"*.go", "b.txt", false},
+		{"./*.md", "README.md", true},
+	}
+	for _, tt := range tests {
+		if got := includeMatches(tt.include, tt.rel); got != tt.want {
+			t.Errorf("includeMatches(%q, %q) = %v", tt.include, tt.rel, got)
+		}
+	}
+}
+
+func TestGitUnsafePatterns(t *testing.T) {
+	for pat, unsafe := range map[string]bool{
+		`\d+`: true, `a*?`: true, `(?i)x`: true, `\bword\b`: false, `foo|bar`: false, `x{2}?`: true, `\w+\s`: false,
+	} {
+		if got := gitUnsafeRE.MatchString(pat); got != unsafe {
+			t.Errorf("%q: unsafe = %v, want %v", pat, got, unsafe)
+		}
+	}
+}

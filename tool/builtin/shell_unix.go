@@ -1,0 +1,338 @@
+//go:build unix
+
+package builtin
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Output buffering limits, as Gemini CLI's child-process runner has them.
+const (
+	maxShellBuffer = 16 * 1024 * 1024
+	binarySniffLen = 4096
+	// drainGrace is how long output still in flight is awaited after the
+	// shell exits; background processes may hold the pipe open forever.
+	drainGrace = 100 * time.Millisecond
+)
+
+// shellOutput collects a run's combined output. The reader goroutine
+// writes, the runner's loop reads snapshots.
+type shellOutput struct {
+	mu        sync.Mutex
+	buf       []byte
+	truncated bool
+	binary    bool
+	total     int  // bytes received, binary or not
+	version   int  // bumped on every write, to spot unsent live output
+	discard   bool // nobody will read any more: drop data
+}
+
+func (o *shellOutput) write(p []byte) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.total += len(p)
+	o.version++
+	if o.discard {
+		return
+	}
+	if !o.binary && len(o.buf) < binarySniffLen {
+		sniff := append(o.buf[:len(o.buf):len(o.buf)], p[:min(len(p), binarySniffLen)]...)
+		if looksBinaryOutput(sniff[:min(len(sniff), binarySniffLen)]) {
+			o.binary = true
+		}
+	}
+	if o.binary {
+		return
+	}
+	o.buf = append(o.buf, p...)
+	if len(o.buf) > maxShellBuffer {
+		o.buf = append([]byte(nil), o.buf[len(o.buf)-maxShellBuffer:]...)
+		o.truncated = true
+	}
+}
+
+// looksBinaryOutput is the test for binary command output: a NUL byte.
+// (The 30% control-character rule of file detection would misfire on
+// programs that draw with escape sequences.)
+func looksBinaryOutput(b []byte) bool {
+	for _, c := range b {
+		if c == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// text returns the output so far as text.
+func (o *shellOutput) text() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	s := strings.ToValidUTF8(string(o.buf), "\uFFFD")
+	if o.truncated {
+		s += "\n[GEMINI_CLI_WARNING: Output truncated. The buffer is limited to 16MB.]"
+	}
+	return s
+}
+
+// live returns what the live output callback should show, and the version
+// it reflects.
+func (o *shellOutput) live() (string, int) {
+	o.mu.Lock()
+	binary, total, version := o.binary, o.total, o.version
+	o.mu.Unlock()
+	if binary {
+		if total <= binarySniffLen {
+			return "[Binary output detected. Halting stream...]", version
+		}
+		return "[Receiving binary output... " + formatBytes(total) + " received]", version
+	}
+	return strings.TrimSpace(stripANSI(o.text())), version
+}
+
+func (o *shellOutput) stopKeeping() {
+	o.mu.Lock()
+	o.discard = true
+	o.mu.Unlock()
+}
+
+// formatBytes renders a byte count as Gemini CLI's formatBytes does.
+func formatBytes(n int) string {
+	switch {
+	case n < 1024:
+		return strconv.Itoa(n) + " B"
+	case n < 1024*1024:
+		return strconv.FormatFloat(float64(n)/1024, 'f', 1, 64) + " KB"
+	case n < 1024*1024*1024:
+		return strconv.FormatFloat(float64(n)/(1024*1024), 'f', 1, 64) + " MB"
+	}
+	return strconv.FormatFloat(float64(n)/(1024*1024*1024), 'f', 1, 64) + " GB"
+}
+
+// runShell runs req.command with bash in a new process group whose id is
+// the shell's pid, and waits for it, the context, the inactivity timeout
+// or (with req.background) the backgrounding delay.
+func runShell(ctx context.Context, req shellRequest) shellResult {
+	one := 1
+	cmd := exec.Command("bash", "-c", req.command)
+	cmd.Dir = req.dir
+	cmd.Env = req.env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return shellResult{err: err, exitCode: &one}
+	}
+	// One pipe for both streams keeps stdout and stderr interleaved in the
+	// order the command wrote them.
+	cmd.Stdout, cmd.Stderr = pw, pw
+	if err := cmd.Start(); err != nil {
+		pw.Close()
+		pr.Close()
+		return shellResult{err: err, exitCode: &one}
+	}
+	pw.Close()
+	pid := cmd.Process.Pid
+
+	out := &shellOutput{}
+	activity := make(chan struct{}, 1)
+	readDone := make(chan struct{})
+	go func() {
+		defer close(readDone)
+		defer pr.Close()
+		buf := make([]byte, 32*1024)
+		for {
+			n, err := pr.Read(buf)
+			if n > 0 {
+				out.write(buf[:n])
+				select {
+				case activity <- struct{}{}:
+				default:
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	exited := make(chan struct{})
+	var waitErr error
+	go func() {
+		waitErr = cmd.Wait()
+		close(exited)
+	}()
+
+	res := shellResult{pid: pid}
+	if req.background {
+		select {
+		case <-exited:
+		case <-time.After(backgroundDelay):
+			// Left running: keep draining its output so it never blocks
+			// on a full pipe, but keep none of it.
+			out.stopKeeping()
+			res.backgrounded = true
+			return res
+		case <-ctx.Done():
+		}
+	}
+
+	var timer <-chan time.Time
+	var inactivity *time.Timer
+	if req.timeout > 0 {
+		inactivity = time.NewTimer(req.timeout)
+		defer inactivity.Stop()
+		timer = inactivity.C
+	}
+	ticker := time.NewTicker(outputUpdateInterval)
+	defer ticker.Stop()
+	sent := 0
+	flush := func() {
+		if req.out == nil {
+			return
+		}
+		if text, v := out.live(); v != sent {
+			sent = v
+			req.out(text)
+		}
+	}
+	done := ctx.Done()
+wait:
+	for {
+		select {
+		case <-exited:
+			break wait
+		case <-activity:
+			if inactivity != nil {
+				inactivity.Reset(req.timeout)
+			}
+		case <-ticker.C:
+			flush()
+		case <-done:
+			res.aborted = true
+			done, timer = nil, nil
+			go terminateGroup(pid, exited)
+		case <-timer:
+			res.timedOut = true
+			done, timer = nil, nil
+			go terminateGroup(pid, exited)
+		}
+	}
+
+	if !res.aborted && !res.timedOut {
+		res.backgroundPIDs = groupPIDs(pid)
+	}
+	select {
+	case <-readDone:
+	case <-time.After(drainGrace):
+		out.stopKeeping()
+	}
+	flush()
+	res.output = out.text()
+
+	if st := cmd.ProcessState; st != nil {
+		if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			res.signal = int(ws.Signal())
+		} else {
+			code := st.ExitCode()
+			res.exitCode = &code
+		}
+	}
+	var ee *exec.ExitError
+	if waitErr != nil && !errors.As(waitErr, &ee) {
+		res.err = waitErr
+	}
+	return res
+}
+
+// terminateGroup ends every process of the group: SIGTERM, then SIGKILL
+// for whatever is still there after a short grace.
+func terminateGroup(pgid int, exited <-chan struct{}) {
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	deadline := time.After(killGrace)
+	for {
+		select {
+		case <-deadline:
+			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			return
+		case <-time.After(20 * time.Millisecond):
+			if !groupAlive(pgid) {
+				return
+			}
+		}
+	}
+}
+
+// groupAlive reports whether any process (zombies aside) is still in the
+// process group.
+func groupAlive(pgid int) bool {
+	if syscall.Kill(-pgid, 0) != nil {
+		return false
+	}
+	if pids, ok := procGroupPIDs(pgid); ok {
+		return len(pids) > 0
+	}
+	return true
+}
+
+// groupPIDs lists the live processes of a process group: after the shell
+// has exited these are the background processes it started. /proc is read
+// where there is one; elsewhere pgrep is asked, as Gemini CLI does.
+func groupPIDs(pgid int) []int {
+	if pids, ok := procGroupPIDs(pgid); ok {
+		return pids
+	}
+	out, err := exec.Command("pgrep", "-g", strconv.Itoa(pgid)).Output()
+	if err != nil {
+		return nil
+	}
+	var pids []int
+	for _, f := range strings.Fields(string(out)) {
+		if n, err := strconv.Atoi(f); err == nil && n != pgid {
+			pids = append(pids, n)
+		}
+	}
+	return pids
+}
+
+// procGroupPIDs scans /proc for processes of the group that are not
+// zombies; ok is false when /proc cannot be read.
+func procGroupPIDs(pgid int) ([]int, bool) {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, false
+	}
+	var pids []int
+	found := false
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		found = true
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// The command name in parentheses may hold spaces; the fields we
+		// want follow the last ')': state, ppid, pgrp.
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		fields := strings.Fields(s[i+1:])
+		if len(fields) < 3 || fields[0] == "Z" || fields[0] == "X" {
+			continue
+		}
+		if g, err := strconv.Atoi(fields[2]); err == nil && g == pgid && pid != pgid {
+			pids = append(pids, pid)
+		}
+	}
+	return pids, found
+}

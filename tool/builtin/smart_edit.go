@@ -1,0 +1,280 @@
+package builtin
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"google.golang.org/genai"
+
+	"github.com/castor-dev/castor/model"
+	"github.com/castor-dev/castor/tool"
+)
+
+// SmartEditTool is the smart_edit tool: replace with an instruction, a
+// whitespace-flexible match when the exact text is not found, and one
+// model-assisted correction of old_string before giving up.
+type SmartEditTool struct{ env *Env }
+
+var (
+	_ tool.Tool          = (*SmartEditTool)(nil)
+	_ tool.ArgNormalizer = (*SmartEditTool)(nil)
+)
+
+// NewSmartEdit returns the smart_edit tool.
+func NewSmartEdit(env *Env) tool.Tool { return &SmartEditTool{env: env} }
+
+// Name is "smart_edit".
+func (t *SmartEditTool) Name() string { return "smart_edit" }
+
+// DisplayName is "Edit", as Gemini CLI named its smart-edit tool.
+func (t *SmartEditTool) DisplayName() string { return "Edit" }
+
+// Kind is edit.
+func (t *SmartEditTool) Kind() tool.Kind { return tool.KindEdit }
+
+// Description is Gemini CLI's smart-edit.ts description.
+func (t *SmartEditTool) Description() string {
+	return "Replaces text within a file. By default, replaces a single occurrence, but can replace multiple occurrences when `expected_replacements` is specified. This tool requires providing significant context around the change to ensure precise targeting. Always use the read_file tool to examine the file's current content before attempting a text replacement." + `
+      
+      The user has the ability to modify the ` + "`new_string`" + ` content. If modified, this will be stated in the response.
+      
+      Expectation for required parameters:
+      1. ` + "`old_string`" + ` MUST be the exact literal text to replace (including all whitespace, indentation, newlines, and surrounding code etc.).
+      2. ` + "`new_string`" + ` MUST be the exact literal text to replace ` + "`old_string`" + ` with (also including all whitespace, indentation, newlines, and surrounding code etc.). Ensure the resulting code is correct and idiomatic and that ` + "`old_string` and `new_string`" + ` are different.
+      3. ` + "`instruction`" + ` is the detailed instruction of what needs to be changed. It is important to Make it specific and detailed so developers or large language models can understand what needs to be changed and perform the changes on their own if necessary. 
+      4. NEVER escape ` + "`old_string` or `new_string`" + `, that would break the exact literal text requirement.
+      **Important:** If ANY of the above are not satisfied, the tool will fail. CRITICAL for ` + "`old_string`" + `: Must uniquely identify the single instance to change. Include at least 3 lines of context BEFORE and AFTER the target text, matching whitespace and indentation precisely. If this string matches multiple locations, or does not match exactly, the tool will fail.
+      5. Prefer to break down complex and long changes into multiple smaller atomic calls to this tool. Always check the content of the file after changes or not finding a string to match.
+      **Multiple replacements:** Set ` + "`expected_replacements`" + ` to the number of occurrences you want to replace. The tool will replace ALL occurrences that match ` + "`old_string`" + ` exactly. Ensure the number of replacements matches your expectation.`
+}
+
+// smartEditInstructionDoc describes the instruction parameter.
+const smartEditInstructionDoc = `A clear, semantic instruction for the code change, acting as a high-quality prompt for an expert LLM assistant. It must be self-contained and explain the goal of the change.
+
+A good instruction should concisely answer:
+1.  WHY is the change needed? (e.g., "To fix a bug where users can be null...")
+2.  WHERE should the change happen? (e.g., "...in the 'renderUserProfile' function...")
+3.  WHAT is the high-level change? (e.g., "...add a null check for the 'user' object...")
+4.  WHAT is the desired outcome? (e.g., "...so that it displays a loading spinner instead of crashing.")
+
+**GOOD Example:** "In the 'calculateTotal' function, correct the sales tax calculation by updating the 'taxRate' constant from 0.05 to 0.075 to reflect the new regional tax laws."
+
+**BAD Examples:**
+- "Change the text." (Too vague)
+- "Fix the bug." (Doesn't explain the bug or the fix)
+- "Replace the line with this new line." (Brittle, just repeats the other parameters)
+`
+
+// Schema is Gemini CLI's smart-edit schema.
+func (t *SmartEditTool) Schema() map[string]any {
+	return map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"file_path": map[string]any{
+				"type":        "string",
+				"description": "The path to the file to modify.",
+			},
+			"instruction": map[string]any{
+				"type":        "string",
+				"description": smartEditInstructionDoc,
+			},
+			"old_string": map[string]any{
+				"type":        "string",
+				"description": "The exact literal text to replace, preferably unescaped. For single replacements (default), include at least 3 lines of context BEFORE and AFTER the target text, matching whitespace and indentation precisely. If this string is not the exact literal text (i.e. you escaped it) or does not match exactly, the tool will fail.",
+			},
+			"new_string": map[string]any{
+				"type":        "string",
+				"description": "The exact literal text to replace `old_string` with, preferably unescaped. Provide the EXACT text. Ensure the resulting code is correct and idiomatic.",
+			},
+			"expected_replacements": map[string]any{
+				"type":        "number",
+				"description": "Number of replacements expected. Defaults to 1 if not specified. Use when you want to replace multiple occurrences.",
+				"minimum":     1,
+			},
+		},
+		"required": []any{"file_path", "instruction", "old_string", "new_string"},
+	}
+}
+
+// NormalizeArgs accepts allow_multiple and expected_replacements sent as
+// strings.
+func (t *SmartEditTool) NormalizeArgs(args map[string]any) map[string]any {
+	return editNormalizeArgs(args)
+}
+
+// Build validates the arguments and resolves the file inside the
+// workspace.
+func (t *SmartEditTool) Build(args map[string]any) (tool.Call, error) {
+	return editBuild(t.env, args, true)
+}
+
+// editFix is the model's corrected edit.
+type editFix struct {
+	Search            string `json:"search"`
+	Replace           string `json:"replace"`
+	Explanation       string `json:"explanation"`
+	NoChangesRequired bool   `json:"noChangesRequired"`
+}
+
+// editFixTimeout bounds the correction call, as Gemini CLI bounds its
+// own (40 s): a slow model must not hold up a failed edit for long.
+const editFixTimeout = 40 * time.Second
+
+// editFixSystemPrompt frames the correction request.
+const editFixSystemPrompt = `You repair search-and-replace edits that failed because their search text does not occur in a file.
+
+Given the goal of the edit, the failed search and replace texts, the error and the full current file, return a corrected search text that occurs in the file exactly as written there. Change the failed search text as little as possible: the usual causes are wrong indentation or whitespace, different line endings, or slightly different surrounding lines. Do not invent a different edit from the instruction.
+
+Keep the replace text as it was given unless it is itself the cause of the failure; never escape characters in either text.
+
+Say in the explanation why the original search failed and what the correction changes.
+
+If the file already contains the requested change, set noChangesRequired to true and explain why. Only do so when the content of the replace text is already present and fulfils the instruction.
+
+Do not comment on whether the instruction is a good idea; only repair the edit.`
+
+// editFixUserPrompt builds the correction request for one failed edit.
+func editFixUserPrompt(instruction, oldStr, newStr, errText, content string) string {
+	var b strings.Builder
+	b.WriteString("# Goal of the edit\n<instruction>\n")
+	b.WriteString(instruction)
+	b.WriteString("\n</instruction>\n\n# Failed edit\nSearch text that was not found:\n<search>\n")
+	b.WriteString(oldStr)
+	b.WriteString("\n</search>\nReplacement text:\n<replace>\n")
+	b.WriteString(newStr)
+	b.WriteString("\n</replace>\nError:\n<error>\n")
+	b.WriteString(errText)
+	b.WriteString("\n</error>\n\n# Current file content\n<file_content>\n")
+	b.WriteString(content)
+	b.WriteString("\n</file_content>\n\n# Task\nReturn JSON with the corrected `search`, the `replace` text, an `explanation` of the failure, and `noChangesRequired`.\n")
+	return b.String()
+}
+
+// editFixSchema constrains the model's answer to an editFix.
+var editFixSchema = map[string]any{
+	"type": "object",
+	"properties": map[string]any{
+		"explanation":       map[string]any{"type": "string"},
+		"search":            map[string]any{"type": "string"},
+		"replace":           map[string]any{"type": "string"},
+		"noChangesRequired": map[string]any{"type": "boolean"},
+	},
+	"required": []any{"search", "replace", "explanation"},
+}
+
+// correct runs the model-assisted correction after nothing matched and
+// re-applies the corrected edit. Any failure of the correction itself
+// reports the original error, which is about what the model asked for.
+// JSON and notebook files are skipped, as Gemini CLI skips them: a
+// "corrected" search in structured data too easily edits the wrong key.
+func (c *editCall) correct(ctx context.Context, plan *editPlan, initial *editError) *editPlan {
+	plan.err = initial
+	if c.env == nil || c.env.Model == nil {
+		return plan
+	}
+	switch strings.ToLower(filepath.Ext(c.abs)) {
+	case ".json", ".ipynb", ".jsonc", ".json5":
+		return plan
+	}
+	content := *plan.original
+	fix := c.fix(ctx, content, initial.raw)
+	if fix == nil {
+		return plan
+	}
+	if fix.NoChangesRequired {
+		plan.err = &editError{
+			typ:     tool.ErrEditNoChangeLLMJudgement,
+			raw:     "A secondary check by an LLM determined that no changes were necessary to fulfill the instruction. Explanation: " + fix.Explanation + ". Original error with the parameters given: " + initial.raw,
+			display: "No changes required. The file already meets the specified conditions.",
+		}
+		return plan
+	}
+	search := normalizeLineEndings(fix.Search)
+	repl := normalizeLineEndings(fix.Replace)
+	m := c.match(content, search, repl)
+	if c.occurrenceError(m.Occurrences, search, repl) != nil {
+		return plan
+	}
+	plan.err = nil
+	return c.accept(plan, m)
+}
+
+// fix asks the model for a corrected edit, once per distinct input.
+func (c *editCall) fix(ctx context.Context, content, errText string) *editFix {
+	instruction := c.p.Instruction
+	if strings.TrimSpace(instruction) == "" {
+		instruction = "Apply the requested edit."
+	}
+	key := editFixKey(content, c.p.OldString, c.p.NewString, instruction, errText)
+	c.mu.Lock()
+	if f, ok := c.fixes[key]; ok {
+		c.mu.Unlock()
+		return f
+	}
+	c.mu.Unlock()
+
+	ctx, cancel := context.WithTimeout(ctx, editFixTimeout)
+	defer cancel()
+	resp, err := c.env.Model.GenerateContent(ctx, &model.Request{
+		Model: auxModelName(c.env),
+		Contents: []*genai.Content{{
+			Role:  genai.RoleUser,
+			Parts: []*genai.Part{{Text: editFixUserPrompt(instruction, c.p.OldString, c.p.NewString, errText, content)}},
+		}},
+		Config: &genai.GenerateContentConfig{
+			SystemInstruction:  &genai.Content{Role: genai.RoleUser, Parts: []*genai.Part{{Text: editFixSystemPrompt}}},
+			ResponseMIMEType:   "application/json",
+			ResponseJsonSchema: editFixSchema,
+		},
+	})
+	if err != nil {
+		return nil
+	}
+	f := editParseFix(auxResponseText(resp))
+	if f == nil {
+		return nil
+	}
+	c.mu.Lock()
+	if c.fixes == nil {
+		c.fixes = map[string]*editFix{}
+	}
+	c.fixes[key] = f
+	c.mu.Unlock()
+	return f
+}
+
+// editParseFix decodes the model's JSON answer, tolerating the ```json
+// fence some models wrap it in; nil when it is not a usable object.
+func editParseFix(text string) *editFix {
+	text = strings.TrimSpace(text)
+	if strings.HasPrefix(text, "```json") && strings.HasSuffix(text, "```") && len(text) >= len("```json```") {
+		text = strings.TrimSpace(text[len("```json") : len(text)-len("```")])
+	}
+	if text == "" {
+		return nil
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(text), &raw); err != nil {
+		return nil
+	}
+	var f editFix
+	if err := json.Unmarshal([]byte(text), &f); err != nil {
+		return nil
+	}
+	if _, ok := raw["search"]; !ok && !f.NoChangesRequired {
+		return nil
+	}
+	return &f
+}
+
+// editFixKey identifies a correction request by everything it depends on.
+func editFixKey(parts ...string) string {
+	b, _ := json.Marshal(parts)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
