@@ -354,6 +354,15 @@ func newClient(o Options, st *config.Settings, getenv func(string) string) (mode
 		return nil, err
 	}
 	ro := model.RetryOptions{MaxAttempts: st.General.MaxAttempts, Fallback: model.DefaultFallback}
+	if v := getenv("CASTOR_RETRY_BASE_DELAY"); v != "" {
+		// Scripts and CI with their own backoff want shorter waits than
+		// Gemini CLI's 5 s first delay.
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return nil, configErrorf("CASTOR_RETRY_BASE_DELAY=%q is not a duration like 500ms", v)
+		}
+		ro.InitialDelay, ro.MaxDelay = d, 6*d
+	}
 	if o.Retry != nil {
 		ro = *o.Retry
 	}

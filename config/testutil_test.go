@@ -70,3 +70,7 @@ func realTempDir(t *testing.T) string {
 	}
 	return d
 }
+
+func mkdirAll(p string) error { return os.MkdirAll(p, 0o755) }
+
+func writeFile(p, content string) error { return os.WriteFile(p, []byte(content), 0o644) }

@@ -66,10 +66,12 @@ type RegistryError struct {
 	Err  error
 }
 
+// Error says which file is at fault and that it was left untouched.
 func (e *RegistryError) Error() string {
 	return fmt.Sprintf("project registry %s is unreadable (%v); fix or remove it — Castor will not overwrite it", e.Path, e.Err)
 }
 
+// Unwrap returns the parse error.
 func (e *RegistryError) Unwrap() error { return e.Err }
 
 // ProjectTempDir returns <geminiHome>/tmp/<slug>, the project's temp

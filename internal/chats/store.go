@@ -286,7 +286,8 @@ func firstUserMessage(msgs []Message) string {
 }
 
 // ErrNoSessions is returned when the project has no resumable session. Its
-// text is Gemini CLI's.
+// text is Gemini CLI's, capital and full stop included, so that the CLI can
+// print it verbatim.
 var ErrNoSessions = errors.New("No previous sessions found for this project.")
 
 // InvalidSessionError is returned for a session reference that matches
@@ -298,6 +299,7 @@ type InvalidSessionError struct {
 	Matches []string
 }
 
+// Error returns Gemini CLI's wording, so the CLI can print it unchanged.
 func (e *InvalidSessionError) Error() string {
 	dir := ""
 	if e.ChatsDir != "" {
@@ -374,6 +376,34 @@ func isDigits(s string) bool {
 		}
 	}
 	return true
+}
+
+// Exists reports whether a session file with this exact id is stored,
+// listed or not. Gemini CLI refuses --session-id for an id that exists
+// ("Error starting session: Session ID \"<id>\" already exists. Use --resume
+// to resume it, or provide a different ID.").
+func (s *Store) Exists(sessionID string) (bool, error) {
+	safe := sanitizeFilenamePart(sessionID)
+	if safe == "" {
+		return false, nil
+	}
+	short := safe[:min(8, len(safe))]
+	entries, err := os.ReadDir(s.dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return false, nil
+		}
+		return false, err
+	}
+	for _, e := range entries {
+		n := e.Name()
+		if strings.HasPrefix(n, sessionFilePrefix) &&
+			(strings.HasSuffix(n, "-"+short+".json") || strings.HasSuffix(n, "-"+short+".jsonl")) &&
+			sessionIDOf(filepath.Join(s.dir, n)) == sessionID {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // Load reads a listed session.

@@ -300,6 +300,25 @@ func TestContinueLegacy(t *testing.T) {
 	}
 }
 
+func TestExists(t *testing.T) {
+	s := projectFixture(t)
+	tests := []struct {
+		id   string
+		want bool
+	}{
+		{sessionID, true},
+		{legacyID, true},
+		{"aaaaaaaa-sub", true}, // stored, though not listed
+		{"7c9e6679-other", false},
+		{"", false},
+	}
+	for _, tt := range tests {
+		if got, err := s.Exists(tt.id); err != nil || got != tt.want {
+			t.Errorf("Exists(%q) = %v, %v; want %v", tt.id, got, err, tt.want)
+		}
+	}
+}
+
 func TestLoadViaStore(t *testing.T) {
 	s := projectFixture(t)
 	in, err := s.Resolve("1")

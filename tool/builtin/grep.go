@@ -178,19 +178,12 @@ func (t *grepTool) Build(args map[string]any) (tool.Call, error) {
 	if o.fixedStrings {
 		expr = regexp.QuoteMeta(expr)
 	}
-	if !o.caseSensitive {
-		expr = "(?i)" + expr
-	}
-	re, err := regexp.Compile(expr)
-	if err != nil {
+	var err error
+	if o.re, err = compileSearchRegexp(expr, o.caseSensitive); err != nil {
 		return nil, tool.Errorf(tool.ErrInvalidParams, "Invalid regular expression pattern provided: %s. Error: %s", o.pattern, regexpErrorText(err))
 	}
-	o.re = re
 	if ex, _ := argString(args, "exclude_pattern"); ex != "" {
-		if !o.caseSensitive {
-			ex = "(?i)" + ex
-		}
-		if o.exclude, err = regexp.Compile(ex); err != nil {
+		if o.exclude, err = compileSearchRegexp(ex, o.caseSensitive); err != nil {
 			return nil, tool.Errorf(tool.ErrInvalidParams, "Invalid regular expression pattern provided: %s. Error: %s", ex, regexpErrorText(err))
 		}
 	}
@@ -218,6 +211,17 @@ func (t *grepTool) Build(args map[string]any) (tool.Call, error) {
 	}
 	o.searchIsFile = !fi.IsDir()
 	return &grepCall{tool: t, o: o}, nil
+}
+
+// compileSearchRegexp compiles a search pattern, case-insensitive unless
+// asked otherwise. The pattern is checked on its own first so that errors
+// quote the model's pattern, not our flag prefix.
+func compileSearchRegexp(expr string, caseSensitive bool) (*regexp.Regexp, error) {
+	re, err := regexp.Compile(expr)
+	if err != nil || caseSensitive {
+		return re, err
+	}
+	return regexp.Compile("(?i)" + expr)
 }
 
 // regexpErrorText drops Go's "error parsing regexp: " prefix, which only

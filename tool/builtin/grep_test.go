@@ -96,8 +96,19 @@ func TestGrepStrategies(t *testing.T) {
 						if tt.noGit {
 							t.Skip("git grep cannot report context lines; the walker answers")
 						}
-						if !c.(*grepCall).canUseGitGrep(t.Context()) && !c.(*grepCall).o.searchIsFile {
-							t.Fatal("git grep not used in a git work tree")
+						gc := c.(*grepCall)
+						if !gc.o.searchIsFile {
+							if !gc.canUseGitGrep(t.Context()) {
+								t.Fatal("git grep not chosen in a git work tree")
+							}
+							if _, err := gc.searchGitGrep(t.Context()); err != nil {
+								t.Fatalf("git grep failed (the walker would answer instead): %v", err)
+							}
+						}
+					}
+					if strategy == "ripgrep" {
+						if _, err := c.(*grepCall).searchRipgrep(t.Context()); err != nil {
+							t.Fatalf("ripgrep failed (a fallback would answer instead): %v", err)
 						}
 					}
 					r := c.Execute(t.Context(), nil)
@@ -154,8 +165,8 @@ func TestGrepErrors(t *testing.T) {
 	}{
 		{"missing pattern", map[string]any{}, tool.ErrInvalidParams, "params must have required property 'pattern'"},
 		{"empty pattern", map[string]any{"pattern": ""}, tool.ErrInvalidParams, "The 'pattern' parameter cannot be empty."},
-		{"invalid regex", map[string]any{"pattern": "a(b"}, tool.ErrInvalidParams, "Invalid regular expression pattern provided: a(b. Error: missing closing ): `(?i)a(b`"},
-		{"invalid exclude", map[string]any{"pattern": "a", "exclude_pattern": "[z"}, tool.ErrInvalidParams, "Invalid regular expression pattern provided: (?i)[z. Error: missing closing ]: `[z`"},
+		{"invalid regex", map[string]any{"pattern": "a(b"}, tool.ErrInvalidParams, "Invalid regular expression pattern provided: a(b. Error: missing closing ): `a(b`"},
+		{"invalid exclude", map[string]any{"pattern": "a", "exclude_pattern": "[z"}, tool.ErrInvalidParams, "Invalid regular expression pattern provided: [z. Error: missing closing ]: `[z`"},
 		{"bad max", map[string]any{"pattern": "a", "total_max_matches": 0.0}, tool.ErrInvalidParams, "params/total_max_matches must be >= 1"},
 		{"fractional context", map[string]any{"pattern": "a", "context": 1.5}, tool.ErrInvalidParams, "params/context must be integer"},
 		{"missing path", map[string]any{"pattern": "a", "path": "nope"}, tool.ErrFileNotFound, "Path does not exist: " + filepath.Join(ws, "nope")},

@@ -35,10 +35,10 @@ func TestReplace(t *testing.T) {
 			file:  "goodbye world\nsecond line\n",
 		},
 		{
-			name:  "new file",
-			args:  map[string]any{"file_path": "sub/dir/new.txt", "old_string": "", "new_string": "fresh\ncontent\n"},
-			want:  "Created new file: <ABS> with provided content. Here is the updated code:\nfresh\ncontent\n",
-			file:  "fresh\ncontent\n",
+			name: "new file",
+			args: map[string]any{"file_path": "sub/dir/new.txt", "old_string": "", "new_string": "fresh\ncontent\n"},
+			want: "Created new file: <ABS> with provided content. Here is the updated code:\nfresh\ncontent\n",
+			file: "fresh\ncontent\n",
 		},
 		{
 			name:    "empty old_string on an existing file",

@@ -1,0 +1,478 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"google.golang.org/genai"
+
+	"github.com/castor-dev/castor/internal/chats"
+	"github.com/castor-dev/castor/internal/fakegemini"
+)
+
+// binary is the castor binary built once for the end-to-end tests.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "castor-e2e")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "castor")
+	out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput()
+	if err != nil {
+		os.Stderr.Write(out)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// env is an isolated user: a home, a workspace and the fake server.
+type env struct {
+	t    *testing.T
+	home string
+	ws   string
+	srv  *fakegemini.Server
+}
+
+func newEnv(t *testing.T, replies ...fakegemini.Reply) *env {
+	t.Helper()
+	root := t.TempDir()
+	e := &env{t: t, home: filepath.Join(root, "home"), ws: filepath.Join(root, "ws"), srv: fakegemini.Start(t, replies...)}
+	for _, d := range []string{e.home, e.ws} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return e
+}
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+func (e *env) run(args ...string) result {
+	e.t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Dir = e.ws
+	cmd.Env = []string{
+		"HOME=" + e.home,
+		"PATH=" + os.Getenv("PATH"),
+		"GEMINI_API_KEY=test-key",
+		"GOOGLE_GEMINI_BASE_URL=" + e.srv.URL,
+		"GEMINI_CLI_TRUST_WORKSPACE=true",
+		"CASTOR_RETRY_BASE_DELAY=5ms",
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		e.t.Fatal(err)
+	}
+	r := result{code, stdout.String(), stderr.String()}
+	if strings.Contains(r.stderr, "goroutine ") || strings.Contains(r.stderr, "panic:") {
+		e.t.Fatalf("stack trace on stderr:\n%s", r.stderr)
+	}
+	return r
+}
+
+func (e *env) write(name, content string) {
+	e.t.Helper()
+	if err := os.WriteFile(filepath.Join(e.ws, name), []byte(content), 0o644); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// sessionFile returns the only session file of the workspace.
+func (e *env) sessionFile() string {
+	e.t.Helper()
+	files, _ := filepath.Glob(filepath.Join(e.home, ".gemini", "tmp", "*", "chats", "session-*.jsonl"))
+	if len(files) != 1 {
+		e.t.Fatalf("want one session file, got %v", files)
+	}
+	return files[0]
+}
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+const readme = "# Demo project\n\nThis is the README of the demo project.\n"
+
+// toolLoop is the scripted model of the main scenario: look, read, write,
+// answer.
+func toolLoop(ws string) []fakegemini.Reply {
+	return []fakegemini.Reply{
+		fakegemini.Parts(fakegemini.ThoughtPart("**Looking around**\n\nList the files first."), fakegemini.TextPart("Let me look."),
+			fakegemini.CallPart("list_directory", map[string]any{"path": ws})).Signed([]byte("sig-1")),
+		fakegemini.Call("read_file", map[string]any{"absolute_path": filepath.Join(ws, "README.md")}),
+		fakegemini.Call("write_file", map[string]any{"file_path": filepath.Join(ws, "notes.txt"), "content": "hello world\n"}),
+		fakegemini.Text("I wrote ", "notes.txt."),
+	}
+}
+
+func functionResponse(t *testing.T, c *genai.Content, i int) (string, map[string]any) {
+	t.Helper()
+	if c.Role != "user" || len(c.Parts) <= i || c.Parts[i].FunctionResponse == nil {
+		t.Fatalf("want functionResponse at %d, got %s", i, mustJSON(c))
+	}
+	fr := c.Parts[i].FunctionResponse
+	return fr.Name, fr.Response
+}
+
+func TestHeadlessToolLoopJSONAndResume(t *testing.T) {
+	e := newEnv(t)
+	e.srv.Enqueue(toolLoop(e.ws)...)
+	e.write("README.md", readme)
+
+	r := e.run("-y", "-o", "json", "-p", "Write notes about this project")
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	var out struct {
+		SessionID string `json:"session_id"`
+		Response  string `json:"response"`
+		Stats     struct {
+			Models map[string]struct {
+				API struct {
+					TotalRequests int `json:"totalRequests"`
+				} `json:"api"`
+			} `json:"models"`
+			Tools struct {
+				TotalCalls   int `json:"totalCalls"`
+				TotalSuccess int `json:"totalSuccess"`
+			} `json:"tools"`
+			Files struct {
+				TotalLinesAdded int `json:"totalLinesAdded"`
+			} `json:"files"`
+		} `json:"stats"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatalf("stdout is not one JSON object: %v\n%s", err, r.stdout)
+	}
+	if out.SessionID == "" || out.Response != "I wrote notes.txt." {
+		t.Errorf("session_id %q response %q", out.SessionID, out.Response)
+	}
+	if out.Stats.Tools.TotalCalls != 3 || out.Stats.Tools.TotalSuccess != 3 || out.Stats.Models["gemini-fake"].API.TotalRequests != 4 {
+		t.Errorf("stats = %s", r.stdout)
+	}
+	if out.Stats.Files.TotalLinesAdded != 1 {
+		t.Errorf("files stats = %+v", out.Stats.Files)
+	}
+	if got, _ := os.ReadFile(filepath.Join(e.ws, "notes.txt")); string(got) != "hello world\n" {
+		t.Errorf("notes.txt = %q", got)
+	}
+
+	reqs := e.srv.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	first := reqs[0]
+	if !strings.HasSuffix(first.Path, "/models/gemini-2.5-pro:streamGenerateContent") || first.Query.Get("alt") != "sse" {
+		t.Errorf("first request %s?%s", first.Path, first.Query.Encode())
+	}
+	if ua := first.Header.Get("User-Agent"); !strings.HasPrefix(ua, "Castor/") {
+		t.Errorf("User-Agent %q", ua)
+	}
+	names := map[string]bool{}
+	for _, d := range first.FunctionDeclarations() {
+		names[d.Name] = true
+		if d.ParametersJsonSchema == nil || d.Parameters != nil {
+			t.Errorf("%s must be declared with parametersJsonSchema only", d.Name)
+		}
+	}
+	for _, n := range []string{"list_directory", "read_file", "write_file", "run_shell_command"} {
+		if !names[n] {
+			t.Errorf("declarations lack %s: %v", n, names)
+		}
+	}
+	if first.SystemInstruction == nil || !strings.Contains(first.SystemInstruction.Parts[0].Text, "YOLO") {
+		t.Error("system instruction missing or lacks the YOLO note")
+	}
+	c0 := first.Contents[0]
+	if len(first.Contents) != 1 || len(c0.Parts) != 2 || !strings.HasPrefix(c0.Parts[0].Text, "<session_context>") ||
+		!strings.Contains(c0.Parts[0].Text, "└───README.md") || c0.Parts[1].Text != "Write notes about this project" {
+		t.Errorf("first user content = %s", mustJSON(first.Contents))
+	}
+
+	// Turn 2 carries the model turn without its thought, the signature on
+	// the call, and the list_directory response text.
+	second := reqs[1].Contents
+	modelTurn := second[1]
+	for _, p := range modelTurn.Parts {
+		if p.Thought {
+			t.Errorf("thought part in history: %s", mustJSON(modelTurn))
+		}
+	}
+	if fc := modelTurn.Parts[len(modelTurn.Parts)-1]; fc.FunctionCall == nil || string(fc.ThoughtSignature) != "sig-1" {
+		t.Errorf("call part = %s", mustJSON(fc))
+	}
+	name, resp := functionResponse(t, second[2], 0)
+	wantList := "Directory listing for " + e.ws + ":\nREADME.md (" + itoa(len(readme)) + " bytes)"
+	if name != "list_directory" || resp["output"] != wantList {
+		t.Errorf("list_directory response = %s, want %q", mustJSON(resp), wantList)
+	}
+	name, resp = functionResponse(t, reqs[2].Contents[4], 0)
+	if name != "read_file" || resp["output"] != readme {
+		t.Errorf("read_file response = %s", mustJSON(resp))
+	}
+	name, resp = functionResponse(t, reqs[3].Contents[6], 0)
+	if out, _ := resp["output"].(string); name != "write_file" || !strings.HasPrefix(out, "Successfully created and wrote to new file: "+filepath.Join(e.ws, "notes.txt")+".") {
+		t.Errorf("write_file response = %s", mustJSON(resp))
+	}
+
+	// The session file holds the conversation.
+	conv, err := chats.LoadFile(e.sessionFile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if conv.SessionID != out.SessionID {
+		t.Errorf("session file id %q, output id %q", conv.SessionID, out.SessionID)
+	}
+	hist := conv.History()
+	if len(hist) != 8 {
+		t.Fatalf("recorded history has %d contents: %s", len(hist), mustJSON(hist))
+	}
+
+	// --resume latest continues it: the old turns go back to the model.
+	e.srv.Enqueue(fakegemini.Text("Resumed."))
+	r = e.run("--resume", "latest", "-o", "json", "-p", "What did you write?")
+	if r.code != 0 {
+		t.Fatalf("resume exit %d: %s", r.code, r.stderr)
+	}
+	var out2 struct {
+		SessionID string `json:"session_id"`
+		Response  string `json:"response"`
+	}
+	json.Unmarshal([]byte(r.stdout), &out2)
+	if out2.SessionID != out.SessionID || out2.Response != "Resumed." {
+		t.Errorf("resumed output = %s", r.stdout)
+	}
+	last := e.srv.LastRequest().Contents
+	if n := len(last); n != 10 || last[n-1].Parts[0].Text != "What did you write?" || !strings.HasPrefix(last[0].Parts[0].Text, "<session_context>") {
+		t.Errorf("resumed request contents (%d) = %s", n, mustJSON(last))
+	}
+	if _, resp := functionResponse(t, last[7], 0); resp["output"] == nil {
+		t.Errorf("resumed history lost the write_file response")
+	}
+	conv, err = chats.LoadFile(e.sessionFile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(conv.History()) != 10 {
+		t.Errorf("session file after resume has %d contents", len(conv.History()))
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func TestStreamJSON(t *testing.T) {
+	e := newEnv(t)
+	e.srv.Enqueue(toolLoop(e.ws)...)
+	e.write("README.md", readme)
+	r := e.run("--approval-mode", "auto_edit", "-o", "stream-json", "-p", "notes please")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var types []string
+	var events []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		var ev map[string]any
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatalf("line is not JSON: %q", line)
+		}
+		if ev["timestamp"] == nil {
+			t.Errorf("event without timestamp: %s", line)
+		}
+		types = append(types, ev["type"].(string))
+		events = append(events, ev)
+	}
+	want := "init message message tool_use tool_result tool_use tool_result tool_use tool_result message message result"
+	if got := strings.Join(types, " "); got != want {
+		t.Errorf("events:\n got %s\nwant %s", got, want)
+	}
+	if ev := events[0]; ev["model"] != "gemini-2.5-pro" || ev["session_id"] == "" {
+		t.Errorf("init = %v", ev)
+	}
+	if ev := events[1]; ev["role"] != "user" || ev["content"] != "notes please" {
+		t.Errorf("user message = %v", ev)
+	}
+	if ev := events[2]; ev["role"] != "assistant" || ev["content"] != "Let me look." || ev["delta"] != true {
+		t.Errorf("assistant message = %v", ev)
+	}
+	if ev := events[3]; ev["tool_name"] != "list_directory" || !strings.HasPrefix(ev["tool_id"].(string), "list_directory__") {
+		t.Errorf("tool_use = %v", ev)
+	}
+	if ev := events[4]; ev["status"] != "success" || ev["tool_id"] != events[3]["tool_id"] {
+		t.Errorf("tool_result = %v", ev)
+	}
+	res := events[len(events)-1]
+	stats := res["stats"].(map[string]any)
+	if res["status"] != "success" || stats["tool_calls"] != float64(3) {
+		t.Errorf("result = %v", res)
+	}
+}
+
+func TestTextOutputAndHeadlessDenial(t *testing.T) {
+	e := newEnv(t,
+		fakegemini.Parts(fakegemini.TextPart("First."), fakegemini.CallPart("write_file", map[string]any{"file_path": "x.txt", "content": "x"})),
+		fakegemini.Text("Second."))
+	r := e.run("-p", "try to write")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if r.stdout != "First.\nSecond.\n" {
+		t.Errorf("stdout = %q", r.stdout)
+	}
+	if _, err := os.Stat(filepath.Join(e.ws, "x.txt")); err == nil {
+		t.Error("write_file ran without approval in a headless run")
+	}
+	reqs := e.srv.Requests()
+	for _, d := range reqs[0].FunctionDeclarations() {
+		if d.Name == "write_file" || d.Name == "run_shell_command" {
+			t.Errorf("%s declared in a headless default-mode run", d.Name)
+		}
+	}
+	_, resp := functionResponse(t, reqs[1].LastContent(), 0)
+	if msg, _ := resp["error"].(string); !strings.HasPrefix(msg, `Tool "write_file" not found.`) {
+		t.Errorf("response = %s", mustJSON(resp))
+	}
+}
+
+func TestAllowedToolsWorkHeadless(t *testing.T) {
+	e := newEnv(t,
+		fakegemini.Call("write_file", map[string]any{"file_path": "x.txt", "content": "x"}),
+		fakegemini.Call("run_shell_command", map[string]any{"command": "echo hi"}),
+		fakegemini.Text("done"))
+	r := e.run("--allowed-tools", "write_file,run_shell_command(git status)", "-p", "write")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if got, _ := os.ReadFile(filepath.Join(e.ws, "x.txt")); string(got) != "x" {
+		t.Errorf("x.txt = %q", got)
+	}
+	_, resp := functionResponse(t, e.srv.LastRequest().LastContent(), 0)
+	if resp["error"] != "Tool execution denied by policy." {
+		t.Errorf("echo hi must be refused, got %s", mustJSON(resp))
+	}
+}
+
+func TestFaults(t *testing.T) {
+	t.Run("503 then success", func(t *testing.T) {
+		e := newEnv(t, fakegemini.Error(503, "overloaded"), fakegemini.Text("ok"))
+		r := e.run("-p", "hi")
+		if r.code != 0 || r.stdout != "ok\n" {
+			t.Fatalf("exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+		}
+		if len(e.srv.Requests()) != 2 {
+			t.Errorf("%d requests", len(e.srv.Requests()))
+		}
+	})
+	t.Run("429 with Retry-After", func(t *testing.T) {
+		e := newEnv(t, fakegemini.Error(429, "slow down").WithRetryAfter("1"), fakegemini.Text("ok"))
+		r := e.run("-p", "hi")
+		if r.code != 0 || r.stdout != "ok\n" {
+			t.Fatalf("exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+		}
+	})
+	t.Run("stream cut mid-way", func(t *testing.T) {
+		e := newEnv(t, fakegemini.Text("partial ", "answer ", "never finished").CutAfter(1))
+		r := e.run("-o", "json", "-p", "hi")
+		if r.code != 1 {
+			t.Fatalf("exit %d, want 1; stderr %q", r.code, r.stderr)
+		}
+		if lines := strings.Split(strings.TrimSpace(r.stderr), "\n"); len(lines) != 1 || !strings.HasPrefix(lines[0], "Error: ") {
+			t.Errorf("stderr must be one error line, got %q", r.stderr)
+		}
+		var out struct {
+			SessionID string `json:"session_id"`
+			Error     struct {
+				Type    string `json:"type"`
+				Message string `json:"message"`
+				Code    int    `json:"code"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || out.Error.Message == "" || out.Error.Code != 1 {
+			t.Errorf("json error output = %s", r.stdout)
+		}
+		conv, err := chats.LoadFile(e.sessionFile())
+		if err != nil {
+			t.Fatalf("session file unreadable after a cut stream: %v", err)
+		}
+		if h := conv.History(); len(h) != 1 || h[0].Parts[0].Text != "hi" {
+			t.Errorf("session history = %s", mustJSON(h))
+		}
+	})
+	t.Run("no credentials", func(t *testing.T) {
+		e := newEnv(t)
+		cmd := exec.Command(binary, "-p", "hi")
+		cmd.Dir = e.ws
+		cmd.Env = []string{"HOME=" + e.home, "PATH=" + os.Getenv("PATH"), "GEMINI_CLI_TRUST_WORKSPACE=true"}
+		out, _ := cmd.CombinedOutput()
+		if cmd.ProcessState.ExitCode() != 41 {
+			t.Errorf("exit %d, want 41: %s", cmd.ProcessState.ExitCode(), out)
+		}
+	})
+	t.Run("malformed settings", func(t *testing.T) {
+		e := newEnv(t)
+		os.MkdirAll(filepath.Join(e.home, ".gemini"), 0o755)
+		os.WriteFile(filepath.Join(e.home, ".gemini", "settings.json"), []byte(`{"model": {`), 0o644)
+		r := e.run("-p", "hi")
+		if r.code != 52 || !strings.Contains(r.stderr, "settings.json") {
+			t.Errorf("exit %d stderr %q", r.code, r.stderr)
+		}
+	})
+	t.Run("turn limit", func(t *testing.T) {
+		e := newEnv(t, fakegemini.Call("list_directory", map[string]any{"path": "."}), fakegemini.Text("x"))
+		os.MkdirAll(filepath.Join(e.home, ".gemini"), 0o755)
+		os.WriteFile(filepath.Join(e.home, ".gemini", "settings.json"), []byte(`{"model": {"maxSessionTurns": 1}}`), 0o644)
+		r := e.run("-p", "hi")
+		if r.code != 53 {
+			t.Errorf("exit %d stderr %q", r.code, r.stderr)
+		}
+	})
+	t.Run("no prompt", func(t *testing.T) {
+		e := newEnv(t)
+		r := e.run()
+		if r.code != 42 {
+			t.Errorf("exit %d stderr %q", r.code, r.stderr)
+		}
+	})
+}
+
+func TestVersionAndSessions(t *testing.T) {
+	e := newEnv(t, fakegemini.Text("one"))
+	r := e.run("--version")
+	if r.code != 0 || strings.TrimSpace(r.stdout) == "" {
+		t.Fatalf("--version: %d %q", r.code, r.stdout)
+	}
+	if r := e.run("--list-sessions"); r.code != 0 || !strings.Contains(r.stdout, "No previous sessions") {
+		t.Errorf("empty list: %d %q", r.code, r.stdout)
+	}
+	e.run("-p", "first prompt")
+	r = e.run("--list-sessions")
+	if r.code != 0 || !strings.Contains(r.stdout, "1. first prompt") {
+		t.Errorf("list: %d %q", r.code, r.stdout)
+	}
+	r = e.run("--delete-session", "1")
+	if r.code != 0 || !strings.Contains(r.stdout, "Deleted session 1") {
+		t.Errorf("delete: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	if r := e.run("--resume", "latest", "-p", "x"); r.code != 42 {
+		t.Errorf("resume with no sessions: exit %d %q", r.code, r.stderr)
+	}
+}
