@@ -185,10 +185,10 @@ func TestFileFilterBounds(t *testing.T) {
 		path string
 		want bool
 	}{
-		{root, false},                                  // the root itself
-		{filepath.Dir(root), false},                    // outside
+		{root, false},               // the root itself
+		{filepath.Dir(root), false}, // outside
 		{filepath.Join(filepath.Dir(root), "x"), false}, // outside
-		{"relative.go", true},                          // relative to the root
+		{"relative.go", true},                           // relative to the root
 		{filepath.Join(root, "a", "..", "b"), true},
 	} {
 		if got := f.Ignored(tt.path, false); got != tt.want {

@@ -170,7 +170,9 @@ func LoadMemory(opts MemoryOptions) (*Memory, error) {
 				project = append(project, scanDown(dir, opts.FileNames, opts.MaxDirs, opts.Filter, &m.Warnings)...)
 			}
 		}
-		project = uniqueStrings(project)
+		// Gemini CLI drops second names of a file in discovery order and
+		// only then sorts, so which name survives does not depend on it.
+		project = uniqueFiles(uniqueStrings(project))
 		sort.Strings(project)
 	}
 
@@ -416,6 +418,30 @@ func scanDown(root string, names []string, maxDirs int, filter tool.FileFilter, 
 		}
 	}
 	return found
+}
+
+// uniqueFiles drops paths that name a file already listed (through a
+// symlink or a different case), keeping the first name. Paths that cannot
+// be examined are kept; reading them will report the problem.
+func uniqueFiles(paths []string) []string {
+	var infos []os.FileInfo
+	var out []string
+next:
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			out = append(out, p)
+			continue
+		}
+		for _, other := range infos {
+			if os.SameFile(fi, other) {
+				continue next
+			}
+		}
+		infos = append(infos, fi)
+		out = append(out, p)
+	}
+	return out
 }
 
 // uniqueStrings drops repeats, keeping the first occurrence.

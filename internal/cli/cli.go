@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -41,6 +43,11 @@ type flags struct {
 	skipTrust       bool
 }
 
+// subcommands are the castor subcommands (a2a-server, mcp, ide, auth…).
+// Each lives in its own file and registers itself from init, so faces can
+// be added without touching the root command.
+var subcommands []func(ctx context.Context, stdio IO) *cobra.Command
+
 // IO is where the command reads and writes.
 type IO struct {
 	Stdin          io.Reader
@@ -53,6 +60,11 @@ type IO struct {
 // failure is reported as one line on stderr.
 func Main(args []string) int {
 	stdinTTY := term.IsTerminal(int(os.Stdin.Fd()))
+	// Libraries (genai) report through the standard logger; Castor reports
+	// its own problems on stderr in one line each, and --debug shows more.
+	if !slices.Contains(args, "--debug") && !slices.Contains(args, "-d") {
+		log.SetOutput(io.Discard)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return Run(ctx, args, IO{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, StdinIsTerminal: stdinTTY})
@@ -81,6 +93,9 @@ func Run(ctx context.Context, args []string, stdio IO) (code int) {
 		},
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
+	for _, sub := range subcommands {
+		root.AddCommand(sub(ctx, stdio))
+	}
 	root.SetArgs(args)
 	root.SetIn(stdio.Stdin)
 	root.SetOut(stdio.Stdout)

@@ -38,8 +38,12 @@ func (t *SaveMemoryTool) Name() string { return "save_memory" }
 // DisplayName is "SaveMemory".
 func (t *SaveMemoryTool) DisplayName() string { return "SaveMemory" }
 
-// Kind is think, as in Gemini CLI.
-func (t *SaveMemoryTool) Kind() tool.Kind { return tool.KindThink }
+// Kind is other. Gemini CLI says think but asks before every save through
+// a rule naming the tool; here approval follows the kind, and a think tool
+// would run unasked, even in plan mode, letting a prompt injection persist
+// itself into every future session. Other asks in default mode and is
+// refused in plan mode and headless runs, which is Gemini CLI's outcome.
+func (t *SaveMemoryTool) Kind() tool.Kind { return tool.KindOther }
 
 // Description is Gemini CLI's description of the global-only save_memory
 // (Castor has one memory file, so the later project scope is not offered).

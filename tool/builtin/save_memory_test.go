@@ -96,6 +96,9 @@ func TestSaveMemoryConfirmationAndModification(t *testing.T) {
 	if got := auxRead(t, mem); got != "# Notes\n\n## Gemini Added Memories\n- likes Go a lot\n" {
 		t.Errorf("file = %q", got)
 	}
+	if NewSaveMemory(env).Kind().ReadOnly() {
+		t.Error("save_memory must not run without approval")
+	}
 	if c.Describe() != "in "+mem && c.Describe()[:4] != "in ~" {
 		t.Errorf("Describe = %q", c.Describe())
 	}

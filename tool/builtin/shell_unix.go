@@ -142,10 +142,14 @@ func runShell(ctx context.Context, req shellRequest) shellResult {
 
 	out := &shellOutput{}
 	activity := make(chan struct{}, 1)
-	readDone := make(chan struct{})
+	// drained is closed once everything the shell wrote before exiting has
+	// been read: at EOF, or when the read deadline set after the exit
+	// passes with the pipe empty (background processes keep it open).
+	drained := make(chan struct{})
+	var drainOnce sync.Once
 	go func() {
-		defer close(readDone)
 		defer pr.Close()
+		defer drainOnce.Do(func() { close(drained) })
 		buf := make([]byte, 32*1024)
 		for {
 			n, err := pr.Read(buf)
@@ -155,6 +159,14 @@ func runShell(ctx context.Context, req shellRequest) shellResult {
 				case activity <- struct{}{}:
 				default:
 				}
+			}
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				// Keep reading, and dropping, whatever background
+				// processes write later, so they never die of SIGPIPE.
+				drainOnce.Do(func() { close(drained) })
+				out.stopKeeping()
+				_ = pr.SetReadDeadline(time.Time{})
+				continue
 			}
 			if err != nil {
 				return
@@ -227,9 +239,15 @@ wait:
 	if !res.aborted && !res.timedOut {
 		res.backgroundPIDs = groupPIDs(pid)
 	}
-	select {
-	case <-readDone:
-	case <-time.After(drainGrace):
+	// A deadline rather than a timer here: data already in the pipe is
+	// read however late the reader runs; only an empty pipe times out.
+	if pr.SetReadDeadline(time.Now().Add(drainGrace)) == nil {
+		<-drained
+	} else {
+		select {
+		case <-drained:
+		case <-time.After(drainGrace):
+		}
 		out.stopKeeping()
 	}
 	flush()

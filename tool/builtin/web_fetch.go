@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -37,6 +38,10 @@ const (
 	webFetchBudget = 250000
 	// webFetchMaxBody is the largest response body read.
 	webFetchMaxBody = 10 * 1024 * 1024
+	// webFetchParallel is how many pages are fetched at once: enough that
+	// twenty slow pages do not take twenty timeouts, few enough not to
+	// hammer one host.
+	webFetchParallel = 4
 	// webFetchMaxURLs is how many URLs one call may name.
 	webFetchMaxURLs = 20
 	// webFetchTruncated marks page text cut to fit the budget.
@@ -494,13 +499,24 @@ type webPage struct {
 // text itself is the answer.
 func (c *webFetchCall) fallback(ctx context.Context, urls []string) *tool.Result {
 	pages := make([]*webPage, len(urls))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, webFetchParallel)
+	for i, u := range urls {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			text, err := c.fetch(ctx, u)
+			pages[i] = &webPage{url: u, content: text, err: err}
+		}()
+	}
+	wg.Wait()
 	ok := 0
 	var failures []string
-	for i, u := range urls {
-		text, err := c.fetch(ctx, u)
-		pages[i] = &webPage{url: u, content: text, err: err}
-		if err != nil {
-			failures = append(failures, u+": "+err.Error())
+	for _, p := range pages {
+		if p.err != nil {
+			failures = append(failures, p.url+": "+p.err.Error())
 		} else {
 			ok++
 		}
