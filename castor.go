@@ -83,6 +83,10 @@ type Options struct {
 	// Resume continues a recorded session: "latest", a 1-based index or a
 	// session id.
 	Resume string
+	// History restores a conversation kept elsewhere (a task store): the
+	// session continues from it without the environment context being
+	// added again.
+	History []*genai.Content
 	// DisableRecording turns off chat recording under ~/.gemini/tmp.
 	DisableRecording bool
 	// IgnoreSettings skips settings files, .env and GEMINI.md: only the

@@ -249,7 +249,7 @@ func build(o Options) (*Agent, error) {
 		})
 	}
 
-	var history []*genai.Content
+	history := o.History
 	var recorder agent.Recorder
 	if !o.DisableRecording {
 		store, err := chats.OpenStore(home.Dir, wd)

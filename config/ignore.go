@@ -40,6 +40,8 @@ func NewFileFilter(root string, opts tool.FilterOptions) tool.FileFilter {
 	return newIgnoreFilter(root, opts)
 }
 
+var _ tool.FileFilter = (*ignoreFilter)(nil)
+
 // ignoreFilter implements tool.FileFilter.
 type ignoreFilter struct {
 	root     string // absolute, clean

@@ -75,6 +75,10 @@ func setInDocument(doc []byte, keys []string, value any) ([]byte, error) {
 		return nil, errNotObject
 	}
 	unit := indentUnit(obj)
+	nl := "\n"
+	if bytes.Contains(doc, []byte("\r\n")) {
+		nl = "\r\n" // keep a Windows file's line endings consistent
+	}
 	indent := ""  // indentation of the lines holding obj's braces
 	roomy := true // lay out an empty obj over several lines
 	for i, key := range keys {
@@ -90,12 +94,12 @@ func setInDocument(doc []byte, keys []string, value any) ([]byte, error) {
 			for j := len(keys) - 1; j > i; j-- {
 				v = map[string]any{keys[j]: v}
 			}
-			return packWith(root, bom, appendMember(obj, indent, unit, key, v, roomy))
+			return packWith(root, bom, appendMember(obj, indent, unit, nl, key, v, roomy))
 		}
 		m := &obj.Members[idx]
 		memberIndent := lineIndent(m.Name.BeforeExtra, indent+unit)
 		if last {
-			nv, err := renderValue(value, memberIndent, unit, isMultiline(obj))
+			nv, err := renderValue(value, memberIndent, unit, nl, isMultiline(obj))
 			if err != nil {
 				return nil, err
 			}
@@ -128,13 +132,13 @@ func packWith(root hujson.Value, bom bool, err error) ([]byte, error) {
 // on its own line when the object spans lines, inline otherwise; an empty
 // object follows roomy (its parent's layout). Comments that followed the
 // previous last member stay with it.
-func appendMember(obj *hujson.Object, indent, unit, key string, v any, roomy bool) error {
+func appendMember(obj *hujson.Object, indent, unit, nl, key string, v any, roomy bool) error {
 	multiline := isMultiline(obj) || (len(obj.Members) == 0 && roomy)
 	memberIndent := indent + unit
 	if n := len(obj.Members); n > 0 {
 		memberIndent = lineIndent(obj.Members[n-1].Name.BeforeExtra, memberIndent)
 	}
-	val, err := renderValue(v, memberIndent, unit, multiline)
+	val, err := renderValue(v, memberIndent, unit, nl, multiline)
 	if err != nil {
 		return err
 	}
@@ -142,7 +146,7 @@ func appendMember(obj *hujson.Object, indent, unit, key string, v any, roomy boo
 	name := hujson.Value{Value: hujson.String(key)}
 	if multiline {
 		after := []byte(obj.AfterExtra)
-		head, tail := []byte("\n"), []byte(nil)
+		head, tail := []byte(nl), []byte(nil)
 		if nl := bytes.LastIndexByte(after, '\n'); nl >= 0 {
 			head, tail = after[:nl+1], after[nl+1:]
 		} else {
@@ -152,7 +156,7 @@ func appendMember(obj *hujson.Object, indent, unit, key string, v any, roomy boo
 			tail = []byte(indent)
 		}
 		name.BeforeExtra = append(append(hujson.Extra{}, head...), memberIndent...)
-		obj.AfterExtra = append(hujson.Extra("\n"), tail...)
+		obj.AfterExtra = append(hujson.Extra(nl), tail...)
 	} else if len(obj.Members) > 0 {
 		name.BeforeExtra = hujson.Extra(" ")
 	}
@@ -164,7 +168,7 @@ func appendMember(obj *hujson.Object, indent, unit, key string, v any, roomy boo
 
 // renderValue marshals v as a hujson value: pretty-printed with the given
 // indentation for multi-line parents, compact otherwise.
-func renderValue(v any, indent, unit string, multiline bool) (hujson.Value, error) {
+func renderValue(v any, indent, unit, nl string, multiline bool) (hujson.Value, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	// Shell commands and URLs in MCP configs read better unescaped.
@@ -175,7 +179,12 @@ func renderValue(v any, indent, unit string, multiline bool) (hujson.Value, erro
 	if err := enc.Encode(v); err != nil {
 		return hujson.Value{}, fmt.Errorf("cannot encode value: %w", err)
 	}
-	return hujson.Parse(bytes.TrimRight(buf.Bytes(), "\n"))
+	text := bytes.TrimRight(buf.Bytes(), "\n")
+	if nl != "\n" {
+		// Newlines only occur between tokens: strings escape theirs.
+		text = bytes.ReplaceAll(text, []byte("\n"), []byte(nl))
+	}
+	return hujson.Parse(text)
 }
 
 // isMultiline reports whether obj is laid out one member per line.

@@ -140,3 +140,18 @@ func TestUpdateFileThroughSymlink(t *testing.T) {
 		t.Errorf("target = %q", got)
 	}
 }
+
+func TestUpdateFileKeepsCRLF(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "settings.json")
+	if err := os.WriteFile(p, []byte("{\r\n  \"a\": 1\r\n}\r\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := UpdateFile(p, "b.c", []int{1, 2}); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(p)
+	want := "{\r\n  \"a\": 1,\r\n  \"b\": {\r\n    \"c\": [\r\n      1,\r\n      2\r\n    ]\r\n  }\r\n}\r\n"
+	if string(got) != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}

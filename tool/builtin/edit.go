@@ -184,6 +184,9 @@ func (c *editCall) Confirmation(ctx context.Context) (*tool.ConfirmationDetails,
 		c.mu.Unlock()
 		return nil, nil
 	}
+	c.mu.Lock()
+	c.refused = nil
+	c.mu.Unlock()
 	name := filepath.Base(c.abs)
 	old := ""
 	if plan.original != nil {
