@@ -214,7 +214,7 @@ func build(o Options) (*Agent, error) {
 		Excluded:    st.Tools.Exclude,
 	})
 
-	mem, err := loadMemory(o, st, env)
+	mem, err := loadMemory(o, st, env, filters.get(respect))
 	if err != nil {
 		warn(err.Error())
 	}

@@ -476,3 +476,27 @@ func TestVersionAndSessions(t *testing.T) {
 		t.Errorf("resume with no sessions: exit %d %q", r.code, r.stderr)
 	}
 }
+
+func TestMemoryFiles(t *testing.T) {
+	e := newEnv(t, fakegemini.Text("ok"))
+	os.MkdirAll(filepath.Join(e.home, ".gemini"), 0o755)
+	os.WriteFile(filepath.Join(e.home, ".gemini", "GEMINI.md"), []byte("Always answer in French."), 0o644)
+	e.write("GEMINI.md", "Project rule: use tabs.\n@extra.md\n")
+	e.write("extra.md", "Imported rule: no globals.")
+	if r := e.run("-p", "hi"); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	req := e.srv.LastRequest()
+	if si := req.SystemInstruction.Parts[0].Text; !strings.Contains(si, "Always answer in French.") {
+		t.Errorf("global memory missing from the system instruction")
+	}
+	env := req.Contents[0].Parts[0].Text
+	for _, want := range []string{"Project rule: use tabs.", "Imported rule: no globals.", "--- Context from: "} {
+		if !strings.Contains(env, want) {
+			t.Errorf("environment context lacks %q:\n%s", want, env)
+		}
+	}
+	if strings.Contains(req.SystemInstruction.Parts[0].Text, "Project rule") {
+		t.Error("project memory must not be in the system instruction")
+	}
+}
