@@ -170,7 +170,9 @@ func (e *Engine) decideLocked(c Call) Decision {
 	if e.alwaysLocked(c) {
 		return Allow
 	}
-	if e.mode == ModeAutoEdit && c.Kind == tool.KindEdit {
+	// auto_edit approves edits and fetches, as Gemini CLI's policy does
+	// (replace, write_file, web_fetch).
+	if e.mode == ModeAutoEdit && (c.Kind == tool.KindEdit || c.Kind == tool.KindFetch) {
 		return Allow
 	}
 	return Ask

@@ -23,6 +23,8 @@ func TestDecide(t *testing.T) {
 		{"write asks interactive", Options{Interactive: true}, write, Ask},
 		{"write allowed auto_edit", Options{Mode: ModeAutoEdit}, write, Allow},
 		{"shell not auto_edit", Options{Mode: ModeAutoEdit}, shell("ls"), Deny},
+		{"fetch allowed auto_edit", Options{Mode: ModeAutoEdit}, Call{Name: "web_fetch", Kind: tool.KindFetch}, Allow},
+		{"fetch denied headless", Options{}, Call{Name: "web_fetch", Kind: tool.KindFetch}, Deny},
 		{"yolo allows shell", Options{Mode: ModeYolo}, shell("rm -rf x"), Allow},
 		{"plan refuses write even in interactive", Options{Mode: ModePlan, Interactive: true}, write, Deny},
 		{"plan allows read", Options{Mode: ModePlan}, read, Allow},
