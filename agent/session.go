@@ -81,6 +81,11 @@ type Config struct {
 	Policy *policy.Engine
 	// EnvContext is the environment context given with the first prompt.
 	EnvContext func() string
+	// PromptContext, when set, is asked at each prompt for context to send
+	// before it (an IDE's open files and cursor); non-empty parts are added
+	// as a user content of their own ahead of the prompt, as Gemini CLI
+	// adds IDE context.
+	PromptContext func(first bool) []*genai.Part
 	// History resumes an earlier conversation.
 	History []*genai.Content
 	// MaxSessionTurns bounds model calls in the session (≤0: unlimited).
@@ -235,6 +240,15 @@ func (s *Session) Send(ctx context.Context, parts ...*genai.Part) iter.Seq2[*Eve
 		if first && s.cfg.EnvContext != nil {
 			if env := s.cfg.EnvContext(); env != "" {
 				userParts = append(userParts, &genai.Part{Text: env})
+			}
+		}
+		if s.cfg.PromptContext != nil {
+			if extra := s.cfg.PromptContext(first); len(extra) > 0 {
+				if len(userParts) > 0 {
+					s.appendHistory(&genai.Content{Role: genai.RoleUser, Parts: userParts})
+					userParts = nil
+				}
+				s.appendHistory(&genai.Content{Role: genai.RoleUser, Parts: extra})
 			}
 		}
 		userParts = append(userParts, parts...)

@@ -466,3 +466,23 @@ func TestParseThought(t *testing.T) {
 		}
 	}
 }
+
+func TestPromptContext(t *testing.T) {
+	m := &scripted{turns: [][]*genai.Part{{{Text: "a"}}, {{Text: "b"}}}}
+	s := newTestSession(m, policy.ModeDefault, false)
+	var firsts []bool
+	s.cfg.PromptContext = func(first bool) []*genai.Part {
+		firsts = append(firsts, first)
+		return []*genai.Part{{Text: "editor context"}}
+	}
+	collect(t, s.Send(context.Background(), genai.NewPartFromText("one")))
+	collect(t, s.Send(context.Background(), genai.NewPartFromText("two")))
+	got := mustJSON(m.reqs[1].Contents)
+	want := `[{"parts":[{"text":"\u003csession_context\u003eenv\u003c/session_context\u003e"}],"role":"user"},{"parts":[{"text":"editor context"}],"role":"user"},{"parts":[{"text":"one"}],"role":"user"},{"parts":[{"text":"a"}],"role":"model"},{"parts":[{"text":"editor context"}],"role":"user"},{"parts":[{"text":"two"}],"role":"user"}]`
+	if got != want {
+		t.Errorf("contents:\n got %s\nwant %s", got, want)
+	}
+	if len(firsts) != 2 || !firsts[0] || firsts[1] {
+		t.Errorf("first flags = %v", firsts)
+	}
+}
