@@ -166,7 +166,7 @@ func build(o Options) (*Agent, error) {
 		client = rec
 	}
 
-	filters := &filterCache{root: wd, m: map[tool.FilterOptions]tool.FileFilter{}}
+	filters := &filterCache{root: wd, extra: st.Context.FileFiltering.CustomIgnoreFilePaths, m: map[tool.FilterOptions]tool.FileFilter{}}
 	respect := tool.FilterOptions{RespectGitIgnore: true, RespectGeminiIgnore: true}
 	if !o.IgnoreSettings {
 		respect = tool.FilterOptions{
@@ -437,9 +437,10 @@ func nonEmpty(ss ...string) []string {
 
 // filterCache builds each combination of ignore options once.
 type filterCache struct {
-	mu   sync.Mutex
-	root string
-	m    map[tool.FilterOptions]tool.FileFilter
+	mu    sync.Mutex
+	root  string
+	extra []string
+	m     map[tool.FilterOptions]tool.FileFilter
 }
 
 func (c *filterCache) get(o tool.FilterOptions) tool.FileFilter {
@@ -447,7 +448,7 @@ func (c *filterCache) get(o tool.FilterOptions) tool.FileFilter {
 	defer c.mu.Unlock()
 	f, ok := c.m[o]
 	if !ok {
-		f = config.NewFileFilter(c.root, o)
+		f = config.NewFileFilter(c.root, o, c.extra...)
 		c.m[o] = f
 	}
 	return f

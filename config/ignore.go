@@ -25,6 +25,9 @@ const GeminiIgnoreFileName = ".geminiignore"
 //     directory and below;
 //   - with opts.RespectGeminiIgnore, root/.geminiignore, whose rules come
 //     last and so win over .gitignore (a "!" line can re-include a file);
+//   - always, the extra ignore files (context.fileFiltering.customIgnoreFilePaths,
+//     relative to root), whose rules come after all others; when several
+//     are given the first one wins;
 //   - always, anything named .git.
 //
 // Patterns follow gitignore syntax and, like Gemini CLI's matcher, ignore
@@ -36,8 +39,8 @@ const GeminiIgnoreFileName = ".geminiignore"
 // directory seen is cached, so keep one filter per session rather than
 // building one per call. Changes to ignore files after the first query of a
 // directory are not noticed.
-func NewFileFilter(root string, opts tool.FilterOptions) tool.FileFilter {
-	return newIgnoreFilter(root, opts)
+func NewFileFilter(root string, opts tool.FilterOptions, extraIgnoreFiles ...string) tool.FileFilter {
+	return newIgnoreFilter(root, opts, extraIgnoreFiles)
 }
 
 var _ tool.FileFilter = (*ignoreFilter)(nil)
@@ -47,7 +50,9 @@ type ignoreFilter struct {
 	root     string // absolute, clean
 	realRoot string // root with symlinks resolved
 	git      bool   // honour .gitignore files
-	gemini   []*ignoreRule
+	// gemini holds the root-level rules that outrank every .gitignore:
+	// .geminiignore's, then the extra files'.
+	gemini []*ignoreRule
 
 	mu   sync.RWMutex
 	dirs map[string]*dirRules // keyed by slash path relative to root; "" is root
@@ -69,7 +74,7 @@ type ignoreRule struct {
 	re      *regexp.Regexp
 }
 
-func newIgnoreFilter(root string, opts tool.FilterOptions) *ignoreFilter {
+func newIgnoreFilter(root string, opts tool.FilterOptions, extra []string) *ignoreFilter {
 	if abs, err := filepath.Abs(root); err == nil {
 		root = abs
 	}
@@ -78,6 +83,10 @@ func newIgnoreFilter(root string, opts tool.FilterOptions) *ignoreFilter {
 	f.git = opts.RespectGitIgnore && inGitRepo(root)
 	if opts.RespectGeminiIgnore {
 		f.gemini = readIgnoreFile(filepath.Join(root, GeminiIgnoreFileName), "")
+	}
+	for i := len(extra) - 1; i >= 0; i-- {
+		// Joined even when absolute, as Gemini CLI does.
+		f.gemini = append(f.gemini, readIgnoreFile(filepath.Join(root, extra[i]), "")...)
 	}
 	rules := []*ignoreRule{compileIgnoreLine(".git", "")}
 	if f.git {

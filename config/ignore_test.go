@@ -98,6 +98,7 @@ func TestFileFilterOptions(t *testing.T) {
 		git    bool // make root a git repository
 		files  map[string]string
 		opts   tool.FilterOptions
+		extra  []string
 		checks map[string]bool // path (trailing / = dir) → ignored
 	}{
 		{
@@ -140,6 +141,12 @@ func TestFileFilterOptions(t *testing.T) {
 			checks: map[string]bool{"a.log": false, ".git/": true, "sub/.git/": true},
 		},
 		{
+			name:   "extra ignore files always apply, first one wins",
+			files:  map[string]string{"a.ignore": "!keep.tmp", "b.ignore": "*.tmp\nsecret"},
+			extra:  []string{"a.ignore", "b.ignore"},
+			checks: map[string]bool{"x.tmp": true, "keep.tmp": false, "secret": true},
+		},
+		{
 			name:   "ignored directory is not re-included",
 			git:    true,
 			files:  map[string]string{".gitignore": "out/\n!out/keep.txt", "out/.gitignore": "!keep.txt"},
@@ -165,7 +172,7 @@ func TestFileFilterOptions(t *testing.T) {
 				files[".git/HEAD"] = "ref: refs/heads/main\n"
 			}
 			writeTree(t, root, files)
-			f := NewFileFilter(root, tt.opts)
+			f := NewFileFilter(root, tt.opts, tt.extra...)
 			for p, want := range tt.checks {
 				isDir := strings.HasSuffix(p, "/")
 				abs := filepath.Join(root, filepath.FromSlash(strings.TrimSuffix(p, "/")))

@@ -121,8 +121,8 @@ func (m *Memory) Count() int {
 // Global memory is <home>/.gemini/<name> for each file name. Project memory
 // (trusted workspaces only) is, for each workspace directory, every context
 // file from that directory up to its project root (the nearest directory
-// with a boundary marker, by default the git root; the directory itself
-// when there is none), plus those found by a breadth-first scan of at most
+// with a boundary marker, by default the git root, looked for no higher
+// than the home directory; the directory itself when there is none), plus those found by a breadth-first scan of at most
 // MaxDirs directories below it. Project files are ordered by path, as in
 // Gemini CLI, which puts a parent directory's file before its
 // subdirectories' in the usual case.
@@ -161,12 +161,14 @@ func LoadMemory(opts MemoryOptions) (*Memory, error) {
 	var project []string
 	if opts.Trusted {
 		for _, dir := range opts.Workspace {
-			ceiling := findMarkerRoot(dir, opts.BoundaryMarkers)
+			ceiling := findMarkerRootBelow(dir, opts.BoundaryMarkers, opts.Home)
 			if ceiling == "" {
 				ceiling = dir
 			}
 			project = append(project, findUpward(dir, ceiling, opts.FileNames, homeGemini)...)
-			if opts.MaxDirs > 0 {
+			// Scanning the whole home directory would be slow and pick up
+			// unrelated projects; Gemini CLI skipped it too.
+			if opts.MaxDirs > 0 && !sameDir(dir, opts.Home) {
 				project = append(project, scanDown(dir, opts.FileNames, opts.MaxDirs, opts.Filter, &m.Warnings)...)
 			}
 		}
@@ -322,7 +324,7 @@ func (m *Memory) ForPath(target string) (string, []string) {
 	if best == "" {
 		return "", nil
 	}
-	ceiling := findMarkerRoot(best, opts.BoundaryMarkers)
+	ceiling := findMarkerRootBelow(best, opts.BoundaryMarkers, opts.Home)
 	if ceiling == "" {
 		ceiling = best
 	}

@@ -261,8 +261,18 @@ func findImportRoot(dir string, markers []string) string {
 // one of markers (a file or a directory), or "". Markers that are absolute
 // or climb with ".." are ignored.
 func findMarkerRoot(dir string, markers []string) string {
+	return findMarkerRootBelow(dir, markers, "")
+}
+
+// findMarkerRootBelow is findMarkerRoot that, when dir is inside limit,
+// does not look above limit.
+func findMarkerRootBelow(dir string, markers []string, limit string) string {
 	if len(markers) == 0 {
 		return ""
+	}
+	limitKey := ""
+	if limit != "" && isSubpath(normalizePath(limit), normalizePath(dir)) {
+		limitKey = normalizePath(limit)
 	}
 	cur := dir
 	for {
@@ -275,7 +285,7 @@ func findMarkerRoot(dir string, markers []string) string {
 			}
 		}
 		parent := filepath.Dir(cur)
-		if parent == cur {
+		if parent == cur || (limitKey != "" && normalizePath(cur) == limitKey) {
 			return ""
 		}
 		cur = parent

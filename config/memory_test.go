@@ -253,3 +253,27 @@ func TestImportDepthLimit(t *testing.T) {
 		t.Errorf("depth limit not applied at 5:\n%s", got)
 	}
 }
+
+func TestLoadMemoryStopsAtHome(t *testing.T) {
+	root := realTempDir(t)
+	writeTree(t, root, map[string]string{
+		".git/HEAD":         "",
+		"GEMINI.md":         "above home",
+		"home/GEMINI.md":    "home",
+		"home/ws/GEMINI.md": "workspace",
+	})
+	m, err := LoadMemory(MemoryOptions{
+		Workspace: []string{filepath.Join(root, "home", "ws")},
+		Home:      filepath.Join(root, "home"),
+		Trusted:   true,
+		MaxDirs:   -1,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The repository above home is not the workspace's project root, so
+	// the walk stays in the workspace directory.
+	if got := m.Paths(); len(got) != 1 || got[0] != filepath.Join(root, "home", "ws", "GEMINI.md") {
+		t.Errorf("Paths = %q", got)
+	}
+}

@@ -327,7 +327,12 @@ func Load(opts LoadOptions) (*Settings, error) {
 	// A workspace must not be able to declare itself trusted, so trust is
 	// decided before its layer is looked at.
 	pre := mergeLayers(sysDefaults.Raw, user.Raw, system.Raw)
-	folderTrust, _ := lookupPath(pre, "security.folderTrust.enabled").(bool)
+	// Anything but an explicit false keeps folder trust on: a typo must not
+	// open the door.
+	folderTrust, isBool := lookupPath(pre, "security.folderTrust.enabled").(bool)
+	if !isBool {
+		folderTrust = true
+	}
 	trust, err := IsTrusted(TrustOptions{
 		Path:               ws,
 		FolderTrustEnabled: folderTrust,

@@ -283,6 +283,18 @@ func TestLoadLayers(t *testing.T) {
 			},
 		},
 		{
+			name: "a mistyped folderTrust setting keeps trust on",
+			fix: settingsFixture{
+				user:      `{"security": {"folderTrust": {"enabled": "false"}}}`,
+				workspace: `{"model": {"name": "workspace"}}`,
+			},
+			check: func(t *testing.T, s *Settings) {
+				if s.Model.Name != "" || s.Trust.Source == TrustSourceDisabled || !s.Security.FolderTrust {
+					t.Errorf("model.name = %q trust = %+v security = %+v", s.Model.Name, s.Trust, s.Security)
+				}
+			},
+		},
+		{
 			name: "broken workspace file in untrusted folder only warns",
 			fix:  settingsFixture{workspace: `{"model": `},
 			check: func(t *testing.T, s *Settings) {
