@@ -33,7 +33,7 @@ type DiffStat struct {
 // UnifiedDiff returns a unified diff of old → new labelled with fileName, in
 // the "Current"/"Proposed" form Gemini CLI shows.
 func UnifiedDiff(fileName, oldText, newText string) string {
-	edits := udiff.Strings(oldText, newText)
+	edits := udiff.Lines(oldText, newText)
 	d, err := udiff.ToUnified(fileName+"\tCurrent", fileName+"\tProposed", oldText, edits, 3)
 	if err != nil {
 		return ""
@@ -44,7 +44,7 @@ func UnifiedDiff(fileName, oldText, newText string) string {
 // CountDiffLines returns the number of added and removed lines (and their
 // characters) between two texts.
 func CountDiffLines(oldText, newText string) (added, removed, addedChars, removedChars int) {
-	edits := udiff.Strings(oldText, newText)
+	edits := udiff.Lines(oldText, newText)
 	d, err := udiff.ToUnified("a", "b", oldText, edits, 0)
 	if err != nil {
 		return

@@ -1,0 +1,183 @@
+package tool
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"google.golang.org/genai"
+)
+
+func js(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func TestFunctionResponseParts(t *testing.T) {
+	img := &genai.Part{InlineData: &genai.Blob{MIMEType: "image/png", Data: []byte{1, 2}}}
+	tests := []struct {
+		name string
+		res  *Result
+		want string
+	}{
+		{"string", Text("hello"), `[{"functionResponse":{"id":"c1","name":"t","response":{"output":"hello"}}}]`},
+		{"error", Fail(ErrFileNotFound, "File not found: /x"), `[{"functionResponse":{"id":"c1","name":"t","response":{"error":"File not found: /x"}}}]`},
+		{"part list", &Result{LLMParts: []*genai.Part{{Text: "a"}, img}},
+			`[{"functionResponse":{"id":"c1","name":"t","response":{"output":"Tool execution succeeded."}}},{"text":"a"},{"inlineData":{"data":"AQI=","mimeType":"image/png"}}]`},
+		{"single inline part", &Result{LLMPart: img},
+			`[{"functionResponse":{"id":"c1","name":"t","response":{"output":"Binary content of type image/png was processed."}}},{"inlineData":{"data":"AQI=","mimeType":"image/png"}}]`},
+		{"single functionResponse is re-keyed", &Result{LLMPart: &genai.Part{FunctionResponse: &genai.FunctionResponse{ID: "other", Name: "x", Response: map[string]any{"output": "inner"}}}},
+			`[{"functionResponse":{"id":"c1","name":"t","response":{"output":"inner"}}}]`},
+		{"single text part", &Result{LLMPart: &genai.Part{Text: "just text"}}, `[{"functionResponse":{"id":"c1","name":"t","response":{"output":"just text"}}}]`},
+		{"nil result", nil, `[{"functionResponse":{"id":"c1","name":"t","response":{"output":""}}}]`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := js(FunctionResponseParts("c1", "t", tt.res)); got != tt.want {
+				t.Errorf("got  %s\nwant %s", got, tt.want)
+			}
+		})
+	}
+}
+
+var readSchema = map[string]any{
+	"type": "object",
+	"properties": map[string]any{
+		"file_path": map[string]any{"type": "string"},
+		"offset":    map[string]any{"type": "number", "minimum": 0},
+		"limit":     map[string]any{"type": "integer", "minimum": 1},
+		"mode":      map[string]any{"type": "string", "enum": []any{"a", "b"}},
+		"paths":     map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "minItems": 1},
+		"opts": map[string]any{"type": "object", "properties": map[string]any{
+			"deep": map[string]any{"type": "boolean"},
+		}, "additionalProperties": false},
+	},
+	"required": []any{"file_path"},
+}
+
+func TestValidateArgs(t *testing.T) {
+	tests := []struct {
+		args string
+		want string
+	}{
+		{`{"file_path":"/a"}`, ""},
+		{`{}`, "params must have required property 'file_path'"},
+		{`{"file_path":3}`, "params/file_path must be string"},
+		{`{"file_path":"x","offset":-1}`, "params/offset must be >= 0"},
+		{`{"file_path":"x","limit":1.5}`, "params/limit must be integer"},
+		{`{"file_path":"x","limit":0}`, "params/limit must be >= 1"},
+		{`{"file_path":"x","mode":"c"}`, "params/mode must be equal to one of the allowed values"},
+		{`{"file_path":"x","paths":[]}`, "params/paths must NOT have fewer than 1 items"},
+		{`{"file_path":"x","paths":["a",2]}`, "params/paths/1 must be string"},
+		{`{"file_path":"x","opts":{"deep":true,"x":1}}`, "params/opts must NOT have additional properties"},
+		{`{"file_path":"x","opts":{"deep":"yes"}}`, "params/opts/deep must be boolean"},
+		{`{"file_path":"x","unknown":1}`, ""},
+	}
+	for _, tt := range tests {
+		var args map[string]any
+		if err := json.Unmarshal([]byte(tt.args), &args); err != nil {
+			t.Fatal(err)
+		}
+		if got := ValidateArgs(readSchema, args); got != tt.want {
+			t.Errorf("ValidateArgs(%s) = %q, want %q", tt.args, got, tt.want)
+		}
+	}
+}
+
+// FuzzValidateArgs feeds arbitrary JSON arguments (outside input from the
+// model) to the validator: it must never panic.
+func FuzzValidateArgs(f *testing.F) {
+	for _, s := range []string{`{}`, `{"file_path":"x"}`, `{"paths":[1,{"a":[]}]}`, `{"opts":{"deep":null}}`, `{"limit":1e308}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var args map[string]any
+		if json.Unmarshal([]byte(s), &args) != nil {
+			return
+		}
+		msg := ValidateArgs(readSchema, args)
+		if msg != "" && !strings.HasPrefix(msg, "params") {
+			t.Errorf("message %q does not start with params", msg)
+		}
+	})
+}
+
+type fakeTool struct {
+	name    string
+	aliases []string
+}
+
+func (f fakeTool) Name() string        { return f.name }
+func (f fakeTool) DisplayName() string { return f.name }
+func (f fakeTool) Description() string { return "" }
+func (f fakeTool) Kind() Kind          { return KindRead }
+func (f fakeTool) Schema() map[string]any {
+	return map[string]any{"type": "object", "properties": map[string]any{"p": map[string]any{"type": "string"}}, "required": []any{"p"}}
+}
+func (f fakeTool) Build(args map[string]any) (Call, error) { return nil, Errorf(ErrInvalidParams, "bad p") }
+func (f fakeTool) Aliases() []string                       { return f.aliases }
+
+func TestRegistry(t *testing.T) {
+	r := NewRegistry(fakeTool{name: "read_file"}, fakeTool{name: "grep_search", aliases: []string{"search_file_content"}}, fakeTool{name: "glob"})
+	if _, ok := r.Get("search_file_content"); !ok {
+		t.Error("alias not resolved")
+	}
+	_, _, err := r.Prepare("red_file", nil, nil)
+	if err == nil || err.Type != ErrToolNotRegistered || err.Message != `Tool "red_file" not found. Did you mean one of: "read_file", "glob", "grep_search"?` {
+		t.Errorf("not found = %+v", err)
+	}
+	_, _, err = r.Prepare("glob", map[string]any{}, nil)
+	if err == nil || err.Message != "params must have required property 'p'" {
+		t.Errorf("invalid = %+v", err)
+	}
+	_, _, err = r.Prepare("glob", map[string]any{"p": "x"}, nil)
+	if err == nil || err.Message != "bad p" {
+		t.Errorf("build error = %+v", err)
+	}
+	r.Unregister("glob")
+	if _, ok := r.Get("glob"); ok || len(r.Names()) != 2 {
+		t.Errorf("unregister: %v", r.Names())
+	}
+}
+
+func TestWorkspaceContains(t *testing.T) {
+	root := t.TempDir()
+	ws := filepath.Join(root, "ws")
+	outside := filepath.Join(root, "outside")
+	os.MkdirAll(filepath.Join(ws, "sub"), 0o755)
+	os.MkdirAll(outside, 0o755)
+	os.Symlink(outside, filepath.Join(ws, "link"))
+	w := NewWorkspace(ws)
+	tests := []struct {
+		path string
+		want bool
+	}{
+		{ws, true},
+		{filepath.Join(ws, "sub", "new.txt"), true},
+		{filepath.Join(ws, "..", "outside", "x"), false},
+		{filepath.Join(outside, "x"), false},
+		{filepath.Join(ws, "link", "x"), false},
+		{ws + "-sibling", false},
+	}
+	for _, tt := range tests {
+		if got := w.Contains(filepath.Clean(tt.path)); got != tt.want {
+			t.Errorf("Contains(%s) = %v, want %v", tt.path, got, tt.want)
+		}
+	}
+	if got := w.Resolve("sub/a.txt"); got != filepath.Join(ws, "sub", "a.txt") {
+		t.Errorf("Resolve = %s", got)
+	}
+}
+
+func TestNewFileDiff(t *testing.T) {
+	orig := "a\nb\nc\n"
+	d := NewFileDiff("/w/f.txt", &orig, "a\nB\nc\nd\n", "a\nB\nc\nd\ne\n")
+	if d.FileName != "f.txt" || d.DiffStat.ModelAddedLines != 2 || d.DiffStat.ModelRemovedLines != 1 || d.DiffStat.UserAddedLines != 1 {
+		t.Errorf("diff = %+v stat %+v", d, d.DiffStat)
+	}
+	if !strings.Contains(d.FileDiff, "+e") || !strings.Contains(d.FileDiff, "f.txt\tProposed") {
+		t.Errorf("unified diff:\n%s", d.FileDiff)
+	}
+}
