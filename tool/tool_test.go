@@ -116,8 +116,10 @@ func (f fakeTool) Kind() Kind          { return KindRead }
 func (f fakeTool) Schema() map[string]any {
 	return map[string]any{"type": "object", "properties": map[string]any{"p": map[string]any{"type": "string"}}, "required": []any{"p"}}
 }
-func (f fakeTool) Build(args map[string]any) (Call, error) { return nil, Errorf(ErrInvalidParams, "bad p") }
-func (f fakeTool) Aliases() []string                       { return f.aliases }
+func (f fakeTool) Build(args map[string]any) (Call, error) {
+	return nil, Errorf(ErrInvalidParams, "bad p")
+}
+func (f fakeTool) Aliases() []string { return f.aliases }
 
 func TestRegistry(t *testing.T) {
 	r := NewRegistry(fakeTool{name: "read_file"}, fakeTool{name: "grep_search", aliases: []string{"search_file_content"}}, fakeTool{name: "glob"})
@@ -125,7 +127,7 @@ func TestRegistry(t *testing.T) {
 		t.Error("alias not resolved")
 	}
 	_, _, err := r.Prepare("red_file", nil, nil)
-	if err == nil || err.Type != ErrToolNotRegistered || err.Message != `Tool "red_file" not found. Did you mean one of: "read_file", "glob", "grep_search"?` {
+	if err == nil || err.Type != ErrToolNotRegistered || err.Message != `Tool "red_file" not found. Did you mean one of: "read_file", "grep_search", "glob"?` {
 		t.Errorf("not found = %+v", err)
 	}
 	_, _, err = r.Prepare("glob", map[string]any{}, nil)

@@ -311,6 +311,9 @@ func (c *editCall) plan(ctx context.Context) *editPlan {
 	newStr := normalizeLineEndings(c.p.NewString)
 	m := c.match(content, oldStr, newStr)
 	if e := c.occurrenceError(m.Occurrences, oldStr, newStr); e != nil {
+		// Only a miss goes to the model (Gemini CLI sends every failure):
+		// a wrong count or identical strings state what the model meant,
+		// and a "corrected" search could only second-guess it.
 		if m.Occurrences == 0 && c.smart {
 			return c.correct(ctx, plan, e)
 		}

@@ -174,6 +174,13 @@ func writeFileAtomic(path string, data []byte) error {
 		}
 		keepMode = fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
 		existing = true
+		// Renaming over a file needs only a writable directory; refuse
+		// files the user could not write in place, as a plain write would.
+		f, err := os.OpenFile(target, os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		f.Close()
 	}
 	dir := filepath.Dir(target)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -690,6 +697,16 @@ func (e *Env) readFileForModel(abs string, startLine, endLine int) *fileContent 
 			Text:    "Could not read file because the provided path is a directory, not a file.",
 			Display: "Path is a directory.",
 			Err:     tool.Errorf(tool.ErrTargetIsDirectory, "Path is a directory, not a file: %s", abs),
+		}
+	}
+	if !fi.Mode().IsRegular() {
+		// A FIFO or device would block or never end; refuse it rather
+		// than hang the call.
+		msg := "not a regular file"
+		return &fileContent{
+			Text:    fmt.Sprintf("Error reading file %s: %s", rel, msg),
+			Display: fmt.Sprintf("Error reading file %s: %s", rel, msg),
+			Err:     tool.Errorf(tool.ErrReadContentFailure, "Error reading file %s: %s", abs, msg),
 		}
 	}
 	if fi.Size() > maxReadFileBytes {

@@ -105,6 +105,7 @@ func fsGolden(t *testing.T, name, got string) {
 // .gitignore of bare names would.
 type fsFilter map[string]bool
 
+// Ignored implements tool.FileFilter.
 func (f fsFilter) Ignored(path string, _ bool) bool {
 	for _, el := range strings.Split(filepath.ToSlash(path), "/") {
 		if f[el] {
@@ -267,6 +268,22 @@ func TestWriteFileAtomic(t *testing.T) {
 		}
 		if got := fsRead(t, target); got != "new" {
 			t.Errorf("target content %q", got)
+		}
+	})
+
+	t.Run("read-only file refused", func(t *testing.T) {
+		if os.Geteuid() == 0 {
+			t.Skip("root may write read-only files")
+		}
+		p := fsWrite(t, dir, "ro.txt", "old")
+		if err := os.Chmod(p, 0o444); err != nil {
+			t.Fatal(err)
+		}
+		if err := writeFileAtomic(p, []byte("new")); !errors.Is(err, syscall.EACCES) {
+			t.Errorf("err = %v, want EACCES", err)
+		}
+		if got := fsRead(t, p); got != "old" {
+			t.Errorf("read-only file changed to %q", got)
 		}
 	})
 

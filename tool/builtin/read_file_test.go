@@ -87,6 +87,12 @@ func TestReadFileErrors(t *testing.T) {
 		_ = f.Truncate(maxReadFileBytes + 1) // sparse: no disk used
 		f.Close()
 	}
+	fifo := filepath.Join(ws, "fifo")
+	if haveFifo {
+		if err := syscallMkfifo(fifo); err != nil {
+			t.Fatal(err)
+		}
+	}
 	fsWithFilter(env, "ignored.txt")
 	notInWS := func(p string) string {
 		return `Path not in workspace: Attempted path "` + p + `" resolves outside the allowed workspace directories: ` + ws + " or the project temp directory: " + env.TempDir
@@ -142,9 +148,14 @@ func TestReadFileErrors(t *testing.T) {
 		{"too large", "huge.txt", tool.ErrFileTooLarge, "File size exceeds the 20MB limit: " + huge + " (20.00MB)",
 			"File size exceeds the 20MB limit.", "File size exceeds the 20MB limit."},
 		{"binary", "bin.dat2", "", "", "Cannot display content of binary file: bin.dat2", "Skipped binary file: bin.dat2"},
+		{"fifo", "fifo", tool.ErrReadContentFailure, "Error reading file " + fifo + ": not a regular file",
+			"Error reading file fifo: not a regular file", "Error reading file fifo: not a regular file"},
 	}
 	for _, tt := range execTests {
 		t.Run(tt.name, func(t *testing.T) {
+			if tt.name == "fifo" && !haveFifo {
+				t.Skip("no named pipes on this system")
+			}
 			r := fsRun(t, NewReadFile(env), map[string]any{"absolute_path": tt.path})
 			switch {
 			case tt.typ == "" && r.Error != nil:

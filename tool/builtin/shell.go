@@ -42,10 +42,14 @@ const (
 )
 
 // shellTool is run_shell_command: a bash command in its own process group.
-type shellTool struct{ env *Env }
+type shellTool struct {
+	env *Env
+	// backgroundDelay overrides the is_background grace period (tests).
+	backgroundDelay time.Duration
+}
 
 // NewShell returns the run_shell_command tool.
-func NewShell(env *Env) tool.Tool { return &shellTool{env: env} }
+func NewShell(env *Env) tool.Tool { return &shellTool{env: env, backgroundDelay: backgroundDelay} }
 
 // Name implements tool.Tool.
 func (t *shellTool) Name() string { return "run_shell_command" }
@@ -104,7 +108,7 @@ func (t *shellTool) Build(args map[string]any) (tool.Call, error) {
 	if strings.TrimSpace(command) == "" {
 		return nil, tool.Errorf(tool.ErrInvalidParams, "Command cannot be empty.")
 	}
-	c := &shellCall{env: t.env, command: command, stripped: stripShellWrapper(command)}
+	c := &shellCall{env: t.env, command: command, stripped: stripShellWrapper(command), backgroundDelay: t.backgroundDelay}
 	c.description, _ = argString(args, "description")
 	c.background, _ = argBool(args, "is_background")
 	c.dirParam, _ = argString(args, "directory")
@@ -130,6 +134,8 @@ type shellCall struct {
 	dirParam    string
 	cwd         string
 	background  bool
+
+	backgroundDelay time.Duration
 }
 
 // Describe implements tool.Call, as Gemini CLI describes shell calls.
@@ -203,6 +209,7 @@ func (c *shellCall) Execute(ctx context.Context, out func(string)) *tool.Result 
 		env:        shellEnv(),
 		timeout:    c.timeout(),
 		background: c.background,
+		bgDelay:    c.backgroundDelay,
 		out:        out,
 	})
 	return c.result(res)
@@ -353,7 +360,8 @@ type shellRequest struct {
 	env        []string
 	timeout    time.Duration // inactivity timeout
 	background bool
-	out        func(string) // live output, may be nil
+	bgDelay    time.Duration // how long a background command runs before it is left alone
+	out        func(string)  // live output, may be nil
 }
 
 // shellResult is how a run ended.

@@ -57,6 +57,8 @@ func runShell(ctx context.Context, req shellRequest) shellResult {
 	return res
 }
 
+// writerFunc adapts a function to io.Writer.
 type writerFunc func([]byte) (int, error)
 
+// Write implements io.Writer.
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

@@ -182,9 +182,13 @@ func runShell(ctx context.Context, req shellRequest) shellResult {
 
 	res := shellResult{pid: pid}
 	if req.background {
+		delay := req.bgDelay
+		if delay <= 0 {
+			delay = backgroundDelay
+		}
 		select {
 		case <-exited:
-		case <-time.After(backgroundDelay):
+		case <-time.After(delay):
 			// Left running: keep draining its output so it never blocks
 			// on a full pipe, but keep none of it.
 			out.stopKeeping()

@@ -373,7 +373,7 @@ func (c *webFetchCall) Confirmation(context.Context) (*tool.ConfirmationDetails,
 	return &tool.ConfirmationDetails{Type: tool.ConfirmInfo, Title: "Confirm Web Fetch", Prompt: c.prompt, URLs: urls}, nil
 }
 
-// select de-duplicates the URLs and sets aside the blocked ones and those
+// selectURLs de-duplicates the URLs and sets aside the blocked ones and those
 // beyond the limit, with the reasons the model is told.
 func (c *webFetchCall) selectURLs() (toFetch, skipped []string) {
 	seen := map[string]bool{}

@@ -410,3 +410,15 @@ func TestWebURLHelpers(t *testing.T) {
 		t.Errorf("webWrapUntrusted = %q", got)
 	}
 }
+
+func TestWebFetchNoURL(t *testing.T) {
+	env, _ := auxTestEnv(t)
+	// Build never lets a prompt without URLs through; the call still
+	// answers sensibly if one is made some other way.
+	c := &webFetchCall{t: webTestTool(env), prompt: "nothing"}
+	r := c.Execute(context.Background(), nil)
+	if r.LLMText != "Error: No URL provided." {
+		t.Errorf("LLMText = %q", r.LLMText)
+	}
+	auxErrorIs(t, r, tool.ErrWebFetchNoURLInPrompt, "No URL provided.")
+}
