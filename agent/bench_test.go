@@ -10,6 +10,7 @@ import (
 
 	"github.com/castor-dev/castor/policy"
 	"github.com/castor-dev/castor/tool"
+	"github.com/castor-dev/castor/tool/builtin"
 )
 
 // The BenchmarkTurn* benchmarks measure the engine's own cost of one
@@ -83,7 +84,7 @@ var benchSystemPrompt = strings.Repeat("You are an interactive CLI agent. ", 300
 // BenchmarkTurnText is a text-only turn: one model call, no tools.
 func BenchmarkTurnText(b *testing.B) {
 	m := &scripted{}
-	s := newBenchSession(m, nil, echoTool{name: "echo", kind: tool.KindRead})
+	s := newBenchSession(m, nil, newFixedTool("echo"))
 	benchTurn(b, s, m, [][]*genai.Part{{{Text: "Hello"}, {Text: " world."}}})
 }
 
@@ -92,7 +93,7 @@ func BenchmarkTurnText(b *testing.B) {
 // calls, two tool executions.
 func BenchmarkTurnTwoParallelTools(b *testing.B) {
 	m := &scripted{}
-	s := newBenchSession(m, nil, echoTool{name: "echo", kind: tool.KindRead})
+	s := newBenchSession(m, nil, newFixedTool("echo"))
 	benchTurn(b, s, m, [][]*genai.Part{
 		{{Text: "Let me look."}, call("echo", map[string]any{"text": "one"}), call("echo", map[string]any{"text": "two"})},
 		{{Text: "Done."}},
@@ -104,22 +105,38 @@ func BenchmarkTurnTwoParallelTools(b *testing.B) {
 // response and an answer).
 func BenchmarkTurnLongHistory(b *testing.B) {
 	m := &scripted{}
-	s := newBenchSession(m, longHistory(200), echoTool{name: "echo", kind: tool.KindRead})
+	s := newBenchSession(m, longHistory(200), newFixedTool("echo"))
 	benchTurn(b, s, m, [][]*genai.Part{{{Text: "Hello"}, {Text: " world."}}})
 }
 
-// BenchmarkTurnTextManyTools is BenchmarkTurnText with 16 tools
-// registered, as many as the built-in set: the declarations are rebuilt
-// for every model call.
-func BenchmarkTurnTextManyTools(b *testing.B) {
+// BenchmarkTurnTextBuiltinTools is BenchmarkTurnText with Castor's 13
+// built-in tools registered and declared (yolo mode, as in `castor -y`):
+// their declarations are built for every model call.
+func BenchmarkTurnTextBuiltinTools(b *testing.B) {
 	m := &scripted{}
-	var tools []tool.Tool
-	for i := range 16 {
-		tools = append(tools, echoTool{name: fmt.Sprintf("echo_%d", i), kind: tool.KindRead})
-	}
-	s := newBenchSession(m, nil, tools...)
+	env := &builtin.Env{Workspace: tool.NewWorkspace(b.TempDir()), TempDir: b.TempDir(), Model: m, ModelName: "gemini-2.5-pro"}
+	s := New(Config{
+		Model: m, ModelName: "gemini-2.5-pro", SessionID: "bench",
+		SystemInstruction: func() string { return benchSystemPrompt },
+		Tools:             tool.NewRegistry(builtin.All(env)...),
+		Policy:            policy.New(policy.Options{Mode: policy.ModeYolo}),
+	})
 	benchTurn(b, s, m, [][]*genai.Part{{{Text: "Hello"}, {Text: " world."}}})
 }
+
+// fixedTool is echoTool with its schema built once, so that the turn
+// benchmarks measure the engine rather than the tool's Schema method.
+type fixedTool struct {
+	echoTool
+	schema map[string]any
+}
+
+func newFixedTool(name string) fixedTool {
+	t := echoTool{name: name, kind: tool.KindRead}
+	return fixedTool{echoTool: t, schema: t.Schema()}
+}
+
+func (t fixedTool) Schema() map[string]any { return t.schema }
 
 // longHistory returns n contents: exchanges of a user question, a model
 // function call, its response and the model's answer.

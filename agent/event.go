@@ -70,7 +70,9 @@ type Event struct {
 	// Model is the model version that answered (EventFinished) or the model
 	// in use.
 	Model string
-	// ResponseID is the model response's id (its trace id).
+	// ResponseID is the model response's id (its trace id): set on
+	// EventFinished, and on EventContent and EventThought as soon as the
+	// response has told it, so that faces can tag each chunk.
 	ResponseID   string
 	FinishReason genai.FinishReason
 	Usage        *genai.GenerateContentResponseUsageMetadata

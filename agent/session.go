@@ -464,11 +464,11 @@ func (r *run) callModel() (*genai.Content, []*ToolCall, error) {
 				case p.Thought && p.Text != "":
 					th := parseThought(p.Text)
 					r.thoughts = append(r.thoughts, th)
-					if !r.emit(&Event{Type: EventThought, Thought: &th, Text: p.Text}) {
+					if !r.emit(&Event{Type: EventThought, Thought: &th, Text: p.Text, ResponseID: responseID}) {
 						return nil, nil, context.Canceled
 					}
 				case p.Text != "" && !p.Thought:
-					if !r.emit(&Event{Type: EventContent, Text: p.Text}) {
+					if !r.emit(&Event{Type: EventContent, Text: p.Text, ResponseID: responseID}) {
 						return nil, nil, context.Canceled
 					}
 					if msg, loop := s.loops.content(p.Text); loop {
