@@ -182,6 +182,9 @@ func build(o Options) (*Agent, error) {
 		ModelName:   modelName,
 		OutputLimit: st.Tools.TruncateToolOutputThreshold,
 		MemoryFile:  home.MemoryPath(memoryFileName(st)),
+		// A zero Settings (IgnoreSettings) leaves UseRipgrep false; ripgrep
+		// is still the default then.
+		DisableRipgrep: !o.IgnoreSettings && !st.Tools.UseRipgrep,
 	}
 	reg := tool.NewRegistry()
 	for _, t := range builtin.All(benv) {

@@ -96,3 +96,17 @@ func Declaration(t Tool) *genai.FunctionDeclaration {
 		ParametersJsonSchema: t.Schema(),
 	}
 }
+
+type callIDKey struct{}
+
+// WithCallID returns a context that carries the id of the call being
+// executed, so tools can name what they save after it.
+func WithCallID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, callIDKey{}, id)
+}
+
+// CallID returns the id of the call being executed, or "".
+func CallID(ctx context.Context) string {
+	id, _ := ctx.Value(callIDKey{}).(string)
+	return id
+}

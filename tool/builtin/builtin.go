@@ -31,4 +31,7 @@ type Env struct {
 	OutputLimit int
 	// MemoryFile is the global GEMINI.md that save_memory appends to.
 	MemoryFile string
+	// DisableRipgrep makes search_file_content skip ripgrep even when it
+	// is installed (tools.useRipgrep: false).
+	DisableRipgrep bool
 }
