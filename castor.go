@@ -232,7 +232,7 @@ func (e *ConfigError) Unwrap() error { return e.Err }
 // ResumeError is a session that cannot be resumed (the CLI exits 42).
 type ResumeError struct{ Err error }
 
-func (e *ResumeError) Error() string { return e.Err.Error() }
+func (e *ResumeError) Error() string { return "Error resuming session: " + e.Err.Error() }
 func (e *ResumeError) Unwrap() error { return e.Err }
 
 // UntrustedError is a workspace that folder trust refuses (the CLI exits

@@ -255,36 +255,15 @@ func build(o Options) (*Agent, error) {
 	history := o.History
 	var recorder agent.Recorder
 	if !o.DisableRecording {
-		store, err := chats.OpenStore(home.Dir, wd)
+		r, h, id, err := openRecording(o, home, wd, sessionID, env.ws.Dirs(), envContext, warn)
 		if err != nil {
-			if o.Resume != "" {
-				return fail(&ResumeError{Err: err})
-			}
-			warn("session recording is off: " + err.Error())
-		} else if o.Resume != "" {
-			info, err := store.Resolve(o.Resume)
-			if err != nil {
-				return fail(&ResumeError{Err: err})
-			}
-			conv, err := store.Load(info)
-			if err != nil {
-				return fail(&ResumeError{Err: err})
-			}
-			sessionID = conv.SessionID
-			history = append([]*genai.Content{genai.NewContentFromText(envContext(), genai.RoleUser)}, conv.History()...)
-			rec, err := store.Continue(info)
-			if err != nil {
-				return fail(&ResumeError{Err: err})
-			}
-			a.closers = append(a.closers, rec.Close)
-			recorder = &chatRecorder{rec: rec, warn: warn}
-		} else {
-			rec, err := store.Create(sessionID, chats.CreateOptions{Directories: env.ws.Dirs()})
-			if err != nil {
-				warn("session recording is off: " + err.Error())
-			} else {
-				a.closers = append(a.closers, rec.Close)
-				recorder = &chatRecorder{rec: rec, warn: warn}
+			return fail(err)
+		}
+		if r != nil {
+			a.closers = append(a.closers, r.Close)
+			recorder = &chatRecorder{rec: r, warn: warn}
+			if h != nil {
+				history, sessionID = h, id
 			}
 		}
 	} else if o.Resume != "" {
@@ -321,6 +300,48 @@ func build(o Options) (*Agent, error) {
 	})
 	a.session = sess
 	return a, nil
+}
+
+// openRecording starts recording the session, or continues the recorded
+// session o.Resume names, returning its history (after a fresh environment
+// context) and id. A recording that cannot start is reported and skipped;
+// a session that cannot be resumed is an error.
+func openRecording(o Options, home config.Home, wd, sessionID string, dirs []string, envContext func() string, warn func(string)) (*chats.Recorder, []*genai.Content, string, error) {
+	store, err := chats.OpenStore(home.Dir, wd)
+	if err != nil {
+		if o.Resume != "" {
+			return nil, nil, "", &ResumeError{Err: err}
+		}
+		warn("session recording is off: " + err.Error())
+		return nil, nil, "", nil
+	}
+	if o.Resume != "" {
+		info, err := store.Resolve(o.Resume)
+		switch {
+		case err != nil && o.Resume == chats.Latest && errors.Is(err, chats.ErrNoSessions):
+			// Gemini CLI starts afresh when there is nothing to resume.
+			warn(err.Error() + " Starting a new session.")
+		case err != nil:
+			return nil, nil, "", &ResumeError{Err: err}
+		default:
+			conv, err := store.Load(info)
+			if err != nil {
+				return nil, nil, "", &ResumeError{Err: err}
+			}
+			rec, err := store.Continue(info)
+			if err != nil {
+				return nil, nil, "", &ResumeError{Err: err}
+			}
+			history := append([]*genai.Content{genai.NewContentFromText(envContext(), genai.RoleUser)}, conv.History()...)
+			return rec, history, conv.SessionID, nil
+		}
+	}
+	rec, err := store.Create(sessionID, chats.CreateOptions{Directories: dirs})
+	if err != nil {
+		warn("session recording is off: " + err.Error())
+		return nil, nil, "", nil
+	}
+	return rec, nil, "", nil
 }
 
 // trustLookup reports GEMINI_CLI_TRUST_WORKSPACE=true on top of lookup,

@@ -472,8 +472,12 @@ func TestVersionAndSessions(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "Deleted session 1") {
 		t.Errorf("delete: %d %q %q", r.code, r.stdout, r.stderr)
 	}
-	if r := e.run("--resume", "latest", "-p", "x"); r.code != 42 {
-		t.Errorf("resume with no sessions: exit %d %q", r.code, r.stderr)
+	e.srv.Enqueue(fakegemini.Text("fresh"))
+	if r := e.run("--resume", "latest", "-p", "x"); r.code != 0 || r.stdout != "fresh\n" || !strings.Contains(r.stderr, "Starting a new session") {
+		t.Errorf("resume latest with no sessions must start afresh: exit %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	if r := e.run("--resume", "7", "-p", "x"); r.code != 42 || !strings.Contains(r.stderr, "Error resuming session") {
+		t.Errorf("resume of a missing index: exit %d %q", r.code, r.stderr)
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -245,9 +247,10 @@ func parseLegacy(data []byte) (*Conversation, error) {
 // Where Castor deliberately differs: thought summaries are left out (Gemini
 // CLI adds them as thought text and strips them again before sending), a
 // tool call without a result gets no functionCall part (an unanswered call
-// would make the next request invalid), and a user message consisting of
-// function responses already emitted from the preceding tool calls (newer
-// Gemini CLI versions record both) is not repeated.
+// would make the next request invalid), and a function response is sent
+// once even where the file holds it several times (newer Gemini CLI
+// versions record it in the tool call and again as a user message, and
+// after a resume copy a turn's responses into every call of the turn).
 func (c *Conversation) History() []*genai.Content {
 	var out []*genai.Content
 	answered := map[string]bool{}
@@ -324,8 +327,27 @@ func modelTurn(m *Message) (model, responses []*genai.Part) {
 			})
 		}
 	}
+	// After a resume, Gemini CLI syncs each call's result to the whole
+	// response turn, so every call of a multi-call turn carries all of the
+	// turn's responses. Replaying them as stored would answer each call
+	// several times; keep each response (and each identical result) once.
+	answered := map[string]bool{}
+	var seen [][]*genai.Part
 	for i := range m.ToolCalls {
-		responses = append(responses, compactParts(m.ToolCalls[i].Result)...)
+		res := compactParts(m.ToolCalls[i].Result)
+		if slices.ContainsFunc(seen, func(prev []*genai.Part) bool { return reflect.DeepEqual(prev, res) }) {
+			continue
+		}
+		seen = append(seen, res)
+		for _, p := range res {
+			if fr := p.FunctionResponse; fr != nil && fr.ID != "" {
+				if answered[fr.ID] {
+					continue
+				}
+				answered[fr.ID] = true
+			}
+			responses = append(responses, p)
+		}
 	}
 	return model, responses
 }

@@ -179,6 +179,13 @@ func TestHistoryRules(t *testing.T) {
 			{Type: TypeUser, Content: text("q")},
 			{Type: TypeGemini, Content: text("a"), ToolCalls: []ToolCallRecord{{ID: "c1", Name: "t"}}},
 		}, "um"},
+		{"whole-turn results on every call sent once", []Message{
+			{Type: TypeGemini, Content: text("a"), ToolCalls: []ToolCallRecord{
+				{ID: "c1", Name: "t", Result: []*genai.Part{fr("c1"), fr("c2")}},
+				{ID: "c2", Name: "t", Result: []*genai.Part{fr("c1"), fr("c2")}},
+			}},
+			{Type: TypeUser, Content: []*genai.Part{fr("c1"), fr("c2")}},
+		}, "mu"},
 		{"new function responses kept", []Message{
 			{Type: TypeGemini, Content: text("a"), ToolCalls: []ToolCallRecord{{ID: "c1", Name: "t", Result: []*genai.Part{fr("c1")}}}},
 			{Type: TypeUser, Content: []*genai.Part{fr("c1"), fr("c2")}},
@@ -195,6 +202,23 @@ func TestHistoryRules(t *testing.T) {
 				t.Errorf("roles = %q, want %q", roles.String(), tt.roles)
 			}
 		})
+	}
+}
+
+func TestHistoryDedupesWholeTurnResults(t *testing.T) {
+	fr := func(id string) *genai.Part {
+		return &genai.Part{FunctionResponse: &genai.FunctionResponse{ID: id, Name: "t"}}
+	}
+	both := []*genai.Part{fr("c1"), fr("c2")}
+	c := &Conversation{Messages: []Message{{Type: TypeGemini, ToolCalls: []ToolCallRecord{
+		{ID: "c1", Name: "t", Result: both}, {ID: "c2", Name: "t", Result: both},
+	}}}}
+	h := c.History()
+	if len(h) != 2 || len(h[0].Parts) != 2 || len(h[1].Parts) != 2 {
+		t.Fatalf("history = %s", mustMarshal(t, h))
+	}
+	if h[1].Parts[0].FunctionResponse.ID != "c1" || h[1].Parts[1].FunctionResponse.ID != "c2" {
+		t.Errorf("responses out of call order: %s", mustMarshal(t, h[1]))
 	}
 }
 

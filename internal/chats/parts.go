@@ -39,7 +39,7 @@ func decodePartList(raw json.RawMessage) ([]*genai.Part, bool) {
 		}
 		return []*genai.Part{{Text: s}}, true
 	case '{':
-		if p := decodePart(raw); p != nil {
+		if p := decodePart(raw); p != nil && !isEmptyPart(p) {
 			return []*genai.Part{p}, false
 		}
 		return nil, false
@@ -57,11 +57,11 @@ func decodePartList(raw json.RawMessage) ([]*genai.Part, bool) {
 			switch e[0] {
 			case '"':
 				var s string
-				if json.Unmarshal(e, &s) == nil {
+				if json.Unmarshal(e, &s) == nil && s != "" {
 					parts = append(parts, &genai.Part{Text: s})
 				}
 			case '{':
-				if p := decodePart(e); p != nil {
+				if p := decodePart(e); p != nil && !isEmptyPart(p) {
 					parts = append(parts, p)
 				}
 			}
@@ -130,8 +130,25 @@ func decodeSignature(s string) []byte {
 
 // isPlainText reports whether a part is nothing but visible text, so that a
 // list of such parts can be stored as the bare string Gemini CLI writes.
+// Empty slices and maps count as absent because JSON omits them.
 func isPlainText(p *genai.Part) bool {
-	return p != nil && reflect.DeepEqual(*p, genai.Part{Text: p.Text})
+	if p == nil {
+		return false
+	}
+	c := *p
+	if len(c.ThoughtSignature) == 0 {
+		c.ThoughtSignature = nil
+	}
+	if len(c.PartMetadata) == 0 {
+		c.PartMetadata = nil
+	}
+	return reflect.DeepEqual(c, genai.Part{Text: p.Text})
+}
+
+// isEmptyPart reports a part with no data at all. The API rejects such
+// parts, and a bare "" content must read back the same as [{"text":""}].
+func isEmptyPart(p *genai.Part) bool {
+	return isPlainText(p) && p.Text == ""
 }
 
 // encodeContent renders parts as a PartListUnion. With asString set and only

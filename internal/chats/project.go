@@ -32,12 +32,26 @@ const (
 	lockStale   = 10 * time.Second
 )
 
-// ProjectHash is the sha256 (hex) of the absolute project root. Gemini CLI
-// writes it into every session header and named its older temp
-// directories after it.
+// ProjectHash is the sha256 (hex) of the project root as Gemini CLI sees
+// it (see projectPath). Gemini CLI writes it into every session header and
+// named its older temp directories after it.
 func ProjectHash(projectRoot string) string {
-	sum := sha256.Sum256([]byte(absPath(projectRoot)))
+	sum := sha256.Sum256([]byte(projectPath(projectRoot)))
 	return hex.EncodeToString(sum[:])
+}
+
+// projectPath is the project root the way Gemini CLI derives it from
+// process.cwd(): absolute and with symlinks resolved, because the kernel's
+// getcwd reports the physical path while Go's os.Getwd may return a
+// symlinked $PWD. Without this the two programs would file one project
+// under two slugs. A path that cannot be resolved (it may not exist) is
+// used as given.
+func projectPath(p string) string {
+	p = absPath(p)
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		return real
+	}
+	return p
 }
 
 func absPath(p string) string {
@@ -86,7 +100,7 @@ func (e *RegistryError) Unwrap() error { return e.Err }
 // markers; only a project that would need a new slug fails, with a
 // *RegistryError.
 func ProjectTempDir(geminiHome, projectRoot string) (string, error) {
-	root := absPath(projectRoot)
+	root := projectPath(projectRoot)
 	tmpBase := filepath.Join(geminiHome, "tmp")
 	historyBase := filepath.Join(geminiHome, "history")
 	reg := &projectRegistry{

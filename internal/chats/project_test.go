@@ -35,6 +35,12 @@ func writeFile(t *testing.T, p, content string) {
 func TestProjectTempDirAllocates(t *testing.T) {
 	home := t.TempDir()
 	root := filepath.Join(t.TempDir(), "My Project")
+	if err := os.Mkdir(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		root = real // macOS temp dirs live behind a symlink
+	}
 	dir, err := ProjectTempDir(home, root)
 	if err != nil {
 		t.Fatal(err)
@@ -250,6 +256,30 @@ func TestProjectTempDirBreaksStaleLock(t *testing.T) {
 	}
 	if _, err := ProjectTempDir(home, "/w/app"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestProjectTempDirResolvesSymlinks(t *testing.T) {
+	home := t.TempDir()
+	base := t.TempDir()
+	real := filepath.Join(base, "real-proj")
+	if err := os.Mkdir(real, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(base, "link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Skip("symlinks unavailable:", err)
+	}
+	viaLink, err := ProjectTempDir(home, link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	direct, err := ProjectTempDir(home, real)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if viaLink != direct || filepath.Base(direct) != "real-proj" || ProjectHash(link) != ProjectHash(real) {
+		t.Errorf("symlinked root filed separately: %s vs %s", viaLink, direct)
 	}
 }
 

@@ -164,7 +164,8 @@ type Info struct {
 	Index       int
 	StartTime   time.Time
 	LastUpdated time.Time
-	// MessageCount counts the session's messages of every type.
+	// MessageCount counts the session's messages of every type, each once
+	// (Gemini CLI's listing also counts re-appended copies).
 	MessageCount int
 	// FirstUserMessage is the first real user message, cleaned for a
 	// one-line display ("Empty conversation" if there is none).

@@ -96,7 +96,7 @@ func Run(ctx context.Context, args []string, stdio IO) (code int) {
 	for _, sub := range subcommands {
 		root.AddCommand(sub(ctx, stdio))
 	}
-	root.SetArgs(args)
+	root.SetArgs(joinOptionalValues(args))
 	root.SetIn(stdio.Stdin)
 	root.SetOut(stdio.Stdout)
 	root.SetErr(stdio.Stderr)
@@ -260,6 +260,26 @@ func readPrompt(f *flags, args []string, stdio IO) (string, error) {
 		return "", &inputError{msg: "No input provided via stdin. Input can be provided by piping data into castor or using the --prompt option."}
 	}
 	return prompt, nil
+}
+
+// joinOptionalValues rewrites "--resume 3" as "--resume=3": pflag only
+// takes an optional flag value in the = form, while Gemini CLI's parser
+// takes the next word when it is not a flag.
+func joinOptionalValues(args []string) []string {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		if (a == "--resume" || a == "-r") && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+			out = append(out, a+"="+args[i+1])
+			i++
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
 }
 
 func oneLine(s string) string {
