@@ -117,6 +117,7 @@ type Session struct {
 
 	turns      int
 	prompts    int
+	lastCallMs int64 // keeps generated call ids unique within the session
 	lastPrompt int32
 	started    bool
 	pending    *pendingBatch
@@ -168,6 +169,10 @@ func (s *Session) History() []*genai.Content {
 
 // Stats returns the session's metrics so far.
 func (s *Session) Stats() Stats { return s.stats.snapshot() }
+
+// Tools returns the session's tool registry, for faces that list the
+// tools a session offers (the A2A server's task metadata).
+func (s *Session) Tools() *tool.Registry { return s.cfg.Tools }
 
 // Pending returns the tool calls waiting for confirmation after a turn
 // paused with EventInputRequired.
@@ -503,7 +508,10 @@ func (r *run) callModel() (*genai.Content, []*ToolCall, error) {
 	var calls []*ToolCall
 	if content != nil {
 		ensureThoughtSignature(req.Model, content)
-		now := time.Now().UnixMilli()
+		s.mu.Lock()
+		now := max(time.Now().UnixMilli(), s.lastCallMs+1)
+		s.lastCallMs = now
+		s.mu.Unlock()
 		for i, p := range content.Parts {
 			if p.FunctionCall == nil {
 				continue

@@ -486,3 +486,29 @@ func TestPromptContext(t *testing.T) {
 		t.Errorf("first flags = %v", firsts)
 	}
 }
+
+func TestGeneratedCallIDsAreUnique(t *testing.T) {
+	var turns [][]*genai.Part
+	for i := range 4 {
+		turns = append(turns, []*genai.Part{call("echo", map[string]any{"text": string(rune('a' + i))})})
+	}
+	turns = append(turns, []*genai.Part{{Text: "done"}})
+	m := &scripted{turns: turns}
+	s := newTestSession(m, policy.ModeYolo, false, echoTool{name: "echo", kind: tool.KindRead})
+	evs, err := collect(t, s.Send(context.Background(), genai.NewPartFromText("go")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, ev := range evs {
+		if ev.Type == EventToolCall && ev.Call.Status == StatusValidating {
+			if seen[ev.Call.ID] {
+				t.Errorf("id %s generated twice", ev.Call.ID)
+			}
+			seen[ev.Call.ID] = true
+		}
+	}
+	if len(seen) != 4 {
+		t.Errorf("%d distinct ids", len(seen))
+	}
+}
