@@ -63,6 +63,9 @@ type Options struct {
 	ApprovalMode policy.Mode
 	// AllowedTools are extra --allowed-tools rules.
 	AllowedTools []string
+	// AllowedMCPServerNames limits the MCP servers started to these
+	// (--allowed-mcp-server-names).
+	AllowedMCPServerNames []string
 	// Confirm answers confirmations synchronously. With it the agent is
 	// interactive: calls that need approval are asked for instead of being
 	// refused.

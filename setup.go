@@ -186,6 +186,9 @@ func build(o Options) (*Agent, error) {
 		// is still the default then.
 		DisableRipgrep: !o.IgnoreSettings && !st.Tools.UseRipgrep,
 	}
+	// tools.webFetch.allowPrivateAddresses lets web_fetch reach local
+	// development servers (loopback, link-local, private networks).
+	benv.AllowPrivateHosts, _ = st.GetBool("tools.webFetch.allowPrivateAddresses")
 	reg := tool.NewRegistry()
 	for _, t := range builtin.All(benv) {
 		if keepTool(t, st.Tools.Core, st.Tools.Exclude) {
@@ -196,6 +199,16 @@ func build(o Options) (*Agent, error) {
 	for _, t := range o.Tools {
 		reg.Register(t)
 		trustedTools = append(trustedTools, t.Name())
+	}
+	if !o.IgnoreSettings {
+		mcpTools, closeMCP := startMCP(context.Background(), st, o.AllowedMCPServerNames, warn)
+		a.closers = append(a.closers, closeMCP)
+		for _, t := range mcpTools {
+			reg.Register(t)
+			if tt, ok := t.(interface{ Trusted() bool }); ok && tt.Trusted() {
+				trustedTools = append(trustedTools, t.Name())
+			}
+		}
 	}
 
 	mode := o.ApprovalMode

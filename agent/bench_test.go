@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"iter"
 	"strings"
 	"testing"
 
@@ -28,7 +29,8 @@ func benchTurn(b *testing.B, s *Session, m *scripted, script [][]*genai.Part) {
 	b.Helper()
 	ctx := context.Background()
 	prompt := genai.NewPartFromText("benchmark prompt")
-	// A first turn (with the environment context) outside the timing.
+	// A warm-up turn outside the timing (a new session's first turn also
+	// carries the environment context).
 	m.turns = script
 	if err := drain(s.Send(ctx, prompt)); err != nil {
 		b.Fatal(err)
@@ -58,7 +60,7 @@ func benchTurn(b *testing.B, s *Session, m *scripted, script [][]*genai.Part) {
 	b.ReportMetric(float64(events)/float64(turns), "events/op")
 }
 
-func drain(seq func(func(*Event, error) bool)) error {
+func drain(seq iter.Seq2[*Event, error]) error {
 	for _, err := range seq {
 		if err != nil {
 			return err

@@ -145,12 +145,13 @@ func (r *run) maybeCompress() {
 	if used == 0 {
 		used = estimateTokens(s.hist)
 	}
+	if float64(used) < threshold*float64(limit) {
+		s.mu.Unlock()
+		return
+	}
 	hist := cloneContents(s.hist)
 	modelName := s.model
 	s.mu.Unlock()
-	if float64(used) < threshold*float64(limit) {
-		return
-	}
 	split := splitPoint(hist)
 	if split <= 1 || split >= len(hist) {
 		return

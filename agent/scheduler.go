@@ -228,7 +228,7 @@ func (r *run) executeGroup(calls []*ToolCall) {
 		wg.Add(1)
 		go func(c *ToolCall) {
 			defer wg.Done()
-			res := safeExecute(tool.WithCallID(ctx, c.ID), c.call, func(s string) {
+			res := safeExecute(tool.WithPromptID(tool.WithCallID(ctx, c.ID), c.PromptID), c.call, func(s string) {
 				select {
 				case updates <- callUpdate{c: c, output: s}:
 				case <-ctx.Done():

@@ -408,11 +408,14 @@ func (r *run) loop() {
 // the tool calls it requested.
 func (r *run) callModel() (*genai.Content, []*ToolCall, error) {
 	s := r.s
+	// The config is built outside the lock: a dynamic system instruction
+	// may read the session (its history) while it is computed.
+	cfg := r.requestConfig()
 	s.mu.Lock()
 	req := &model.Request{
 		Model:     s.model,
 		Contents:  cloneContents(s.hist),
-		Config:    r.requestConfig(),
+		Config:    cfg,
 		PromptID:  r.promptID,
 		SessionID: s.cfg.SessionID,
 	}
@@ -542,7 +545,7 @@ func withCall(p *genai.Part, fc *genai.FunctionCall) *genai.Part {
 
 // requestConfig builds the per-call config: generation settings, system
 // instruction and the declarations of the tools the policy lets the model
-// see. Callers hold s.mu.
+// see. It must be called without s.mu held.
 func (r *run) requestConfig() *genai.GenerateContentConfig {
 	s := r.s
 	var cfg genai.GenerateContentConfig

@@ -15,11 +15,14 @@ type Registry struct {
 	tools   map[string]Tool
 	aliases map[string]string
 	order   []string
+	// decls caches each tool's declaration: building schemas on every
+	// model call cost more than the rest of a turn.
+	decls map[string]*genai.FunctionDeclaration
 }
 
 // NewRegistry returns a registry holding tools, in order.
 func NewRegistry(tools ...Tool) *Registry {
-	r := &Registry{tools: map[string]Tool{}, aliases: map[string]string{}}
+	r := &Registry{tools: map[string]Tool{}, aliases: map[string]string{}, decls: map[string]*genai.FunctionDeclaration{}}
 	for _, t := range tools {
 		r.Register(t)
 	}
@@ -35,6 +38,7 @@ func (r *Registry) Register(t Tool) {
 		r.order = append(r.order, name)
 	}
 	r.tools[name] = t
+	r.decls[name] = Declaration(t)
 	if a, ok := t.(Aliased); ok {
 		for _, alias := range a.Aliases() {
 			r.aliases[alias] = name
@@ -47,6 +51,7 @@ func (r *Registry) Unregister(name string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	delete(r.tools, name)
+	delete(r.decls, name)
 	for i, n := range r.order {
 		if n == name {
 			r.order = append(r.order[:i], r.order[i+1:]...)
@@ -95,13 +100,27 @@ func (r *Registry) Names() []string {
 // Declarations returns the declarations of the tools keep accepts (all
 // when keep is nil), in registration order.
 func (r *Registry) Declarations(keep func(Tool) bool) []*genai.FunctionDeclaration {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
 	var out []*genai.FunctionDeclaration
-	for _, t := range r.Tools() {
-		if keep == nil || keep(t) {
-			out = append(out, Declaration(t))
+	for _, n := range r.order {
+		if t := r.tools[n]; keep == nil || keep(t) {
+			out = append(out, r.decls[n])
 		}
 	}
 	return out
+}
+
+// schema returns the cached parameter schema of the tool called name.
+func (r *Registry) schema(name string) map[string]any {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if d := r.decls[name]; d != nil {
+		if s, ok := d.ParametersJsonSchema.(map[string]any); ok {
+			return s
+		}
+	}
+	return nil
 }
 
 // NotFound returns the error for a call to an unknown tool, suggesting the
@@ -145,7 +164,11 @@ func (r *Registry) Prepare(name string, args map[string]any, visible []string) (
 	if n, ok := t.(ArgNormalizer); ok {
 		args = n.NormalizeArgs(args)
 	}
-	if msg := ValidateArgs(t.Schema(), args); msg != "" {
+	schema := r.schema(t.Name())
+	if schema == nil {
+		schema = t.Schema()
+	}
+	if msg := ValidateArgs(schema, args); msg != "" {
 		return t, nil, &Error{Type: ErrInvalidParams, Message: msg}
 	}
 	c, err := t.Build(args)

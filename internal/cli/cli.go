@@ -31,6 +31,7 @@ type flags struct {
 	approvalMode    string
 	includeDirs     []string
 	allowedTools    []string
+	allowedMCP      []string
 	fakeResponses   string
 	fakeNonStrict   string
 	recordResponses string
@@ -108,6 +109,7 @@ func Run(ctx context.Context, args []string, stdio IO) (code int) {
 	fl.StringVar(&f.approvalMode, "approval-mode", "", "approval mode: default, auto_edit, yolo or plan")
 	fl.StringSliceVar(&f.includeDirs, "include-directories", nil, "more workspace directories (comma-separated or repeated)")
 	fl.StringSliceVar(&f.allowedTools, "allowed-tools", nil, "tools that run without confirmation, e.g. write_file or run_shell_command(git status)")
+	fl.StringSliceVar(&f.allowedMCP, "allowed-mcp-server-names", nil, "MCP servers to start (default: all configured)")
 	fl.StringVar(&f.fakeResponses, "fake-responses", "", "replay model responses from a Gemini CLI JSONL file instead of calling a model")
 	fl.StringVar(&f.fakeNonStrict, "fake-responses-non-strict", "", "like --fake-responses, matching responses by method instead of order")
 	fl.StringVar(&f.recordResponses, "record-responses", "", "record the model's responses to a JSONL file")
@@ -187,6 +189,7 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 		Model:                  f.model,
 		ApprovalMode:           mode,
 		AllowedTools:           f.allowedTools,
+		AllowedMCPServerNames:  f.allowedMCP,
 		FakeResponses:          fake,
 		FakeResponsesNonStrict: nonStrict,
 		RecordResponses:        f.recordResponses,
