@@ -1,0 +1,170 @@
+package mcp
+
+import (
+	"bufio"
+	"encoding/base64"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/castor-dev/castor/tool"
+)
+
+// The interop tests run the real npm servers pinned in the repository's
+// package-lock.json (npm ci --ignore-scripts at the repository root).
+
+// npmServer returns node and the entry point of an installed npm MCP
+// server, or skips the test.
+func npmServer(t *testing.T, pkg string) (node, entry string) {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed")
+	}
+	entry, err = filepath.Abs(filepath.Join("..", "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(entry); err != nil {
+		t.Skipf("node_modules/@modelcontextprotocol/%s is missing: run npm ci --ignore-scripts at the repository root", pkg)
+	}
+	return node, entry
+}
+
+// startNodeHTTP runs an npm server's HTTP transport on loopback and
+// returns its port once it listens.
+func startNodeHTTP(t *testing.T, node, entry string, args ...string) int {
+	t.Helper()
+	preload, err := filepath.Abs(filepath.Join("testdata", "node", "loopback.cjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(node, append([]string{"-r", preload, entry}, args...)...)
+	cmd.Env = append(os.Environ(), "PORT=0")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	ports := make(chan int, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		sent := false
+		for sc.Scan() {
+			var p int
+			if !sent {
+				if _, err := fmt.Sscanf(sc.Text(), "CASTOR_LISTENING %d", &p); err == nil {
+					ports <- p
+					sent = true
+				}
+			}
+		}
+		if !sent {
+			close(ports)
+		}
+	}()
+	select {
+	case p, ok := <-ports:
+		if !ok {
+			t.Fatal("the server exited before listening")
+		}
+		return p
+	case <-time.After(time.Minute):
+		t.Fatal("the server did not start listening")
+	}
+	return 0
+}
+
+func TestInteropServerEverything(t *testing.T) {
+	node, entry := npmServer(t, "server-everything")
+	sse := startNodeHTTP(t, node, entry, "sse")
+	stream := startNodeHTTP(t, node, entry, "streamableHttp")
+	tests := []struct {
+		name string
+		cfg  *ServerConfig
+		want Transport
+	}{
+		{"stdio", &ServerConfig{Name: "everything", Command: node, Args: []string{entry, "stdio"}}, TransportStdio},
+		{"sse", &ServerConfig{Name: "everything", URL: fmt.Sprintf("http://127.0.0.1:%d/sse", sse), Type: "sse"}, TransportSSE},
+		{"sse by fallback", &ServerConfig{Name: "everything", URL: fmt.Sprintf("http://127.0.0.1:%d/sse", sse)}, TransportSSE},
+		{"streamable http", &ServerConfig{Name: "everything", HTTPURL: fmt.Sprintf("http://127.0.0.1:%d/mcp", stream)}, TransportHTTP},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, d := startManager(t, Options{Servers: []*ServerConfig{tt.cfg}})
+			st, _ := m.Status("everything")
+			if st.Status != StatusConnected || st.Transport != tt.want {
+				t.Fatalf("status = %s %q over %s\n%s", st.Status, st.Reason, st.Transport, d)
+			}
+
+			r := run(t, m, "echo", map[string]any{"message": "hello"})
+			parts := tool.FunctionResponseParts("c1", "echo", r)
+			if r.Error != nil || len(parts) != 2 || parts[1].Text != "Echo: hello" ||
+				parts[0].FunctionResponse.Response["output"] != "Tool execution succeeded." {
+				t.Errorf("echo: %+v", r)
+			}
+
+			r = run(t, m, "get-sum", map[string]any{"a": 2, "b": 3})
+			if r.Error != nil || r.Display != "The sum of 2 and 3 is 5." {
+				t.Errorf("get-sum: %+v", r)
+			}
+
+			r = run(t, m, "get-tiny-image", nil)
+			if r.Error != nil || len(r.LLMParts) != 4 {
+				t.Fatalf("get-tiny-image: %+v", r)
+			}
+			if got := r.LLMParts[1].Text; got != "[Tool 'get-tiny-image' provided the following image data with mime-type: image/png]" {
+				t.Errorf("caption = %q", got)
+			}
+			img := r.LLMParts[2].InlineData
+			if img == nil || img.MIMEType != "image/png" || !strings.HasPrefix(base64.StdEncoding.EncodeToString(img.Data), "iVBORw0KGgo") {
+				t.Errorf("image part = %+v", img)
+			}
+			if r.Display != "Here's the image you requested:\n[Image: image/png]\nThe image above is the MCP logo." {
+				t.Errorf("display = %q", r.Display)
+			}
+
+			if len(m.Prompts()) == 0 || len(m.Resources()) == 0 {
+				t.Errorf("prompts %d, resources %d", len(m.Prompts()), len(m.Resources()))
+			}
+		})
+	}
+}
+
+func TestInteropServerFilesystem(t *testing.T) {
+	node, entry := npmServer(t, "server-filesystem")
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "note.txt"), []byte("castor was here\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, d := startManager(t, Options{Servers: []*ServerConfig{{Name: "fs", Command: node, Args: []string{entry, dir}}}})
+	if st, _ := m.Status("fs"); st.Status != StatusConnected {
+		t.Fatalf("status = %+v\n%s", st, d)
+	}
+	r := run(t, m, "read_text_file", map[string]any{"path": filepath.Join(dir, "note.txt")})
+	parts := tool.FunctionResponseParts("c1", "read_text_file", r)
+	if r.Error != nil || len(parts) != 2 || parts[1].Text != "castor was here\n" {
+		t.Errorf("read_text_file: %+v", r)
+	}
+	r = run(t, m, "read_text_file", map[string]any{"path": "/etc/passwd"})
+	if r.Error == nil || r.Error.Type != tool.ErrMCPToolError || !strings.Contains(r.Error.Message, "Access denied") {
+		t.Errorf("outside the allowed directory: %+v", r.Error)
+	}
+	var names []string
+	for _, tl := range m.Tools() {
+		names = append(names, tl.Name())
+	}
+	if !strings.Contains(strings.Join(names, ","), "list_directory") {
+		t.Errorf("tools = %v", names)
+	}
+}

@@ -1,0 +1,135 @@
+package castor
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"mvdan.cc/sh/v3/shell"
+
+	"github.com/castor-dev/castor/config"
+	"github.com/castor-dev/castor/mcp"
+	"github.com/castor-dev/castor/tool"
+	"github.com/castor-dev/castor/tool/builtin"
+)
+
+// startMCP starts the MCP servers configured in st (mcpServers, plus
+// mcp.serverCommand as a server called "mcp"), filtered by mcp.allowed,
+// mcp.excluded and allowedNames (--allowed-mcp-server-names), and returns
+// their tools for the registry and a function that stops them. It never
+// fails: a bad entry or a server that does not come up is reported
+// through warn, and the session goes on without it.
+func startMCP(ctx context.Context, st *config.Settings, allowedNames []string, warn func(string)) (tools []tool.Tool, closer func() error) {
+	m := openMCP(ctx, st, allowedNames, warn)
+	if m == nil {
+		return nil, func() error { return nil }
+	}
+	return m.Tools(), m.Close
+}
+
+// openMCP is startMCP returning the manager itself, for callers that also
+// want prompts (slash commands), resources or server statuses. It returns
+// nil when no server is configured.
+func openMCP(ctx context.Context, st *config.Settings, allowedNames []string, warn func(string)) *mcp.Manager {
+	if warn == nil {
+		warn = func(string) {}
+	}
+	if st == nil {
+		return nil
+	}
+	servers, errs := mcp.ParseServers(st.MCPServers)
+	for _, err := range errs {
+		warn(err.Error())
+	}
+	if cmd := st.MCP.ServerCommand; cmd != "" {
+		// Gemini CLI splits mcp.serverCommand like a shell would, with
+		// variables expanded, and names the server "mcp".
+		args, err := shell.Fields(cmd, os.Getenv)
+		if err != nil || len(args) == 0 {
+			warn(fmt.Sprintf("failed to parse mcpServerCommand: %s", cmd))
+		} else {
+			servers = append(servers, &mcp.ServerConfig{Name: "mcp", Command: args[0], Args: args[1:]})
+		}
+	}
+	if len(servers) == 0 {
+		return nil
+	}
+
+	workDir := workspaceOf(st)
+	var roots []string
+	if workDir != "" {
+		roots = []string{workDir}
+	}
+	reserved := map[string]bool{mcp.ListResourcesToolName: true, mcp.ReadResourceToolName: true}
+	for _, t := range builtin.All(&builtin.Env{}) {
+		reserved[t.Name()] = true
+		if a, ok := t.(tool.Aliased); ok {
+			for _, n := range a.Aliases() {
+				reserved[n] = true
+			}
+		}
+	}
+	m := mcp.Start(ctx, mcp.Options{
+		Servers: servers,
+		Filter: mcp.Filter{
+			Allowed:      st.MCP.Allowed,
+			Excluded:     st.MCP.Excluded,
+			AllowedNames: allowedNames,
+		},
+		FolderTrusted: st.Trust.IsTrusted() || !st.Trust.FolderTrustEnabled,
+		ClientName:    "castor",
+		ClientVersion: Version,
+		WorkDir:       workDir,
+		Roots:         roots,
+		EnvAllowed:    redaction(st, "allowed"),
+		EnvBlocked:    redaction(st, "blocked"),
+		Reserved:      func(n string) bool { return reserved[n] },
+		// No browser here: a headless start uses stored tokens only (the
+		// lead's interactive faces can pass OpenBrowser).
+		OAuth: &mcp.OAuthOptions{TokenFile: filepath.Join(geminiDirOf(st), mcp.TokenFileName)},
+	})
+	statuses := m.Statuses()
+	sort.Slice(statuses, func(i, j int) bool { return statuses[i].Name < statuses[j].Name })
+	for _, s := range statuses {
+		switch s.Status {
+		case mcp.StatusError:
+			warn(fmt.Sprintf("Error connecting to MCP server '%s': %s", s.Name, s.Reason))
+		case mcp.StatusBlocked, mcp.StatusDisabled:
+			// Gemini CLI lists these in /mcp and `mcp list`, not at start.
+		}
+	}
+	return m
+}
+
+// workspaceOf recovers the workspace directory from the workspace
+// settings layer (<workspace>/.gemini/settings.json), "" if unknown.
+func workspaceOf(st *config.Settings) string {
+	for _, f := range st.Files {
+		if f.Scope == config.ScopeWorkspace && f.Path != "" {
+			return filepath.Dir(filepath.Dir(f.Path))
+		}
+	}
+	return ""
+}
+
+// geminiDirOf is the ~/.gemini directory the settings were loaded from
+// (it honours GEMINI_CLI_HOME and Options.HomeDir, which ResolveHome alone
+// would not see).
+func geminiDirOf(st *config.Settings) string {
+	for _, f := range st.Files {
+		if f.Scope == config.ScopeUser && f.Path != "" {
+			return filepath.Dir(f.Path)
+		}
+	}
+	return config.ResolveHome(nil).Dir
+}
+
+// redaction reads security.environmentVariableRedaction.allowed or
+// .blocked: variables Gemini CLI always passes to, or withholds from, MCP
+// servers.
+func redaction(st *config.Settings, which string) []string {
+	v, _ := st.GetStrings("security.environmentVariableRedaction." + which)
+	return v
+}
