@@ -1,94 +1,24 @@
 package mcp
 
 import (
-	"bufio"
 	"encoding/base64"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/castor-dev/castor/internal/npmtest"
 	"github.com/castor-dev/castor/tool"
 )
 
 // The interop tests run the real npm servers pinned in the repository's
 // package-lock.json (npm ci --ignore-scripts at the repository root).
 
-// npmServer returns node and the entry point of an installed npm MCP
-// server, or skips the test.
-func npmServer(t *testing.T, pkg string) (node, entry string) {
-	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not installed")
-	}
-	entry, err = filepath.Abs(filepath.Join("..", "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(entry); err != nil {
-		t.Skipf("node_modules/@modelcontextprotocol/%s is missing: run npm ci --ignore-scripts at the repository root", pkg)
-	}
-	return node, entry
-}
-
-// startNodeHTTP runs an npm server's HTTP transport on loopback and
-// returns its port once it listens.
-func startNodeHTTP(t *testing.T, node, entry string, args ...string) int {
-	t.Helper()
-	preload, err := filepath.Abs(filepath.Join("testdata", "node", "loopback.cjs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(node, append([]string{"-r", preload, entry}, args...)...)
-	cmd.Env = append(os.Environ(), "PORT=0")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	ports := make(chan int, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		sent := false
-		for sc.Scan() {
-			var p int
-			if !sent {
-				if _, err := fmt.Sscanf(sc.Text(), "CASTOR_LISTENING %d", &p); err == nil {
-					ports <- p
-					sent = true
-				}
-			}
-		}
-		if !sent {
-			close(ports)
-		}
-	}()
-	select {
-	case p, ok := <-ports:
-		if !ok {
-			t.Fatal("the server exited before listening")
-		}
-		return p
-	case <-time.After(time.Minute):
-		t.Fatal("the server did not start listening")
-	}
-	return 0
-}
-
 func TestInteropServerEverything(t *testing.T) {
-	node, entry := npmServer(t, "server-everything")
-	sse := startNodeHTTP(t, node, entry, "sse")
-	stream := startNodeHTTP(t, node, entry, "streamableHttp")
+	node, entry := npmtest.Server(t, "server-everything")
+	sse := npmtest.StartHTTP(t, node, entry, "sse")
+	stream := npmtest.StartHTTP(t, node, entry, "streamableHttp")
 	tests := []struct {
 		name string
 		cfg  *ServerConfig
@@ -142,7 +72,7 @@ func TestInteropServerEverything(t *testing.T) {
 }
 
 func TestInteropServerFilesystem(t *testing.T) {
-	node, entry := npmServer(t, "server-filesystem")
+	node, entry := npmtest.Server(t, "server-filesystem")
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "note.txt"), []byte("castor was here\n"), 0o644); err != nil {
 		t.Fatal(err)

@@ -1,80 +1,25 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/castor-dev/castor/internal/fakegemini"
+	"github.com/castor-dev/castor/internal/npmtest"
 )
-
-// npmEntry returns node and an installed npm MCP server's entry point, or
-// skips the test.
-func npmEntry(t *testing.T, pkg string) (string, string) {
-	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not installed")
-	}
-	entry, _ := filepath.Abs(filepath.Join("..", "..", "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js"))
-	if _, err := os.Stat(entry); err != nil {
-		t.Skipf("node_modules/@modelcontextprotocol/%s is missing: run npm ci --ignore-scripts at the repository root", pkg)
-	}
-	return node, entry
-}
-
-// startNode runs an npm server's HTTP transport on a loopback port and
-// returns the port.
-func startNode(t *testing.T, node, entry, transport string) int {
-	t.Helper()
-	preload, _ := filepath.Abs(filepath.Join("..", "..", "mcp", "testdata", "node", "loopback.cjs"))
-	cmd := exec.Command(node, "-r", preload, entry, transport)
-	cmd.Env = append(os.Environ(), "PORT=0")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	ports := make(chan int, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			var p int
-			if _, err := fmt.Sscanf(sc.Text(), "CASTOR_LISTENING %d", &p); err == nil {
-				ports <- p
-			}
-		}
-		close(ports)
-	}()
-	select {
-	case p, ok := <-ports:
-		if !ok {
-			t.Fatal("the MCP server exited before listening")
-		}
-		return p
-	case <-time.After(time.Minute):
-		t.Fatal("the MCP server did not start listening")
-	}
-	return 0
-}
 
 // TestMCPServers runs the binary with real MCP servers configured in
 // settings.json (server-everything over stdio, SSE and streamable HTTP,
 // server-filesystem over stdio) and has the model call a tool of each.
 func TestMCPServers(t *testing.T) {
-	node, everything := npmEntry(t, "server-everything")
-	_, filesystem := npmEntry(t, "server-filesystem")
-	sse := startNode(t, node, everything, "sse")
-	stream := startNode(t, node, everything, "streamableHttp")
+	node, everything := npmtest.Server(t, "server-everything")
+	_, filesystem := npmtest.Server(t, "server-filesystem")
+	sse := npmtest.StartHTTP(t, node, everything, "sse")
+	stream := npmtest.StartHTTP(t, node, everything, "streamableHttp")
 
 	e := newEnv(t)
 	e.write("hello.txt", "hello from the workspace\n")

@@ -1,0 +1,83 @@
+// Package npmtest runs the npm MCP servers pinned in the repository's
+// package-lock.json for interop tests, skipping a test when Node or the
+// packages are missing.
+package npmtest
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// root is the repository root, found from this file's location so tests
+// in any package can use it.
+func root() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// Server returns node and the entry point of the installed npm package
+// @modelcontextprotocol/<pkg>, or skips the test with a one-line reason.
+func Server(t testing.TB, pkg string) (node, entry string) {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed")
+	}
+	entry = filepath.Join(root(), "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js")
+	if _, err := os.Stat(entry); err != nil {
+		t.Skipf("node_modules/@modelcontextprotocol/%s is missing: run npm ci --ignore-scripts at the repository root", pkg)
+	}
+	return node, entry
+}
+
+// StartHTTP runs an npm server's HTTP transport ("sse", "streamableHttp")
+// on a loopback port, stops it when the test ends, and returns the port.
+// A preload script makes the server bind 127.0.0.1 and report its port.
+func StartHTTP(t testing.TB, node, entry string, args ...string) int {
+	t.Helper()
+	preload := filepath.Join(root(), "internal", "npmtest", "loopback.cjs")
+	cmd := exec.Command(node, append([]string{"-r", preload, entry}, args...)...)
+	cmd.Env = append(os.Environ(), "PORT=0")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	ports := make(chan int, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		sent := false
+		for sc.Scan() {
+			var p int
+			if _, err := fmt.Sscanf(sc.Text(), "CASTOR_LISTENING %d", &p); err == nil && !sent {
+				ports <- p
+				sent = true
+			}
+		}
+		if !sent {
+			close(ports)
+		}
+	}()
+	select {
+	case p, ok := <-ports:
+		if !ok {
+			t.Fatal("the MCP server exited before listening")
+		}
+		return p
+	case <-time.After(time.Minute):
+		t.Fatal("the MCP server did not start listening")
+	}
+	return 0
+}
