@@ -381,14 +381,21 @@ func newClient(o Options, st *config.Settings, getenv func(string) string) (mode
 		}
 		return m, nil
 	}
-	cfg, err := gemini.ConfigFromEnv(getenv)
-	if err != nil {
-		return nil, configErrorf("%v", err)
-	}
-	cfg.Version = Version
-	m, err := gemini.New(context.Background(), cfg)
+	// Sign in with Google (Code Assist) when the auth type says so,
+	// otherwise the Gemini API key or Vertex path.
+	m, ok, err := newAuthClient(context.Background(), st, getenv, Version)
 	if err != nil {
 		return nil, err
+	}
+	if !ok {
+		cfg, err := gemini.ConfigFromEnv(getenv)
+		if err != nil {
+			return nil, configErrorf("%v", err)
+		}
+		cfg.Version = Version
+		if m, err = gemini.New(context.Background(), cfg); err != nil {
+			return nil, err
+		}
 	}
 	ro := model.RetryOptions{MaxAttempts: st.General.MaxAttempts, Fallback: model.DefaultFallback}
 	if v := getenv("CASTOR_RETRY_BASE_DELAY"); v != "" {

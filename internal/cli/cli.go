@@ -4,7 +4,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -125,12 +124,11 @@ func Run(ctx context.Context, args []string, stdio IO) (code int) {
 		return &inputError{msg: err.Error()}
 	})
 	if err := root.Execute(); err != nil {
-		fmt.Fprintf(stdio.Stderr, "Error: %v\n", err)
-		var in *inputError
-		if errors.As(err, &in) || strings.Contains(err.Error(), "unknown") {
+		fmt.Fprintf(stdio.Stderr, "Error: %s\n", oneLine(err.Error()))
+		if strings.Contains(err.Error(), "unknown flag") || strings.Contains(err.Error(), "unknown command") {
 			return ExitInput
 		}
-		return ExitError
+		return exitCode(err)
 	}
 	return code
 }
@@ -285,7 +283,12 @@ func joinOptionalValues(args []string) []string {
 	return out
 }
 
+// oneLine joins a multi-line message into one line, so that every failure
+// is a single line on stderr.
 func oneLine(s string) string {
-	s = strings.TrimSpace(s)
-	return strings.ReplaceAll(s, "\n", " ")
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimSpace(l)
+	}
+	return strings.Join(lines, " ")
 }

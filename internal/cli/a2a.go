@@ -1,0 +1,165 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/castor-dev/castor"
+	"github.com/castor-dev/castor/a2a"
+	"github.com/castor-dev/castor/config"
+)
+
+func init() { subcommands = append(subcommands, newA2ACommand) }
+
+// a2aFlags are the a2a-server options; each defaults to the environment
+// variable Gemini CLI's server reads, where there is one.
+type a2aFlags struct {
+	host, workspace, token, allowedRoot, storeDir, model string
+	port                                                 int
+	yolo, allowPrivatePush, memoryStore, debug           bool
+	maxTurns                                             int
+	turnTimeout                                          time.Duration
+}
+
+func envBool(k string) bool {
+	b, _ := strconv.ParseBool(os.Getenv(k))
+	return b
+}
+
+func newA2ACommand(ctx context.Context, stdio IO) *cobra.Command {
+	var f a2aFlags
+	port := 41242
+	if v := os.Getenv("CODER_AGENT_PORT"); v != "" {
+		if p, err := strconv.Atoi(v); err == nil {
+			port = p
+		}
+	}
+	c := &cobra.Command{
+		Use:   "a2a-server",
+		Short: "Serve the agent over A2A (Gemini CLI's a2a-server, with the development-tool extension)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runA2A(ctx, &f, stdio)
+		},
+	}
+	fl := c.Flags()
+	fl.IntVar(&f.port, "port", port, "port to listen on (CODER_AGENT_PORT; 0 picks a free one)")
+	fl.StringVar(&f.host, "host", "127.0.0.1", "address to listen on; anything but loopback needs an auth token")
+	fl.StringVar(&f.workspace, "workspace", os.Getenv("CODER_AGENT_WORKSPACE_PATH"), "default workspace of tasks and commands (CODER_AGENT_WORKSPACE_PATH)")
+	fl.StringVar(&f.token, "auth-token", os.Getenv("CODER_AGENT_AUTH_TOKEN"), "bearer token clients must send (CODER_AGENT_AUTH_TOKEN)")
+	fl.StringVar(&f.allowedRoot, "allowed-root", os.Getenv("CODER_AGENT_ALLOWED_ROOT"), "directory every workspace must lie under (CODER_AGENT_ALLOWED_ROOT; default: home)")
+	fl.StringVar(&f.storeDir, "store-dir", "", "directory tasks are saved in (default ~/.gemini/a2a)")
+	fl.BoolVar(&f.memoryStore, "memory-store", false, "keep tasks in memory only: nothing survives a restart")
+	fl.StringVarP(&f.model, "model", "m", "", "model to use")
+	fl.BoolVar(&f.yolo, "yolo", envBool("GEMINI_YOLO_MODE"), "approve every tool call (GEMINI_YOLO_MODE=true)")
+	fl.BoolVar(&f.allowPrivatePush, "allow-private-push", false, "let push notifications reach loopback, private and link-local addresses")
+	fl.IntVar(&f.maxTurns, "max-concurrent-turns", 0, "turns running at once across tasks (default 32)")
+	fl.DurationVar(&f.turnTimeout, "turn-timeout", 0, "wall-time limit of one turn (default 30m)")
+	fl.BoolVarP(&f.debug, "debug", "d", false, "log requests and problems on stderr")
+	return c
+}
+
+func runA2A(ctx context.Context, f *a2aFlags, stdio IO) error {
+	if err := a2a.CheckListenAddr(f.host, f.token); err != nil {
+		return &inputError{msg: err.Error()}
+	}
+	home := config.ResolveHome(nil)
+	level := slog.LevelWarn
+	if f.debug {
+		level = slog.LevelDebug
+	}
+	logger := slog.New(slog.NewTextHandler(stdio.Stderr, &slog.HandlerOptions{Level: level}))
+
+	ws := f.workspace
+	if ws == "" {
+		ws, _ = os.Getwd()
+	}
+	// The server's own .env (API key, base URL) is loaded once; tasks do
+	// not load theirs into the shared process environment.
+	if st, err := config.Load(config.LoadOptions{Workspace: ws}); err == nil {
+		trusted := st.Trust.IsTrusted() || !st.Trust.FolderTrustEnabled
+		if _, err := config.LoadDotEnv(ws, home.UserDir, trusted, nil); err != nil {
+			logger.Warn(err.Error())
+		}
+	}
+	if os.Getenv("GCS_BUCKET_NAME") != "" {
+		fmt.Fprintln(stdio.Stderr, "Warning: GCS_BUCKET_NAME is set, but Castor's A2A server stores tasks on disk only; it is ignored.")
+	}
+
+	var store a2a.TaskStore
+	if !f.memoryStore {
+		dir := f.storeDir
+		if dir == "" {
+			dir = filepath.Join(home.Dir, "a2a")
+		}
+		fs, err := a2a.NewFileStore(dir)
+		if err != nil {
+			return fmt.Errorf("task store: %w", err)
+		}
+		store = fs
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(f.host, strconv.Itoa(f.port)))
+	if err != nil {
+		return err
+	}
+	host := f.host
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	url := fmt.Sprintf("http://%s:%d/", host, ln.Addr().(*net.TCPAddr).Port)
+	srv, err := a2a.NewServer(a2a.Config{
+		Workspace:   f.workspace,
+		AllowedRoot: f.allowedRoot,
+		AuthToken:   f.token,
+		URL:         url,
+		Agent: castor.Options{
+			Model: f.model,
+			Warn:  func(s string) { logger.Warn(s) },
+		},
+		YOLO:             f.yolo,
+		Store:            store,
+		AllowPrivatePush: f.allowPrivatePush,
+		Limits:           a2a.Limits{MaxConcurrentTurns: f.maxTurns, TurnTimeout: f.turnTimeout},
+		Logger:           logger,
+	})
+	if err != nil {
+		ln.Close()
+		return &inputError{msg: err.Error()}
+	}
+	hs := &http.Server{
+		Handler:           srv,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+	}
+	fmt.Fprintf(stdio.Stdout, "Castor A2A server listening on %s\n", url)
+	fmt.Fprintf(stdio.Stdout, "Agent card: %s.well-known/agent-card.json\n", url)
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	// Turns end first, so that open streams receive their final event and
+	// close; only then can the HTTP server drain its connections.
+	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		logger.Warn("a2a: shutdown: " + err.Error())
+	}
+	if err := hs.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,187 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+var updateGolden = flag.Bool("update-mcp", false, "rewrite the mcp command golden files")
+
+// mcpTestdata is absolute because the tests change directory.
+var mcpTestdata, _ = filepath.Abs(filepath.Join("testdata", "mcp"))
+
+func mcpGolden(t *testing.T, name string, got string) {
+	t.Helper()
+	path := filepath.Join(mcpTestdata, name)
+	if *updateGolden {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update-mcp)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s:\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}
+
+// mcpEnv gives a test its own home and workspace and returns them.
+func mcpEnv(t *testing.T) (home, ws string) {
+	t.Helper()
+	home, ws = t.TempDir(), t.TempDir()
+	t.Setenv("GEMINI_CLI_HOME", home)
+	t.Setenv("GEMINI_CLI_SYSTEM_SETTINGS_PATH", filepath.Join(home, "no-system.json"))
+	t.Setenv("GEMINI_CLI_TRUST_WORKSPACE", "true")
+	t.Chdir(ws)
+	return home, ws
+}
+
+func runCLI(t *testing.T, args ...string) (code int, out, errOut string) {
+	t.Helper()
+	var o, e bytes.Buffer
+	code = Run(context.Background(), args, IO{Stdin: strings.NewReader(""), Stdout: &o, Stderr: &e, StdinIsTerminal: true})
+	return code, o.String(), e.String()
+}
+
+func TestMCPAddRemove(t *testing.T) {
+	home, ws := mcpEnv(t)
+	project := filepath.Join(ws, ".gemini", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(project), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// An existing file with a comment that must survive.
+	if err := os.WriteFile(project, []byte("{\n  // keep me\n  \"model\": {\"name\": \"gemini-2.5-pro\"}\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var transcript strings.Builder
+	steps := [][]string{
+		{"mcp", "add", "files", "npx", "-y", "@modelcontextprotocol/server-filesystem", "/tmp", "-e", "DEBUG=1", "-e", "TOKEN=a=b", "--trust", "--timeout", "30000"},
+		{"mcp", "add", "-t", "http", "remote", "http://127.0.0.1:9/mcp", "-H", "X-Api-Key: abc:def", "-H", "bad", "--include-tools", "a,b", "--description", "Remote <one>"},
+		{"mcp", "add", "--transport=sse", "legacy", "http://127.0.0.1:9/sse", "--exclude-tools", "x", "--no-trust"},
+		{"mcp", "add", "files", "node", "server.js", "--", "--port", "8080", "-s", "project"},
+		{"mcp", "add", "-s", "user", "mine", "uvx", "tool"},
+		{"mcp", "remove", "legacy"},
+		{"mcp", "remove", "legacy"},
+		{"mcp", "remove", "-s", "user", "mine"},
+		{"mcp", "add", "-s", "bogus", "x", "y"},
+		{"mcp", "add", "onlyname"},
+	}
+	for _, args := range steps {
+		code, out, errOut := runCLI(t, args...)
+		transcript.WriteString("$ castor " + strings.Join(args, " ") + "\n" + out + errOut)
+		fmt.Fprintf(&transcript, "exit %d\n", code)
+	}
+	mcpGolden(t, "add_remove.txt", transcript.String())
+	data, err := os.ReadFile(project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mcpGolden(t, "project_settings.json", string(data))
+	user, err := os.ReadFile(filepath.Join(home, ".gemini", "settings.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mcpGolden(t, "user_settings.json", string(user))
+}
+
+func TestMCPAddInHome(t *testing.T) {
+	home, _ := mcpEnv(t)
+	t.Chdir(home)
+	code, _, errOut := runCLI(t, "mcp", "add", "x", "cmd")
+	if code != ExitError || !strings.Contains(errOut, "Please use --scope user to edit settings in the home directory.") {
+		t.Errorf("code %d, stderr %q", code, errOut)
+	}
+}
+
+func TestParseAddArgs(t *testing.T) {
+	tests := []struct {
+		args    []string
+		pos     []string
+		trust   string
+		include []string
+	}{
+		{[]string{"n", "npx", "-y", "pkg"}, []string{"n", "npx", "-y", "pkg"}, "", nil},
+		{[]string{"--trust", "n", "c"}, []string{"n", "c"}, "true", nil},
+		{[]string{"n", "c", "--trust", "false"}, []string{"n", "c"}, "false", nil},
+		{[]string{"n", "c", "--trust=false"}, []string{"n", "c"}, "false", nil},
+		{[]string{"n", "c", "--port", "1"}, []string{"n", "c", "--port", "1"}, "", nil},
+		{[]string{"n", "c", "--", "--trust"}, []string{"n", "c", "--trust"}, "", nil},
+		{[]string{"--include-tools", "a, b", "--include-tools=c", "n", "c"}, []string{"n", "c"}, "", []string{"a", "b", "c"}},
+	}
+	for _, tt := range tests {
+		o, pos, err := parseAddArgs(tt.args)
+		if err != nil {
+			t.Fatalf("%q: %v", tt.args, err)
+		}
+		trust := ""
+		if o.trust != nil {
+			trust = map[bool]string{true: "true", false: "false"}[*o.trust]
+		}
+		if !slices.Equal(pos, tt.pos) || trust != tt.trust || !slices.Equal(o.include, tt.include) {
+			t.Errorf("%q: pos %q trust %q include %q", tt.args, pos, trust, o.include)
+		}
+	}
+	if _, _, err := parseAddArgs([]string{"n", "c", "--timeout", "soon"}); err == nil {
+		t.Error("bad --timeout accepted")
+	}
+	if _, _, err := parseAddArgs([]string{"n", "c", "-e"}); err == nil {
+		t.Error("-e without a value accepted")
+	}
+}
+
+func TestMCPList(t *testing.T) {
+	home, ws := mcpEnv(t)
+	srv := sdk.NewServer(&sdk.Implementation{Name: "t", Version: "1"}, nil)
+	srv.AddTool(&sdk.Tool{Name: "t", InputSchema: map[string]any{"type": "object"}},
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return &sdk.CallToolResult{}, nil
+		})
+	hs := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil))
+	defer hs.Close()
+
+	code, out, _ := runCLI(t, "mcp", "list")
+	if code != 0 || out != "No MCP servers configured.\n" {
+		t.Fatalf("empty list: %d %q", code, out)
+	}
+	settings := `{
+  "mcp": {"excluded": ["blocked"]},
+  "mcpServers": {
+    "up": {"httpUrl": "` + hs.URL + `"},
+    "down": {"url": "http://127.0.0.1:1/mcp", "type": "http"},
+    "blocked": {"url": "http://127.0.0.1:1/sse", "type": "sse"},
+    "stdio": {"command": "` + filepath.Join(ws, "missing-server") + `", "args": ["--flag"]},
+    "noargs": {"command": "` + filepath.Join(ws, "missing-server") + `"}
+  }
+}`
+	if err := os.MkdirAll(filepath.Join(home, ".gemini"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".gemini", "settings.json"), []byte(settings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, out, _ = runCLI(t, "mcp", "list")
+	out = strings.ReplaceAll(strings.ReplaceAll(out, hs.URL, "URL"), ws, "WS")
+	mcpGolden(t, "list.txt", out)
+
+	t.Setenv("GEMINI_CLI_TRUST_WORKSPACE", "false")
+	_, out, _ = runCLI(t, "mcp", "list")
+	out = strings.ReplaceAll(strings.ReplaceAll(out, hs.URL, "URL"), ws, "WS")
+	mcpGolden(t, "list_untrusted.txt", out)
+}

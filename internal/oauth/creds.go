@@ -1,0 +1,365 @@
+package oauth
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/oauth2"
+
+	"github.com/castor-dev/castor/config"
+)
+
+// File names in the Gemini home directory, shared with Gemini CLI.
+const (
+	CredsFileName    = "oauth_creds.json"
+	AccountsFileName = "google_accounts.json"
+)
+
+// Credentials are cached OAuth user credentials: the content of
+// oauth_creds.json. Gemini CLI writes google-auth-library's Credentials
+// object there, which is Google's token response with expires_in turned
+// into expiry_date (milliseconds since the epoch).
+type Credentials struct {
+	AccessToken  string
+	RefreshToken string
+	Scope        string
+	TokenType    string
+	IDToken      string
+	// Expiry is when AccessToken stops working; zero when unknown, in
+	// which case the token is used until the server rejects it.
+	Expiry time.Time
+
+	// Type and ClientID are set when the file holds Application Default
+	// Credentials rather than a Gemini CLI sign-in (a service account key,
+	// or gcloud's authorized_user file with its own client). Such a file
+	// is handed to golang.org/x/oauth2/google and never rewritten.
+	Type     string
+	ClientID string
+	// Raw is the file as read.
+	Raw []byte
+}
+
+// IsADC reports whether c holds Application Default Credentials instead
+// of tokens for Gemini CLI's client. Gemini CLI tells them apart the same
+// way: a "type" other than authorized_user; an authorized_user file that
+// names its own client is gcloud's, and must be refreshed with that client.
+func (c *Credentials) IsADC() bool {
+	return c.Type != "" && (c.Type != "authorized_user" || c.ClientID != "")
+}
+
+// Token returns c as an oauth2 token.
+func (c *Credentials) Token() *oauth2.Token {
+	return &oauth2.Token{
+		AccessToken:  c.AccessToken,
+		TokenType:    c.TokenType,
+		RefreshToken: c.RefreshToken,
+		Expiry:       c.Expiry,
+	}
+}
+
+// maxExpiresIn bounds a believable token lifetime; beyond it the
+// server's expires_in is ignored rather than overflowing the clock.
+const maxExpiresIn = 10 * 365 * 24 * 3600
+
+// updated returns c after a token response tok received at now: the new
+// access token and expiry, and every other field the response carried.
+// Google leaves the refresh token out of refresh responses, so the old one
+// is kept. The expiry is computed from expires_in on the caller's clock
+// (oauth2 uses the wall clock), so an injected clock stays consistent.
+func (c *Credentials) updated(tok *oauth2.Token, now time.Time) *Credentials {
+	n := &Credentials{
+		AccessToken:  tok.AccessToken,
+		RefreshToken: c.RefreshToken,
+		Scope:        c.Scope,
+		TokenType:    tok.TokenType,
+		IDToken:      c.IDToken,
+		Expiry:       tok.Expiry,
+	}
+	if tok.ExpiresIn > 0 && tok.ExpiresIn <= maxExpiresIn {
+		n.Expiry = now.Add(time.Duration(tok.ExpiresIn) * time.Second)
+	}
+	if tok.RefreshToken != "" {
+		n.RefreshToken = tok.RefreshToken
+	}
+	if s, ok := tok.Extra("scope").(string); ok && s != "" {
+		n.Scope = s
+	}
+	if s, ok := tok.Extra("id_token").(string); ok && s != "" {
+		n.IDToken = s
+	}
+	return n
+}
+
+// credentialsFromToken converts a fresh token response.
+func credentialsFromToken(tok *oauth2.Token) *Credentials {
+	return (&Credentials{}).updated(tok, time.Now())
+}
+
+// ParseCredentials reads an oauth_creds.json file. Gemini CLI (through
+// google-auth-library) may write null for absent fields, and expiry_date
+// is a JavaScript number; both are accepted. Anything but a JSON object
+// is an error.
+func ParseCredentials(data []byte) (*Credentials, error) {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, fmt.Errorf("credentials file: %w", err)
+	}
+	if raw == nil {
+		return nil, errors.New("credentials file: not a JSON object")
+	}
+	c := &Credentials{Raw: append([]byte(nil), data...)}
+	for _, f := range []struct {
+		key string
+		dst *string
+	}{
+		{"access_token", &c.AccessToken},
+		{"refresh_token", &c.RefreshToken},
+		{"scope", &c.Scope},
+		{"token_type", &c.TokenType},
+		{"id_token", &c.IDToken},
+		{"type", &c.Type},
+		{"client_id", &c.ClientID},
+	} {
+		v, ok := raw[f.key]
+		if !ok || string(v) == "null" {
+			continue
+		}
+		if err := json.Unmarshal(v, f.dst); err != nil {
+			return nil, fmt.Errorf("credentials file: %s is not a string", f.key)
+		}
+	}
+	if v, ok := raw["expiry_date"]; ok && string(v) != "null" {
+		ms, err := parseMillis(v)
+		if err != nil {
+			return nil, fmt.Errorf("credentials file: expiry_date: %w", err)
+		}
+		c.Expiry = time.UnixMilli(ms)
+	}
+	if !c.IsADC() && c.AccessToken == "" && c.RefreshToken == "" {
+		return nil, errors.New("credentials file: no access_token or refresh_token")
+	}
+	return c, nil
+}
+
+// parseMillis accepts a JSON number (possibly written with a fraction or
+// exponent by JavaScript) or a numeric string.
+func parseMillis(v json.RawMessage) (int64, error) {
+	s := string(bytes.TrimSpace(v))
+	if unq, err := strconv.Unquote(s); err == nil {
+		s = unq
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	// Bounded so time.UnixMilli cannot overflow: ±100000 years.
+	if err != nil || math.IsNaN(f) || math.Abs(f) > 3e15 {
+		return 0, fmt.Errorf("not a time in milliseconds: %.40s", s)
+	}
+	return int64(f), nil
+}
+
+// MarshalCredentials encodes c exactly as Gemini CLI writes a fresh
+// sign-in: the token response's fields in the order Google sends them,
+// expiry_date last, two-space indentation, no trailing newline, empty
+// fields left out.
+func MarshalCredentials(c *Credentials) ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString("{")
+	first := true
+	add := func(key string, v any) {
+		if !first {
+			b.WriteString(",")
+		}
+		first = false
+		var vb bytes.Buffer
+		enc := json.NewEncoder(&vb)
+		// JSON.stringify does not escape <, > and &.
+		enc.SetEscapeHTML(false)
+		_ = enc.Encode(v)
+		fmt.Fprintf(&b, "\n  %q: %s", key, bytes.TrimSpace(vb.Bytes()))
+	}
+	for _, f := range []struct{ key, val string }{
+		{"access_token", c.AccessToken},
+		{"refresh_token", c.RefreshToken},
+		{"scope", c.Scope},
+		{"token_type", c.TokenType},
+		{"id_token", c.IDToken},
+	} {
+		if f.val != "" {
+			add(f.key, f.val)
+		}
+	}
+	if !c.Expiry.IsZero() {
+		add("expiry_date", c.Expiry.UnixMilli())
+	}
+	if first {
+		return []byte("{}"), nil
+	}
+	b.WriteString("\n}")
+	return b.Bytes(), nil
+}
+
+// Store is the credentials cache in a Gemini home directory
+// (~/.gemini): oauth_creds.json and google_accounts.json.
+type Store struct {
+	// Dir is the .gemini directory.
+	Dir string
+}
+
+// NewStore returns the store of home.
+func NewStore(home config.Home) *Store { return &Store{Dir: home.Dir} }
+
+// CredsPath returns the path of oauth_creds.json.
+func (s *Store) CredsPath() string { return filepath.Join(s.Dir, CredsFileName) }
+
+// AccountsPath returns the path of google_accounts.json.
+func (s *Store) AccountsPath() string { return filepath.Join(s.Dir, AccountsFileName) }
+
+// Load reads the cached credentials. A missing file gives an error
+// satisfying errors.Is(err, fs.ErrNotExist).
+func (s *Store) Load() (*Credentials, error) {
+	data, err := os.ReadFile(s.CredsPath())
+	if err != nil {
+		return nil, err
+	}
+	c, err := ParseCredentials(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.CredsPath(), err)
+	}
+	return c, nil
+}
+
+// Save writes c to oauth_creds.json with mode 0600, atomically, so that
+// Gemini CLI (which shares the file) never reads half a file.
+func (s *Store) Save(c *Credentials) error {
+	if c.IsADC() {
+		return errors.New("oauth: refusing to overwrite application default credentials")
+	}
+	data, err := MarshalCredentials(c)
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(s.CredsPath(), data)
+}
+
+// Remove deletes oauth_creds.json; it reports whether there was one.
+func (s *Store) Remove() (bool, error) {
+	err := os.Remove(s.CredsPath())
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// accounts is google_accounts.json: the signed-in account, and earlier
+// ones (Gemini CLI counts them for telemetry).
+type accounts struct {
+	Active *string  `json:"active"`
+	Old    []string `json:"old"`
+}
+
+func (s *Store) readAccounts() accounts {
+	var a accounts
+	data, err := os.ReadFile(s.AccountsPath())
+	if err != nil || json.Unmarshal(data, &a) != nil {
+		// Gemini CLI starts afresh from a missing or broken file too.
+		return accounts{Old: []string{}}
+	}
+	if a.Old == nil {
+		a.Old = []string{}
+	}
+	return a
+}
+
+func (s *Store) writeAccounts(a accounts) error {
+	data, err := json.MarshalIndent(a, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(s.AccountsPath(), data)
+}
+
+// ActiveAccount returns the email of the signed-in account, or "".
+func (s *Store) ActiveAccount() string {
+	if a := s.readAccounts(); a.Active != nil {
+		return *a.Active
+	}
+	return ""
+}
+
+// SetActiveAccount records email as the signed-in account, moving the
+// previous one to the old list as Gemini CLI does.
+func (s *Store) SetActiveAccount(email string) error {
+	a := s.readAccounts()
+	if a.Active != nil && *a.Active != email && !contains(a.Old, *a.Active) {
+		a.Old = append(a.Old, *a.Active)
+	}
+	old := a.Old[:0]
+	for _, o := range a.Old {
+		if o != email {
+			old = append(old, o)
+		}
+	}
+	a.Old, a.Active = old, &email
+	return s.writeAccounts(a)
+}
+
+// ClearActiveAccount forgets the signed-in account, keeping it in the old
+// list.
+func (s *Store) ClearActiveAccount() error {
+	a := s.readAccounts()
+	if a.Active == nil {
+		return nil
+	}
+	if !contains(a.Old, *a.Active) {
+		a.Old = append(a.Old, *a.Active)
+	}
+	a.Active = nil
+	return s.writeAccounts(a)
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// writeFileAtomic replaces path with data, mode 0600, through a temporary
+// file in the same directory and a rename.
+func writeFileAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp) // a no-op once renamed
+	if err := f.Chmod(0o600); err != nil && !errors.Is(err, errors.ErrUnsupported) {
+		f.Close()
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
