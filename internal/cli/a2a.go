@@ -64,7 +64,7 @@ func newA2ACommand(ctx context.Context, stdio IO) *cobra.Command {
 	fl.StringVarP(&f.model, "model", "m", "", "model to use")
 	fl.BoolVar(&f.yolo, "yolo", envBool("GEMINI_YOLO_MODE"), "approve every tool call (GEMINI_YOLO_MODE=true)")
 	fl.BoolVar(&f.allowPrivatePush, "allow-private-push", false, "let push notifications reach loopback, private and link-local addresses")
-	fl.IntVar(&f.maxTurns, "max-concurrent-turns", 0, "turns running at once across tasks (default 32)")
+	fl.IntVar(&f.maxTurns, "max-concurrent-turns", 0, "turns running at once across tasks (default 256)")
 	fl.DurationVar(&f.turnTimeout, "turn-timeout", 0, "wall-time limit of one turn (default 30m)")
 	fl.BoolVarP(&f.debug, "debug", "d", false, "log requests and problems on stderr")
 	return c
@@ -118,11 +118,17 @@ func runA2A(ctx context.Context, f *a2aFlags, stdio IO) error {
 		host = "[" + host + "]"
 	}
 	url := fmt.Sprintf("http://%s:%d/", host, ln.Addr().(*net.TCPAddr).Port)
+	cardURL := url
+	if ip := net.ParseIP(f.host); ip != nil && ip.IsUnspecified() {
+		// Listening on every address: the card names the address each
+		// client reached the server at.
+		cardURL = ""
+	}
 	srv, err := a2a.NewServer(a2a.Config{
 		Workspace:   f.workspace,
 		AllowedRoot: f.allowedRoot,
 		AuthToken:   f.token,
-		URL:         url,
+		URL:         cardURL,
 		Agent: castor.Options{
 			Model: f.model,
 			Warn:  func(s string) { logger.Warn(s) },

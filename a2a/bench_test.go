@@ -1,0 +1,94 @@
+package a2a_test
+
+import (
+	"context"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/castor-dev/castor"
+	"github.com/castor-dev/castor/internal/fakegemini"
+	"github.com/castor-dev/castor/model/gemini"
+)
+
+// The benchmarks measure what the server adds to a turn: compare
+// BenchmarkEngineTurn (the agent alone over the fake model) with
+// BenchmarkFollowUpTurn (the same turn through message/stream).
+
+func BenchmarkEngineTurn(b *testing.B) {
+	fake := fakegemini.Start(b)
+	m, err := gemini.New(context.Background(), gemini.Config{APIKey: "k", BaseURL: fake.URL})
+	if err != nil {
+		b.Fatal(err)
+	}
+	a, err := castor.New(castor.WithOptions(castor.Options{WorkDir: b.TempDir(), HomeDir: b.TempDir(), Client: m,
+		Getenv: func(string) string { return "" }, DisableRecording: true, Interactive: true}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer a.Close()
+	for i := 0; i < b.N; i++ {
+		fake.Enqueue(fakegemini.Text("ok"))
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := a.Send(context.Background(), "next"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkFollowUpTurn(b *testing.B) {
+	h := newHarness(b, withLimits(limitsWith(func(l *limitsT) { l.MaxTurnsPerTask = 1 << 30 })))
+	h.fake.Enqueue(fakegemini.Text("first"))
+	id := taskID(h.stream(userMessage("first", geminiSettings(h.ws), "")))
+	for i := 0; i < b.N; i++ {
+		h.fake.Enqueue(fakegemini.Text("ok"))
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if evs := h.stream(userMessage("next", nil, id)); len(evs) != 3 {
+			b.Fatalf("%d events", len(evs))
+		}
+	}
+}
+
+// BenchmarkConcurrentStreams runs many streaming tasks at once and
+// reports the latency percentiles of a turn.
+func BenchmarkConcurrentStreams(b *testing.B) {
+	h := newHarness(b)
+	const tasks = 200
+	for i := 0; i < b.N*tasks; i++ {
+		h.fake.Enqueue(fakegemini.Text("ok"))
+	}
+	var mu sync.Mutex
+	var lat []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		var wg sync.WaitGroup
+		for j := 0; j < tasks; j++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				start := time.Now()
+				evs := h.stream(userMessage("q", geminiSettings(h.ws), ""))
+				d := time.Since(start)
+				if len(evs) != 4 {
+					b.Errorf("%d events", len(evs))
+				}
+				mu.Lock()
+				lat = append(lat, d)
+				mu.Unlock()
+			}()
+		}
+		wg.Wait()
+	}
+	b.StopTimer()
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	if len(lat) > 0 {
+		b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+		b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+		b.ReportMetric(float64(len(lat))/b.Elapsed().Seconds(), "tasks/s")
+	}
+}

@@ -1,0 +1,395 @@
+package a2a
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// ExtensionURI identifies the development-tool extension; its path embeds
+// the extension's version (v0).
+const ExtensionURI = extensionURIPrefix + "v0" + extensionURISuffix
+
+const (
+	extensionURIPrefix = "https://github.com/google-gemini/gemini-cli/blob/main/docs/a2a/developer-profile/"
+	extensionURISuffix = "/spec.md"
+	// extensionHeader is how A2A 0.3 clients activate extensions.
+	extensionHeader = "X-A2A-Extensions"
+)
+
+// extensionVersion is the version of the extension this server implements.
+var extensionVersion = semver{major: 0}
+
+// semver is a semantic version; a URI may give only the major or the
+// major and minor numbers, which count as zeros.
+type semver struct {
+	major, minor, patch int
+	pre                 string
+}
+
+// parseSemver reads "v0", "0.1", "v1.2.3" or "1.2.3-rc.1".
+func parseSemver(s string) (semver, bool) {
+	s = strings.TrimPrefix(s, "v")
+	if s == "" {
+		return semver{}, false
+	}
+	var v semver
+	if i := strings.IndexAny(s, "-+"); i >= 0 {
+		if s[i] == '-' {
+			v.pre = s[i+1:]
+			if j := strings.IndexByte(v.pre, '+'); j >= 0 {
+				v.pre = v.pre[:j]
+			}
+			if v.pre == "" {
+				return semver{}, false
+			}
+		}
+		s = s[:i]
+	}
+	fields := strings.Split(s, ".")
+	if len(fields) > 3 {
+		return semver{}, false
+	}
+	nums := []*int{&v.major, &v.minor, &v.patch}
+	for i, f := range fields {
+		if f == "" || (len(f) > 1 && f[0] == '0') {
+			return semver{}, false
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 0 {
+			return semver{}, false
+		}
+		*nums[i] = n
+	}
+	return v, true
+}
+
+func (v semver) less(o semver) bool {
+	if v.major != o.major {
+		return v.major < o.major
+	}
+	if v.minor != o.minor {
+		return v.minor < o.minor
+	}
+	if v.patch != o.patch {
+		return v.patch < o.patch
+	}
+	// A pre-release precedes its release.
+	return v.pre != "" && (o.pre == "" || v.pre < o.pre)
+}
+
+// satisfies reports whether an agent implementing v serves a client that
+// asks for want, by Semantic Versioning 2.0 compatibility: the same major
+// version (below 1.0.0, where anything may change, the same minor
+// version too) and no older than what was asked.
+func (v semver) satisfies(want semver) bool {
+	if v.major != want.major {
+		return false
+	}
+	if v.major == 0 && v.minor != want.minor {
+		return false
+	}
+	return !v.less(want)
+}
+
+// extensionFor reports whether uri names the development-tool extension
+// and, if so, whether this server's version is compatible with it.
+func extensionFor(uri string) (ours, compatible bool) {
+	uri = strings.TrimSpace(uri)
+	if !strings.HasPrefix(uri, extensionURIPrefix) || !strings.HasSuffix(uri, extensionURISuffix) {
+		return false, false
+	}
+	ver := strings.TrimSuffix(strings.TrimPrefix(uri, extensionURIPrefix), extensionURISuffix)
+	want, ok := parseSemver(ver)
+	if !ok {
+		return true, false
+	}
+	return true, extensionVersion.satisfies(want)
+}
+
+// requestedExtensions splits the X-A2A-Extensions header(s).
+func requestedExtensions(h http.Header) []string {
+	var out []string
+	for _, v := range h.Values(extensionHeader) {
+		for _, u := range strings.Split(v, ",") {
+			if u = strings.TrimSpace(u); u != "" {
+				out = append(out, u)
+			}
+		}
+	}
+	return out
+}
+
+// activated reports whether a request activates the extension: by the
+// header, or by metadata keyed by a compatible extension URI. A request
+// for an incompatible version activates nothing: the extensions spec
+// forbids falling back to another version.
+func activated(h http.Header, metadata ...map[string]any) bool {
+	for _, u := range requestedExtensions(h) {
+		if _, ok := extensionFor(u); ok {
+			return true
+		}
+	}
+	for _, m := range metadata {
+		for k := range m {
+			if _, ok := extensionFor(k); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// extensionValue returns the object keyed by a compatible extension URI.
+func extensionValue(m map[string]any) (map[string]any, bool) {
+	for k, v := range m {
+		if _, ok := extensionFor(k); ok {
+			obj, isObj := v.(map[string]any)
+			return obj, isObj
+		}
+	}
+	return nil, false
+}
+
+// Development-tool event kinds (DevelopmentToolEvent.kind).
+const (
+	devToolCallConfirmation = "TOOL_CALL_CONFIRMATION"
+	devToolCallUpdate       = "TOOL_CALL_UPDATE"
+	devTextContent          = "TEXT_CONTENT"
+	devStateChange          = "STATE_CHANGE"
+	devThought              = "THOUGHT"
+)
+
+// ToolCall statuses of the extension.
+const (
+	devPending   = "PENDING"
+	devExecuting = "EXECUTING"
+	devSucceeded = "SUCCEEDED"
+	devFailed    = "FAILED"
+	devCancelled = "CANCELLED"
+)
+
+// devToolCall is the extension's ToolCall, with proto field names.
+type devToolCall struct {
+	ToolCallID          string                  `json:"tool_call_id"`
+	Status              string                  `json:"status"`
+	ToolName            string                  `json:"tool_name"`
+	Description         *string                 `json:"description,omitempty"`
+	InputParameters     map[string]any          `json:"input_parameters"`
+	LiveContent         *string                 `json:"live_content,omitempty"`
+	Output              *devToolOutput          `json:"output,omitempty"`
+	Error               *devErrorDetails        `json:"error,omitempty"`
+	ConfirmationRequest *devConfirmationRequest `json:"confirmation_request,omitempty"`
+}
+
+// devToolOutput is ToolOutput: exactly one of its fields is set.
+type devToolOutput struct {
+	Text           *string        `json:"text,omitempty"`
+	Diff           *devFileDiff   `json:"diff,omitempty"`
+	StructuredData map[string]any `json:"structured_data,omitempty"`
+}
+
+type devErrorDetails struct {
+	Message    string `json:"message"`
+	Type       string `json:"type,omitempty"`
+	StatusCode *int   `json:"status_code,omitempty"`
+}
+
+type devConfirmationRequest struct {
+	Options         []devConfirmationOption `json:"options"`
+	ExecuteDetails  *devExecuteDetails      `json:"execute_details,omitempty"`
+	FileEditDetails *devFileDiff            `json:"file_edit_details,omitempty"`
+	McpDetails      *devMcpDetails          `json:"mcp_details,omitempty"`
+	GenericDetails  *devGenericDetails      `json:"generic_details,omitempty"`
+}
+
+type devConfirmationOption struct {
+	ID          string `json:"id"`
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+}
+
+type devExecuteDetails struct {
+	Command          string `json:"command"`
+	WorkingDirectory string `json:"working_directory,omitempty"`
+}
+
+type devFileDiff struct {
+	FileName      string  `json:"file_name"`
+	FilePath      string  `json:"file_path"`
+	OldContent    *string `json:"old_content,omitempty"`
+	NewContent    string  `json:"new_content"`
+	FormattedDiff string  `json:"formatted_diff,omitempty"`
+}
+
+type devMcpDetails struct {
+	ServerName string `json:"server_name"`
+	ToolName   string `json:"tool_name"`
+}
+
+type devGenericDetails struct {
+	Description string `json:"description"`
+}
+
+// devSlashCommand is the extension's SlashCommand.
+type devSlashCommand struct {
+	Name        string                    `json:"name"`
+	Description string                    `json:"description"`
+	Arguments   []devSlashCommandArgument `json:"arguments"`
+	SubCommands []devSlashCommand         `json:"sub_commands"`
+}
+
+type devSlashCommandArgument struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	IsRequired  bool   `json:"is_required"`
+}
+
+// Command execution statuses (CommandExecutionStatus).
+const (
+	cmdStarted       = "STARTED"
+	cmdFailedToStart = "FAILED_TO_START"
+)
+
+type executeSlashCommandRequest struct {
+	CommandPath []string `json:"command_path"`
+	// CommandPathCamel accepts proto3 JSON's default lowerCamelCase.
+	CommandPathCamel []string `json:"commandPath"`
+	Args             string   `json:"args"`
+}
+
+type executeSlashCommandResponse struct {
+	ExecutionID string `json:"execution_id"`
+	Status      string `json:"status"`
+	Message     string `json:"message,omitempty"`
+}
+
+// str reads a string field under any of its spellings (proto field name
+// or lowerCamelCase).
+func str(m map[string]any, keys ...string) (string, bool) {
+	for _, k := range keys {
+		if v, ok := m[k].(string); ok {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+func obj(m map[string]any, keys ...string) map[string]any {
+	for _, k := range keys {
+		if v, ok := m[k].(map[string]any); ok {
+			return v
+		}
+	}
+	return nil
+}
+
+// confirmation is a client's answer to a pending tool call, in either
+// wire format.
+type confirmation struct {
+	CallID     string
+	Outcome    string
+	NewContent *string
+}
+
+// parseConfirmation reads a data part as a confirmation: Gemini CLI's
+// {callId, outcome, newContent} or the extension's ToolCallConfirmation
+// {tool_call_id, selected_option_id, file_details: {new_content}}, bare
+// or keyed by the extension URI.
+func parseConfirmation(data any) (confirmation, bool) {
+	m, ok := data.(map[string]any)
+	if !ok {
+		return confirmation{}, false
+	}
+	if inner, ok := extensionValue(m); ok {
+		m = inner
+	}
+	if id, ok := str(m, "callId"); ok {
+		outcome, ok := str(m, "outcome")
+		if !ok || outcome == "" || id == "" {
+			return confirmation{}, false
+		}
+		c := confirmation{CallID: id, Outcome: outcome}
+		if nc, ok := str(m, "newContent"); ok {
+			c.NewContent = &nc
+		}
+		return c, true
+	}
+	id, ok := str(m, "tool_call_id", "toolCallId")
+	if !ok || id == "" {
+		return confirmation{}, false
+	}
+	opt, ok := str(m, "selected_option_id", "selectedOptionId")
+	if !ok || opt == "" {
+		return confirmation{}, false
+	}
+	c := confirmation{CallID: id, Outcome: opt}
+	fd := obj(m, "file_details", "fileDetails")
+	if fd == nil {
+		if md := obj(m, "modified_details", "modifiedDetails"); md != nil {
+			fd = obj(md, "file_details", "fileDetails")
+		}
+	}
+	if fd != nil {
+		if nc, ok := str(fd, "new_content", "newContent"); ok {
+			c.NewContent = &nc
+		}
+	}
+	return c, true
+}
+
+// AgentSettings configure a task: Gemini CLI's metadata.coderAgent
+// {kind:"agent-settings", workspacePath, autoExecute} or the extension's
+// AgentSettings {workspace_path} keyed by the extension URI.
+type AgentSettings struct {
+	Kind          string `json:"kind"`
+	WorkspacePath string `json:"workspacePath"`
+	AutoExecute   bool   `json:"autoExecute,omitempty"`
+	// IsTrusted is what the client claimed; it is recorded but never
+	// believed (Gemini CLI's RCE fix forces it false too).
+	IsTrusted bool `json:"isTrusted"`
+}
+
+// parseAgentSettings finds agent settings in message or request metadata.
+func parseAgentSettings(metas ...map[string]any) (*AgentSettings, error) {
+	for _, m := range metas {
+		if m == nil {
+			continue
+		}
+		if ca, ok := m["coderAgent"].(map[string]any); ok {
+			if kind, _ := ca["kind"].(string); kind == "agent-settings" {
+				s := &AgentSettings{Kind: kind}
+				if v, ok := ca["workspacePath"]; ok {
+					p, isStr := v.(string)
+					if !isStr {
+						return nil, errInvalidParams("coderAgent.workspacePath must be a string")
+					}
+					s.WorkspacePath = p
+				}
+				if v, ok := ca["autoExecute"]; ok {
+					b, isBool := v.(bool)
+					if !isBool {
+						return nil, errInvalidParams("coderAgent.autoExecute must be a boolean")
+					}
+					s.AutoExecute = b
+				}
+				return s, nil
+			}
+		}
+		if ext, ok := extensionValue(m); ok {
+			s := &AgentSettings{Kind: "agent-settings"}
+			if v, ok := str(ext, "workspace_path", "workspacePath"); ok {
+				s.WorkspacePath = v
+			} else if _, present := ext["workspace_path"]; present {
+				return nil, errInvalidParams("AgentSettings.workspace_path must be a string")
+			}
+			if b, ok := ext["auto_execute"].(bool); ok {
+				s.AutoExecute = b
+			} else if b, ok := ext["autoExecute"].(bool); ok {
+				s.AutoExecute = b
+			}
+			return s, nil
+		}
+	}
+	return nil, nil
+}

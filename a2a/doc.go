@@ -1,0 +1,38 @@
+// Package a2a serves a Castor agent over the Agent2Agent (A2A) protocol
+// 0.3.0, the way Gemini CLI's a2a-server does, so that editors and other
+// agents can drive it remotely.
+//
+// A Server is an http.Handler. It speaks:
+//
+//   - A2A 0.3.0 JSON-RPC at POST /: message/send, message/stream (SSE),
+//     tasks/get, tasks/cancel, tasks/resubscribe and
+//     tasks/pushNotificationConfig/{set,get,list,delete}, with the
+//     standard error codes;
+//   - the agent card at /.well-known/agent-card.json;
+//   - the development-tool extension (ExtensionURI) when a request
+//     activates it, with the X-A2A-Extensions header or metadata keyed by
+//     the extension's URI: ToolCall, AgentThought and DevelopmentToolEvent
+//     objects, ToolCallConfirmation answers and the commands/get and
+//     command/execute methods;
+//   - Gemini CLI's own wire format otherwise (metadata.coderAgent kinds,
+//     tool-call data parts, {callId, outcome, newContent} confirmations),
+//     so that today's Gemini Code Assist clients work unchanged, with
+//     Gemini CLI's REST routes (POST /tasks, GET /tasks/metadata, GET
+//     /tasks/{id}/metadata, GET /listCommands, POST /executeCommand) and
+//     GET /tasks, GET /tasks/{id}, POST /tasks/{id}/execute and GET
+//     /health.
+//
+// Every turn ends with exactly one event marked final: input-required
+// when the agent answered or waits for a confirmation, so that the task
+// stays open for the next message (the RFC's example ends a turn with
+// completed, which A2A makes terminal: no message could continue the
+// task); canceled after tasks/cancel; failed when the task could not run
+// at all.
+//
+// A confirmation is answered by a new message on the same task; the
+// engine holds the paused calls, so a client may close its connection
+// between the two requests. Tasks, with their whole model conversation,
+// are saved in a TaskStore (FileStore on disk) and continue after a
+// restart. The server enforces an optional bearer token, body size,
+// concurrency, per-task and wall-time limits.
+package a2a

@@ -1,0 +1,255 @@
+package a2a
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// ProtocolVersion is the A2A version this server speaks, the one Gemini
+// CLI's clients (@a2a-js/sdk 0.3.x) use.
+const ProtocolVersion = "0.3.0"
+
+// TaskState is an A2A task state.
+type TaskState string
+
+// Task states (A2A 0.3.0).
+const (
+	StateSubmitted     TaskState = "submitted"
+	StateWorking       TaskState = "working"
+	StateInputRequired TaskState = "input-required"
+	StateCompleted     TaskState = "completed"
+	StateCanceled      TaskState = "canceled"
+	StateFailed        TaskState = "failed"
+	StateRejected      TaskState = "rejected"
+	StateAuthRequired  TaskState = "auth-required"
+	StateUnknown       TaskState = "unknown"
+)
+
+// Terminal reports whether no message may continue a task in state s.
+func (s TaskState) Terminal() bool {
+	switch s {
+	case StateCompleted, StateCanceled, StateFailed, StateRejected:
+		return true
+	}
+	return false
+}
+
+// Message is an A2A message.
+type Message struct {
+	Kind             string         `json:"kind"`
+	Role             string         `json:"role"`
+	MessageID        string         `json:"messageId"`
+	Parts            []Part         `json:"parts"`
+	TaskID           string         `json:"taskId,omitempty"`
+	ContextID        string         `json:"contextId,omitempty"`
+	ReferenceTaskIDs []string       `json:"referenceTaskIds,omitempty"`
+	Extensions       []string       `json:"extensions,omitempty"`
+	Metadata         map[string]any `json:"metadata,omitempty"`
+}
+
+// Part kinds.
+const (
+	PartText = "text"
+	PartFile = "file"
+	PartData = "data"
+)
+
+// Part is a text, file or data part; Kind says which fields count.
+type Part struct {
+	Kind     string
+	Text     string
+	File     *FileContent
+	Data     any
+	Metadata map[string]any
+}
+
+// FileContent is a file part's file: inline bytes (base64) or a URI.
+type FileContent struct {
+	Bytes    string `json:"bytes,omitempty"`
+	URI      string `json:"uri,omitempty"`
+	Name     string `json:"name,omitempty"`
+	MimeType string `json:"mimeType,omitempty"`
+}
+
+// TextPart returns a text part.
+func TextPart(s string) Part { return Part{Kind: PartText, Text: s} }
+
+// DataPart returns a data part.
+func DataPart(v any) Part { return Part{Kind: PartData, Data: v} }
+
+// MarshalJSON writes only the fields of the part's kind, so that an empty
+// text still appears as "text":"".
+func (p Part) MarshalJSON() ([]byte, error) {
+	switch p.Kind {
+	case PartText:
+		return json.Marshal(struct {
+			Kind     string         `json:"kind"`
+			Text     string         `json:"text"`
+			Metadata map[string]any `json:"metadata,omitempty"`
+		}{p.Kind, p.Text, p.Metadata})
+	case PartFile:
+		return json.Marshal(struct {
+			Kind     string         `json:"kind"`
+			File     *FileContent   `json:"file"`
+			Metadata map[string]any `json:"metadata,omitempty"`
+		}{p.Kind, p.File, p.Metadata})
+	case PartData:
+		data := p.Data
+		if data == nil {
+			data = map[string]any{}
+		}
+		return json.Marshal(struct {
+			Kind     string         `json:"kind"`
+			Data     any            `json:"data"`
+			Metadata map[string]any `json:"metadata,omitempty"`
+		}{p.Kind, data, p.Metadata})
+	}
+	return json.Marshal(struct {
+		Kind     string         `json:"kind"`
+		Metadata map[string]any `json:"metadata,omitempty"`
+	}{p.Kind, p.Metadata})
+}
+
+// UnmarshalJSON reads a part and checks it has the fields its kind needs.
+func (p *Part) UnmarshalJSON(b []byte) error {
+	var raw struct {
+		Kind     string          `json:"kind"`
+		Text     *string         `json:"text"`
+		File     *FileContent    `json:"file"`
+		Data     json.RawMessage `json:"data"`
+		Metadata map[string]any  `json:"metadata"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	*p = Part{Kind: raw.Kind, Metadata: raw.Metadata}
+	switch raw.Kind {
+	case PartText:
+		if raw.Text == nil {
+			return fmt.Errorf("text part without text")
+		}
+		p.Text = *raw.Text
+	case PartFile:
+		if raw.File == nil || (raw.File.Bytes == "" && raw.File.URI == "") {
+			return fmt.Errorf("file part without bytes or uri")
+		}
+		p.File = raw.File
+	case PartData:
+		var obj map[string]any
+		if err := json.Unmarshal(raw.Data, &obj); err != nil || obj == nil {
+			return fmt.Errorf("data part whose data is not an object")
+		}
+		p.Data = obj
+	default:
+		return fmt.Errorf("unknown part kind %q", raw.Kind)
+	}
+	return nil
+}
+
+// TaskStatus is a task's state with the message that explains it.
+type TaskStatus struct {
+	State     TaskState `json:"state"`
+	Message   *Message  `json:"message,omitempty"`
+	Timestamp string    `json:"timestamp,omitempty"`
+}
+
+// Artifact is an output of a task.
+type Artifact struct {
+	ArtifactID  string         `json:"artifactId"`
+	Name        string         `json:"name,omitempty"`
+	Description string         `json:"description,omitempty"`
+	Parts       []Part         `json:"parts"`
+	Metadata    map[string]any `json:"metadata,omitempty"`
+	Extensions  []string       `json:"extensions,omitempty"`
+}
+
+// Task is an A2A task.
+type Task struct {
+	Kind      string         `json:"kind"`
+	ID        string         `json:"id"`
+	ContextID string         `json:"contextId"`
+	Status    TaskStatus     `json:"status"`
+	History   []Message      `json:"history,omitempty"`
+	Artifacts []Artifact     `json:"artifacts,omitempty"`
+	Metadata  map[string]any `json:"metadata,omitempty"`
+}
+
+// StatusUpdateEvent is a TaskStatusUpdateEvent.
+type StatusUpdateEvent struct {
+	Kind      string         `json:"kind"`
+	TaskID    string         `json:"taskId"`
+	ContextID string         `json:"contextId"`
+	Status    TaskStatus     `json:"status"`
+	Final     bool           `json:"final"`
+	Metadata  map[string]any `json:"metadata,omitempty"`
+}
+
+// ArtifactUpdateEvent is a TaskArtifactUpdateEvent.
+type ArtifactUpdateEvent struct {
+	Kind      string         `json:"kind"`
+	TaskID    string         `json:"taskId"`
+	ContextID string         `json:"contextId"`
+	Artifact  Artifact       `json:"artifact"`
+	Append    bool           `json:"append,omitempty"`
+	LastChunk bool           `json:"lastChunk,omitempty"`
+	Metadata  map[string]any `json:"metadata,omitempty"`
+}
+
+// MessageSendConfiguration is MessageSendParams.configuration.
+type MessageSendConfiguration struct {
+	AcceptedOutputModes    []string                `json:"acceptedOutputModes,omitempty"`
+	HistoryLength          *int                    `json:"historyLength,omitempty"`
+	PushNotificationConfig *PushNotificationConfig `json:"pushNotificationConfig,omitempty"`
+	Blocking               *bool                   `json:"blocking,omitempty"`
+}
+
+// MessageSendParams are the params of message/send and message/stream.
+type MessageSendParams struct {
+	Message       *Message                  `json:"message"`
+	Configuration *MessageSendConfiguration `json:"configuration,omitempty"`
+	Metadata      map[string]any            `json:"metadata,omitempty"`
+}
+
+// TaskQueryParams are the params of tasks/get.
+type TaskQueryParams struct {
+	ID            string         `json:"id"`
+	HistoryLength *int           `json:"historyLength,omitempty"`
+	Metadata      map[string]any `json:"metadata,omitempty"`
+}
+
+// TaskIDParams are the params of tasks/cancel and tasks/resubscribe.
+type TaskIDParams struct {
+	ID       string         `json:"id"`
+	Metadata map[string]any `json:"metadata,omitempty"`
+}
+
+// PushNotificationAuthenticationInfo tells a webhook how it is called.
+type PushNotificationAuthenticationInfo struct {
+	Schemes     []string `json:"schemes"`
+	Credentials string   `json:"credentials,omitempty"`
+}
+
+// PushNotificationConfig is where to send a task's updates.
+type PushNotificationConfig struct {
+	ID             string                              `json:"id,omitempty"`
+	URL            string                              `json:"url"`
+	Token          string                              `json:"token,omitempty"`
+	Authentication *PushNotificationAuthenticationInfo `json:"authentication,omitempty"`
+}
+
+// TaskPushNotificationConfig binds a push config to a task.
+type TaskPushNotificationConfig struct {
+	TaskID                 string                 `json:"taskId"`
+	PushNotificationConfig PushNotificationConfig `json:"pushNotificationConfig"`
+}
+
+// pushConfigParams are the params of tasks/pushNotificationConfig/get,
+// list and delete.
+type pushConfigParams struct {
+	ID                       string `json:"id"`
+	PushNotificationConfigID string `json:"pushNotificationConfigId,omitempty"`
+}
+
+// now formats t as A2A timestamps are written.
+func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }

@@ -1,0 +1,457 @@
+package a2a
+
+import (
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"google.golang.org/genai"
+
+	"github.com/castor-dev/castor/agent"
+	"github.com/castor-dev/castor/tool"
+)
+
+// updateKind says what an update reports.
+type updateKind int
+
+const (
+	uTask     updateKind = iota // the task was created (first event)
+	uState                      // a state change
+	uText                       // model text
+	uThought                    // a model thought
+	uCitation                   // citations of a response
+	uTool                       // a tool call changed
+	uOutput                     // live output of an executing call
+	uError                      // an error that does not end the turn
+)
+
+// toolPhase refines a tool update: the same engine status means different
+// things to the two wire formats depending on when it happens.
+type toolPhase int
+
+const (
+	phaseValidating toolPhase = iota // the call was received
+	phaseAuto                        // scheduled without asking
+	phaseAwaiting                    // waiting for the user
+	phaseReemit                      // the user answered; the call is re-sent with the outcome
+	phaseApproved                    // scheduled after the user approved
+	phaseRunning                     // executing
+	phaseDone                        // terminal
+)
+
+// stateReason says why the task changed state, which decides whether the
+// extension format reports it.
+type stateReason int
+
+const (
+	reasonPrompt    stateReason = iota // a prompt starts the model
+	reasonTools                        // a batch of tool calls is scheduled
+	reasonToolsDone                    // tool results go back to the model
+	reasonEnd                          // the turn ended
+)
+
+// update is one thing that happened in a task, independent of the wire
+// format; each stream renders it in its own format.
+type update struct {
+	kind      updateKind
+	state     TaskState
+	final     bool
+	reason    stateReason
+	text      string
+	thought   *agent.Thought
+	call      *agent.ToolCall
+	phase     toolPhase
+	messageID string
+	traceID   string
+	model     string
+	errMsg    string
+	usage     *genai.GenerateContentResponseUsageMetadata
+	time      time.Time
+	// task is the snapshot sent as the first event of a new task.
+	task *Task
+	// workspace is the task's workspace, for execute details.
+	workspace string
+}
+
+// renderer turns updates into A2A events for one stream. It keeps what a
+// format needs to remember between events.
+type renderer struct {
+	ext       bool
+	taskID    string
+	contextID string
+	// sent is the extension status last sent per call, to send each
+	// change once.
+	sent map[string]string
+	// output is the live output already sent per call, to send deltas.
+	output map[string]string
+}
+
+func newRenderer(ext bool, taskID, contextID string) *renderer {
+	return &renderer{ext: ext, taskID: taskID, contextID: contextID, sent: map[string]string{}, output: map[string]string{}}
+}
+
+// render returns the events for u; it may be none.
+func (r *renderer) render(u *update) []any {
+	if u.kind == uTask {
+		return []any{u.task}
+	}
+	if r.ext {
+		return r.renderExt(u)
+	}
+	return r.renderGemini(u)
+}
+
+func (r *renderer) status(u *update, msg *Message, meta map[string]any) *StatusUpdateEvent {
+	return &StatusUpdateEvent{
+		Kind: "status-update", TaskID: r.taskID, ContextID: r.contextID,
+		Status:   TaskStatus{State: u.state, Message: msg, Timestamp: stamp(u.time)},
+		Final:    u.final,
+		Metadata: meta,
+	}
+}
+
+func (r *renderer) agentMessage(id string, parts ...Part) *Message {
+	if id == "" {
+		id = uuid.NewString()
+	}
+	return &Message{Kind: "message", Role: "agent", MessageID: id, Parts: parts, TaskID: r.taskID, ContextID: r.contextID}
+}
+
+// --- Gemini CLI's wire format -------------------------------------------
+
+func (r *renderer) geminiMeta(kind string, u *update) map[string]any {
+	m := map[string]any{"coderAgent": map[string]any{"kind": kind}, "model": u.model}
+	if u.errMsg != "" {
+		m["error"] = u.errMsg
+	}
+	if u.traceID != "" {
+		m["traceId"] = u.traceID
+	}
+	if u.final && u.usage != nil {
+		m["usageMetadata"] = usageMap(u.usage)
+	}
+	return m
+}
+
+func usageMap(u *genai.GenerateContentResponseUsageMetadata) map[string]any {
+	return map[string]any{
+		"promptTokenCount":        u.PromptTokenCount,
+		"candidatesTokenCount":    u.CandidatesTokenCount,
+		"totalTokenCount":         u.TotalTokenCount,
+		"cachedContentTokenCount": u.CachedContentTokenCount,
+	}
+}
+
+func (r *renderer) renderGemini(u *update) []any {
+	switch u.kind {
+	case uState:
+		var msg *Message
+		if u.text != "" {
+			msg = r.agentMessage("", TextPart(u.text))
+		}
+		return []any{r.status(u, msg, r.geminiMeta("state-change", u))}
+	case uError:
+		msg := r.agentMessage("", TextPart("Agent Error, unknown agent message: "+u.text))
+		return []any{r.status(u, msg, r.geminiMeta("state-change", u))}
+	case uText:
+		if u.text == "" {
+			return nil
+		}
+		return []any{r.status(u, r.agentMessage(u.messageID, TextPart(u.text)), r.geminiMeta("text-content", u))}
+	case uThought:
+		if u.thought == nil || (u.thought.Subject == "" && u.thought.Description == "") {
+			return nil
+		}
+		part := DataPart(map[string]any{"subject": u.thought.Subject, "description": u.thought.Description})
+		return []any{r.status(u, r.agentMessage(u.messageID, part), r.geminiMeta("thought", u))}
+	case uCitation:
+		if strings.TrimSpace(u.text) == "" {
+			return nil
+		}
+		return []any{r.status(u, r.agentMessage("", TextPart(u.text)), r.geminiMeta("citation", u))}
+	case uOutput:
+		return r.geminiOutput(u)
+	case uTool:
+		return r.geminiTool(u)
+	}
+	return nil
+}
+
+func (r *renderer) geminiTool(u *update) []any {
+	c := u.call
+	kind := "tool-call-update"
+	status := string(c.Status)
+	copies := 1
+	switch u.phase {
+	case phaseValidating:
+		// Gemini CLI shows validating as scheduled.
+		status = string(agent.StatusScheduled)
+	case phaseAuto:
+		// Gemini CLI's scheduler reports a call it runs unasked as
+		// scheduled three times in all (validating included); clients
+		// written against it count them.
+		copies = 2
+	case phaseAwaiting, phaseReemit:
+		kind = "tool-call-confirmation"
+		status = string(agent.StatusAwaitingApproval)
+	}
+	var out []any
+	for i := 0; i < copies; i++ {
+		data := geminiToolCall(c, status, u.traceID)
+		out = append(out, r.status(u, r.agentMessage("", DataPart(data)), r.geminiMeta(kind, u)))
+	}
+	return out
+}
+
+func (r *renderer) geminiOutput(u *update) []any {
+	c := u.call
+	prev := r.output[c.ID]
+	text, appendTo := u.text, true
+	if strings.HasPrefix(u.text, prev) {
+		text = u.text[len(prev):]
+	} else {
+		// The tool rewrote its output (a terminal redraw): replace it.
+		appendTo = false
+	}
+	r.output[c.ID] = u.text
+	if text == "" && appendTo {
+		return nil
+	}
+	return []any{&ArtifactUpdateEvent{
+		Kind: "artifact-update", TaskID: r.taskID, ContextID: r.contextID,
+		Artifact: Artifact{ArtifactID: "tool-" + c.ID + "-output", Parts: []Part{TextPart(text)}},
+		Append:   appendTo,
+	}}
+}
+
+// geminiToolCall serialises a call as Gemini CLI's Task.toolStatusMessage
+// does: the request, status, confirmation details, live output, response,
+// outcome and the tool's description.
+func geminiToolCall(c *agent.ToolCall, status, traceID string) map[string]any {
+	args := c.Args
+	if args == nil {
+		args = map[string]any{}
+	}
+	req := map[string]any{
+		"callId":            c.ID,
+		"name":              c.Name,
+		"args":              args,
+		"isClientInitiated": false,
+		"prompt_id":         c.PromptID,
+	}
+	if traceID != "" {
+		req["traceId"] = traceID
+	}
+	m := map[string]any{"request": req, "status": status}
+	if c.Confirmation != nil && c.Confirmation.Details != nil {
+		m["confirmationDetails"] = c.Confirmation.Details
+	}
+	if c.LiveOutput != "" {
+		m["liveOutput"] = c.LiveOutput
+	}
+	if c.Result != nil {
+		resp := map[string]any{"callId": c.ID, "responseParts": c.Response}
+		if c.Result.Diff != nil {
+			resp["resultDisplay"] = c.Result.Diff
+		} else if c.Result.Display != "" {
+			resp["resultDisplay"] = c.Result.Display
+		}
+		if e := c.Result.Error; e != nil {
+			// Gemini CLI serialises a JS Error as {}; the message is more
+			// use to a client.
+			resp["error"] = map[string]any{"message": e.Message}
+			resp["errorType"] = string(e.Type)
+		}
+		m["response"] = resp
+	}
+	if c.Outcome != "" {
+		m["outcome"] = string(c.Outcome)
+	}
+	if t := c.Tool; t != nil {
+		m["tool"] = map[string]any{
+			"name":             t.Name(),
+			"displayName":      t.DisplayName(),
+			"description":      t.Description(),
+			"kind":             string(t.Kind()),
+			"isOutputMarkdown": t.Kind() != tool.KindExecute,
+			"canUpdateOutput":  t.Kind() == tool.KindExecute,
+			"schema":           tool.Declaration(t),
+			"parameterSchema":  t.Schema(),
+		}
+	}
+	return m
+}
+
+// --- the development-tool extension ------------------------------------
+
+func (r *renderer) extMeta(kind string, u *update) map[string]any {
+	ev := map[string]any{"kind": kind, "model": u.model}
+	if u.errMsg != "" {
+		ev["error"] = u.errMsg
+	}
+	return map[string]any{ExtensionURI: ev}
+}
+
+func (r *renderer) renderExt(u *update) []any {
+	switch u.kind {
+	case uState:
+		// The RFC's flow reports the start of work and the end of the
+		// exchange; scheduling and feeding results back are visible in
+		// the tool calls themselves.
+		if !u.final && u.reason != reasonPrompt {
+			return nil
+		}
+		var msg *Message
+		if u.text != "" {
+			msg = r.agentMessage("", TextPart(u.text))
+		}
+		return []any{r.status(u, msg, r.extMeta(devStateChange, u))}
+	case uError:
+		return []any{r.status(u, r.agentMessage("", TextPart(u.text)), r.extMeta(devStateChange, u))}
+	case uText, uCitation:
+		if u.text == "" {
+			return nil
+		}
+		return []any{r.status(u, r.agentMessage(u.messageID, TextPart(u.text)), r.extMeta(devTextContent, u))}
+	case uThought:
+		if u.thought == nil || (u.thought.Subject == "" && u.thought.Description == "") {
+			return nil
+		}
+		part := DataPart(map[string]any{"subject": u.thought.Subject, "description": u.thought.Description})
+		return []any{r.status(u, r.agentMessage(u.messageID, part), r.extMeta(devThought, u))}
+	case uOutput:
+		tc := extToolCall(u.call, u.workspace)
+		live := u.text
+		tc.LiveContent = &live
+		tc.Status = devExecuting
+		r.sent[u.call.ID] = devExecuting
+		return []any{r.status(u, r.agentMessage("", DataPart(tc)), r.extMeta(devToolCallUpdate, u))}
+	case uTool:
+		switch u.phase {
+		case phaseValidating, phaseReemit, phaseApproved:
+			return nil
+		}
+		tc := extToolCall(u.call, u.workspace)
+		key := tc.Status
+		if tc.ConfirmationRequest != nil {
+			key += "+confirm"
+		}
+		if r.sent[u.call.ID] == key {
+			return nil
+		}
+		r.sent[u.call.ID] = key
+		return []any{r.status(u, r.agentMessage("", DataPart(tc)), r.extMeta(devToolCallUpdate, u))}
+	}
+	return nil
+}
+
+func extStatus(s agent.Status) string {
+	switch s {
+	case agent.StatusExecuting:
+		return devExecuting
+	case agent.StatusSuccess:
+		return devSucceeded
+	case agent.StatusError:
+		return devFailed
+	case agent.StatusCancelled:
+		return devCancelled
+	}
+	return devPending
+}
+
+// extToolCall builds the extension's ToolCall for c.
+func extToolCall(c *agent.ToolCall, workspace string) *devToolCall {
+	args := c.Args
+	if args == nil {
+		args = map[string]any{}
+	}
+	tc := &devToolCall{ToolCallID: c.ID, Status: extStatus(c.Status), ToolName: c.Name, InputParameters: args}
+	if c.Tool != nil {
+		tc.ToolName = c.Tool.Name()
+	}
+	if c.Description != "" {
+		d := c.Description
+		tc.Description = &d
+	}
+	if c.Status == agent.StatusExecuting && c.LiveOutput != "" {
+		live := c.LiveOutput
+		tc.LiveContent = &live
+	}
+	if c.Status == agent.StatusAwaitingApproval && c.Confirmation != nil && c.Confirmation.Details != nil {
+		tc.ConfirmationRequest = extConfirmation(c.Confirmation.Details, workspace)
+	}
+	if res := c.Result; res != nil && c.Status.Terminal() {
+		if res.Error != nil {
+			tc.Error = &devErrorDetails{Message: res.Error.Message, Type: string(res.Error.Type)}
+		} else {
+			tc.Output = extOutput(c)
+		}
+	}
+	return tc
+}
+
+func extOutput(c *agent.ToolCall) *devToolOutput {
+	res := c.Result
+	if d := res.Diff; d != nil {
+		return &devToolOutput{Diff: &devFileDiff{
+			FileName: d.FileName, FilePath: d.FilePath, OldContent: d.OriginalContent,
+			NewContent: d.NewContent, FormattedDiff: d.FileDiff,
+		}}
+	}
+	// A tool that answered with a structured functionResponse (other than
+	// the plain {"output": text}) keeps its structure.
+	if p := res.LLMPart; p != nil && p.FunctionResponse != nil {
+		if _, plain := p.FunctionResponse.Response["output"]; !plain || len(p.FunctionResponse.Response) > 1 {
+			return &devToolOutput{StructuredData: p.FunctionResponse.Response}
+		}
+	}
+	text := res.Display
+	if text == "" {
+		text = res.ResponseText()
+	}
+	return &devToolOutput{Text: &text}
+}
+
+// extOptions are the choices offered for a confirmation; their ids are
+// Gemini CLI's outcome names, which is what a ToolCallConfirmation sends
+// back.
+func extOptions(d *tool.ConfirmationDetails) []devConfirmationOption {
+	once := devConfirmationOption{ID: string(tool.ProceedOnce), Name: "Allow once"}
+	reject := devConfirmationOption{ID: string(tool.Cancel), Name: "Reject", Description: "Do not run this call; the rest of the batch is cancelled too."}
+	switch d.Type {
+	case tool.ConfirmExec:
+		root := d.RootCommand
+		if root == "" {
+			root = strings.Join(d.RootCommands, ", ")
+		}
+		return []devConfirmationOption{once, {ID: string(tool.ProceedAlways), Name: "Always allow " + root, Description: "Run " + root + " without asking for the rest of the task."}, reject}
+	case tool.ConfirmMCP:
+		return []devConfirmationOption{once,
+			{ID: string(tool.ProceedAlwaysTool), Name: "Always allow tool " + d.ToolName},
+			{ID: string(tool.ProceedAlwaysServer), Name: "Always allow server " + d.ServerName},
+			reject}
+	}
+	return []devConfirmationOption{once, {ID: string(tool.ProceedAlways), Name: "Allow for this task", Description: "Run calls of this tool without asking for the rest of the task."}, reject}
+}
+
+func extConfirmation(d *tool.ConfirmationDetails, workspace string) *devConfirmationRequest {
+	cr := &devConfirmationRequest{Options: extOptions(d)}
+	switch d.Type {
+	case tool.ConfirmEdit:
+		cr.FileEditDetails = &devFileDiff{FileName: d.FileName, FilePath: d.FilePath, OldContent: d.OriginalContent, NewContent: d.NewContent, FormattedDiff: d.FileDiff}
+	case tool.ConfirmExec:
+		cr.ExecuteDetails = &devExecuteDetails{Command: d.Command, WorkingDirectory: workspace}
+	case tool.ConfirmMCP:
+		cr.McpDetails = &devMcpDetails{ServerName: d.ServerName, ToolName: d.ToolName}
+	default:
+		desc := d.Title
+		if d.Prompt != "" {
+			desc = strings.TrimSpace(desc + "\n" + d.Prompt)
+		}
+		if len(d.URLs) > 0 {
+			desc += "\nURLs: " + strings.Join(d.URLs, ", ")
+		}
+		cr.GenericDetails = &devGenericDetails{Description: desc}
+	}
+	return cr
+}

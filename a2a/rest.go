@@ -1,0 +1,329 @@
+package a2a
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/castor-dev/castor/command"
+)
+
+// The REST routes of Gemini CLI's A2A server, which Gemini Code Assist
+// clients call beside JSON-RPC, and the seed's task routes.
+
+func restError(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, map[string]any{"error": msg})
+}
+
+func decodeREST(w http.ResponseWriter, r *http.Request, v any) bool {
+	body, status, err := readBody(w, r)
+	if err != nil {
+		if status == 0 {
+			status = http.StatusBadRequest
+		}
+		restError(w, status, err.Error())
+		return false
+	}
+	if len(strings.TrimSpace(string(body))) == 0 {
+		return true
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		restError(w, http.StatusBadRequest, "invalid JSON body: "+err.Error())
+		return false
+	}
+	return true
+}
+
+// POST /tasks {agentSettings?, contextId?} → 201 "<task id>".
+func (s *Server) handleCreateTask(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		AgentSettings *AgentSettings `json:"agentSettings"`
+		ContextID     string         `json:"contextId"`
+	}
+	if !decodeREST(w, r, &body) {
+		return
+	}
+	settings, err := s.settingsFor(body.AgentSettings)
+	if err != nil {
+		status := http.StatusInternalServerError
+		var e *Error
+		if errors.As(err, &e) && e.Code == CodeInvalidParams {
+			status = http.StatusBadRequest
+		}
+		restError(w, status, asRPCError(err).Message)
+		return
+	}
+	ctxID := body.ContextID
+	if ctxID == "" {
+		ctxID = uuid.NewString()
+	}
+	t := s.newTask(uuid.NewString(), ctxID, settings)
+	if err := s.addTask(t); err != nil {
+		restError(w, http.StatusTooManyRequests, asRPCError(err).Message)
+		return
+	}
+	s.save(t)
+	writeJSON(w, http.StatusCreated, t.id)
+}
+
+// taskMetadata is Gemini CLI's TaskMetadata.
+type taskMetadata struct {
+	ID             string     `json:"id"`
+	ContextID      string     `json:"contextId"`
+	TaskState      TaskState  `json:"taskState"`
+	Model          string     `json:"model"`
+	McpServers     []any      `json:"mcpServers"`
+	AvailableTools []toolInfo `json:"availableTools"`
+}
+
+type toolInfo struct {
+	Name            string         `json:"name"`
+	Description     string         `json:"description"`
+	ParameterSchema map[string]any `json:"parameterSchema"`
+}
+
+// metadata builds a task's metadata; listing its tools needs its agent,
+// which is built if the task has none yet.
+func (s *Server) metadata(t *task) (*taskMetadata, error) {
+	a, err := t.ensureAgent()
+	if err != nil {
+		return nil, err
+	}
+	t.mu.Lock()
+	md := &taskMetadata{ID: t.id, ContextID: t.contextID, TaskState: t.state, Model: t.model, McpServers: []any{}, AvailableTools: []toolInfo{}}
+	t.mu.Unlock()
+	for _, tl := range a.Session().Tools().Tools() {
+		md.AvailableTools = append(md.AvailableTools, toolInfo{Name: tl.Name(), Description: tl.Description(), ParameterSchema: tl.Schema()})
+	}
+	return md, nil
+}
+
+// GET /tasks/metadata → the metadata of every task in memory; 204 if none.
+func (s *Server) handleAllMetadata(w http.ResponseWriter, r *http.Request) {
+	live := s.liveTasks()
+	if len(live) == 0 {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	out := []*taskMetadata{}
+	for _, t := range live {
+		md, err := s.metadata(t)
+		if err != nil {
+			restError(w, http.StatusInternalServerError, err.Error())
+			return
+		}
+		out = append(out, md)
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// GET /tasks/{id}/metadata → {metadata}, restoring the task from the
+// store if needed.
+func (s *Server) handleTaskMetadata(w http.ResponseWriter, r *http.Request) {
+	t, err := s.lookupTask(r.Context(), r.PathValue("id"))
+	if err != nil {
+		restError(w, http.StatusNotFound, "Task not found")
+		return
+	}
+	md, err := s.metadata(t)
+	if err != nil {
+		restError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"metadata": md})
+}
+
+// GET /tasks → {tasks: [{id, contextId, state}]}, stored and live.
+func (s *Server) handleListTasks(w http.ResponseWriter, r *http.Request) {
+	type row struct {
+		ID        string    `json:"id"`
+		ContextID string    `json:"contextId"`
+		State     TaskState `json:"state"`
+	}
+	seen := map[string]bool{}
+	rows := []row{}
+	for _, t := range s.liveTasks() {
+		t.mu.Lock()
+		rows = append(rows, row{t.id, t.contextID, t.state})
+		t.mu.Unlock()
+		seen[t.id] = true
+	}
+	if ids, err := s.store.List(r.Context()); err == nil {
+		for _, id := range ids {
+			if seen[id] {
+				continue
+			}
+			if st, err := s.store.Load(r.Context(), id); err == nil {
+				rows = append(rows, row{st.ID, st.ContextID, st.State})
+			}
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"tasks": rows})
+}
+
+// GET /tasks/{id} → the task with its state, history and artifacts.
+func (s *Server) handleGetTaskREST(w http.ResponseWriter, r *http.Request) {
+	t, err := s.lookupTask(r.Context(), r.PathValue("id"))
+	if err != nil {
+		restError(w, http.StatusNotFound, "Task not found")
+		return
+	}
+	snap := t.snapshot(nil)
+	writeJSON(w, http.StatusOK, map[string]any{
+		"id": snap.ID, "contextId": snap.ContextID, "state": snap.Status.State,
+		"timestamp": snap.Status.Timestamp, "metadata": snap.Metadata,
+		"history": orEmpty(snap.History), "artifacts": orEmptyArtifacts(snap.Artifacts),
+	})
+}
+
+func orEmptyArtifacts(a []Artifact) []Artifact {
+	if a == nil {
+		return []Artifact{}
+	}
+	return a
+}
+
+// POST /tasks/{id}/execute {message} → the turn's events as SSE, framed
+// like message/stream's in Gemini CLI's format.
+func (s *Server) handleExecuteREST(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Message json.RawMessage `json:"message"`
+	}
+	if !decodeREST(w, r, &body) {
+		return
+	}
+	var msg Message
+	var text string
+	if err := json.Unmarshal(body.Message, &text); err == nil {
+		msg = Message{Kind: "message", Role: "user", MessageID: uuid.NewString(), Parts: []Part{TextPart(text)}}
+	} else if err := json.Unmarshal(body.Message, &msg); err != nil || len(msg.Parts) == 0 {
+		restError(w, http.StatusBadRequest, `"message" must be a string or an A2A message with parts`)
+		return
+	}
+	if msg.MessageID == "" {
+		msg.MessageID = uuid.NewString()
+	}
+	if msg.Role == "" {
+		msg.Role = "user"
+	}
+	msg.TaskID = r.PathValue("id")
+	if !s.acquireStream() {
+		restError(w, http.StatusTooManyRequests, "too many open streams")
+		return
+	}
+	defer s.streams.Add(-1)
+	sub := newSubscriber()
+	t, ext, e := s.begin(r.Context(), r.Header, &MessageSendParams{Message: &msg}, sub)
+	if e != nil {
+		status := http.StatusBadRequest
+		switch e.Code {
+		case CodeTaskNotFound:
+			status = http.StatusNotFound
+		case CodeInternalError:
+			status = http.StatusTooManyRequests
+		}
+		restError(w, status, e.Message)
+		return
+	}
+	defer t.unsubscribe(sub)
+	idJSON, _ := json.Marshal(t.id)
+	sw := newSSEWriter(w, idJSON)
+	sw.start()
+	s.pump(r.Context(), sub, sw, newRenderer(ext, t.id, t.contextID))
+}
+
+// GET /listCommands → {commands}, sub-commands named in full ("memory
+// show") as Gemini CLI registers them.
+func (s *Server) handleListCommands(w http.ResponseWriter, r *http.Request) {
+	type arg struct {
+		Name        string `json:"name"`
+		Description string `json:"description"`
+		IsRequired  bool   `json:"isRequired"`
+	}
+	type cmd struct {
+		Name        string `json:"name"`
+		Description string `json:"description"`
+		Arguments   []arg  `json:"arguments"`
+		SubCommands []cmd  `json:"subCommands"`
+	}
+	var conv func(c *command.Command, prefix string, depth int) cmd
+	conv = func(c *command.Command, prefix string, depth int) cmd {
+		name := strings.TrimSpace(prefix + " " + c.Name)
+		out := cmd{Name: name, Description: c.Description, Arguments: []arg{}, SubCommands: []cmd{}}
+		for _, a := range c.Arguments {
+			out.Arguments = append(out.Arguments, arg{a.Name, a.Description, a.Required})
+		}
+		if depth < 8 {
+			for _, sc := range c.SubCommands {
+				out.SubCommands = append(out.SubCommands, conv(sc, name, depth+1))
+			}
+		}
+		return out
+	}
+	out := []cmd{}
+	for _, c := range s.cmds.Commands() {
+		out = append(out, conv(c, "", 0))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"commands": out})
+}
+
+// POST /executeCommand {command, args?} → {name, data}, or SSE for
+// streaming commands (init), with the same framing as message/stream
+// (Gemini CLI ends each event with one newline only, which SSE parsers
+// do not split on).
+func (s *Server) handleExecuteCommand(w http.ResponseWriter, r *http.Request) {
+	var raw map[string]json.RawMessage
+	if !decodeREST(w, r, &raw) {
+		return
+	}
+	var name string
+	if err := json.Unmarshal(raw["command"], &name); err != nil || raw["command"] == nil {
+		restError(w, http.StatusBadRequest, `Invalid "command" field.`)
+		return
+	}
+	var args []string
+	if a, ok := raw["args"]; ok && string(a) != "null" {
+		if err := json.Unmarshal(a, &args); err != nil {
+			restError(w, http.StatusBadRequest, `"args" field must be an array.`)
+			return
+		}
+	}
+	cmd, path, rest := s.cmds.Lookup(name)
+	env := s.commandEnv()
+	if cmd != nil && len(rest) == 0 && cmd.RequiresWorkspace && env.Workspace == "" {
+		restError(w, http.StatusBadRequest, `Command "`+name+`" requires a workspace, but CODER_AGENT_WORKSPACE_PATH is not set.`)
+		return
+	}
+	if cmd == nil || len(rest) > 0 {
+		restError(w, http.StatusNotFound, "Command not found: "+name)
+		return
+	}
+	if !cmd.Streaming {
+		res, err := cmd.Execute(r.Context(), &command.Invocation{Path: path, Args: args, Env: env})
+		if err != nil {
+			restError(w, http.StatusInternalServerError, err.Error())
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"name": name, "data": res.Payload()})
+		return
+	}
+	if !s.acquireStream() {
+		restError(w, http.StatusTooManyRequests, "too many open streams")
+		return
+	}
+	defer s.streams.Add(-1)
+	sub := newSubscriber()
+	t, e := s.runCommand(r.Context(), cmd, path, args, env, false, sub)
+	if e != nil {
+		restError(w, http.StatusInternalServerError, e.Message)
+		return
+	}
+	defer t.unsubscribe(sub)
+	idJSON, _ := json.Marshal(t.id)
+	sw := newSSEWriter(w, idJSON)
+	sw.start()
+	s.pump(r.Context(), sub, sw, newRenderer(false, t.id, t.contextID))
+}

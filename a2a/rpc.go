@@ -1,0 +1,725 @@
+package a2a
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/castor-dev/castor/command"
+	"github.com/castor-dev/castor/config"
+	"github.com/castor-dev/castor/policy"
+)
+
+// JSON-RPC methods.
+const (
+	methodSend           = "message/send"
+	methodStream         = "message/stream"
+	methodGet            = "tasks/get"
+	methodCancel         = "tasks/cancel"
+	methodResubscribe    = "tasks/resubscribe"
+	methodPushSet        = "tasks/pushNotificationConfig/set"
+	methodPushGet        = "tasks/pushNotificationConfig/get"
+	methodPushList       = "tasks/pushNotificationConfig/list"
+	methodPushDelete     = "tasks/pushNotificationConfig/delete"
+	methodExtendedCard   = "agent/getAuthenticatedExtendedCard"
+	methodCommandsGet    = "commands/get"
+	methodCommandExecute = "command/execute"
+)
+
+// maxPushConfigs bounds the webhooks of one task.
+const maxPushConfigs = 10
+
+func (s *Server) handleRPC(w http.ResponseWriter, r *http.Request) {
+	body, status, err := readBody(w, r)
+	if err != nil {
+		if status == http.StatusRequestEntityTooLarge {
+			writeRPCError(w, status, nullID, rpcError(CodeInvalidRequest, "Request payload validation error: %v", err))
+			return
+		}
+		writeRPCError(w, http.StatusBadRequest, nullID, rpcError(CodeParseError, "Invalid JSON payload"))
+		return
+	}
+	req, rerr := parseRequest(body)
+	if rerr != nil {
+		id := json.RawMessage(nullID)
+		if req != nil {
+			id = req.ID
+		}
+		code := http.StatusOK
+		if rerr.Code == CodeParseError {
+			// @a2a-js/sdk answers unparseable JSON with 400.
+			code = http.StatusBadRequest
+		}
+		writeRPCError(w, code, id, rerr)
+		return
+	}
+	if s.closing.Load() {
+		writeRPCError(w, http.StatusServiceUnavailable, req.ID, errBusy("the server is shutting down"))
+		return
+	}
+	var result any
+	var e *Error
+	switch req.Method {
+	case methodStream:
+		s.rpcStream(w, r, req)
+		return
+	case methodResubscribe:
+		s.rpcResubscribe(w, r, req)
+		return
+	case methodSend:
+		result, e = s.rpcSend(w, r, req)
+	case methodGet:
+		result, e = s.rpcGet(r.Context(), req)
+	case methodCancel:
+		result, e = s.rpcCancel(r.Context(), req)
+	case methodPushSet:
+		result, e = s.rpcPushSet(r.Context(), req)
+	case methodPushGet:
+		result, e = s.rpcPushGet(r.Context(), req)
+	case methodPushList:
+		result, e = s.rpcPushList(r.Context(), req)
+	case methodPushDelete:
+		e = s.rpcPushDelete(r.Context(), req)
+	case methodExtendedCard:
+		e = rpcError(CodeExtendedCardNotConfigured, "Authenticated Extended Card is not configured")
+	case methodCommandsGet:
+		result = map[string]any{"commands": s.devCommands()}
+	case methodCommandExecute:
+		result, e = s.rpcCommandExecute(r, req)
+	default:
+		e = rpcError(CodeMethodNotFound, "Method not found: %s", req.Method)
+	}
+	if e != nil {
+		writeRPCError(w, http.StatusOK, req.ID, e)
+		return
+	}
+	writeRPCResult(w, req.ID, result)
+}
+
+// decodeSendParams reads and checks message/send and message/stream
+// params.
+func decodeSendParams(raw json.RawMessage) (*MessageSendParams, *Error) {
+	var p MessageSendParams
+	if e := decodeParams(raw, &p); e != nil {
+		return nil, e
+	}
+	m := p.Message
+	switch {
+	case m == nil:
+		return nil, errInvalidParams("message is required.")
+	case m.MessageID == "":
+		return nil, errInvalidParams("message.messageId is required.")
+	case m.Kind != "" && m.Kind != "message":
+		return nil, errInvalidParams(`message.kind must be "message".`)
+	case m.Role != "user" && m.Role != "agent":
+		return nil, errInvalidParams(`message.role must be "user" or "agent".`)
+	case len(m.Parts) == 0:
+		return nil, errInvalidParams("message.parts must not be empty.")
+	}
+	if c := p.Configuration; c != nil {
+		if c.HistoryLength != nil && *c.HistoryLength < 0 {
+			return nil, errInvalidParams("configuration.historyLength must not be negative.")
+		}
+	}
+	return &p, nil
+}
+
+// begin resolves the task a message goes to (creating it for a message
+// without taskId) and starts its turn. sub, when set, is subscribed before
+// the first event.
+func (s *Server) begin(ctx context.Context, h http.Header, p *MessageSendParams, sub *subscriber) (*task, bool, *Error) {
+	m := p.Message
+	ext := activated(h, m.Metadata, p.Metadata)
+	var t *task
+	isNew := m.TaskID == ""
+	if isNew {
+		raw, err := parseAgentSettings(m.Metadata, p.Metadata)
+		if err != nil {
+			return nil, false, asRPCError(err)
+		}
+		settings, err := s.settingsFor(raw)
+		if err != nil {
+			return nil, false, asRPCError(err)
+		}
+		ctxID := m.ContextID
+		if ctxID == "" {
+			ctxID = uuid.NewString()
+		}
+		t = s.newTask(uuid.NewString(), ctxID, settings)
+		if err := s.addTask(t); err != nil {
+			return nil, false, asRPCError(err)
+		}
+	} else {
+		found, err := s.lookupTask(ctx, m.TaskID)
+		if err != nil {
+			return nil, false, asRPCError(err)
+		}
+		t = found
+	}
+	if pc := p.Configuration; pc != nil && pc.PushNotificationConfig != nil {
+		if e := s.setPush(t, *pc.PushNotificationConfig); e != nil {
+			return nil, false, e
+		}
+	}
+	if e := s.startTurn(ctx, t, turnInput{msg: m, isNew: isNew}, ext, sub); e != nil {
+		if isNew {
+			s.mu.Lock()
+			delete(s.tasks, t.id)
+			s.mu.Unlock()
+		}
+		return nil, false, e
+	}
+	return t, ext, nil
+}
+
+// startTurn waits for the task's previous turn, checks the limits and
+// starts a turn in the background.
+func (s *Server) startTurn(ctx context.Context, t *task, in turnInput, ext bool, sub *subscriber) *Error {
+	if s.closing.Load() {
+		return errBusy("the server is shutting down")
+	}
+	select {
+	case t.sem <- struct{}{}:
+	case <-ctx.Done():
+		return errBusy("the task is still running its previous turn")
+	}
+	select {
+	case s.turnSlots <- struct{}{}:
+	default:
+		<-t.sem
+		return errBusy("too many turns running")
+	}
+	release := func() {
+		<-s.turnSlots
+		<-t.sem
+	}
+	t.mu.Lock()
+	if t.state.Terminal() {
+		st := t.state
+		t.mu.Unlock()
+		release()
+		return rpcError(CodeInvalidRequest, "Task %s is in a terminal state (%s) and cannot be modified.", t.id, st)
+	}
+	if t.turns >= s.cfg.Limits.MaxTurnsPerTask {
+		t.mu.Unlock()
+		release()
+		return rpcError(CodeInvalidRequest, "Task %s reached its limit of %d messages.", t.id, s.cfg.Limits.MaxTurnsPerTask)
+	}
+	if in.mode != "" {
+		t.mode = in.mode
+	}
+	t.turns++
+	t.running = true
+	t.ext = ext
+	t.done = make(chan struct{})
+	cctx, cancel := context.WithCancelCause(s.base)
+	tctx, cancelTimeout := context.WithTimeout(cctx, s.cfg.Limits.TurnTimeout)
+	t.cancel = func(cause error) {
+		cancel(cause)
+		cancelTimeout()
+	}
+	if sub != nil {
+		t.subs[sub] = struct{}{}
+	}
+	t.mu.Unlock()
+	t.addUserMessage(in.msg)
+	if in.isNew {
+		// A new task is saved at once, so that it is still found when its
+		// first turn dies with the process; older ones are in the store.
+		s.save(t)
+	}
+	s.wg.Add(1)
+	go t.runTurn(tctx, in)
+	return nil
+}
+
+// acquireStream counts an SSE stream against MaxStreams.
+func (s *Server) acquireStream() bool {
+	if s.streams.Add(1) > int64(s.cfg.Limits.MaxStreams) {
+		s.streams.Add(-1)
+		return false
+	}
+	return true
+}
+
+// streamError answers a streaming method's error as a one-event stream:
+// A2A clients (and the TCK) read a streaming method's answer as SSE
+// whatever it holds.
+func streamError(w http.ResponseWriter, id []byte, e *Error) {
+	newSSEWriter(w, id).fail(e)
+}
+
+func (s *Server) rpcStream(w http.ResponseWriter, r *http.Request, req *rpcRequest) {
+	p, e := decodeSendParams(req.Params)
+	if e != nil {
+		streamError(w, req.ID, e)
+		return
+	}
+	if !s.acquireStream() {
+		writeRPCError(w, http.StatusTooManyRequests, req.ID, errBusy("too many open streams"))
+		return
+	}
+	defer s.streams.Add(-1)
+	sub := newSubscriber()
+	t, ext, e := s.begin(r.Context(), r.Header, p, sub)
+	if e != nil {
+		streamError(w, req.ID, e)
+		return
+	}
+	defer t.unsubscribe(sub)
+	if ext {
+		w.Header().Set(extensionHeader, ExtensionURI)
+	}
+	sw := newSSEWriter(w, req.ID)
+	sw.start()
+	s.pump(r.Context(), sub, sw, newRenderer(ext, t.id, t.contextID))
+}
+
+// pump writes a subscriber's updates until the final one, the client
+// leaves or the subscriber falls too far behind. A client leaving does
+// not stop the turn: it runs on and can be picked up with resubscribe.
+func (s *Server) pump(ctx context.Context, sub *subscriber, sw *sseWriter, rend *renderer) {
+	tick := time.NewTicker(s.cfg.Limits.KeepAlive)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			if sw.keepAlive() != nil {
+				return
+			}
+			continue
+		case <-sub.ready:
+		}
+		ups, dropped := sub.take()
+		for _, u := range ups {
+			for _, ev := range rend.render(u) {
+				if sw.event(ev) != nil {
+					return
+				}
+			}
+			if u.final {
+				return
+			}
+		}
+		if dropped {
+			sw.fail(rpcError(CodeInternalError, "the stream fell too far behind; use tasks/resubscribe"))
+			return
+		}
+	}
+}
+
+func (s *Server) rpcSend(w http.ResponseWriter, r *http.Request, req *rpcRequest) (any, *Error) {
+	p, e := decodeSendParams(req.Params)
+	if e != nil {
+		return nil, e
+	}
+	sub := newSubscriber()
+	t, ext, e := s.begin(r.Context(), r.Header, p, sub)
+	if e != nil {
+		return nil, e
+	}
+	defer t.unsubscribe(sub)
+	if ext {
+		w.Header().Set(extensionHeader, ExtensionURI)
+	}
+	var hl *int
+	if p.Configuration != nil {
+		hl = p.Configuration.HistoryLength
+	}
+	blocking := p.Configuration == nil || p.Configuration.Blocking == nil || *p.Configuration.Blocking
+	if blocking {
+		wait := time.NewTimer(s.cfg.Limits.RequestTimeout)
+		defer wait.Stop()
+	loop:
+		for {
+			select {
+			case <-r.Context().Done():
+				return nil, rpcError(CodeInternalError, "request cancelled")
+			case <-wait.C:
+				// The task goes on; the client polls it with tasks/get.
+				break loop
+			case <-sub.ready:
+				ups, _ := sub.take()
+				for _, u := range ups {
+					if u.final {
+						break loop
+					}
+				}
+			}
+		}
+	}
+	return t.snapshot(hl), nil
+}
+
+func (s *Server) rpcGet(ctx context.Context, req *rpcRequest) (any, *Error) {
+	var p TaskQueryParams
+	if e := decodeParams(req.Params, &p); e != nil {
+		return nil, e
+	}
+	if p.ID == "" {
+		return nil, errInvalidParams("id is required.")
+	}
+	if p.HistoryLength != nil && *p.HistoryLength < 0 {
+		return nil, errInvalidParams("historyLength must not be negative.")
+	}
+	t, err := s.lookupTask(ctx, p.ID)
+	if err != nil {
+		return nil, asRPCError(err)
+	}
+	return t.snapshot(p.HistoryLength), nil
+}
+
+func (s *Server) rpcCancel(ctx context.Context, req *rpcRequest) (any, *Error) {
+	var p TaskIDParams
+	if e := decodeParams(req.Params, &p); e != nil {
+		return nil, e
+	}
+	if p.ID == "" {
+		return nil, errInvalidParams("id is required.")
+	}
+	t, err := s.lookupTask(ctx, p.ID)
+	if err != nil {
+		return nil, asRPCError(err)
+	}
+	if e := s.cancelTask(ctx, t); e != nil {
+		return nil, e
+	}
+	return t.snapshot(nil), nil
+}
+
+// cancelTask stops a running turn (its stream ends with a final canceled
+// event) or cancels an idle task.
+func (s *Server) cancelTask(ctx context.Context, t *task) *Error {
+	t.mu.Lock()
+	if t.state.Terminal() {
+		t.mu.Unlock()
+		return rpcError(CodeTaskNotCancelable, "Task not cancelable: %s", t.id)
+	}
+	if t.running {
+		cancel, done := t.cancel, t.done
+		t.mu.Unlock()
+		cancel(errCanceledByUser)
+		select {
+		case <-done:
+		case <-ctx.Done():
+		}
+		t.mu.Lock()
+		st := t.state
+		t.mu.Unlock()
+		if st != StateCanceled && !st.Terminal() {
+			// The turn ended on its own before the cancellation landed.
+			return s.cancelTask(ctx, t)
+		}
+		return nil
+	}
+	t.mu.Unlock()
+	// An idle task: hold its turn slot so that no turn starts meanwhile.
+	select {
+	case t.sem <- struct{}{}:
+	case <-ctx.Done():
+		return rpcError(CodeInternalError, "request cancelled")
+	}
+	defer func() { <-t.sem }()
+	t.mu.Lock()
+	if t.state.Terminal() {
+		t.mu.Unlock()
+		return rpcError(CodeTaskNotCancelable, "Task not cancelable: %s", t.id)
+	}
+	t.mu.Unlock()
+	t.publish(&update{kind: uState, state: StateCanceled, final: true, reason: reasonEnd, text: errCanceledByUser.Error()})
+	s.save(t)
+	return nil
+}
+
+func (s *Server) rpcResubscribe(w http.ResponseWriter, r *http.Request, req *rpcRequest) {
+	var p TaskIDParams
+	if e := decodeParams(req.Params, &p); e != nil {
+		streamError(w, req.ID, e)
+		return
+	}
+	if p.ID == "" {
+		streamError(w, req.ID, errInvalidParams("id is required."))
+		return
+	}
+	t, err := s.lookupTask(r.Context(), p.ID)
+	if err != nil {
+		streamError(w, req.ID, asRPCError(err))
+		return
+	}
+	if !s.acquireStream() {
+		writeRPCError(w, http.StatusTooManyRequests, req.ID, errBusy("too many open streams"))
+		return
+	}
+	defer s.streams.Add(-1)
+	ext := activated(r.Header, p.Metadata)
+	sub := newSubscriber()
+	t.mu.Lock()
+	running := t.running
+	if running {
+		t.subs[sub] = struct{}{}
+	}
+	snap := t.snapshotLocked(nil)
+	t.mu.Unlock()
+	defer t.unsubscribe(sub)
+	if ext {
+		w.Header().Set(extensionHeader, ExtensionURI)
+	}
+	sw := newSSEWriter(w, req.ID)
+	if sw.event(snap) != nil || !running {
+		return
+	}
+	s.pump(r.Context(), sub, sw, newRenderer(ext, t.id, t.contextID))
+}
+
+// setPush stores a webhook for a task.
+func (s *Server) setPush(t *task, c PushNotificationConfig) *Error {
+	if err := checkPushURL(c.URL, s.cfg.AllowPrivatePush); err != nil {
+		return errInvalidParams("%v", err)
+	}
+	if c.ID == "" {
+		// @a2a-js/sdk names an unnamed config after its task.
+		c.ID = t.id
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for i, old := range t.push {
+		if old.ID == c.ID {
+			t.push[i] = c
+			return nil
+		}
+	}
+	if len(t.push) >= maxPushConfigs {
+		return errInvalidParams("a task may have at most %d push notification configs", maxPushConfigs)
+	}
+	t.push = append(t.push, c)
+	return nil
+}
+
+func (s *Server) rpcPushSet(ctx context.Context, req *rpcRequest) (any, *Error) {
+	var p TaskPushNotificationConfig
+	if e := decodeParams(req.Params, &p); e != nil {
+		return nil, e
+	}
+	if p.TaskID == "" {
+		return nil, errInvalidParams("taskId is required.")
+	}
+	t, err := s.lookupTask(ctx, p.TaskID)
+	if err != nil {
+		return nil, asRPCError(err)
+	}
+	if e := s.setPush(t, p.PushNotificationConfig); e != nil {
+		return nil, e
+	}
+	s.save(t)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, c := range t.push {
+		if c.ID == p.PushNotificationConfig.ID || (p.PushNotificationConfig.ID == "" && c.ID == t.id) {
+			return &TaskPushNotificationConfig{TaskID: t.id, PushNotificationConfig: c}, nil
+		}
+	}
+	return nil, rpcError(CodeInternalError, "push notification config was not stored")
+}
+
+func (s *Server) pushParams(ctx context.Context, req *rpcRequest) (*task, *pushConfigParams, *Error) {
+	var p pushConfigParams
+	if e := decodeParams(req.Params, &p); e != nil {
+		return nil, nil, e
+	}
+	if p.ID == "" {
+		return nil, nil, errInvalidParams("id is required.")
+	}
+	t, err := s.lookupTask(ctx, p.ID)
+	if err != nil {
+		return nil, nil, asRPCError(err)
+	}
+	return t, &p, nil
+}
+
+func (s *Server) rpcPushGet(ctx context.Context, req *rpcRequest) (any, *Error) {
+	t, p, e := s.pushParams(ctx, req)
+	if e != nil {
+		return nil, e
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, c := range t.push {
+		if c.ID == p.PushNotificationConfigID {
+			return &TaskPushNotificationConfig{TaskID: t.id, PushNotificationConfig: c}, nil
+		}
+	}
+	// A client that set one unnamed config asks for it as "default", by
+	// the task id, or with no id at all.
+	if len(t.push) == 1 {
+		switch p.PushNotificationConfigID {
+		case "", "default", t.id:
+			return &TaskPushNotificationConfig{TaskID: t.id, PushNotificationConfig: t.push[0]}, nil
+		}
+	}
+	return nil, errInvalidParams("push notification config %q not found for task %s", p.PushNotificationConfigID, t.id)
+}
+
+func (s *Server) rpcPushList(ctx context.Context, req *rpcRequest) (any, *Error) {
+	t, _, e := s.pushParams(ctx, req)
+	if e != nil {
+		return nil, e
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := []TaskPushNotificationConfig{}
+	for _, c := range t.push {
+		out = append(out, TaskPushNotificationConfig{TaskID: t.id, PushNotificationConfig: c})
+	}
+	return out, nil
+}
+
+func (s *Server) rpcPushDelete(ctx context.Context, req *rpcRequest) *Error {
+	t, p, e := s.pushParams(ctx, req)
+	if e != nil {
+		return e
+	}
+	if p.PushNotificationConfigID == "" {
+		return errInvalidParams("pushNotificationConfigId is required.")
+	}
+	t.mu.Lock()
+	kept := t.push[:0]
+	found := false
+	for _, c := range t.push {
+		if c.ID == p.PushNotificationConfigID {
+			found = true
+			continue
+		}
+		kept = append(kept, c)
+	}
+	t.push = kept
+	t.mu.Unlock()
+	if !found {
+		return errInvalidParams("push notification config %q not found for task %s", p.PushNotificationConfigID, t.id)
+	}
+	s.save(t)
+	return nil
+}
+
+// commandEnv is the environment commands run in: the server's default
+// workspace, with its trust as settings decide it.
+func (s *Server) commandEnv() command.Env {
+	env := command.Env{Workspace: s.cfg.Workspace, HomeDir: s.cfg.Agent.HomeDir}
+	if env.Workspace != "" {
+		if st, err := config.Load(config.LoadOptions{Workspace: env.Workspace, HomeDir: env.HomeDir}); err == nil {
+			env.Trusted = st.Trust.IsTrusted() || !st.Trust.FolderTrustEnabled
+		}
+	}
+	return env
+}
+
+func (s *Server) devCommands() []devSlashCommand {
+	var conv func(c *command.Command, depth int) devSlashCommand
+	conv = func(c *command.Command, depth int) devSlashCommand {
+		out := devSlashCommand{Name: c.Name, Description: c.Description, Arguments: []devSlashCommandArgument{}, SubCommands: []devSlashCommand{}}
+		for _, a := range c.Arguments {
+			out.Arguments = append(out.Arguments, devSlashCommandArgument{Name: a.Name, Description: a.Description, IsRequired: a.Required})
+		}
+		if depth < 8 {
+			for _, sc := range c.SubCommands {
+				out.SubCommands = append(out.SubCommands, conv(sc, depth+1))
+			}
+		}
+		return out
+	}
+	out := []devSlashCommand{}
+	for _, c := range s.cmds.Commands() {
+		out = append(out, conv(c, 0))
+	}
+	return out
+}
+
+// rpcCommandExecute is the extension's command/execute: the command runs
+// as a task whose id is the execution id, so its output is read with
+// tasks/get or tasks/resubscribe like any task's.
+func (s *Server) rpcCommandExecute(r *http.Request, req *rpcRequest) (any, *Error) {
+	var p executeSlashCommandRequest
+	if e := decodeParams(req.Params, &p); e != nil {
+		return nil, e
+	}
+	path := p.CommandPath
+	if len(path) == 0 {
+		path = p.CommandPathCamel
+	}
+	if len(path) == 0 {
+		return nil, errInvalidParams("command_path is required.")
+	}
+	cmd, cpath, rest := s.cmds.Lookup(path...)
+	name := strings.Join(path, " ")
+	if cmd == nil || len(rest) > 0 {
+		return &executeSlashCommandResponse{Status: cmdFailedToStart, Message: "Command not found: " + name}, nil
+	}
+	env := s.commandEnv()
+	if cmd.RequiresWorkspace && env.Workspace == "" {
+		return &executeSlashCommandResponse{Status: cmdFailedToStart, Message: "Command \"" + name + "\" requires a workspace, but CODER_AGENT_WORKSPACE_PATH is not set."}, nil
+	}
+	t, e := s.runCommand(r.Context(), cmd, cpath, strings.Fields(p.Args), env, true, nil)
+	if e != nil {
+		return &executeSlashCommandResponse{Status: cmdFailedToStart, Message: e.Message}, nil
+	}
+	return &executeSlashCommandResponse{ExecutionID: t.id, Status: cmdStarted}, nil
+}
+
+// runCommand runs a command as a new task. A message or data result
+// completes the task at once; a prompt starts a turn, streamed to sub.
+func (s *Server) runCommand(ctx context.Context, cmd *command.Command, path, args []string, env command.Env, ext bool, sub *subscriber) (*task, *Error) {
+	settings, err := s.settingsFor(&AgentSettings{WorkspacePath: env.Workspace})
+	if err != nil {
+		return nil, asRPCError(err)
+	}
+	t := s.newTask(uuid.NewString(), uuid.NewString(), settings)
+	t.ext = ext
+	if err := s.addTask(t); err != nil {
+		return nil, asRPCError(err)
+	}
+	line := "/" + strings.Join(append(append([]string(nil), path...), args...), " ")
+	msg := &Message{Kind: "message", Role: "user", MessageID: uuid.NewString(), Parts: []Part{TextPart(line)}}
+	if sub != nil {
+		t.subscribe(sub)
+	}
+	res, err := cmd.Execute(ctx, &command.Invocation{Path: path, Args: args, Env: env})
+	if err == nil && res != nil && res.Kind == command.ResultSubmitPrompt {
+		in := turnInput{msg: msg, isNew: true, prompt: res.Content, mode: policy.Mode(res.Mode)}
+		if e := s.startTurn(ctx, t, in, ext, sub); e != nil {
+			s.mu.Lock()
+			delete(s.tasks, t.id)
+			s.mu.Unlock()
+			return nil, e
+		}
+		return t, nil
+	}
+	t.addUserMessage(msg)
+	switch {
+	case err != nil:
+		t.publish(&update{kind: uState, state: StateFailed, final: true, reason: reasonEnd, text: err.Error(), errMsg: err.Error()})
+	case res != nil && res.Kind == command.ResultMessage && res.MessageType == command.MessageError:
+		t.publish(&update{kind: uState, state: StateFailed, final: true, reason: reasonEnd, text: res.Content})
+	default:
+		text := ""
+		if res != nil {
+			text = res.Content
+			if res.Kind == command.ResultData {
+				if str, ok := res.Data.(string); ok {
+					text = str
+				} else if b, err := json.MarshalIndent(res.Data, "", "  "); err == nil {
+					text = string(b)
+				}
+			}
+		}
+		// One final event carrying the text, as Gemini CLI's init reports
+		// an informational result.
+		t.publish(&update{kind: uText, state: StateCompleted, final: true, text: text, messageID: uuid.NewString()})
+	}
+	s.save(t)
+	return t, nil
+}

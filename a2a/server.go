@@ -1,0 +1,699 @@
+package a2a
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/castor-dev/castor"
+	"github.com/castor-dev/castor/command"
+)
+
+// Config configures a Server.
+type Config struct {
+	// Workspace is the workspace of tasks whose settings name none, and of
+	// commands (Gemini CLI's CODER_AGENT_WORKSPACE_PATH). "" means such
+	// tasks use the current directory and workspace commands are refused.
+	Workspace string
+	// AllowedRoot bounds every task's workspace (CODER_AGENT_ALLOWED_ROOT);
+	// "" means the user's home directory.
+	AllowedRoot string
+	// AuthToken, when set, must be sent as "Authorization: Bearer <token>"
+	// on every request but the agent card.
+	AuthToken string
+	// URL is the JSON-RPC endpoint published in the agent card; "" means
+	// the address the card was requested at.
+	URL string
+	// Agent is the template of every task's agent: its Client, Model,
+	// HomeDir, Getenv and so on. The server sets WorkDir, Interactive,
+	// ApprovalMode, History, SessionID and DisableRecording itself.
+	Agent castor.Options
+	// YOLO approves every tool call (GEMINI_YOLO_MODE=true).
+	YOLO bool
+	// Store persists tasks; nil keeps them in memory only.
+	Store TaskStore
+	// Commands are the slash commands served; nil means
+	// command.DefaultRegistry().
+	Commands *command.Registry
+	// Limits bound what clients may make the server do.
+	Limits Limits
+	// AllowPrivatePush lets push notifications reach loopback, private and
+	// link-local addresses, which are refused by default.
+	AllowPrivatePush bool
+	// Name and Description are shown in the agent card.
+	Name, Description string
+	// Logger receives operational messages; nil discards them.
+	Logger *slog.Logger
+	// Now is the clock (tests); nil means time.Now.
+	Now func() time.Time
+}
+
+// Limits bound the resources clients can take. Zero values mean the
+// defaults in parentheses.
+type Limits struct {
+	// MaxBodyBytes bounds a request body (4 MiB).
+	MaxBodyBytes int64
+	// MaxConcurrentTurns bounds turns running at once across tasks (256).
+	MaxConcurrentTurns int
+	// MaxStreams bounds open SSE streams (1024).
+	MaxStreams int
+	// MaxLiveTasks bounds tasks held in memory; idle ones are evicted to
+	// the store to make room (1024).
+	MaxLiveTasks int
+	// MaxTurnsPerTask bounds the messages one task may run (1000).
+	MaxTurnsPerTask int
+	// TurnTimeout bounds one turn's wall time (30m).
+	TurnTimeout time.Duration
+	// RequestTimeout bounds how long a blocking message/send waits before
+	// answering with the task as it is (5m).
+	RequestTimeout time.Duration
+	// IdleTTL is how long an idle task stays in memory (30m).
+	IdleTTL time.Duration
+	// KeepAlive is the interval of SSE keep-alive comments (15s).
+	KeepAlive time.Duration
+	// PushAttempts and PushBackoff govern webhook retries (4, 500ms
+	// doubling); PushTimeout bounds one webhook call (10s).
+	PushAttempts int
+	PushBackoff  time.Duration
+	PushTimeout  time.Duration
+}
+
+func (l *Limits) defaults() {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	defD := func(v *time.Duration, d time.Duration) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	if l.MaxBodyBytes <= 0 {
+		l.MaxBodyBytes = 4 << 20
+	}
+	def(&l.MaxConcurrentTurns, 256)
+	def(&l.MaxStreams, 1024)
+	def(&l.MaxLiveTasks, 1024)
+	def(&l.MaxTurnsPerTask, 1000)
+	def(&l.PushAttempts, 4)
+	defD(&l.TurnTimeout, 30*time.Minute)
+	defD(&l.RequestTimeout, 5*time.Minute)
+	defD(&l.IdleTTL, 30*time.Minute)
+	defD(&l.KeepAlive, 15*time.Second)
+	defD(&l.PushBackoff, 500*time.Millisecond)
+	defD(&l.PushTimeout, 10*time.Second)
+}
+
+// Server is an A2A server for Castor: an http.Handler serving the A2A
+// 0.3.0 JSON-RPC transport, the agent card, and Gemini CLI's REST routes.
+type Server struct {
+	cfg      Config
+	mux      *http.ServeMux
+	store    TaskStore
+	cmds     *command.Registry
+	log      *slog.Logger
+	started  time.Time
+	now      func() time.Time
+	push     *http.Client
+	tokenSum [32]byte
+
+	mu    sync.Mutex
+	tasks map[string]*task
+
+	turnSlots chan struct{}
+	streams   atomic.Int64
+	closing   atomic.Bool
+	base      context.Context
+	stop      context.CancelCauseFunc
+	wg        sync.WaitGroup
+	janitor   chan struct{}
+	closeOnce sync.Once
+}
+
+// NewServer returns a server for cfg. It checks the workspace settings
+// but starts nothing that needs closing other than an idle-task janitor,
+// which Shutdown stops.
+func NewServer(cfg Config) (*Server, error) {
+	cfg.Limits.defaults()
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Name == "" {
+		// Gemini CLI's name, kept so that clients that look for it work.
+		cfg.Name = "Gemini SDLC Agent"
+	}
+	if cfg.Description == "" {
+		cfg.Description = "An agent that generates code based on natural language instructions and streams file outputs."
+	}
+	if cfg.AllowedRoot == "" {
+		if h, err := os.UserHomeDir(); err == nil {
+			cfg.AllowedRoot = h
+		} else {
+			cfg.AllowedRoot = string(filepath.Separator)
+		}
+	}
+	root, err := realDir(cfg.AllowedRoot)
+	if err != nil {
+		return nil, fmt.Errorf("allowed root: %w", err)
+	}
+	cfg.AllowedRoot = root
+	if cfg.Workspace != "" {
+		ws, err := resolveWorkspace(cfg.Workspace, root)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Workspace = ws
+	}
+	if cfg.Store == nil {
+		cfg.Store = NewMemoryStore()
+	}
+	if cfg.Commands == nil {
+		cfg.Commands = command.DefaultRegistry()
+	}
+	s := &Server{
+		cfg: cfg, store: cfg.Store, cmds: cfg.Commands, log: cfg.Logger,
+		now: cfg.Now, started: cfg.Now(), tasks: map[string]*task{},
+		turnSlots: make(chan struct{}, cfg.Limits.MaxConcurrentTurns),
+		push:      pushClient(cfg.AllowPrivatePush, cfg.Limits.PushTimeout),
+		janitor:   make(chan struct{}),
+	}
+	if cfg.AuthToken != "" {
+		s.tokenSum = sha256.Sum256([]byte(cfg.AuthToken))
+	}
+	s.base, s.stop = context.WithCancelCause(context.Background())
+	s.routes()
+	go s.evictLoop()
+	return s, nil
+}
+
+func osGetenv(k string) string { return os.Getenv(k) }
+
+// realDir resolves p to an existing directory's real path.
+func realDir(p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", err
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return "", err
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("%s is not a directory", p)
+	}
+	return real, nil
+}
+
+// resolveWorkspace checks a workspace path as Gemini CLI does: its real
+// path must lie under the allowed root, exist and be a directory.
+func resolveWorkspace(p, root string) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", errInvalidParams("Workspace path %s is invalid", p)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", errInvalidParams("Workspace path %s does not exist", p)
+	}
+	if rel, err := filepath.Rel(root, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", errInvalidParams("Workspace path %s is outside the allowed root directory", p)
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return "", errInvalidParams("Workspace path %s does not exist", p)
+	}
+	if !fi.IsDir() {
+		return "", errInvalidParams("Workspace path %s is not a directory", p)
+	}
+	return real, nil
+}
+
+// settingsFor resolves the settings of a new task; the client's isTrusted
+// claim is dropped.
+func (s *Server) settingsFor(in *AgentSettings) (AgentSettings, error) {
+	out := AgentSettings{Kind: "agent-settings"}
+	if in != nil {
+		out.AutoExecute = in.AutoExecute
+		out.WorkspacePath = strings.TrimSpace(in.WorkspacePath)
+	}
+	if out.WorkspacePath == "" {
+		out.WorkspacePath = s.cfg.Workspace
+	}
+	if out.WorkspacePath == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return out, err
+		}
+		out.WorkspacePath = wd
+	}
+	ws, err := resolveWorkspace(out.WorkspacePath, s.cfg.AllowedRoot)
+	if err != nil {
+		return out, err
+	}
+	out.WorkspacePath = ws
+	return out, nil
+}
+
+func (s *Server) routes() {
+	m := http.NewServeMux()
+	m.HandleFunc("GET /.well-known/agent-card.json", s.handleCard)
+	m.HandleFunc("GET /.well-known/agent.json", s.handleCard)
+	m.Handle("POST /{$}", s.guard(http.HandlerFunc(s.handleRPC)))
+	m.Handle("GET /health", s.guard(http.HandlerFunc(s.handleHealth)))
+	m.Handle("POST /tasks", s.guard(http.HandlerFunc(s.handleCreateTask)))
+	m.Handle("GET /tasks", s.guard(http.HandlerFunc(s.handleListTasks)))
+	m.Handle("GET /tasks/metadata", s.guard(http.HandlerFunc(s.handleAllMetadata)))
+	m.Handle("GET /tasks/{id}", s.guard(http.HandlerFunc(s.handleGetTaskREST)))
+	m.Handle("GET /tasks/{id}/metadata", s.guard(http.HandlerFunc(s.handleTaskMetadata)))
+	m.Handle("POST /tasks/{id}/execute", s.guard(http.HandlerFunc(s.handleExecuteREST)))
+	m.Handle("GET /listCommands", s.guard(http.HandlerFunc(s.handleListCommands)))
+	m.Handle("POST /executeCommand", s.guard(http.HandlerFunc(s.handleExecuteCommand)))
+	s.mux = m
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer func() {
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+			s.log.Error("a2a: handler panicked", "panic", p, "path", r.URL.Path)
+			writeRPCError(w, http.StatusInternalServerError, nullID, rpcError(CodeInternalError, "Internal error"))
+		}
+	}()
+	s.mux.ServeHTTP(w, r)
+}
+
+// guard enforces the bearer token and the body limit.
+func (s *Server) guard(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.cfg.AuthToken != "" && !s.authorized(r) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="castor-a2a"`)
+			writeJSON(w, http.StatusUnauthorized, map[string]any{"error": "unauthorized: a valid bearer token is required"})
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, s.cfg.Limits.MaxBodyBytes)
+		h.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) authorized(r *http.Request) bool {
+	auth := r.Header.Get("Authorization")
+	scheme, tok, ok := strings.Cut(auth, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return false
+	}
+	// Comparing digests keeps the comparison constant-time whatever the
+	// token's length.
+	sum := sha256.Sum256([]byte(strings.TrimSpace(tok)))
+	return subtle.ConstantTimeCompare(sum[:], s.tokenSum[:]) == 1
+}
+
+// readBody reads a request body within the limit.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, int, error) {
+	b, err := io.ReadAll(r.Body)
+	if err != nil {
+		var mb *http.MaxBytesError
+		if errors.As(err, &mb) {
+			return nil, http.StatusRequestEntityTooLarge, fmt.Errorf("request body larger than %d bytes", mb.Limit)
+		}
+		return nil, http.StatusBadRequest, err
+	}
+	return b, 0, nil
+}
+
+// lookupTask returns a task from memory or the store.
+func (s *Server) lookupTask(ctx context.Context, id string) (*task, error) {
+	s.mu.Lock()
+	t, ok := s.tasks[id]
+	s.mu.Unlock()
+	if ok {
+		return t, nil
+	}
+	if !validTaskID.MatchString(id) {
+		return nil, errTaskNotFound(id)
+	}
+	st, err := s.store.Load(ctx, id)
+	if errors.Is(err, ErrNotFound) {
+		return nil, errTaskNotFound(id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	t = s.restore(st)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if cur, ok := s.tasks[id]; ok {
+		return cur, nil
+	}
+	if err := s.makeRoomLocked(); err != nil {
+		return nil, err
+	}
+	s.tasks[id] = t
+	return t, nil
+}
+
+// restore rebuilds a task from the store; its agent is built on its next
+// turn.
+func (s *Server) restore(st *StoredTask) *task {
+	t := s.newTask(st.ID, st.ContextID, st.Settings)
+	t.state = st.State
+	t.status = st.Status
+	t.history = st.History
+	t.artifacts = st.Artifacts
+	t.conversation = st.Conversation
+	t.push = st.PushConfigs
+	if !st.Timestamp.IsZero() {
+		t.lastActive = st.Timestamp
+	}
+	if !t.state.Terminal() && t.state != StateInputRequired {
+		// The process stopped during a turn; the turn is gone, the task
+		// goes on with its next message.
+		t.state = StateInputRequired
+		t.status = TaskStatus{State: StateInputRequired, Timestamp: stamp(s.now()),
+			Message: &Message{Kind: "message", Role: "agent", MessageID: "restart-" + st.ID, TaskID: st.ID, ContextID: st.ContextID,
+				Parts: []Part{TextPart("The server restarted while this task was running; send a message to continue.")}}}
+	}
+	for i, m := range t.history {
+		if m.Role == "agent" {
+			t.textIdx[m.MessageID] = i
+		}
+	}
+	return t
+}
+
+// addTask registers a new task.
+func (s *Server) addTask(t *task) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.makeRoomLocked(); err != nil {
+		return err
+	}
+	s.tasks[t.id] = t
+	return nil
+}
+
+// makeRoomLocked evicts the least recently active idle task when memory
+// is full.
+func (s *Server) makeRoomLocked() error {
+	if len(s.tasks) < s.cfg.Limits.MaxLiveTasks {
+		return nil
+	}
+	var victim *task
+	var oldest time.Time
+	for _, t := range s.tasks {
+		t.mu.Lock()
+		idle := !t.running && len(t.subs) == 0 && !t.pushBusy
+		last := t.lastActive
+		t.mu.Unlock()
+		if idle && (victim == nil || last.Before(oldest)) {
+			victim, oldest = t, last
+		}
+	}
+	if victim == nil {
+		return errBusy("too many live tasks")
+	}
+	s.save(victim)
+	delete(s.tasks, victim.id)
+	return nil
+}
+
+func errBusy(what string) *Error {
+	return &Error{Code: CodeInternalError, Message: "Server busy: " + what + "; retry later", Data: map[string]any{"busy": true}}
+}
+
+// save persists a task; failures are logged, since the task lives on in
+// memory.
+func (s *Server) save(t *task) {
+	t.mu.Lock()
+	st := t.storedLocked()
+	t.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := s.store.Save(ctx, st); err != nil {
+		s.log.Error("a2a: saving task failed", "task", t.id, "error", err)
+	}
+}
+
+// evictLoop moves idle tasks out of memory after IdleTTL; they stay in
+// the store.
+func (s *Server) evictLoop() {
+	period := s.cfg.Limits.IdleTTL / 4
+	if period < time.Second {
+		period = time.Second
+	}
+	tick := time.NewTicker(period)
+	defer tick.Stop()
+	for {
+		select {
+		case <-s.janitor:
+			return
+		case <-tick.C:
+			s.evictIdle(s.now().Add(-s.cfg.Limits.IdleTTL))
+		}
+	}
+}
+
+// evictIdle evicts idle tasks last active before cutoff.
+func (s *Server) evictIdle(cutoff time.Time) int {
+	s.mu.Lock()
+	var idle []*task
+	for _, t := range s.tasks {
+		t.mu.Lock()
+		if !t.running && len(t.subs) == 0 && !t.pushBusy && t.lastActive.Before(cutoff) {
+			idle = append(idle, t)
+		}
+		t.mu.Unlock()
+	}
+	for _, t := range idle {
+		delete(s.tasks, t.id)
+	}
+	s.mu.Unlock()
+	for _, t := range idle {
+		s.save(t)
+		t.mu.Lock()
+		a := t.agent
+		t.agent = nil
+		t.mu.Unlock()
+		if a != nil {
+			a.Close()
+		}
+	}
+	return len(idle)
+}
+
+// liveTasks returns the tasks in memory, oldest first.
+func (s *Server) liveTasks() []*task {
+	s.mu.Lock()
+	out := make([]*task, 0, len(s.tasks))
+	for _, t := range s.tasks {
+		out = append(out, t)
+	}
+	s.mu.Unlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].id < out[j].id })
+	return out
+}
+
+// Shutdown ends every running turn with a final event (the task stays
+// continuable), waits for turns and webhook deliveries to finish or ctx
+// to expire, and saves every task. Requests arriving afterwards are
+// refused. Call it before http.Server.Shutdown, which waits for open
+// streams.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.closing.Store(true)
+	s.closeOnce.Do(func() { close(s.janitor) })
+	s.stop(errShuttingDown)
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }()
+	var err error
+	select {
+	case <-done:
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	for _, t := range s.liveTasks() {
+		s.save(t)
+		t.mu.Lock()
+		a := t.agent
+		t.mu.Unlock()
+		if a != nil {
+			a.Close()
+		}
+	}
+	return err
+}
+
+// CheckListenAddr refuses to serve on a non-loopback address without a
+// token: the server runs tools on this machine for whoever can reach it.
+func CheckListenAddr(host, token string) error {
+	if token != "" {
+		return nil
+	}
+	h := strings.Trim(host, "[]")
+	if h == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(h); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("refusing to listen on %q without an auth token: set CODER_AGENT_AUTH_TOKEN or --auth-token, or listen on 127.0.0.1", host)
+}
+
+func (s *Server) cardURL(r *http.Request) string {
+	if s.cfg.URL != "" {
+		return s.cfg.URL
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host + "/"
+}
+
+// AgentCard returns the card served at /.well-known/agent-card.json for
+// the given endpoint URL.
+func (s *Server) AgentCard(url string) map[string]any {
+	card := map[string]any{
+		"protocolVersion":    ProtocolVersion,
+		"name":               s.cfg.Name,
+		"description":        s.cfg.Description,
+		"url":                url,
+		"preferredTransport": "JSONRPC",
+		"provider":           map[string]any{"organization": "Castor", "url": "https://github.com/castor-dev/castor"},
+		"version":            castor.Version,
+		"capabilities": map[string]any{
+			"streaming":              true,
+			"pushNotifications":      true,
+			"stateTransitionHistory": false,
+			"extensions": []any{map[string]any{
+				"uri":         ExtensionURI,
+				"description": "An extension for interactive development tasks, enabling features like code generation, tool usage, and real-time status updates.",
+				// Not required: Gemini CLI's own clients never activate it
+				// and must keep working.
+				"required": false,
+			}},
+		},
+		"defaultInputModes":  []string{"text"},
+		"defaultOutputModes": []string{"text"},
+		"skills": []any{map[string]any{
+			"id":          "code_generation",
+			"name":        "Code Generation",
+			"description": "Generates code snippets or complete files based on user requests, streaming the results.",
+			"tags":        []string{"code", "development", "programming"},
+			"examples": []string{
+				"Write a python function to calculate fibonacci numbers.",
+				"Create an HTML file with a basic button that alerts \"Hello!\" when clicked.",
+			},
+			"inputModes":  []string{"text"},
+			"outputModes": []string{"text"},
+		}},
+		"supportsAuthenticatedExtendedCard": false,
+	}
+	if s.cfg.AuthToken != "" {
+		card["securitySchemes"] = map[string]any{"bearerAuth": map[string]any{"type": "http", "scheme": "bearer"}}
+		card["security"] = []any{map[string]any{"bearerAuth": []string{}}}
+	}
+	return card
+}
+
+func (s *Server) handleCard(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, s.AgentCard(s.cardURL(r)))
+}
+
+func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
+	live := s.liveTasks()
+	active := 0
+	for _, t := range live {
+		t.mu.Lock()
+		if t.running {
+			active++
+		}
+		t.mu.Unlock()
+	}
+	total := len(live)
+	if ids, err := s.store.List(r.Context()); err == nil && len(ids) > total {
+		total = len(ids)
+	}
+	status := "healthy"
+	if s.closing.Load() {
+		status = "shutting_down"
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"status":      status,
+		"uptime":      s.now().Sub(s.started).Seconds(),
+		"activeTasks": active,
+		"liveTasks":   len(live),
+		"totalTasks":  total,
+		"streams":     s.streams.Load(),
+	})
+}
+
+// notifyPush schedules delivery of the task's latest snapshot to its
+// webhooks. Deliveries are coalesced: while one is in flight, later
+// updates collapse into one more delivery of the newest snapshot, so the
+// last state always arrives and a slow webhook cannot pile up work.
+func (s *Server) notifyPush(t *task) {
+	t.mu.Lock()
+	if len(t.push) == 0 {
+		t.mu.Unlock()
+		return
+	}
+	if t.pushBusy {
+		t.pushPending = true
+		t.mu.Unlock()
+		return
+	}
+	t.pushBusy = true
+	t.mu.Unlock()
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		for {
+			t.mu.Lock()
+			t.pushPending = false
+			snap := t.snapshotLocked(nil)
+			cfgs := append([]PushNotificationConfig(nil), t.push...)
+			t.mu.Unlock()
+			body, err := json.Marshal(snap)
+			if err == nil {
+				for _, c := range cfgs {
+					ctx, cancel := context.WithTimeout(context.Background(), s.cfg.Limits.PushTimeout*time.Duration(s.cfg.Limits.PushAttempts+1))
+					if err := deliverPush(ctx, s.push, c, body, s.cfg.Limits.PushAttempts, s.cfg.Limits.PushBackoff); err != nil {
+						s.log.Warn("a2a: push notification failed", "task", t.id, "url", c.URL, "error", err)
+					}
+					cancel()
+				}
+			}
+			t.mu.Lock()
+			if !t.pushPending {
+				t.pushBusy = false
+				t.mu.Unlock()
+				return
+			}
+			t.mu.Unlock()
+		}
+	}()
+}

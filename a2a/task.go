@@ -1,0 +1,710 @@
+package a2a
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"iter"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"google.golang.org/genai"
+
+	"github.com/castor-dev/castor"
+	"github.com/castor-dev/castor/agent"
+	"github.com/castor-dev/castor/policy"
+	"github.com/castor-dev/castor/tool"
+)
+
+// Causes of a turn's cancellation, which decide how the turn ends.
+var (
+	errCanceledByUser = errors.New("Task canceled by user request.")
+	errShuttingDown   = errors.New("Execution interrupted: the server is shutting down.")
+)
+
+// maxQueued bounds the events waiting for one slow stream; past it the
+// stream is dropped rather than the task slowed down or memory spent.
+const maxQueued = 10000
+
+// subscriber receives a task's updates for one stream.
+type subscriber struct {
+	mu      sync.Mutex
+	q       []*update
+	ready   chan struct{}
+	dropped bool
+}
+
+func newSubscriber() *subscriber { return &subscriber{ready: make(chan struct{}, 1)} }
+
+func (s *subscriber) push(u *update) {
+	s.mu.Lock()
+	if len(s.q) >= maxQueued {
+		s.dropped = true
+	} else {
+		s.q = append(s.q, u)
+	}
+	s.mu.Unlock()
+	select {
+	case s.ready <- struct{}{}:
+	default:
+	}
+}
+
+func (s *subscriber) take() ([]*update, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	q := s.q
+	s.q = nil
+	return q, s.dropped
+}
+
+// batchState follows the tool calls of one model response, to report
+// them in the order and with the state changes Gemini CLI does.
+type batchState struct {
+	ids      []string
+	status   map[string]agent.Status
+	asked    map[string]bool
+	executed map[string]bool
+	// decided is set once every call was validated and decided.
+	decided bool
+	closed  bool
+}
+
+func newBatch() *batchState {
+	return &batchState{status: map[string]agent.Status{}, asked: map[string]bool{}, executed: map[string]bool{}}
+}
+
+func (b *batchState) add(id string) {
+	if _, ok := b.status[id]; !ok {
+		b.ids = append(b.ids, id)
+	}
+	b.status[id] = agent.StatusValidating
+}
+
+func (b *batchState) allTerminal() bool {
+	for _, id := range b.ids {
+		if !b.status[id].Terminal() {
+			return false
+		}
+	}
+	return len(b.ids) > 0
+}
+
+func (b *batchState) allCancelled() bool {
+	for _, id := range b.ids {
+		if b.status[id] != agent.StatusCancelled {
+			return false
+		}
+	}
+	return len(b.ids) > 0
+}
+
+// task is a task held in memory.
+type task struct {
+	srv       *Server
+	id        string
+	contextID string
+	// sem serialises turns: a message for a busy task waits its turn.
+	sem chan struct{}
+
+	mu           sync.Mutex
+	settings     AgentSettings
+	mode         policy.Mode
+	state        TaskState
+	status       TaskStatus
+	history      []Message
+	textIdx      map[string]int
+	artifacts    []Artifact
+	conversation []*genai.Content
+	push         []PushNotificationConfig
+	ext          bool
+	model        string
+	usage        *genai.GenerateContentResponseUsageMetadata
+	agent        *castor.Agent
+	batch        *batchState
+	subs         map[*subscriber]struct{}
+	running      bool
+	cancel       context.CancelCauseFunc
+	done         chan struct{}
+	turns        int
+	lastActive   time.Time
+	msgID        string
+	pushBusy     bool
+	pushPending  bool
+}
+
+func (s *Server) newTask(id, contextID string, settings AgentSettings) *task {
+	return &task{
+		srv: s, id: id, contextID: contextID, sem: make(chan struct{}, 1),
+		settings: settings, state: StateSubmitted, textIdx: map[string]int{},
+		subs: map[*subscriber]struct{}{}, lastActive: s.now(),
+		status: TaskStatus{State: StateSubmitted, Timestamp: stamp(s.now())},
+	}
+}
+
+// metadata is the task metadata in Gemini CLI's persisted shape.
+func (t *task) metadataLocked() map[string]any {
+	st := t.settings
+	st.Kind = "agent-settings"
+	st.IsTrusted = false
+	return map[string]any{
+		"__persistedState": map[string]any{"_agentSettings": st, "_taskState": t.state},
+		"_contextId":       t.contextID,
+	}
+}
+
+// snapshot returns the task as tasks/get shows it, with at most
+// historyLength messages of history (nil: all).
+func (t *task) snapshot(historyLength *int) *Task {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.snapshotLocked(historyLength)
+}
+
+func (t *task) snapshotLocked(historyLength *int) *Task {
+	hist := t.history
+	if historyLength != nil {
+		n := *historyLength
+		if n < len(hist) {
+			hist = hist[len(hist)-n:]
+		}
+	}
+	st := t.status
+	st.State = t.state
+	out := &Task{
+		Kind: "task", ID: t.id, ContextID: t.contextID, Status: st,
+		History:   append([]Message(nil), hist...),
+		Artifacts: append([]Artifact(nil), t.artifacts...),
+		Metadata:  t.metadataLocked(),
+	}
+	return out
+}
+
+func (t *task) storedLocked() *StoredTask {
+	st := t.status
+	st.State = t.state
+	return &StoredTask{
+		ID: t.id, ContextID: t.contextID, State: t.state, Timestamp: t.lastActive,
+		Status: st, Settings: t.settings, Metadata: t.metadataLocked(),
+		History:      append([]Message(nil), t.history...),
+		Artifacts:    append([]Artifact(nil), t.artifacts...),
+		Conversation: append([]*genai.Content(nil), t.conversation...),
+		PushConfigs:  append([]PushNotificationConfig(nil), t.push...),
+	}
+}
+
+func (t *task) subscribe(s *subscriber) {
+	t.mu.Lock()
+	t.subs[s] = struct{}{}
+	t.mu.Unlock()
+}
+
+func (t *task) unsubscribe(s *subscriber) {
+	t.mu.Lock()
+	delete(t.subs, s)
+	t.mu.Unlock()
+}
+
+// publish records u in the task and sends it to every stream and webhook.
+func (t *task) publish(u *update) {
+	t.mu.Lock()
+	u.time = t.srv.now()
+	if u.model == "" {
+		u.model = t.model
+	}
+	u.workspace = t.settings.WorkspacePath
+	if u.kind == uState || (u.final && u.state != "") {
+		t.state = u.state
+	} else if u.state == "" {
+		u.state = t.state
+	}
+	if u.final && u.usage == nil {
+		u.usage = t.usage
+	}
+	t.recordLocked(u)
+	t.lastActive = u.time
+	subs := make([]*subscriber, 0, len(t.subs))
+	for s := range t.subs {
+		subs = append(subs, s)
+	}
+	t.mu.Unlock()
+	for _, s := range subs {
+		s.push(u)
+	}
+	if u.kind != uOutput || u.final {
+		t.srv.notifyPush(t)
+	}
+}
+
+// recordLocked keeps what tasks/get shows: the latest status, the
+// history (user messages and the agent's text, one message per model
+// response) and the artifacts.
+func (t *task) recordLocked(u *update) {
+	r := newRenderer(t.ext, t.id, t.contextID)
+	for _, ev := range r.render(u) {
+		if su, ok := ev.(*StatusUpdateEvent); ok {
+			t.status = su.Status
+		}
+	}
+	switch u.kind {
+	case uText:
+		if u.text == "" {
+			return
+		}
+		if i, ok := t.textIdx[u.messageID]; ok && i < len(t.history) {
+			m := &t.history[i]
+			m.Parts = []Part{TextPart(m.Parts[0].Text + u.text)}
+			return
+		}
+		t.textIdx[u.messageID] = len(t.history)
+		t.history = append(t.history, Message{Kind: "message", Role: "agent", MessageID: u.messageID, TaskID: t.id, ContextID: t.contextID, Parts: []Part{TextPart(u.text)}})
+	case uState, uError:
+		if t.status.Message != nil && u.text != "" {
+			t.history = append(t.history, *t.status.Message)
+		}
+	case uOutput:
+		id := "tool-" + u.call.ID + "-output"
+		for i := range t.artifacts {
+			if t.artifacts[i].ArtifactID == id {
+				t.artifacts[i].Parts = []Part{TextPart(u.text)}
+				return
+			}
+		}
+		t.artifacts = append(t.artifacts, Artifact{ArtifactID: id, Name: u.call.Name + " output", Parts: []Part{TextPart(u.text)}})
+	}
+}
+
+// addUserMessage records the client's message in the history.
+func (t *task) addUserMessage(m *Message) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	cp := *m
+	cp.TaskID, cp.ContextID = t.id, t.contextID
+	if cp.Kind == "" {
+		cp.Kind = "message"
+	}
+	t.history = append(t.history, cp)
+}
+
+// turnInput is one message to run.
+type turnInput struct {
+	msg   *Message
+	isNew bool
+	// prompt, when set, is sent instead of the message's text (commands).
+	prompt string
+	// mode, when set, is the approval mode of the task's agent.
+	mode policy.Mode
+}
+
+// ensureAgent builds the task's agent on its first turn in this process,
+// continuing the stored conversation.
+func (t *task) ensureAgent() (*castor.Agent, error) {
+	t.mu.Lock()
+	a := t.agent
+	settings, mode := t.settings, t.mode
+	history := repairHistory(t.conversation)
+	t.mu.Unlock()
+	if a != nil {
+		return a, nil
+	}
+	o := t.srv.cfg.Agent
+	o.WorkDir = settings.WorkspacePath
+	o.Interactive = true
+	o.Confirm = nil
+	o.Resume = ""
+	o.History = history
+	o.SessionID = t.id
+	// The task store is the record of a task's conversation.
+	o.DisableRecording = true
+	if o.Getenv == nil {
+		// A non-nil Getenv keeps castor from loading the workspace's .env
+		// into the process, which every other task shares.
+		o.Getenv = osGetenv
+	}
+	switch {
+	case t.srv.cfg.YOLO || settings.AutoExecute:
+		o.ApprovalMode = policy.ModeYolo
+	case mode != "":
+		o.ApprovalMode = mode
+	}
+	a, err := castor.New(castor.WithOptions(o))
+	if err != nil {
+		return nil, err
+	}
+	t.mu.Lock()
+	t.agent = a
+	t.model = a.Model()
+	t.mu.Unlock()
+	return a, nil
+}
+
+// repairHistory answers function calls left without a response (the
+// process stopped while they waited for a confirmation), since the model
+// refuses a history where a call has no answer.
+func repairHistory(h []*genai.Content) []*genai.Content {
+	if len(h) == 0 {
+		return nil
+	}
+	out := append([]*genai.Content(nil), h...)
+	last := out[len(out)-1]
+	if last == nil || last.Role != genai.RoleModel {
+		return out
+	}
+	var parts []*genai.Part
+	for _, p := range last.Parts {
+		if p != nil && p.FunctionCall != nil {
+			parts = append(parts, &genai.Part{FunctionResponse: &genai.FunctionResponse{
+				ID: p.FunctionCall.ID, Name: p.FunctionCall.Name,
+				Response: map[string]any{"error": "[Operation Cancelled] Reason: the server restarted before the call was confirmed."},
+			}})
+		}
+	}
+	if len(parts) > 0 {
+		out = append(out, &genai.Content{Role: genai.RoleUser, Parts: parts})
+	}
+	return out
+}
+
+// userParts converts the message's parts for the model and collects the
+// confirmations it carries.
+func userParts(m *Message) ([]*genai.Part, []confirmation) {
+	var parts []*genai.Part
+	var confs []confirmation
+	for _, p := range m.Parts {
+		switch p.Kind {
+		case PartText:
+			if p.Text != "" {
+				parts = append(parts, genai.NewPartFromText(p.Text))
+			}
+		case PartData:
+			if c, ok := parseConfirmation(p.Data); ok {
+				confs = append(confs, c)
+			}
+		case PartFile:
+			if p.File == nil {
+				continue
+			}
+			mime := p.File.MimeType
+			if mime == "" {
+				mime = "application/octet-stream"
+			}
+			if p.File.Bytes != "" {
+				if b, err := base64.StdEncoding.DecodeString(p.File.Bytes); err == nil {
+					parts = append(parts, &genai.Part{InlineData: &genai.Blob{MIMEType: mime, Data: b}})
+				}
+			} else if p.File.URI != "" {
+				parts = append(parts, &genai.Part{FileData: &genai.FileData{MIMEType: mime, FileURI: p.File.URI}})
+			}
+		}
+	}
+	return parts, confs
+}
+
+// runTurn runs one message to the end of the turn, publishing every
+// update; it always ends with exactly one final update.
+func (t *task) runTurn(ctx context.Context, in turnInput) {
+	s := t.srv
+	defer s.wg.Done()
+	final := &update{kind: uState, state: StateInputRequired, final: true, reason: reasonEnd}
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("a2a: turn panicked", "task", t.id, "panic", p)
+			final = &update{kind: uState, state: StateFailed, final: true, reason: reasonEnd, text: fmt.Sprintf("internal error: %v", p), errMsg: fmt.Sprint(p)}
+		}
+		t.finishTurn(final)
+	}()
+	if in.isNew {
+		t.publish(&update{kind: uTask, task: t.newTaskEvent(in.msg)})
+	}
+	a, err := t.ensureAgent()
+	if err != nil {
+		final = &update{kind: uState, state: StateFailed, final: true, reason: reasonEnd, text: err.Error(), errMsg: err.Error()}
+		return
+	}
+	t.mu.Lock()
+	t.msgID = uuid.NewString()
+	t.model = a.Model()
+	t.mu.Unlock()
+	sess := a.Session()
+
+	parts, confs := userParts(in.msg)
+	if in.prompt != "" {
+		parts = []*genai.Part{genai.NewPartFromText(in.prompt)}
+	}
+	applied, userCancel := t.applyConfirmations(sess, confs)
+	paused := len(sess.Pending()) > 0
+	if applied && allAnswered(sess) {
+		t.mu.Lock()
+		if t.batch == nil {
+			t.batch = newBatch()
+		}
+		t.batch.decided = true
+		if t.ext {
+			// The extension's clients see the calls run under a working
+			// task; Gemini CLI's keep input-required until results go back
+			// to the model, as its server does.
+			t.state = StateWorking
+		}
+		t.mu.Unlock()
+		paused, err = t.consume(ctx, sess.Resume(ctx), userCancel)
+		if err != nil {
+			final = t.endOnError(ctx, err)
+			return
+		}
+	}
+	if len(parts) > 0 {
+		if paused {
+			t.publish(&update{kind: uError, text: "The message text was not sent to the model: tool calls are still waiting for confirmation.", errMsg: "tool calls are waiting for confirmation"})
+			return
+		}
+		t.publish(&update{kind: uState, state: StateWorking, reason: reasonPrompt})
+		t.mu.Lock()
+		t.batch = nil
+		t.mu.Unlock()
+		if _, err := t.consume(ctx, sess.Send(ctx, parts...), false); err != nil {
+			final = t.endOnError(ctx, err)
+			return
+		}
+	}
+}
+
+func (t *task) newTaskEvent(m *Message) *Task {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	cp := *m
+	cp.TaskID, cp.ContextID = t.id, t.contextID
+	if cp.Kind == "" {
+		cp.Kind = "message"
+	}
+	return &Task{
+		Kind: "task", ID: t.id, ContextID: t.contextID,
+		Status:   TaskStatus{State: StateSubmitted, Timestamp: stamp(t.srv.now())},
+		History:  []Message{cp},
+		Metadata: t.metadataLocked(),
+	}
+}
+
+// endOnError decides how a failed turn ends: a cancellation ends the
+// task, a shutdown or a failure leaves it continuable, after an error
+// update that says what went wrong (as Gemini CLI reports model errors).
+func (t *task) endOnError(ctx context.Context, err error) *update {
+	switch cause := context.Cause(ctx); {
+	case errors.Is(cause, errCanceledByUser):
+		return &update{kind: uState, state: StateCanceled, final: true, reason: reasonEnd, text: errCanceledByUser.Error()}
+	case errors.Is(cause, errShuttingDown):
+		return &update{kind: uState, state: StateInputRequired, final: true, reason: reasonEnd, text: errShuttingDown.Error()}
+	case errors.Is(cause, context.DeadlineExceeded):
+		err = fmt.Errorf("the turn exceeded its time limit of %s", t.srv.cfg.Limits.TurnTimeout)
+	}
+	t.publish(&update{kind: uError, text: err.Error(), errMsg: err.Error()})
+	return &update{kind: uState, state: StateInputRequired, final: true, reason: reasonEnd}
+}
+
+// finishTurn publishes the final update, keeps the conversation for the
+// store, saves the task and lets the next turn run.
+func (t *task) finishTurn(final *update) {
+	t.mu.Lock()
+	if t.agent != nil {
+		t.conversation = t.agent.Session().History()
+	}
+	cancel := t.cancel
+	t.mu.Unlock()
+	t.publish(final)
+	t.mu.Lock()
+	t.running = false
+	t.cancel = nil
+	done := t.done
+	t.mu.Unlock()
+	if cancel != nil {
+		cancel(nil)
+	}
+	t.srv.save(t)
+	<-t.srv.turnSlots
+	close(done)
+	<-t.sem
+}
+
+func allAnswered(sess *agent.Session) bool {
+	for _, c := range sess.Pending() {
+		if c.Confirmation == nil {
+			continue
+		}
+		if _, ok := c.Confirmation.Decision(); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// applyConfirmations answers pending calls; unknown calls and outcomes
+// are ignored, as Gemini CLI ignores them. It reports whether any answer
+// was recorded and whether one refused a call.
+func (t *task) applyConfirmations(sess *agent.Session, confs []confirmation) (applied, userCancel bool) {
+	if len(confs) == 0 {
+		return false, false
+	}
+	pending := map[string]*agent.ToolCall{}
+	for _, c := range sess.Pending() {
+		pending[c.ID] = c
+	}
+	for _, c := range confs {
+		call, ok := pending[c.CallID]
+		if !ok {
+			t.srv.log.Warn("a2a: confirmation for a call that is not waiting", "task", t.id, "call", c.CallID)
+			continue
+		}
+		outcome := tool.Outcome(c.Outcome)
+		if !outcome.Valid() {
+			t.srv.log.Warn("a2a: unknown confirmation outcome", "task", t.id, "call", c.CallID, "outcome", c.Outcome)
+			continue
+		}
+		re := *call
+		re.Outcome = outcome
+		if outcome == tool.ModifyWithEditor && c.NewContent == nil {
+			// The client will edit and confirm again; the call stays
+			// pending, as in Gemini CLI.
+			t.publish(&update{kind: uTool, call: &re, phase: phaseReemit})
+			continue
+		}
+		d := tool.Decision{Outcome: outcome}
+		if c.NewContent != nil && call.Confirmation != nil && call.Confirmation.Details != nil && call.Confirmation.Details.Type == tool.ConfirmEdit {
+			d.NewContent = c.NewContent
+		}
+		if err := sess.Answer(c.CallID, d); err != nil {
+			continue
+		}
+		applied = true
+		if outcome == tool.Cancel {
+			userCancel = true
+		}
+		t.publish(&update{kind: uTool, call: &re, phase: phaseReemit})
+	}
+	return applied, userCancel
+}
+
+// consume turns the engine's events into updates. It reports whether the
+// turn paused for confirmations. When every call of a batch was refused
+// by the user it stops the engine before it calls the model again, which
+// is what Gemini CLI does.
+func (t *task) consume(ctx context.Context, seq iter.Seq2[*agent.Event, error], userCancel bool) (paused bool, err error) {
+	var held []*update
+	flush := func() {
+		for _, u := range held {
+			t.publish(u)
+		}
+		held = nil
+	}
+	batch := func() *batchState {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		return t.batch
+	}
+	setBatch := func(b *batchState) {
+		t.mu.Lock()
+		t.batch = b
+		t.mu.Unlock()
+	}
+	toolsDone := func(b *batchState) {
+		b.closed = true
+		t.publish(&update{kind: uState, state: StateWorking, reason: reasonToolsDone})
+	}
+	msgID := func() string {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		return t.msgID
+	}
+	for ev, evErr := range seq {
+		if evErr != nil {
+			flush()
+			return false, evErr
+		}
+		switch ev.Type {
+		case agent.EventToolCall:
+			c := ev.Call
+			b := batch()
+			if c.Status == agent.StatusValidating {
+				if b == nil || b.closed {
+					b = newBatch()
+					setBatch(b)
+					t.publish(&update{kind: uState, state: StateWorking, reason: reasonTools})
+				}
+				b.add(c.ID)
+				t.publish(&update{kind: uTool, call: c, phase: phaseValidating})
+				continue
+			}
+			if b == nil {
+				b = newBatch()
+				b.decided = true
+				setBatch(b)
+			}
+			if _, ok := b.status[c.ID]; !ok {
+				b.ids = append(b.ids, c.ID)
+			}
+			b.status[c.ID] = c.Status
+			switch {
+			case c.Status == agent.StatusAwaitingApproval:
+				b.asked[c.ID] = true
+				held = append(held, &update{kind: uTool, call: c, phase: phaseAwaiting})
+			case c.Status == agent.StatusScheduled && b.asked[c.ID]:
+				b.decided = true
+				flush()
+				t.publish(&update{kind: uTool, call: c, phase: phaseApproved})
+			case c.Status == agent.StatusScheduled:
+				t.publish(&update{kind: uTool, call: c, phase: phaseAuto})
+			case c.Status == agent.StatusExecuting:
+				b.decided = true
+				b.executed[c.ID] = true
+				flush()
+				t.publish(&update{kind: uTool, call: c, phase: phaseRunning})
+			case c.Status.Terminal():
+				validation := c.Status == agent.StatusError && !b.decided && !b.executed[c.ID]
+				if !validation {
+					b.decided = true
+					flush()
+				}
+				t.publish(&update{kind: uTool, call: c, phase: phaseDone})
+				if validation || !b.allTerminal() || b.closed {
+					continue
+				}
+				if userCancel && b.allCancelled() {
+					b.closed = true
+					return false, nil
+				}
+				toolsDone(b)
+			}
+		case agent.EventToolOutput:
+			flush()
+			t.publish(&update{kind: uOutput, call: ev.Call, text: ev.Text})
+		case agent.EventContent, agent.EventThought, agent.EventCitation, agent.EventFinished:
+			flush()
+			if b := batch(); b != nil && !b.closed && b.allTerminal() {
+				toolsDone(b)
+			}
+			switch ev.Type {
+			case agent.EventContent:
+				t.publish(&update{kind: uText, text: ev.Text, messageID: msgID(), traceID: ev.ResponseID})
+			case agent.EventThought:
+				t.publish(&update{kind: uThought, thought: ev.Thought, messageID: msgID(), traceID: ev.ResponseID})
+			case agent.EventCitation:
+				t.publish(&update{kind: uCitation, text: ev.Text})
+			case agent.EventFinished:
+				t.mu.Lock()
+				if ev.Usage != nil {
+					t.usage = ev.Usage
+				}
+				t.msgID = uuid.NewString()
+				t.mu.Unlock()
+			}
+		case agent.EventInputRequired:
+			flush()
+			paused = true
+		}
+	}
+	flush()
+	if err := ctx.Err(); err != nil && !paused {
+		return false, err
+	}
+	return paused, nil
+}
