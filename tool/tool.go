@@ -110,3 +110,19 @@ func CallID(ctx context.Context) string {
 	id, _ := ctx.Value(callIDKey{}).(string)
 	return id
 }
+
+type promptIDKey struct{}
+
+// WithPromptID returns a context that carries the id of the user prompt
+// whose turn is executing the call ("<session>########<n>"), so tools and
+// their hooks can tie what they record to it (checkpoints do).
+func WithPromptID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, promptIDKey{}, id)
+}
+
+// PromptID returns the id of the prompt the executing call belongs to, or
+// "".
+func PromptID(ctx context.Context) string {
+	id, _ := ctx.Value(promptIDKey{}).(string)
+	return id
+}

@@ -3,6 +3,7 @@
 package builtin
 
 import (
+	"context"
 	"time"
 
 	"github.com/castor-dev/castor/model"
@@ -34,4 +35,39 @@ type Env struct {
 	// DisableRipgrep makes search_file_content skip ripgrep even when it
 	// is installed (tools.useRipgrep: false).
 	DisableRipgrep bool
+	// AllowPrivateHosts lets web_fetch fetch loopback, link-local and
+	// private addresses (setting tools.webFetch.allowPrivateAddresses),
+	// for local development servers; by default they are refused so that
+	// a prompt injection cannot reach the user's network.
+	AllowPrivateHosts bool
+	// BeforeEdit, when set, is called by write_file, replace and
+	// smart_edit just before they write, once the edit has been validated
+	// and approved; checkpointing snapshots the workspace here. It cannot
+	// stop the edit: whatever goes wrong is the hook's to report.
+	BeforeEdit func(ctx context.Context, e Edit)
+	// MemoryChanged, when set, is called after save_memory changed the
+	// memory file, so that the session reloads the memory it gives the
+	// model.
+	MemoryChanged func()
+}
+
+// Edit is a file change about to be written, as Env.BeforeEdit sees it.
+type Edit struct {
+	// Tool is the edit tool's name and Args the call's arguments as the
+	// model sent them.
+	Tool string
+	Args map[string]any
+	// Path is the absolute path about to be written.
+	Path string
+	// CallID and PromptID identify the call and the user prompt whose
+	// turn made it (empty outside the engine).
+	CallID, PromptID string
+}
+
+// beforeEdit runs Env.BeforeEdit when one is set.
+func (e *Env) beforeEdit(ctx context.Context, toolName string, args map[string]any, path string) {
+	if e == nil || e.BeforeEdit == nil {
+		return
+	}
+	e.BeforeEdit(ctx, Edit{Tool: toolName, Args: args, Path: path, CallID: tool.CallID(ctx), PromptID: tool.PromptID(ctx)})
 }

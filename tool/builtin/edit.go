@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -63,6 +62,8 @@ type editCall struct {
 	smart bool
 	p     editParams
 	abs   string
+	// args are the arguments as the model sent them, for Env.BeforeEdit.
+	args map[string]any
 
 	mu sync.Mutex
 	// userContent is the whole file as the user edited it during
@@ -133,7 +134,7 @@ func editBuild(env *Env, args map[string]any, smart bool) (tool.Call, error) {
 	if editIntroducesOmission(p.OldString, p.NewString) {
 		return nil, &tool.Error{Type: tool.ErrInvalidParams, Message: editOmissionError}
 	}
-	return &editCall{env: env, smart: smart, p: p, abs: abs}, nil
+	return &editCall{env: env, smart: smart, p: p, abs: abs, args: args}, nil
 }
 
 // Describe says what the edit changes, as Gemini CLI's getDescription does.
@@ -207,6 +208,9 @@ func (c *editCall) Confirmation(ctx context.Context) (*tool.ConfirmationDetails,
 // atomically in the file's own line endings and reports the result.
 func (c *editCall) Execute(ctx context.Context, _ func(string)) *tool.Result {
 	plan := c.plan(ctx)
+	if plan.fail != nil && plan.fail.Type == tool.ErrPathNotInWorkspace {
+		return &tool.Result{LLMText: plan.fail.Message, Display: "Error: Path not in workspace.", Error: plan.fail}
+	}
 	if plan.fail != nil {
 		return &tool.Result{LLMText: "Error preparing edit: " + plan.fail.Message, Display: "Error preparing edit: " + plan.fail.Message, Error: plan.fail}
 	}
@@ -237,9 +241,13 @@ func (c *editCall) Execute(ctx context.Context, _ func(string)) *tool.Result {
 	if !plan.isNew {
 		onDisk = applyLineEnding(final, plan.eol)
 	}
-	if err := writeFileAtomic(c.abs, []byte(onDisk)); err != nil {
-		te := writeError(c.abs, err)
-		return &tool.Result{LLMText: te.Message, Display: te.Message, Error: te}
+	name := "replace"
+	if c.smart {
+		name = "smart_edit"
+	}
+	c.env.beforeEdit(ctx, name, c.args, c.abs)
+	if err := c.env.writeFileSafe(c.abs, []byte(onDisk)); err != nil {
+		return c.env.writeFailure(c.abs, err)
 	}
 
 	old := ""
@@ -279,8 +287,11 @@ func editFailure(e *editError) *tool.Result {
 // of checks: create, missing file, create-over-existing, then matching and
 // the occurrence checks.
 func (c *editCall) plan(ctx context.Context) *editPlan {
-	raw, err := os.ReadFile(c.abs)
+	raw, err := c.env.readFileSafe(c.abs)
 	exists := err == nil
+	if errors.Is(err, errOutsideWorkspace) {
+		return &editPlan{fail: c.env.pathNotInWorkspaceError(c.abs)}
+	}
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return &editPlan{fail: &tool.Error{Type: tool.ErrEditPreparationFailure, Message: nodeErrorMessage(err)}}
 	}

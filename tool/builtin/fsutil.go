@@ -155,86 +155,11 @@ func isIgnored(f tool.FileFilter, abs string, isDir bool) bool {
 // ---------------------------------------------------------------------------
 // Writing
 
-// writeFileAtomic writes data to path so that readers only ever see the old
-// or the new content, never a half-written file: it writes a temporary file
-// in the same directory, syncs it and renames it over path. Missing parent
-// directories are created. An existing file keeps its permission bits; a new
-// one gets 0666 minus the umask, like any file the user creates. When path is
-// a symlink the link's target is replaced, so the link survives.
-func writeFileAtomic(path string, data []byte) error {
-	target := path
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		target = real
-	}
-	var keepMode os.FileMode
-	existing := false
-	if fi, err := os.Stat(target); err == nil {
-		if fi.IsDir() {
-			return &fs.PathError{Op: "open", Path: path, Err: syscall.EISDIR}
-		}
-		keepMode = fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
-		existing = true
-		// Renaming over a file needs only a writable directory; refuse
-		// files the user could not write in place, as a plain write would.
-		f, err := os.OpenFile(target, os.O_WRONLY, 0)
-		if err != nil {
-			return err
-		}
-		f.Close()
-	}
-	dir := filepath.Dir(target)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, tmp, err := createTempBeside(dir, filepath.Base(target))
-	if err != nil {
-		return err
-	}
-	ok := false
-	defer func() {
-		if !ok {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if _, err := f.Write(data); err != nil {
-		return err
-	}
-	if existing {
-		if err := f.Chmod(keepMode); err != nil {
-			return err
-		}
-	}
-	// Sync before rename: otherwise a crash can leave an empty file under
-	// the final name on filesystems that reorder metadata and data writes.
-	if err := f.Sync(); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, target); err != nil {
-		return err
-	}
-	ok = true
-	return nil
-}
-
-// createTempBeside creates an exclusive temporary file next to base in dir.
-// It does not use os.CreateTemp because that forces mode 0600, and a new
-// file should get the user's umask like any other.
-func createTempBeside(dir, base string) (*os.File, string, error) {
-	for range 100 {
-		var b [6]byte
-		_, _ = rand.Read(b[:])
-		name := filepath.Join(dir, "."+base+".castor-tmp-"+hex.EncodeToString(b[:]))
-		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
-		if errors.Is(err, fs.ErrExist) {
-			continue
-		}
-		return f, name, err
-	}
-	return nil, "", fmt.Errorf("cannot create a temporary file in %s", dir)
+// randomHex returns n random bytes in hex, for temporary file names.
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
 }
 
 // writeError classifies a failed write of absPath into the typed error the
@@ -417,6 +342,18 @@ func hasBinaryExtension(path string) bool {
 // images and PDFs by MIME type, audio/video by MIME type only when the
 // content is really binary, then binary by extension or by content.
 func detectFileType(path string) fileType {
+	return classifyFile(path, func() bool { return isBinaryFile(path) })
+}
+
+// detectFileTypeSample is detectFileType with the file's first bytes
+// already read, for callers holding the file open.
+func detectFileTypeSample(path string, sample []byte) fileType {
+	return classifyFile(path, func() bool { return looksBinary(sample) })
+}
+
+// classifyFile is detectFileType's logic; binary samples the content only
+// when the extension leaves the type open.
+func classifyFile(path string, binary func() bool) fileType {
 	ext := strings.ToLower(filepath.Ext(path))
 	switch ext {
 	case ".ts", ".mts", ".cts":
@@ -429,7 +366,7 @@ func detectFileType(path string) fileType {
 	case strings.HasPrefix(mt, "image/"):
 		return fileImage
 	case strings.HasPrefix(mt, "audio/"), strings.HasPrefix(mt, "video/"):
-		if !isBinaryFile(path) {
+		if !binary() {
 			return fileText
 		}
 		if strings.HasPrefix(mt, "audio/") {
@@ -439,7 +376,7 @@ func detectFileType(path string) fileType {
 	case mt == "application/pdf":
 		return filePDF
 	}
-	if binaryExtensions[ext] || isBinaryFile(path) {
+	if binaryExtensions[ext] || binary() {
 		return fileBinary
 	}
 	return fileText
@@ -544,15 +481,6 @@ func decodeText(b []byte) string {
 		return sb.String()
 	}
 	return string(b)
-}
-
-// readTextFile reads path as text (see decodeText).
-func readTextFile(path string) (string, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "", err
-	}
-	return decodeText(b), nil
 }
 
 // utf16Len returns the length of s in UTF-16 code units, the unit of
@@ -681,15 +609,27 @@ type fileContent struct {
 // already checked the path is allowed.
 func (e *Env) readFileForModel(abs string, startLine, endLine int) *fileContent {
 	rel := e.relPath(abs)
-	fi, err := os.Stat(abs)
+	// The file is opened once and everything below reads that descriptor,
+	// checked to lie inside the workspace: a path swapped for a symlink
+	// after the caller's check cannot redirect the read.
+	f, err := openVerified(abs, e.realAllowed())
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
+		switch {
+		case errors.Is(err, errOutsideWorkspace):
+			te := e.pathNotInWorkspaceError(abs)
+			return &fileContent{Text: te.Message, Display: "Path not in workspace.", Err: te}
+		case errors.Is(err, fs.ErrNotExist):
 			return &fileContent{
 				Text:    "Could not read file because no file was found at the specified path.",
 				Display: "File not found.",
 				Err:     tool.Errorf(tool.ErrFileNotFound, "File not found: %s", abs),
 			}
 		}
+		return readFailure(abs, rel, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
 		return readFailure(abs, rel, err)
 	}
 	if fi.IsDir() {
@@ -717,7 +657,15 @@ func (e *Env) readFileForModel(abs string, startLine, endLine int) *fileContent 
 			Err:     tool.Errorf(tool.ErrFileTooLarge, "File size exceeds the 20MB limit: %s (%sMB)", abs, strconv.FormatFloat(mb, 'f', 2, 64)),
 		}
 	}
-	ft := detectFileType(abs)
+	sample := make([]byte, 4096)
+	n, err := f.ReadAt(sample, 0)
+	if err != nil && err != io.EOF {
+		return readFailure(abs, rel, err)
+	}
+	// ReadAt leaves the offset at 0, so readAll starts from the top; the
+	// limit keeps a file growing meanwhile within the cap.
+	readAll := func() ([]byte, error) { return io.ReadAll(io.LimitReader(f, maxReadFileBytes)) }
+	ft := detectFileTypeSample(abs, sample[:n])
 	switch ft {
 	case fileBinary:
 		return &fileContent{
@@ -733,13 +681,13 @@ func (e *Env) readFileForModel(abs string, startLine, endLine int) *fileContent 
 				Display: "Skipped large SVG file (>1MB): " + rel,
 			}
 		}
-		s, err := readTextFile(abs)
+		b, err := readAll()
 		if err != nil {
 			return readFailure(abs, rel, err)
 		}
-		return &fileContent{Type: ft, Text: s, Display: "Read SVG as text: " + rel}
+		return &fileContent{Type: ft, Text: decodeText(b), Display: "Read SVG as text: " + rel}
 	case fileImage, filePDF, fileAudio, fileVideo:
-		b, err := os.ReadFile(abs)
+		b, err := readAll()
 		if err != nil {
 			return readFailure(abs, rel, err)
 		}
@@ -755,11 +703,11 @@ func (e *Env) readFileForModel(abs string, startLine, endLine int) *fileContent 
 			Display: fmt.Sprintf("Read %s file: %s", ft, rel),
 		}
 	}
-	s, err := readTextFile(abs)
+	b, err := readAll()
 	if err != nil {
 		return readFailure(abs, rel, err)
 	}
-	w := selectLines(s, startLine, endLine)
+	w := selectLines(decodeText(b), startLine, endLine)
 	fc := &fileContent{Type: fileText, Text: w.Content, Window: &w}
 	switch {
 	case w.RangeTruncated():
@@ -970,12 +918,52 @@ func localeCompare(a, b string) int {
 	return 0
 }
 
+// collationKeys returns the primary weights of s (see collationKey) as a
+// string that compares, byte for byte, as the weights do (three bytes per
+// weight, big-endian), so that sorting many strings computes the weights
+// once and compares them with a plain string comparison.
+func collationKeys(s string) string {
+	b := make([]byte, 0, 3*len(s))
+	for _, r := range s {
+		w := collationKey(r)
+		b = append(b, byte(w>>16), byte(w>>8), byte(w))
+	}
+	return string(b)
+}
+
+// localeCompareKeyed is localeCompare for strings whose primary weights
+// were computed by collationKeys; only exact ties in those fall back to
+// the full comparison.
+func localeCompareKeyed(a, b, ka, kb string) int {
+	if c := strings.Compare(ka, kb); c != 0 {
+		return c
+	}
+	return localeCompare(a, b)
+}
+
 // icuPunctuationOrder lists ASCII punctuation and symbols in the order the
 // root collation sorts them; all of them sort before digits and letters.
 const icuPunctuationOrder = " _-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$"
 
+// asciiCollation holds collationKey's weights of the ASCII runes, which
+// make up nearly every path compared.
+var asciiCollation = func() (t [utf8.RuneSelf]int) {
+	for r := range rune(utf8.RuneSelf) {
+		t[r] = collationWeight(r)
+	}
+	return t
+}()
+
 // collationKey maps a rune to a primary sort weight (see localeCompare).
 func collationKey(r rune) int {
+	if 0 <= r && r < utf8.RuneSelf {
+		return asciiCollation[r]
+	}
+	return collationWeight(r)
+}
+
+// collationWeight computes collationKey.
+func collationWeight(r rune) int {
 	if i := strings.IndexRune(icuPunctuationOrder, r); i >= 0 {
 		return i
 	}

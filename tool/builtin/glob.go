@@ -7,9 +7,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
+	"runtime"
+	"slices"
 	"strings"
+	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -154,11 +157,19 @@ type globMatch struct {
 
 // Execute implements tool.Call.
 func (c *globCall) Execute(ctx context.Context, _ func(string)) *tool.Result {
+	// The directories are checked again: a symlink may have been
+	// retargeted since the call was built.
+	for _, d := range c.dirs {
+		if _, terr := c.env.resolvePath(d); terr != nil {
+			return &tool.Result{LLMText: terr.Message, Display: "Error: Path not in workspace.", Error: terr}
+		}
+	}
 	filter := c.env.fileFilter(c.opts)
 	var matches []globMatch
 	ignored := 0
 	for _, dir := range c.dirs {
-		found, err := c.walk(ctx, dir)
+		found, skipped, err := c.walk(ctx, dir, filter)
+		ignored += skipped
 		if err != nil {
 			if ctx.Err() != nil {
 				return tool.Fail(tool.ErrCancelled, "Operation cancelled.")
@@ -167,13 +178,7 @@ func (c *globCall) Execute(ctx context.Context, _ func(string)) *tool.Result {
 			return &tool.Result{LLMText: msg, Display: "Error: An unexpected error occurred.",
 				Error: &tool.Error{Type: tool.ErrGlobExecutionError, Message: msg}}
 		}
-		for _, m := range found {
-			if isIgnored(filter, m.path, false) {
-				ignored++
-				continue
-			}
-			matches = append(matches, m)
-		}
+		matches = append(matches, found...)
 	}
 
 	where := ""
@@ -215,30 +220,65 @@ func (c *globCall) Execute(ctx context.Context, _ func(string)) *tool.Result {
 // newest first, then the rest in collation order of their paths (Gemini
 // CLI's sortFileEntries). Ties keep path order, so output is deterministic.
 func sortGlobMatches(ms []globMatch, now time.Time) {
-	sort.SliceStable(ms, func(i, j int) bool { return localeCompare(ms[i].path, ms[j].path) < 0 })
-	sort.SliceStable(ms, func(i, j int) bool {
-		ri := now.Sub(ms[i].mtime) < recentFileWindow
-		rj := now.Sub(ms[j].mtime) < recentFileWindow
-		switch {
-		case ri && rj:
-			return ms[i].mtime.After(ms[j].mtime)
-		case ri != rj:
-			return ri
+	type keyed struct {
+		m      globMatch
+		keys   string
+		recent bool
+	}
+	// The paths usually share a long prefix (the directory searched),
+	// which cannot decide their order: keys are made of the rest only.
+	prefix := 0
+	if len(ms) > 0 {
+		first := ms[0].path
+		prefix = len(first)
+		for _, m := range ms[1:] {
+			n := 0
+			for n < prefix && n < len(m.path) && m.path[n] == first[n] {
+				n++
+			}
+			prefix = n
 		}
-		return false
+		for prefix > 0 && prefix < len(first) && !utf8.RuneStart(first[prefix]) {
+			prefix--
+		}
+	}
+	ks := make([]keyed, len(ms))
+	for i, m := range ms {
+		ks[i] = keyed{m, collationKeys(m.path[prefix:]), now.Sub(m.mtime) < recentFileWindow}
+	}
+	slices.SortFunc(ks, func(a, b keyed) int {
+		switch {
+		case a.recent != b.recent:
+			if a.recent {
+				return -1
+			}
+			return 1
+		case a.recent && !a.m.mtime.Equal(b.m.mtime):
+			return b.m.mtime.Compare(a.m.mtime)
+		}
+		return localeCompareKeyed(a.m.path, b.m.path, a.keys, b.keys)
 	})
+	for i := range ks {
+		ms[i] = ks[i].m
+	}
 }
 
-// walk returns the files under dir matching the pattern. Directories the
-// pattern cannot reach (too deep for a pattern without "**") are not
-// entered; symlinked directories are not followed.
-func (c *globCall) walk(ctx context.Context, dir string) ([]globMatch, error) {
+// globWalkers is how many directories glob reads at once; the walk is
+// bound by system calls, which run in parallel.
+var globWalkers = max(4, 2*runtime.GOMAXPROCS(0))
+
+// walk returns the files under dir matching the pattern that filter does
+// not ignore, and how many it ignored. Directories the pattern cannot
+// reach (too deep for a pattern without "**") are not entered; symlinked
+// directories are not followed. Directories are read in parallel, in no
+// particular order: the caller sorts.
+func (c *globCall) walk(ctx context.Context, dir string, filter tool.FileFilter) ([]globMatch, int, error) {
 	pattern := filepath.ToSlash(c.pattern)
 	pattern = strings.TrimPrefix(pattern, "./")
 	if filepath.IsAbs(c.pattern) {
 		rel, err := filepath.Rel(dir, c.pattern)
 		if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
-			return nil, nil
+			return nil, 0, nil
 		}
 		pattern = filepath.ToSlash(rel)
 	}
@@ -256,56 +296,88 @@ func (c *globCall) walk(ctx context.Context, dir string) ([]globMatch, error) {
 	if !strings.Contains(pattern, "**") {
 		maxDepth = strings.Count(pattern, "/") + 1
 	}
-
-	var out []globMatch
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return ctxErr
-		}
-		if err != nil {
-			// Unreadable directories are skipped, as glob does.
-			if d != nil && d.IsDir() && p != dir {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if p == dir {
-			return nil
-		}
-		rel, _ := filepath.Rel(dir, p)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			if globAlwaysSkippedDirs[d.Name()] {
-				return fs.SkipDir
-			}
-			if maxDepth >= 0 && strings.Count(rel, "/")+1 >= maxDepth {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil {
-			return nil
-		}
-		if d.Type()&fs.ModeSymlink != 0 {
-			if st, err := os.Stat(p); err != nil || st.IsDir() {
-				return nil
-			}
-		}
-		name := rel
+	matches := func(rel string) bool {
 		if !c.caseSensitive {
-			name = strings.ToLower(name)
+			rel = strings.ToLower(rel)
 		}
-		var ok bool
 		if literal {
-			ok = name == pattern
-		} else {
-			ok = doublestar.MatchUnvalidated(pattern, name)
+			return rel == pattern
 		}
-		if ok {
-			out = append(out, globMatch{path: p, mtime: info.ModTime()})
+		return doublestar.MatchUnvalidated(pattern, rel)
+	}
+
+	var (
+		mu      sync.Mutex
+		out     []globMatch
+		ignored int
+		wg      sync.WaitGroup
+	)
+	sem := make(chan struct{}, globWalkers)
+	// visit reads one directory (rel is its slash path below dir, "" for
+	// dir itself) and starts the walk of its subdirectories.
+	var visit func(abs, rel string)
+	visit = func(abs, rel string) {
+		defer wg.Done()
+		if ctx.Err() != nil {
+			return
 		}
-		return nil
-	})
-	return out, err
+		sem <- struct{}{}
+		var found []globMatch
+		var subdirs []string
+		skipped := 0
+		// Unreadable directories are skipped, as glob does.
+		if f, err := os.Open(abs); err == nil {
+			entries, _ := f.ReadDir(-1)
+			f.Close()
+			for _, d := range entries {
+				name := d.Name()
+				r := name
+				if rel != "" {
+					r = rel + "/" + name
+				}
+				if d.IsDir() {
+					if !globAlwaysSkippedDirs[name] && (maxDepth < 0 || strings.Count(r, "/")+1 < maxDepth) {
+						subdirs = append(subdirs, r)
+					}
+					continue
+				}
+				if !matches(r) {
+					continue
+				}
+				p := abs + string(filepath.Separator) + name
+				if d.Type()&fs.ModeSymlink != 0 {
+					if st, err := os.Stat(p); err != nil || st.IsDir() {
+						continue
+					}
+				}
+				info, err := d.Info()
+				if err != nil {
+					continue
+				}
+				if isIgnored(filter, p, false) {
+					skipped++
+					continue
+				}
+				found = append(found, globMatch{path: p, mtime: info.ModTime()})
+			}
+		}
+		<-sem
+		if len(found) > 0 || skipped > 0 {
+			mu.Lock()
+			out = append(out, found...)
+			ignored += skipped
+			mu.Unlock()
+		}
+		for _, r := range subdirs {
+			wg.Add(1)
+			go visit(filepath.Join(dir, filepath.FromSlash(r)), r)
+		}
+	}
+	wg.Add(1)
+	visit(dir, "")
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, 0, err
+	}
+	return out, ignored, nil
 }

@@ -3,6 +3,7 @@ package builtin
 import (
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -154,5 +155,48 @@ func TestSortGlobMatches(t *testing.T) {
 	want := "recent-new.txt recent-old.txt A.txt b.txt c.txt"
 	if strings.Join(got, " ") != want {
 		t.Errorf("order %v, want %s", got, want)
+	}
+}
+
+// FuzzLocaleCompareKeyed checks that comparing precomputed collation keys
+// orders strings exactly as localeCompare does, which glob's sort relies
+// on.
+func FuzzLocaleCompareKeyed(f *testing.F) {
+	for _, p := range [][2]string{{"a.go", "a/b"}, {"B", "a"}, {"é", "z"}, {"x10", "x9"}, {"_a", "-a"}, {"A", "a"}, {"\x01", "!"}} {
+		f.Add(p[0], p[1])
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		want := localeCompare(a, b)
+		if got := localeCompareKeyed(a, b, collationKeys(a), collationKeys(b)); got != want {
+			t.Fatalf("keyed compare of %q and %q = %d, localeCompare = %d", a, b, got, want)
+		}
+	})
+}
+
+// TestSortGlobMatchesOrder checks the keyed sort (which skips the prefix
+// all paths share) against a plain sort by localeCompare.
+func TestSortGlobMatchesOrder(t *testing.T) {
+	old := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+	tests := [][]string{
+		{"/w/b.go", "/w/a.go", "/w/A.go", "/w/a/b.go", "/w/a-b.go", "/w/a_b.go"},
+		{"/w/é/x", "/w/e/x", "/w/f", "/w/É"},
+		{"/w/x", "/w/x/y", "/w/x.go"},
+		{"/only/one"},
+		{"/w/ab", "/w/a"},
+	}
+	for _, paths := range tests {
+		ms := make([]globMatch, len(paths))
+		for i, p := range paths {
+			ms[i] = globMatch{path: p, mtime: old}
+		}
+		sortGlobMatches(ms, old.Add(365*24*time.Hour))
+		want := append([]string(nil), paths...)
+		sort.Slice(want, func(i, j int) bool { return localeCompare(want[i], want[j]) < 0 })
+		for i := range ms {
+			if ms[i].path != want[i] {
+				t.Errorf("sorted %v, want %v", ms, want)
+				break
+			}
+		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -32,15 +33,35 @@ const (
 	grepTimeout = 30 * time.Second
 )
 
-// grepAlwaysSkippedDirs are never searched by the git-less walker (Gemini
-// CLI's COMMON_IGNORE_PATTERNS); ignore files are honoured on top of this.
-var grepAlwaysSkippedDirs = globAlwaysSkippedDirs
-
-// rgExcludeGlobs are the exclusions Gemini CLI passes to ripgrep.
+// rgExcludeGlobs are the exclusions Gemini CLI passes to ripgrep. The
+// other backends apply the same ones (grepExcludedDirs, grepExcluded), so
+// that every backend searches the same files.
 var rgExcludeGlobs = []string{
 	"**/node_modules/**", "**/.git/**", "**/bower_components/**", "**/.svn/**", "**/.hg/**",
 	"**/.vscode/**", "**/.idea/**", "**/dist/**", "**/build/**", "**/coverage/**", "**/__pycache__/**",
 	"*.log", "*.tmp",
+}
+
+// grepExcludedDirs are the directory names of rgExcludeGlobs: nothing
+// below a directory of that name is searched.
+var grepExcludedDirs = map[string]bool{
+	"node_modules": true, ".git": true, "bower_components": true, ".svn": true, ".hg": true,
+	".vscode": true, ".idea": true, "dist": true, "build": true, "coverage": true, "__pycache__": true,
+}
+
+// grepExcluded reports whether rgExcludeGlobs exclude a file, given by its
+// slash path relative to the search directory.
+func grepExcluded(rel string) bool {
+	dir, name := path.Split(rel)
+	if strings.HasSuffix(name, ".log") || strings.HasSuffix(name, ".tmp") {
+		return true
+	}
+	for _, el := range strings.Split(strings.TrimSuffix(dir, "/"), "/") {
+		if grepExcludedDirs[el] {
+			return true
+		}
+	}
+	return false
 }
 
 // grepTool is search_file_content (also answering to today's grep_search):
@@ -121,6 +142,7 @@ func (t *grepTool) NormalizeArgs(args map[string]any) map[string]any {
 type grepOptions struct {
 	pattern       string
 	re            *regexp.Regexp
+	pre           *grepPrefilter // literal every match holds, for the Go walker
 	exclude       *regexp.Regexp
 	include       string
 	pathParam     string // as given, for texts ("." when omitted)
@@ -182,6 +204,7 @@ func (t *grepTool) Build(args map[string]any) (tool.Call, error) {
 	if o.re, err = compileSearchRegexp(expr, o.caseSensitive); err != nil {
 		return nil, tool.Errorf(tool.ErrInvalidParams, "Invalid regular expression pattern provided: %s. Error: %s", o.pattern, regexpErrorText(err))
 	}
+	o.pre = newGrepPrefilter(o.re.String())
 	if ex, _ := argString(args, "exclude_pattern"); ex != "" {
 		if o.exclude, err = compileSearchRegexp(ex, o.caseSensitive); err != nil {
 			return nil, tool.Errorf(tool.ErrInvalidParams, "Invalid regular expression pattern provided: %s. Error: %s", ex, regexpErrorText(err))
@@ -264,6 +287,12 @@ type grepMatch struct {
 func (c *grepCall) Execute(ctx context.Context, _ func(string)) *tool.Result {
 	ctx, cancel := context.WithTimeout(ctx, grepTimeout)
 	defer cancel()
+	// The path is checked again: a symlink may have been retargeted since
+	// the call was built. (The Go walker also checks each file it opens;
+	// ripgrep and git grep are trusted not to follow links inside.)
+	if _, terr := c.tool.env.resolvePath(c.o.searchPath); terr != nil {
+		return &tool.Result{LLMText: terr.Message, Display: "Error: Path not in workspace.", Error: terr}
+	}
 
 	var matches []grepMatch
 	var err error
@@ -290,50 +319,108 @@ func (c *grepCall) Execute(ctx context.Context, _ func(string)) *tool.Result {
 	return c.format(c.postProcess(matches))
 }
 
-// postProcess applies what every strategy shares: the session's ignore
-// files, exclude_pattern, the per-file and total caps, and a stable order.
-func (c *grepCall) postProcess(ms []grepMatch) []grepMatch {
-	o := c.o
-	filter := c.tool.env.fileFilter(tool.FilterOptions{RespectGitIgnore: true, RespectGeminiIgnore: true})
-	base := o.searchPath
-	if o.searchIsFile {
-		base = filepath.Dir(o.searchPath)
+// grepKeep decides which raw matches survive the filters every backend
+// shares: ripgrep's exclusions, the session's ignore files and
+// exclude_pattern. Not safe for concurrent use.
+type grepKeep struct {
+	o       *grepOptions
+	filter  tool.FileFilter
+	base    string
+	ignored map[string]bool // by file
+}
+
+func (c *grepCall) newKeep() *grepKeep {
+	return &grepKeep{
+		o:       c.o,
+		filter:  c.tool.env.fileFilter(tool.FilterOptions{RespectGitIgnore: true, RespectGeminiIgnore: true}),
+		base:    c.dirOfSearch(),
+		ignored: map[string]bool{},
 	}
-	ignoredFile := map[string]bool{}
-	var kept []grepMatch
-	for _, m := range ms {
-		ig, seen := ignoredFile[m.file]
-		if !seen {
-			ig = isIgnored(filter, filepath.Join(base, filepath.FromSlash(m.file)), false)
-			ignoredFile[m.file] = ig
-		}
-		if ig || (o.exclude != nil && o.exclude.MatchString(m.text)) {
+}
+
+func (k *grepKeep) keep(m grepMatch) bool {
+	ig, seen := k.ignored[m.file]
+	if !seen {
+		ig = (!k.o.searchIsFile && grepExcluded(m.file)) || isIgnored(k.filter, filepath.Join(k.base, filepath.FromSlash(m.file)), false)
+		k.ignored[m.file] = ig
+	}
+	return !ig && (k.o.exclude == nil || !k.o.exclude.MatchString(m.text))
+}
+
+// grepPathLess orders slash paths as a directory walk meets them: name by
+// name, so "a/b" comes before "a.go" ('/' sorts before every other
+// byte). The walker and ripgrep --sort path produce files in this order,
+// which lets them stop at the cap and still return exactly the first
+// matches of a complete search.
+func grepPathLess(a, b string) bool {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		ca, cb := a[i], b[i]
+		if ca == cb {
 			continue
 		}
-		kept = append(kept, m)
+		if ca == '/' {
+			return true
+		}
+		if cb == '/' {
+			return false
+		}
+		return ca < cb
+	}
+	return len(a) < len(b)
+}
+
+// postProcess applies what every strategy shares: the filters of
+// grepKeep, the per-file and total caps, and a stable order.
+func (c *grepCall) postProcess(ms []grepMatch) []grepMatch {
+	o := c.o
+	k := c.newKeep()
+	var kept []grepMatch
+	for _, m := range ms {
+		if k.keep(m) {
+			kept = append(kept, m)
+		}
 	}
 	sort.SliceStable(kept, func(i, j int) bool {
 		if kept[i].file != kept[j].file {
-			return kept[i].file < kept[j].file
+			return grepPathLess(kept[i].file, kept[j].file)
 		}
 		return kept[i].line < kept[j].line
 	})
-	// Caps count matches, not context lines; context lines after the last
-	// kept match of a capped file are dropped with it.
+	// Caps count matches, not context lines. A context line stays only
+	// next to a kept match: the lines around matches dropped by a cap go
+	// with them, whichever backend read how far past the cap.
 	perFile := map[string]int{}
+	keptLines := map[string][]int{} // by file, ascending
 	total := 0
-	var out []grepMatch
-	for _, m := range kept {
-		if !m.context {
-			if total >= o.maxMatches || (o.maxPerFile > 0 && perFile[m.file] >= o.maxPerFile) {
-				continue
-			}
-			perFile[m.file]++
-			total++
+	keepMatch := make([]bool, len(kept))
+	for i, m := range kept {
+		if m.context || total >= o.maxMatches || (o.maxPerFile > 0 && perFile[m.file] >= o.maxPerFile) {
+			continue
 		}
-		out = append(out, m)
+		perFile[m.file]++
+		total++
+		keepMatch[i] = true
+		keptLines[m.file] = append(keptLines[m.file], m.line)
+	}
+	var out []grepMatch
+	for i, m := range kept {
+		if keepMatch[i] || (m.context && grepNearMatch(keptLines[m.file], m.line, o.before, o.after)) {
+			out = append(out, m)
+		}
 	}
 	return out
+}
+
+// grepNearMatch reports whether line is within before lines ahead of, or
+// after lines behind, one of the sorted match lines.
+func grepNearMatch(lines []int, line, before, after int) bool {
+	// The first match at or after line is the nearest one that line can
+	// precede; the one before it the nearest it can follow.
+	i := sort.SearchInts(lines, line)
+	if i < len(lines) && lines[i]-line <= before {
+		return true
+	}
+	return i > 0 && line-lines[i-1] <= after
 }
 
 // format renders matches as Gemini CLI does.
@@ -389,7 +476,12 @@ func (c *grepCall) format(ms []grepMatch) *tool.Result {
 				sep = "-"
 			}
 			text, _ := shortenLine(m.text)
-			fmt.Fprintf(&b, "L%d%s %s\n", m.line, sep, text)
+			b.WriteByte('L')
+			b.WriteString(strconv.Itoa(m.line))
+			b.WriteString(sep)
+			b.WriteByte(' ')
+			b.WriteString(text)
+			b.WriteByte('\n')
 		}
 		b.WriteString("---\n")
 	}
@@ -415,6 +507,13 @@ func includeMatches(include, rel string) bool {
 // ---------------------------------------------------------------------------
 // ripgrep
 
+// Prefixes of the ripgrep --json messages that carry no lines.
+var (
+	rgBegin   = []byte(`{"type":"begin"`)
+	rgEnd     = []byte(`{"type":"end"`)
+	rgSummary = []byte(`{"type":"summary"`)
+)
+
 type rgMessage struct {
 	Type string `json:"type"`
 	Data struct {
@@ -430,9 +529,30 @@ type rgMessage struct {
 
 // searchRipgrep runs `rg --json` with Gemini CLI's arguments. An error
 // (anything but exit status 0 or 1) makes the caller fall back.
+//
+// ripgrep searches in parallel, in no fixed order. When it finds so many
+// matches that it is stopped early, which of them it found first is
+// chance, so the search is run again sorted by path and stopped once the
+// cap is reached: the result is then the first matches of a complete
+// search, as the other backends return.
 func (c *grepCall) searchRipgrep(ctx context.Context) ([]grepMatch, error) {
+	out, stopped, err := c.runRipgrep(ctx, false)
+	if err != nil || !stopped {
+		return out, err
+	}
+	out, _, err = c.runRipgrep(ctx, true)
+	return out, err
+}
+
+// runRipgrep runs one ripgrep search. Unsorted, it stops after twice the
+// cap of raw matches; sorted, once the cap of matches that survive the
+// shared filters is reached. stopped reports an early stop.
+func (c *grepCall) runRipgrep(ctx context.Context, sorted bool) (out []grepMatch, stopped bool, err error) {
 	o := c.o
 	args := []string{"--json", "--hidden"}
+	if sorted {
+		args = append(args, "--sort", "path")
+	}
 	if !o.caseSensitive {
 		args = append(args, "--ignore-case")
 	}
@@ -463,22 +583,27 @@ func (c *grepCall) searchRipgrep(ctx context.Context) ([]grepMatch, error) {
 	cmd.Dir = c.dirOfSearch()
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	base := c.dirOfSearch()
-	var out []grepMatch
+	keep := c.newKeep()
 	found := 0
-	stopped := false
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 64*1024), 256*1024*1024)
 	for sc.Scan() {
+		line := sc.Bytes()
+		// Most lines are the begin and end messages around each file;
+		// they are skipped before paying for a JSON decode.
+		if bytes.HasPrefix(line, rgBegin) || bytes.HasPrefix(line, rgEnd) || bytes.HasPrefix(line, rgSummary) {
+			continue
+		}
 		var msg rgMessage
-		if json.Unmarshal(sc.Bytes(), &msg) != nil || (msg.Type != "match" && msg.Type != "context") {
+		if json.Unmarshal(line, &msg) != nil || (msg.Type != "match" && msg.Type != "context") {
 			continue
 		}
 		if msg.Data.Path.Text == "" || msg.Data.Lines.Text == nil {
@@ -491,33 +616,47 @@ func (c *grepCall) searchRipgrep(ctx context.Context) ([]grepMatch, error) {
 		m := grepMatch{file: filepath.ToSlash(rel), line: msg.Data.LineNumber,
 			text: strings.TrimRight(*msg.Data.Lines.Text, "\r\n"), context: msg.Type == "context"}
 		out = append(out, m)
-		if !m.context {
-			found++
-			// Stop well after the cap: ignore files and exclude_pattern
-			// may still drop some of these.
-			if found >= 2*o.maxMatches {
-				stopped = true
-				cancel()
-				break
+		if m.context {
+			continue
+		}
+		if sorted {
+			// Stop at the first surviving match past the cap, so that the
+			// last kept match's after-context lines have all arrived.
+			if keep.keep(m) {
+				if found >= o.maxMatches {
+					stopped = true
+					cancel()
+					break
+				}
+				found++
 			}
+			continue
+		}
+		found++
+		// Stop well after the cap: ignore files and exclude_pattern may
+		// still drop some of these.
+		if found >= 2*o.maxMatches {
+			stopped = true
+			cancel()
+			break
 		}
 	}
 	_, _ = io.Copy(io.Discard, stdout)
 	werr := cmd.Wait()
 	if ctx.Err() != nil {
-		return nil, ctx.Err()
+		return nil, false, ctx.Err()
 	}
 	if stopped {
-		return out, nil
+		return out, stopped, nil
 	}
 	var ee *exec.ExitError
 	if errors.As(werr, &ee) && ee.ExitCode() == 1 {
-		return out, nil
+		return out, stopped, nil
 	}
 	if werr != nil {
-		return nil, fmt.Errorf("ripgrep failed: %v: %s", werr, strings.TrimSpace(stderr.String()))
+		return nil, false, fmt.Errorf("ripgrep failed: %v: %s", werr, strings.TrimSpace(stderr.String()))
 	}
-	return out, nil
+	return out, stopped, nil
 }
 
 // dirOfSearch is the directory output paths are relative to.
@@ -607,125 +746,6 @@ func (c *grepCall) searchGitGrep(ctx context.Context) ([]grepMatch, error) {
 	}
 	if werr != nil {
 		return nil, fmt.Errorf("git grep failed: %v: %s", werr, strings.TrimSpace(stderr.String()))
-	}
-	return out, nil
-}
-
-// ---------------------------------------------------------------------------
-// Go walker
-
-// searchWalk searches with a directory walk in Go, skipping the common
-// VCS and dependency directories, ignored paths and binary files.
-func (c *grepCall) searchWalk(ctx context.Context) ([]grepMatch, error) {
-	o := c.o
-	filter := c.tool.env.fileFilter(tool.FilterOptions{RespectGitIgnore: true, RespectGeminiIgnore: true})
-	base := c.dirOfSearch()
-	var out []grepMatch
-	found := 0
-	searchFile := func(p string) error {
-		rel, _ := filepath.Rel(base, p)
-		rel = filepath.ToSlash(rel)
-		if !o.searchIsFile && !includeMatches(o.include, rel) {
-			return nil
-		}
-		ms, err := grepFile(ctx, p, rel, o)
-		if err != nil {
-			return err
-		}
-		for _, m := range ms {
-			if !m.context {
-				found++
-			}
-		}
-		out = append(out, ms...)
-		return nil
-	}
-	if o.searchIsFile {
-		return out, searchFile(o.searchPath)
-	}
-	err := filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return ctxErr
-		}
-		if err != nil {
-			if d != nil && d.IsDir() && p != base {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if d.IsDir() {
-			if p != base && (grepAlwaysSkippedDirs[d.Name()] || isIgnored(filter, p, true)) {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() || isIgnored(filter, p, false) {
-			return nil
-		}
-		if found >= 2*o.maxMatches {
-			return fs.SkipAll
-		}
-		return searchFile(p)
-	})
-	return out, err
-}
-
-// grepFile returns the matches (and requested context lines) of one file.
-// Binary files (a NUL byte in the first 8 KB) are skipped, as ripgrep and
-// git grep -I skip them; unreadable files are skipped silently.
-func grepFile(ctx context.Context, path, rel string, o *grepOptions) ([]grepMatch, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil
-	}
-	defer f.Close()
-	rd := bufio.NewReaderSize(f, 64*1024)
-	if head, _ := rd.Peek(8192); bytes.IndexByte(head, 0) >= 0 {
-		return nil, nil
-	}
-	var out []grepMatch
-	var before []grepMatch // ring of the last o.before lines
-	afterLeft := 0
-	lastEmitted := 0
-	matches := 0
-	for n := 1; ; n++ {
-		if n%4096 == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		raw, rerr := rd.ReadString('\n')
-		if raw == "" && rerr != nil {
-			break
-		}
-		text := strings.TrimRight(raw, "\r\n")
-		isMatch := o.re.MatchString(text) && (o.maxPerFile == 0 || matches < o.maxPerFile)
-		switch {
-		case isMatch:
-			for _, b := range before {
-				if b.line > lastEmitted {
-					out = append(out, b)
-				}
-			}
-			before = before[:0]
-			out = append(out, grepMatch{file: rel, line: n, text: text})
-			lastEmitted = n
-			matches++
-			afterLeft = o.after
-		case afterLeft > 0:
-			out = append(out, grepMatch{file: rel, line: n, text: text, context: true})
-			lastEmitted = n
-			afterLeft--
-		case o.before > 0:
-			before = append(before, grepMatch{file: rel, line: n, text: text, context: true})
-			if len(before) > o.before {
-				before = before[1:]
-			}
-		}
-		if o.maxPerFile > 0 && matches >= o.maxPerFile && afterLeft == 0 {
-			break
-		}
-		if rerr != nil {
-			break
-		}
 	}
 	return out, nil
 }

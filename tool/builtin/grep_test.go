@@ -1,9 +1,13 @@
 package builtin
 
 import (
+	"bytes"
+	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -212,4 +216,117 @@ func TestGitUnsafePatterns(t *testing.T) {
 			t.Errorf("%q: unsafe = %v, want %v", pat, got, unsafe)
 		}
 	}
+}
+
+// TestGrepBackendsAgreeOnGoSource runs the same searches with ripgrep and
+// the Go walker over a real tree, part of Go's own source, and requires
+// the same text: plain and folded literals (with the k and s that Unicode
+// folding treats specially), anchors, context lines, and caps small
+// enough that both backends stop early.
+func TestGrepBackendsAgreeOnGoSource(t *testing.T) {
+	rg, err := exec.LookPath("rg")
+	if err != nil {
+		t.Skip("rg not on PATH")
+	}
+	root := filepath.Join(searchBenchRoot(t), "net")
+	env := searchBenchEnv(root)
+	tests := []map[string]any{
+		{"pattern": "NewReader"},
+		{"pattern": `func \w+\(ctx context\.Context`},
+		{"pattern": "(?i)ks"},
+		{"pattern": "Kelvin|LONG S", "case_sensitive": true},
+		{"pattern": `^\s*return nil$`},
+		{"pattern": "(", "fixed_strings": true, "include": "*_test.go"},
+		{"pattern": "e", "total_max_matches": 50.0},
+		{"pattern": "err", "before": 2.0, "after": 1.0, "total_max_matches": 30.0},
+		{"pattern": "TODO", "max_matches_per_file": 1.0},
+		{"pattern": "conn", "exclude_pattern": "Conn", "case_sensitive": true, "total_max_matches": 40.0},
+	}
+	for _, args := range tests {
+		t.Run(fmt.Sprint(args), func(t *testing.T) {
+			var texts []string
+			for _, gt := range []*grepTool{{env: env, rgPath: rg}, {env: env}} {
+				c, terr := fsPrepare(gt, "", args)
+				if terr != nil {
+					t.Fatal(terr.Message)
+				}
+				r := c.Execute(t.Context(), nil)
+				if r.Error != nil {
+					t.Fatalf("%s: %s", r.Error.Type, r.Error.Message)
+				}
+				texts = append(texts, r.LLMText)
+			}
+			if texts[0] != texts[1] {
+				t.Errorf("ripgrep and the Go walker disagree:\n--- ripgrep ---\n%s\n--- walker ---\n%s", grepHead(texts[0]), grepHead(texts[1]))
+			}
+		})
+	}
+}
+
+// grepHead is the start of a long search result, for failure messages.
+func grepHead(s string) string {
+	lines := strings.SplitN(s, "\n", 41)
+	return strings.Join(lines[:min(len(lines), 40)], "\n")
+}
+
+func TestGrepPrefilter(t *testing.T) {
+	tests := []struct {
+		expr   string
+		needle string // "" = no prefilter
+		fold   bool
+	}{
+		{"NewReader", "NewReader", false},
+		{"(?i)NewReader", "newreader", true},
+		{`(?i)func \w+\(ctx context\.Context`, "(ctx context.context", true},
+		{"(?i)ask", "a", true}, // too short once k and s are cut
+		{"(?i)Kelvin", "elvin", true},
+		{"(?i)12345", "12345", false},
+		{"foo|bar", "", false},
+		{"(abc)+def", "abc", false},
+		{"x*yyyz", "yyyz", false},
+		{"(?:abcd){2}", "abcd", false},
+		{"ab?cde", "cde", false},
+		{"a\uFFFDbcd", "bcd", false},
+		{"(?i)héllo", "llo", true},
+	}
+	for _, tt := range tests {
+		p := newGrepPrefilter(tt.expr)
+		switch {
+		case tt.needle == "" || len(tt.needle) < grepMinNeedle:
+			if p != nil {
+				t.Errorf("%q: prefilter %q, want none", tt.expr, p.needle)
+			}
+		case p == nil:
+			t.Errorf("%q: no prefilter, want %q", tt.expr, tt.needle)
+		case string(p.needle) != tt.needle || p.fold != tt.fold:
+			t.Errorf("%q: prefilter %q fold=%v, want %q fold=%v", tt.expr, p.needle, p.fold, tt.needle, tt.fold)
+		}
+	}
+}
+
+// FuzzGrepBuffer checks the whole-file search against the line-by-line
+// reader on arbitrary content: both must report the same lines.
+func FuzzGrepBuffer(f *testing.F) {
+	f.Add("hello world\nsay Hello\r\n\nlast", "(?i)hello", 1, 1)
+	f.Add("a\r\r\nb\n\nKELVIN \u212a\n", "(?i)kelvin", 0, 0)
+	f.Add("x\ny\nx\n", "^x$", 2, 0)
+	f.Fuzz(func(t *testing.T, content, pattern string, before, after int) {
+		re, err := regexp.Compile(pattern)
+		if err != nil || strings.ContainsRune(content, 0) {
+			return
+		}
+		o := &grepOptions{re: re, pre: newGrepPrefilter(pattern), maxMatches: 1000,
+			before: before & 3, after: after & 3}
+		buf := []byte(content)
+		got := grepBuffer(buf, "f", o)
+		o.pre = nil
+		want := grepBuffer(buf, "f", o)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("prefiltered %v\nplain       %v", got, want)
+		}
+		streamed, _ := grepStream(context.Background(), bytes.NewReader(buf), "f", o)
+		if fmt.Sprint(streamed) != fmt.Sprint(want) {
+			t.Fatalf("streamed %v\nbuffered %v", streamed, want)
+		}
+	})
 }

@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -148,7 +149,11 @@ func (c *listDirectoryCall) Execute(ctx context.Context, _ func(string)) *tool.R
 	if !fi.IsDir() {
 		return fail(tool.ErrPathIsNotADirectory, "Error: Path is not a directory: "+c.abs, "Path is not a directory.")
 	}
-	names, err := readDirNames(c.abs)
+	names, err := readDirNames(c.abs, c.env.realAllowed())
+	if errors.Is(err, errOutsideWorkspace) {
+		te := c.env.pathNotInWorkspaceError(c.abs)
+		return &tool.Result{LLMText: te.Message, Display: "Path not in workspace.", Error: te}
+	}
 	if err != nil {
 		return fail(tool.ErrLsExecutionError, "Error listing directory: "+nodeErrorMessage(err), "Failed to list directory.")
 	}
@@ -216,9 +221,10 @@ func (c *listDirectoryCall) matchesIgnore(name string) bool {
 	return false
 }
 
-// readDirNames lists a directory's entry names.
-func readDirNames(dir string) ([]string, error) {
-	f, err := os.Open(dir)
+// readDirNames lists a directory's entry names, checking on the opened
+// directory that it lies where allowed says it may.
+func readDirNames(dir string, allowed func(string) bool) ([]string, error) {
+	f, err := openVerified(dir, allowed)
 	if err != nil {
 		return nil, err
 	}

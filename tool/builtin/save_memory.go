@@ -154,6 +154,9 @@ func (c *saveMemoryCall) Execute(context.Context, func(string)) *tool.Result {
 			Error:   &tool.Error{Type: tool.ErrMemoryToolExecutionError, Message: detail},
 		}
 	}
+	if c.env != nil && c.env.MemoryChanged != nil {
+		c.env.MemoryChanged()
+	}
 	return &tool.Result{
 		LLMText: memoryJSON(memoryResult{Success: true, Message: msg}),
 		Display: msg,

@@ -71,9 +71,13 @@ type WebFetchTool struct {
 
 var _ tool.Tool = (*WebFetchTool)(nil)
 
-// NewWebFetch returns the web_fetch tool, blocking non-public hosts.
+// NewWebFetch returns the web_fetch tool, blocking non-public hosts unless
+// env.AllowPrivateHosts is set.
 func NewWebFetch(env *Env) tool.Tool {
 	t := &WebFetchTool{env: env, HostBlocked: WebFetchHostBlocked}
+	if env != nil && env.AllowPrivateHosts {
+		t.HostBlocked = nil
+	}
 	t.Client = t.defaultClient()
 	return t
 }

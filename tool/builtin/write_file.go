@@ -66,13 +66,14 @@ func (t *writeFileTool) Build(args map[string]any) (tool.Call, error) {
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, tool.Errorf(tool.ErrInvalidParams, "Error accessing path properties for validation: %s. Reason: %s", abs, nodeErrorMessage(err))
 	}
-	return &writeFileCall{env: t.env, abs: abs, proposed: content, content: content}, nil
+	return &writeFileCall{env: t.env, args: args, abs: abs, proposed: content, content: content}, nil
 }
 
 // writeFileCall is one write; it implements tool.Modifiable so a user may
 // change the content before accepting.
 type writeFileCall struct {
 	env      *Env
+	args     map[string]any // as the model sent them, for Env.BeforeEdit
 	abs      string
 	proposed string // what the model asked for
 
@@ -102,7 +103,7 @@ func (c *writeFileCall) current() (string, bool) {
 // readExisting returns the file's current content; exists is false when it
 // does not exist, and err is set when it exists but cannot be read.
 func (c *writeFileCall) readExisting() (content string, exists bool, err error) {
-	b, err := os.ReadFile(c.abs)
+	b, err := c.env.readFileSafe(c.abs)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return "", false, nil
@@ -144,6 +145,9 @@ func (c *writeFileCall) Execute(ctx context.Context, _ func(string)) *tool.Resul
 	}
 	content, modified := c.current()
 	original, exists, err := c.readExisting()
+	if errors.Is(err, errOutsideWorkspace) {
+		return c.env.writeFailure(c.abs, err)
+	}
 	if err != nil {
 		msg := "Error checking existing file: " + err.Error()
 		if name := errnoName(err, ""); name != "" {
@@ -159,9 +163,9 @@ func (c *writeFileCall) Execute(ctx context.Context, _ func(string)) *tool.Resul
 	if !isNew && original != "" && detectLineEnding(original) == "\r\n" {
 		final = applyLineEnding(content, "\r\n")
 	}
-	if err := writeFileAtomic(c.abs, []byte(final)); err != nil {
-		te := writeError(c.abs, err)
-		return &tool.Result{LLMText: te.Message, Display: te.Message, Error: te}
+	c.env.beforeEdit(ctx, "write_file", c.args, c.abs)
+	if err := c.env.writeFileSafe(c.abs, []byte(final)); err != nil {
+		return c.env.writeFailure(c.abs, err)
 	}
 
 	parts := []string{"Successfully overwrote file: " + c.abs + "."}
