@@ -1,0 +1,103 @@
+package ide
+
+import (
+	"context"
+
+	"github.com/castor-dev/castor/agent"
+	"github.com/castor-dev/castor/tool"
+)
+
+// ConfirmFunc answers a confirmation synchronously; it has the type of
+// agent.Config.Confirm and castor.Options.Confirm.
+type ConfirmFunc = func(ctx context.Context, call *agent.ToolCall) (tool.Decision, error)
+
+// Confirm wraps next so that an edit awaiting approval is shown as a diff
+// in the IDE, as Gemini CLI does in IDE mode. The user may answer in
+// either place: accepting in the IDE proceeds once with the content the
+// user accepted there, rejecting cancels; an answer from next closes the
+// diff, and a proceed keeps the edits the user made in the diff view.
+// Calls that are not edits, and edits when no diff can be opened, go to
+// next unchanged.
+//
+// next may be nil (a headless run, where nobody else can answer): edits
+// then wait for the IDE alone, and everything else is refused (Cancel).
+// Edits that need no approval never reach a Confirm function, so they
+// open no diff.
+func (c *Client) Confirm(next ConfirmFunc) ConfirmFunc {
+	fallback := func(ctx context.Context, call *agent.ToolCall) (tool.Decision, error) {
+		if next != nil {
+			return next(ctx, call)
+		}
+		return tool.Decision{Outcome: tool.Cancel}, nil
+	}
+	return func(ctx context.Context, call *agent.ToolCall) (tool.Decision, error) {
+		var d *tool.ConfirmationDetails
+		if call != nil && call.Confirmation != nil {
+			d = call.Confirmation.Details
+		}
+		if d == nil || d.Type != tool.ConfirmEdit || d.FilePath == "" || !c.DiffingEnabled() {
+			return fallback(ctx, call)
+		}
+		diff, err := c.openDiff(ctx, d.FilePath, d.NewContent)
+		if err != nil {
+			c.opts.warn(err.Error() + "; the edit is confirmed without the IDE")
+			return fallback(ctx, call)
+		}
+		defer diff.release()
+
+		var answered chan answer
+		cctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		if next != nil {
+			answered = make(chan answer, 1)
+			go func() {
+				dec, err := next(cctx, call)
+				answered <- answer{dec, err}
+			}()
+		}
+		ideCh := diff.ch
+		for {
+			select {
+			case r := <-ideCh:
+				if r.err != nil {
+					// The IDE went away: the terminal, if any, still decides.
+					if next == nil {
+						return tool.Decision{Outcome: tool.Cancel}, nil
+					}
+					ideCh = nil
+					continue
+				}
+				return ideDecision(r, d.NewContent), nil
+			case a := <-answered:
+				content, ok, _ := c.closeDiff(context.WithoutCancel(ctx), d.FilePath)
+				if a.err == nil && a.dec.Outcome != tool.Cancel && a.dec.NewContent == nil && ok && content != d.NewContent {
+					a.dec.NewContent = &content
+				}
+				return a.dec, a.err
+			case <-ctx.Done():
+				c.closeDiff(context.WithoutCancel(ctx), d.FilePath)
+				return tool.Decision{}, ctx.Err()
+			}
+		}
+	}
+}
+
+type answer struct {
+	dec tool.Decision
+	err error
+}
+
+// ideDecision maps the IDE's answer to a decision. Content equal to the
+// proposal is a plain approval, so that the model is not told the user
+// changed what they did not.
+func ideDecision(r diffResult, proposed string) tool.Decision {
+	if !r.accepted {
+		return tool.Decision{Outcome: tool.Cancel}
+	}
+	dec := tool.Decision{Outcome: tool.ProceedOnce}
+	if r.content != nil && *r.content != proposed {
+		content := *r.content
+		dec.NewContent = &content
+	}
+	return dec
+}
