@@ -13,6 +13,7 @@ package castor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"strings"
@@ -21,6 +22,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/castor-dev/castor/agent"
+	"github.com/castor-dev/castor/internal/checkpoint"
 	"github.com/castor-dev/castor/model"
 	"github.com/castor-dev/castor/policy"
 	"github.com/castor-dev/castor/tool"
@@ -150,10 +152,11 @@ func WithOptions(all Options) Option { return func(o *Options) { *o = all } }
 
 // Agent is a configured Castor agent with one conversation.
 type Agent struct {
-	opts    Options
-	session *agent.Session
-	env     *environment
-	closers []func() error
+	opts        Options
+	session     *agent.Session
+	env         *environment
+	closers     []func() error
+	checkpoints *checkpoint.Service
 }
 
 // Result is the outcome of Send.
@@ -212,6 +215,51 @@ func (a *Agent) Send(ctx context.Context, prompt string) (*Result, error) {
 		}
 	}
 	return &Result{Text: text.String(), SessionID: a.SessionID(), Stats: a.session.Stats(), Pending: a.session.Pending()}, nil
+}
+
+// Checkpoint is a snapshot taken before an edit (general.checkpointing).
+type Checkpoint struct {
+	// Name identifies the checkpoint for RestoreCheckpoint.
+	Name string
+	// Tool is the edit tool that was about to run, and FilePath the file.
+	Tool     string
+	FilePath string
+}
+
+// ErrCheckpointingOff is returned when general.checkpointing.enabled is
+// not set.
+var ErrCheckpointingOff = errors.New("checkpointing is not enabled: set general.checkpointing.enabled in settings.json")
+
+// Checkpoints lists the checkpoints of this project, oldest first.
+func (a *Agent) Checkpoints() ([]Checkpoint, error) {
+	if a.checkpoints == nil {
+		return nil, ErrCheckpointingOff
+	}
+	infos, err := a.checkpoints.List()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Checkpoint, len(infos))
+	for i, in := range infos {
+		out[i] = Checkpoint{Name: in.Checkpoint, Tool: in.Tool, FilePath: in.FilePath}
+	}
+	return out, nil
+}
+
+// RestoreCheckpoint rolls the workspace files and the conversation back to
+// the checkpoint called name.
+func (a *Agent) RestoreCheckpoint(ctx context.Context, name string) error {
+	if a.checkpoints == nil {
+		return ErrCheckpointingOff
+	}
+	d, err := a.checkpoints.Restore(ctx, name)
+	if err != nil {
+		return err
+	}
+	if d.ClientHistory != nil {
+		return a.session.SetHistory(d.ClientHistory)
+	}
+	return nil
 }
 
 // Close releases what the agent holds (recording files, recorders).

@@ -16,6 +16,7 @@ import (
 	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/config"
 	"github.com/castor-dev/castor/internal/chats"
+	"github.com/castor-dev/castor/internal/checkpoint"
 	"github.com/castor-dev/castor/model"
 	"github.com/castor-dev/castor/model/fake"
 	"github.com/castor-dev/castor/model/gemini"
@@ -234,16 +235,31 @@ func build(o Options) (*Agent, error) {
 	if err != nil {
 		warn(err.Error())
 	}
-	globalMemory := strings.TrimSpace(strings.Join(nonEmpty(mem.global, o.Instructions), "\n\n"))
-	basePrompt, err := agent.SystemPrompt(agent.PromptOptions{
-		GeminiHome:   home.Dir,
-		Getenv:       getenv,
-		Memory:       globalMemory,
-		ApprovalMode: string(pol.Mode()),
-		InGitRepo:    inGitRepo(wd),
-	})
+	buildPrompt := func(global string) (string, error) {
+		return agent.SystemPrompt(agent.PromptOptions{
+			GeminiHome:   home.Dir,
+			Getenv:       getenv,
+			Memory:       strings.TrimSpace(strings.Join(nonEmpty(global, o.Instructions), "\n\n")),
+			ApprovalMode: string(pol.Mode()),
+			InGitRepo:    inGitRepo(wd),
+		})
+	}
+	prompt := &guardedString{}
+	p, err := buildPrompt(mem.global)
 	if err != nil {
 		return fail(&ConfigError{Err: err})
+	}
+	prompt.set(p)
+	// save_memory changes the global GEMINI.md: the next model call sees it.
+	benv.MemoryChanged = func() {
+		m, err := loadMemory(o, st, env, filters.get(respect))
+		if err != nil {
+			warn(err.Error())
+			return
+		}
+		if p, err := buildPrompt(m.global); err == nil {
+			prompt.set(p)
+		}
 	}
 
 	sessionID := o.SessionID
@@ -285,6 +301,7 @@ func build(o Options) (*Agent, error) {
 
 	var sess *agent.Session
 	systemInstruction := func() string {
+		basePrompt := prompt.get()
 		if o.InstructionsFunc == nil {
 			return basePrompt
 		}
@@ -312,7 +329,37 @@ func build(o Options) (*Agent, error) {
 		Confirm:              o.Confirm,
 	})
 	a.session = sess
+	if st.General.Checkpointing {
+		a.checkpoints = &checkpoint.Service{
+			ProjectRoot: wd,
+			HistoryDir:  filepath.Join(home.Dir, "history", filepath.Base(env.tempDir)),
+			Dir:         filepath.Join(env.tempDir, "checkpoints"),
+			Warn:        warn,
+		}
+		benv.BeforeEdit = func(ctx context.Context, e builtin.Edit) {
+			a.checkpoints.Checkpoint(ctx, checkpoint.ToolCall{Name: e.Tool, Args: e.Args}, sess.History(), e.PromptID)
+		}
+	}
 	return a, nil
+}
+
+// guardedString is a string read by model calls while a tool may replace
+// it (the system prompt after save_memory).
+type guardedString struct {
+	mu sync.RWMutex
+	s  string
+}
+
+func (g *guardedString) get() string {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return g.s
+}
+
+func (g *guardedString) set(s string) {
+	g.mu.Lock()
+	g.s = s
+	g.mu.Unlock()
 }
 
 // openRecording starts recording the session, or continues the recorded

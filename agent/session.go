@@ -167,6 +167,34 @@ func (s *Session) History() []*genai.Content {
 	return cloneContents(s.hist)
 }
 
+// SetHistory replaces the conversation, as a checkpoint restore does.
+// Calls still waiting for confirmation are dropped, and so is a trailing
+// model turn whose function calls were never answered (a checkpoint is
+// taken while its edit runs), so the history stays valid for the API. It
+// fails while a turn is running.
+func (s *Session) SetHistory(h []*genai.Content) error {
+	if !s.turn.TryLock() {
+		return ErrBusy
+	}
+	defer s.turn.Unlock()
+	h = cloneContents(h)
+	if n := len(h); n > 0 && h[n-1] != nil && h[n-1].Role == genai.RoleModel {
+		for _, p := range h[n-1].Parts {
+			if p != nil && p.FunctionCall != nil {
+				h = h[:n-1]
+				break
+			}
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.hist = h
+	s.pending = nil
+	s.lastPrompt = 0
+	s.started = len(h) > 0
+	return nil
+}
+
 // Stats returns the session's metrics so far.
 func (s *Session) Stats() Stats { return s.stats.snapshot() }
 
