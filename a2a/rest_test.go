@@ -98,7 +98,7 @@ func TestRESTCommands(t *testing.T) {
 			memory = c
 		}
 	}
-	if strings.Join(names, ",") != "extensions,init,memory" {
+	if strings.Join(names, ",") != "extensions,init,memory,restore" {
 		t.Errorf("commands = %v", names)
 	}
 	subs := asSlice(dig(memory, "subCommands"))

@@ -19,7 +19,7 @@ import (
 // Gemini CLI's restore needs checkpoints, which Castor does not take yet,
 // so it is not offered rather than offered broken.
 func Builtins() []*Command {
-	return []*Command{Extensions(), Memory(), Init()}
+	return []*Command{Extensions(), Memory(), Init(), Restore()}
 }
 
 // DefaultRegistry returns a registry holding Builtins.

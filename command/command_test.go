@@ -2,6 +2,7 @@ package command
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -55,7 +56,7 @@ func TestRegisterReplaces(t *testing.T) {
 	if c, _, _ := r.Lookup("memory"); c.Description != "mine" {
 		t.Error("not replaced")
 	}
-	if n := len(r.Commands()); n != 3 {
+	if n := len(r.Commands()); n != len(Builtins()) {
 		t.Errorf("%d commands", n)
 	}
 }
@@ -166,4 +167,21 @@ func FuzzRunLine(f *testing.F) {
 		// Only the side-effect-free command is registered.
 		r.RunLine(context.Background(), line, Env{HomeDir: t.TempDir()})
 	})
+}
+
+func TestRestoreWithoutCheckpoints(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	res, err := DefaultRegistry().RunLine(context.Background(), "restore", Env{Workspace: ws, HomeDir: home, Trusted: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Kind != ResultData {
+		t.Fatalf("result = %+v", res)
+	}
+	if b, _ := json.Marshal(res.Data); string(b) != "[]" {
+		t.Errorf("data = %s", b)
+	}
+	if _, err := DefaultRegistry().RunLine(context.Background(), "restore nope", Env{Workspace: ws, HomeDir: home}); err == nil {
+		t.Error("restoring a missing checkpoint must fail")
+	}
 }
