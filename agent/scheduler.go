@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"sync"
-	"time"
 
 	"google.golang.org/genai"
 
@@ -362,5 +361,3 @@ func (r *run) recordTurn(b *pendingBatch) {
 	}
 	r.s.cfg.Recorder.RecordModel(&t)
 }
-
-var _ = time.Now

@@ -5,8 +5,6 @@ import (
 	"time"
 
 	"google.golang.org/genai"
-
-	"github.com/castor-dev/castor/tool"
 )
 
 // Stats are a session's metrics in Gemini CLI's SessionMetrics shape, so
@@ -201,5 +199,3 @@ func (r *statsRecorder) snapshot() Stats {
 	}
 	return out
 }
-
-var _ = tool.ErrUnknown
