@@ -88,6 +88,10 @@ type Options struct {
 	// Resume continues a recorded session: "latest", a 1-based index or a
 	// session id.
 	Resume string
+	// IDE turns IDE mode on (the --ide flag) whatever the ide.enabled
+	// setting says: editor context from the IDE companion, edits confirmed
+	// as diffs in the IDE.
+	IDE bool
 	// History restores a conversation kept elsewhere (a task store): the
 	// session continues from it without the environment context being
 	// added again.

@@ -154,6 +154,22 @@ func build(o Options) (*Agent, error) {
 		return nil, err
 	}
 
+	ideh := connectIDE(context.Background(), o.IDE || st.IDE.Enabled, o, wd, warn)
+	if ideh.close != nil {
+		a.closers = append(a.closers, ideh.close)
+	}
+	confirm := o.Confirm
+	interactive := o.Confirm != nil || o.Interactive
+	var askKinds []tool.Kind
+	if ideh.confirm != nil {
+		confirm = ideh.confirm
+		if !interactive {
+			// A headless run with an IDE: edits are confirmed as diffs in
+			// the IDE, everything else keeps headless rules.
+			askKinds = []tool.Kind{tool.KindEdit}
+		}
+	}
+
 	client, err := newClient(o, st, getenv)
 	if err != nil {
 		return fail(err)
@@ -226,7 +242,8 @@ func build(o Options) (*Agent, error) {
 	}
 	pol := policy.New(policy.Options{
 		Mode:        mode,
-		Interactive: o.Confirm != nil || o.Interactive,
+		Interactive: interactive,
+		AskKinds:    askKinds,
 		Allowed:     append(append(append([]string(nil), st.Tools.Allowed...), o.AllowedTools...), trustedTools...),
 		Excluded:    st.Tools.Exclude,
 	})
@@ -326,7 +343,8 @@ func build(o Options) (*Agent, error) {
 		DisableLoopDetection: st.Model.DisableLoopDetection,
 		CompressionThreshold: st.Model.CompressionThreshold,
 		Recorder:             recorder,
-		Confirm:              o.Confirm,
+		Confirm:              confirm,
+		PromptContext:        ideh.promptContext,
 	})
 	a.session = sess
 	if st.General.Checkpointing {

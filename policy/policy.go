@@ -75,6 +75,7 @@ type Engine struct {
 	mu          sync.RWMutex
 	mode        Mode
 	interactive bool
+	askKinds    map[tool.Kind]bool
 	allowed     []rule
 	excluded    []rule
 	always      map[string]bool
@@ -91,6 +92,9 @@ type Options struct {
 	Allowed []string
 	// Excluded are tools.exclude entries, refused outright.
 	Excluded []string
+	// AskKinds are kinds of call that may still be confirmed when the run
+	// is not interactive: edits, when an IDE shows them as diffs.
+	AskKinds []tool.Kind
 }
 
 // New returns an engine.
@@ -98,7 +102,10 @@ func New(o Options) *Engine {
 	if o.Mode == "" {
 		o.Mode = ModeDefault
 	}
-	e := &Engine{mode: o.Mode, interactive: o.Interactive, always: map[string]bool{}}
+	e := &Engine{mode: o.Mode, interactive: o.Interactive, always: map[string]bool{}, askKinds: map[tool.Kind]bool{}}
+	for _, k := range o.AskKinds {
+		e.askKinds[k] = true
+	}
 	for _, s := range o.Allowed {
 		if r, ok := parseRule(s); ok {
 			e.allowed = append(e.allowed, r)
@@ -140,7 +147,7 @@ func (e *Engine) Decide(c Call) (Decision, string) {
 		}
 	}
 	d := e.decideLocked(c)
-	if d == Ask && !e.interactive {
+	if d == Ask && !e.interactive && !e.askKinds[c.Kind] {
 		return Deny, "Tool execution denied by policy."
 	}
 	if d == Deny {
@@ -190,7 +197,7 @@ func (e *Engine) Visible(t tool.Tool) bool {
 			return false
 		}
 	}
-	if e.decideLocked(c) != Deny && (e.interactive || e.decideLocked(c) == Allow) {
+	if d := e.decideLocked(c); d != Deny && (e.interactive || e.askKinds[c.Kind] || d == Allow) {
 		return true
 	}
 	// A prefix rule (run_shell_command(git status)) allows some calls.

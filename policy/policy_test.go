@@ -34,6 +34,8 @@ func TestDecide(t *testing.T) {
 		{"shell prefix is a word prefix", Options{Allowed: []string{"run_shell_command(git status)"}}, shell("git statusx"), Deny},
 		{"shell prefix cannot chain", Options{Allowed: []string{"run_shell_command(git status)"}}, shell("git status && rm -rf /"), Deny},
 		{"shell prefix cannot substitute", Options{Allowed: []string{"ShellTool(echo)"}}, shell("echo $(id)"), Deny},
+		{"ask kinds may ask headless", Options{AskKinds: []tool.Kind{tool.KindEdit}}, write, Ask},
+		{"other kinds still refused", Options{AskKinds: []tool.Kind{tool.KindEdit}}, shell("ls"), Deny},
 		{"excluded beats yolo", Options{Mode: ModeYolo, Excluded: []string{"write_file"}}, write, Deny},
 	}
 	for _, tt := range tests {
@@ -80,6 +82,8 @@ func TestVisible(t *testing.T) {
 		{Options{Mode: ModeYolo}, tool.KindExecute, true},
 		{Options{Allowed: []string{"run_shell_command(git)"}}, tool.KindExecute, true},
 		{Options{Mode: ModePlan, Interactive: true}, tool.KindEdit, false},
+		{Options{AskKinds: []tool.Kind{tool.KindEdit}}, tool.KindEdit, true},
+		{Options{AskKinds: []tool.Kind{tool.KindEdit}}, tool.KindExecute, false},
 	}
 	for i, tt := range tests {
 		name := map[tool.Kind]string{tool.KindEdit: "write_file", tool.KindRead: "read_file", tool.KindExecute: "run_shell_command"}[tt.kind]

@@ -41,6 +41,7 @@ type flags struct {
 	sessionID       string
 	sandbox         bool
 	skipTrust       bool
+	ide             bool
 }
 
 // subcommands are the castor subcommands (a2a-server, mcp, ide, auth…).
@@ -118,6 +119,7 @@ func Run(ctx context.Context, args []string, stdio IO) (code int) {
 	fl.BoolVar(&f.listSessions, "list-sessions", false, "list the sessions recorded for this project")
 	fl.StringVar(&f.deleteSession, "delete-session", "", "delete a recorded session (index or id)")
 	fl.StringVar(&f.sessionID, "session-id", "", "use this id for a new session")
+	fl.BoolVar(&f.ide, "ide", false, "IDE mode for this run: editor context from the IDE companion, edits confirmed as diffs in the IDE")
 	fl.BoolVar(&f.skipTrust, "skip-trust", false, "trust the current folder for this run")
 	fl.BoolVarP(&f.sandbox, "sandbox", "s", false, "run tools in a sandbox (not supported yet)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
@@ -194,6 +196,7 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 		SessionID:              f.sessionID,
 		Resume:                 f.resume,
 		EnforceTrust:           !f.skipTrust,
+		IDE:                    f.ide,
 	}
 	if f.debug {
 		opts.Warn = func(s string) { fmt.Fprintf(stdio.Stderr, "[DEBUG] %s\n", s) }

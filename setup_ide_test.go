@@ -1,0 +1,65 @@
+package castor
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/castor-dev/castor/agent"
+	"github.com/castor-dev/castor/ide"
+	"github.com/castor-dev/castor/ide/companion"
+	"github.com/castor-dev/castor/tool"
+)
+
+func TestConnectIDE(t *testing.T) {
+	tmp := t.TempDir()
+	// os.TempDir, where discovery files live, follows TMPDIR.
+	t.Setenv("TMPDIR", tmp)
+	ws, _ := filepath.EvalSymlinks(t.TempDir())
+	getenv := func(k string) string {
+		if k == ide.EnvIDEPID {
+			return "4545"
+		}
+		return ""
+	}
+	terminalAsked := false
+	o := Options{Getenv: getenv, Confirm: func(context.Context, *agent.ToolCall) (tool.Decision, error) {
+		terminalAsked = true
+		return tool.Decision{Outcome: tool.ProceedOnce}, nil
+	}}
+	var warnings []string
+	warn := func(s string) { warnings = append(warnings, s) }
+
+	if h := connectIDE(context.Background(), false, o, ws, warn); h.client != nil || h.confirm != nil || len(warnings) != 0 {
+		t.Fatalf("IDE mode off: %+v, %v", h, warnings)
+	}
+
+	h := connectIDE(context.Background(), true, o, ws, warn)
+	if h.client != nil || h.promptContext != nil || len(warnings) != 1 ||
+		!strings.Contains(warnings[0], "no IDE companion found") || !strings.Contains(warnings[0], "castor ide status") {
+		t.Fatalf("no companion: %+v, %q", h, warnings)
+	}
+
+	s := companion.New(companion.Options{Workspaces: []string{ws}, TempDir: tmp, PID: 4545, Debounce: time.Millisecond})
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop(context.Background())
+	s.FileFocused(filepath.Join(ws, "a.go"))
+	h = connectIDE(context.Background(), true, o, ws, warn)
+	if h.client == nil || h.promptContext == nil || h.confirm == nil || h.close == nil {
+		t.Fatalf("hooks %+v (warnings %q)", h, warnings)
+	}
+	defer h.close()
+	// Connecting waited for the companion's first context.
+	if parts := h.promptContext(true); len(parts) != 1 || !strings.Contains(parts[0].Text, filepath.Join(ws, "a.go")) {
+		t.Errorf("prompt context %+v", parts)
+	}
+	// A call that is not an edit goes to the caller's own Confirm.
+	shell := &agent.ToolCall{Confirmation: &agent.Confirmation{Details: &tool.ConfirmationDetails{Type: tool.ConfirmExec}}}
+	if d, err := h.confirm(context.Background(), shell); err != nil || d.Outcome != tool.ProceedOnce || !terminalAsked {
+		t.Errorf("shell confirmation: %+v, %v, asked %v", d, err, terminalAsked)
+	}
+}
