@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -100,6 +101,26 @@ func (e *RegistryError) Unwrap() error { return e.Err }
 // markers; only a project that would need a new slug fails, with a
 // *RegistryError.
 func ProjectTempDir(geminiHome, projectRoot string) (string, error) {
+	// A long-running process (the A2A server) asks for the same project at
+	// every new task; the slug never changes once allocated, so the answer
+	// is kept rather than taking the cross-process lock each time.
+	key := geminiHome + "\x00" + projectRoot
+	if dir, ok := tempDirs.Load(key); ok {
+		if err := os.MkdirAll(dir.(string), 0o755); err == nil {
+			return dir.(string), nil
+		}
+	}
+	dir, err := projectTempDir(geminiHome, projectRoot)
+	if err == nil {
+		tempDirs.Store(key, dir)
+	}
+	return dir, err
+}
+
+// tempDirs caches ProjectTempDir answers for this process.
+var tempDirs sync.Map
+
+func projectTempDir(geminiHome, projectRoot string) (string, error) {
 	root := projectPath(projectRoot)
 	tmpBase := filepath.Join(geminiHome, "tmp")
 	historyBase := filepath.Join(geminiHome, "history")
@@ -570,13 +591,19 @@ func lockFile(path string) (unlock func(), err error) {
 		return nil, err
 	}
 	lock := real + ".lock"
+	// Waiters in this process queue on a mutex first, so that only one of
+	// them polls the directory lock held by another process.
+	mu, _ := lockMutexes.LoadOrStore(lock, &sync.Mutex{})
+	mu.(*sync.Mutex).Lock()
 	deadline := time.Now().Add(lockTimeout)
+	wait := time.Millisecond
 	for {
 		err := os.Mkdir(lock, 0o755)
 		if err == nil {
-			return func() { os.Remove(lock) }, nil
+			return func() { os.Remove(lock); mu.(*sync.Mutex).Unlock() }, nil
 		}
 		if !errors.Is(err, fs.ErrExist) {
+			mu.(*sync.Mutex).Unlock()
 			return nil, err
 		}
 		if st, serr := os.Stat(lock); serr == nil && time.Since(st.ModTime()) > lockStale {
@@ -586,11 +613,18 @@ func lockFile(path string) (unlock func(), err error) {
 			continue
 		}
 		if time.Now().After(deadline) {
+			mu.(*sync.Mutex).Unlock()
 			return nil, fmt.Errorf("chats: %s is locked by another process (remove %s if no Gemini CLI or Castor is running)", path, lock)
 		}
-		time.Sleep(lockRetry)
+		// Back off from 1 ms: the lock is usually held for a millisecond,
+		// and a fixed 100 ms sleep made bursts of new sessions queue.
+		time.Sleep(wait)
+		wait = min(2*wait, lockRetry)
 	}
 }
+
+// lockMutexes holds one mutex per lock path for this process.
+var lockMutexes sync.Map
 
 // migrateLegacyDir copies a legacy hash-named directory into the slug
 // directory if the latter holds nothing but its ownership marker, as Gemini
