@@ -228,6 +228,13 @@ func (s *Server) handleExecuteREST(w http.ResponseWriter, r *http.Request) {
 		restError(w, status, e.Message)
 		return
 	}
+	s.streamREST(w, r, t, sub, ext)
+}
+
+// streamREST pumps what sub receives from t to the client as SSE (see
+// pump), then unsubscribes. REST requests carry no JSON-RPC id, so the
+// events carry the task's id in its place.
+func (s *Server) streamREST(w http.ResponseWriter, r *http.Request, t *task, sub *subscriber, ext bool) {
 	defer t.unsubscribe(sub)
 	idJSON, _ := json.Marshal(t.id)
 	sw := newSSEWriter(w, idJSON)
@@ -321,9 +328,5 @@ func (s *Server) handleExecuteCommand(w http.ResponseWriter, r *http.Request) {
 		restError(w, http.StatusInternalServerError, e.Message)
 		return
 	}
-	defer t.unsubscribe(sub)
-	idJSON, _ := json.Marshal(t.id)
-	sw := newSSEWriter(w, idJSON)
-	sw.start()
-	s.pump(r.Context(), sub, sw, newRenderer(false, t.id, t.contextID))
+	s.streamREST(w, r, t, sub, false)
 }

@@ -280,12 +280,19 @@ func (t *task) recordLocked(u *update) {
 func (t *task) addUserMessage(m *Message) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.history = append(t.history, t.ownMessage(m))
+}
+
+// ownMessage returns a copy of the client's message m that names this
+// task and its context, with the kind a client may leave out filled in, as
+// it goes into the history.
+func (t *task) ownMessage(m *Message) Message {
 	cp := *m
 	cp.TaskID, cp.ContextID = t.id, t.contextID
 	if cp.Kind == "" {
 		cp.Kind = "message"
 	}
-	t.history = append(t.history, cp)
+	return cp
 }
 
 // turnInput is one message to run.
@@ -473,15 +480,10 @@ func (t *task) runTurn(ctx context.Context, in turnInput) {
 func (t *task) newTaskEvent(m *Message) *Task {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	cp := *m
-	cp.TaskID, cp.ContextID = t.id, t.contextID
-	if cp.Kind == "" {
-		cp.Kind = "message"
-	}
 	return &Task{
 		Kind: "task", ID: t.id, ContextID: t.contextID,
 		Status:   TaskStatus{State: StateSubmitted, Timestamp: stamp(t.srv.now())},
-		History:  []Message{cp},
+		History:  []Message{t.ownMessage(m)},
 		Metadata: t.metadataLocked(),
 	}
 }

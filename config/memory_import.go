@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"unicode/utf8"
+
+	"github.com/castor-dev/castor/internal/fsutil"
 )
 
 // maxImportDepth is how deep @file imports nest before the rest of the
@@ -217,8 +219,8 @@ func validImportPath(importPath, dir, root string) bool {
 	if urlImport.MatchString(importPath) {
 		return false
 	}
-	target := resolveExistingPath(resolvePath(dir, importPath))
-	allowed := resolveExistingPath(root)
+	target := fsutil.ResolveExisting(resolvePath(dir, importPath))
+	allowed := fsutil.ResolveExisting(root)
 	return isSubpath(normalizePath(allowed), normalizePath(target))
 }
 
@@ -228,24 +230,6 @@ func resolvePath(dir, p string) string {
 		return filepath.Clean(p)
 	}
 	return filepath.Join(dir, p)
-}
-
-// resolveExistingPath resolves symlinks in the longest existing prefix of
-// p and appends the rest unchanged.
-func resolveExistingPath(p string) string {
-	rest := ""
-	cur := p
-	for {
-		if r, err := filepath.EvalSymlinks(cur); err == nil {
-			return filepath.Join(r, rest)
-		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
-			return p
-		}
-		rest = filepath.Join(filepath.Base(cur), rest)
-		cur = parent
-	}
 }
 
 // findImportRoot returns the nearest directory at or above dir holding one

@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+
+	"github.com/castor-dev/castor/internal/fsutil"
 )
 
 // TrustLevel is a value in trustedFolders.json.
@@ -282,7 +284,7 @@ func (tf *TrustedFolders) Set(folder string, level TrustLevel) error {
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(tf.Path, data, 0o600); err != nil {
+	if err := fsutil.WriteFileAtomic(tf.Path, data, 0o600); err != nil {
 		return err
 	}
 	tf.Rules = fresh.Rules
@@ -318,52 +320,4 @@ func realPathOr(p string) string {
 		return r
 	}
 	return p
-}
-
-// writeFileAtomic replaces path with data through a temporary file in the
-// same directory, so readers see the old or the new file and never half of
-// one. A symlinked path has its target replaced, keeping the link. An
-// existing file keeps its mode; a new one gets mode.
-func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		path = real
-	}
-	if fi, err := os.Stat(path); err == nil {
-		mode = fi.Mode().Perm()
-	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			os.Remove(tmp)
-		}
-	}()
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Chmod(mode); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	ok = true
-	return nil
 }

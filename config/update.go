@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/tailscale/hujson"
+
+	"github.com/castor-dev/castor/internal/fsutil"
 )
 
 // UpdateFile sets the value at a dotted key ("mcpServers.github",
@@ -55,7 +57,7 @@ func UpdateFilePath(path string, keys []string, value any) error {
 		}
 		return &FileError{Path: path, Err: err}
 	}
-	return writeFileAtomic(path, out, 0o600)
+	return fsutil.WriteFileAtomic(path, out, 0o600)
 }
 
 // setInDocument returns doc with keys set to value.

@@ -9,8 +9,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/castor-dev/castor/internal/textutil"
 )
 
 // Limits Gemini CLI applies to the context it gives the model
@@ -225,20 +226,8 @@ func isWindowsAbs(p string) bool {
 // unit JavaScript's length counts) and marks the cut; it never splits a
 // character.
 func truncateSelection(s string) string {
-	if len(s) <= MaxSelectedTextLen {
-		// Every UTF-16 unit takes at least one UTF-8 byte.
-		return s
-	}
-	units := 0
-	for i, r := range s {
-		n := utf16.RuneLen(r)
-		if n < 0 {
-			n = 1
-		}
-		if units+n > MaxSelectedTextLen {
-			return s[:i] + truncatedMarker
-		}
-		units += n
+	if cut := textutil.CutUTF16(s, MaxSelectedTextLen); len(cut) < len(s) {
+		return cut + truncatedMarker
 	}
 	return s
 }

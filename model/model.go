@@ -106,6 +106,36 @@ func (e *APIError) Retryable() bool {
 // finish reason, after it had already produced chunks.
 var ErrStreamCut = errors.New("model stream ended before it was complete")
 
+// HasFinish reports whether resp ends the turn: a candidate with a finish
+// reason, or a blocked prompt (which comes without candidates). Transports
+// use it to tell a complete stream from one that was cut off (see
+// UnfinishedStreamError).
+func HasFinish(resp *genai.GenerateContentResponse) bool {
+	if resp == nil {
+		return false
+	}
+	if resp.PromptFeedback != nil && resp.PromptFeedback.BlockReason != "" {
+		return true
+	}
+	for _, c := range resp.Candidates {
+		if c != nil && c.FinishReason != "" && c.FinishReason != genai.FinishReasonUnspecified {
+			return true
+		}
+	}
+	return false
+}
+
+// UnfinishedStreamError is the error a transport yields when a stream ends
+// cleanly after chunks chunks, none of which ended the turn (see
+// HasFinish). It wraps ErrStreamCut, which the retry logic retries; being
+// shared, it words the failure the same whichever transport saw it.
+func UnfinishedStreamError(chunks int) error {
+	if chunks == 0 {
+		return fmt.Errorf("%w: the model sent no response", ErrStreamCut)
+	}
+	return fmt.Errorf("%w: no finish reason after %d chunks", ErrStreamCut, chunks)
+}
+
 // AuthError reports missing or rejected credentials; the CLI exits 41.
 type AuthError struct{ Err error }
 

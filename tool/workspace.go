@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/castor-dev/castor/internal/fsutil"
 )
 
 // Workspace is the set of directories tools may touch. The first is the
@@ -84,7 +86,7 @@ func (w *Workspace) Resolve(p string) string {
 // inside the workspace that points outside it is not contained.
 func (w *Workspace) Contains(p string) bool {
 	p = filepath.Clean(p)
-	real := resolveExisting(p)
+	real := fsutil.ResolveExisting(p)
 	w.mu.RLock()
 	defer w.mu.RUnlock()
 	for i, d := range w.dirs {
@@ -118,24 +120,6 @@ func within(dir, p string) bool {
 		return true
 	}
 	return strings.HasPrefix(p, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
-}
-
-// resolveExisting resolves symlinks in the longest existing prefix of p and
-// appends the rest unchanged.
-func resolveExisting(p string) string {
-	rest := ""
-	cur := p
-	for {
-		if r, err := filepath.EvalSymlinks(cur); err == nil {
-			return filepath.Join(r, rest)
-		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
-			return p
-		}
-		rest = filepath.Join(filepath.Base(cur), rest)
-		cur = parent
-	}
 }
 
 // FileFilter decides which paths file tools skip (.gitignore, .geminiignore).

@@ -31,11 +31,11 @@ import (
 	"sync"
 	"syscall"
 	"time"
-	"unicode/utf16"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/castor-dev/castor/ide"
+	"github.com/castor-dev/castor/internal/textutil"
 )
 
 // DefaultDebounce is how long context changes settle before one
@@ -581,7 +581,7 @@ func (s *Server) SelectionChanged(filePath, text string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f := s.activeLocked(filePath)
-	f.SelectedText = cutUTF16(text, ide.MaxSelectedTextLen)
+	f.SelectedText = textutil.CutUTF16(text, ide.MaxSelectedTextLen)
 	s.changedLocked()
 	return nil
 }
@@ -605,25 +605,6 @@ func (s *Server) activeLocked(path string) *ide.File {
 		s.focusLocked(path)
 	}
 	return &s.files[0]
-}
-
-// cutUTF16 cuts s at n UTF-16 code units without splitting a character.
-func cutUTF16(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	units := 0
-	for i, r := range s {
-		k := utf16.RuneLen(r)
-		if k < 0 {
-			k = 1
-		}
-		if units+k > n {
-			return s[:i]
-		}
-		units += k
-	}
-	return s
 }
 
 // Context returns the editor context as the next ide/contextUpdate will

@@ -151,18 +151,13 @@ func (r *Recorder) record(m Message) (string, error) {
 		}
 	}
 	m.ToolCalls = r.completeCalls(nil, m.ToolCalls, now)
-	line, err := encodeMessage(&m)
-	if err != nil {
-		return "", err
-	}
 	set, err := setLine(map[string]any{"lastUpdated": formatTime(now)})
 	if err != nil {
 		return "", err
 	}
-	if err := r.append(line, set); err != nil {
+	if err := r.appendMessage(m, set); err != nil {
 		return "", err
 	}
-	r.remember(m)
 	r.conv.LastUpdated = now
 	return m.ID, nil
 }
@@ -241,15 +236,7 @@ func (r *Recorder) UpdateToolCalls(messageID string, calls []ToolCallRecord) err
 		return fmt.Errorf("chats: message %q is a %s message, not a model message", m.ID, m.Type)
 	}
 	m.ToolCalls = r.completeCalls(m.ToolCalls, calls, now)
-	line, err := encodeMessage(&m)
-	if err != nil {
-		return err
-	}
-	if err := r.append(line); err != nil {
-		return err
-	}
-	r.remember(m)
-	return nil
+	return r.appendMessage(m)
 }
 
 // SetTokens attaches token usage to a model message that was recorded
@@ -266,11 +253,19 @@ func (r *Recorder) SetTokens(messageID string, t Tokens) error {
 	}
 	m := r.conv.Messages[i]
 	m.Tokens = &t
+	return r.appendMessage(m)
+}
+
+// appendMessage appends m to the file, whether new or a new version of a
+// recorded message (readers keep the last version), followed by extra
+// lines in the same write, and only once that is written takes m into
+// memory, so that a failed write leaves the file and the memory agreeing.
+func (r *Recorder) appendMessage(m Message, extra ...[]byte) error {
 	line, err := encodeMessage(&m)
 	if err != nil {
 		return err
 	}
-	if err := r.append(line); err != nil {
+	if err := r.append(append([][]byte{line}, extra...)...); err != nil {
 		return err
 	}
 	r.remember(m)

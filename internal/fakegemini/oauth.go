@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -84,13 +83,10 @@ func StartOAuth(t testing.TB) *OAuthServer {
 		expiresIn: 3599,
 		email:     DefaultEmail,
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	ts, err := newLoopbackServer("127.0.0.1:0", s)
 	if err != nil {
 		t.Fatalf("fakegemini: %v", err)
 	}
-	ts := httptest.NewUnstartedServer(s)
-	ts.Listener.Close()
-	ts.Listener = l
 	ts.Start()
 	s.ts, s.URL = ts, ts.URL
 	t.Cleanup(s.Close)

@@ -81,33 +81,45 @@ func Start(t testing.TB, replies ...Reply) *Server {
 // Only loopback addresses are accepted: the fake must never be reachable
 // from the network.
 func (s *Server) Listen(addr string) error {
-	if addr == "" {
-		addr = "127.0.0.1:0"
-	}
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return err
-	}
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		return fmt.Errorf("fakegemini: refusing to listen on non-loopback address %q", addr)
-	}
-	l, err := net.Listen("tcp", addr)
+	ts, err := newLoopbackServer(addr, s)
 	if err != nil {
 		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.ts != nil {
-		l.Close()
+		ts.Listener.Close()
 		return errors.New("fakegemini: already listening")
 	}
-	ts := httptest.NewUnstartedServer(s)
-	ts.Listener.Close()
-	ts.Listener = l
 	ts.Start()
 	s.ts = ts
 	s.URL = ts.URL
 	return nil
+}
+
+// newLoopbackServer returns an unstarted test server for h, listening on
+// addr ("127.0.0.1:0" when empty), which must be a loopback address so that
+// no fake is ever reachable from the network. httptest picks its own
+// address, so its listener is swapped for one on addr.
+func newLoopbackServer(addr string, h http.Handler) (*httptest.Server, error) {
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return nil, fmt.Errorf("fakegemini: refusing to listen on non-loopback address %q", addr)
+	}
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	ts := httptest.NewUnstartedServer(h)
+	ts.Listener.Close()
+	ts.Listener = l
+	return ts, nil
 }
 
 // Close stops the server, first releasing requests held by Hang or Slow

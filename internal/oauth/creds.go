@@ -15,6 +15,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/castor-dev/castor/config"
+	"github.com/castor-dev/castor/internal/fsutil"
 )
 
 // File names in the Gemini home directory, shared with Gemini CLI.
@@ -245,7 +246,7 @@ func (s *Store) Save(c *Credentials) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(s.CredsPath(), data)
+	return writePrivateFile(s.CredsPath(), data)
 }
 
 // Remove deletes oauth_creds.json; it reports whether there was one.
@@ -282,7 +283,7 @@ func (s *Store) writeAccounts(a accounts) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(s.AccountsPath(), data)
+	return writePrivateFile(s.AccountsPath(), data)
 }
 
 // ActiveAccount returns the email of the signed-in account, or "".
@@ -333,33 +334,13 @@ func contains(ss []string, s string) bool {
 	return false
 }
 
-// writeFileAtomic replaces path with data, mode 0600, through a temporary
-// file in the same directory and a rename.
-func writeFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+// writePrivateFile atomically replaces path with data, mode 0600, creating
+// the directory owner-only if missing. Unlike settings files (see
+// fsutil.WriteFileAtomic), credentials are made owner-only whatever mode
+// an old file had.
+func writePrivateFile(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // a no-op once renamed
-	if err := f.Chmod(0o600); err != nil && !errors.Is(err, errors.ErrUnsupported) {
-		f.Close()
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return fsutil.ReplaceFile(path, data, 0o600)
 }

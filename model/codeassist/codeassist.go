@@ -270,7 +270,7 @@ func (m *Model) GenerateContentStream(ctx context.Context, req *model.Request) i
 				return
 			}
 			chunks++
-			if hasFinish(chunk) {
+			if model.HasFinish(chunk) {
 				finished = true
 			}
 			if !yield(chunk, nil) {
@@ -278,11 +278,7 @@ func (m *Model) GenerateContentStream(ctx context.Context, req *model.Request) i
 			}
 		}
 		if !finished {
-			if chunks == 0 {
-				yield(nil, fmt.Errorf("%w: the model sent no response", model.ErrStreamCut))
-				return
-			}
-			yield(nil, fmt.Errorf("%w: no finish reason after %d chunks", model.ErrStreamCut, chunks))
+			yield(nil, model.UnfinishedStreamError(chunks))
 		}
 	}
 }
@@ -322,18 +318,4 @@ func decodeEvent(data []byte) (*genai.GenerateContentResponse, error) {
 		return nil, fmt.Errorf("%w: bad response event: %v", ErrMalformedStream, err)
 	}
 	return FromGenerateContentResponse(&res), nil
-}
-
-// hasFinish reports whether resp ends the turn: a candidate with a finish
-// reason, or a blocked prompt (which comes without candidates).
-func hasFinish(resp *genai.GenerateContentResponse) bool {
-	if resp.PromptFeedback != nil && resp.PromptFeedback.BlockReason != "" {
-		return true
-	}
-	for _, c := range resp.Candidates {
-		if c != nil && c.FinishReason != "" && c.FinishReason != genai.FinishReasonUnspecified {
-			return true
-		}
-	}
-	return false
 }

@@ -145,6 +145,6 @@ func FuzzDecodeEvent(f *testing.F) {
 		if resp == nil || resp.Candidates == nil {
 			t.Fatalf("response %+v", resp)
 		}
-		_ = hasFinish(resp)
+		_ = model.HasFinish(resp)
 	})
 }

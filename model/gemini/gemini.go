@@ -308,7 +308,7 @@ func (m *Model) GenerateContentStream(ctx context.Context, req *model.Request) i
 				return
 			}
 			chunks++
-			if hasFinish(resp) {
+			if model.HasFinish(resp) {
 				finished = true
 			}
 			if !yield(resp, nil) {
@@ -340,27 +340,7 @@ func (m *Model) streamError(ctx context.Context, slot *callSlot, err error, chun
 		}
 		return fmt.Errorf("%w after %d chunks: %w", model.ErrStreamCut, chunks, err)
 	}
-	if chunks == 0 {
-		return fmt.Errorf("%w: the model sent no response", model.ErrStreamCut)
-	}
-	return fmt.Errorf("%w: no finish reason after %d chunks", model.ErrStreamCut, chunks)
-}
-
-// hasFinish reports whether resp ends the turn: a candidate with a finish
-// reason, or a blocked prompt (which comes without candidates).
-func hasFinish(resp *genai.GenerateContentResponse) bool {
-	if resp == nil {
-		return false
-	}
-	if resp.PromptFeedback != nil && resp.PromptFeedback.BlockReason != "" {
-		return true
-	}
-	for _, c := range resp.Candidates {
-		if c != nil && c.FinishReason != "" && c.FinishReason != genai.FinishReasonUnspecified {
-			return true
-		}
-	}
-	return false
+	return model.UnfinishedStreamError(chunks)
 }
 
 // CountTokens implements model.Model. Only contents are counted, as

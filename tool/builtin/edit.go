@@ -93,6 +93,45 @@ func argsDecode(args map[string]any, v any) error {
 	return json.Unmarshal(b, v)
 }
 
+// editDescriptionLead opens both replace's and smart_edit's descriptions,
+// as it opens Gemini CLI's edit.ts and smart-edit.ts ones.
+const editDescriptionLead = "Replaces text within a file. By default, replaces a single occurrence, but can replace multiple occurrences when `expected_replacements` is specified. This tool requires providing significant context around the change to ensure precise targeting. Always use the read_file tool to examine the file's current content before attempting a text replacement."
+
+// editSchema is the parameter schema of replace and smart_edit, which
+// Gemini CLI words alike but for old_string's description. A non-nil
+// instruction schema adds smart_edit's required instruction parameter.
+func editSchema(oldStringDoc string, instruction map[string]any) map[string]any {
+	props := map[string]any{
+		"file_path": map[string]any{
+			"type":        "string",
+			"description": "The path to the file to modify.",
+		},
+		"old_string": map[string]any{
+			"type":        "string",
+			"description": oldStringDoc,
+		},
+		"new_string": map[string]any{
+			"type":        "string",
+			"description": "The exact literal text to replace `old_string` with, preferably unescaped. Provide the EXACT text. Ensure the resulting code is correct and idiomatic.",
+		},
+		"expected_replacements": map[string]any{
+			"type":        "number",
+			"description": "Number of replacements expected. Defaults to 1 if not specified. Use when you want to replace multiple occurrences.",
+			"minimum":     1,
+		},
+	}
+	required := []any{"file_path", "old_string", "new_string"}
+	if instruction != nil {
+		props["instruction"] = instruction
+		required = []any{"file_path", "instruction", "old_string", "new_string"}
+	}
+	return map[string]any{
+		"type":       "object",
+		"properties": props,
+		"required":   required,
+	}
+}
+
 // editNormalizeArgs accepts the loose spellings models produce for the
 // edit flags: booleans and numbers sent as strings.
 func editNormalizeArgs(args map[string]any) map[string]any {

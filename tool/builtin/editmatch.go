@@ -6,8 +6,6 @@ package builtin
 
 import (
 	"strings"
-
-	"github.com/aymanbagabas/go-udiff"
 )
 
 // editMatch is the outcome of looking for old in a file's content.
@@ -248,50 +246,12 @@ func editSnippet(original, newContent string, contextLines int) string {
 	if original == "" {
 		return newContent
 	}
-	newLines := strings.Split(newContent, "\n")
-	type span struct{ start, end int }
-	var ranges []span
-	newIdx, prevEnd := 0, 0
-	for _, e := range udiff.Lines(original, newContent) {
-		newIdx += editCountLines(original[prevEnd:e.Start])
-		added := editCountLines(e.New)
-		ranges = append(ranges, span{newIdx, newIdx + added})
-		newIdx += added
-		prevEnd = e.End
-	}
-	if len(ranges) == 0 {
+	// Unlike diffContextSnippet it leaves line endings alone: the edit
+	// tools pass LF text already, and the snippet shows only lines that
+	// are in newContent.
+	snippet, changed := changeSnippet(original, newContent, contextLines)
+	if !changed {
 		return newContent
 	}
-	var merged []span
-	for _, r := range ranges {
-		r = span{max(0, r.start-contextLines), min(len(newLines), r.end+contextLines)}
-		if n := len(merged); n > 0 && r.start <= merged[n-1].end {
-			merged[n-1].end = max(merged[n-1].end, r.end)
-			continue
-		}
-		merged = append(merged, r)
-	}
-	var parts []string
-	last := 0
-	for _, r := range merged {
-		if r.start > last {
-			parts = append(parts, "...")
-		}
-		parts = append(parts, strings.Join(newLines[r.start:r.end], "\n"))
-		last = r.end
-	}
-	if last < len(newLines) {
-		parts = append(parts, "...")
-	}
-	return strings.Join(parts, "\n")
-}
-
-// editCountLines counts the lines in a chunk of whole lines, a last line
-// without "\n" included.
-func editCountLines(s string) int {
-	n := strings.Count(s, "\n")
-	if s != "" && !strings.HasSuffix(s, "\n") {
-		n++
-	}
-	return n
+	return snippet
 }

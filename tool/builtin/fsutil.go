@@ -827,25 +827,32 @@ func diffContextSnippet(originalContent, newContent string, contextLines int) st
 	if originalContent == "" {
 		return newContent
 	}
-	before := splitLinesKeepEnds(normalizeLineEndings(originalContent))
-	after := splitLinesKeepEnds(normalizeLineEndings(newContent))
-	newLines := strings.Split(normalizeLineEndings(newContent), "\n")
-	type span struct{ start, end int }
-	var ranges []span
-	for _, d := range lcs.DiffLines(before, after) {
-		ranges = append(ranges, span{d.ReplStart, d.ReplEnd})
-	}
-	if len(ranges) == 0 {
+	snippet, changed := changeSnippet(normalizeLineEndings(originalContent), normalizeLineEndings(newContent), contextLines)
+	if !changed {
 		return newContent
 	}
+	return snippet
+}
+
+// changeSnippet returns the lines of after that a line diff finds changed
+// relative to before, each with contextLines lines around it, gaps marked
+// "..."; changed is false when the diff finds nothing. It is the common
+// part of diffContextSnippet and editSnippet, which differ in how they
+// treat line endings.
+func changeSnippet(before, after string, contextLines int) (snippet string, changed bool) {
+	newLines := strings.Split(after, "\n")
+	type span struct{ start, end int }
 	var merged []span
-	for _, r := range ranges {
-		r = span{max(0, r.start-contextLines), min(len(newLines), r.end+contextLines)}
+	for _, d := range lcs.DiffLines(splitLinesKeepEnds(before), splitLinesKeepEnds(after)) {
+		r := span{max(0, d.ReplStart-contextLines), min(len(newLines), d.ReplEnd+contextLines)}
 		if n := len(merged); n > 0 && r.start <= merged[n-1].end {
 			merged[n-1].end = max(merged[n-1].end, r.end)
 			continue
 		}
 		merged = append(merged, r)
+	}
+	if len(merged) == 0 {
+		return "", false
 	}
 	var parts []string
 	last := 0
@@ -859,7 +866,7 @@ func diffContextSnippet(originalContent, newContent string, contextLines int) st
 	if last < len(newLines) {
 		parts = append(parts, "...")
 	}
-	return strings.Join(parts, "\n")
+	return strings.Join(parts, "\n"), true
 }
 
 // splitLinesKeepEnds splits s into lines that keep their "\n", the tokens a

@@ -39,7 +39,7 @@ func (t *SmartEditTool) Kind() tool.Kind { return tool.KindEdit }
 
 // Description is Gemini CLI's smart-edit.ts description.
 func (t *SmartEditTool) Description() string {
-	return "Replaces text within a file. By default, replaces a single occurrence, but can replace multiple occurrences when `expected_replacements` is specified. This tool requires providing significant context around the change to ensure precise targeting. Always use the read_file tool to examine the file's current content before attempting a text replacement." + `
+	return editDescriptionLead + `
       
       The user has the ability to modify the ` + "`new_string`" + ` content. If modified, this will be stated in the response.
       
@@ -70,35 +70,11 @@ A good instruction should concisely answer:
 - "Replace the line with this new line." (Brittle, just repeats the other parameters)
 `
 
-// Schema is Gemini CLI's smart-edit schema.
+// Schema is Gemini CLI's smart-edit schema: replace's with a required
+// instruction.
 func (t *SmartEditTool) Schema() map[string]any {
-	return map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"file_path": map[string]any{
-				"type":        "string",
-				"description": "The path to the file to modify.",
-			},
-			"instruction": map[string]any{
-				"type":        "string",
-				"description": smartEditInstructionDoc,
-			},
-			"old_string": map[string]any{
-				"type":        "string",
-				"description": "The exact literal text to replace, preferably unescaped. For single replacements (default), include at least 3 lines of context BEFORE and AFTER the target text, matching whitespace and indentation precisely. If this string is not the exact literal text (i.e. you escaped it) or does not match exactly, the tool will fail.",
-			},
-			"new_string": map[string]any{
-				"type":        "string",
-				"description": "The exact literal text to replace `old_string` with, preferably unescaped. Provide the EXACT text. Ensure the resulting code is correct and idiomatic.",
-			},
-			"expected_replacements": map[string]any{
-				"type":        "number",
-				"description": "Number of replacements expected. Defaults to 1 if not specified. Use when you want to replace multiple occurrences.",
-				"minimum":     1,
-			},
-		},
-		"required": []any{"file_path", "instruction", "old_string", "new_string"},
-	}
+	return editSchema("The exact literal text to replace, preferably unescaped. For single replacements (default), include at least 3 lines of context BEFORE and AFTER the target text, matching whitespace and indentation precisely. If this string is not the exact literal text (i.e. you escaped it) or does not match exactly, the tool will fail.",
+		map[string]any{"type": "string", "description": smartEditInstructionDoc})
 }
 
 // NormalizeArgs accepts allow_multiple and expected_replacements sent as

@@ -1,0 +1,28 @@
+// Package textutil holds text helpers that Castor packages share where
+// they must agree with JavaScript's idea of a string.
+package textutil
+
+import "unicode/utf16"
+
+// CutUTF16 returns the longest prefix of s that is at most n UTF-16 code
+// units long (the unit JavaScript's String.length counts) without
+// splitting a character; s itself when it fits. Invalid UTF-8 bytes count
+// as one unit each.
+func CutUTF16(s string, n int) string {
+	if len(s) <= n {
+		// Every UTF-16 unit takes at least one UTF-8 byte.
+		return s
+	}
+	units := 0
+	for i, r := range s {
+		k := utf16.RuneLen(r)
+		if k < 0 {
+			k = 1
+		}
+		if units+k > n {
+			return s[:i]
+		}
+		units += k
+	}
+	return s
+}

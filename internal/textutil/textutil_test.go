@@ -1,0 +1,27 @@
+package textutil
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestCutUTF16(t *testing.T) {
+	for _, tt := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"", 0, ""},
+		{"abc", 3, "abc"},
+		{"abcd", 3, "abc"},
+		{"héllo", 2, "hé"}, // é is one unit but two bytes
+		{"a😀b", 2, "a"},    // 😀 is two units: not split
+		{"a😀b", 3, "a😀"},
+		{"\xff\xfeab", 3, "\xff\xfea"}, // invalid bytes count one each
+		{strings.Repeat("€", 5), 4, strings.Repeat("€", 4)},
+	} {
+		if got := CutUTF16(tt.s, tt.n); got != tt.want {
+			t.Errorf("CutUTF16(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.want)
+		}
+	}
+}
