@@ -522,8 +522,12 @@ func (t *task) finishTurn(final *update) {
 	if cancel != nil {
 		cancel(nil)
 	}
-	t.srv.save(t)
+	// The server-wide slot is freed before saving: clients start their
+	// next turn as soon as they see the final event, and slots held by
+	// turns still writing to disk made bursts of tasks fail as "busy".
+	// The task's own semaphore stays held until its state is saved.
 	<-t.srv.turnSlots
+	t.srv.save(t)
 	close(done)
 	<-t.sem
 }
