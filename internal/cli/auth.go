@@ -12,6 +12,7 @@ import (
 	"github.com/tailscale/hujson"
 
 	"github.com/castor-dev/castor/config"
+	"github.com/castor-dev/castor/internal/fsutil"
 	"github.com/castor-dev/castor/internal/oauth"
 )
 
@@ -229,13 +230,7 @@ func clearSelectedType(path string) error {
 		// which Gemini CLI's parser rejects.
 		obj.Members[i-1].Value.AfterExtra = nil
 	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		return err
-	}
-	tmp := path + ".castor-tmp"
-	if err := os.WriteFile(tmp, v.Pack(), fi.Mode().Perm()); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	// Written through a symlinked settings.json, keeping its mode, with a
+	// unique temporary file so two runs cannot collide.
+	return fsutil.WriteFileAtomic(path, v.Pack(), 0o644)
 }
