@@ -63,6 +63,9 @@ type Config struct {
 type Model struct {
 	client *genai.Client
 	now    func() time.Time
+	// tools caches the encoded declarations (Gemini API only: genai
+	// converts tools differently for Vertex).
+	tools *toolEncoding
 }
 
 var _ model.Model = (*Model)(nil)
@@ -136,7 +139,11 @@ func New(ctx context.Context, cfg Config) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gemini client: %w", err)
 	}
-	return &Model{client: client, now: time.Now}, nil
+	m := &Model{client: client, now: time.Now}
+	if !cfg.Vertex {
+		m.tools = &toolEncoding{}
+	}
+	return m, nil
 }
 
 func vertexBaseURL(location string, express bool) string {
@@ -278,10 +285,19 @@ func prepareConfig(cfg *genai.GenerateContentConfig) *genai.GenerateContentConfi
 	return &c
 }
 
+// prepareConfig is prepareConfig plus the cached tool encoding.
+func (m *Model) prepareConfig(cfg *genai.GenerateContentConfig) *genai.GenerateContentConfig {
+	c := prepareConfig(cfg)
+	if m.tools != nil {
+		m.tools.withEncodedTools(c)
+	}
+	return c
+}
+
 // GenerateContent implements model.Model.
 func (m *Model) GenerateContent(ctx context.Context, req *model.Request) (*genai.GenerateContentResponse, error) {
 	ctx, slot := withSlot(ctx, req.Model)
-	resp, err := m.client.Models.GenerateContent(ctx, req.Model, req.Contents, prepareConfig(req.Config))
+	resp, err := m.client.Models.GenerateContent(ctx, req.Model, req.Contents, m.prepareConfig(req.Config))
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil {
 			return nil, cerr
@@ -302,7 +318,7 @@ func (m *Model) GenerateContentStream(ctx context.Context, req *model.Request) i
 	return func(yield func(*genai.GenerateContentResponse, error) bool) {
 		ctx, slot := withSlot(ctx, req.Model)
 		chunks, finished := 0, false
-		for resp, err := range m.client.Models.GenerateContentStream(ctx, req.Model, req.Contents, prepareConfig(req.Config)) {
+		for resp, err := range m.client.Models.GenerateContentStream(ctx, req.Model, req.Contents, m.prepareConfig(req.Config)) {
 			if err != nil {
 				yield(nil, m.streamError(ctx, slot, err, chunks))
 				return
