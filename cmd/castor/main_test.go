@@ -504,3 +504,28 @@ func TestMemoryFiles(t *testing.T) {
 		t.Error("project memory must not be in the system instruction")
 	}
 }
+
+func TestPipedStdinWithPrompt(t *testing.T) {
+	e := newEnv(t, fakegemini.Text("ok"), fakegemini.Text("ok"))
+	run := func(stdin string, args ...string) {
+		t.Helper()
+		cmd := exec.Command(binary, args...)
+		cmd.Dir = e.ws
+		cmd.Env = []string{"HOME=" + e.home, "PATH=" + os.Getenv("PATH"), "GEMINI_API_KEY=k",
+			"GOOGLE_GEMINI_BASE_URL=" + e.srv.URL, "GEMINI_CLI_TRUST_WORKSPACE=true"}
+		cmd.Stdin = strings.NewReader(stdin)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+	}
+	run("diff --git a b\n", "-p", "Review this change")
+	parts := e.srv.LastRequest().Contents[0].Parts
+	if got := parts[len(parts)-1].Text; got != "diff --git a b\n\nReview this change" {
+		t.Errorf("stdin + -p = %q", got)
+	}
+	run("just stdin")
+	parts = e.srv.LastRequest().Contents[0].Parts
+	if got := parts[len(parts)-1].Text; got != "just stdin" {
+		t.Errorf("stdin alone = %q", got)
+	}
+}
