@@ -80,6 +80,7 @@ func build(o Options) (*Agent, error) {
 	}
 	env := &environment{home: home, trusted: true}
 	st := &config.Settings{}
+	var ideh ideHooks
 	if !o.IgnoreSettings {
 		st, err = config.Load(config.LoadOptions{Workspace: wd, Env: lookup, HomeDir: o.HomeDir})
 		if err != nil {
@@ -88,8 +89,26 @@ func build(o Options) (*Agent, error) {
 		for _, w := range st.Warnings {
 			warn(w)
 		}
+		// The IDE is asked before trust is decided: a connected IDE's own
+		// answer about the workspace overrides trustedFolders.json, as in
+		// Gemini CLI.
+		ideh = connectIDE(context.Background(), o.IDE || st.IDE.Enabled, o, wd, warn)
+		if ideh.client != nil {
+			if trusted := ideh.client.Trusted(); trusted != nil {
+				st, err = config.Load(config.LoadOptions{Workspace: wd, Env: lookup, HomeDir: o.HomeDir, IDETrust: trusted})
+				if err != nil {
+					if ideh.close != nil {
+						ideh.close()
+					}
+					return nil, &ConfigError{Err: err}
+				}
+			}
+		}
 		if o.EnforceTrust {
 			if err := st.Trust.HeadlessTrustError(); err != nil {
+				if ideh.close != nil {
+					ideh.close()
+				}
 				return nil, &UntrustedError{Err: err}
 			}
 		} else if !st.Trust.IsTrusted() && st.Trust.State != config.Untrusted {
@@ -97,6 +116,9 @@ func build(o Options) (*Agent, error) {
 			// settings load leaves out.
 			st, err = config.Load(config.LoadOptions{Workspace: wd, Env: trustLookup(lookup), HomeDir: o.HomeDir})
 			if err != nil {
+				if ideh.close != nil {
+					ideh.close()
+				}
 				return nil, &ConfigError{Err: err}
 			}
 		}
@@ -154,7 +176,6 @@ func build(o Options) (*Agent, error) {
 		return nil, err
 	}
 
-	ideh := connectIDE(context.Background(), o.IDE || st.IDE.Enabled, o, wd, warn)
 	if ideh.close != nil {
 		a.closers = append(a.closers, ideh.close)
 	}

@@ -2,14 +2,19 @@ package castor
 
 import (
 	"context"
+	"errors"
+	"iter"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"google.golang.org/genai"
+
 	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/ide"
 	"github.com/castor-dev/castor/ide/companion"
+	"github.com/castor-dev/castor/model"
 	"github.com/castor-dev/castor/tool"
 )
 
@@ -63,3 +68,54 @@ func TestConnectIDE(t *testing.T) {
 		t.Errorf("shell confirmation: %+v, %v, asked %v", d, err, terminalAsked)
 	}
 }
+
+// TestIDETrustDecidesFolderTrust checks that a connected IDE's answer
+// about the workspace decides folder trust for a headless run, as it does
+// in Gemini CLI, where otherwise an unknown folder is refused.
+func TestIDETrustDecidesFolderTrust(t *testing.T) {
+	for _, trusted := range []bool{true, false} {
+		tmp := t.TempDir()
+		t.Setenv("TMPDIR", tmp)
+		ws, _ := filepath.EvalSymlinks(t.TempDir())
+		s := companion.New(companion.Options{Workspaces: []string{ws}, TempDir: tmp, PID: 4545, Debounce: time.Millisecond})
+		if err := s.Start(); err != nil {
+			t.Fatal(err)
+		}
+		s.SetTrusted(trusted)
+		s.FileFocused(filepath.Join(ws, "a.go"))
+		getenv := func(k string) string {
+			if k == ide.EnvIDEPID {
+				return "4545"
+			}
+			return ""
+		}
+		a, err := New(WithOptions(Options{
+			WorkDir: ws, HomeDir: t.TempDir(), Getenv: getenv, IDE: true, EnforceTrust: true,
+			DisableRecording: true, Client: noModel{},
+		}))
+		if trusted {
+			if err != nil {
+				t.Errorf("IDE says trusted: %v", err)
+			} else {
+				a.Close()
+			}
+		} else {
+			var ue *UntrustedError
+			if !errors.As(err, &ue) {
+				t.Errorf("IDE says untrusted: err = %v", err)
+			}
+		}
+		s.Stop(context.Background())
+	}
+}
+
+// noModel is a transport that is never called.
+type noModel struct{}
+
+func (noModel) GenerateContent(context.Context, *model.Request) (*genai.GenerateContentResponse, error) {
+	return nil, errors.New("not called")
+}
+func (noModel) GenerateContentStream(context.Context, *model.Request) iter.Seq2[*genai.GenerateContentResponse, error] {
+	return func(func(*genai.GenerateContentResponse, error) bool) {}
+}
+func (noModel) CountTokens(context.Context, *model.Request) (int32, error) { return 0, nil }
