@@ -124,7 +124,11 @@ func runA2A(ctx context.Context, f *a2aFlags, stdio IO) error {
 		// client reached the server at.
 		cardURL = ""
 	}
+	// MCP prompts are served as slash commands beside the built-in ones.
+	commands, stopMCP := castor.Commands(ctx, castor.Options{WorkDir: f.workspace, Warn: func(s string) { logger.Warn(s) }})
+	defer stopMCP()
 	srv, err := a2a.NewServer(a2a.Config{
+		Commands:    commands,
 		Workspace:   f.workspace,
 		AllowedRoot: f.allowedRoot,
 		AuthToken:   f.token,
