@@ -115,6 +115,9 @@ type Server struct {
 
 	// notify sends a notification to every session; tests replace it.
 	notify func(method string, params any)
+	// contextSend orders context snapshots with their delivery (see
+	// flushContext and initialized).
+	contextSend sync.Mutex
 }
 
 // New returns a server that is not listening yet. Every server has a new
@@ -650,6 +653,11 @@ func (s *Server) changedLocked() {
 }
 
 func (s *Server) flushContext(gen int) {
+	// Taking the snapshot and sending it happen under contextSend, as a
+	// new session's greeting does, so a client never gets an older context
+	// after a newer one.
+	s.contextSend.Lock()
+	defer s.contextSend.Unlock()
 	s.mu.Lock()
 	if gen != s.timerGen || s.stopped {
 		// A later change restarted the debounce; its own timer sends.

@@ -67,9 +67,11 @@ func (s *Server) initialized(ctx context.Context, req *mcp.InitializedRequest) {
 	ss.mu.Lock()
 	ss.initialized = true
 	ss.mu.Unlock()
+	s.contextSend.Lock()
 	if data, err := notification("ide/contextUpdate", wireContext(s.Context())); err == nil {
 		ss.deliver(data, true)
 	}
+	s.contextSend.Unlock()
 	go func() {
 		req.Session.Wait()
 		s.mu.Lock()
