@@ -17,6 +17,7 @@ import (
 
 	"github.com/castor-dev/castor"
 	"github.com/castor-dev/castor/a2a"
+	"github.com/castor-dev/castor/a2a/blobstore"
 	"github.com/castor-dev/castor/config"
 )
 
@@ -25,11 +26,11 @@ func init() { subcommands = append(subcommands, newA2ACommand) }
 // a2aFlags are the a2a-server options; each defaults to the environment
 // variable Gemini CLI's server reads, where there is one.
 type a2aFlags struct {
-	host, workspace, token, allowedRoot, storeDir, model string
-	port                                                 int
-	yolo, allowPrivatePush, memoryStore, debug           bool
-	maxTurns                                             int
-	turnTimeout                                          time.Duration
+	host, workspace, token, allowedRoot, store, storeDir, model string
+	port                                                        int
+	yolo, allowPrivatePush, memoryStore, debug                  bool
+	maxTurns                                                    int
+	turnTimeout                                                 time.Duration
 }
 
 func envBool(k string) bool {
@@ -59,8 +60,10 @@ func newA2ACommand(ctx context.Context, stdio IO) *cobra.Command {
 	fl.StringVar(&f.workspace, "workspace", os.Getenv("CODER_AGENT_WORKSPACE_PATH"), "default workspace of tasks and commands (CODER_AGENT_WORKSPACE_PATH)")
 	fl.StringVar(&f.token, "auth-token", os.Getenv("CODER_AGENT_AUTH_TOKEN"), "bearer token clients must send (CODER_AGENT_AUTH_TOKEN)")
 	fl.StringVar(&f.allowedRoot, "allowed-root", os.Getenv("CODER_AGENT_ALLOWED_ROOT"), "directory every workspace must lie under (CODER_AGENT_ALLOWED_ROOT; default: home)")
-	fl.StringVar(&f.storeDir, "store-dir", "", "directory tasks are saved in (default ~/.gemini/a2a)")
-	fl.BoolVar(&f.memoryStore, "memory-store", false, "keep tasks in memory only: nothing survives a restart")
+	fl.StringVar(&f.store, "store", "", "URL of the task store: file:///dir, mem://, gs://bucket[/prefix] or s3://bucket[/prefix] (default gs://$GCS_BUCKET_NAME when set, else file://~/.gemini/a2a)")
+	fl.StringVar(&f.storeDir, "store-dir", "", "directory tasks are saved in (same as --store file:///dir)")
+	fl.BoolVar(&f.memoryStore, "memory-store", false, "keep tasks in memory only: nothing survives a restart (same as --store mem://)")
+	c.MarkFlagsMutuallyExclusive("store", "store-dir", "memory-store")
 	fl.StringVarP(&f.model, "model", "m", "", "model to use")
 	fl.BoolVar(&f.yolo, "yolo", envBool("GEMINI_YOLO_MODE"), "approve every tool call (GEMINI_YOLO_MODE=true)")
 	fl.BoolVar(&f.allowPrivatePush, "allow-private-push", false, "let push notifications reach loopback, private and link-local addresses")
@@ -68,6 +71,30 @@ func newA2ACommand(ctx context.Context, stdio IO) *cobra.Command {
 	fl.DurationVar(&f.turnTimeout, "turn-timeout", 0, "wall-time limit of one turn (default 30m)")
 	fl.BoolVarP(&f.debug, "debug", "d", false, "log requests and problems on stderr")
 	return c
+}
+
+// a2aStoreURL picks the task store: --store, --memory-store or
+// --store-dir, then GCS_BUCKET_NAME as Gemini CLI's server reads it, then
+// the a2a directory under the .gemini home. "" is the in-process memory
+// store, which --memory-store keeps rather than a mem:// bucket because it
+// skips the JSON encoding a bucket needs and nothing reads it back anyway.
+// fromEnv reports that the URL came from GCS_BUCKET_NAME, which errors
+// mention, since nothing on the command line names that store.
+func a2aStoreURL(f *a2aFlags, geminiDir string, getenv func(string) string) (u string, fromEnv bool, err error) {
+	switch {
+	case f.store != "":
+		return f.store, false, nil
+	case f.memoryStore:
+		return "", false, nil
+	case f.storeDir != "":
+		u, err := blobstore.FileURL(f.storeDir)
+		return u, false, err
+	}
+	if u := blobstore.GCSBucketURL(getenv("GCS_BUCKET_NAME")); u != "" {
+		return u, true, nil
+	}
+	u, err = blobstore.FileURL(filepath.Join(geminiDir, "a2a"))
+	return u, false, err
 }
 
 func runA2A(ctx context.Context, f *a2aFlags, stdio IO) error {
@@ -93,21 +120,29 @@ func runA2A(ctx context.Context, f *a2aFlags, stdio IO) error {
 			logger.Warn(err.Error())
 		}
 	}
-	if os.Getenv("GCS_BUCKET_NAME") != "" {
-		fmt.Fprintln(stdio.Stderr, "Warning: GCS_BUCKET_NAME is set, but Castor's A2A server stores tasks on disk only; it is ignored.")
+	// Resolved after the .env is loaded: Gemini CLI reads GCS_BUCKET_NAME
+	// from there too.
+	storeURL, fromEnv, err := a2aStoreURL(f, home.Dir, os.Getenv)
+	if err != nil {
+		return &inputError{msg: err.Error()}
 	}
-
 	var store a2a.TaskStore
-	if !f.memoryStore {
-		dir := f.storeDir
-		if dir == "" {
-			dir = filepath.Join(home.Dir, "a2a")
+	if storeURL != "" {
+		bs, err := blobstore.Open(ctx, storeURL)
+		if err != nil && fromEnv {
+			err = fmt.Errorf("%w (GCS_BUCKET_NAME is set; --store or --store-dir choose another store)", err)
 		}
-		fs, err := a2a.NewFileStore(dir)
+		var ue *blobstore.URLError
+		if errors.As(err, &ue) {
+			return &inputError{msg: err.Error()}
+		}
 		if err != nil {
-			return fmt.Errorf("task store: %w", err)
+			return err
 		}
-		store = fs
+		// Closed on return, after the shutdown below has made its final
+		// saves.
+		defer bs.Close()
+		store = bs
 	}
 	ln, err := net.Listen("tcp", net.JoinHostPort(f.host, strconv.Itoa(f.port)))
 	if err != nil {

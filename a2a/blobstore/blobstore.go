@@ -1,0 +1,350 @@
+// Package blobstore keeps A2A tasks in a gocloud.dev/blob bucket: a local
+// directory (file://), memory (mem://) or, in binaries built with the
+// cloudstore tag, Google Cloud Storage (gs://) and S3 (s3://).
+//
+// Objects follow the layout of a2a.FileStore, byte for byte:
+//
+//	tasks/<id>/metadata.json      the task metadata (__persistedState, _contextId)
+//	tasks/<id>/history.json       the A2A message history
+//	tasks/<id>/state.json         state, timestamp, context id, last status, settings
+//	tasks/<id>/conversation.json  the model conversation
+//	tasks/<id>/push.json          push notification configs
+//	tasks/<id>/artifacts/<n>.json one object per artifact
+//
+// so a directory written by a FileStore opens as a file:// bucket and the
+// other way round, and a task saved by one replica continues, with its
+// conversation, on another.
+//
+// # Concurrency
+//
+// Within a process, a task's saves, loads and deletes are serialised, so a
+// load never sees half of a save. Across processes sharing a bucket the
+// store does not lock: each object is replaced atomically, state.json is
+// written last, and the last writer wins. Two replicas saving the same task
+// at the same moment can leave objects from both saves, and a load racing
+// a save can read a newer history than state. The A2A server already needs
+// a task's requests to reach one replica at a time (running turns and
+// pending confirmations live in that replica's memory), so route by task
+// id, as a sticky load balancer does, and the race does not arise.
+// Generation preconditions (GCS ifGenerationMatch, S3 If-Match) would make
+// conflicting saves fail instead; they need driver-specific hooks and a
+// version field in state.json, and are not implemented.
+package blobstore
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"gocloud.dev/blob"
+	"gocloud.dev/gcerrors"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/castor-dev/castor/a2a"
+)
+
+// validTaskID is a2a's rule for task ids: ids become object names, and
+// this keeps them from escaping tasks/.
+var validTaskID = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,128}$`)
+
+// parallel bounds the object reads and writes one Save or Load has in
+// flight: remote buckets answer in tens of milliseconds each, and a task
+// is half a dozen objects or more.
+const parallel = 8
+
+// Store is an a2a.TaskStore over a blob bucket. It is safe for concurrent
+// use.
+type Store struct {
+	b     *blob.Bucket
+	locks keyedMutex
+}
+
+var _ a2a.TaskStore = (*Store)(nil)
+
+// New returns a store over b. The store owns b: Close closes it.
+func New(b *blob.Bucket) *Store { return &Store{b: b} }
+
+// Close closes the bucket.
+func (s *Store) Close() error { return s.b.Close() }
+
+// stateFile is state.json. It mirrors a2a.FileStore's, field for field,
+// which is what keeps the two stores' files interchangeable.
+type stateFile struct {
+	State     a2a.TaskState     `json:"state"`
+	Timestamp string            `json:"timestamp"`
+	ContextID string            `json:"contextId"`
+	Status    a2a.TaskStatus    `json:"status"`
+	Settings  a2a.AgentSettings `json:"agentSettings"`
+}
+
+func taskPrefix(id string) string { return "tasks/" + id + "/" }
+
+// Save writes every object of the task. The objects other than state.json
+// are written concurrently; state.json is written once they all are, so a
+// task whose state.json exists is complete.
+func (s *Store) Save(ctx context.Context, t *a2a.StoredTask) error {
+	if !validTaskID.MatchString(t.ID) {
+		return fmt.Errorf("invalid task id %q", t.ID)
+	}
+	unlock := s.locks.lock(t.ID)
+	defer unlock()
+	p := taskPrefix(t.ID)
+	// Empty lists are written as [], not null: FileStore's bytes.
+	objects := map[string]any{
+		"metadata.json":     t.Metadata,
+		"history.json":      orEmpty(t.History),
+		"conversation.json": orEmpty(t.Conversation),
+		"push.json":         orEmpty(t.PushConfigs),
+	}
+	keep := map[string]bool{}
+	for i, a := range t.Artifacts {
+		name := fmt.Sprintf("artifacts/%04d.json", i)
+		keep[p+name] = true
+		objects[name] = a
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(parallel)
+	for name, v := range objects {
+		g.Go(func() error { return s.writeJSON(gctx, p+name, v) })
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	// Artifacts past the current count belong to an earlier save.
+	stale, err := s.keys(ctx, p+"artifacts/")
+	if err != nil {
+		return err
+	}
+	for _, k := range stale {
+		if !keep[k] {
+			if err := s.b.Delete(ctx, k); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
+				return err
+			}
+		}
+	}
+	return s.writeJSON(ctx, p+"state.json", stateFile{
+		State: t.State, Timestamp: t.Timestamp.UTC().Format(time.RFC3339Nano), ContextID: t.ContextID,
+		Status: t.Status, Settings: t.Settings,
+	})
+}
+
+// Load reads a task back; it returns a2a.ErrNotFound for a task without a
+// state.json. Missing optional objects read as empty, and an artifact that
+// does not decode is skipped, as FileStore does; any other read error
+// fails the load, since dropping an artifact here would delete it on the
+// next save.
+func (s *Store) Load(ctx context.Context, id string) (*a2a.StoredTask, error) {
+	if !validTaskID.MatchString(id) {
+		return nil, a2a.ErrNotFound
+	}
+	unlock := s.locks.lock(id)
+	defer unlock()
+	p := taskPrefix(id)
+	var st stateFile
+	if err := s.readJSON(ctx, p+"state.json", &st); err != nil {
+		if gcerrors.Code(err) == gcerrors.NotFound {
+			return nil, a2a.ErrNotFound
+		}
+		return nil, fmt.Errorf("task %s: %w", id, err)
+	}
+	ts, _ := time.Parse(time.RFC3339Nano, st.Timestamp)
+	t := &a2a.StoredTask{
+		ID: id, ContextID: st.ContextID, State: st.State, Timestamp: ts,
+		Status: st.Status, Settings: st.Settings,
+	}
+	arts, err := s.keys(ctx, p+"artifacts/")
+	if err != nil {
+		return nil, fmt.Errorf("task %s: %w", id, err)
+	}
+	// Skips fileblob's temporary files (<name>.json.<hex>.tmp) of a save
+	// that died.
+	arts = slices.DeleteFunc(arts, func(k string) bool { return !strings.HasSuffix(k, ".json") })
+	artifacts := make([]*a2a.Artifact, len(arts))
+
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(parallel)
+	for name, v := range map[string]any{
+		"metadata.json":     &t.Metadata,
+		"history.json":      &t.History,
+		"conversation.json": &t.Conversation,
+		"push.json":         &t.PushConfigs,
+	} {
+		g.Go(func() error {
+			if err := s.readJSON(gctx, p+name, v); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
+				return err
+			}
+			return nil
+		})
+	}
+	for i, k := range arts {
+		g.Go(func() error {
+			b, err := s.b.ReadAll(gctx, k)
+			if err != nil {
+				if gcerrors.Code(err) == gcerrors.NotFound {
+					return nil
+				}
+				return err
+			}
+			var a a2a.Artifact
+			if json.Unmarshal(b, &a) == nil {
+				artifacts[i] = &a
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, fmt.Errorf("task %s: %w", id, err)
+	}
+	for _, a := range artifacts {
+		if a != nil {
+			t.Artifacts = append(t.Artifacts, *a)
+		}
+	}
+	return t, nil
+}
+
+// List returns the ids of the complete tasks (those with a state.json),
+// sorted. It lists the whole tasks/ prefix in one pass rather than probing
+// each task's state.json, which on a remote bucket is one request per
+// thousand objects instead of one per task.
+func (s *Store) List(ctx context.Context) ([]string, error) {
+	keys, err := s.keys(ctx, "tasks/")
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, k := range keys {
+		id, ok := strings.CutSuffix(strings.TrimPrefix(k, "tasks/"), "/state.json")
+		if ok && validTaskID.MatchString(id) {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	return ids, nil
+}
+
+// Delete removes every object of the task; deleting an unknown task is not
+// an error. state.json goes first, so that a concurrent List or Load sees
+// the task gone rather than incomplete. (a2a.TaskStore has no Delete: the
+// server keeps tasks; this is for operators and tests.) On a file:// bucket
+// the task's emptied directories are left behind; List ignores them.
+func (s *Store) Delete(ctx context.Context, id string) error {
+	if !validTaskID.MatchString(id) {
+		return fmt.Errorf("invalid task id %q", id)
+	}
+	unlock := s.locks.lock(id)
+	defer unlock()
+	p := taskPrefix(id)
+	if err := s.b.Delete(ctx, p+"state.json"); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
+		return err
+	}
+	keys, err := s.keys(ctx, p)
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
+		if err := s.b.Delete(ctx, k); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
+			return err
+		}
+	}
+	return nil
+}
+
+// keys lists every key under prefix, at any depth.
+func (s *Store) keys(ctx context.Context, prefix string) ([]string, error) {
+	var keys []string
+	it := s.b.List(&blob.ListOptions{Prefix: prefix})
+	for {
+		obj, err := it.Next(ctx)
+		if err == io.EOF {
+			return keys, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !obj.IsDir {
+			keys = append(keys, obj.Key)
+		}
+	}
+}
+
+// writeJSON writes v as FileStore does: indented, with a final newline.
+func (s *Store) writeJSON(ctx context.Context, key string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return s.b.WriteAll(ctx, key, append(b, '\n'), &blob.WriterOptions{
+		ContentType: "application/json",
+		// Conversations and push tokens are private. fileblob creates files
+		// 0666 less the umask; narrowing the temporary file before it is
+		// written and renamed gives FileStore's 0600. Other drivers
+		// decline the *os.File and keep their own access control.
+		BeforeWrite: func(as func(any) bool) error {
+			var f *os.File
+			if as(&f) {
+				return f.Chmod(0o600)
+			}
+			return nil
+		},
+	})
+}
+
+func (s *Store) readJSON(ctx context.Context, key string, v any) error {
+	b, err := s.b.ReadAll(ctx, key)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, v)
+}
+
+func orEmpty[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// keyedMutex is one mutex per task id, created on first use and dropped
+// when nobody holds or waits for it, so memory follows the tasks in
+// flight rather than every task ever seen.
+type keyedMutex struct {
+	mu sync.Mutex
+	m  map[string]*refMutex
+}
+
+type refMutex struct {
+	sync.Mutex
+	refs int
+}
+
+func (k *keyedMutex) lock(id string) (unlock func()) {
+	k.mu.Lock()
+	if k.m == nil {
+		k.m = map[string]*refMutex{}
+	}
+	e := k.m[id]
+	if e == nil {
+		e = &refMutex{}
+		k.m[id] = e
+	}
+	e.refs++
+	k.mu.Unlock()
+	e.Lock()
+	return func() {
+		e.Unlock()
+		k.mu.Lock()
+		if e.refs--; e.refs == 0 {
+			delete(k.m, id)
+		}
+		k.mu.Unlock()
+	}
+}

@@ -1,0 +1,163 @@
+package blobstore
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strings"
+
+	"gocloud.dev/blob"
+	// file:// and mem:// are always available; they add about 2 MB to a
+	// binary that already links gRPC and Google's API clients.
+	_ "gocloud.dev/blob/fileblob"
+	_ "gocloud.dev/blob/memblob"
+)
+
+// BuildHint is how to get a binary that opens gs:// and s3:// stores. The
+// cloud drivers are left out by default because they double the binary
+// (+42 MB) and the start-up memory (+20 MB) of every castor command, the
+// interactive ones included.
+const BuildHint = "go build -tags cloudstore ./cmd/castor"
+
+// fileDefaults are the fileblob options the store needs unless the URL
+// says otherwise: create the directory, owner-only as FileStore makes it;
+// no .attrs sidecar files, so the directory holds FileStore's layout and
+// nothing else; temporary files beside their targets rather than in
+// $TMPDIR, where other users could read them and from where a rename
+// across file systems fails.
+var fileDefaults = url.Values{
+	"create_dir":    {"1"},
+	"dir_file_mode": {"0700"},
+	"metadata":      {"skip"},
+	"no_tmp_dir":    {"1"},
+}
+
+// Open opens the task store a URL names:
+//
+//	file:///abs/dir          a directory (created, owner-only)
+//	mem://                   memory: nothing survives the process
+//	gs://bucket[/prefix]     Google Cloud Storage, with Application Default Credentials
+//	s3://bucket[/prefix]     Amazon S3 and compatibles, with the AWS SDK's configuration
+//
+// gs:// and s3:// need a binary built with the cloudstore tag (BuildHint).
+// Query parameters go to the gocloud driver (for instance ?region= for
+// s3://, ?prefix= anywhere). Errors are one line, naming the URL; a URL
+// refused as malformed, unknown or unsupported is a *URLError.
+func Open(ctx context.Context, rawURL string) (*Store, error) {
+	u, err := parseURL(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	b, err := blob.OpenBucket(ctx, u.String())
+	if err != nil {
+		return nil, fmt.Errorf("task store %s: %w", rawURL, oneLine(err))
+	}
+	return New(b), nil
+}
+
+// URLError is a store URL Open refuses before trying to open it: a
+// mistake of whoever wrote the URL, as opposed to a bucket that fails to
+// open.
+type URLError struct {
+	URL    string
+	Reason string
+}
+
+func (e *URLError) Error() string { return fmt.Sprintf("task store %q: %s", e.URL, e.Reason) }
+
+// parseURL checks a store URL and rewrites it into the form gocloud opens.
+func parseURL(raw string) (*url.URL, error) {
+	bad := func(why string, args ...any) error {
+		return &URLError{URL: raw, Reason: fmt.Sprintf(why, args...)}
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, bad("not a URL: %v", unwrapURLError(err))
+	}
+	if u.Scheme == "" || u.Opaque != "" {
+		return nil, bad("not a URL; use file:///abs/dir, mem://, gs://bucket or s3://bucket")
+	}
+	q := u.Query()
+	switch u.Scheme {
+	case "file":
+		// fileblob reads "file://dir" as host "dir" and ignores it, which
+		// would put tasks in / ; "." is its spelling of a relative path.
+		if u.Host != "" && u.Host != "localhost" && u.Host != "." {
+			return nil, bad("file URLs take an absolute path: file:///%s%s", u.Host, u.Path)
+		}
+		if u.Path == "" || (u.Path == "/" && u.Host != ".") {
+			return nil, bad("no directory; use file:///abs/dir")
+		}
+		for k, v := range fileDefaults {
+			if !q.Has(k) {
+				q[k] = v
+			}
+		}
+	case "mem":
+	case "gs", "s3":
+		if u.Host == "" {
+			return nil, bad("no bucket; use %s://bucket[/prefix]", u.Scheme)
+		}
+		if !blob.DefaultURLMux().ValidBucketScheme(u.Scheme) {
+			return nil, bad("this castor was built without %s:// support; build it with: %s", u.Scheme, BuildHint)
+		}
+		// gocloud takes the bucket from the host and ignores the path; a
+		// path here is the prefix the tasks are kept under.
+		if p := strings.Trim(u.Path, "/"); p != "" {
+			if q.Has("prefix") {
+				return nil, bad("give the prefix as the path or as ?prefix=, not both")
+			}
+			q.Set("prefix", p+"/")
+		}
+		u.Path, u.RawPath = "", ""
+	default:
+		return nil, bad("unknown scheme %q; use file, mem, gs or s3", u.Scheme)
+	}
+	u.RawQuery = q.Encode()
+	return u, nil
+}
+
+// FileURL is the file:// URL of a directory, made absolute.
+func FileURL(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	// On Windows C:\x becomes /C:/x, which fileblob turns back.
+	p := filepath.ToSlash(abs)
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p
+	}
+	return (&url.URL{Scheme: "file", Path: p}).String(), nil
+}
+
+// GCSBucketURL is the store URL for GCS_BUCKET_NAME, read as Gemini CLI's
+// A2A server reads it: a bare bucket name. A gs:// prefix is tolerated; ""
+// gives "".
+func GCSBucketURL(name string) string {
+	name = strings.TrimSpace(name)
+	name = strings.TrimSuffix(strings.TrimPrefix(name, "gs://"), "/")
+	if name == "" {
+		return ""
+	}
+	return "gs://" + name
+}
+
+// unwrapURLError drops url.Error's repetition of the whole URL, which the
+// caller's message already names.
+func unwrapURLError(err error) error {
+	if ue, ok := err.(*url.Error); ok {
+		return ue.Err
+	}
+	return err
+}
+
+// oneLine keeps driver errors, some of which span lines, to one line.
+func oneLine(err error) error {
+	s := err.Error()
+	if !strings.ContainsAny(s, "\r\n") {
+		return err
+	}
+	return fmt.Errorf("%s", strings.Join(strings.Fields(s), " "))
+}
