@@ -14,17 +14,17 @@ import (
 func rmfWorkspace(t *testing.T) (*Env, string) {
 	t.Helper()
 	env, dir := auxTestEnv(t)
-	auxWrite(t, dir, "README.md", "# Demo\n")
-	auxWrite(t, dir, "src/main.go", "package main\n\nfunc main() {}\n")
-	auxWrite(t, dir, "src/util/strings.go", "package util\n")
-	auxWrite(t, dir, "src/Notes.TXT", "upper-case extension\n")
-	auxWrite(t, dir, "src/.hidden.go", "package hidden\n")
-	auxWrite(t, dir, "node_modules/dep/index.js", "module.exports = 1\n")
-	auxWrite(t, dir, "GEMINI.md", "context file\n")
-	auxWrite(t, dir, "logo.png", "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
-	auxWrite(t, dir, "docs/guide.pdf", "%PDF-1.4\n\x00binary")
-	auxWrite(t, dir, "data.bin", "\x00\x01\x02")
-	auxWrite(t, dir, "[id].ts", "export const id = 1\n")
+	fsWrite(t, dir, "README.md", "# Demo\n")
+	fsWrite(t, dir, "src/main.go", "package main\n\nfunc main() {}\n")
+	fsWrite(t, dir, "src/util/strings.go", "package util\n")
+	fsWrite(t, dir, "src/Notes.TXT", "upper-case extension\n")
+	fsWrite(t, dir, "src/.hidden.go", "package hidden\n")
+	fsWrite(t, dir, "node_modules/dep/index.js", "module.exports = 1\n")
+	fsWrite(t, dir, "GEMINI.md", "context file\n")
+	fsWrite(t, dir, "logo.png", "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+	fsWrite(t, dir, "docs/guide.pdf", "%PDF-1.4\n\x00binary")
+	fsWrite(t, dir, "data.bin", "\x00\x01\x02")
+	fsWrite(t, dir, "[id].ts", "export const id = 1\n")
 	return env, dir
 }
 
@@ -82,7 +82,7 @@ func TestReadManyFilesTruncatedFile(t *testing.T) {
 	for i := 1; i <= 2005; i++ {
 		fmt.Fprintf(&b, "line %d\n", i)
 	}
-	p := auxWrite(t, dir, "big.txt", b.String())
+	p := fsWrite(t, dir, "big.txt", b.String())
 	r := auxRun(t, NewReadManyFiles(env), map[string]any{"paths": []any{"big.txt"}})
 	if len(r.LLMParts) != 2 {
 		t.Fatalf("%d parts", len(r.LLMParts))
@@ -133,8 +133,8 @@ func TestReadManyFilesMultipleWorkspaceDirs(t *testing.T) {
 	other := t.TempDir()
 	other, _ = filepath.EvalSymlinks(other)
 	env.Workspace.Add(other)
-	auxWrite(t, dir, "a.md", "A\n")
-	auxWrite(t, other, "b.md", "B\n")
+	fsWrite(t, dir, "a.md", "A\n")
+	fsWrite(t, other, "b.md", "B\n")
 	r := auxRun(t, NewReadManyFiles(env), map[string]any{"paths": []any{"*.md"}})
 	if len(r.LLMParts) != 3 || !strings.Contains(r.LLMParts[0].Text+r.LLMParts[1].Text, "--- "+filepath.Join(other, "b.md")+" ---") {
 		t.Errorf("parts = %q", rmfRender(r, dir))

@@ -157,7 +157,7 @@ func TestReplace(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			env, dir := auxTestEnv(t)
 			for rel, content := range tc.files {
-				auxWrite(t, dir, rel, content)
+				fsWrite(t, dir, rel, content)
 			}
 			rel, _ := tc.args["file_path"].(string)
 			abs := filepath.Join(dir, filepath.FromSlash(rel))
@@ -174,7 +174,7 @@ func TestReplace(t *testing.T) {
 				t.Errorf("Diff = %+v", r.Diff)
 			}
 			if tc.file != "" {
-				if got := auxRead(t, abs); got != tc.file {
+				if got := fsRead(t, abs); got != tc.file {
 					t.Errorf("file = %q, want %q", got, tc.file)
 				}
 			}
@@ -190,7 +190,7 @@ func TestReplace(t *testing.T) {
 
 func TestReplaceBuildErrors(t *testing.T) {
 	env, dir := auxTestEnv(t)
-	auxWrite(t, dir, "a.go", "x\n")
+	fsWrite(t, dir, "a.go", "x\n")
 	outside := filepath.Join(filepath.Dir(dir), "elsewhere.txt")
 	tests := []struct {
 		name    string
@@ -219,7 +219,7 @@ func TestReplaceBuildErrors(t *testing.T) {
 
 func TestReplaceConfirmationAndUserModification(t *testing.T) {
 	env, dir := auxTestEnv(t)
-	p := auxWrite(t, dir, "notes.txt", "alpha\nbeta\n")
+	p := fsWrite(t, dir, "notes.txt", "alpha\nbeta\n")
 	c, err := auxPrepare(t, NewReplace(env), map[string]any{"file_path": "notes.txt", "old_string": "beta", "new_string": "gamma"})
 	if err != nil {
 		t.Fatal(err)
@@ -240,7 +240,7 @@ func TestReplaceConfirmationAndUserModification(t *testing.T) {
 	if !strings.Contains(d.FileDiff, "-beta\n+gamma") || !strings.Contains(d.FileDiff, "notes.txt\tProposed") {
 		t.Errorf("diff = %q", d.FileDiff)
 	}
-	if got := auxRead(t, p); got != "alpha\nbeta\n" {
+	if got := fsRead(t, p); got != "alpha\nbeta\n" {
 		t.Errorf("confirmation wrote the file: %q", got)
 	}
 
@@ -254,7 +254,7 @@ func TestReplaceConfirmationAndUserModification(t *testing.T) {
 	if r.Error != nil || r.LLMText != want {
 		t.Errorf("LLMText = %q\nwant      %q (err %v)", r.LLMText, want, r.Error)
 	}
-	if got := auxRead(t, p); got != "alpha\ndelta\n" {
+	if got := fsRead(t, p); got != "alpha\ndelta\n" {
 		t.Errorf("file = %q", got)
 	}
 	st := r.Diff.DiffStat
@@ -265,7 +265,7 @@ func TestReplaceConfirmationAndUserModification(t *testing.T) {
 
 func TestReplaceFailingEditIsNeverWrittenUnapproved(t *testing.T) {
 	env, dir := auxTestEnv(t)
-	p := auxWrite(t, dir, "x.txt", "nothing here\n")
+	p := fsWrite(t, dir, "x.txt", "nothing here\n")
 	c, err := auxPrepare(t, NewReplace(env), map[string]any{"file_path": "x.txt", "old_string": "needle", "new_string": "pin"})
 	if err != nil {
 		t.Fatal(err)
@@ -276,19 +276,19 @@ func TestReplaceFailingEditIsNeverWrittenUnapproved(t *testing.T) {
 	}
 	// The file changes between confirmation and execution so that the
 	// edit would now apply; it must still fail.
-	auxWrite(t, dir, "x.txt", "needle\n")
+	fsWrite(t, dir, "x.txt", "needle\n")
 	r := c.Execute(context.Background(), nil)
 	if r.Error == nil || r.Error.Type != tool.ErrEditNoOccurrenceFound {
 		t.Errorf("result = %+v", r)
 	}
-	if got := auxRead(t, p); got != "needle\n" {
+	if got := fsRead(t, p); got != "needle\n" {
 		t.Errorf("file = %q", got)
 	}
 }
 
 func TestReplaceDescribe(t *testing.T) {
 	env, dir := auxTestEnv(t)
-	auxWrite(t, dir, "a.txt", "x\n")
+	fsWrite(t, dir, "a.txt", "x\n")
 	long := strings.Repeat("a", 40)
 	tests := []struct {
 		args map[string]any

@@ -28,7 +28,7 @@ func TestSaveMemoryFileContent(t *testing.T) {
 			dir := t.TempDir()
 			mem := filepath.Join(dir, ".gemini", "GEMINI.md")
 			if tc.initial != nil {
-				auxWrite(t, dir, ".gemini/GEMINI.md", *tc.initial)
+				fsWrite(t, dir, ".gemini/GEMINI.md", *tc.initial)
 			}
 			env := &Env{MemoryFile: mem}
 			for _, f := range tc.facts {
@@ -37,7 +37,7 @@ func TestSaveMemoryFileContent(t *testing.T) {
 					t.Fatalf("error %v", r.Error)
 				}
 			}
-			auxGolden(t, tc.golden, auxRead(t, mem))
+			auxGolden(t, tc.golden, fsRead(t, mem))
 			entries, _ := os.ReadDir(filepath.Dir(mem))
 			if len(entries) != 1 {
 				t.Errorf("memory directory holds %d entries, want only GEMINI.md", len(entries))
@@ -75,7 +75,7 @@ func TestSaveMemoryResult(t *testing.T) {
 
 func TestSaveMemoryConfirmationAndModification(t *testing.T) {
 	dir := t.TempDir()
-	mem := auxWrite(t, dir, "GEMINI.md", "# Notes\n")
+	mem := fsWrite(t, dir, "GEMINI.md", "# Notes\n")
 	env := &Env{MemoryFile: mem}
 	c, err := auxPrepare(t, NewSaveMemory(env), map[string]any{"fact": "likes Go"})
 	if err != nil {
@@ -93,7 +93,7 @@ func TestSaveMemoryConfirmationAndModification(t *testing.T) {
 	if r.LLMText != `{"success":true,"message":"Okay, I've updated the memory file with your modifications."}` {
 		t.Errorf("LLMText = %s", r.LLMText)
 	}
-	if got := auxRead(t, mem); got != "# Notes\n\n## Gemini Added Memories\n- likes Go a lot\n" {
+	if got := fsRead(t, mem); got != "# Notes\n\n## Gemini Added Memories\n- likes Go a lot\n" {
 		t.Errorf("file = %q", got)
 	}
 	if NewSaveMemory(env).Kind().ReadOnly() {

@@ -134,7 +134,7 @@ func TestSmartEdit(t *testing.T) {
 			if content == "" {
 				content = smartSource
 			}
-			p := auxWrite(t, dir, name, content)
+			p := fsWrite(t, dir, name, content)
 			if tc.model != nil {
 				env.Model = tc.model
 			}
@@ -158,7 +158,7 @@ func TestSmartEdit(t *testing.T) {
 			if wantFile == "" {
 				wantFile = content
 			}
-			if got := auxRead(t, p); got != wantFile {
+			if got := fsRead(t, p); got != wantFile {
 				t.Errorf("file = %q\nwant   %q", got, wantFile)
 			}
 			if tc.model != nil {
@@ -172,7 +172,7 @@ func TestSmartEdit(t *testing.T) {
 
 func TestSmartEditCorrectionRequest(t *testing.T) {
 	env, dir := auxTestEnv(t)
-	p := auxWrite(t, dir, "p.go", smartSource)
+	p := fsWrite(t, dir, "p.go", smartSource)
 	m := auxAnswer(`{"search":"\t\treturn 1","replace":"\t\treturn 2","explanation":"tabs"}`, nil)
 	env.Model = m
 	c, err := auxPrepare(t, NewSmartEdit(env), map[string]any{
@@ -212,7 +212,7 @@ func TestSmartEditCorrectionRequest(t *testing.T) {
 
 func TestSmartEditNoModelCallWhenMatched(t *testing.T) {
 	env, dir := auxTestEnv(t)
-	p := auxWrite(t, dir, "p.go", smartSource)
+	p := fsWrite(t, dir, "p.go", smartSource)
 	m := &auxFakeModel{respond: func(int, *model.Request) (*genai.GenerateContentResponse, error) {
 		t.Error("model called for a matching edit")
 		return nil, errors.New("unexpected")

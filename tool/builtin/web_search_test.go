@@ -99,29 +99,6 @@ func auxTestEnv(t *testing.T) (*Env, string) {
 	return &Env{Workspace: tool.NewWorkspace(dir), ModelName: "test-model"}, dir
 }
 
-// auxWrite creates a file (and its parents) under dir.
-func auxWrite(t *testing.T, dir, rel, content string) string {
-	t.Helper()
-	p := filepath.Join(dir, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-// auxRead returns a file's content.
-func auxRead(t *testing.T, p string) string {
-	t.Helper()
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
 // auxPrepare runs a call through a registry, as the engine does: argument
 // normalization, schema validation, Build.
 func auxPrepare(t *testing.T, tl tool.Tool, args map[string]any) (tool.Call, *tool.Error) {
