@@ -70,3 +70,39 @@ func TestMCPServers(t *testing.T) {
 	check(2, "evhttp__echo", func(s string) bool { return strings.Contains(s, "Echo: over http") })
 	check(3, "read_text_file", func(s string) bool { return strings.Contains(s, "hello from the workspace") })
 }
+
+// TestMCPToolHeadlessApproval: a tool of a server that is not trusted is
+// hidden from a headless default-mode run, and --allowed-tools brings it
+// back.
+func TestMCPToolHeadlessApproval(t *testing.T) {
+	node, everything := npmtest.Server(t, "server-everything")
+	e := newEnv(t)
+	raw, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"ev": map[string]any{"command": node, "args": []string{everything, "stdio"}},
+	}})
+	os.MkdirAll(filepath.Join(e.home, ".gemini"), 0o755)
+	os.WriteFile(filepath.Join(e.home, ".gemini", "settings.json"), raw, 0o644)
+
+	declared := func() map[string]bool {
+		out := map[string]bool{}
+		for _, d := range e.srv.LastRequest().FunctionDeclarations() {
+			out[d.Name] = true
+		}
+		return out
+	}
+	e.srv.Enqueue(fakegemini.Text("ok"))
+	if r := e.run("-p", "hi"); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if declared()["echo"] {
+		t.Error("an untrusted server's tool was offered in a headless run")
+	}
+	e.srv.Enqueue(fakegemini.Call("echo", map[string]any{"message": "allowed"}), fakegemini.Text("ok"))
+	if r := e.run("--allowed-tools", "echo", "-p", "hi"); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	got, _ := json.Marshal(e.srv.LastRequest().LastContent().Parts)
+	if !strings.Contains(string(got), "Echo: allowed") {
+		t.Errorf("allowed MCP call: %s", got)
+	}
+}
