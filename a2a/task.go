@@ -209,6 +209,13 @@ func (t *task) unsubscribe(s *subscriber) {
 
 // publish records u in the task and sends it to every stream and webhook.
 func (t *task) publish(u *update) {
+	t.fanout(u, t.record(u))
+}
+
+// record applies u to the task's state and returns the subscribers to
+// tell; fanout tells them. They are apart so that a turn's end can be
+// saved between the two.
+func (t *task) record(u *update) []*subscriber {
 	t.mu.Lock()
 	u.time = t.srv.now()
 	if u.model == "" {
@@ -230,6 +237,10 @@ func (t *task) publish(u *update) {
 		subs = append(subs, s)
 	}
 	t.mu.Unlock()
+	return subs
+}
+
+func (t *task) fanout(u *update, subs []*subscriber) {
 	for _, s := range subs {
 		s.push(u)
 	}
@@ -513,7 +524,7 @@ func (t *task) finishTurn(final *update) {
 	}
 	cancel := t.cancel
 	t.mu.Unlock()
-	t.publish(final)
+	subs := t.record(final)
 	t.mu.Lock()
 	t.running = false
 	t.cancel = nil
@@ -522,12 +533,14 @@ func (t *task) finishTurn(final *update) {
 	if cancel != nil {
 		cancel(nil)
 	}
-	// The server-wide slot is freed before saving: clients start their
-	// next turn as soon as they see the final event, and slots held by
-	// turns still writing to disk made bursts of tasks fail as "busy".
-	// The task's own semaphore stays held until its state is saved.
+	// The server-wide slot is freed before saving, so turns writing to
+	// disk do not make bursts of other tasks fail as "busy"; the task's
+	// own semaphore stays held until its state is saved. The save comes
+	// before clients see the final event: one that goes straight to
+	// another replica must load this turn, not the previous one.
 	<-t.srv.turnSlots
 	t.srv.save(t)
+	t.fanout(final, subs)
 	close(done)
 	<-t.sem
 }
