@@ -33,6 +33,7 @@ package blobstore
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -65,12 +66,23 @@ const parallel = 8
 type Store struct {
 	b     *blob.Bucket
 	locks keyedMutex
+
+	// A task is saved after every turn but most of its objects do not
+	// change: written keeps a digest of what this process last wrote or
+	// read under each key, so unchanged objects are not rewritten, and
+	// artifacts the last artifact count of each task, so the stale-artifact
+	// listing only runs when the count shrank.
+	mu        sync.Mutex
+	written   map[string][32]byte
+	artifacts map[string]int
 }
 
 var _ a2a.TaskStore = (*Store)(nil)
 
 // New returns a store over b. The store owns b: Close closes it.
-func New(b *blob.Bucket) *Store { return &Store{b: b} }
+func New(b *blob.Bucket) *Store {
+	return &Store{b: b, written: map[string][32]byte{}, artifacts: map[string]int{}}
+}
 
 // Close closes the bucket.
 func (s *Store) Close() error { return s.b.Close() }
@@ -119,17 +131,26 @@ func (s *Store) Save(ctx context.Context, t *a2a.StoredTask) error {
 		return err
 	}
 	// Artifacts past the current count belong to an earlier save.
-	stale, err := s.keys(ctx, p+"artifacts/")
-	if err != nil {
-		return err
-	}
-	for _, k := range stale {
-		if !keep[k] {
-			if err := s.b.Delete(ctx, k); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
-				return err
+	s.mu.Lock()
+	before, known := s.artifacts[p]
+	s.mu.Unlock()
+	if !known || len(t.Artifacts) < before {
+		stale, err := s.keys(ctx, p+"artifacts/")
+		if err != nil {
+			return err
+		}
+		for _, k := range stale {
+			if !keep[k] {
+				if err := s.b.Delete(ctx, k); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
+					return err
+				}
+				s.forget(k)
 			}
 		}
 	}
+	s.mu.Lock()
+	s.artifacts[p] = len(t.Artifacts)
+	s.mu.Unlock()
 	return s.writeJSON(ctx, p+"state.json", stateFile{
 		State: t.State, Timestamp: t.Timestamp.UTC().Format(time.RFC3339Nano), ContextID: t.ContextID,
 		Status: t.Status, Settings: t.Settings,
@@ -167,6 +188,9 @@ func (s *Store) Load(ctx context.Context, id string) (*a2a.StoredTask, error) {
 	// Skips fileblob's temporary files (<name>.json.<hex>.tmp) of a save
 	// that died.
 	arts = slices.DeleteFunc(arts, func(k string) bool { return !strings.HasSuffix(k, ".json") })
+	s.mu.Lock()
+	s.artifacts[p] = len(arts)
+	s.mu.Unlock()
 	artifacts := make([]*a2a.Artifact, len(arts))
 
 	g, gctx := errgroup.WithContext(ctx)
@@ -243,6 +267,7 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 	unlock := s.locks.lock(id)
 	defer unlock()
 	p := taskPrefix(id)
+	s.forgetTask(p)
 	if err := s.b.Delete(ctx, p+"state.json"); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
 		return err
 	}
@@ -282,7 +307,45 @@ func (s *Store) writeJSON(ctx context.Context, key string, v any) error {
 	if err != nil {
 		return err
 	}
-	return s.b.WriteAll(ctx, key, append(b, '\n'), &blob.WriterOptions{
+	b = append(b, '\n')
+	sum := sha256.Sum256(b)
+	s.mu.Lock()
+	same := s.written[key] == sum
+	s.mu.Unlock()
+	if same {
+		return nil
+	}
+	if err := s.write(ctx, key, b); err != nil {
+		s.forget(key)
+		return err
+	}
+	s.mu.Lock()
+	s.written[key] = sum
+	s.mu.Unlock()
+	return nil
+}
+
+// forgetTask drops what the store remembers of the task under prefix p.
+func (s *Store) forgetTask(p string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k := range s.written {
+		if strings.HasPrefix(k, p) {
+			delete(s.written, k)
+		}
+	}
+	delete(s.artifacts, p)
+}
+
+// forget drops what the store remembers of key.
+func (s *Store) forget(key string) {
+	s.mu.Lock()
+	delete(s.written, key)
+	s.mu.Unlock()
+}
+
+func (s *Store) write(ctx context.Context, key string, b []byte) error {
+	return s.b.WriteAll(ctx, key, b, &blob.WriterOptions{
 		ContentType: "application/json",
 		// Conversations and push tokens are private. fileblob creates files
 		// 0666 less the umask; narrowing the temporary file before it is
@@ -301,8 +364,14 @@ func (s *Store) writeJSON(ctx context.Context, key string, v any) error {
 func (s *Store) readJSON(ctx context.Context, key string, v any) error {
 	b, err := s.b.ReadAll(ctx, key)
 	if err != nil {
+		s.forget(key)
 		return err
 	}
+	// What was read is what the store holds now (another process may have
+	// written it): remember it so that the next save compares against it.
+	s.mu.Lock()
+	s.written[key] = sha256.Sum256(b)
+	s.mu.Unlock()
 	return json.Unmarshal(b, v)
 }
 
