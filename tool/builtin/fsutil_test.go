@@ -35,6 +35,12 @@ func fsTempDir(t *testing.T) string {
 	return dir
 }
 
+// fsNotInWorkspace is the error text for path p outside env's workspace.
+func fsNotInWorkspace(env *Env, p string) string {
+	return `Path not in workspace: Attempted path "` + p + `" resolves outside the allowed workspace directories: ` +
+		strings.Join(env.Workspace.Dirs(), ", ") + " or the project temp directory: " + env.TempDir
+}
+
 // fsWrite creates a file (and its parents) under dir.
 func fsWrite(t *testing.T, dir, rel, content string) string {
 	t.Helper()

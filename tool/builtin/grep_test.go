@@ -52,7 +52,7 @@ func grepWorkspace(t *testing.T) (*Env, string) {
 }
 
 func TestGrepStrategies(t *testing.T) {
-	env, ws := grepWorkspace(t)
+	env, _ := grepWorkspace(t)
 	tests := []struct {
 		name    string
 		args    map[string]any
@@ -131,11 +131,10 @@ func TestGrepStrategies(t *testing.T) {
 			}
 		})
 	}
-	_ = ws
 }
 
 func TestGrepAliasAndIgnore(t *testing.T) {
-	env, ws := grepWorkspace(t)
+	env, _ := grepWorkspace(t)
 	fsWithFilter(env, "sub")
 	gt := &grepTool{env: env}
 	c, err := fsPrepare(gt, "grep_search", map[string]any{"pattern": "hello", "dir_path": "."})
@@ -149,7 +148,6 @@ func TestGrepAliasAndIgnore(t *testing.T) {
 	if !strings.Contains(r.LLMText, "File: a.txt") {
 		t.Errorf("a.txt missing:\n%s", r.LLMText)
 	}
-	_ = ws
 }
 
 func TestGrepErrors(t *testing.T) {
@@ -158,9 +156,7 @@ func TestGrepErrors(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(ws, "out")); err != nil {
 		t.Fatal(err)
 	}
-	notInWS := func(p string) string {
-		return `Path not in workspace: Attempted path "` + p + `" resolves outside the allowed workspace directories: ` + ws + " or the project temp directory: " + env.TempDir
-	}
+	notInWS := func(p string) string { return fsNotInWorkspace(env, p) }
 	tests := []struct {
 		name string
 		args map[string]any

@@ -64,9 +64,7 @@ func TestListDirectory(t *testing.T) {
 		}
 	})
 
-	notInWS := func(p string) string {
-		return `Path not in workspace: Attempted path "` + p + `" resolves outside the allowed workspace directories: ` + ws + " or the project temp directory: " + env.TempDir
-	}
+	notInWS := func(p string) string { return fsNotInWorkspace(env, p) }
 	tests := []struct {
 		name    string
 		args    map[string]any

@@ -94,9 +94,7 @@ func TestReadFileErrors(t *testing.T) {
 		}
 	}
 	fsWithFilter(env, "ignored.txt")
-	notInWS := func(p string) string {
-		return `Path not in workspace: Attempted path "` + p + `" resolves outside the allowed workspace directories: ` + ws + " or the project temp directory: " + env.TempDir
-	}
+	notInWS := func(p string) string { return fsNotInWorkspace(env, p) }
 
 	// Failures found while building the call.
 	buildTests := []struct {

@@ -67,11 +67,11 @@ func TestReadManyFilesGolden(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			env, dir := rmfWorkspace(t)
-			r := auxRun(t, NewReadManyFiles(env), tc.args)
+			r := fsRun(t, NewReadManyFiles(env), tc.args)
 			if r.Error != nil {
 				t.Fatalf("error %v", r.Error)
 			}
-			auxGolden(t, tc.golden, rmfRender(r, dir))
+			fsGolden(t, tc.golden, rmfRender(r, dir))
 		})
 	}
 }
@@ -83,7 +83,7 @@ func TestReadManyFilesTruncatedFile(t *testing.T) {
 		fmt.Fprintf(&b, "line %d\n", i)
 	}
 	p := fsWrite(t, dir, "big.txt", b.String())
-	r := auxRun(t, NewReadManyFiles(env), map[string]any{"paths": []any{"big.txt"}})
+	r := fsRun(t, NewReadManyFiles(env), map[string]any{"paths": []any{"big.txt"}})
 	if len(r.LLMParts) != 2 {
 		t.Fatalf("%d parts", len(r.LLMParts))
 	}
@@ -109,7 +109,7 @@ func TestReadManyFilesIgnoreFilter(t *testing.T) {
 		got = append(got, o)
 		return rmfIgnore{"util"}
 	}
-	r := auxRun(t, NewReadManyFiles(env), map[string]any{
+	r := fsRun(t, NewReadManyFiles(env), map[string]any{
 		"paths":                  []any{"src/**/*.go"},
 		"file_filtering_options": map[string]any{"respect_git_ignore": false},
 	})
@@ -122,7 +122,7 @@ func TestReadManyFilesIgnoreFilter(t *testing.T) {
 	}
 
 	env.Filter = func(tool.FilterOptions) tool.FileFilter { return rmfIgnore{"main.go"} }
-	r = auxRun(t, NewReadManyFiles(env), map[string]any{"paths": []any{"src/**/*.go"}})
+	r = fsRun(t, NewReadManyFiles(env), map[string]any{"paths": []any{"src/**/*.go"}})
 	if !strings.Contains(r.Display, "- `1 file(s)` (Reason: ignored by project ignore files)") {
 		t.Errorf("display = %s", r.Display)
 	}
@@ -135,7 +135,7 @@ func TestReadManyFilesMultipleWorkspaceDirs(t *testing.T) {
 	env.Workspace.Add(other)
 	fsWrite(t, dir, "a.md", "A\n")
 	fsWrite(t, other, "b.md", "B\n")
-	r := auxRun(t, NewReadManyFiles(env), map[string]any{"paths": []any{"*.md"}})
+	r := fsRun(t, NewReadManyFiles(env), map[string]any{"paths": []any{"*.md"}})
 	if len(r.LLMParts) != 3 || !strings.Contains(r.LLMParts[0].Text+r.LLMParts[1].Text, "--- "+filepath.Join(other, "b.md")+" ---") {
 		t.Errorf("parts = %q", rmfRender(r, dir))
 	}
@@ -143,13 +143,13 @@ func TestReadManyFilesMultipleWorkspaceDirs(t *testing.T) {
 
 func TestReadManyFilesArgs(t *testing.T) {
 	env, _ := auxTestEnv(t)
-	if _, err := auxPrepare(t, NewReadManyFiles(env), map[string]any{}); err == nil || err.Message != "params must have required property 'paths'" {
+	if _, err := fsPrepare(NewReadManyFiles(env), "", map[string]any{}); err == nil || err.Message != "params must have required property 'paths'" {
 		t.Errorf("no patterns: %v", err)
 	}
-	if _, err := auxPrepare(t, NewReadManyFiles(env), map[string]any{"paths": []any{}}); err == nil || err.Message != "params/paths must NOT have fewer than 1 items" {
+	if _, err := fsPrepare(NewReadManyFiles(env), "", map[string]any{"paths": []any{}}); err == nil || err.Message != "params/paths must NOT have fewer than 1 items" {
 		t.Errorf("empty paths: %v", err)
 	}
-	c, err := auxPrepare(t, NewReadManyFiles(env), map[string]any{"include": []any{"*.go"}})
+	c, err := fsPrepare(NewReadManyFiles(env), "", map[string]any{"include": []any{"*.go"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func TestReadManyFilesArgs(t *testing.T) {
 	if !strings.Contains(c.Describe(), "using patterns: `*.go`") {
 		t.Errorf("Describe = %q", c.Describe())
 	}
-	r := auxRun(t, NewReadManyFiles(env), map[string]any{"paths": []any{"src/{a,b"}})
+	r := fsRun(t, NewReadManyFiles(env), map[string]any{"paths": []any{"src/{a,b"}})
 	if r.Error == nil || r.Error.Type != tool.ErrReadManyFilesSearchError || !strings.HasPrefix(r.Error.Message, "Error during file search: ") {
 		t.Errorf("bad pattern: %+v", r.Error)
 	}

@@ -161,7 +161,7 @@ func TestReplace(t *testing.T) {
 			}
 			rel, _ := tc.args["file_path"].(string)
 			abs := filepath.Join(dir, filepath.FromSlash(rel))
-			r := auxRun(t, NewReplace(env), tc.args)
+			r := fsRun(t, NewReplace(env), tc.args)
 			want := strings.ReplaceAll(tc.want, "<ABS>", abs)
 			if r.LLMText != want {
 				t.Errorf("LLMText = %q\nwant      %q", r.LLMText, want)
@@ -206,7 +206,7 @@ func TestReplaceBuildErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := auxPrepare(t, NewReplace(env), tc.args)
+			_, err := fsPrepare(NewReplace(env), "", tc.args)
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -220,7 +220,7 @@ func TestReplaceBuildErrors(t *testing.T) {
 func TestReplaceConfirmationAndUserModification(t *testing.T) {
 	env, dir := auxTestEnv(t)
 	p := fsWrite(t, dir, "notes.txt", "alpha\nbeta\n")
-	c, err := auxPrepare(t, NewReplace(env), map[string]any{"file_path": "notes.txt", "old_string": "beta", "new_string": "gamma"})
+	c, err := fsPrepare(NewReplace(env), "", map[string]any{"file_path": "notes.txt", "old_string": "beta", "new_string": "gamma"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +266,7 @@ func TestReplaceConfirmationAndUserModification(t *testing.T) {
 func TestReplaceFailingEditIsNeverWrittenUnapproved(t *testing.T) {
 	env, dir := auxTestEnv(t)
 	p := fsWrite(t, dir, "x.txt", "nothing here\n")
-	c, err := auxPrepare(t, NewReplace(env), map[string]any{"file_path": "x.txt", "old_string": "needle", "new_string": "pin"})
+	c, err := fsPrepare(NewReplace(env), "", map[string]any{"file_path": "x.txt", "old_string": "needle", "new_string": "pin"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,7 +299,7 @@ func TestReplaceDescribe(t *testing.T) {
 		{map[string]any{"file_path": "a.txt", "old_string": long + "\nmore", "new_string": "y\nz"}, "a.txt: " + strings.Repeat("a", 30) + "... => y"},
 	}
 	for _, tc := range tests {
-		c, err := auxPrepare(t, NewReplace(env), tc.args)
+		c, err := fsPrepare(NewReplace(env), "", tc.args)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -32,12 +32,12 @@ func TestSaveMemoryFileContent(t *testing.T) {
 			}
 			env := &Env{MemoryFile: mem}
 			for _, f := range tc.facts {
-				r := auxRun(t, NewSaveMemory(env), map[string]any{"fact": f})
+				r := fsRun(t, NewSaveMemory(env), map[string]any{"fact": f})
 				if r.Error != nil {
 					t.Fatalf("error %v", r.Error)
 				}
 			}
-			auxGolden(t, tc.golden, fsRead(t, mem))
+			fsGolden(t, tc.golden, fsRead(t, mem))
 			entries, _ := os.ReadDir(filepath.Dir(mem))
 			if len(entries) != 1 {
 				t.Errorf("memory directory holds %d entries, want only GEMINI.md", len(entries))
@@ -49,7 +49,7 @@ func TestSaveMemoryFileContent(t *testing.T) {
 func TestSaveMemoryResult(t *testing.T) {
 	dir := t.TempDir()
 	env := &Env{MemoryFile: filepath.Join(dir, "GEMINI.md")}
-	r := auxRun(t, NewSaveMemory(env), map[string]any{"fact": `My favorite color is "blue" & <green>`})
+	r := fsRun(t, NewSaveMemory(env), map[string]any{"fact": `My favorite color is "blue" & <green>`})
 	want := `{"success":true,"message":"Okay, I've remembered that: \"My favorite color is \"blue\" &  green \""}`
 	if r.Error != nil || r.LLMText != want {
 		t.Errorf("LLMText = %s\nwant      %s", r.LLMText, want)
@@ -60,7 +60,7 @@ func TestSaveMemoryResult(t *testing.T) {
 
 	// A directory where the file should be makes the write fail.
 	env = &Env{MemoryFile: dir}
-	r = auxRun(t, NewSaveMemory(env), map[string]any{"fact": "x"})
+	r = fsRun(t, NewSaveMemory(env), map[string]any{"fact": "x"})
 	if r.Error == nil || r.Error.Type != tool.ErrMemoryToolExecutionError {
 		t.Fatalf("result = %+v", r)
 	}
@@ -68,7 +68,7 @@ func TestSaveMemoryResult(t *testing.T) {
 		t.Errorf("LLMText = %s", r.LLMText)
 	}
 
-	if _, err := auxPrepare(t, NewSaveMemory(env), map[string]any{"fact": "  "}); err == nil || err.Message != `Parameter "fact" must be a non-empty string.` {
+	if _, err := fsPrepare(NewSaveMemory(env), "", map[string]any{"fact": "  "}); err == nil || err.Message != `Parameter "fact" must be a non-empty string.` {
 		t.Errorf("blank fact: %v", err)
 	}
 }
@@ -77,7 +77,7 @@ func TestSaveMemoryConfirmationAndModification(t *testing.T) {
 	dir := t.TempDir()
 	mem := fsWrite(t, dir, "GEMINI.md", "# Notes\n")
 	env := &Env{MemoryFile: mem}
-	c, err := auxPrepare(t, NewSaveMemory(env), map[string]any{"fact": "likes Go"})
+	c, err := fsPrepare(NewSaveMemory(env), "", map[string]any{"fact": "likes Go"})
 	if err != nil {
 		t.Fatal(err)
 	}

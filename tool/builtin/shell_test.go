@@ -87,9 +87,7 @@ func TestShellBuildErrors(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(ws, "out")); err != nil {
 		t.Fatal(err)
 	}
-	notInWS := func(p string) string {
-		return `Path not in workspace: Attempted path "` + p + `" resolves outside the allowed workspace directories: ` + ws + " or the project temp directory: " + env.TempDir
-	}
+	notInWS := func(p string) string { return fsNotInWorkspace(env, p) }
 	tests := []struct {
 		name string
 		args map[string]any

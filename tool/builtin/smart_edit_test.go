@@ -142,7 +142,7 @@ func TestSmartEdit(t *testing.T) {
 			for k, v := range tc.args {
 				args[k] = v
 			}
-			r := auxRun(t, NewSmartEdit(env), args)
+			r := fsRun(t, NewSmartEdit(env), args)
 			want := strings.NewReplacer("<ABS>", p, "<PATH>", p).Replace(tc.want)
 			if tc.wantErr != "" {
 				auxErrorIs(t, r, tc.wantErr, want)
@@ -175,7 +175,7 @@ func TestSmartEditCorrectionRequest(t *testing.T) {
 	p := fsWrite(t, dir, "p.go", smartSource)
 	m := auxAnswer(`{"search":"\t\treturn 1","replace":"\t\treturn 2","explanation":"tabs"}`, nil)
 	env.Model = m
-	c, err := auxPrepare(t, NewSmartEdit(env), map[string]any{
+	c, err := fsPrepare(NewSmartEdit(env), "", map[string]any{
 		"file_path": p, "instruction": "Return 2 when ready.", "old_string": "  return 1;", "new_string": "  return 2;",
 	})
 	if err != nil {
@@ -218,7 +218,7 @@ func TestSmartEditNoModelCallWhenMatched(t *testing.T) {
 		return nil, errors.New("unexpected")
 	}}
 	env.Model = m
-	r := auxRun(t, NewSmartEdit(env), map[string]any{"file_path": p, "instruction": "i", "old_string": "return 0", "new_string": "return -1"})
+	r := fsRun(t, NewSmartEdit(env), map[string]any{"file_path": p, "instruction": "i", "old_string": "return 0", "new_string": "return -1"})
 	if r.Error != nil {
 		t.Fatal(r.Error)
 	}
@@ -231,7 +231,7 @@ func TestSmartEditDeclaration(t *testing.T) {
 	if tl.Name() != "smart_edit" || len(req) != 4 || req[1] != "instruction" {
 		t.Errorf("name %q required %v", tl.Name(), req)
 	}
-	if _, err := auxPrepare(t, tl, map[string]any{"file_path": "a", "old_string": "x", "new_string": "y"}); err == nil || err.Message != "params must have required property 'instruction'" {
+	if _, err := fsPrepare(tl, "", map[string]any{"file_path": "a", "old_string": "x", "new_string": "y"}); err == nil || err.Message != "params must have required property 'instruction'" {
 		t.Errorf("missing instruction: %v", err)
 	}
 }

@@ -72,7 +72,7 @@ func TestWebFetchPrimary(t *testing.T) {
 	m := auxAnswer("Castor is a Go port. It is fast.", gm)
 	env.Model = m
 	prompt := "Summarize " + srv.URL + "/page & say <why>."
-	r := auxRun(t, webTestTool(env), map[string]any{"prompt": prompt})
+	r := fsRun(t, webTestTool(env), map[string]any{"prompt": prompt})
 	want := "<untrusted_context>\nCastor is a Go por[1][2]t. It is fast.\n\nSources:\n[1] Castor facts (" + srv.URL + "/page)\n[2] Untitled (Unknown URI)\n</untrusted_context>"
 	if r.Error != nil || r.LLMText != want {
 		t.Errorf("LLMText = %q\nwant      %q", r.LLMText, want)
@@ -126,7 +126,7 @@ func TestWebFetchFallback(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			env, _ := auxTestEnv(t)
 			env.Model = tc.model
-			r := auxRun(t, webTestTool(env), map[string]any{"prompt": "Summarize " + page})
+			r := fsRun(t, webTestTool(env), map[string]any{"prompt": "Summarize " + page})
 			if r.Error != nil || r.LLMText != "<untrusted_context>\nCastor is a fast, small Go port.\n</untrusted_context>" {
 				t.Fatalf("result = %+v", r)
 			}
@@ -198,7 +198,7 @@ func TestWebFetchFallbackOutcomes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			env, _ := auxTestEnv(t)
 			env.Model = tc.model
-			r := auxRun(t, webTestTool(env), map[string]any{"prompt": strings.ReplaceAll(tc.prompt, "<SRV>", srv.URL)})
+			r := fsRun(t, webTestTool(env), map[string]any{"prompt": strings.ReplaceAll(tc.prompt, "<SRV>", srv.URL)})
 			want := strings.ReplaceAll(tc.want, "<SRV>", srv.URL)
 			if r.LLMText != want {
 				t.Errorf("LLMText = %q\nwant      %q", r.LLMText, want)
@@ -215,7 +215,7 @@ func TestWebFetchFallbackOutcomes(t *testing.T) {
 func TestWebFetchBudget(t *testing.T) {
 	srv, _ := webTestServer(t)
 	env, _ := auxTestEnv(t)
-	r := auxRun(t, webTestTool(env), map[string]any{"prompt": "Read " + srv.URL + "/big"})
+	r := fsRun(t, webTestTool(env), map[string]any{"prompt": "Read " + srv.URL + "/big"})
 	if !strings.Contains(r.LLMText, strings.Repeat("a", webFetchBudget)+webFetchTruncated+"\n</source>") || strings.Contains(r.LLMText, strings.Repeat("a", webFetchBudget+1)) {
 		t.Errorf("big page not cut to the budget (len %d)", len(r.LLMText))
 	}
@@ -239,7 +239,7 @@ func TestWebFetchBlockedHosts(t *testing.T) {
 		env, _ := auxTestEnv(t)
 		m := auxAnswer("should not be asked", nil)
 		env.Model = m
-		r := auxRun(t, NewWebFetch(env), map[string]any{"prompt": "Summarize " + srv.URL + "/page"})
+		r := fsRun(t, NewWebFetch(env), map[string]any{"prompt": "Summarize " + srv.URL + "/page"})
 		msg := "All requested URLs were skipped: [Blocked Host] " + srv.URL + "/page"
 		if r.LLMText != "Error: "+msg {
 			t.Errorf("LLMText = %q", r.LLMText)
@@ -255,7 +255,7 @@ func TestWebFetchBlockedHosts(t *testing.T) {
 		env.Model = auxAnswer("Answer.", nil)
 		tl := webTestTool(env)
 		tl.HostBlocked = func(h string) bool { return h == "localhost" }
-		r := auxRun(t, tl, map[string]any{"prompt": "Compare http://localhost:" + port + "/page with " + srv.URL + "/page"})
+		r := fsRun(t, tl, map[string]any{"prompt": "Compare http://localhost:" + port + "/page with " + srv.URL + "/page"})
 		want := "<untrusted_context>\n[Warning] The following URLs were skipped:\n[Blocked Host] http://localhost:" + port + "/page\n\nAnswer.\n</untrusted_context>"
 		if r.LLMText != want {
 			t.Errorf("LLMText = %q\nwant      %q", r.LLMText, want)
@@ -267,7 +267,7 @@ func TestWebFetchBlockedHosts(t *testing.T) {
 		tl := webTestTool(env)
 		tl.HostBlocked = func(h string) bool { return h == "127.0.0.1" || h == "::1" }
 		before := hits.Load()
-		r := auxRun(t, tl, map[string]any{"prompt": "Read http://localhost:" + port + "/page"})
+		r := fsRun(t, tl, map[string]any{"prompt": "Read http://localhost:" + port + "/page"})
 		if r.Error == nil || r.Error.Type != tool.ErrWebFetchFallbackFailed || !strings.Contains(r.Error.Message, "blocked or private host") {
 			t.Errorf("result = %+v", r.Error)
 		}
@@ -283,7 +283,7 @@ func TestWebFetchBlockedHosts(t *testing.T) {
 		tl := webTestTool(env)
 		tl.HostBlocked = func(h string) bool { return h == "localhost" }
 		before := hits.Load()
-		r := auxRun(t, tl, map[string]any{"prompt": "Read " + redirect.URL + "/start"})
+		r := fsRun(t, tl, map[string]any{"prompt": "Read " + redirect.URL + "/start"})
 		if r.Error == nil || !strings.Contains(r.Error.Message, "Access to blocked or private host http://localhost:"+port+"/page is not allowed.") {
 			t.Errorf("result = %+v", r.Error)
 		}
@@ -346,13 +346,13 @@ func TestWebFetchBuildAndConfirm(t *testing.T) {
 		{"get ftp://x.org and file:///etc/passwd", "Error(s) in prompt URLs:\n- Unsupported protocol in URL: \"ftp://x.org\". Only http and https are supported.\n- Unsupported protocol in URL: \"file:///etc/passwd\". Only http and https are supported."},
 	}
 	for _, tc := range tests {
-		if _, err := auxPrepare(t, tl, map[string]any{"prompt": tc.prompt}); err == nil || err.Type != tool.ErrInvalidParams || err.Message != tc.want {
+		if _, err := fsPrepare(tl, "", map[string]any{"prompt": tc.prompt}); err == nil || err.Type != tool.ErrInvalidParams || err.Message != tc.want {
 			t.Errorf("prompt %q: %v", tc.prompt, err)
 		}
 	}
 
 	prompt := "Explain https://github.com/castor-dev/castor/blob/main/tool/tool.go and https://go.dev/doc " + strings.Repeat("x", 60)
-	c, err := auxPrepare(t, tl, map[string]any{"prompt": prompt})
+	c, err := fsPrepare(tl, "", map[string]any{"prompt": prompt})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -374,7 +374,7 @@ func TestWebFetchTooManyURLs(t *testing.T) {
 	for i := range 22 {
 		fmt.Fprintf(&b, "https://site%d.example/ ", i)
 	}
-	r := auxRun(t, NewWebFetch(env), map[string]any{"prompt": b.String()})
+	r := fsRun(t, NewWebFetch(env), map[string]any{"prompt": b.String()})
 	if !strings.Contains(r.LLMText, "[Too many URLs] https://site20.example/\n[Too many URLs] https://site21.example/") {
 		t.Errorf("LLMText = %q", r.LLMText)
 	}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"iter"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -92,30 +90,8 @@ func auxRequestText(req *model.Request) string {
 // resolved, so paths in messages are predictable).
 func auxTestEnv(t *testing.T) (*Env, string) {
 	t.Helper()
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := fsTempDir(t)
 	return &Env{Workspace: tool.NewWorkspace(dir), ModelName: "test-model"}, dir
-}
-
-// auxPrepare runs a call through a registry, as the engine does: argument
-// normalization, schema validation, Build.
-func auxPrepare(t *testing.T, tl tool.Tool, args map[string]any) (tool.Call, *tool.Error) {
-	t.Helper()
-	_, c, err := tool.NewRegistry(tl).Prepare(tl.Name(), args, nil)
-	return c, err
-}
-
-// auxRun prepares and executes a call, failing the test when preparation
-// fails.
-func auxRun(t *testing.T, tl tool.Tool, args map[string]any) *tool.Result {
-	t.Helper()
-	c, err := auxPrepare(t, tl, args)
-	if err != nil {
-		t.Fatalf("prepare %s: %s: %s", tl.Name(), err.Type, err.Message)
-	}
-	return c.Execute(context.Background(), nil)
 }
 
 // auxErrorIs checks a failed result's type and message.
@@ -126,29 +102,6 @@ func auxErrorIs(t *testing.T, r *tool.Result, typ tool.ErrorType, msg string) {
 	}
 	if r.Error.Type != typ || r.Error.Message != msg {
 		t.Errorf("error = %s %q\nwant    %s %q", r.Error.Type, r.Error.Message, typ, msg)
-	}
-}
-
-// auxGolden compares got with testdata/<name>, rewriting the file when
-// CASTOR_UPDATE_GOLDEN is set. (An environment variable, not a flag, so
-// that no flag name can clash with other tests in the package.)
-func auxGolden(t *testing.T, name, got string) {
-	t.Helper()
-	p := filepath.Join("testdata", filepath.FromSlash(name))
-	if os.Getenv("CASTOR_UPDATE_GOLDEN") != "" {
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("%v (set CASTOR_UPDATE_GOLDEN=1 to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s mismatch\n--- got ---\n%s\n--- want ---\n%s", name, got, want)
 	}
 }
 
@@ -196,7 +149,7 @@ func TestWebSearch(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			env, _ := auxTestEnv(t)
 			env.Model = tc.model
-			r := auxRun(t, NewWebSearch(env), map[string]any{"query": "golang"})
+			r := fsRun(t, NewWebSearch(env), map[string]any{"query": "golang"})
 			if r.LLMText != tc.want {
 				t.Errorf("LLMText = %q\nwant      %q", r.LLMText, tc.want)
 			}
@@ -224,13 +177,13 @@ func TestWebSearch(t *testing.T) {
 func TestWebSearchValidationAndCancel(t *testing.T) {
 	env, _ := auxTestEnv(t)
 	env.Model = auxAnswer("x", nil)
-	if _, err := auxPrepare(t, NewWebSearch(env), map[string]any{"query": "  "}); err == nil || err.Message != "The 'query' parameter cannot be empty." {
+	if _, err := fsPrepare(NewWebSearch(env), "", map[string]any{"query": "  "}); err == nil || err.Message != "The 'query' parameter cannot be empty." {
 		t.Errorf("blank query: %v", err)
 	}
-	if _, err := auxPrepare(t, NewWebSearch(env), map[string]any{}); err == nil || err.Message != "params must have required property 'query'" {
+	if _, err := fsPrepare(NewWebSearch(env), "", map[string]any{}); err == nil || err.Message != "params must have required property 'query'" {
 		t.Errorf("missing query: %v", err)
 	}
-	c, _ := auxPrepare(t, NewWebSearch(env), map[string]any{"query": "q"})
+	c, _ := fsPrepare(NewWebSearch(env), "", map[string]any{"query": "q"})
 	if got := c.Describe(); got != `Searching the web for: "q"` {
 		t.Errorf("Describe = %q", got)
 	}
@@ -241,7 +194,7 @@ func TestWebSearchValidationAndCancel(t *testing.T) {
 		t.Errorf("cancelled: %+v", r)
 	}
 	env.Model = nil
-	r = auxRun(t, NewWebSearch(env), map[string]any{"query": "q"})
+	r = fsRun(t, NewWebSearch(env), map[string]any{"query": "q"})
 	if r.Error == nil || r.Error.Type != tool.ErrWebSearchFailed {
 		t.Errorf("no model: %+v", r)
 	}

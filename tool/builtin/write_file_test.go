@@ -145,9 +145,7 @@ func TestWriteFileErrors(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(ws, "dir"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	notInWS := func(p string) string {
-		return `Path not in workspace: Attempted path "` + p + `" resolves outside the allowed workspace directories: ` + ws + " or the project temp directory: " + env.TempDir
-	}
+	notInWS := func(p string) string { return fsNotInWorkspace(env, p) }
 	tests := []struct {
 		name string
 		args map[string]any

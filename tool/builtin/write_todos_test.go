@@ -23,7 +23,7 @@ func TestWriteTodosValidation(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := auxPrepare(t, NewWriteTodos(nil), map[string]any{"todos": tc.todos})
+			_, err := fsPrepare(NewWriteTodos(nil), "", map[string]any{"todos": tc.todos})
 			if err == nil || err.Type != tool.ErrInvalidParams || err.Message != tc.want {
 				t.Errorf("got %v, want %q", err, tc.want)
 			}
@@ -43,7 +43,7 @@ func TestWriteTodos(t *testing.T) {
 		map[string]any{"description": "Ask for review", "status": "blocked"},
 		map[string]any{"description": "Old idea", "status": "cancelled"},
 	}
-	c, err := auxPrepare(t, tl, map[string]any{"todos": todos})
+	c, err := fsPrepare(tl, "", map[string]any{"todos": todos})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestWriteTodos(t *testing.T) {
 		t.Errorf("Todos() = %v", got)
 	}
 
-	c, _ = auxPrepare(t, tl, map[string]any{"todos": []any{}})
+	c, _ = fsPrepare(tl, "", map[string]any{"todos": []any{}})
 	if got := c.Describe(); got != "Cleared todo list" {
 		t.Errorf("Describe = %q", got)
 	}
