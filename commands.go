@@ -31,7 +31,11 @@ func Commands(ctx context.Context, o Options) (*command.Registry, func() error) 
 		}
 		return reg, noop
 	}
-	m := openMCP(ctx, st, o.AllowedMCPServerNames, o.Warn)
+	home := config.ResolveHome(lookup)
+	if o.HomeDir != "" {
+		home = config.HomeAt(o.HomeDir)
+	}
+	m := openMCP(ctx, st, mcpPlace{workDir: o.WorkDir, geminiDir: home.Dir}, o.AllowedMCPServerNames, o.Warn)
 	if m == nil {
 		return reg, noop
 	}

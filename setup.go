@@ -239,7 +239,7 @@ func build(o Options) (*Agent, error) {
 		trustedTools = append(trustedTools, t.Name())
 	}
 	if !o.IgnoreSettings {
-		mcpTools, closeMCP := startMCP(context.Background(), st, o.AllowedMCPServerNames, warn)
+		mcpTools, closeMCP := startMCP(context.Background(), st, mcpPlace{workDir: wd, geminiDir: home.Dir}, o.AllowedMCPServerNames, warn)
 		a.closers = append(a.closers, closeMCP)
 		for _, t := range mcpTools {
 			reg.Register(t)

@@ -21,8 +21,8 @@ import (
 // their tools for the registry and a function that stops them. It never
 // fails: a bad entry or a server that does not come up is reported
 // through warn, and the session goes on without it.
-func startMCP(ctx context.Context, st *config.Settings, allowedNames []string, warn func(string)) (tools []tool.Tool, closer func() error) {
-	m := openMCP(ctx, st, allowedNames, warn)
+func startMCP(ctx context.Context, st *config.Settings, at mcpPlace, allowedNames []string, warn func(string)) (tools []tool.Tool, closer func() error) {
+	m := openMCP(ctx, st, at, allowedNames, warn)
 	if m == nil {
 		return nil, func() error { return nil }
 	}
@@ -32,7 +32,7 @@ func startMCP(ctx context.Context, st *config.Settings, allowedNames []string, w
 // openMCP is startMCP returning the manager itself, for callers that also
 // want prompts (slash commands), resources or server statuses. It returns
 // nil when no server is configured.
-func openMCP(ctx context.Context, st *config.Settings, allowedNames []string, warn func(string)) *mcp.Manager {
+func openMCP(ctx context.Context, st *config.Settings, at mcpPlace, allowedNames []string, warn func(string)) *mcp.Manager {
 	if warn == nil {
 		warn = func(string) {}
 	}
@@ -57,7 +57,7 @@ func openMCP(ctx context.Context, st *config.Settings, allowedNames []string, wa
 		return nil
 	}
 
-	workDir := workspaceOf(st)
+	workDir := at.workDir
 	var roots []string
 	if workDir != "" {
 		roots = []string{workDir}
@@ -88,7 +88,7 @@ func openMCP(ctx context.Context, st *config.Settings, allowedNames []string, wa
 		Reserved:      func(n string) bool { return reserved[n] },
 		// No browser here: a headless start uses stored tokens only (the
 		// lead's interactive faces can pass OpenBrowser).
-		OAuth: &mcp.OAuthOptions{TokenFile: filepath.Join(geminiDirOf(st), mcp.TokenFileName)},
+		OAuth: &mcp.OAuthOptions{TokenFile: filepath.Join(at.geminiDir, mcp.TokenFileName)},
 	})
 	statuses := m.Statuses()
 	sort.Slice(statuses, func(i, j int) bool { return statuses[i].Name < statuses[j].Name })
@@ -103,27 +103,12 @@ func openMCP(ctx context.Context, st *config.Settings, allowedNames []string, wa
 	return m
 }
 
-// workspaceOf recovers the workspace directory from the workspace
-// settings layer (<workspace>/.gemini/settings.json), "" if unknown.
-func workspaceOf(st *config.Settings) string {
-	for _, f := range st.Files {
-		if f.Scope == config.ScopeWorkspace && f.Path != "" {
-			return filepath.Dir(filepath.Dir(f.Path))
-		}
-	}
-	return ""
-}
-
-// geminiDirOf is the ~/.gemini directory the settings were loaded from
-// (it honours GEMINI_CLI_HOME and Options.HomeDir, which ResolveHome alone
-// would not see).
-func geminiDirOf(st *config.Settings) string {
-	for _, f := range st.Files {
-		if f.Scope == config.ScopeUser && f.Path != "" {
-			return filepath.Dir(f.Path)
-		}
-	}
-	return config.ResolveHome(nil).Dir
+// mcpPlace is where MCP servers run: the workspace (their working
+// directory and root) and the ~/.gemini directory holding their OAuth
+// tokens.
+type mcpPlace struct {
+	workDir   string
+	geminiDir string
 }
 
 // redaction reads security.environmentVariableRedaction.allowed or

@@ -66,7 +66,7 @@ func TestStartMCP(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var warns []string
-			tools, closer := startMCP(context.Background(), tt.st, tt.allowed, func(s string) { warns = append(warns, s) })
+			tools, closer := startMCP(context.Background(), tt.st, mcpPlace{workDir: t.TempDir(), geminiDir: t.TempDir()}, tt.allowed, func(s string) { warns = append(warns, s) })
 			defer closer()
 			var names []string
 			for _, tl := range tools {
