@@ -2,19 +2,20 @@
 // agent. An Agent drives Gemini over a workspace with the same settings,
 // memory files, tools and approval rules as the castor command:
 //
-//	a, err := castor.New(castor.WithWorkDir("/path/to/project"))
+//	a, err := castor.New(ctx, castor.WithWorkDir("/path/to/project"))
 //	if err != nil { ... }
 //	defer a.Close()
 //	res, err := a.Send(ctx, "what does this project do?")
 //	fmt.Println(res.Text)
 //
-// Stream gives the engine's events as they happen instead.
+// Stream gives the engine's events as they happen instead. The package is
+// a small facade: the engine is package agent, and the wiring of settings,
+// credentials, tools and servers is shared with the castor command.
 package castor
 
 import (
 	"context"
 	"errors"
-	"fmt"
 	"iter"
 	"strings"
 	"time"
@@ -22,7 +23,9 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/castor-dev/castor/agent"
-	"github.com/castor-dev/castor/internal/checkpoint"
+	"github.com/castor-dev/castor/config"
+	"github.com/castor-dev/castor/internal/setup"
+	"github.com/castor-dev/castor/internal/version"
 	"github.com/castor-dev/castor/model"
 	"github.com/castor-dev/castor/policy"
 	"github.com/castor-dev/castor/tool"
@@ -30,14 +33,14 @@ import (
 
 // Version is Castor's version, reported by --version and in the
 // User-Agent header.
-var Version = "0.1.0"
+var Version = version.Version
 
 // DefaultModel is the model used when neither an option, the settings nor
 // GEMINI_MODEL name one.
-const DefaultModel = "gemini-2.5-pro"
+const DefaultModel = setup.DefaultModel
 
-// SessionContext is what dynamic instructions (and, later, tools and
-// hooks) learn about the session they serve.
+// SessionContext is what dynamic instructions learn about the session
+// they serve.
 type SessionContext struct {
 	SessionID  string
 	WorkDir    string
@@ -45,122 +48,146 @@ type SessionContext struct {
 	Transcript []*genai.Content
 }
 
-// Options is the whole configuration of an Agent. Most programs set it
-// through the With… functions given to New.
-type Options struct {
-	// WorkDir is the workspace root (default: the current directory).
-	WorkDir string
-	// IncludeDirectories are further workspace directories.
-	IncludeDirectories []string
-	// Model is the model name (default: settings model.name, GEMINI_MODEL,
-	// then DefaultModel).
-	Model string
-	// Instructions are added where GEMINI.md memory goes in the system
-	// instruction; InstructionsFunc computes them for each model call.
-	Instructions     string
-	InstructionsFunc func(SessionContext) string
-	// Tools are custom tools, added to the built-in ones.
-	Tools []tool.Tool
-	// ApprovalMode overrides general.defaultApprovalMode.
-	ApprovalMode policy.Mode
-	// AllowedTools are extra --allowed-tools rules.
-	AllowedTools []string
-	// AllowedMCPServerNames limits the MCP servers started to these
-	// (--allowed-mcp-server-names).
-	AllowedMCPServerNames []string
-	// Confirm answers confirmations synchronously. With it the agent is
-	// interactive: calls that need approval are asked for instead of being
-	// refused.
-	Confirm func(ctx context.Context, call *agent.ToolCall) (tool.Decision, error)
-	// Interactive makes calls that need approval pause the turn
-	// (EventInputRequired) even without Confirm.
-	Interactive bool
-	// Client replaces the model transport (tests, custom backends).
-	Client model.Model
-	// FakeResponses replays a Gemini CLI --fake-responses JSONL file;
-	// FakeResponsesNonStrict matches entries by method instead of order.
-	FakeResponses          string
-	FakeResponsesNonStrict bool
-	// RecordResponses records the model's responses in the same format.
-	RecordResponses string
-	// SessionID fixes the session id (default: a new UUID).
-	SessionID string
-	// Resume continues a recorded session: "latest", a 1-based index or a
-	// session id.
-	Resume string
-	// IDE turns IDE mode on (the --ide flag) whatever the ide.enabled
-	// setting says: editor context from the IDE companion, edits confirmed
-	// as diffs in the IDE.
-	IDE bool
-	// History restores a conversation kept elsewhere (a task store): the
-	// session continues from it without the environment context being
-	// added again.
-	History []*genai.Content
-	// DisableRecording turns off chat recording under ~/.gemini/tmp.
-	DisableRecording bool
-	// IgnoreSettings skips settings files, .env and GEMINI.md: only the
-	// options count.
-	IgnoreSettings bool
-	// EnforceTrust refuses a workspace that folder trust does not trust,
-	// as headless Gemini CLI does. Without it the workspace counts as
-	// trusted: a program that names its work directory vouches for it.
-	EnforceTrust bool
-	// Getenv reads the environment (default os.LookupEnv-backed).
-	Getenv func(string) string
-	// HomeDir is the user's home directory (default os.UserHomeDir).
-	HomeDir string
-	// Retry tunes retries of failed model calls.
-	Retry *model.RetryOptions
-	// Warn receives non-fatal setup problems (default: ignored).
-	Warn func(string)
+// Option configures an Agent. Options compose: each adds to what the
+// others set, and none discards another.
+type Option func(*setup.Options)
+
+// WithWorkDir sets the workspace root (default: the current directory).
+func WithWorkDir(dir string) Option { return func(o *setup.Options) { o.WorkDir = dir } }
+
+// WithIncludeDirectories adds workspace directories beside the root.
+func WithIncludeDirectories(dirs ...string) Option {
+	return func(o *setup.Options) { o.IncludeDirectories = append(o.IncludeDirectories, dirs...) }
 }
 
-// Option configures an Agent.
-type Option func(*Options)
+// WithModel sets the model name (default: settings model.name,
+// GEMINI_MODEL, then DefaultModel). Gemini CLI's aliases (pro, flash,
+// flash-lite, auto) are accepted.
+func WithModel(name string) Option { return func(o *setup.Options) { o.Model = name } }
 
-// WithWorkDir sets the workspace root.
-func WithWorkDir(dir string) Option { return func(o *Options) { o.WorkDir = dir } }
+// WithInstructions adds static instructions to the system instruction,
+// after earlier ones.
+func WithInstructions(s string) Option {
+	return func(o *setup.Options) { o.Instructions = strings.Join(nonEmpty(o.Instructions, s), "\n\n") }
+}
 
-// WithModel sets the model name.
-func WithModel(name string) Option { return func(o *Options) { o.Model = name } }
-
-// WithInstructions adds static instructions to the system instruction.
-func WithInstructions(s string) Option { return func(o *Options) { o.Instructions = s } }
-
-// WithInstructionsFunc adds instructions computed for each model call.
+// WithInstructionsFunc adds instructions computed for each model call,
+// after those of earlier calls of this option.
 func WithInstructionsFunc(f func(SessionContext) string) Option {
-	return func(o *Options) { o.InstructionsFunc = f }
+	return func(o *setup.Options) {
+		prev := o.InstructionsFunc
+		o.InstructionsFunc = func(i setup.Info) string {
+			s := f(SessionContext(i))
+			if prev == nil {
+				return s
+			}
+			return strings.Join(nonEmpty(prev(i), s), "\n\n")
+		}
+	}
 }
 
-// WithTools adds custom tools.
+// WithTools adds custom tools beside the built-in ones. Their calls are
+// confirmed like built-ins: a call whose Confirmation returns details is
+// asked about through WithConfirm (and refused when there is no one to
+// ask); one whose Confirmation returns nil runs.
 func WithTools(tools ...tool.Tool) Option {
-	return func(o *Options) { o.Tools = append(o.Tools, tools...) }
+	return func(o *setup.Options) { o.Tools = append(o.Tools, tools...) }
 }
 
-// WithApprovalMode sets the approval mode.
-func WithApprovalMode(m policy.Mode) Option { return func(o *Options) { o.ApprovalMode = m } }
+// WithTrustedTools adds custom tools that always run without
+// confirmation.
+func WithTrustedTools(tools ...tool.Tool) Option {
+	return func(o *setup.Options) {
+		o.Tools = append(o.Tools, tools...)
+		for _, t := range tools {
+			o.TrustedTools = append(o.TrustedTools, t.Name())
+		}
+	}
+}
 
-// WithConfirm answers confirmations synchronously (see Options.Confirm).
+// WithApprovalMode sets the approval mode (default: the settings'
+// general.defaultApprovalMode, else policy.ModeDefault).
+func WithApprovalMode(m policy.Mode) Option { return func(o *setup.Options) { o.ApprovalMode = m } }
+
+// WithAllowedTools adds rules for tools that run without confirmation, as
+// --allowed-tools takes them ("write_file", "run_shell_command(git status)").
+func WithAllowedTools(rules ...string) Option {
+	return func(o *setup.Options) { o.AllowedTools = append(o.AllowedTools, rules...) }
+}
+
+// WithAllowedMCPServers limits the MCP servers started to these names.
+func WithAllowedMCPServers(names ...string) Option {
+	return func(o *setup.Options) { o.AllowedMCPServerNames = append(o.AllowedMCPServerNames, names...) }
+}
+
+// WithConfirm answers confirmations synchronously: every call that needs
+// approval is given to f, and the turn goes on with its decision.
 func WithConfirm(f func(ctx context.Context, call *agent.ToolCall) (tool.Decision, error)) Option {
-	return func(o *Options) { o.Confirm = f }
+	return func(o *setup.Options) { o.Confirm = f }
 }
 
-// WithClient replaces the model transport.
-func WithClient(m model.Model) Option { return func(o *Options) { o.Client = m } }
+// WithPausedConfirmations makes calls that need approval pause the turn
+// (agent.EventInputRequired; Result.Pending) instead of being refused,
+// for programs that answer later with Answer and Resume.
+func WithPausedConfirmations() Option { return func(o *setup.Options) { o.Interactive = true } }
 
-// WithFakeResponses replays a --fake-responses JSONL file.
-func WithFakeResponses(path string) Option { return func(o *Options) { o.FakeResponses = path } }
+// WithClient replaces the model transport (a custom backend, or the
+// scripted model of package model/fake).
+func WithClient(m model.Model) Option { return func(o *setup.Options) { o.Client = m } }
 
-// WithOptions sets every option at once.
-func WithOptions(all Options) Option { return func(o *Options) { *o = all } }
+// WithSessionID fixes the id of a new session (default: a new UUID).
+func WithSessionID(id string) Option { return func(o *setup.Options) { o.SessionID = id } }
+
+// WithResume continues the recorded session with this id ("latest" for
+// the newest of the workspace), as the castor command's --resume does.
+func WithResume(sessionID string) Option { return func(o *setup.Options) { o.Resume = sessionID } }
+
+// WithHistory starts from a conversation kept elsewhere, without the
+// environment context being added again.
+func WithHistory(h []*genai.Content) Option { return func(o *setup.Options) { o.History = h } }
+
+// WithoutRecording turns off session recording under ~/.gemini/tmp.
+func WithoutRecording() Option { return func(o *setup.Options) { o.DisableRecording = true } }
+
+// WithoutSettings ignores settings files, .env files and GEMINI.md memory:
+// only the options count.
+func WithoutSettings() Option { return func(o *setup.Options) { o.IgnoreSettings = true } }
+
+// WithEnv sets the environment the agent reads (credentials, endpoints,
+// GEMINI_MODEL…) instead of the process environment. The workspace's
+// .env file is layered on top for this agent only; the process
+// environment is never changed.
+func WithEnv(lookup func(key string) (string, bool)) Option {
+	return func(o *setup.Options) { o.Env = config.LookupFunc(lookup) }
+}
+
+// WithHomeDir sets the user's home directory (default: the OS one).
+func WithHomeDir(dir string) Option { return func(o *setup.Options) { o.HomeDir = dir } }
+
+// WithRetry tunes retries of failed model calls.
+func WithRetry(r model.RetryOptions) Option { return func(o *setup.Options) { o.Retry = &r } }
+
+// WithIDE turns IDE mode on: editor context from the IDE companion, edits
+// confirmed as diffs in the IDE.
+func WithIDE() Option { return func(o *setup.Options) { o.IDE = true } }
+
+// WithWarnings receives non-fatal problems found while building the
+// agent (a missing include directory, an MCP server that did not start).
+func WithWarnings(f func(string)) Option {
+	return func(o *setup.Options) {
+		prev := o.Warn
+		o.Warn = func(s string) {
+			if prev != nil {
+				prev(s)
+			}
+			f(s)
+		}
+	}
+}
 
 // Agent is a configured Castor agent with one conversation.
 type Agent struct {
-	opts        Options
-	session     *agent.Session
-	env         *environment
-	closers     []func() error
-	checkpoints *checkpoint.Service
+	a *setup.Agent
 }
 
 // Result is the outcome of Send.
@@ -176,36 +203,53 @@ type Result struct {
 }
 
 // New builds an agent: it loads settings, memory and credentials the way
-// the castor command does, and starts (or resumes) a session.
-func New(opts ...Option) (*Agent, error) {
-	var o Options
+// the castor command does, and starts (or resumes) a session. Cancelling
+// ctx stops the start-up (MCP servers, IDE handshake, sign-in).
+func New(ctx context.Context, opts ...Option) (*Agent, error) {
+	var o setup.Options
 	for _, f := range opts {
 		f(&o)
 	}
-	return build(o)
+	a, err := setup.New(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	return &Agent{a: a}, nil
 }
 
-// Session returns the engine session, for faces that need all of it.
-func (a *Agent) Session() *agent.Session { return a.session }
+// Session returns the engine session, for programs that need all of it
+// (Answer and Resume after a paused turn, history, pending calls).
+func (a *Agent) Session() *agent.Session { return a.a.Session }
 
 // SessionID returns the session id.
-func (a *Agent) SessionID() string { return a.session.ID() }
+func (a *Agent) SessionID() string { return a.a.Session.ID() }
 
 // Model returns the model in use.
-func (a *Agent) Model() string { return a.session.Model() }
+func (a *Agent) Model() string { return a.a.Session.Model() }
 
 // Stream sends a prompt and returns the engine's events.
 func (a *Agent) Stream(ctx context.Context, prompt string) iter.Seq2[*agent.Event, error] {
-	return a.session.Send(ctx, genai.NewPartFromText(prompt))
+	return a.a.Session.Send(ctx, genai.NewPartFromText(prompt))
 }
 
 // Send sends a prompt and waits for the turn to end.
 func (a *Agent) Send(ctx context.Context, prompt string) (*Result, error) {
+	return a.collect(a.Stream(ctx, prompt))
+}
+
+// Resume continues a turn that paused for confirmations once each was
+// answered (Session().Answer), and waits for it to end.
+func (a *Agent) Resume(ctx context.Context) (*Result, error) {
+	return a.collect(a.a.Session.Resume(ctx))
+}
+
+func (a *Agent) collect(events iter.Seq2[*agent.Event, error]) (*Result, error) {
+	s := a.a.Session
 	var text strings.Builder
 	newTurn := false
-	for ev, err := range a.Stream(ctx, prompt) {
+	for ev, err := range events {
 		if err != nil {
-			return &Result{Text: text.String(), SessionID: a.SessionID(), Stats: a.session.Stats()}, err
+			return &Result{Text: text.String(), SessionID: s.ID(), Stats: s.Stats()}, err
 		}
 		switch ev.Type {
 		case agent.EventContent:
@@ -218,7 +262,7 @@ func (a *Agent) Send(ctx context.Context, prompt string) (*Result, error) {
 			newTurn = true
 		}
 	}
-	return &Result{Text: text.String(), SessionID: a.SessionID(), Stats: a.session.Stats(), Pending: a.session.Pending()}, nil
+	return &Result{Text: text.String(), SessionID: s.ID(), Stats: s.Stats(), Pending: s.Pending()}, nil
 }
 
 // Checkpoint is a snapshot taken before an edit (general.checkpointing).
@@ -236,10 +280,10 @@ var ErrCheckpointingOff = errors.New("checkpointing is not enabled: set general.
 
 // Checkpoints lists the checkpoints of this project, oldest first.
 func (a *Agent) Checkpoints() ([]Checkpoint, error) {
-	if a.checkpoints == nil {
+	if a.a.Checkpoints == nil {
 		return nil, ErrCheckpointingOff
 	}
-	infos, err := a.checkpoints.List()
+	infos, err := a.a.Checkpoints.List()
 	if err != nil {
 		return nil, err
 	}
@@ -253,50 +297,39 @@ func (a *Agent) Checkpoints() ([]Checkpoint, error) {
 // RestoreCheckpoint rolls the workspace files and the conversation back to
 // the checkpoint called name.
 func (a *Agent) RestoreCheckpoint(ctx context.Context, name string) error {
-	if a.checkpoints == nil {
+	if a.a.Checkpoints == nil {
 		return ErrCheckpointingOff
 	}
-	d, err := a.checkpoints.Restore(ctx, name)
+	d, err := a.a.Checkpoints.Restore(ctx, name)
 	if err != nil {
 		return err
 	}
 	if d.ClientHistory != nil {
-		return a.session.SetHistory(d.ClientHistory)
+		return a.a.Session.SetHistory(d.ClientHistory)
 	}
 	return nil
 }
 
-// Close releases what the agent holds (recording files, recorders).
-func (a *Agent) Close() error {
-	var first error
-	for i := len(a.closers) - 1; i >= 0; i-- {
-		if err := a.closers[i](); err != nil && first == nil {
-			first = err
-		}
-	}
-	a.closers = nil
-	return first
-}
+// Close releases what the agent holds (MCP servers, recording files, the
+// IDE connection).
+func (a *Agent) Close() error { return a.a.Close() }
 
 // ConfigError is a problem in settings or options (the CLI exits 52).
-type ConfigError struct{ Err error }
-
-func (e *ConfigError) Error() string { return e.Err.Error() }
-func (e *ConfigError) Unwrap() error { return e.Err }
+type ConfigError = setup.ConfigError
 
 // ResumeError is a session that cannot be resumed (the CLI exits 42).
-type ResumeError struct{ Err error }
-
-func (e *ResumeError) Error() string { return "Error resuming session: " + e.Err.Error() }
-func (e *ResumeError) Unwrap() error { return e.Err }
+type ResumeError = setup.ResumeError
 
 // UntrustedError is a workspace that folder trust refuses (the CLI exits
 // 55).
-type UntrustedError struct{ Err error }
+type UntrustedError = setup.UntrustedError
 
-func (e *UntrustedError) Error() string { return e.Err.Error() }
-func (e *UntrustedError) Unwrap() error { return e.Err }
-
-func configErrorf(format string, args ...any) error {
-	return &ConfigError{Err: fmt.Errorf(format, args...)}
+func nonEmpty(ss ...string) []string {
+	var out []string
+	for _, s := range ss {
+		if strings.TrimSpace(s) != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package a2a
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -87,8 +88,8 @@ type toolInfo struct {
 
 // metadata builds a task's metadata; listing its tools needs its agent,
 // which is built if the task has none yet.
-func (s *Server) metadata(t *task) (*taskMetadata, error) {
-	a, err := t.ensureAgent()
+func (s *Server) metadata(ctx context.Context, t *task) (*taskMetadata, error) {
+	a, err := t.ensureAgent(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +111,7 @@ func (s *Server) handleAllMetadata(w http.ResponseWriter, r *http.Request) {
 	}
 	out := []*taskMetadata{}
 	for _, t := range live {
-		md, err := s.metadata(t)
+		md, err := s.metadata(r.Context(), t)
 		if err != nil {
 			restError(w, http.StatusInternalServerError, err.Error())
 			return
@@ -128,7 +129,7 @@ func (s *Server) handleTaskMetadata(w http.ResponseWriter, r *http.Request) {
 		restError(w, http.StatusNotFound, "Task not found")
 		return
 	}
-	md, err := s.metadata(t)
+	md, err := s.metadata(r.Context(), t)
 	if err != nil {
 		restError(w, http.StatusInternalServerError, err.Error())
 		return

@@ -609,7 +609,7 @@ func (s *Server) rpcPushDelete(ctx context.Context, req *rpcRequest) *Error {
 // commandEnv is the environment commands run in: the server's default
 // workspace, with its trust as settings decide it.
 func (s *Server) commandEnv() command.Env {
-	env := command.Env{Workspace: s.cfg.Workspace, HomeDir: s.cfg.Agent.HomeDir}
+	env := command.Env{Workspace: s.cfg.Workspace, HomeDir: s.cfg.HomeDir}
 	if env.Workspace != "" {
 		if st, err := config.Load(config.LoadOptions{Workspace: env.Workspace, HomeDir: env.HomeDir}); err == nil {
 			env.Trusted = st.Trust.IsTrusted() || !st.Trust.FolderTrustEnabled

@@ -19,8 +19,12 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/castor-dev/castor"
+	"google.golang.org/genai"
+
+	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/command"
+	"github.com/castor-dev/castor/internal/version"
+	"github.com/castor-dev/castor/policy"
 )
 
 // Config configures a Server.
@@ -38,10 +42,11 @@ type Config struct {
 	// URL is the JSON-RPC endpoint published in the agent card; "" means
 	// the address the card was requested at.
 	URL string
-	// Agent is the template of every task's agent: its Client, Model,
-	// HomeDir, Getenv and so on. The server sets WorkDir, Interactive,
-	// ApprovalMode, History, SessionID and DisableRecording itself.
-	Agent castor.Options
+	// NewSession builds each task's engine session; it is required.
+	NewSession NewSessionFunc
+	// HomeDir is the user's home directory workspace commands see ("":
+	// the OS one).
+	HomeDir string
 	// YOLO approves every tool call (GEMINI_YOLO_MODE=true).
 	YOLO bool
 	// Store persists tasks; nil keeps them in memory only.
@@ -149,6 +154,9 @@ type Server struct {
 // but starts nothing that needs closing other than an idle-task janitor,
 // which Shutdown stops.
 func NewServer(cfg Config) (*Server, error) {
+	if cfg.NewSession == nil {
+		return nil, errors.New("a2a: Config.NewSession is required")
+	}
 	cfg.Limits.defaults()
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -204,7 +212,23 @@ func NewServer(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-func osGetenv(k string) string { return os.Getenv(k) }
+// SessionSpec is what a task asks of its engine session.
+type SessionSpec struct {
+	// WorkDir is the task's workspace.
+	WorkDir string
+	// SessionID is the task id.
+	SessionID string
+	// History is the stored conversation the session continues.
+	History []*genai.Content
+	// ApprovalMode is the task's approval mode; "" means the settings'.
+	ApprovalMode policy.Mode
+}
+
+// NewSessionFunc builds the engine session of a task. The session must
+// pause turns for confirmations (the client answers them in a later
+// message) and need not record itself: the task store is the record. It
+// returns the session and a function releasing what it holds.
+type NewSessionFunc func(ctx context.Context, spec SessionSpec) (*agent.Session, func() error, error)
 
 // realDir resolves p to an existing directory's real path.
 func realDir(p string) (string, error) {
@@ -583,7 +607,7 @@ func (s *Server) AgentCard(url string) map[string]any {
 		"url":                url,
 		"preferredTransport": "JSONRPC",
 		"provider":           map[string]any{"organization": "Castor", "url": "https://github.com/castor-dev/castor"},
-		"version":            castor.Version,
+		"version":            version.Version,
 		"capabilities": map[string]any{
 			"streaming":              true,
 			"pushNotifications":      true,

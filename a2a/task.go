@@ -12,7 +12,6 @@ import (
 	"github.com/google/uuid"
 	"google.golang.org/genai"
 
-	"github.com/castor-dev/castor"
 	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/policy"
 	"github.com/castor-dev/castor/tool"
@@ -122,7 +121,7 @@ type task struct {
 	ext          bool
 	model        string
 	usage        *genai.GenerateContentResponseUsageMetadata
-	agent        *castor.Agent
+	agent        *taskAgent
 	batch        *batchState
 	subs         map[*subscriber]struct{}
 	running      bool
@@ -316,9 +315,26 @@ type turnInput struct {
 	mode policy.Mode
 }
 
+// taskAgent is a task's engine session with what releases it.
+type taskAgent struct {
+	sess  *agent.Session
+	close func() error
+}
+
+func (a *taskAgent) Session() *agent.Session { return a.sess }
+func (a *taskAgent) Model() string           { return a.sess.Model() }
+
+// Close releases the session's resources.
+func (a *taskAgent) Close() error {
+	if a.close == nil {
+		return nil
+	}
+	return a.close()
+}
+
 // ensureAgent builds the task's agent on its first turn in this process,
 // continuing the stored conversation.
-func (t *task) ensureAgent() (*castor.Agent, error) {
+func (t *task) ensureAgent(ctx context.Context) (*taskAgent, error) {
 	t.mu.Lock()
 	a := t.agent
 	settings, mode := t.settings, t.mode
@@ -327,30 +343,18 @@ func (t *task) ensureAgent() (*castor.Agent, error) {
 	if a != nil {
 		return a, nil
 	}
-	o := t.srv.cfg.Agent
-	o.WorkDir = settings.WorkspacePath
-	o.Interactive = true
-	o.Confirm = nil
-	o.Resume = ""
-	o.History = history
-	o.SessionID = t.id
-	// The task store is the record of a task's conversation.
-	o.DisableRecording = true
-	if o.Getenv == nil {
-		// A non-nil Getenv keeps castor from loading the workspace's .env
-		// into the process, which every other task shares.
-		o.Getenv = osGetenv
-	}
+	spec := SessionSpec{WorkDir: settings.WorkspacePath, SessionID: t.id, History: history}
 	switch {
 	case t.srv.cfg.YOLO || settings.AutoExecute:
-		o.ApprovalMode = policy.ModeYolo
+		spec.ApprovalMode = policy.ModeYolo
 	case mode != "":
-		o.ApprovalMode = mode
+		spec.ApprovalMode = mode
 	}
-	a, err := castor.New(castor.WithOptions(o))
+	sess, closeSession, err := t.srv.cfg.NewSession(ctx, spec)
 	if err != nil {
 		return nil, err
 	}
+	a = &taskAgent{sess: sess, close: closeSession}
 	t.mu.Lock()
 	t.agent = a
 	t.model = a.Model()
@@ -436,7 +440,7 @@ func (t *task) runTurn(ctx context.Context, in turnInput) {
 	if in.isNew {
 		t.publish(&update{kind: uTask, task: t.newTaskEvent(in.msg)})
 	}
-	a, err := t.ensureAgent()
+	a, err := t.ensureAgent(ctx)
 	if err != nil {
 		final = &update{kind: uState, state: StateFailed, final: true, reason: reasonEnd, text: err.Error(), errMsg: err.Error()}
 		return

@@ -87,6 +87,10 @@ func (r *run) runBatch(b *pendingBatch) bool {
 				pc.RootCommands = details.RootCommands
 				decision, msg = s.cfg.Policy.Decide(pc)
 			}
+			if decision == policy.Ask && details != nil && !s.cfg.Policy.CanAsk(pc) {
+				// A self-confirming tool asked, and nobody can answer.
+				decision, msg = policy.Deny, "Tool execution denied by policy."
+			}
 		}
 		switch {
 		case decision == policy.Deny:

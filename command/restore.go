@@ -2,7 +2,6 @@ package command
 
 import (
 	"context"
-	"path/filepath"
 
 	"github.com/castor-dev/castor/internal/chats"
 	"github.com/castor-dev/castor/internal/checkpoint"
@@ -61,9 +60,5 @@ func checkpoints(env Env) (*checkpoint.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &checkpoint.Service{
-		ProjectRoot: env.Workspace,
-		HistoryDir:  filepath.Join(h.Dir, "history", filepath.Base(tmp)),
-		Dir:         filepath.Join(tmp, "checkpoints"),
-	}, nil
+	return checkpoint.ForProject(h.Dir, tmp, env.Workspace), nil
 }

@@ -80,7 +80,7 @@ func newIgnoreFilter(root string, opts tool.FilterOptions, extra []string) *igno
 	}
 	root = filepath.Clean(root)
 	f := &ignoreFilter{root: root, realRoot: realPathOr(root), dirs: map[string]*dirRules{}}
-	f.git = opts.RespectGitIgnore && inGitRepo(root)
+	f.git = opts.RespectGitIgnore && InGitRepo(root)
 	if opts.RespectGeminiIgnore {
 		f.gemini = readIgnoreFile(filepath.Join(root, GeminiIgnoreFileName), "")
 	}
@@ -97,9 +97,9 @@ func newIgnoreFilter(root string, opts tool.FilterOptions, extra []string) *igno
 	return f
 }
 
-// inGitRepo reports whether dir or one of its ancestors holds a .git entry
+// InGitRepo reports whether dir or one of its ancestors holds a .git entry
 // (a directory, or a file for worktrees and submodules).
-func inGitRepo(dir string) bool {
+func InGitRepo(dir string) bool {
 	for {
 		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
 			return true

@@ -79,6 +79,7 @@ type Engine struct {
 	allowed     []rule
 	excluded    []rule
 	always      map[string]bool
+	selfConfirm map[string]bool
 }
 
 // Options configure an Engine.
@@ -95,6 +96,12 @@ type Options struct {
 	// AskKinds are kinds of call that may still be confirmed when the run
 	// is not interactive: edits, when an IDE shows them as diffs.
 	AskKinds []tool.Kind
+	// SelfConfirming names tools whose own Confirmation decides whether a
+	// call needs approval (an SDK program's custom tools): a call whose
+	// Confirmation gives no details runs, one that gives details is asked
+	// about like a built-in (and refused when nobody can answer). Modes,
+	// allow and exclude rules apply to them as to every tool.
+	SelfConfirming []string
 }
 
 // New returns an engine.
@@ -102,7 +109,10 @@ func New(o Options) *Engine {
 	if o.Mode == "" {
 		o.Mode = ModeDefault
 	}
-	e := &Engine{mode: o.Mode, interactive: o.Interactive, always: map[string]bool{}, askKinds: map[tool.Kind]bool{}}
+	e := &Engine{mode: o.Mode, interactive: o.Interactive, always: map[string]bool{}, askKinds: map[tool.Kind]bool{}, selfConfirm: map[string]bool{}}
+	for _, n := range o.SelfConfirming {
+		e.selfConfirm[n] = true
+	}
 	for _, k := range o.AskKinds {
 		e.askKinds[k] = true
 	}
@@ -147,7 +157,7 @@ func (e *Engine) Decide(c Call) (Decision, string) {
 		}
 	}
 	d := e.decideLocked(c)
-	if d == Ask && !e.interactive && !e.askKinds[c.Kind] {
+	if d == Ask && !e.canAskLocked(c) && !e.selfConfirm[c.Name] {
 		return Deny, "Tool execution denied by policy."
 	}
 	if d == Deny {
@@ -155,6 +165,18 @@ func (e *Engine) Decide(c Call) (Decision, string) {
 	}
 	return d, ""
 }
+
+// CanAsk reports whether a call that needs approval can be asked about
+// (an interactive session, or a kind an IDE confirms) rather than
+// refused. A self-confirming tool's call that turns out to need approval
+// is refused when it cannot be asked about.
+func (e *Engine) CanAsk(c Call) bool {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return e.canAskLocked(c)
+}
+
+func (e *Engine) canAskLocked(c Call) bool { return e.interactive || e.askKinds[c.Kind] }
 
 func (e *Engine) decideLocked(c Call) Decision {
 	if e.mode == ModePlan {
@@ -197,7 +219,7 @@ func (e *Engine) Visible(t tool.Tool) bool {
 			return false
 		}
 	}
-	if d := e.decideLocked(c); d != Deny && (e.interactive || e.askKinds[c.Kind] || d == Allow) {
+	if d := e.decideLocked(c); d != Deny && (e.canAskLocked(c) || e.selfConfirm[c.Name] || d == Allow) {
 		return true
 	}
 	// A prefix rule (run_shell_command(git status)) allows some calls.
@@ -254,6 +276,15 @@ func (e *Engine) alwaysLocked(c Call) bool {
 type rule struct {
 	name   string
 	prefix string
+}
+
+// ParseRule splits a tools.core, tools.allowed, tools.exclude or
+// --allowed-tools entry into the tool it names and the command prefix in
+// parentheses, if any ("run_shell_command(git status)"). ok is false for
+// an empty entry.
+func ParseRule(s string) (toolName, prefix string, ok bool) {
+	r, ok := parseRule(s)
+	return r.name, r.prefix, ok
 }
 
 func parseRule(s string) (rule, bool) {

@@ -90,6 +90,19 @@ type Info struct {
 	Commit string `json:"-"`
 }
 
+// ForProject returns the service of the project at root, laid out as
+// Gemini CLI lays it out: the shadow repository in
+// <geminiDir>/history/<slug> and checkpoint files in
+// <projectTempDir>/checkpoints, where the slug is the project temp
+// directory's name.
+func ForProject(geminiDir, projectTempDir, root string) *Service {
+	return &Service{
+		ProjectRoot: root,
+		HistoryDir:  filepath.Join(geminiDir, "history", filepath.Base(projectTempDir)),
+		Dir:         filepath.Join(projectTempDir, "checkpoints"),
+	}
+}
+
 // Service keeps the checkpoints of one project. Its methods are safe for
 // concurrent use.
 type Service struct {

@@ -15,10 +15,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/castor-dev/castor"
 	"github.com/castor-dev/castor/a2a"
 	"github.com/castor-dev/castor/a2a/blobstore"
+	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/config"
+	"github.com/castor-dev/castor/internal/setup"
 )
 
 func init() { subcommands = append(subcommands, newA2ACommand) }
@@ -112,17 +113,19 @@ func runA2A(ctx context.Context, f *a2aFlags, stdio IO) error {
 	if ws == "" {
 		ws, _ = os.Getwd()
 	}
-	// The server's own .env (API key, base URL) is loaded once; tasks do
-	// not load theirs into the shared process environment.
+	// The server's own .env (API key, base URL) is read once into the
+	// server's environment, never into the process: each task layers its
+	// workspace's .env on top of it for that task only.
+	env := setup.NewEnv(nil)
 	if st, err := config.Load(config.LoadOptions{Workspace: ws}); err == nil {
 		trusted := st.Trust.IsTrusted() || !st.Trust.FolderTrustEnabled
-		if _, err := config.LoadDotEnv(ws, home.UserDir, trusted, nil); err != nil {
+		if err := env.LoadDotEnv(ws, home.UserDir, trusted); err != nil {
 			logger.Warn(err.Error())
 		}
 	}
 	// Resolved after the .env is loaded: Gemini CLI reads GCS_BUCKET_NAME
 	// from there too.
-	storeURL, fromEnv, err := a2aStoreURL(f, home.Dir, os.Getenv)
+	storeURL, fromEnv, err := a2aStoreURL(f, home.Dir, env.Getenv)
 	if err != nil {
 		return &inputError{msg: err.Error()}
 	}
@@ -159,19 +162,17 @@ func runA2A(ctx context.Context, f *a2aFlags, stdio IO) error {
 		// client reached the server at.
 		cardURL = ""
 	}
+	warn := func(s string) { logger.Warn(s) }
 	// MCP prompts are served as slash commands beside the built-in ones.
-	commands, stopMCP := castor.Commands(ctx, castor.Options{WorkDir: f.workspace, Warn: func(s string) { logger.Warn(s) }})
+	commands, stopMCP := setup.Commands(ctx, setup.Options{WorkDir: f.workspace, Env: env.Lookup, Warn: warn})
 	defer stopMCP()
 	srv, err := a2a.NewServer(a2a.Config{
-		Commands:    commands,
-		Workspace:   f.workspace,
-		AllowedRoot: f.allowedRoot,
-		AuthToken:   f.token,
-		URL:         cardURL,
-		Agent: castor.Options{
-			Model: f.model,
-			Warn:  func(s string) { logger.Warn(s) },
-		},
+		Commands:         commands,
+		Workspace:        f.workspace,
+		AllowedRoot:      f.allowedRoot,
+		AuthToken:        f.token,
+		URL:              cardURL,
+		NewSession:       a2aSessions(setup.Options{Model: f.model, Env: env.Lookup, Warn: warn}),
 		YOLO:             f.yolo,
 		Store:            store,
 		AllowPrivatePush: f.allowPrivatePush,
@@ -207,4 +208,15 @@ func runA2A(ctx context.Context, f *a2aFlags, stdio IO) error {
 		return err
 	}
 	return nil
+}
+
+// a2aSessions builds each A2A task's engine session from base.
+func a2aSessions(base setup.Options) a2a.NewSessionFunc {
+	return func(ctx context.Context, spec a2a.SessionSpec) (*agent.Session, func() error, error) {
+		a, err := setup.NewTask(ctx, base, setup.TaskSpec(spec))
+		if err != nil {
+			return nil, nil, err
+		}
+		return a.Session, a.Close, nil
+	}
 }

@@ -17,7 +17,10 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/castor-dev/castor"
+	"google.golang.org/genai"
+
+	"github.com/castor-dev/castor/internal/setup"
+	"github.com/castor-dev/castor/internal/version"
 	"github.com/castor-dev/castor/policy"
 )
 
@@ -84,7 +87,7 @@ func Run(ctx context.Context, args []string, stdio IO) (code int) {
 	root := &cobra.Command{
 		Use:           "castor [query...]",
 		Short:         "Castor: a Gemini CLI compatible coding agent",
-		Version:       castor.Version,
+		Version:       version.Version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args:          cobra.ArbitraryArgs,
@@ -183,7 +186,7 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 	if fake == "" && f.fakeNonStrict != "" {
 		fake, nonStrict = f.fakeNonStrict, true
 	}
-	opts := castor.Options{
+	opts := setup.Options{
 		WorkDir:                wd,
 		IncludeDirectories:     f.includeDirs,
 		Model:                  f.model,
@@ -205,7 +208,7 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 	}
 	out := newRenderer(f.output, stdio.Stdout, stdio.Stderr)
 	start := time.Now()
-	a, err := castor.New(castor.WithOptions(opts))
+	a, err := setup.New(ctx, opts)
 	if err != nil {
 		code := exitCode(err)
 		if f.output != FormatText {
@@ -216,9 +219,9 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 		return code
 	}
 	defer a.Close()
-	out.start(a.SessionID(), a.Model(), prompt)
+	out.start(a.Session.ID(), a.Session.Model(), prompt)
 	var runErr error
-	for ev, err := range a.Stream(ctx, prompt) {
+	for ev, err := range a.Session.Send(ctx, genai.NewPartFromText(prompt)) {
 		if err != nil {
 			runErr = err
 			break
@@ -229,7 +232,7 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 		runErr = ctx.Err()
 	}
 	code := exitCode(runErr)
-	out.finish(a.Session().Stats(), runErr, code, time.Since(start))
+	out.finish(a.Session.Stats(), runErr, code, time.Since(start))
 	if runErr != nil {
 		fmt.Fprintf(stdio.Stderr, "Error: %s\n", oneLine(runErr.Error()))
 	}

@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 
-	"github.com/castor-dev/castor"
 	"github.com/castor-dev/castor/agent"
+	"github.com/castor-dev/castor/internal/setup"
 	"github.com/castor-dev/castor/model"
 )
 
@@ -31,11 +31,11 @@ func (e *inputError) Error() string { return e.msg }
 func exitCode(err error) int {
 	var (
 		auth   *model.AuthError
-		cfg    *castor.ConfigError
+		cfg    *setup.ConfigError
 		in     *inputError
-		resume *castor.ResumeError
+		resume *setup.ResumeError
 		fatal  *agent.FatalToolError
-		trust  *castor.UntrustedError
+		trust  *setup.UntrustedError
 	)
 	switch {
 	case err == nil:

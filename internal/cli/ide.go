@@ -10,10 +10,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/castor-dev/castor"
 	"github.com/castor-dev/castor/config"
 	"github.com/castor-dev/castor/ide"
 	"github.com/castor-dev/castor/ide/companion"
+	"github.com/castor-dev/castor/internal/version"
 )
 
 func init() { subcommands = append(subcommands, ideCommand) }
@@ -41,7 +41,7 @@ func ideStatusCommand(ctx context.Context, stdio IO) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			r := ide.Diagnose(ctx, ide.Options{WorkDir: wd, Version: castor.Version})
+			r := ide.Diagnose(ctx, ide.Options{WorkDir: wd, Version: version.Version})
 			if asJSON {
 				enc := json.NewEncoder(stdio.Stdout)
 				enc.SetIndent("", "  ")
@@ -109,7 +109,7 @@ func ideServeCommand(ctx context.Context, stdio IO) *cobra.Command {
 				Workspaces: workspaces,
 				PID:        pid,
 				IDE:        ide.IDEInfo{Name: name, DisplayName: displayName},
-				Version:    castor.Version,
+				Version:    version.Version,
 			}}
 			if debug {
 				o.Server.Logf = func(format string, args ...any) {

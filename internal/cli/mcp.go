@@ -14,8 +14,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/tailscale/hujson"
 
-	"github.com/castor-dev/castor"
 	"github.com/castor-dev/castor/config"
+	"github.com/castor-dev/castor/internal/version"
 	"github.com/castor-dev/castor/mcp"
 )
 
@@ -517,7 +517,7 @@ func serverState(ctx context.Context, s *mcp.ServerConfig, filter mcp.Filter, tr
 	}
 	err := mcp.Probe(ctx, s, mcp.Options{
 		ClientName:    "castor",
-		ClientVersion: castor.Version,
+		ClientVersion: version.Version,
 		Debug:         func(string) {},
 	})
 	if err != nil {

@@ -1,4 +1,4 @@
-package castor
+package setup
 
 import (
 	"context"
@@ -17,25 +17,20 @@ func Commands(ctx context.Context, o Options) (*command.Registry, func() error) 
 	if o.IgnoreSettings || o.WorkDir == "" {
 		return reg, noop
 	}
-	var lookup config.LookupFunc // nil: the process environment
-	if o.Getenv != nil {
-		lookup = func(k string) (string, bool) {
-			v := o.Getenv(k)
-			return v, v != ""
-		}
+	if o.Warn == nil {
+		o.Warn = func(string) {}
 	}
-	st, err := config.Load(config.LoadOptions{Workspace: o.WorkDir, Env: lookup, HomeDir: o.HomeDir})
+	env := NewEnv(o.Env)
+	st, err := config.Load(config.LoadOptions{Workspace: o.WorkDir, Env: env.Lookup, HomeDir: o.HomeDir})
 	if err != nil {
-		if o.Warn != nil {
-			o.Warn(err.Error())
-		}
+		o.Warn(err.Error())
 		return reg, noop
 	}
-	home := config.ResolveHome(lookup)
+	home := config.ResolveHome(env.Lookup)
 	if o.HomeDir != "" {
 		home = config.HomeAt(o.HomeDir)
 	}
-	m := openMCP(ctx, st, mcpPlace{workDir: o.WorkDir, geminiDir: home.Dir}, o.AllowedMCPServerNames, o.Warn)
+	m := openMCP(ctx, st, mcpPlace{workDir: o.WorkDir, geminiDir: home.Dir, environ: env.Environ(), getenv: env.Getenv}, o.AllowedMCPServerNames, o.Warn)
 	if m == nil {
 		return reg, noop
 	}

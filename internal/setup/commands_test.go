@@ -1,4 +1,4 @@
-package castor_test
+package setup_test
 
 import (
 	"context"

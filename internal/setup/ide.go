@@ -1,28 +1,24 @@
-package castor
+package setup
 
 import (
 	"context"
-	"os"
 	"time"
 
-	"google.golang.org/genai"
-
-	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/ide"
-	"github.com/castor-dev/castor/tool"
+	"github.com/castor-dev/castor/internal/version"
 )
 
-// ideHooks are what IDE mode adds to an agent. Every field is nil when IDE
-// mode is off or no companion was found.
-type ideHooks struct {
+// ideConn is what IDE mode adds to a session: the companion's client,
+// which gives editor context with each prompt and answers edits as diffs.
+type ideConn struct {
 	client *ide.Client
-	// promptContext is agent.Config.PromptContext.
-	promptContext func(first bool) []*genai.Part
-	// confirm replaces Options.Confirm: edits are answered in the IDE's
-	// diff view, everything else by Options.Confirm.
-	confirm func(ctx context.Context, call *agent.ToolCall) (tool.Decision, error)
-	// close ends the connection.
-	close func() error
+}
+
+func (c *ideConn) closer() func() error {
+	if c == nil || c.client == nil {
+		return nil
+	}
+	return c.client.Close
 }
 
 // ideConnectTimeout bounds discovery and the handshake, so that a
@@ -32,31 +28,25 @@ const ideConnectTimeout = 5 * time.Second
 // connectIDE connects to the IDE companion when IDE mode is on (the --ide
 // flag or the ide.enabled setting). A missing or broken companion is not
 // an error: the session goes on without the IDE, and warn says exactly
-// why, as `castor ide status` would.
-func connectIDE(ctx context.Context, enabled bool, o Options, wd string, warn func(string)) ideHooks {
+// why, as `castor ide status` would. Only a cancelled ctx is an error.
+func connectIDE(ctx context.Context, enabled bool, wd string, getenv func(string) string, warn func(string)) (*ideConn, error) {
 	if !enabled {
-		return ideHooks{}
+		return nil, nil
 	}
-	getenv := o.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	ctx, cancel := context.WithTimeout(ctx, ideConnectTimeout)
+	cctx, cancel := context.WithTimeout(ctx, ideConnectTimeout)
 	defer cancel()
-	c, err := ide.Connect(ctx, ide.Options{
+	c, err := ide.Connect(cctx, ide.Options{
 		WorkDir: wd,
 		Getenv:  getenv,
-		Version: Version,
+		Version: version.Version,
 		Warn:    func(s string) { warn("IDE mode: " + s) },
 	})
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		warn("IDE mode: " + err.Error() + " (run `castor ide status` for details)")
-		return ideHooks{}
+		return nil, nil
 	}
-	return ideHooks{
-		client:        c,
-		promptContext: c.PromptContext,
-		confirm:       c.Confirm(o.Confirm),
-		close:         c.Close,
-	}
+	return &ideConn{client: c}, nil
 }

@@ -1,4 +1,4 @@
-package castor
+package setup
 
 import (
 	"context"
@@ -10,28 +10,19 @@ import (
 	"mvdan.cc/sh/v3/shell"
 
 	"github.com/castor-dev/castor/config"
+	"github.com/castor-dev/castor/internal/version"
 	"github.com/castor-dev/castor/mcp"
 	"github.com/castor-dev/castor/tool"
 	"github.com/castor-dev/castor/tool/builtin"
 )
 
-// startMCP starts the MCP servers configured in st (mcpServers, plus
+// openMCP starts the MCP servers configured in st (mcpServers, plus
 // mcp.serverCommand as a server called "mcp"), filtered by mcp.allowed,
 // mcp.excluded and allowedNames (--allowed-mcp-server-names), and returns
-// their tools for the registry and a function that stops them. It never
-// fails: a bad entry or a server that does not come up is reported
-// through warn, and the session goes on without it.
-func startMCP(ctx context.Context, st *config.Settings, at mcpPlace, allowedNames []string, warn func(string)) (tools []tool.Tool, closer func() error) {
-	m := openMCP(ctx, st, at, allowedNames, warn)
-	if m == nil {
-		return nil, func() error { return nil }
-	}
-	return m.Tools(), m.Close
-}
-
-// openMCP is startMCP returning the manager itself, for callers that also
-// want prompts (slash commands), resources or server statuses. It returns
-// nil when no server is configured.
+// their manager (tools, prompts, resources, statuses), or nil when no
+// server is configured. It never fails: a bad entry or a server that does
+// not come up is reported through warn, and the session goes on without
+// it. A cancelled ctx stops the servers' start.
 func openMCP(ctx context.Context, st *config.Settings, at mcpPlace, allowedNames []string, warn func(string)) *mcp.Manager {
 	if warn == nil {
 		warn = func(string) {}
@@ -43,10 +34,13 @@ func openMCP(ctx context.Context, st *config.Settings, at mcpPlace, allowedNames
 	for _, err := range errs {
 		warn(err.Error())
 	}
+	if at.getenv == nil {
+		at.getenv = os.Getenv
+	}
 	if cmd := st.MCP.ServerCommand; cmd != "" {
 		// Gemini CLI splits mcp.serverCommand like a shell would, with
 		// variables expanded, and names the server "mcp".
-		args, err := shell.Fields(cmd, os.Getenv)
+		args, err := shell.Fields(cmd, at.getenv)
 		if err != nil || len(args) == 0 {
 			warn(fmt.Sprintf("failed to parse mcpServerCommand: %s", cmd))
 		} else {
@@ -80,7 +74,8 @@ func openMCP(ctx context.Context, st *config.Settings, at mcpPlace, allowedNames
 		},
 		FolderTrusted: st.Trust.IsTrusted() || !st.Trust.FolderTrustEnabled,
 		ClientName:    "castor",
-		ClientVersion: Version,
+		ClientVersion: version.Version,
+		Environ:       at.environ,
 		WorkDir:       workDir,
 		Roots:         roots,
 		EnvAllowed:    redaction(st, "allowed"),
@@ -104,11 +99,15 @@ func openMCP(ctx context.Context, st *config.Settings, at mcpPlace, allowedNames
 }
 
 // mcpPlace is where MCP servers run: the workspace (their working
-// directory and root) and the ~/.gemini directory holding their OAuth
-// tokens.
+// directory and root), the ~/.gemini directory holding their OAuth
+// tokens, and the session's environment.
 type mcpPlace struct {
 	workDir   string
 	geminiDir string
+	// environ is what stdio servers start from (nil: the process's) and
+	// getenv expands variables in mcp.serverCommand.
+	environ []string
+	getenv  func(string) string
 }
 
 // redaction reads security.environmentVariableRedaction.allowed or

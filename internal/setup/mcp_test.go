@@ -1,4 +1,4 @@
-package castor
+package setup
 
 import (
 	"context"

@@ -1,7 +1,14 @@
-package castor
+package setup
 
 import (
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/config"
+	"github.com/castor-dev/castor/policy"
 	"github.com/castor-dev/castor/tool"
 )
 
@@ -11,23 +18,23 @@ import (
 type memory struct {
 	global  string
 	project string
-	loaded  *config.Memory
 }
 
-func loadMemory(o Options, st *config.Settings, env *environment, filter tool.FileFilter) (memory, error) {
+func loadMemory(o Options, a *Agent, filter tool.FileFilter) (memory, error) {
 	if o.IgnoreSettings {
 		return memory{}, nil
 	}
-	dirs := env.ws.Dirs()
+	st := a.Settings
+	dirs := a.Workspace.Dirs()
 	if !st.Context.LoadMemoryFromIncludeDirectories {
 		dirs = dirs[:1]
 	}
 	m, err := config.LoadMemory(config.MemoryOptions{
 		Workspace:       dirs,
-		Home:            env.home.UserDir,
+		Home:            a.Home.UserDir,
 		FileNames:       st.Context.FileNames,
 		Filter:          filter,
-		Trusted:         env.trusted,
+		Trusted:         a.Trusted,
 		MaxDirs:         st.Context.DiscoveryMaxDirs,
 		BoundaryMarkers: st.Context.MemoryBoundaryMarkers,
 		ImportFormat:    st.Context.ImportFormat,
@@ -36,13 +43,100 @@ func loadMemory(o Options, st *config.Settings, env *environment, filter tool.Fi
 		return memory{}, err
 	}
 	for _, w := range m.Warnings {
-		if o.Warn != nil {
-			o.Warn(w)
-		}
+		o.Warn(w)
 	}
 	project := m.Project
 	if m.Extension != "" {
 		project = m.Extension + "\n\n" + project
 	}
-	return memory{global: m.Global, project: project, loaded: m}, nil
+	return memory{global: m.Global, project: project}, nil
+}
+
+// prompt is what the session tells the model besides the conversation:
+// the system prompt (with the global memory) and the environment context
+// (with the project memory) sent with the first message.
+type prompt struct {
+	system     guardedString
+	envContext func() string
+	// reload re-reads memory after save_memory changed it, so the next
+	// model call sees it.
+	reload func()
+}
+
+func newPrompt(o Options, a *Agent, ts *toolSet, pol *policy.Engine) (*prompt, error) {
+	filter := ts.filters.get(ts.respect)
+	mem, err := loadMemory(o, a, filter)
+	if err != nil {
+		o.Warn(err.Error())
+	}
+	inGit := config.InGitRepo(a.Workspace.Dirs()[0])
+	build := func(global string) (string, error) {
+		return agent.SystemPrompt(agent.PromptOptions{
+			GeminiHome:   a.Home.Dir,
+			Getenv:       a.Env.Getenv,
+			Memory:       strings.TrimSpace(strings.Join(nonEmpty(global, o.Instructions), "\n\n")),
+			ApprovalMode: string(pol.Mode()),
+			InGitRepo:    inGit,
+		})
+	}
+	p := &prompt{}
+	s, err := build(mem.global)
+	if err != nil {
+		return nil, &ConfigError{Err: err}
+	}
+	p.system.set(s)
+	p.reload = func() {
+		m, err := loadMemory(o, a, filter)
+		if err != nil {
+			o.Warn(err.Error())
+			return
+		}
+		if s, err := build(m.global); err == nil {
+			p.system.set(s)
+		}
+	}
+	p.envContext = func() string {
+		tree := ""
+		if o.IgnoreSettings || a.Settings.Context.IncludeDirectoryTree {
+			var trees []string
+			for _, d := range a.Workspace.Dirs() {
+				trees = append(trees, config.FolderStructure(d, 200, filter))
+			}
+			tree = strings.Join(trees, "\n")
+		}
+		return agent.EnvContext(agent.EnvInfo{
+			Date: time.Now(), OS: runtime.GOOS, TempDir: a.TempDir,
+			Dirs: a.Workspace.Dirs(), Tree: tree, Memory: mem.project,
+		})
+	}
+	return p, nil
+}
+
+func nonEmpty(ss ...string) []string {
+	var out []string
+	for _, s := range ss {
+		if strings.TrimSpace(s) != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// guardedString is a string read by model calls while a tool may replace
+// it (the system prompt after save_memory).
+type guardedString struct {
+	mu sync.RWMutex
+	s  string
+}
+
+func (g *guardedString) get() string {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return g.s
+}
+
+func (g *guardedString) set(s string) {
+	g.mu.Lock()
+	g.s = s
+	g.mu.Unlock()
 }

@@ -1,6 +1,8 @@
-package castor
+package setup
 
 import (
+	"errors"
+
 	"github.com/google/uuid"
 	"google.golang.org/genai"
 
@@ -9,6 +11,60 @@ import (
 )
 
 func newSessionID() string { return uuid.NewString() }
+
+// openRecording starts recording the session, or continues the recorded
+// session o.Resume names, returning its history (after a fresh environment
+// context) and id. A recording that cannot start is reported and skipped;
+// a session that cannot be resumed is an error. With recording disabled
+// the history is o.History.
+func openRecording(o Options, a *Agent, sessionID string, envContext func() string) ([]*genai.Content, agent.Recorder, string, error) {
+	if o.DisableRecording {
+		if o.Resume != "" {
+			return nil, nil, "", &ResumeError{Err: errors.New("cannot resume a session with recording disabled")}
+		}
+		return o.History, nil, sessionID, nil
+	}
+	wd := a.Workspace.Dirs()[0]
+	store, err := chats.OpenStore(a.Home.Dir, wd)
+	if err != nil {
+		if o.Resume != "" {
+			return nil, nil, "", &ResumeError{Err: err}
+		}
+		o.Warn("session recording is off: " + err.Error())
+		return o.History, nil, sessionID, nil
+	}
+	record := func(r *chats.Recorder) agent.Recorder {
+		a.onClose(r.Close)
+		return &chatRecorder{rec: r, warn: o.Warn}
+	}
+	if o.Resume != "" {
+		info, err := store.Resolve(o.Resume)
+		switch {
+		case err != nil && o.Resume == chats.Latest && errors.Is(err, chats.ErrNoSessions):
+			// Gemini CLI starts afresh when there is nothing to resume.
+			o.Warn(err.Error() + " Starting a new session.")
+		case err != nil:
+			return nil, nil, "", &ResumeError{Err: err}
+		default:
+			conv, err := store.Load(info)
+			if err != nil {
+				return nil, nil, "", &ResumeError{Err: err}
+			}
+			rec, err := store.Continue(info)
+			if err != nil {
+				return nil, nil, "", &ResumeError{Err: err}
+			}
+			history := append([]*genai.Content{genai.NewContentFromText(envContext(), genai.RoleUser)}, conv.History()...)
+			return history, record(rec), conv.SessionID, nil
+		}
+	}
+	rec, err := store.Create(sessionID, chats.CreateOptions{Directories: a.Workspace.Dirs()})
+	if err != nil {
+		o.Warn("session recording is off: " + err.Error())
+		return o.History, nil, sessionID, nil
+	}
+	return o.History, record(rec), sessionID, nil
+}
 
 // chatRecorder records the engine's conversation in Gemini CLI's session
 // file format. A failing disk never ends the session: the problem is

@@ -1,140 +1,366 @@
-package castor
+// Package setup is Castor's assembly: it turns options, settings files and
+// the environment into a ready engine session (agent.Session) with its
+// model client, tools, policy, memory, MCP servers, IDE connection,
+// recording and checkpoints. Every face (the CLI, the A2A server, the SDK
+// facade, and the faces to come) asks this package for its sessions, so
+// each of them stays a thin mapping of the same engine.
+//
+// New runs small steps, each in its own file with its own tests; every
+// step that may wait (the IDE handshake, MCP servers, sign-in) takes the
+// caller's context, so start-up can be cancelled.
+package setup
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"sync"
 	"time"
 
 	"google.golang.org/genai"
 
 	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/config"
+	"github.com/castor-dev/castor/ide"
 	"github.com/castor-dev/castor/internal/chats"
 	"github.com/castor-dev/castor/internal/checkpoint"
+	"github.com/castor-dev/castor/mcp"
 	"github.com/castor-dev/castor/model"
-	"github.com/castor-dev/castor/model/fake"
 	"github.com/castor-dev/castor/model/gemini"
 	"github.com/castor-dev/castor/policy"
 	"github.com/castor-dev/castor/tool"
-	"github.com/castor-dev/castor/tool/builtin"
 )
 
-// environment is what build worked out about where the agent runs.
-type environment struct {
-	settings *config.Settings
-	home     config.Home
-	ws       *tool.Workspace
-	tempDir  string
-	trusted  bool
+// Info is what dynamic instructions learn about the session they serve.
+type Info struct {
+	SessionID  string
+	WorkDir    string
+	Timestamp  time.Time
+	Transcript []*genai.Content
 }
 
-// modelAliases are the short names Gemini CLI accepts for -m.
-var modelAliases = map[string]string{
-	"auto":       DefaultModel,
-	"pro":        "gemini-2.5-pro",
-	"flash":      "gemini-2.5-flash",
-	"flash-lite": "gemini-2.5-flash-lite",
+// Options is everything a face may ask of the assembly. The SDK facade
+// exposes a few of these; the CLI and A2A faces set the rest.
+type Options struct {
+	// WorkDir is the workspace root (default: the current directory).
+	WorkDir string
+	// IncludeDirectories are further workspace directories.
+	IncludeDirectories []string
+	// Model is the model name (default: settings model.name, GEMINI_MODEL,
+	// then DefaultModel); aliases (pro, flash…) are resolved.
+	Model string
+	// Instructions are added where GEMINI.md memory goes in the system
+	// instruction; InstructionsFunc computes more for each model call.
+	Instructions     string
+	InstructionsFunc func(Info) string
+	// Tools are custom tools added to the built-in ones. They are
+	// confirmed like built-ins: a call whose Confirmation asks is asked
+	// about, unless the tool's name is in TrustedTools.
+	Tools        []tool.Tool
+	TrustedTools []string
+	// ApprovalMode overrides general.defaultApprovalMode.
+	ApprovalMode policy.Mode
+	// AllowedTools are extra --allowed-tools rules.
+	AllowedTools []string
+	// AllowedMCPServerNames limits the MCP servers started to these.
+	AllowedMCPServerNames []string
+	// Confirm answers confirmations synchronously; with it the session is
+	// interactive.
+	Confirm func(ctx context.Context, call *agent.ToolCall) (tool.Decision, error)
+	// Interactive makes calls that need approval pause the turn
+	// (EventInputRequired) even without Confirm.
+	Interactive bool
+	// Client replaces the model transport.
+	Client model.Model
+	// FakeResponses replays a Gemini CLI --fake-responses JSONL file;
+	// FakeResponsesNonStrict matches entries by method instead of order.
+	FakeResponses          string
+	FakeResponsesNonStrict bool
+	// RecordResponses records the model's responses in the same format.
+	RecordResponses string
+	// SessionID fixes the session id (default: a new UUID).
+	SessionID string
+	// Resume continues a recorded session: "latest", a 1-based index or a
+	// session id.
+	Resume string
+	// IDE turns IDE mode on whatever the ide.enabled setting says.
+	IDE bool
+	// History restores a conversation kept elsewhere (a task store).
+	History []*genai.Content
+	// DisableRecording turns off chat recording under ~/.gemini/tmp.
+	DisableRecording bool
+	// IgnoreSettings skips settings files, .env and GEMINI.md.
+	IgnoreSettings bool
+	// EnforceTrust refuses a workspace that folder trust does not trust,
+	// as headless Gemini CLI does; without it the workspace counts as
+	// trusted.
+	EnforceTrust bool
+	// Env is the environment the session starts from (default: the
+	// process environment). The workspace's .env file is layered on top
+	// for this session only: the process environment is never changed.
+	Env config.LookupFunc
+	// HomeDir is the user's home directory (default os.UserHomeDir).
+	HomeDir string
+	// Retry tunes retries of failed model calls.
+	Retry *model.RetryOptions
+	// Warn receives non-fatal setup problems (default: ignored).
+	Warn func(string)
 }
 
-func build(o Options) (*Agent, error) {
-	getenv := o.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	lookup := func(k string) (string, bool) {
-		if o.Getenv == nil {
-			return os.LookupEnv(k)
+// DefaultModel is the model used when neither an option, the settings nor
+// GEMINI_MODEL name one.
+const DefaultModel = "gemini-2.5-pro"
+
+// Agent is an assembled session with everything it holds.
+type Agent struct {
+	// Session is the engine session.
+	Session *agent.Session
+	// Settings are the merged settings in effect.
+	Settings *config.Settings
+	// Home is the user's ~/.gemini location.
+	Home config.Home
+	// Workspace is the set of directories tools may touch.
+	Workspace *tool.Workspace
+	// TempDir is the project's temporary directory under ~/.gemini/tmp.
+	TempDir string
+	// Trusted is the workspace's folder trust.
+	Trusted bool
+	// Env is the session's environment (process environment plus .env).
+	Env *Env
+	// Checkpoints is nil unless general.checkpointing is on.
+	Checkpoints *checkpoint.Service
+	// MCP is nil when no MCP server is configured.
+	MCP *mcp.Manager
+	// IDE is nil unless IDE mode is on and a companion answered.
+	IDE *ide.Client
+
+	closers []func() error
+}
+
+// Close releases what the agent holds (MCP servers, the IDE connection,
+// recorders), last acquired first.
+func (a *Agent) Close() error {
+	var first error
+	for i := len(a.closers) - 1; i >= 0; i-- {
+		if err := a.closers[i](); err != nil && first == nil {
+			first = err
 		}
-		v := o.Getenv(k)
-		return v, v != ""
 	}
-	warn := o.Warn
-	if warn == nil {
-		warn = func(string) {}
+	a.closers = nil
+	return first
+}
+
+func (a *Agent) onClose(f func() error) {
+	if f != nil {
+		a.closers = append(a.closers, f)
+	}
+}
+
+// New assembles a session. Cancelling ctx during start-up ends it promptly
+// with ctx's error, releasing whatever was already started.
+func New(ctx context.Context, o Options) (_ *Agent, err error) {
+	if o.Warn == nil {
+		o.Warn = func(string) {}
+	}
+	a := &Agent{}
+	defer func() {
+		if err != nil {
+			a.Close()
+			if ctx.Err() != nil {
+				err = context.Cause(ctx)
+			}
+		}
+	}()
+	wd, err := resolveWorkDir(o.WorkDir)
+	if err != nil {
+		return nil, err
+	}
+	a.Env = NewEnv(o.Env)
+	a.Home = config.ResolveHome(a.Env.Lookup)
+	if o.HomeDir != "" {
+		a.Home = config.HomeAt(o.HomeDir)
 	}
 
-	wd := o.WorkDir
+	st := &config.Settings{}
+	a.Trusted = true
+	var idec *ideConn
+	if !o.IgnoreSettings {
+		st, idec, err = loadSettings(ctx, o, wd, a.Env)
+		a.onClose(idec.closer())
+		if err != nil {
+			return nil, err
+		}
+		a.Trusted = st.Trust.IsTrusted() || !st.Trust.FolderTrustEnabled
+		if err := a.Env.LoadDotEnv(wd, a.Home.UserDir, a.Trusted); err != nil {
+			o.Warn(err.Error())
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	a.Settings = st
+	if idec != nil {
+		a.IDE = idec.client
+	}
+	a.Workspace = workspace(wd, st, o.IncludeDirectories, a.Home.UserDir, o.Warn)
+	a.TempDir = projectTempDir(a.Home, wd, o.Warn)
+
+	modelName := resolveModelName(o.Model, st, a.Env.Getenv)
+	client, closeClient, err := newClient(ctx, o, st, a.Env)
+	a.onClose(closeClient)
+	if err != nil {
+		return nil, err
+	}
+
+	tools, err := buildTools(ctx, o, a, client, modelName)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+
+	interactive := o.Confirm != nil || o.Interactive
+	confirm := o.Confirm
+	var askKinds []tool.Kind
+	if idec != nil {
+		// Edits are answered in the IDE's diff view, everything else by
+		// the face.
+		confirm = idec.client.Confirm(o.Confirm)
+		if !interactive {
+			// A headless run with an IDE: edits are confirmed as diffs in
+			// the IDE, everything else keeps headless rules.
+			askKinds = []tool.Kind{tool.KindEdit}
+		}
+	}
+	pol, err := buildPolicy(o, st, a.Trusted, interactive, askKinds, tools.trusted, tools.custom)
+	if err != nil {
+		return nil, err
+	}
+
+	sessionID := o.SessionID
+	if sessionID == "" {
+		sessionID = newSessionID()
+	}
+	prompt, err := newPrompt(o, a, tools, pol)
+	if err != nil {
+		return nil, err
+	}
+	tools.env.MemoryChanged = prompt.reload
+
+	history, recorder, sessionID, err := openRecording(o, a, sessionID, prompt.envContext)
+	if err != nil {
+		return nil, err
+	}
+
+	var sess *agent.Session
+	systemInstruction := func() string {
+		base := prompt.system.get()
+		if o.InstructionsFunc == nil {
+			return base
+		}
+		extra := o.InstructionsFunc(Info{SessionID: sess.ID(), WorkDir: wd, Timestamp: time.Now(), Transcript: sess.History()})
+		if strings.TrimSpace(extra) == "" {
+			return base
+		}
+		return base + "\n\n" + extra
+	}
+	cfg := agent.Config{
+		Model:                client,
+		ModelName:            modelName,
+		SessionID:            sessionID,
+		SystemInstruction:    systemInstruction,
+		GenerationConfig:     gemini.DefaultGenerationConfig(modelName),
+		Tools:                tools.registry,
+		Policy:               pol,
+		EnvContext:           prompt.envContext,
+		History:              history,
+		MaxSessionTurns:      st.Model.MaxSessionTurns,
+		DisableLoopDetection: st.Model.DisableLoopDetection,
+		CompressionThreshold: st.Model.CompressionThreshold,
+		Recorder:             recorder,
+		Confirm:              confirm,
+	}
+	if idec != nil {
+		cfg.PromptContext = idec.client.PromptContext
+	}
+	sess = agent.New(cfg)
+	a.Session = sess
+	a.MCP = tools.mcp
+	a.Checkpoints = checkpoints(st, wd, a, tools.env, sess, o.Warn)
+	return a, nil
+}
+
+// resolveWorkDir makes the workspace root absolute and checks that it is
+// a directory.
+func resolveWorkDir(wd string) (string, error) {
 	if wd == "" {
 		var err error
 		if wd, err = os.Getwd(); err != nil {
-			return nil, configErrorf("working directory: %v", err)
+			return "", configErrorf("working directory: %v", err)
 		}
 	}
 	wd, err := filepath.Abs(wd)
 	if err != nil {
-		return nil, configErrorf("working directory: %v", err)
+		return "", configErrorf("working directory: %v", err)
 	}
 	if fi, err := os.Stat(wd); err != nil || !fi.IsDir() {
-		return nil, configErrorf("working directory %s is not a directory", wd)
+		return "", configErrorf("working directory %s is not a directory", wd)
 	}
+	return wd, nil
+}
 
-	home := config.ResolveHome(lookup)
-	if o.HomeDir != "" {
-		home = config.HomeAt(o.HomeDir)
-	}
-	env := &environment{home: home, trusted: true}
-	st := &config.Settings{}
-	var ideh ideHooks
-	if !o.IgnoreSettings {
-		st, err = config.Load(config.LoadOptions{Workspace: wd, Env: lookup, HomeDir: o.HomeDir})
+// loadSettings loads the settings layers, asks a connected IDE about
+// trust (its answer overrides trustedFolders.json, as in Gemini CLI), and
+// applies folder trust: refused when o.EnforceTrust, otherwise the
+// workspace is vouched for by the caller and its layer loaded.
+func loadSettings(ctx context.Context, o Options, wd string, env *Env) (*config.Settings, *ideConn, error) {
+	load := func(lookup config.LookupFunc, ideTrust *bool) (*config.Settings, error) {
+		st, err := config.Load(config.LoadOptions{Workspace: wd, Env: lookup, HomeDir: o.HomeDir, IDETrust: ideTrust})
 		if err != nil {
 			return nil, &ConfigError{Err: err}
 		}
-		for _, w := range st.Warnings {
-			warn(w)
-		}
-		// The IDE is asked before trust is decided: a connected IDE's own
-		// answer about the workspace overrides trustedFolders.json, as in
-		// Gemini CLI.
-		ideh = connectIDE(context.Background(), o.IDE || st.IDE.Enabled, o, wd, warn)
-		if ideh.client != nil {
-			if trusted := ideh.client.Trusted(); trusted != nil {
-				st, err = config.Load(config.LoadOptions{Workspace: wd, Env: lookup, HomeDir: o.HomeDir, IDETrust: trusted})
-				if err != nil {
-					if ideh.close != nil {
-						ideh.close()
-					}
-					return nil, &ConfigError{Err: err}
-				}
-			}
-		}
-		if o.EnforceTrust {
-			if err := st.Trust.HeadlessTrustError(); err != nil {
-				if ideh.close != nil {
-					ideh.close()
-				}
-				return nil, &UntrustedError{Err: err}
-			}
-		} else if !st.Trust.IsTrusted() && st.Trust.State != config.Untrusted {
-			// Reload with the workspace layer, which an unknown folder's
-			// settings load leaves out.
-			st, err = config.Load(config.LoadOptions{Workspace: wd, Env: trustLookup(lookup), HomeDir: o.HomeDir})
-			if err != nil {
-				if ideh.close != nil {
-					ideh.close()
-				}
-				return nil, &ConfigError{Err: err}
-			}
-		}
-		env.trusted = st.Trust.IsTrusted() || !st.Trust.FolderTrustEnabled
-		if o.Getenv == nil {
-			if _, err := config.LoadDotEnv(wd, home.UserDir, env.trusted, nil); err != nil {
-				warn(err.Error())
+		return st, nil
+	}
+	st, err := load(env.Lookup, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, w := range st.Warnings {
+		o.Warn(w)
+	}
+	idec, err := connectIDE(ctx, o.IDE || st.IDE.Enabled, wd, env.Getenv, o.Warn)
+	if err != nil {
+		return nil, idec, err
+	}
+	if idec != nil {
+		if trusted := idec.client.Trusted(); trusted != nil {
+			if st, err = load(env.Lookup, trusted); err != nil {
+				return nil, idec, err
 			}
 		}
 	}
-	env.settings = st
+	if o.EnforceTrust {
+		if err := st.Trust.HeadlessTrustError(); err != nil {
+			return nil, idec, &UntrustedError{Err: err}
+		}
+	} else if !st.Trust.IsTrusted() && st.Trust.State != config.Untrusted {
+		// Reload with the workspace layer, which an unknown folder's
+		// settings load leaves out.
+		if st, err = load(trustLookup(env.Lookup), nil); err != nil {
+			return nil, idec, err
+		}
+	}
+	return st, idec, nil
+}
 
-	// Workspace: the working directory first, then include directories.
+// workspace is the working directory followed by the include directories
+// of the settings and the options; missing ones are reported and skipped.
+func workspace(wd string, st *config.Settings, include []string, home string, warn func(string)) *tool.Workspace {
 	dirs := []string{wd}
-	for _, d := range append(append([]string(nil), st.Context.IncludeDirectories...), o.IncludeDirectories...) {
-		d = expandHome(strings.TrimSpace(d), home.UserDir)
+	for _, d := range append(append([]string(nil), st.Context.IncludeDirectories...), include...) {
+		d = expandHome(strings.TrimSpace(d), home)
 		if d == "" {
 			continue
 		}
@@ -147,300 +373,33 @@ func build(o Options) (*Agent, error) {
 		}
 		dirs = append(dirs, d)
 	}
-	env.ws = tool.NewWorkspace(dirs...)
-
-	if t, err := chats.ProjectTempDir(home.Dir, wd); err == nil {
-		env.tempDir = t
-	} else {
-		warn(err.Error())
-		env.tempDir = filepath.Join(os.TempDir(), "castor")
-	}
-
-	modelName := o.Model
-	if modelName == "" {
-		modelName = st.Model.Name
-	}
-	if modelName == "" {
-		modelName = getenv("GEMINI_MODEL")
-	}
-	if modelName == "" {
-		modelName = DefaultModel
-	}
-	if full, ok := modelAliases[modelName]; ok {
-		modelName = full
-	}
-
-	a := &Agent{opts: o, env: env}
-	fail := func(err error) (*Agent, error) {
-		a.Close()
-		return nil, err
-	}
-
-	if ideh.close != nil {
-		a.closers = append(a.closers, ideh.close)
-	}
-	confirm := o.Confirm
-	interactive := o.Confirm != nil || o.Interactive
-	var askKinds []tool.Kind
-	if ideh.confirm != nil {
-		confirm = ideh.confirm
-		if !interactive {
-			// A headless run with an IDE: edits are confirmed as diffs in
-			// the IDE, everything else keeps headless rules.
-			askKinds = []tool.Kind{tool.KindEdit}
-		}
-	}
-
-	client, err := newClient(o, st, getenv)
-	if err != nil {
-		return fail(err)
-	}
-	if o.RecordResponses != "" {
-		rec, err := fake.Record(client, o.RecordResponses)
-		if err != nil {
-			return fail(configErrorf("--record-responses: %v", err))
-		}
-		a.closers = append(a.closers, rec.Close)
-		client = rec
-	}
-
-	filters := &filterCache{root: wd, extra: st.Context.FileFiltering.CustomIgnoreFilePaths, m: map[tool.FilterOptions]tool.FileFilter{}}
-	respect := tool.FilterOptions{RespectGitIgnore: true, RespectGeminiIgnore: true}
-	if !o.IgnoreSettings {
-		respect = tool.FilterOptions{
-			RespectGitIgnore:    st.Context.FileFiltering.RespectGitIgnore,
-			RespectGeminiIgnore: st.Context.FileFiltering.RespectGeminiIgnore,
-		}
-	}
-	benv := &builtin.Env{
-		Workspace:   env.ws,
-		Filter:      filters.get,
-		TempDir:     env.tempDir,
-		Model:       client,
-		ModelName:   modelName,
-		OutputLimit: st.Tools.TruncateToolOutputThreshold,
-		MemoryFile:  home.MemoryPath(memoryFileName(st)),
-		// A zero Settings (IgnoreSettings) leaves UseRipgrep false; ripgrep
-		// is still the default then.
-		DisableRipgrep: !o.IgnoreSettings && !st.Tools.UseRipgrep,
-	}
-	// tools.webFetch.allowPrivateAddresses lets web_fetch reach local
-	// development servers (loopback, link-local, private networks).
-	benv.AllowPrivateHosts, _ = st.GetBool("tools.webFetch.allowPrivateAddresses")
-	reg := tool.NewRegistry()
-	for _, t := range builtin.All(benv) {
-		if keepTool(t, st.Tools.Core, st.Tools.Exclude) {
-			reg.Register(t)
-		}
-	}
-	var trustedTools []string
-	for _, t := range o.Tools {
-		reg.Register(t)
-		trustedTools = append(trustedTools, t.Name())
-	}
-	if !o.IgnoreSettings {
-		mcpTools, closeMCP := startMCP(context.Background(), st, mcpPlace{workDir: wd, geminiDir: home.Dir}, o.AllowedMCPServerNames, warn)
-		a.closers = append(a.closers, closeMCP)
-		for _, t := range mcpTools {
-			reg.Register(t)
-			if tt, ok := t.(interface{ Trusted() bool }); ok && tt.Trusted() {
-				trustedTools = append(trustedTools, t.Name())
-			}
-		}
-	}
-
-	mode := o.ApprovalMode
-	if mode == "" && st.General.DefaultApprovalMode != "" {
-		m, err := policy.ParseMode(st.General.DefaultApprovalMode)
-		if err != nil {
-			return fail(configErrorf("general.defaultApprovalMode: %v", err))
-		}
-		mode = m
-	}
-	if !env.trusted && (mode == policy.ModeYolo || mode == policy.ModeAutoEdit) {
-		warn("this folder is not trusted: approval mode is reset to default")
-		mode = policy.ModeDefault
-	}
-	pol := policy.New(policy.Options{
-		Mode:        mode,
-		Interactive: interactive,
-		AskKinds:    askKinds,
-		Allowed:     append(append(append([]string(nil), st.Tools.Allowed...), o.AllowedTools...), trustedTools...),
-		Excluded:    st.Tools.Exclude,
-	})
-
-	mem, err := loadMemory(o, st, env, filters.get(respect))
-	if err != nil {
-		warn(err.Error())
-	}
-	buildPrompt := func(global string) (string, error) {
-		return agent.SystemPrompt(agent.PromptOptions{
-			GeminiHome:   home.Dir,
-			Getenv:       getenv,
-			Memory:       strings.TrimSpace(strings.Join(nonEmpty(global, o.Instructions), "\n\n")),
-			ApprovalMode: string(pol.Mode()),
-			InGitRepo:    inGitRepo(wd),
-		})
-	}
-	prompt := &guardedString{}
-	p, err := buildPrompt(mem.global)
-	if err != nil {
-		return fail(&ConfigError{Err: err})
-	}
-	prompt.set(p)
-	// save_memory changes the global GEMINI.md: the next model call sees it.
-	benv.MemoryChanged = func() {
-		m, err := loadMemory(o, st, env, filters.get(respect))
-		if err != nil {
-			warn(err.Error())
-			return
-		}
-		if p, err := buildPrompt(m.global); err == nil {
-			prompt.set(p)
-		}
-	}
-
-	sessionID := o.SessionID
-	if sessionID == "" {
-		sessionID = newSessionID()
-	}
-	envContext := func() string {
-		tree := ""
-		if o.IgnoreSettings || st.Context.IncludeDirectoryTree {
-			var trees []string
-			for _, d := range env.ws.Dirs() {
-				trees = append(trees, config.FolderStructure(d, 200, filters.get(respect)))
-			}
-			tree = strings.Join(trees, "\n")
-		}
-		return agent.EnvContext(agent.EnvInfo{
-			Date: time.Now(), OS: runtime.GOOS, TempDir: env.tempDir,
-			Dirs: env.ws.Dirs(), Tree: tree, Memory: mem.project,
-		})
-	}
-
-	history := o.History
-	var recorder agent.Recorder
-	if !o.DisableRecording {
-		r, h, id, err := openRecording(o, home, wd, sessionID, env.ws.Dirs(), envContext, warn)
-		if err != nil {
-			return fail(err)
-		}
-		if r != nil {
-			a.closers = append(a.closers, r.Close)
-			recorder = &chatRecorder{rec: r, warn: warn}
-			if h != nil {
-				history, sessionID = h, id
-			}
-		}
-	} else if o.Resume != "" {
-		return fail(&ResumeError{Err: errors.New("cannot resume a session with recording disabled")})
-	}
-
-	var sess *agent.Session
-	systemInstruction := func() string {
-		basePrompt := prompt.get()
-		if o.InstructionsFunc == nil {
-			return basePrompt
-		}
-		extra := o.InstructionsFunc(SessionContext{SessionID: sessionID, WorkDir: wd, Timestamp: time.Now(), Transcript: sess.History()})
-		if strings.TrimSpace(extra) == "" {
-			return basePrompt
-		}
-		return basePrompt + "\n\n" + extra
-	}
-	maxTurns := st.Model.MaxSessionTurns
-	sess = agent.New(agent.Config{
-		Model:                client,
-		ModelName:            modelName,
-		SessionID:            sessionID,
-		SystemInstruction:    systemInstruction,
-		GenerationConfig:     gemini.DefaultGenerationConfig(modelName),
-		Tools:                reg,
-		Policy:               pol,
-		EnvContext:           envContext,
-		History:              history,
-		MaxSessionTurns:      maxTurns,
-		DisableLoopDetection: st.Model.DisableLoopDetection,
-		CompressionThreshold: st.Model.CompressionThreshold,
-		Recorder:             recorder,
-		Confirm:              confirm,
-		PromptContext:        ideh.promptContext,
-	})
-	a.session = sess
-	if st.General.Checkpointing {
-		a.checkpoints = &checkpoint.Service{
-			ProjectRoot: wd,
-			HistoryDir:  filepath.Join(home.Dir, "history", filepath.Base(env.tempDir)),
-			Dir:         filepath.Join(env.tempDir, "checkpoints"),
-			Warn:        warn,
-		}
-		benv.BeforeEdit = func(ctx context.Context, e builtin.Edit) {
-			a.checkpoints.Checkpoint(ctx, checkpoint.ToolCall{Name: e.Tool, Args: e.Args}, sess.History(), e.PromptID)
-		}
-	}
-	return a, nil
+	return tool.NewWorkspace(dirs...)
 }
 
-// guardedString is a string read by model calls while a tool may replace
-// it (the system prompt after save_memory).
-type guardedString struct {
-	mu sync.RWMutex
-	s  string
+// modelAliases are the short names Gemini CLI accepts for -m.
+var modelAliases = map[string]string{
+	"auto":       DefaultModel,
+	"pro":        "gemini-2.5-pro",
+	"flash":      "gemini-2.5-flash",
+	"flash-lite": "gemini-2.5-flash-lite",
 }
 
-func (g *guardedString) get() string {
-	g.mu.RLock()
-	defer g.mu.RUnlock()
-	return g.s
-}
-
-func (g *guardedString) set(s string) {
-	g.mu.Lock()
-	g.s = s
-	g.mu.Unlock()
-}
-
-// openRecording starts recording the session, or continues the recorded
-// session o.Resume names, returning its history (after a fresh environment
-// context) and id. A recording that cannot start is reported and skipped;
-// a session that cannot be resumed is an error.
-func openRecording(o Options, home config.Home, wd, sessionID string, dirs []string, envContext func() string, warn func(string)) (*chats.Recorder, []*genai.Content, string, error) {
-	store, err := chats.OpenStore(home.Dir, wd)
-	if err != nil {
-		if o.Resume != "" {
-			return nil, nil, "", &ResumeError{Err: err}
-		}
-		warn("session recording is off: " + err.Error())
-		return nil, nil, "", nil
+// resolveModelName picks the model: the option, then settings, then
+// GEMINI_MODEL, then the default; aliases are resolved.
+func resolveModelName(name string, st *config.Settings, getenv func(string) string) string {
+	if name == "" {
+		name = st.Model.Name
 	}
-	if o.Resume != "" {
-		info, err := store.Resolve(o.Resume)
-		switch {
-		case err != nil && o.Resume == chats.Latest && errors.Is(err, chats.ErrNoSessions):
-			// Gemini CLI starts afresh when there is nothing to resume.
-			warn(err.Error() + " Starting a new session.")
-		case err != nil:
-			return nil, nil, "", &ResumeError{Err: err}
-		default:
-			conv, err := store.Load(info)
-			if err != nil {
-				return nil, nil, "", &ResumeError{Err: err}
-			}
-			rec, err := store.Continue(info)
-			if err != nil {
-				return nil, nil, "", &ResumeError{Err: err}
-			}
-			history := append([]*genai.Content{genai.NewContentFromText(envContext(), genai.RoleUser)}, conv.History()...)
-			return rec, history, conv.SessionID, nil
-		}
+	if name == "" {
+		name = getenv("GEMINI_MODEL")
 	}
-	rec, err := store.Create(sessionID, chats.CreateOptions{Directories: dirs})
-	if err != nil {
-		warn("session recording is off: " + err.Error())
-		return nil, nil, "", nil
+	if name == "" {
+		name = DefaultModel
 	}
-	return rec, nil, "", nil
+	if full, ok := modelAliases[name]; ok {
+		name = full
+	}
+	return name
 }
 
 // trustLookup reports GEMINI_CLI_TRUST_WORKSPACE=true on top of lookup,
@@ -454,84 +413,6 @@ func trustLookup(lookup config.LookupFunc) config.LookupFunc {
 	}
 }
 
-// newClient picks the model transport: the caller's, a fake replaying a
-// file, or the Gemini API / Vertex from the environment (with retries).
-func newClient(o Options, st *config.Settings, getenv func(string) string) (model.Model, error) {
-	if o.Client != nil {
-		return o.Client, nil
-	}
-	if o.FakeResponses != "" {
-		m, err := fake.Open(o.FakeResponses, !o.FakeResponsesNonStrict)
-		if err != nil {
-			return nil, configErrorf("--fake-responses: %v", err)
-		}
-		return m, nil
-	}
-	// Sign in with Google (Code Assist) when the auth type says so,
-	// otherwise the Gemini API key or Vertex path.
-	m, ok, err := newAuthClient(context.Background(), st, getenv, Version)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		cfg, err := gemini.ConfigFromEnv(getenv)
-		if err != nil {
-			return nil, configErrorf("%v", err)
-		}
-		cfg.Version = Version
-		if m, err = gemini.New(context.Background(), cfg); err != nil {
-			return nil, err
-		}
-	}
-	ro := model.RetryOptions{MaxAttempts: st.General.MaxAttempts, Fallback: model.DefaultFallback}
-	if v := getenv("CASTOR_RETRY_BASE_DELAY"); v != "" {
-		// Scripts and CI with their own backoff want shorter waits than
-		// Gemini CLI's 5 s first delay.
-		d, err := time.ParseDuration(v)
-		if err != nil || d < 0 {
-			return nil, configErrorf("CASTOR_RETRY_BASE_DELAY=%q is not a duration like 500ms", v)
-		}
-		ro.InitialDelay, ro.MaxDelay = d, 6*d
-	}
-	if o.Retry != nil {
-		ro = *o.Retry
-	}
-	return model.WithRetry(m, ro), nil
-}
-
-// keepTool applies tools.core (an allow-list by name or display name,
-// "Name(" prefixes allowed) and tools.exclude.
-func keepTool(t tool.Tool, core, exclude []string) bool {
-	match := func(list []string) bool {
-		for _, e := range list {
-			e = strings.TrimSpace(e)
-			if i := strings.IndexByte(e, '('); i > 0 {
-				e = e[:i]
-			}
-			if e == t.Name() || e == t.DisplayName() {
-				return true
-			}
-		}
-		return false
-	}
-	if core != nil && !match(core) {
-		return false
-	}
-	for _, e := range exclude {
-		if strings.TrimSpace(e) == t.Name() || strings.TrimSpace(e) == t.DisplayName() {
-			return false
-		}
-	}
-	return true
-}
-
-func memoryFileName(st *config.Settings) string {
-	if len(st.Context.FileNames) > 0 && st.Context.FileNames[0] != "" {
-		return st.Context.FileNames[0]
-	}
-	return "GEMINI.md"
-}
-
 func expandHome(p, home string) string {
 	if p == "~" {
 		return home
@@ -542,44 +423,13 @@ func expandHome(p, home string) string {
 	return p
 }
 
-func inGitRepo(dir string) bool {
-	for d := dir; ; {
-		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
-			return true
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return false
-		}
-		d = parent
+// projectTempDir is the project's directory under ~/.gemini/tmp, where
+// sessions, checkpoints and large tool outputs go.
+func projectTempDir(home config.Home, wd string, warn func(string)) string {
+	t, err := chats.ProjectTempDir(home.Dir, wd)
+	if err != nil {
+		warn(err.Error())
+		return filepath.Join(os.TempDir(), "castor")
 	}
-}
-
-func nonEmpty(ss ...string) []string {
-	var out []string
-	for _, s := range ss {
-		if strings.TrimSpace(s) != "" {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// filterCache builds each combination of ignore options once.
-type filterCache struct {
-	mu    sync.Mutex
-	root  string
-	extra []string
-	m     map[tool.FilterOptions]tool.FileFilter
-}
-
-func (c *filterCache) get(o tool.FilterOptions) tool.FileFilter {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	f, ok := c.m[o]
-	if !ok {
-		f = config.NewFileFilter(c.root, o, c.extra...)
-		c.m[o] = f
-	}
-	return f
+	return t
 }

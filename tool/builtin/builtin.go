@@ -45,6 +45,10 @@ type Env struct {
 	// and approved; checkpointing snapshots the workspace here. It cannot
 	// stop the edit: whatever goes wrong is the hook's to report.
 	BeforeEdit func(ctx context.Context, e Edit)
+	// Environ, when set, is the environment shell commands start from
+	// (the process's plus the workspace's .env values); nil means the
+	// process environment.
+	Environ func() []string
 	// MemoryChanged, when set, is called after save_memory changed the
 	// memory file, so that the session reloads the memory it gives the
 	// model.

@@ -206,7 +206,7 @@ func (c *shellCall) Execute(ctx context.Context, out func(string)) *tool.Result 
 	res := runShell(ctx, shellRequest{
 		command:    bashShoptGuard + " " + c.stripped,
 		dir:        c.cwd,
-		env:        shellEnv(),
+		env:        shellEnv(c.env),
 		timeout:    c.timeout(),
 		background: c.background,
 		bgDelay:    c.backgroundDelay,
@@ -343,10 +343,16 @@ func (c *shellCall) truncate(llm string) string {
 	return truncateToolOutput(llm, file, limit)
 }
 
-// shellEnv is the child environment: ours, plus the variables that tell
-// scripts they run under an agent and keep pagers out of the way.
-func shellEnv() []string {
-	env := os.Environ()
+// shellEnv is the child environment: the session's (Env.Environ, else the
+// process's), plus the variables that tell scripts they run under an agent
+// and keep pagers out of the way.
+func shellEnv(e *Env) []string {
+	var env []string
+	if e != nil && e.Environ != nil {
+		env = e.Environ()
+	} else {
+		env = os.Environ()
+	}
 	return append(env, "GEMINI_CLI=1", "CASTOR=1", "TERM=xterm-256color", "PAGER=cat", "GIT_PAGER=cat")
 }
 

@@ -1,0 +1,81 @@
+package setup
+
+import (
+	"context"
+	"time"
+
+	"github.com/castor-dev/castor/config"
+	"github.com/castor-dev/castor/internal/version"
+	"github.com/castor-dev/castor/model"
+	"github.com/castor-dev/castor/model/fake"
+	"github.com/castor-dev/castor/model/gemini"
+)
+
+// newClient picks the model transport: the caller's, a fake replaying a
+// file, or Code Assist / the Gemini API / Vertex from the settings and
+// the environment (with retries); --record-responses wraps it. The
+// returned closer flushes the recording.
+func newClient(ctx context.Context, o Options, st *config.Settings, env *Env) (model.Model, func() error, error) {
+	m, err := baseClient(ctx, o, st, env.Getenv)
+	if err != nil || o.RecordResponses == "" {
+		return m, nil, err
+	}
+	rec, err := fake.Record(m, o.RecordResponses)
+	if err != nil {
+		return nil, nil, configErrorf("--record-responses: %v", err)
+	}
+	return rec, rec.Close, nil
+}
+
+func baseClient(ctx context.Context, o Options, st *config.Settings, getenv func(string) string) (model.Model, error) {
+	if o.Client != nil {
+		return o.Client, nil
+	}
+	if o.FakeResponses != "" {
+		m, err := fake.Open(o.FakeResponses, !o.FakeResponsesNonStrict)
+		if err != nil {
+			return nil, configErrorf("--fake-responses: %v", err)
+		}
+		return m, nil
+	}
+	// Sign in with Google (Code Assist) when the auth type says so,
+	// otherwise the Gemini API key or Vertex path.
+	m, ok, err := newAuthClient(ctx, st, getenv, version.Version)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		cfg, err := gemini.ConfigFromEnv(getenv)
+		if err != nil {
+			return nil, configErrorf("%v", err)
+		}
+		cfg.Version = version.Version
+		if m, err = gemini.New(ctx, cfg); err != nil {
+			return nil, err
+		}
+	}
+	ro, err := retryOptions(o, st, getenv)
+	if err != nil {
+		return nil, err
+	}
+	return model.WithRetry(m, ro), nil
+}
+
+// retryOptions are the options' own, or general.maxAttempts with
+// CASTOR_RETRY_BASE_DELAY shortening the waits.
+func retryOptions(o Options, st *config.Settings, getenv func(string) string) (model.RetryOptions, error) {
+	if o.Retry != nil {
+		return *o.Retry, nil
+	}
+	ro := model.RetryOptions{MaxAttempts: st.General.MaxAttempts, Fallback: model.DefaultFallback}
+	if v := getenv("CASTOR_RETRY_BASE_DELAY"); v != "" {
+		// Scripts and CI with their own backoff want shorter waits than
+		// Gemini CLI's 5 s first delay.
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return ro, configErrorf("CASTOR_RETRY_BASE_DELAY=%q is not a duration like 500ms", v)
+		}
+		ro.InitialDelay, ro.MaxDelay = d, 6*d
+	}
+	return ro, nil
+}

@@ -1,0 +1,85 @@
+package setup
+
+import (
+	"os"
+	"sort"
+	"sync"
+
+	"github.com/castor-dev/castor/config"
+)
+
+// Env is one session's environment: a base (the process environment
+// unless the caller gives another) with the workspace's .env file layered
+// on top. Keeping .env values here instead of in the process means two
+// agents on two workspaces each see their own keys, and the host program
+// sees none of them.
+type Env struct {
+	base config.LookupFunc
+
+	mu     sync.RWMutex
+	dotenv map[string]string
+}
+
+// NewEnv returns an environment over base; nil means the process
+// environment.
+func NewEnv(base config.LookupFunc) *Env {
+	if base == nil {
+		base = os.LookupEnv
+	}
+	return &Env{base: base, dotenv: map[string]string{}}
+}
+
+// Lookup reports a variable: the base wins, then the .env file (which
+// never overrides a variable that is already set, as in Gemini CLI).
+func (e *Env) Lookup(k string) (string, bool) {
+	if v, ok := e.base(k); ok {
+		return v, true
+	}
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	v, ok := e.dotenv[k]
+	return v, ok
+}
+
+// Getenv is Lookup without the found flag.
+func (e *Env) Getenv(k string) string {
+	v, _ := e.Lookup(k)
+	return v
+}
+
+// Environ is the environment child processes (shell commands, stdio MCP
+// servers) start with: the process environment plus the .env values it
+// does not set.
+func (e *Env) Environ() []string {
+	out := os.Environ()
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	keys := make([]string, 0, len(e.dotenv))
+	for k := range e.dotenv {
+		if _, set := os.LookupEnv(k); !set {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		out = append(out, k+"="+e.dotenv[k])
+	}
+	return out
+}
+
+// LoadDotEnv finds the .env file Gemini CLI would use for the workspace
+// and layers its values on this environment only.
+func (e *Env) LoadDotEnv(workspace, home string, trusted bool) error {
+	_, err := config.DotEnvOptions{
+		Workspace: workspace,
+		Home:      home,
+		Trusted:   trusted,
+		Lookup:    e.Lookup,
+		Setenv: func(k, v string) {
+			e.mu.Lock()
+			e.dotenv[k] = v
+			e.mu.Unlock()
+		},
+	}.Load()
+	return err
+}
