@@ -47,13 +47,11 @@ func (s *benchServer) close() {
 
 func benchOptions(client *gemini.Model, home, ws string, extra ...castor.Option) []castor.Option {
 	return append([]castor.Option{
-		castor.WithOptions(castor.Options{
-			Client:           client,
-			IgnoreSettings:   true,
-			HomeDir:          home,
-			DisableRecording: true,
-			Getenv:           func(string) string { return "" },
-		}),
+		castor.WithClient(client),
+		castor.WithoutSettings(),
+		castor.WithHomeDir(home),
+		castor.WithoutRecording(),
+		castor.WithEnv(noEnv),
 		castor.WithWorkDir(ws),
 	}, extra...)
 }
@@ -67,7 +65,7 @@ func BenchmarkSDKNew(b *testing.B) {
 	client := s.next(b)
 	b.ReportAllocs()
 	for b.Loop() {
-		a, err := castor.New(benchOptions(client, home, ws)...)
+		a, err := castor.New(context.Background(), benchOptions(client, home, ws)...)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -103,7 +101,7 @@ func BenchmarkSDKTurn(b *testing.B) {
 				b.StopTimer()
 				client := s.next(b)
 				s.srv.Enqueue(tc.replies...)
-				a, err := castor.New(benchOptions(client, home, ws, castor.WithTools(echo))...)
+				a, err := castor.New(context.Background(), benchOptions(client, home, ws, castor.WithTools(echo))...)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -30,22 +30,24 @@ func newAgent(t testing.TB, srv *fakegemini.Server, opts ...castor.Option) *cast
 		t.Fatal(err)
 	}
 	base := []castor.Option{
-		castor.WithOptions(castor.Options{
-			Client:           client,
-			IgnoreSettings:   true,
-			HomeDir:          t.TempDir(),
-			DisableRecording: true,
-			Getenv:           func(string) string { return "" },
-		}),
+		castor.WithClient(client),
+		castor.WithoutSettings(),
+		castor.WithHomeDir(t.TempDir()),
+		castor.WithoutRecording(),
+		castor.WithEnv(noEnv),
 		castor.WithWorkDir(t.TempDir()),
 	}
-	a, err := castor.New(append(base, opts...)...)
+	a, err := castor.New(context.Background(), append(base, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { a.Close() })
 	return a
 }
+
+// noEnv is an empty environment: tests see no credentials or settings
+// from the machine they run on.
+func noEnv(string) (string, bool) { return "", false }
 
 func systemText(r *fakegemini.Request) string {
 	if r.SystemInstruction == nil {
@@ -419,8 +421,8 @@ func Example() {
 
 	home, _ := os.MkdirTemp("", "castor-example")
 	defer os.RemoveAll(home)
-	a, err := castor.New(
-		castor.WithOptions(castor.Options{Client: client, IgnoreSettings: true, HomeDir: home, DisableRecording: true}),
+	a, err := castor.New(context.Background(),
+		castor.WithClient(client), castor.WithoutSettings(), castor.WithHomeDir(home), castor.WithoutRecording(),
 		castor.WithWorkDir(home),
 		castor.WithInstructions("Answer in one sentence."),
 		castor.WithTools(weather),

@@ -28,11 +28,11 @@ func settingsAgent(t *testing.T, srv *fakegemini.Server, settings string) (*cast
 		t.Fatal(err)
 	}
 	env := map[string]string{"GEMINI_CLI_TRUST_WORKSPACE": "true"}
-	a, err := castor.New(castor.WithOptions(castor.Options{
-		WorkDir: ws, HomeDir: home, Client: client, DisableRecording: true,
-		ApprovalMode: policy.ModeYolo,
-		Getenv:       func(k string) string { return env[k] },
-	}))
+	a, err := castor.New(context.Background(),
+		castor.WithWorkDir(ws), castor.WithHomeDir(home), castor.WithClient(client), castor.WithoutRecording(),
+		castor.WithApprovalMode(policy.ModeYolo),
+		castor.WithEnv(func(k string) (string, bool) { v, ok := env[k]; return v, ok }),
+	)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,8 +22,8 @@ func BenchmarkEngineTurn(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	a, err := castor.New(castor.WithOptions(castor.Options{WorkDir: b.TempDir(), HomeDir: b.TempDir(), Client: m,
-		Getenv: func(string) string { return "" }, DisableRecording: true, Interactive: true}))
+	a, err := castor.New(context.Background(), castor.WithWorkDir(b.TempDir()), castor.WithHomeDir(b.TempDir()), castor.WithClient(m),
+		castor.WithEnv(noEnv), castor.WithoutRecording(), castor.WithPausedConfirmations())
 	if err != nil {
 		b.Fatal(err)
 	}

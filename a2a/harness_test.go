@@ -17,9 +17,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/castor-dev/castor"
 	"github.com/castor-dev/castor/a2a"
+	"github.com/castor-dev/castor/internal/a2asession"
 	"github.com/castor-dev/castor/internal/fakegemini"
+	"github.com/castor-dev/castor/internal/setup"
 	"github.com/castor-dev/castor/model/gemini"
 )
 
@@ -68,12 +69,9 @@ func (h *harness) start(opts ...option) {
 	cfg := a2a.Config{
 		Workspace:   h.ws,
 		AllowedRoot: filepath.Dir(h.ws),
-		Agent: castor.Options{
-			Client:  m,
-			HomeDir: h.home,
-			Getenv:  func(string) string { return "" },
-		},
-		Store: h.store,
+		HomeDir:     h.home,
+		NewSession:  a2asession.Factory(setup.Options{Client: m, HomeDir: h.home, Env: noEnv}),
+		Store:       h.store,
 	}
 	for _, o := range opts {
 		o(&cfg)
@@ -471,3 +469,7 @@ func (h *harness) waitModelCalls(n int) {
 }
 
 type configT = a2a.Config
+
+// noEnv is an empty environment: tasks see no credentials or settings
+// from the machine the tests run on.
+func noEnv(string) (string, bool) { return "", false }

@@ -2,7 +2,9 @@ package a2a
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,7 +15,6 @@ import (
 
 	"google.golang.org/genai"
 
-	"github.com/castor-dev/castor"
 	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/tool"
 )
@@ -295,7 +296,7 @@ func TestRepairHistory(t *testing.T) {
 
 func TestEvictIdle(t *testing.T) {
 	now := time.Unix(1000, 0)
-	s, err := NewServer(Config{AllowedRoot: t.TempDir(), Now: func() time.Time { return now }})
+	s, err := NewServer(Config{AllowedRoot: t.TempDir(), Now: func() time.Time { return now }, NewSession: noSession})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -444,9 +445,8 @@ func FuzzServeHTTP(f *testing.F) {
 	os.Mkdir(ws, 0o755)
 	// No model and no credentials: a turn that slips through fails fast
 	// and never reaches a real service.
-	s, err := NewServer(Config{AllowedRoot: root, Workspace: ws, Agent: castor.Options{
-		HomeDir: root, Getenv: func(string) string { return "" },
-	}})
+	s, err := NewServer(Config{AllowedRoot: root, Workspace: ws, HomeDir: root,
+		NewSession: noSession})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -480,4 +480,9 @@ func FuzzServeHTTP(f *testing.F) {
 			t.Fatalf("answer %d %q", rec.Code, rec.Body.String())
 		}
 	})
+}
+
+// noSession is a session factory for tests that never run a turn.
+func noSession(context.Context, SessionSpec) (*agent.Session, func() error, error) {
+	return nil, nil, errors.New("no model in this test")
 }

@@ -12,10 +12,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/castor-dev/castor"
 	"github.com/castor-dev/castor/a2a"
 	"github.com/castor-dev/castor/a2a/blobstore"
+	"github.com/castor-dev/castor/internal/a2asession"
 	"github.com/castor-dev/castor/internal/fakegemini"
+	"github.com/castor-dev/castor/internal/setup"
 	"github.com/castor-dev/castor/model/gemini"
 )
 
@@ -35,8 +36,9 @@ func startReplica(t *testing.T, fake *fakegemini.Server, ws string, store a2a.Ta
 	srv, err := a2a.NewServer(a2a.Config{
 		Workspace:   ws,
 		AllowedRoot: filepath.Dir(ws),
-		Agent:       castor.Options{Client: m, HomeDir: filepath.Join(filepath.Dir(ws), "home"), Getenv: func(string) string { return "" }},
-		Store:       store,
+		NewSession: a2asession.Factory(setup.Options{Client: m, HomeDir: filepath.Join(filepath.Dir(ws), "home"),
+			Env: func(string) (string, bool) { return "", false }}),
+		Store: store,
 	})
 	if err != nil {
 		t.Fatal(err)

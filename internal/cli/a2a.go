@@ -17,8 +17,8 @@ import (
 
 	"github.com/castor-dev/castor/a2a"
 	"github.com/castor-dev/castor/a2a/blobstore"
-	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/config"
+	"github.com/castor-dev/castor/internal/a2asession"
 	"github.com/castor-dev/castor/internal/setup"
 )
 
@@ -172,7 +172,7 @@ func runA2A(ctx context.Context, f *a2aFlags, stdio IO) error {
 		AllowedRoot:      f.allowedRoot,
 		AuthToken:        f.token,
 		URL:              cardURL,
-		NewSession:       a2aSessions(setup.Options{Model: f.model, Env: env.Lookup, Warn: warn}),
+		NewSession:       a2asession.Factory(setup.Options{Model: f.model, Env: env.Lookup, Warn: warn}),
 		YOLO:             f.yolo,
 		Store:            store,
 		AllowPrivatePush: f.allowPrivatePush,
@@ -208,15 +208,4 @@ func runA2A(ctx context.Context, f *a2aFlags, stdio IO) error {
 		return err
 	}
 	return nil
-}
-
-// a2aSessions builds each A2A task's engine session from base.
-func a2aSessions(base setup.Options) a2a.NewSessionFunc {
-	return func(ctx context.Context, spec a2a.SessionSpec) (*agent.Session, func() error, error) {
-		a, err := setup.NewTask(ctx, base, setup.TaskSpec(spec))
-		if err != nil {
-			return nil, nil, err
-		}
-		return a.Session, a.Close, nil
-	}
 }

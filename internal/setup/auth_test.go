@@ -120,14 +120,14 @@ func (f *authFixture) client(st *config.Settings) (model.Model, bool, error) {
 // agent runs a headless session over m, with retries as the CLI has them.
 func (f *authFixture) agent(m model.Model) *Agent {
 	f.t.Helper()
-	a, err := New(WithOptions(Options{
+	a, err := New(context.Background(), Options{
 		Client:           model.WithRetry(m, model.RetryOptions{Sleep: func(context.Context, time.Duration) error { return nil }}),
 		WorkDir:          f.ws,
 		IgnoreSettings:   true,
 		HomeDir:          f.home,
 		DisableRecording: true,
-		Getenv:           f.getenv,
-	}))
+		Env:              envOf(f.getenv),
+	})
 	if err != nil {
 		f.t.Fatal(err)
 	}

@@ -7,9 +7,10 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/castor-dev/castor"
 	"github.com/castor-dev/castor/command"
+	"github.com/castor-dev/castor/config"
 	"github.com/castor-dev/castor/internal/npmtest"
+	"github.com/castor-dev/castor/internal/setup"
 )
 
 func TestCommandsIncludeMCPPrompts(t *testing.T) {
@@ -22,8 +23,8 @@ func TestCommandsIncludeMCPPrompts(t *testing.T) {
 	os.WriteFile(filepath.Join(home, ".gemini", "settings.json"), settings, 0o644)
 	env := map[string]string{"GEMINI_CLI_TRUST_WORKSPACE": "true"}
 
-	reg, stop := castor.Commands(context.Background(), castor.Options{
-		WorkDir: ws, HomeDir: home, Getenv: func(k string) string { return env[k] },
+	reg, stop := setup.Commands(context.Background(), setup.Options{
+		WorkDir: ws, HomeDir: home, Env: config.EnvMap(env),
 	})
 	defer stop()
 	if n := len(reg.Commands()); n <= len(command.Builtins()) {

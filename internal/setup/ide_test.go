@@ -30,19 +30,19 @@ func TestConnectIDE(t *testing.T) {
 		return ""
 	}
 	terminalAsked := false
-	o := Options{Getenv: getenv, Confirm: func(context.Context, *agent.ToolCall) (tool.Decision, error) {
+	own := func(context.Context, *agent.ToolCall) (tool.Decision, error) {
 		terminalAsked = true
 		return tool.Decision{Outcome: tool.ProceedOnce}, nil
-	}}
+	}
 	var warnings []string
 	warn := func(s string) { warnings = append(warnings, s) }
 
-	if h := connectIDE(context.Background(), false, o, ws, warn); h.client != nil || h.confirm != nil || len(warnings) != 0 {
-		t.Fatalf("IDE mode off: %+v, %v", h, warnings)
+	if h, err := connectIDE(context.Background(), false, ws, getenv, warn); h != nil || err != nil || len(warnings) != 0 {
+		t.Fatalf("IDE mode off: %+v, %v, %v", h, err, warnings)
 	}
 
-	h := connectIDE(context.Background(), true, o, ws, warn)
-	if h.client != nil || h.promptContext != nil || len(warnings) != 1 ||
+	h, err := connectIDE(context.Background(), true, ws, getenv, warn)
+	if h != nil || err != nil || len(warnings) != 1 ||
 		!strings.Contains(warnings[0], "no IDE companion found") || !strings.Contains(warnings[0], "castor ide status") {
 		t.Fatalf("no companion: %+v, %q", h, warnings)
 	}
@@ -53,18 +53,18 @@ func TestConnectIDE(t *testing.T) {
 	}
 	defer s.Stop(context.Background())
 	s.FileFocused(filepath.Join(ws, "a.go"))
-	h = connectIDE(context.Background(), true, o, ws, warn)
-	if h.client == nil || h.promptContext == nil || h.confirm == nil || h.close == nil {
-		t.Fatalf("hooks %+v (warnings %q)", h, warnings)
+	h, err = connectIDE(context.Background(), true, ws, getenv, warn)
+	if err != nil || h == nil || h.client == nil {
+		t.Fatalf("connection %+v, %v (warnings %q)", h, err, warnings)
 	}
-	defer h.close()
+	defer h.client.Close()
 	// Connecting waited for the companion's first context.
-	if parts := h.promptContext(true); len(parts) != 1 || !strings.Contains(parts[0].Text, filepath.Join(ws, "a.go")) {
+	if parts := h.client.PromptContext(true); len(parts) != 1 || !strings.Contains(parts[0].Text, filepath.Join(ws, "a.go")) {
 		t.Errorf("prompt context %+v", parts)
 	}
 	// A call that is not an edit goes to the caller's own Confirm.
 	shell := &agent.ToolCall{Confirmation: &agent.Confirmation{Details: &tool.ConfirmationDetails{Type: tool.ConfirmExec}}}
-	if d, err := h.confirm(context.Background(), shell); err != nil || d.Outcome != tool.ProceedOnce || !terminalAsked {
+	if d, err := h.client.Confirm(own)(context.Background(), shell); err != nil || d.Outcome != tool.ProceedOnce || !terminalAsked {
 		t.Errorf("shell confirmation: %+v, %v, asked %v", d, err, terminalAsked)
 	}
 }
@@ -89,10 +89,10 @@ func TestIDETrustDecidesFolderTrust(t *testing.T) {
 			}
 			return ""
 		}
-		a, err := New(WithOptions(Options{
-			WorkDir: ws, HomeDir: t.TempDir(), Getenv: getenv, IDE: true, EnforceTrust: true,
+		a, err := New(context.Background(), Options{
+			WorkDir: ws, HomeDir: t.TempDir(), Env: envOf(getenv), IDE: true, EnforceTrust: true,
 			DisableRecording: true, Client: noModel{},
-		}))
+		})
 		if trusted {
 			if err != nil {
 				t.Errorf("IDE says trusted: %v", err)

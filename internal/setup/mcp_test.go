@@ -12,7 +12,7 @@ import (
 	"github.com/castor-dev/castor/config"
 )
 
-func TestStartMCP(t *testing.T) {
+func TestOpenMCP(t *testing.T) {
 	srv := sdk.NewServer(&sdk.Implementation{Name: "t", Version: "1"}, nil)
 	for _, name := range []string{"ping_me", "read_file"} {
 		srv.AddTool(&sdk.Tool{Name: name, InputSchema: map[string]any{"type": "object"}},
@@ -66,11 +66,13 @@ func TestStartMCP(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var warns []string
-			tools, closer := startMCP(context.Background(), tt.st, mcpPlace{workDir: t.TempDir(), geminiDir: t.TempDir()}, tt.allowed, func(s string) { warns = append(warns, s) })
-			defer closer()
+			m := openMCP(context.Background(), tt.st, mcpPlace{workDir: t.TempDir(), geminiDir: t.TempDir()}, tt.allowed, func(s string) { warns = append(warns, s) })
 			var names []string
-			for _, tl := range tools {
-				names = append(names, tl.Name())
+			if m != nil {
+				defer m.Close()
+				for _, tl := range m.Tools() {
+					names = append(names, tl.Name())
+				}
 			}
 			if strings.Join(names, ",") != strings.Join(tt.wantTools, ",") {
 				t.Errorf("tools = %v, want %v", names, tt.wantTools)
