@@ -85,6 +85,11 @@ func openMCP(ctx context.Context, st *config.Settings, at mcpPlace, allowedNames
 		// lead's interactive faces can pass OpenBrowser).
 		OAuth: &mcp.OAuthOptions{TokenFile: filepath.Join(at.geminiDir, mcp.TokenFileName)},
 	})
+	if ctx.Err() != nil {
+		// Start-up was cancelled: the caller reports that, not each
+		// server it interrupted.
+		return m
+	}
 	statuses := m.Statuses()
 	sort.Slice(statuses, func(i, j int) bool { return statuses[i].Name < statuses[j].Name })
 	for _, s := range statuses {
