@@ -12,11 +12,11 @@ import (
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
-// The binary carries no Gemini CLI OAuth client: neither its id (whose
-// project number is 681255809395) nor a Google client secret (which all
-// start with GOCSPX-). The patterns are built from pieces so that this
-// file does not contain them either; a string the binary must contain
-// proves the scan reads it.
+// The binary carries no Gemini CLI OAuth client: neither its id (its
+// project number, or the rest of it) nor any Google client secret (they
+// all start with the same prefix). The patterns are built from pieces so
+// that this file does not contain them either, and a string the binary
+// must contain proves the scan reads it.
 func TestBinaryHasNoGeminiCLIClient(t *testing.T) {
 	data, err := os.ReadFile(binary)
 	if err != nil {

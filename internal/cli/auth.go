@@ -135,7 +135,7 @@ func authStatus(stdio IO, getenv func(string) string, now time.Time) error {
 		return &model.AuthError{Err: err}
 	}
 	if sel.Type == "" {
-		fmt.Fprintln(out, "Auth method: none selected (security.auth.selectedType, GOOGLE_GENAI_USE_GCA, GOOGLE_GENAI_USE_VERTEXAI and GEMINI_API_KEY are unset)")
+		fmt.Fprintln(out, "Auth method: none selected")
 	} else {
 		fmt.Fprintf(out, "Auth method: %s (from %s)\n", sel.Type, sel.Source)
 	}
