@@ -420,3 +420,52 @@ func TestLoginWithCodeLocalBrowser(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// What the user pastes is outside input: a bare code, the redirected
+// address, or anything at all. An address is only believed when its
+// state is this sign-in's.
+func FuzzPastedCode(f *testing.F) {
+	a := authorization{state: "s1"}
+	f.Add("4/abc")
+	f.Add("http://127.0.0.1:8085/oauth2callback?code=4/abc&state=s1")
+	f.Add("http://127.0.0.1:8085/oauth2callback?code=4/abc&state=other")
+	f.Add("http://127.0.0.1:8085/oauth2callback?error=access_denied&state=s1")
+	f.Add("%zz?code=")
+	f.Fuzz(func(t *testing.T, in string) {
+		code, err := pastedCode(in, a)
+		if err != nil {
+			return
+		}
+		if strings.Contains(in, "code=") || strings.Contains(in, "error=") {
+			u, perr := url.Parse(strings.TrimSpace(in))
+			if perr != nil || u.Query().Get("state") != a.state || u.Query().Get("code") != code {
+				t.Fatalf("%q accepted as code %q", in, code)
+			}
+		} else if code != strings.TrimSpace(in) {
+			t.Fatalf("%q gave code %q", in, code)
+		}
+	})
+}
+
+func TestPastedCode(t *testing.T) {
+	a := authorization{state: "s1"}
+	tests := []struct{ in, want, wantErr string }{
+		{in: " 4/abc \n", want: "4/abc"},
+		{in: "http://127.0.0.1:8085/oauth2callback?code=4%2Fabc&state=s1&scope=x", want: "4/abc"},
+		{in: "http://127.0.0.1:8085/oauth2callback?code=4/abc&state=old", wantErr: "state mismatch"},
+		{in: "http://127.0.0.1:8085/oauth2callback?error=access_denied&state=s1", wantErr: "Google OAuth error: access_denied"},
+		{in: "http://127.0.0.1:8085/oauth2callback?state=s1&code=", want: ""},
+	}
+	for _, tt := range tests {
+		got, err := pastedCode(tt.in, a)
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("%q: err = %v, want %q", tt.in, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("%q: %q, %v; want %q", tt.in, got, err, tt.want)
+		}
+	}
+}
