@@ -4,16 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
-	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/tailscale/hujson"
 
 	"github.com/castor-dev/castor/config"
-	"github.com/castor-dev/castor/internal/fsutil"
 	"github.com/castor-dev/castor/internal/oauth"
+	"github.com/castor-dev/castor/model"
 )
 
 func init() { subcommands = append(subcommands, newAuthCommand) }
@@ -21,31 +21,38 @@ func init() { subcommands = append(subcommands, newAuthCommand) }
 // selectedTypeKey is the settings key of the chosen auth method.
 const selectedTypeKey = "security.auth.selectedType"
 
-// newAuthCommand is `castor auth`: sign in with Google, shared with Gemini
-// CLI through ~/.gemini/oauth_creds.json.
+// newAuthCommand is `castor auth`: sign in with Google through the user's
+// own OAuth client, and report which credentials Castor uses. Gemini CLI's
+// sign-in is never reused: Google's terms forbid other tools to.
 func newAuthCommand(ctx context.Context, stdio IO) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "auth",
-		Short: "Sign in with Google (shared with Gemini CLI)",
+		Short: "Sign in with Google through your own OAuth client, and show the auth method in use",
 		Args:  cobra.NoArgs,
 	}
 	var noBrowser bool
 	login := &cobra.Command{
 		Use:   "login",
-		Short: "Sign in with your Google account",
+		Short: "Sign in with your Google account through your own OAuth client",
 		Long: "Sign in with your Google account and use the Gemini Code Assist tier it comes with.\n\n" +
-			"A browser opens Google's sign-in page, which redirects back to Castor on 127.0.0.1. With --no-browser\n" +
-			"(or NO_BROWSER=true, or no display), Castor prints a URL to open on any device and reads the code\n" +
-			"Google shows there. The sign-in is cached in ~/.gemini/oauth_creds.json, where Gemini CLI finds it too.",
+			"Gemini CLI's sign-in cannot be reused by third-party tools under Google's terms, so this needs an\n" +
+			"OAuth client of your own: create one of type \"Desktop app\" in your Google Cloud project and set\n" +
+			"CASTOR_OAUTH_CLIENT_ID and CASTOR_OAUTH_CLIENT_SECRET (or security.auth.oauthClient.clientId and\n" +
+			"clientSecret in settings). Without one, use GEMINI_API_KEY, Vertex AI, or Application Default\n" +
+			"Credentials (`gcloud auth application-default login` with compute-default-credentials).\n\n" +
+			"A browser opens Google's sign-in page, which redirects back to Castor on 127.0.0.1 (PKCE). With\n" +
+			"--no-browser (or NO_BROWSER=true, or no display), Castor prints a URL to open on any device and reads\n" +
+			"back the address the browser was sent to. The tokens are saved in ~/.gemini/" + oauth.CredsFileName + "\n" +
+			"(mode 0600), Castor's own file.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return authLogin(ctx, stdio, os.Getenv, noBrowser)
 		},
 	}
-	login.Flags().BoolVar(&noBrowser, "no-browser", false, "paste a code instead of opening a browser (same as NO_BROWSER=true)")
+	login.Flags().BoolVar(&noBrowser, "no-browser", false, "paste the redirected address instead of opening a browser (same as NO_BROWSER=true)")
 	status := &cobra.Command{
 		Use:   "status",
-		Short: "Show the auth method and the Google sign-in (fails when not signed in)",
+		Short: "Show which credentials Castor uses (fails when the selected method cannot work)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return authStatus(stdio, os.Getenv, time.Now())
@@ -53,7 +60,7 @@ func newAuthCommand(ctx context.Context, stdio IO) *cobra.Command {
 	}
 	logout := &cobra.Command{
 		Use:   "logout",
-		Short: "Sign out: delete the cached Google credentials (Gemini CLI's too)",
+		Short: "Sign out: delete Castor's saved Google tokens",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return authLogout(stdio, os.Getenv)
@@ -70,8 +77,23 @@ func homeFor(getenv func(string) string) config.Home {
 	})
 }
 
+// loadAuthSettings loads the settings of the current directory; a broken
+// file is reported and treated as empty, so auth commands still work.
+func loadAuthSettings(stdio IO, getenv func(string) string) *config.Settings {
+	wd, _ := os.Getwd()
+	st, err := config.Load(config.LoadOptions{Workspace: wd, Env: func(k string) (string, bool) {
+		v := getenv(k)
+		return v, v != ""
+	}})
+	if err != nil {
+		fmt.Fprintf(stdio.Stderr, "Warning: %v\n", err)
+		return &config.Settings{}
+	}
+	return st
+}
+
 func authLogin(ctx context.Context, stdio IO, getenv func(string) string, noBrowser bool) error {
-	opts, err := oauth.LoginOptionsFromEnv(getenv)
+	opts, err := oauth.LoginOptionsFromEnv(getenv, loadAuthSettings(stdio, getenv))
 	if err != nil {
 		return err
 	}
@@ -81,69 +103,140 @@ func authLogin(ctx context.Context, stdio IO, getenv func(string) string, noBrow
 	if err != nil {
 		return err
 	}
+	fmt.Fprintln(stdio.Stdout, "Authentication succeeded")
+	if email, err := oauth.FetchEmail(ctx, nil, opts.Endpoints.UserInfoURL, creds.AccessToken); err == nil && email != "" {
+		// Only for display, by `castor auth status`.
+		creds.Account = email
+		fmt.Fprintf(stdio.Stdout, "Signed in as %s.\n", email)
+	}
 	home := homeFor(getenv)
 	store := oauth.NewStore(home)
 	if err := store.Save(creds); err != nil {
 		return fmt.Errorf("saving credentials: %w", err)
 	}
-	fmt.Fprintln(stdio.Stdout, "Authentication succeeded")
-	email, err := oauth.FetchEmail(ctx, nil, opts.Endpoints.UserInfoURL, creds.AccessToken)
-	if err == nil && email != "" {
-		// Only for display (status, and Gemini CLI's own UI).
-		_ = store.SetActiveAccount(email)
-		fmt.Fprintf(stdio.Stdout, "Signed in as %s.\n", email)
-	}
-	// Gemini CLI's auth dialog records the choice the same way, so the
-	// next run of either program uses the sign-in.
+	// Recorded as Gemini CLI's auth dialog records the choice, so the next
+	// run signs in without GOOGLE_GENAI_USE_GCA.
 	if err := config.UpdateFile(home.SettingsPath(), selectedTypeKey, string(oauth.LoginWithGoogle)); err != nil {
 		fmt.Fprintf(stdio.Stderr, "Warning: could not set %s in %s: %v\n", selectedTypeKey, home.SettingsPath(), err)
 	}
-	fmt.Fprintf(stdio.Stdout, "Credentials saved to %s (shared with Gemini CLI).\n", store.CredsPath())
+	fmt.Fprintf(stdio.Stdout, "Tokens saved to %s (Castor's own file, for OAuth client %s from %s).\n", store.CredsPath(), opts.Endpoints.ClientID, opts.Endpoints.ClientSource)
 	return nil
 }
 
+// authStatus says which of Castor's authentication paths is in effect and
+// where its credentials come from, without contacting anything. It fails
+// when the selected path cannot work.
 func authStatus(stdio IO, getenv func(string) string, now time.Time) error {
-	home := homeFor(getenv)
-	store := oauth.NewStore(home)
 	out := stdio.Stdout
-
-	wd, _ := os.Getwd()
-	st, err := config.Load(config.LoadOptions{Workspace: wd, Env: func(k string) (string, bool) {
-		v := getenv(k)
-		return v, v != ""
-	}})
+	st := loadAuthSettings(stdio, getenv)
+	sel, err := oauth.SelectAuthType(st.Security.Auth.SelectedType, st.Security.Auth.EnforcedType, getenv)
 	if err != nil {
-		st = &config.Settings{}
-		fmt.Fprintf(stdio.Stderr, "Warning: %v\n", err)
+		fmt.Fprintf(out, "Auth method: %v\n", err)
+		return &model.AuthError{Err: err}
 	}
-	sel, selErr := oauth.SelectAuthType(st.Security.Auth.SelectedType, st.Security.Auth.EnforcedType, getenv)
-	switch {
-	case selErr != nil:
-		fmt.Fprintf(out, "Auth method: %v\n", selErr)
-	case sel.Type == "":
-		fmt.Fprintln(out, "Auth method: none configured")
-	default:
+	if sel.Type == "" {
+		fmt.Fprintln(out, "Auth method: none selected")
+	} else {
 		fmt.Fprintf(out, "Auth method: %s (from %s)\n", sel.Type, sel.Source)
 	}
+	if sel.Type.CodeAssist() && getenv(oauth.EnvUseGCA) != "" && getenv(oauth.EnvAccessToken) != "" {
+		fmt.Fprintf(out, "Using: Code Assist with the access token in %s\n", oauth.EnvAccessToken)
+		return nil
+	}
+	switch sel.Type {
+	case oauth.LoginWithGoogle:
+		return ownClientStatus(out, getenv, st, sel, now)
+	case oauth.ComputeADC, oauth.CloudShell:
+		adcStatus(out, getenv)
+		return nil
+	case oauth.Gateway:
+		fmt.Fprintf(out, "Using: Gemini API through GOOGLE_GEMINI_BASE_URL (%s)\n", getenv("GOOGLE_GEMINI_BASE_URL"))
+		return nil
+	}
+	return geminiAPIStatus(out, getenv)
+}
 
+// geminiAPIStatus describes the Gemini API and Vertex AI paths as
+// model/gemini.ConfigFromEnv chooses between them.
+func geminiAPIStatus(out io.Writer, getenv func(string) string) error {
+	firstSet := func(keys ...string) string {
+		for _, k := range keys {
+			if strings.TrimSpace(getenv(k)) != "" {
+				return k
+			}
+		}
+		return ""
+	}
+	if v := strings.ToLower(strings.TrimSpace(getenv("GOOGLE_GENAI_USE_VERTEXAI"))); v == "true" || v == "1" {
+		if getenv("GOOGLE_API_KEY") != "" {
+			fmt.Fprintln(out, "Using: Vertex AI with an API key (GOOGLE_API_KEY)")
+			return nil
+		}
+		project := getenv("GOOGLE_CLOUD_PROJECT")
+		if project == "" {
+			project = getenv("GOOGLE_CLOUD_PROJECT_ID")
+		}
+		fmt.Fprintf(out, "Using: Vertex AI with Application Default Credentials (project %q, location %q)\n", project, getenv("GOOGLE_CLOUD_LOCATION"))
+		if project == "" || getenv("GOOGLE_CLOUD_LOCATION") == "" {
+			fmt.Fprintln(out, "Note: Vertex AI with ADC needs GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION")
+		}
+		return nil
+	}
+	if k := firstSet("GEMINI_API_KEY", "GOOGLE_API_KEY"); k != "" {
+		fmt.Fprintf(out, "Using: Gemini API with an API key (%s)\n", k)
+		return nil
+	}
+	fmt.Fprintln(out, "Using: nothing")
+	return &model.AuthError{Err: errors.New("no credentials: set GEMINI_API_KEY, use Vertex AI (GOOGLE_GENAI_USE_VERTEXAI=true), Application Default Credentials (`gcloud auth application-default login` with compute-default-credentials), or your own OAuth client (CASTOR_OAUTH_CLIENT_ID and `castor auth login`)")}
+}
+
+// adcStatus names the Application Default Credentials Resolve would pick.
+func adcStatus(out io.Writer, getenv func(string) string) {
+	if p := getenv(oauth.EnvApplicationCredentials); p != "" {
+		fmt.Fprintf(out, "Using: Code Assist via Application Default Credentials from %s (%s)\n", oauth.EnvApplicationCredentials, p)
+		return
+	}
+	if p := oauth.GcloudADCPath(getenv); p != "" {
+		if _, err := os.Stat(p); err == nil {
+			fmt.Fprintf(out, "Using: Code Assist via Application Default Credentials from gcloud (%s)\n", p)
+			return
+		}
+	}
+	host := getenv("GCE_METADATA_HOST")
+	if host == "" {
+		host = "metadata.google.internal"
+	}
+	fmt.Fprintf(out, "Using: Code Assist via Application Default Credentials from the metadata server (%s); without one, run `gcloud auth application-default login`\n", host)
+}
+
+// ownClientStatus describes the sign-in through the user's own client.
+func ownClientStatus(out io.Writer, getenv func(string) string, st *config.Settings, sel oauth.Selection, now time.Time) error {
+	ep := oauth.EndpointsFor(getenv, st)
+	if !ep.HasClient() {
+		fmt.Fprintln(out, "Using: nothing")
+		return &model.AuthError{Err: fmt.Errorf("%s: %w", sel.Source, oauth.ErrNoClient)}
+	}
+	fmt.Fprintf(out, "Using: Code Assist via your own OAuth client %s (from %s)\n", ep.ClientID, ep.ClientSource)
+	store := oauth.NewStore(homeFor(getenv))
+	fmt.Fprintf(out, "Tokens: %s\n", store.CredsPath())
 	creds, err := store.Load()
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		fmt.Fprintln(out, "Google sign-in: not signed in")
-		return errors.New("not signed in with Google: run `castor auth login`")
+		return &model.AuthError{Err: oauth.ErrNotSignedIn}
 	case err != nil:
-		return err
+		return &model.AuthError{Err: fmt.Errorf("%w; sign in again with `castor auth login`", err)}
 	case creds.IsADC():
-		fmt.Fprintf(out, "Google sign-in: application default credentials (%s)\n", creds.Type)
-		fmt.Fprintf(out, "Credentials: %s\n", store.CredsPath())
-		return nil
+		return &model.AuthError{Err: fmt.Errorf("%s holds application default credentials, not a Castor sign-in; sign in again with `castor auth login`", store.CredsPath())}
+	case creds.ClientID != "" && creds.ClientID != ep.ClientID:
+		fmt.Fprintf(out, "Google sign-in: made with OAuth client %s, not %s\n", creds.ClientID, ep.ClientID)
+		return &model.AuthError{Err: errors.New("the saved sign-in belongs to another OAuth client: sign in again with `castor auth login`")}
 	}
-	if account := store.ActiveAccount(); account != "" {
-		fmt.Fprintf(out, "Google sign-in: signed in as %s\n", account)
+	if creds.Account != "" {
+		fmt.Fprintf(out, "Google sign-in: signed in as %s\n", creds.Account)
 	} else {
 		fmt.Fprintln(out, "Google sign-in: signed in")
 	}
-	fmt.Fprintf(out, "Credentials: %s\n", store.CredsPath())
 	switch {
 	case creds.AccessToken == "":
 		fmt.Fprintln(out, "Access token: none; one is fetched on next use")
@@ -162,18 +255,13 @@ func authStatus(stdio IO, getenv func(string) string, now time.Time) error {
 	return nil
 }
 
+// authLogout deletes Castor's tokens. The auth method in settings.json is
+// left alone: that file is Gemini CLI's too, and its sign-in is its own.
 func authLogout(stdio IO, getenv func(string) string) error {
-	home := homeFor(getenv)
-	store := oauth.NewStore(home)
+	store := oauth.NewStore(homeFor(getenv))
 	removed, err := store.Remove()
 	if err != nil {
 		return err
-	}
-	if err := store.ClearActiveAccount(); err != nil {
-		fmt.Fprintf(stdio.Stderr, "Warning: %v\n", err)
-	}
-	if err := clearSelectedType(home.SettingsPath()); err != nil {
-		fmt.Fprintf(stdio.Stderr, "Warning: could not clear %s in %s: %v\n", selectedTypeKey, home.SettingsPath(), err)
 	}
 	if removed {
 		fmt.Fprintf(stdio.Stdout, "Signed out: removed %s.\n", store.CredsPath())
@@ -181,56 +269,4 @@ func authLogout(stdio IO, getenv func(string) string) error {
 		fmt.Fprintln(stdio.Stdout, "Not signed in; nothing to remove.")
 	}
 	return nil
-}
-
-// clearSelectedType removes security.auth.selectedType from the user
-// settings when it selects Sign in with Google, as Gemini CLI's
-// /auth logout does, so the next run does not try a sign-in that is gone.
-// Another choice (an API key, Vertex AI) is the user's and stays; comments
-// and formatting of the file are kept.
-func clearSelectedType(path string) error {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	v, err := hujson.Parse(data)
-	if err != nil {
-		return err
-	}
-	auth := v.Find("/security/auth")
-	if auth == nil {
-		return nil
-	}
-	obj, ok := auth.Value.(*hujson.Object)
-	if !ok {
-		return nil
-	}
-	i := slices.IndexFunc(obj.Members, func(m hujson.ObjectMember) bool {
-		name, _ := m.Name.Value.(hujson.Literal)
-		return name.String() == "selectedType"
-	})
-	if i < 0 {
-		return nil
-	}
-	if val, _ := obj.Members[i].Value.Value.(hujson.Literal); val.String() != string(oauth.LoginWithGoogle) {
-		return nil
-	}
-	// The next member takes over the removed one's leading whitespace and
-	// comments, so the file keeps its layout.
-	before := obj.Members[i].Name.BeforeExtra
-	obj.Members = slices.Delete(obj.Members, i, i+1)
-	switch {
-	case i < len(obj.Members):
-		obj.Members[i].Name.BeforeExtra = before
-	case i > 0:
-		// A non-nil AfterExtra on the last value means a trailing comma,
-		// which Gemini CLI's parser rejects.
-		obj.Members[i-1].Value.AfterExtra = nil
-	}
-	// Written through a symlinked settings.json, keeping its mode, with a
-	// unique temporary file so two runs cannot collide.
-	return fsutil.WriteFileAtomic(path, v.Pack(), 0o644)
 }

@@ -12,7 +12,8 @@ type AuthType string
 // The auth types Gemini CLI knows.
 const (
 	// LoginWithGoogle is "Sign in with Google": OAuth user credentials
-	// against the Code Assist endpoint.
+	// against the Code Assist endpoint. Castor needs the user's own OAuth
+	// client for it (see ErrNoClient).
 	LoginWithGoogle AuthType = "oauth-personal"
 	GeminiAPIKey    AuthType = "gemini-api-key"
 	VertexAI        AuthType = "vertex-ai"

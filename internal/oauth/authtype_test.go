@@ -1,8 +1,11 @@
 package oauth
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/castor-dev/castor/config"
 )
 
 func envFunc(m map[string]string) func(string) string {
@@ -89,12 +92,69 @@ func TestBrowserSuppressed(t *testing.T) {
 	}
 }
 
-func TestEndpointsFromEnv(t *testing.T) {
-	if got := EndpointsFromEnv(envFunc(nil)); got != DefaultEndpoints() || got.ClientID != GeminiClientID {
-		t.Errorf("defaults = %+v", got)
+func TestEndpointsFor(t *testing.T) {
+	st := func(t *testing.T, json string) *config.Settings {
+		home := t.TempDir()
+		p := filepath.Join(home, ".gemini", "settings.json")
+		writeFile(t, p, []byte(json))
+		s, err := config.Load(config.LoadOptions{
+			Workspace:          t.TempDir(),
+			HomeDir:            home,
+			SystemSettingsPath: filepath.Join(home, "no-system.json"),
+			SystemDefaultsPath: filepath.Join(home, "no-defaults.json"),
+			Env:                func(string) (string, bool) { return "", false },
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
 	}
-	got := EndpointsFromEnv(envFunc(map[string]string{EnvClientID: "id", EnvTokenURL: " http://t "}))
-	if got.ClientID != "id" || got.TokenURL != "http://t" || got.ClientSecret != GeminiClientSecret || got.AuthURL != GoogleAuthURL {
-		t.Errorf("overrides = %+v", got)
+	const fromSettings = `{"security":{"auth":{"oauthClient":{"clientId":"set-id","clientSecret":"set-secret"}}}}`
+	tests := []struct {
+		name     string
+		env      map[string]string
+		settings string
+		want     Endpoints
+	}{
+		{name: "nothing: no client", want: DefaultEndpoints()},
+		{
+			name: "environment",
+			env:  map[string]string{EnvClientID: " env-id ", EnvClientSecret: "env-secret", EnvTokenURL: " http://t "},
+			want: Endpoints{ClientID: "env-id", ClientSecret: "env-secret", ClientSource: EnvClientID, AuthURL: GoogleAuthURL, TokenURL: "http://t", UserInfoURL: GoogleUserInfoURL},
+		},
+		{
+			name:     "settings",
+			settings: fromSettings,
+			want:     Endpoints{ClientID: "set-id", ClientSecret: "set-secret", ClientSource: SettingClientID, AuthURL: GoogleAuthURL, TokenURL: GoogleTokenURL, UserInfoURL: GoogleUserInfoURL},
+		},
+		{
+			name:     "environment beats settings, never mixed",
+			env:      map[string]string{EnvClientID: "env-id"},
+			settings: fromSettings,
+			want:     Endpoints{ClientID: "env-id", ClientSource: EnvClientID, AuthURL: GoogleAuthURL, TokenURL: GoogleTokenURL, UserInfoURL: GoogleUserInfoURL},
+		},
+		{
+			name: "a secret alone is no client",
+			env:  map[string]string{EnvClientSecret: "s"},
+			want: DefaultEndpoints(),
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var s *config.Settings
+			if tt.settings != "" {
+				s = st(t, tt.settings)
+			}
+			got := EndpointsFor(envFunc(tt.env), s)
+			if got != tt.want {
+				t.Errorf("got %+v\nwant %+v", got, tt.want)
+			}
+			if got.HasClient() != (tt.want.ClientID != "") {
+				t.Errorf("HasClient = %v", got.HasClient())
+			}
+		})
+	}
+	if EndpointsFromEnv(envFunc(nil)).HasClient() {
+		t.Error("a client without configuration")
 	}
 }

@@ -18,16 +18,16 @@ import (
 	"github.com/castor-dev/castor/internal/fsutil"
 )
 
-// File names in the Gemini home directory, shared with Gemini CLI.
-const (
-	CredsFileName    = "oauth_creds.json"
-	AccountsFileName = "google_accounts.json"
-)
+// CredsFileName is Castor's own credentials file in the Gemini home
+// directory. It is deliberately not Gemini CLI's file: tokens issued to
+// Gemini CLI's client must not be used by another program, and tokens of
+// the user's client mean nothing to Gemini CLI.
+const CredsFileName = "castor_oauth_creds.json"
 
 // Credentials are cached OAuth user credentials: the content of
-// oauth_creds.json. Gemini CLI writes google-auth-library's Credentials
-// object there, which is Google's token response with expires_in turned
-// into expiry_date (milliseconds since the epoch).
+// castor_oauth_creds.json, which is Google's token response with
+// expires_in turned into expiry_date (milliseconds since the epoch), plus
+// the client the tokens were issued to and the account's email.
 type Credentials struct {
 	AccessToken  string
 	RefreshToken string
@@ -38,22 +38,27 @@ type Credentials struct {
 	// which case the token is used until the server rejects it.
 	Expiry time.Time
 
-	// Type and ClientID are set when the file holds Application Default
-	// Credentials rather than a Gemini CLI sign-in (a service account key,
-	// or gcloud's authorized_user file with its own client). Such a file
-	// is handed to golang.org/x/oauth2/google and never rewritten.
-	Type     string
+	// Account is the signed-in account's email, for display only.
+	Account string
+
+	// ClientID is the OAuth client the tokens belong to: a refresh token
+	// only works with the client that obtained it, so a sign-in made with
+	// another client is reported instead of failing obscurely.
 	ClientID string
+	// Type is set when the file holds Application Default Credentials
+	// rather than a Castor sign-in (a service account key, or gcloud's
+	// authorized_user file). Such a file is handed to
+	// golang.org/x/oauth2/google and never rewritten.
+	Type string
 	// Raw is the file as read.
 	Raw []byte
 }
 
-// IsADC reports whether c holds Application Default Credentials instead
-// of tokens for Gemini CLI's client. Gemini CLI tells them apart the same
-// way: a "type" other than authorized_user; an authorized_user file that
-// names its own client is gcloud's, and must be refreshed with that client.
+// IsADC reports whether c holds Application Default Credentials (a
+// service account key, gcloud's authorized_user file, ...) rather than a
+// Castor sign-in: such files carry a "type", Castor's own file does not.
 func (c *Credentials) IsADC() bool {
-	return c.Type != "" && (c.Type != "authorized_user" || c.ClientID != "")
+	return c.Type != ""
 }
 
 // Token returns c as an oauth2 token.
@@ -83,6 +88,8 @@ func (c *Credentials) updated(tok *oauth2.Token, now time.Time) *Credentials {
 		TokenType:    tok.TokenType,
 		IDToken:      c.IDToken,
 		Expiry:       tok.Expiry,
+		Account:      c.Account,
+		ClientID:     c.ClientID,
 	}
 	if tok.ExpiresIn > 0 && tok.ExpiresIn <= maxExpiresIn {
 		n.Expiry = now.Add(time.Duration(tok.ExpiresIn) * time.Second)
@@ -104,10 +111,10 @@ func credentialsFromToken(tok *oauth2.Token) *Credentials {
 	return (&Credentials{}).updated(tok, time.Now())
 }
 
-// ParseCredentials reads an oauth_creds.json file. Gemini CLI (through
-// google-auth-library) may write null for absent fields, and expiry_date
-// is a JavaScript number; both are accepted. Anything but a JSON object
-// is an error.
+// ParseCredentials reads a credentials file: Castor's own, or an
+// Application Default Credentials file. null stands for an absent field,
+// and expiry_date may be written as a float or a numeric string; both are
+// accepted. Anything but a JSON object is an error.
 func ParseCredentials(data []byte) (*Credentials, error) {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
@@ -128,6 +135,7 @@ func ParseCredentials(data []byte) (*Credentials, error) {
 		{"id_token", &c.IDToken},
 		{"type", &c.Type},
 		{"client_id", &c.ClientID},
+		{"account", &c.Account},
 	} {
 		v, ok := raw[f.key]
 		if !ok || string(v) == "null" {
@@ -165,10 +173,10 @@ func parseMillis(v json.RawMessage) (int64, error) {
 	return int64(f), nil
 }
 
-// MarshalCredentials encodes c exactly as Gemini CLI writes a fresh
-// sign-in: the token response's fields in the order Google sends them,
-// expiry_date last, two-space indentation, no trailing newline, empty
-// fields left out.
+// MarshalCredentials encodes c as Castor's credentials file: the token
+// response's fields in the order Google sends them, then expiry_date, the
+// client id and the account; two-space indentation, no trailing newline,
+// empty fields left out.
 func MarshalCredentials(c *Credentials) ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteString("{")
@@ -199,6 +207,12 @@ func MarshalCredentials(c *Credentials) ([]byte, error) {
 	if !c.Expiry.IsZero() {
 		add("expiry_date", c.Expiry.UnixMilli())
 	}
+	if c.ClientID != "" {
+		add("client_id", c.ClientID)
+	}
+	if c.Account != "" {
+		add("account", c.Account)
+	}
 	if first {
 		return []byte("{}"), nil
 	}
@@ -206,8 +220,8 @@ func MarshalCredentials(c *Credentials) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// Store is the credentials cache in a Gemini home directory
-// (~/.gemini): oauth_creds.json and google_accounts.json.
+// Store is Castor's credentials file in a Gemini home directory
+// (~/.gemini/castor_oauth_creds.json).
 type Store struct {
 	// Dir is the .gemini directory.
 	Dir string
@@ -216,11 +230,8 @@ type Store struct {
 // NewStore returns the store of home.
 func NewStore(home config.Home) *Store { return &Store{Dir: home.Dir} }
 
-// CredsPath returns the path of oauth_creds.json.
+// CredsPath returns the path of castor_oauth_creds.json.
 func (s *Store) CredsPath() string { return filepath.Join(s.Dir, CredsFileName) }
-
-// AccountsPath returns the path of google_accounts.json.
-func (s *Store) AccountsPath() string { return filepath.Join(s.Dir, AccountsFileName) }
 
 // Load reads the cached credentials. A missing file gives an error
 // satisfying errors.Is(err, fs.ErrNotExist).
@@ -236,8 +247,8 @@ func (s *Store) Load() (*Credentials, error) {
 	return c, nil
 }
 
-// Save writes c to oauth_creds.json with mode 0600, atomically, so that
-// Gemini CLI (which shares the file) never reads half a file.
+// Save writes c with mode 0600, atomically, so that a concurrent Castor
+// run never reads half a file.
 func (s *Store) Save(c *Credentials) error {
 	if c.IsADC() {
 		return errors.New("oauth: refusing to overwrite application default credentials")
@@ -249,89 +260,13 @@ func (s *Store) Save(c *Credentials) error {
 	return writePrivateFile(s.CredsPath(), data)
 }
 
-// Remove deletes oauth_creds.json; it reports whether there was one.
+// Remove deletes the credentials file; it reports whether there was one.
 func (s *Store) Remove() (bool, error) {
 	err := os.Remove(s.CredsPath())
 	if errors.Is(err, os.ErrNotExist) {
 		return false, nil
 	}
 	return err == nil, err
-}
-
-// accounts is google_accounts.json: the signed-in account, and earlier
-// ones (Gemini CLI counts them for telemetry).
-type accounts struct {
-	Active *string  `json:"active"`
-	Old    []string `json:"old"`
-}
-
-func (s *Store) readAccounts() accounts {
-	var a accounts
-	data, err := os.ReadFile(s.AccountsPath())
-	if err != nil || json.Unmarshal(data, &a) != nil {
-		// Gemini CLI starts afresh from a missing or broken file too.
-		return accounts{Old: []string{}}
-	}
-	if a.Old == nil {
-		a.Old = []string{}
-	}
-	return a
-}
-
-func (s *Store) writeAccounts(a accounts) error {
-	data, err := json.MarshalIndent(a, "", "  ")
-	if err != nil {
-		return err
-	}
-	return writePrivateFile(s.AccountsPath(), data)
-}
-
-// ActiveAccount returns the email of the signed-in account, or "".
-func (s *Store) ActiveAccount() string {
-	if a := s.readAccounts(); a.Active != nil {
-		return *a.Active
-	}
-	return ""
-}
-
-// SetActiveAccount records email as the signed-in account, moving the
-// previous one to the old list as Gemini CLI does.
-func (s *Store) SetActiveAccount(email string) error {
-	a := s.readAccounts()
-	if a.Active != nil && *a.Active != email && !contains(a.Old, *a.Active) {
-		a.Old = append(a.Old, *a.Active)
-	}
-	old := a.Old[:0]
-	for _, o := range a.Old {
-		if o != email {
-			old = append(old, o)
-		}
-	}
-	a.Old, a.Active = old, &email
-	return s.writeAccounts(a)
-}
-
-// ClearActiveAccount forgets the signed-in account, keeping it in the old
-// list.
-func (s *Store) ClearActiveAccount() error {
-	a := s.readAccounts()
-	if a.Active == nil {
-		return nil
-	}
-	if !contains(a.Old, *a.Active) {
-		a.Old = append(a.Old, *a.Active)
-	}
-	a.Active = nil
-	return s.writeAccounts(a)
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // writePrivateFile atomically replaces path with data, mode 0600, creating

@@ -3,6 +3,8 @@ package oauth
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -13,11 +15,12 @@ import (
 	"time"
 
 	"github.com/castor-dev/castor/internal/fakegemini"
+	"github.com/castor-dev/castor/model"
 )
 
 // browser plays the user's browser: it follows redirects on loopback and
-// stops at the first one leaving the machine (Google's success or failure
-// page), which it reports.
+// reports the page it lands on ("<status> <body>"), or the address of a
+// redirect leaving the machine.
 type browser struct {
 	client *http.Client
 	done   chan string // final Location, or "error: ..."
@@ -41,9 +44,13 @@ func (b *browser) visit(u string) {
 		b.done <- "error: " + err.Error()
 		return
 	}
-	io.Copy(io.Discard, resp.Body)
+	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	b.done <- resp.Header.Get("Location")
+	if loc := resp.Header.Get("Location"); loc != "" {
+		b.done <- loc
+		return
+	}
+	b.done <- fmt.Sprintf("%d %s", resp.StatusCode, body)
 }
 
 // open is LoginOptions.OpenBrowser.
@@ -71,10 +78,10 @@ func TestLoginWithBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := br.landing(t); got != SignInSuccessURL {
+	if got := br.landing(t); !strings.HasPrefix(got, "200 ") || !strings.Contains(got, "Castor is signed in") {
 		t.Errorf("browser landed on %q", got)
 	}
-	if !o.Issued(creds.AccessToken) || creds.RefreshToken == "" || creds.IDToken == "" || creds.Scope == "" || creds.Expiry.IsZero() {
+	if !o.Issued(creds.AccessToken) || creds.RefreshToken == "" || creds.IDToken == "" || creds.Scope == "" || creds.Expiry.IsZero() || creds.ClientID != "castor-test-client" {
 		t.Errorf("creds = %+v", creds)
 	}
 	var auth, token *fakegemini.OAuthRequest
@@ -138,7 +145,7 @@ func TestLoginWithBrowserFailures(t *testing.T) {
 				return br.open
 			},
 			wantErr:     "Google OAuth error: access_denied. No additional details provided",
-			wantLanding: SignInFailureURL,
+			wantLanding: "400 ",
 		},
 		{
 			name: "wrong client secret",
@@ -147,7 +154,7 @@ func TestLoginWithBrowserFailures(t *testing.T) {
 				return br.open
 			},
 			wantErr:     "Failed to exchange authorization code for tokens",
-			wantLanding: SignInFailureURL,
+			wantLanding: "400 ",
 		},
 		{
 			name:    "nobody signs in",
@@ -176,7 +183,7 @@ func TestLoginWithBrowserFailures(t *testing.T) {
 				t.Fatalf("err = %v, want %q", err, tt.wantErr)
 			}
 			if tt.wantLanding != "" {
-				if got := br.landing(t); got != tt.wantLanding {
+				if got := br.landing(t); !strings.HasPrefix(got, tt.wantLanding) || !strings.Contains(got, "Castor sign-in failed") {
 					t.Errorf("browser landed on %q", got)
 				}
 			}
@@ -231,7 +238,7 @@ type codeUser struct {
 	out strings.Builder
 }
 
-var visitURL = regexp.MustCompile(`authorize the application:\n\n(\S+)\n\nEnter the authorization code: $`)
+var visitURL = regexp.MustCompile(`authorize the application:\n\n(\S+)\n\n[^\n]*\nEnter the address or the authorization code: $`)
 
 func (u *codeUser) Write(p []byte) (int, error) {
 	u.mu.Lock()
@@ -244,28 +251,36 @@ func (u *codeUser) Write(p []byte) (int, error) {
 	}
 	u.mu.Unlock()
 	if prompt {
-		if answer == "" {
-			answer = u.code(m[1])
+		switch answer {
+		case "":
+			answer = u.code(m[1]).Query().Get("code")
+		case "URL":
+			answer = u.code(m[1]).String()
 		}
 		go io.WriteString(u.w, answer+"\n")
 	}
 	return len(p), nil
 }
 
-func (u *codeUser) code(authURL string) string {
+// code consents on "another device" and returns the address the browser
+// is sent to, which it does not load: the loopback server is on this
+// machine, not that device.
+func (u *codeUser) code(authURL string) *url.URL {
 	resp, err := u.client.Get(authURL)
 	if err != nil {
 		u.t.Error(err)
-		return ""
+		return &url.URL{}
 	}
 	resp.Body.Close()
 	loc, err := url.Parse(resp.Header.Get("Location"))
-	if err != nil || !strings.HasPrefix(loc.String(), UserCodeRedirect+"?") {
+	if err != nil || !loopbackRedirect.MatchString(loc.Scheme+"://"+loc.Host+loc.Path) {
 		u.t.Errorf("authorization redirected to %q", resp.Header.Get("Location"))
-		return ""
+		return &url.URL{}
 	}
-	return loc.Query().Get("code")
+	return loc
 }
+
+var loopbackRedirect = regexp.MustCompile(`^http://127\.0\.0\.1:\d+/oauth2callback$`)
 
 func (u *codeUser) output() string {
 	u.mu.Lock()
@@ -283,6 +298,8 @@ func TestLoginWithCode(t *testing.T) {
 		wantCode int // authorization_code grants
 	}{
 		{name: "first try", answers: []string{""}, wantCode: 1},
+		{name: "whole address pasted", answers: []string{"URL"}, wantCode: 1},
+		{name: "address of an older attempt", answers: []string{"http://127.0.0.1:1/oauth2callback?code=4/x&state=old", ""}, wantCode: 1, wantOut: []string{"state mismatch", "Retrying..."}},
 		{name: "wrong code then right", answers: []string{"4/not-a-code", ""}, wantCode: 2, wantOut: []string{"Failed to authenticate with authorization code:", "Retrying..."}},
 		{name: "two wrong codes", answers: []string{"x", "y"}, wantErr: "Failed to authenticate with user code.", wantCode: 2},
 		{name: "empty code", answers: []string{" ", ""}, wantCode: 1, wantOut: []string{"Authorization code is required."}},
@@ -314,7 +331,7 @@ func TestLoginWithCode(t *testing.T) {
 				}
 			}
 			for _, r := range o.Requests() {
-				if r.Path == fakegemini.OAuthAuthPath && (r.Form.Get("redirect_uri") != UserCodeRedirect || r.Form.Get("code_challenge_method") != "S256") {
+				if r.Path == fakegemini.OAuthAuthPath && (!loopbackRedirect.MatchString(r.Form.Get("redirect_uri")) || r.Form.Get("code_challenge_method") != "S256") {
 					t.Errorf("authorization request %v", r.Form)
 				}
 			}
@@ -334,7 +351,7 @@ func TestLoginOptionsFromEnv(t *testing.T) {
 		{env: map[string]string{"OAUTH_CALLBACK_PORT": "http"}, wantErr: `Invalid value for OAUTH_CALLBACK_PORT: "http"`},
 	}
 	for _, tt := range tests {
-		got, err := LoginOptionsFromEnv(envFunc(tt.env))
+		got, err := LoginOptionsFromEnv(envFunc(tt.env), nil)
 		if tt.wantErr != "" {
 			if err == nil || err.Error() != tt.wantErr {
 				t.Errorf("%v: err = %v", tt.env, err)
@@ -351,8 +368,104 @@ func TestLoginOptionsFromEnv(t *testing.T) {
 }
 
 func TestLoginNeedsInputForCode(t *testing.T) {
-	_, err := Login(context.Background(), LoginOptions{NoBrowser: true})
+	_, err := Login(context.Background(), LoginOptions{Endpoints: Endpoints{ClientID: "c"}, NoBrowser: true})
 	if err == nil || !strings.Contains(err.Error(), "Manual authorization is required") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// Without the user's own OAuth client there is nothing to sign in with:
+// Login fails at once, as an authentication error that says why and what
+// to do, and never contacts Google.
+func TestLoginNeedsOwnClient(t *testing.T) {
+	opened := false
+	_, err := Login(context.Background(), LoginOptions{Endpoints: DefaultEndpoints(), OpenBrowser: func(string) error { opened = true; return nil }})
+	var ae *model.AuthError
+	if !errors.As(err, &ae) || !errors.Is(err, ErrNoLoginClient) || opened {
+		t.Fatalf("err = %v, browser opened %v", err, opened)
+	}
+	for _, want := range []string{"Google's terms", "CASTOR_OAUTH_CLIENT_ID", "GEMINI_API_KEY", "gcloud auth application-default login"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("message lacks %q: %s", want, err)
+		}
+	}
+	if strings.Contains(err.Error(), "\n") {
+		t.Errorf("message spans lines: %q", err)
+	}
+}
+
+// A browser on this machine completes the paste flow by itself: the
+// loopback server takes the redirect and nobody has to type anything.
+func TestLoginWithCodeLocalBrowser(t *testing.T) {
+	o := startOAuth(t)
+	inR, inW := io.Pipe()
+	defer inW.Close()
+	var mu sync.Mutex
+	var out strings.Builder
+	w := writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		out.Write(p)
+		if m := visitURL.FindStringSubmatch(out.String()); m != nil {
+			go newBrowser().visit(m[1])
+		}
+		return len(p), nil
+	})
+	creds, err := Login(context.Background(), LoginOptions{Endpoints: fakeEndpoints(o), NoBrowser: true, In: inR, Out: w})
+	if err != nil || !o.Issued(creds.AccessToken) {
+		t.Fatalf("login = %+v, %v", creds, err)
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// What the user pastes is outside input: a bare code, the redirected
+// address, or anything at all. An address is only believed when its
+// state is this sign-in's.
+func FuzzPastedCode(f *testing.F) {
+	a := authorization{state: "s1"}
+	f.Add("4/abc")
+	f.Add("http://127.0.0.1:8085/oauth2callback?code=4/abc&state=s1")
+	f.Add("http://127.0.0.1:8085/oauth2callback?code=4/abc&state=other")
+	f.Add("http://127.0.0.1:8085/oauth2callback?error=access_denied&state=s1")
+	f.Add("%zz?code=")
+	f.Fuzz(func(t *testing.T, in string) {
+		code, err := pastedCode(in, a)
+		if err != nil {
+			return
+		}
+		if strings.Contains(in, "code=") || strings.Contains(in, "error=") {
+			u, perr := url.Parse(strings.TrimSpace(in))
+			if perr != nil || u.Query().Get("state") != a.state || u.Query().Get("code") != code {
+				t.Fatalf("%q accepted as code %q", in, code)
+			}
+		} else if code != strings.TrimSpace(in) {
+			t.Fatalf("%q gave code %q", in, code)
+		}
+	})
+}
+
+func TestPastedCode(t *testing.T) {
+	a := authorization{state: "s1"}
+	tests := []struct{ in, want, wantErr string }{
+		{in: " 4/abc \n", want: "4/abc"},
+		{in: "http://127.0.0.1:8085/oauth2callback?code=4%2Fabc&state=s1&scope=x", want: "4/abc"},
+		{in: "http://127.0.0.1:8085/oauth2callback?code=4/abc&state=old", wantErr: "state mismatch"},
+		{in: "http://127.0.0.1:8085/oauth2callback?error=access_denied&state=s1", wantErr: "Google OAuth error: access_denied"},
+		{in: "http://127.0.0.1:8085/oauth2callback?state=s1&code=", want: ""},
+	}
+	for _, tt := range tests {
+		got, err := pastedCode(tt.in, a)
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("%q: err = %v, want %q", tt.in, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("%q: %q, %v; want %q", tt.in, got, err, tt.want)
+		}
 	}
 }

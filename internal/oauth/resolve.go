@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"path/filepath"
+	"runtime"
 	"time"
 
 	"golang.org/x/oauth2"
@@ -17,7 +19,7 @@ import (
 // Kinds of resolved credentials.
 const (
 	KindAccessToken = "access-token" // GOOGLE_CLOUD_ACCESS_TOKEN
-	KindSignIn      = "sign-in"      // oauth_creds.json from a Google sign-in
+	KindSignIn      = "sign-in"      // castor_oauth_creds.json, from the user's own OAuth client
 	KindADCFile     = "adc-file"     // an Application Default Credentials file
 	KindMetadata    = "metadata"     // the compute metadata server
 )
@@ -28,10 +30,11 @@ type ResolveOptions struct {
 	AuthType AuthType
 	// Getenv reads the environment; nil means os.Getenv.
 	Getenv func(string) string
-	// Store is the credentials cache (~/.gemini).
+	// Store is Castor's credentials file (~/.gemini).
 	Store *Store
-	// Endpoints refresh signed-in credentials; zero means
-	// EndpointsFromEnv(Getenv).
+	// Endpoints is the user's OAuth client and the token endpoint; zero
+	// means EndpointsFromEnv(Getenv). Callers with settings pass
+	// EndpointsFor(getenv, settings).
 	Endpoints Endpoints
 	// HTTPClient sends token requests; nil means a client with a one
 	// minute timeout.
@@ -56,17 +59,22 @@ func (r *Resolved) Client(base http.RoundTripper) *http.Client {
 	return &http.Client{Transport: &Transport{Source: r.Source, Base: base}}
 }
 
-// Resolve finds credentials for a Code Assist auth type in Gemini CLI's
-// order, checking each by obtaining a token:
+// Resolve finds credentials for a Code Assist auth type, checking them by
+// obtaining a token. Gemini CLI's own sign-in is never used.
 //
-//  1. GOOGLE_CLOUD_ACCESS_TOKEN, used as is, when GOOGLE_GENAI_USE_GCA is set;
-//  2. the cached sign-in, ~/.gemini/oauth_creds.json (refreshed if stale);
-//  3. the file named by GOOGLE_APPLICATION_CREDENTIALS;
-//  4. for compute-default-credentials (and cloud-shell), the compute
-//     metadata server (GCE_METADATA_HOST overrides its address).
+// With GOOGLE_GENAI_USE_GCA set, GOOGLE_CLOUD_ACCESS_TOKEN is used as is.
+// Otherwise:
 //
-// Headless Castor never opens a browser: when nothing works the error
-// says to run `castor auth login`. Failures that a new sign-in fixes are
+//   - oauth-personal needs the user's own OAuth client (ErrNoClient
+//     without one), and uses the tokens `castor auth login` saved with it
+//     in castor_oauth_creds.json, refreshing them when stale;
+//   - compute-default-credentials (and cloud-shell) use Application
+//     Default Credentials: the file GOOGLE_APPLICATION_CREDENTIALS names,
+//     else the one `gcloud auth application-default login` writes, else
+//     the compute metadata server (GCE_METADATA_HOST overrides its
+//     address).
+//
+// Headless Castor never opens a browser. Failures the user must fix are
 // *model.AuthError.
 func Resolve(ctx context.Context, o ResolveOptions) (*Resolved, error) {
 	getenv := o.Getenv
@@ -82,76 +90,115 @@ func Resolve(ctx context.Context, o ResolveOptions) (*Resolved, error) {
 	if getenv(EnvUseGCA) != "" && getenv(EnvAccessToken) != "" {
 		return &Resolved{Source: oauth2.StaticTokenSource(&oauth2.Token{AccessToken: getenv(EnvAccessToken), TokenType: "Bearer"}), Kind: KindAccessToken}, nil
 	}
-
-	var lastErr error
-	type candidate struct {
-		path  string
-		creds *Credentials
-		store *Store
+	switch o.AuthType {
+	case LoginWithGoogle:
+		return resolveSignIn(ctx, o)
+	case ComputeADC, CloudShell:
+		return resolveADC(o, getenv)
 	}
-	var candidates []candidate
-	if o.Store != nil {
-		c, err := o.Store.Load()
+	return nil, fmt.Errorf("oauth: %q is not a Code Assist auth type", o.AuthType)
+}
+
+// resolveSignIn uses the tokens of the user's own OAuth client.
+func resolveSignIn(ctx context.Context, o ResolveOptions) (*Resolved, error) {
+	if !o.Endpoints.HasClient() {
+		return nil, &model.AuthError{Err: ErrNoClient}
+	}
+	if o.Store == nil {
+		return nil, &model.AuthError{Err: ErrNotSignedIn}
+	}
+	c, err := o.Store.Load()
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil, &model.AuthError{Err: ErrNotSignedIn}
+	case err != nil:
+		return nil, &model.AuthError{Err: fmt.Errorf("%w; sign in again with `castor auth login`", err)}
+	case c.IsADC():
+		return nil, &model.AuthError{Err: fmt.Errorf("%s holds application default credentials, not a Castor sign-in; sign in again with `castor auth login`", o.Store.CredsPath())}
+	case c.ClientID != "" && c.ClientID != o.Endpoints.ClientID:
+		// The refresh token is bound to the client that obtained it.
+		return nil, &model.AuthError{Err: fmt.Errorf("%s holds a sign-in for OAuth client %s, but %s names %s; sign in again with `castor auth login`", o.Store.CredsPath(), c.ClientID, o.Endpoints.ClientSource, o.Endpoints.ClientID)}
+	}
+	src := NewSource(c, SourceOptions{Endpoints: o.Endpoints, Store: o.Store, HTTPClient: o.HTTPClient, Now: o.Now})
+	if _, err := src.TokenContext(ctx); err != nil {
+		return nil, err
+	}
+	return &Resolved{Source: src, Kind: KindSignIn, Path: o.Store.CredsPath()}, nil
+}
+
+// resolveADC finds Application Default Credentials.
+func resolveADC(o ResolveOptions, getenv func(string) string) (*Resolved, error) {
+	path, fromEnv := getenv(EnvApplicationCredentials), true
+	if path == "" {
+		path, fromEnv = GcloudADCPath(getenv), false
+	}
+	if path != "" {
+		data, err := os.ReadFile(path)
 		switch {
 		case err == nil:
-			candidates = append(candidates, candidate{o.Store.CredsPath(), c, o.Store})
-		case !errors.Is(err, os.ErrNotExist):
-			lastErr = &model.AuthError{Err: fmt.Errorf("%w; sign in again with `castor auth login`", err)}
+			return adcFile(o, path, data)
+		case fromEnv || !errors.Is(err, os.ErrNotExist):
+			return nil, &model.AuthError{Err: fmt.Errorf("application default credentials: %w", err)}
 		}
 	}
-	if p := getenv(EnvApplicationCredentials); p != "" {
-		data, err := os.ReadFile(p)
-		if err == nil {
-			var c *Credentials
-			if c, err = ParseCredentials(data); err == nil {
-				// Never written back: the user owns that file.
-				candidates = append(candidates, candidate{p, c, nil})
-			}
-		}
-		if err != nil {
-			lastErr = &model.AuthError{Err: fmt.Errorf("%s: %w", EnvApplicationCredentials, err)}
-		}
+	src := google.ComputeTokenSource("")
+	if _, err := src.Token(); err != nil {
+		return nil, &model.AuthError{Err: fmt.Errorf("no application default credentials: run `gcloud auth application-default login`, set GOOGLE_APPLICATION_CREDENTIALS, or run on Google Cloud (metadata server: %v)", err)}
 	}
-	for _, cand := range candidates {
-		if cand.creds.IsADC() {
-			src, err := adcSource(o.HTTPClient, cand.creds)
-			if err == nil {
-				_, err = src.Token()
-			}
-			if err == nil {
-				return &Resolved{Source: src, Kind: KindADCFile, Path: cand.path}, nil
-			}
-			lastErr = fmt.Errorf("application default credentials %s: %w", cand.path, err)
-			if !model.IsRetryable(err) {
-				// Rejected rather than unreachable: the user must act.
-				lastErr = &model.AuthError{Err: lastErr}
-			}
-			continue
-		}
-		src := NewSource(cand.creds, SourceOptions{Endpoints: o.Endpoints, Store: cand.store, HTTPClient: o.HTTPClient, Now: o.Now})
-		if _, err := src.TokenContext(ctx); err != nil {
-			lastErr = err
-			continue
-		}
-		return &Resolved{Source: src, Kind: KindSignIn, Path: cand.path}, nil
-	}
+	return &Resolved{Source: src, Kind: KindMetadata}, nil
+}
 
-	if o.AuthType == ComputeADC || o.AuthType == CloudShell {
-		src := google.ComputeTokenSource("")
-		if _, err := src.Token(); err != nil {
-			return nil, &model.AuthError{Err: fmt.Errorf("Could not authenticate using metadata server application default credentials. Please select a different authentication method or ensure you are in a properly configured environment. Error: %w", err)}
+func adcFile(o ResolveOptions, path string, data []byte) (*Resolved, error) {
+	c, err := ParseCredentials(data)
+	if err == nil && !c.IsADC() {
+		err = errors.New(`no "type": not an application default credentials file`)
+	}
+	var src oauth2.TokenSource
+	if err == nil {
+		src, err = adcSource(o.HTTPClient, c)
+	}
+	if err == nil {
+		_, err = src.Token()
+	}
+	if err != nil {
+		err = fmt.Errorf("application default credentials %s: %w", path, err)
+		if !model.IsRetryable(err) {
+			// Rejected rather than unreachable: the user must act.
+			err = &model.AuthError{Err: err}
 		}
-		return &Resolved{Source: src, Kind: KindMetadata}, nil
+		return nil, err
 	}
-	if lastErr != nil {
-		return nil, lastErr
+	return &Resolved{Source: src, Kind: KindADCFile, Path: path}, nil
+}
+
+// GcloudADCPath returns where `gcloud auth application-default login`
+// writes its credentials: CLOUDSDK_CONFIG, else %APPDATA%\gcloud on
+// Windows and ~/.config/gcloud elsewhere. It is "" when no home is known.
+func GcloudADCPath(getenv func(string) string) string {
+	const f = "application_default_credentials.json"
+	if d := getenv("CLOUDSDK_CONFIG"); d != "" {
+		return filepath.Join(d, f)
 	}
-	return nil, &model.AuthError{Err: ErrNotSignedIn}
+	if runtime.GOOS == "windows" {
+		if d := getenv("APPDATA"); d != "" {
+			return filepath.Join(d, "gcloud", f)
+		}
+		return ""
+	}
+	home := getenv("HOME")
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	if home == "" {
+		return ""
+	}
+	return filepath.Join(home, ".config", "gcloud", f)
 }
 
 // ErrNotSignedIn is the cause of the *model.AuthError Resolve returns when
-// no Google credentials exist.
-var ErrNotSignedIn = errors.New("not signed in with Google: run `castor auth login` to sign in, provide a GEMINI_API_KEY, or ensure Application Default Credentials are configured")
+// oauth-personal is selected, the user's OAuth client is configured, and
+// no sign-in was saved with it yet.
+var ErrNotSignedIn = errors.New("not signed in with Google: run `castor auth login` to sign in with your OAuth client")
 
 // adcSource builds the token source for an Application Default
 // Credentials file. The type was read from the file the user pointed us

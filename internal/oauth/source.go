@@ -46,7 +46,7 @@ type SourceOptions struct {
 	// Endpoints is the OAuth client and token endpoint used to refresh.
 	Endpoints Endpoints
 	// Store, when set, receives refreshed credentials, and is read before
-	// refreshing in case another process (Gemini CLI) already did.
+	// refreshing in case another Castor process already did.
 	Store *Store
 	// HTTPClient sends refresh requests; nil means a client with a one
 	// minute timeout.
@@ -102,9 +102,10 @@ func (s *Source) TokenContext(ctx context.Context) (*oauth2.Token, error) {
 		return s.creds.Token(), nil
 	}
 	if s.opts.Store != nil {
-		// Gemini CLI shares the file; if it refreshed (or the user signed
-		// in again) since we read it, use that rather than spend a refresh.
-		if c, err := s.opts.Store.Load(); err == nil && !c.IsADC() && s.fresh(c) && c.AccessToken != s.rejected {
+		// Concurrent Castor runs share the file; if one refreshed (or the
+		// user signed in again) since we read it, use that rather than
+		// spend a refresh.
+		if c, err := s.opts.Store.Load(); err == nil && !c.IsADC() && s.fresh(c) && c.AccessToken != s.rejected && (c.ClientID == "" || c.ClientID == s.cfg.ClientID) {
 			s.creds = c
 			return c.Token(), nil
 		}

@@ -118,22 +118,34 @@ func TestSourceRefresh(t *testing.T) {
 	}
 }
 
-// Gemini CLI and Castor share oauth_creds.json: a token another process
-// refreshed is adopted instead of refreshing again.
+// Concurrent Castor runs share castor_oauth_creds.json: a token another
+// run refreshed is adopted instead of refreshing again, unless it belongs
+// to another OAuth client (the user signed in again with a new one).
 func TestSourceAdoptsTokenRefreshedElsewhere(t *testing.T) {
-	o := startOAuth(t)
-	o.AddRefreshToken("rt")
-	store := &Store{Dir: t.TempDir()}
-	src := NewSource(&Credentials{AccessToken: "old", RefreshToken: "rt", Expiry: time.Now().Add(-time.Minute)}, SourceOptions{Endpoints: fakeEndpoints(o), Store: store})
-	if err := store.Save(&Credentials{AccessToken: "from-gemini-cli", RefreshToken: "rt", Expiry: time.Now().Add(time.Hour)}); err != nil {
-		t.Fatal(err)
-	}
-	tok, err := src.Token()
-	if err != nil || tok.AccessToken != "from-gemini-cli" {
-		t.Fatalf("token = %v, %v", tok, err)
-	}
-	if n := o.Grants("refresh_token"); n != 0 {
-		t.Errorf("refreshed %d times", n)
+	for _, tt := range []struct {
+		name, client, want string
+		refreshes          int
+	}{
+		{name: "same client", client: "castor-test-client", want: "from-another-run"},
+		{name: "client not recorded", want: "from-another-run"},
+		{name: "another client", client: "other", refreshes: 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			o := startOAuth(t)
+			o.AddRefreshToken("rt")
+			store := &Store{Dir: t.TempDir()}
+			src := NewSource(&Credentials{AccessToken: "old", RefreshToken: "rt", Expiry: time.Now().Add(-time.Minute)}, SourceOptions{Endpoints: fakeEndpoints(o), Store: store})
+			if err := store.Save(&Credentials{AccessToken: "from-another-run", RefreshToken: "rt", ClientID: tt.client, Expiry: time.Now().Add(time.Hour)}); err != nil {
+				t.Fatal(err)
+			}
+			tok, err := src.Token()
+			if err != nil || (tt.want != "" && tok.AccessToken != tt.want) || (tt.want == "" && !o.Issued(tok.AccessToken)) {
+				t.Fatalf("token = %v, %v", tok, err)
+			}
+			if n := o.Grants("refresh_token"); n != tt.refreshes {
+				t.Errorf("refreshed %d times", n)
+			}
+		})
 	}
 }
 

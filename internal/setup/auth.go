@@ -2,6 +2,8 @@ package setup
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -12,16 +14,23 @@ import (
 )
 
 // newAuthClient returns the Code Assist transport, signed in and
-// onboarded, when the auth type in effect is one of Gemini CLI's Google
-// sign-ins (oauth-personal, compute-default-credentials, cloud-shell), and
-// ok=false for the others (API key, Vertex AI, gateway, none), which the
-// Gemini API path handles. The auth type is chosen as headless Gemini CLI
-// chooses it: security.auth.selectedType, else the environment, checked
-// against security.auth.enforcedType.
+// onboarded, when the auth type in effect talks to Code Assist with Google
+// credentials (oauth-personal, compute-default-credentials, cloud-shell),
+// and ok=false for the others (API key, Vertex AI, gateway, none), which
+// the Gemini API path handles. The auth type is chosen as headless Gemini
+// CLI chooses it: security.auth.selectedType, else the environment,
+// checked against security.auth.enforcedType.
+//
+// Gemini CLI's own sign-in is never used (Google's terms forbid other
+// tools from reusing it): oauth-personal needs the user's own OAuth client
+// (CASTOR_OAUTH_CLIENT_ID, or security.auth.oauthClient in settings) and
+// the tokens `castor auth login` saved with it; compute-default-credentials
+// uses Application Default Credentials.
 //
 // The client is not wrapped in model.WithRetry: the caller wraps it with
 // the same options as the Gemini API client. Failures the user must fix
-// (not signed in, revoked sign-in, project required) are *model.AuthError.
+// (no own client, not signed in, revoked sign-in, project required) are
+// *model.AuthError.
 func newAuthClient(ctx context.Context, st *config.Settings, getenv func(string) string, version string) (model.Model, bool, error) {
 	return newAuthClientWith(ctx, st, getenv, version, authHooks{})
 }
@@ -65,9 +74,15 @@ func newAuthClientWith(ctx context.Context, st *config.Settings, getenv func(str
 		AuthType:   sel.Type,
 		Getenv:     getenv,
 		Store:      oauth.NewStore(home),
+		Endpoints:  oauth.EndpointsFor(getenv, st),
 		HTTPClient: tokenClient,
 		Now:        h.now,
 	})
+	if errors.Is(err, oauth.ErrNoClient) {
+		// Say which setting or variable asked for the sign-in, so the
+		// user knows what to change.
+		err = &model.AuthError{Err: fmt.Errorf("%s: %w", sel.Source, oauth.ErrNoClient)}
+	}
 	if err != nil {
 		return nil, false, err
 	}

@@ -1,12 +1,14 @@
 // Package codeassist is the model.Model transport for Google's Code Assist
-// endpoint (cloudcode-pa.googleapis.com/v1internal), which "Sign in with
-// Google" users reach through their free or Code Assist tier. It also
-// performs Code Assist onboarding (loadCodeAssist, onboardUser).
+// endpoint (cloudcode-pa.googleapis.com/v1internal), which Google account
+// users reach through their free or Code Assist tier. It also performs
+// Code Assist onboarding (loadCodeAssist, onboardUser).
 //
 // Requests and responses are the Gemini REST shapes from
 // google.golang.org/genai wrapped in Code Assist's envelopes (see
 // GenerateContentRequest). Authentication is the HTTP client's business:
-// give Config an client that adds OAuth bearer tokens (internal/oauth).
+// give Config a client that adds OAuth bearer tokens (internal/oauth:
+// Application Default Credentials, or the user's own OAuth client, never
+// Gemini CLI's sign-in).
 // As in model/gemini, retries are left to model.WithRetry, so one call is
 // one HTTP request.
 package codeassist
