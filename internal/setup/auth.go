@@ -31,8 +31,8 @@ import (
 // the same options as the Gemini API client. Failures the user must fix
 // (no own client, not signed in, revoked sign-in, project required) are
 // *model.AuthError.
-func newAuthClient(ctx context.Context, st *config.Settings, getenv func(string) string, version string) (model.Model, bool, error) {
-	return newAuthClientWith(ctx, st, getenv, version, authHooks{})
+func newAuthClient(ctx context.Context, st *config.Settings, getenv func(string) string, home config.Home, version string) (model.Model, bool, error) {
+	return newAuthClientWith(ctx, st, getenv, home, version, authHooks{})
 }
 
 // authSetupTimeout bounds the sign-in check and onboarding at startup,
@@ -49,7 +49,7 @@ type authHooks struct {
 	transport    http.RoundTripper
 }
 
-func newAuthClientWith(ctx context.Context, st *config.Settings, getenv func(string) string, version string, h authHooks) (model.Model, bool, error) {
+func newAuthClientWith(ctx context.Context, st *config.Settings, getenv func(string) string, home config.Home, version string, h authHooks) (model.Model, bool, error) {
 	if st == nil {
 		st = &config.Settings{}
 	}
@@ -62,10 +62,6 @@ func newAuthClientWith(ctx context.Context, st *config.Settings, getenv func(str
 	}
 	ctx, cancel := context.WithTimeout(ctx, authSetupTimeout)
 	defer cancel()
-	home := config.ResolveHome(func(k string) (string, bool) {
-		v := getenv(k)
-		return v, v != ""
-	})
 	var tokenClient *http.Client
 	if h.transport != nil {
 		tokenClient = &http.Client{Transport: h.transport}

@@ -178,7 +178,7 @@ func jsonNumber(n int64) string {
 }
 
 func (f *authFixture) client(st *config.Settings) (model.Model, bool, error) {
-	return newAuthClientWith(context.Background(), st, f.getenv, "9.9.9", authHooks{now: f.clock.Now, pollInterval: time.Millisecond})
+	return newAuthClientWith(context.Background(), st, f.getenv, config.ResolveHome(envOf(f.getenv)), "9.9.9", authHooks{now: f.clock.Now, pollInterval: time.Millisecond})
 }
 
 // agent runs a headless session over m, with retries as the CLI has them.

@@ -15,8 +15,8 @@ import (
 // file, or Code Assist / the Gemini API / Vertex from the settings and
 // the environment (with retries); --record-responses wraps it. The
 // returned closer flushes the recording.
-func newClient(ctx context.Context, o Options, st *config.Settings, env *Env) (model.Model, func() error, error) {
-	m, err := baseClient(ctx, o, st, env.Getenv)
+func newClient(ctx context.Context, o Options, st *config.Settings, env *Env, home config.Home) (model.Model, func() error, error) {
+	m, err := baseClient(ctx, o, st, env.Getenv, home)
 	if err != nil || o.RecordResponses == "" {
 		return m, nil, err
 	}
@@ -27,7 +27,7 @@ func newClient(ctx context.Context, o Options, st *config.Settings, env *Env) (m
 	return rec, rec.Close, nil
 }
 
-func baseClient(ctx context.Context, o Options, st *config.Settings, getenv func(string) string) (model.Model, error) {
+func baseClient(ctx context.Context, o Options, st *config.Settings, getenv func(string) string, home config.Home) (model.Model, error) {
 	if o.Client != nil {
 		return o.Client, nil
 	}
@@ -40,7 +40,7 @@ func baseClient(ctx context.Context, o Options, st *config.Settings, getenv func
 	}
 	// Sign in with Google (Code Assist) when the auth type says so,
 	// otherwise the Gemini API key or Vertex path.
-	m, ok, err := newAuthClient(ctx, st, getenv, version.Version)
+	m, ok, err := newAuthClient(ctx, st, getenv, home, version.Version)
 	if err != nil {
 		return nil, err
 	}

@@ -207,7 +207,7 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 	a.TempDir = projectTempDir(a.Home, wd, o.Warn)
 
 	modelName := resolveModelName(o.Model, st, a.Env.Getenv)
-	client, closeClient, err := newClient(ctx, o, st, a.Env)
+	client, closeClient, err := newClient(ctx, o, st, a.Env, a.Home)
 	a.onClose(closeClient)
 	if err != nil {
 		return nil, err
