@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/genai"
+
 	"github.com/castor-dev/castor"
 	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/internal/fakegemini"
@@ -219,5 +221,54 @@ func TestNewIsCancellable(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("New did not return after its context was cancelled (the MCP connect timeout is a minute)")
+	}
+}
+
+// TestPausedConfirmationThenResume pauses a turn on a call that needs
+// approval, answers it through the session and resumes it with
+// Agent.Resume; the session id and the starting history come from options.
+func TestPausedConfirmationThenResume(t *testing.T) {
+	srv := fakegemini.Start(t, fakegemini.Call("launch_rocket", map[string]any{}), fakegemini.Text("Launched."))
+	ran := 0
+	earlier := []*genai.Content{
+		genai.NewContentFromText("Earlier question.", genai.RoleUser),
+		genai.NewContentFromText("Earlier answer.", genai.RoleModel),
+	}
+	var warnings []string
+	a := newAgent(t, srv,
+		castor.WithTools(askingTool{ran: &ran}),
+		castor.WithPausedConfirmations(),
+		castor.WithSessionID("session-from-option"),
+		castor.WithHistory(earlier),
+		castor.WithIncludeDirectories(filepath.Join(t.TempDir(), "missing")),
+		castor.WithWarnings(func(s string) { warnings = append(warnings, "first: "+s) }),
+		castor.WithWarnings(func(s string) { warnings = append(warnings, "second: "+s) }),
+	)
+	if a.SessionID() != "session-from-option" {
+		t.Errorf("session id %q", a.SessionID())
+	}
+	if len(warnings) != 2 || !strings.HasPrefix(warnings[0], "first: ") || !strings.HasPrefix(warnings[1], "second: ") {
+		t.Errorf("warnings reached %q; both handlers should see the missing directory", warnings)
+	}
+	res, err := a.Send(context.Background(), "launch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Pending) != 1 || res.Pending[0].Name != "launch_rocket" || ran != 0 {
+		t.Fatalf("pending %+v, ran %d", res.Pending, ran)
+	}
+	if err := a.Session().Answer(res.Pending[0].ID, tool.Decision{Outcome: tool.ProceedOnce}); err != nil {
+		t.Fatal(err)
+	}
+	res, err = a.Resume(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ran != 1 || res.Text != "Launched." || len(res.Pending) != 0 {
+		t.Errorf("after resume: ran %d, %+v", ran, res)
+	}
+	first := srv.Requests()[0]
+	if len(first.Contents) < 3 || contentText(first.Contents[0]) != "Earlier question." {
+		t.Errorf("the first request does not continue the given history: %d contents", len(first.Contents))
 	}
 }
