@@ -276,23 +276,6 @@ func optionIDs(cr *devConfirmationRequest) string {
 	return strings.Join(ids, ",")
 }
 
-func TestRepairHistory(t *testing.T) {
-	h := []*genai.Content{
-		{Role: genai.RoleUser, Parts: []*genai.Part{{Text: "go"}}},
-		{Role: genai.RoleModel, Parts: []*genai.Part{{FunctionCall: &genai.FunctionCall{ID: "c1", Name: "write_file"}}}},
-	}
-	out := repairHistory(h)
-	if len(out) != 3 || out[2].Parts[0].FunctionResponse == nil || out[2].Parts[0].FunctionResponse.ID != "c1" {
-		t.Fatalf("repair = %+v", out)
-	}
-	if got := repairHistory(out); len(got) != 3 {
-		t.Error("a valid history was changed")
-	}
-	if repairHistory(nil) != nil {
-		t.Error("nil history")
-	}
-}
-
 func TestEvictIdle(t *testing.T) {
 	now := time.Unix(1000, 0)
 	s, err := NewServer(Config{AllowedRoot: t.TempDir(), Now: func() time.Time { return now }})
