@@ -250,7 +250,7 @@ func TestRFCConformance(t *testing.T) {
 				if s == agent.StatusSuccess {
 					c.Result = tool.Text("x")
 				}
-				n += len(r.render(&update{kind: uTool, call: c, phase: phaseRunning}))
+				n += len(r.render(&update{kind: uTool, call: c}))
 			}
 			return expect(strings.Repeat("x", n), "xx")
 		}},

@@ -505,7 +505,7 @@ func (t *task) applyConfirmations(sess *agent.Session, confs []confirmation) (ap
 		if outcome == tool.ModifyWithEditor && c.NewContent == nil {
 			// The client will edit and confirm again; the call stays
 			// pending, as in Gemini CLI.
-			t.publish(&update{kind: uTool, call: &re, phase: phaseReemit})
+			t.publish(&update{kind: uTool, call: &re})
 			continue
 		}
 		d := tool.Decision{Outcome: outcome}
@@ -516,7 +516,7 @@ func (t *task) applyConfirmations(sess *agent.Session, confs []confirmation) (ap
 			continue
 		}
 		applied = true
-		t.publish(&update{kind: uTool, call: &re, phase: phaseReemit})
+		t.publish(&update{kind: uTool, call: &re})
 	}
 	return applied
 }
@@ -562,21 +562,20 @@ func (t *task) consume(ctx context.Context, seq iter.Seq2[*agent.Event, error], 
 				publish(&update{kind: uState, state: StateWorking, reason: reasonToolsDone}, true)
 			}
 		case agent.EventToolCall:
-			switch {
-			case c.Status == agent.StatusValidating:
-				t.publish(&update{kind: uTool, call: c, phase: phaseValidating})
-			case c.Status == agent.StatusAwaitingApproval:
-				held = append(held, &update{kind: uTool, call: c, phase: phaseAwaiting})
-			case c.Status == agent.StatusScheduled && c.Outcome != "":
-				publish(&update{kind: uTool, call: c, phase: phaseApproved}, true)
-			case c.Status == agent.StatusScheduled:
-				t.publish(&update{kind: uTool, call: c, phase: phaseAuto})
-			case c.Status == agent.StatusExecuting:
-				publish(&update{kind: uTool, call: c, phase: phaseRunning}, true)
+			u := &update{kind: uTool, call: c}
+			switch c.Status {
+			case agent.StatusAwaitingApproval:
+				held = append(held, u)
+			case agent.StatusValidating:
+				t.publish(u)
+			case agent.StatusScheduled:
+				// Approved by the user: the batch is decided.
+				publish(u, c.Outcome != "")
 			default:
-				// A call refused while the batch is still being decided
-				// (unknown tool, bad arguments, policy) does not decide it.
-				publish(&update{kind: uTool, call: c, phase: phaseDone}, decided || c.Status != agent.StatusError)
+				// Executing or terminal; a call refused while the batch is
+				// still being decided (unknown tool, bad arguments,
+				// policy) does not decide it.
+				publish(u, decided || c.Status != agent.StatusError)
 			}
 		case agent.EventToolOutput:
 			publish(&update{kind: uOutput, call: c, text: ev.Text}, true)
