@@ -235,9 +235,12 @@ func (s *Session) appendHistory(c *genai.Content) {
 }
 
 // Send runs one user prompt to completion: model calls and tool calls
-// alternate until the model answers without calling tools. The sequence
-// yields events and ends with a non-nil error if the turn failed. A turn
-// paused for confirmations ends with EventInputRequired and no error.
+// alternate until the model answers without calling tools, or until the
+// user cancels every call of a batch. The sequence yields events and ends
+// with a non-nil error if the turn failed, with EventInputRequired if it
+// paused for confirmations, and otherwise with EventTurnEnd, which holds
+// the final answer and why the turn ended. Each batch of tool calls is
+// framed by EventToolBatchStart and EventToolBatchEnd.
 //
 // If the previous turn paused and its confirmations were never answered,
 // those calls are cancelled and the new prompt goes with their responses
@@ -290,7 +293,9 @@ func (s *Session) Send(ctx context.Context, parts ...*genai.Part) iter.Seq2[*Eve
 }
 
 // Resume continues a turn that paused with EventInputRequired, once every
-// pending confirmation has been answered (Answer, or Confirmation.Answer).
+// pending confirmation has been answered (Answer, or Confirmation.Answer);
+// its events end as Send's do. Cancelling every pending call ends the
+// turn without another model call (EventTurnEnd with TurnCancelled).
 func (s *Session) Resume(ctx context.Context) iter.Seq2[*Event, error] {
 	return func(yield func(*Event, error) bool) {
 		if !s.turn.TryLock() {
