@@ -481,41 +481,29 @@ func allAnswered(sess *agent.Session) bool {
 	return true
 }
 
-// applyConfirmations answers pending calls; unknown calls and outcomes
-// are ignored, as Gemini CLI ignores them. It reports whether any answer
-// was recorded.
+// applyConfirmations answers pending calls; answers the engine refuses
+// (unknown calls and outcomes) are ignored, as Gemini CLI ignores them. It
+// reports whether any answer was recorded.
 func (t *task) applyConfirmations(sess *agent.Session, confs []confirmation) (applied bool) {
 	pending := map[string]*agent.ToolCall{}
 	for _, c := range sess.Pending() {
 		pending[c.ID] = c
 	}
 	for _, c := range confs {
+		d := tool.Decision{Outcome: tool.Outcome(c.Outcome), NewContent: c.NewContent}
 		call, ok := pending[c.CallID]
-		if !ok {
-			t.srv.log.Warn("a2a: confirmation for a call that is not waiting", "task", t.id, "call", c.CallID)
+		// modify_with_editor without the edited content: the client will
+		// edit and confirm again, and the call stays pending, as in
+		// Gemini CLI.
+		keep := d.Outcome == tool.ModifyWithEditor && d.NewContent == nil
+		if !ok || (!keep && sess.Answer(c.CallID, d) != nil) {
+			t.srv.log.Warn("a2a: ignored a confirmation", "task", t.id, "call", c.CallID, "outcome", c.Outcome)
 			continue
 		}
-		outcome := tool.Outcome(c.Outcome)
-		if !outcome.Valid() {
-			t.srv.log.Warn("a2a: unknown confirmation outcome", "task", t.id, "call", c.CallID, "outcome", c.Outcome)
-			continue
-		}
+		applied = applied || !keep
+		// The call is sent back with the user's outcome.
 		re := *call
-		re.Outcome = outcome
-		if outcome == tool.ModifyWithEditor && c.NewContent == nil {
-			// The client will edit and confirm again; the call stays
-			// pending, as in Gemini CLI.
-			t.publish(&update{kind: uTool, call: &re})
-			continue
-		}
-		d := tool.Decision{Outcome: outcome}
-		if c.NewContent != nil && call.Confirmation != nil && call.Confirmation.Details != nil && call.Confirmation.Details.Type == tool.ConfirmEdit {
-			d.NewContent = c.NewContent
-		}
-		if err := sess.Answer(c.CallID, d); err != nil {
-			continue
-		}
-		applied = true
+		re.Outcome = d.Outcome
 		t.publish(&update{kind: uTool, call: &re})
 	}
 	return applied

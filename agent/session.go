@@ -212,8 +212,13 @@ func (s *Session) Pending() []*ToolCall {
 	return out
 }
 
-// Answer records a decision for the pending call callID.
+// Answer records a decision for the pending call callID. An unknown
+// outcome is refused, so that a face relaying a client's answer leaves the
+// call waiting rather than guessing.
 func (s *Session) Answer(callID string, d tool.Decision) error {
+	if !d.Outcome.Valid() {
+		return fmt.Errorf("unknown confirmation outcome %q for tool call %q", d.Outcome, callID)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.pending == nil {

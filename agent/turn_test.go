@@ -294,3 +294,19 @@ func TestUnansweredPauseGoesWithNextPrompt(t *testing.T) {
 		t.Error("calls still pending")
 	}
 }
+
+// TestAnswerRefusesUnknownOutcome: an outcome the engine does not know
+// leaves the call waiting.
+func TestAnswerRefusesUnknownOutcome(t *testing.T) {
+	m := &scripted{turns: [][]*genai.Part{{callID("e1", "edit", "x")}}}
+	s := newTestSession(m, policy.ModeDefault, true, echoTool{name: "edit", kind: tool.KindEdit})
+	if _, err := collect(t, s.Send(context.Background(), genai.NewPartFromText("go"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Answer("e1", tool.Decision{Outcome: "bogus"}); err == nil {
+		t.Fatal("bogus outcome accepted")
+	}
+	if _, err := collect(t, s.Resume(context.Background())); err != ErrUnanswered {
+		t.Errorf("resume after a refused answer: %v", err)
+	}
+}
