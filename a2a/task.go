@@ -88,7 +88,6 @@ type task struct {
 	done         chan struct{}
 	turns        int
 	lastActive   time.Time
-	msgID        string
 	pushBusy     bool
 	pushPending  bool
 }
@@ -374,7 +373,6 @@ func (t *task) runTurn(ctx context.Context, in turnInput) {
 		return
 	}
 	t.mu.Lock()
-	t.msgID = uuid.NewString()
 	t.model = a.Model()
 	t.mu.Unlock()
 	sess := a.Session()
@@ -529,11 +527,8 @@ func (t *task) consume(ctx context.Context, seq iter.Seq2[*agent.Event, error], 
 			t.publish(u)
 		}
 	}
-	msgID := func() string {
-		t.mu.Lock()
-		defer t.mu.Unlock()
-		return t.msgID
-	}
+	// One agent message per model response.
+	msgID := uuid.NewString()
 	for ev, evErr := range seq {
 		if evErr != nil {
 			publish(nil, true)
@@ -568,19 +563,19 @@ func (t *task) consume(ctx context.Context, seq iter.Seq2[*agent.Event, error], 
 		case agent.EventToolOutput:
 			publish(&update{kind: uOutput, call: c, text: ev.Text}, true)
 		case agent.EventContent:
-			publish(&update{kind: uText, text: ev.Text, messageID: msgID(), traceID: ev.ResponseID}, true)
+			publish(&update{kind: uText, text: ev.Text, messageID: msgID, traceID: ev.ResponseID}, true)
 		case agent.EventThought:
-			publish(&update{kind: uThought, thought: ev.Thought, messageID: msgID(), traceID: ev.ResponseID}, true)
+			publish(&update{kind: uThought, thought: ev.Thought, messageID: msgID, traceID: ev.ResponseID}, true)
 		case agent.EventCitation:
 			publish(&update{kind: uCitation, text: ev.Text}, true)
 		case agent.EventFinished:
 			publish(nil, true)
-			t.mu.Lock()
+			msgID = uuid.NewString()
 			if ev.Usage != nil {
+				t.mu.Lock()
 				t.usage = ev.Usage
+				t.mu.Unlock()
 			}
-			t.msgID = uuid.NewString()
-			t.mu.Unlock()
 		case agent.EventInputRequired:
 			publish(nil, true)
 			paused = true
