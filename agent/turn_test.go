@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -309,4 +310,23 @@ func TestAnswerRefusesUnknownOutcome(t *testing.T) {
 	if _, err := collect(t, s.Resume(context.Background())); err != ErrUnanswered {
 		t.Errorf("resume after a refused answer: %v", err)
 	}
+}
+
+// FuzzRepairHistory: whatever a stored conversation holds, repair does
+// not panic, leaves no call unanswered and changes nothing a second time.
+func FuzzRepairHistory(f *testing.F) {
+	f.Add(`[{"role":"user","parts":[{"text":"go"}]},{"role":"model","parts":[{"functionCall":{"id":"c1","name":"w"}}]}]`)
+	f.Add(`[{"role":"model","parts":[{"functionCall":{"name":"w"}},{"functionCall":{"name":"w"}}]},{"role":"user","parts":[{"functionResponse":{"name":"w","response":{}}}]}]`)
+	f.Add(`[null,{"role":"model"},{"role":"model","parts":[null]}]`)
+	f.Fuzz(func(t *testing.T, in string) {
+		var h []*genai.Content
+		if json.Unmarshal([]byte(in), &h) != nil {
+			return
+		}
+		once := RepairHistory(h, "x")
+		twice := RepairHistory(once, "x")
+		if mustJSON(once) != mustJSON(twice) {
+			t.Fatalf("not idempotent:\n%s\n%s", mustJSON(once), mustJSON(twice))
+		}
+	})
 }
