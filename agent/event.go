@@ -40,7 +40,9 @@ const (
 	// EventMaxSessionTurns reports that model.maxSessionTurns was reached.
 	EventMaxSessionTurns EventType = "max_session_turns"
 	// EventInputRequired reports that the turn is paused until the pending
-	// confirmations (Session.Pending) are answered and Resume is called.
+	// confirmations (Session.Pending) are answered and Resume is called;
+	// Text holds the text of the model response whose calls wait, the
+	// turn's answer so far.
 	EventInputRequired EventType = "input_required"
 	// EventFinished reports the end of one model response: FinishReason,
 	// Usage, Model.
@@ -95,8 +97,8 @@ type Event struct {
 	// PromptID identifies the user prompt being served.
 	PromptID string
 	// Text is model text (EventContent), live tool output (EventToolOutput),
-	// citations, a warning/loop explanation or the turn's final answer
-	// (EventTurnEnd).
+	// citations, a warning/loop explanation or the turn's answer
+	// (EventTurnEnd, EventInputRequired).
 	Text string
 	// Thought is the parsed thought (EventThought).
 	Thought *Thought

@@ -132,7 +132,7 @@ func (r *run) runBatch(b *pendingBatch) bool {
 			s.mu.Lock()
 			s.pending = b
 			s.mu.Unlock()
-			r.emit(&Event{Type: EventInputRequired})
+			r.emit(&Event{Type: EventInputRequired, Text: b.turn.Text})
 			return false
 		}
 	}

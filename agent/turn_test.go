@@ -32,8 +32,10 @@ func trace(evs []*Event) []string {
 			out = append(out, s)
 		case EventToolCall:
 			out = append(out, ev.Call.ID+" "+string(ev.Call.Status))
-		case EventFinished, EventInputRequired:
+		case EventFinished:
 			out = append(out, string(ev.Type))
+		case EventInputRequired:
+			out = append(out, fmt.Sprintf("%s %q", ev.Type, ev.Text))
 		case EventTurnEnd:
 			out = append(out, fmt.Sprintf("%s %s %q", ev.Type, ev.Reason, ev.Text))
 		}
@@ -80,7 +82,7 @@ func TestBatchEvents(t *testing.T) {
 			name:   "paused then approved",
 			turns:  [][]*genai.Part{{callID("e1", "edit", "x")}, {{Text: "edited"}}},
 			answer: tool.ProceedOnce,
-			send:   []string{"finished", "tool_batch_start e1", "e1 validating", "e1 awaiting_approval", "input_required"},
+			send:   []string{"finished", "tool_batch_start e1", "e1 validating", "e1 awaiting_approval", `input_required ""`},
 			resume: []string{"e1 scheduled", "e1 executing", "e1 success", "tool_batch_end e1", "finished", `turn_end completed "edited"`},
 		},
 		{
@@ -88,14 +90,14 @@ func TestBatchEvents(t *testing.T) {
 			turns:  [][]*genai.Part{{{Text: "Editing."}, callID("e1", "edit", "x"), callID("e2", "edit", "y")}},
 			answer: tool.Cancel,
 			send: []string{"finished", "tool_batch_start e1,e2", "e1 validating", "e1 awaiting_approval",
-				"e2 validating", "e2 awaiting_approval", "input_required"},
+				"e2 validating", "e2 awaiting_approval", `input_required "Editing."`},
 			resume: []string{"e1 cancelled", "e2 cancelled", "tool_batch_end e1,e2 cancelled", `turn_end cancelled "Editing."`},
 		},
 		{
 			name:   "cancel with an invalid call goes on",
 			turns:  [][]*genai.Part{{callID("n1", "nope", "x"), callID("e1", "edit", "y")}, {{Text: "ok"}}},
 			answer: tool.Cancel,
-			send:   []string{"finished", "tool_batch_start n1,e1", "n1 validating", "n1 error", "e1 validating", "e1 awaiting_approval", "input_required"},
+			send:   []string{"finished", "tool_batch_start n1,e1", "n1 validating", "n1 error", "e1 validating", "e1 awaiting_approval", `input_required ""`},
 			resume: []string{"e1 cancelled", "tool_batch_end n1,e1", "finished", `turn_end completed "ok"`},
 		},
 	} {
