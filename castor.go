@@ -243,26 +243,20 @@ func (a *Agent) Resume(ctx context.Context) (*Result, error) {
 	return a.collect(a.a.Session.Resume(ctx))
 }
 
+// collect waits for the turn to end; Result.Text is the engine's answer
+// for the turn (agent.EventTurnEnd, or EventInputRequired when it paused).
 func (a *Agent) collect(events iter.Seq2[*agent.Event, error]) (*Result, error) {
 	s := a.a.Session
-	var text strings.Builder
-	newTurn := false
+	text := ""
 	for ev, err := range events {
 		if err != nil {
-			return &Result{Text: text.String(), SessionID: s.ID(), Stats: s.Stats()}, err
+			return &Result{Text: text, SessionID: s.ID(), Stats: s.Stats()}, err
 		}
-		switch ev.Type {
-		case agent.EventContent:
-			if newTurn {
-				text.Reset()
-				newTurn = false
-			}
-			text.WriteString(ev.Text)
-		case agent.EventToolCall:
-			newTurn = true
+		if ev.Type == agent.EventTurnEnd || ev.Type == agent.EventInputRequired {
+			text = ev.Text
 		}
 	}
-	return &Result{Text: text.String(), SessionID: s.ID(), Stats: s.Stats(), Pending: s.Pending()}, nil
+	return &Result{Text: text, SessionID: s.ID(), Stats: s.Stats(), Pending: s.Pending()}, nil
 }
 
 // Checkpoint is a snapshot taken before an edit (general.checkpointing).
@@ -305,7 +299,7 @@ func (a *Agent) RestoreCheckpoint(ctx context.Context, name string) error {
 		return err
 	}
 	if d.ClientHistory != nil {
-		return a.a.Session.SetHistory(d.ClientHistory)
+		return a.a.Session.SetHistory(d.HistoryBeforeCall())
 	}
 	return nil
 }

@@ -366,7 +366,9 @@ func TestStreamEvents(t *testing.T) {
 	if thought == nil || thought.Subject != "Plan" || thought.Description != "Echo it." {
 		t.Errorf("thought = %+v", thought)
 	}
-	if finished != 2 || types[len(types)-1] != agent.EventFinished {
+	// The last model response's finish is the last thing before the
+	// engine's end of turn.
+	if n := len(types); finished != 2 || n < 2 || types[n-2] != agent.EventFinished || types[n-1] != agent.EventTurnEnd {
 		t.Errorf("events = %v", types)
 	}
 	want := []agent.Status{agent.StatusValidating, agent.StatusScheduled, agent.StatusExecuting, agent.StatusSuccess}

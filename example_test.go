@@ -139,7 +139,9 @@ func ExampleNewTool() {
 }
 
 // ExampleWithConfirm answers the approval of each tool call that needs
-// one; here the program refuses to let the model write files.
+// one; here the program refuses to let the model write files. Refusing
+// every call of a model response ends the turn without asking the model
+// again, as in Gemini CLI.
 func ExampleWithConfirm() {
 	dir, cleanup := scratch()
 	defer cleanup()
@@ -150,28 +152,28 @@ func ExampleWithConfirm() {
 		}
 		return tool.Decision{Outcome: tool.ProceedOnce}, nil
 	}
+	model := fake.Script(
+		fake.Call("write_file", map[string]any{"file_path": dir + "/out.txt", "content": "hi"}),
+		fake.Text("This answer is never asked for."),
+	)
 	a, err := castor.New(context.Background(),
-		castor.WithClient(fake.Script(
-			fake.Call("write_file", map[string]any{"file_path": dir + "/out.txt", "content": "hi"}),
-			fake.Text("I did not write the file."),
-		)),
+		castor.WithClient(model),
 		castor.WithoutSettings(), castor.WithHomeDir(dir), castor.WithWorkDir(dir),
 		castor.WithConfirm(confirm))
 	if err != nil {
 		panic(err)
 	}
 	defer a.Close()
-	res, err := a.Send(context.Background(), "Write hi to out.txt.")
-	if err != nil {
+	if _, err := a.Send(context.Background(), "Write hi to out.txt."); err != nil {
 		panic(err)
 	}
 	_, statErr := os.Stat(dir + "/out.txt")
 	fmt.Println("file written:", statErr == nil)
-	fmt.Println(res.Text)
+	fmt.Println("model answers left unasked:", model.Remaining())
 	// Output:
 	// asked about write_file
 	// file written: false
-	// I did not write the file.
+	// model answers left unasked: 1
 }
 
 // ExampleWithResume continues a recorded session in a new agent, as

@@ -111,6 +111,9 @@ func TestCustomToolThatAsksIsConfirmed(t *testing.T) {
 		wantRan  int
 		wantAsk  int
 		wantText string
+		// wantOneCall: refusing the only call ends the turn without a
+		// second model call.
+		wantOneCall bool
 	}{
 		{
 			name: "allowed through WithConfirm",
@@ -133,7 +136,7 @@ func TestCustomToolThatAsksIsConfirmed(t *testing.T) {
 					return tool.Decision{Outcome: tool.Cancel}, nil
 				})}
 			},
-			wantRan: 0, wantAsk: 1, wantText: "cancel",
+			wantRan: 0, wantAsk: 1, wantOneCall: true,
 		},
 		{
 			name:    "nobody to ask",
@@ -167,6 +170,9 @@ func TestCustomToolThatAsksIsConfirmed(t *testing.T) {
 			}
 			if !declared {
 				t.Error("launch_rocket was not declared to the model")
+			}
+			if tt.wantOneCall != (len(reqs) == 1) {
+				t.Errorf("%d model requests", len(reqs))
 			}
 			if len(reqs) > 1 {
 				resp, _ := json.Marshal(reqs[1].LastContent())
@@ -270,5 +276,60 @@ func TestPausedConfirmationThenResume(t *testing.T) {
 	first := srv.Requests()[0]
 	if len(first.Contents) < 3 || contentText(first.Contents[0]) != "Earlier question." {
 		t.Errorf("the first request does not continue the given history: %d contents", len(first.Contents))
+	}
+}
+
+// TestCancelEveryCallStopsTheTurn refuses both calls of a model response
+// through WithConfirm: the turn ends without a second model call, the
+// history keeps the cancelled answers, and the next prompt carries on.
+func TestCancelEveryCallStopsTheTurn(t *testing.T) {
+	ws := t.TempDir()
+	srv := fakegemini.Start(t,
+		fakegemini.Parts(
+			fakegemini.CallPart("write_file", map[string]any{"file_path": filepath.Join(ws, "a.txt"), "content": "a"}),
+			fakegemini.CallPart("write_file", map[string]any{"file_path": filepath.Join(ws, "b.txt"), "content": "b"}),
+		),
+		fakegemini.Text("Understood, nothing written."),
+	)
+	asked := 0
+	a := newAgent(t, srv, castor.WithWorkDir(ws), castor.WithConfirm(func(context.Context, *agent.ToolCall) (tool.Decision, error) {
+		asked++
+		return tool.Decision{Outcome: tool.Cancel}, nil
+	}))
+	var ended *agent.Event
+	for ev, err := range a.Stream(context.Background(), "write two files") {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Type == agent.EventTurnEnd {
+			ended = ev
+		}
+	}
+	if ended == nil || ended.Reason != agent.TurnCancelled {
+		t.Errorf("turn end = %+v, want reason %q", ended, agent.TurnCancelled)
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Fatalf("%d model requests after every call was refused, want 1", n)
+	}
+	for _, f := range []string{"a.txt", "b.txt"} {
+		if _, err := os.Stat(filepath.Join(ws, f)); err == nil {
+			t.Errorf("%s was written", f)
+		}
+	}
+	res, err := a.Send(context.Background(), "ok, never mind")
+	if err != nil || res.Text != "Understood, nothing written." {
+		t.Fatalf("next prompt: %+v, %v", res, err)
+	}
+	next := srv.Requests()[1]
+	cancelled := 0
+	for _, c := range next.Contents {
+		for _, p := range c.Parts {
+			if p.FunctionResponse != nil {
+				cancelled++
+			}
+		}
+	}
+	if cancelled != 2 {
+		t.Errorf("the next request carries %d function responses, want the 2 cancelled ones", cancelled)
 	}
 }

@@ -251,7 +251,7 @@ func TestRFCConformance(t *testing.T) {
 				if s == agent.StatusSuccess {
 					c.Result = tool.Text("x")
 				}
-				n += len(r.render(&update{kind: uTool, call: c, phase: phaseRunning}))
+				n += len(r.render(&update{kind: uTool, call: c}))
 			}
 			return expect(strings.Repeat("x", n), "xx")
 		}},
@@ -275,23 +275,6 @@ func optionIDs(cr *devConfirmationRequest) string {
 		ids = append(ids, o.ID)
 	}
 	return strings.Join(ids, ",")
-}
-
-func TestRepairHistory(t *testing.T) {
-	h := []*genai.Content{
-		{Role: genai.RoleUser, Parts: []*genai.Part{{Text: "go"}}},
-		{Role: genai.RoleModel, Parts: []*genai.Part{{FunctionCall: &genai.FunctionCall{ID: "c1", Name: "write_file"}}}},
-	}
-	out := repairHistory(h)
-	if len(out) != 3 || out[2].Parts[0].FunctionResponse == nil || out[2].Parts[0].FunctionResponse.ID != "c1" {
-		t.Fatalf("repair = %+v", out)
-	}
-	if got := repairHistory(out); len(got) != 3 {
-		t.Error("a valid history was changed")
-	}
-	if repairHistory(nil) != nil {
-		t.Error("nil history")
-	}
 }
 
 func TestEvictIdle(t *testing.T) {

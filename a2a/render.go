@@ -25,20 +25,6 @@ const (
 	uError                      // an error that does not end the turn
 )
 
-// toolPhase refines a tool update: the same engine status means different
-// things to the two wire formats depending on when it happens.
-type toolPhase int
-
-const (
-	phaseValidating toolPhase = iota // the call was received
-	phaseAuto                        // scheduled without asking
-	phaseAwaiting                    // waiting for the user
-	phaseReemit                      // the user answered; the call is re-sent with the outcome
-	phaseApproved                    // scheduled after the user approved
-	phaseRunning                     // executing
-	phaseDone                        // terminal
-)
-
 // stateReason says why the task changed state, which decides whether the
 // extension format reports it.
 type stateReason int
@@ -53,14 +39,17 @@ const (
 // update is one thing that happened in a task, independent of the wire
 // format; each stream renders it in its own format.
 type update struct {
-	kind      updateKind
-	state     TaskState
-	final     bool
-	reason    stateReason
-	text      string
-	thought   *agent.Thought
+	kind    updateKind
+	state   TaskState
+	final   bool
+	reason  stateReason
+	text    string
+	thought *agent.Thought
+	// call is a snapshot of a tool call (uTool, uOutput). Its status and
+	// outcome say what happened: an awaiting or scheduled call with an
+	// outcome is one the user answered (a re-sent confirmation, an
+	// approved call), a scheduled one without was scheduled unasked.
 	call      *agent.ToolCall
-	phase     toolPhase
 	messageID string
 	traceID   string
 	model     string
@@ -182,18 +171,19 @@ func (r *renderer) geminiTool(u *update) []any {
 	kind := "tool-call-update"
 	status := string(c.Status)
 	copies := 1
-	switch u.phase {
-	case phaseValidating:
+	switch c.Status {
+	case agent.StatusValidating:
 		// Gemini CLI shows validating as scheduled.
 		status = string(agent.StatusScheduled)
-	case phaseAuto:
-		// Gemini CLI's scheduler reports a call it runs unasked as
-		// scheduled three times in all (validating included); clients
-		// written against it count them.
-		copies = 2
-	case phaseAwaiting, phaseReemit:
+	case agent.StatusScheduled:
+		if c.Outcome == "" {
+			// Gemini CLI's scheduler reports a call it runs unasked as
+			// scheduled three times in all (validating included); clients
+			// written against it count them.
+			copies = 2
+		}
+	case agent.StatusAwaitingApproval:
 		kind = "tool-call-confirmation"
-		status = string(agent.StatusAwaitingApproval)
 	}
 	var out []any
 	for i := 0; i < copies; i++ {
@@ -327,8 +317,9 @@ func (r *renderer) renderExt(u *update) []any {
 		r.sent[u.call.ID] = devExecuting
 		return []any{r.status(u, r.agentMessage("", DataPart(tc)), r.extMeta(devToolCallUpdate, u))}
 	case uTool:
-		switch u.phase {
-		case phaseValidating, phaseReemit, phaseApproved:
+		// The RFC's flow shows neither validation nor the user's own
+		// answers (a re-sent confirmation, the approved call scheduled).
+		if c := u.call; c.Status == agent.StatusValidating || (c.Outcome != "" && (c.Status == agent.StatusAwaitingApproval || c.Status == agent.StatusScheduled)) {
 			return nil
 		}
 		tc := extToolCall(u.call, u.workspace)

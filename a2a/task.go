@@ -59,47 +59,6 @@ func (s *subscriber) take() ([]*update, bool) {
 	return q, s.dropped
 }
 
-// batchState follows the tool calls of one model response, to report
-// them in the order and with the state changes Gemini CLI does.
-type batchState struct {
-	ids      []string
-	status   map[string]agent.Status
-	asked    map[string]bool
-	executed map[string]bool
-	// decided is set once every call was validated and decided.
-	decided bool
-	closed  bool
-}
-
-func newBatch() *batchState {
-	return &batchState{status: map[string]agent.Status{}, asked: map[string]bool{}, executed: map[string]bool{}}
-}
-
-func (b *batchState) add(id string) {
-	if _, ok := b.status[id]; !ok {
-		b.ids = append(b.ids, id)
-	}
-	b.status[id] = agent.StatusValidating
-}
-
-func (b *batchState) allTerminal() bool {
-	for _, id := range b.ids {
-		if !b.status[id].Terminal() {
-			return false
-		}
-	}
-	return len(b.ids) > 0
-}
-
-func (b *batchState) allCancelled() bool {
-	for _, id := range b.ids {
-		if b.status[id] != agent.StatusCancelled {
-			return false
-		}
-	}
-	return len(b.ids) > 0
-}
-
 // task is a task held in memory.
 type task struct {
 	srv       *Server
@@ -122,14 +81,12 @@ type task struct {
 	model        string
 	usage        *genai.GenerateContentResponseUsageMetadata
 	agent        *taskAgent
-	batch        *batchState
 	subs         map[*subscriber]struct{}
 	running      bool
 	cancel       context.CancelCauseFunc
 	done         chan struct{}
 	turns        int
 	lastActive   time.Time
-	msgID        string
 	pushBusy     bool
 	pushPending  bool
 }
@@ -337,12 +294,14 @@ func (a *taskAgent) Close() error {
 func (t *task) ensureAgent(ctx context.Context) (*taskAgent, error) {
 	t.mu.Lock()
 	a := t.agent
-	settings, mode := t.settings, t.mode
-	history := repairHistory(t.conversation)
+	settings, mode, conv := t.settings, t.mode, t.conversation
 	t.mu.Unlock()
 	if a != nil {
 		return a, nil
 	}
+	// Calls that waited for a confirmation when the process stopped are
+	// answered as the engine answers any unanswered call.
+	history := agent.RepairHistory(conv, "the server restarted before the call was confirmed.")
 	spec := SessionSpec{WorkDir: settings.WorkspacePath, SessionID: t.id, History: history}
 	switch {
 	case t.srv.cfg.YOLO || settings.AutoExecute:
@@ -360,33 +319,6 @@ func (t *task) ensureAgent(ctx context.Context) (*taskAgent, error) {
 	t.model = a.Model()
 	t.mu.Unlock()
 	return a, nil
-}
-
-// repairHistory answers function calls left without a response (the
-// process stopped while they waited for a confirmation), since the model
-// refuses a history where a call has no answer.
-func repairHistory(h []*genai.Content) []*genai.Content {
-	if len(h) == 0 {
-		return nil
-	}
-	out := append([]*genai.Content(nil), h...)
-	last := out[len(out)-1]
-	if last == nil || last.Role != genai.RoleModel {
-		return out
-	}
-	var parts []*genai.Part
-	for _, p := range last.Parts {
-		if p != nil && p.FunctionCall != nil {
-			parts = append(parts, &genai.Part{FunctionResponse: &genai.FunctionResponse{
-				ID: p.FunctionCall.ID, Name: p.FunctionCall.Name,
-				Response: map[string]any{"error": "[Operation Cancelled] Reason: the server restarted before the call was confirmed."},
-			}})
-		}
-	}
-	if len(parts) > 0 {
-		out = append(out, &genai.Content{Role: genai.RoleUser, Parts: parts})
-	}
-	return out
 }
 
 // userParts converts the message's parts for the model and collects the
@@ -446,7 +378,6 @@ func (t *task) runTurn(ctx context.Context, in turnInput) {
 		return
 	}
 	t.mu.Lock()
-	t.msgID = uuid.NewString()
 	t.model = a.Model()
 	t.mu.Unlock()
 	sess := a.Session()
@@ -455,22 +386,18 @@ func (t *task) runTurn(ctx context.Context, in turnInput) {
 	if in.prompt != "" {
 		parts = []*genai.Part{genai.NewPartFromText(in.prompt)}
 	}
-	applied, userCancel := t.applyConfirmations(sess, confs)
+	applied := t.applyConfirmations(sess, confs)
 	paused := len(sess.Pending()) > 0
 	if applied && allAnswered(sess) {
-		t.mu.Lock()
-		if t.batch == nil {
-			t.batch = newBatch()
-		}
-		t.batch.decided = true
 		if t.ext {
 			// The extension's clients see the calls run under a working
 			// task; Gemini CLI's keep input-required until results go back
 			// to the model, as its server does.
+			t.mu.Lock()
 			t.state = StateWorking
+			t.mu.Unlock()
 		}
-		t.mu.Unlock()
-		paused, err = t.consume(ctx, sess.Resume(ctx), userCancel)
+		paused, err = t.consume(ctx, sess.Resume(ctx), true)
 		if err != nil {
 			final = t.endOnError(ctx, err)
 			return
@@ -482,12 +409,8 @@ func (t *task) runTurn(ctx context.Context, in turnInput) {
 			return
 		}
 		t.publish(&update{kind: uState, state: StateWorking, reason: reasonPrompt})
-		t.mu.Lock()
-		t.batch = nil
-		t.mu.Unlock()
 		if _, err := t.consume(ctx, sess.Send(ctx, parts...), false); err != nil {
 			final = t.endOnError(ctx, err)
-			return
 		}
 	}
 }
@@ -561,171 +484,109 @@ func allAnswered(sess *agent.Session) bool {
 	return true
 }
 
-// applyConfirmations answers pending calls; unknown calls and outcomes
-// are ignored, as Gemini CLI ignores them. It reports whether any answer
-// was recorded and whether one refused a call.
-func (t *task) applyConfirmations(sess *agent.Session, confs []confirmation) (applied, userCancel bool) {
-	if len(confs) == 0 {
-		return false, false
-	}
+// applyConfirmations answers pending calls; answers the engine refuses
+// (unknown calls and outcomes) are ignored, as Gemini CLI ignores them. It
+// reports whether any answer was recorded.
+func (t *task) applyConfirmations(sess *agent.Session, confs []confirmation) (applied bool) {
 	pending := map[string]*agent.ToolCall{}
 	for _, c := range sess.Pending() {
 		pending[c.ID] = c
 	}
 	for _, c := range confs {
+		d := tool.Decision{Outcome: tool.Outcome(c.Outcome), NewContent: c.NewContent}
 		call, ok := pending[c.CallID]
-		if !ok {
-			t.srv.log.Warn("a2a: confirmation for a call that is not waiting", "task", t.id, "call", c.CallID)
+		// modify_with_editor without the edited content: the client will
+		// edit and confirm again, and the call stays pending, as in
+		// Gemini CLI.
+		keep := d.Outcome == tool.ModifyWithEditor && d.NewContent == nil
+		if !ok || (!keep && sess.Answer(c.CallID, d) != nil) {
+			t.srv.log.Warn("a2a: ignored a confirmation", "task", t.id, "call", c.CallID, "outcome", c.Outcome)
 			continue
 		}
-		outcome := tool.Outcome(c.Outcome)
-		if !outcome.Valid() {
-			t.srv.log.Warn("a2a: unknown confirmation outcome", "task", t.id, "call", c.CallID, "outcome", c.Outcome)
-			continue
-		}
+		applied = applied || !keep
+		// The call is sent back with the user's outcome.
 		re := *call
-		re.Outcome = outcome
-		if outcome == tool.ModifyWithEditor && c.NewContent == nil {
-			// The client will edit and confirm again; the call stays
-			// pending, as in Gemini CLI.
-			t.publish(&update{kind: uTool, call: &re, phase: phaseReemit})
-			continue
-		}
-		d := tool.Decision{Outcome: outcome}
-		if c.NewContent != nil && call.Confirmation != nil && call.Confirmation.Details != nil && call.Confirmation.Details.Type == tool.ConfirmEdit {
-			d.NewContent = c.NewContent
-		}
-		if err := sess.Answer(c.CallID, d); err != nil {
-			continue
-		}
-		applied = true
-		if outcome == tool.Cancel {
-			userCancel = true
-		}
-		t.publish(&update{kind: uTool, call: &re, phase: phaseReemit})
+		re.Outcome = d.Outcome
+		t.publish(&update{kind: uTool, call: &re})
 	}
-	return applied, userCancel
+	return applied
 }
 
-// consume turns the engine's events into updates. It reports whether the
-// turn paused for confirmations. When every call of a batch was refused
-// by the user it stops the engine before it calls the model again, which
-// is what Gemini CLI does.
-func (t *task) consume(ctx context.Context, seq iter.Seq2[*agent.Event, error], userCancel bool) (paused bool, err error) {
+// consume maps the engine's events to updates and reports whether the
+// turn paused for confirmations. Its only memory is Gemini CLI's order
+// within a batch: every call is reported validated before any asks for
+// approval, so approval requests wait until the batch's calls are decided
+// (resumed is set when they were, in an earlier turn).
+func (t *task) consume(ctx context.Context, seq iter.Seq2[*agent.Event, error], resumed bool) (paused bool, err error) {
 	var held []*update
-	flush := func() {
-		for _, u := range held {
+	decided := resumed
+	publish := func(u *update, decide bool) {
+		if decide {
+			decided = true
+			for _, h := range held {
+				t.publish(h)
+			}
+			held = nil
+		}
+		if u != nil {
 			t.publish(u)
 		}
-		held = nil
 	}
-	batch := func() *batchState {
-		t.mu.Lock()
-		defer t.mu.Unlock()
-		return t.batch
-	}
-	setBatch := func(b *batchState) {
-		t.mu.Lock()
-		t.batch = b
-		t.mu.Unlock()
-	}
-	toolsDone := func(b *batchState) {
-		b.closed = true
-		t.publish(&update{kind: uState, state: StateWorking, reason: reasonToolsDone})
-	}
-	msgID := func() string {
-		t.mu.Lock()
-		defer t.mu.Unlock()
-		return t.msgID
-	}
+	// One agent message per model response.
+	msgID := uuid.NewString()
 	for ev, evErr := range seq {
 		if evErr != nil {
-			flush()
+			publish(nil, true)
 			return false, evErr
 		}
-		switch ev.Type {
+		switch c := ev.Call; ev.Type {
+		case agent.EventToolBatchStart:
+			decided = false
+			t.publish(&update{kind: uState, state: StateWorking, reason: reasonTools})
+		case agent.EventToolBatchEnd:
+			// Results go back to the model, unless the user cancelled them
+			// all, which ends the turn without a word (as Gemini CLI).
+			if ev.Reason == "" {
+				publish(&update{kind: uState, state: StateWorking, reason: reasonToolsDone}, true)
+			}
 		case agent.EventToolCall:
-			c := ev.Call
-			b := batch()
-			if c.Status == agent.StatusValidating {
-				if b == nil || b.closed {
-					b = newBatch()
-					setBatch(b)
-					t.publish(&update{kind: uState, state: StateWorking, reason: reasonTools})
-				}
-				b.add(c.ID)
-				t.publish(&update{kind: uTool, call: c, phase: phaseValidating})
-				continue
-			}
-			if b == nil {
-				b = newBatch()
-				b.decided = true
-				setBatch(b)
-			}
-			if _, ok := b.status[c.ID]; !ok {
-				b.ids = append(b.ids, c.ID)
-			}
-			b.status[c.ID] = c.Status
-			switch {
-			case c.Status == agent.StatusAwaitingApproval:
-				b.asked[c.ID] = true
-				held = append(held, &update{kind: uTool, call: c, phase: phaseAwaiting})
-			case c.Status == agent.StatusScheduled && b.asked[c.ID]:
-				b.decided = true
-				flush()
-				t.publish(&update{kind: uTool, call: c, phase: phaseApproved})
-			case c.Status == agent.StatusScheduled:
-				t.publish(&update{kind: uTool, call: c, phase: phaseAuto})
-			case c.Status == agent.StatusExecuting:
-				b.decided = true
-				b.executed[c.ID] = true
-				flush()
-				t.publish(&update{kind: uTool, call: c, phase: phaseRunning})
-			case c.Status.Terminal():
-				validation := c.Status == agent.StatusError && !b.decided && !b.executed[c.ID]
-				if !validation {
-					b.decided = true
-					flush()
-				}
-				t.publish(&update{kind: uTool, call: c, phase: phaseDone})
-				if validation || !b.allTerminal() || b.closed {
-					continue
-				}
-				if userCancel && b.allCancelled() {
-					b.closed = true
-					return false, nil
-				}
-				toolsDone(b)
+			u := &update{kind: uTool, call: c}
+			switch c.Status {
+			case agent.StatusAwaitingApproval:
+				held = append(held, u)
+			case agent.StatusValidating:
+				t.publish(u)
+			case agent.StatusScheduled:
+				// Approved by the user: the batch is decided.
+				publish(u, c.Outcome != "")
+			default:
+				// Executing or terminal; a call refused while the batch is
+				// still being decided (unknown tool, bad arguments,
+				// policy) does not decide it.
+				publish(u, decided || c.Status != agent.StatusError)
 			}
 		case agent.EventToolOutput:
-			flush()
-			t.publish(&update{kind: uOutput, call: ev.Call, text: ev.Text})
-		case agent.EventContent, agent.EventThought, agent.EventCitation, agent.EventFinished:
-			flush()
-			if b := batch(); b != nil && !b.closed && b.allTerminal() {
-				toolsDone(b)
-			}
-			switch ev.Type {
-			case agent.EventContent:
-				t.publish(&update{kind: uText, text: ev.Text, messageID: msgID(), traceID: ev.ResponseID})
-			case agent.EventThought:
-				t.publish(&update{kind: uThought, thought: ev.Thought, messageID: msgID(), traceID: ev.ResponseID})
-			case agent.EventCitation:
-				t.publish(&update{kind: uCitation, text: ev.Text})
-			case agent.EventFinished:
+			publish(&update{kind: uOutput, call: c, text: ev.Text}, true)
+		case agent.EventContent:
+			publish(&update{kind: uText, text: ev.Text, messageID: msgID, traceID: ev.ResponseID}, true)
+		case agent.EventThought:
+			publish(&update{kind: uThought, thought: ev.Thought, messageID: msgID, traceID: ev.ResponseID}, true)
+		case agent.EventCitation:
+			publish(&update{kind: uCitation, text: ev.Text}, true)
+		case agent.EventFinished:
+			publish(nil, true)
+			msgID = uuid.NewString()
+			if ev.Usage != nil {
 				t.mu.Lock()
-				if ev.Usage != nil {
-					t.usage = ev.Usage
-				}
-				t.msgID = uuid.NewString()
+				t.usage = ev.Usage
 				t.mu.Unlock()
 			}
 		case agent.EventInputRequired:
-			flush()
+			publish(nil, true)
 			paused = true
 		}
 	}
-	flush()
+	publish(nil, true)
 	if err := ctx.Err(); err != nil && !paused {
 		return false, err
 	}

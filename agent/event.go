@@ -40,7 +40,9 @@ const (
 	// EventMaxSessionTurns reports that model.maxSessionTurns was reached.
 	EventMaxSessionTurns EventType = "max_session_turns"
 	// EventInputRequired reports that the turn is paused until the pending
-	// confirmations (Session.Pending) are answered and Resume is called.
+	// confirmations (Session.Pending) are answered and Resume is called;
+	// Text holds the text of the model response whose calls wait, the
+	// turn's answer so far.
 	EventInputRequired EventType = "input_required"
 	// EventFinished reports the end of one model response: FinishReason,
 	// Usage, Model.
@@ -49,6 +51,42 @@ const (
 	EventCitation EventType = "citation"
 	// EventWarning carries a non-fatal problem in Text.
 	EventWarning EventType = "warning"
+	// EventToolBatchStart opens the tool calls of one model response:
+	// CallIDs lists them in the order the model made them. It comes after
+	// the response's EventFinished and before the first EventToolCall of
+	// the batch.
+	EventToolBatchStart EventType = "tool_batch_start"
+	// EventToolBatchEnd closes a batch once every call in CallIDs is
+	// terminal (after their last EventToolCall) and their responses are in
+	// history, before anything of the next model call (compression
+	// included). Reason is TurnCancelled when the user cancelled every
+	// call, in which case the responses do not go back to the model and
+	// the turn ends; otherwise it is empty, and the next model call follows
+	// unless the turn fails (context cancelled, fatal tool error). A batch
+	// paused with EventInputRequired ends in the Resume that finishes it; a
+	// paused batch abandoned by a new Send ends without this event (see
+	// RepairHistory).
+	EventToolBatchEnd EventType = "tool_batch_end"
+	// EventTurnEnd is the last event of a turn that ended without an
+	// error and without pausing: Reason says why it ended and Text holds
+	// the turn's final answer, the text of its last model response (what
+	// Gemini CLI's JSON output calls "response").
+	EventTurnEnd EventType = "turn_end"
+)
+
+// TurnEndReason says why a turn ended (EventTurnEnd) or why a tool batch
+// ended it (EventToolBatchEnd).
+type TurnEndReason string
+
+// Reasons a turn ends.
+const (
+	// TurnCompleted: the model answered without calling tools.
+	TurnCompleted TurnEndReason = "completed"
+	// TurnCancelled: the user cancelled every call of a batch (through
+	// Config.Confirm, Answer and Resume, or an IDE's diff), so the
+	// cancelled responses were added to history and the model was not
+	// called again, as Gemini CLI does; the next prompt carries them.
+	TurnCancelled TurnEndReason = "cancelled"
 )
 
 // Event is one thing that happened in a session.
@@ -59,7 +97,8 @@ type Event struct {
 	// PromptID identifies the user prompt being served.
 	PromptID string
 	// Text is model text (EventContent), live tool output (EventToolOutput),
-	// citations or a warning/loop explanation.
+	// citations, a warning/loop explanation or the turn's answer
+	// (EventTurnEnd, EventInputRequired).
 	Text string
 	// Thought is the parsed thought (EventThought).
 	Thought *Thought
@@ -77,6 +116,11 @@ type Event struct {
 	FinishReason genai.FinishReason
 	Usage        *genai.GenerateContentResponseUsageMetadata
 	Compression  *CompressionInfo
+	// CallIDs are the calls of a tool batch (EventToolBatchStart,
+	// EventToolBatchEnd).
+	CallIDs []string
+	// Reason says why the turn ended (EventTurnEnd, EventToolBatchEnd).
+	Reason TurnEndReason
 }
 
 // Thought is a model thought split as Gemini CLI splits it: the first

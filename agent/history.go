@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"google.golang.org/genai"
+
+	"github.com/castor-dev/castor/tool"
 )
 
 // syntheticThoughtSignature is what Gemini CLI puts on a Gemini 3 function
@@ -105,4 +107,83 @@ func responseText(resp *genai.GenerateContentResponse) string {
 // cloneContents copies the slice (not the contents).
 func cloneContents(in []*genai.Content) []*genai.Content {
 	return append([]*genai.Content(nil), in...)
+}
+
+// Reasons given to calls that RepairHistory answers.
+const (
+	reasonResumed    = "The conversation was resumed before the call was answered."
+	reasonRestored   = "The conversation was restored to a checkpoint taken before the call ran."
+	reasonUnanswered = "User did not answer the confirmation before sending a new message."
+)
+
+// RepairHistory is the one policy for function calls left without a
+// response, which the API refuses: every such call is answered as
+// cancelled, with {"error": "[Operation Cancelled] Reason: <reason>"}
+// (reason "" gives a generic one), and the answers go at the front of the
+// user content that follows the call, or in a new user content right
+// after it when none follows. Complete histories come back unchanged (as
+// a copy of the slice). New applies it to Config.History and SetHistory to
+// what it is given; Send applies it to a batch left waiting for
+// confirmation when a new prompt arrives. Faces that keep a conversation
+// of their own call it with the reason they want the model to read.
+func RepairHistory(h []*genai.Content, reason string) []*genai.Content {
+	if reason == "" {
+		reason = reasonResumed
+	}
+	var out []*genai.Content
+	if len(h) > 0 {
+		out = make([]*genai.Content, 0, len(h)+1)
+	}
+	for i := 0; i < len(h); i++ {
+		c := h[i]
+		out = append(out, c)
+		if c == nil || c.Role != genai.RoleModel {
+			continue
+		}
+		var next *genai.Content
+		if i+1 < len(h) && h[i+1] != nil && h[i+1].Role == genai.RoleUser {
+			next = h[i+1]
+		}
+		// Answers are matched by id, or by name for calls without one.
+		answered := map[string]int{}
+		if next != nil {
+			for _, p := range next.Parts {
+				if p != nil && p.FunctionResponse != nil {
+					answered[callKey(p.FunctionResponse.ID, p.FunctionResponse.Name)]++
+				}
+			}
+		}
+		var missing []*genai.Part
+		for _, p := range c.Parts {
+			if p == nil || p.FunctionCall == nil {
+				continue
+			}
+			k := callKey(p.FunctionCall.ID, p.FunctionCall.Name)
+			if answered[k] > 0 {
+				answered[k]--
+				continue
+			}
+			res := tool.Fail(tool.ErrCancelled, "[Operation Cancelled] Reason: "+reason)
+			missing = append(missing, tool.FunctionResponseParts(p.FunctionCall.ID, p.FunctionCall.Name, res)...)
+		}
+		if len(missing) == 0 {
+			continue
+		}
+		if next == nil {
+			out = append(out, &genai.Content{Role: genai.RoleUser, Parts: missing})
+			continue
+		}
+		fixed := *next
+		fixed.Parts = append(missing, next.Parts...)
+		out = append(out, &fixed)
+		i++
+	}
+	return out
+}
+
+func callKey(id, name string) string {
+	if id != "" {
+		return "id:" + id
+	}
+	return "name:" + name
 }

@@ -17,6 +17,16 @@ type pendingBatch struct {
 	calls     []*ToolCall
 	turn      *ModelTurn
 	decisions map[string]string
+	// refused is set when the user cancelled a call of the batch.
+	refused bool
+}
+
+func (b *pendingBatch) ids() []string {
+	ids := make([]string, len(b.calls))
+	for i, c := range b.calls {
+		ids[i] = c.ID
+	}
+	return ids
 }
 
 func (r *run) toolEvent(c *ToolCall) bool {
@@ -51,6 +61,7 @@ func (r *run) runBatch(b *pendingBatch) bool {
 	s := r.s
 	b.decisions = map[string]string{}
 	visible := r.visibleNames()
+	r.emit(&Event{Type: EventToolBatchStart, CallIDs: b.ids()})
 	for _, c := range b.calls {
 		if !r.toolEvent(c) {
 			break
@@ -125,7 +136,7 @@ func (r *run) runBatch(b *pendingBatch) bool {
 			s.mu.Lock()
 			s.pending = b
 			s.mu.Unlock()
-			r.emit(&Event{Type: EventInputRequired})
+			r.emit(&Event{Type: EventInputRequired, Text: b.turn.Text})
 			return false
 		}
 	}
@@ -149,6 +160,7 @@ func (r *run) finishBatch(b *pendingBatch) bool {
 		if cancelRest || d.Outcome == tool.Cancel || !d.Outcome.Valid() {
 			// Gemini CLI cancels every queued call once one is refused.
 			cancelRest = true
+			b.refused = true
 			r.finishCall(c, StatusCancelled, tool.Fail(tool.ErrCancelled, "[Operation Cancelled] Reason: User denied execution."))
 			b.decisions[c.ID] = "reject"
 			r.toolEvent(c)
@@ -303,18 +315,33 @@ func toString(v any) string {
 }
 
 // complete adds the batch's responses to history as one user content, in
-// call order, records the turn and decides whether the loop goes on.
+// call order, records the turn, ends the batch and decides whether the
+// loop goes on. When the user cancelled every call the turn ends here, as
+// Gemini CLI's handleCompletedTools does: the responses stay in history
+// for the next prompt, and the model is not called again.
 func (r *run) complete(b *pendingBatch) bool {
 	var parts []*genai.Part
+	allCancelled := true
 	for _, c := range b.calls {
 		if !c.Status.Terminal() {
 			r.finishCall(c, StatusCancelled, tool.Fail(tool.ErrCancelled, "[Operation Cancelled] Reason: User cancelled the operation."))
 		}
+		allCancelled = allCancelled && c.Status == StatusCancelled
 		parts = append(parts, c.Response...)
 		r.s.stats.toolCall(c, b.decisions[c.ID])
 	}
 	r.s.appendHistory(&genai.Content{Role: genai.RoleUser, Parts: parts})
 	r.recordTurn(b)
+	if b.refused && allCancelled && r.ctx.Err() == nil {
+		r.emit(&Event{Type: EventToolBatchEnd, CallIDs: b.ids(), Reason: TurnCancelled})
+		text := ""
+		if b.turn != nil {
+			text = b.turn.Text
+		}
+		r.emit(&Event{Type: EventTurnEnd, Reason: TurnCancelled, Text: text})
+		return false
+	}
+	r.emit(&Event{Type: EventToolBatchEnd, CallIDs: b.ids()})
 	if err := r.ctx.Err(); err != nil {
 		r.fail(err)
 		return false

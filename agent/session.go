@@ -86,7 +86,8 @@ type Config struct {
 	// as a user content of their own ahead of the prompt, as Gemini CLI
 	// adds IDE context.
 	PromptContext func(first bool) []*genai.Part
-	// History resumes an earlier conversation.
+	// History resumes an earlier conversation; calls in it that have no
+	// response are answered as cancelled (RepairHistory).
 	History []*genai.Content
 	// MaxSessionTurns bounds model calls in the session (≤0: unlimited).
 	MaxSessionTurns int
@@ -141,7 +142,7 @@ func New(cfg Config) *Session {
 	}
 	s := &Session{
 		cfg:   cfg,
-		hist:  cloneContents(cfg.History),
+		hist:  RepairHistory(cfg.History, ""),
 		model: cfg.ModelName,
 		loops: newLoopDetector(cfg.DisableLoopDetection),
 		stats: newStatsRecorder(),
@@ -168,24 +169,16 @@ func (s *Session) History() []*genai.Content {
 }
 
 // SetHistory replaces the conversation, as a checkpoint restore does.
-// Calls still waiting for confirmation are dropped, and so is a trailing
-// model turn whose function calls were never answered (a checkpoint is
-// taken while its edit runs), so the history stays valid for the API. It
+// Calls still waiting for confirmation are dropped, and calls in h without
+// a response (a checkpoint is taken while its edit runs) are answered as
+// cancelled (RepairHistory), so the history stays valid for the API. It
 // fails while a turn is running.
 func (s *Session) SetHistory(h []*genai.Content) error {
 	if !s.turn.TryLock() {
 		return ErrBusy
 	}
 	defer s.turn.Unlock()
-	h = cloneContents(h)
-	if n := len(h); n > 0 && h[n-1] != nil && h[n-1].Role == genai.RoleModel {
-		for _, p := range h[n-1].Parts {
-			if p != nil && p.FunctionCall != nil {
-				h = h[:n-1]
-				break
-			}
-		}
-	}
+	h = RepairHistory(h, reasonRestored)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.hist = h
@@ -219,8 +212,13 @@ func (s *Session) Pending() []*ToolCall {
 	return out
 }
 
-// Answer records a decision for the pending call callID.
+// Answer records a decision for the pending call callID. An unknown
+// outcome is refused, so that a face relaying a client's answer leaves the
+// call waiting rather than guessing.
 func (s *Session) Answer(callID string, d tool.Decision) error {
+	if !d.Outcome.Valid() {
+		return fmt.Errorf("unknown confirmation outcome %q for tool call %q", d.Outcome, callID)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.pending == nil {
@@ -242,12 +240,16 @@ func (s *Session) appendHistory(c *genai.Content) {
 }
 
 // Send runs one user prompt to completion: model calls and tool calls
-// alternate until the model answers without calling tools. The sequence
-// yields events and ends with a non-nil error if the turn failed. A turn
-// paused for confirmations ends with EventInputRequired and no error.
+// alternate until the model answers without calling tools, or until the
+// user cancels every call of a batch. The sequence yields events and ends
+// with a non-nil error if the turn failed, with EventInputRequired if it
+// paused for confirmations, and otherwise with EventTurnEnd, which holds
+// the final answer and why the turn ended. Each batch of tool calls is
+// framed by EventToolBatchStart and EventToolBatchEnd.
 //
 // If the previous turn paused and its confirmations were never answered,
-// those calls are cancelled and the new prompt goes with their responses.
+// those calls are cancelled and the new prompt goes with their responses
+// (RepairHistory), without events for them.
 func (s *Session) Send(ctx context.Context, parts ...*genai.Part) iter.Seq2[*Event, error] {
 	return func(yield func(*Event, error) bool) {
 		if !s.turn.TryLock() {
@@ -267,9 +269,6 @@ func (s *Session) Send(ctx context.Context, parts ...*genai.Part) iter.Seq2[*Eve
 		s.loops.reset()
 
 		var userParts []*genai.Part
-		if pending != nil {
-			userParts = append(userParts, r.cancelPending(pending, "User did not answer the confirmation before sending a new message.")...)
-		}
 		if first && s.cfg.EnvContext != nil {
 			if env := s.cfg.EnvContext(); env != "" {
 				userParts = append(userParts, &genai.Part{Text: env})
@@ -286,6 +285,11 @@ func (s *Session) Send(ctx context.Context, parts ...*genai.Part) iter.Seq2[*Eve
 		}
 		userParts = append(userParts, parts...)
 		s.appendHistory(&genai.Content{Role: genai.RoleUser, Parts: userParts})
+		if pending != nil {
+			s.mu.Lock()
+			s.hist = RepairHistory(s.hist, reasonUnanswered)
+			s.mu.Unlock()
+		}
 		if s.cfg.Recorder != nil {
 			s.cfg.Recorder.RecordUser(r.promptID, parts)
 		}
@@ -294,7 +298,9 @@ func (s *Session) Send(ctx context.Context, parts ...*genai.Part) iter.Seq2[*Eve
 }
 
 // Resume continues a turn that paused with EventInputRequired, once every
-// pending confirmation has been answered (Answer, or Confirmation.Answer).
+// pending confirmation has been answered (Answer, or Confirmation.Answer);
+// its events end as Send's do. Cancelling every pending call ends the
+// turn without another model call (EventTurnEnd with TurnCancelled).
 func (s *Session) Resume(ctx context.Context) iter.Seq2[*Event, error] {
 	return func(yield func(*Event, error) bool) {
 		if !s.turn.TryLock() {
@@ -411,6 +417,7 @@ func (r *run) loop() {
 			if s.cfg.Recorder != nil && content != nil {
 				s.cfg.Recorder.RecordModel(turn)
 			}
+			r.emit(&Event{Type: EventTurnEnd, Reason: TurnCompleted, Text: turn.Text})
 			return
 		}
 		for _, c := range calls {

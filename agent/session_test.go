@@ -313,30 +313,6 @@ func TestConfirmNowAndLater(t *testing.T) {
 	}
 }
 
-func TestCancelRefusesAll(t *testing.T) {
-	edit := echoTool{name: "edit", kind: tool.KindEdit}
-	m := &scripted{turns: [][]*genai.Part{{call("edit", map[string]any{"text": "a"}), call("edit", map[string]any{"text": "b"})}, {{Text: "ok"}}}}
-	s := newTestSession(m, policy.ModeDefault, true, edit)
-	for ev, err := range s.Send(context.Background(), genai.NewPartFromText("go")) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ev.Type == EventToolCall && ev.Call.Status == StatusAwaitingApproval {
-			outcome := tool.Cancel
-			if ev.Call.Args["text"] == "b" {
-				outcome = tool.ProceedOnce
-			}
-			ev.Call.Confirmation.Answer(tool.Decision{Outcome: outcome})
-		}
-	}
-	parts := m.reqs[1].Contents[2].Parts
-	for i, p := range parts {
-		if got := mustJSON(p.FunctionResponse.Response); got != `{"error":"[Operation Cancelled] Reason: User denied execution."}` {
-			t.Errorf("part %d = %s", i, got)
-		}
-	}
-}
-
 func TestCancellationKeepsHistoryValid(t *testing.T) {
 	m := &scripted{turns: [][]*genai.Part{{call("echo", map[string]any{"text": "block"})}}}
 	s := newTestSession(m, policy.ModeYolo, false, echoTool{name: "echo", kind: tool.KindRead})

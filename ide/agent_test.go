@@ -155,8 +155,14 @@ func TestFullLoop(t *testing.T) {
 	if _, err := os.Stat(other); !os.IsNotExist(err) {
 		t.Errorf("a rejected edit was written: %v", err)
 	}
-	if out := functionOutput(m.reqs[3]); !strings.Contains(out, "Operation Cancelled") {
-		t.Errorf("the model is not told the edit was cancelled: %s", out)
+	// Rejecting the only call ends the turn without asking the model
+	// again; the refusal goes with the next prompt.
+	if len(m.reqs) != 3 {
+		t.Errorf("%d model calls after the rejection, want none", len(m.reqs)-2)
+	}
+	h := sess.History()
+	if out := functionOutput(&model.Request{Contents: h}); !strings.Contains(out, "Operation Cancelled") {
+		t.Errorf("the history does not tell the model the edit was cancelled: %s", out)
 	}
 }
 

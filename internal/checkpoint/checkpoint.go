@@ -76,6 +76,21 @@ type Data struct {
 	MessageID string `json:"messageId,omitempty"`
 }
 
+// HistoryBeforeCall is ClientHistory rewound to before the model turn
+// that made the call: restoring a checkpoint undoes the edit, so the
+// conversation goes back to the prompt that led to it.
+func (d *Data) HistoryBeforeCall() []*genai.Content {
+	h := d.ClientHistory
+	if n := len(h); n > 0 && h[n-1] != nil && h[n-1].Role == genai.RoleModel {
+		for _, p := range h[n-1].Parts {
+			if p != nil && p.FunctionCall != nil {
+				return h[:n-1]
+			}
+		}
+	}
+	return h
+}
+
 // Info describes a stored checkpoint. Marshalled, it is Gemini CLI's
 // CheckpointInfo ({"messageId","checkpoint"}), the entries of the A2A
 // "restore list" answer (which lists only checkpoints with a message id).

@@ -85,28 +85,20 @@ func (r *textRenderer) finish(_ agent.Stats, err error, _ int, _ time.Duration) 
 	}
 }
 
-// jsonRenderer prints one object at the end: the session id, the text of
-// the last model response, and the stats.
+// jsonRenderer prints one object at the end: the session id, the turn's
+// answer as the engine gives it (the text of the last model response), and
+// the stats.
 type jsonRenderer struct {
 	w         io.Writer
 	sessionID string
-	response  strings.Builder
-	newTurn   bool
+	response  string
 }
 
 func (r *jsonRenderer) start(sessionID, _, _ string) { r.sessionID = sessionID }
 
 func (r *jsonRenderer) event(ev *agent.Event) {
-	switch ev.Type {
-	case agent.EventContent:
-		if r.newTurn {
-			// Only the last model response's text is the answer.
-			r.response.Reset()
-			r.newTurn = false
-		}
-		r.response.WriteString(ev.Text)
-	case agent.EventToolCall:
-		r.newTurn = true
+	if ev.Type == agent.EventTurnEnd || ev.Type == agent.EventInputRequired {
+		r.response = ev.Text
 	}
 }
 
@@ -129,7 +121,7 @@ func (r *jsonRenderer) finish(stats agent.Stats, err error, code int, _ time.Dur
 			SessionID string      `json:"session_id"`
 			Response  string      `json:"response"`
 			Stats     agent.Stats `json:"stats"`
-		}{r.sessionID, r.response.String(), stats}
+		}{r.sessionID, r.response, stats}
 	}
 	b, _ := json.MarshalIndent(out, "", "  ")
 	r.w.Write(append(b, '\n'))

@@ -2,7 +2,6 @@ package setup
 
 import (
 	"context"
-	"strings"
 
 	"google.golang.org/genai"
 
@@ -16,24 +15,16 @@ type sendResult struct{ Text string }
 // Send runs one prompt to the end of its turn and returns the text of its
 // last model response, as a face would show it.
 func (a *Agent) Send(ctx context.Context, prompt string) (*sendResult, error) {
-	var text strings.Builder
-	newTurn := false
+	res := &sendResult{}
 	for ev, err := range a.Session.Send(ctx, genai.NewPartFromText(prompt)) {
 		if err != nil {
-			return &sendResult{Text: text.String()}, err
+			return res, err
 		}
-		switch ev.Type {
-		case agent.EventContent:
-			if newTurn {
-				text.Reset()
-				newTurn = false
-			}
-			text.WriteString(ev.Text)
-		case agent.EventToolCall:
-			newTurn = true
+		if ev.Type == agent.EventTurnEnd || ev.Type == agent.EventInputRequired {
+			res.Text = ev.Text
 		}
 	}
-	return &sendResult{Text: text.String()}, nil
+	return res, nil
 }
 
 // SessionID returns the session id.
