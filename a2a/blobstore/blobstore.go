@@ -2,7 +2,8 @@
 // directory (file://), memory (mem://) or, in binaries built with the
 // cloudstore tag, Google Cloud Storage (gs://) and S3 (s3://).
 //
-// Objects follow the layout of a2a.FileStore, byte for byte:
+// Objects follow the layout of Gemini CLI's task store, which the
+// removed a2a.FileStore also wrote, byte for byte:
 //
 //	tasks/<id>/metadata.json      the task metadata (__persistedState, _contextId)
 //	tasks/<id>/history.json       the A2A message history
@@ -11,9 +12,10 @@
 //	tasks/<id>/push.json          push notification configs
 //	tasks/<id>/artifacts/<n>.json one object per artifact
 //
-// so a directory written by a FileStore opens as a file:// bucket and the
-// other way round, and a task saved by one replica continues, with its
-// conversation, on another.
+// (conversation.json is Castor's addition: Gemini CLI loses the model
+// conversation on restart). A directory written by a FileStore opens as a
+// file:// bucket, and a task saved by one replica continues, with its
+// conversation, on another. The file:// bucket is Castor's one disk store.
 //
 // # Concurrency
 //
@@ -87,8 +89,8 @@ func New(b *blob.Bucket) *Store {
 // Close closes the bucket.
 func (s *Store) Close() error { return s.b.Close() }
 
-// stateFile is state.json. It mirrors a2a.FileStore's, field for field,
-// which is what keeps the two stores' files interchangeable.
+// stateFile is state.json, field for field what a2a.FileStore wrote, so
+// that directories from before its removal still load.
 type stateFile struct {
 	State     a2a.TaskState     `json:"state"`
 	Timestamp string            `json:"timestamp"`
@@ -109,7 +111,7 @@ func (s *Store) Save(ctx context.Context, t *a2a.StoredTask) error {
 	unlock := s.locks.lock(t.ID)
 	defer unlock()
 	p := taskPrefix(t.ID)
-	// Empty lists are written as [], not null: FileStore's bytes.
+	// Empty lists are written as [], not null, as FileStore wrote them.
 	objects := map[string]any{
 		"metadata.json":     t.Metadata,
 		"history.json":      orEmpty(t.History),
@@ -159,7 +161,7 @@ func (s *Store) Save(ctx context.Context, t *a2a.StoredTask) error {
 
 // Load reads a task back; it returns a2a.ErrNotFound for a task without a
 // state.json. Missing optional objects read as empty, and an artifact that
-// does not decode is skipped, as FileStore does; any other read error
+// does not decode is skipped, as FileStore did; any other read error
 // fails the load, since dropping an artifact here would delete it on the
 // next save.
 func (s *Store) Load(ctx context.Context, id string) (*a2a.StoredTask, error) {
@@ -301,7 +303,7 @@ func (s *Store) keys(ctx context.Context, prefix string) ([]string, error) {
 	}
 }
 
-// writeJSON writes v as FileStore does: indented, with a final newline.
+// writeJSON writes v as FileStore did: indented, with a final newline.
 func (s *Store) writeJSON(ctx context.Context, key string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
@@ -349,7 +351,7 @@ func (s *Store) write(ctx context.Context, key string, b []byte) error {
 		ContentType: "application/json",
 		// Conversations and push tokens are private. fileblob creates files
 		// 0666 less the umask; narrowing the temporary file before it is
-		// written and renamed gives FileStore's 0600. Other drivers
+		// written and renamed gives 0600. Other drivers
 		// decline the *os.File and keep their own access control.
 		BeforeWrite: func(as func(any) bool) error {
 			var f *os.File

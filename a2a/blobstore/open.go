@@ -21,9 +21,9 @@ import (
 const BuildHint = "go build -tags cloudstore ./cmd/castor"
 
 // fileDefaults are the fileblob options the store needs unless the URL
-// says otherwise: create the directory, owner-only as FileStore makes it;
-// no .attrs sidecar files, so the directory holds FileStore's layout and
-// nothing else; temporary files beside their targets rather than in
+// says otherwise: create the directory, owner-only; no .attrs sidecar
+// files, so the directory holds the task layout (see the package
+// documentation) and nothing else; temporary files beside their targets rather than in
 // $TMPDIR, where other users could read them and from where a rename
 // across file systems fails.
 var fileDefaults = url.Values{
