@@ -37,6 +37,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -79,7 +80,10 @@ type Store struct {
 	artifacts map[string]int
 }
 
-var _ a2a.TaskStore = (*Store)(nil)
+var (
+	_ a2a.TaskStore  = (*Store)(nil)
+	_ a2a.TaskPruner = (*Store)(nil)
+)
 
 // New returns a store over b. The store owns b: Close closes it.
 func New(b *blob.Bucket) *Store {
@@ -259,15 +263,18 @@ func (s *Store) List(ctx context.Context) ([]string, error) {
 
 // Delete removes every object of the task; deleting an unknown task is not
 // an error. state.json goes first, so that a concurrent List or Load sees
-// the task gone rather than incomplete. (a2a.TaskStore has no Delete: the
-// server keeps tasks; this is for operators and tests.) On a file:// bucket
-// the task's emptied directories are left behind; List ignores them.
+// the task gone rather than incomplete. On a file:// bucket the task's
+// emptied directories are left behind; List ignores them.
 func (s *Store) Delete(ctx context.Context, id string) error {
 	if !validTaskID.MatchString(id) {
 		return fmt.Errorf("invalid task id %q", id)
 	}
 	unlock := s.locks.lock(id)
 	defer unlock()
+	return s.deleteLocked(ctx, id)
+}
+
+func (s *Store) deleteLocked(ctx context.Context, id string) error {
 	p := taskPrefix(id)
 	s.forgetTask(p)
 	if err := s.b.Delete(ctx, p+"state.json"); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
@@ -283,6 +290,87 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 		}
 	}
 	return nil
+}
+
+// Prune deletes the tasks last active before cutoff that keep (which may
+// be nil) does not claim, and returns their ids (a2a.TaskPruner). It lists
+// tasks/ once; only tasks whose state.json was last written before cutoff
+// are candidates, since a task's state.json is rewritten whenever its
+// activity time changes, so a remote bucket is read for old tasks only.
+// A candidate's own timestamp then decides, which guards against clocks
+// that differ between the replicas writing a shared bucket.
+func (s *Store) Prune(ctx context.Context, cutoff time.Time, keep func(id string) bool) ([]string, error) {
+	var candidates []string
+	it := s.b.List(&blob.ListOptions{Prefix: "tasks/"})
+	for {
+		obj, err := it.Next(ctx)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		id, ok := strings.CutSuffix(strings.TrimPrefix(obj.Key, "tasks/"), "/state.json")
+		if ok && !obj.IsDir && validTaskID.MatchString(id) && obj.ModTime.Before(cutoff) {
+			candidates = append(candidates, id)
+		}
+	}
+	sort.Strings(candidates)
+	var deleted []string
+	for _, id := range candidates {
+		if old, err := s.expired(ctx, id, cutoff); err != nil || !old {
+			if err != nil {
+				return deleted, fmt.Errorf("task %s: %w", id, err)
+			}
+			continue
+		}
+		// keep is asked without the task's lock: it takes the server's
+		// locks, under which the server saves into this store.
+		if keep != nil && keep(id) {
+			continue
+		}
+		gone, err := s.pruneTask(ctx, id, cutoff)
+		if err != nil {
+			return deleted, fmt.Errorf("task %s: %w", id, err)
+		}
+		if gone {
+			deleted = append(deleted, id)
+		}
+	}
+	return deleted, nil
+}
+
+// expired reports whether the task's state says it was last active
+// before cutoff; a task without a state.json is not (it is gone, or not
+// complete yet). A state.json that does not decode counts as expired: the
+// task cannot be loaded either, and its age is the object's, which the
+// caller checked.
+func (s *Store) expired(ctx context.Context, id string, cutoff time.Time) (bool, error) {
+	var st stateFile
+	if err := s.readJSON(ctx, taskPrefix(id)+"state.json", &st); err != nil {
+		if gcerrors.Code(err) == gcerrors.NotFound {
+			return false, nil
+		}
+		var syn *json.SyntaxError
+		var typ *json.UnmarshalTypeError
+		if errors.As(err, &syn) || errors.As(err, &typ) {
+			return true, nil
+		}
+		return false, err
+	}
+	ts, err := time.Parse(time.RFC3339Nano, st.Timestamp)
+	return err != nil || ts.Before(cutoff), nil
+}
+
+// pruneTask deletes the task if it is still expired under its lock: a
+// save since the first look may have made it young again.
+func (s *Store) pruneTask(ctx context.Context, id string, cutoff time.Time) (bool, error) {
+	unlock := s.locks.lock(id)
+	defer unlock()
+	if old, err := s.expired(ctx, id, cutoff); err != nil || !old {
+		return false, err
+	}
+	return true, s.deleteLocked(ctx, id)
 }
 
 // keys lists every key under prefix, at any depth.
