@@ -76,7 +76,6 @@ type OAuthCredentials struct {
 // other servers, and fields Castor does not know, are kept as they were.
 type TokenStore struct {
 	Path string
-	mu   sync.Mutex
 }
 
 // tokenStoreLocks serializes writers of the same file within the process.
