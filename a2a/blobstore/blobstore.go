@@ -41,6 +41,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
@@ -69,6 +70,9 @@ const parallel = 8
 type Store struct {
 	b     *blob.Bucket
 	locks keyedMutex
+	// dir is the directory of a file:// store, whose emptied task
+	// directories Delete removes; "" for other buckets.
+	dir string
 
 	// A task is saved after every turn but most of its objects do not
 	// change: written keeps a digest of what this process last wrote or
@@ -263,8 +267,8 @@ func (s *Store) List(ctx context.Context) ([]string, error) {
 
 // Delete removes every object of the task; deleting an unknown task is not
 // an error. state.json goes first, so that a concurrent List or Load sees
-// the task gone rather than incomplete. On a file:// bucket the task's
-// emptied directories are left behind; List ignores them.
+// the task gone rather than incomplete. A file:// store opened by Open
+// also removes the task's emptied directories.
 func (s *Store) Delete(ctx context.Context, id string) error {
 	if !validTaskID.MatchString(id) {
 		return fmt.Errorf("invalid task id %q", id)
@@ -288,6 +292,14 @@ func (s *Store) deleteLocked(ctx context.Context, id string) error {
 		if err := s.b.Delete(ctx, k); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
 			return err
 		}
+	}
+	if s.dir != "" {
+		// fileblob leaves directories behind, one per task ever deleted.
+		// os.Remove takes empty directories only, so anything written
+		// there meanwhile stays.
+		td := filepath.Join(s.dir, "tasks", id)
+		os.Remove(filepath.Join(td, "artifacts"))
+		os.Remove(td)
 	}
 	return nil
 }
