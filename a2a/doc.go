@@ -32,7 +32,8 @@
 // A confirmation is answered by a new message on the same task; the
 // engine holds the paused calls, so a client may close its connection
 // between the two requests. Tasks, with their whole model conversation,
-// are saved in a TaskStore (FileStore on disk) and continue after a
-// restart. The server enforces an optional bearer token, body size,
-// concurrency, per-task and wall-time limits.
+// are saved in a TaskStore (on disk, the file:// store of package
+// a2a/blobstore) and continue after a restart. The server enforces an
+// optional bearer token, body size, concurrency, per-task and wall-time
+// limits.
 package a2a

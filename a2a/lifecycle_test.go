@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/castor-dev/castor/a2a"
+	"github.com/castor-dev/castor/a2a/blobstore"
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
@@ -339,12 +340,25 @@ func TestAgentCard(t *testing.T) {
 	}
 }
 
-func TestPersistenceAcrossRestart(t *testing.T) {
-	dir := t.TempDir()
-	fs, err := a2a.NewFileStore(dir)
+// openFileStore opens the one disk store, the blob store's file://, on dir
+// (a new one each time: a restarted process has no memory of the old).
+func openFileStore(t *testing.T, dir string) *blobstore.Store {
+	t.Helper()
+	u, err := blobstore.FileURL(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
+	s, err := blobstore.Open(t.Context(), u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func TestPersistenceAcrossRestart(t *testing.T) {
+	dir := t.TempDir()
+	fs := openFileStore(t, dir)
 	h := newHarness(t, withStore(fs))
 	h.fake.Enqueue(fakegemini.Text("The capital is Paris."))
 	id := taskID(h.stream(userMessage("What is the capital of France?", geminiSettings(h.ws), "")))
@@ -361,7 +375,7 @@ func TestPersistenceAcrossRestart(t *testing.T) {
 		t.Errorf("metadata.json = %s", b)
 	}
 	// A new process over the same store.
-	fs2, _ := a2a.NewFileStore(dir)
+	fs2 := openFileStore(t, dir)
 	h.start(withStore(fs2))
 	res := h.rpc("tasks/get", map[string]any{"id": id})
 	if n := len(asSlice(dig(res, "result", "history"))); n != 2 {
@@ -380,13 +394,13 @@ func TestPersistenceAcrossRestart(t *testing.T) {
 
 func TestRestartWithPendingConfirmation(t *testing.T) {
 	dir := t.TempDir()
-	fs, _ := a2a.NewFileStore(dir)
+	fs := openFileStore(t, dir)
 	h := newHarness(t, withStore(fs))
 	h.fake.Enqueue(writeCall(filepath.Join(h.ws, "p.txt"), "x"))
 	evs := h.stream(userMessage("write", geminiSettings(h.ws), ""))
 	id, call := taskID(evs), toolCallID(evs)
 	h.stop()
-	fs2, _ := a2a.NewFileStore(dir)
+	fs2 := openFileStore(t, dir)
 	h.start(withStore(fs2))
 	// The call did not survive; answering it is ignored, not an error.
 	evs2 := h.stream(userMessage("", nil, id, map[string]any{"kind": "data", "data": map[string]any{"callId": call, "outcome": "proceed_once"}}))

@@ -51,6 +51,11 @@ type Config struct {
 	YOLO bool
 	// Store persists tasks; nil keeps them in memory only.
 	Store TaskStore
+	// Retention is how long a task is kept after its last activity: idle
+	// tasks older than that are deleted, from memory and from a Store that
+	// implements TaskPruner, at start and then periodically. Zero means
+	// DefaultRetention (30 days); a negative value keeps tasks forever.
+	Retention time.Duration
 	// Commands are the slash commands served; nil means
 	// command.DefaultRegistry().
 	Commands *command.Registry
@@ -209,6 +214,8 @@ func NewServer(cfg Config) (*Server, error) {
 	s.base, s.stop = context.WithCancelCause(context.Background())
 	s.routes()
 	go s.evictLoop()
+	s.wg.Add(1)
+	go s.retentionLoop()
 	return s, nil
 }
 

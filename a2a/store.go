@@ -2,14 +2,10 @@ package a2a
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -51,6 +47,22 @@ type TaskStore interface {
 	Load(ctx context.Context, id string) (*StoredTask, error)
 	// List returns the ids of every stored task.
 	List(ctx context.Context) ([]string, error)
+}
+
+// DefaultRetention is how long a task is kept after its last activity
+// when Config.Retention is zero.
+const DefaultRetention = 30 * 24 * time.Hour
+
+// TaskPruner is a TaskStore that can delete old tasks, which a server's
+// retention (Config.Retention) needs; a store without it keeps every task
+// forever. MemoryStore and the blob store (package a2a/blobstore)
+// implement it.
+type TaskPruner interface {
+	// Prune deletes the tasks whose last activity (StoredTask.Timestamp)
+	// is before cutoff, except those keep (which may be nil) reports true
+	// for, and returns the ids it deleted. keep is asked just before each
+	// deletion, so that a task that came back to life meanwhile survives.
+	Prune(ctx context.Context, cutoff time.Time, keep func(id string) bool) ([]string, error)
 }
 
 // validTaskID is Gemini CLI's rule for ids that become object names; it
@@ -100,6 +112,43 @@ func (m *MemoryStore) Load(_ context.Context, id string) (*StoredTask, error) {
 	return copyStored(t), nil
 }
 
+// Delete removes a task; deleting an unknown task is not an error.
+func (m *MemoryStore) Delete(_ context.Context, id string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.tasks, id)
+	return nil
+}
+
+// Prune deletes the tasks last active before cutoff that keep does not
+// claim (see TaskPruner).
+func (m *MemoryStore) Prune(_ context.Context, cutoff time.Time, keep func(id string) bool) ([]string, error) {
+	m.mu.Lock()
+	var old []string
+	for id, t := range m.tasks {
+		if t.Timestamp.Before(cutoff) {
+			old = append(old, id)
+		}
+	}
+	m.mu.Unlock()
+	sort.Strings(old)
+	var deleted []string
+	for _, id := range old {
+		// keep is asked without m.mu held: it takes the server's locks,
+		// which are held elsewhere while saving into this store.
+		if keep != nil && keep(id) {
+			continue
+		}
+		m.mu.Lock()
+		if t, ok := m.tasks[id]; ok && t.Timestamp.Before(cutoff) {
+			delete(m.tasks, id)
+			deleted = append(deleted, id)
+		}
+		m.mu.Unlock()
+	}
+	return deleted, nil
+}
+
 // List returns the stored ids.
 func (m *MemoryStore) List(context.Context) ([]string, error) {
 	m.mu.Lock()
@@ -112,234 +161,11 @@ func (m *MemoryStore) List(context.Context) ([]string, error) {
 	return ids, nil
 }
 
-// FileStore keeps tasks in a directory, one folder per task in the layout
-// of Gemini CLI's task store:
-//
-//	tasks/<id>/metadata.json      the task metadata (__persistedState, _contextId)
-//	tasks/<id>/history.json       the A2A message history
-//	tasks/<id>/state.json         state, timestamp, context id, last status, settings
-//	tasks/<id>/conversation.json  the model conversation (Castor's addition:
-//	                              Gemini CLI loses it on restart)
-//	tasks/<id>/push.json          push notification configs
-//	tasks/<id>/artifacts/<n>.json one file per artifact
-//
-// Files are written atomically and readable by the owner only, since
-// conversations and push tokens are private.
-type FileStore struct {
-	dir string
-	mu  sync.Mutex
-}
-
-// NewFileStore returns a store rooted at dir, creating it.
-func NewFileStore(dir string) (*FileStore, error) {
-	if err := os.MkdirAll(filepath.Join(dir, "tasks"), 0o700); err != nil {
-		return nil, err
-	}
-	return &FileStore{dir: dir}, nil
-}
-
-// Dir returns the store's root directory.
-func (s *FileStore) Dir() string { return s.dir }
-
-type stateFile struct {
-	State     TaskState     `json:"state"`
-	Timestamp string        `json:"timestamp"`
-	ContextID string        `json:"contextId"`
-	Status    TaskStatus    `json:"status"`
-	Settings  AgentSettings `json:"agentSettings"`
-}
-
-// taskFiles is a StoredTask split the way the files hold it.
-type taskFiles struct {
-	Metadata     map[string]any           `json:"metadata"`
-	History      []Message                `json:"history"`
-	State        stateFile                `json:"state"`
-	Conversation []*genai.Content         `json:"conversation"`
-	Push         []PushNotificationConfig `json:"push"`
-	Artifacts    []Artifact               `json:"artifacts"`
-}
-
-func toFiles(t *StoredTask) *taskFiles {
-	return &taskFiles{
-		Metadata: t.Metadata,
-		History:  t.History,
-		State: stateFile{
-			State: t.State, Timestamp: stamp(t.Timestamp), ContextID: t.ContextID,
-			Status: t.Status, Settings: t.Settings,
-		},
-		Conversation: t.Conversation,
-		Push:         t.PushConfigs,
-		Artifacts:    t.Artifacts,
-	}
-}
-
-func fromFiles(id string, f *taskFiles) *StoredTask {
-	ts, _ := time.Parse(time.RFC3339Nano, f.State.Timestamp)
-	return &StoredTask{
-		ID: id, ContextID: f.State.ContextID, State: f.State.State, Timestamp: ts,
-		Status: f.State.Status, Settings: f.State.Settings, Metadata: f.Metadata,
-		History: f.History, Artifacts: f.Artifacts, Conversation: f.Conversation, PushConfigs: f.Push,
-	}
-}
-
-func (s *FileStore) taskDir(id string) (string, error) {
-	if !validTaskID.MatchString(id) {
-		return "", fmt.Errorf("invalid task id %q", id)
-	}
-	return filepath.Join(s.dir, "tasks", id), nil
-}
-
-// Save writes every file of the task. state.json is written last, so a
-// task whose state file exists is complete.
-func (s *FileStore) Save(_ context.Context, t *StoredTask) error {
-	dir, err := s.taskDir(t.ID)
-	if err != nil {
-		return err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := os.MkdirAll(filepath.Join(dir, "artifacts"), 0o700); err != nil {
-		return err
-	}
-	f := toFiles(t)
-	files := []struct {
-		name string
-		v    any
-	}{
-		{"metadata.json", f.Metadata},
-		{"history.json", orEmpty(f.History)},
-		{"conversation.json", orEmptyContents(f.Conversation)},
-		{"push.json", orEmptyPush(f.Push)},
-	}
-	for _, x := range files {
-		if err := writeJSONFile(filepath.Join(dir, x.name), x.v); err != nil {
-			return err
-		}
-	}
-	keep := map[string]bool{}
-	for i, a := range f.Artifacts {
-		name := fmt.Sprintf("%04d.json", i)
-		keep[name] = true
-		if err := writeJSONFile(filepath.Join(dir, "artifacts", name), a); err != nil {
-			return err
-		}
-	}
-	if entries, err := os.ReadDir(filepath.Join(dir, "artifacts")); err == nil {
-		for _, e := range entries {
-			if !keep[e.Name()] {
-				os.Remove(filepath.Join(dir, "artifacts", e.Name()))
-			}
-		}
-	}
-	return writeJSONFile(filepath.Join(dir, "state.json"), f.State)
-}
-
-// Load reads a task back.
-func (s *FileStore) Load(_ context.Context, id string) (*StoredTask, error) {
-	dir, err := s.taskDir(id)
-	if err != nil {
-		return nil, ErrNotFound
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var f taskFiles
-	if err := readJSONFile(filepath.Join(dir, "state.json"), &f.State); err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, ErrNotFound
-		}
-		return nil, err
-	}
-	for _, x := range []struct {
-		name string
-		v    any
-	}{
-		{"metadata.json", &f.Metadata},
-		{"history.json", &f.History},
-		{"conversation.json", &f.Conversation},
-		{"push.json", &f.Push},
-	} {
-		if err := readJSONFile(filepath.Join(dir, x.name), x.v); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("task %s: %w", id, err)
-		}
-	}
-	entries, _ := os.ReadDir(filepath.Join(dir, "artifacts"))
-	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".json") {
-			continue
-		}
-		var a Artifact
-		if err := readJSONFile(filepath.Join(dir, "artifacts", e.Name()), &a); err == nil {
-			f.Artifacts = append(f.Artifacts, a)
-		}
-	}
-	return fromFiles(id, &f), nil
-}
-
-// List returns the ids of the complete tasks in the store.
-func (s *FileStore) List(context.Context) ([]string, error) {
-	entries, err := os.ReadDir(filepath.Join(s.dir, "tasks"))
-	if err != nil {
-		return nil, err
-	}
-	var ids []string
-	for _, e := range entries {
-		if !e.IsDir() || !validTaskID.MatchString(e.Name()) {
-			continue
-		}
-		if _, err := os.Stat(filepath.Join(s.dir, "tasks", e.Name(), "state.json")); err == nil {
-			ids = append(ids, e.Name())
-		}
-	}
-	sort.Strings(ids)
-	return ids, nil
-}
-
+// orEmpty gives an empty list for nil, so that JSON shows [] rather than
+// null.
 func orEmpty(m []Message) []Message {
 	if m == nil {
 		return []Message{}
 	}
 	return m
-}
-
-func orEmptyContents(c []*genai.Content) []*genai.Content {
-	if c == nil {
-		return []*genai.Content{}
-	}
-	return c
-}
-
-func orEmptyPush(p []PushNotificationConfig) []PushNotificationConfig {
-	if p == nil {
-		return []PushNotificationConfig{}
-	}
-	return p
-}
-
-func writeJSONFile(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
-}
-
-func readJSONFile(path string, v any) error {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(b, v)
 }

@@ -55,6 +55,13 @@ type ServerConfig struct {
 	Description  string   `json:"description,omitempty"`
 	IncludeTools []string `json:"includeTools,omitempty"`
 	ExcludeTools []string `json:"excludeTools,omitempty"`
+	// WrapUntrusted set to false sends the server's text output to the
+	// model as it is, instead of fenced in <untrusted_context> tags; nil
+	// means true. Gemini CLI fences every server's output, trust: true or
+	// not, and has no such key (it ignores it), so a server whose output
+	// is known to be safe to treat as instructions opts out here
+	// explicitly rather than through trust, which is about approvals.
+	WrapUntrusted *bool `json:"wrapUntrusted,omitempty"`
 
 	OAuth *OAuthConfig `json:"oauth,omitempty"`
 	// AuthProviderType is dynamic_discovery, google_credentials or
@@ -103,6 +110,12 @@ func (c *ServerConfig) Transport() (t Transport, sseFallback bool, err error) {
 		return "", false, errors.New("the websocket (tcp) transport is not supported")
 	}
 	return "", false, errors.New("Invalid configuration: missing httpUrl (for Streamable HTTP), url (for SSE), and command (for stdio).")
+}
+
+// wrapsOutput reports whether the server's text output reaches the model
+// fenced in <untrusted_context> tags (see WrapUntrusted).
+func (c *ServerConfig) wrapsOutput() bool {
+	return c.WrapUntrusted == nil || *c.WrapUntrusted
 }
 
 // Endpoint returns the URL of a remote server: httpUrl first, then url.
@@ -200,6 +213,10 @@ func ParseServer(name string, raw any) (*ServerConfig, error) {
 		AuthProviderType:     p.str("authProviderType"),
 		TargetAudience:       p.str("targetAudience"),
 		TargetServiceAccount: p.str("targetServiceAccount"),
+	}
+	if v, ok := m["wrapUntrusted"]; ok && v != nil {
+		b := p.bool("wrapUntrusted")
+		c.WrapUntrusted = &b
 	}
 	if ms, ok := p.num("timeout"); ok {
 		if ms < 0 || ms > float64(math.MaxInt64/int64(time.Millisecond)) {

@@ -63,11 +63,6 @@ type Options struct {
 	// an MCP tool whose name is reserved is exposed under its qualified
 	// name.
 	Reserved func(name string) bool
-	// WrapUntrusted encloses tool text output in <untrusted_context> tags
-	// as current Gemini CLI does. The wire spec, and so the default, sends
-	// the text as is.
-	WrapUntrusted bool
-
 	// Debug receives debug lines: servers' stderr, skipped tools,
 	// reconnections. nil means the standard logger, which the castor
 	// command shows only with --debug.
@@ -93,7 +88,6 @@ type Manager struct {
 	httpClient                *http.Client
 	connectTimeout            time.Duration
 	reserved                  func(string) bool
-	wrap                      bool
 	debug                     func(string)
 	onChange                  func([]tool.Tool)
 	oauth                     *OAuthOptions
@@ -121,7 +115,6 @@ func New(opts Options) *Manager {
 		httpClient:     opts.HTTPClient,
 		connectTimeout: opts.ConnectTimeout,
 		reserved:       opts.Reserved,
-		wrap:           opts.WrapUntrusted,
 		debug:          opts.Debug,
 		onChange:       opts.OnToolsChanged,
 		oauth:          opts.OAuth,

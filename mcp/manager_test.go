@@ -109,7 +109,7 @@ func TestTransports(t *testing.T) {
 				t.Errorf("instructions = %q", st.Instructions)
 			}
 			r := run(t, m, "echo", map[string]any{"message": "hi"})
-			if r.Error != nil || r.Display != "Echo: hi" || len(r.LLMParts) != 1 || r.LLMParts[0].Text != "Echo: hi" {
+			if r.Error != nil || r.Display != "Echo: hi" || len(r.LLMParts) != 1 || r.LLMParts[0].Text != "<untrusted_context>\nEcho: hi\n</untrusted_context>" {
 				t.Errorf("echo = %+v", r)
 			}
 			// The session must outlive the connect deadline (the SSE
@@ -162,12 +162,32 @@ func TestContentKinds(t *testing.T) {
 	}
 }
 
+// TestWrapUntrusted: text output is fenced by default, for trusted servers
+// too (as in Gemini CLI), and only wrapUntrusted: false sends it as is.
 func TestWrapUntrusted(t *testing.T) {
 	f := startHTTP(t)
-	m, _ := startManager(t, Options{Servers: []*ServerConfig{{Name: "w", URL: f.streamURL, Type: "http"}}, WrapUntrusted: true})
-	r := run(t, m, "resource_text", nil)
-	if len(r.LLMParts) != 1 || r.LLMParts[0].Text != "<untrusted_context>\nembedded text\n</untrusted_context>" {
-		t.Errorf("parts = %+v", r.LLMParts)
+	no := false
+	yes := true
+	tests := []struct {
+		name string
+		cfg  ServerConfig
+		want string
+	}{
+		{"default", ServerConfig{}, "<untrusted_context>\nembedded text\n</untrusted_context>"},
+		{"trusted", ServerConfig{Trust: true}, "<untrusted_context>\nembedded text\n</untrusted_context>"},
+		{"explicitly on", ServerConfig{WrapUntrusted: &yes}, "<untrusted_context>\nembedded text\n</untrusted_context>"},
+		{"off", ServerConfig{Trust: true, WrapUntrusted: &no}, "embedded text"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := tt.cfg
+			cfg.Name, cfg.URL, cfg.Type = "w", f.streamURL, "http"
+			m, _ := startManager(t, Options{Servers: []*ServerConfig{&cfg}})
+			r := run(t, m, "resource_text", nil)
+			if len(r.LLMParts) != 1 || r.LLMParts[0].Text != tt.want {
+				t.Errorf("parts = %+v, want one text part %q", r.LLMParts, tt.want)
+			}
+		})
 	}
 }
 

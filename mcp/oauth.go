@@ -18,6 +18,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
+
+	"github.com/castor-dev/castor/internal/fsutil"
 )
 
 // TokenFileName is the file under ~/.gemini where Gemini CLI keeps MCP
@@ -74,7 +76,6 @@ type OAuthCredentials struct {
 // other servers, and fields Castor does not know, are kept as they were.
 type TokenStore struct {
 	Path string
-	mu   sync.Mutex
 }
 
 // tokenStoreLocks serializes writers of the same file within the process.
@@ -163,11 +164,8 @@ func (ts *TokenStore) Save(c OAuthCredentials) error {
 	if err := os.MkdirAll(filepath.Dir(ts.Path), 0o700); err != nil {
 		return err
 	}
-	tmp := ts.Path + ".tmp" + strconv.Itoa(os.Getpid())
-	if err := os.WriteFile(tmp, data, 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, ts.Path)
+	// Owner-only whatever the old file's mode was: the file holds tokens.
+	return fsutil.ReplaceFile(ts.Path, data, 0o600)
 }
 
 // oauth2Token converts a stored token.

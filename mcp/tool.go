@@ -159,7 +159,7 @@ func (c *call) Execute(ctx context.Context, _ func(string)) *tool.Result {
 		return c.toolError(res)
 	}
 	return &tool.Result{
-		LLMParts: ResultParts(c.t.serverTool, res.Content, s.m.wrap),
+		LLMParts: ResultParts(c.t.serverTool, res.Content, s.cfg.wrapsOutput()),
 		Display:  ResultDisplay(res),
 	}
 }

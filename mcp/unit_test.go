@@ -219,6 +219,57 @@ func TestTokenStore(t *testing.T) {
 	}
 }
 
+// TestTokenStoreWrites: the token file is replaced atomically and left
+// owner-only, and a write that fails is an error that leaves nothing
+// behind (no temporary file holding tokens).
+func TestTokenStoreWrites(t *testing.T) {
+	tests := []struct {
+		name    string
+		setup   func(t *testing.T, path string)
+		wantErr bool
+	}{
+		{"new file", func(*testing.T, string) {}, false},
+		{"loose old file", func(t *testing.T, path string) {
+			if err := os.WriteFile(path, []byte("[]"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, false},
+		// A directory in the file's place cannot be replaced.
+		{"unwritable", func(t *testing.T, path string) {
+			if err := os.MkdirAll(filepath.Join(path, "x"), 0o700); err != nil {
+				t.Fatal(err)
+			}
+		}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, TokenFileName)
+			tt.setup(t, path)
+			err := (&TokenStore{Path: path}).Save(OAuthCredentials{ServerName: "s", Token: OAuthToken{AccessToken: "secret", TokenType: "Bearer"}})
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("Save = %v, want error %v", err, tt.wantErr)
+			}
+			entries, _ := os.ReadDir(dir)
+			if len(entries) != 1 || entries[0].Name() != TokenFileName {
+				var names []string
+				for _, e := range entries {
+					names = append(names, e.Name())
+				}
+				t.Errorf("directory holds %v", names)
+			}
+			if tt.wantErr {
+				return
+			}
+			if fi, err := os.Stat(path); err != nil {
+				t.Error(err)
+			} else if fi.Mode().Perm() != 0o600 {
+				t.Errorf("token file mode %v, want 0600", fi.Mode().Perm())
+			}
+		})
+	}
+}
+
 // FuzzResultParts feeds arbitrary tool results (as a server would send
 // them) through the SDK's decoder and the part conversion: nothing may
 // panic, every media block gives a caption and inline data, and the

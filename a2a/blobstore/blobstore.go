@@ -2,7 +2,8 @@
 // directory (file://), memory (mem://) or, in binaries built with the
 // cloudstore tag, Google Cloud Storage (gs://) and S3 (s3://).
 //
-// Objects follow the layout of a2a.FileStore, byte for byte:
+// Objects follow the layout of Gemini CLI's task store, which the
+// removed a2a.FileStore also wrote, byte for byte:
 //
 //	tasks/<id>/metadata.json      the task metadata (__persistedState, _contextId)
 //	tasks/<id>/history.json       the A2A message history
@@ -11,9 +12,10 @@
 //	tasks/<id>/push.json          push notification configs
 //	tasks/<id>/artifacts/<n>.json one object per artifact
 //
-// so a directory written by a FileStore opens as a file:// bucket and the
-// other way round, and a task saved by one replica continues, with its
-// conversation, on another.
+// (conversation.json is Castor's addition: Gemini CLI loses the model
+// conversation on restart). A directory written by a FileStore opens as a
+// file:// bucket, and a task saved by one replica continues, with its
+// conversation, on another. The file:// bucket is Castor's one disk store.
 //
 // # Concurrency
 //
@@ -35,9 +37,11 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
@@ -66,6 +70,9 @@ const parallel = 8
 type Store struct {
 	b     *blob.Bucket
 	locks keyedMutex
+	// dir is the directory of a file:// store, whose emptied task
+	// directories Delete removes; "" for other buckets.
+	dir string
 
 	// A task is saved after every turn but most of its objects do not
 	// change: written keeps a digest of what this process last wrote or
@@ -77,7 +84,10 @@ type Store struct {
 	artifacts map[string]int
 }
 
-var _ a2a.TaskStore = (*Store)(nil)
+var (
+	_ a2a.TaskStore  = (*Store)(nil)
+	_ a2a.TaskPruner = (*Store)(nil)
+)
 
 // New returns a store over b. The store owns b: Close closes it.
 func New(b *blob.Bucket) *Store {
@@ -87,8 +97,8 @@ func New(b *blob.Bucket) *Store {
 // Close closes the bucket.
 func (s *Store) Close() error { return s.b.Close() }
 
-// stateFile is state.json. It mirrors a2a.FileStore's, field for field,
-// which is what keeps the two stores' files interchangeable.
+// stateFile is state.json, field for field what a2a.FileStore wrote, so
+// that directories from before its removal still load.
 type stateFile struct {
 	State     a2a.TaskState     `json:"state"`
 	Timestamp string            `json:"timestamp"`
@@ -109,7 +119,7 @@ func (s *Store) Save(ctx context.Context, t *a2a.StoredTask) error {
 	unlock := s.locks.lock(t.ID)
 	defer unlock()
 	p := taskPrefix(t.ID)
-	// Empty lists are written as [], not null: FileStore's bytes.
+	// Empty lists are written as [], not null, as FileStore wrote them.
 	objects := map[string]any{
 		"metadata.json":     t.Metadata,
 		"history.json":      orEmpty(t.History),
@@ -159,7 +169,7 @@ func (s *Store) Save(ctx context.Context, t *a2a.StoredTask) error {
 
 // Load reads a task back; it returns a2a.ErrNotFound for a task without a
 // state.json. Missing optional objects read as empty, and an artifact that
-// does not decode is skipped, as FileStore does; any other read error
+// does not decode is skipped, as FileStore did; any other read error
 // fails the load, since dropping an artifact here would delete it on the
 // next save.
 func (s *Store) Load(ctx context.Context, id string) (*a2a.StoredTask, error) {
@@ -257,15 +267,18 @@ func (s *Store) List(ctx context.Context) ([]string, error) {
 
 // Delete removes every object of the task; deleting an unknown task is not
 // an error. state.json goes first, so that a concurrent List or Load sees
-// the task gone rather than incomplete. (a2a.TaskStore has no Delete: the
-// server keeps tasks; this is for operators and tests.) On a file:// bucket
-// the task's emptied directories are left behind; List ignores them.
+// the task gone rather than incomplete. A file:// store opened by Open
+// also removes the task's emptied directories.
 func (s *Store) Delete(ctx context.Context, id string) error {
 	if !validTaskID.MatchString(id) {
 		return fmt.Errorf("invalid task id %q", id)
 	}
 	unlock := s.locks.lock(id)
 	defer unlock()
+	return s.deleteLocked(ctx, id)
+}
+
+func (s *Store) deleteLocked(ctx context.Context, id string) error {
 	p := taskPrefix(id)
 	s.forgetTask(p)
 	if err := s.b.Delete(ctx, p+"state.json"); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
@@ -280,7 +293,96 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 			return err
 		}
 	}
+	if s.dir != "" {
+		// fileblob leaves directories behind, one per task ever deleted.
+		// os.Remove takes empty directories only, so anything written
+		// there meanwhile stays.
+		td := filepath.Join(s.dir, "tasks", id)
+		os.Remove(filepath.Join(td, "artifacts"))
+		os.Remove(td)
+	}
 	return nil
+}
+
+// Prune deletes the tasks last active before cutoff that keep (which may
+// be nil) does not claim, and returns their ids (a2a.TaskPruner). It lists
+// tasks/ once; only tasks whose state.json was last written before cutoff
+// are candidates, since a task's state.json is rewritten whenever its
+// activity time changes, so a remote bucket is read for old tasks only.
+// A candidate's own timestamp then decides, which guards against clocks
+// that differ between the replicas writing a shared bucket.
+func (s *Store) Prune(ctx context.Context, cutoff time.Time, keep func(id string) bool) ([]string, error) {
+	var candidates []string
+	it := s.b.List(&blob.ListOptions{Prefix: "tasks/"})
+	for {
+		obj, err := it.Next(ctx)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		id, ok := strings.CutSuffix(strings.TrimPrefix(obj.Key, "tasks/"), "/state.json")
+		if ok && !obj.IsDir && validTaskID.MatchString(id) && obj.ModTime.Before(cutoff) {
+			candidates = append(candidates, id)
+		}
+	}
+	sort.Strings(candidates)
+	var deleted []string
+	for _, id := range candidates {
+		if old, err := s.expired(ctx, id, cutoff); err != nil || !old {
+			if err != nil {
+				return deleted, fmt.Errorf("task %s: %w", id, err)
+			}
+			continue
+		}
+		// keep is asked without the task's lock: it takes the server's
+		// locks, under which the server saves into this store.
+		if keep != nil && keep(id) {
+			continue
+		}
+		gone, err := s.pruneTask(ctx, id, cutoff)
+		if err != nil {
+			return deleted, fmt.Errorf("task %s: %w", id, err)
+		}
+		if gone {
+			deleted = append(deleted, id)
+		}
+	}
+	return deleted, nil
+}
+
+// expired reports whether the task's state says it was last active
+// before cutoff; a task without a state.json is not (it is gone, or not
+// complete yet). A state.json that does not decode counts as expired: the
+// task cannot be loaded either, and its age is the object's, which the
+// caller checked.
+func (s *Store) expired(ctx context.Context, id string, cutoff time.Time) (bool, error) {
+	var st stateFile
+	if err := s.readJSON(ctx, taskPrefix(id)+"state.json", &st); err != nil {
+		if gcerrors.Code(err) == gcerrors.NotFound {
+			return false, nil
+		}
+		var syn *json.SyntaxError
+		var typ *json.UnmarshalTypeError
+		if errors.As(err, &syn) || errors.As(err, &typ) {
+			return true, nil
+		}
+		return false, err
+	}
+	ts, err := time.Parse(time.RFC3339Nano, st.Timestamp)
+	return err != nil || ts.Before(cutoff), nil
+}
+
+// pruneTask deletes the task if it is still expired under its lock: a
+// save since the first look may have made it young again.
+func (s *Store) pruneTask(ctx context.Context, id string, cutoff time.Time) (bool, error) {
+	unlock := s.locks.lock(id)
+	defer unlock()
+	if old, err := s.expired(ctx, id, cutoff); err != nil || !old {
+		return false, err
+	}
+	return true, s.deleteLocked(ctx, id)
 }
 
 // keys lists every key under prefix, at any depth.
@@ -301,7 +403,7 @@ func (s *Store) keys(ctx context.Context, prefix string) ([]string, error) {
 	}
 }
 
-// writeJSON writes v as FileStore does: indented, with a final newline.
+// writeJSON writes v as FileStore did: indented, with a final newline.
 func (s *Store) writeJSON(ctx context.Context, key string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
@@ -349,7 +451,7 @@ func (s *Store) write(ctx context.Context, key string, b []byte) error {
 		ContentType: "application/json",
 		// Conversations and push tokens are private. fileblob creates files
 		// 0666 less the umask; narrowing the temporary file before it is
-		// written and renamed gives FileStore's 0600. Other drivers
+		// written and renamed gives 0600. Other drivers
 		// decline the *os.File and keep their own access control.
 		BeforeWrite: func(as func(any) bool) error {
 			var f *os.File

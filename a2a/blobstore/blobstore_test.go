@@ -63,6 +63,7 @@ func mustFileURL(t *testing.T, dir string) string {
 
 // sampleTask has something in every field, in the shapes a JSON round
 // trip preserves (strings in maps, UTC times without monotonic readings).
+// testdata/filestore holds sampleTask("shared", 3): change both together.
 func sampleTask(id string, artifacts int) *a2a.StoredTask {
 	ts := time.Date(2026, 11, 21, 13, 52, 7, 123456789, time.UTC)
 	msg := func(role, id, text string) a2a.Message {
@@ -315,7 +316,7 @@ func TestConcurrentSavesDoNotInterleave(t *testing.T) {
 }
 
 // TestFilePermissions: conversations and push tokens are private, so the
-// file:// store makes what FileStore makes: 0700 directories, 0600 files.
+// file:// store makes 0700 directories and 0600 files, as FileStore did.
 func TestFilePermissions(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "store")
 	s := mustOpen(t, mustFileURL(t, dir))
@@ -344,7 +345,7 @@ func TestFilePermissions(t *testing.T) {
 	}
 }
 
-// TestNoStrayFiles: the directory holds FileStore's layout and nothing
+// TestNoStrayFiles: the directory holds the task layout and nothing
 // else (no fileblob .attrs sidecars, no temporary files).
 func TestNoStrayFiles(t *testing.T) {
 	dir := t.TempDir()
@@ -383,20 +384,18 @@ func listFiles(t *testing.T, dir string) []string {
 	return files
 }
 
-// TestInterchangeableWithFileStore: a directory written by a2a.FileStore
-// opens as a file:// store and the other way round, and both write the
-// same bytes for the same task.
-func TestInterchangeableWithFileStore(t *testing.T) {
+// TestReadsFileStoreLayout: the store that a2a.FileStore was until it was
+// removed wrote testdata/filestore (sampleTask("shared", 3)); a file://
+// store opens such a directory, and writes the same task byte for byte
+// the same, so directories of servers from before keep working.
+func TestReadsFileStoreLayout(t *testing.T) {
 	ctx := t.Context()
 	want := sampleTask("shared", 3)
+	fixture := filepath.Join("testdata", "filestore")
 
-	t.Run("FileStore to blobstore", func(t *testing.T) {
+	t.Run("load", func(t *testing.T) {
 		dir := t.TempDir()
-		fs, err := a2a.NewFileStore(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := fs.Save(ctx, want); err != nil {
+		if err := os.CopyFS(dir, os.DirFS(fixture)); err != nil {
 			t.Fatal(err)
 		}
 		s := mustOpen(t, mustFileURL(t, dir))
@@ -412,47 +411,18 @@ func TestInterchangeableWithFileStore(t *testing.T) {
 		}
 	})
 
-	t.Run("blobstore to FileStore", func(t *testing.T) {
-		dir := t.TempDir()
-		s := mustOpen(t, mustFileURL(t, dir))
-		if err := s.Save(ctx, want); err != nil {
-			t.Fatal(err)
-		}
-		fs, err := a2a.NewFileStore(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := fs.Load(ctx, want.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d := cmp.Diff(want, got); d != "" {
-			t.Errorf("(-blobstore saved +FileStore loaded):\n%s", d)
-		}
-		if ids, err := fs.List(ctx); err != nil || len(ids) != 1 || ids[0] != want.ID {
-			t.Errorf("List = %v, %v", ids, err)
-		}
-	})
-
 	t.Run("same bytes", func(t *testing.T) {
-		fdir, bdir := t.TempDir(), t.TempDir()
-		fs, err := a2a.NewFileStore(fdir)
-		if err != nil {
+		dir := t.TempDir()
+		if err := mustOpen(t, mustFileURL(t, dir)).Save(ctx, want); err != nil {
 			t.Fatal(err)
 		}
-		if err := fs.Save(ctx, want); err != nil {
-			t.Fatal(err)
-		}
-		if err := mustOpen(t, mustFileURL(t, bdir)).Save(ctx, want); err != nil {
-			t.Fatal(err)
-		}
-		ffiles, bfiles := listFiles(t, fdir), listFiles(t, bdir)
+		ffiles, bfiles := listFiles(t, fixture), listFiles(t, dir)
 		if d := cmp.Diff(ffiles, bfiles); d != "" {
 			t.Fatalf("files (-FileStore +blobstore):\n%s", d)
 		}
 		for _, f := range ffiles {
-			fb, _ := os.ReadFile(filepath.Join(fdir, f))
-			bb, _ := os.ReadFile(filepath.Join(bdir, f))
+			fb, _ := os.ReadFile(filepath.Join(fixture, f))
+			bb, _ := os.ReadFile(filepath.Join(dir, f))
 			if d := cmp.Diff(string(fb), string(bb)); d != "" {
 				t.Errorf("%s (-FileStore +blobstore):\n%s", f, d)
 			}
@@ -478,21 +448,13 @@ func TestCanceledContext(t *testing.T) {
 	}
 }
 
-// BenchmarkSave compares a save on each store with a2a.FileStore, which
-// the file:// store replaces as the server's default. The task is a
+// BenchmarkSave compares a save on each kind of bucket. The task is a
 // mid-sized one: 40 messages of history and conversation, 4 artifacts.
 func BenchmarkSave(b *testing.B) {
 	task := sampleTask("bench", 4)
 	for range 19 {
 		task.History = append(task.History, task.History[:2]...)
 		task.Conversation = append(task.Conversation, task.Conversation[:2]...)
-	}
-	fileStore := func(b *testing.B) a2a.TaskStore {
-		s, err := a2a.NewFileStore(b.TempDir())
-		if err != nil {
-			b.Fatal(err)
-		}
-		return s
 	}
 	fileBlob := func(b *testing.B) a2a.TaskStore {
 		u, err := blobstore.FileURL(b.TempDir())
@@ -514,7 +476,7 @@ func BenchmarkSave(b *testing.B) {
 	for _, bb := range []struct {
 		name string
 		open func(*testing.B) a2a.TaskStore
-	}{{"FileStore", fileStore}, {"file", fileBlob}, {"mem", memBlob}} {
+	}{{"file", fileBlob}, {"mem", memBlob}} {
 		b.Run(bb.name, func(b *testing.B) {
 			s := bb.open(b)
 			for b.Loop() {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"gocloud.dev/blob"
@@ -21,9 +22,9 @@ import (
 const BuildHint = "go build -tags cloudstore ./cmd/castor"
 
 // fileDefaults are the fileblob options the store needs unless the URL
-// says otherwise: create the directory, owner-only as FileStore makes it;
-// no .attrs sidecar files, so the directory holds FileStore's layout and
-// nothing else; temporary files beside their targets rather than in
+// says otherwise: create the directory, owner-only; no .attrs sidecar
+// files, so the directory holds the task layout (see the package
+// documentation) and nothing else; temporary files beside their targets rather than in
 // $TMPDIR, where other users could read them and from where a rename
 // across file systems fails.
 var fileDefaults = url.Values{
@@ -53,7 +54,20 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("task store %s: %w", rawURL, oneLine(err))
 	}
-	return New(b), nil
+	s := New(b)
+	if u.Scheme == "file" && !u.Query().Has("prefix") {
+		s.dir = localDir(u.Path)
+	}
+	return s, nil
+}
+
+// localDir is the directory of a file:// URL's path, as fileblob reads it
+// ("/C:/x" is C:\x on Windows).
+func localDir(p string) string {
+	if runtime.GOOS == "windows" && len(p) > 2 && p[0] == '/' && p[2] == ':' {
+		p = p[1:]
+	}
+	return filepath.FromSlash(p)
 }
 
 // URLError is a store URL Open refuses before trying to open it: a

@@ -35,6 +35,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/castor-dev/castor/ide"
+	"github.com/castor-dev/castor/internal/fsutil"
 	"github.com/castor-dev/castor/internal/textutil"
 )
 
@@ -218,22 +219,8 @@ func (s *Server) writeDiscoveryFile(port int) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	f, err := os.CreateTemp(dir, ".castor-companion-*")
-	if err != nil {
-		return "", fmt.Errorf("writing the discovery file: %w", err)
-	}
-	defer os.Remove(f.Name())
-	if err := f.Chmod(0o600); err == nil {
-		_, err = f.Write(data)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return "", fmt.Errorf("writing the discovery file: %w", err)
-	}
 	path := filepath.Join(dir, ide.DiscoveryFileName(s.opts.PID, port))
-	if err := os.Rename(f.Name(), path); err != nil {
+	if err := fsutil.ReplaceFile(path, data, 0o600); err != nil {
 		return "", fmt.Errorf("writing the discovery file: %w", err)
 	}
 	return path, nil
@@ -276,10 +263,16 @@ func (s *Server) Stop(ctx context.Context) error {
 	return err
 }
 
+// stopSignals end a companion, which then deletes its discovery file. A
+// hangup is among them: an editor that quits, or the terminal a companion
+// was started from closing, sends SIGHUP, whose default action would kill
+// the process and leave the file, and the token in it, behind.
+var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+
 // Run starts the server and serves until ctx ends or the process gets
-// SIGINT or SIGTERM, then stops it, deleting the discovery file.
+// SIGINT, SIGTERM or SIGHUP, then stops it, deleting the discovery file.
 func (s *Server) Run(ctx context.Context) error {
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(ctx, stopSignals...)
 	defer stop()
 	if err := s.Start(); err != nil {
 		return err

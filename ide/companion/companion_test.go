@@ -56,10 +56,30 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// helperProcess runs a companion until a signal stops it: the test of
-// SIGTERM handling runs it in a child process.
+// helperProcess runs a companion in a child process, for the tests of
+// signal handling and of write failures. CASTOR_COMPANION_HELPER says how:
+// "run" (Server.Run) and "stdio" (ServeStdio, what castor ide serve runs)
+// print the discovery file's path and serve until a signal stops them;
+// "start" only starts, then prints Start's error or "ok".
 func helperProcess() {
-	s := New(Options{Workspaces: []string{os.Getenv("CASTOR_COMPANION_WS")}, TempDir: os.Getenv("CASTOR_COMPANION_TMP"), PID: 77})
+	o := Options{Workspaces: []string{os.Getenv("CASTOR_COMPANION_WS")}, TempDir: os.Getenv("CASTOR_COMPANION_TMP"), PID: 77}
+	switch os.Getenv("CASTOR_COMPANION_HELPER") {
+	case "start":
+		if err := New(o).Start(); err != nil {
+			fmt.Println(err)
+		} else {
+			fmt.Println("ok")
+		}
+		os.Exit(0)
+	case "stdio":
+		// The ready message, first on stdout, names the file.
+		if err := ServeStdio(context.Background(), os.Stdin, os.Stdout, StdioOptions{Server: o}); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	s := New(o)
 	done := make(chan error, 1)
 	go func() { done <- s.Run(context.Background()) }()
 	for s.DiscoveryFile() == "" {
@@ -209,37 +229,118 @@ func TestRequestChecks(t *testing.T) {
 	}
 }
 
-func TestStopOnSIGTERM(t *testing.T) {
+// TestStopOnSignal: a companion stopped by SIGTERM, SIGINT or SIGHUP (an
+// editor quitting, a terminal closing) deletes its discovery file, which
+// holds the token, both under Server.Run and under ServeStdio.
+func TestStopOnSignal(t *testing.T) {
 	if runtime.GOOS == "windows" {
-		t.Skip("no SIGTERM on Windows")
+		t.Skip("no POSIX signals on Windows")
 	}
-	tmp := t.TempDir()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "CASTOR_COMPANION_HELPER=1", "CASTOR_COMPANION_TMP="+tmp, "CASTOR_COMPANION_WS="+tmp)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
+	for _, mode := range []string{"run", "stdio"} {
+		for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP} {
+			t.Run(mode+"/"+sig.String(), func(t *testing.T) {
+				tmp := t.TempDir()
+				cmd := exec.Command(os.Args[0], "-test.run=^$")
+				cmd.Env = append(os.Environ(), "CASTOR_COMPANION_HELPER="+mode, "CASTOR_COMPANION_TMP="+tmp, "CASTOR_COMPANION_WS="+tmp)
+				// The stdio companion also stops at the end of its input:
+				// keep it open so that only the signal can stop it.
+				stdin, err := cmd.StdinPipe()
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer stdin.Close()
+				out, err := cmd.StdoutPipe()
+				if err != nil {
+					t.Fatal(err)
+				}
+				cmd.Stderr = os.Stderr
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				defer cmd.Process.Kill()
+				line, err := bufio.NewReader(out).ReadString('\n')
+				if err != nil {
+					t.Fatal(err)
+				}
+				path := strings.TrimSpace(line)
+				if mode == "stdio" {
+					var m Message
+					if err := json.Unmarshal([]byte(line), &m); err != nil || m.Type != MessageReady {
+						t.Fatalf("first line %q: %v", line, err)
+					}
+					path = m.DiscoveryFile
+				}
+				if _, err := os.Stat(path); err != nil {
+					t.Fatalf("discovery file: %v", err)
+				}
+				if err := cmd.Process.Signal(sig); err != nil {
+					t.Fatal(err)
+				}
+				if err := cmd.Wait(); err != nil {
+					t.Fatalf("companion exited with %v", err)
+				}
+				if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+					t.Errorf("discovery file left after %v: %v", sig, err)
+				}
+			})
+		}
 	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+}
+
+// TestDiscoveryWriteFails: when the discovery file cannot be written, Start
+// fails saying so and publishes nothing, neither the file nor a partial or
+// temporary one.
+func TestDiscoveryWriteFails(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("needs POSIX permissions and ulimit")
 	}
-	defer cmd.Process.Kill()
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, dir string) []string // the command to run the helper with
+	}{
+		{"read-only directory", func(t *testing.T, dir string) []string {
+			if err := os.Chmod(dir, 0o555); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { os.Chmod(dir, 0o755) })
+			if f, err := os.CreateTemp(dir, "probe"); err == nil {
+				f.Close()
+				os.Remove(f.Name())
+				t.Skip("the directory stays writable (running as root); the file size case covers this")
+			}
+			return []string{os.Args[0], "-test.run=^$"}
+		}},
+		// Root writes anywhere; a file size limit of zero makes the write
+		// itself fail (EFBIG; Go ignores SIGXFSZ) after the temporary file
+		// was created, the case a half-written file would come from.
+		{"file size limit", func(t *testing.T, dir string) []string {
+			return []string{"/bin/sh", "-c", `ulimit -f 0 && exec "$0" -test.run='^$'`, os.Args[0]}
+		}},
 	}
-	path := strings.TrimSpace(line)
-	if _, err := os.Stat(path); err != nil {
-		t.Fatalf("discovery file: %v", err)
-	}
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("companion exited with %v", err)
-	}
-	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("discovery file left after SIGTERM: %v", err)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			dir := ide.DiscoveryDir(tmp)
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			args := tt.setup(t, dir)
+			cmd := exec.Command(args[0], args[1:]...)
+			cmd.Env = append(os.Environ(), "CASTOR_COMPANION_HELPER=start", "CASTOR_COMPANION_TMP="+tmp, "CASTOR_COMPANION_WS="+tmp)
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("helper: %v\n%s", err, out)
+			}
+			if got := strings.TrimSpace(string(out)); !strings.HasPrefix(got, "writing the discovery file: ") {
+				t.Errorf("Start = %q, want an error writing the discovery file", got)
+			}
+			entries, err := os.ReadDir(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range entries {
+				t.Errorf("%s left in the discovery directory", e.Name())
+			}
+		})
 	}
 }

@@ -8,10 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/signal"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/castor-dev/castor/ide"
@@ -144,10 +142,10 @@ type StdioOptions struct {
 
 // ServeStdio runs a companion driven by newline-delimited JSON: events
 // from the editor plugin on in, requests to it on out. It returns when in
-// ends, ctx ends, or the process gets SIGINT or SIGTERM, and always
+// ends, ctx ends, or the process gets SIGINT, SIGTERM or SIGHUP, and always
 // deletes the discovery file.
 func ServeStdio(ctx context.Context, in io.Reader, out io.Writer, o StdioOptions) error {
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(ctx, stopSignals...)
 	defer stop()
 	ed := &stdioEditor{
 		out:       &lineWriter{w: out},

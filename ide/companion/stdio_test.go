@@ -103,7 +103,6 @@ func FuzzParseEvent(f *testing.F) {
 type plugin struct {
 	t    *testing.T
 	in   *io.PipeWriter
-	out  *bufio.Scanner
 	msgs chan companion.Message
 	done chan error
 }

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/castor-dev/castor/internal/fsutil"
 )
 
 // projectRootFile marks which project owns a slug directory. Gemini CLI
@@ -216,19 +218,10 @@ func (r *projectRegistry) load() (*registryData, error) {
 	return d, nil
 }
 
-// save replaces the registry atomically. The temp name is random so that
-// concurrent writers never share one.
+// save replaces the registry atomically, through a symlink if the path is
+// one and keeping the mode of the file it replaces.
 func (r *projectRegistry) save(d *registryData) error {
-	tmp := r.path + "." + uuid.NewString() + ".tmp"
-	if err := os.WriteFile(tmp, d.encode(), 0o644); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, r.path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
+	return fsutil.WriteFileAtomic(r.path, d.encode(), 0o644)
 }
 
 func (r *projectRegistry) marker(base, slug string) string {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -295,5 +296,64 @@ func TestOpenStore(t *testing.T) {
 	sum := sha256.Sum256([]byte("/w/app"))
 	if s.projectHash != hex.EncodeToString(sum[:]) || ProjectHash("/w/app/") != s.projectHash {
 		t.Errorf("project hash = %s", s.projectHash)
+	}
+}
+
+// TestProjectRegistryWrite: registering a project replaces projects.json
+// atomically without undoing what the user did to it: a symlinked
+// registry stays a symlink (its target is updated) and a file the user
+// made private stays private.
+func TestProjectRegistryWrite(t *testing.T) {
+	tests := []struct {
+		name    string
+		symlink bool
+		mode    os.FileMode
+	}{
+		{"plain", false, 0o644},
+		{"private", false, 0o600},
+		{"symlink", true, 0o640},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			home := t.TempDir()
+			reg := filepath.Join(home, "projects.json")
+			target := reg
+			if tt.symlink {
+				target = filepath.Join(t.TempDir(), "dotfiles-projects.json")
+				if err := os.Symlink(target, reg); err != nil {
+					t.Skipf("no symlinks: %v", err)
+				}
+			}
+			if err := os.WriteFile(target, []byte(`{"projects":{}}`), tt.mode); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(target, tt.mode); err != nil { // past the umask
+				t.Fatal(err)
+			}
+			if _, err := ProjectTempDir(home, "/x/app"); err != nil {
+				t.Fatal(err)
+			}
+			fi, err := os.Lstat(reg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.symlink != (fi.Mode()&os.ModeSymlink != 0) {
+				t.Errorf("projects.json mode %v, symlink wanted: %v", fi.Mode(), tt.symlink)
+			}
+			if fi, err := os.Stat(target); err != nil {
+				t.Error(err)
+			} else if fi.Mode().Perm() != tt.mode {
+				t.Errorf("registry file mode %v, want %v", fi.Mode().Perm(), tt.mode)
+			}
+			if got := readFile(t, target); !strings.Contains(got, `"/x/app": "app"`) {
+				t.Errorf("registry =\n%s", got)
+			}
+			entries, _ := os.ReadDir(filepath.Dir(target))
+			for _, e := range entries {
+				if strings.Contains(e.Name(), ".tmp") {
+					t.Errorf("temporary file left: %s", e.Name())
+				}
+			}
+		})
 	}
 }

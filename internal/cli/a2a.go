@@ -31,7 +31,7 @@ type a2aFlags struct {
 	port                                                        int
 	yolo, allowPrivatePush, memoryStore, debug                  bool
 	maxTurns                                                    int
-	turnTimeout                                                 time.Duration
+	turnTimeout, retention                                      time.Duration
 }
 
 func envBool(k string) bool {
@@ -70,6 +70,7 @@ func newA2ACommand(ctx context.Context, stdio IO) *cobra.Command {
 	fl.BoolVar(&f.allowPrivatePush, "allow-private-push", false, "let push notifications reach loopback, private and link-local addresses")
 	fl.IntVar(&f.maxTurns, "max-concurrent-turns", 0, "turns running at once across tasks (default 256)")
 	fl.DurationVar(&f.turnTimeout, "turn-timeout", 0, "wall-time limit of one turn (default 30m)")
+	fl.DurationVar(&f.retention, "retention", a2a.DefaultRetention, "delete tasks idle for longer than this from the store (0 keeps them forever)")
 	fl.BoolVarP(&f.debug, "debug", "d", false, "log requests and problems on stderr")
 	return c
 }
@@ -101,6 +102,13 @@ func a2aStoreURL(f *a2aFlags, geminiDir string, getenv func(string) string) (u s
 func runA2A(ctx context.Context, f *a2aFlags, stdio IO) error {
 	if err := a2a.CheckListenAddr(f.host, f.token); err != nil {
 		return &inputError{msg: err.Error()}
+	}
+	retention := f.retention
+	switch {
+	case retention < 0:
+		return &inputError{msg: fmt.Sprintf("--retention %v: must not be negative (0 keeps tasks forever)", retention)}
+	case retention == 0:
+		retention = -1 // a2a.Config's "forever"; its zero is the default
 	}
 	home := config.ResolveHome(nil)
 	level := slog.LevelWarn
@@ -175,6 +183,7 @@ func runA2A(ctx context.Context, f *a2aFlags, stdio IO) error {
 		NewSession:       a2asession.Factory(setup.Options{Model: f.model, Env: env.Lookup, Warn: warn}),
 		YOLO:             f.yolo,
 		Store:            store,
+		Retention:        retention,
 		AllowPrivatePush: f.allowPrivatePush,
 		Limits:           a2a.Limits{MaxConcurrentTurns: f.maxTurns, TurnTimeout: f.turnTimeout},
 		Logger:           logger,
