@@ -53,7 +53,7 @@ func TestRetentionAtStart(t *testing.T) {
 	store := NewMemoryStore()
 	seed(t, store, "ancient", c.now.Add(-DefaultRetention-time.Minute))
 	seed(t, store, "recent", c.now.Add(-DefaultRetention+time.Minute))
-	s, err := NewServer(Config{AllowedRoot: t.TempDir(), Store: store, Now: c.Now})
+	s, err := NewServer(Config{AllowedRoot: t.TempDir(), Store: store, Now: c.Now, NewSession: noSession})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestRetention(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := &clock{now: time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)}
 			store := NewMemoryStore()
-			s, err := NewServer(Config{AllowedRoot: t.TempDir(), Store: store, Now: c.Now, Retention: tt.retention})
+			s, err := NewServer(Config{AllowedRoot: t.TempDir(), Store: store, Now: c.Now, Retention: tt.retention, NewSession: noSession})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -12,7 +12,9 @@ import (
 	"time"
 
 	"github.com/castor-dev/castor/a2a"
+	"github.com/castor-dev/castor/internal/a2asession"
 	"github.com/castor-dev/castor/internal/cli"
+	"github.com/castor-dev/castor/internal/setup"
 )
 
 // TestServerRetentionOnDisk: a server over a file:// store deletes the
@@ -33,7 +35,8 @@ func TestServerRetentionOnDisk(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	srv, err := a2a.NewServer(a2a.Config{AllowedRoot: t.TempDir(), Store: s, Now: func() time.Time { return now }})
+	srv, err := a2a.NewServer(a2a.Config{AllowedRoot: t.TempDir(), Store: s, Now: func() time.Time { return now },
+		NewSession: a2asession.Factory(setup.Options{Env: func(string) (string, bool) { return "", false }})})
 	if err != nil {
 		t.Fatal(err)
 	}
