@@ -44,10 +44,16 @@ type flags struct {
 	ide             bool
 }
 
-// subcommands are the castor subcommands (a2a-server, mcp, ide, auth…).
-// Each lives in its own file and registers itself from init, so faces can
-// be added without touching the root command.
-var subcommands []func(ctx context.Context, stdio IO) *cobra.Command
+// subcommands are the castor subcommands, each built in its own file. A
+// new subcommand is added here.
+func subcommands(ctx context.Context, stdio IO) []*cobra.Command {
+	return []*cobra.Command{
+		newA2ACommand(ctx, stdio),  // a2a-server: the A2A server (a2a.go)
+		newAuthCommand(ctx, stdio), // auth: Google sign-in (auth.go)
+		ideCommand(ctx, stdio),     // ide: IDE companion status and serve (ide.go)
+		newMCPCommand(ctx, stdio),  // mcp: MCP server settings (mcp.go)
+	}
+}
 
 // IO is where the command reads and writes.
 type IO struct {
@@ -94,9 +100,7 @@ func Run(ctx context.Context, args []string, stdio IO) (code int) {
 		},
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
-	for _, sub := range subcommands {
-		root.AddCommand(sub(ctx, stdio))
-	}
+	root.AddCommand(subcommands(ctx, stdio)...)
 	root.SetArgs(joinOptionalValues(args))
 	root.SetIn(stdio.Stdin)
 	root.SetOut(stdio.Stdout)

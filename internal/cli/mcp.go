@@ -19,10 +19,6 @@ import (
 	"github.com/castor-dev/castor/mcp"
 )
 
-func init() {
-	subcommands = append(subcommands, newMCPCommand)
-}
-
 // newMCPCommand is `castor mcp add|remove|list`, which edit and show the
 // mcpServers settings as `gemini mcp` does, with the same flags, messages
 // and settings files.
