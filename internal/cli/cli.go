@@ -249,7 +249,7 @@ func readPrompt(f *flags, args []string, stdio IO) (string, error) {
 		prompt = strings.Join(args, " ")
 	}
 	if !stdio.StdinIsTerminal && stdio.Stdin != nil {
-		data, err := io.ReadAll(io.LimitReader(stdio.Stdin, 8<<20))
+		data, err := readPiped(stdio.Stdin, pipedInputWait)
 		if err != nil {
 			return "", &inputError{msg: "reading stdin: " + err.Error()}
 		}
@@ -268,6 +268,54 @@ func readPrompt(f *flags, args []string, stdio IO) (string, error) {
 		return "", &inputError{msg: "No input provided via stdin. Input can be provided by piping data into castor or using the --prompt option."}
 	}
 	return prompt, nil
+}
+
+// Piped stdin limits. An editor (Neovim's jobstart, Emacs' make-process)
+// may start castor with a pipe that it never writes nor closes, so stdin is
+// read only if its first bytes come within pipedInputWait; once they have
+// come, it is read to the end, however slowly the rest arrives. Gemini CLI
+// waits the same 500 ms for the first bytes.
+const (
+	pipedInputWait = 500 * time.Millisecond
+	maxPipedInput  = 8 << 20
+)
+
+// readPiped returns what r gives, up to maxPipedInput bytes, or nothing if
+// r gives nothing within wait. In that case a goroutine stays blocked in
+// r.Read; it holds nothing the run needs and ends with the process.
+func readPiped(r io.Reader, wait time.Duration) ([]byte, error) {
+	type chunk struct {
+		data []byte
+		err  error
+	}
+	// Buffered, so that a reader that gets its data after we stopped
+	// waiting does not block on the send.
+	first := make(chan chunk, 1)
+	go func() {
+		buf := make([]byte, 64<<10)
+		for {
+			n, err := r.Read(buf)
+			if n > 0 || err != nil {
+				first <- chunk{buf[:n], err}
+				return
+			}
+		}
+	}()
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case c := <-first:
+		if c.err == io.EOF {
+			return c.data, nil
+		}
+		if c.err != nil {
+			return nil, c.err
+		}
+		rest, err := io.ReadAll(io.LimitReader(r, maxPipedInput-int64(len(c.data))))
+		return append(c.data, rest...), err
+	case <-timer.C:
+		return nil, nil
+	}
 }
 
 // joinOptionalValues rewrites "--resume 3" as "--resume=3": pflag only

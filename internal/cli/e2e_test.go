@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -8,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"google.golang.org/genai"
 
@@ -431,5 +433,36 @@ func TestPipedStdinWithPrompt(t *testing.T) {
 	parts = e.srv.LastRequest().Contents[0].Parts
 	if got := parts[len(parts)-1].Text; got != "just stdin" {
 		t.Errorf("stdin alone = %q", got)
+	}
+}
+
+// TestOpenStdinDoesNotHang: started as `sleep 30 | castor -p hi` would be
+// (an editor's pipe that is neither written nor closed), castor answers
+// the prompt and exits instead of waiting for the end of stdin.
+func TestOpenStdinDoesNotHang(t *testing.T) {
+	e := newEnv(t, fakegemini.Text("ok"))
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, castorBinary(t), "-p", "hi")
+	cmd.Dir = e.ws
+	cmd.Env = []string{"HOME=" + e.home, "PATH=" + os.Getenv("PATH"), "GEMINI_API_KEY=k",
+		"GOOGLE_GEMINI_BASE_URL=" + e.srv.URL, "GEMINI_CLI_TRUST_WORKSPACE=true"}
+	cmd.Stdin = r
+	out, err := cmd.Output()
+	r.Close()
+	if ctx.Err() != nil {
+		t.Fatal("castor was still waiting for stdin after 20 s")
+	}
+	if err != nil || string(out) != "ok\n" {
+		t.Fatalf("err %v, stdout %q", err, out)
+	}
+	parts := e.srv.LastRequest().Contents[0].Parts
+	if got := parts[len(parts)-1].Text; got != "hi" {
+		t.Errorf("prompt = %q", got)
 	}
 }
