@@ -18,6 +18,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/castor-dev/castor"
+	"github.com/castor-dev/castor/internal/termtext"
 	"github.com/castor-dev/castor/policy"
 )
 
@@ -42,6 +43,8 @@ type flags struct {
 	sandbox         bool
 	skipTrust       bool
 	ide             bool
+	rawOutput       bool
+	acceptRawRisk   bool
 }
 
 // subcommands are the castor subcommands, each built in its own file. A
@@ -81,7 +84,7 @@ func Main(args []string) int {
 func Run(ctx context.Context, args []string, stdio IO) (code int) {
 	defer func() {
 		if p := recover(); p != nil {
-			fmt.Fprintf(stdio.Stderr, "Error: internal error: %v\n", p)
+			fmt.Fprintf(stdio.Stderr, "Error: internal error: %s\n", termtext.String(fmt.Sprint(p)))
 			code = ExitError
 		}
 	}()
@@ -126,11 +129,13 @@ func Run(ctx context.Context, args []string, stdio IO) (code int) {
 	fl.BoolVar(&f.ide, "ide", false, "IDE mode for this run: editor context from the IDE companion, edits confirmed as diffs in the IDE")
 	fl.BoolVar(&f.skipTrust, "skip-trust", false, "trust the current folder for this run")
 	fl.BoolVarP(&f.sandbox, "sandbox", "s", false, "run tools in a sandbox (not supported yet)")
+	fl.BoolVar(&f.rawOutput, "raw-output", false, "print model and tool output as is, terminal control sequences included (unsafe when the output is untrusted)")
+	fl.BoolVar(&f.acceptRawRisk, "accept-raw-output-risk", false, "do not warn about --raw-output (implies it, as in Gemini CLI)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &inputError{msg: err.Error()}
 	})
 	if err := root.Execute(); err != nil {
-		fmt.Fprintf(stdio.Stderr, "Error: %s\n", oneLine(err.Error()))
+		fmt.Fprintf(stdio.Stderr, "Error: %s\n", termtext.String(oneLine(err.Error())))
 		if strings.Contains(err.Error(), "unknown flag") || strings.Contains(err.Error(), "unknown command") {
 			return ExitInput
 		}
@@ -139,7 +144,24 @@ func Run(ctx context.Context, args []string, stdio IO) (code int) {
 	return code
 }
 
+// rawOutputWarning is printed on stderr when --raw-output is given alone in
+// text mode.
+const rawOutputWarning = "Warning: --raw-output is on: model and tool output reach the terminal unfiltered, " +
+	"and control sequences in them can retitle the terminal, write the clipboard or hide text. " +
+	"Pass --accept-raw-output-risk to silence this warning."
+
 func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, stdio IO) int {
+	// Gemini CLI takes either flag as asking for raw output.
+	raw := f.rawOutput || f.acceptRawRisk
+	if !raw {
+		// Messages quote the model, tools, servers and settings; in text
+		// mode stdout also shows session titles. JSON on stdout is
+		// cleaned string by string instead, by the renderer.
+		stdio.Stderr = termtext.NewWriter(stdio.Stderr)
+		if f.output == FormatText {
+			stdio.Stdout = termtext.NewWriter(stdio.Stdout)
+		}
+	}
 	fail := func(err error) int {
 		fmt.Fprintf(stdio.Stderr, "Error: %s\n", oneLine(err.Error()))
 		return exitCode(err)
@@ -207,7 +229,10 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 	} else {
 		opts.Warn = func(s string) { fmt.Fprintf(stdio.Stderr, "Warning: %s\n", s) }
 	}
-	out := newRenderer(f.output, stdio.Stdout, stdio.Stderr)
+	if f.rawOutput && !f.acceptRawRisk && f.output == FormatText {
+		fmt.Fprintln(stdio.Stderr, rawOutputWarning)
+	}
+	out := newRenderer(f.output, stdio.Stdout, stdio.Stderr, raw)
 	start := time.Now()
 	a, err := castor.New(castor.WithOptions(opts))
 	if err != nil {

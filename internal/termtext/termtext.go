@@ -7,6 +7,10 @@
 // every escape sequence (CSI, OSC, DCS, APC, PM, SOS, two-byte ESC
 // sequences, and their 8-bit C1 forms such as U+009B) and keeps the text.
 //
+// A string sequence (OSC, DCS, APC, PM, SOS) ends at its terminator or at
+// the end of its line, whichever comes first, so that a stray OSC cannot
+// hide the rest of a reply.
+//
 // What stays: printable characters, newline, tab, and a carriage return
 // only when a newline follows it (CRLF line ends). A lone carriage return
 // is dropped because it lets later text overwrite a line on screen, which
@@ -104,49 +108,36 @@ func (z *Stream) flush(dst []byte) []byte {
 	return dst
 }
 
-// Writer sanitises everything written to it before passing it on. Call
-// Flush when the text ends.
-type Writer struct {
-	w   io.Writer
-	z   Stream
-	buf []byte
+// Bytes is String for a byte slice: p itself when nothing needs removing.
+func Bytes(p []byte) []byte {
+	n := cleanPrefix(p)
+	if n == len(p) {
+		return p
+	}
+	var z Stream
+	out := make([]byte, n, len(p))
+	copy(out, p[:n])
+	return feed(&z, out, p[n:], true)
 }
 
-// NewWriter returns a Writer that writes sanitised text to w.
+// Writer cleans each write on its own, as String does, before passing it
+// on. It suits writers of whole messages, such as fmt.Fprintf of an error
+// line: a sequence a message leaves unfinished cannot swallow the next
+// message. For text that arrives in pieces, use a Stream.
+type Writer struct {
+	w io.Writer
+}
+
+// NewWriter returns a Writer that writes cleaned text to w.
 func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
 
-// Write sanitises p and writes the result. It reports len(p) on success,
+// Write cleans p and writes the result. It reports len(p) on success,
 // since every byte was consumed even when it was removed.
 func (w *Writer) Write(p []byte) (int, error) {
-	if w.z.st == ground && len(w.z.held) == 0 && cleanPrefix(p) == len(p) {
-		if _, err := w.w.Write(p); err != nil {
-			return 0, err
-		}
-		return len(p), nil
-	}
-	in := p
-	if len(w.z.held) > 0 {
-		in = append(w.z.held, p...)
-		w.z.held = nil
-	}
-	w.buf = feed(&w.z, w.buf[:0], in, false)
-	if len(w.buf) > 0 {
-		if _, err := w.w.Write(w.buf); err != nil {
-			return 0, err
-		}
+	if _, err := w.w.Write(Bytes(p)); err != nil {
+		return 0, err
 	}
 	return len(p), nil
-}
-
-// Flush writes what was held back and resets the parser (see
-// Stream.Flush).
-func (w *Writer) Flush() error {
-	w.buf = w.z.flush(w.buf[:0])
-	if len(w.buf) == 0 {
-		return nil
-	}
-	_, err := w.w.Write(w.buf)
-	return err
 }
 
 // cleanPrefix returns the length of the longest prefix of s that needs no
@@ -315,6 +306,12 @@ func feed[T text](z *Stream, dst []byte, s T, final bool) []byte {
 				z.st = ground
 			case esc:
 				z.st = strEscape
+			case '\n':
+				// Terminals would go on swallowing text, but real
+				// strings hold no line break: ending one here keeps a
+				// stray OSC from hiding all the text after it.
+				z.st = ground
+				continue
 			}
 		case strEscape:
 			if r != '\\' {

@@ -44,6 +44,7 @@ var cases = []struct {
 	{"c1 dcs apc pm sos", "\u0090x\u009cA\u009fx\u009cB\u009ex\u009cC\u0098x\u009cD", "ABCD"},
 	{"other c1 dropped", "a\u0085b\u0084c\u009cd", "abcd"},
 	{"unterminated osc swallows rest", "ok\x1b]0;never ends", "ok"},
+	{"osc ended by newline", "a\x1b]0;title\nb\x1bPq#0\nc\x1b]0;t\x1b\nd", "a\nb\nc\nd"},
 	{"osc ended by new sequence", "\x1b]0;t\x1b[31mx", "x"},
 	{"can aborts osc", "\x1b]0;t\x18x", "x"},
 	{"malformed csi ends at control", "a\x1b[3\nb", "a\nb"},
@@ -60,7 +61,25 @@ func TestString(t *testing.T) {
 			if got := String(tt.in); got != tt.want {
 				t.Errorf("String(%q) = %q, want %q", tt.in, got, tt.want)
 			}
+			if got := string(Bytes([]byte(tt.in))); got != tt.want {
+				t.Errorf("Bytes(%q) = %q, want %q", tt.in, got, tt.want)
+			}
 		})
+	}
+}
+
+// TestWriterCleansEachWrite: an unfinished sequence in one message does
+// not swallow the next.
+func TestWriterCleansEachWrite(t *testing.T) {
+	var buf bytes.Buffer
+	w := NewWriter(&buf)
+	for _, m := range []string{"Error: \x1b]0;title\n", "Warning: \x1b[31mred\x1b[0m\n", "plain\n"} {
+		if n, err := w.Write([]byte(m)); n != len(m) || err != nil {
+			t.Fatalf("Write(%q) = %d, %v", m, n, err)
+		}
+	}
+	if got, want := buf.String(), "Error: \nWarning: red\nplain\n"; got != want {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }
 
@@ -73,14 +92,6 @@ func TestPieces(t *testing.T) {
 			got := z.Clean(tt.in[:k]) + z.Clean(tt.in[k:]) + z.Flush()
 			if got != tt.want {
 				t.Errorf("%s split at %d: %q, want %q", tt.name, k, got, tt.want)
-			}
-			var buf bytes.Buffer
-			w := NewWriter(&buf)
-			w.Write([]byte(tt.in[:k]))
-			w.Write([]byte(tt.in[k:]))
-			w.Flush()
-			if buf.String() != tt.want {
-				t.Errorf("%s written in two at %d: %q, want %q", tt.name, k, buf.String(), tt.want)
 			}
 		}
 	}
@@ -105,8 +116,11 @@ func TestCleanInputNotCopied(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { z.Clean(s) }); n != 0 {
 		t.Errorf("Stream.Clean allocates %v times on clean input", n)
 	}
-	w := NewWriter(io.Discard)
 	b := []byte(s)
+	if n := testing.AllocsPerRun(100, func() { Bytes(b) }); n != 0 {
+		t.Errorf("Bytes allocates %v times on clean input", n)
+	}
+	w := NewWriter(io.Discard)
 	if n := testing.AllocsPerRun(100, func() { w.Write(b) }); n != 0 {
 		t.Errorf("Writer.Write allocates %v times on clean input", n)
 	}
@@ -175,6 +189,9 @@ func FuzzString(f *testing.F) {
 		if utf8.ValidString(in) && !subsequence(out, in) {
 			t.Fatalf("output %q is not a subsequence of valid input %q", out, in)
 		}
+		if got := string(Bytes([]byte(in))); got != out {
+			t.Fatalf("Bytes(%q) = %q, String gives %q", in, got, out)
+		}
 		k := int(split % uint(len(in)+1))
 		var z Stream
 		if got := z.Clean(in[:k]) + z.Clean(in[k:]) + z.Flush(); got != out {
@@ -211,13 +228,13 @@ func BenchmarkStringDirty4K(b *testing.B) {
 	}
 }
 
-func BenchmarkWriterDirty4K(b *testing.B) {
-	p := []byte(benchInput(true))
-	w := NewWriter(io.Discard)
-	b.SetBytes(int64(len(p)))
+func BenchmarkStreamDirty4K(b *testing.B) {
+	s := benchInput(true)
+	var z Stream
+	b.SetBytes(int64(len(s)))
 	b.ReportAllocs()
 	for b.Loop() {
-		w.Write(p)
+		sink = z.Clean(s[:2048]) + z.Clean(s[2048:])
 	}
 }
 
