@@ -154,11 +154,11 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 	// Gemini CLI takes either flag as asking for raw output.
 	raw := f.rawOutput || f.acceptRawRisk
 	if !raw {
-		// Messages quote the model, tools, servers and settings; in text
-		// mode stdout also shows session titles. JSON on stdout is
-		// cleaned string by string instead, by the renderer.
+		// Messages quote the model, tools, servers and settings, and
+		// session lists quote prompts. JSON on stdout is cleaned string by
+		// string instead, by the renderer.
 		stdio.Stderr = termtext.NewWriter(stdio.Stderr)
-		if f.output == FormatText {
+		if f.output == FormatText || f.listSessions || f.deleteSession != "" {
 			stdio.Stdout = termtext.NewWriter(stdio.Stdout)
 		}
 	}

@@ -39,15 +39,22 @@ func hostileCall(ws string) fakegemini.Reply {
 // and tab, or text from inside a sequence.
 func checkClean(t *testing.T, where, s string) {
 	t.Helper()
+	checkNoControl(t, where, s)
+	for _, inside := range []string{"pwned-title", "Y2xpcGJvYXJk", "AAAA"} {
+		if strings.Contains(s, inside) {
+			t.Errorf("%s holds %q from inside a sequence: %q", where, inside, s)
+		}
+	}
+}
+
+// checkNoControl fails when s holds a control character other than
+// newline and tab.
+func checkNoControl(t *testing.T, where, s string) {
+	t.Helper()
 	for _, r := range s {
 		if r < ' ' && r != '\n' && r != '\t' || r == 0x7f || r >= 0x80 && r <= 0x9f {
 			t.Errorf("%s holds control character %U: %q", where, r, s)
 			return
-		}
-	}
-	for _, inside := range []string{"pwned-title", "Y2xpcGJvYXJk", "AAAA"} {
-		if strings.Contains(s, inside) {
-			t.Errorf("%s holds %q from inside a sequence: %q", where, inside, s)
 		}
 	}
 }
@@ -136,6 +143,24 @@ func TestControlSequencesRemoved(t *testing.T) {
 			t.Error("no tool_result error event")
 		}
 	})
+}
+
+// TestSessionListCleaned: a prompt piped from a hostile file becomes the
+// title --list-sessions shows; no control character reaches the terminal
+// (today the session store already drops them from titles, leaving the
+// printable rest of a sequence, and the CLI cleans the list again).
+func TestSessionListCleaned(t *testing.T) {
+	e := newEnv(t, fakegemini.Text("ok"))
+	if r := e.run("-p", "title "+hostile[0]+hostile[2]+hostile[10]+"end"); r.code != 0 {
+		t.Fatalf("exit %d: %q", r.code, r.stderr)
+	}
+	for _, format := range []string{"text", "json"} {
+		r := e.run("-o", format, "--list-sessions")
+		checkNoControl(t, "session list", r.stdout)
+		if !strings.Contains(r.stdout, "1. title ") {
+			t.Errorf("session list = %q", r.stdout)
+		}
+	}
 }
 
 func TestRawOutput(t *testing.T) {
