@@ -45,7 +45,7 @@ const (
 	escape                 // after ESC
 	escInter               // ESC followed by intermediate bytes (0x20–0x2F)
 	csi                    // control sequence: parameters until a final byte
-	str                    // OSC, DCS, APC, PM or SOS body, until ST or BEL
+	str                    // OSC, DCS, APC, PM or SOS body, until ST, BEL or a line end
 	strEscape              // ESC inside a string body: ST when '\' follows
 )
 
@@ -123,7 +123,8 @@ func Bytes(p []byte) []byte {
 // Writer cleans each write on its own, as String does, before passing it
 // on. It suits writers of whole messages, such as fmt.Fprintf of an error
 // line: a sequence a message leaves unfinished cannot swallow the next
-// message. For text that arrives in pieces, use a Stream.
+// message. It keeps no state, so it is as safe for concurrent use as the
+// writer it wraps. For text that arrives in pieces, use a Stream.
 type Writer struct {
 	w io.Writer
 }
