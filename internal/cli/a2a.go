@@ -22,8 +22,6 @@ import (
 	"github.com/castor-dev/castor/internal/setup"
 )
 
-func init() { subcommands = append(subcommands, newA2ACommand) }
-
 // a2aFlags are the a2a-server options; each defaults to the environment
 // variable Gemini CLI's server reads, where there is one.
 type a2aFlags struct {

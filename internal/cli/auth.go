@@ -16,8 +16,6 @@ import (
 	"github.com/castor-dev/castor/model"
 )
 
-func init() { subcommands = append(subcommands, newAuthCommand) }
-
 // selectedTypeKey is the settings key of the chosen auth method.
 const selectedTypeKey = "security.auth.selectedType"
 

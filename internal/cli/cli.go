@@ -21,6 +21,7 @@ import (
 
 	"github.com/castor-dev/castor/internal/setup"
 	"github.com/castor-dev/castor/internal/version"
+	"github.com/castor-dev/castor/internal/termtext"
 	"github.com/castor-dev/castor/policy"
 )
 
@@ -45,12 +46,20 @@ type flags struct {
 	sandbox         bool
 	skipTrust       bool
 	ide             bool
+	rawOutput       bool
+	acceptRawRisk   bool
 }
 
-// subcommands are the castor subcommands (a2a-server, mcp, ide, auth…).
-// Each lives in its own file and registers itself from init, so faces can
-// be added without touching the root command.
-var subcommands []func(ctx context.Context, stdio IO) *cobra.Command
+// subcommands are the castor subcommands, each built in its own file. A
+// new subcommand is added here.
+func subcommands(ctx context.Context, stdio IO) []*cobra.Command {
+	return []*cobra.Command{
+		newA2ACommand(ctx, stdio),  // a2a-server: the A2A server (a2a.go)
+		newAuthCommand(ctx, stdio), // auth: Google sign-in (auth.go)
+		ideCommand(ctx, stdio),     // ide: IDE companion status and serve (ide.go)
+		newMCPCommand(ctx, stdio),  // mcp: MCP server settings (mcp.go)
+	}
+}
 
 // IO is where the command reads and writes.
 type IO struct {
@@ -78,7 +87,7 @@ func Main(args []string) int {
 func Run(ctx context.Context, args []string, stdio IO) (code int) {
 	defer func() {
 		if p := recover(); p != nil {
-			fmt.Fprintf(stdio.Stderr, "Error: internal error: %v\n", p)
+			fmt.Fprintf(stdio.Stderr, "Error: internal error: %s\n", termtext.String(fmt.Sprint(p)))
 			code = ExitError
 		}
 	}()
@@ -97,9 +106,7 @@ func Run(ctx context.Context, args []string, stdio IO) (code int) {
 		},
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
-	for _, sub := range subcommands {
-		root.AddCommand(sub(ctx, stdio))
-	}
+	root.AddCommand(subcommands(ctx, stdio)...)
 	root.SetArgs(joinOptionalValues(args))
 	root.SetIn(stdio.Stdin)
 	root.SetOut(stdio.Stdout)
@@ -125,11 +132,13 @@ func Run(ctx context.Context, args []string, stdio IO) (code int) {
 	fl.BoolVar(&f.ide, "ide", false, "IDE mode for this run: editor context from the IDE companion, edits confirmed as diffs in the IDE")
 	fl.BoolVar(&f.skipTrust, "skip-trust", false, "trust the current folder for this run")
 	fl.BoolVarP(&f.sandbox, "sandbox", "s", false, "run tools in a sandbox (not supported yet)")
+	fl.BoolVar(&f.rawOutput, "raw-output", false, "print model and tool output as is, terminal control sequences included (unsafe when the output is untrusted)")
+	fl.BoolVar(&f.acceptRawRisk, "accept-raw-output-risk", false, "do not warn about --raw-output (implies it, as in Gemini CLI)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &inputError{msg: err.Error()}
 	})
 	if err := root.Execute(); err != nil {
-		fmt.Fprintf(stdio.Stderr, "Error: %s\n", oneLine(err.Error()))
+		fmt.Fprintf(stdio.Stderr, "Error: %s\n", termtext.String(oneLine(err.Error())))
 		if strings.Contains(err.Error(), "unknown flag") || strings.Contains(err.Error(), "unknown command") {
 			return ExitInput
 		}
@@ -138,7 +147,24 @@ func Run(ctx context.Context, args []string, stdio IO) (code int) {
 	return code
 }
 
+// rawOutputWarning is printed on stderr when --raw-output is given alone in
+// text mode.
+const rawOutputWarning = "Warning: --raw-output is on: model and tool output reach the terminal unfiltered, " +
+	"and control sequences in them can retitle the terminal, write the clipboard or hide text. " +
+	"Pass --accept-raw-output-risk to silence this warning."
+
 func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, stdio IO) int {
+	// Gemini CLI takes either flag as asking for raw output.
+	raw := f.rawOutput || f.acceptRawRisk
+	if !raw {
+		// Messages quote the model, tools, servers and settings, and
+		// session lists quote prompts. JSON on stdout is cleaned string by
+		// string instead, by the renderer.
+		stdio.Stderr = termtext.NewWriter(stdio.Stderr)
+		if f.output == FormatText || f.listSessions || f.deleteSession != "" {
+			stdio.Stdout = termtext.NewWriter(stdio.Stdout)
+		}
+	}
 	fail := func(err error) int {
 		fmt.Fprintf(stdio.Stderr, "Error: %s\n", oneLine(err.Error()))
 		return exitCode(err)
@@ -206,7 +232,10 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 	} else {
 		opts.Warn = func(s string) { fmt.Fprintf(stdio.Stderr, "Warning: %s\n", s) }
 	}
-	out := newRenderer(f.output, stdio.Stdout, stdio.Stderr)
+	if f.rawOutput && !f.acceptRawRisk && f.output == FormatText {
+		fmt.Fprintln(stdio.Stderr, rawOutputWarning)
+	}
+	out := newRenderer(f.output, stdio.Stdout, stdio.Stderr, raw)
 	start := time.Now()
 	a, err := setup.New(ctx, opts)
 	if err != nil {
@@ -248,7 +277,7 @@ func readPrompt(f *flags, args []string, stdio IO) (string, error) {
 		prompt = strings.Join(args, " ")
 	}
 	if !stdio.StdinIsTerminal && stdio.Stdin != nil {
-		data, err := io.ReadAll(io.LimitReader(stdio.Stdin, 8<<20))
+		data, err := readPiped(stdio.Stdin, pipedInputWait)
 		if err != nil {
 			return "", &inputError{msg: "reading stdin: " + err.Error()}
 		}
@@ -267,6 +296,54 @@ func readPrompt(f *flags, args []string, stdio IO) (string, error) {
 		return "", &inputError{msg: "No input provided via stdin. Input can be provided by piping data into castor or using the --prompt option."}
 	}
 	return prompt, nil
+}
+
+// Piped stdin limits. An editor (Neovim's jobstart, Emacs' make-process)
+// may start castor with a pipe that it never writes nor closes, so stdin is
+// read only if its first bytes come within pipedInputWait; once they have
+// come, it is read to the end, however slowly the rest arrives. Gemini CLI
+// waits the same 500 ms for the first bytes.
+const (
+	pipedInputWait = 500 * time.Millisecond
+	maxPipedInput  = 8 << 20
+)
+
+// readPiped returns what r gives, up to maxPipedInput bytes, or nothing if
+// r gives nothing within wait. In that case a goroutine stays blocked in
+// r.Read; it holds nothing the run needs and ends with the process.
+func readPiped(r io.Reader, wait time.Duration) ([]byte, error) {
+	type chunk struct {
+		data []byte
+		err  error
+	}
+	// Buffered, so that a reader that gets its data after we stopped
+	// waiting does not block on the send.
+	first := make(chan chunk, 1)
+	go func() {
+		buf := make([]byte, 64<<10)
+		for {
+			n, err := r.Read(buf)
+			if n > 0 || err != nil {
+				first <- chunk{buf[:n], err}
+				return
+			}
+		}
+	}()
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case c := <-first:
+		if c.err == io.EOF {
+			return c.data, nil
+		}
+		if c.err != nil {
+			return nil, c.err
+		}
+		rest, err := io.ReadAll(io.LimitReader(r, maxPipedInput-int64(len(c.data))))
+		return append(c.data, rest...), err
+	case <-timer.C:
+		return nil, nil
+	}
 }
 
 // joinOptionalValues rewrites "--resume 3" as "--resume=3": pflag only

@@ -1,8 +1,14 @@
 package cli
 
 import (
+	"errors"
+	"io"
+	"os"
 	"slices"
+	"strings"
 	"testing"
+	"testing/iotest"
+	"time"
 )
 
 func TestJoinOptionalValues(t *testing.T) {
@@ -17,5 +23,111 @@ func TestJoinOptionalValues(t *testing.T) {
 		if got := joinOptionalValues(tt.in); !slices.Equal(got, tt.want) {
 			t.Errorf("joinOptionalValues(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+// hangLimit bounds a call that must not hang; it is no speed assertion.
+const hangLimit = 20 * time.Second
+
+// readPipedWithin runs readPiped and fails the test if it hangs.
+func readPipedWithin(t *testing.T, r io.Reader, wait time.Duration) (string, error) {
+	t.Helper()
+	type result struct {
+		data []byte
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		data, err := readPiped(r, wait)
+		done <- result{data, err}
+	}()
+	select {
+	case res := <-done:
+		return string(res.data), res.err
+	case <-time.After(hangLimit):
+		t.Fatalf("readPiped still reading after %v", hangLimit)
+		return "", nil
+	}
+}
+
+func pipe(t *testing.T) (r, w *os.File) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close(); w.Close() })
+	return r, w
+}
+
+// An editor's pipe that is never written nor closed gives up, with nothing.
+func TestReadPipedOpenSilentPipe(t *testing.T) {
+	r, _ := pipe(t)
+	got, err := readPipedWithin(t, r, 50*time.Millisecond)
+	if got != "" || err != nil {
+		t.Errorf("got %q, %v; want nothing", got, err)
+	}
+}
+
+// Once the first bytes have come, the rest is read to the end even when it
+// pauses for longer than the wait.
+func TestReadPipedReadsToEndAfterFirstBytes(t *testing.T) {
+	r, w := pipe(t)
+	wait := pipedInputWait
+	if _, err := w.WriteString("first "); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		time.Sleep(3 * wait)
+		w.WriteString("second")
+		w.Close()
+	}()
+	got, err := readPipedWithin(t, r, wait)
+	if got != "first second" || err != nil {
+		t.Errorf("got %q, %v", got, err)
+	}
+}
+
+// A producer that starts within the wait, such as `(sleep 0.1; echo hi)`,
+// is read.
+func TestReadPipedSlowStart(t *testing.T) {
+	r, w := io.Pipe()
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		io.WriteString(w, "hi\n")
+		w.Close()
+	}()
+	got, err := readPipedWithin(t, r, hangLimit/2)
+	if got != "hi\n" || err != nil {
+		t.Errorf("got %q, %v", got, err)
+	}
+}
+
+func TestReadPiped(t *testing.T) {
+	boom := errors.New("boom")
+	tests := []struct {
+		name    string
+		in      io.Reader
+		want    string
+		wantErr error
+	}{
+		{"empty", strings.NewReader(""), "", nil},
+		{"text", strings.NewReader("diff --git a b\n"), "diff --git a b\n", nil},
+		{"data then error", io.MultiReader(strings.NewReader("x"), iotest.ErrReader(boom)), "x", boom},
+		{"error first", iotest.ErrReader(boom), "", boom},
+		{"one byte at a time", iotest.OneByteReader(strings.NewReader("slow")), "slow", nil},
+		{"data with EOF", iotest.DataErrReader(strings.NewReader("abc")), "abc", nil},
+		{"capped", strings.NewReader(strings.Repeat("a", maxPipedInput+10)), strings.Repeat("a", maxPipedInput), nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := readPipedWithin(t, tt.in, hangLimit/2)
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("error %v, want %v", err, tt.wantErr)
+			}
+			if tt.wantErr == nil && got != tt.want {
+				t.Errorf("got %d bytes %.20q, want %d bytes %.20q", len(got), got, len(tt.want), tt.want)
+			}
+		})
 	}
 }

@@ -16,8 +16,6 @@ import (
 	"github.com/castor-dev/castor/internal/version"
 )
 
-func init() { subcommands = append(subcommands, ideCommand) }
-
 // ideCommand is `castor ide`: status explains the connection to the IDE
 // companion, serve is a companion for editors that have none.
 func ideCommand(ctx context.Context, stdio IO) *cobra.Command {

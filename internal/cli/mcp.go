@@ -16,12 +16,9 @@ import (
 
 	"github.com/castor-dev/castor/config"
 	"github.com/castor-dev/castor/internal/version"
+	"github.com/castor-dev/castor/internal/termtext"
 	"github.com/castor-dev/castor/mcp"
 )
-
-func init() {
-	subcommands = append(subcommands, newMCPCommand)
-}
 
 // newMCPCommand is `castor mcp add|remove|list`, which edit and show the
 // mcpServers settings as `gemini mcp` does, with the same flags, messages
@@ -474,8 +471,10 @@ func mcpList(ctx context.Context, stdio IO) error {
 		}
 	}
 	servers, errs := mcp.ParseServers(st.MCPServers)
+	// Names, commands and URLs come from settings, which a cloned
+	// project can supply: they are cleaned of terminal control sequences.
 	for _, e := range errs {
-		fmt.Fprintf(stdio.Stderr, "Warning: %v\n", e)
+		fmt.Fprintf(stdio.Stderr, "Warning: %s\n", termtext.String(e.Error()))
 	}
 	if len(servers) == 0 {
 		if len(errs) == 0 {
@@ -502,7 +501,7 @@ func mcpList(ctx context.Context, stdio IO) error {
 	}
 	wg.Wait()
 	for _, l := range lines {
-		fmt.Fprintln(stdio.Stdout, l)
+		fmt.Fprintln(stdio.Stdout, termtext.String(l))
 	}
 	return nil
 }

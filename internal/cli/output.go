@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/castor-dev/castor/agent"
+	"github.com/castor-dev/castor/internal/termtext"
 )
 
 // Output formats, as -o/--output-format names them.
@@ -26,20 +27,118 @@ type renderer interface {
 	finish(stats agent.Stats, err error, code int, elapsed time.Duration)
 }
 
-func newRenderer(format string, stdout, stderr io.Writer) renderer {
+// newRenderer returns the renderer of format. Unless raw, the text it
+// prints or puts in JSON strings is cleaned of terminal control sequences
+// (see cleaner).
+func newRenderer(format string, stdout, stderr io.Writer, raw bool) renderer {
+	c := cleaner{raw: raw}
 	switch format {
 	case FormatJSON:
-		return &jsonRenderer{w: stdout}
+		return &jsonRenderer{w: stdout, cleaner: c}
 	case FormatStreamJSON:
-		return &streamRenderer{w: stdout}
+		return &streamRenderer{w: stdout, cleaner: c}
 	}
-	return &textRenderer{w: stdout, errw: stderr}
+	return &textRenderer{w: stdout, errw: stderr, cleaner: c}
+}
+
+// cleaner removes terminal control sequences from the model's text, tool
+// output and messages, which an injected reply can fill with sequences
+// that retitle the terminal, write the clipboard or hide text. In JSON the
+// sequences would be escaped, but the program reading it may print the
+// decoded strings. --raw-output turns it off.
+type cleaner struct {
+	raw bool
+	// text cleans the model text of one response, which arrives in
+	// pieces: a sequence split between two pieces is removed whole.
+	text termtext.Stream
+}
+
+// str cleans one whole string.
+func (c *cleaner) str(s string) string {
+	if c.raw {
+		return s
+	}
+	return termtext.String(s)
+}
+
+// piece cleans the next piece of a response's text.
+func (c *cleaner) piece(s string) string {
+	if c.raw {
+		return s
+	}
+	return c.text.Clean(s)
+}
+
+// endText ends a response's text: it returns what piece held back and
+// forgets an unfinished sequence, which must not swallow the next
+// response.
+func (c *cleaner) endText() string {
+	if c.raw {
+		return ""
+	}
+	return c.text.Flush()
+}
+
+// value cleans the strings, keys included, of a decoded JSON value such
+// as tool call arguments.
+func (c *cleaner) value(v any) any {
+	if c.raw {
+		return v
+	}
+	switch v := v.(type) {
+	case string:
+		return termtext.String(v)
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[termtext.String(k)] = c.value(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = c.value(e)
+		}
+		return out
+	}
+	return v
+}
+
+// stats cleans the model and tool names that key the stats: both can come
+// from the model service.
+func (c *cleaner) stats(s agent.Stats) agent.Stats {
+	if c.raw {
+		return s
+	}
+	s.Models = cleanKeys(s.Models)
+	s.Tools.ByName = cleanKeys(s.Tools.ByName)
+	return s
+}
+
+// cleanKeys returns m, or a copy with cleaned keys if one needs it.
+func cleanKeys[V any](m map[string]V) map[string]V {
+	dirty := false
+	for k := range m {
+		if termtext.String(k) != k {
+			dirty = true
+			break
+		}
+	}
+	if !dirty {
+		return m
+	}
+	out := make(map[string]V, len(m))
+	for k, v := range m {
+		out[termtext.String(k)] = v
+	}
+	return out
 }
 
 // textRenderer prints the model's text as it streams, a newline between the
 // texts of successive model responses.
 type textRenderer struct {
-	w, errw     io.Writer
+	w, errw io.Writer
+	cleaner
 	wrote       bool // any text written
 	turnHasText bool
 	lastNL      bool
@@ -50,36 +149,44 @@ func (r *textRenderer) start(string, string, string) {}
 func (r *textRenderer) event(ev *agent.Event) {
 	switch ev.Type {
 	case agent.EventContent:
-		if ev.Text == "" {
-			return
-		}
-		if r.wrote && !r.turnHasText && !r.lastNL {
-			io.WriteString(r.w, "\n")
-		}
-		io.WriteString(r.w, ev.Text)
-		r.wrote, r.turnHasText = true, true
-		r.lastNL = strings.HasSuffix(ev.Text, "\n")
+		r.write(r.piece(ev.Text))
 	case agent.EventFinished:
+		r.write(r.endText())
 		r.turnHasText = false
 	case agent.EventLoopDetected, agent.EventWarning:
-		fmt.Fprintf(r.errw, "Warning: %s\n", ev.Text)
+		fmt.Fprintf(r.errw, "Warning: %s\n", r.str(ev.Text))
 	case agent.EventRetry:
 		if n := ev.Notice; n != nil {
-			fmt.Fprintf(r.errw, "Attempt %d failed: %v. Retrying with backoff...\n", n.Attempt, n.Err)
+			fmt.Fprintf(r.errw, "Attempt %d failed: %s. Retrying with backoff...\n", n.Attempt, r.str(fmt.Sprint(n.Err)))
 		}
 	case agent.EventFallback:
 		if n := ev.Notice; n != nil {
-			fmt.Fprintf(r.errw, "Quota exhausted for %s; switching to %s.\n", n.From, n.To)
+			fmt.Fprintf(r.errw, "Quota exhausted for %s; switching to %s.\n", r.str(n.From), r.str(n.To))
 		}
 	case agent.EventToolCall:
 		c := ev.Call
 		if c.Status == agent.StatusError && c.Result != nil && c.Result.Error != nil {
-			fmt.Fprintf(r.errw, "Error executing tool %s: %s\n", c.Name, c.Result.Error.Message)
+			fmt.Fprintf(r.errw, "Error executing tool %s: %s\n", r.str(c.Name), r.str(c.Result.Error.Message))
 		}
 	}
 }
 
+// write prints model text, after a newline when it starts the text of a
+// new response.
+func (r *textRenderer) write(text string) {
+	if text == "" {
+		return
+	}
+	if r.wrote && !r.turnHasText && !r.lastNL {
+		io.WriteString(r.w, "\n")
+	}
+	io.WriteString(r.w, text)
+	r.wrote, r.turnHasText = true, true
+	r.lastNL = strings.HasSuffix(text, "\n")
+}
+
 func (r *textRenderer) finish(_ agent.Stats, err error, _ int, _ time.Duration) {
+	r.write(r.endText())
 	if r.wrote && !r.lastNL {
 		io.WriteString(r.w, "\n")
 	}
@@ -89,7 +196,8 @@ func (r *textRenderer) finish(_ agent.Stats, err error, _ int, _ time.Duration) 
 // answer as the engine gives it (the text of the last model response), and
 // the stats.
 type jsonRenderer struct {
-	w         io.Writer
+	w io.Writer
+	cleaner
 	sessionID string
 	response  string
 }
@@ -115,13 +223,13 @@ func (r *jsonRenderer) finish(stats agent.Stats, err error, code int, _ time.Dur
 			SessionID string      `json:"session_id"`
 			Error     jsonError   `json:"error"`
 			Stats     agent.Stats `json:"stats"`
-		}{r.sessionID, jsonError{Type: errorType(err), Message: err.Error(), Code: code}, stats}
+		}{r.str(r.sessionID), jsonError{Type: errorType(err), Message: r.str(err.Error()), Code: code}, r.stats(stats)}
 	} else {
 		out = struct {
 			SessionID string      `json:"session_id"`
 			Response  string      `json:"response"`
 			Stats     agent.Stats `json:"stats"`
-		}{r.sessionID, r.response, stats}
+		}{r.str(r.sessionID), r.str(r.response), r.stats(stats)}
 	}
 	b, _ := json.MarshalIndent(out, "", "  ")
 	r.w.Write(append(b, '\n'))
@@ -129,7 +237,8 @@ func (r *jsonRenderer) finish(stats agent.Stats, err error, code int, _ time.Dur
 
 // streamRenderer prints one JSON object per line as things happen.
 type streamRenderer struct {
-	w     io.Writer
+	w io.Writer
+	cleaner
 	model string
 }
 
@@ -150,13 +259,13 @@ func (r *streamRenderer) start(sessionID, model, prompt string) {
 		Timestamp string `json:"timestamp"`
 		SessionID string `json:"session_id"`
 		Model     string `json:"model"`
-	}{"init", stamp(), sessionID, model})
+	}{"init", stamp(), r.str(sessionID), r.str(model)})
 	r.line(struct {
 		Type      string `json:"type"`
 		Timestamp string `json:"timestamp"`
 		Role      string `json:"role"`
 		Content   string `json:"content"`
-	}{"message", stamp(), "user", prompt})
+	}{"message", stamp(), "user", r.str(prompt)})
 }
 
 // toolID is the tool_id Gemini CLI prints: the call id prefixed with the
@@ -171,13 +280,17 @@ func toolID(c *agent.ToolCall) string {
 func (r *streamRenderer) event(ev *agent.Event) {
 	switch ev.Type {
 	case agent.EventContent:
-		r.line(struct {
-			Type      string `json:"type"`
-			Timestamp string `json:"timestamp"`
-			Role      string `json:"role"`
-			Content   string `json:"content"`
-			Delta     bool   `json:"delta"`
-		}{"message", stamp(), "assistant", ev.Text, true})
+		text := r.piece(ev.Text)
+		if text == "" && ev.Text != "" {
+			// All of it was a control sequence, or is held back until
+			// the next piece.
+			return
+		}
+		r.message(text)
+	case agent.EventFinished:
+		if tail := r.endText(); tail != "" {
+			r.message(tail)
+		}
 	case agent.EventToolCall:
 		c := ev.Call
 		switch {
@@ -192,7 +305,7 @@ func (r *streamRenderer) event(ev *agent.Event) {
 				ToolName   string         `json:"tool_name"`
 				ToolID     string         `json:"tool_id"`
 				Parameters map[string]any `json:"parameters"`
-			}{"tool_use", stamp(), c.Name, toolID(c), params})
+			}{"tool_use", stamp(), r.str(c.Name), r.str(toolID(c)), r.value(params).(map[string]any)})
 		case c.Status.Terminal():
 			type toolErr struct {
 				Type    string `json:"type"`
@@ -205,16 +318,16 @@ func (r *streamRenderer) event(ev *agent.Event) {
 				Status    string   `json:"status"`
 				Output    *string  `json:"output,omitempty"`
 				Error     *toolErr `json:"error,omitempty"`
-			}{Type: "tool_result", Timestamp: stamp(), ToolID: toolID(c), Status: "success"}
+			}{Type: "tool_result", Timestamp: stamp(), ToolID: r.str(toolID(c)), Status: "success"}
 			if c.Status == agent.StatusSuccess {
 				if c.Result != nil && c.Result.Diff == nil && c.Result.Display != "" {
-					d := c.Result.Display
+					d := r.str(c.Result.Display)
 					out.Output = &d
 				}
 			} else {
 				out.Status = "error"
 				if c.Result != nil && c.Result.Error != nil {
-					out.Error = &toolErr{string(c.Result.Error.Type), c.Result.Error.Message}
+					out.Error = &toolErr{string(c.Result.Error.Type), r.str(c.Result.Error.Message)}
 				}
 			}
 			r.line(out)
@@ -229,8 +342,19 @@ func (r *streamRenderer) event(ev *agent.Event) {
 			Timestamp string `json:"timestamp"`
 			Severity  string `json:"severity"`
 			Message   string `json:"message"`
-		}{"error", stamp(), "warning", msg})
+		}{"error", stamp(), "warning", r.str(msg)})
 	}
+}
+
+// message prints a piece of the model's text.
+func (r *streamRenderer) message(text string) {
+	r.line(struct {
+		Type      string `json:"type"`
+		Timestamp string `json:"timestamp"`
+		Role      string `json:"role"`
+		Content   string `json:"content"`
+		Delta     bool   `json:"delta"`
+	}{"message", stamp(), "assistant", text, true})
 }
 
 type streamModelStats struct {
@@ -242,6 +366,10 @@ type streamModelStats struct {
 }
 
 func (r *streamRenderer) finish(stats agent.Stats, err error, code int, elapsed time.Duration) {
+	if tail := r.endText(); tail != "" {
+		r.message(tail)
+	}
+	stats = r.stats(stats)
 	var total streamModelStats
 	models := map[string]streamModelStats{}
 	for name, m := range stats.Models {
@@ -282,7 +410,7 @@ func (r *streamRenderer) finish(stats agent.Stats, err error, code int, elapsed 
 	}
 	if err != nil {
 		out.Status = "error"
-		out.Error = &jsonError{Type: errorType(err), Message: err.Error(), Code: code}
+		out.Error = &jsonError{Type: errorType(err), Message: r.str(err.Error()), Code: code}
 	}
 	r.line(out)
 }

@@ -1,7 +1,7 @@
-package main
+package cli_test
 
 import (
-	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -9,107 +9,13 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"google.golang.org/genai"
 
 	"github.com/castor-dev/castor/internal/chats"
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
-
-// binary is the castor binary built once for the end-to-end tests.
-var binary string
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "castor-e2e")
-	if err != nil {
-		panic(err)
-	}
-	binary = filepath.Join(dir, "castor")
-	out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput()
-	if err != nil {
-		os.Stderr.Write(out)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
-
-// env is an isolated user: a home, a workspace and the fake server.
-type env struct {
-	t    *testing.T
-	home string
-	ws   string
-	srv  *fakegemini.Server
-}
-
-func newEnv(t *testing.T, replies ...fakegemini.Reply) *env {
-	t.Helper()
-	root := t.TempDir()
-	e := &env{t: t, home: filepath.Join(root, "home"), ws: filepath.Join(root, "ws"), srv: fakegemini.Start(t, replies...)}
-	for _, d := range []string{e.home, e.ws} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return e
-}
-
-type result struct {
-	code           int
-	stdout, stderr string
-}
-
-func (e *env) run(args ...string) result {
-	e.t.Helper()
-	cmd := exec.Command(binary, args...)
-	cmd.Dir = e.ws
-	cmd.Env = []string{
-		"HOME=" + e.home,
-		"PATH=" + os.Getenv("PATH"),
-		"GEMINI_API_KEY=test-key",
-		"GOOGLE_GEMINI_BASE_URL=" + e.srv.URL,
-		"GEMINI_CLI_TRUST_WORKSPACE=true",
-		"CASTOR_RETRY_BASE_DELAY=5ms",
-	}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		e.t.Fatal(err)
-	}
-	r := result{code, stdout.String(), stderr.String()}
-	if strings.Contains(r.stderr, "goroutine ") || strings.Contains(r.stderr, "panic:") {
-		e.t.Fatalf("stack trace on stderr:\n%s", r.stderr)
-	}
-	return r
-}
-
-func (e *env) write(name, content string) {
-	e.t.Helper()
-	if err := os.WriteFile(filepath.Join(e.ws, name), []byte(content), 0o644); err != nil {
-		e.t.Fatal(err)
-	}
-}
-
-// sessionFile returns the only session file of the workspace.
-func (e *env) sessionFile() string {
-	e.t.Helper()
-	files, _ := filepath.Glob(filepath.Join(e.home, ".gemini", "tmp", "*", "chats", "session-*.jsonl"))
-	if len(files) != 1 {
-		e.t.Fatalf("want one session file, got %v", files)
-	}
-	return files[0]
-}
-
-func mustJSON(v any) string {
-	b, _ := json.Marshal(v)
-	return string(b)
-}
 
 const readme = "# Demo project\n\nThis is the README of the demo project.\n"
 
@@ -419,7 +325,7 @@ func TestFaults(t *testing.T) {
 	})
 	t.Run("no credentials", func(t *testing.T) {
 		e := newEnv(t)
-		cmd := exec.Command(binary, "-p", "hi")
+		cmd := exec.Command(castorBinary(t), "-p", "hi")
 		cmd.Dir = e.ws
 		cmd.Env = []string{"HOME=" + e.home, "PATH=" + os.Getenv("PATH"), "GEMINI_CLI_TRUST_WORKSPACE=true"}
 		out, _ := cmd.CombinedOutput()
@@ -509,7 +415,7 @@ func TestPipedStdinWithPrompt(t *testing.T) {
 	e := newEnv(t, fakegemini.Text("ok"), fakegemini.Text("ok"))
 	run := func(stdin string, args ...string) {
 		t.Helper()
-		cmd := exec.Command(binary, args...)
+		cmd := exec.Command(castorBinary(t), args...)
 		cmd.Dir = e.ws
 		cmd.Env = []string{"HOME=" + e.home, "PATH=" + os.Getenv("PATH"), "GEMINI_API_KEY=k",
 			"GOOGLE_GEMINI_BASE_URL=" + e.srv.URL, "GEMINI_CLI_TRUST_WORKSPACE=true"}
@@ -527,5 +433,36 @@ func TestPipedStdinWithPrompt(t *testing.T) {
 	parts = e.srv.LastRequest().Contents[0].Parts
 	if got := parts[len(parts)-1].Text; got != "just stdin" {
 		t.Errorf("stdin alone = %q", got)
+	}
+}
+
+// TestOpenStdinDoesNotHang: started as `sleep 30 | castor -p hi` would be
+// (an editor's pipe that is neither written nor closed), castor answers
+// the prompt and exits instead of waiting for the end of stdin.
+func TestOpenStdinDoesNotHang(t *testing.T) {
+	e := newEnv(t, fakegemini.Text("ok"))
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, castorBinary(t), "-p", "hi")
+	cmd.Dir = e.ws
+	cmd.Env = []string{"HOME=" + e.home, "PATH=" + os.Getenv("PATH"), "GEMINI_API_KEY=k",
+		"GOOGLE_GEMINI_BASE_URL=" + e.srv.URL, "GEMINI_CLI_TRUST_WORKSPACE=true"}
+	cmd.Stdin = r
+	out, err := cmd.Output()
+	r.Close()
+	if ctx.Err() != nil {
+		t.Fatal("castor was still waiting for stdin after 20 s")
+	}
+	if err != nil || string(out) != "ok\n" {
+		t.Fatalf("err %v, stdout %q", err, out)
+	}
+	parts := e.srv.LastRequest().Contents[0].Parts
+	if got := parts[len(parts)-1].Text; got != "hi" {
+		t.Errorf("prompt = %q", got)
 	}
 }

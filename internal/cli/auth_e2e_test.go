@@ -1,4 +1,4 @@
-package main
+package cli_test
 
 import (
 	"bytes"
@@ -18,7 +18,7 @@ import (
 // that this file does not contain them either, and a string the binary
 // must contain proves the scan reads it.
 func TestBinaryHasNoGeminiCLIClient(t *testing.T) {
-	data, err := os.ReadFile(binary)
+	data, err := os.ReadFile(castorBinary(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func (u *authUser) settings(json string) {
 
 func (u *authUser) run(args ...string) result {
 	u.t.Helper()
-	cmd := exec.Command(binary, args...)
+	cmd := exec.Command(castorBinary(u.t), args...)
 	cmd.Dir = u.ws
 	for k, v := range u.env {
 		cmd.Env = append(cmd.Env, k+"="+v)
