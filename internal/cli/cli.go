@@ -20,8 +20,8 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/castor-dev/castor/internal/setup"
-	"github.com/castor-dev/castor/internal/version"
 	"github.com/castor-dev/castor/internal/termtext"
+	"github.com/castor-dev/castor/internal/version"
 	"github.com/castor-dev/castor/policy"
 )
 

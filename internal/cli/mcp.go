@@ -15,8 +15,8 @@ import (
 	"github.com/tailscale/hujson"
 
 	"github.com/castor-dev/castor/config"
-	"github.com/castor-dev/castor/internal/version"
 	"github.com/castor-dev/castor/internal/termtext"
+	"github.com/castor-dev/castor/internal/version"
 	"github.com/castor-dev/castor/mcp"
 )
 
