@@ -29,20 +29,7 @@ func (s *Server) retentionLoop() {
 	s.pruneExpired(s.base)
 	// A tenth of the retention, at most hourly: a task outlives its
 	// retention by that much at worst.
-	period := min(r/10, time.Hour)
-	if period < time.Second {
-		period = time.Second
-	}
-	tick := time.NewTicker(period)
-	defer tick.Stop()
-	for {
-		select {
-		case <-s.janitor:
-			return
-		case <-tick.C:
-			s.pruneExpired(s.base)
-		}
-	}
+	s.every(min(r/10, time.Hour), func() { s.pruneExpired(s.base) })
 }
 
 // pruneExpired deletes the tasks idle since before the retention cutoff,

@@ -492,18 +492,20 @@ func (s *Server) save(t *task) {
 // evictLoop moves idle tasks out of memory after IdleTTL; they stay in
 // the store.
 func (s *Server) evictLoop() {
-	period := s.cfg.Limits.IdleTTL / 4
-	if period < time.Second {
-		period = time.Second
-	}
-	tick := time.NewTicker(period)
+	s.every(s.cfg.Limits.IdleTTL/4, func() { s.evictIdle(s.now().Add(-s.cfg.Limits.IdleTTL)) })
+}
+
+// every runs fn every period (at least a second) until the server shuts
+// down.
+func (s *Server) every(period time.Duration, fn func()) {
+	tick := time.NewTicker(max(period, time.Second))
 	defer tick.Stop()
 	for {
 		select {
 		case <-s.janitor:
 			return
 		case <-tick.C:
-			s.evictIdle(s.now().Add(-s.cfg.Limits.IdleTTL))
+			fn()
 		}
 	}
 }

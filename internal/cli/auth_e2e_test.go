@@ -3,7 +3,6 @@ package cli_test
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -86,21 +85,11 @@ func (u *authUser) settings(json string) {
 
 func (u *authUser) run(args ...string) result {
 	u.t.Helper()
-	cmd := exec.Command(castorBinary(u.t), args...)
-	cmd.Dir = u.ws
+	var env []string
 	for k, v := range u.env {
-		cmd.Env = append(cmd.Env, k+"="+v)
+		env = append(env, k+"="+v)
 	}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		u.t.Fatal(err)
-	}
-	return result{code, stdout.String(), stderr.String()}
+	return runCastor(u.t, u.ws, env, args...)
 }
 
 // checkGeminiCLIIgnored fails if output names Gemini CLI's file or the

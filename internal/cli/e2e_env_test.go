@@ -82,16 +82,23 @@ type result struct {
 
 func (e *env) run(args ...string) result {
 	e.t.Helper()
-	cmd := exec.Command(castorBinary(e.t), args...)
-	cmd.Dir = e.ws
-	cmd.Env = []string{
+	return runCastor(e.t, e.ws, []string{
 		"HOME=" + e.home,
 		"PATH=" + os.Getenv("PATH"),
 		"GEMINI_API_KEY=test-key",
 		"GOOGLE_GEMINI_BASE_URL=" + e.srv.URL,
 		"GEMINI_CLI_TRUST_WORKSPACE=true",
 		"CASTOR_RETRY_BASE_DELAY=5ms",
-	}
+	}, args...)
+}
+
+// runCastor runs the built binary in dir with exactly the environment env,
+// and fails the test on a stack trace.
+func runCastor(t *testing.T, dir string, env []string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(castorBinary(t), args...)
+	cmd.Dir = dir
+	cmd.Env = env
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -99,11 +106,11 @@ func (e *env) run(args ...string) result {
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()
 	} else if err != nil {
-		e.t.Fatal(err)
+		t.Fatal(err)
 	}
 	r := result{code, stdout.String(), stderr.String()}
 	if strings.Contains(r.stderr, "goroutine ") || strings.Contains(r.stderr, "panic:") {
-		e.t.Fatalf("stack trace on stderr:\n%s", r.stderr)
+		t.Fatalf("stack trace on stderr:\n%s", r.stderr)
 	}
 	return r
 }
