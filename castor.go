@@ -17,7 +17,6 @@ import (
 	"context"
 	"errors"
 	"iter"
-	"strings"
 	"time"
 
 	"google.golang.org/genai"
@@ -25,6 +24,7 @@ import (
 	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/config"
 	"github.com/castor-dev/castor/internal/setup"
+	"github.com/castor-dev/castor/internal/textutil"
 	"github.com/castor-dev/castor/internal/version"
 	"github.com/castor-dev/castor/model"
 	"github.com/castor-dev/castor/policy"
@@ -68,7 +68,7 @@ func WithModel(name string) Option { return func(o *setup.Options) { o.Model = n
 // WithInstructions adds static instructions to the system instruction,
 // after earlier ones.
 func WithInstructions(s string) Option {
-	return func(o *setup.Options) { o.Instructions = strings.Join(nonEmpty(o.Instructions, s), "\n\n") }
+	return func(o *setup.Options) { o.Instructions = textutil.Paragraphs(o.Instructions, s) }
 }
 
 // WithInstructionsFunc adds instructions computed for each model call,
@@ -81,7 +81,7 @@ func WithInstructionsFunc(f func(SessionContext) string) Option {
 			if prev == nil {
 				return s
 			}
-			return strings.Join(nonEmpty(prev(i), s), "\n\n")
+			return textutil.Paragraphs(prev(i), s)
 		}
 	}
 }
@@ -317,13 +317,3 @@ type ResumeError = setup.ResumeError
 // UntrustedError is a workspace that folder trust refuses (the CLI exits
 // 55).
 type UntrustedError = setup.UntrustedError
-
-func nonEmpty(ss ...string) []string {
-	var out []string
-	for _, s := range ss {
-		if strings.TrimSpace(s) != "" {
-			out = append(out, s)
-		}
-	}
-	return out
-}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/config"
+	"github.com/castor-dev/castor/internal/textutil"
 	"github.com/castor-dev/castor/policy"
 	"github.com/castor-dev/castor/tool"
 )
@@ -74,7 +75,7 @@ func newPrompt(o Options, a *Agent, ts *toolSet, pol *policy.Engine) (*prompt, e
 		return agent.SystemPrompt(agent.PromptOptions{
 			GeminiHome:   a.Home.Dir,
 			Getenv:       a.Env.Getenv,
-			Memory:       strings.TrimSpace(strings.Join(nonEmpty(global, o.Instructions), "\n\n")),
+			Memory:       strings.TrimSpace(textutil.Paragraphs(global, o.Instructions)),
 			ApprovalMode: string(pol.Mode()),
 			InGitRepo:    inGit,
 		})
@@ -110,16 +111,6 @@ func newPrompt(o Options, a *Agent, ts *toolSet, pol *policy.Engine) (*prompt, e
 		})
 	}
 	return p, nil
-}
-
-func nonEmpty(ss ...string) []string {
-	var out []string
-	for _, s := range ss {
-		if strings.TrimSpace(s) != "" {
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 // guardedString is a string read by model calls while a tool may replace

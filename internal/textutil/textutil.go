@@ -2,7 +2,10 @@
 // they must agree with JavaScript's idea of a string.
 package textutil
 
-import "unicode/utf16"
+import (
+	"strings"
+	"unicode/utf16"
+)
 
 // CutUTF16 returns the longest prefix of s that is at most n UTF-16 code
 // units long (the unit JavaScript's String.length counts) without
@@ -25,4 +28,16 @@ func CutUTF16(s string, n int) string {
 		units += k
 	}
 	return s
+}
+
+// Paragraphs joins the parts that are not blank with an empty line
+// between them, as instructions and memory are put together.
+func Paragraphs(parts ...string) string {
+	var kept []string
+	for _, p := range parts {
+		if strings.TrimSpace(p) != "" {
+			kept = append(kept, p)
+		}
+	}
+	return strings.Join(kept, "\n\n")
 }

@@ -25,3 +25,20 @@ func TestCutUTF16(t *testing.T) {
 		}
 	}
 }
+
+func TestParagraphs(t *testing.T) {
+	tests := []struct {
+		in   []string
+		want string
+	}{
+		{nil, ""},
+		{[]string{"a"}, "a"},
+		{[]string{"a", " \n", "b"}, "a\n\nb"},
+		{[]string{"", "b"}, "b"},
+	}
+	for _, tt := range tests {
+		if got := Paragraphs(tt.in...); got != tt.want {
+			t.Errorf("Paragraphs(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
