@@ -21,6 +21,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/castor-dev/castor/agent"
+	"github.com/castor-dev/castor/command"
 	"github.com/castor-dev/castor/config"
 	"github.com/castor-dev/castor/ide"
 	"github.com/castor-dev/castor/internal/chats"
@@ -134,6 +135,10 @@ type Agent struct {
 	MCP *mcp.Manager
 	// IDE is nil unless IDE mode is on and a companion answered.
 	IDE *ide.Client
+	// Commands are the slash commands of this session: the built-in ones
+	// and the prompts of its MCP servers. Faces run them with
+	// Commands.Run and may register their own.
+	Commands *command.Registry
 
 	closers []func() error
 }
@@ -288,6 +293,12 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 	sess = agent.New(cfg)
 	a.Session = sess
 	a.MCP = tools.mcp
+	a.Commands = command.DefaultRegistry()
+	if a.MCP != nil {
+		for _, c := range a.MCP.Commands() {
+			a.Commands.Register(c)
+		}
+	}
 	a.Checkpoints = checkpoints(st, wd, a, tools.env, sess, o.Warn)
 	return a, nil
 }
