@@ -156,6 +156,7 @@ func (r *run) maybeCompress() {
 	if split <= 1 || split >= len(hist) {
 		return
 	}
+	r.preCompress()
 	toCompress := append(cloneContents(hist[:split]), &genai.Content{Role: genai.RoleUser, Parts: []*genai.Part{{
 		Text: "First, reason in your scratchpad. Then, generate the <state_snapshot>.",
 	}}})

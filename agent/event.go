@@ -181,6 +181,7 @@ type ToolCall struct {
 	Ended    time.Time
 
 	call tool.Call
+	hk   callHooks
 }
 
 func (c *ToolCall) snapshot() *ToolCall {

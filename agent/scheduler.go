@@ -78,6 +78,9 @@ func (r *run) runBatch(b *pendingBatch) bool {
 			r.toolEvent(c)
 			continue
 		}
+		if !r.beforeTool(c, &t, &call, visible) {
+			continue
+		}
 		c.call = call
 		c.Description = call.Describe()
 		pc := policy.Call{Name: t.Name(), DisplayName: t.DisplayName(), Kind: t.Kind(), Args: c.Args}
@@ -85,6 +88,9 @@ func (r *run) runBatch(b *pendingBatch) bool {
 			pc.ServerName = sn.ServerName()
 		}
 		decision, msg := s.cfg.Policy.Decide(pc)
+		if c.hk.forceAsk && decision == policy.Allow {
+			decision = policy.Ask
+		}
 		var details *tool.ConfirmationDetails
 		if decision == policy.Ask {
 			d, err := call.Confirmation(r.ctx)
@@ -115,6 +121,7 @@ func (r *run) runBatch(b *pendingBatch) bool {
 		default:
 			c.Status = StatusAwaitingApproval
 			c.Confirmation = &Confirmation{CallID: c.ID, Details: details}
+			r.notify(c, details)
 			r.toolEvent(c)
 			if _, answered := c.Confirmation.Decision(); !answered && s.cfg.Confirm != nil && !r.stopped {
 				d, err := s.cfg.Confirm(r.ctx, c.snapshot())
@@ -277,6 +284,9 @@ func (r *run) executeGroup(calls []*ToolCall) {
 			r.finishCall(c, StatusError, u.res)
 		default:
 			r.finishCall(c, StatusSuccess, u.res)
+		}
+		if c.Status != StatusCancelled {
+			r.afterTool(c)
 		}
 		if !r.stopped {
 			r.toolEvent(c)

@@ -105,6 +105,8 @@ type Config struct {
 	Confirm func(ctx context.Context, call *ToolCall) (tool.Decision, error)
 	// Now is the clock (tests).
 	Now func() time.Time
+	// Hooks, when set, runs hooks at Gemini CLI's hook points (agent/hooks.go).
+	Hooks Hooks
 }
 
 // Session is one conversation with the model. Its methods are safe for
@@ -124,6 +126,10 @@ type Session struct {
 	pending    *pendingBatch
 	loops      *loopDetector
 	stats      *statsRecorder
+	// startContext is SessionStart hook context for the next prompt;
+	// notices are hook events produced outside a turn.
+	startContext []string
+	notices      []*Event
 }
 
 // New returns a session.
@@ -267,6 +273,23 @@ func (s *Session) Send(ctx context.Context, parts ...*genai.Part) iter.Seq2[*Eve
 		s.started = true
 		s.mu.Unlock()
 		s.loops.reset()
+		r.flushNotices()
+		r.hk.prompt = promptText(parts)
+		parts, goOn, keep := r.beforeAgent(parts)
+		if !keep {
+			if pending != nil {
+				s.mu.Lock()
+				s.hist = RepairHistory(s.hist, reasonUnanswered)
+				s.mu.Unlock()
+			}
+			return
+		}
+		s.mu.Lock()
+		for _, c := range s.startContext {
+			parts = append([]*genai.Part{{Text: c}}, parts...)
+		}
+		s.startContext = nil
+		s.mu.Unlock()
 
 		var userParts []*genai.Part
 		if first && s.cfg.EnvContext != nil {
@@ -292,6 +315,9 @@ func (s *Session) Send(ctx context.Context, parts ...*genai.Part) iter.Seq2[*Eve
 		}
 		if s.cfg.Recorder != nil {
 			s.cfg.Recorder.RecordUser(r.promptID, parts)
+		}
+		if !goOn {
+			return
 		}
 		r.loop()
 	}
@@ -345,6 +371,7 @@ type run struct {
 	// thoughts and usage of the latest model response, for the recorder.
 	thoughts []Thought
 	usage    *genai.GenerateContentResponseUsageMetadata
+	hk       runHooks
 }
 
 func (s *Session) newRun(ctx context.Context, yield func(*Event, error) bool) *run {
@@ -402,6 +429,9 @@ func (r *run) loop() {
 		r.maybeCompress()
 		content, calls, err := r.callModel()
 		if err != nil {
+			if r.halted(err) {
+				return
+			}
 			r.fail(err)
 			return
 		}
@@ -417,7 +447,15 @@ func (r *run) loop() {
 			if s.cfg.Recorder != nil && content != nil {
 				s.cfg.Recorder.RecordModel(turn)
 			}
-			r.emit(&Event{Type: EventTurnEnd, Reason: TurnCompleted, Text: turn.Text})
+			again, stopped := r.afterAgent(turn.Text)
+			if again {
+				continue
+			}
+			reason := TurnCompleted
+			if stopped {
+				reason = TurnStopped
+			}
+			r.emit(&Event{Type: EventTurnEnd, Reason: reason, Text: turn.Text})
 			return
 		}
 		for _, c := range calls {
@@ -433,6 +471,10 @@ func (r *run) loop() {
 		}
 		batch := &pendingBatch{promptID: r.promptID, calls: calls, turn: turn}
 		if !r.runBatch(batch) {
+			return
+		}
+		if r.hk.halt != nil {
+			r.stop(r.hk.halt)
 			return
 		}
 	}
@@ -466,6 +508,9 @@ func (r *run) callModel() (*genai.Content, []*ToolCall, error) {
 			r.emit(&Event{Type: EventFallback, Notice: &n, Model: n.To})
 		}
 	}
+	if err := r.beforeModel(req); err != nil {
+		return nil, nil, err
+	}
 	start := time.Now()
 	r.thoughts, r.usage = nil, nil
 	var (
@@ -476,7 +521,7 @@ func (r *run) callModel() (*genai.Content, []*ToolCall, error) {
 		finish     genai.FinishReason
 		citations  []string
 	)
-	for resp, err := range s.cfg.Model.GenerateContentStream(r.ctx, req) {
+	for resp, err := range r.stream(req) {
 		if err != nil {
 			s.stats.request(orDefault(version, req.Model), "main", time.Since(start), nil, err)
 			return nil, nil, err
