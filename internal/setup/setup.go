@@ -107,6 +107,8 @@ type Options struct {
 	Retry *model.RetryOptions
 	// Warn receives non-fatal setup problems (default: ignored).
 	Warn func(string)
+	// Hooks are in-process hooks, run with those of the settings.
+	Hooks []RuntimeHook
 }
 
 // DefaultModel is the model used when neither an option, the settings nor
@@ -286,6 +288,7 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 		CompressionThreshold: st.Model.CompressionThreshold,
 		Recorder:             recorder,
 		Confirm:              confirm,
+		Hooks:                buildHooks(o, a, nil, transcriptPath(recorder)),
 	}
 	if idec != nil {
 		cfg.PromptContext = idec.client.PromptContext
@@ -300,6 +303,7 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 		}
 	}
 	a.Checkpoints = checkpoints(st, wd, a, tools.env, sess, o.Warn)
+	startHooks(ctx, o, a, o.Resume != "" && len(history) > 0)
 	return a, nil
 }
 
