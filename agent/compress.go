@@ -152,11 +152,13 @@ func (r *run) maybeCompress() {
 	hist := cloneContents(s.hist)
 	modelName := s.model
 	s.mu.Unlock()
+	// Gemini CLI fires PreCompress once the threshold is passed, before
+	// looking for a split point.
+	r.preCompress()
 	split := splitPoint(hist)
 	if split <= 1 || split >= len(hist) {
 		return
 	}
-	r.preCompress()
 	toCompress := append(cloneContents(hist[:split]), &genai.Content{Role: genai.RoleUser, Parts: []*genai.Part{{
 		Text: "First, reason in your scratchpad. Then, generate the <state_snapshot>.",
 	}}})

@@ -103,6 +103,9 @@ func (r *run) runBatch(b *pendingBatch) bool {
 			if details != nil && len(details.RootCommands) > 0 {
 				pc.RootCommands = details.RootCommands
 				decision, msg = s.cfg.Policy.Decide(pc)
+				if c.hk.forceAsk && decision == policy.Allow {
+					decision = policy.Ask
+				}
 			}
 			if decision == policy.Ask && details != nil && !s.cfg.Policy.CanAsk(pc) {
 				// A self-confirming tool asked, and nobody can answer.

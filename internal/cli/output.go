@@ -155,6 +155,8 @@ func (r *textRenderer) event(ev *agent.Event) {
 		r.turnHasText = false
 	case agent.EventLoopDetected, agent.EventWarning:
 		fmt.Fprintf(r.errw, "Warning: %s\n", r.str(ev.Text))
+	case agent.EventHookMessage:
+		fmt.Fprintf(r.errw, "%s\n", r.str(ev.Text))
 	case agent.EventRetry:
 		if n := ev.Notice; n != nil {
 			fmt.Fprintf(r.errw, "Attempt %d failed: %s. Retrying with backoff...\n", n.Attempt, r.str(fmt.Sprint(n.Err)))
