@@ -17,7 +17,6 @@ import (
 	"context"
 	"errors"
 	"iter"
-	"time"
 
 	"google.golang.org/genai"
 
@@ -38,15 +37,6 @@ var Version = version.Version
 // DefaultModel is the model used when neither an option, the settings nor
 // GEMINI_MODEL name one.
 const DefaultModel = setup.DefaultModel
-
-// SessionContext is what dynamic instructions learn about the session
-// they serve.
-type SessionContext struct {
-	SessionID  string
-	WorkDir    string
-	Timestamp  time.Time
-	Transcript []*genai.Content
-}
 
 // Option configures an Agent. Options compose: each adds to what the
 // others set, and none discards another.
@@ -77,7 +67,7 @@ func WithInstructionsFunc(f func(SessionContext) string) Option {
 	return func(o *setup.Options) {
 		prev := o.InstructionsFunc
 		o.InstructionsFunc = func(i setup.Info) string {
-			s := f(SessionContext(i))
+			s := f(newSessionContext(i.Agent, i.Timestamp))
 			if prev == nil {
 				return s
 			}

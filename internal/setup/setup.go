@@ -39,6 +39,8 @@ type Info struct {
 	WorkDir    string
 	Timestamp  time.Time
 	Transcript []*genai.Content
+	// Agent is the assembled agent the instructions serve.
+	Agent *Agent
 }
 
 // Options is everything a face may ask of the assembly. The SDK facade
@@ -137,6 +139,8 @@ type Agent struct {
 	MCP *mcp.Manager
 	// IDE is nil unless IDE mode is on and a companion answered.
 	IDE *ide.Client
+	// Policy is the session's policy engine (approval mode and rules).
+	Policy *policy.Engine
 	// Commands are the slash commands of this session: the built-in ones
 	// and the prompts of its MCP servers. Faces run them with
 	// Commands.Run and may register their own.
@@ -267,7 +271,7 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 		if o.InstructionsFunc == nil {
 			return base
 		}
-		extra := o.InstructionsFunc(Info{SessionID: sess.ID(), WorkDir: wd, Timestamp: time.Now(), Transcript: sess.History()})
+		extra := o.InstructionsFunc(Info{SessionID: sess.ID(), WorkDir: wd, Timestamp: time.Now(), Transcript: sess.History(), Agent: a})
 		if strings.TrimSpace(extra) == "" {
 			return base
 		}
@@ -295,6 +299,7 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 	}
 	sess = agent.New(cfg)
 	a.Session = sess
+	a.Policy = pol
 	a.MCP = tools.mcp
 	a.Commands = command.DefaultRegistry()
 	if a.MCP != nil {
