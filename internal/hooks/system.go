@@ -206,15 +206,16 @@ func (h *Hook) label() string {
 
 // runCommand runs a command hook the way Gemini CLI does: through the
 // shell, in the project directory, with the input as JSON on stdin and
-// $GEMINI_PROJECT_DIR (and $CLAUDE_PROJECT_DIR) replaced in the command.
+// $GEMINI_PROJECT_DIR (and $CLAUDE_PROJECT_DIR) set.
 func (s *System) runCommand(ctx context.Context, h *Hook, in *agent.HookInput) (*agent.HookOutput, error) {
 	stdin, err := json.Marshal(in)
 	if err != nil {
 		return nil, fmt.Errorf("hook %s (%s): input: %v", h.label(), h.Origin, err)
 	}
-	quoted := shellQuote(in.Cwd)
-	command := strings.NewReplacer("$GEMINI_PROJECT_DIR", quoted, "${GEMINI_PROJECT_DIR}", quoted, "$CLAUDE_PROJECT_DIR", quoted, "${CLAUDE_PROJECT_DIR}", quoted).Replace(h.Command)
-	cmd := exec.CommandContext(ctx, shell(), "-c", command)
+	// Gemini CLI pastes the quoted directory over $GEMINI_PROJECT_DIR in
+	// the command; setting the variables and letting the shell expand them
+	// gives the same result and stays right inside double quotes.
+	cmd := exec.CommandContext(ctx, shell(), "-c", h.Command)
 	cmd.Dir = in.Cwd
 	cmd.Env = append(slices.Clone(s.opts.Env),
 		"GEMINI_PROJECT_DIR="+in.Cwd,
@@ -282,8 +283,4 @@ func shell() string {
 		return p
 	}
 	return "/bin/sh"
-}
-
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
