@@ -49,7 +49,7 @@ func settingsHooks(st *config.Settings, trusted bool, extRoots []string, workspa
 	}
 	if v, ok := st.Get("hooksConfig.enabled"); ok {
 		if _, isBool := v.(bool); !isBool {
-			warn(fmt.Sprintf("settings: hooksConfig.enabled must be true or false; hooks stay enabled"))
+			warn("settings: hooksConfig.enabled must be true or false; hooks stay enabled")
 		}
 	}
 	var out []hooks.Hook
