@@ -61,7 +61,9 @@ func requestText(r *fakegemini.Request) string {
 }
 
 func hookFunc(out *castor.HookOutput) castor.HookFunc {
-	return func(context.Context, *castor.HookInput, castor.SessionContext) (*castor.HookOutput, error) { return out, nil }
+	return func(context.Context, *castor.HookInput, castor.SessionContext) (*castor.HookOutput, error) {
+		return out, nil
+	}
 }
 
 // TestHooksInjectContent: context from SessionStart, BeforeAgent and
@@ -346,7 +348,10 @@ func TestSessionContext(t *testing.T) {
 	ws := t.TempDir()
 	var sc castor.SessionContext
 	a := newAgent(t, srv, castor.WithWorkDir(ws), castor.WithHooks(castor.Hook{Event: castor.BeforeAgent,
-		Func: func(_ context.Context, _ *castor.HookInput, c castor.SessionContext) (*castor.HookOutput, error) { sc = c; return nil, nil }}))
+		Func: func(_ context.Context, _ *castor.HookInput, c castor.SessionContext) (*castor.HookOutput, error) {
+			sc = c
+			return nil, nil
+		}}))
 	if _, err := a.Send(context.Background(), "hi"); err != nil {
 		t.Fatal(err)
 	}
@@ -410,7 +415,10 @@ func TestSessionContextPlanMode(t *testing.T) {
 	srv := fakegemini.Start(t, fakegemini.Text("ok"))
 	var sc castor.SessionContext
 	a := newAgent(t, srv, castor.WithApprovalMode(policy.ModePlan), castor.WithHooks(castor.Hook{Event: castor.BeforeAgent,
-		Func: func(_ context.Context, _ *castor.HookInput, c castor.SessionContext) (*castor.HookOutput, error) { sc = c; return nil, nil }}))
+		Func: func(_ context.Context, _ *castor.HookInput, c castor.SessionContext) (*castor.HookOutput, error) {
+			sc = c
+			return nil, nil
+		}}))
 	if _, err := a.Send(context.Background(), "hi"); err != nil {
 		t.Fatal(err)
 	}

@@ -61,7 +61,9 @@ func requestText(cs []*genai.Content) string {
 }
 
 func TestHookPoints(t *testing.T) {
-	ctxOut := func(s string) *HookOutput { return &HookOutput{HookSpecificOutput: &HookSpecificOutput{AdditionalContext: s}} }
+	ctxOut := func(s string) *HookOutput {
+		return &HookOutput{HookSpecificOutput: &HookSpecificOutput{AdditionalContext: s}}
+	}
 	for _, tt := range []struct {
 		name  string
 		turns [][]*genai.Part
