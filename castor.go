@@ -219,7 +219,7 @@ func (a *Agent) Model() string { return a.a.Session.Model() }
 
 // Stream sends a prompt and returns the engine's events.
 func (a *Agent) Stream(ctx context.Context, prompt string) iter.Seq2[*agent.Event, error] {
-	return a.a.Session.Send(ctx, genai.NewPartFromText(prompt))
+	return a.a.Session.Send(withSession(ctx, a.a), genai.NewPartFromText(prompt))
 }
 
 // Send sends a prompt and waits for the turn to end.
@@ -230,7 +230,7 @@ func (a *Agent) Send(ctx context.Context, prompt string) (*Result, error) {
 // Resume continues a turn that paused for confirmations once each was
 // answered (Session().Answer), and waits for it to end.
 func (a *Agent) Resume(ctx context.Context) (*Result, error) {
-	return a.collect(a.a.Session.Resume(ctx))
+	return a.collect(a.a.Session.Resume(withSession(ctx, a.a)))
 }
 
 // collect waits for the turn to end; Result.Text is the engine's answer

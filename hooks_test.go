@@ -438,3 +438,25 @@ func mustClient(t *testing.T, srv *fakegemini.Server) *gemini.Model {
 	}
 	return c
 }
+
+// TestToolSessionContext: a tool reaches its session through its context.
+func TestToolSessionContext(t *testing.T) {
+	srv := fakegemini.Start(t, fakegemini.Call("whoami", map[string]any{}), fakegemini.Text("ok"))
+	type none struct{}
+	var got castor.SessionContext
+	var ok bool
+	who := castor.MustTool("whoami", "Says which session this is.", func(ctx context.Context, _ none) (string, error) {
+		got, ok = castor.SessionContextFrom(ctx)
+		return got.SessionID, nil
+	})
+	a := newAgent(t, srv, castor.WithTrustedTools(who))
+	if _, err := a.Send(context.Background(), "who?"); err != nil {
+		t.Fatal(err)
+	}
+	if !ok || got.SessionID != a.SessionID() || got.FS == nil || got.Shell == nil || len(got.Transcript) == 0 {
+		t.Errorf("context %v %+v", ok, got)
+	}
+	if _, ok := castor.SessionContextFrom(context.Background()); ok {
+		t.Error("a context outside a turn has a session")
+	}
+}

@@ -346,3 +346,22 @@ func (b *syncBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+// sessionKey carries the assembled agent in the context of a turn.
+type sessionKey struct{}
+
+// withSession marks ctx as a turn of sa, for SessionContextFrom.
+func withSession(ctx context.Context, sa *setup.Agent) context.Context {
+	return context.WithValue(ctx, sessionKey{}, sa)
+}
+
+// SessionContextFrom returns the SessionContext of the session whose turn
+// ctx belongs to; a tool made with NewTool calls it with the context its
+// function receives. It reports false outside a turn of an Agent.
+func SessionContextFrom(ctx context.Context) (SessionContext, bool) {
+	sa, ok := ctx.Value(sessionKey{}).(*setup.Agent)
+	if !ok || sa == nil {
+		return SessionContext{}, false
+	}
+	return newSessionContext(sa, time.Now()), true
+}
