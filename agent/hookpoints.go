@@ -15,8 +15,8 @@ import (
 type runHooks struct {
 	// prompt is the text of the prompt being served (AfterAgent).
 	prompt string
-	// retried is set once AfterAgent asked for a retry (stop_hook_active).
-	retried bool
+	// retries counts AfterAgent's retries (stop_hook_active once one ran).
+	retries int
 	// halt is set when a tool hook answered continue: false; the turn
 	// stops once the batch is answered.
 	halt *HookOutput
@@ -289,6 +289,11 @@ func addText(res *tool.Result, text string) {
 	}
 }
 
+// maxHookRetries bounds the retries AfterAgent hooks may ask for in one
+// turn, as Gemini CLI bounds a prompt's turns, so that a hook that always
+// denies cannot loop forever.
+const maxHookRetries = 100
+
 // afterAgent fires AfterAgent once the model has answered. It reports
 // whether the loop goes on: a deny sends its reason to the model as a new
 // prompt (once the hook knows it is a retry, through stop_hook_active).
@@ -296,7 +301,7 @@ func (r *run) afterAgent(answer string) (again bool, stopped bool) {
 	if !r.s.hooked(HookAfterAgent) {
 		return false, false
 	}
-	active := r.hk.retried
+	active := r.hk.retries > 0
 	out := r.hook(&HookInput{HookEventName: HookAfterAgent, Prompt: &r.hk.prompt, PromptResponse: &answer, StopHookActive: &active})
 	if out == nil {
 		return false, false
@@ -309,8 +314,8 @@ func (r *run) afterAgent(answer string) (again bool, stopped bool) {
 	switch {
 	case out.Stops():
 		return false, true
-	case out.Blocks():
-		r.hk.retried = true
+	case out.Blocks() && r.hk.retries < maxHookRetries:
+		r.hk.retries++
 		r.s.appendHistory(&genai.Content{Role: genai.RoleUser, Parts: []*genai.Part{{Text: out.EffectiveReason()}}})
 		return true, false
 	}
