@@ -107,6 +107,11 @@ type Options struct {
 	Retry *model.RetryOptions
 	// Warn receives non-fatal setup problems (default: ignored).
 	Warn func(string)
+	// Extensions is -e/--extensions: only these installed extensions are
+	// active ("none": none); empty means the enablement rules decide.
+	Extensions []string
+	// CodeExtensions are extensions given in code (the SDK's).
+	CodeExtensions []*CodeExtension
 }
 
 // DefaultModel is the model used when neither an option, the settings nor
@@ -139,8 +144,14 @@ type Agent struct {
 	// and the prompts of its MCP servers. Faces run them with
 	// Commands.Run and may register their own.
 	Commands *command.Registry
+	// Extensions are the active installed extensions: their folders
+	// (commands/, hooks/, skills/, agents/, policies/) are read by the
+	// loaders of those features.
+	Extensions []*config.Extension
 
-	closers []func() error
+	fileCommands map[string]*command.FileCommand
+	expand       *expander
+	closers      []func() error
 }
 
 // Close releases what the agent holds (MCP servers, the IDE connection,
@@ -205,6 +216,8 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 		return nil, err
 	}
 	a.Settings = st
+	loadExtensions(o, a, wd)
+	o = codeExtensionOptions(o)
 	if idec != nil {
 		a.IDE = idec.client
 	}
@@ -299,6 +312,8 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 			a.Commands.Register(c)
 		}
 	}
+	a.expand = newExpander(tools, pol, confirm)
+	loadFileCommands(o, a, wd)
 	a.Checkpoints = checkpoints(st, wd, a, tools.env, sess, o.Warn)
 	return a, nil
 }
