@@ -147,3 +147,14 @@ func loadFileCommands(o Options, a *Agent, wd string) {
 func (a *Agent) FileCommands() map[string]*command.FileCommand {
 	return maps.Clone(a.fileCommands)
 }
+
+// listFileCommands registers the custom commands of the workspace of o
+// (and of its active extensions) in reg, for faces that list commands
+// without a session (the A2A server's /listCommands). Run there they
+// expand {{args}}; shell and file injections need a session, whose
+// ExpandPrompt a message naming the command goes through.
+func listFileCommands(reg *command.Registry, o Options, st *config.Settings, home config.Home, env *Env) {
+	a := &Agent{Home: home, Settings: st, Env: env, Commands: reg, Trusted: st.Trust.IsTrusted() || !st.Trust.FolderTrustEnabled}
+	loadExtensions(o, a, o.WorkDir)
+	loadFileCommands(o, a, o.WorkDir)
+}
