@@ -67,11 +67,29 @@ func loadExtensions(o Options, a *Agent, wd string) {
 	}
 }
 
-// codeExtensionOptions folds the code extensions' tools and instructions
-// into the options the later steps read.
-func codeExtensionOptions(o Options) Options {
+// codeExtensionOptions checks the code extensions and folds their tools
+// and instructions into the options the later steps read.
+func codeExtensionOptions(o Options) (Options, error) {
 	if len(o.CodeExtensions) == 0 {
-		return o
+		return o, nil
+	}
+	seen := map[string]bool{}
+	for _, e := range o.CodeExtensions {
+		if e == nil || !config.ValidExtensionName(e.Name) {
+			return o, configErrorf("extension name %q: only letters (a-z, A-Z), numbers (0-9), and dashes (-) are allowed", nameOf(e))
+		}
+		if seen[e.Name] {
+			return o, configErrorf("extension %s is given twice", e.Name)
+		}
+		seen[e.Name] = true
+		for _, c := range e.Commands {
+			if c == nil || c.Name == "" || strings.ContainsAny(c.Name, " \t\n/") {
+				return o, configErrorf("extension %s: a command needs a name without spaces or slashes", e.Name)
+			}
+			if err := c.Validate(); err != nil {
+				return o, configErrorf("extension %s: command %s: %v", e.Name, c.Name, err)
+			}
+		}
 	}
 	o.Tools = append([]tool.Tool(nil), o.Tools...)
 	var instr []string
@@ -85,7 +103,14 @@ func codeExtensionOptions(o Options) Options {
 		}
 	}
 	o.Instructions = strings.Join(instr, "\n\n")
-	return o
+	return o, nil
+}
+
+func nameOf(e *CodeExtension) string {
+	if e == nil {
+		return ""
+	}
+	return e.Name
 }
 
 // extensionContextFiles are the context files of the active extensions,

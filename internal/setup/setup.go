@@ -217,7 +217,9 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 	}
 	a.Settings = st
 	loadExtensions(o, a, wd)
-	o = codeExtensionOptions(o)
+	if o, err = codeExtensionOptions(o); err != nil {
+		return nil, err
+	}
 	if idec != nil {
 		a.IDE = idec.client
 	}
