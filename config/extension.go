@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -156,6 +157,9 @@ func ParseExtensionManifest(file string, data []byte, vars map[string]string, en
 		if errors.As(err, &se) {
 			return nil, fmt.Errorf("%s: line %d: invalid JSON: %v", file, lineOf(data, se.Offset), err)
 		}
+		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("%s: line %d: invalid JSON: unexpected end of file", file, lineOf(data, int64(len(data))))
+		}
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
 			return nil, fmt.Errorf("%s: the manifest must be a JSON object", file)
@@ -164,6 +168,9 @@ func ParseExtensionManifest(file string, data []byte, vars map[string]string, en
 	}
 	if raw == nil {
 		return nil, fmt.Errorf("%s: the manifest must be a JSON object", file)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("%s: line %d: invalid JSON: unexpected data after the manifest object", file, lineOf(data, dec.InputOffset()))
 	}
 	hydrateTree(raw, func(s string) string {
 		s = HydrateExtensionString(s, vars)

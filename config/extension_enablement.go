@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 )
 
@@ -71,7 +70,7 @@ func (e *Enablement) enabled(rules map[string]enablementEntry, name, folder stri
 	p := slashed(folder)
 	for _, r := range rules[name].Overrides {
 		o := parseOverride(r)
-		if o.regexp().MatchString(p) {
+		if o.matches(p) {
 			enabled = !o.disable
 		}
 	}
@@ -93,7 +92,7 @@ func (e *Enablement) SetEnabled(name, folder string, enabled bool) error {
 		if o.base == n.base {
 			continue // the same folder: the new rule replaces it
 		}
-		if n.regexp().MatchString(o.base) {
+		if n.matches(o.base) {
 			continue // a rule for a subfolder the new rule now covers
 		}
 		kept = append(kept, r)
@@ -155,28 +154,55 @@ func (o override) String() string {
 	return s
 }
 
-// regexp is Gemini CLI's glob: the rule's text literally, with "*" (and a
-// slash before it) optional-anything.
-func (o override) regexp() *regexp.Regexp {
+// matches applies Gemini CLI's glob to p: the rule's text literally,
+// with "*" matching anything and "/*" matching nothing or "/" and
+// anything.
+func (o override) matches(p string) bool {
 	g := o.base
 	if o.subdirs {
 		g += "*"
 	}
-	var b strings.Builder
-	b.WriteString("^")
+	return globMatches(g, p)
+}
+
+func globMatches(g, p string) bool {
+	// Tokens: a literal byte, "*" (anything) or "/*" (nothing, or "/"
+	// then anything). ok[j] says whether the tokens so far can consume
+	// exactly p[:j]; each token is applied to the whole set at once, so
+	// the cost stays len(g)*len(p).
+	ok := make([]bool, len(p)+1)
+	ok[0] = true
 	for i := 0; i < len(g); i++ {
+		next := make([]bool, len(p)+1)
 		switch {
 		case g[i] == '/' && i+1 < len(g) && g[i+1] == '*':
-			b.WriteString("(/.*)?")
 			i++
+			any := false
+			for j := 0; j <= len(p); j++ {
+				if any {
+					next[j] = true
+				}
+				if ok[j] {
+					next[j] = true
+					if j < len(p) && p[j] == '/' {
+						any = true
+					}
+				}
+			}
 		case g[i] == '*':
-			b.WriteString("(.*)?")
+			any := false
+			for j := 0; j <= len(p); j++ {
+				any = any || ok[j]
+				next[j] = any
+			}
 		default:
-			b.WriteString(regexp.QuoteMeta(g[i : i+1]))
+			for j := 0; j < len(p); j++ {
+				next[j+1] = ok[j] && p[j] == g[i]
+			}
 		}
+		ok = next
 	}
-	b.WriteString("$")
-	return regexp.MustCompile(b.String())
+	return ok[len(p)]
 }
 
 // slashed is a folder with forward slashes and a leading and trailing
