@@ -269,7 +269,7 @@ func (x *expander) filter() tool.FileFilter {
 // readFile reads one file with read_file, the reader the model's calls
 // use: text as text, images and PDFs as inline data.
 func (x *expander) readFile(ctx context.Context, abs string) []*genai.Part {
-	call, err := builtin.NewReadFile(x.env).Build(map[string]any{"file_path": abs})
+	call, err := builtin.NewReadFile(x.env).Build(map[string]any{"absolute_path": abs})
 	if err != nil {
 		return []*genai.Part{genai.NewPartFromText(err.Error())}
 	}
