@@ -47,6 +47,7 @@ type flags struct {
 	rawOutput       bool
 	acceptRawRisk   bool
 	extensions      []string
+	listExtensions  bool
 }
 
 // subcommands are the castor subcommands, each built in its own file. A
@@ -135,6 +136,7 @@ func Run(ctx context.Context, args []string, stdio IO) (code int) {
 	fl.BoolVarP(&f.sandbox, "sandbox", "s", false, "run tools in a sandbox (not supported yet)")
 	fl.BoolVar(&f.rawOutput, "raw-output", false, "print model and tool output as is, terminal control sequences included (unsafe when the output is untrusted)")
 	fl.BoolVar(&f.acceptRawRisk, "accept-raw-output-risk", false, "do not warn about --raw-output (implies it, as in Gemini CLI)")
+	fl.BoolVarP(&f.listExtensions, "list-extensions", "l", false, "list the installed extensions and exit")
 	fl.StringSliceVarP(&f.extensions, "extensions", "e", nil, "extensions to use, comma-separated or repeated (default: all enabled; none: no extension)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &inputError{msg: err.Error()}
@@ -185,6 +187,9 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 	}
 	if f.deleteSession != "" {
 		return deleteSession(wd, f.deleteSession, stdio)
+	}
+	if f.listExtensions {
+		return listExtensionNames(stdio)
 	}
 
 	mode := policy.Mode("")

@@ -518,3 +518,19 @@ func sortedKeys(m map[string]any) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// listExtensionNames is -l/--list-extensions: the installed extensions'
+// names, as Gemini CLI prints them.
+func listExtensionNames(stdio IO) int {
+	p, err := currentExtPlace()
+	if err != nil {
+		fmt.Fprintf(stdio.Stderr, "Error: %v\n", err)
+		return ExitError
+	}
+	exts, _ := p.load()
+	fmt.Fprintln(stdio.Stdout, "Installed extensions:")
+	for _, e := range exts {
+		fmt.Fprintln(stdio.Stdout, "- "+e.Name)
+	}
+	return ExitOK
+}

@@ -81,6 +81,9 @@ func TestExtensionEndToEnd(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "✓ ext-demo (1.0.0)") || !strings.Contains(r.stdout, "DEMO.md") {
 		t.Fatalf("list: exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
 	}
+	if r = e.run("-l"); r.code != 0 || r.stdout != "Installed extensions:\n- ext-demo\n" {
+		t.Errorf("-l: exit %d: %q", r.code, r.stdout)
+	}
 	if len(e.srv.Requests()) != 0 {
 		t.Fatal("an extensions subcommand reached the model")
 	}
