@@ -89,7 +89,13 @@ func LoadMemory(env Env) (*config.Memory, error) {
 	if err != nil {
 		return nil, err
 	}
+	var extFiles []string
+	exts, _ := config.LoadExtensions(config.ExtensionsOptions{GeminiDir: h.Dir, Workspace: ws, Trusted: env.Trusted})
+	for _, e := range config.ActiveExtensions(exts) {
+		extFiles = append(extFiles, e.ContextFiles...)
+	}
 	return config.LoadMemory(config.MemoryOptions{
+		ExtensionFiles:  extFiles,
 		Workspace:       []string{ws},
 		Home:            h.UserDir,
 		FileNames:       st.Context.FileNames,

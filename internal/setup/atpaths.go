@@ -48,7 +48,7 @@ func (x *expander) atPaths(ctx context.Context, text string) ([]*genai.Part, err
 			continue
 		}
 		abs, rel, ok := x.resolveRef(p.Path)
-		if !ok {
+		if !ok && x.search {
 			abs, rel, ok = x.searchRef(ctx, p.Path)
 		}
 		if !ok {

@@ -42,7 +42,7 @@ func loadExtensions(o Options, a *Agent, wd string) {
 		for _, w := range warnings {
 			o.Warn(w)
 		}
-		a.Extensions = config.ActiveExtensions(exts)
+		a.Extensions = allowedExtensions(a.Settings, config.ActiveExtensions(exts), o.Warn)
 	}
 	st := a.Settings
 	merge := func(servers map[string]any) {
@@ -182,4 +182,23 @@ func listFileCommands(reg *command.Registry, o Options, st *config.Settings, hom
 	a := &Agent{Home: home, Settings: st, Env: env, Commands: reg, Trusted: st.Trust.IsTrusted() || !st.Trust.FolderTrustEnabled}
 	loadExtensions(o, a, o.WorkDir)
 	loadFileCommands(o, a, o.WorkDir)
+}
+
+// allowedExtensions applies the settings that restrict extensions, as
+// Gemini CLI does: admin.extensions.enabled false turns them all off, and
+// security.blockGitExtensions refuses those installed from git.
+func allowedExtensions(st *config.Settings, exts []*config.Extension, warn func(string)) []*config.Extension {
+	if on, ok := st.GetBool("admin.extensions.enabled"); ok && !on {
+		return nil
+	}
+	block, _ := st.GetBool("security.blockGitExtensions")
+	var out []*config.Extension
+	for _, e := range exts {
+		if block && e.Install != nil && (e.Install.Type == "git" || e.Install.Type == "github-release") {
+			warn("Failed to load extension " + e.InstallDir + ". Extensions from remote sources is disallowed by your current settings.")
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/command"
+	"github.com/castor-dev/castor/config"
 	"github.com/castor-dev/castor/internal/atpath"
 	"github.com/castor-dev/castor/policy"
 	"github.com/castor-dev/castor/tool"
@@ -88,11 +89,18 @@ type expander struct {
 	policy  *policy.Engine
 	tools   *tool.Registry
 	confirm func(ctx context.Context, call *agent.ToolCall) (tool.Decision, error)
+	search  bool
 	seq     atomic.Int64
 }
 
-func newExpander(ts *toolSet, pol *policy.Engine, confirm func(context.Context, *agent.ToolCall) (tool.Decision, error)) *expander {
-	return &expander{env: ts.env, respect: ts.respect, policy: pol, tools: ts.registry, confirm: confirm}
+func newExpander(st *config.Settings, ts *toolSet, pol *policy.Engine, confirm func(context.Context, *agent.ToolCall) (tool.Decision, error)) *expander {
+	x := &expander{env: ts.env, respect: ts.respect, policy: pol, tools: ts.registry, confirm: confirm, search: true}
+	// context.fileFiltering.enableRecursiveFileSearch (default true) lets
+	// an @name that names nothing be searched for.
+	if v, ok := st.GetBool("context.fileFiltering.enableRecursiveFileSearch"); ok {
+		x.search = v
+	}
+	return x
 }
 
 func (a *Agent) injector() command.Injector {

@@ -314,7 +314,7 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 			a.Commands.Register(c)
 		}
 	}
-	a.expand = newExpander(tools, pol, confirm)
+	a.expand = newExpander(a.Settings, tools, pol, confirm)
 	loadFileCommands(o, a, wd)
 	a.Checkpoints = checkpoints(st, wd, a, tools.env, sess, o.Warn)
 	return a, nil
