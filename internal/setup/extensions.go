@@ -184,13 +184,10 @@ func listFileCommands(reg *command.Registry, o Options, st *config.Settings, hom
 	loadFileCommands(o, a, o.WorkDir)
 }
 
-// allowedExtensions applies the settings that restrict extensions, as
-// Gemini CLI does: admin.extensions.enabled false turns them all off, and
-// security.blockGitExtensions refuses those installed from git.
+// allowedExtensions applies security.blockGitExtensions, which refuses
+// extensions installed from git, as Gemini CLI does. (Its
+// admin.extensions.enabled comes from an admin server, never from files.)
 func allowedExtensions(st *config.Settings, exts []*config.Extension, warn func(string)) []*config.Extension {
-	if on, ok := st.GetBool("admin.extensions.enabled"); ok && !on {
-		return nil
-	}
 	block, _ := st.GetBool("security.blockGitExtensions")
 	var out []*config.Extension
 	for _, e := range exts {

@@ -286,3 +286,30 @@ func TestCodeExtensions(t *testing.T) {
 		}
 	}
 }
+
+func TestExtensionSettingsRestrict(t *testing.T) {
+	ext := "home/.gemini/extensions/"
+	files := map[string]string{
+		ext + "fromgit/gemini-extension.json":          `{"name":"fromgit","version":"1"}`,
+		ext + "fromgit/.gemini-extension-install.json": `{"source":"https://example.com/x.git","type":"git"}`,
+		ext + "local/gemini-extension.json":            `{"name":"local","version":"1"}`,
+	}
+	tests := []struct {
+		settings string
+		want     string
+	}{
+		{`{}`, "fromgit,local"},
+		{`{"security":{"blockGitExtensions":true}}`, "local"},
+	}
+	for _, tt := range tests {
+		files["home/.gemini/settings.json"] = tt.settings
+		a := newPlace(t, files).agent(t, Options{})
+		var names []string
+		for _, e := range a.Extensions {
+			names = append(names, e.Name)
+		}
+		if got := strings.Join(names, ","); got != tt.want {
+			t.Errorf("%s: extensions %q, want %q", tt.settings, got, tt.want)
+		}
+	}
+}
