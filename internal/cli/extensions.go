@@ -235,7 +235,7 @@ func extString(e *config.Extension, userEnabled, workspaceEnabled bool) string {
 	return b.String()
 }
 
-var gitSource = regexp.MustCompile(`^(https?://|git@|sso://|ssh://|git://)`)
+var gitSource = regexp.MustCompile(`^(https?://|git@|sso://|ssh://|git://|file://)`)
 
 // extInstall installs source (a git URL, cloned with git, or a local
 // folder, copied) as ~/.gemini/extensions/<name>, or with link records a

@@ -3,6 +3,7 @@ package cli_test
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -210,5 +211,72 @@ func TestBadCommandFileWarns(t *testing.T) {
 	r := e.run("-p", "hi")
 	if r.code != 0 || !strings.Contains(r.stderr, "bad.toml:2") {
 		t.Fatalf("exit %d\nstderr %s", r.code, r.stderr)
+	}
+}
+
+// TestExtensionInstallFromGit clones an extension from a git URL (a
+// local repository through file://), links another, and validates a
+// broken one.
+func TestExtensionInstallFromGit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("git is not installed")
+		}
+		t.Skip("git is not installed")
+	}
+	e := newEnv(t)
+	repo := filepath.Join(filepath.Dir(e.ws), "repo")
+	writeFiles(t, repo, map[string]string{
+		"gemini-extension.json": `{"name":"from-git","version":"0.2.0"}`,
+		"GEMINI.md":             "git context",
+	})
+	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"-c", "user.email=t@e", "-c", "user.name=t", "commit", "-q", "-m", "x"}} {
+		c := exec.Command("git", args...)
+		c.Dir = repo
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	if r := e.run("extensions", "install", "file://"+repo); r.code != 0 {
+		t.Fatalf("install: exit %d: %s", r.code, r.stderr)
+	}
+	meta, _ := os.ReadFile(filepath.Join(e.home, ".gemini", "extensions", "from-git", ".gemini-extension-install.json"))
+	if !strings.Contains(string(meta), `"type": "git"`) {
+		t.Errorf("install metadata = %s", meta)
+	}
+	if _, err := os.Stat(filepath.Join(e.home, ".gemini", "extensions", "from-git", ".git")); err == nil {
+		t.Error("the clone's .git was copied")
+	}
+	if r := e.run("extensions", "install", "file://"+repo); r.code == 0 || !strings.Contains(r.stderr, "already installed") {
+		t.Errorf("second install: exit %d: %s", r.code, r.stderr)
+	}
+
+	linked := filepath.Join(filepath.Dir(e.ws), "linked")
+	writeFiles(t, linked, map[string]string{"gemini-extension.json": `{"name":"linked","version":"1.0.0"}`})
+	if r := e.run("extensions", "link", linked); r.code != 0 || !strings.Contains(r.stdout, "linked successfully") {
+		t.Fatalf("link: exit %d: %s %s", r.code, r.stdout, r.stderr)
+	}
+	// Edits to the linked folder are seen at once.
+	writeFiles(t, linked, map[string]string{"GEMINI.md": "linked context"})
+	e.srv.Enqueue(fakegemini.Text("ok"))
+	if r := e.run("-p", "hi"); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if got := contentsText(e.srv.LastRequest()); !strings.Contains(got, "linked context") || !strings.Contains(got, "git context") {
+		t.Errorf("request lacks the extensions' context: %q", got)
+	}
+
+	bad := filepath.Join(filepath.Dir(e.ws), "bad")
+	writeFiles(t, bad, map[string]string{
+		"gemini-extension.json": "{\n  \"name\": \"bad\",\n  \"version\": \"x\",\n  \"contextFileName\": \"NOPE.md\"\n}",
+		"commands/broken.toml":  "prompt = \"!{oops\"\n",
+	})
+	r := e.run("extensions", "validate", bad)
+	if r.code == 0 || !strings.Contains(r.stderr, "NOPE.md") || !strings.Contains(r.stderr, "broken.toml:1") || !strings.Contains(r.stderr, "semver") {
+		t.Errorf("validate: exit %d\nstderr %s", r.code, r.stderr)
+	}
+	writeFiles(t, bad, map[string]string{"gemini-extension.json": "{\"name\": \"bad\", \"version\" 1}"})
+	if r = e.run("extensions", "validate", bad); r.code == 0 || !strings.Contains(r.stderr, "gemini-extension.json: line 1") {
+		t.Errorf("validate syntax: exit %d\nstderr %s", r.code, r.stderr)
 	}
 }
