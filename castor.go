@@ -217,9 +217,16 @@ func (a *Agent) SessionID() string { return a.a.Session.ID() }
 // Model returns the model in use.
 func (a *Agent) Model() string { return a.a.Session.Model() }
 
-// Stream sends a prompt and returns the engine's events.
+// Stream sends a prompt and returns the engine's events. A leading
+// "/name args" naming a custom command (an extension's, or a .toml under
+// .gemini/commands) sends that command's prompt, and @path includes the
+// file, as the castor command does.
 func (a *Agent) Stream(ctx context.Context, prompt string) iter.Seq2[*agent.Event, error] {
-	return a.a.Session.Send(withSession(ctx, a.a), genai.NewPartFromText(prompt))
+	parts, err := a.a.ExpandPrompt(ctx, prompt)
+	if err != nil {
+		return func(yield func(*agent.Event, error) bool) { yield(nil, err) }
+	}
+	return a.a.Session.Send(withSession(ctx, a.a), parts...)
 }
 
 // Send sends a prompt and waits for the turn to end.

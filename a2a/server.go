@@ -44,6 +44,10 @@ type Config struct {
 	URL string
 	// NewSession builds each task's engine session; it is required.
 	NewSession NewSessionFunc
+	// ExpandPrompt, when set, turns the text of a message into the parts
+	// sent to the task's session (custom commands, @path includes); nil
+	// sends the text as written.
+	ExpandPrompt func(ctx context.Context, sess *agent.Session, text string) ([]*genai.Part, error)
 	// HomeDir is the user's home directory workspace commands see ("":
 	// the OS one).
 	HomeDir string

@@ -356,6 +356,26 @@ func userParts(m *Message) ([]*genai.Part, []confirmation) {
 	return parts, confs
 }
 
+// expandParts passes each text part through expand (when set).
+func expandParts(ctx context.Context, expand func(context.Context, *agent.Session, string) ([]*genai.Part, error), sess *agent.Session, parts []*genai.Part) ([]*genai.Part, error) {
+	if expand == nil {
+		return parts, nil
+	}
+	var out []*genai.Part
+	for _, p := range parts {
+		if p.Text == "" {
+			out = append(out, p)
+			continue
+		}
+		ps, err := expand(ctx, sess, p.Text)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ps...)
+	}
+	return out, nil
+}
+
 // runTurn runs one message to the end of the turn, publishing every
 // update; it always ends with exactly one final update.
 func (t *task) runTurn(ctx context.Context, in turnInput) {
@@ -385,6 +405,9 @@ func (t *task) runTurn(ctx context.Context, in turnInput) {
 	parts, confs := userParts(in.msg)
 	if in.prompt != "" {
 		parts = []*genai.Part{genai.NewPartFromText(in.prompt)}
+	} else if parts, err = expandParts(ctx, s.cfg.ExpandPrompt, sess, parts); err != nil {
+		t.publish(&update{kind: uError, text: err.Error(), errMsg: err.Error()})
+		return
 	}
 	applied := t.applyConfirmations(sess, confs)
 	paused := len(sess.Pending()) > 0

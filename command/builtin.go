@@ -2,12 +2,10 @@ package command
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/castor-dev/castor/config"
@@ -38,11 +36,11 @@ type ExtensionInfo struct {
 	Name    string `json:"name"`
 	Version string `json:"version"`
 	Path    string `json:"path"`
-	// IsActive is false for every extension: Castor finds installed
-	// extensions but does not load them yet, and says so rather than
-	// pretend.
+	// IsActive says whether sessions in this workspace use it (the
+	// enablement rules of extension-enablement.json).
 	IsActive bool `json:"isActive"`
-	// Scope is "user" (~/.gemini/extensions) or "workspace".
+	// Scope is "user": Gemini CLI 0.61 installs extensions under
+	// ~/.gemini/extensions only.
 	Scope string `json:"scope"`
 }
 
@@ -67,45 +65,15 @@ func Extensions() *Command {
 	}
 }
 
-// ListExtensions finds installed extensions the way Gemini CLI does: each
-// directory under ~/.gemini/extensions (and, in a trusted workspace,
-// <workspace>/.gemini/extensions) holding a gemini-extension.json with a
-// name and a version; the first of a name wins.
+// ListExtensions loads the extensions installed under
+// ~/.gemini/extensions (config.LoadExtensions), sorted by name; broken
+// ones are left out.
 func ListExtensions(env Env) []ExtensionInfo {
-	type root struct{ dir, scope string }
-	var roots []root
-	if env.Workspace != "" && env.Trusted {
-		roots = append(roots, root{filepath.Join(env.Workspace, config.GeminiDirName, "extensions"), "workspace"})
-	}
-	roots = append(roots, root{filepath.Join(home(env).Dir, "extensions"), "user"})
-	seen := map[string]bool{}
+	exts, _ := config.LoadExtensions(config.ExtensionsOptions{GeminiDir: home(env).Dir, Workspace: env.Workspace, Trusted: env.Trusted})
 	var out []ExtensionInfo
-	for _, r := range roots {
-		entries, err := os.ReadDir(r.dir)
-		if err != nil {
-			continue
-		}
-		for _, e := range entries {
-			dir := filepath.Join(r.dir, e.Name())
-			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-				continue
-			}
-			data, err := os.ReadFile(filepath.Join(dir, "gemini-extension.json"))
-			if err != nil {
-				continue
-			}
-			var m struct {
-				Name    string `json:"name"`
-				Version string `json:"version"`
-			}
-			if json.Unmarshal(data, &m) != nil || m.Name == "" || m.Version == "" || seen[m.Name] {
-				continue
-			}
-			seen[m.Name] = true
-			out = append(out, ExtensionInfo{Name: m.Name, Version: m.Version, Path: dir, Scope: r.scope})
-		}
+	for _, e := range exts {
+		out = append(out, ExtensionInfo{Name: e.Name, Version: e.Version, Path: e.Path, IsActive: e.Active, Scope: "user"})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
 
@@ -121,7 +89,13 @@ func LoadMemory(env Env) (*config.Memory, error) {
 	if err != nil {
 		return nil, err
 	}
+	var extFiles []string
+	exts, _ := config.LoadExtensions(config.ExtensionsOptions{GeminiDir: h.Dir, Workspace: ws, Trusted: env.Trusted})
+	for _, e := range config.ActiveExtensions(exts) {
+		extFiles = append(extFiles, e.ContextFiles...)
+	}
 	return config.LoadMemory(config.MemoryOptions{
+		ExtensionFiles:  extFiles,
 		Workspace:       []string{ws},
 		Home:            h.UserDir,
 		FileNames:       st.Context.FileNames,

@@ -19,6 +19,6 @@ func Factory(base setup.Options) a2a.NewSessionFunc {
 		if err != nil {
 			return nil, nil, err
 		}
-		return a.Session, a.Close, nil
+		return a.Session, track(a), nil
 	}
 }

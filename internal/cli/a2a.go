@@ -179,6 +179,7 @@ func runA2A(ctx context.Context, f *a2aFlags, stdio IO) error {
 		AuthToken:        f.token,
 		URL:              cardURL,
 		NewSession:       a2asession.Factory(setup.Options{Model: f.model, Env: env.Lookup, Warn: warn}),
+		ExpandPrompt:     a2asession.ExpandPrompt,
 		YOLO:             f.yolo,
 		Store:            store,
 		Retention:        retention,

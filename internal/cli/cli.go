@@ -17,8 +17,6 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"google.golang.org/genai"
-
 	"github.com/castor-dev/castor/internal/setup"
 	"github.com/castor-dev/castor/internal/termtext"
 	"github.com/castor-dev/castor/internal/version"
@@ -48,6 +46,8 @@ type flags struct {
 	ide             bool
 	rawOutput       bool
 	acceptRawRisk   bool
+	extensions      []string
+	listExtensions  bool
 }
 
 // subcommands are the castor subcommands, each built in its own file. A
@@ -58,6 +58,8 @@ func subcommands(ctx context.Context, stdio IO) []*cobra.Command {
 		newAuthCommand(ctx, stdio), // auth: Google sign-in (auth.go)
 		ideCommand(ctx, stdio),     // ide: IDE companion status and serve (ide.go)
 		newMCPCommand(ctx, stdio),  // mcp: MCP server settings (mcp.go)
+
+		newExtensionsCommand(ctx, stdio), // extensions: install, list, enable… (extensions.go)
 	}
 }
 
@@ -134,6 +136,8 @@ func Run(ctx context.Context, args []string, stdio IO) (code int) {
 	fl.BoolVarP(&f.sandbox, "sandbox", "s", false, "run tools in a sandbox (not supported yet)")
 	fl.BoolVar(&f.rawOutput, "raw-output", false, "print model and tool output as is, terminal control sequences included (unsafe when the output is untrusted)")
 	fl.BoolVar(&f.acceptRawRisk, "accept-raw-output-risk", false, "do not warn about --raw-output (implies it, as in Gemini CLI)")
+	fl.BoolVarP(&f.listExtensions, "list-extensions", "l", false, "list the installed extensions and exit")
+	fl.StringSliceVarP(&f.extensions, "extensions", "e", nil, "extensions to use, comma-separated or repeated (default: all enabled; none: no extension)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &inputError{msg: err.Error()}
 	})
@@ -184,6 +188,9 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 	if f.deleteSession != "" {
 		return deleteSession(wd, f.deleteSession, stdio)
 	}
+	if f.listExtensions {
+		return listExtensionNames(stdio)
+	}
 
 	mode := policy.Mode("")
 	if f.yolo && f.approvalMode != "" {
@@ -226,6 +233,7 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 		Resume:                 f.resume,
 		EnforceTrust:           !f.skipTrust,
 		IDE:                    f.ide,
+		Extensions:             f.extensions,
 	}
 	if f.debug {
 		opts.Warn = func(s string) { fmt.Fprintf(stdio.Stderr, "[DEBUG] %s\n", s) }
@@ -250,12 +258,18 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 	defer a.Close()
 	out.start(a.Session.ID(), a.Session.Model(), prompt)
 	var runErr error
-	for ev, err := range a.Session.Send(ctx, genai.NewPartFromText(prompt)) {
-		if err != nil {
-			runErr = err
-			break
+	// Custom commands and @path includes are expanded first; a failure
+	// there is bad input (exit 42), as in Gemini CLI.
+	if parts, err := a.ExpandPrompt(ctx, prompt); err != nil {
+		runErr = &inputError{msg: err.Error()}
+	} else {
+		for ev, err := range a.Session.Send(ctx, parts...) {
+			if err != nil {
+				runErr = err
+				break
+			}
+			out.event(ev)
 		}
-		out.event(ev)
 	}
 	if runErr == nil && ctx.Err() != nil {
 		runErr = ctx.Err()

@@ -39,6 +39,7 @@ func loadMemory(o Options, a *Agent, filter tool.FileFilter) (memory, error) {
 		MaxDirs:         st.Context.DiscoveryMaxDirs,
 		BoundaryMarkers: st.Context.MemoryBoundaryMarkers,
 		ImportFormat:    st.Context.ImportFormat,
+		ExtensionFiles:  extensionContextFiles(a.Extensions),
 	})
 	if err != nil {
 		return memory{}, err

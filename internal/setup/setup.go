@@ -111,6 +111,11 @@ type Options struct {
 	Warn func(string)
 	// Hooks are in-process hooks, run with those of the settings.
 	Hooks []RuntimeHook
+	// Extensions is -e/--extensions: only these installed extensions are
+	// active ("none": none); empty means the enablement rules decide.
+	Extensions []string
+	// CodeExtensions are extensions given in code (the SDK's).
+	CodeExtensions []*CodeExtension
 }
 
 // DefaultModel is the model used when neither an option, the settings nor
@@ -145,8 +150,14 @@ type Agent struct {
 	// and the prompts of its MCP servers. Faces run them with
 	// Commands.Run and may register their own.
 	Commands *command.Registry
+	// Extensions are the active installed extensions: their folders
+	// (commands/, hooks/, skills/, agents/, policies/) are read by the
+	// loaders of those features.
+	Extensions []*config.Extension
 
-	closers []func() error
+	fileCommands map[string]*command.FileCommand
+	expand       *expander
+	closers      []func() error
 }
 
 // Close releases what the agent holds (MCP servers, the IDE connection,
@@ -211,6 +222,10 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 		return nil, err
 	}
 	a.Settings = st
+	loadExtensions(o, a, wd)
+	if o, err = codeExtensionOptions(o); err != nil {
+		return nil, err
+	}
 	if idec != nil {
 		a.IDE = idec.client
 	}
@@ -292,7 +307,7 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 		CompressionThreshold: st.Model.CompressionThreshold,
 		Recorder:             recorder,
 		Confirm:              confirm,
-		Hooks:                buildHooks(o, a, nil, transcriptPath(recorder)),
+		Hooks:                buildHooks(o, a, extensionRoots(a), transcriptPath(recorder)),
 	}
 	if idec != nil {
 		cfg.PromptContext = idec.client.PromptContext
@@ -307,6 +322,8 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 			a.Commands.Register(c)
 		}
 	}
+	a.expand = newExpander(a.Settings, tools, pol, confirm)
+	loadFileCommands(o, a, wd)
 	a.Checkpoints = checkpoints(st, wd, a, tools.env, sess, o.Warn)
 	startHooks(ctx, o, a, (o.Resume != "" || len(o.History) > 0) && len(history) > 0)
 	return a, nil

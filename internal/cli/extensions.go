@@ -1,0 +1,536 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/castor-dev/castor/command"
+	"github.com/castor-dev/castor/config"
+	"github.com/castor-dev/castor/internal/setup"
+)
+
+// newExtensionsCommand is `castor extensions list|install|uninstall|link|
+// enable|disable|validate`, which manage ~/.gemini/extensions as `gemini
+// extensions` does, in the same files and formats, so both tools share
+// their extensions.
+func newExtensionsCommand(ctx context.Context, stdio IO) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "extensions",
+		Aliases: []string{"extension"},
+		Short:   "Manage Gemini CLI extensions",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_ = cmd.Help()
+			return &inputError{msg: "You need at least one command before continuing."}
+		},
+	}
+	var listFormat string
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "Lists installed extensions.",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			return extList(stdio, listFormat)
+		},
+	}
+	list.Flags().StringVarP(&listFormat, "output-format", "o", "text", "The format of the CLI output (text or json)")
+	var ref string
+	var consent, autoUpdate bool
+	install := &cobra.Command{
+		Use:   "install <source>",
+		Short: "Installs an extension from a git repository URL or a local path.",
+		Args:  exactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			return extInstall(ctx, stdio, args[0], ref, autoUpdate, false)
+		},
+	}
+	install.Flags().StringVar(&ref, "ref", "", "The git ref to install from.")
+	install.Flags().BoolVar(&autoUpdate, "auto-update", false, "Enable auto-update for this extension.")
+	install.Flags().BoolVar(&consent, "consent", false, "Acknowledge the security risks of installing an extension and skip the confirmation prompt.")
+	link := &cobra.Command{
+		Use:   "link <path>",
+		Short: "Links an extension from a local path. Updates made to the local path will always be reflected.",
+		Args:  exactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			return extInstall(ctx, stdio, args[0], "", false, true)
+		},
+	}
+	link.Flags().BoolVar(&consent, "consent", false, "Acknowledge the security risks of installing an extension and skip the confirmation prompt.")
+	uninstall := &cobra.Command{
+		Use:   "uninstall <names...>",
+		Short: "Uninstalls one or more extensions.",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			return extUninstall(stdio, args)
+		},
+	}
+	var scope string
+	enable := &cobra.Command{
+		Use:   "enable [--scope] <name>",
+		Short: "Enables an extension.",
+		Args:  exactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return extSetEnabled(stdio, args[0], scope, c.Flags().Changed("scope"), true)
+		},
+	}
+	enable.Flags().StringVar(&scope, "scope", "user", "The scope to enable the extension in (user or workspace).")
+	disable := &cobra.Command{
+		Use:   "disable [--scope] <name>",
+		Short: "Disables an extension.",
+		Args:  exactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return extSetEnabled(stdio, args[0], scope, true, false)
+		},
+	}
+	disable.Flags().StringVar(&scope, "scope", "user", "The scope to disable the extension in (user or workspace).")
+	validate := &cobra.Command{
+		Use:   "validate <path>",
+		Short: "Validates an extension from a local path.",
+		Args:  exactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			return extValidate(stdio, args[0])
+		},
+	}
+	cmd.AddCommand(list, install, link, uninstall, enable, disable, validate)
+	return cmd
+}
+
+// extPlace is where the extension commands work: the user's .gemini
+// folder and the current workspace with its trust.
+type extPlace struct {
+	home    config.Home
+	wd      string
+	trusted bool
+}
+
+func currentExtPlace() (extPlace, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return extPlace{}, err
+	}
+	p := extPlace{home: config.ResolveHome(nil), wd: wd}
+	if st, err := config.Load(config.LoadOptions{Workspace: wd}); err == nil {
+		p.trusted = st.Trust.IsTrusted() || !st.Trust.FolderTrustEnabled
+	}
+	return p, nil
+}
+
+func (p extPlace) load() ([]*config.Extension, []string) {
+	return config.LoadExtensions(config.ExtensionsOptions{GeminiDir: p.home.Dir, Workspace: p.wd, Trusted: p.trusted})
+}
+
+func (p extPlace) enablement() *config.Enablement {
+	return &config.Enablement{Path: filepath.Join(config.ExtensionsDir(p.home.Dir), config.ExtensionEnablementFileName)}
+}
+
+// extListEntry is one extension in `extensions list -o json`.
+type extListEntry struct {
+	Name         string                   `json:"name"`
+	Version      string                   `json:"version"`
+	Description  string                   `json:"description,omitempty"`
+	Path         string                   `json:"path"`
+	IsActive     bool                     `json:"isActive"`
+	ContextFiles []string                 `json:"contextFiles"`
+	MCPServers   map[string]any           `json:"mcpServers,omitempty"`
+	ExcludeTools []string                 `json:"excludeTools,omitempty"`
+	Install      *config.ExtensionInstall `json:"installMetadata,omitempty"`
+}
+
+func extList(stdio IO, format string) error {
+	p, err := currentExtPlace()
+	if err != nil {
+		return err
+	}
+	exts, warnings := p.load()
+	for _, w := range warnings {
+		fmt.Fprintln(stdio.Stderr, "Warning: "+w)
+	}
+	switch format {
+	case "json":
+		entries := []extListEntry{}
+		for _, e := range exts {
+			entries = append(entries, extListEntry{Name: e.Name, Version: e.Version, Description: e.Description, Path: e.Path,
+				IsActive: e.Active, ContextFiles: append([]string{}, e.ContextFiles...), MCPServers: e.MCPServers, ExcludeTools: e.ExcludeTools, Install: e.Install})
+		}
+		data, _ := json.MarshalIndent(entries, "", "  ")
+		fmt.Fprintln(stdio.Stdout, string(data))
+		return nil
+	case "text", "":
+	default:
+		return &inputError{msg: fmt.Sprintf("invalid output format %q: use text or json", format)}
+	}
+	if len(exts) == 0 {
+		fmt.Fprintln(stdio.Stdout, "No extensions installed.")
+		return nil
+	}
+	en := p.enablement()
+	var blocks []string
+	for _, e := range exts {
+		blocks = append(blocks, extString(e, en.Enabled(e.Name, p.home.UserDir), e.Active))
+	}
+	fmt.Fprintln(stdio.Stdout, strings.Join(blocks, "\n\n"))
+	return nil
+}
+
+// extString describes an extension as `gemini extensions list` does.
+func extString(e *config.Extension, userEnabled, workspaceEnabled bool) string {
+	status := "✗"
+	if workspaceEnabled {
+		status = "✓"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s (%s)", status, e.Name, e.Version)
+	fmt.Fprintf(&b, "\n Path: %s", e.Path)
+	if e.Install != nil {
+		fmt.Fprintf(&b, "\n Source: %s (Type: %s)", e.Install.Source, e.Install.Type)
+		if e.Install.Ref != "" {
+			fmt.Fprintf(&b, "\n Ref: %s", e.Install.Ref)
+		}
+	}
+	fmt.Fprintf(&b, "\n Enabled (User): %t", userEnabled)
+	fmt.Fprintf(&b, "\n Enabled (Workspace): %t", workspaceEnabled)
+	if len(e.ContextFiles) > 0 {
+		b.WriteString("\n Context files:")
+		for _, f := range e.ContextFiles {
+			b.WriteString("\n  " + f)
+		}
+	}
+	if len(e.MCPServers) > 0 {
+		b.WriteString("\n MCP servers:")
+		for _, k := range sortedKeys(e.MCPServers) {
+			b.WriteString("\n  " + k)
+		}
+	}
+	if len(e.ExcludeTools) > 0 {
+		b.WriteString("\n Excluded tools:")
+		for _, t := range e.ExcludeTools {
+			b.WriteString("\n  " + t)
+		}
+	}
+	if len(e.Settings) > 0 {
+		b.WriteString("\n Settings:")
+		for _, s := range e.Settings {
+			v, ok := e.Env[s.EnvVar]
+			switch {
+			case !ok:
+				v = "[not set]"
+			case s.Sensitive:
+				v = "[value stored in keychain]"
+			}
+			fmt.Fprintf(&b, "\n  %s: %s", s.Name, v)
+		}
+	}
+	return b.String()
+}
+
+var gitSource = regexp.MustCompile(`^(https?://|git@|sso://|ssh://|git://|file://)`)
+
+// extInstall installs source (a git URL, cloned with git, or a local
+// folder, copied) as ~/.gemini/extensions/<name>, or with link records a
+// link to the local folder, which is then read in place.
+func extInstall(ctx context.Context, stdio IO, source, ref string, autoUpdate, link bool) error {
+	p, err := currentExtPlace()
+	if err != nil {
+		return err
+	}
+	meta := config.ExtensionInstall{Source: source, Type: "local", Ref: ref, AutoUpdate: autoUpdate}
+	var src string
+	switch {
+	case gitSource.MatchString(source) && !link:
+		if _, err := exec.LookPath("git"); err != nil {
+			return errors.New("installing from a git URL needs git, which is not installed")
+		}
+		tmp, err := os.MkdirTemp("", "castor-extension")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		args := []string{"clone", "--depth", "1"}
+		if ref != "" {
+			args = append(args, "--branch", ref)
+		}
+		args = append(args, "--", source, tmp)
+		c := exec.CommandContext(ctx, "git", args...)
+		c.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
+		if out, err := c.CombinedOutput(); err != nil {
+			return fmt.Errorf("Failed to clone Git repository from %s: %s", source, strings.TrimSpace(string(out)))
+		}
+		src, meta.Type = tmp, "git"
+	default:
+		abs, err := filepath.Abs(source)
+		if err != nil {
+			return err
+		}
+		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+			return &inputError{msg: fmt.Sprintf("The source %q is not a valid URL or local path.", source)}
+		}
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			abs = real
+		}
+		src, meta.Source = abs, abs
+		if link {
+			meta.Type = "link"
+		}
+	}
+	manifest := filepath.Join(src, config.ExtensionManifestName)
+	data, err := os.ReadFile(manifest)
+	if err != nil {
+		return fmt.Errorf("Configuration file not found at %s", manifest)
+	}
+	m, err := config.ParseExtensionManifest(manifest, data, config.ExtensionVars(src, p.wd), nil, nil)
+	if err != nil {
+		return err
+	}
+	dest := filepath.Join(config.ExtensionsDir(p.home.Dir), m.Name)
+	if _, err := os.Stat(dest); err == nil {
+		return fmt.Errorf("Extension %q is already installed. Please uninstall it first.", m.Name)
+	}
+	fmt.Fprintf(stdio.Stderr, "Installing extension %q.\n**Extensions may introduce unexpected behavior. Ensure you have investigated the extension source and trust the author.**\n", m.Name)
+	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
+		return err
+	}
+	if link {
+		err = os.MkdirAll(dest, 0o755)
+	} else {
+		err = copyTree(src, dest)
+	}
+	if err == nil {
+		var md []byte
+		md, err = json.MarshalIndent(meta, "", "  ")
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dest, config.ExtensionInstallMetadataName), md, 0o644)
+		}
+	}
+	if err != nil {
+		os.RemoveAll(dest)
+		return err
+	}
+	verb := "installed"
+	if link {
+		verb = "linked"
+	}
+	fmt.Fprintf(stdio.Stdout, "Extension %q %s successfully and enabled.\n", m.Name, verb)
+	return nil
+}
+
+// copyTree copies the folder src to dest (which must not exist), files
+// and folders only; the .git folder of a clone is left behind.
+func copyTree(src, dest string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dest, rel)
+		switch {
+		case d.IsDir():
+			if d.Name() == ".git" && p != src {
+				return filepath.SkipDir
+			}
+			return os.MkdirAll(target, 0o755)
+		case d.Type().IsRegular():
+			return copyFile(p, target)
+		}
+		return nil // symlinks and special files are not copied
+	})
+}
+
+func copyFile(src, dest string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	fi, err := in.Stat()
+	if err != nil {
+		return err
+	}
+	out, err := os.OpenFile(dest, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fi.Mode().Perm())
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+func extUninstall(stdio IO, names []string) error {
+	p, err := currentExtPlace()
+	if err != nil {
+		return err
+	}
+	exts, _ := p.load()
+	var failed []string
+	for _, n := range names {
+		var found *config.Extension
+		for _, e := range exts {
+			if e.Name == n || (e.Install != nil && e.Install.Source == n) {
+				found = e
+			}
+		}
+		if found == nil {
+			// A folder that no longer loads can still be removed by name.
+			dir := filepath.Join(config.ExtensionsDir(p.home.Dir), n)
+			if !config.ValidExtensionName(n) || !isDir(dir) {
+				fmt.Fprintf(stdio.Stderr, "Failed to uninstall %q: Extension not found.\n", n)
+				failed = append(failed, n)
+				continue
+			}
+			found = &config.Extension{Name: n, InstallDir: dir}
+		}
+		if err := os.RemoveAll(found.InstallDir); err != nil {
+			fmt.Fprintf(stdio.Stderr, "Failed to uninstall %q: %v\n", n, err)
+			failed = append(failed, n)
+			continue
+		}
+		if err := p.enablement().Remove(found.Name); err != nil {
+			fmt.Fprintf(stdio.Stderr, "Warning: %v\n", err)
+		}
+		fmt.Fprintf(stdio.Stdout, "Extension %q successfully uninstalled.\n", found.Name)
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("failed to uninstall: %s", strings.Join(failed, ", "))
+	}
+	return nil
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+func extSetEnabled(stdio IO, name, scope string, scoped, enable bool) error {
+	p, err := currentExtPlace()
+	if err != nil {
+		return err
+	}
+	var folder string
+	switch strings.ToLower(scope) {
+	case "user":
+		folder = p.home.UserDir
+	case "workspace":
+		folder = p.wd
+	default:
+		return &inputError{msg: fmt.Sprintf("Invalid scope: %s. Please use one of user, workspace.", scope)}
+	}
+	exts, _ := p.load()
+	found := false
+	for _, e := range exts {
+		found = found || e.Name == name
+	}
+	if !found {
+		return &setup.ConfigError{Err: fmt.Errorf("Extension with name %s does not exist.", name)}
+	}
+	if err := p.enablement().SetEnabled(name, folder, enable); err != nil {
+		return err
+	}
+	verb := "disabled"
+	if enable {
+		verb = "enabled"
+	}
+	if scoped {
+		fmt.Fprintf(stdio.Stdout, "Extension %q successfully %s for scope %q.\n", name, verb, strings.ToLower(scope))
+	} else {
+		fmt.Fprintf(stdio.Stdout, "Extension %q successfully %s in all scopes.\n", name, verb)
+	}
+	return nil
+}
+
+var semverRE = regexp.MustCompile(`^v?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
+
+// extValidate checks an extension folder: its manifest, its context
+// files, its version, and its custom commands.
+func extValidate(stdio IO, path string) error {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return err
+	}
+	manifest := filepath.Join(abs, config.ExtensionManifestName)
+	data, err := os.ReadFile(manifest)
+	if err != nil {
+		return fmt.Errorf("Configuration file not found at %s", manifest)
+	}
+	wd, _ := os.Getwd()
+	m, err := config.ParseExtensionManifest(manifest, data, config.ExtensionVars(abs, wd), nil, nil)
+	if err != nil {
+		return err
+	}
+	var warnings, errs []string
+	var missing []string
+	for _, f := range m.ContextFileNames {
+		if _, err := os.Stat(filepath.Join(abs, f)); err != nil {
+			missing = append(missing, f)
+		}
+	}
+	if len(missing) > 0 {
+		errs = append(errs, "The following context files referenced in gemini-extension.json are missing: "+strings.Join(missing, ","))
+	}
+	if !semverRE.MatchString(m.Version) {
+		warnings = append(warnings, fmt.Sprintf("Warning: Version '%s' does not appear to be standard semver (e.g., 1.0.0).", m.Version))
+	}
+	errs = append(errs, validateCommands(filepath.Join(abs, "commands"))...)
+	if len(warnings) > 0 {
+		fmt.Fprintln(stdio.Stderr, "Validation warnings:")
+		for _, w := range warnings {
+			fmt.Fprintln(stdio.Stderr, "  - "+w)
+		}
+	}
+	if len(errs) > 0 {
+		fmt.Fprintln(stdio.Stderr, "Validation failed with the following errors:")
+		for _, e := range errs {
+			fmt.Fprintln(stdio.Stderr, "  - "+e)
+		}
+		return errors.New("Extension validation failed.")
+	}
+	fmt.Fprintf(stdio.Stdout, "Extension %s has been successfully validated.\n", path)
+	return nil
+}
+
+// validateCommands parses every command file below dir.
+func validateCommands(dir string) []string {
+	_, errs := command.LoadFileCommands([]command.CommandDir{{Path: dir, Scope: command.ScopeExtension}})
+	out := make([]string, len(errs))
+	for i, e := range errs {
+		out[i] = e.Error()
+	}
+	return out
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// listExtensionNames is -l/--list-extensions: the installed extensions'
+// names, as Gemini CLI prints them.
+func listExtensionNames(stdio IO) int {
+	p, err := currentExtPlace()
+	if err != nil {
+		fmt.Fprintf(stdio.Stderr, "Error: %v\n", err)
+		return ExitError
+	}
+	exts, _ := p.load()
+	fmt.Fprintln(stdio.Stdout, "Installed extensions:")
+	for _, e := range exts {
+		fmt.Fprintln(stdio.Stdout, "- "+e.Name)
+	}
+	return ExitOK
+}
