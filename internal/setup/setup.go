@@ -26,6 +26,8 @@ import (
 	"github.com/castor-dev/castor/ide"
 	"github.com/castor-dev/castor/internal/chats"
 	"github.com/castor-dev/castor/internal/checkpoint"
+	"github.com/castor-dev/castor/internal/skills"
+	"github.com/castor-dev/castor/internal/subagents"
 	"github.com/castor-dev/castor/mcp"
 	"github.com/castor-dev/castor/model"
 	"github.com/castor-dev/castor/model/gemini"
@@ -107,6 +109,10 @@ type Options struct {
 	Retry *model.RetryOptions
 	// Warn receives non-fatal setup problems (default: ignored).
 	Warn func(string)
+	// Skills load skills given by the program, added over the discovered
+	// ones; Subagents are subagents given by the program.
+	Skills    []func() ([]*skills.Skill, error)
+	Subagents []*subagents.Definition
 }
 
 // DefaultModel is the model used when neither an option, the settings nor
@@ -141,6 +147,9 @@ type Agent struct {
 	Commands *command.Registry
 
 	closers []func() error
+	// skillsSection and agentsSection are the system instruction's
+	// skills and subagents sections (skills.go, subagents.go).
+	skillsSection, agentsSection string
 }
 
 // Close releases what the agent holds (MCP servers, the IDE connection,
@@ -243,6 +252,11 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 	if err != nil {
 		return nil, err
 	}
+
+	if err := a.addSkills(o, tools, nil); err != nil {
+		return nil, err
+	}
+	a.addSubagents(o, tools, subagentEnv{client: client, policy: pol, confirm: confirm})
 
 	sessionID := o.SessionID
 	if sessionID == "" {

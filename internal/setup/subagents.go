@@ -1,0 +1,110 @@
+package setup
+
+import (
+	"context"
+
+	"github.com/castor-dev/castor/agent"
+	"github.com/castor-dev/castor/config"
+	"github.com/castor-dev/castor/internal/chats"
+	"github.com/castor-dev/castor/internal/subagents"
+	"github.com/castor-dev/castor/internal/version"
+	"github.com/castor-dev/castor/model"
+	"github.com/castor-dev/castor/policy"
+	"github.com/castor-dev/castor/tool"
+)
+
+// subagentEnv is what subagents share with the session that invokes
+// them.
+type subagentEnv struct {
+	client  model.Model
+	policy  *policy.Engine
+	confirm func(ctx context.Context, call *agent.ToolCall) (tool.Decision, error)
+	// extensionDirs are the active extensions' roots (agents/ folders).
+	extensionDirs []string
+}
+
+// addSubagents is the subagents step: it discovers the workspace's (when
+// trusted), the user's and the extensions' definitions
+// (experimental.enableAgents), adds the program's own
+// (Options.Subagents), registers invoke_agent and keeps the system
+// instruction's "Available Sub-Agents" section. Each invocation runs on
+// the engine with the session's model, tools, policy and confirmations,
+// and is recorded beside the session as Gemini CLI records subagents.
+// It runs after addSkills, whose section subagents that may activate
+// skills are given.
+func (a *Agent) addSubagents(o Options, ts *toolSet, e subagentEnv) {
+	st := a.Settings
+	if on, ok := st.GetBool("experimental.enableAgents"); ok && !on && !o.IgnoreSettings {
+		return
+	}
+	var defs []*subagents.Definition
+	if !o.IgnoreSettings {
+		var warnings []string
+		defs, warnings = subagents.Discover(subagents.Sources{
+			Workspace:  a.Workspace.Dirs()[0],
+			Trusted:    a.Trusted,
+			Home:       a.Home.UserDir,
+			Extensions: e.extensionDirs,
+		})
+		for _, w := range warnings {
+			o.Warn(w)
+		}
+	}
+	// The program's own subagents come first: their names win.
+	defs, warnings := subagents.Merge(append([]*subagents.Definition(nil), o.Subagents...), defs)
+	for _, w := range warnings {
+		o.Warn(w)
+	}
+	if len(defs) == 0 {
+		return
+	}
+	filter := ts.filters.get(ts.respect)
+	r := &subagents.Runner{
+		Model:         e.client,
+		ModelName:     func() string { return a.Session.Model() },
+		Tools:         ts.registry,
+		Policy:        e.policy,
+		Confirm:       e.confirm,
+		Dirs:          a.Workspace.Dirs,
+		Tree:          func(d string) string { return config.FolderStructure(d, config.DefaultFolderStructureItems, filter) },
+		SkillsSection: a.skillsSection,
+		Version:       version.Version,
+	}
+	if !o.DisableRecording {
+		r.Record = a.subagentRecorder(o)
+	}
+	t := subagents.NewTool(defs, r)
+	if !keepTool(t, st.Tools.Core, st.Tools.Exclude) {
+		return
+	}
+	ts.registry.Register(t)
+	a.agentsSection = subagents.Section(defs)
+}
+
+// subagentRecorder files each subagent run under the session's
+// directory, as <tmp>/chats/<session id>/<run id>.jsonl with kind
+// "subagent". A record that cannot be written is reported, never fatal.
+func (a *Agent) subagentRecorder(o Options) func(string) subagents.Recording {
+	return func(id string) subagents.Recording {
+		store, err := chats.OpenStore(a.Home.Dir, a.Workspace.Dirs()[0])
+		if err != nil {
+			o.Warn("subagent recording is off: " + err.Error())
+			return nil
+		}
+		rec, err := store.Create(id, chats.CreateOptions{Kind: "subagent", ParentSessionID: a.Session.ID(), Directories: a.Workspace.Dirs()})
+		if err != nil {
+			o.Warn("subagent recording is off: " + err.Error())
+			return nil
+		}
+		return &subagentRecording{chatRecorder: chatRecorder{rec: rec, warn: o.Warn}}
+	}
+}
+
+type subagentRecording struct{ chatRecorder }
+
+func (s *subagentRecording) Finish(summary string) {
+	if summary != "" {
+		s.report(s.rec.SetSummary(summary))
+	}
+	s.report(s.rec.Close())
+}
