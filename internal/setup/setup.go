@@ -256,7 +256,9 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 	if err := a.addSkills(o, tools, nil); err != nil {
 		return nil, err
 	}
-	a.addSubagents(o, tools, subagentEnv{client: client, policy: pol, confirm: confirm})
+	if err := a.addSubagents(o, tools, subagentEnv{client: client, policy: pol, confirm: confirm}); err != nil {
+		return nil, err
+	}
 
 	sessionID := o.SessionID
 	if sessionID == "" {

@@ -31,11 +31,17 @@ type subagentEnv struct {
 // the engine with the session's model, tools, policy and confirmations,
 // and is recorded beside the session as Gemini CLI records subagents.
 // It runs after addSkills, whose section subagents that may activate
-// skills are given.
-func (a *Agent) addSubagents(o Options, ts *toolSet, e subagentEnv) {
+// skills are given. Only a program's own invalid definitions fail the
+// session.
+func (a *Agent) addSubagents(o Options, ts *toolSet, e subagentEnv) error {
 	st := a.Settings
 	if on, ok := st.GetBool("experimental.enableAgents"); ok && !on && !o.IgnoreSettings {
-		return
+		return nil
+	}
+	for _, d := range o.Subagents {
+		if err := d.Validate(); err != nil {
+			return &ConfigError{Err: err}
+		}
 	}
 	var defs []*subagents.Definition
 	if !o.IgnoreSettings {
@@ -56,7 +62,7 @@ func (a *Agent) addSubagents(o Options, ts *toolSet, e subagentEnv) {
 		o.Warn(w)
 	}
 	if len(defs) == 0 {
-		return
+		return nil
 	}
 	filter := ts.filters.get(ts.respect)
 	r := &subagents.Runner{
@@ -75,10 +81,11 @@ func (a *Agent) addSubagents(o Options, ts *toolSet, e subagentEnv) {
 	}
 	t := subagents.NewTool(defs, r)
 	if !keepTool(t, st.Tools.Core, st.Tools.Exclude) {
-		return
+		return nil
 	}
 	ts.registry.Register(t)
 	a.agentsSection = subagents.Section(defs)
+	return nil
 }
 
 // subagentRecorder files each subagent run under the session's

@@ -195,3 +195,21 @@ func load(fsys fs.FS, root string, name func(string) string) ([]*Skill, []error)
 	}
 	return out, errs
 }
+
+// LoadFile loads one SKILL.md on disk.
+func LoadFile(file string) (*Skill, error) {
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return nil, err
+	}
+	s, err := Parse(data, abs)
+	if err != nil {
+		return nil, err
+	}
+	s.Dir = filepath.Dir(abs)
+	return s, nil
+}

@@ -302,3 +302,20 @@ func Section(defs []*Definition) string {
 		"- A license-agent -> Should be used for a range of tasks, including reading, validating, and updating licenses and headers.\n" +
 		"- A test-fixing-agent -> Should be used both for fixing tests as well as investigating test failures."
 }
+
+// Validate checks a definition given in code (the SDK's) as files are
+// checked: a slug name and a description.
+func (d *Definition) Validate() error {
+	switch {
+	case !slug.MatchString(d.Name):
+		return fmt.Errorf("subagent %q: name must be a valid slug (lowercase letters, digits, - and _)", d.Name)
+	case strings.TrimSpace(d.Description) == "":
+		return fmt.Errorf("subagent %q: description is required", d.Name)
+	}
+	for _, t := range d.Tools {
+		if !validToolName(t) {
+			return fmt.Errorf("subagent %q: invalid tool name %q", d.Name, t)
+		}
+	}
+	return nil
+}
