@@ -369,3 +369,80 @@ func TestRunFunc(t *testing.T) {
 var _ agent.Recorder = Recording(nil)
 
 func ptr[T any](v T) *T { return &v }
+
+// askTool is an edit whose calls need approval.
+type askTool struct{ named }
+
+func (askTool) Kind() tool.Kind { return tool.KindEdit }
+func (askTool) Build(map[string]any) (tool.Call, error) {
+	return askCall{}, nil
+}
+
+type askCall struct{ echoCall }
+
+func (askCall) Confirmation(context.Context) (*tool.ConfirmationDetails, error) {
+	return &tool.ConfirmationDetails{Type: tool.ConfirmInfo, Title: "ok?"}, nil
+}
+
+// TestConfirmationsInsideSubagents: the parent's approvals apply to the
+// subagent's calls, and time spent deciding does not count against the
+// subagent's limit.
+func TestConfirmationsInsideSubagents(t *testing.T) {
+	tests := []struct {
+		name    string
+		outcome tool.Outcome
+		want    string
+	}{
+		{"approved", tool.ProceedOnce, "edited"},
+		{"refused", tool.Cancel, "refused"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := &spy{Model: fake.Script(
+				fake.Call("edit", nil),
+				fake.Call(CompleteTaskName, map[string]any{"result": tt.want}),
+			)}
+			reg := tool.NewRegistry(askTool{named{"edit"}})
+			var asked []string
+			r := &Runner{
+				Model: m, ModelName: func() string { return "m" }, Tools: reg,
+				Policy: policy.New(policy.Options{Interactive: true}),
+				Confirm: func(ctx context.Context, c *agent.ToolCall) (tool.Decision, error) {
+					asked = append(asked, c.Name)
+					// Longer than the subagent's whole time limit.
+					time.Sleep(300 * time.Millisecond)
+					return tool.Decision{Outcome: tt.outcome}, nil
+				},
+			}
+			it := NewTool([]*Definition{{Name: "a", Description: "d", Timeout: 100 * time.Millisecond}}, r)
+			res := invoke(t, it, "a", "edit it")
+			if !strings.Contains(res.LLMText, "Termination Reason: GOAL\nResult:\n"+tt.want) {
+				t.Errorf("result %q", res.LLMText)
+			}
+			if len(asked) != 1 || asked[0] != "edit" {
+				t.Errorf("asked %v", asked)
+			}
+			last := m.reqs[len(m.reqs)-1].Contents
+			told := strings.Contains(last[len(last)-1].Parts[0].Text, "User rejected this operation.")
+			if told != (tt.outcome == tool.Cancel) {
+				t.Errorf("rejection told: %v", told)
+			}
+		})
+	}
+}
+
+// TestPausedConfirmationsAreCancelled: a face that pauses turns cannot
+// answer inside a subagent; the call is cancelled and the subagent goes
+// on.
+func TestPausedConfirmationsAreCancelled(t *testing.T) {
+	m := &spy{Model: fake.Script(
+		fake.Call("edit", nil),
+		fake.Call(CompleteTaskName, map[string]any{"result": "could not edit"}),
+	)}
+	reg := tool.NewRegistry(askTool{named{"edit"}})
+	r := &Runner{Model: m, ModelName: func() string { return "m" }, Tools: reg, Policy: policy.New(policy.Options{Interactive: true}), GracePeriod: time.Second}
+	res := invoke(t, NewTool([]*Definition{{Name: "a", Description: "d"}}, r), "a", "x")
+	if !strings.Contains(res.LLMText, "Termination Reason: GOAL\nResult:\ncould not edit") {
+		t.Errorf("result %q", res.LLMText)
+	}
+}

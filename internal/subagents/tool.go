@@ -35,7 +35,13 @@ const (
 	reasonMaxTurns   = "MAX_TURNS"
 	reasonAborted    = "ABORTED"
 	reasonNoComplete = "ERROR_NO_COMPLETE_TASK_CALL"
+	// reasonRejected is not a terminate reason: the user refused every
+	// call of a batch and the subagent must be told.
+	reasonRejected = "rejected"
 )
+
+// rejected is what a subagent is told when the user refuses its calls.
+const rejected = "User rejected this operation. Please acknowledge this, rethink your strategy, and try a different approach. If you cannot proceed without the rejected operation, summarize the issue and use `complete_task` to report your findings and the blocker."
 
 // Recording is a subagent's session record.
 type Recording interface {
@@ -356,20 +362,32 @@ func (r *Runner) run(ctx context.Context, d *Definition, prompt string, out func
 			cfg.Recorder = rec
 		}
 	}
+	runCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	dl := newDeadline(d.Timeout, func() { cancel(errTimedOut) })
+	defer dl.stop()
+	cfg.Confirm = confirmPaused(r.Confirm, dl)
 	sess = agent.New(cfg)
 
-	runCtx, cancel := context.WithTimeout(ctx, d.Timeout)
-	defer cancel()
 	query := prompt
 	if strings.TrimSpace(query) == "" {
 		query = "Get Started!"
 	}
 	turns := 0
 	reason, err := r.drain(runCtx, sess, sess.Send(runCtx, genai.NewPartFromText(query)), done, &turns, d.MaxTurns, out)
+	// A refused call ends the engine's turn; the subagent is told and goes
+	// on, as Gemini CLI answers it with the rejection.
+	for reason == reasonRejected && err == nil {
+		if turns >= d.MaxTurns {
+			reason = reasonMaxTurns
+			break
+		}
+		reason, err = r.drain(runCtx, sess, sess.Send(runCtx, genai.NewPartFromText(rejected)), done, &turns, d.MaxTurns, out)
+	}
 	switch {
 	case ctx.Err() != nil:
 		reason = reasonAborted
-	case reason == "" && runCtx.Err() != nil:
+	case reason == "" && errors.Is(context.Cause(runCtx), errTimedOut):
 		reason, err = reasonTimeout, nil
 	}
 	if reason == reasonTimeout || reason == reasonMaxTurns || reason == reasonNoComplete {
@@ -473,9 +491,12 @@ func (r *Runner) drain(ctx context.Context, sess *agent.Session, seq func(func(*
 			case agent.EventInputRequired:
 				paused = true
 			case agent.EventTurnEnd:
-				if _, ok := done.get(); ok {
+				switch _, ok := done.get(); {
+				case ok:
 					reason = reasonGoal
-				} else {
+				case ev.Reason == agent.TurnCancelled:
+					reason = reasonRejected
+				default:
 					reason = reasonNoComplete
 				}
 			}
