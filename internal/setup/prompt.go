@@ -14,5 +14,9 @@ func (a *Agent) ExpandPrompt(ctx context.Context, text string) ([]*genai.Part, e
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return []*genai.Part{genai.NewPartFromText(text)}, nil
+	parts := []*genai.Part{genai.NewPartFromText(text)}
+	if n := a.SubagentNudge(text); n != nil {
+		parts = append(parts, n)
+	}
+	return parts, nil
 }

@@ -148,8 +148,10 @@ type Agent struct {
 
 	closers []func() error
 	// skillsSection and agentsSection are the system instruction's
-	// skills and subagents sections (skills.go, subagents.go).
+	// skills and subagents sections (skills.go, subagents.go);
+	// subagentNames are the subagents the model may invoke.
 	skillsSection, agentsSection string
+	subagentNames                []string
 }
 
 // Close releases what the agent holds (MCP servers, the IDE connection,

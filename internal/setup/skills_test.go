@@ -222,3 +222,26 @@ func TestSubagentRunIsRecorded(t *testing.T) {
 		t.Errorf("record kind %q summary %q, %d messages", conv.Kind, conv.Summary, len(conv.Messages))
 	}
 }
+
+func TestSubagentNudge(t *testing.T) {
+	a := &Agent{subagentNames: []string{"reviewer", "tester"}}
+	tests := []struct{ text, want string }{
+		{"@reviewer look at main.go", "\n<system_note>\nThe user has explicitly selected the following agent(s): reviewer. Please use the following tool(s) to delegate the task: 'reviewer'.\n</system_note>\n"},
+		{"ask @tester and @reviewer, then @tester again", "\n<system_note>\nThe user has explicitly selected the following agent(s): tester, reviewer. Please use the following tool(s) to delegate the task: 'tester', 'reviewer'.\n</system_note>\n"},
+		{"@nobody here", ""},
+		{"mail me at x@reviewer", ""},
+	}
+	for _, tt := range tests {
+		parts, err := a.ExpandPrompt(context.Background(), tt.text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		if len(parts) == 2 {
+			got = parts[1].Text
+		}
+		if parts[0].Text != tt.text || got != tt.want {
+			t.Errorf("%q: %q", tt.text, got)
+		}
+	}
+}

@@ -2,6 +2,11 @@ package setup
 
 import (
 	"context"
+	"regexp"
+	"slices"
+	"strings"
+
+	"google.golang.org/genai"
 
 	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/config"
@@ -85,7 +90,35 @@ func (a *Agent) addSubagents(o Options, ts *toolSet, e subagentEnv) error {
 	}
 	ts.registry.Register(t)
 	a.agentsSection = subagents.Section(defs)
+	for _, d := range defs {
+		a.subagentNames = append(a.subagentNames, d.Name)
+	}
 	return nil
+}
+
+// atMention is "@name" at the start of the text or after white space.
+var atMention = regexp.MustCompile(`(?:^|\s)@([a-z0-9_-]+)`)
+
+// SubagentNudge returns the note Gemini CLI adds to a prompt that
+// mentions subagents with "@name" (the text itself is sent as typed), or
+// nil when it mentions none. ExpandPrompt appends it after the prompt's
+// own parts.
+func (a *Agent) SubagentNudge(text string) *genai.Part {
+	var names []string
+	for _, m := range atMention.FindAllStringSubmatch(text, -1) {
+		if slices.Contains(a.subagentNames, m[1]) && !slices.Contains(names, m[1]) {
+			names = append(names, m[1])
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = "'" + n + "'"
+	}
+	return genai.NewPartFromText("\n<system_note>\nThe user has explicitly selected the following agent(s): " + strings.Join(names, ", ") +
+		". Please use the following tool(s) to delegate the task: " + strings.Join(quoted, ", ") + ".\n</system_note>\n")
 }
 
 // subagentRecorder files each subagent run under the session's
