@@ -69,6 +69,14 @@ func (a *Agent) addSubagents(o Options, ts *toolSet, e subagentEnv) error {
 	if len(defs) == 0 {
 		return nil
 	}
+	for i, d := range defs {
+		// Model aliases (pro, flash…) mean what they mean for the session.
+		if full, ok := modelAliases[d.Model]; ok {
+			c := *d
+			c.Model = full
+			defs[i] = &c
+		}
+	}
 	filter := ts.filters.get(ts.respect)
 	r := &subagents.Runner{
 		Model:         e.client,
