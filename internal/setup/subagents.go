@@ -14,6 +14,7 @@ import (
 	"github.com/castor-dev/castor/internal/subagents"
 	"github.com/castor-dev/castor/internal/version"
 	"github.com/castor-dev/castor/model"
+	"github.com/castor-dev/castor/model/gemini"
 	"github.com/castor-dev/castor/policy"
 	"github.com/castor-dev/castor/tool"
 )
@@ -79,15 +80,16 @@ func (a *Agent) addSubagents(o Options, ts *toolSet, e subagentEnv) error {
 	}
 	filter := ts.filters.get(ts.respect)
 	r := &subagents.Runner{
-		Model:         e.client,
-		ModelName:     func() string { return a.Session.Model() },
-		Tools:         ts.registry,
-		Policy:        e.policy,
-		Confirm:       e.confirm,
-		Dirs:          a.Workspace.Dirs,
-		Tree:          func(d string) string { return config.FolderStructure(d, config.DefaultFolderStructureItems, filter) },
-		SkillsSection: a.skillsSection,
-		Version:       version.Version,
+		Model:            e.client,
+		ModelName:        func() string { return a.Session.Model() },
+		Tools:            ts.registry,
+		Policy:           e.policy,
+		Confirm:          e.confirm,
+		Dirs:             a.Workspace.Dirs,
+		Tree:             func(d string) string { return config.FolderStructure(d, config.DefaultFolderStructureItems, filter) },
+		SkillsSection:    a.skillsSection,
+		Version:          version.Version,
+		GenerationConfig: gemini.DefaultGenerationConfig,
 	}
 	if !o.DisableRecording {
 		r.Record = a.subagentRecorder(o)

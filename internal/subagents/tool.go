@@ -72,6 +72,10 @@ type Runner struct {
 	// Version and Now fill the prompt placeholders and clocks.
 	Version string
 	Now     func() time.Time
+	// GenerationConfig returns the defaults for a model (thinking and
+	// sampling), which the definition's temperature overrides; nil means
+	// only the temperature and top-p are sent.
+	GenerationConfig func(model string) *genai.GenerateContentConfig
 	// GracePeriod is the time a subagent is given to finish after running
 	// out of turns or time (0: one minute, as Gemini CLI).
 	GracePeriod time.Duration
@@ -340,17 +344,25 @@ func (r *Runner) run(ctx context.Context, d *Definition, prompt string, out func
 		}
 		return r.systemPrompt(base, reg)
 	}
+	gen := &genai.GenerateContentConfig{}
+	if r.GenerationConfig != nil {
+		if g := r.GenerationConfig(modelName); g != nil {
+			c := *g
+			gen = &c
+		}
+	}
 	temp := float32(DefaultTemperature)
 	if d.Temperature != nil {
 		temp = float32(*d.Temperature)
 	}
 	topP := float32(0.95)
+	gen.Temperature, gen.TopP = &temp, &topP
 	cfg := agent.Config{
 		Model:             r.Model,
 		ModelName:         modelName,
 		SessionID:         id,
 		SystemInstruction: instruction,
-		GenerationConfig:  &genai.GenerateContentConfig{Temperature: &temp, TopP: &topP},
+		GenerationConfig:  gen,
 		Tools:             reg,
 		Policy:            r.Policy,
 		Confirm:           r.Confirm,
