@@ -365,7 +365,6 @@ func (r *Runner) run(ctx context.Context, d *Definition, prompt string, out func
 		GenerationConfig:  gen,
 		Tools:             reg,
 		Policy:            r.Policy,
-		Confirm:           r.Confirm,
 	}
 	var rec Recording
 	if r.Record != nil {
@@ -433,8 +432,12 @@ func (r *Runner) run(ctx context.Context, d *Definition, prompt string, out func
 		return outcome{reason: reasonError}, err
 	}
 	res, _ := done.get()
-	if reason == reasonGoal && res == "" {
+	switch {
+	case reason == reasonGoal && res == "":
 		res = "Task completed."
+	case reason != reasonGoal && reason != reasonAborted:
+		// The run ended without saying why.
+		reason, res = reasonError, "Agent execution was terminated before completion."
 	}
 	return r.close(rec, outcome{reason: reason, result: res}), nil
 }
