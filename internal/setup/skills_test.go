@@ -245,3 +245,42 @@ func TestSubagentNudge(t *testing.T) {
 		}
 	}
 }
+
+func TestAgentOverrides(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(home, ".gemini", "agents", "a.md"), "---\nname: a\ndescription: A.\n---\nA")
+	writeFile(t, filepath.Join(home, ".gemini", "agents", "b.md"), "---\nname: b\ndescription: B.\n---\nB")
+	writeFile(t, filepath.Join(home, ".gemini", "settings.json"), `{"agents": {"overrides": {
+		"a": {"modelConfig": {"model": "flash", "generateContentConfig": {"temperature": 0.1}}, "runConfig": {"maxTurns": 1}, "tools": ["read_file"]},
+		"b": {"enabled": false}
+	}}, "skills": {"disabled": []}}`)
+	spy := &spyModel{Model: fake.Script(
+		fake.Call("invoke_agent", map[string]any{"agent_name": "a", "prompt": "p"}),
+		fake.Call("complete_task", map[string]any{"result": "r"}),
+		fake.Text("done"),
+	)}
+	var warnings []string
+	a, err := New(context.Background(), Options{WorkDir: ws, HomeDir: home, Client: spy, DisableRecording: true,
+		Env: envOf(func(string) string { return "" }), Warn: func(s string) { warnings = append(warnings, s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if _, err := a.Send(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	if si := spy.reqs[0].Config.SystemInstruction.Parts[0].Text; !strings.Contains(si, "- a -> A.") || strings.Contains(si, "- b -> B.") {
+		t.Errorf("subagents listed:\n%s", si)
+	}
+	sub := spy.reqs[1]
+	var names []string
+	for _, d := range sub.Config.Tools[0].FunctionDeclarations {
+		names = append(names, d.Name)
+	}
+	if sub.Model != "gemini-2.5-flash" || *sub.Config.Temperature != 0.1 || strings.Join(names, ",") != "read_file,complete_task" {
+		t.Errorf("subagent call: model %s temperature %v tools %v", sub.Model, *sub.Config.Temperature, names)
+	}
+	if len(warnings) > 0 {
+		t.Errorf("warnings %q", warnings)
+	}
+}

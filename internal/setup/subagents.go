@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"google.golang.org/genai"
 
@@ -67,6 +68,10 @@ func (a *Agent) addSubagents(o Options, ts *toolSet, e subagentEnv) error {
 	for _, w := range warnings {
 		o.Warn(w)
 	}
+	if len(defs) == 0 {
+		return nil
+	}
+	defs = applyAgentOverrides(defs, st, o.Warn)
 	if len(defs) == 0 {
 		return nil
 	}
@@ -157,4 +162,61 @@ func (s *subagentRecording) Finish(summary string) {
 		s.report(s.rec.SetSummary(summary))
 	}
 	s.report(s.rec.Close())
+}
+
+// applyAgentOverrides applies agents.overrides.<name> from settings, as
+// Gemini CLI does: enabled (false drops the subagent), tools,
+// modelConfig.model, modelConfig.generateContentConfig.temperature,
+// runConfig.maxTurns and runConfig.maxTimeMinutes. Definitions are
+// copied, never changed in place.
+func applyAgentOverrides(defs []*subagents.Definition, st *config.Settings, warn func(string)) []*subagents.Definition {
+	raw, _ := st.Get("agents.overrides")
+	all, _ := raw.(map[string]any)
+	if len(all) == 0 {
+		return defs
+	}
+	var out []*subagents.Definition
+	for _, d := range defs {
+		ov, _ := all[d.Name].(map[string]any)
+		if ov == nil {
+			out = append(out, d)
+			continue
+		}
+		if on, ok := ov["enabled"].(bool); ok && !on {
+			continue
+		}
+		c := *d
+		key := "agents.overrides." + d.Name
+		if tools, ok := ov["tools"].([]any); ok {
+			c.Tools = []string{}
+			for _, t := range tools {
+				if s, ok := t.(string); ok {
+					c.Tools = append(c.Tools, s)
+				}
+			}
+		}
+		if mc, ok := ov["modelConfig"].(map[string]any); ok {
+			if m, ok := mc["model"].(string); ok {
+				c.Model = m
+			}
+			if gc, ok := mc["generateContentConfig"].(map[string]any); ok {
+				if t, ok := gc["temperature"].(float64); ok {
+					c.Temperature = &t
+				}
+			}
+		}
+		if rc, ok := ov["runConfig"].(map[string]any); ok {
+			if n, ok := rc["maxTurns"].(float64); ok && n > 0 {
+				c.MaxTurns = int(n)
+			}
+			if n, ok := rc["maxTimeMinutes"].(float64); ok && n > 0 {
+				c.Timeout = time.Duration(n * float64(time.Minute))
+			}
+		}
+		if _, ok := ov["mcpServers"]; ok {
+			warn(key + ".mcpServers: subagent-specific MCP servers are not supported by Castor yet; ignored")
+		}
+		out = append(out, &c)
+	}
+	return out
 }
