@@ -446,3 +446,16 @@ func TestPausedConfirmationsAreCancelled(t *testing.T) {
 		t.Errorf("result %q", res.LLMText)
 	}
 }
+
+func TestSystemPromptSkillsAndPlaceholders(t *testing.T) {
+	reg := tool.NewRegistry(named{"activate_skill"})
+	r := &Runner{SkillsSection: "# Available Agent Skills\nSKILLS", Dirs: func() []string { return []string{"/a", "/b"} }, Tree: func(d string) string { return "T" + d }}
+	got := r.systemPrompt(fill("Task ${query} on ${activeModel}", map[string]string{"query": "q", "activeModel": "m"}), reg)
+	want := "Task q on m\n\n# Available Agent Skills\nSKILLS\n\n# Environment Context\n- **Workspace Directories:**\n  - /a\n  - /b\n- **Directory Structure:**\n\nT/a\nT/b\nImportant Rules:\n"
+	if !strings.HasPrefix(got, want) {
+		t.Errorf("got\n%s", got)
+	}
+	if strings.Contains(r.systemPrompt("x", tool.NewRegistry()), "SKILLS") {
+		t.Error("skills section without activate_skill")
+	}
+}
