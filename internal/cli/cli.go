@@ -58,8 +58,8 @@ func subcommands(ctx context.Context, stdio IO) []*cobra.Command {
 		newAuthCommand(ctx, stdio), // auth: Google sign-in (auth.go)
 		ideCommand(ctx, stdio),     // ide: IDE companion status and serve (ide.go)
 		newMCPCommand(ctx, stdio),  // mcp: MCP server settings (mcp.go)
-
 		newExtensionsCommand(ctx, stdio), // extensions: install, list, enable… (extensions.go)
+		newSkillsCommand(ctx, stdio),     // skills: Agent Skills list, enable, disable (skills.go)
 	}
 }
 

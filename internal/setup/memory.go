@@ -73,13 +73,14 @@ func newPrompt(o Options, a *Agent, ts *toolSet, pol *policy.Engine) (*prompt, e
 	}
 	inGit := config.InGitRepo(a.Workspace.Dirs()[0])
 	build := func(global string) (string, error) {
-		return agent.SystemPrompt(agent.PromptOptions{
+		s, err := agent.SystemPrompt(agent.PromptOptions{
 			GeminiHome:   a.Home.Dir,
 			Getenv:       a.Env.Getenv,
 			Memory:       strings.TrimSpace(textutil.Paragraphs(global, o.Instructions)),
 			ApprovalMode: string(pol.Mode()),
 			InGitRepo:    inGit,
 		})
+		return withSections(s, customPrompt(a.Env.Getenv), a.agentsSection, a.skillsSection), err
 	}
 	p := &prompt{}
 	s, err := build(mem.global)

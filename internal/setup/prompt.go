@@ -54,12 +54,15 @@ func (a *Agent) ExpandPrompt(ctx context.Context, text string) ([]*genai.Part, e
 		}
 		return parts, nil
 	}
-	if a.expand == nil || !atpath.HasRefs(text) {
-		return []*genai.Part{genai.NewPartFromText(text)}, nil
+	parts := []*genai.Part{genai.NewPartFromText(text)}
+	if a.expand != nil && atpath.HasRefs(text) {
+		var err error
+		if parts, err = a.expand.atPaths(ctx, text); err != nil {
+			return nil, &InputError{Err: err}
+		}
 	}
-	parts, err := a.expand.atPaths(ctx, text)
-	if err != nil {
-		return nil, &InputError{Err: err}
+	if n := a.SubagentNudge(text); n != nil {
+		parts = append(parts, n)
 	}
 	return parts, nil
 }

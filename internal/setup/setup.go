@@ -26,6 +26,8 @@ import (
 	"github.com/castor-dev/castor/ide"
 	"github.com/castor-dev/castor/internal/chats"
 	"github.com/castor-dev/castor/internal/checkpoint"
+	"github.com/castor-dev/castor/internal/skills"
+	"github.com/castor-dev/castor/internal/subagents"
 	"github.com/castor-dev/castor/mcp"
 	"github.com/castor-dev/castor/model"
 	"github.com/castor-dev/castor/model/gemini"
@@ -116,6 +118,10 @@ type Options struct {
 	Extensions []string
 	// CodeExtensions are extensions given in code (the SDK's).
 	CodeExtensions []*CodeExtension
+	// Skills load skills given by the program, added over the discovered
+	// ones; Subagents are subagents given by the program.
+	Skills    []func() ([]*skills.Skill, error)
+	Subagents []*subagents.Definition
 }
 
 // DefaultModel is the model used when neither an option, the settings nor
@@ -158,6 +164,11 @@ type Agent struct {
 	fileCommands map[string]*command.FileCommand
 	expand       *expander
 	closers      []func() error
+	// skillsSection and agentsSection are the system instruction's
+	// skills and subagents sections (skills.go, subagents.go);
+	// subagentNames are the subagents the model may invoke.
+	skillsSection, agentsSection string
+	subagentNames                []string
 }
 
 // Close releases what the agent holds (MCP servers, the IDE connection,
@@ -262,6 +273,13 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 	}
 	pol, err := buildPolicy(o, st, a.Trusted, interactive, askKinds, tools.trusted, tools.custom)
 	if err != nil {
+		return nil, err
+	}
+
+	if err := a.addSkills(o, tools, extensionRoots(a)); err != nil {
+		return nil, err
+	}
+	if err := a.addSubagents(o, tools, subagentEnv{client: client, policy: pol, confirm: confirm, extensionDirs: extensionRoots(a)}); err != nil {
 		return nil, err
 	}
 

@@ -1,0 +1,222 @@
+package setup
+
+import (
+	"context"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"google.golang.org/genai"
+
+	"github.com/castor-dev/castor/agent"
+	"github.com/castor-dev/castor/config"
+	"github.com/castor-dev/castor/internal/chats"
+	"github.com/castor-dev/castor/internal/subagents"
+	"github.com/castor-dev/castor/internal/version"
+	"github.com/castor-dev/castor/model"
+	"github.com/castor-dev/castor/model/gemini"
+	"github.com/castor-dev/castor/policy"
+	"github.com/castor-dev/castor/tool"
+)
+
+// subagentEnv is what subagents share with the session that invokes
+// them.
+type subagentEnv struct {
+	client  model.Model
+	policy  *policy.Engine
+	confirm func(ctx context.Context, call *agent.ToolCall) (tool.Decision, error)
+	// extensionDirs are the active extensions' roots (agents/ folders).
+	extensionDirs []string
+}
+
+// addSubagents is the subagents step: it discovers the workspace's (when
+// trusted), the user's and the extensions' definitions
+// (experimental.enableAgents), adds the program's own
+// (Options.Subagents), registers invoke_agent and keeps the system
+// instruction's "Available Sub-Agents" section. Each invocation runs on
+// the engine with the session's model, tools, policy and confirmations,
+// and is recorded beside the session as Gemini CLI records subagents.
+// It runs after addSkills, whose section subagents that may activate
+// skills are given. Only a program's own invalid definitions fail the
+// session.
+func (a *Agent) addSubagents(o Options, ts *toolSet, e subagentEnv) error {
+	st := a.Settings
+	if on, ok := st.GetBool("experimental.enableAgents"); ok && !on && !o.IgnoreSettings {
+		return nil
+	}
+	for _, d := range o.Subagents {
+		if err := d.Validate(); err != nil {
+			return &ConfigError{Err: err}
+		}
+	}
+	var defs []*subagents.Definition
+	if !o.IgnoreSettings {
+		var warnings []string
+		defs, warnings = subagents.Discover(subagents.Sources{
+			Workspace:  a.Workspace.Dirs()[0],
+			Trusted:    a.Trusted,
+			Home:       a.Home.UserDir,
+			Extensions: e.extensionDirs,
+		})
+		for _, w := range warnings {
+			o.Warn(w)
+		}
+	}
+	// The program's own subagents come first: their names win.
+	defs, warnings := subagents.Merge(append([]*subagents.Definition(nil), o.Subagents...), defs)
+	for _, w := range warnings {
+		o.Warn(w)
+	}
+	if len(defs) == 0 {
+		return nil
+	}
+	defs = applyAgentOverrides(defs, st, o.Warn)
+	if len(defs) == 0 {
+		return nil
+	}
+	for i, d := range defs {
+		// Model aliases (pro, flash…) mean what they mean for the session.
+		if full, ok := modelAliases[d.Model]; ok {
+			c := *d
+			c.Model = full
+			defs[i] = &c
+		}
+	}
+	filter := ts.filters.get(ts.respect)
+	r := &subagents.Runner{
+		Model:            e.client,
+		ModelName:        func() string { return a.Session.Model() },
+		Tools:            ts.registry,
+		Policy:           e.policy,
+		Confirm:          e.confirm,
+		Dirs:             a.Workspace.Dirs,
+		Tree:             func(d string) string { return config.FolderStructure(d, config.DefaultFolderStructureItems, filter) },
+		SkillsSection:    a.skillsSection,
+		Version:          version.Version,
+		GenerationConfig: gemini.DefaultGenerationConfig,
+	}
+	if !o.DisableRecording {
+		r.Record = a.subagentRecorder(o)
+	}
+	t := subagents.NewTool(defs, r)
+	if !keepTool(t, st.Tools.Core, st.Tools.Exclude) {
+		return nil
+	}
+	ts.registry.Register(t)
+	a.agentsSection = subagents.Section(defs)
+	for _, d := range defs {
+		a.subagentNames = append(a.subagentNames, d.Name)
+	}
+	return nil
+}
+
+// atMention is "@name" at the start of the text or after white space.
+var atMention = regexp.MustCompile(`(?:^|\s)@([a-z0-9_-]+)`)
+
+// SubagentNudge returns the note Gemini CLI adds to a prompt that
+// mentions subagents with "@name" (the text itself is sent as typed), or
+// nil when it mentions none. ExpandPrompt appends it after the prompt's
+// own parts.
+func (a *Agent) SubagentNudge(text string) *genai.Part {
+	var names []string
+	for _, m := range atMention.FindAllStringSubmatch(text, -1) {
+		if slices.Contains(a.subagentNames, m[1]) && !slices.Contains(names, m[1]) {
+			names = append(names, m[1])
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = "'" + n + "'"
+	}
+	return genai.NewPartFromText("\n<system_note>\nThe user has explicitly selected the following agent(s): " + strings.Join(names, ", ") +
+		". Please use the following tool(s) to delegate the task: " + strings.Join(quoted, ", ") + ".\n</system_note>\n")
+}
+
+// subagentRecorder files each subagent run under the session's
+// directory, as <tmp>/chats/<session id>/<run id>.jsonl with kind
+// "subagent". A record that cannot be written is reported, never fatal.
+func (a *Agent) subagentRecorder(o Options) func(string) subagents.Recording {
+	return func(id string) subagents.Recording {
+		store, err := chats.OpenStore(a.Home.Dir, a.Workspace.Dirs()[0])
+		if err != nil {
+			o.Warn("subagent recording is off: " + err.Error())
+			return nil
+		}
+		rec, err := store.Create(id, chats.CreateOptions{Kind: "subagent", ParentSessionID: a.Session.ID(), Directories: a.Workspace.Dirs()})
+		if err != nil {
+			o.Warn("subagent recording is off: " + err.Error())
+			return nil
+		}
+		return &subagentRecording{chatRecorder: chatRecorder{rec: rec, warn: o.Warn}}
+	}
+}
+
+type subagentRecording struct{ chatRecorder }
+
+func (s *subagentRecording) Finish(summary string) {
+	if summary != "" {
+		s.report(s.rec.SetSummary(summary))
+	}
+	s.report(s.rec.Close())
+}
+
+// applyAgentOverrides applies agents.overrides.<name> from settings, as
+// Gemini CLI does: enabled (false drops the subagent), tools,
+// modelConfig.model, modelConfig.generateContentConfig.temperature,
+// runConfig.maxTurns and runConfig.maxTimeMinutes. Definitions are
+// copied, never changed in place.
+func applyAgentOverrides(defs []*subagents.Definition, st *config.Settings, warn func(string)) []*subagents.Definition {
+	raw, _ := st.Get("agents.overrides")
+	all, _ := raw.(map[string]any)
+	if len(all) == 0 {
+		return defs
+	}
+	var out []*subagents.Definition
+	for _, d := range defs {
+		ov, _ := all[d.Name].(map[string]any)
+		if ov == nil {
+			out = append(out, d)
+			continue
+		}
+		if on, ok := ov["enabled"].(bool); ok && !on {
+			continue
+		}
+		c := *d
+		key := "agents.overrides." + d.Name
+		if tools, ok := ov["tools"].([]any); ok {
+			c.Tools = []string{}
+			for _, t := range tools {
+				if s, ok := t.(string); ok {
+					c.Tools = append(c.Tools, s)
+				}
+			}
+		}
+		if mc, ok := ov["modelConfig"].(map[string]any); ok {
+			if m, ok := mc["model"].(string); ok {
+				c.Model = m
+			}
+			if gc, ok := mc["generateContentConfig"].(map[string]any); ok {
+				if t, ok := gc["temperature"].(float64); ok {
+					c.Temperature = &t
+				}
+			}
+		}
+		if rc, ok := ov["runConfig"].(map[string]any); ok {
+			if n, ok := rc["maxTurns"].(float64); ok && n > 0 {
+				c.MaxTurns = int(n)
+			}
+			if n, ok := rc["maxTimeMinutes"].(float64); ok && n > 0 {
+				c.Timeout = time.Duration(n * float64(time.Minute))
+			}
+		}
+		if _, ok := ov["mcpServers"]; ok {
+			warn(key + ".mcpServers: subagent-specific MCP servers are not supported by Castor yet; ignored")
+		}
+		out = append(out, &c)
+	}
+	return out
+}
