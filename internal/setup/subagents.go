@@ -95,6 +95,11 @@ func (a *Agent) addSubagents(o Options, ts *toolSet, e subagentEnv) error {
 		SkillsSection:    a.skillsSection,
 		Version:          version.Version,
 		GenerationConfig: gemini.DefaultGenerationConfig,
+		// The session's engine settings apply inside subagents too.
+		Configure: func(c *agent.Config) {
+			c.DisableLoopDetection = st.Model.DisableLoopDetection
+			c.CompressionThreshold = st.Model.CompressionThreshold
+		},
 	}
 	if !o.DisableRecording {
 		r.Record = a.subagentRecorder(o)
