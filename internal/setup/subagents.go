@@ -12,6 +12,7 @@ import (
 	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/config"
 	"github.com/castor-dev/castor/internal/chats"
+	"github.com/castor-dev/castor/internal/skills"
 	"github.com/castor-dev/castor/internal/subagents"
 	"github.com/castor-dev/castor/internal/version"
 	"github.com/castor-dev/castor/model"
@@ -109,6 +110,11 @@ func (a *Agent) addSubagents(o Options, ts *toolSet, e subagentEnv) error {
 		return nil
 	}
 	ts.registry.Register(t)
+	// Gemini CLI declares invoke_agent before activate_skill.
+	if at, ok := ts.registry.Get(skills.ToolName); ok {
+		ts.registry.Unregister(skills.ToolName)
+		ts.registry.Register(at)
+	}
 	a.agentsSection = subagents.Section(defs)
 	for _, d := range defs {
 		a.subagentNames = append(a.subagentNames, d.Name)
