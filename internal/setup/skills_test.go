@@ -133,6 +133,11 @@ func TestSkillsAndSubagentsSteps(t *testing.T) {
 					t.Errorf("tool %s registered", n)
 				}
 			}
+			if names := a.Session.Tools().Names(); len(tt.wantTools) == 2 && tt.wantTools[0] == "activate_skill" {
+				if strings.Join(names[len(names)-2:], ",") != "invoke_agent,activate_skill" {
+					t.Errorf("tool order %v", names)
+				}
+			}
 			if _, err := a.Send(context.Background(), "hi"); err != nil {
 				t.Fatal(err)
 			}

@@ -12,6 +12,7 @@ import (
 	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/config"
 	"github.com/castor-dev/castor/internal/chats"
+	"github.com/castor-dev/castor/internal/skills"
 	"github.com/castor-dev/castor/internal/subagents"
 	"github.com/castor-dev/castor/internal/version"
 	"github.com/castor-dev/castor/model"
@@ -95,6 +96,11 @@ func (a *Agent) addSubagents(o Options, ts *toolSet, e subagentEnv) error {
 		SkillsSection:    a.skillsSection,
 		Version:          version.Version,
 		GenerationConfig: gemini.DefaultGenerationConfig,
+		// The session's engine settings apply inside subagents too.
+		Configure: func(c *agent.Config) {
+			c.DisableLoopDetection = st.Model.DisableLoopDetection
+			c.CompressionThreshold = st.Model.CompressionThreshold
+		},
 	}
 	if !o.DisableRecording {
 		r.Record = a.subagentRecorder(o)
@@ -104,6 +110,11 @@ func (a *Agent) addSubagents(o Options, ts *toolSet, e subagentEnv) error {
 		return nil
 	}
 	ts.registry.Register(t)
+	// Gemini CLI declares invoke_agent before activate_skill.
+	if at, ok := ts.registry.Get(skills.ToolName); ok {
+		ts.registry.Unregister(skills.ToolName)
+		ts.registry.Register(at)
+	}
 	a.agentsSection = subagents.Section(defs)
 	for _, d := range defs {
 		a.subagentNames = append(a.subagentNames, d.Name)

@@ -33,7 +33,7 @@ func golden(t *testing.T, name, got string) {
 	}
 }
 
-func write(t *testing.T, p, content string) {
+func write(t testing.TB, p, content string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		t.Fatal(err)

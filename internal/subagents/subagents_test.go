@@ -23,7 +23,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-func write(t *testing.T, p, content string) {
+func write(t testing.TB, p, content string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		t.Fatal(err)
@@ -191,7 +191,7 @@ func (echoCall) Execute(context.Context, func(string)) *tool.Result { return too
 
 // parent builds the parent's registry, invoke_agent included, over a
 // scripted model.
-func parent(t *testing.T, m model.Model, defs ...*Definition) (*tool.Registry, tool.Tool) {
+func parent(t testing.TB, m model.Model, defs ...*Definition) (*tool.Registry, tool.Tool) {
 	t.Helper()
 	reg := tool.NewRegistry(echoTool{})
 	r := &Runner{

@@ -76,6 +76,10 @@ type Runner struct {
 	// sampling), which the definition's temperature overrides; nil means
 	// only the temperature and top-p are sent.
 	GenerationConfig func(model string) *genai.GenerateContentConfig
+	// Configure, when set, completes each run's engine configuration with
+	// what the parent's has beyond the fields above (loop detection,
+	// compression, hooks…).
+	Configure func(*agent.Config)
 	// GracePeriod is the time a subagent is given to finish after running
 	// out of turns or time (0: one minute, as Gemini CLI).
 	GracePeriod time.Duration
@@ -378,6 +382,9 @@ func (r *Runner) run(ctx context.Context, d *Definition, prompt string, out func
 	dl := newDeadline(d.Timeout, func() { cancel(errTimedOut) })
 	defer dl.stop()
 	cfg.Confirm = confirmPaused(r.Confirm, dl)
+	if r.Configure != nil {
+		r.Configure(&cfg)
+	}
 	sess = agent.New(cfg)
 
 	query := prompt
