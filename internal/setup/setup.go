@@ -169,6 +169,9 @@ type Agent struct {
 	// subagentNames are the subagents the model may invoke.
 	skillsSection, agentsSection string
 	subagentNames                []string
+	// toolHooks are the session's BeforeTool and AfterTool hooks, which
+	// subagents run too; nil without hooks.
+	toolHooks agent.Hooks
 }
 
 // Close releases what the agent holds (MCP servers, the IDE connection,
@@ -325,7 +328,10 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 		CompressionThreshold: st.Model.CompressionThreshold,
 		Recorder:             recorder,
 		Confirm:              confirm,
-		Hooks:                buildHooks(o, a, extensionRoots(a), transcriptPath(recorder)),
+	}
+	if h := buildHooks(o, a, extensionRoots(a), transcriptPath(recorder)); h != nil {
+		cfg.Hooks = h
+		a.toolHooks = toolHooks{h}
 	}
 	if idec != nil {
 		cfg.PromptContext = idec.client.PromptContext

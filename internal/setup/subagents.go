@@ -100,6 +100,10 @@ func (a *Agent) addSubagents(o Options, ts *toolSet, e subagentEnv) error {
 		Configure: func(c *agent.Config) {
 			c.DisableLoopDetection = st.Model.DisableLoopDetection
 			c.CompressionThreshold = st.Model.CompressionThreshold
+			// A tool guard holds whoever makes the call: a subagent's
+			// shell call meets the same BeforeTool hooks as the main
+			// model's.
+			c.Hooks = a.toolHooks
 		},
 	}
 	if !o.DisableRecording {
@@ -230,4 +234,19 @@ func applyAgentOverrides(defs []*subagents.Definition, st *config.Settings, warn
 		out = append(out, &c)
 	}
 	return out
+}
+
+// toolHooks passes on only the tool events of a session's hooks: a
+// subagent is not a new session or a new user prompt, so the session,
+// agent and model hooks do not fire for it.
+type toolHooks struct{ h agent.Hooks }
+
+// Handles reports BeforeTool and AfterTool hooks of the session.
+func (t toolHooks) Handles(e agent.HookEvent) bool {
+	return (e == agent.HookBeforeTool || e == agent.HookAfterTool) && t.h.Handles(e)
+}
+
+// Fire runs the session's hooks for a tool event.
+func (t toolHooks) Fire(ctx context.Context, in *agent.HookInput) (*agent.HookOutput, error) {
+	return t.h.Fire(ctx, in)
 }
