@@ -2,9 +2,11 @@ package setup
 
 import (
 	"context"
+	"fmt"
 	"iter"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +14,7 @@ import (
 
 	"google.golang.org/genai"
 
+	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/internal/chats"
 	"github.com/castor-dev/castor/internal/skills"
 	"github.com/castor-dev/castor/internal/subagents"
@@ -287,5 +290,52 @@ func TestAgentOverrides(t *testing.T) {
 	}
 	if len(warnings) > 0 {
 		t.Errorf("warnings %q", warnings)
+	}
+}
+
+// A BeforeTool guard of the session holds for a subagent's calls too,
+// while the session's other hooks do not fire for the subagent.
+func TestSubagentMeetsToolHooks(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(ws, "main.go"), "package main\n")
+	writeFile(t, filepath.Join(home, ".gemini", "agents", "reviewer.md"), "---\nname: reviewer\ndescription: Reviews code.\ntools: [read_file]\n---\nYou review.")
+	spy := &spyModel{Model: fake.Script(
+		fake.Call("invoke_agent", map[string]any{"agent_name": "reviewer", "prompt": "Review main.go"}),
+		fake.Call("read_file", map[string]any{"file_path": filepath.Join(ws, "main.go")}),
+		fake.Call("complete_task", map[string]any{"result": "Could not read it."}),
+		fake.Text("Done."),
+	)}
+	var mu sync.Mutex
+	fired := map[agent.HookEvent][]string{}
+	record := func(ctx context.Context, _ *Agent, in *agent.HookInput) (*agent.HookOutput, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		fired[in.HookEventName] = append(fired[in.HookEventName], in.ToolName)
+		if in.HookEventName == agent.HookBeforeTool && in.ToolName == "read_file" {
+			return &agent.HookOutput{Decision: "deny", Reason: "no reading"}, nil
+		}
+		return nil, nil
+	}
+	a, err := New(context.Background(), Options{WorkDir: ws, HomeDir: home, Client: spy, Env: envOf(func(string) string { return "" }),
+		Hooks: []RuntimeHook{{Event: agent.HookBeforeTool, Func: record}, {Event: agent.HookBeforeModel, Func: record}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if _, err := a.Send(context.Background(), "review please"); err != nil {
+		t.Fatal(err)
+	}
+	if got := fired[agent.HookBeforeTool]; !slices.Equal(got, []string{"invoke_agent", "read_file", "complete_task"}) {
+		t.Errorf("BeforeTool fired for %v", got)
+	}
+	// The main model was called twice; the subagent's three calls fire no
+	// BeforeModel hook.
+	if got := len(fired[agent.HookBeforeModel]); got != 2 {
+		t.Errorf("BeforeModel fired %d times, want 2", got)
+	}
+	sub := spy.reqs[2].Contents
+	fr := sub[len(sub)-1].Parts[0].FunctionResponse
+	if fr == nil || !strings.Contains(fmt.Sprint(fr.Response), "Tool execution blocked: no reading") {
+		t.Errorf("subagent's read_file response %+v", fr)
 	}
 }
