@@ -12,11 +12,11 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
-	"syscall"
 	"time"
 
 	"google.golang.org/genai"
 
+	"github.com/castor-dev/castor/internal/hooks"
 	"github.com/castor-dev/castor/internal/setup"
 	"github.com/castor-dev/castor/policy"
 	"github.com/castor-dev/castor/tool"
@@ -230,7 +230,7 @@ func (p *Process) Wait() (int, error) {
 }
 
 // Kill ends the command and whatever it started.
-func (p *Process) Kill() error { return syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL) }
+func (p *Process) Kill() error { return hooks.KillGroup(p.cmd) }
 
 func (s *Shell) command(ctx context.Context, command string, o *ShellOptions) (*exec.Cmd, context.CancelFunc, error) {
 	if o == nil {
@@ -271,8 +271,7 @@ func (s *Shell) command(ctx context.Context, command string, o *ShellOptions) (*
 	for k, v := range o.Env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	hooks.Group(cmd, true)
 	cmd.WaitDelay = time.Second
 	return cmd, cancel, nil
 }

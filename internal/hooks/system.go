@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/castor-dev/castor/agent"
@@ -230,8 +229,7 @@ func (s *System) runCommand(ctx context.Context, h *Hook, in *agent.HookInput) (
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	// The hook and whatever it starts are ended together on timeout.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
+	Group(cmd, false)
 	cmd.WaitDelay = 5 * time.Second
 	err = cmd.Run()
 	code := 0
