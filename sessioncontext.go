@@ -16,6 +16,7 @@ import (
 
 	"google.golang.org/genai"
 
+	"github.com/castor-dev/castor/internal/chats"
 	"github.com/castor-dev/castor/internal/hooks"
 	"github.com/castor-dev/castor/internal/setup"
 	"github.com/castor-dev/castor/policy"
@@ -70,14 +71,22 @@ func newSessionContext(sa *setup.Agent, ts time.Time) SessionContext {
 }
 
 // commandContext is the SessionContext of a hook run as a command: the
-// workspace is the hook's cwd.
+// workspace is the hook's cwd, the transcript is read from the session
+// file (when there is one and it reads).
 func commandContext(sessionID, cwd, transcript string, ts time.Time) SessionContext {
 	if cwd == "" {
 		cwd, _ = os.Getwd()
 	}
 	ws := tool.NewWorkspace(cwd)
+	var history []*genai.Content
+	if transcript != "" {
+		if conv, err := chats.LoadFile(transcript); err == nil {
+			history = conv.History()
+		}
+	}
 	return SessionContext{
-		SessionID: sessionID, WorkDir: cwd, Timestamp: ts, TranscriptPath: transcript,
+		Transcript: history,
+		SessionID:  sessionID, WorkDir: cwd, Timestamp: ts, TranscriptPath: transcript,
 		FS:    &FS{ws: ws},
 		Shell: &Shell{ws: ws, env: os.Environ()},
 	}
