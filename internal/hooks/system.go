@@ -53,7 +53,8 @@ func New(opts Options, hooks []Hook) *System {
 		if h.Func == nil && slices.Contains(opts.Disabled, h.ID()) {
 			continue
 		}
-		if k := h.key(); !seen[k] {
+		// In-process hooks are never duplicates of one another.
+		if k := h.key(); h.Func != nil || !seen[k] {
 			seen[k] = true
 			if h.Timeout <= 0 {
 				h.Timeout = DefaultTimeout
