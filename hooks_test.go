@@ -28,7 +28,15 @@ var commandHook = castor.Hook{
 	Event: castor.BeforeTool,
 	Name:  "no-secrets",
 	Func: func(ctx context.Context, in *castor.HookInput, sc castor.SessionContext) (*castor.HookOutput, error) {
-		if err := sc.FS.WriteFile("hook-saw.txt", in.ToolName+" "+sc.SessionID); err != nil {
+		seen := in.ToolName + " " + sc.SessionID
+		for _, c := range sc.Transcript {
+			for _, p := range c.Parts {
+				if p.Text == "write two files" {
+					seen += " (prompt in transcript)"
+				}
+			}
+		}
+		if err := sc.FS.WriteFile("hook-saw.txt", seen); err != nil {
 			return nil, err
 		}
 		if c, _ := in.ToolInput["content"].(string); strings.Contains(c, "secret") {
@@ -291,7 +299,7 @@ func TestGoHookAsCommand(t *testing.T) {
 		fakegemini.Text("done"))
 	var warnings []string
 	a, err := castor.New(context.Background(), castor.WithClient(mustClient(t, srv)), castor.WithHomeDir(home), castor.WithEnv(noEnv),
-		castor.WithWorkDir(ws), castor.WithoutRecording(), castor.WithApprovalMode(policy.ModeYolo),
+		castor.WithWorkDir(ws), castor.WithApprovalMode(policy.ModeYolo),
 		castor.WithWarnings(func(s string) { warnings = append(warnings, s) }))
 	if err != nil {
 		t.Fatal(err)
@@ -310,7 +318,7 @@ func TestGoHookAsCommand(t *testing.T) {
 	if !strings.Contains(requestText(reqs[2]), `{"error":"Tool execution blocked: secrets stay out of files"}`) {
 		t.Errorf("request: %s", requestText(reqs[2]))
 	}
-	if b, _ := os.ReadFile(filepath.Join(ws, "hook-saw.txt")); string(b) != "write_file "+a.SessionID() {
+	if b, _ := os.ReadFile(filepath.Join(ws, "hook-saw.txt")); string(b) != "write_file "+a.SessionID()+" (prompt in transcript)" {
 		t.Errorf("hook-saw.txt = %q (warnings %v)", b, warnings)
 	}
 }

@@ -12,11 +12,12 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
-	"syscall"
 	"time"
 
 	"google.golang.org/genai"
 
+	"github.com/castor-dev/castor/internal/chats"
+	"github.com/castor-dev/castor/internal/hooks"
 	"github.com/castor-dev/castor/internal/setup"
 	"github.com/castor-dev/castor/policy"
 	"github.com/castor-dev/castor/tool"
@@ -70,14 +71,22 @@ func newSessionContext(sa *setup.Agent, ts time.Time) SessionContext {
 }
 
 // commandContext is the SessionContext of a hook run as a command: the
-// workspace is the hook's cwd.
+// workspace is the hook's cwd, the transcript is read from the session
+// file (when there is one and it reads).
 func commandContext(sessionID, cwd, transcript string, ts time.Time) SessionContext {
 	if cwd == "" {
 		cwd, _ = os.Getwd()
 	}
 	ws := tool.NewWorkspace(cwd)
+	var history []*genai.Content
+	if transcript != "" {
+		if conv, err := chats.LoadFile(transcript); err == nil {
+			history = conv.History()
+		}
+	}
 	return SessionContext{
-		SessionID: sessionID, WorkDir: cwd, Timestamp: ts, TranscriptPath: transcript,
+		Transcript: history,
+		SessionID:  sessionID, WorkDir: cwd, Timestamp: ts, TranscriptPath: transcript,
 		FS:    &FS{ws: ws},
 		Shell: &Shell{ws: ws, env: os.Environ()},
 	}
@@ -230,7 +239,7 @@ func (p *Process) Wait() (int, error) {
 }
 
 // Kill ends the command and whatever it started.
-func (p *Process) Kill() error { return syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL) }
+func (p *Process) Kill() error { return hooks.KillGroup(p.cmd) }
 
 func (s *Shell) command(ctx context.Context, command string, o *ShellOptions) (*exec.Cmd, context.CancelFunc, error) {
 	if o == nil {
@@ -271,8 +280,7 @@ func (s *Shell) command(ctx context.Context, command string, o *ShellOptions) (*
 	for k, v := range o.Env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	hooks.Group(cmd, true)
 	cmd.WaitDelay = time.Second
 	return cmd, cancel, nil
 }

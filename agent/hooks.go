@@ -363,10 +363,10 @@ func promptText(parts []*genai.Part) string {
 }
 
 // beforeAgent fires BeforeAgent for a new prompt. It returns the parts to
-// send (the prompt, then hook context) and whether the turn goes on; when
-// it does not, the turn has ended with EventTurnEnd. A deny drops the
-// prompt from history; a stop keeps it.
-func (r *run) beforeAgent(parts []*genai.Part) ([]*genai.Part, bool, bool) {
+// send (the prompt, then hook context), whether the turn goes on (when
+// not, it has ended with EventTurnEnd) and whether the prompt is kept in
+// history: a deny drops it, a stop keeps it.
+func (r *run) beforeAgent(parts []*genai.Part) (_ []*genai.Part, goOn, keep bool) {
 	if !r.s.hooked(HookBeforeAgent) {
 		return parts, true, true
 	}

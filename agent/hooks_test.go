@@ -98,6 +98,19 @@ func TestHookPoints(t *testing.T) {
 			},
 		},
 		{
+			name:  "BeforeAgent stop keeps the prompt",
+			turns: [][]*genai.Part{{{Text: "never"}}},
+			on:    map[HookEvent]func(*HookInput) (*HookOutput, error){HookBeforeAgent: out(&HookOutput{Continue: falsePtr(), Reason: "later"})},
+			check: func(t *testing.T, evs []*Event, m *scripted, _ []string, _ *fakeHooks) {
+				if len(m.reqs) != 0 {
+					t.Error("model called")
+				}
+				if last := evs[len(evs)-1]; last.Reason != TurnStopped || last.Text != "later" {
+					t.Errorf("last event %+v", last)
+				}
+			},
+		},
+		{
 			name:  "BeforeModel synthetic response skips the model",
 			turns: nil,
 			on: map[HookEvent]func(*HookInput) (*HookOutput, error){HookBeforeModel: out(&HookOutput{HookSpecificOutput: &HookSpecificOutput{
@@ -303,6 +316,11 @@ func TestHookPoints(t *testing.T) {
 				}
 			}
 			tt.check(t, evs, m, ran, h)
+			// A denied prompt leaves no trace in history; any other is kept.
+			denied := tt.name == "BeforeAgent deny drops the prompt"
+			if hist := s.History(); denied != (len(hist) == 0) {
+				t.Errorf("history after the turn: %s", mustJSON(hist))
+			}
 		})
 	}
 }

@@ -248,3 +248,20 @@ func TestHookCommandNotFound(t *testing.T) {
 		}
 	}
 }
+
+// TestHookHaltsHeadless: a BeforeAgent hook answering continue: false
+// stops the run before the model is called, and says why.
+func TestHookHaltsHeadless(t *testing.T) {
+	e := newEnv(t, fakegemini.Text("never"))
+	if err := os.MkdirAll(filepath.Join(e.ws, ".gemini"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e.write(".gemini/settings.json", `{"hooks": {"BeforeAgent": [{"hooks": [{"type": "command", "command": "echo '{\"continue\": false, \"stopReason\": \"maintenance window\"}'"}]}]}}`)
+	r := e.run("-p", "hi")
+	if r.code != 0 || !strings.Contains(r.stderr, "Agent execution stopped: maintenance window") {
+		t.Errorf("exit %d\nstderr: %s", r.code, r.stderr)
+	}
+	if n := len(e.srv.Requests()); n != 0 {
+		t.Errorf("%d model requests after a halt", n)
+	}
+}

@@ -82,12 +82,9 @@ func (h *Hook) ID() string {
 	return h.Command
 }
 
-// key identifies identical hooks across layers.
+// key identifies identical command hooks of one event across layers.
 func (h *Hook) key() string {
-	if h.Func != nil {
-		return fmt.Sprintf("func:%p:%s", h, h.Origin)
-	}
-	return h.Name + ":" + h.Command
+	return string(h.Event) + ":" + h.Name + ":" + h.Command
 }
 
 // configFields are members of hooks that are not events.

@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/castor-dev/castor/agent"
@@ -54,7 +53,8 @@ func New(opts Options, hooks []Hook) *System {
 		if h.Func == nil && slices.Contains(opts.Disabled, h.ID()) {
 			continue
 		}
-		if k := h.key(); !seen[k] {
+		// In-process hooks are never duplicates of one another.
+		if k := h.key(); h.Func != nil || !seen[k] {
 			seen[k] = true
 			if h.Timeout <= 0 {
 				h.Timeout = DefaultTimeout
@@ -230,8 +230,7 @@ func (s *System) runCommand(ctx context.Context, h *Hook, in *agent.HookInput) (
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	// The hook and whatever it starts are ended together on timeout.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
+	Group(cmd, false)
 	cmd.WaitDelay = 5 * time.Second
 	err = cmd.Run()
 	code := 0

@@ -46,12 +46,13 @@ func TestNewOrderDedupeDisabled(t *testing.T) {
 		{Event: agent.HookBeforeTool, Command: "x", Name: "off", Source: SourceUser},
 		{Event: agent.HookBeforeTool, Command: "cmd-off", Source: SourceUser},
 		{Event: agent.HookAfterTool, Command: "sys", Source: SourceSystem},
+		{Event: agent.HookAfterAgent, Command: "user", Name: "n", Source: SourceUser, Origin: "same command, other event"},
 	})
 	var got []string
 	for _, h := range s.Hooks() {
 		got = append(got, h.Command+"@"+h.Source.String()+":"+h.Origin)
 	}
-	if strings.Join(got, " ") != "user@project:project wins sys@system: ext@extension:" {
+	if strings.Join(got, " ") != "user@project:project wins user@user:same command, other event sys@system: ext@extension:" {
 		t.Errorf("hooks %v", got)
 	}
 	if !s.Handles(agent.HookAfterTool) || s.Handles(agent.HookSessionEnd) {
