@@ -8,8 +8,8 @@ import (
 
 // Extension bundles what a Gemini CLI extension adds to an agent, given
 // in code instead of an installed gemini-extension.json: instructions
-// (where an extension's context file goes), tools, MCP servers and
-// custom commands. Installed extensions (~/.gemini/extensions) are
+// (where an extension's context file goes), tools, MCP servers, custom
+// commands, hooks, skills and subagents. Installed extensions (~/.gemini/extensions) are
 // loaded too unless WithoutSettings.
 type Extension struct {
 	// Name identifies the extension: letters, digits and dashes. A
@@ -27,6 +27,12 @@ type Extension struct {
 	MCPServers map[string]MCPServer
 	// Commands are custom commands, as an extension's commands/*.toml.
 	Commands []Command
+	// Hooks run like WithHooks, as an extension's hooks/hooks.json.
+	Hooks []Hook
+	// Skills are added like WithSkills, as an extension's skills/.
+	Skills []SkillSource
+	// Subagents are added like WithSubagents, as an extension's agents/.
+	Subagents []Subagent
 }
 
 // MCPServer is an MCP server an Extension starts: a command over stdio,
@@ -64,6 +70,17 @@ func WithExtensions(exts ...Extension) Option {
 	return func(o *setup.Options) {
 		for _, e := range exts {
 			o.CodeExtensions = append(o.CodeExtensions, e.toSetup())
+			// Hooks, skills and subagents of an extension are the same
+			// as the agent's own; only their origin differs.
+			if len(e.Hooks) > 0 {
+				WithHooks(e.Hooks...)(o)
+			}
+			if len(e.Skills) > 0 {
+				WithSkills(e.Skills...)(o)
+			}
+			if len(e.Subagents) > 0 {
+				WithSubagents(e.Subagents...)(o)
+			}
 		}
 	}
 }
