@@ -54,10 +54,10 @@ type flags struct {
 // new subcommand is added here.
 func subcommands(ctx context.Context, stdio IO) []*cobra.Command {
 	return []*cobra.Command{
-		newA2ACommand(ctx, stdio),  // a2a-server: the A2A server (a2a.go)
-		newAuthCommand(ctx, stdio), // auth: Google sign-in (auth.go)
-		ideCommand(ctx, stdio),     // ide: IDE companion status and serve (ide.go)
-		newMCPCommand(ctx, stdio),  // mcp: MCP server settings (mcp.go)
+		newA2ACommand(ctx, stdio),        // a2a-server: the A2A server (a2a.go)
+		newAuthCommand(ctx, stdio),       // auth: Google sign-in (auth.go)
+		ideCommand(ctx, stdio),           // ide: IDE companion status and serve (ide.go)
+		newMCPCommand(ctx, stdio),        // mcp: MCP server settings (mcp.go)
 		newExtensionsCommand(ctx, stdio), // extensions: install, list, enable… (extensions.go)
 		newSkillsCommand(ctx, stdio),     // skills: Agent Skills list, enable, disable (skills.go)
 	}
