@@ -76,11 +76,20 @@ func skillsList(stdio IO) error {
 		fmt.Fprintf(stdio.Stderr, "Warning: %s\n", termtext.String(w))
 	}
 	home := config.ResolveHome(nil)
-	set, warnings := skills.Discover(skills.Sources{
-		Home:      home.UserDir,
-		Workspace: wd,
-		Trusted:   st.Trust.IsTrusted() || !st.Trust.FolderTrustEnabled,
+	trusted := st.Trust.IsTrusted() || !st.Trust.FolderTrustEnabled
+	// Active extensions' skills/ folders count, as in a session.
+	exts, warnings := config.LoadExtensions(config.ExtensionsOptions{GeminiDir: home.Dir, Workspace: wd, Trusted: trusted})
+	var roots []string
+	for _, e := range config.ActiveExtensions(exts) {
+		roots = append(roots, e.Path)
+	}
+	set, more := skills.Discover(skills.Sources{
+		Home:       home.UserDir,
+		Workspace:  wd,
+		Trusted:    trusted,
+		Extensions: roots,
 	})
+	warnings = append(warnings, more...)
 	for _, w := range warnings {
 		fmt.Fprintf(stdio.Stderr, "Warning: %s\n", termtext.String(w))
 	}
