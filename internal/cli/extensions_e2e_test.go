@@ -191,12 +191,14 @@ func TestCustomCommandShellHeadless(t *testing.T) {
 	if n := len(e.srv.Requests()); n != 0 {
 		t.Fatalf("%d model requests after a refused command", n)
 	}
-	e.srv.Enqueue(fakegemini.Text("ok"))
-	if r = e.run("--approval-mode", "yolo", "-p", "/files a b"); r.code != 0 {
-		t.Fatalf("yolo: exit %d: %s", r.code, r.stderr)
-	}
-	if got := lastUserText(e.srv.LastRequest()); !strings.Contains(got, "Files: listed a b") {
-		t.Errorf("shell injection = %q", got)
+	for _, allow := range [][]string{{"--approval-mode", "yolo"}, {"--allowed-tools", "run_shell_command(echo)"}} {
+		e.srv.Enqueue(fakegemini.Text("ok"))
+		if r = e.run(append(allow, "-p", "/files a b")...); r.code != 0 {
+			t.Fatalf("%v: exit %d: %s", allow, r.code, r.stderr)
+		}
+		if got := lastUserText(e.srv.LastRequest()); !strings.Contains(got, "Files: listed a b") {
+			t.Errorf("%v: shell injection = %q", allow, got)
+		}
 	}
 }
 

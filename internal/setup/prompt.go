@@ -157,6 +157,8 @@ func (x *expander) CheckShell(ctx context.Context, commands []string) error {
 			}
 		}
 		switch {
+		case d == policy.Deny && !x.policy.Interactive():
+			return fmt.Errorf("cannot be run. Blocked command: %q. Reason: Blocked by policy (a headless run cannot ask for approval: allow it with --allowed-tools \"run_shell_command(%s)\" or an approval mode)", c, c)
 		case d == policy.Deny:
 			return fmt.Errorf("cannot be run. Blocked command: %q. Reason: Blocked by policy", c)
 		case d == policy.Allow || details == nil:
