@@ -149,9 +149,12 @@ type Agent struct {
 	// loaders of those features.
 	Extensions []*config.Extension
 
+	closers []func() error
+
+	// Prompt expansion (prompt.go): the custom commands by name and what
+	// their injections and @path includes need.
 	fileCommands map[string]*command.FileCommand
 	expand       *expander
-	closers      []func() error
 }
 
 // Close releases what the agent holds (MCP servers, the IDE connection,
