@@ -111,6 +111,15 @@ func TestExtensionEndToEnd(t *testing.T) {
 		t.Errorf("the extension's MCP tool is not declared: %v", declared)
 	}
 
+	// The extension's MCP server's prompts are commands too.
+	e.srv.Enqueue(fakegemini.Text("done"))
+	if r = e.run("-p", "/simple-prompt"); r.code != 0 {
+		t.Fatalf("exit %d\nstderr %s", r.code, r.stderr)
+	}
+	if got := lastUserText(e.srv.LastRequest()); !strings.Contains(got, "This is a simple prompt without arguments.") {
+		t.Errorf("MCP prompt = %q", got)
+	}
+
 	// A namespaced command with no {{args}} gets the invocation appended.
 	e.srv.Enqueue(fakegemini.Text("done"))
 	if r = e.run("-p", "/git:commit fix the bug"); r.code != 0 {
