@@ -109,11 +109,13 @@ func ParseFileCommand(file, rel string, data []byte) (*FileCommand, error) {
 	return fc, nil
 }
 
+var promptKey = regexp.MustCompile(`(?m)^[ \t]*"?prompt"?[ \t]*=[ \t]*`)
+
 // promptLine finds the file line of the prompt's byte offset: the line of
 // "prompt =" plus the lines before offset (one more when a multi-line
 // string starts on the next line).
 func promptLine(data []byte, prompt string, offset int) int {
-	loc := regexp.MustCompile(`(?m)^[ \t]*"?prompt"?[ \t]*=[ \t]*`).FindIndex(data)
+	loc := promptKey.FindIndex(data)
 	if loc == nil {
 		return 1
 	}

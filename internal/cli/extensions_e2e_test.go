@@ -111,6 +111,15 @@ func TestExtensionEndToEnd(t *testing.T) {
 		t.Errorf("the extension's MCP tool is not declared: %v", declared)
 	}
 
+	// The extension's MCP server's prompts are commands too.
+	e.srv.Enqueue(fakegemini.Text("done"))
+	if r = e.run("-p", "/simple-prompt"); r.code != 0 {
+		t.Fatalf("exit %d\nstderr %s", r.code, r.stderr)
+	}
+	if got := lastUserText(e.srv.LastRequest()); !strings.Contains(got, "This is a simple prompt without arguments.") {
+		t.Errorf("MCP prompt = %q", got)
+	}
+
 	// A namespaced command with no {{args}} gets the invocation appended.
 	e.srv.Enqueue(fakegemini.Text("done"))
 	if r = e.run("-p", "/git:commit fix the bug"); r.code != 0 {
@@ -191,12 +200,14 @@ func TestCustomCommandShellHeadless(t *testing.T) {
 	if n := len(e.srv.Requests()); n != 0 {
 		t.Fatalf("%d model requests after a refused command", n)
 	}
-	e.srv.Enqueue(fakegemini.Text("ok"))
-	if r = e.run("--approval-mode", "yolo", "-p", "/files a b"); r.code != 0 {
-		t.Fatalf("yolo: exit %d: %s", r.code, r.stderr)
-	}
-	if got := lastUserText(e.srv.LastRequest()); !strings.Contains(got, "Files: listed a b") {
-		t.Errorf("shell injection = %q", got)
+	for _, allow := range [][]string{{"--approval-mode", "yolo"}, {"--allowed-tools", "run_shell_command(echo)"}} {
+		e.srv.Enqueue(fakegemini.Text("ok"))
+		if r = e.run(append(allow, "-p", "/files a b")...); r.code != 0 {
+			t.Fatalf("%v: exit %d: %s", allow, r.code, r.stderr)
+		}
+		if got := lastUserText(e.srv.LastRequest()); !strings.Contains(got, "Files: listed a b") {
+			t.Errorf("%v: shell injection = %q", allow, got)
+		}
 	}
 }
 

@@ -36,6 +36,8 @@ func (e *InputError) Unwrap() error { return e.Err }
 //     user's, the workspace's or an extension's commands folder) becomes
 //     that command's prompt; its own @{…} and !{…} are expanded, the
 //     text is not searched for @path again (as in Gemini CLI);
+//   - a leading "/name args" naming an MCP server's prompt becomes the
+//     prompt the server returns;
 //   - otherwise each @path is replaced by the file's or folder's contents
 //     read with read_many_files, framed as Gemini CLI frames them.
 //
@@ -54,6 +56,9 @@ func (a *Agent) ExpandPrompt(ctx context.Context, text string) ([]*genai.Part, e
 		}
 		return parts, nil
 	}
+	if parts, ok, err := a.expandMCPPrompt(ctx, text); ok {
+		return parts, err
+	}
 	parts := []*genai.Part{genai.NewPartFromText(text)}
 	if a.expand != nil && atpath.HasRefs(text) {
 		var err error
@@ -65,6 +70,28 @@ func (a *Agent) ExpandPrompt(ctx context.Context, text string) ([]*genai.Part, e
 		parts = append(parts, n)
 	}
 	return parts, nil
+}
+
+// expandMCPPrompt runs a leading "/name args" naming an MCP server's
+// prompt, which only builds a prompt, so every face may expand it here.
+func (a *Agent) expandMCPPrompt(ctx context.Context, text string) ([]*genai.Part, bool, error) {
+	raw := strings.TrimSpace(text)
+	if a.expand == nil || len(a.expand.mcpPrompts) == 0 || !strings.HasPrefix(raw, "/") {
+		return nil, false, nil
+	}
+	fields := strings.Fields(raw[1:])
+	if len(fields) == 0 || !a.expand.mcpPrompts[fields[0]] {
+		return nil, false, nil
+	}
+	name := fields[0]
+	res, err := a.Commands.RunLine(ctx, raw, command.Env{Workspace: a.Workspace.Dirs()[0], HomeDir: a.Home.UserDir, Trusted: a.Trusted})
+	switch {
+	case err != nil:
+		return nil, true, &InputError{Err: err}
+	case res.Kind != command.ResultSubmitPrompt:
+		return nil, true, &InputError{Err: fmt.Errorf("/%s answered without a prompt: %s", name, res.Content)}
+	}
+	return []*genai.Part{genai.NewPartFromText(res.Content)}, true, nil
 }
 
 // lookupFileCommand finds the custom command a line starts with.
@@ -93,7 +120,9 @@ type expander struct {
 	tools   *tool.Registry
 	confirm func(ctx context.Context, call *agent.ToolCall) (tool.Decision, error)
 	search  bool
-	seq     atomic.Int64
+	// mcpPrompts are the names of the MCP prompt commands.
+	mcpPrompts map[string]bool
+	seq        atomic.Int64
 }
 
 func newExpander(st *config.Settings, ts *toolSet, pol *policy.Engine, confirm func(context.Context, *agent.ToolCall) (tool.Decision, error)) *expander {
@@ -160,6 +189,8 @@ func (x *expander) CheckShell(ctx context.Context, commands []string) error {
 			}
 		}
 		switch {
+		case d == policy.Deny && !x.policy.Interactive():
+			return fmt.Errorf("cannot be run. Blocked command: %q. Reason: Blocked by policy (a headless run cannot ask for approval: allow it with --allowed-tools \"run_shell_command(%s)\" or an approval mode)", c, c)
 		case d == policy.Deny:
 			return fmt.Errorf("cannot be run. Blocked command: %q. Reason: Blocked by policy", c)
 		case d == policy.Allow || details == nil:

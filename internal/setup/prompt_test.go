@@ -313,3 +313,29 @@ func TestExtensionSettingsRestrict(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkExpandPrompt measures what expansion adds to a prompt: plain
+// text, a custom command, and an @file include.
+func BenchmarkExpandPrompt(b *testing.B) {
+	root := b.TempDir()
+	ws, home := filepath.Join(root, "ws"), filepath.Join(root, "home")
+	os.MkdirAll(filepath.Join(ws, ".gemini", "commands"), 0o755)
+	os.MkdirAll(home, 0o755)
+	os.WriteFile(filepath.Join(ws, "README.md"), []byte(strings.Repeat("line\n", 200)), 0o644)
+	os.WriteFile(filepath.Join(ws, ".gemini", "commands", "c.toml"), []byte(`prompt = "Do {{args}}"`), 0o644)
+	a, err := New(context.Background(), Options{WorkDir: ws, HomeDir: home, Client: fake.Script(), DisableRecording: true,
+		Env: config.EnvMap(map[string]string{"GEMINI_CLI_TRUST_WORKSPACE": "true"})})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer a.Close()
+	for _, p := range []string{"plain text without includes", "/c the thing", "explain @README.md"} {
+		b.Run(strings.Fields(p)[0], func(b *testing.B) {
+			for b.Loop() {
+				if _, err := a.ExpandPrompt(context.Background(), p); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -161,9 +161,12 @@ type Agent struct {
 	// loaders of those features.
 	Extensions []*config.Extension
 
+	closers []func() error
+
+	// Prompt expansion (prompt.go): the custom commands by name and what
+	// their injections and @path includes need.
 	fileCommands map[string]*command.FileCommand
 	expand       *expander
-	closers      []func() error
 	// skillsSection and agentsSection are the system instruction's
 	// skills and subagents sections (skills.go, subagents.go);
 	// subagentNames are the subagents the model may invoke.
