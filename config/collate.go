@@ -62,7 +62,7 @@ func collationKey(s string) [3][]int {
 		lower := unicode.ToLower(base)
 		var p int
 		switch {
-		case lower < 0x80 && strings.IndexRune(symbolOrder, lower) >= 0:
+		case lower < 0x80 && strings.ContainsRune(symbolOrder, lower):
 			p = 1 + strings.IndexRune(symbolOrder, lower)
 		case lower >= '0' && lower <= '9':
 			p = digitBase + int(lower-'0')

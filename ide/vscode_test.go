@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/castor-dev/castor/ide"
+	"github.com/castor-dev/castor/internal/npmtest"
 	"github.com/castor-dev/castor/tool"
 )
 
@@ -32,15 +33,12 @@ type vscodeCompanion struct {
 // repository (npm ci at its root) are there.
 func needNode(t *testing.T) {
 	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not installed")
-	}
+	node := npmtest.LookPath(t, "node")
 	check := exec.Command(node, "--input-type=module", "-e",
 		`await import('@modelcontextprotocol/sdk/server/streamableHttp.js'); await import('express'); await import('zod')`)
 	check.Dir = filepath.Join("testdata", "vscode-companion")
 	if out, err := check.CombinedOutput(); err != nil {
-		t.Skipf("the npm packages are not installed (npm ci at the repository root): %s", out)
+		npmtest.Missing(t, "the npm packages are not installed (npm ci at the repository root): %s", out)
 	}
 }
 

@@ -1,6 +1,7 @@
-// Package npmtest runs the npm MCP servers pinned in the repository's
-// package-lock.json for interop tests, skipping a test when Node or the
-// packages are missing.
+// Package npmtest gives tests their outside peers: the npm MCP servers
+// pinned in the repository's package-lock.json, and programs on PATH
+// (node, git, rg, tmux). A missing peer skips the test with a one-line
+// reason, or fails it under CI=true (see Missing).
 package npmtest
 
 import (
@@ -22,16 +23,13 @@ func root() string {
 }
 
 // Server returns node and the entry point of the installed npm package
-// @modelcontextprotocol/<pkg>, or skips the test with a one-line reason.
+// @modelcontextprotocol/<pkg>, or reports the missing one (Missing).
 func Server(t testing.TB, pkg string) (node, entry string) {
 	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not installed")
-	}
+	node = LookPath(t, "node")
 	entry = filepath.Join(root(), "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js")
 	if _, err := os.Stat(entry); err != nil {
-		t.Skipf("node_modules/@modelcontextprotocol/%s is missing: run npm ci --ignore-scripts at the repository root", pkg)
+		Missing(t, "node_modules/@modelcontextprotocol/%s is missing: run npm ci --ignore-scripts at the repository root", pkg)
 	}
 	return node, entry
 }

@@ -331,12 +331,6 @@ var binaryExtensions = map[string]bool{
 	".woff2": true, ".xls": true, ".xlsx": true, ".xz": true, ".zip": true, ".zst": true,
 }
 
-// hasBinaryExtension reports whether path has an extension Gemini CLI treats
-// as binary regardless of content.
-func hasBinaryExtension(path string) bool {
-	return binaryExtensions[strings.ToLower(filepath.Ext(path))]
-}
-
 // detectFileType classifies path as Gemini CLI does: TypeScript extensions
 // are text (their MIME type would say MPEG transport stream), .svg is svg,
 // images and PDFs by MIME type, audio/video by MIME type only when the
