@@ -14,12 +14,12 @@ import (
 )
 
 // sdkDir finds a directory whose node_modules holds @a2a-js/sdk:
-// $A2A_JS_SDK_DIR, testdata/interop (npm ci there installs the pinned
-// client), or the module root.
+// $A2A_JS_SDK_DIR, or testdata/interop (npm ci there installs the pinned
+// client).
 func sdkDir() string {
 	cands := []string{os.Getenv("A2A_JS_SDK_DIR")}
 	if wd, err := os.Getwd(); err == nil {
-		cands = append(cands, filepath.Join(wd, "testdata", "interop"), filepath.Dir(wd))
+		cands = append(cands, filepath.Join(wd, "testdata", "interop"))
 	}
 	for _, d := range cands {
 		if d == "" {

@@ -12,8 +12,8 @@ import (
 	"github.com/castor-dev/castor/tool"
 )
 
-// The interop tests run the real npm servers pinned in the repository's
-// package-lock.json (npm ci --ignore-scripts at the repository root). Text
+// The interop tests run the real npm servers pinned in
+// internal/npmtest/testdata (npm ci --ignore-scripts there). Text
 // output reaches the model fenced in <untrusted_context>, as for every
 // server without wrapUntrusted: false.
 
