@@ -3,13 +3,13 @@ package castor_test
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/castor-dev/castor"
 	"github.com/castor-dev/castor/internal/fakegemini"
+	"github.com/castor-dev/castor/internal/npmtest"
 	"github.com/castor-dev/castor/model/gemini"
 	"github.com/castor-dev/castor/policy"
 )
@@ -41,9 +41,7 @@ func settingsAgent(t *testing.T, srv *fakegemini.Server, settings string) (*cast
 }
 
 func TestCheckpointAndRestore(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
+	npmtest.LookPath(t, "git")
 	srv := fakegemini.Start(t)
 	a, _, ws := settingsAgent(t, srv, `{"general": {"checkpointing": {"enabled": true}}}`)
 	file := filepath.Join(ws, "notes.txt")

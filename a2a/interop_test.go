@@ -10,15 +10,16 @@ import (
 	"testing"
 
 	"github.com/castor-dev/castor/internal/fakegemini"
+	"github.com/castor-dev/castor/internal/npmtest"
 )
 
 // sdkDir finds a directory whose node_modules holds @a2a-js/sdk:
-// $A2A_JS_SDK_DIR, testdata/interop (npm ci there installs the pinned
-// client), or the module root.
+// $A2A_JS_SDK_DIR, or testdata/interop (npm ci there installs the pinned
+// client).
 func sdkDir() string {
 	cands := []string{os.Getenv("A2A_JS_SDK_DIR")}
 	if wd, err := os.Getwd(); err == nil {
-		cands = append(cands, filepath.Join(wd, "testdata", "interop"), filepath.Dir(wd))
+		cands = append(cands, filepath.Join(wd, "testdata", "interop"))
 	}
 	for _, d := range cands {
 		if d == "" {
@@ -35,10 +36,10 @@ func sdkDir() string {
 // stream, get, cancel, resubscribe, push configs and both confirmation
 // formats.
 func TestInteropA2AJS(t *testing.T) {
-	node, err := exec.LookPath("node")
+	node := npmtest.LookPath(t, "node")
 	dir := sdkDir()
-	if err != nil || dir == "" {
-		t.Skip("node or @a2a-js/sdk not installed (npm ci at the module root, or set A2A_JS_SDK_DIR)")
+	if dir == "" {
+		npmtest.Missing(t, "@a2a-js/sdk is not installed (npm ci --ignore-scripts in a2a/testdata/interop, or set A2A_JS_SDK_DIR)")
 	}
 	h := newHarness(t, withPrivatePush())
 	hook := newWebhook(t, 0)

@@ -84,7 +84,7 @@ func (r *run) runBatch(b *pendingBatch) bool {
 		c.call = call
 		c.Description = call.Describe()
 		pc := policy.Call{Name: t.Name(), DisplayName: t.DisplayName(), Kind: t.Kind(), Args: c.Args}
-		if sn, ok := t.(interface{ ServerName() string }); ok {
+		if sn, ok := t.(tool.ServerTool); ok {
 			pc.ServerName = sn.ServerName()
 		}
 		decision, msg := s.cfg.Policy.Decide(pc)

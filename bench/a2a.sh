@@ -84,7 +84,10 @@ die() {
 echo "building castor, fakegemini and a2aload into $BIN ..."
 (cd "$ROOT" && go build -o "$BIN/castor" ./cmd/castor) || die "go build ./cmd/castor failed"
 (cd "$ROOT" && go build -o "$BIN/fakegemini" ./internal/fakegemini/cmd/fakegemini) || die "go build fakegemini failed"
-(cd "$ROOT" && go build -o "$BIN/a2aload" ./bench/a2aload) || die "go build ./bench/a2aload failed"
+# a2aload is its own module (so that it stays out of the castor module's
+# ./...); a temporary workspace builds it against this checkout.
+(cd "$ROOT/bench/a2aload" && GOWORK="$TMP/go.work" go work init "$ROOT" . &&
+	GOWORK="$TMP/go.work" go build -o "$BIN/a2aload" .) || die "go build bench/a2aload failed"
 
 echo "castor $("$BIN/castor" --version 2>/dev/null || echo '?') | $(go version | cut -d' ' -f3-) | $(nproc 2>/dev/null || echo '?') cores | load avg $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')"
 rc=0

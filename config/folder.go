@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/castor-dev/castor/internal/textutil"
 	"github.com/castor-dev/castor/tool"
 )
 
@@ -91,6 +92,7 @@ func readFolderTree(root string, maxItems int, filter tool.FileFilter) (*folderN
 	queue := []job{{top, root}}
 	seen := map[string]bool{}
 	count := 0
+	col := textutil.NewCollator()
 	for len(queue) > 0 {
 		j := queue[0]
 		queue = queue[1:]
@@ -112,7 +114,7 @@ func readFolderTree(root string, maxItems int, filter tool.FileFilter) (*folderN
 			}
 			continue
 		}
-		slices.SortStableFunc(entries, func(a, b os.DirEntry) int { return compareNames(a.Name(), b.Name()) })
+		slices.SortStableFunc(entries, func(a, b os.DirEntry) int { return col.Compare(a.Name(), b.Name()) })
 
 		for _, e := range entries {
 			if !e.Type().IsRegular() {

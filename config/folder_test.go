@@ -3,7 +3,6 @@ package config
 import (
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -74,19 +73,5 @@ func TestFolderStructureErrors(t *testing.T) {
 	writeTree(t, root, map[string]string{"file": ""})
 	if got := FolderStructure(file, 0, nil); !strings.HasPrefix(got, `Error processing directory "`+file+`": `) {
 		t.Errorf("got %q", got)
-	}
-}
-
-func TestCompareNamesMatchesNode(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("testdata", "collate", "names.golden"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n")
-	got := slices.Clone(want)
-	slices.Reverse(got)
-	slices.SortStableFunc(got, compareNames)
-	if !slices.Equal(got, want) {
-		t.Errorf("order differs from Node's localeCompare:\ngot  %q\nwant %q", got, want)
 	}
 }

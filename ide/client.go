@@ -351,7 +351,7 @@ func classify(err error, p *probe, d *Discovery, port int, url string) error {
 	if d.Selected != nil && d.Selected.File != nil && int(d.Selected.File.Port) == port {
 		ce.File = d.Selected.Path
 	}
-	dialErr, status, body, sawReply := p.get()
+	status, body, sawReply, dialErr := p.get()
 	ce.Status, ce.Body = status, strings.TrimSpace(body)
 	switch {
 	case dialErr != nil && errors.Is(dialErr, syscall.ECONNREFUSED):

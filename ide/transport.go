@@ -48,10 +48,10 @@ func (p *probe) recordStatus(code int, body string) {
 	}
 }
 
-func (p *probe) get() (dialErr error, status int, body string, sawReply bool) {
+func (p *probe) get() (status int, body string, sawReply bool, dialErr error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.dialErr, p.status, p.body, p.sawReply
+	return p.status, p.body, p.sawReply, p.dialErr
 }
 
 func newTransport(token string, note noteFunc) *transport {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/castor-dev/castor/ide"
+	"github.com/castor-dev/castor/internal/npmtest"
 	"github.com/castor-dev/castor/tool"
 )
 
@@ -28,19 +29,16 @@ type vscodeCompanion struct {
 	file   string
 }
 
-// needNode skips the test unless node and the npm packages of the
-// repository (npm ci at its root) are there.
+// needNode skips the test (fails it under CI=true) unless node and the npm
+// packages of testdata/vscode-companion (npm ci there) are there.
 func needNode(t *testing.T) {
 	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not installed")
-	}
+	node := npmtest.LookPath(t, "node")
 	check := exec.Command(node, "--input-type=module", "-e",
 		`await import('@modelcontextprotocol/sdk/server/streamableHttp.js'); await import('express'); await import('zod')`)
 	check.Dir = filepath.Join("testdata", "vscode-companion")
 	if out, err := check.CombinedOutput(); err != nil {
-		t.Skipf("the npm packages are not installed (npm ci at the repository root): %s", out)
+		npmtest.Missing(t, "the npm packages are not installed (npm ci --ignore-scripts in ide/testdata/vscode-companion): %s", out)
 	}
 }
 

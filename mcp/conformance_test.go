@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/castor-dev/castor/internal/npmtest"
 )
 
 // The conformance test runs the client scenarios of the
@@ -132,8 +134,8 @@ type conformanceSuite struct {
 	node, entry, preload string
 }
 
-// findConformanceSuite returns the installed suite, or skips the test with
-// a one-line reason.
+// findConformanceSuite returns the installed suite, or reports the missing
+// part (npmtest.Missing: a skip, a failure under CI=true).
 func findConformanceSuite(t *testing.T) *conformanceSuite {
 	t.Helper()
 	dir, err := filepath.Abs(conformanceDir)
@@ -147,23 +149,20 @@ func findConformanceSuite(t *testing.T) *conformanceSuite {
 	}
 	for _, p := range []string{cs.node, cs.entry} {
 		if _, err := os.Stat(p); err != nil {
-			t.Skipf("%s is missing: run npm ci --ignore-scripts in mcp/%s", p, conformanceDir)
+			npmtest.Missing(t, "%s is missing: run npm ci --ignore-scripts in mcp/%s", p, conformanceDir)
 		}
 	}
 	if out, err := exec.Command(cs.node, "--version").Output(); err != nil || !strings.HasPrefix(string(out), "v22.") {
-		t.Skipf("the pinned Node 22 does not run here (%q, %v)", strings.TrimSpace(string(out)), err)
+		npmtest.Missing(t, "the pinned Node 22 does not run here (%q, %v)", strings.TrimSpace(string(out)), err)
 	}
 	return cs
 }
 
-// buildConformanceClient builds internal/mcp/conformanceclient, or skips
-// the test when the go command is missing.
+// buildConformanceClient builds internal/mcp/conformanceclient, or reports
+// the go command missing.
 func buildConformanceClient(t *testing.T) string {
 	t.Helper()
-	gocmd, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("the go command is not installed")
-	}
+	gocmd := npmtest.LookPath(t, "go")
 	bin := filepath.Join(t.TempDir(), "conformanceclient")
 	cmd := exec.Command(gocmd, "build", "-o", bin, "github.com/castor-dev/castor/internal/mcp/conformanceclient")
 	if out, err := cmd.CombinedOutput(); err != nil {

@@ -12,8 +12,10 @@ import (
 	"github.com/castor-dev/castor/tool"
 )
 
-// The interop tests run the real npm servers pinned in the repository's
-// package-lock.json (npm ci --ignore-scripts at the repository root).
+// The interop tests run the real npm servers pinned in
+// internal/npmtest/testdata (npm ci --ignore-scripts there). Text
+// output reaches the model fenced in <untrusted_context>, as for every
+// server without wrapUntrusted: false.
 
 func TestInteropServerEverything(t *testing.T) {
 	node, entry := npmtest.Server(t, "server-everything")
@@ -39,7 +41,7 @@ func TestInteropServerEverything(t *testing.T) {
 
 			r := run(t, m, "echo", map[string]any{"message": "hello"})
 			parts := tool.FunctionResponseParts("c1", "echo", r)
-			if r.Error != nil || len(parts) != 2 || parts[1].Text != "Echo: hello" ||
+			if r.Error != nil || len(parts) != 2 || parts[1].Text != "<untrusted_context>\nEcho: hello\n</untrusted_context>" ||
 				parts[0].FunctionResponse.Response["output"] != "Tool execution succeeded." {
 				t.Errorf("echo: %+v", r)
 			}
@@ -83,7 +85,7 @@ func TestInteropServerFilesystem(t *testing.T) {
 	}
 	r := run(t, m, "read_text_file", map[string]any{"path": filepath.Join(dir, "note.txt")})
 	parts := tool.FunctionResponseParts("c1", "read_text_file", r)
-	if r.Error != nil || len(parts) != 2 || parts[1].Text != "castor was here\n" {
+	if r.Error != nil || len(parts) != 2 || parts[1].Text != "<untrusted_context>\ncastor was here\n\n</untrusted_context>" {
 		t.Errorf("read_text_file: %+v", r)
 	}
 	r = run(t, m, "read_text_file", map[string]any{"path": "/etc/passwd"})

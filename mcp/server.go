@@ -344,6 +344,9 @@ func (s *server) newClient() *sdk.Client {
 		ResourceListChangedHandler: func(context.Context, *sdk.ResourceListChangedRequest) {
 			go s.refresh("resources")
 		},
+		// Gemini CLI still shows servers' log messages and offers roots;
+		// the SDK keeps both through the deprecation window.
+		//lint:ignore SA1019 Gemini CLI parity (logging notifications)
 		LoggingMessageHandler: func(_ context.Context, r *sdk.LoggingMessageRequest) {
 			if r.Params != nil {
 				s.m.debugf("[MCP LOG (%s)] %s: %v", name, r.Params.Level, r.Params.Data)
@@ -352,6 +355,7 @@ func (s *server) newClient() *sdk.Client {
 	}
 	c := sdk.NewClient(&sdk.Implementation{Name: s.m.clientName, Version: s.m.clientVersion}, opts)
 	for _, dir := range s.m.roots {
+		//lint:ignore SA1019 Gemini CLI parity (roots)
 		c.AddRoots(&sdk.Root{URI: fileURI(dir), Name: filepath.Base(dir)})
 	}
 	return c

@@ -216,3 +216,9 @@ func marshalJS(v any) string {
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
+
+// Tools of an MCP server name their server and may be trusted.
+var (
+	_ tool.ServerTool  = (*Tool)(nil)
+	_ tool.TrustedTool = (*Tool)(nil)
+)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -13,14 +12,15 @@ import (
 	"time"
 
 	"google.golang.org/genai"
+
+	"github.com/castor-dev/castor/internal/npmtest"
 )
 
-// needGit skips tests that run git when it is not installed.
+// needGit skips tests that run git when it is not installed (fails
+// them under CI=true).
 func needGit(t *testing.T) {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not on PATH")
-	}
+	npmtest.LookPath(t, "git")
 }
 
 // newService returns a Service over a fresh project in an isolated home

@@ -397,7 +397,7 @@ func TestHeadlessCodeAssist(t *testing.T) {
 	var out, errOut bytes.Buffer
 	code := Run(context.Background(), []string{"-p", "What is here?"}, IO{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut, StdinIsTerminal: true})
 	if len(api.Requests()) == 0 {
-		t.Skipf("setup.go newClient does not call newAuthClient yet (exit %d: %s)", code, strings.TrimSpace(errOut.String()))
+		t.Fatalf("the Code Assist server got no request (exit %d: %s)", code, strings.TrimSpace(errOut.String()))
 	}
 	if code != ExitOK || !strings.Contains(out.String(), "It holds notes.txt.") {
 		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errOut.String())

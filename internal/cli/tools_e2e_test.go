@@ -129,7 +129,7 @@ func TestEveryBuiltinTool(t *testing.T) {
 	}
 	fetched := false
 	for _, req := range e.srv.Requests() {
-		if req.Contents == nil || len(req.Contents) == 0 {
+		if len(req.Contents) == 0 {
 			continue
 		}
 		if last := req.Contents[len(req.Contents)-1]; len(last.Parts) > 0 && strings.Contains(last.Parts[0].Text, "The fetched body text.") {

@@ -1,6 +1,7 @@
-// Package npmtest runs the npm MCP servers pinned in the repository's
-// package-lock.json for interop tests, skipping a test when Node or the
-// packages are missing.
+// Package npmtest gives tests their outside peers: the npm MCP servers
+// pinned in its testdata/package-lock.json, and programs on PATH
+// (node, git, rg, tmux). A missing peer skips the test with a one-line
+// reason, or fails it under CI=true (see Missing).
 package npmtest
 
 import (
@@ -14,24 +15,21 @@ import (
 	"time"
 )
 
-// root is the repository root, found from this file's location so tests
-// in any package can use it.
-func root() string {
+// dir is this package's directory, found from this file's location so
+// tests in any package can use it.
+func dir() string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..")
+	return filepath.Dir(file)
 }
 
 // Server returns node and the entry point of the installed npm package
-// @modelcontextprotocol/<pkg>, or skips the test with a one-line reason.
+// @modelcontextprotocol/<pkg>, or reports the missing one (Missing).
 func Server(t testing.TB, pkg string) (node, entry string) {
 	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not installed")
-	}
-	entry = filepath.Join(root(), "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js")
+	node = LookPath(t, "node")
+	entry = filepath.Join(dir(), "testdata", "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js")
 	if _, err := os.Stat(entry); err != nil {
-		t.Skipf("node_modules/@modelcontextprotocol/%s is missing: run npm ci --ignore-scripts at the repository root", pkg)
+		Missing(t, "node_modules/@modelcontextprotocol/%s is missing: run npm ci --ignore-scripts in internal/npmtest/testdata", pkg)
 	}
 	return node, entry
 }
@@ -41,7 +39,7 @@ func Server(t testing.TB, pkg string) (node, entry string) {
 // A preload script makes the server bind 127.0.0.1 and report its port.
 func StartHTTP(t testing.TB, node, entry string, args ...string) int {
 	t.Helper()
-	preload := filepath.Join(root(), "internal", "npmtest", "loopback.cjs")
+	preload := filepath.Join(dir(), "loopback.cjs")
 	cmd := exec.Command(node, append([]string{"-r", preload, entry}, args...)...)
 	cmd.Env = append(os.Environ(), "PORT=0")
 	stderr, err := cmd.StderrPipe()

@@ -84,7 +84,7 @@ func buildTools(ctx context.Context, o Options, a *Agent, client model.Model, mo
 			a.onClose(ts.mcp.Close)
 			for _, t := range ts.mcp.Tools() {
 				ts.registry.Register(t)
-				if tt, ok := t.(interface{ Trusted() bool }); ok && tt.Trusted() {
+				if tt, ok := t.(tool.TrustedTool); ok && tt.Trusted() {
 					ts.trusted = append(ts.trusted, t.Name())
 				}
 			}

@@ -12,10 +12,10 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/castor-dev/castor/internal/textutil"
 	"github.com/castor-dev/castor/tool"
 )
 
@@ -226,7 +226,9 @@ func sortGlobMatches(ms []globMatch, now time.Time) {
 		recent bool
 	}
 	// The paths usually share a long prefix (the directory searched),
-	// which cannot decide their order: keys are made of the rest only.
+	// which cannot decide their order: keys are made of the rest only,
+	// from just after a separator so that no character is split from
+	// what follows it.
 	prefix := 0
 	if len(ms) > 0 {
 		first := ms[0].path
@@ -238,13 +240,12 @@ func sortGlobMatches(ms []globMatch, now time.Time) {
 			}
 			prefix = n
 		}
-		for prefix > 0 && prefix < len(first) && !utf8.RuneStart(first[prefix]) {
-			prefix--
-		}
+		prefix = strings.LastIndexByte(first[:prefix], filepath.Separator) + 1
 	}
+	col := textutil.NewCollator()
 	ks := make([]keyed, len(ms))
 	for i, m := range ms {
-		ks[i] = keyed{m, collationKeys(m.path[prefix:]), now.Sub(m.mtime) < recentFileWindow}
+		ks[i] = keyed{m, col.Key(m.path[prefix:]), now.Sub(m.mtime) < recentFileWindow}
 	}
 	slices.SortFunc(ks, func(a, b keyed) int {
 		switch {
@@ -256,7 +257,10 @@ func sortGlobMatches(ms []globMatch, now time.Time) {
 		case a.recent && !a.m.mtime.Equal(b.m.mtime):
 			return b.m.mtime.Compare(a.m.mtime)
 		}
-		return localeCompareKeyed(a.m.path, b.m.path, a.keys, b.keys)
+		if c := strings.Compare(a.keys, b.keys); c != 0 {
+			return c
+		}
+		return strings.Compare(a.m.path, b.m.path)
 	})
 	for i := range ks {
 		ms[i] = ks[i].m

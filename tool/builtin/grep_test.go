@@ -11,22 +11,21 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/castor-dev/castor/internal/npmtest"
 	"github.com/castor-dev/castor/tool"
 )
 
 // grepStrategies returns the search strategies to test, each as a tool
-// forced onto it. Strategies whose program is missing are skipped with a
-// reason.
+// forced onto it. A strategy whose program is missing is nil: its subtest
+// reports it (npmtest.Missing).
 func grepStrategies(t *testing.T, env *Env) map[string]*grepTool {
 	t.Helper()
-	out := map[string]*grepTool{"walker": {env: env}}
+	out := map[string]*grepTool{"walker": {env: env}, "git grep": nil, "ripgrep": nil}
 	if git, err := exec.LookPath("git"); err == nil {
 		out["git grep"] = &grepTool{env: env, gitPath: git}
 	}
 	if rg, err := exec.LookPath("rg"); err == nil {
 		out["ripgrep"] = &grepTool{env: env, rgPath: rg}
-	} else {
-		out["ripgrep"] = nil
 	}
 	return out
 }
@@ -88,7 +87,7 @@ func TestGrepStrategies(t *testing.T) {
 	for strategy, gt := range grepStrategies(t, env) {
 		t.Run(strategy, func(t *testing.T) {
 			if gt == nil {
-				t.Skip("rg not on PATH")
+				npmtest.Missing(t, "the program behind %s is not on PATH", strategy)
 			}
 			for _, tt := range tests {
 				t.Run(tt.name, func(t *testing.T) {
@@ -220,10 +219,7 @@ func TestGitUnsafePatterns(t *testing.T) {
 // folding treats specially), anchors, context lines, and caps small
 // enough that both backends stop early.
 func TestGrepBackendsAgreeOnGoSource(t *testing.T) {
-	rg, err := exec.LookPath("rg")
-	if err != nil {
-		t.Skip("rg not on PATH")
-	}
+	rg := npmtest.LookPath(t, "rg")
 	root := filepath.Join(searchBenchRoot(t), "net")
 	env := searchBenchEnv(root)
 	tests := []map[string]any{

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/castor-dev/castor/internal/textutil"
 	"github.com/castor-dev/castor/tool"
 )
 
@@ -188,11 +189,12 @@ func (c *listDirectoryCall) Execute(ctx context.Context, _ func(string)) *tool.R
 		}
 		entries = append(entries, e)
 	}
+	col := textutil.NewCollator()
 	sort.SliceStable(entries, func(i, j int) bool {
 		if entries[i].isDir != entries[j].isDir {
 			return entries[i].isDir
 		}
-		return localeCompare(entries[i].name, entries[j].name) < 0
+		return col.Compare(entries[i].name, entries[j].name) < 0
 	})
 
 	lines := make([]string, len(entries))

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/castor-dev/castor/tool"
@@ -289,6 +290,86 @@ func TestVerifiedHelpers(t *testing.T) {
 		}
 		if _, err := env.readFileSafe(p); err == nil {
 			t.Error("read a FIFO")
+		}
+	})
+}
+
+func TestWriteFileAtomic(t *testing.T) {
+	dir := fsTempDir(t)
+
+	t.Run("creates parents", func(t *testing.T) {
+		p := filepath.Join(dir, "a/b/c.txt")
+		if err := writeFileAtomic(p, []byte("x")); err != nil {
+			t.Fatal(err)
+		}
+		if got := fsRead(t, p); got != "x" {
+			t.Errorf("content %q", got)
+		}
+	})
+
+	t.Run("keeps mode", func(t *testing.T) {
+		p := fsWrite(t, dir, "run.sh", "old")
+		if err := os.Chmod(p, 0o751); err != nil {
+			t.Fatal(err)
+		}
+		if err := writeFileAtomic(p, []byte("new")); err != nil {
+			t.Fatal(err)
+		}
+		fi, _ := os.Stat(p)
+		if fi.Mode().Perm() != 0o751 {
+			t.Errorf("mode %v, want 0751", fi.Mode().Perm())
+		}
+		if got := fsRead(t, p); got != "new" {
+			t.Errorf("content %q", got)
+		}
+	})
+
+	t.Run("replaces a symlink's target", func(t *testing.T) {
+		target := fsWrite(t, dir, "target.txt", "old")
+		link := filepath.Join(dir, "link.txt")
+		if err := os.Symlink(target, link); err != nil {
+			t.Fatal(err)
+		}
+		if err := writeFileAtomic(link, []byte("new")); err != nil {
+			t.Fatal(err)
+		}
+		if fi, _ := os.Lstat(link); fi.Mode()&fs.ModeSymlink == 0 {
+			t.Error("symlink was replaced by a file")
+		}
+		if got := fsRead(t, target); got != "new" {
+			t.Errorf("target content %q", got)
+		}
+	})
+
+	t.Run("read-only file refused", func(t *testing.T) {
+		if os.Geteuid() == 0 {
+			t.Skip("root may write read-only files")
+		}
+		p := fsWrite(t, dir, "ro.txt", "old")
+		if err := os.Chmod(p, 0o444); err != nil {
+			t.Fatal(err)
+		}
+		if err := writeFileAtomic(p, []byte("new")); !errors.Is(err, syscall.EACCES) {
+			t.Errorf("err = %v, want EACCES", err)
+		}
+		if got := fsRead(t, p); got != "old" {
+			t.Errorf("read-only file changed to %q", got)
+		}
+	})
+
+	t.Run("directory", func(t *testing.T) {
+		err := writeFileAtomic(dir, []byte("x"))
+		if !errors.Is(err, syscall.EISDIR) {
+			t.Errorf("err = %v, want EISDIR", err)
+		}
+	})
+
+	t.Run("no temporary files left", func(t *testing.T) {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if strings.Contains(e.Name(), ".castor-tmp-") {
+				t.Errorf("temporary file left behind: %s", e.Name())
+			}
 		}
 	})
 }

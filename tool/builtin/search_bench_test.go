@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/castor-dev/castor/config"
+	"github.com/castor-dev/castor/internal/npmtest"
 	"github.com/castor-dev/castor/tool"
 )
 
@@ -109,7 +110,7 @@ func BenchmarkSearchTool(b *testing.B) {
 		args := map[string]any{"pattern": p.pattern}
 		b.Run("backend=ripgrep/"+p.name, func(b *testing.B) {
 			if rg == "" {
-				b.Skip("rg not on PATH")
+				npmtest.Missing(b, "rg is not on PATH")
 			}
 			runSearchBench(b, &grepTool{env: env, rgPath: rg}, args)
 		})
@@ -124,10 +125,7 @@ func BenchmarkSearchTool(b *testing.B) {
 // numbers, ripgrep's own thread count.
 func BenchmarkSearchRipgrepDirect(b *testing.B) {
 	root := searchBenchRoot(b)
-	rg, err := exec.LookPath("rg")
-	if err != nil {
-		b.Skip("rg not on PATH")
-	}
+	rg := npmtest.LookPath(b, "rg")
 	for _, p := range searchBenchPatterns {
 		b.Run(p.name, func(b *testing.B) {
 			runCommandBench(b, rg, "--ignore-case", "--line-number", "--regexp", p.pattern, root)
@@ -145,9 +143,6 @@ func BenchmarkSearchGlob(b *testing.B) {
 // glob is measured against.
 func BenchmarkSearchRgFiles(b *testing.B) {
 	root := searchBenchRoot(b)
-	rg, err := exec.LookPath("rg")
-	if err != nil {
-		b.Skip("rg not on PATH")
-	}
+	rg := npmtest.LookPath(b, "rg")
 	runCommandBench(b, rg, "--files", root)
 }

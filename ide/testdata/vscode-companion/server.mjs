@@ -11,7 +11,8 @@
 // "filePath","newContent"}, {"event":"closeDiff","filePath"}.
 //
 // Environment: TMPDIR (where gemini/ide/ goes), WORKSPACE (the workspace
-// path). Modules resolve from the repository's node_modules (npm ci).
+// path). Modules resolve from this folder's node_modules (npm ci
+// --ignore-scripts here installs the pinned package-lock.json).
 
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs/promises';

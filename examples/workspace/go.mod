@@ -1,0 +1,3 @@
+module example.com/greeter
+
+go 1.26.0
