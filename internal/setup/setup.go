@@ -139,6 +139,9 @@ type Agent struct {
 	// and the prompts of its MCP servers. Faces run them with
 	// Commands.Run and may register their own.
 	Commands *command.Registry
+	// Policy decides approvals; interactive faces change its mode at run
+	// time (Shift+Tab in the terminal).
+	Policy *policy.Engine
 
 	closers []func() error
 }
@@ -292,6 +295,7 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 	}
 	sess = agent.New(cfg)
 	a.Session = sess
+	a.Policy = pol
 	a.MCP = tools.mcp
 	a.Commands = command.DefaultRegistry()
 	if a.MCP != nil {
