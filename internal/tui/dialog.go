@@ -38,7 +38,7 @@ func newDialog(c *agent.ToolCall, reply chan<- tool.Decision) *dialog {
 	d.options = append(d.options, option{"Allow once", tool.ProceedOnce})
 	switch det.Type {
 	case tool.ConfirmEdit:
-		d.options = append(d.options, option{"Allow all edits for this session", tool.ProceedAlways})
+		d.options = append(d.options, option{fmt.Sprintf("Allow %s for this session", displayName(c)), tool.ProceedAlways})
 		if det.NewContent != "" || det.OriginalContent != nil {
 			d.options = append(d.options, option{"Modify in $EDITOR, then allow", tool.ModifyWithEditor})
 		}
@@ -49,7 +49,7 @@ func newDialog(c *agent.ToolCall, reply chan<- tool.Decision) *dialog {
 			option{fmt.Sprintf("Allow tool %s for this session", det.ToolName), tool.ProceedAlwaysTool},
 			option{fmt.Sprintf("Allow every tool of server %s for this session", det.ServerName), tool.ProceedAlwaysServer})
 	default:
-		d.options = append(d.options, option{"Allow for this session", tool.ProceedAlways})
+		d.options = append(d.options, option{fmt.Sprintf("Allow %s for this session", displayName(c)), tool.ProceedAlways})
 	}
 	d.options = append(d.options, option{"No, tell the model what to do instead (esc)", tool.Cancel})
 	return d
@@ -205,4 +205,11 @@ func (m *model) renderDialog() string {
 		lines[i] = ansi.Truncate(l, inner, "…")
 	}
 	return m.theme.dialog.Width(m.width).Render(strings.Join(lines, "\n"))
+}
+
+func displayName(c *agent.ToolCall) string {
+	if c.Tool != nil && c.Tool.DisplayName() != "" {
+		return c.Tool.DisplayName()
+	}
+	return c.Name
 }

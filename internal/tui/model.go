@@ -112,6 +112,8 @@ type model struct {
 	// printLog keeps everything printed, for tests.
 	printLog *[]string
 
+	bannerDue           bool
+	sized               bool
 	exitAfterFirstFrame bool
 	framed              bool
 }
@@ -167,12 +169,24 @@ func (m *model) resize() {
 
 // Init prints the banner and asks the terminal for its background colour.
 func (m *model) Init() tea.Cmd {
-	m.print(m.theme.accent.Render("Castor "+version.Version) + m.theme.dim.Render(" · /help for commands · Enter sends, Ctrl-J adds a line · Ctrl-C twice quits"))
+	// The banner waits for the terminal's size (the first WindowSizeMsg,
+	// which comes at once) so that it wraps at the right width.
+	m.bannerDue = true
+	if m.sized {
+		m.printBanner()
+	}
 	cmds := []tea.Cmd{tea.RequestBackgroundColor, m.flushOut()}
 	if m.exitAfterFirstFrame {
 		cmds = append(cmds, func() tea.Msg { return firstFrameMsg{} })
 	}
 	return tea.Batch(cmds...)
+}
+
+func (m *model) printBanner() {
+	if m.bannerDue {
+		m.bannerDue = false
+		m.print(m.theme.accent.Render("Castor "+version.Version) + m.theme.dim.Render(" · /help for commands · Enter sends, Ctrl-J adds a line · Ctrl-C twice quits"))
+	}
 }
 
 // print queues lines for the scrollback.
@@ -193,7 +207,10 @@ func (m *model) flushOut() tea.Cmd {
 	if m.printing || len(m.out) == 0 {
 		return nil
 	}
-	text := strings.Join(m.out, "\n")
+	// Lines are wrapped one column short of the width: Bubble Tea counts a
+	// line exactly as wide as the screen as two rows, and a wrong count
+	// leaves stale rows behind.
+	text := ansi.Hardwrap(strings.Join(m.out, "\n"), max(m.width-1, 10), true)
 	m.out = m.out[:0]
 	m.printing = true
 	room := max(m.height-strings.Count(m.render(), "\n")-2, 1)
@@ -242,6 +259,7 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.resize()
+		m.printBanner()
 		return nil
 	case tea.BackgroundColorMsg:
 		if dark := msg.IsDark(); dark != m.theme.dark {
@@ -670,6 +688,10 @@ func (m *model) cycleMode() {
 // View draws the live area.
 func (m *model) View() tea.View {
 	v := tea.NewView(m.render())
+	// The cursor rests at the top left of the live area. Bubble Tea's
+	// inline renderer (v2.0.10) otherwise redraws a shrinking frame from
+	// the wrong row and leaves its old top rows on screen.
+	v.Cursor = tea.NewCursor(0, 0)
 	return v
 }
 
@@ -768,7 +790,12 @@ func (m *model) footer() string {
 	if m.agent != nil && m.agent.IDE != nil {
 		right = append(right, "IDE")
 	}
-	line := m.theme.accent.Render(dir) + "  " + m.theme.dim.Render(strings.Join(right, " · "))
+	// The directory gives way first: the rest says what the session does.
+	rest := strings.Join(right, " · ")
+	if room := m.width - ansi.StringWidth(rest) - 2; ansi.StringWidth(dir) > room {
+		dir = ansi.TruncateLeft(dir, ansi.StringWidth(dir)-max(room, 1)+1, "…")
+	}
+	line := m.theme.accent.Render(dir) + "  " + m.theme.dim.Render(rest)
 	return ansi.Truncate(line, m.width, "…")
 }
 

@@ -26,6 +26,7 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"golang.org/x/term"
 
 	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/internal/setup"
@@ -61,6 +62,14 @@ func Run(ctx context.Context, c Config) int {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	m := newModel(ctx, c)
+	// The size is known before the first frame, so that it is drawn once
+	// at the right width (a frame redrawn wider leaves rows behind).
+	if f, ok := c.Out.(*os.File); ok {
+		if w, h, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+			m.width, m.height, m.sized = w, h, true
+			m.resize()
+		}
+	}
 	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithEnvironment(c.Environ)}
 	if c.In != nil {
 		opts = append(opts, tea.WithInput(c.In))
