@@ -156,14 +156,14 @@ func (m *model) applyTheme() {
 	}
 	m.input.SetStyles(st)
 	m.spin.Style = m.theme.accent
-	m.md.set(m.width, m.theme.glamourStyle(), m.theme.plain || m.screenReader)
+	m.md.set(m.width, m.theme.glamourStyle(), m.screenReader)
 	m.tailCache.src, m.tailCache.out = "", ""
 	m.resize()
 }
 
 func (m *model) resize() {
 	m.input.SetWidth(max(m.width, 10))
-	m.md.set(m.width, m.theme.glamourStyle(), m.theme.plain || m.screenReader)
+	m.md.set(m.width, m.theme.glamourStyle(), m.screenReader)
 	m.tailCache.src = "\x00"
 }
 
@@ -327,6 +327,13 @@ func (m *model) onReady(msg readyMsg) tea.Cmd {
 	m.status = ""
 	m.modelID = a.Session.Model()
 	m.hist = loadHistory(a.TempDir)
+	// Gemini CLI's accessibility setting: plain, linear output (no
+	// Markdown layout, colours or animation) that screen readers follow.
+	if on, _ := a.Settings.GetBool("ui.accessibility.screenReader"); on {
+		m.screenReader = true
+		m.theme = newTheme(m.theme.dark, true)
+		m.applyTheme()
+	}
 	m.files = newFileIndex(a.Workspace.Root())
 	if h := a.Session.History(); len(h) > 0 {
 		m.printHistory(h)
