@@ -88,7 +88,10 @@ func Run(ctx context.Context, c Config) int {
 	// The assembly may still be running, or may have finished after the
 	// program stopped reading messages: wait for it (cancelling ctx
 	// shortens it) and close what it built.
-	a := <-assembled
+	var a *setup.Agent
+	if !m.exitAfterFirstFrame {
+		a = <-assembled
+	}
 	if a != nil {
 		a.Close()
 	}
