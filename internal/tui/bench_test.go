@@ -51,7 +51,7 @@ func benchChunk(b *testing.B, lines int) {
 	}
 }
 
-func BenchmarkChunkAtStart(b *testing.B)         { benchChunk(b, 0) }
+func BenchmarkChunkAtStart(b *testing.B)        { benchChunk(b, 0) }
 func BenchmarkChunkAfter2000Lines(b *testing.B) { benchChunk(b, 2000) }
 
 // BenchmarkThousandTurns runs 1,000 scripted turns through the terminal's

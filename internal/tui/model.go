@@ -108,7 +108,8 @@ type model struct {
 	// out is output waiting to be printed above the live area; printing
 	// says a batch is on its way (one batch at a time keeps the order).
 	out      []string
-	printing bool
+	printing  bool
+	lastBlank bool
 	// printLog keeps everything printed, for tests.
 	printLog *[]string
 
@@ -191,6 +192,7 @@ func (m *model) printBanner() {
 
 // print queues lines for the scrollback.
 func (m *model) print(s string) {
+	m.lastBlank = s == ""
 	m.out = append(m.out, s)
 	if m.printLog != nil {
 		*m.printLog = append(*m.printLog, s)
@@ -519,7 +521,9 @@ func (m *model) onTurnDone(err error) tea.Cmd {
 		m.printNotice(noticeError, err.Error())
 	}
 	m.thought = ""
-	m.print("")
+	if !m.lastBlank {
+		m.print("")
+	}
 	return m.nextQueued()
 }
 
@@ -530,9 +534,14 @@ func (m *model) flushStream() {
 	}
 }
 
+// printMarkdown prints a finished block; a block that ended at a blank
+// line keeps it, as Markdown separates blocks with one.
 func (m *model) printMarkdown(src string) {
 	if out := m.md.render(src); out != "" {
 		m.print(out)
+		if strings.HasSuffix(src, "\n\n") {
+			m.print("")
+		}
 	}
 }
 
@@ -660,6 +669,7 @@ func (m *model) submit(text string, queued bool) tea.Cmd {
 	if !queued {
 		m.print(m.userBlock(text))
 	}
+	m.print("")
 	return m.startTurn(text)
 }
 
@@ -716,16 +726,23 @@ func (m *model) render() string {
 		}
 		parts = append(parts, m.renderCall(c, true))
 	}
-	if m.dialog != nil {
+	// One status row, always there (blank when idle): the live area
+	// changing height while output is printed above it is what makes
+	// inline renderers misplace rows.
+	status := ""
+	switch {
+	case m.quitArmed:
+		status = m.theme.warn.Render("Press Ctrl-C again to exit.")
+	case m.dialog != nil:
 		parts = append(parts, m.renderDialog())
-	} else if m.running || m.shellRunning() {
-		parts = append(parts, m.spinnerLine())
+	case m.running || m.shellRunning():
+		status = m.spinnerLine()
 	}
-	if m.quitArmed {
-		parts = append(parts, m.theme.warn.Render("Press Ctrl-C again to exit."))
+	if len(m.queued) > 0 && m.ready && status == "" {
+		status = m.theme.dim.Render(fmt.Sprintf("%d queued", len(m.queued)))
 	}
-	if len(m.queued) > 0 && m.ready {
-		parts = append(parts, m.theme.dim.Render(fmt.Sprintf("%d queued", len(m.queued))))
+	if m.dialog == nil {
+		parts = append(parts, status)
 	}
 	if m.dialog == nil {
 		parts = append(parts, m.theme.box.Width(m.width).Render(m.input.View()))
