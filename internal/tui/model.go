@@ -107,7 +107,7 @@ type model struct {
 
 	// out is output waiting to be printed above the live area; printing
 	// says a batch is on its way (one batch at a time keeps the order).
-	out      []string
+	out       []string
 	printing  bool
 	lastBlank bool
 	// printLog keeps everything printed, for tests.
