@@ -1,7 +1,9 @@
 package tui
 
 import (
+	"context"
 	"fmt"
+	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -9,6 +11,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/castor-dev/castor/agent"
+	"github.com/castor-dev/castor/internal/setup"
+	"github.com/castor-dev/castor/model/fake"
 )
 
 // BenchmarkKeystroke is keystroke-to-screen inside the program: one key
@@ -76,4 +80,57 @@ func BenchmarkThousandTurns(b *testing.B) {
 		runtime.ReadMemStats(&ms)
 		b.ReportMetric(float64(ms.HeapInuse)/(1<<20), "heap-MB")
 	}
+}
+
+// BenchmarkSessionThousandTurns drives 1,000 turns through the terminal's
+// model and the real engine and assembly (a scripted model, a markdown
+// answer each turn) and reports the process's resident memory at the end.
+func BenchmarkSessionThousandTurns(b *testing.B) {
+	const turns = 1000
+	for b.Loop() {
+		entries := make([]fake.Entry, turns)
+		for i := range entries {
+			entries[i] = fake.Text("Answer **"+fmt.Sprint(i)+"**.\n\n", "- one\n- two\n\n", "```go\nx := 1\n```\n")
+		}
+		home := b.TempDir()
+		ws := b.TempDir()
+		ctx := context.Background()
+		m, _ := newTestModel(b)
+		m.printLog = nil
+		msgs := make(chan tea.Msg, 64)
+		m.send = func(msg tea.Msg) { msgs <- msg }
+		a, err := setup.New(ctx, setup.Options{WorkDir: ws, HomeDir: home, Client: fake.Script(entries...), IgnoreSettings: true, DisableRecording: true, Confirm: m.confirm})
+		if err != nil {
+			b.Fatal(err)
+		}
+		m.Update(readyMsg{agent: a})
+		for t := 0; t < turns; t++ {
+			m.Update(tea.KeyPressMsg{Code: 'h', Text: "h"})
+			m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+			for m.running {
+				m.Update(<-msgs)
+				_ = m.View()
+				m.out, m.printing = m.out[:0], false
+			}
+		}
+		a.Close()
+		runtime.GC()
+		b.ReportMetric(rssMB(), "rss-MB")
+	}
+}
+
+// rssMB reads the resident set size from /proc (0 elsewhere).
+func rssMB() float64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+			var kb float64
+			fmt.Sscan(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), &kb)
+			return kb / 1024
+		}
+	}
+	return 0
 }
