@@ -316,3 +316,32 @@ func TestTUIResume(t *testing.T) {
 	tm := e.startTUI("--resume")
 	tm.golden("resumed", tm.waitFor("Resumed session"))
 }
+
+func TestTUIPromptInteractiveNeedsTerminal(t *testing.T) {
+	e := newEnv(t)
+	r := e.run("-i", "hello")
+	if r.code != 42 || !strings.Contains(r.stderr, "--prompt-interactive flag cannot be used when input is piped") {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+func TestTUIShellMode(t *testing.T) {
+	e := newEnv(t)
+	e.write("hello.txt", "hi\n")
+	tm := e.startTUI()
+	tm.typeText("!ls")
+	tm.keys("Enter")
+	tm.waitFor("(exit 0)")
+	// The command and its output reach the model with the next prompt.
+	e.srv.Enqueue(fakegemini.Text("I saw hello.txt."))
+	tm.typeText("What did you see?")
+	tm.keys("Enter")
+	s := tm.waitFor("I saw hello.txt.")
+	if !strings.Contains(s, "hello.txt") {
+		t.Errorf("no ls output on screen:\n%s", s)
+	}
+	reqs := e.srv.Requests()
+	if got := mustJSON(reqs[len(reqs)-1].Contents); !strings.Contains(got, "I ran the following shell command") || !strings.Contains(got, "hello.txt") {
+		t.Errorf("the shell command is not in the conversation: %s", got)
+	}
+}

@@ -283,6 +283,7 @@ func (fi *fileIndex) complete(typed string) completion {
 	for _, f := range fi.files {
 		lf := strings.ToLower(f)
 		switch {
+		case f == typed:
 		case strings.HasPrefix(lf, low):
 			// Only the next level, as a path is typed one directory at
 			// a time.

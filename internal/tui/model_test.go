@@ -221,3 +221,25 @@ func FuzzStream(f *testing.F) {
 		}
 	})
 }
+
+func TestFileCompletionHonoursIgnoreFiles(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"src/main.go", "src/util.go", "build/out.bin", ".gitignore"} {
+		p := filepath.Join(dir, f)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte("build/\n"), 0o644)
+	}
+	os.MkdirAll(filepath.Join(dir, ".git"), 0o755)
+	fi := newFileIndex(dir)
+	c := fi.complete("src/")
+	var got []string
+	for _, it := range c.items {
+		got = append(got, it.value)
+	}
+	if strings.Join(got, ",") != "src/main.go,src/util.go" {
+		t.Errorf("src/ completes to %v", got)
+	}
+	if c := fi.complete("bui"); len(c.items) != 0 {
+		t.Errorf("ignored build/ offered: %+v", c.items)
+	}
+}
