@@ -60,7 +60,8 @@ const (
 	noticeError
 )
 
-// state is what the user is doing.
+// model is the Bubble Tea model of the interactive terminal; Update runs
+// on the program goroutine only, and background work reports through send.
 type model struct {
 	ctx  context.Context
 	cfg  Config
@@ -116,7 +117,6 @@ type model struct {
 	bannerDue           bool
 	sized               bool
 	exitAfterFirstFrame bool
-	framed              bool
 }
 
 func newModel(ctx context.Context, c Config) *model {
