@@ -86,7 +86,12 @@ func BenchmarkThousandTurns(b *testing.B) {
 // model and the real engine and assembly (a scripted model, a markdown
 // answer each turn) and reports the process's resident memory at the end.
 func BenchmarkSessionThousandTurns(b *testing.B) {
-	const turns = 1000
+	for _, turns := range []int{100, 1000} {
+		b.Run(fmt.Sprint(turns), func(b *testing.B) { benchSession(b, turns) })
+	}
+}
+
+func benchSession(b *testing.B, turns int) {
 	for b.Loop() {
 		entries := make([]fake.Entry, turns)
 		for i := range entries {
@@ -133,4 +138,16 @@ func rssMB() float64 {
 		}
 	}
 	return 0
+}
+
+// BenchmarkFirstFrame is the in-process part of start-up: the model
+// built, initialised and its first view drawn (no session yet; it is
+// assembled in the background).
+func BenchmarkFirstFrame(b *testing.B) {
+	for b.Loop() {
+		m := newModel(context.Background(), Config{Environ: []string{"HOME=/home/u"}})
+		m.Init()
+		m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+		_ = m.View()
+	}
 }

@@ -473,6 +473,11 @@ func (m *model) onEvent(ev *agent.Event) {
 // onCall tracks a call: running calls stay in the live area, finished
 // ones are printed.
 func (m *model) onCall(c *agent.ToolCall) {
+	// Answered elsewhere (the IDE's diff view): the dialog goes.
+	if d := m.dialog; d != nil && d.call.ID == c.ID && c.Status != agent.StatusAwaitingApproval {
+		d.done = true
+		m.dialog = nil
+	}
 	i := -1
 	for j, x := range m.calls {
 		if x.ID == c.ID {
