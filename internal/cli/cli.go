@@ -48,6 +48,8 @@ type flags struct {
 	acceptRawRisk   bool
 	extensions      []string
 	listExtensions  bool
+	// promptInteractive opens the interactive terminal with this prompt.
+	promptInteractive string
 }
 
 // subcommands are the castor subcommands, each built in its own file. A
@@ -115,6 +117,7 @@ func Run(ctx context.Context, args []string, stdio IO) (code int) {
 	root.SetErr(stdio.Stderr)
 	fl := root.Flags()
 	fl.StringVarP(&f.prompt, "prompt", "p", "", "run headless with this prompt (appended to piped stdin)")
+	fl.StringVarP(&f.promptInteractive, "prompt-interactive", "i", "", "open the interactive terminal and send this prompt")
 	fl.StringVarP(&f.model, "model", "m", "", "model to use")
 	fl.StringVarP(&f.output, "output-format", "o", FormatText, "output format: text, json or stream-json")
 	fl.BoolVarP(&f.yolo, "yolo", "y", false, "approve every tool call (same as --approval-mode=yolo)")
@@ -160,6 +163,7 @@ const rawOutputWarning = "Warning: --raw-output is on: model and tool output rea
 func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, stdio IO) int {
 	// Gemini CLI takes either flag as asking for raw output.
 	raw := f.rawOutput || f.acceptRawRisk
+	tty, isInteractive := stdio, interactive(f, stdio) // the terminal, before cleaning writers wrap it
 	if !raw {
 		// Messages quote the model, tools, servers and settings, and
 		// session lists quote prompts. JSON on stdout is cleaned string by
@@ -209,8 +213,10 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 		fmt.Fprintln(stdio.Stderr, "Warning: --sandbox is not supported yet; tools run without a sandbox.")
 	}
 
-	prompt, err := readPrompt(f, args, stdio)
-	if err != nil {
+	var prompt string
+	if isInteractive {
+		prompt = interactivePrompt(f, args)
+	} else if prompt, err = readPrompt(f, args, stdio); err != nil {
 		return fail(err)
 	}
 
@@ -239,6 +245,9 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 		opts.Warn = func(s string) { fmt.Fprintf(stdio.Stderr, "[DEBUG] %s\n", s) }
 	} else {
 		opts.Warn = func(s string) { fmt.Fprintf(stdio.Stderr, "Warning: %s\n", s) }
+	}
+	if isInteractive {
+		return runInteractive(ctx, opts, prompt, tty)
 	}
 	if f.rawOutput && !f.acceptRawRisk && f.output == FormatText {
 		fmt.Fprintln(stdio.Stderr, rawOutputWarning)
@@ -305,7 +314,7 @@ func readPrompt(f *flags, args []string, stdio IO) (string, error) {
 	}
 	if strings.TrimSpace(prompt) == "" {
 		if stdio.StdinIsTerminal {
-			return "", &inputError{msg: "No input provided. Pass a prompt with -p/--prompt or pipe it on stdin (the interactive terminal UI is not available yet)."}
+			return "", &inputError{msg: "No input provided. Pass a prompt with -p/--prompt, pipe it on stdin, or run castor in a terminal for the interactive session."}
 		}
 		return "", &inputError{msg: "No input provided via stdin. Input can be provided by piping data into castor or using the --prompt option."}
 	}

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Time from exec to the interactive terminal's first frame, in a real
+# terminal (tmux). castor exits right after its first frame when
+# CASTOR_TUI_EXIT_AFTER_FIRST_FRAME is set (only this script sets it), so
+# the wall time of each run is exec → first frame drawn → exit.
+#
+#   bench/tui_first_frame.sh [runs]
+set -euo pipefail
+runs=${1:-20}
+root=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d)
+trap 'tmux -L castor-bench kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
+go build -o "$work/castor" "$root/cmd/castor"
+mkdir -p "$work/home" "$work/ws"
+cat > "$work/run.sh" <<SCRIPT
+cd "$work/ws"
+for i in \$(seq $runs); do
+  s=\$(date +%s%N)
+  env -i HOME="$work/home" PATH="$PATH" TERM=xterm-256color GEMINI_API_KEY=x \
+    GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:9 CASTOR_TUI_EXIT_AFTER_FIRST_FRAME=1 "$work/castor" >/dev/tty
+  e=\$(date +%s%N)
+  echo \$(( (e - s) / 1000 )) >> "$work/times"
+done
+touch "$work/done"
+SCRIPT
+tmux -L castor-bench -f /dev/null new-session -d -x 100 -y 30 "bash $work/run.sh"
+while [ ! -e "$work/done" ]; do sleep 0.2; done
+sort -n "$work/times" | awk '{a[NR]=$1} END {printf "exec → first frame over %d runs: min %.1f ms, median %.1f ms, max %.1f ms\n", NR, a[1]/1000, a[int((NR+1)/2)]/1000, a[NR]/1000}'

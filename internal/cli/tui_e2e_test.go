@@ -1,0 +1,347 @@
+package cli_test
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/castor-dev/castor/internal/fakegemini"
+)
+
+// The interactive terminal's end-to-end tests run the built castor in a
+// real terminal, tmux, type into it with send-keys and compare what
+// capture-pane shows with golden screens under testdata/tui (go test
+// -run TUI -update rewrites them).
+
+var updateTUI = flag.Bool("update", false, "rewrite the golden screens under testdata/tui")
+
+// Terminal size of every test, so that the screens are stable.
+const tuiWidth, tuiHeight = 100, 30
+
+// term is castor running in its own tmux server.
+type term struct {
+	t    *testing.T
+	e    *env
+	sock string
+}
+
+// requireTmux skips without tmux, and fails under CI, where it must be
+// installed.
+func requireTmux(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("tmux is not installed (CI must install it)")
+		}
+		t.Skip("tmux is not installed")
+	}
+}
+
+// startTUI opens castor with args in a tmux pane sized tuiWidth×tuiHeight.
+func (e *env) startTUI(args ...string) *term {
+	t := e.t
+	t.Helper()
+	requireTmux(t)
+	bin := castorBinary(t)
+	tm := &term{t: t, e: e, sock: fmt.Sprintf("castor-tui-%d-%d", os.Getpid(), time.Now().UnixNano())}
+	envs := []string{
+		"HOME=" + e.home,
+		"PATH=" + os.Getenv("PATH"),
+		"TERM=xterm-256color",
+		"GEMINI_API_KEY=test-key",
+		"GOOGLE_GEMINI_BASE_URL=" + e.srv.URL,
+		"GEMINI_CLI_TRUST_WORKSPACE=true",
+		"CASTOR_RETRY_BASE_DELAY=5ms",
+		"EDITOR=true",
+	}
+	cmd := "cd " + shellQuote(e.ws) + " && env -i"
+	for _, kv := range envs {
+		cmd += " " + shellQuote(kv)
+	}
+	cmd += " " + shellQuote(bin)
+	for _, a := range args {
+		cmd += " " + shellQuote(a)
+	}
+	// The pane stays after castor exits, so its last words can be read.
+	cmd += "; echo '[exited]'; sleep 600"
+	tm.tmux("-f", "/dev/null", "new-session", "-d", "-s", "main", "-x", fmt.Sprint(tuiWidth), "-y", fmt.Sprint(tuiHeight), cmd)
+	t.Cleanup(func() { exec.Command("tmux", "-L", tm.sock, "kill-server").Run() })
+	tm.waitFor("context left")
+	return tm
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+func (tm *term) tmux(args ...string) string {
+	tm.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-L", tm.sock}, args...)...).CombinedOutput()
+	if err != nil {
+		tm.t.Fatalf("tmux %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// keys sends tmux key names (Enter, Escape, C-c, BTab…).
+func (tm *term) keys(keys ...string) {
+	tm.t.Helper()
+	tm.tmux(append([]string{"send-keys", "-t", "main"}, keys...)...)
+}
+
+// typeText types text literally.
+func (tm *term) typeText(s string) {
+	tm.t.Helper()
+	tm.tmux("send-keys", "-t", "main", "-l", s)
+}
+
+// screen is the pane's scrollback and visible screen, trailing blank lines
+// removed.
+func (tm *term) screen() string {
+	tm.t.Helper()
+	out := tm.tmux("capture-pane", "-p", "-t", "main", "-S", "-", "-E", "-")
+	lines := strings.Split(out, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.Trim(strings.Join(lines, "\n"), "\n") + "\n"
+}
+
+// waitFor waits until the screen shows want and stops changing. The
+// deadline is generous: it only bounds a hang.
+func (tm *term) waitFor(want string) string {
+	tm.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	last := ""
+	for time.Now().Before(deadline) {
+		s := tm.normalise(tm.screen())
+		if strings.Contains(s, want) && s == last {
+			return s
+		}
+		last = s
+		time.Sleep(100 * time.Millisecond)
+	}
+	tm.t.Fatalf("screen never showed %q:\n%s", want, last)
+	return ""
+}
+
+var (
+	spinnerFrames = regexp.MustCompile(`[⣾⣽⣻⢿⡿⣟⣯⣷]`)
+	elapsed       = regexp.MustCompile(`esc to cancel, \d+s`)
+	uuidRE        = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+	tmpRE         = regexp.MustCompile(`/tmp/castor-edit-[^ ]*`)
+	// A long workspace path is cut on the left in the footer.
+	cutWS = regexp.MustCompile(`(?m)^…\S*/ws  `)
+)
+
+// normalise replaces what changes from run to run: paths, ids, the
+// spinner and the elapsed time.
+func (tm *term) normalise(s string) string {
+	s = strings.ReplaceAll(s, tm.e.ws, "<ws>")
+	s = cutWS.ReplaceAllString(s, "<ws>  ")
+	s = strings.ReplaceAll(s, tm.e.home, "<home>")
+	s = strings.ReplaceAll(s, tm.e.srv.URL, "<server>")
+	s = spinnerFrames.ReplaceAllString(s, "*")
+	s = elapsed.ReplaceAllString(s, "esc to cancel, Ns")
+	s = uuidRE.ReplaceAllString(s, "<session-id>")
+	s = tmpRE.ReplaceAllString(s, "<tmp>")
+	// Blank rows are left out: Bubble Tea's inline renderer sometimes
+	// leaves a blank row more or less where the live area grew or shrank
+	// while output was printed above it, which is cosmetic; every line of
+	// text, and its order, is compared.
+	var kept []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.TrimSpace(l) != "" {
+			kept = append(kept, l)
+		}
+	}
+	return strings.Join(kept, "\n") + "\n"
+}
+
+// golden compares the normalised screen with testdata/tui/name.txt.
+func (tm *term) golden(name, screen string) {
+	tm.t.Helper()
+	got := screen
+	path := filepath.Join("testdata", "tui", name+".txt")
+	if *updateTUI {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			tm.t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			tm.t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		tm.t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if got != string(want) {
+		tm.t.Errorf("screen %s differs from the golden file (-update rewrites it)\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}
+
+func TestTUIStartupAndQuit(t *testing.T) {
+	e := newEnv(t)
+	tm := e.startTUI()
+	tm.golden("startup", tm.waitFor("context left"))
+	if n := len(e.srv.Requests()); n != 0 {
+		t.Errorf("start-up made %d model calls", n)
+	}
+	tm.keys("C-d")
+	s := tm.waitFor("[exited]")
+	if !strings.Contains(s, "To resume it: castor --resume ") {
+		t.Errorf("no resume hint on exit:\n%s", s)
+	}
+}
+
+const markdownAnswer = "# Plan\n\nThree steps:\n\n1. **Read** the code\n2. Write the `fix`\n3. Run the tests\n\n" +
+	"```go\nfunc main() {\n\tprintln(\"hi\")\n}\n```\n\n| tool | use |\n| --- | --- |\n| go | build |\n\nDone.\n"
+
+func TestTUIStreamedMarkdown(t *testing.T) {
+	e := newEnv(t)
+	// The answer arrives in small pieces, cut in the middle of blocks.
+	var pieces []string
+	for i := 0; i < len(markdownAnswer); i += 7 {
+		pieces = append(pieces, markdownAnswer[i:min(i+7, len(markdownAnswer))])
+	}
+	e.srv.Enqueue(fakegemini.Text(pieces...))
+	tm := e.startTUI("Make a plan")
+	tm.golden("markdown", tm.waitFor("Done."))
+	if n := len(e.srv.Requests()); n != 1 {
+		t.Errorf("%d model calls, want 1", n)
+	}
+}
+
+func TestTUIToolCall(t *testing.T) {
+	e := newEnv(t)
+	e.write("README.md", readme)
+	e.srv.Enqueue(
+		fakegemini.Parts(fakegemini.ThoughtPart("**Reading the README**\n\nFirst look."), fakegemini.CallPart("read_file", map[string]any{"absolute_path": filepath.Join(e.ws, "README.md")})),
+		fakegemini.Text("The README describes a demo project."),
+	)
+	tm := e.startTUI("-i", "What is this project?")
+	tm.golden("tool_call", tm.waitFor("describes a demo project"))
+}
+
+func TestTUIEditAcceptedWithEnter(t *testing.T) {
+	e := newEnv(t)
+	e.write("notes.txt", "one\ntwo\nthree\n")
+	e.srv.Enqueue(
+		fakegemini.Call("replace", map[string]any{"file_path": filepath.Join(e.ws, "notes.txt"), "old_string": "two", "new_string": "TWO", "instruction": "shout two"}),
+		fakegemini.Text("Changed it."),
+	)
+	tm := e.startTUI()
+	tm.typeText("Shout the second line")
+	tm.keys("Enter")
+	tm.golden("edit_dialog", tm.waitFor("Apply this change?"))
+	tm.keys("Enter")
+	tm.golden("edit_accepted", tm.waitFor("Changed it."))
+	if got, _ := os.ReadFile(filepath.Join(e.ws, "notes.txt")); string(got) != "one\nTWO\nthree\n" {
+		t.Errorf("notes.txt = %q", got)
+	}
+}
+
+func TestTUIShellRejected(t *testing.T) {
+	e := newEnv(t)
+	e.srv.Enqueue(fakegemini.Call("run_shell_command", map[string]any{"command": "touch pwned"}))
+	tm := e.startTUI()
+	tm.typeText("Create a file")
+	tm.keys("Enter")
+	tm.waitFor("Allow execution of: touch?")
+	tm.keys("Escape")
+	tm.golden("shell_rejected", tm.waitFor("Rejected."))
+	if _, err := os.Stat(filepath.Join(e.ws, "pwned")); err == nil {
+		t.Error("the rejected command ran")
+	}
+	// The next prompt carries the cancelled response to the model.
+	e.srv.Enqueue(fakegemini.Text("Understood, no file."))
+	tm.typeText("Never mind")
+	tm.keys("Enter")
+	tm.waitFor("Understood, no file.")
+	reqs := e.srv.Requests()
+	last := reqs[len(reqs)-1].Contents
+	if !strings.Contains(mustJSON(last), "User denied execution") {
+		t.Errorf("the cancelled response is not in the next request: %s", mustJSON(last))
+	}
+}
+
+func TestTUIHelp(t *testing.T) {
+	e := newEnv(t)
+	tm := e.startTUI()
+	tm.typeText("/he")
+	tm.waitFor("/help  Show the commands") // the completion list
+	tm.keys("Tab")                         // completes the command
+	tm.waitFor("> /help")
+	tm.keys("Enter")
+	tm.golden("help", tm.waitFor("Ctrl-D"))
+}
+
+func TestTUIEscCancelsTurn(t *testing.T) {
+	e := newEnv(t)
+	e.srv.Enqueue(fakegemini.Hang())
+	tm := e.startTUI()
+	tm.typeText("Take your time")
+	tm.keys("Enter")
+	tm.waitFor("esc to cancel")
+	tm.keys("Escape")
+	tm.golden("cancelled", tm.waitFor("Request cancelled."))
+	// The session goes on: history stays valid for the next prompt.
+	e.srv.Enqueue(fakegemini.Text("Back again."))
+	tm.typeText("Hello?")
+	tm.keys("Enter")
+	tm.waitFor("Back again.")
+}
+
+func TestTUIResize(t *testing.T) {
+	e := newEnv(t)
+	e.srv.Enqueue(fakegemini.Text("A line long enough to be wrapped once the terminal gets narrower than it is now, which it will."))
+	tm := e.startTUI("Say something long")
+	tm.waitFor("will.")
+	tm.tmux("resize-window", "-t", "main", "-x", "60", "-y", "20")
+	tm.golden("resized", tm.waitFor("context left"))
+}
+
+func TestTUIResume(t *testing.T) {
+	e := newEnv(t)
+	e.srv.Enqueue(fakegemini.Text("The **first** answer."))
+	r := e.run("-p", "First question")
+	if r.code != 0 {
+		t.Fatalf("headless run: exit %d: %s", r.code, r.stderr)
+	}
+	tm := e.startTUI("--resume")
+	tm.golden("resumed", tm.waitFor("Resumed session"))
+}
+
+func TestTUIPromptInteractiveNeedsTerminal(t *testing.T) {
+	e := newEnv(t)
+	r := e.run("-i", "hello")
+	if r.code != 42 || !strings.Contains(r.stderr, "--prompt-interactive flag cannot be used when input is piped") {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+func TestTUIShellMode(t *testing.T) {
+	e := newEnv(t)
+	e.write("hello.txt", "hi\n")
+	tm := e.startTUI()
+	tm.typeText("!ls")
+	tm.keys("Enter")
+	tm.waitFor("(exit 0)")
+	// The command and its output reach the model with the next prompt.
+	e.srv.Enqueue(fakegemini.Text("I saw hello.txt."))
+	tm.typeText("What did you see?")
+	tm.keys("Enter")
+	s := tm.waitFor("I saw hello.txt.")
+	if !strings.Contains(s, "hello.txt") {
+		t.Errorf("no ls output on screen:\n%s", s)
+	}
+	reqs := e.srv.Requests()
+	if got := mustJSON(reqs[len(reqs)-1].Contents); !strings.Contains(got, "I ran the following shell command") || !strings.Contains(got, "hello.txt") {
+		t.Errorf("the shell command is not in the conversation: %s", got)
+	}
+}

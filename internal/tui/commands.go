@@ -1,0 +1,420 @@
+package tui
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"google.golang.org/genai"
+
+	"github.com/castor-dev/castor/command"
+	"github.com/castor-dev/castor/internal/chats"
+	"github.com/castor-dev/castor/internal/termtext"
+	"github.com/castor-dev/castor/internal/version"
+)
+
+// faceCommand is a slash command that needs the terminal or the live
+// session (clear the screen, quit, read the session's stats). They sit in
+// front of the session's shared registry (setup.Agent.Commands), whose
+// commands (memory, init, restore, extensions, MCP prompts, custom
+// commands) run as they do for every face.
+type faceCommand struct {
+	name, desc string
+	subs       []string
+	// needsSession commands wait for the assembly.
+	needsSession bool
+	run          func(m *model, args []string) tea.Cmd
+}
+
+var faceCommands []faceCommand
+
+func init() {
+	faceCommands = []faceCommand{
+		{name: "help", desc: "Show the commands and keys.", run: (*model).cmdHelp},
+		{name: "quit", desc: "Exit Castor.", run: func(*model, []string) tea.Cmd { return tea.Quit }},
+		{name: "exit", desc: "Exit Castor.", run: func(*model, []string) tea.Cmd { return tea.Quit }},
+		{name: "clear", desc: "Clear the screen and start the conversation afresh.", needsSession: true, run: (*model).cmdClear},
+		{name: "stats", desc: "Show the session's statistics.", needsSession: true, run: (*model).cmdStats},
+		{name: "tools", desc: "List the tools the model may call.", needsSession: true, run: (*model).cmdTools},
+		{name: "model", desc: "Show the model in use.", run: (*model).cmdModel},
+		{name: "about", desc: "Show version information.", run: (*model).cmdAbout},
+		{name: "copy", desc: "Copy the last answer to the clipboard.", run: (*model).cmdCopy},
+		{name: "theme", desc: "Switch between the dark and the light theme.", run: (*model).cmdTheme},
+		{name: "chat", desc: "Save, resume, list or delete conversation checkpoints.", subs: []string{"save", "resume", "list", "delete"}, needsSession: true, run: (*model).cmdChat},
+		{name: "resume", desc: "List the recorded sessions of this project.", needsSession: true, run: (*model).cmdResume},
+		{name: "compress", desc: "Compress the conversation (automatic when the context fills up).", needsSession: true, run: (*model).cmdCompress},
+		{name: "mcp", desc: "List the MCP servers and their status.", needsSession: true, run: (*model).cmdMCP},
+		{name: "ide", desc: "Show the IDE connection.", subs: []string{"status"}, needsSession: true, run: (*model).cmdIDE},
+		{name: "directory", desc: "Add or show workspace directories.", subs: []string{"add", "show"}, needsSession: true, run: (*model).cmdDirectory},
+	}
+}
+
+func findFace(name string) *faceCommand {
+	for i := range faceCommands {
+		if faceCommands[i].name == name {
+			return &faceCommands[i]
+		}
+	}
+	return nil
+}
+
+type cmdEntry struct{ name, desc string }
+
+// allCommands lists the face's commands and the registry's, sorted.
+func (m *model) allCommands() []cmdEntry {
+	seen := map[string]bool{}
+	var out []cmdEntry
+	for _, c := range faceCommands {
+		seen[c.name] = true
+		out = append(out, cmdEntry{c.name, c.desc})
+	}
+	if m.agent != nil && m.agent.Commands != nil {
+		for _, c := range m.agent.Commands.Commands() {
+			if !seen[c.Name] {
+				out = append(out, cmdEntry{c.Name, c.Description})
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out
+}
+
+type commandDoneMsg struct {
+	line string
+	res  *command.Result
+	err  error
+}
+
+func (m *model) runCommand(line string) tea.Cmd {
+	words := strings.Fields(strings.TrimPrefix(line, "/"))
+	if len(words) == 0 {
+		return nil
+	}
+	if fc := findFace(words[0]); fc != nil {
+		if fc.needsSession && m.agent == nil {
+			m.printNotice(noticeWarn, "Castor is still starting; try again in a moment.")
+			return nil
+		}
+		return fc.run(m, words[1:])
+	}
+	if m.agent == nil {
+		m.printNotice(noticeWarn, "Castor is still starting; try again in a moment.")
+		return nil
+	}
+	if c, _, _ := m.agent.Commands.Lookup(words[0]); c == nil {
+		m.printNotice(noticeError, "Unknown command: /"+words[0]+". Type /help for the list.")
+		return nil
+	}
+	a, send := m.agent, m.send
+	env := command.Env{Workspace: a.Workspace.Root(), HomeDir: m.cfg.Options.HomeDir, Trusted: a.Trusted}
+	ctx := m.ctx
+	go func() {
+		res, err := a.Commands.RunLine(ctx, line, env)
+		send(commandDoneMsg{line: line, res: res, err: err})
+	}()
+	return nil
+}
+
+func (m *model) onCommandDone(msg commandDoneMsg) tea.Cmd {
+	if msg.err != nil {
+		m.printNotice(noticeError, msg.err.Error())
+		return nil
+	}
+	r := msg.res
+	if r == nil {
+		return nil
+	}
+	switch r.Kind {
+	case command.ResultSubmitPrompt:
+		return m.submit(r.Content, true)
+	case command.ResultData:
+		if s, ok := r.Data.(string); ok {
+			m.printNotice(noticeInfo, s)
+			break
+		}
+		b, err := json.MarshalIndent(r.Data, "", "  ")
+		if err != nil {
+			m.printNotice(noticeError, err.Error())
+			break
+		}
+		m.print(termtext.String(string(b)))
+	default:
+		if r.MessageType == command.MessageError {
+			m.printNotice(noticeError, r.Content)
+		} else {
+			m.print(termtext.String(r.Content))
+		}
+	}
+	m.print("")
+	return nil
+}
+
+// keys is the key list of /help and the README.
+var keys = [][2]string{
+	{"Enter", "send the message"},
+	{"Ctrl-J, Alt-Enter, Shift-Enter", "new line"},
+	{"Up, Down", "previous and next input (per project)"},
+	{"Tab", "complete a /command or an @path"},
+	{"Esc", "cancel the running request; close the completion list"},
+	{"Shift-Tab", "cycle the approval mode: default, auto-accept edits, YOLO, plan"},
+	{"Ctrl-C", "clear the input; twice to quit"},
+	{"Ctrl-D", "quit (on an empty input)"},
+	{"!command", "run a shell command; it and its output join the conversation"},
+	{"@path", "include a file or directory in the prompt"},
+}
+
+func (m *model) cmdHelp([]string) tea.Cmd {
+	var b strings.Builder
+	b.WriteString(m.theme.title.Render("Commands") + "\n")
+	for _, c := range m.allCommands() {
+		fmt.Fprintf(&b, "  /%-12s %s\n", c.name, termtext.String(firstLine(c.desc)))
+	}
+	b.WriteString("\n" + m.theme.title.Render("Keys") + "\n")
+	for _, k := range keys {
+		fmt.Fprintf(&b, "  %-32s %s\n", k[0], k[1])
+	}
+	m.print(strings.TrimRight(b.String(), "\n"))
+	m.print("")
+	return nil
+}
+
+func (m *model) cmdClear([]string) tea.Cmd {
+	if m.running {
+		m.cancelTurn()
+	}
+	if err := m.agent.Session.SetHistory(nil); err != nil {
+		m.printNotice(noticeError, err.Error())
+	}
+	m.promptTokens = 0
+	return tea.ClearScreen
+}
+
+func (m *model) cmdStats([]string) tea.Cmd {
+	st := m.agent.Session.Stats()
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n", m.theme.title.Render("Session "+m.agent.Session.ID()))
+	names := make([]string, 0, len(st.Models))
+	for n := range st.Models {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		ms := st.Models[n]
+		fmt.Fprintf(&b, "  %s: %d requests (%d errors), %d input tokens, %d output tokens, %d cached\n",
+			n, ms.API.TotalRequests, ms.API.TotalErrors, ms.Tokens.Prompt, ms.Tokens.Candidates, ms.Tokens.Cached)
+	}
+	fmt.Fprintf(&b, "  Tool calls: %d (%d succeeded, %d failed)\n", st.Tools.TotalCalls, st.Tools.TotalSuccess, st.Tools.TotalFail)
+	fmt.Fprintf(&b, "  Lines changed: +%d -%d", st.Files.TotalLinesAdded, st.Files.TotalLinesRemoved)
+	m.print(b.String())
+	m.print("")
+	return nil
+}
+
+func (m *model) cmdTools([]string) tea.Cmd {
+	var b strings.Builder
+	b.WriteString(m.theme.title.Render("Tools") + "\n")
+	for _, t := range m.agent.Session.Tools().Tools() {
+		fmt.Fprintf(&b, "  %-20s %s\n", termtext.String(t.DisplayName()), m.theme.dim.Render("("+termtext.String(t.Name())+")"))
+	}
+	m.print(strings.TrimRight(b.String(), "\n"))
+	m.print("")
+	return nil
+}
+
+func (m *model) cmdModel([]string) tea.Cmd {
+	m.printNotice(noticeInfo, "Model: "+m.modelID+" (choose another with castor -m or the model.name setting)")
+	return nil
+}
+
+func (m *model) cmdAbout([]string) tea.Cmd {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n", m.theme.title.Render("About Castor"))
+	fmt.Fprintf(&b, "  Version   %s\n", version.Version)
+	fmt.Fprintf(&b, "  Go        %s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	fmt.Fprintf(&b, "  Model     %s\n", m.modelID)
+	if m.agent != nil {
+		fmt.Fprintf(&b, "  Session   %s\n", m.agent.Session.ID())
+	}
+	m.print(strings.TrimRight(b.String(), "\n"))
+	m.print("")
+	return nil
+}
+
+func (m *model) cmdCopy([]string) tea.Cmd {
+	if m.lastAnswer == "" {
+		m.printNotice(noticeWarn, "No answer to copy yet.")
+		return nil
+	}
+	m.printNotice(noticeInfo, "Last answer copied to the clipboard.")
+	return tea.SetClipboard(m.lastAnswer)
+}
+
+func (m *model) cmdTheme([]string) tea.Cmd {
+	m.theme = newTheme(!m.theme.dark, m.theme.plain)
+	m.applyTheme()
+	name := "light"
+	if m.theme.dark {
+		name = "dark"
+	}
+	m.printNotice(noticeInfo, "Theme: "+name)
+	return nil
+}
+
+// checkpointPath is where /chat save keeps a conversation: the project's
+// temporary directory, in Gemini CLI's checkpoint-<tag>.json format (the
+// history as a JSON array of contents).
+func (m *model) checkpointPath(tag string) string {
+	return filepath.Join(m.agent.TempDir, "checkpoint-"+sanitizeName(tag)+".json")
+}
+
+func (m *model) cmdChat(args []string) tea.Cmd {
+	sub := "list"
+	if len(args) > 0 {
+		sub = args[0]
+	}
+	tag := strings.Join(args[min(1, len(args)):], " ")
+	if sub != "list" && tag == "" {
+		m.printNotice(noticeError, "Missing tag. Usage: /chat "+sub+" <tag>")
+		return nil
+	}
+	switch sub {
+	case "save":
+		b, err := json.MarshalIndent(m.agent.Session.History(), "", "  ")
+		if err == nil {
+			err = os.WriteFile(m.checkpointPath(tag), b, 0o600)
+		}
+		if err != nil {
+			m.printNotice(noticeError, err.Error())
+			return nil
+		}
+		m.printNotice(noticeInfo, "Conversation checkpoint saved with tag: "+tag+".")
+	case "resume", "load":
+		b, err := os.ReadFile(m.checkpointPath(tag))
+		var h []*genai.Content
+		if err == nil {
+			err = json.Unmarshal(b, &h)
+			if err != nil {
+				err = fmt.Errorf("%s: %v", m.checkpointPath(tag), err)
+			}
+		}
+		if err == nil {
+			err = m.agent.Session.SetHistory(h)
+		}
+		if errors.Is(err, os.ErrNotExist) {
+			err = fmt.Errorf("no saved checkpoint found with tag: %s", tag)
+		}
+		if err != nil {
+			m.printNotice(noticeError, err.Error())
+			return nil
+		}
+		m.printHistory(h)
+	case "list":
+		files, _ := filepath.Glob(filepath.Join(m.agent.TempDir, "checkpoint-*.json"))
+		if len(files) == 0 {
+			m.printNotice(noticeInfo, "No saved conversation checkpoints found.")
+			return nil
+		}
+		var b strings.Builder
+		b.WriteString("List of saved conversations:\n")
+		for _, f := range files {
+			name := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "checkpoint-"), ".json")
+			mod := ""
+			if fi, err := os.Stat(f); err == nil {
+				mod = fi.ModTime().Format(time.DateTime)
+			}
+			fmt.Fprintf(&b, "  - %s %s\n", name, m.theme.dim.Render("(saved on "+mod+")"))
+		}
+		m.print(strings.TrimRight(b.String(), "\n"))
+	case "delete":
+		if err := os.Remove(m.checkpointPath(tag)); err != nil {
+			m.printNotice(noticeError, "no saved checkpoint found with tag: "+tag)
+			return nil
+		}
+		m.printNotice(noticeInfo, "Conversation checkpoint '"+tag+"' has been deleted.")
+	default:
+		m.printNotice(noticeError, "Unknown sub-command /chat "+sub+": use save, resume, list or delete.")
+	}
+	return nil
+}
+
+func (m *model) cmdResume([]string) tea.Cmd {
+	store, err := chats.OpenStore(m.agent.Home.Dir, m.workDir)
+	if err != nil {
+		m.printNotice(noticeError, err.Error())
+		return nil
+	}
+	infos, err := store.List()
+	if err != nil && !errors.Is(err, chats.ErrNoSessions) {
+		m.printNotice(noticeError, err.Error())
+		return nil
+	}
+	m.print(strings.TrimRight(termtext.String(chats.FormatList(infos, m.agent.Session.ID(), time.Now())), "\n"))
+	m.printNotice(noticeInfo, "Reopen one with: castor --resume <index or id>")
+	return nil
+}
+
+func (m *model) cmdCompress([]string) tea.Cmd {
+	m.printNotice(noticeInfo, "Castor compresses the conversation by itself when it fills half of the context window (model.compressionThreshold); compressing on demand is not available yet.")
+	return nil
+}
+
+func (m *model) cmdMCP([]string) tea.Cmd {
+	if m.agent.MCP == nil {
+		m.printNotice(noticeInfo, "No MCP servers configured.")
+		return nil
+	}
+	var b strings.Builder
+	b.WriteString(m.theme.title.Render("MCP servers") + "\n")
+	for _, s := range m.agent.MCP.Statuses() {
+		line := fmt.Sprintf("  %s: %s, %d tools, %d prompts", s.Name, s.Status, s.Tools, s.Prompts)
+		if s.Reason != "" {
+			line += " (" + s.Reason + ")"
+		}
+		b.WriteString(termtext.String(line) + "\n")
+	}
+	m.print(strings.TrimRight(b.String(), "\n"))
+	return nil
+}
+
+func (m *model) cmdIDE([]string) tea.Cmd {
+	if m.agent.IDE == nil {
+		m.printNotice(noticeInfo, "IDE: not connected (start Castor with --ide or set ide.enabled, with the IDE companion running).")
+		return nil
+	}
+	m.printNotice(noticeInfo, "IDE: connected.")
+	return nil
+}
+
+func (m *model) cmdDirectory(args []string) tea.Cmd {
+	if len(args) > 0 && args[0] == "add" {
+		if len(args) < 2 {
+			m.printNotice(noticeError, "Usage: /directory add <path>[,<path>…]")
+			return nil
+		}
+		for _, d := range strings.Split(strings.Join(args[1:], " "), ",") {
+			d = strings.TrimSpace(d)
+			if strings.HasPrefix(d, "~/") {
+				d = filepath.Join(m.homeDir, d[2:])
+			}
+			if !filepath.IsAbs(d) {
+				d = filepath.Join(m.workDir, d)
+			}
+			if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+				m.printNotice(noticeError, d+" is not a directory")
+				continue
+			}
+			m.agent.Workspace.Add(d)
+			m.printNotice(noticeInfo, "Added "+d+" to the workspace.")
+		}
+		return nil
+	}
+	m.print("Workspace directories:\n  " + strings.Join(m.agent.Workspace.Dirs(), "\n  "))
+	return nil
+}

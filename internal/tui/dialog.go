@@ -1,0 +1,215 @@
+package tui
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/castor-dev/castor/agent"
+	"github.com/castor-dev/castor/internal/termtext"
+	"github.com/castor-dev/castor/tool"
+)
+
+// dialog asks the user about one call awaiting approval. The engine's
+// confirmation callback waits on reply.
+type dialog struct {
+	call    *agent.ToolCall
+	reply   chan<- tool.Decision
+	options []option
+	sel     int
+	done    bool
+}
+
+type option struct {
+	label   string
+	outcome tool.Outcome
+}
+
+func newDialog(c *agent.ToolCall, reply chan<- tool.Decision) *dialog {
+	d := &dialog{call: c, reply: reply}
+	det := &tool.ConfirmationDetails{}
+	if c.Confirmation != nil && c.Confirmation.Details != nil {
+		det = c.Confirmation.Details
+	}
+	d.options = append(d.options, option{"Allow once", tool.ProceedOnce})
+	switch det.Type {
+	case tool.ConfirmEdit:
+		d.options = append(d.options, option{fmt.Sprintf("Allow %s for this session", displayName(c)), tool.ProceedAlways})
+		if det.NewContent != "" || det.OriginalContent != nil {
+			d.options = append(d.options, option{"Modify in $EDITOR, then allow", tool.ModifyWithEditor})
+		}
+	case tool.ConfirmExec:
+		d.options = append(d.options, option{fmt.Sprintf("Allow %s for this session", strings.Join(rootsOf(det), ", ")), tool.ProceedAlways})
+	case tool.ConfirmMCP:
+		d.options = append(d.options,
+			option{fmt.Sprintf("Allow tool %s for this session", det.ToolName), tool.ProceedAlwaysTool},
+			option{fmt.Sprintf("Allow every tool of server %s for this session", det.ServerName), tool.ProceedAlwaysServer})
+	default:
+		d.options = append(d.options, option{fmt.Sprintf("Allow %s for this session", displayName(c)), tool.ProceedAlways})
+	}
+	d.options = append(d.options, option{"No, tell the model what to do instead (esc)", tool.Cancel})
+	return d
+}
+
+// answer sends the decision once.
+func (d *dialog) answer(dec tool.Decision) {
+	if d.done {
+		return
+	}
+	d.done = true
+	d.reply <- dec
+}
+
+func (m *model) dialogKey(ks string) tea.Cmd {
+	d := m.dialog
+	switch ks {
+	case "up", "k":
+		d.sel = (d.sel + len(d.options) - 1) % len(d.options)
+	case "down", "j", "tab":
+		d.sel = (d.sel + 1) % len(d.options)
+	case "esc":
+		return m.choose(len(d.options) - 1)
+	case "ctrl+c":
+		m.cancelTurn()
+	case "enter":
+		return m.choose(d.sel)
+	case "shift+tab":
+		m.cycleMode()
+	default:
+		if len(ks) == 1 && ks[0] >= '1' && int(ks[0]-'0') <= len(d.options) {
+			return m.choose(int(ks[0] - '1'))
+		}
+	}
+	return nil
+}
+
+// choose takes option i. Rejecting ends the turn (the engine cancels the
+// rest of the batch); what the user types next goes to the model with the
+// cancelled responses, which is how a note reaches it.
+func (m *model) choose(i int) tea.Cmd {
+	d := m.dialog
+	o := d.options[i]
+	if o.outcome == tool.ModifyWithEditor {
+		return m.openEditor()
+	}
+	m.dialog = nil
+	d.answer(tool.Decision{Outcome: o.outcome})
+	if o.outcome == tool.Cancel {
+		m.printNotice(noticeInfo, "Rejected. Type what the model should do instead, or Esc to stop.")
+	}
+	return nil
+}
+
+type editorDoneMsg struct {
+	path string
+	err  error
+}
+
+// openEditor lets the user change the proposed content in $EDITOR (VISUAL
+// first), pausing the program while it runs.
+func (m *model) openEditor() tea.Cmd {
+	det := m.dialog.call.Confirmation.Details
+	f, err := os.CreateTemp("", "castor-edit-*-"+sanitizeName(det.FileName))
+	if err != nil {
+		m.printNotice(noticeError, err.Error())
+		return nil
+	}
+	_, err = f.WriteString(det.NewContent)
+	f.Close()
+	if err != nil {
+		m.printNotice(noticeError, err.Error())
+		return nil
+	}
+	editor := getenv(m.cfg.Environ, "VISUAL")
+	if editor == "" {
+		editor = getenv(m.cfg.Environ, "EDITOR")
+	}
+	if editor == "" {
+		editor = "vi"
+	}
+	args := strings.Fields(editor)
+	cmd := exec.Command(args[0], append(args[1:], f.Name())...)
+	path := f.Name()
+	return tea.ExecProcess(cmd, func(err error) tea.Msg { return editorDoneMsg{path: path, err: err} })
+}
+
+func (m *model) onEditorDone(msg editorDoneMsg) tea.Cmd {
+	defer os.Remove(msg.path)
+	if m.dialog == nil {
+		return nil
+	}
+	if msg.err != nil {
+		m.printNotice(noticeError, "editor: "+msg.err.Error())
+		return nil
+	}
+	data, err := os.ReadFile(msg.path)
+	if err != nil {
+		m.printNotice(noticeError, err.Error())
+		return nil
+	}
+	s := string(data)
+	d := m.dialog
+	m.dialog = nil
+	d.answer(tool.Decision{Outcome: tool.ProceedOnce, NewContent: &s})
+	return nil
+}
+
+func sanitizeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == '*' || r < ' ' {
+			return '_'
+		}
+		return r
+	}, s)
+}
+
+func (m *model) renderDialog() string {
+	d := m.dialog
+	c := d.call
+	det := &tool.ConfirmationDetails{}
+	if c.Confirmation != nil && c.Confirmation.Details != nil {
+		det = c.Confirmation.Details
+	}
+	inner := max(m.width-4, 20)
+	var lines []string
+	lines = append(lines, ansi.Truncate(m.renderCall(c, false), inner, "…"))
+	switch det.Type {
+	case tool.ConfirmEdit:
+		lines = append(lines, m.renderDiff(det.FileDiff, maxDiffLines)...)
+	case tool.ConfirmExec:
+		for _, l := range headLines(termtext.String(det.Command), maxResultLines) {
+			lines = append(lines, m.theme.accent.Render("$ "+l))
+		}
+	case tool.ConfirmInfo:
+		if det.Prompt != "" {
+			lines = append(lines, headLines(termtext.String(det.Prompt), maxResultLines)...)
+		}
+		for _, u := range det.URLs {
+			lines = append(lines, " - "+termtext.String(u))
+		}
+	}
+	lines = append(lines, "", m.theme.title.Render(termtext.String(confirmQuestion(det))))
+	for i, o := range d.options {
+		label := fmt.Sprintf("%d. %s", i+1, termtext.String(o.label))
+		if i == d.sel {
+			lines = append(lines, m.theme.selected.Render("● "+label))
+		} else {
+			lines = append(lines, "  "+label)
+		}
+	}
+	for i, l := range lines {
+		lines[i] = ansi.Truncate(l, inner, "…")
+	}
+	return m.theme.dialog.Width(m.width).Render(strings.Join(lines, "\n"))
+}
+
+func displayName(c *agent.ToolCall) string {
+	if c.Tool != nil && c.Tool.DisplayName() != "" {
+		return c.Tool.DisplayName()
+	}
+	return c.Name
+}

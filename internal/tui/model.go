@@ -1,0 +1,837 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/spinner"
+	"charm.land/bubbles/v2/textarea"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/castor-dev/castor/agent"
+	"github.com/castor-dev/castor/internal/setup"
+	"github.com/castor-dev/castor/internal/termtext"
+	"github.com/castor-dev/castor/internal/version"
+	"github.com/castor-dev/castor/policy"
+	"github.com/castor-dev/castor/tool"
+)
+
+// Messages the program receives from the background: the assembly, the
+// running turn, the engine's confirmation callback, shell commands and
+// slash commands.
+type (
+	readyMsg struct {
+		agent *setup.Agent
+		err   error
+	}
+	noticeMsg struct {
+		kind noticeKind
+		text string
+	}
+	eventMsg struct {
+		ev  *agent.Event
+		gen int
+	}
+	turnDoneMsg struct {
+		gen int
+		err error
+	}
+	confirmMsg struct {
+		call  *agent.ToolCall
+		reply chan<- tool.Decision
+	}
+	// printedMsg says that the last batch of output reached the program,
+	// so the next one may go (see flushOut).
+	printedMsg struct{}
+	// firstFrameMsg ends a start-up benchmark run.
+	firstFrameMsg struct{}
+)
+
+type noticeKind int
+
+const (
+	noticeInfo noticeKind = iota
+	noticeWarn
+	noticeError
+)
+
+// model is the Bubble Tea model of the interactive terminal; Update runs
+// on the program goroutine only, and background work reports through send.
+type model struct {
+	ctx  context.Context
+	cfg  Config
+	send func(tea.Msg)
+	now  func() time.Time
+
+	agent    *setup.Agent
+	ready    bool
+	startErr error
+	workDir  string
+	homeDir  string
+	branch   string
+	modelID  string
+
+	width, height int
+	theme         theme
+	noColor       bool
+	screenReader  bool
+	md            markdown
+	tailCache     struct{ src, out string }
+
+	input textarea.Model
+	spin  spinner.Model
+	hist  *inputHistory
+	comp  completion
+	files *fileIndex
+
+	running   bool
+	turnGen   int
+	turnStart time.Time
+	cancel    context.CancelFunc
+	stream    stream
+	answer    strings.Builder
+	thought   string
+	calls     []*agent.ToolCall
+	dialog    *dialog
+	shell     *shellRun
+	queued    []string
+
+	lastAnswer   string
+	promptTokens int32
+	status       string
+	quitArmed    bool
+
+	// out is output waiting to be printed above the live area; printing
+	// says a batch is on its way (one batch at a time keeps the order).
+	out       []string
+	printing  bool
+	lastBlank bool
+	// printLog keeps everything printed, for tests.
+	printLog *[]string
+
+	bannerDue           bool
+	sized               bool
+	exitAfterFirstFrame bool
+}
+
+func newModel(ctx context.Context, c Config) *model {
+	m := &model{ctx: ctx, cfg: c, now: time.Now, width: 80, height: 24}
+	m.send = func(tea.Msg) {}
+	m.workDir = c.Options.WorkDir
+	m.homeDir = c.Options.HomeDir
+	if m.homeDir == "" {
+		m.homeDir = getenv(c.Environ, "HOME")
+	}
+	m.branch = gitBranch(m.workDir)
+	m.modelID = c.Options.Model
+	m.noColor = getenv(c.Environ, "NO_COLOR") != ""
+	m.theme = newTheme(true, m.noColor)
+	m.status = "starting…"
+
+	in := textarea.New()
+	in.Prompt = "> "
+	in.Placeholder = "Type your message or @path/to/file"
+	in.ShowLineNumbers = false
+	in.DynamicHeight = true
+	in.MinHeight = 1
+	in.MaxHeight = 10
+	in.CharLimit = 0
+	in.EndOfBufferCharacter = ' '
+	in.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("ctrl+j", "alt+enter", "shift+enter"))
+	in.Focus()
+	m.input = in
+	m.spin = spinner.New(spinner.WithSpinner(spinner.Dot))
+	m.applyTheme()
+	return m
+}
+
+func (m *model) applyTheme() {
+	st := textarea.DefaultStyles(m.theme.dark)
+	if m.theme.plain {
+		st = textarea.Styles{}
+	}
+	m.input.SetStyles(st)
+	m.spin.Style = m.theme.accent
+	m.md.set(m.width, m.theme.glamourStyle(), m.screenReader)
+	m.tailCache.src, m.tailCache.out = "", ""
+	m.resize()
+}
+
+func (m *model) resize() {
+	m.input.SetWidth(max(m.width, 10))
+	m.md.set(m.width, m.theme.glamourStyle(), m.screenReader)
+	m.tailCache.src = "\x00"
+}
+
+// Init prints the banner and asks the terminal for its background colour.
+func (m *model) Init() tea.Cmd {
+	// The banner waits for the terminal's size (the first WindowSizeMsg,
+	// which comes at once) so that it wraps at the right width.
+	m.bannerDue = true
+	if m.sized {
+		m.printBanner()
+	}
+	cmds := []tea.Cmd{tea.RequestBackgroundColor, m.flushOut()}
+	if m.exitAfterFirstFrame {
+		cmds = append(cmds, func() tea.Msg { return firstFrameMsg{} })
+	}
+	return tea.Batch(cmds...)
+}
+
+func (m *model) printBanner() {
+	if m.bannerDue {
+		m.bannerDue = false
+		m.print(m.theme.accent.Render("Castor "+version.Version) + m.theme.dim.Render(" · /help for commands · Enter sends, Ctrl-J adds a line · Ctrl-C twice quits"))
+	}
+}
+
+// print queues lines for the scrollback.
+func (m *model) print(s string) {
+	m.lastBlank = s == ""
+	m.out = append(m.out, s)
+	if m.printLog != nil {
+		*m.printLog = append(*m.printLog, s)
+	}
+}
+
+// flushOut sends the queued output as Printlns followed by printedMsg, in
+// a sequence: Bubble Tea runs commands concurrently, so two Printlns from
+// two updates could otherwise swap. Output taller than the room above the
+// live area is sent in pieces, as Bubble Tea inserts each piece above the
+// live area by scrolling the screen and cannot scroll by more than the
+// screen holds.
+func (m *model) flushOut() tea.Cmd {
+	if m.printing || len(m.out) == 0 {
+		return nil
+	}
+	// Lines are wrapped one column short of the width: Bubble Tea counts a
+	// line exactly as wide as the screen as two rows, and a wrong count
+	// leaves stale rows behind.
+	text := ansi.Hardwrap(strings.Join(m.out, "\n"), max(m.width-1, 10), true)
+	m.out = m.out[:0]
+	m.printing = true
+	room := max(m.height-strings.Count(m.render(), "\n")-2, 1)
+	var cmds []tea.Cmd
+	for _, piece := range splitRows(text, room, m.width) {
+		cmds = append(cmds, tea.Println(piece))
+	}
+	cmds = append(cmds, func() tea.Msg { return printedMsg{} })
+	return tea.Sequence(cmds...)
+}
+
+// splitRows cuts text into pieces of at most rows screen rows at width
+// columns (long lines wrap).
+func splitRows(text string, rows, width int) []string {
+	var pieces []string
+	var cur []string
+	n := 0
+	for _, l := range strings.Split(text, "\n") {
+		h := 1
+		if w := ansi.StringWidth(l); width > 0 && w > width {
+			h = (w + width - 1) / width
+		}
+		if n+h > rows && len(cur) > 0 {
+			pieces = append(pieces, strings.Join(cur, "\n"))
+			cur, n = nil, 0
+		}
+		cur = append(cur, l)
+		n += h
+	}
+	return append(pieces, strings.Join(cur, "\n"))
+}
+
+// Update handles one message.
+func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.update(msg)
+	return m, tea.Batch(cmd, m.flushOut())
+}
+
+func (m *model) update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case printedMsg:
+		m.printing = false
+		return nil
+	case firstFrameMsg:
+		return tea.Quit
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.resize()
+		m.printBanner()
+		return nil
+	case tea.BackgroundColorMsg:
+		if dark := msg.IsDark(); dark != m.theme.dark {
+			m.theme = newTheme(dark, m.theme.plain)
+			m.applyTheme()
+		}
+		return nil
+	case readyMsg:
+		return m.onReady(msg)
+	case noticeMsg:
+		m.printNotice(msg.kind, msg.text)
+		return nil
+	case eventMsg:
+		if msg.gen == m.turnGen {
+			m.onEvent(msg.ev)
+		}
+		return nil
+	case turnDoneMsg:
+		if msg.gen == m.turnGen {
+			return m.onTurnDone(msg.err)
+		}
+		return nil
+	case confirmMsg:
+		m.flushStream()
+		m.dialog = newDialog(msg.call, msg.reply)
+		return nil
+	case editorDoneMsg:
+		return m.onEditorDone(msg)
+	case shellDoneMsg:
+		return m.onShellDone(msg)
+	case commandDoneMsg:
+		return m.onCommandDone(msg)
+	case spinner.TickMsg:
+		if !m.running && !m.shellRunning() {
+			return nil
+		}
+		var cmd tea.Cmd
+		m.spin, cmd = m.spin.Update(msg)
+		return cmd
+	case tea.PasteMsg:
+		if m.dialog != nil {
+			return nil
+		}
+		var cmd tea.Cmd
+		m.input, cmd = m.input.Update(msg)
+		m.updateCompletion()
+		return cmd
+	case tea.KeyPressMsg:
+		return m.onKey(msg)
+	}
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(msg)
+	return cmd
+}
+
+func (m *model) onReady(msg readyMsg) tea.Cmd {
+	if msg.err != nil {
+		m.startErr = msg.err
+		m.status = "start-up failed"
+		m.printNotice(noticeError, msg.err.Error())
+		return nil
+	}
+	a := msg.agent
+	m.agent, m.ready = a, true
+	m.status = ""
+	m.modelID = a.Session.Model()
+	m.hist = loadHistory(a.TempDir)
+	// Gemini CLI's accessibility setting: plain, linear output (no
+	// Markdown layout, colours or animation) that screen readers follow.
+	if on, _ := a.Settings.GetBool("ui.accessibility.screenReader"); on {
+		m.screenReader = true
+		m.theme = newTheme(m.theme.dark, true)
+		m.applyTheme()
+	}
+	m.files = newFileIndex(a.Workspace.Root())
+	if h := a.Session.History(); len(h) > 0 {
+		m.printHistory(h)
+	}
+	if m.cfg.Prompt != "" {
+		p := m.cfg.Prompt
+		m.cfg.Prompt = ""
+		m.print(m.userBlock(p))
+		m.queued = append([]string{p}, m.queued...)
+	}
+	return m.nextQueued()
+}
+
+// nextQueued starts the first prompt typed while the session was starting
+// or busy.
+func (m *model) nextQueued() tea.Cmd {
+	if !m.ready || m.running || m.dialog != nil || len(m.queued) == 0 {
+		return nil
+	}
+	p := m.queued[0]
+	m.queued = m.queued[1:]
+	return m.submit(p, true)
+}
+
+func (m *model) printNotice(kind noticeKind, text string) {
+	text = termtext.String(text)
+	switch kind {
+	case noticeWarn:
+		m.print(m.theme.warn.Render("⚠ " + text))
+	case noticeError:
+		m.print(m.theme.bad.Render("✕ " + text))
+	default:
+		m.print(m.theme.dim.Render("ℹ " + text))
+	}
+}
+
+// startTurn sends text to the engine on a goroutine whose events come
+// back as eventMsg.
+func (m *model) startTurn(text string) tea.Cmd {
+	ctx, cancel := context.WithCancel(m.ctx)
+	m.turnGen++
+	gen := m.turnGen
+	m.running, m.turnStart, m.cancel = true, m.now(), cancel
+	m.thought = ""
+	m.answer.Reset()
+	a, send := m.agent, m.send
+	go func() {
+		parts, err := a.ExpandPrompt(ctx, text)
+		if err == nil {
+			for ev, e := range a.Session.Send(ctx, parts...) {
+				if e != nil {
+					err = e
+					break
+				}
+				send(eventMsg{ev: ev, gen: gen})
+			}
+		}
+		if err == nil && ctx.Err() != nil {
+			err = ctx.Err()
+		}
+		send(turnDoneMsg{gen: gen, err: err})
+	}()
+	return m.spin.Tick
+}
+
+func (m *model) cancelTurn() {
+	if m.cancel != nil {
+		m.cancel()
+	}
+	if m.dialog != nil {
+		m.dialog.answer(tool.Decision{Outcome: tool.Cancel})
+		m.dialog = nil
+	}
+}
+
+func (m *model) onEvent(ev *agent.Event) {
+	switch ev.Type {
+	case agent.EventContent:
+		m.answer.WriteString(ev.Text)
+		if done := m.stream.Append(termtext.String(ev.Text)); done != "" {
+			m.printMarkdown(done)
+		}
+	case agent.EventThought:
+		if ev.Thought != nil && ev.Thought.Subject != "" {
+			m.thought = termtext.String(ev.Thought.Subject)
+		}
+	case agent.EventToolCall:
+		m.flushStream()
+		m.onCall(ev.Call)
+	case agent.EventToolOutput:
+		for _, c := range m.calls {
+			if c.ID == ev.Call.ID {
+				if ev.Call.LiveOutput != "" {
+					c.LiveOutput = ev.Call.LiveOutput
+				} else {
+					c.LiveOutput += ev.Text
+				}
+			}
+		}
+	case agent.EventFinished:
+		if ev.Usage != nil && ev.Usage.PromptTokenCount > 0 {
+			m.promptTokens = ev.Usage.PromptTokenCount
+		}
+		if ev.Model != "" {
+			m.modelID = ev.Model
+		}
+	case agent.EventRetry, agent.EventFallback:
+		if n := ev.Notice; n != nil && ev.Type == agent.EventFallback {
+			m.printNotice(noticeWarn, fmt.Sprintf("Switched from %s to %s.", n.From, n.To))
+		} else if n != nil && n.Err != nil {
+			m.printNotice(noticeWarn, fmt.Sprintf("Attempt %d failed (%v); retrying in %s.", n.Attempt, n.Err, n.Delay.Round(time.Millisecond)))
+		}
+	case agent.EventWarning, agent.EventLoopDetected:
+		m.flushStream()
+		m.printNotice(noticeWarn, ev.Text)
+	case agent.EventMaxSessionTurns:
+		m.flushStream()
+		m.printNotice(noticeWarn, "The session reached its maximum number of turns (model.maxSessionTurns).")
+	case agent.EventCompressed:
+		if c := ev.Compression; c != nil {
+			if c.Status == "COMPRESSED" {
+				m.printNotice(noticeInfo, fmt.Sprintf("Chat history compressed from %d to %d tokens.", c.OriginalTokens, c.NewTokens))
+			} else {
+				m.printNotice(noticeWarn, "Chat compression did not help: "+c.Status)
+			}
+		}
+	case agent.EventTurnEnd:
+		m.flushStream()
+		m.lastAnswer = ev.Text
+	case agent.EventInputRequired:
+		m.flushStream()
+	}
+}
+
+// onCall tracks a call: running calls stay in the live area, finished
+// ones are printed.
+func (m *model) onCall(c *agent.ToolCall) {
+	// Answered elsewhere (the IDE's diff view): the dialog goes.
+	if d := m.dialog; d != nil && d.call.ID == c.ID && c.Status != agent.StatusAwaitingApproval {
+		d.done = true
+		m.dialog = nil
+	}
+	i := -1
+	for j, x := range m.calls {
+		if x.ID == c.ID {
+			i = j
+		}
+	}
+	if c.Status.Terminal() {
+		if i >= 0 {
+			m.calls = append(m.calls[:i], m.calls[i+1:]...)
+		}
+		m.print(m.renderCall(c, false))
+		return
+	}
+	if i >= 0 {
+		live := m.calls[i].LiveOutput
+		m.calls[i] = c
+		if c.LiveOutput == "" {
+			c.LiveOutput = live
+		}
+		return
+	}
+	m.calls = append(m.calls, c)
+}
+
+func (m *model) onTurnDone(err error) tea.Cmd {
+	m.flushStream()
+	for _, c := range m.calls {
+		c.Status = agent.StatusCancelled
+		m.print(m.renderCall(c, false))
+	}
+	m.calls = nil
+	if m.dialog != nil {
+		m.dialog.answer(tool.Decision{Outcome: tool.Cancel})
+		m.dialog = nil
+	}
+	m.running = false
+	if m.cancel != nil {
+		m.cancel()
+		m.cancel = nil
+	}
+	switch {
+	case err == nil:
+	case errors.Is(err, context.Canceled):
+		m.printNotice(noticeInfo, "Request cancelled.")
+	default:
+		m.printNotice(noticeError, err.Error())
+	}
+	m.thought = ""
+	if !m.lastBlank {
+		m.print("")
+	}
+	return m.nextQueued()
+}
+
+// flushStream prints what is left of the answer being streamed.
+func (m *model) flushStream() {
+	if rest := m.stream.Flush(); strings.TrimSpace(rest) != "" {
+		m.printMarkdown(rest)
+	}
+}
+
+// printMarkdown prints a finished block; a block that ended at a blank
+// line keeps it, as Markdown separates blocks with one.
+func (m *model) printMarkdown(src string) {
+	if out := m.md.render(src); out != "" {
+		m.print(out)
+		if strings.HasSuffix(src, "\n\n") {
+			m.print("")
+		}
+	}
+}
+
+func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
+	ks := k.String()
+	if ks != "ctrl+c" {
+		m.quitArmed = false
+	}
+	if m.dialog != nil {
+		return m.dialogKey(ks)
+	}
+	switch ks {
+	case "ctrl+c":
+		if m.input.Value() != "" {
+			m.input.Reset()
+			m.comp = completion{}
+			return nil
+		}
+		if m.running {
+			m.cancelTurn()
+		}
+		if m.quitArmed {
+			return tea.Quit
+		}
+		m.quitArmed = true
+		return nil
+	case "ctrl+d":
+		if m.input.Value() == "" {
+			return tea.Quit
+		}
+	case "esc":
+		if m.comp.active() {
+			m.comp = completion{}
+			return nil
+		}
+		if m.running {
+			m.cancelTurn()
+			return nil
+		}
+		if m.shellRunning() {
+			m.cancelShell()
+			return nil
+		}
+		return nil
+	case "shift+tab":
+		m.cycleMode()
+		return nil
+	case "tab":
+		if m.comp.active() {
+			m.acceptCompletion()
+			return nil
+		}
+		return nil
+	case "enter":
+		if m.comp.active() && m.comp.submitOnAccept() {
+			m.acceptCompletion()
+		} else if m.comp.active() {
+			m.acceptCompletion()
+			return nil
+		}
+		text := m.input.Value()
+		if strings.TrimSpace(text) == "" {
+			return nil
+		}
+		m.input.Reset()
+		m.comp = completion{}
+		if m.hist != nil {
+			m.hist.add(text)
+		}
+		return m.submit(text, false)
+	case "up":
+		if m.comp.active() {
+			m.comp.move(-1)
+			return nil
+		}
+		if m.input.Line() == 0 && m.hist != nil {
+			if v, ok := m.hist.prev(m.input.Value()); ok {
+				m.input.SetValue(v)
+				m.input.MoveToBegin()
+			}
+			return nil
+		}
+	case "down":
+		if m.comp.active() {
+			m.comp.move(1)
+			return nil
+		}
+		if m.input.Line() == m.input.LineCount()-1 && m.hist != nil {
+			if v, ok := m.hist.next(); ok {
+				m.input.SetValue(v)
+			}
+			return nil
+		}
+	}
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(k)
+	m.updateCompletion()
+	return cmd
+}
+
+// submit handles a line the user sent: a slash command, a shell command
+// or a prompt. queued is true for a prompt sent earlier and kept waiting.
+func (m *model) submit(text string, queued bool) tea.Cmd {
+	trimmed := strings.TrimSpace(text)
+	switch {
+	case strings.HasPrefix(trimmed, "/") && !strings.HasPrefix(trimmed, "//"):
+		m.print(m.theme.user.Render("> " + trimmed))
+		return m.runCommand(trimmed)
+	case strings.HasPrefix(trimmed, "!"):
+		m.print(m.theme.user.Render("! " + strings.TrimSpace(trimmed[1:])))
+		return m.runShell(strings.TrimSpace(trimmed[1:]))
+	}
+	if !m.ready || m.running || m.dialog != nil || m.shellRunning() {
+		if m.startErr != nil {
+			m.printNotice(noticeError, "the session could not start: "+m.startErr.Error())
+			return nil
+		}
+		m.print(m.userBlock(text))
+		m.queued = append(m.queued, text)
+		if !m.ready {
+			m.printNotice(noticeInfo, "Queued until the session is ready.")
+		}
+		return nil
+	}
+	if !queued {
+		m.print(m.userBlock(text))
+	}
+	m.print("")
+	return m.startTurn(text)
+}
+
+func (m *model) userBlock(text string) string {
+	lines := strings.Split(termtext.String(text), "\n")
+	for i, l := range lines {
+		if i == 0 {
+			lines[i] = "> " + l
+		} else {
+			lines[i] = "  " + l
+		}
+	}
+	return m.theme.user.Render(strings.Join(lines, "\n"))
+}
+
+// modes is the Shift+Tab cycle, as in Gemini CLI.
+var modes = []policy.Mode{policy.ModeDefault, policy.ModeAutoEdit, policy.ModeYolo, policy.ModePlan}
+
+func (m *model) cycleMode() {
+	if m.agent == nil || m.agent.Policy == nil {
+		return
+	}
+	cur := m.agent.Policy.Mode()
+	next := modes[0]
+	for i, md := range modes {
+		if md == cur {
+			next = modes[(i+1)%len(modes)]
+		}
+	}
+	m.agent.Policy.SetMode(next)
+}
+
+// View draws the live area.
+func (m *model) View() tea.View {
+	v := tea.NewView(m.render())
+	// The cursor rests at the top left of the live area. Bubble Tea's
+	// inline renderer (v2.0.10) otherwise redraws a shrinking frame from
+	// the wrong row and leaves its old top rows on screen.
+	v.Cursor = tea.NewCursor(0, 0)
+	return v
+}
+
+func (m *model) render() string {
+	var parts []string
+	if tail := m.stream.Tail(); strings.TrimSpace(tail) != "" {
+		if tail != m.tailCache.src {
+			m.tailCache.src, m.tailCache.out = tail, m.md.render(tail)
+		}
+		parts = append(parts, m.tailCache.out)
+	}
+	for _, c := range m.calls {
+		if c.Status == agent.StatusAwaitingApproval && m.dialog != nil && m.dialog.call.ID == c.ID {
+			continue
+		}
+		parts = append(parts, m.renderCall(c, true))
+	}
+	// One status row, always there (blank when idle): the live area
+	// changing height while output is printed above it is what makes
+	// inline renderers misplace rows.
+	status := ""
+	switch {
+	case m.quitArmed:
+		status = m.theme.warn.Render("Press Ctrl-C again to exit.")
+	case m.dialog != nil:
+		parts = append(parts, m.renderDialog())
+	case m.running || m.shellRunning():
+		status = m.spinnerLine()
+	}
+	if len(m.queued) > 0 && m.ready && status == "" {
+		status = m.theme.dim.Render(fmt.Sprintf("%d queued", len(m.queued)))
+	}
+	if m.dialog == nil {
+		parts = append(parts, status)
+	}
+	if m.dialog == nil {
+		parts = append(parts, m.theme.box.Width(m.width).Render(m.input.View()))
+		if c := m.renderCompletion(); c != "" {
+			parts = append(parts, c)
+		}
+	}
+	parts = append(parts, m.footer())
+	return strings.Join(parts, "\n")
+}
+
+func (m *model) spinnerLine() string {
+	label := "Working"
+	if m.thought != "" {
+		label = m.thought
+	}
+	elapsed := m.now().Sub(m.turnStart).Truncate(time.Second)
+	if m.shellRunning() && !m.running {
+		label = "Running shell command"
+		elapsed = m.now().Sub(m.shell.start).Truncate(time.Second)
+	}
+	frame := m.spin.View()
+	if m.screenReader {
+		frame = "…"
+	}
+	return ansi.Truncate(frame+" "+m.theme.accent.Render(label)+m.theme.dim.Render(fmt.Sprintf(" (esc to cancel, %s)", elapsed)), m.width, "…")
+}
+
+// footer is one line: directory and branch, model and context left,
+// approval mode, MCP and IDE status.
+func (m *model) footer() string {
+	dir := m.workDir
+	if m.homeDir != "" && (dir == m.homeDir || strings.HasPrefix(dir, m.homeDir+"/")) {
+		dir = "~" + strings.TrimPrefix(dir, m.homeDir)
+	}
+	if m.branch != "" {
+		dir += " (" + m.branch + ")"
+	}
+	right := []string{}
+	if m.status != "" {
+		right = append(right, m.status)
+	}
+	if m.modelID != "" {
+		right = append(right, fmt.Sprintf("%s (%d%% context left)", m.modelID, contextLeft(m.promptTokens)))
+	}
+	if m.agent != nil && m.agent.Policy != nil {
+		mode := m.agent.Policy.Mode()
+		s := string(mode)
+		switch mode {
+		case policy.ModeYolo:
+			s = m.theme.bad.Render("YOLO")
+		case policy.ModeAutoEdit:
+			s = m.theme.warn.Render("auto-accept edits")
+		case policy.ModePlan:
+			s = m.theme.accent.Render("plan")
+		}
+		right = append(right, s+m.theme.dim.Render(" (shift+tab)"))
+	}
+	if m.agent != nil && m.agent.MCP != nil {
+		st := m.agent.MCP.Statuses()
+		ok := 0
+		for _, s := range st {
+			if s.Reason == "" && s.Status == "connected" {
+				ok++
+			}
+		}
+		right = append(right, fmt.Sprintf("MCP %d/%d", ok, len(st)))
+	}
+	if m.agent != nil && m.agent.IDE != nil {
+		right = append(right, "IDE")
+	}
+	// The directory gives way first: the rest says what the session does.
+	rest := strings.Join(right, " · ")
+	if room := m.width - ansi.StringWidth(rest) - 2; ansi.StringWidth(dir) > room {
+		dir = ansi.TruncateLeft(dir, ansi.StringWidth(dir)-max(room, 1)+1, "…")
+	}
+	line := m.theme.accent.Render(dir) + "  " + m.theme.dim.Render(rest)
+	return ansi.Truncate(line, m.width, "…")
+}
+
+// contextLeft is the share of the model's window the last prompt left
+// free; every Gemini model Castor serves has a 1M-token window.
+func contextLeft(used int32) int {
+	const window = 1 << 20
+	left := 100 - int(int64(used)*100/window)
+	return max(left, 0)
+}

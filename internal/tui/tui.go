@@ -1,0 +1,140 @@
+// Package tui is Castor's interactive terminal: the face people meet when
+// they run castor in a terminal. It asks internal/setup for a session,
+// maps the engine's events (agent.Event) to a Bubble Tea program, and runs
+// slash commands from the session's shared registry (package command).
+//
+// The program runs inline, not in the alternate screen: finished output
+// (the user's prompts, finished Markdown blocks, tool calls, command
+// results) is printed once above the live area and belongs to the
+// terminal's own scrollback from then on, so scrolling, selecting and
+// copying work as in any terminal and nothing is redrawn twice. The live
+// area holds only what still changes: the unfinished tail of the answer
+// being streamed, running tool calls, an approval dialog, the spinner, the
+// input and the footer.
+//
+// The first frame is drawn before the session is assembled: settings,
+// memory, MCP servers and the IDE connect in the background while the
+// user starts typing, and a prompt sent before the session is ready waits
+// for it.
+package tui
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"golang.org/x/term"
+
+	"github.com/castor-dev/castor/agent"
+	"github.com/castor-dev/castor/internal/setup"
+	"github.com/castor-dev/castor/tool"
+)
+
+// Config is what the CLI hands the interactive terminal.
+type Config struct {
+	// Options are the assembly options; Confirm and Warn are set here.
+	Options setup.Options
+	// Prompt, when not empty, is sent as soon as the session is ready
+	// (castor "prompt", castor -i "prompt").
+	Prompt string
+	// In and Out are the terminal; Err receives what is printed after the
+	// program ends.
+	In       io.Reader
+	Out, Err io.Writer
+	// Environ is the environment the program inspects (TERM, NO_COLOR,
+	// EDITOR); nil means the process environment.
+	Environ []string
+}
+
+// firstFrameEnv makes the program exit right after its first frame; the
+// start-up benchmark uses it to time exec → first frame.
+const firstFrameEnv = "CASTOR_TUI_EXIT_AFTER_FIRST_FRAME"
+
+// Run runs the interactive terminal until the user quits, and returns the
+// process exit code.
+func Run(ctx context.Context, c Config) int {
+	if c.Environ == nil {
+		c.Environ = os.Environ()
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	m := newModel(ctx, c)
+	// The size is known before the first frame, so that it is drawn once
+	// at the right width (a frame redrawn wider leaves rows behind).
+	if f, ok := c.Out.(*os.File); ok {
+		if w, h, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+			m.width, m.height, m.sized = w, h, true
+			m.resize()
+		}
+	}
+	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithEnvironment(c.Environ)}
+	if c.In != nil {
+		opts = append(opts, tea.WithInput(c.In))
+	}
+	if c.Out != nil {
+		opts = append(opts, tea.WithOutput(c.Out))
+	}
+	p := tea.NewProgram(m, opts...)
+	m.send = p.Send
+	m.exitAfterFirstFrame = getenv(c.Environ, firstFrameEnv) != ""
+	assembled := make(chan *setup.Agent, 1)
+	go func() { assembled <- m.assemble(p.Send) }()
+	_, err := p.Run()
+	cancel()
+	m.cancelTurn()
+	// The assembly may still be running, or may have finished after the
+	// program stopped reading messages: wait for it (cancelling ctx
+	// shortens it) and close what it built.
+	var a *setup.Agent
+	if !m.exitAfterFirstFrame {
+		a = <-assembled
+	}
+	if a != nil {
+		a.Close()
+	}
+	code := 0
+	if err != nil && ctx.Err() == nil {
+		fmt.Fprintf(c.Err, "Error: %s\n", err)
+		code = 1
+	}
+	if a != nil && m.ready && !m.exitAfterFirstFrame {
+		fmt.Fprintf(c.Err, "Session %s saved.\nTo resume it: castor --resume %s\n", a.Session.ID(), a.Session.ID())
+	}
+	return code
+}
+
+// assemble builds the session in the background and reports it with a
+// readyMsg; warnings become notices as they come.
+func (m *model) assemble(send func(tea.Msg)) *setup.Agent {
+	o := m.cfg.Options
+	o.Confirm = m.confirm
+	o.Warn = func(s string) { send(noticeMsg{kind: noticeWarn, text: s}) }
+	a, err := setup.New(m.ctx, o)
+	send(readyMsg{agent: a, err: err})
+	return a
+}
+
+// confirm is the engine's confirmation callback. It runs on the turn's
+// goroutine: it shows the dialog and waits for the answer.
+func (m *model) confirm(ctx context.Context, call *agent.ToolCall) (tool.Decision, error) {
+	reply := make(chan tool.Decision, 1)
+	m.send(confirmMsg{call: call, reply: reply})
+	select {
+	case d := <-reply:
+		return d, nil
+	case <-ctx.Done():
+		return tool.Decision{}, ctx.Err()
+	}
+}
+
+func getenv(env []string, key string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(env[i], "="); ok && k == key {
+			return v
+		}
+	}
+	return ""
+}
