@@ -31,6 +31,7 @@ import (
 	"github.com/castor-dev/castor/model/gemini"
 	"github.com/castor-dev/castor/policy"
 	"github.com/castor-dev/castor/tool"
+	"github.com/castor-dev/castor/tool/builtin"
 )
 
 // Info is what dynamic instructions learn about the session they serve.
@@ -107,6 +108,11 @@ type Options struct {
 	Retry *model.RetryOptions
 	// Warn receives non-fatal setup problems (default: ignored).
 	Warn func(string)
+	// Files and Shell, when set, replace the local disk and bash of the
+	// built-in tools (builtin.Env.Files and Shell): an ACP client's editor
+	// and terminal.
+	Files builtin.TextFiles
+	Shell func(ctx context.Context, cmd builtin.ShellCommand) builtin.ShellOutcome
 }
 
 // DefaultModel is the model used when neither an option, the settings nor
@@ -139,6 +145,8 @@ type Agent struct {
 	// and the prompts of its MCP servers. Faces run them with
 	// Commands.Run and may register their own.
 	Commands *command.Registry
+	// Policy is the session's approval policy; faces switch its mode.
+	Policy *policy.Engine
 
 	closers []func() error
 }
@@ -292,6 +300,7 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 	}
 	sess = agent.New(cfg)
 	a.Session = sess
+	a.Policy = pol
 	a.MCP = tools.mcp
 	a.Commands = command.DefaultRegistry()
 	if a.MCP != nil {
