@@ -13,6 +13,7 @@ package setup
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -113,6 +114,10 @@ type Options struct {
 	// and terminal.
 	Files builtin.TextFiles
 	Shell func(ctx context.Context, cmd builtin.ShellCommand) builtin.ShellOutcome
+	// MCPServers are more MCP servers for this session, in the settings'
+	// mcpServers format (name → {command, args, env} or {url} or
+	// {httpUrl}); they replace configured servers of the same name.
+	MCPServers map[string]any
 }
 
 // DefaultModel is the model used when neither an option, the settings nor
@@ -213,6 +218,12 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 		return nil, err
 	}
 	a.Settings = st
+	if len(o.MCPServers) > 0 {
+		servers := make(map[string]any, len(st.MCPServers)+len(o.MCPServers))
+		maps.Copy(servers, st.MCPServers)
+		maps.Copy(servers, o.MCPServers)
+		st.MCPServers = servers
+	}
 	if idec != nil {
 		a.IDE = idec.client
 	}
