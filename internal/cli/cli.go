@@ -48,6 +48,8 @@ type flags struct {
 	ide             bool
 	rawOutput       bool
 	acceptRawRisk   bool
+	acp             bool
+	experimentalACP bool
 }
 
 // subcommands are the castor subcommands, each built in its own file. A
@@ -134,6 +136,9 @@ func Run(ctx context.Context, args []string, stdio IO) (code int) {
 	fl.BoolVarP(&f.sandbox, "sandbox", "s", false, "run tools in a sandbox (not supported yet)")
 	fl.BoolVar(&f.rawOutput, "raw-output", false, "print model and tool output as is, terminal control sequences included (unsafe when the output is untrusted)")
 	fl.BoolVar(&f.acceptRawRisk, "accept-raw-output-risk", false, "do not warn about --raw-output (implies it, as in Gemini CLI)")
+	fl.BoolVar(&f.acp, "acp", false, "serve the Agent Client Protocol on stdin/stdout, for editors (Zed, JetBrains, Neovim, Emacs)")
+	fl.BoolVar(&f.experimentalACP, "experimental-acp", false, "same as --acp")
+	_ = fl.MarkDeprecated("experimental-acp", "use --acp")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &inputError{msg: err.Error()}
 	})
@@ -154,6 +159,9 @@ const rawOutputWarning = "Warning: --raw-output is on: model and tool output rea
 	"Pass --accept-raw-output-risk to silence this warning."
 
 func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, stdio IO) int {
+	if f.acp || f.experimentalACP {
+		return runACP(ctx, f, stdio) // acp.go
+	}
 	// Gemini CLI takes either flag as asking for raw output.
 	raw := f.rawOutput || f.acceptRawRisk
 	if !raw {

@@ -1,0 +1,407 @@
+// Package acp is Castor's Agent Client Protocol face: it serves ACP v1
+// (newline-delimited JSON-RPC over any reader and writer, stdio for
+// `castor --acp`) with github.com/coder/acp-go-sdk, one assembled
+// session (internal/setup) per ACP session, mapping the engine's events
+// to session/update notifications and its confirmations to
+// session/request_permission. When the client offers them, file text and
+// shell commands of the built-in tools go through the client's editor
+// (fs/*) and terminals (terminal/*).
+package acp
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/castor-dev/castor/config"
+	"github.com/castor-dev/castor/internal/chats"
+	"github.com/castor-dev/castor/internal/setup"
+	"github.com/castor-dev/castor/internal/version"
+)
+
+// Server serves Castor sessions to one ACP client.
+type Server struct {
+	// Options are what every session is assembled from; the server sets
+	// WorkDir (the session's cwd), Confirm, Files, Shell, MCPServers and
+	// Resume for each session.
+	Options setup.Options
+	// Name and Title identify the agent to the client (default "castor",
+	// "Castor"); Version defaults to Castor's.
+	Name, Title, Version string
+	// Log receives diagnostics (default os.Stderr). Nothing but protocol
+	// messages is ever written to the connection.
+	Log io.Writer
+
+	conn *sdk.AgentSideConnection
+	out  *lineWriter
+	base context.Context
+
+	mu       sync.Mutex
+	caps     sdk.ClientCapabilities
+	authEnv  map[string]string
+	sessions map[string]*session
+}
+
+// Serve answers the client writing to r and reading from w until the
+// client goes away (r ends) or ctx is cancelled; then it cancels running
+// turns and closes every session, so that nothing recorded is lost. It
+// returns nil on a clean end.
+func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
+	if s.Log == nil {
+		s.Log = os.Stderr
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.base = ctx
+	s.sessions = map[string]*session{}
+	out := &lineWriter{w: w}
+	s.out = out
+	in := filterLines(r, out, s.Log)
+	s.conn = sdk.NewAgentSideConnection(s, out, in)
+	s.conn.SetLogger(slog.New(slog.NewTextHandler(s.Log, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	select {
+	case <-s.conn.Done():
+	case <-ctx.Done():
+	}
+	cancel()
+	s.closeAll()
+	return nil
+}
+
+func (s *Server) warn(msg string) { fmt.Fprintf(s.Log, "Warning: %s\n", msg) }
+
+// closeAll waits for every session's turn to end (their contexts are
+// cancelled by now) and closes them.
+func (s *Server) closeAll() {
+	s.mu.Lock()
+	all := s.sessions
+	s.sessions = map[string]*session{}
+	s.mu.Unlock()
+	for _, ss := range all {
+		ss.close()
+	}
+}
+
+func (s *Server) session(id sdk.SessionId) (*session, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ss, ok := s.sessions[string(id)]; ok {
+		return ss, nil
+	}
+	return nil, &sdk.RequestError{Code: -32602, Message: "Session not found: " + string(id)}
+}
+
+// Initialize implements sdk.Agent.
+func (s *Server) Initialize(_ context.Context, p sdk.InitializeRequest) (sdk.InitializeResponse, error) {
+	s.mu.Lock()
+	s.caps = p.ClientCapabilities
+	s.mu.Unlock()
+	name, title, ver := s.Name, s.Title, s.Version
+	if name == "" {
+		name, title = "castor", "Castor"
+	}
+	if ver == "" {
+		ver = version.Version
+	}
+	pv := sdk.ProtocolVersion(sdk.ProtocolVersionNumber)
+	if p.ProtocolVersion < pv {
+		pv = p.ProtocolVersion
+	}
+	return sdk.InitializeResponse{
+		ProtocolVersion: pv,
+		AgentInfo:       &sdk.Implementation{Name: name, Title: &title, Version: ver},
+		AgentCapabilities: sdk.AgentCapabilities{
+			LoadSession:         true,
+			PromptCapabilities:  sdk.PromptCapabilities{Image: true, Audio: true, EmbeddedContext: true},
+			McpCapabilities:     sdk.McpCapabilities{Http: true, Sse: true},
+			SessionCapabilities: sdk.SessionCapabilities{List: &sdk.SessionListCapabilities{}, Resume: &sdk.SessionResumeCapabilities{}},
+		},
+		AuthMethods: authMethods(),
+	}, nil
+}
+
+// Authenticate implements sdk.Agent.
+func (s *Server) Authenticate(_ context.Context, p sdk.AuthenticateRequest) (sdk.AuthenticateResponse, error) {
+	env, err := authenticate(p.MethodId, p.Meta)
+	if err != nil {
+		return sdk.AuthenticateResponse{}, err
+	}
+	s.mu.Lock()
+	s.authEnv = env
+	s.mu.Unlock()
+	return sdk.AuthenticateResponse{}, nil
+}
+
+// Logout implements sdk.Agent: it forgets what authenticate set.
+func (s *Server) Logout(context.Context, sdk.LogoutRequest) (sdk.LogoutResponse, error) {
+	s.mu.Lock()
+	s.authEnv = nil
+	s.mu.Unlock()
+	return sdk.LogoutResponse{}, nil
+}
+
+// NewSession implements sdk.Agent.
+func (s *Server) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
+	ss, err := s.open(ctx, p.Cwd, p.McpServers, "")
+	if err != nil {
+		return sdk.NewSessionResponse{}, err
+	}
+	// The client learns the session id from the answer: the commands
+	// follow it.
+	s.out.after(func() { ss.announceCommands(s.base) }, `"result"`, `"sessionId":"`+ss.id+`"`)
+	return sdk.NewSessionResponse{SessionId: sdk.SessionId(ss.id), Modes: ss.modes(), ConfigOptions: ss.configOptions()}, nil
+}
+
+// LoadSession implements sdk.AgentLoader: the recorded session is resumed
+// (appended to, never rewritten) and its whole history replayed.
+func (s *Server) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk.LoadSessionResponse, error) {
+	ss, err := s.resume(ctx, p.SessionId, p.Cwd, p.McpServers)
+	if err != nil {
+		return sdk.LoadSessionResponse{}, err
+	}
+	if err := ss.replay(ctx); err != nil {
+		return sdk.LoadSessionResponse{}, err
+	}
+	ss.announceCommands(ctx)
+	return sdk.LoadSessionResponse{Modes: ss.modes(), ConfigOptions: ss.configOptions()}, nil
+}
+
+// ResumeSession implements sdk.Agent: session/load without the replay.
+func (s *Server) ResumeSession(ctx context.Context, p sdk.ResumeSessionRequest) (sdk.ResumeSessionResponse, error) {
+	ss, err := s.resume(ctx, p.SessionId, p.Cwd, p.McpServers)
+	if err != nil {
+		return sdk.ResumeSessionResponse{}, err
+	}
+	ss.announceCommands(ctx)
+	return sdk.ResumeSessionResponse{Modes: ss.modes(), ConfigOptions: ss.configOptions()}, nil
+}
+
+// resume returns the open session id, or opens the recorded one.
+func (s *Server) resume(ctx context.Context, id sdk.SessionId, cwd string, servers []sdk.McpServer) (*session, error) {
+	if id == "" {
+		return nil, sdk.NewInvalidParams(map[string]any{"error": "sessionId is required"})
+	}
+	if ss, err := s.session(id); err == nil {
+		return ss, nil
+	}
+	return s.open(ctx, cwd, servers, string(id))
+}
+
+// ListSessions implements sdk.Agent with the sessions recorded for the
+// directory, the ones `castor --list-sessions` shows there.
+func (s *Server) ListSessions(_ context.Context, p sdk.ListSessionsRequest) (sdk.ListSessionsResponse, error) {
+	cwd := s.Options.WorkDir
+	if p.Cwd != nil && *p.Cwd != "" {
+		cwd = *p.Cwd
+	}
+	if cwd == "" {
+		cwd, _ = os.Getwd()
+	}
+	if !filepath.IsAbs(cwd) {
+		return sdk.ListSessionsResponse{}, sdk.NewInvalidParams(map[string]any{"error": "cwd must be an absolute path"})
+	}
+	store, err := chats.OpenStore(s.home().Dir, cwd)
+	if err != nil {
+		return sdk.ListSessionsResponse{}, sdk.NewInternalError(map[string]any{"error": err.Error()})
+	}
+	infos, err := store.List()
+	if err != nil {
+		return sdk.ListSessionsResponse{}, sdk.NewInternalError(map[string]any{"error": err.Error()})
+	}
+	resp := sdk.ListSessionsResponse{Sessions: []sdk.SessionInfo{}}
+	for i := len(infos) - 1; i >= 0; i-- { // newest first
+		in := infos[i]
+		title := in.DisplayName
+		updated := in.LastUpdated.UTC().Format("2006-01-02T15:04:05.000Z")
+		resp.Sessions = append(resp.Sessions, sdk.SessionInfo{SessionId: sdk.SessionId(in.ID), Cwd: cwd, Title: &title, UpdatedAt: &updated})
+	}
+	return resp, nil
+}
+
+// home is the user's ~/.gemini location as sessions see it.
+func (s *Server) home() config.Home {
+	if s.Options.HomeDir != "" {
+		return config.HomeAt(s.Options.HomeDir)
+	}
+	return config.ResolveHome(s.env())
+}
+
+// CloseSession implements sdk.Agent.
+func (s *Server) CloseSession(_ context.Context, p sdk.CloseSessionRequest) (sdk.CloseSessionResponse, error) {
+	s.mu.Lock()
+	ss, ok := s.sessions[string(p.SessionId)]
+	delete(s.sessions, string(p.SessionId))
+	s.mu.Unlock()
+	if !ok {
+		return sdk.CloseSessionResponse{}, &sdk.RequestError{Code: -32602, Message: "Session not found: " + string(p.SessionId)}
+	}
+	ss.cancelTurn()
+	ss.close()
+	return sdk.CloseSessionResponse{}, nil
+}
+
+// Cancel implements sdk.Agent. The connection has already cancelled the
+// session's prompt request, which cancels its turn and any permission
+// request it waits on; this cancels a turn started by other means too.
+func (s *Server) Cancel(_ context.Context, p sdk.CancelNotification) error {
+	if ss, err := s.session(p.SessionId); err == nil {
+		ss.cancelTurn()
+	}
+	return nil
+}
+
+// Prompt implements sdk.Agent.
+func (s *Server) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResponse, error) {
+	ss, err := s.session(p.SessionId)
+	if err != nil {
+		return sdk.PromptResponse{}, err
+	}
+	return ss.prompt(ctx, p.Prompt)
+}
+
+// SetSessionMode implements sdk.Agent.
+func (s *Server) SetSessionMode(_ context.Context, p sdk.SetSessionModeRequest) (sdk.SetSessionModeResponse, error) {
+	ss, err := s.session(p.SessionId)
+	if err != nil {
+		return sdk.SetSessionModeResponse{}, err
+	}
+	return sdk.SetSessionModeResponse{}, ss.setMode(string(p.ModeId))
+}
+
+// SetSessionConfigOption implements sdk.Agent: "model" picks the model,
+// "mode" the approval mode.
+func (s *Server) SetSessionConfigOption(_ context.Context, p sdk.SetSessionConfigOptionRequest) (sdk.SetSessionConfigOptionResponse, error) {
+	v := p.ValueId
+	if v == nil {
+		return sdk.SetSessionConfigOptionResponse{}, sdk.NewInvalidParams(map[string]any{"error": "only select options exist"})
+	}
+	ss, err := s.session(v.SessionId)
+	if err != nil {
+		return sdk.SetSessionConfigOptionResponse{}, err
+	}
+	switch v.ConfigId {
+	case configModel:
+		ss.a.Session.SetModel(string(v.Value))
+	case configMode:
+		if err := ss.setMode(string(v.Value)); err != nil {
+			return sdk.SetSessionConfigOptionResponse{}, err
+		}
+	default:
+		return sdk.SetSessionConfigOptionResponse{}, sdk.NewInvalidParams(map[string]any{"error": "unknown config option " + string(v.ConfigId)})
+	}
+	return sdk.SetSessionConfigOptionResponse{ConfigOptions: ss.configOptions()}, nil
+}
+
+// env is the environment sessions start from: the options' (or the
+// process's) with what authenticate chose on top.
+func (s *Server) env() config.LookupFunc {
+	base := s.Options.Env
+	if base == nil {
+		base = os.LookupEnv
+	}
+	s.mu.Lock()
+	over := s.authEnv
+	s.mu.Unlock()
+	if len(over) == 0 {
+		return base
+	}
+	return func(k string) (string, bool) {
+		if v, ok := over[k]; ok {
+			return v, true
+		}
+		return base(k)
+	}
+}
+
+// lineWriter writes each protocol message with a single Write, so that
+// the parse errors filterLines answers never interleave with the SDK's
+// messages.
+type lineWriter struct {
+	mu    sync.Mutex
+	w     io.Writer
+	hooks []lineHook
+}
+
+// lineHook runs f once a written line holds every one of match.
+type lineHook struct {
+	match [][]byte
+	f     func()
+}
+
+func (l *lineWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n, err := l.w.Write(p)
+	kept := l.hooks[:0]
+	for _, h := range l.hooks {
+		hit := true
+		for _, m := range h.match {
+			hit = hit && bytes.Contains(p, m)
+		}
+		if hit {
+			go h.f()
+		} else {
+			kept = append(kept, h)
+		}
+	}
+	l.hooks = kept
+	return n, err
+}
+
+// after runs f once a line holding every one of match has been written.
+func (l *lineWriter) after(f func(), match ...string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	h := lineHook{f: f}
+	for _, m := range match {
+		h.match = append(h.match, []byte(m))
+	}
+	l.hooks = append(l.hooks, h)
+}
+
+// filterLines passes the client's well-formed JSON objects on to the
+// connection and answers anything else with a JSON-RPC error, which the
+// SDK would only log: -32700 for a line that is not JSON, -32600 for JSON
+// that is not a request object. Lines are unbounded in length.
+func filterLines(r io.Reader, out io.Writer, log io.Writer) io.Reader {
+	pr, pw := io.Pipe()
+	go func() {
+		br := bufio.NewReader(r)
+		for {
+			line, err := br.ReadBytes('\n')
+			if t := bytes.TrimSpace(line); len(t) > 0 {
+				var obj map[string]json.RawMessage
+				switch {
+				case !json.Valid(t):
+					fmt.Fprintf(log, "acp: malformed JSON line ignored (%d bytes)\n", len(t))
+					out.Write([]byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}` + "\n"))
+				case json.Unmarshal(t, &obj) != nil:
+					out.Write([]byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}` + "\n"))
+				default:
+					if _, werr := pw.Write(append(t, '\n')); werr != nil {
+						return
+					}
+				}
+			}
+			if err != nil {
+				if errors.Is(err, io.EOF) {
+					pw.Close()
+				} else {
+					pw.CloseWithError(err)
+				}
+				return
+			}
+		}
+	}()
+	return pr
+}
