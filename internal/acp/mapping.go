@@ -251,12 +251,12 @@ func refusal(r genai.FinishReason) bool {
 // which calls the client has seen and how the turn should stop.
 type mapper struct {
 	root string
-	seen map[string]bool
+	seen map[string]agent.Status // the last status sent of each call
 	stop sdk.StopReason
 }
 
 func newMapper(root string) *mapper {
-	return &mapper{root: root, seen: map[string]bool{}, stop: sdk.StopReasonEndTurn}
+	return &mapper{root: root, seen: map[string]agent.Status{}, stop: sdk.StopReasonEndTurn}
 }
 
 // updates returns the ACP updates of ev, in order.
@@ -275,13 +275,20 @@ func (m *mapper) updates(ev *agent.Event) []sdk.SessionUpdate {
 		if c == nil {
 			return nil
 		}
+		if c.Status == agent.StatusValidating {
+			// The tool and its description are not known yet.
+			return nil
+		}
 		var out []sdk.SessionUpdate
-		if !m.seen[c.ID] {
-			m.seen[c.ID] = true
+		last, seen := m.seen[c.ID]
+		switch {
+		case !seen:
 			out = append(out, startUpdate(c, m.root))
-		} else {
+		case c.Status == last:
+		case c.Status == agent.StatusAwaitingApproval || callStatus(c.Status) != callStatus(last):
 			out = append(out, progressUpdate(c))
 		}
+		m.seen[c.ID] = c.Status
 		if c.Name == "write_todos" && c.Status == agent.StatusSuccess {
 			if u, ok := planUpdate(c.Args); ok {
 				out = append(out, u)

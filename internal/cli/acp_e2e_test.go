@@ -1,0 +1,157 @@
+package cli_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/castor-dev/castor/internal/fakegemini"
+)
+
+// acpClientDir is acp/testdata, where npm ci installs the pinned
+// @agentclientprotocol/sdk client.
+func acpClientDir(t *testing.T) (node, dir string) {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	dir = filepath.Join(filepath.Dir(file), "..", "..", "acp", "testdata")
+	node, err := exec.LookPath("node")
+	_, serr := os.Stat(filepath.Join(dir, "node_modules", "@agentclientprotocol", "sdk", "package.json"))
+	if err != nil || serr != nil {
+		msg := "node or @agentclientprotocol/sdk is missing: run npm ci --ignore-scripts in acp/testdata"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	return node, dir
+}
+
+// runACPClient runs acp/testdata/client.mjs against the built binary and
+// returns its steps by name.
+func runACPClient(t *testing.T, e *env, extra ...string) map[string]map[string]any {
+	t.Helper()
+	node, dir := acpClientDir(t)
+	cmd := exec.Command(node, "client.mjs")
+	cmd.Dir = dir
+	cmd.Env = append([]string{
+		"HOME=" + e.home,
+		"PATH=" + os.Getenv("PATH"),
+		"GEMINI_API_KEY=test-key",
+		"GOOGLE_GEMINI_BASE_URL=" + e.srv.URL,
+		"GEMINI_CLI_TRUST_WORKSPACE=true",
+		"CASTOR_RETRY_BASE_DELAY=5ms",
+		"CASTOR_BIN=" + castorBinary(t),
+		"ACP_WORKSPACE=" + e.ws,
+	}, extra...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("client: %v\n%s\n%s", err, stdout.String(), stderr.String())
+		}
+	case <-time.After(2 * time.Minute): // a hang, not a timing assertion
+		_ = cmd.Process.Kill()
+		t.Fatalf("client hung\n%s\n%s", stdout.String(), stderr.String())
+	}
+	if s := stderr.String(); strings.Contains(s, "panic:") || strings.Contains(s, "goroutine ") {
+		t.Fatalf("stack trace on stderr:\n%s", s)
+	}
+	steps := map[string]map[string]any{}
+	sc := bufio.NewScanner(&stdout)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err == nil {
+			steps[m["step"].(string)] = m
+		}
+	}
+	if s, ok := steps["error"]; ok {
+		t.Fatalf("client error: %v\nstderr:\n%s", s, stderr.String())
+	}
+	return steps
+}
+
+// TestACPInteropNpmClient drives `castor --acp` with the official ACP
+// client: initialize, a new session, a prompt streaming thoughts and text,
+// a write_file allowed through session/request_permission and written by
+// the client's fs/write_text_file, a shell call rejected, a turn cancelled
+// while a permission is pending, then session/load in a new process
+// replaying everything with the session file intact.
+func TestACPInteropNpmClient(t *testing.T) {
+	acpClientDir(t)
+	e := newEnv(t)
+	target := filepath.Join(e.ws, "out.txt")
+	e.srv.Enqueue(
+		fakegemini.Parts(fakegemini.ThoughtPart("**Planning** a greeting"), fakegemini.TextPart("hello "), fakegemini.TextPart("world")),
+		fakegemini.Call("write_file", map[string]any{"file_path": target, "content": "written by castor\n"}),
+		fakegemini.Text("wrote it"),
+		fakegemini.Call("run_shell_command", map[string]any{"command": "echo rejected"}),
+		fakegemini.Call("run_shell_command", map[string]any{"command": "echo cancelled"}),
+	)
+	steps := runACPClient(t, e, "ACP_STEP=run")
+	check := func(step, key string, want any) {
+		t.Helper()
+		if got := mustJSON(steps[step][key]); got != mustJSON(want) {
+			t.Errorf("%s.%s = %s, want %s", step, key, got, mustJSON(want))
+		}
+	}
+	check("initialize", "protocolVersion", 1)
+	check("initialize", "loadSession", true)
+	check("initialize", "auth", []string{"gemini-api-key", "vertex-ai", "compute-default-credentials"})
+	check("new", "modes", []string{"default", "autoEdit", "yolo", "plan"})
+	check("new", "current", "default")
+	check("new", "updates", []string{"available_commands_update"})
+	check("text", "stopReason", "end_turn")
+	check("text", "updates", []string{"agent_thought_chunk:**Planning**\na greeting", "agent_message_chunk:hello ", "agent_message_chunk:world"})
+	check("write", "stopReason", "end_turn")
+	check("write", "permissions", []map[string]any{{"title": "Confirm Write: out.txt", "kind": "edit",
+		"options": []string{"proceed_once:allow_once", "proceed_always:allow_always", "cancel:reject_once"}}})
+	check("write", "writes", []map[string]any{{"path": target, "content": "written by castor\n"}})
+	check("write", "diff", map[string]any{"type": "diff", "path": target, "newText": "written by castor\n"})
+	check("write", "updates", []string{"tool_call:edit:pending:Writing to out.txt", "tool_call_update:in_progress", "tool_call_update:completed", "agent_message_chunk:wrote it"})
+	if b, err := os.ReadFile(target); err != nil || string(b) != "written by castor\n" {
+		t.Errorf("out.txt = %q, %v", b, err)
+	}
+	check("shell", "stopReason", "end_turn")
+	check("shell", "updates", []string{"tool_call:execute:pending:echo rejected", "tool_call_update:failed"})
+	check("cancel", "stopReason", "cancelled")
+	check("exit", "code", 0)
+	sessionID, _ := steps["new"]["sessionId"].(string)
+	file := e.sessionFile()
+	before, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	steps = runACPClient(t, e, "ACP_STEP=load", "ACP_SESSION="+sessionID)
+	check("list", "ids", []string{sessionID})
+	check("load", "updates", []string{
+		"user_message_chunk:say hello", "agent_thought_chunk:**Planning**\na greeting", "agent_message_chunk:hello world",
+		"user_message_chunk:write the file", "tool_call:edit:completed:Writing to out.txt", "agent_message_chunk:wrote it",
+		"user_message_chunk:run a command", "tool_call:execute:failed:echo rejected",
+		"user_message_chunk:run another", "tool_call:execute:failed:echo cancelled",
+		"available_commands_update",
+	})
+	check("unknown", "code", -32602)
+	check("exit", "code", 0)
+	after, err := os.ReadFile(e.sessionFile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(after, before) {
+		t.Errorf("session/load rewrote the session file:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+}
