@@ -1,0 +1,303 @@
+package acp_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/castor-dev/castor"
+	"github.com/castor-dev/castor/acp"
+	"github.com/castor-dev/castor/internal/fakegemini"
+	"github.com/castor-dev/castor/model/gemini"
+)
+
+func noEnv(string) (string, bool) { return "", false }
+
+// recorder is a client handler that keeps every update and answers
+// permissions from a script.
+type recorder struct {
+	mu          sync.Mutex
+	updates     []sdk.SessionUpdate
+	permissions []sdk.RequestPermissionRequest
+	answers     []string // option ids; "" cancels
+	onAsk       func(sdk.RequestPermissionRequest)
+}
+
+func (r *recorder) handler() acp.Handler {
+	return acp.Handler{
+		Update: func(_ context.Context, n sdk.SessionNotification) {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			r.updates = append(r.updates, n.Update)
+		},
+		Permission: func(_ context.Context, p sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+			r.mu.Lock()
+			r.permissions = append(r.permissions, p)
+			a := ""
+			if len(r.answers) > 0 {
+				a, r.answers = r.answers[0], r.answers[1:]
+			}
+			ask := r.onAsk
+			r.mu.Unlock()
+			if ask != nil {
+				ask(p)
+			}
+			if a == "" {
+				return sdk.RequestPermissionResponse{Outcome: sdk.RequestPermissionOutcome{Cancelled: &sdk.RequestPermissionOutcomeCancelled{Outcome: "cancelled"}}}, nil
+			}
+			return sdk.RequestPermissionResponse{Outcome: sdk.RequestPermissionOutcome{Selected: &sdk.RequestPermissionOutcomeSelected{OptionId: sdk.PermissionOptionId(a)}}}, nil
+		},
+	}
+}
+
+// kinds summarises the updates received since the last call.
+func (r *recorder) take() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, u := range r.updates {
+		b, _ := json.Marshal(u)
+		var m map[string]any
+		_ = json.Unmarshal(b, &m)
+		s := m["sessionUpdate"].(string)
+		switch s {
+		case "agent_message_chunk", "agent_thought_chunk", "user_message_chunk":
+			s += ":" + m["content"].(map[string]any)["text"].(string)
+		case "tool_call":
+			s += ":" + m["kind"].(string) + ":" + m["status"].(string) + ":" + m["title"].(string)
+		case "tool_call_update":
+			st, _ := m["status"].(string)
+			s += ":" + st
+		}
+		out = append(out, s)
+	}
+	r.updates = nil
+	return out
+}
+
+type env struct {
+	srv       *fakegemini.Server
+	home, dir string
+}
+
+func newEnv(t *testing.T, replies ...fakegemini.Reply) *env {
+	t.Helper()
+	return &env{srv: fakegemini.Start(t, replies...), home: t.TempDir(), dir: t.TempDir()}
+}
+
+func (e *env) options(t *testing.T, extra ...castor.Option) []castor.Option {
+	t.Helper()
+	client, err := gemini.New(context.Background(), gemini.Config{APIKey: "k", BaseURL: e.srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append([]castor.Option{
+		castor.WithClient(client), castor.WithoutSettings(), castor.WithHomeDir(e.home), castor.WithEnv(noEnv),
+	}, extra...)
+}
+
+func (e *env) connect(t *testing.T, h acp.Handler, opts ...castor.Option) *acp.Client {
+	t.Helper()
+	srv := acp.NewServer(e.options(t, opts...)...)
+	srv.Log = testLog{t}
+	c := srv.Connect(context.Background(), h)
+	t.Cleanup(func() { c.Close() })
+	if _, err := c.Init(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+type testLog struct{ t *testing.T }
+
+func (l testLog) Write(p []byte) (int, error) {
+	l.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
+
+func check(t *testing.T, what string, got, want any) {
+	t.Helper()
+	g, _ := json.Marshal(got)
+	w, _ := json.Marshal(want)
+	if string(g) != string(w) {
+		t.Errorf("%s = %s\nwant %s", what, g, w)
+	}
+}
+
+// TestServerAndClient drives an SDK agent with a custom tool through the
+// SDK's own client: text and thoughts, a custom tool, an edit allowed for
+// the session (asked once, written by the client's fs/write_text_file),
+// a rejected shell call and a turn cancelled while a permission waits.
+func TestServerAndClient(t *testing.T) {
+	e := newEnv(t)
+	a := filepath.Join(e.dir, "a.txt")
+	b := filepath.Join(e.dir, "b.txt")
+	e.srv.Enqueue(
+		fakegemini.Parts(fakegemini.ThoughtPart("**Think** first"), fakegemini.TextPart("hi")),
+		fakegemini.Call("get_weather", map[string]any{"city": "Paris"}), fakegemini.Text("sunny"),
+		fakegemini.Call("write_file", map[string]any{"file_path": a, "content": "A\n"}),
+		fakegemini.Call("write_file", map[string]any{"file_path": b, "content": "B\n"}),
+		fakegemini.Text("done"),
+		fakegemini.Call("run_shell_command", map[string]any{"command": "echo no"}),
+		fakegemini.Call("run_shell_command", map[string]any{"command": "echo cancel"}),
+	)
+	type in struct {
+		City string `json:"city"`
+	}
+	weather := castor.MustTool("get_weather", "Weather in a city.", func(_ context.Context, v in) (string, error) { return "sunny in " + v.City, nil })
+	rec := &recorder{}
+	var written []string
+	h := acp.LocalFiles(rec.handler())
+	write := h.WriteTextFile
+	h.WriteTextFile = func(ctx context.Context, r sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
+		written = append(written, r.Path)
+		return write(ctx, r)
+	}
+	c := e.connect(t, h, castor.WithTools(weather), castor.WithoutRecording())
+	ctx := context.Background()
+	s, err := c.NewSession(ctx, sdk.NewSessionRequest{Cwd: e.dir, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	r, err := c.PromptText(ctx, s.SessionId, "hello")
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, "stop", r.StopReason, sdk.StopReasonEndTurn)
+	got := rec.take()
+	// The commands announcement races the first prompt; it is checked apart.
+	if len(got) > 0 && got[0] == "available_commands_update" {
+		got = got[1:]
+	}
+	check(t, "text", got, []string{"agent_thought_chunk:**Think**\nfirst", "agent_message_chunk:hi"})
+
+	r, err = c.PromptText(ctx, s.SessionId, "weather?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, "custom tool", rec.take(), []string{"tool_call:other:pending:get_weather", "tool_call_update:in_progress", "tool_call_update:completed", "agent_message_chunk:sunny"})
+
+	rec.answers = []string{"proceed_always"}
+	if _, err := c.PromptText(ctx, s.SessionId, "write both"); err != nil {
+		t.Fatal(err)
+	}
+	check(t, "asked once", len(rec.permissions), 1)
+	check(t, "written through the client", written, []string{a, b})
+	for _, p := range []string{a, b} {
+		if _, err := os.Stat(p); err != nil {
+			t.Error(err)
+		}
+	}
+
+	rec.permissions = nil
+	rec.answers = []string{"cancel"}
+	r, err = c.PromptText(ctx, s.SessionId, "shell")
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, "rejected stop", r.StopReason, sdk.StopReasonEndTurn)
+	check(t, "rejected options", rec.permissions[0].Options, []sdk.PermissionOption{
+		{OptionId: "proceed_once", Name: "Allow", Kind: sdk.PermissionOptionKindAllowOnce},
+		{OptionId: "proceed_always", Name: "Always allow echo for this session", Kind: sdk.PermissionOptionKindAllowAlways},
+		{OptionId: "cancel", Name: "Reject", Kind: sdk.PermissionOptionKindRejectOnce},
+	})
+
+	rec.take()
+	rec.onAsk = func(sdk.RequestPermissionRequest) {
+		if err := c.Cancel(ctx, sdk.CancelNotification{SessionId: s.SessionId}); err != nil {
+			t.Error(err)
+		}
+	}
+	rec.answers = []string{"proceed_once"} // too late: the turn is cancelled
+	r, err = c.PromptText(ctx, s.SessionId, "shell again")
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, "cancelled stop", r.StopReason, sdk.StopReasonCancelled)
+	if _, err := os.Stat(filepath.Join(e.dir, "cancel")); err == nil {
+		t.Error("the cancelled command ran")
+	}
+}
+
+// TestLoadReplaysAndKeepsTheFile records a session through one server
+// and loads it through another: the history comes back as updates and
+// the session file only grows.
+func TestLoadReplaysAndKeepsTheFile(t *testing.T) {
+	e := newEnv(t,
+		fakegemini.Call("write_todos", map[string]any{"todos": []any{
+			map[string]any{"description": "one", "status": "completed"},
+			map[string]any{"description": "two", "status": "in_progress"},
+		}}),
+		fakegemini.Text("planned"),
+	)
+	ctx := context.Background()
+	rec := &recorder{}
+	c := e.connect(t, rec.handler())
+	s, err := c.NewSession(ctx, sdk.NewSessionRequest{Cwd: e.dir, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.PromptText(ctx, s.SessionId, "plan it"); err != nil {
+		t.Fatal(err)
+	}
+	live := rec.take()
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(e.home, ".gemini", "tmp", "*", "chats", "session-*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("session files: %v", files)
+	}
+	before, _ := os.ReadFile(files[0])
+
+	rec2 := &recorder{}
+	c2 := e.connect(t, rec2.handler())
+	list, err := c2.ListSessions(ctx, sdk.ListSessionsRequest{Cwd: &e.dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, "listed", len(list.Sessions), 1)
+	if _, err := c2.LoadSession(ctx, sdk.LoadSessionRequest{SessionId: s.SessionId, Cwd: e.dir, McpServers: []sdk.McpServer{}}); err != nil {
+		t.Fatal(err)
+	}
+	check(t, "replay", rec2.take(), []string{"user_message_chunk:plan it", "tool_call:think:completed:Set 2 todo(s)", "plan", "agent_message_chunk:planned", "available_commands_update"})
+	if !contains(live, "plan") {
+		t.Errorf("live updates have no plan: %v", live)
+	}
+	if err := c2.Close(); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := os.ReadFile(files[0])
+	if !strings.HasPrefix(string(after), string(before)) {
+		t.Errorf("the session file was rewritten")
+	}
+
+	// An unknown session is an error, not a new session.
+	c3 := e.connect(t, (&recorder{}).handler())
+	_, err = c3.LoadSession(ctx, sdk.LoadSessionRequest{SessionId: "no-such-session", Cwd: e.dir, McpServers: []sdk.McpServer{}})
+	var re *sdk.RequestError
+	if !asRequestError(err, &re) || re.Code != -32602 {
+		t.Errorf("load of an unknown session: %v", err)
+	}
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func asRequestError(err error, re **sdk.RequestError) bool {
+	return errors.As(err, re)
+}
