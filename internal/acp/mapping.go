@@ -88,8 +88,14 @@ func callLocations(name string, args map[string]any, root string) []sdk.ToolCall
 }
 
 // diffContent is ACP's diff of one file; a nil old text is a new file.
+// Like Gemini CLI it says in _meta.kind whether the file is added or
+// modified, for clients that label diffs.
 func diffContent(path string, oldText *string, newText string) sdk.ToolCallContent {
-	return sdk.ToolCallContent{Diff: &sdk.ToolCallContentDiff{Type: "diff", Path: path, OldText: oldText, NewText: newText}}
+	kind := "modify"
+	if oldText == nil {
+		kind = "add"
+	}
+	return sdk.ToolCallContent{Diff: &sdk.ToolCallContentDiff{Type: "diff", Path: path, OldText: oldText, NewText: newText, Meta: map[string]any{"kind": kind}}}
 }
 
 // textContent is tool-call content holding text.
@@ -313,4 +319,3 @@ func (m *mapper) updates(ev *agent.Event) []sdk.SessionUpdate {
 	}
 	return nil
 }
-

@@ -120,7 +120,7 @@ func TestACPInteropNpmClient(t *testing.T) {
 	check("write", "permissions", []map[string]any{{"title": "Confirm Write: out.txt", "kind": "edit",
 		"options": []string{"proceed_once:allow_once", "proceed_always:allow_always", "cancel:reject_once"}}})
 	check("write", "writes", []map[string]any{{"path": target, "content": "written by castor\n"}})
-	check("write", "diff", map[string]any{"type": "diff", "path": target, "newText": "written by castor\n"})
+	check("write", "diff", map[string]any{"_meta": map[string]any{"kind": "add"}, "type": "diff", "path": target, "newText": "written by castor\n"})
 	check("write", "updates", []string{"tool_call:edit:pending:Writing to out.txt", "tool_call_update:in_progress", "tool_call_update:completed", "agent_message_chunk:wrote it"})
 	if b, err := os.ReadFile(target); err != nil || string(b) != "written by castor\n" {
 		t.Errorf("out.txt = %q, %v", b, err)
