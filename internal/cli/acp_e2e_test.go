@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -153,5 +154,135 @@ func TestACPInteropNpmClient(t *testing.T) {
 	}
 	if !bytes.HasPrefix(after, before) {
 		t.Errorf("session/load rewrote the session file:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+}
+
+// TestACPRawWire speaks raw JSON lines to `castor --acp`: bad lines and
+// unknown methods get JSON-RPC errors, stdout carries nothing else, and a
+// client that goes away mid-turn ends the process cleanly with the
+// session recorded.
+func TestACPRawWire(t *testing.T) {
+	e := newEnv(t, fakegemini.Hang())
+	cmd := exec.Command(castorBinary(t), "--acp")
+	cmd.Dir = e.ws
+	cmd.Env = []string{
+		"HOME=" + e.home, "PATH=" + os.Getenv("PATH"), "GEMINI_API_KEY=test-key",
+		"GOOGLE_GEMINI_BASE_URL=" + e.srv.URL, "GEMINI_CLI_TRUST_WORKSPACE=true",
+	}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan map[string]any)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			var m map[string]any
+			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+				t.Errorf("stdout line is not JSON: %q", sc.Text())
+				continue
+			}
+			lines <- m
+		}
+	}()
+	send := func(s string) {
+		t.Helper()
+		if _, err := io.WriteString(stdin, s+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// next returns the next message that answers id (a number, or nil for
+	// errors without one), skipping notifications.
+	next := func(id any) map[string]any {
+		t.Helper()
+		for {
+			select {
+			case m, ok := <-lines:
+				if !ok {
+					t.Fatalf("stdout closed; stderr:\n%s", stderr.String())
+				}
+				if _, isNote := m["method"]; isNote {
+					continue
+				}
+				if mustJSON(m["id"]) == mustJSON(id) {
+					return m
+				}
+				t.Fatalf("unexpected message %v", m)
+			case <-time.After(time.Minute): // a hang, not a timing assertion
+				t.Fatalf("no answer for id %v; stderr:\n%s", id, stderr.String())
+			}
+		}
+	}
+	code := func(m map[string]any) any {
+		errObj, _ := m["error"].(map[string]any)
+		return errObj["code"]
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`)
+	if m := next(1.0); m["result"] == nil {
+		t.Fatalf("initialize: %v", m)
+	}
+	send(`{"jsonrpc":"2.0","id":2,"method":"initialize",`) // cut short
+	if c := code(next(nil)); c != -32700.0 {
+		t.Errorf("malformed line: code %v", c)
+	}
+	send(`[1,2,3]`)
+	if c := code(next(nil)); c != -32600.0 {
+		t.Errorf("non-object line: code %v", c)
+	}
+	send(`{"jsonrpc":"2.0","id":3,"method":"session/teleport","params":{}}`)
+	if c := code(next(3.0)); c != -32601.0 {
+		t.Errorf("unknown method: code %v", c)
+	}
+	send(`{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":"nope","prompt":[{"type":"text","text":"hi"}]}}`)
+	if c := code(next(4.0)); c != -32602.0 {
+		t.Errorf("unknown session: code %v", c)
+	}
+	send(`{"jsonrpc":"2.0","id":5,"method":"session/new","params":{"cwd":` + mustJSON(e.ws) + `,"mcpServers":[]}}`)
+	res, _ := next(5.0)["result"].(map[string]any)
+	sid, _ := res["sessionId"].(string)
+	if sid == "" {
+		t.Fatalf("session/new: %v", res)
+	}
+	// The model never answers; the client leaves mid-turn.
+	send(`{"jsonrpc":"2.0","id":6,"method":"session/prompt","params":{"sessionId":"` + sid + `","prompt":[{"type":"text","text":"wait for me"}]}}`)
+	for len(e.srv.Requests()) == 0 {
+		select {
+		case <-lines:
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	stdin.Close()
+	done := make(chan error, 1)
+	go func() {
+		for range lines {
+		}
+		done <- cmd.Wait()
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("castor --acp exited with %v; stderr:\n%s", err, stderr.String())
+		}
+	case <-time.After(time.Minute):
+		_ = cmd.Process.Kill()
+		t.Fatalf("castor --acp did not exit after stdin closed; stderr:\n%s", stderr.String())
+	}
+	if s := stderr.String(); strings.Contains(s, "panic:") || strings.Contains(s, "goroutine ") {
+		t.Fatalf("stack trace on stderr:\n%s", s)
+	}
+	b, err := os.ReadFile(e.sessionFile())
+	if err != nil || !strings.Contains(string(b), sid) || !strings.Contains(string(b), "wait for me") {
+		t.Errorf("session file lost the turn: %v\n%s", err, b)
 	}
 }
