@@ -78,7 +78,9 @@ func splitPrompt(blocks []sdk.ContentBlock, root string) (*promptInput, error) {
 			if err != nil {
 				return nil, fmt.Errorf("prompt[%d] (resource_link %s): %v", i, l.Uri, err)
 			}
-			if fi.IsDir() || fi.Size() > maxLinkedFile {
+			if !fi.Mode().IsRegular() || fi.Size() > maxLinkedFile {
+				// Directories, devices and FIFOs (which could block
+				// forever) are left for the model to look at with tools.
 				text = append(text, "@"+displayURI(l.Uri, root))
 				continue
 			}
