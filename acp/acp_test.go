@@ -301,3 +301,113 @@ func contains(ss []string, s string) bool {
 func asRequestError(err error, re **sdk.RequestError) bool {
 	return errors.As(err, re)
 }
+
+// fakeTerminal is a client terminal that records what it was asked to
+// run and prints a fixed output.
+type fakeTerminal struct {
+	mu       sync.Mutex
+	commands [][]string
+	released bool
+}
+
+func (f *fakeTerminal) CreateTerminal(_ context.Context, r sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.commands = append(f.commands, append([]string{r.Command}, r.Args...))
+	return sdk.CreateTerminalResponse{TerminalId: "term-1"}, nil
+}
+
+func (f *fakeTerminal) KillTerminal(context.Context, sdk.KillTerminalRequest) (sdk.KillTerminalResponse, error) {
+	return sdk.KillTerminalResponse{}, nil
+}
+
+func (f *fakeTerminal) TerminalOutput(context.Context, sdk.TerminalOutputRequest) (sdk.TerminalOutputResponse, error) {
+	return sdk.TerminalOutputResponse{Output: "from the editor's terminal\n", ExitStatus: &sdk.TerminalExitStatus{ExitCode: sdk.Ptr(0)}}, nil
+}
+
+func (f *fakeTerminal) ReleaseTerminal(context.Context, sdk.ReleaseTerminalRequest) (sdk.ReleaseTerminalResponse, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.released = true
+	return sdk.ReleaseTerminalResponse{}, nil
+}
+
+func (f *fakeTerminal) WaitForTerminalExit(context.Context, sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
+	return sdk.WaitForTerminalExitResponse{ExitCode: sdk.Ptr(0)}, nil
+}
+
+// lastResponse is the text of the function response the model got last.
+func lastResponse(t *testing.T, srv *fakegemini.Server) string {
+	t.Helper()
+	req := srv.LastRequest()
+	for i := len(req.Contents) - 1; i >= 0; i-- {
+		for _, p := range req.Contents[i].Parts {
+			if p.FunctionResponse != nil {
+				b, _ := json.Marshal(p.FunctionResponse.Response)
+				return string(b)
+			}
+		}
+	}
+	t.Fatal("no function response in the last request")
+	return ""
+}
+
+// TestEditorFilesAndTerminal checks that with the client's capabilities
+// read_file sees the editor's buffer and shell commands run in the
+// editor's terminal, shown in the call's content.
+func TestEditorFilesAndTerminal(t *testing.T) {
+	e := newEnv(t)
+	file := filepath.Join(e.dir, "f.txt")
+	if err := os.WriteFile(file, []byte("on disk\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.srv.Enqueue(
+		fakegemini.Call("read_file", map[string]any{"file_path": file}), fakegemini.Text("read"),
+		fakegemini.Call("run_shell_command", map[string]any{"command": "make test"}), fakegemini.Text("ran"),
+	)
+	rec := &recorder{answers: []string{"proceed_once"}}
+	term := &fakeTerminal{}
+	h := rec.handler()
+	h.ReadTextFile = func(_ context.Context, r sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
+		return sdk.ReadTextFileResponse{Content: "unsaved in the editor\n"}, nil
+	}
+	h.WriteTextFile = func(context.Context, sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
+		return sdk.WriteTextFileResponse{}, nil
+	}
+	h.Terminal = term
+	c := e.connect(t, h, castor.WithoutRecording())
+	ctx := context.Background()
+	s, err := c.NewSession(ctx, sdk.NewSessionRequest{Cwd: e.dir, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.PromptText(ctx, s.SessionId, "read f.txt"); err != nil {
+		t.Fatal(err)
+	}
+	if got := lastResponse(t, e.srv); !strings.Contains(got, "unsaved in the editor") {
+		t.Errorf("read_file gave the model %s", got)
+	}
+	rec.take()
+	if _, err := c.PromptText(ctx, s.SessionId, "run the tests"); err != nil {
+		t.Fatal(err)
+	}
+	if got := lastResponse(t, e.srv); !strings.Contains(got, "from the editor's terminal") || !strings.Contains(got, "Exit Code: 0") {
+		t.Errorf("run_shell_command gave the model %s", got)
+	}
+	check(t, "terminal commands", len(term.commands), 1)
+	if len(term.commands) == 1 && (term.commands[0][0] != "bash" || !strings.HasSuffix(term.commands[0][2], "make test")) {
+		t.Errorf("terminal ran %q", term.commands[0])
+	}
+	check(t, "released", term.released, true)
+	var sawTerminal bool
+	rec.mu.Lock()
+	for _, u := range rec.updates {
+		if u.ToolCallUpdate != nil {
+			for _, c := range u.ToolCallUpdate.Content {
+				sawTerminal = sawTerminal || (c.Terminal != nil && c.Terminal.TerminalId == "term-1")
+			}
+		}
+	}
+	rec.mu.Unlock()
+	check(t, "terminal shown in the call", sawTerminal, true)
+}
