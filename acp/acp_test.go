@@ -15,6 +15,7 @@ import (
 	"github.com/castor-dev/castor"
 	"github.com/castor-dev/castor/acp"
 	"github.com/castor-dev/castor/internal/fakegemini"
+	"github.com/castor-dev/castor/internal/npmtest"
 	"github.com/castor-dev/castor/model/gemini"
 )
 
@@ -410,4 +411,90 @@ func TestEditorFilesAndTerminal(t *testing.T) {
 	}
 	rec.mu.Unlock()
 	check(t, "terminal shown in the call", sawTerminal, true)
+}
+
+// TestClientMCPServers starts the MCP servers a client passes in
+// session/new (server-everything over stdio) for that session only.
+func TestClientMCPServers(t *testing.T) {
+	node, everything := npmtest.Server(t, "server-everything")
+	e := newEnv(t,
+		fakegemini.Call("ev__echo", map[string]any{"message": "through the client's server"}),
+		fakegemini.Text("echoed"),
+	)
+	rec := &recorder{answers: []string{"proceed_once"}}
+	c := e.connect(t, rec.handler(), castor.WithoutRecording())
+	ctx := context.Background()
+	s, err := c.NewSession(ctx, sdk.NewSessionRequest{Cwd: e.dir, McpServers: []sdk.McpServer{
+		{Stdio: &sdk.McpServerStdio{Name: "ev", Command: node, Args: []string{everything, "stdio"}, Env: []sdk.EnvVariable{}}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := c.PromptText(ctx, s.SessionId, "echo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, "stop", r.StopReason, sdk.StopReasonEndTurn)
+	b, _ := json.Marshal(e.srv.LastRequest().Contents)
+	if !strings.Contains(string(b), "through the client's server") {
+		t.Errorf("the MCP tool's answer did not reach the model: %s", b)
+	}
+	check(t, "asked", len(rec.permissions), 1)
+}
+
+// TestModesModelsAndAuth switches the approval mode (yolo runs a shell
+// call without asking) and the model (the next request names it), and
+// checks authenticate and the errors of unknown sessions and methods.
+func TestModesModelsAndAuth(t *testing.T) {
+	e := newEnv(t,
+		fakegemini.Call("run_shell_command", map[string]any{"command": "true"}), fakegemini.Text("ran"),
+	)
+	rec := &recorder{}
+	c := e.connect(t, rec.handler(), castor.WithoutRecording())
+	ctx := context.Background()
+	s, err := c.NewSession(ctx, sdk.NewSessionRequest{Cwd: e.dir, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.SetSessionMode(ctx, sdk.SetSessionModeRequest{SessionId: s.SessionId, ModeId: "yolo"}); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := c.SetSessionConfigOption(ctx, sdk.SetSessionConfigOptionRequest{ValueId: &sdk.SetSessionConfigOptionValueId{
+		SessionId: s.SessionId, ConfigId: "model", Value: "gemini-2.5-flash"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range resp.ConfigOptions {
+		switch o.Select.Id {
+		case "model":
+			check(t, "model option", o.Select.CurrentValue, "gemini-2.5-flash")
+		case "mode":
+			check(t, "mode option", o.Select.CurrentValue, "yolo")
+		}
+	}
+	if _, err := c.PromptText(ctx, s.SessionId, "run it"); err != nil {
+		t.Fatal(err)
+	}
+	check(t, "asked in yolo", len(rec.permissions), 0)
+	check(t, "model asked", e.srv.LastRequest().Model, "gemini-2.5-flash")
+
+	_, err = c.SetSessionMode(ctx, sdk.SetSessionModeRequest{SessionId: s.SessionId, ModeId: "chaos"})
+	checkCode(t, "unknown mode", err, -32602)
+	_, err = c.SetSessionMode(ctx, sdk.SetSessionModeRequest{SessionId: "nope", ModeId: "yolo"})
+	checkCode(t, "unknown session", err, -32602)
+	_, err = c.NewSession(ctx, sdk.NewSessionRequest{Cwd: "relative/dir", McpServers: []sdk.McpServer{}})
+	checkCode(t, "relative cwd", err, -32602)
+	_, err = c.Authenticate(ctx, sdk.AuthenticateRequest{MethodId: "oauth-personal"})
+	checkCode(t, "gemini's sign-in", err, -32602)
+	if _, err := c.Authenticate(ctx, sdk.AuthenticateRequest{MethodId: "gemini-api-key", Meta: map[string]any{"api-key": "k2"}}); err != nil {
+		t.Error(err)
+	}
+}
+
+func checkCode(t *testing.T, what string, err error, code int) {
+	t.Helper()
+	var re *sdk.RequestError
+	if !errors.As(err, &re) || re.Code != code {
+		t.Errorf("%s: error %v, want code %d", what, err, code)
+	}
 }

@@ -122,7 +122,7 @@ func mcpSettings(servers []sdk.McpServer) (map[string]any, error) {
 		case sv.Http != nil:
 			out[sv.Http.Name] = map[string]any{"httpUrl": sv.Http.Url, "headers": headers(sv.Http.Headers)}
 		case sv.Sse != nil:
-			out[sv.Sse.Name] = map[string]any{"url": sv.Sse.Url, "headers": headers(sv.Sse.Headers)}
+			out[sv.Sse.Name] = map[string]any{"url": sv.Sse.Url, "type": "sse", "headers": headers(sv.Sse.Headers)}
 		default:
 			return nil, sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("mcpServers[%d]: unsupported transport", i)})
 		}

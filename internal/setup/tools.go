@@ -79,7 +79,7 @@ func buildTools(ctx context.Context, o Options, a *Agent, client model.Model, mo
 			ts.custom = append(ts.custom, t.Name())
 		}
 	}
-	if !o.IgnoreSettings {
+	if !o.IgnoreSettings || len(o.MCPServers) > 0 {
 		ts.mcp = openMCP(ctx, st, mcpPlace{workDir: wd, geminiDir: a.Home.Dir, environ: a.Env.Environ(), getenv: a.Env.Getenv}, o.AllowedMCPServerNames, o.Warn)
 		if ts.mcp != nil {
 			a.onClose(ts.mcp.Close)
