@@ -121,10 +121,14 @@ func (s *Server) Initialize(_ context.Context, p sdk.InitializeRequest) (sdk.Ini
 		ProtocolVersion: pv,
 		AgentInfo:       &sdk.Implementation{Name: name, Title: &title, Version: ver},
 		AgentCapabilities: sdk.AgentCapabilities{
-			LoadSession:         true,
-			PromptCapabilities:  sdk.PromptCapabilities{Image: true, Audio: true, EmbeddedContext: true},
-			McpCapabilities:     sdk.McpCapabilities{Http: true, Sse: true},
-			SessionCapabilities: sdk.SessionCapabilities{List: &sdk.SessionListCapabilities{}, Resume: &sdk.SessionResumeCapabilities{}},
+			LoadSession:        true,
+			PromptCapabilities: sdk.PromptCapabilities{Image: true, Audio: true, EmbeddedContext: true},
+			McpCapabilities:    sdk.McpCapabilities{Http: true, Sse: true},
+			SessionCapabilities: sdk.SessionCapabilities{
+				List:   &sdk.SessionListCapabilities{},
+				Resume: &sdk.SessionResumeCapabilities{},
+				Close:  &sdk.SessionCloseCapabilities{},
+			},
 		},
 		AuthMethods: authMethods(),
 	}, nil

@@ -323,7 +323,7 @@ func (ss *session) prompt(ctx context.Context, blocks []sdk.ContentBlock) (sdk.P
 	if strings.HasPrefix(strings.TrimSpace(text), "/") {
 		submit, handled := ss.runCommand(ctx, text)
 		if handled && submit == "" {
-			return ss.stop(ctx, sdk.StopReasonEndTurn), nil
+			return sdk.PromptResponse{StopReason: sdk.StopReasonEndTurn}, nil
 		}
 		if handled {
 			text = submit
@@ -334,7 +334,7 @@ func (ss *session) prompt(ctx context.Context, blocks []sdk.ContentBlock) (sdk.P
 		expanded, err := ss.a.ExpandPrompt(ctx, text)
 		if err != nil {
 			if ctx.Err() != nil {
-				return ss.stop(ctx, sdk.StopReasonCancelled), nil
+				return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
 			}
 			return sdk.PromptResponse{}, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
 		}
@@ -342,13 +342,13 @@ func (ss *session) prompt(ctx context.Context, blocks []sdk.ContentBlock) (sdk.P
 	}
 	parts = append(parts, in.context...)
 	if len(parts) == 0 {
-		return ss.stop(ctx, sdk.StopReasonEndTurn), nil
+		return sdk.PromptResponse{StopReason: sdk.StopReasonEndTurn}, nil
 	}
 	m := newMapper(ss.root)
 	for ev, err := range ss.a.Session.Send(ctx, parts...) {
 		if err != nil {
 			if ctx.Err() != nil {
-				return ss.stop(ctx, sdk.StopReasonCancelled), nil
+				return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
 			}
 			return sdk.PromptResponse{}, &sdk.RequestError{Code: -32603, Message: err.Error()}
 		}
@@ -360,14 +360,9 @@ func (ss *session) prompt(ctx context.Context, blocks []sdk.ContentBlock) (sdk.P
 		}
 	}
 	if ctx.Err() != nil {
-		return ss.stop(ctx, sdk.StopReasonCancelled), nil
+		return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
 	}
-	return ss.stop(ctx, m.stop), nil
-}
-
-// stop is the prompt's answer.
-func (ss *session) stop(_ context.Context, r sdk.StopReason) sdk.PromptResponse {
-	return sdk.PromptResponse{StopReason: r}
+	return sdk.PromptResponse{StopReason: m.stop}, nil
 }
 
 // runCommand runs a slash command of the session. handled is false for a
