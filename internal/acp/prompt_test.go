@@ -101,7 +101,7 @@ func FuzzFilterLines(f *testing.F) {
 	f.Add("{\"a\":\n")
 	f.Fuzz(func(t *testing.T, s string) {
 		var errs bytes.Buffer
-		r := filterLines(strings.NewReader(s), &errs, &bytes.Buffer{})
+		r := filterLines(strings.NewReader(s), &errs, &bytes.Buffer{}, nil, nil)
 		var passed bytes.Buffer
 		if _, err := passed.ReadFrom(r); err != nil {
 			t.Fatal(err)

@@ -20,6 +20,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -46,6 +48,9 @@ type Server struct {
 	out  *lineWriter
 	base context.Context
 
+	inflight inflight
+	closing  atomic.Bool
+
 	mu       sync.Mutex
 	caps     sdk.ClientCapabilities
 	authEnv  map[string]string
@@ -64,9 +69,9 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	defer cancel()
 	s.base = ctx
 	s.sessions = map[string]*session{}
-	out := &lineWriter{w: w}
+	out := &lineWriter{w: w, answered: s.inflight.done}
 	s.out = out
-	in := filterLines(r, out, s.Log)
+	in := filterLines(r, out, s.Log, func(id json.RawMessage) { s.inflight.add(id) }, s.drain)
 	s.conn = sdk.NewAgentSideConnection(s, out, in)
 	s.conn.SetLogger(slog.New(slog.NewTextHandler(s.Log, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	select {
@@ -77,6 +82,37 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	s.closeAll()
 	return nil
 }
+
+// drain runs when the client's input ends: running turns are cancelled
+// (new prompts are refused as cancelled) and the requests already read
+// are answered before the connection closes, so that a client piping a
+// few requests and closing its end still gets every answer.
+func (s *Server) drain() {
+	s.closing.Store(true)
+	s.mu.Lock()
+	all := make([]*session, 0, len(s.sessions))
+	for _, ss := range s.sessions {
+		all = append(all, ss)
+	}
+	s.mu.Unlock()
+	for _, ss := range all {
+		ss.cancelTurn()
+	}
+	// A request stuck past the grace period (a hung MCP server start)
+	// must not keep the process alive once its client is gone.
+	grace := time.NewTimer(drainGrace)
+	defer grace.Stop()
+	select {
+	case <-s.inflight.idle():
+	case <-s.base.Done():
+	case <-grace.C:
+		s.warn("client gone; requests still unanswered are dropped")
+	}
+}
+
+// drainGrace bounds how long answers are awaited after the client's
+// input ended.
+const drainGrace = 30 * time.Second
 
 func (s *Server) warn(msg string) { fmt.Fprintf(s.Log, "Warning: %s\n", msg) }
 
@@ -334,6 +370,8 @@ type lineWriter struct {
 	mu    sync.Mutex
 	w     io.Writer
 	hooks []lineHook
+	// answered learns the id of each response written.
+	answered func(id json.RawMessage)
 }
 
 // lineHook runs f once a written line holds every one of match.
@@ -346,6 +384,15 @@ func (l *lineWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	n, err := l.w.Write(p)
+	if l.answered != nil {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(p, &m) == nil && m.Method == "" && len(m.ID) > 0 {
+			l.answered(m.ID)
+		}
+	}
 	kept := l.hooks[:0]
 	for _, h := range l.hooks {
 		hit := true
@@ -377,7 +424,10 @@ func (l *lineWriter) after(f func(), match ...string) {
 // connection and answers anything else with a JSON-RPC error, which the
 // SDK would only log: -32700 for a line that is not JSON, -32600 for JSON
 // that is not a request object. Lines are unbounded in length.
-func filterLines(r io.Reader, out io.Writer, log io.Writer) io.Reader {
+//
+// request learns the id of every request passed on, and atEOF runs when
+// the input ends, before the connection sees the end.
+func filterLines(r io.Reader, out io.Writer, log io.Writer, request func(id json.RawMessage), atEOF func()) io.Reader {
 	pr, pw := io.Pipe()
 	go func() {
 		br := bufio.NewReader(r)
@@ -392,12 +442,18 @@ func filterLines(r io.Reader, out io.Writer, log io.Writer) io.Reader {
 				case json.Unmarshal(t, &obj) != nil:
 					out.Write([]byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}` + "\n"))
 				default:
+					if id, ok := requestID(obj); ok && request != nil {
+						request(id)
+					}
 					if _, werr := pw.Write(append(t, '\n')); werr != nil {
 						return
 					}
 				}
 			}
 			if err != nil {
+				if atEOF != nil {
+					atEOF()
+				}
 				if errors.Is(err, io.EOF) {
 					pw.Close()
 				} else {
@@ -408,4 +464,72 @@ func filterLines(r io.Reader, out io.Writer, log io.Writer) io.Reader {
 		}
 	}()
 	return pr
+}
+
+// requestID is the id of a request (a message with a method and a
+// non-null id).
+func requestID(obj map[string]json.RawMessage) (json.RawMessage, bool) {
+	id, hasID := obj["id"]
+	_, hasMethod := obj["method"]
+	if !hasID || !hasMethod || string(id) == "null" {
+		return nil, false
+	}
+	return id, true
+}
+
+// inflight counts the client's requests not answered yet.
+type inflight struct {
+	mu      sync.Mutex
+	pending map[string]int
+	waiters []chan struct{}
+}
+
+// key canonicalises an id so that 1 and 1.0 or "a" match their answer.
+func (f *inflight) key(id json.RawMessage) string {
+	var v any
+	if json.Unmarshal(id, &v) != nil {
+		return string(id)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func (f *inflight) add(id json.RawMessage) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.pending == nil {
+		f.pending = map[string]int{}
+	}
+	f.pending[f.key(id)]++
+}
+
+func (f *inflight) done(id json.RawMessage) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	k := f.key(id)
+	if f.pending[k] == 0 {
+		return // an answer to our own request's id space, or unknown
+	}
+	if f.pending[k]--; f.pending[k] == 0 {
+		delete(f.pending, k)
+	}
+	if len(f.pending) == 0 {
+		for _, w := range f.waiters {
+			close(w)
+		}
+		f.waiters = nil
+	}
+}
+
+// idle is closed once no request is pending.
+func (f *inflight) idle() <-chan struct{} {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ch := make(chan struct{})
+	if len(f.pending) == 0 {
+		close(ch)
+	} else {
+		f.waiters = append(f.waiters, ch)
+	}
+	return ch
 }

@@ -301,6 +301,11 @@ func (ss *session) prompt(ctx context.Context, blocks []sdk.ContentBlock) (sdk.P
 		ss.mu.Unlock()
 		return sdk.PromptResponse{}, &sdk.RequestError{Code: -32602, Message: "Session not found: " + ss.id}
 	}
+	if ss.srv.closing.Load() {
+		// The client is gone: nothing would see this turn.
+		ss.mu.Unlock()
+		return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	ss.turn, ss.cancel = ctx, cancel
 	ss.turns.Add(1)

@@ -1,10 +1,11 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
-
-	"context"
+	"os/signal"
+	"syscall"
 
 	"github.com/castor-dev/castor/internal/acp"
 	"github.com/castor-dev/castor/internal/setup"
@@ -46,6 +47,9 @@ func runACP(ctx context.Context, f *flags, stdio IO) int {
 	if fake == "" && f.fakeNonStrict != "" {
 		fake, nonStrict = f.fakeNonStrict, true
 	}
+	// A client that closes its end must not kill the process with SIGPIPE
+	// on the next write: sessions are closed cleanly instead.
+	signal.Ignore(syscall.SIGPIPE)
 	wd, err := os.Getwd()
 	if err != nil {
 		return fail(err)

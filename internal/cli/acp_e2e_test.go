@@ -286,3 +286,89 @@ func TestACPRawWire(t *testing.T) {
 		t.Errorf("session file lost the turn: %v\n%s", err, b)
 	}
 }
+
+// TestACPStdoutIsProtocolOnly checks that both flags keep stdout to
+// protocol messages: the deprecation of --experimental-acp is reported
+// on stderr.
+func TestACPStdoutIsProtocolOnly(t *testing.T) {
+	for _, flag := range []string{"--acp", "--experimental-acp"} {
+		t.Run(flag, func(t *testing.T) {
+			e := newEnv(t)
+			cmd := exec.Command(castorBinary(t), flag)
+			cmd.Dir = e.ws
+			cmd.Env = []string{"HOME=" + e.home, "PATH=" + os.Getenv("PATH"), "GEMINI_API_KEY=k", "GOOGLE_GEMINI_BASE_URL=" + e.srv.URL}
+			cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}` + "\n")
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("%v\n%s", err, stderr.String())
+			}
+			lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+			if len(lines) != 1 || !json.Valid([]byte(lines[0])) || !strings.Contains(lines[0], `"protocolVersion":1`) {
+				t.Errorf("stdout:\n%s", stdout.String())
+			}
+			if deprecated := strings.Contains(stderr.String(), "deprecated"); deprecated != (flag == "--experimental-acp") {
+				t.Errorf("stderr:\n%s", stderr.String())
+			}
+		})
+	}
+}
+
+// TestACPClientVanishes closes both of the client's pipes mid-turn: the
+// process ends without a signal or a stack trace and the session file
+// keeps the turn.
+func TestACPClientVanishes(t *testing.T) {
+	e := newEnv(t, fakegemini.Hang())
+	cmd := exec.Command(castorBinary(t), "--acp")
+	cmd.Dir = e.ws
+	cmd.Env = []string{"HOME=" + e.home, "PATH=" + os.Getenv("PATH"), "GEMINI_API_KEY=k", "GOOGLE_GEMINI_BASE_URL=" + e.srv.URL}
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(nil, 1<<20)
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`+"\n")
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":`+mustJSON(e.ws)+`,"mcpServers":[]}}`+"\n")
+	var sid string
+	for sid == "" && sc.Scan() {
+		var m struct {
+			ID     int `json:"id"`
+			Result struct {
+				SessionID string `json:"sessionId"`
+			} `json:"result"`
+		}
+		if json.Unmarshal(sc.Bytes(), &m) == nil && m.ID == 2 {
+			sid = m.Result.SessionID
+		}
+	}
+	if sid == "" {
+		t.Fatalf("no session; stderr:\n%s", stderr.String())
+	}
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"`+sid+`","prompt":[{"type":"text","text":"vanishing"}]}}`+"\n")
+	for len(e.srv.Requests()) == 0 {
+		time.Sleep(10 * time.Millisecond) // waiting for the turn to reach the model, not asserting time
+	}
+	stdout.Close()
+	stdin.Close()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("exit: %v; stderr:\n%s", err, stderr.String())
+		}
+	case <-time.After(time.Minute):
+		_ = cmd.Process.Kill()
+		t.Fatalf("did not exit; stderr:\n%s", stderr.String())
+	}
+	if s := stderr.String(); strings.Contains(s, "panic:") || strings.Contains(s, "goroutine ") {
+		t.Fatalf("stack trace:\n%s", s)
+	}
+	if b, err := os.ReadFile(e.sessionFile()); err != nil || !strings.Contains(string(b), "vanishing") {
+		t.Errorf("session file lost the turn: %v\n%s", err, b)
+	}
+}

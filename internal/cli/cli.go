@@ -138,7 +138,7 @@ func Run(ctx context.Context, args []string, stdio IO) (code int) {
 	fl.BoolVar(&f.acceptRawRisk, "accept-raw-output-risk", false, "do not warn about --raw-output (implies it, as in Gemini CLI)")
 	fl.BoolVar(&f.acp, "acp", false, "serve the Agent Client Protocol on stdin/stdout, for editors (Zed, JetBrains, Neovim, Emacs)")
 	fl.BoolVar(&f.experimentalACP, "experimental-acp", false, "same as --acp")
-	_ = fl.MarkDeprecated("experimental-acp", "use --acp")
+	_ = fl.MarkHidden("experimental-acp") // deprecated: runACP warns on stderr, never on stdout
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &inputError{msg: err.Error()}
 	})
