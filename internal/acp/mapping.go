@@ -301,6 +301,27 @@ func (m *mapper) updates(ev *agent.Event) []sdk.SessionUpdate {
 			}
 		}
 		return out
+	case agent.EventToolOutput:
+		// Live output replaces the call's content as it grows (the
+		// engine throttles it), so that a long command shows progress.
+		c := ev.Call
+		if c == nil {
+			return nil
+		}
+		if _, seen := m.seen[c.ID]; !seen || c.Status.Terminal() {
+			return nil
+		}
+		out := c.LiveOutput
+		if out == "" {
+			out = ev.Text
+		}
+		if out == "" {
+			return nil
+		}
+		return []sdk.SessionUpdate{{ToolCallUpdate: &sdk.SessionToolCallUpdate{
+			ToolCallId: sdk.ToolCallId(c.ID),
+			Content:    []sdk.ToolCallContent{textContent(out)},
+		}}}
 	case agent.EventMaxSessionTurns:
 		m.stop = sdk.StopReasonMaxTurnRequests
 	case agent.EventFinished:

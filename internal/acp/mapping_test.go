@@ -113,6 +113,11 @@ func TestMapping(t *testing.T) {
 			{Type: agent.EventToolBatchEnd, Reason: agent.TurnCancelled},
 			{Type: agent.EventTurnEnd, Reason: agent.TurnCancelled},
 		}},
+		{"shell_live_output", []*agent.Event{
+			tc(call("s2", "run_shell_command", shell, sargs, agent.StatusExecuting, "rm -rf build")),
+			{Type: agent.EventToolOutput, Text: "removing", Call: &agent.ToolCall{ID: "s2", Status: agent.StatusExecuting, LiveOutput: "removing"}},
+			{Type: agent.EventToolOutput, Text: "unseen", Call: &agent.ToolCall{ID: "other", Status: agent.StatusExecuting, LiveOutput: "unseen"}},
+		}},
 		{"read_with_line", []*agent.Event{
 			tc(call("r1", "read_file", read, map[string]any{"file_path": "src/main.go", "offset": float64(9)}, agent.StatusExecuting, "src/main.go")),
 			tc(withResult(call("r1", "read_file", read, map[string]any{"file_path": "src/main.go", "offset": float64(9)}, agent.StatusSuccess, "src/main.go"),
