@@ -3,6 +3,7 @@ package cli_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"os"
@@ -10,9 +11,13 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/castor-dev/castor/acp"
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
@@ -370,5 +375,47 @@ func TestACPClientVanishes(t *testing.T) {
 	}
 	if b, err := os.ReadFile(e.sessionFile()); err != nil || !strings.Contains(string(b), "vanishing") {
 		t.Errorf("session file lost the turn: %v\n%s", err, b)
+	}
+}
+
+// TestACPGoClient drives the binary with the SDK's Go client (acp.Start).
+func TestACPGoClient(t *testing.T) {
+	e := newEnv(t, fakegemini.Text("hello from the binary"))
+	cmd := exec.Command(castorBinary(t), "--acp")
+	cmd.Dir = e.ws
+	cmd.Env = []string{"HOME=" + e.home, "PATH=" + os.Getenv("PATH"), "GEMINI_API_KEY=k", "GOOGLE_GEMINI_BASE_URL=" + e.srv.URL}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	var mu sync.Mutex
+	var text strings.Builder
+	c, err := acp.Start(cmd, acp.Handler{Update: func(_ context.Context, n sdk.SessionNotification) {
+		if u := n.Update.AgentMessageChunk; u != nil && u.Content.Text != nil {
+			mu.Lock()
+			text.WriteString(u.Content.Text.Text)
+			mu.Unlock()
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := c.Init(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.NewSession(ctx, sdk.NewSessionRequest{Cwd: e.ws, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := c.PromptText(ctx, s.SessionId, "hi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Errorf("close: %v; stderr:\n%s", err, stderr.String())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if r.StopReason != sdk.StopReasonEndTurn || text.String() != "hello from the binary" {
+		t.Errorf("stop %s, text %q", r.StopReason, text.String())
 	}
 }
