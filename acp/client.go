@@ -132,10 +132,14 @@ type Client struct {
 // Connect returns a client talking to the agent that reads w and writes
 // r, answering it with h.
 func Connect(r io.Reader, w io.Writer, h Handler) *Client {
-	conn := sdk.NewClientSideConnection(handler{h}, w, r)
+	// Nothing is read before the logger is set: the SDK reads it from its
+	// own goroutine.
+	ready := make(chan struct{})
+	conn := sdk.NewClientSideConnection(handler{h}, w, &gatedReader{r: r, ready: ready})
 	// The SDK logs the end of every connection; a client says what it
 	// wants to say through its own errors.
 	conn.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	close(ready)
 	return &Client{ClientSideConnection: conn, h: h, closer: func() error { return nil }}
 }
 
@@ -243,4 +247,15 @@ func selectLines(text string, line, limit *int) string {
 		end = min(start+*limit, end)
 	}
 	return strings.Join(lines[start:end], "")
+}
+
+// gatedReader is r, whose reads wait until ready is closed.
+type gatedReader struct {
+	r     io.Reader
+	ready <-chan struct{}
+}
+
+func (g *gatedReader) Read(p []byte) (int, error) {
+	<-g.ready
+	return g.r.Read(p)
 }

@@ -71,9 +71,13 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	s.sessions = map[string]*session{}
 	out := &lineWriter{w: w, answered: s.inflight.done}
 	s.out = out
-	in := filterLines(r, out, s.Log, func(id json.RawMessage) { s.inflight.add(id) }, s.drain)
+	// Nothing is read until the connection is fully set up: its handlers
+	// use s.conn, and the SDK reads its logger from its own goroutine.
+	ready := make(chan struct{})
+	in := filterLines(gate(r, ready), out, s.Log, func(id json.RawMessage) { s.inflight.add(id) }, s.drain)
 	s.conn = sdk.NewAgentSideConnection(s, out, in)
 	s.conn.SetLogger(slog.New(slog.NewTextHandler(s.Log, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	close(ready)
 	select {
 	case <-s.conn.Done():
 	case <-ctx.Done():
@@ -532,4 +536,17 @@ func (f *inflight) idle() <-chan struct{} {
 		f.waiters = append(f.waiters, ch)
 	}
 	return ch
+}
+
+// gate returns r, whose reads wait until ready is closed.
+func gate(r io.Reader, ready <-chan struct{}) io.Reader { return &gatedReader{r: r, ready: ready} }
+
+type gatedReader struct {
+	r     io.Reader
+	ready <-chan struct{}
+}
+
+func (g *gatedReader) Read(p []byte) (int, error) {
+	<-g.ready
+	return g.r.Read(p)
 }
