@@ -498,3 +498,48 @@ func checkCode(t *testing.T, what string, err error, code int) {
 		t.Errorf("%s: error %v, want code %d", what, err, code)
 	}
 }
+
+// TestSlashCommands runs the session's commands from prompts: /memory
+// answers without the model, /init submits its prompt to the model, and a
+// line naming no command goes to the model as typed.
+func TestSlashCommands(t *testing.T) {
+	e := newEnv(t, fakegemini.Text("initialised"), fakegemini.Text("not a command"))
+	rec := &recorder{}
+	c := e.connect(t, rec.handler(), castor.WithoutRecording())
+	ctx := context.Background()
+	s, err := c.NewSession(ctx, sdk.NewSessionRequest{Cwd: e.dir, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.PromptText(ctx, s.SessionId, "/memory show"); err != nil {
+		t.Fatal(err)
+	}
+	got := rec.take()
+	var answered bool
+	for _, u := range got {
+		answered = answered || strings.HasPrefix(u, "agent_message_chunk:")
+	}
+	if !answered || len(e.srv.Requests()) != 0 {
+		t.Errorf("/memory show: updates %q, %d model calls", got, len(e.srv.Requests()))
+	}
+	if _, err := c.PromptText(ctx, s.SessionId, "/init"); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(e.srv.Requests()); n != 1 || !strings.Contains(mustText(e.srv.LastRequest()), "GEMINI.md") {
+		t.Errorf("/init: %d model calls, last %q", n, mustText(e.srv.LastRequest()))
+	}
+	if _, err := c.PromptText(ctx, s.SessionId, "/nope at all"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(mustText(e.srv.LastRequest()), "/nope at all") {
+		t.Errorf("an unknown command did not reach the model")
+	}
+}
+
+func mustText(r *fakegemini.Request) string {
+	if r == nil {
+		return ""
+	}
+	b, _ := json.Marshal(r.Contents)
+	return string(b)
+}
