@@ -99,4 +99,3 @@ func TestEnvShell(t *testing.T) {
 		t.Errorf("killed command: %q", r.LLMText)
 	}
 }
-
