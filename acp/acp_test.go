@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -542,4 +543,40 @@ func mustText(r *fakegemini.Request) string {
 	}
 	b, _ := json.Marshal(r.Contents)
 	return string(b)
+}
+
+// TestCancelWhileModelStreams cancels a turn whose model call hangs.
+func TestCancelWhileModelStreams(t *testing.T) {
+	e := newEnv(t, fakegemini.Hang(), fakegemini.Text("after"))
+	rec := &recorder{}
+	c := e.connect(t, rec.handler(), castor.WithoutRecording())
+	ctx := context.Background()
+	s, err := c.NewSession(ctx, sdk.NewSessionRequest{Cwd: e.dir, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		r   sdk.PromptResponse
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		r, err := c.PromptText(ctx, s.SessionId, "hang")
+		done <- result{r, err}
+	}()
+	for len(e.srv.Requests()) == 0 {
+		time.Sleep(5 * time.Millisecond) // waiting for the model call, not asserting time
+	}
+	if err := c.Cancel(ctx, sdk.CancelNotification{SessionId: s.SessionId}); err != nil {
+		t.Fatal(err)
+	}
+	res := <-done
+	if res.err != nil || res.r.StopReason != sdk.StopReasonCancelled {
+		t.Fatalf("cancelled prompt: %+v, %v", res.r, res.err)
+	}
+	// The session goes on.
+	r, err := c.PromptText(ctx, s.SessionId, "again")
+	if err != nil || r.StopReason != sdk.StopReasonEndTurn {
+		t.Errorf("next prompt: %+v, %v", r, err)
+	}
 }
