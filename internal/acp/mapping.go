@@ -259,6 +259,9 @@ type mapper struct {
 	root string
 	seen map[string]agent.Status // the last status sent of each call
 	stop sdk.StopReason
+	// usage sums the token counts of the turn's model responses; nil
+	// until one reports them.
+	usage *sdk.Usage
 }
 
 func newMapper(root string) *mapper {
@@ -325,6 +328,7 @@ func (m *mapper) updates(ev *agent.Event) []sdk.SessionUpdate {
 	case agent.EventMaxSessionTurns:
 		m.stop = sdk.StopReasonMaxTurnRequests
 	case agent.EventFinished:
+		m.addUsage(ev.Usage)
 		switch {
 		case refusal(ev.FinishReason):
 			m.stop = sdk.StopReasonRefusal
@@ -334,9 +338,36 @@ func (m *mapper) updates(ev *agent.Event) []sdk.SessionUpdate {
 			m.stop = sdk.StopReasonEndTurn
 		}
 	case agent.EventLoopDetected:
+		// Gemini CLI reports a loop as running out of turns.
+		m.stop = sdk.StopReasonMaxTurnRequests
 		if ev.Text != "" {
 			return []sdk.SessionUpdate{sdk.UpdateAgentMessageText("\n\n" + ev.Text)}
 		}
 	}
 	return nil
+}
+
+// addUsage adds one response's token counts to the turn's, which the
+// prompt's answer reports as ACP's usage.
+func (m *mapper) addUsage(u *genai.GenerateContentResponseUsageMetadata) {
+	if u == nil {
+		return
+	}
+	if m.usage == nil {
+		m.usage = &sdk.Usage{}
+	}
+	add := func(p **int, n int32) {
+		if n == 0 {
+			return
+		}
+		if *p == nil {
+			*p = new(int)
+		}
+		**p += int(n)
+	}
+	m.usage.InputTokens += int(u.PromptTokenCount)
+	m.usage.OutputTokens += int(u.CandidatesTokenCount)
+	m.usage.TotalTokens += int(u.TotalTokenCount)
+	add(&m.usage.CachedReadTokens, u.CachedContentTokenCount)
+	add(&m.usage.ThoughtTokens, u.ThoughtsTokenCount)
 }

@@ -89,7 +89,8 @@ func TestMapping(t *testing.T) {
 			{Type: agent.EventThought, Thought: &agent.Thought{Subject: "Planning", Description: "the answer"}},
 			{Type: agent.EventContent, Text: "Hello, "},
 			{Type: agent.EventContent, Text: "world."},
-			{Type: agent.EventFinished, FinishReason: genai.FinishReasonStop},
+			{Type: agent.EventFinished, FinishReason: genai.FinishReasonStop, Usage: &genai.GenerateContentResponseUsageMetadata{
+				PromptTokenCount: 100, CandidatesTokenCount: 20, ThoughtsTokenCount: 5, CachedContentTokenCount: 40, TotalTokenCount: 125}},
 			{Type: agent.EventTurnEnd, Reason: agent.TurnCompleted},
 		}},
 		{"edit_allowed", []*agent.Event{
@@ -152,7 +153,7 @@ func TestMapping(t *testing.T) {
 			for _, ev := range c.events {
 				ups = append(ups, m.updates(ev)...)
 			}
-			golden(t, "mapping/"+c.name, map[string]any{"updates": ups, "stopReason": m.stop})
+			golden(t, "mapping/"+c.name, map[string]any{"updates": ups, "stopReason": m.stop, "usage": m.usage})
 		})
 	}
 }

@@ -367,7 +367,7 @@ func (ss *session) prompt(ctx context.Context, blocks []sdk.ContentBlock) (sdk.P
 	if ctx.Err() != nil {
 		return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
 	}
-	return sdk.PromptResponse{StopReason: m.stop}, nil
+	return sdk.PromptResponse{StopReason: m.stop, Usage: m.usage}, nil
 }
 
 // runCommand runs a slash command of the session. handled is false for a
