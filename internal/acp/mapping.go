@@ -88,12 +88,15 @@ func callLocations(name string, args map[string]any, root string) []sdk.ToolCall
 }
 
 // diffContent is ACP's diff of one file; a nil old text is a new file.
-// Like Gemini CLI it says in _meta.kind whether the file is added or
-// modified, for clients that label diffs.
+// Like Gemini CLI it says in _meta.kind whether the file is added,
+// deleted (emptied) or modified, for clients that label diffs.
 func diffContent(path string, oldText *string, newText string) sdk.ToolCallContent {
 	kind := "modify"
-	if oldText == nil {
+	switch {
+	case oldText == nil || *oldText == "":
 		kind = "add"
+	case newText == "":
+		kind = "delete"
 	}
 	return sdk.ToolCallContent{Diff: &sdk.ToolCallContentDiff{Type: "diff", Path: path, OldText: oldText, NewText: newText, Meta: map[string]any{"kind": kind}}}
 }
