@@ -34,8 +34,8 @@ import (
 // Server serves Castor sessions to one ACP client.
 type Server struct {
 	// Options are what every session is assembled from; the server sets
-	// WorkDir (the session's cwd), Confirm, Files, Shell, MCPServers and
-	// Resume for each session.
+	// WorkDir (the session's cwd), Confirm, Files, Shell, MCPServers,
+	// SessionID and Resume for each session.
 	Options setup.Options
 	// Name and Title identify the agent to the client (default "castor",
 	// "Castor"); Version defaults to Castor's.

@@ -53,6 +53,7 @@ func (s *Server) open(_ context.Context, cwd string, servers []sdk.McpServer, re
 	o.Confirm = ss.confirm
 	o.MCPServers = mcpServers
 	o.Resume = resume
+	o.SessionID = "" // every ACP session is a session of its own
 	if o.Warn == nil {
 		o.Warn = s.warn
 	}
