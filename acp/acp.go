@@ -26,8 +26,9 @@ import (
 
 // Server serves agents built from castor options over ACP. Each ACP
 // session gets its own agent in the session's cwd; the options WithWorkDir,
-// WithConfirm and WithResume are decided by the protocol instead (the
-// client's cwd, its permission answers, session/load).
+// WithConfirm, WithSessionID and WithResume are decided by the protocol
+// instead (the client's cwd, its permission answers, session/new and
+// session/load).
 type Server struct {
 	// Name, Title and Version identify the agent in initialize (default
 	// "castor", "Castor" and Castor's version).
