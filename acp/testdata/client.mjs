@@ -91,6 +91,13 @@ try {
     let r = await conn.prompt({ sessionId: s.sessionId, prompt: [{ type: "text", text: "say hello" }] });
     out({ step: "text", stopReason: r.stopReason, updates: summary(take()) });
 
+    r = await conn.prompt({ sessionId: s.sessionId, prompt: [
+      { type: "text", text: "summarise these" },
+      { type: "resource", resource: { uri: `file://${ws}/notes.md`, mimeType: "text/markdown", text: "unsaved notes" } },
+      { type: "image", mimeType: "image/png", data: "iVBORw0KGgo=" },
+    ] });
+    out({ step: "context", stopReason: r.stopReason, updates: summary(take()) });
+
     answers.push("proceed_once");
     r = await conn.prompt({ sessionId: s.sessionId, prompt: [{ type: "text", text: "write the file" }] });
     const ups = take();

@@ -102,6 +102,7 @@ func TestACPInteropNpmClient(t *testing.T) {
 	target := filepath.Join(e.ws, "out.txt")
 	e.srv.Enqueue(
 		fakegemini.Parts(fakegemini.ThoughtPart("**Planning** a greeting"), fakegemini.TextPart("hello "), fakegemini.TextPart("world")),
+		fakegemini.Text("summary"),
 		fakegemini.Call("write_file", map[string]any{"file_path": target, "content": "written by castor\n"}),
 		fakegemini.Text("wrote it"),
 		fakegemini.Call("run_shell_command", map[string]any{"command": "echo rejected"}),
@@ -122,6 +123,21 @@ func TestACPInteropNpmClient(t *testing.T) {
 	check("new", "updates", []string{"available_commands_update"})
 	check("text", "stopReason", "end_turn")
 	check("text", "updates", []string{"agent_thought_chunk:**Planning**\na greeting", "agent_message_chunk:hello ", "agent_message_chunk:world"})
+	check("context", "updates", []string{"agent_message_chunk:summary"})
+	if reqs := e.srv.Requests(); len(reqs) < 2 {
+		t.Errorf("%d model requests", len(reqs))
+	} else {
+		var text, mime string
+		for _, p := range reqs[1].Contents[len(reqs[1].Contents)-1].Parts {
+			text += p.Text
+			if p.InlineData != nil {
+				mime = p.InlineData.MIMEType
+			}
+		}
+		if !strings.Contains(text, "summarise these") || !strings.Contains(text, "Content from @notes.md:\nunsaved notes") || mime != "image/png" {
+			t.Errorf("the prompt's context reached the model as %q with %q", text, mime)
+		}
+	}
 	check("write", "stopReason", "end_turn")
 	check("write", "permissions", []map[string]any{{"title": "Confirm Write: out.txt", "kind": "edit",
 		"options": []string{"proceed_once:allow_once", "proceed_always:allow_always", "cancel:reject_once"}}})
@@ -146,6 +162,8 @@ func TestACPInteropNpmClient(t *testing.T) {
 	check("list", "ids", []string{sessionID})
 	check("load", "updates", []string{
 		"user_message_chunk:say hello", "agent_thought_chunk:**Planning**\na greeting", "agent_message_chunk:hello world",
+		"user_message_chunk:summarise these", "user_message_chunk:image",
+		"user_message_chunk:\n--- Content from referenced files ---\nContent from @notes.md:\nunsaved notes\n--- End of content ---", "agent_message_chunk:summary",
 		"user_message_chunk:write the file", "tool_call:edit:completed:Writing to out.txt", "agent_message_chunk:wrote it",
 		"user_message_chunk:run a command", "tool_call:execute:failed:echo rejected",
 		"user_message_chunk:run another", "tool_call:execute:failed:echo cancelled",
