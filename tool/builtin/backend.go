@@ -82,7 +82,11 @@ func (e *Env) writeText(path string, data []byte) error {
 // runShellVia runs a foreground command through Env.Shell and reports it
 // as the local runner would.
 func (e *Env) runShellVia(ctx context.Context, req shellRequest) shellResult {
-	out := e.Shell(ctx, ShellCommand{Command: req.command, Dir: req.dir, Env: req.env, Output: req.out})
+	// The editor shows the command as the model wrote it: the option
+	// guard only matters to a bash that inherited options, which a
+	// terminal's fresh bash -c has not.
+	command := strings.TrimPrefix(req.command, bashShoptGuard+" ")
+	out := e.Shell(ctx, ShellCommand{Command: command, Dir: req.dir, Env: req.env, Output: req.out})
 	r := shellResult{output: out.Output, exitCode: out.ExitCode, err: out.Err}
 	if out.ExitCode == nil && out.Signal != "" {
 		r.signal = signalNumbers[strings.TrimPrefix(out.Signal, "SIG")]

@@ -87,7 +87,7 @@ func TestEnvShell(t *testing.T) {
 	if r.Error != nil || !strings.Contains(r.LLMText, "from the editor") || !strings.Contains(r.LLMText, "Exit Code: 0") {
 		t.Errorf("shell through the editor: %+v", r)
 	}
-	if !strings.HasSuffix(got.Command, "echo hi") || got.Dir != ws {
+	if got.Command != "echo hi" || got.Dir != ws {
 		t.Errorf("command %q in %q", got.Command, got.Dir)
 	}
 
