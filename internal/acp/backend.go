@@ -84,6 +84,7 @@ func (s *session) runInTerminal(ctx context.Context, cmd builtin.ShellCommand) b
 		Command:         "bash",
 		Args:            []string{"-c", cmd.Command},
 		Cwd:             &dir,
+		Env:             envDelta(cmd.Env, os.Environ()),
 		OutputByteLimit: sdk.Ptr(shellOutputLimit),
 	})
 	if err != nil {
@@ -116,4 +117,27 @@ func (s *session) runInTerminal(ctx context.Context, cmd builtin.ShellCommand) b
 		res.Err = fmt.Errorf("terminal output: %w", oerr)
 	}
 	return res
+}
+
+// envDelta are the variables of env that base lacks or sets otherwise:
+// what the session adds (the workspace's .env, Gemini CLI's markers) to
+// the environment the editor's terminal already has.
+func envDelta(env, base []string) []sdk.EnvVariable {
+	have := make(map[string]string, len(base))
+	for _, kv := range base {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			have[k] = v
+		}
+	}
+	var out []sdk.EnvVariable
+	for _, kv := range env {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			continue
+		}
+		if old, found := have[k]; !found || old != v {
+			out = append(out, sdk.EnvVariable{Name: k, Value: v})
+		}
+	}
+	return out
 }

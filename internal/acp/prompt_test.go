@@ -122,3 +122,13 @@ func FuzzFilterLines(f *testing.F) {
 		}
 	})
 }
+
+func TestEnvDelta(t *testing.T) {
+	got := envDelta([]string{"PATH=/bin", "HOME=/h", "FROM_DOTENV=1", "GEMINI_CLI=1", "broken"}, []string{"PATH=/bin", "HOME=/other"})
+	want := []sdk.EnvVariable{{Name: "HOME", Value: "/h"}, {Name: "FROM_DOTENV", Value: "1"}, {Name: "GEMINI_CLI", Value: "1"}}
+	g, _ := json.Marshal(got)
+	w, _ := json.Marshal(want)
+	if string(g) != string(w) {
+		t.Errorf("envDelta = %s, want %s", g, w)
+	}
+}
