@@ -106,8 +106,14 @@ func (s *Server) drain() {
 	// must not keep the process alive once its client is gone.
 	grace := time.NewTimer(drainGrace)
 	defer grace.Stop()
+	hooks := make(chan struct{})
+	go func() {
+		<-s.inflight.idle()
+		s.out.running.Wait() // notifications that follow answers
+		close(hooks)
+	}()
 	select {
-	case <-s.inflight.idle():
+	case <-hooks:
 	case <-s.base.Done():
 	case <-grace.C:
 		s.warn("client gone; requests still unanswered are dropped")
@@ -374,6 +380,8 @@ type lineWriter struct {
 	mu    sync.Mutex
 	w     io.Writer
 	hooks []lineHook
+	// running counts hooks started and not finished.
+	running sync.WaitGroup
 	// answered learns the id of each response written.
 	answered func(id json.RawMessage)
 }
@@ -388,6 +396,29 @@ func (l *lineWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	n, err := l.w.Write(p)
+	kept := l.hooks[:0]
+	var fire []func()
+	for _, h := range l.hooks {
+		hit := true
+		for _, m := range h.match {
+			hit = hit && bytes.Contains(p, m)
+		}
+		if hit {
+			fire = append(fire, h.f)
+		} else {
+			kept = append(kept, h)
+		}
+	}
+	l.hooks = kept
+	// Hooks are counted before the answer is, so that whoever waits for
+	// the answers also sees them.
+	l.running.Add(len(fire))
+	for _, f := range fire {
+		go func() {
+			defer l.running.Done()
+			f()
+		}()
+	}
 	if l.answered != nil {
 		var m struct {
 			ID     json.RawMessage `json:"id"`
@@ -397,19 +428,6 @@ func (l *lineWriter) Write(p []byte) (int, error) {
 			l.answered(m.ID)
 		}
 	}
-	kept := l.hooks[:0]
-	for _, h := range l.hooks {
-		hit := true
-		for _, m := range h.match {
-			hit = hit && bytes.Contains(p, m)
-		}
-		if hit {
-			go h.f()
-		} else {
-			kept = append(kept, h)
-		}
-	}
-	l.hooks = kept
 	return n, err
 }
 
