@@ -167,6 +167,13 @@ func (s *Session) Model() string {
 	return s.model
 }
 
+// SetModel switches the model asked from the next model call on.
+func (s *Session) SetModel(name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.model = name
+}
+
 // History returns a copy of the curated history.
 func (s *Session) History() []*genai.Content {
 	s.mu.Lock()

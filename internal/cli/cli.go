@@ -50,6 +50,8 @@ type flags struct {
 	listExtensions  bool
 	// promptInteractive opens the interactive terminal with this prompt.
 	promptInteractive string
+	acp               bool
+	experimentalACP   bool
 }
 
 // subcommands are the castor subcommands, each built in its own file. A
@@ -141,6 +143,9 @@ func Run(ctx context.Context, args []string, stdio IO) (code int) {
 	fl.BoolVar(&f.acceptRawRisk, "accept-raw-output-risk", false, "do not warn about --raw-output (implies it, as in Gemini CLI)")
 	fl.BoolVarP(&f.listExtensions, "list-extensions", "l", false, "list the installed extensions and exit")
 	fl.StringSliceVarP(&f.extensions, "extensions", "e", nil, "extensions to use, comma-separated or repeated (default: all enabled; none: no extension)")
+	fl.BoolVar(&f.acp, "acp", false, "serve the Agent Client Protocol on stdin/stdout, for editors (Zed, JetBrains, Neovim, Emacs)")
+	fl.BoolVar(&f.experimentalACP, "experimental-acp", false, "same as --acp")
+	_ = fl.MarkHidden("experimental-acp") // deprecated: runACP warns on stderr, never on stdout
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &inputError{msg: err.Error()}
 	})
@@ -161,6 +166,9 @@ const rawOutputWarning = "Warning: --raw-output is on: model and tool output rea
 	"Pass --accept-raw-output-risk to silence this warning."
 
 func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, stdio IO) int {
+	if f.acp || f.experimentalACP {
+		return runACP(ctx, f, stdio) // acp.go
+	}
 	// Gemini CLI takes either flag as asking for raw output.
 	raw := f.rawOutput || f.acceptRawRisk
 	tty, isInteractive := stdio, interactive(f, stdio) // the terminal, before cleaning writers wrap it

@@ -13,6 +13,7 @@ package setup
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,6 +34,7 @@ import (
 	"github.com/castor-dev/castor/model/gemini"
 	"github.com/castor-dev/castor/policy"
 	"github.com/castor-dev/castor/tool"
+	"github.com/castor-dev/castor/tool/builtin"
 )
 
 // Info is what dynamic instructions learn about the session they serve.
@@ -122,6 +124,15 @@ type Options struct {
 	// ones; Subagents are subagents given by the program.
 	Skills    []func() ([]*skills.Skill, error)
 	Subagents []*subagents.Definition
+	// Files and Shell, when set, replace the local disk and bash of the
+	// built-in tools (builtin.Env.Files and Shell): an ACP client's editor
+	// and terminal.
+	Files builtin.TextFiles
+	Shell func(ctx context.Context, cmd builtin.ShellCommand) builtin.ShellOutcome
+	// MCPServers are more MCP servers for this session, in the settings'
+	// mcpServers format (name → {command, args, env} or {url} or
+	// {httpUrl}); they replace configured servers of the same name.
+	MCPServers map[string]any
 }
 
 // DefaultModel is the model used when neither an option, the settings nor
@@ -242,6 +253,12 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 	loadExtensions(o, a, wd)
 	if o, err = codeExtensionOptions(o); err != nil {
 		return nil, err
+	}
+	if len(o.MCPServers) > 0 {
+		servers := make(map[string]any, len(st.MCPServers)+len(o.MCPServers))
+		maps.Copy(servers, st.MCPServers)
+		maps.Copy(servers, o.MCPServers)
+		st.MCPServers = servers
 	}
 	if idec != nil {
 		a.IDE = idec.client

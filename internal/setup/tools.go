@@ -60,6 +60,8 @@ func buildTools(ctx context.Context, o Options, a *Agent, client model.Model, mo
 		// A zero Settings (IgnoreSettings) leaves UseRipgrep false; ripgrep
 		// is still the default then.
 		DisableRipgrep: !o.IgnoreSettings && !st.Tools.UseRipgrep,
+		Files:          o.Files,
+		Shell:          o.Shell,
 	}
 	// tools.webFetch.allowPrivateAddresses lets web_fetch reach local
 	// development servers (loopback, link-local, private networks).

@@ -53,6 +53,13 @@ type Env struct {
 	// memory file, so that the session reloads the memory it gives the
 	// model.
 	MemoryChanged func()
+	// Files, when set, serves the text read_file, write_file and the edit
+	// tools read and write, in place of the local disk (an ACP client's
+	// editor buffers); other tools and binary files stay local.
+	Files TextFiles
+	// Shell, when set, runs run_shell_command's foreground commands in
+	// place of a local bash (an ACP client's terminal).
+	Shell func(ctx context.Context, cmd ShellCommand) ShellOutcome
 }
 
 // Edit is a file change about to be written, as Env.BeforeEdit sees it.

@@ -322,6 +322,9 @@ func (e *Env) readFileForModel(abs string, startLine, endLine int) *fileContent 
 		}
 	}
 	b, err := readAll()
+	if err == nil && e.Files != nil {
+		b, err = e.readText(abs)
+	}
 	if err != nil {
 		return readFailure(abs, rel, err)
 	}

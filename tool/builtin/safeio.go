@@ -159,7 +159,11 @@ func readFileVerified(path string, allowed func(string) bool) ([]byte, error) {
 // readFileSafe reads a file the model named, refusing one that is not
 // (any longer) inside the workspace.
 func (e *Env) readFileSafe(path string) ([]byte, error) {
-	return readFileVerified(path, e.realAllowed())
+	b, err := readFileVerified(path, e.realAllowed())
+	if err == nil && e != nil && e.Files != nil {
+		return e.readText(path)
+	}
+	return b, err
 }
 
 // writeFileSafe is writeFileAtomic confined to the workspace and the
@@ -167,6 +171,9 @@ func (e *Env) readFileSafe(path string) ([]byte, error) {
 // directory or a symlink as the file itself, fails with
 // errOutsideWorkspace and nothing is written.
 func (e *Env) writeFileSafe(path string, data []byte) error {
+	if e != nil && e.Files != nil {
+		return e.writeText(path, data)
+	}
 	return writeAtomic(path, data, e.realAllowed(), 0)
 }
 

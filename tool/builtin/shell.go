@@ -203,7 +203,7 @@ func (c *shellCall) Execute(ctx context.Context, out func(string)) *tool.Result 
 		return &tool.Result{LLMText: terr.Message, Display: "Path not in workspace.", Error: terr}
 	}
 
-	res := runShell(ctx, shellRequest{
+	req := shellRequest{
 		command:    bashShoptGuard + " " + c.stripped,
 		dir:        c.cwd,
 		env:        shellEnv(c.env),
@@ -211,8 +211,11 @@ func (c *shellCall) Execute(ctx context.Context, out func(string)) *tool.Result 
 		background: c.background,
 		bgDelay:    c.backgroundDelay,
 		out:        out,
-	})
-	return c.result(res)
+	}
+	if c.env.Shell != nil && !c.background {
+		return c.result(c.env.runShellVia(ctx, req))
+	}
+	return c.result(runShell(ctx, req))
 }
 
 // result turns a finished (or backgrounded) run into the model's text.

@@ -1,0 +1,570 @@
+// Package acp is Castor's Agent Client Protocol face: it serves ACP v1
+// (newline-delimited JSON-RPC over any reader and writer, stdio for
+// `castor --acp`) with github.com/coder/acp-go-sdk, one assembled
+// session (internal/setup) per ACP session, mapping the engine's events
+// to session/update notifications and its confirmations to
+// session/request_permission. When the client offers them, file text and
+// shell commands of the built-in tools go through the client's editor
+// (fs/*) and terminals (terminal/*).
+package acp
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/castor-dev/castor/config"
+	"github.com/castor-dev/castor/internal/chats"
+	"github.com/castor-dev/castor/internal/setup"
+	"github.com/castor-dev/castor/internal/version"
+)
+
+// Server serves Castor sessions to one ACP client.
+type Server struct {
+	// Options are what every session is assembled from; the server sets
+	// WorkDir (the session's cwd), Confirm, Files, Shell, MCPServers,
+	// SessionID and Resume for each session.
+	Options setup.Options
+	// Name and Title identify the agent to the client (default "castor",
+	// "Castor"); Version defaults to Castor's.
+	Name, Title, Version string
+	// Log receives diagnostics (default os.Stderr). Nothing but protocol
+	// messages is ever written to the connection.
+	Log io.Writer
+
+	conn *sdk.AgentSideConnection
+	out  *lineWriter
+	base context.Context
+
+	inflight inflight
+	closing  atomic.Bool
+
+	mu       sync.Mutex
+	caps     sdk.ClientCapabilities
+	authEnv  map[string]string
+	sessions map[string]*session
+}
+
+// Serve answers the client writing to r and reading from w until the
+// client goes away (r ends) or ctx is cancelled; then it cancels running
+// turns and closes every session, so that nothing recorded is lost. It
+// returns nil on a clean end.
+func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
+	if s.Log == nil {
+		s.Log = os.Stderr
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.base = ctx
+	s.sessions = map[string]*session{}
+	out := &lineWriter{w: w, answered: s.inflight.done}
+	s.out = out
+	// Nothing is read until the connection is fully set up: its handlers
+	// use s.conn, and the SDK reads its logger from its own goroutine.
+	ready := make(chan struct{})
+	in := filterLines(gate(r, ready), out, s.Log, func(id json.RawMessage) { s.inflight.add(id) }, s.drain)
+	s.conn = sdk.NewAgentSideConnection(s, out, in)
+	s.conn.SetLogger(slog.New(slog.NewTextHandler(s.Log, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	close(ready)
+	select {
+	case <-s.conn.Done():
+	case <-ctx.Done():
+	}
+	cancel()
+	s.closeAll()
+	return nil
+}
+
+// drain runs when the client's input ends: running turns are cancelled
+// (new prompts are refused as cancelled) and the requests already read
+// are answered before the connection closes, so that a client piping a
+// few requests and closing its end still gets every answer.
+func (s *Server) drain() {
+	s.closing.Store(true)
+	s.mu.Lock()
+	all := make([]*session, 0, len(s.sessions))
+	for _, ss := range s.sessions {
+		all = append(all, ss)
+	}
+	s.mu.Unlock()
+	for _, ss := range all {
+		ss.cancelTurn()
+	}
+	// A request stuck past the grace period (a hung MCP server start)
+	// must not keep the process alive once its client is gone.
+	grace := time.NewTimer(drainGrace)
+	defer grace.Stop()
+	hooks := make(chan struct{})
+	go func() {
+		<-s.inflight.idle()
+		s.out.running.Wait() // notifications that follow answers
+		close(hooks)
+	}()
+	select {
+	case <-hooks:
+	case <-s.base.Done():
+	case <-grace.C:
+		s.warn("client gone; requests still unanswered are dropped")
+	}
+}
+
+// drainGrace bounds how long answers are awaited after the client's
+// input ended.
+const drainGrace = 30 * time.Second
+
+func (s *Server) warn(msg string) { fmt.Fprintf(s.Log, "Warning: %s\n", msg) }
+
+// closeAll waits for every session's turn to end (their contexts are
+// cancelled by now) and closes them.
+func (s *Server) closeAll() {
+	s.mu.Lock()
+	all := s.sessions
+	s.sessions = map[string]*session{}
+	s.mu.Unlock()
+	for _, ss := range all {
+		ss.close()
+	}
+}
+
+func (s *Server) session(id sdk.SessionId) (*session, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ss, ok := s.sessions[string(id)]; ok {
+		return ss, nil
+	}
+	return nil, &sdk.RequestError{Code: -32602, Message: "Session not found: " + string(id)}
+}
+
+// Initialize implements sdk.Agent.
+func (s *Server) Initialize(_ context.Context, p sdk.InitializeRequest) (sdk.InitializeResponse, error) {
+	s.mu.Lock()
+	s.caps = p.ClientCapabilities
+	s.mu.Unlock()
+	name, title, ver := s.Name, s.Title, s.Version
+	if name == "" {
+		name, title = "castor", "Castor"
+	}
+	if ver == "" {
+		ver = version.Version
+	}
+	pv := sdk.ProtocolVersion(sdk.ProtocolVersionNumber)
+	if p.ProtocolVersion < pv {
+		pv = p.ProtocolVersion
+	}
+	return sdk.InitializeResponse{
+		ProtocolVersion: pv,
+		AgentInfo:       &sdk.Implementation{Name: name, Title: &title, Version: ver},
+		AgentCapabilities: sdk.AgentCapabilities{
+			LoadSession:        true,
+			PromptCapabilities: sdk.PromptCapabilities{Image: true, Audio: true, EmbeddedContext: true},
+			McpCapabilities:    sdk.McpCapabilities{Http: true, Sse: true},
+			SessionCapabilities: sdk.SessionCapabilities{
+				List:   &sdk.SessionListCapabilities{},
+				Resume: &sdk.SessionResumeCapabilities{},
+				Close:  &sdk.SessionCloseCapabilities{},
+			},
+		},
+		AuthMethods: authMethods(),
+	}, nil
+}
+
+// Authenticate implements sdk.Agent.
+func (s *Server) Authenticate(_ context.Context, p sdk.AuthenticateRequest) (sdk.AuthenticateResponse, error) {
+	env, err := authenticate(p.MethodId, p.Meta)
+	if err != nil {
+		return sdk.AuthenticateResponse{}, err
+	}
+	s.mu.Lock()
+	s.authEnv = env
+	s.mu.Unlock()
+	return sdk.AuthenticateResponse{}, nil
+}
+
+// Logout implements sdk.Agent: it forgets what authenticate set.
+func (s *Server) Logout(context.Context, sdk.LogoutRequest) (sdk.LogoutResponse, error) {
+	s.mu.Lock()
+	s.authEnv = nil
+	s.mu.Unlock()
+	return sdk.LogoutResponse{}, nil
+}
+
+// NewSession implements sdk.Agent.
+func (s *Server) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
+	ss, err := s.open(ctx, p.Cwd, p.McpServers, "")
+	if err != nil {
+		return sdk.NewSessionResponse{}, err
+	}
+	// The client learns the session id from the answer: the commands
+	// follow it.
+	s.out.after(func() { ss.announceCommands(s.base) }, `"result"`, `"sessionId":"`+ss.id+`"`)
+	return sdk.NewSessionResponse{SessionId: sdk.SessionId(ss.id), Modes: ss.modes(), ConfigOptions: ss.configOptions()}, nil
+}
+
+// LoadSession implements sdk.AgentLoader: the recorded session is resumed
+// (appended to, never rewritten) and its whole history replayed.
+func (s *Server) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk.LoadSessionResponse, error) {
+	ss, err := s.resume(ctx, p.SessionId, p.Cwd, p.McpServers)
+	if err != nil {
+		return sdk.LoadSessionResponse{}, err
+	}
+	if err := ss.replay(ctx); err != nil {
+		return sdk.LoadSessionResponse{}, err
+	}
+	ss.announceCommands(ctx)
+	return sdk.LoadSessionResponse{Modes: ss.modes(), ConfigOptions: ss.configOptions()}, nil
+}
+
+// ResumeSession implements sdk.Agent: session/load without the replay.
+func (s *Server) ResumeSession(ctx context.Context, p sdk.ResumeSessionRequest) (sdk.ResumeSessionResponse, error) {
+	ss, err := s.resume(ctx, p.SessionId, p.Cwd, p.McpServers)
+	if err != nil {
+		return sdk.ResumeSessionResponse{}, err
+	}
+	ss.announceCommands(ctx)
+	return sdk.ResumeSessionResponse{Modes: ss.modes(), ConfigOptions: ss.configOptions()}, nil
+}
+
+// resume returns the open session id, or opens the recorded one.
+func (s *Server) resume(ctx context.Context, id sdk.SessionId, cwd string, servers []sdk.McpServer) (*session, error) {
+	if id == "" {
+		return nil, sdk.NewInvalidParams(map[string]any{"error": "sessionId is required"})
+	}
+	if ss, err := s.session(id); err == nil {
+		return ss, nil
+	}
+	return s.open(ctx, cwd, servers, string(id))
+}
+
+// ListSessions implements sdk.Agent with the sessions recorded for the
+// directory, the ones `castor --list-sessions` shows there.
+func (s *Server) ListSessions(_ context.Context, p sdk.ListSessionsRequest) (sdk.ListSessionsResponse, error) {
+	cwd := s.Options.WorkDir
+	if p.Cwd != nil && *p.Cwd != "" {
+		cwd = *p.Cwd
+	}
+	if cwd == "" {
+		cwd, _ = os.Getwd()
+	}
+	if !filepath.IsAbs(cwd) {
+		return sdk.ListSessionsResponse{}, sdk.NewInvalidParams(map[string]any{"error": "cwd must be an absolute path"})
+	}
+	store, err := chats.OpenStore(s.home().Dir, cwd)
+	if err != nil {
+		return sdk.ListSessionsResponse{}, sdk.NewInternalError(map[string]any{"error": err.Error()})
+	}
+	infos, err := store.List()
+	if err != nil {
+		return sdk.ListSessionsResponse{}, sdk.NewInternalError(map[string]any{"error": err.Error()})
+	}
+	resp := sdk.ListSessionsResponse{Sessions: []sdk.SessionInfo{}}
+	for i := len(infos) - 1; i >= 0; i-- { // newest first
+		in := infos[i]
+		title := in.DisplayName
+		updated := in.LastUpdated.UTC().Format("2006-01-02T15:04:05.000Z")
+		resp.Sessions = append(resp.Sessions, sdk.SessionInfo{SessionId: sdk.SessionId(in.ID), Cwd: cwd, Title: &title, UpdatedAt: &updated})
+	}
+	return resp, nil
+}
+
+// home is the user's ~/.gemini location as sessions see it.
+func (s *Server) home() config.Home {
+	if s.Options.HomeDir != "" {
+		return config.HomeAt(s.Options.HomeDir)
+	}
+	return config.ResolveHome(s.env())
+}
+
+// CloseSession implements sdk.Agent.
+func (s *Server) CloseSession(_ context.Context, p sdk.CloseSessionRequest) (sdk.CloseSessionResponse, error) {
+	s.mu.Lock()
+	ss, ok := s.sessions[string(p.SessionId)]
+	delete(s.sessions, string(p.SessionId))
+	s.mu.Unlock()
+	if !ok {
+		return sdk.CloseSessionResponse{}, &sdk.RequestError{Code: -32602, Message: "Session not found: " + string(p.SessionId)}
+	}
+	ss.cancelTurn()
+	ss.close()
+	return sdk.CloseSessionResponse{}, nil
+}
+
+// Cancel implements sdk.Agent. The connection has already cancelled the
+// session's prompt request, which cancels its turn and any permission
+// request it waits on; this cancels a turn started by other means too.
+func (s *Server) Cancel(_ context.Context, p sdk.CancelNotification) error {
+	if ss, err := s.session(p.SessionId); err == nil {
+		ss.cancelTurn()
+	}
+	return nil
+}
+
+// Prompt implements sdk.Agent.
+func (s *Server) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResponse, error) {
+	ss, err := s.session(p.SessionId)
+	if err != nil {
+		return sdk.PromptResponse{}, err
+	}
+	return ss.prompt(ctx, p.Prompt)
+}
+
+// SetSessionMode implements sdk.Agent.
+func (s *Server) SetSessionMode(_ context.Context, p sdk.SetSessionModeRequest) (sdk.SetSessionModeResponse, error) {
+	ss, err := s.session(p.SessionId)
+	if err != nil {
+		return sdk.SetSessionModeResponse{}, err
+	}
+	return sdk.SetSessionModeResponse{}, ss.setMode(string(p.ModeId))
+}
+
+// SetSessionConfigOption implements sdk.Agent: "model" picks the model,
+// "mode" the approval mode.
+func (s *Server) SetSessionConfigOption(_ context.Context, p sdk.SetSessionConfigOptionRequest) (sdk.SetSessionConfigOptionResponse, error) {
+	v := p.ValueId
+	if v == nil {
+		return sdk.SetSessionConfigOptionResponse{}, sdk.NewInvalidParams(map[string]any{"error": "only select options exist"})
+	}
+	ss, err := s.session(v.SessionId)
+	if err != nil {
+		return sdk.SetSessionConfigOptionResponse{}, err
+	}
+	switch v.ConfigId {
+	case configModel:
+		ss.a.Session.SetModel(string(v.Value))
+	case configMode:
+		if err := ss.setMode(string(v.Value)); err != nil {
+			return sdk.SetSessionConfigOptionResponse{}, err
+		}
+	default:
+		return sdk.SetSessionConfigOptionResponse{}, sdk.NewInvalidParams(map[string]any{"error": "unknown config option " + string(v.ConfigId)})
+	}
+	return sdk.SetSessionConfigOptionResponse{ConfigOptions: ss.configOptions()}, nil
+}
+
+// env is the environment sessions start from: the options' (or the
+// process's) with what authenticate chose on top.
+func (s *Server) env() config.LookupFunc {
+	base := s.Options.Env
+	if base == nil {
+		base = os.LookupEnv
+	}
+	s.mu.Lock()
+	over := s.authEnv
+	s.mu.Unlock()
+	if len(over) == 0 {
+		return base
+	}
+	return func(k string) (string, bool) {
+		if v, ok := over[k]; ok {
+			return v, true
+		}
+		return base(k)
+	}
+}
+
+// lineWriter writes each protocol message with a single Write, so that
+// the parse errors filterLines answers never interleave with the SDK's
+// messages.
+type lineWriter struct {
+	mu    sync.Mutex
+	w     io.Writer
+	hooks []lineHook
+	// running counts hooks started and not finished.
+	running sync.WaitGroup
+	// answered learns the id of each response written.
+	answered func(id json.RawMessage)
+}
+
+// lineHook runs f once a written line holds every one of match.
+type lineHook struct {
+	match [][]byte
+	f     func()
+}
+
+func (l *lineWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n, err := l.w.Write(p)
+	kept := l.hooks[:0]
+	var fire []func()
+	for _, h := range l.hooks {
+		hit := true
+		for _, m := range h.match {
+			hit = hit && bytes.Contains(p, m)
+		}
+		if hit {
+			fire = append(fire, h.f)
+		} else {
+			kept = append(kept, h)
+		}
+	}
+	l.hooks = kept
+	// Hooks are counted before the answer is, so that whoever waits for
+	// the answers also sees them.
+	l.running.Add(len(fire))
+	for _, f := range fire {
+		go func() {
+			defer l.running.Done()
+			f()
+		}()
+	}
+	if l.answered != nil {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(p, &m) == nil && m.Method == "" && len(m.ID) > 0 {
+			l.answered(m.ID)
+		}
+	}
+	return n, err
+}
+
+// after runs f once a line holding every one of match has been written.
+func (l *lineWriter) after(f func(), match ...string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	h := lineHook{f: f}
+	for _, m := range match {
+		h.match = append(h.match, []byte(m))
+	}
+	l.hooks = append(l.hooks, h)
+}
+
+// filterLines passes the client's well-formed JSON objects on to the
+// connection and answers anything else with a JSON-RPC error, which the
+// SDK would only log: -32700 for a line that is not JSON, -32600 for JSON
+// that is not a request object. Lines are unbounded in length.
+//
+// request learns the id of every request passed on, and atEOF runs when
+// the input ends, before the connection sees the end.
+func filterLines(r io.Reader, out io.Writer, log io.Writer, request func(id json.RawMessage), atEOF func()) io.Reader {
+	pr, pw := io.Pipe()
+	go func() {
+		br := bufio.NewReader(r)
+		for {
+			line, err := br.ReadBytes('\n')
+			if t := bytes.TrimSpace(line); len(t) > 0 {
+				var obj map[string]json.RawMessage
+				switch {
+				case !json.Valid(t):
+					fmt.Fprintf(log, "acp: malformed JSON line ignored (%d bytes)\n", len(t))
+					out.Write([]byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}` + "\n"))
+				case json.Unmarshal(t, &obj) != nil:
+					out.Write([]byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}` + "\n"))
+				default:
+					if id, ok := requestID(obj); ok && request != nil {
+						request(id)
+					}
+					if _, werr := pw.Write(append(t, '\n')); werr != nil {
+						return
+					}
+				}
+			}
+			if err != nil {
+				if atEOF != nil {
+					atEOF()
+				}
+				if errors.Is(err, io.EOF) {
+					pw.Close()
+				} else {
+					pw.CloseWithError(err)
+				}
+				return
+			}
+		}
+	}()
+	return pr
+}
+
+// requestID is the id of a request (a message with a method and a
+// non-null id).
+func requestID(obj map[string]json.RawMessage) (json.RawMessage, bool) {
+	id, hasID := obj["id"]
+	_, hasMethod := obj["method"]
+	if !hasID || !hasMethod || string(id) == "null" {
+		return nil, false
+	}
+	return id, true
+}
+
+// inflight counts the client's requests not answered yet.
+type inflight struct {
+	mu      sync.Mutex
+	pending map[string]int
+	waiters []chan struct{}
+}
+
+// key canonicalises an id so that 1 and 1.0 or "a" match their answer.
+func (f *inflight) key(id json.RawMessage) string {
+	var v any
+	if json.Unmarshal(id, &v) != nil {
+		return string(id)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func (f *inflight) add(id json.RawMessage) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.pending == nil {
+		f.pending = map[string]int{}
+	}
+	f.pending[f.key(id)]++
+}
+
+func (f *inflight) done(id json.RawMessage) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	k := f.key(id)
+	if f.pending[k] == 0 {
+		return // an answer to our own request's id space, or unknown
+	}
+	if f.pending[k]--; f.pending[k] == 0 {
+		delete(f.pending, k)
+	}
+	if len(f.pending) == 0 {
+		for _, w := range f.waiters {
+			close(w)
+		}
+		f.waiters = nil
+	}
+}
+
+// idle is closed once no request is pending.
+func (f *inflight) idle() <-chan struct{} {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ch := make(chan struct{})
+	if len(f.pending) == 0 {
+		close(ch)
+	} else {
+		f.waiters = append(f.waiters, ch)
+	}
+	return ch
+}
+
+// gate returns r, whose reads wait until ready is closed.
+func gate(r io.Reader, ready <-chan struct{}) io.Reader { return &gatedReader{r: r, ready: ready} }
+
+type gatedReader struct {
+	r     io.Reader
+	ready <-chan struct{}
+}
+
+func (g *gatedReader) Read(p []byte) (int, error) {
+	<-g.ready
+	return g.r.Read(p)
+}

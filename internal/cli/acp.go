@@ -1,0 +1,73 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/castor-dev/castor/internal/acp"
+	"github.com/castor-dev/castor/internal/setup"
+	"github.com/castor-dev/castor/internal/termtext"
+	"github.com/castor-dev/castor/policy"
+)
+
+// runACP serves the Agent Client Protocol on stdin and stdout until the
+// client closes stdin: `castor --acp`. stdout carries protocol messages
+// only; warnings go to stderr. The flags that shape sessions (model,
+// approval mode, allowed tools, MCP servers, fake responses) apply to
+// every session the client opens.
+func runACP(ctx context.Context, f *flags, stdio IO) int {
+	stderr := termtext.NewWriter(stdio.Stderr)
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "Error: %s\n", oneLine(err.Error()))
+		return exitCode(err)
+	}
+	if f.prompt != "" || f.resume != "" || f.listSessions || f.deleteSession != "" {
+		return fail(&inputError{msg: "--acp cannot be combined with --prompt, --resume, --list-sessions or --delete-session"})
+	}
+	if f.experimentalACP && !f.acp {
+		fmt.Fprintln(stderr, "Warning: --experimental-acp is deprecated; use --acp.")
+	}
+	mode := policy.Mode("")
+	if f.yolo && f.approvalMode != "" {
+		return fail(&inputError{msg: "Cannot use both --yolo (-y) and --approval-mode together. Use --approval-mode=yolo instead."})
+	}
+	if f.yolo {
+		mode = policy.ModeYolo
+	} else if f.approvalMode != "" {
+		m, err := policy.ParseMode(f.approvalMode)
+		if err != nil {
+			return fail(&inputError{msg: err.Error()})
+		}
+		mode = m
+	}
+	fake, nonStrict := f.fakeResponses, false
+	if fake == "" && f.fakeNonStrict != "" {
+		fake, nonStrict = f.fakeNonStrict, true
+	}
+	// A client that closes its end must not kill the process with SIGPIPE
+	// on the next write: sessions are closed cleanly instead.
+	signal.Ignore(syscall.SIGPIPE)
+	wd, err := os.Getwd()
+	if err != nil {
+		return fail(err)
+	}
+	srv := &acp.Server{Log: stderr, Options: setup.Options{
+		WorkDir:                wd,
+		IncludeDirectories:     f.includeDirs,
+		Model:                  f.model,
+		ApprovalMode:           mode,
+		AllowedTools:           f.allowedTools,
+		AllowedMCPServerNames:  f.allowedMCP,
+		FakeResponses:          fake,
+		FakeResponsesNonStrict: nonStrict,
+		RecordResponses:        f.recordResponses,
+		Warn:                   func(s string) { fmt.Fprintf(stderr, "Warning: %s\n", s) },
+	}}
+	if err := srv.Serve(ctx, stdio.Stdin, stdio.Stdout); err != nil {
+		return fail(err)
+	}
+	return ExitOK
+}
