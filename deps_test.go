@@ -18,13 +18,20 @@ func TestSDKLinksNoFace(t *testing.T) {
 	gocmd := npmtest.LookPath(t, "go")
 	out, err := exec.Command(gocmd, "list", "-deps", ".").Output()
 	if err != nil {
-		t.Fatalf("go list -deps: %v", err)
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("go list -deps: %v\n%s", err, stderr)
 	}
 	forbidden := []string{
 		"github.com/castor-dev/castor/a2a",
 		"github.com/castor-dev/castor/ide/companion",
 		"github.com/castor-dev/castor/internal/cli",
 		"github.com/castor-dev/castor/internal/a2asession",
+		"github.com/castor-dev/castor/internal/tui",
+		"github.com/castor-dev/castor/internal/acp",
+		"charm.land/bubbletea/v2",
 		"github.com/spf13/cobra",
 	}
 	deps := strings.Fields(string(out))
