@@ -27,6 +27,7 @@ import (
 	"github.com/castor-dev/castor/ide"
 	"github.com/castor-dev/castor/internal/chats"
 	"github.com/castor-dev/castor/internal/checkpoint"
+	"github.com/castor-dev/castor/internal/hooks"
 	"github.com/castor-dev/castor/internal/skills"
 	"github.com/castor-dev/castor/internal/subagents"
 	"github.com/castor-dev/castor/mcp"
@@ -186,6 +187,9 @@ type Agent struct {
 	// toolHooks are the session's BeforeTool and AfterTool hooks, which
 	// subagents run too; nil without hooks.
 	toolHooks agent.Hooks
+	// skills and hooks are what /skills and /hooks list.
+	skills *skills.Set
+	hooks  *hooks.System
 }
 
 // Close releases what the agent holds (MCP servers, the IDE connection,
@@ -352,6 +356,7 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 	if h := buildHooks(o, a, extensionRoots(a), transcriptPath(recorder)); h != nil {
 		cfg.Hooks = h
 		a.toolHooks = toolHooks{h}
+		a.hooks, _ = h.(*hooks.System)
 	}
 	if idec != nil {
 		cfg.PromptContext = idec.client.PromptContext
@@ -366,6 +371,7 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 			a.Commands.Register(c)
 		}
 	}
+	a.sessionCommands(a.skills, a.hooks)
 	a.expand = newExpander(a.Settings, tools, pol, confirm)
 	loadFileCommands(o, a, wd)
 	a.Checkpoints = checkpoints(st, wd, a, tools.env, sess, o.Warn)

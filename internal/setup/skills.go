@@ -43,6 +43,7 @@ func (a *Agent) addSkills(o Options, ts *toolSet, extensionDirs []string) error 
 	if disabled, ok := st.GetStrings("skills.disabled"); ok {
 		set.Disable(disabled)
 	}
+	a.skills = set
 	enabled := set.Enabled()
 	if len(enabled) == 0 {
 		return nil
