@@ -16,20 +16,20 @@ import (
 func (a *Agent) sessionCommands(set *skills.Set, hs *hooks.System) {
 	a.Commands.Register(&command.Command{
 		Name:        "skills",
-		Description: "List the agent skills of this session",
+		Description: "List the agent skills of this session.",
 		SubCommands: []*command.Command{{
 			Name:        "list",
-			Description: "List the agent skills of this session",
+			Description: "List the agent skills of this session.",
 			Execute:     func(context.Context, *command.Invocation) (*command.Result, error) { return skillsMessage(set), nil },
 		}},
 		Execute: func(context.Context, *command.Invocation) (*command.Result, error) { return skillsMessage(set), nil },
 	})
 	a.Commands.Register(&command.Command{
 		Name:        "hooks",
-		Description: "List the hooks of this session",
+		Description: "List the hooks of this session.",
 		SubCommands: []*command.Command{{
 			Name:        "list",
-			Description: "List the hooks of this session",
+			Description: "List the hooks of this session.",
 			Execute:     func(context.Context, *command.Invocation) (*command.Result, error) { return hooksMessage(hs), nil },
 		}},
 		Execute: func(context.Context, *command.Invocation) (*command.Result, error) { return hooksMessage(hs), nil },
