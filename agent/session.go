@@ -464,6 +464,8 @@ func (r *run) callModel() (*genai.Content, []*ToolCall, error) {
 			s.model = n.To
 			s.mu.Unlock()
 			r.emit(&Event{Type: EventFallback, Notice: &n, Model: n.To})
+		case model.NoticeUtility:
+			s.stats.request(n.Model, n.Role, n.Latency, n.Usage, n.Err)
 		}
 	}
 	start := time.Now()

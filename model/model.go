@@ -60,6 +60,10 @@ const (
 	NoticeRetry NoticeKind = "retry"
 	// NoticeFallback: quota on From is exhausted; later calls use To.
 	NoticeFallback NoticeKind = "fallback"
+	// NoticeUtility: the transport made a call of its own for this request
+	// (the model router's classifier); Model, Role, Latency, Usage and Err
+	// describe it so the caller can count it in its stats.
+	NoticeUtility NoticeKind = "utility"
 )
 
 // Notice reports something the transport layer did on the caller's behalf.
@@ -70,6 +74,12 @@ type Notice struct {
 	Err     error         // the failure that caused it
 	From    string        // model before a fallback
 	To      string        // model after a fallback
+
+	// Utility calls (NoticeUtility) only.
+	Model   string        // model version that answered
+	Role    string        // Gemini CLI's LlmRole, e.g. "utility_router"
+	Latency time.Duration // duration of the call
+	Usage   *genai.GenerateContentResponseUsageMetadata
 }
 
 // APIError is an error answered by the model service.

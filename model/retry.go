@@ -50,16 +50,18 @@ type RetryOptions struct {
 	Rand func() float64
 }
 
-// DefaultFallback is Gemini CLI's model fallback chain (availability
-// policy catalog): gemini-2.5-pro → gemini-2.5-flash and any gemini-3 pro
-// model → gemini-3-flash-preview. Other models have no fallback.
+// DefaultFallback is Gemini CLI 0.61's model fallback chain on exhausted
+// quota (availability policy catalog): the Gemini 3 pro models
+// (gemini-3.1-pro-preview and its -customtools variant) and the flash-lite
+// model fall back to gemini-3.8-flash, the last resort; gemini-2.5-pro
+// falls back to gemini-2.5-flash. Other models have no fallback.
 func DefaultFallback(model string) string {
 	m := strings.TrimPrefix(model, "models/")
 	switch {
 	case strings.HasPrefix(m, "gemini-2.5-pro"):
 		return "gemini-2.5-flash"
-	case strings.HasPrefix(m, "gemini-3") && strings.Contains(m, "-pro"):
-		return "gemini-3-flash-preview"
+	case strings.HasPrefix(m, "gemini-3") && (strings.Contains(m, "-pro") || strings.Contains(m, "-flash-lite")):
+		return "gemini-3.8-flash"
 	}
 	return ""
 }

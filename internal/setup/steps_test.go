@@ -45,14 +45,13 @@ func TestResolveModelName(t *testing.T) {
 	tests := []struct {
 		option, setting, env, want string
 	}{
-		{want: DefaultModel},
+		{want: "auto"},
 		{env: "gemini-env", want: "gemini-env"},
-		{setting: "gemini-settings", env: "gemini-env", want: "gemini-settings"},
+		// Gemini CLI 0.61: GEMINI_MODEL beats model.name.
+		{setting: "gemini-settings", env: "gemini-env", want: "gemini-env"},
+		{setting: "gemini-settings", want: "gemini-settings"},
 		{option: "gemini-option", setting: "gemini-settings", env: "gemini-env", want: "gemini-option"},
-		{option: "flash", want: "gemini-2.5-flash"},
-		{setting: "flash-lite", want: "gemini-2.5-flash-lite"},
-		{env: "pro", want: "gemini-2.5-pro"},
-		{option: "auto", want: DefaultModel},
+		{option: "flash", want: "flash"},
 	}
 	for _, tt := range tests {
 		st := &config.Settings{}
@@ -65,6 +64,29 @@ func TestResolveModelName(t *testing.T) {
 		}
 		if got := resolveModelName(tt.option, st, getenv); got != tt.want {
 			t.Errorf("resolveModelName(%q, settings %q, env %q) = %q, want %q", tt.option, tt.setting, tt.env, got, tt.want)
+		}
+	}
+}
+
+func TestSessionModel(t *testing.T) {
+	network := Options{}
+	replay := Options{FakeResponses: "x.jsonl"}
+	tests := []struct {
+		name         string
+		o            Options
+		engine, chat string
+	}{
+		{"auto", network, "auto", "gemini-3.1-pro-preview"},
+		{"pro", network, "pro", "gemini-3.1-pro-preview"},
+		{"auto", replay, "gemini-3.1-pro-preview", "gemini-3.1-pro-preview"},
+		{"flash", replay, "gemini-3.8-flash", "gemini-3.8-flash"},
+		{"flash-lite", replay, "gemini-3.5-flash-lite", "gemini-3.5-flash-lite"},
+		{"gemini-2.5-pro", network, "gemini-2.5-pro", "gemini-2.5-pro"},
+	}
+	for _, tt := range tests {
+		e, c := sessionModel(tt.name, tt.o)
+		if e != tt.engine || c != tt.chat {
+			t.Errorf("sessionModel(%q, %+v) = %q, %q; want %q, %q", tt.name, tt.o, e, c, tt.engine, tt.chat)
 		}
 	}
 }
