@@ -64,6 +64,11 @@ func buildTools(ctx context.Context, o Options, a *Agent, client model.Model, mo
 	// tools.webFetch.allowPrivateAddresses lets web_fetch reach local
 	// development servers (loopback, link-local, private networks).
 	ts.env.AllowPrivateHosts, _ = st.GetBool("tools.webFetch.allowPrivateAddresses")
+	// tools.grepMaxMatches (Castor's; Gemini CLI fixes 100) raises the
+	// search cap for users who want more than the default.
+	if n, ok := st.GetNumber("tools.grepMaxMatches"); ok && n >= 1 {
+		ts.env.SearchMaxMatches = int(n)
+	}
 	for _, t := range builtin.All(ts.env) {
 		if keepTool(t, st.Tools.Core, st.Tools.Exclude) {
 			ts.registry.Register(t)
