@@ -242,7 +242,7 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 			askKinds = []tool.Kind{tool.KindEdit}
 		}
 	}
-	pol, err := buildPolicy(o, st, a.Trusted, interactive, askKinds, tools.trusted, tools.custom)
+	pol, err := buildPolicy(o, st, a.Trusted, interactive, askKinds, tools.trusted, tools.custom, tools.registry.Get)
 	if err != nil {
 		return nil, err
 	}

@@ -83,15 +83,16 @@ func buildTools(ctx context.Context, o Options, a *Agent, client model.Model, mo
 		}
 	}
 	if !o.IgnoreSettings {
-		ts.mcp = openMCP(ctx, st, mcpPlace{workDir: wd, geminiDir: a.Home.Dir, environ: a.Env.Environ(), getenv: a.Env.Getenv}, o.AllowedMCPServerNames, o.Warn)
+		msync := &mcpSync{registry: ts.registry}
+		ts.mcp = openMCP(ctx, st, mcpPlace{workDir: wd, geminiDir: a.Home.Dir, environ: a.Env.Environ(), getenv: a.Env.Getenv, onToolsChanged: msync.update}, o.AllowedMCPServerNames, o.Warn)
 		if ts.mcp != nil {
 			a.onClose(ts.mcp.Close)
 			for _, t := range ts.mcp.Tools() {
-				ts.registry.Register(t)
 				if tt, ok := t.(interface{ Trusted() bool }); ok && tt.Trusted() {
 					ts.trusted = append(ts.trusted, t.Name())
 				}
 			}
+			msync.update(ts.mcp.Tools())
 		}
 	}
 	return ts, ctx.Err()
@@ -101,7 +102,7 @@ func buildTools(ctx context.Context, o Options, a *Agent, client model.Model, mo
 // general.defaultApprovalMode; an untrusted folder never gets yolo or
 // auto_edit), tools.allowed and the options' rules, trusted tools, and
 // tools.exclude.
-func buildPolicy(o Options, st *config.Settings, trusted, interactive bool, askKinds []tool.Kind, trustedTools, customTools []string) (*policy.Engine, error) {
+func buildPolicy(o Options, st *config.Settings, trusted, interactive bool, askKinds []tool.Kind, trustedTools, customTools []string, lookup func(string) (tool.Tool, bool)) (*policy.Engine, error) {
 	mode := o.ApprovalMode
 	if mode == "" && st.General.DefaultApprovalMode != "" {
 		m, err := policy.ParseMode(st.General.DefaultApprovalMode)
@@ -125,6 +126,7 @@ func buildPolicy(o Options, st *config.Settings, trusted, interactive bool, askK
 		Allowed:        allowed,
 		Excluded:       st.Tools.Exclude,
 		SelfConfirming: customTools,
+		Lookup:         lookup,
 	}), nil
 }
 
