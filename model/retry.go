@@ -172,23 +172,53 @@ var errConsumerStopped = errors.New("stream consumer stopped")
 // GenerateContentStream implements Model. A stream is retried only while
 // it has yielded nothing: once a chunk has reached the caller, a retry
 // would duplicate output, so a later error is passed through unchanged.
+// A response that ends normally without any answer (no text, no function
+// call: an empty or thought-only response) is asked for again up to
+// MaxEmptyRetries times, as Gemini CLI 0.61 does; its final chunk is held
+// back meanwhile, so the caller sees one answer.
 func (r *Retrier) GenerateContentStream(ctx context.Context, req *Request) iter.Seq2[*genai.GenerateContentResponse, error] {
 	return func(yield func(*genai.GenerateContentResponse, error) bool) {
-		err := r.run(ctx, req, func(cur *Request) (bool, error) {
-			started := false
-			for chunk, err := range r.m.GenerateContentStream(ctx, cur) {
-				if err != nil {
-					return started, err
+		for retry := 0; ; retry++ {
+			var held *genai.GenerateContentResponse
+			answered := false
+			err := r.run(ctx, req, func(cur *Request) (bool, error) {
+				started := false
+				held, answered = nil, false
+				for chunk, err := range r.m.GenerateContentStream(ctx, cur) {
+					if err != nil {
+						return started, err
+					}
+					started = true
+					answered = answered || hasAnswer(chunk)
+					if !answered && emptyFinish(chunk) {
+						held = chunk
+						continue
+					}
+					if !yield(chunk, nil) {
+						return true, errConsumerStopped
+					}
 				}
-				started = true
-				if !yield(chunk, nil) {
-					return true, errConsumerStopped
+				return false, nil
+			})
+			if err != nil {
+				if err != errConsumerStopped {
+					yield(nil, err)
+				}
+				return
+			}
+			if held == nil {
+				return
+			}
+			if retry < MaxEmptyRetries && ctx.Err() == nil {
+				wait := r.jitter(min(r.opts.InitialDelay, emptyRetryDelay) << retry)
+				notify(req, Notice{Kind: NoticeRetry, Attempt: retry + 1, Delay: wait, Err: ErrEmptyResponse})
+				if r.opts.Sleep(ctx, wait) == nil {
+					continue
 				}
 			}
-			return false, nil
-		})
-		if err != nil && err != errConsumerStopped {
-			yield(nil, err)
+			// Out of retries: the empty answer is the answer.
+			yield(held, nil)
+			return
 		}
 	}
 }

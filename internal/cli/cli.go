@@ -260,6 +260,7 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 	if runErr == nil && ctx.Err() != nil {
 		runErr = ctx.Err()
 	}
+	runErr = turnOutcome(runErr)
 	code := exitCode(runErr)
 	out.finish(a.Session.Stats(), runErr, code, time.Since(start))
 	if runErr != nil {

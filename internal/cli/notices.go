@@ -1,0 +1,62 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/castor-dev/castor/agent"
+)
+
+// loopWarning is Gemini CLI 0.61's warning when loop detection stops a
+// turn: on stderr in text mode, in "warnings" of -o json and as a warning
+// event of stream-json. The turn then ends successfully (exit 0).
+const loopWarning = "Loop detected, stopping execution"
+
+// noticeLine writes a retry or fallback notice on stderr, so that a run in
+// json or stream-json mode that waits on a failing service says so
+// instead of staying silent (stdout keeps its one format).
+func noticeLine(errw io.Writer, ev *agent.Event, c cleaner) {
+	n := ev.Notice
+	if errw == nil || n == nil {
+		return
+	}
+	switch ev.Type {
+	case agent.EventRetry:
+		fmt.Fprintf(errw, "Attempt %d failed: %s. Retrying with backoff...\n", n.Attempt, c.str(fmt.Sprint(n.Err)))
+	case agent.EventFallback:
+		fmt.Fprintf(errw, "Quota exhausted for %s; switching to %s.\n", c.str(n.From), c.str(n.To))
+	}
+}
+
+// track keeps what the json output needs besides the final answer: the
+// text of the response being streamed and the retry, fallback and loop
+// notices.
+func (r *jsonRenderer) track(ev *agent.Event) {
+	switch ev.Type {
+	case agent.EventContent:
+		r.partial += ev.Text
+	case agent.EventFinished:
+		if r.partial != "" {
+			r.lastText = r.partial
+		}
+		r.partial = ""
+	case agent.EventRetry, agent.EventFallback:
+		noticeLine(r.errw, ev, r.cleaner)
+	case agent.EventLoopDetected:
+		r.warnings = append(r.warnings, loopWarning)
+		if r.response = r.partial; r.response == "" {
+			r.response = r.lastText
+		}
+	}
+}
+
+// turnOutcome is the error a turn ends the run with: a turn stopped by
+// loop detection counts as done, as in Gemini CLI 0.61 (the renderers have
+// already shown the warning).
+func turnOutcome(err error) error {
+	if errors.Is(err, agent.ErrLoopDetected) {
+		return nil
+	}
+	return err
+}
