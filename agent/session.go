@@ -458,6 +458,11 @@ func (r *run) callModel() (*genai.Content, []*ToolCall, error) {
 	req.Observe = func(n model.Notice) {
 		switch n.Kind {
 		case model.NoticeRetry:
+			if n.Model != "" {
+				// A failed attempt counts as a request with an error of
+				// its own, as in Gemini CLI 0.61.
+				s.stats.request(n.Model, "main", n.Latency, nil, n.Err)
+			}
 			r.emit(&Event{Type: EventRetry, Notice: &n})
 		case model.NoticeFallback:
 			s.mu.Lock()
@@ -611,7 +616,7 @@ func orDefault(s, def string) string {
 func errorTypeName(err error) string {
 	var ae *model.APIError
 	if errors.As(err, &ae) {
-		return fmt.Sprintf("%d", ae.StatusCode)
+		return "ApiError" // Gemini CLI 0.61's name for any service error
 	}
 	t := reflect.TypeOf(err)
 	for t != nil && t.Kind() == reflect.Pointer {

@@ -75,8 +75,8 @@ type Notice struct {
 	From    string        // model before a fallback
 	To      string        // model after a fallback
 
-	// Utility calls (NoticeUtility) only.
-	Model   string        // model version that answered
+	// Utility calls (NoticeUtility), and retries of a failed call.
+	Model   string        // model asked (for utility calls: the version that answered)
 	Role    string        // Gemini CLI's LlmRole, e.g. "utility_router"
 	Latency time.Duration // duration of the call
 	Usage   *genai.GenerateContentResponseUsageMetadata

@@ -237,6 +237,7 @@ func (r *Retrier) run(ctx context.Context, req *Request, call func(*Request) (fi
 	// forever.
 	tried := map[string]bool{cur.Model: true}
 	for attempt := 1; ; attempt++ {
+		start := time.Now()
 		final, err := call(cur)
 		if err == nil || final {
 			return err
@@ -273,7 +274,7 @@ func (r *Retrier) run(ctx context.Context, req *Request, call func(*Request) (fi
 			}
 			wait = ae.RetryAfter
 		}
-		notify(req, Notice{Kind: NoticeRetry, Attempt: attempt, Delay: wait, Err: err})
+		notify(req, Notice{Kind: NoticeRetry, Attempt: attempt, Delay: wait, Err: err, Model: cur.Model, Latency: time.Since(start)})
 		if serr := r.opts.Sleep(ctx, wait); serr != nil {
 			return serr
 		}

@@ -60,3 +60,36 @@ func turnOutcome(err error) error {
 	}
 	return err
 }
+
+// toolResultOutput is stream-json's tool_result.output, present where
+// Gemini CLI 0.61 writes it: when the tool's display is a string. That
+// leaves it out for list_directory and grep_search (their display is a
+// structure there) and for edits (a diff), gives "" for read_file, and
+// always gives it for a failed call.
+func toolResultOutput(c *agent.ToolCall) (string, bool) {
+	res := c.Result
+	if c.Status != agent.StatusSuccess {
+		switch {
+		case res == nil:
+			return "", true
+		case res.Display != "":
+			return res.Display, true
+		case res.Error != nil:
+			return res.Error.Message, true
+		}
+		return "", true
+	}
+	switch c.Name {
+	case "list_directory", "grep_search", "search_file_content":
+		return "", false
+	case "read_file":
+		if res == nil {
+			return "", true
+		}
+		return res.Display, true
+	}
+	if res == nil || res.Diff != nil || res.Display == "" {
+		return "", false
+	}
+	return res.Display, true
+}

@@ -327,12 +327,11 @@ func (r *streamRenderer) event(ev *agent.Event) {
 				Output    *string  `json:"output,omitempty"`
 				Error     *toolErr `json:"error,omitempty"`
 			}{Type: "tool_result", Timestamp: stamp(), ToolID: r.str(toolID(c)), Status: "success"}
-			if c.Status == agent.StatusSuccess {
-				if c.Result != nil && c.Result.Diff == nil && c.Result.Display != "" {
-					d := r.str(c.Result.Display)
-					out.Output = &d
-				}
-			} else {
+			if d, ok := toolResultOutput(c); ok {
+				d = r.str(d)
+				out.Output = &d
+			}
+			if c.Status != agent.StatusSuccess {
 				out.Status = "error"
 				if c.Result != nil && c.Result.Error != nil {
 					out.Error = &toolErr{string(c.Result.Error.Type), r.str(c.Result.Error.Message)}
