@@ -30,6 +30,8 @@ type toolSet struct {
 	// whether a call is asked about.
 	custom []string
 	mcp    *mcp.Manager
+	// jit brings subfolder memory into tool output (nil: off).
+	jit *jitMemory
 }
 
 // buildTools registers the built-in tools (filtered by tools.core and
@@ -69,9 +71,12 @@ func buildTools(ctx context.Context, o Options, a *Agent, client model.Model, mo
 	if n, ok := st.GetNumber("tools.grepMaxMatches"); ok && n >= 1 {
 		ts.env.SearchMaxMatches = int(n)
 	}
+	if !o.IgnoreSettings && jitEnabled(st) {
+		ts.jit = &jitMemory{root: wd, warn: o.Warn}
+	}
 	for _, t := range builtin.All(ts.env) {
 		if keepTool(t, st.Tools.Core, st.Tools.Exclude) {
-			ts.registry.Register(t)
+			ts.registry.Register(withJIT(t, ts.jit))
 		}
 	}
 	for _, t := range o.Tools {
