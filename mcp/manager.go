@@ -71,6 +71,11 @@ type Options struct {
 	// server's tools change after Start (a list_changed notification or a
 	// reconnect that brought new tools).
 	OnToolsChanged func([]tool.Tool)
+	// OutputLimit cuts a tool result that is a single text longer than
+	// this many characters (tools.truncateToolOutputThreshold), saving it
+	// whole under OutputDir, as Gemini CLI does; 0 keeps results whole.
+	OutputLimit int
+	OutputDir   string
 
 	// OAuth configures authorization for remote servers; nil disables the
 	// browser flow but still uses tokens stored by Gemini CLI or Castor.
@@ -90,6 +95,8 @@ type Manager struct {
 	reserved                  func(string) bool
 	debug                     func(string)
 	onChange                  func([]tool.Tool)
+	outputLimit               int
+	outputDir                 string
 	oauth                     *OAuthOptions
 	slog                      *slog.Logger
 
@@ -117,6 +124,8 @@ func New(opts Options) *Manager {
 		reserved:       opts.Reserved,
 		debug:          opts.Debug,
 		onChange:       opts.OnToolsChanged,
+		outputLimit:    opts.OutputLimit,
+		outputDir:      opts.OutputDir,
 		oauth:          opts.OAuth,
 		byName:         map[string]*server{},
 		bridged:        map[string]*Tool{},

@@ -50,6 +50,9 @@ func startGrowingMCP(t *testing.T) string {
 	srv.AddTool(&sdk.Tool{Name: "secret", Description: "Must stay hidden.", InputSchema: obj}, func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		return text("the secret"), nil
 	})
+	srv.AddTool(&sdk.Tool{Name: "big", Description: "Returns 5,000 characters.", InputSchema: obj}, func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		return text("BEGIN" + strings.Repeat("x", 4990) + "END"), nil
+	})
 	srv.AddTool(&sdk.Tool{Name: "grow", Description: "Adds the tool fresh.", InputSchema: obj}, func(ctx context.Context, _ *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -160,4 +163,35 @@ func TestMCPPolicyNames(t *testing.T) {
 			t.Errorf("fresh call: %s", got)
 		}
 	})
+}
+
+// TestMCPOutputLimit: a single-text MCP result longer than
+// tools.truncateToolOutputThreshold reaches the model cut as Gemini CLI
+// cuts it, the whole text saved in the project's temp directory.
+func TestMCPOutputLimit(t *testing.T) {
+	e := newEnv(t)
+	writeUserSettings(t, e, map[string]any{
+		"mcpServers": map[string]any{"srv": map[string]any{"httpUrl": startGrowingMCP(t), "trust": true}},
+		"tools":      map[string]any{"truncateToolOutputThreshold": 1000},
+	})
+	e.srv.Enqueue(fakegemini.Call("big", map[string]any{}), fakegemini.Text("ok"))
+	if r := e.run("-p", "hi"); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	// MCP text goes beside the function response (the wire spec's form).
+	var out string
+	for _, p := range e.srv.LastRequest().LastContent().Parts {
+		if p.Text != "" {
+			out = p.Text
+		}
+	}
+	if !strings.HasPrefix(out, "Output too large. Showing first 200 and last 800 characters. For full output see: ") ||
+		!strings.Contains(out, "characters omitted] ...") || !strings.Contains(out, "END") || len(out) > 1400 {
+		t.Fatalf("output (%d chars): %.300s", len(out), out)
+	}
+	file := strings.TrimPrefix(strings.SplitN(out, "\n", 2)[0], "Output too large. Showing first 200 and last 800 characters. For full output see: ")
+	saved, err := os.ReadFile(file)
+	if err != nil || !strings.Contains(string(saved), "BEGIN"+strings.Repeat("x", 4990)+"END") {
+		t.Errorf("saved output %s: %v", file, err)
+	}
 }
