@@ -201,6 +201,9 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 	if f.sandbox {
 		fmt.Fprintln(stdio.Stderr, "Warning: --sandbox is not supported yet; tools run without a sandbox.")
 	}
+	if mode == policy.ModeYolo {
+		fmt.Fprintln(stdio.Stderr, yoloNotice)
+	}
 
 	prompt, err := readPrompt(f, args, stdio)
 	if err != nil {

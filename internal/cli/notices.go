@@ -13,6 +13,10 @@ import (
 // event of stream-json. The turn then ends successfully (exit 0).
 const loopWarning = "Loop detected, stopping execution"
 
+// yoloNotice is the line Gemini CLI 0.61 writes on stderr when -y (or
+// --approval-mode yolo) is given.
+const yoloNotice = "YOLO mode is enabled. All tool calls will be automatically approved."
+
 // noticeLine writes a retry or fallback notice on stderr, so that a run in
 // json or stream-json mode that waits on a failing service says so
 // instead of staying silent (stdout keeps its one format).

@@ -142,3 +142,15 @@ func TestLoopDetection(t *testing.T) {
 	})
 	_ = fmt.Sprint
 }
+
+// TestYoloNotice: -y says so on stderr, as Gemini CLI 0.61 does.
+func TestYoloNotice(t *testing.T) {
+	e := newEnv(t)
+	e.srv.Enqueue(fakegemini.Text("ok"), fakegemini.Text("ok"))
+	if r := e.run("-y", "-p", "hi"); r.code != 0 || !strings.Contains(r.stderr, "YOLO mode is enabled.") {
+		t.Errorf("exit %d stderr %q", r.code, r.stderr)
+	}
+	if r := e.run("-p", "hi"); strings.Contains(r.stderr, "YOLO") {
+		t.Errorf("stderr without -y: %q", r.stderr)
+	}
+}
