@@ -163,3 +163,23 @@ func TestRouterStats(t *testing.T) {
 		t.Errorf("main stats: %s", r.stdout)
 	}
 }
+
+// TestFakeResponsesKeepAlias: with --fake-responses there is no routing
+// call, and stream-json's init.model is still the alias as given.
+func TestFakeResponsesKeepAlias(t *testing.T) {
+	e := newEnv(t)
+	script := filepath.Join(e.ws, "script.jsonl")
+	os.WriteFile(script, []byte(`{"method": "generateContentStream", "response": [{"candidates": [{"content": {"role": "model", "parts": [{"text": "replayed"}]}, "index": 0, "finishReason": "STOP"}]}]}`+"\n"), 0o644)
+	r := e.run("--fake-responses", script, "-o", "stream-json", "-p", "hi")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var init struct{ Model string }
+	json.Unmarshal([]byte(strings.SplitN(r.stdout, "\n", 2)[0]), &init)
+	if init.Model != "auto" || !strings.Contains(r.stdout, "replayed") {
+		t.Errorf("init.model %q, output %s", init.Model, r.stdout)
+	}
+	if n := len(e.srv.RouteRequests()) + len(e.srv.Requests()); n != 0 {
+		t.Errorf("%d calls reached the server", n)
+	}
+}

@@ -56,7 +56,9 @@ type Router struct {
 	// Main carries the calls themselves (usually retrying).
 	Main model.Model
 	// Classifier answers the routing question; a failure there falls back
-	// to the pro model at once, so it is usually the bare transport.
+	// to the pro model at once, so it is usually the bare transport. Nil
+	// routes "auto" to the pro model without asking (replayed responses,
+	// an SDK caller's own transport).
 	Classifier model.Model
 	// CustomTools picks the pro model's custom-tools variant (Gemini CLI
 	// does so with a Gemini API key).
@@ -116,7 +118,7 @@ func (r *Router) route(ctx context.Context, req *model.Request, classify bool) s
 		return d
 	}
 	r.mu.Unlock()
-	if !classify {
+	if !classify || r.Classifier == nil {
 		return ProModel
 	}
 	d := r.classify(ctx, req)

@@ -13,21 +13,21 @@ func newRouter(main, classifier model.Model, apiKey bool) model.Model {
 	return routing.New(main, classifier, apiKey)
 }
 
-// sessionModel returns the model name the engine asks for and the model
-// whose generation settings apply. Behind the router (the network
-// transports) an alias stays as given: faces report it, as Gemini CLI
-// reports "auto". With a caller's transport or a replayed file there is
-// no router, so aliases resolve here, "auto" to the pro model as when
+// sessionModel returns the client the engine talks to, the model name it
+// asks for and the model whose generation settings apply. An alias stays
+// as given, so faces report it ("auto", as Gemini CLI does), and the
+// client resolves it: the network transports already route (newRouter);
+// a caller's transport or a replayed file gets a router that resolves
+// without asking a classifier, "auto" going to the pro model as when
 // Gemini CLI's router fails.
-func sessionModel(name string, o Options) (engine, chat string) {
+func sessionModel(client model.Model, name string, o Options) (model.Model, string, string) {
 	if !routing.IsAlias(name) {
-		return name, name
+		return client, name, name
 	}
-	r := routing.Resolve(name, false)
-	if o.Client == nil && o.FakeResponses == "" {
-		return name, r
+	if o.Client != nil || o.FakeResponses != "" {
+		client = routing.New(client, nil, false)
 	}
-	return r, r
+	return client, name, routing.Resolve(name, false)
 }
 
 // toolModel is the model tools calling the model themselves (web search,

@@ -219,7 +219,7 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 	if err != nil {
 		return nil, err
 	}
-	modelName, chatModel := sessionModel(modelName, o)
+	client, modelName, chatModel := sessionModel(client, modelName, o)
 
 	tools, err := buildTools(ctx, o, a, client, toolModel(modelName))
 	if err != nil {

@@ -68,29 +68,6 @@ func TestResolveModelName(t *testing.T) {
 	}
 }
 
-func TestSessionModel(t *testing.T) {
-	network := Options{}
-	replay := Options{FakeResponses: "x.jsonl"}
-	tests := []struct {
-		name         string
-		o            Options
-		engine, chat string
-	}{
-		{"auto", network, "auto", "gemini-3.1-pro-preview"},
-		{"pro", network, "pro", "gemini-3.1-pro-preview"},
-		{"auto", replay, "gemini-3.1-pro-preview", "gemini-3.1-pro-preview"},
-		{"flash", replay, "gemini-3.8-flash", "gemini-3.8-flash"},
-		{"flash-lite", replay, "gemini-3.5-flash-lite", "gemini-3.5-flash-lite"},
-		{"gemini-2.5-pro", network, "gemini-2.5-pro", "gemini-2.5-pro"},
-	}
-	for _, tt := range tests {
-		e, c := sessionModel(tt.name, tt.o)
-		if e != tt.engine || c != tt.chat {
-			t.Errorf("sessionModel(%q, %+v) = %q, %q; want %q, %q", tt.name, tt.o, e, c, tt.engine, tt.chat)
-		}
-	}
-}
-
 // namedTool is a tool with just a name and a display name, for the
 // registry filters.
 type namedTool struct{ name, display string }
