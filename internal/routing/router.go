@@ -65,11 +65,16 @@ type Router struct {
 	CustomTools bool
 
 	mu sync.Mutex
-	// promptID and decision are the current prompt's routing: every call
-	// of a prompt goes to the model chosen for its first call.
-	promptID string
-	decision string
+	// decisions hold the routing of recent prompts, oldest first in
+	// order: every call of a prompt goes to the model chosen for its first
+	// call. A few are kept because subagents run prompts of their own
+	// alongside the main one.
+	decisions map[string]string
+	order     []string
 }
+
+// keptDecisions bounds the prompts whose routing is remembered.
+const keptDecisions = 16
 
 var _ model.Model = (*Router)(nil)
 
@@ -112,8 +117,7 @@ func (r *Router) resolve(ctx context.Context, req *model.Request, classify bool)
 // streaming call of a prompt.
 func (r *Router) route(ctx context.Context, req *model.Request, classify bool) string {
 	r.mu.Lock()
-	if req.PromptID != "" && req.PromptID == r.promptID {
-		d := r.decision
+	if d, ok := r.decisions[req.PromptID]; ok && req.PromptID != "" {
 		r.mu.Unlock()
 		return d
 	}
@@ -122,9 +126,22 @@ func (r *Router) route(ctx context.Context, req *model.Request, classify bool) s
 		return ProModel
 	}
 	d := r.classify(ctx, req)
+	if req.PromptID == "" {
+		return d
+	}
 	r.mu.Lock()
-	r.promptID, r.decision = req.PromptID, d
-	r.mu.Unlock()
+	defer r.mu.Unlock()
+	if r.decisions == nil {
+		r.decisions = map[string]string{}
+	}
+	if _, ok := r.decisions[req.PromptID]; !ok {
+		r.order = append(r.order, req.PromptID)
+		if len(r.order) > keptDecisions {
+			delete(r.decisions, r.order[0])
+			r.order = r.order[1:]
+		}
+	}
+	r.decisions[req.PromptID] = d
 	return d
 }
 

@@ -125,10 +125,13 @@ func TestRouterStickyPerPrompt(t *testing.T) {
 	r.GenerateContent(ctx, req("p1"))
 	for range r.GenerateContentStream(ctx, req("p2")) {
 	}
+	// Back to the first prompt (a subagent's turn ended): still routed.
+	for range r.GenerateContentStream(ctx, req("p1")) {
+	}
 	if len(cls.models) != 2 {
 		t.Errorf("classifier asked %d times, want once per prompt", len(cls.models))
 	}
-	want := []string{FlashModel, FlashModel, FlashModel, FlashModel}
+	want := []string{FlashModel, FlashModel, FlashModel, FlashModel, FlashModel}
 	for i, m := range main.models {
 		if m != want[i] {
 			t.Errorf("call %d went to %s, want %s", i, m, want[i])
