@@ -485,7 +485,7 @@ func (r *run) callModel() (*genai.Content, []*ToolCall, error) {
 	)
 	for resp, err := range s.cfg.Model.GenerateContentStream(r.ctx, req) {
 		if err != nil {
-			s.stats.request(orDefault(version, req.Model), "main", time.Since(start), nil, err)
+			s.stats.request(orDefault(version, model.FailedModel(err, req.Model)), "main", time.Since(start), nil, err)
 			return nil, nil, err
 		}
 		if resp == nil {

@@ -146,6 +146,26 @@ func UnfinishedStreamError(chunks int) error {
 	return fmt.Errorf("%w: no finish reason after %d chunks", ErrStreamCut, chunks)
 }
 
+// ModelError is the error of a call that failed for good, with the model
+// it last went to. Its message is the underlying error's.
+type ModelError struct {
+	Model string
+	Err   error
+}
+
+func (e *ModelError) Error() string { return e.Err.Error() }
+func (e *ModelError) Unwrap() error { return e.Err }
+
+// FailedModel returns the model a failed call last went to, as told by a
+// ModelError in err's chain, or def.
+func FailedModel(err error, def string) string {
+	var me *ModelError
+	if errors.As(err, &me) && me.Model != "" {
+		return me.Model
+	}
+	return def
+}
+
 // AuthError reports missing or rejected credentials; the CLI exits 41.
 type AuthError struct{ Err error }
 

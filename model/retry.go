@@ -226,12 +226,19 @@ func (r *Retrier) GenerateContentStream(ctx context.Context, req *Request) iter.
 // run calls call until it succeeds, fails for good, or attempts run out.
 // call reports final=true when its error must not be retried (a stream
 // that already yielded chunks).
-func (r *Retrier) run(ctx context.Context, req *Request, call func(*Request) (final bool, err error)) error {
+func (r *Retrier) run(ctx context.Context, req *Request, call func(*Request) (final bool, err error)) (err error) {
 	cur := req
 	if m := r.CurrentModel(req.Model); m != req.Model {
 		cur = req.Clone()
 		cur.Model = m
 	}
+	defer func() {
+		// Say which model failed: the caller asked for an alias, or a
+		// fallback changed the model (see FailedModel).
+		if err != nil && err != errConsumerStopped && ctx.Err() == nil {
+			err = &ModelError{Model: cur.Model, Err: err}
+		}
+	}()
 	delay := r.opts.InitialDelay
 	// tried stops a custom Fallback that cycles (a → b → a) from retrying
 	// forever.

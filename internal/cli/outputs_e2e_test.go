@@ -104,3 +104,35 @@ func TestStreamJSONToolOutput(t *testing.T) {
 		t.Errorf("failed read: %v", bad)
 	}
 }
+
+// TestFailedCallStatsKey: a call that fails for good under "auto" is
+// counted under the model it went to, not under the alias.
+func TestFailedCallStatsKey(t *testing.T) {
+	e := newEnv(t)
+	e.srv.Enqueue(fakegemini.Error(400, "bad request"))
+	r := e.run("-o", "json", "-p", "hi")
+	if r.code == 0 {
+		t.Fatalf("exit 0: %s", r.stdout)
+	}
+	var out struct {
+		Error struct{ Message string } `json:"error"`
+		Stats struct {
+			Models map[string]struct {
+				API struct {
+					TotalErrors  int            `json:"totalErrors"`
+					ErrorsByType map[string]int `json:"errorsByType"`
+				} `json:"api"`
+			} `json:"models"`
+		} `json:"stats"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatalf("%v: %s", err, r.stdout)
+	}
+	m, ok := out.Stats.Models["gemini-3.1-pro-preview-customtools"]
+	if _, alias := out.Stats.Models["auto"]; alias || !ok || m.API.TotalErrors != 1 || m.API.ErrorsByType["ApiError"] != 1 {
+		t.Errorf("stats %s", r.stdout)
+	}
+	if !strings.Contains(out.Error.Message, "bad request") {
+		t.Errorf("error %q", out.Error.Message)
+	}
+}
