@@ -337,8 +337,9 @@ func (m *Manager) rebuildLocked(fresh bool) bool {
 				schema = map[string]any{"type": "object", "properties": map[string]any{}}
 			}
 			if !HasValidTypes(schema) {
-				m.debugf("Skipping tool '%s' from MCP server '%s' because it has missing types in its parameter schema. Please file an issue with the owner of the MCP server.", d.Name, s.cfg.Name)
-				continue
+				// Gemini CLI 0.61 no longer skips such tools: the schema
+				// is sent as parametersJsonSchema, which needs no types.
+				m.debugf("Tool '%s' from MCP server '%s' has missing types in its parameter schema; declared as is.", d.Name, s.cfg.Name)
 			}
 			if HasCycle(schema) {
 				m.debugf("Tool '%s' from MCP server '%s' has a cyclic parameter schema; the model API may reject it.", d.Name, s.cfg.Name)

@@ -50,6 +50,10 @@ func startGrowingMCP(t *testing.T) string {
 	srv.AddTool(&sdk.Tool{Name: "secret", Description: "Must stay hidden.", InputSchema: obj}, func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		return text("the secret"), nil
 	})
+	untyped := map[string]any{"type": "object", "properties": map[string]any{"x": map[string]any{"description": "no type"}}}
+	srv.AddTool(&sdk.Tool{Name: "loose", Description: "Has an untyped parameter.", InputSchema: untyped}, func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		return text("loose"), nil
+	})
 	srv.AddTool(&sdk.Tool{Name: "big", Description: "Returns 5,000 characters.", InputSchema: obj}, func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		return text("BEGIN" + strings.Repeat("x", 4990) + "END"), nil
 	})
@@ -112,7 +116,8 @@ func TestMCPPolicyNames(t *testing.T) {
 			t.Fatalf("exit %d: %s", r.code, r.stderr)
 		}
 		reqs := e.srv.Requests()
-		if d := declaredNames(reqs[0]); d["secret"] || d["mcp_srv_secret"] || !d["echo"] {
+		// loose has an untyped parameter: declared all the same, as 0.61.
+		if d := declaredNames(reqs[0]); d["secret"] || d["mcp_srv_secret"] || !d["echo"] || !d["loose"] {
 			t.Errorf("declared %v", d)
 		}
 		if got := mustJSON(reqs[1].LastContent()); strings.Contains(got, "the secret") || !strings.Contains(got, "error") {
