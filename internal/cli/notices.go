@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/castor-dev/castor/agent"
+	"github.com/castor-dev/castor/model"
 )
 
 // loopWarning is Gemini CLI 0.61's warning when loop detection stops a
@@ -27,6 +28,13 @@ func noticeLine(errw io.Writer, ev *agent.Event, c cleaner) {
 	}
 	switch ev.Type {
 	case agent.EventRetry:
+		// Gemini CLI 0.61's wording for a service error; the cause for
+		// anything else (a broken connection, an empty answer).
+		var ae *model.APIError
+		if errors.As(n.Err, &ae) {
+			fmt.Fprintf(errw, "Attempt %d failed with status %d. Retrying with backoff...\n", n.Attempt, ae.StatusCode)
+			return
+		}
 		fmt.Fprintf(errw, "Attempt %d failed: %s. Retrying with backoff...\n", n.Attempt, c.str(fmt.Sprint(n.Err)))
 	case agent.EventFallback:
 		fmt.Fprintf(errw, "Quota exhausted for %s; switching to %s.\n", c.str(n.From), c.str(n.To))

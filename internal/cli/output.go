@@ -157,14 +157,8 @@ func (r *textRenderer) event(ev *agent.Event) {
 		fmt.Fprintf(r.errw, "Warning: %s\n", loopWarning)
 	case agent.EventWarning:
 		fmt.Fprintf(r.errw, "Warning: %s\n", r.str(ev.Text))
-	case agent.EventRetry:
-		if n := ev.Notice; n != nil {
-			fmt.Fprintf(r.errw, "Attempt %d failed: %s. Retrying with backoff...\n", n.Attempt, r.str(fmt.Sprint(n.Err)))
-		}
-	case agent.EventFallback:
-		if n := ev.Notice; n != nil {
-			fmt.Fprintf(r.errw, "Quota exhausted for %s; switching to %s.\n", r.str(n.From), r.str(n.To))
-		}
+	case agent.EventRetry, agent.EventFallback:
+		noticeLine(r.errw, ev, r.cleaner)
 	case agent.EventToolCall:
 		c := ev.Call
 		if c.Status == agent.StatusError && c.Result != nil && c.Result.Error != nil {

@@ -62,7 +62,7 @@ func TestRetryNoticeOnStderr(t *testing.T) {
 		if r.code != 0 {
 			t.Fatalf("%s: exit %d: %s", format, r.code, r.stderr)
 		}
-		if !strings.Contains(r.stderr, "Attempt 1 failed:") || strings.Contains(r.stdout, "Attempt 1") {
+		if !strings.Contains(r.stderr, "Attempt 1 failed with status 503. Retrying with backoff...") || strings.Contains(r.stdout, "Attempt 1") {
 			t.Errorf("%s: stderr %q", format, r.stderr)
 		}
 	}
