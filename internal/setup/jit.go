@@ -86,7 +86,10 @@ func withJIT(t tool.Tool, j *jitMemory) tool.Tool {
 }
 
 // jitTool is a tool whose results get subfolder memory appended. It
-// forwards the optional interfaces the registry and scheduler look for.
+// forwards the optional interfaces the registry and scheduler look for
+// (tool.Aliased, tool.ArgNormalizer, and tool.Modifiable on its calls); an
+// optional interface added to these tools or their calls later must be
+// forwarded here too.
 type jitTool struct {
 	tool.Tool
 	params []string
