@@ -34,8 +34,8 @@ import (
 // User-Agent header.
 var Version = version.Version
 
-// DefaultModel is the model used when neither an option, the settings nor
-// GEMINI_MODEL name one.
+// DefaultModel is the model used when neither an option, GEMINI_MODEL nor
+// the settings name one: "auto", routed per prompt as Gemini CLI does.
 const DefaultModel = setup.DefaultModel
 
 // Option configures an Agent. Options compose: each adds to what the
@@ -50,8 +50,8 @@ func WithIncludeDirectories(dirs ...string) Option {
 	return func(o *setup.Options) { o.IncludeDirectories = append(o.IncludeDirectories, dirs...) }
 }
 
-// WithModel sets the model name (default: settings model.name,
-// GEMINI_MODEL, then DefaultModel). Gemini CLI's aliases (pro, flash,
+// WithModel sets the model name (default: GEMINI_MODEL, settings
+// model.name, then DefaultModel). Gemini CLI's aliases (pro, flash,
 // flash-lite, auto) are accepted.
 func WithModel(name string) Option { return func(o *setup.Options) { o.Model = name } }
 

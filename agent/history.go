@@ -63,7 +63,10 @@ func curateModelContent(parts []*genai.Part) *genai.Content {
 // ensureThoughtSignature gives the first function call of a Gemini 3 model
 // turn a signature if it has none, as the API demands.
 func ensureThoughtSignature(modelName string, c *genai.Content) {
-	if c == nil || !strings.HasPrefix(modelName, "gemini-3") {
+	// Gemini CLI's aliases (auto, pro, flash, flash-lite) all stand for
+	// Gemini 3 models.
+	alias := modelName == "auto" || modelName == "pro" || modelName == "flash" || modelName == "flash-lite"
+	if c == nil || !(alias || strings.HasPrefix(modelName, "gemini-3")) {
 		return
 	}
 	for _, p := range c.Parts {

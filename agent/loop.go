@@ -82,6 +82,13 @@ func (d *loopDetector) content(s string) (string, bool) {
 	if d.inFence {
 		return "", false
 	}
+	if markdownStructure(s) {
+		// Tables, lists, headings, quotes and rules repeat their syntax
+		// on every line; as in Gemini CLI, they restart the tracking
+		// instead of counting as chanting.
+		d.resetText()
+		return "", false
+	}
 	d.text.WriteString(s)
 	t := d.text.String()
 	if len(t) > chantHistoryLimit {
@@ -103,4 +110,25 @@ func (d *loopDetector) content(s string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// markdownStructure reports whether s holds a line of a Markdown table,
+// list, heading, block quote or horizontal rule.
+func markdownStructure(s string) bool {
+	for _, line := range strings.Split(s, "\n") {
+		l := strings.TrimSpace(line)
+		switch {
+		case l == "":
+		case strings.HasPrefix(l, "|"), strings.HasPrefix(l, "#"), strings.HasPrefix(l, ">"),
+			strings.HasPrefix(l, "- "), strings.HasPrefix(l, "* "), strings.HasPrefix(l, "+ "):
+			return true
+		case strings.Trim(l, "-*_ ") == "" && len(l) >= 3:
+			return true
+		default:
+			if i := strings.IndexFunc(l, func(r rune) bool { return r < '0' || r > '9' }); i > 0 && strings.HasPrefix(l[i:], ". ") {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -507,12 +507,19 @@ func (r *run) callModel() (*genai.Content, []*ToolCall, error) {
 	req.Observe = func(n model.Notice) {
 		switch n.Kind {
 		case model.NoticeRetry:
+			if n.Model != "" {
+				// A failed attempt counts as a request with an error of
+				// its own, as in Gemini CLI 0.61.
+				s.stats.request(n.Model, "main", n.Latency, nil, n.Err)
+			}
 			r.emit(&Event{Type: EventRetry, Notice: &n})
 		case model.NoticeFallback:
 			s.mu.Lock()
 			s.model = n.To
 			s.mu.Unlock()
 			r.emit(&Event{Type: EventFallback, Notice: &n, Model: n.To})
+		case model.NoticeUtility:
+			s.stats.request(n.Model, n.Role, n.Latency, n.Usage, n.Err)
 		}
 	}
 	if err := r.beforeModel(req); err != nil {
@@ -530,7 +537,7 @@ func (r *run) callModel() (*genai.Content, []*ToolCall, error) {
 	)
 	for resp, err := range r.stream(req) {
 		if err != nil {
-			s.stats.request(orDefault(version, req.Model), "main", time.Since(start), nil, err)
+			s.stats.request(orDefault(version, model.FailedModel(err, req.Model)), "main", time.Since(start), nil, err)
 			return nil, nil, err
 		}
 		if resp == nil {
@@ -661,7 +668,7 @@ func orDefault(s, def string) string {
 func errorTypeName(err error) string {
 	var ae *model.APIError
 	if errors.As(err, &ae) {
-		return fmt.Sprintf("%d", ae.StatusCode)
+		return "ApiError" // Gemini CLI 0.61's name for any service error
 	}
 	t := reflect.TypeOf(err)
 	for t != nil && t.Kind() == reflect.Pointer {

@@ -24,10 +24,11 @@ type ModelStats struct {
 
 // APIStats count requests to a model.
 type APIStats struct {
-	TotalRequests  int            `json:"totalRequests"`
-	TotalErrors    int            `json:"totalErrors"`
-	TotalLatencyMs int64          `json:"totalLatencyMs"`
-	ErrorsByType   map[string]int `json:"errorsByType,omitempty"`
+	TotalRequests  int   `json:"totalRequests"`
+	TotalErrors    int   `json:"totalErrors"`
+	TotalLatencyMs int64 `json:"totalLatencyMs"`
+	// ErrorsByType is always written ({} when none), as Gemini CLI 0.61.
+	ErrorsByType map[string]int `json:"errorsByType"`
 }
 
 // TokenStats count tokens.
@@ -94,7 +95,7 @@ func newStatsRecorder() *statsRecorder {
 func (r *statsRecorder) model(name string) *ModelStats {
 	m := r.s.Models[name]
 	if m == nil {
-		m = &ModelStats{Roles: map[string]*RoleStats{}}
+		m = &ModelStats{Roles: map[string]*RoleStats{}, API: APIStats{ErrorsByType: map[string]int{}}}
 		r.s.Models[name] = m
 	}
 	return m
@@ -169,7 +170,9 @@ func (r *statsRecorder) toolCall(c *ToolCall, decision string) {
 		case "modify":
 			ds.Modify++
 		case "auto_accept":
-			ds.AutoAccept++
+			// Gemini CLI 0.61 counts a call that needed no confirmation
+			// (policy allowed it, --yolo) as accepted.
+			ds.Accept++
 		}
 	}
 	if c.Status == StatusSuccess && c.Result != nil && c.Result.Diff != nil && c.Result.Diff.DiffStat != nil {
@@ -185,6 +188,10 @@ func (r *statsRecorder) snapshot() Stats {
 	out := Stats{Models: map[string]*ModelStats{}, Tools: r.s.Tools, Files: r.s.Files}
 	for k, v := range r.s.Models {
 		cp := *v
+		cp.API.ErrorsByType = map[string]int{}
+		for ek, ev := range v.API.ErrorsByType {
+			cp.API.ErrorsByType[ek] = ev
+		}
 		cp.Roles = map[string]*RoleStats{}
 		for rk, rv := range v.Roles {
 			rc := *rv

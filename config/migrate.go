@@ -108,12 +108,16 @@ var v2Containers = func() map[string]bool {
 // needsV1Migration reports whether obj has a top-level key that V2 keeps
 // somewhere else.
 func needsV1Migration(obj map[string]any) bool {
-	for k, v := range obj {
+	for k := range obj {
 		target, ok := v1Keys[k]
 		if !ok || target == k {
 			continue
 		}
-		if _, isObj := v.(map[string]any); isObj && v2Containers[k] {
+		// A key that is also a V2 group ("model") does not make a file V1
+		// on its own: {"model": "x"} is a V2 file with a wrong value,
+		// which Gemini CLI 0.61 reports (see validateSettings). A file
+		// with any other flat V1 key is migrated whole.
+		if v2Containers[k] {
 			continue
 		}
 		return true

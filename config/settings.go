@@ -284,7 +284,9 @@ func Load(opts LoadOptions) (*Settings, error) {
 			var obj map[string]any
 			if obj, err = parseSettings(data); err == nil {
 				lf.Raw = expandTree(obj, env).(map[string]any)
-				return lf, nil
+				if err = validateSettings(lf.Raw); err == nil {
+					return lf, nil
+				}
 			}
 		}
 		var fe *FileError

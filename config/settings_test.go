@@ -283,18 +283,6 @@ func TestLoadLayers(t *testing.T) {
 			},
 		},
 		{
-			name: "a mistyped folderTrust setting keeps trust on",
-			fix: settingsFixture{
-				user:      `{"security": {"folderTrust": {"enabled": "false"}}}`,
-				workspace: `{"model": {"name": "workspace"}}`,
-			},
-			check: func(t *testing.T, s *Settings) {
-				if s.Model.Name != "" || s.Trust.Source == TrustSourceDisabled || !s.Security.FolderTrust {
-					t.Errorf("model.name = %q trust = %+v security = %+v", s.Model.Name, s.Trust, s.Security)
-				}
-			},
-		},
-		{
 			name: "broken workspace file in untrusted folder only warns",
 			fix:  settingsFixture{workspace: `{"model": `},
 			check: func(t *testing.T, s *Settings) {
@@ -304,19 +292,25 @@ func TestLoadLayers(t *testing.T) {
 			},
 		},
 		{
-			name: "wrong types fall back with a warning",
+			name: "a fractional integer falls back with a warning",
 			fix: settingsFixture{
-				user: `{"model": {"maxSessionTurns": "ten", "compressionThreshold": 0.3}, "general": {"maxAttempts": 2.5}, "tools": {"core": "read_file"}}`,
+				user: `{"model": {"compressionThreshold": 0.3}, "general": {"maxAttempts": 2.5}}`,
 				env:  trustAll,
 			},
 			check: func(t *testing.T, s *Settings) {
-				if s.Model.MaxSessionTurns != -1 || s.Model.CompressionThreshold != 0.3 || s.General.MaxAttempts != 10 {
+				if s.Model.CompressionThreshold != 0.3 || s.General.MaxAttempts != 10 {
 					t.Errorf("Model = %+v General = %+v", s.Model, s.General)
 				}
-				if !reflect.DeepEqual(s.Tools.Core, []string{"read_file"}) {
-					t.Errorf("tools.core = %v", s.Tools.Core)
+				if len(s.Warnings) != 1 {
+					t.Errorf("Warnings = %q", s.Warnings)
 				}
-				if len(s.Warnings) != 2 {
+			},
+		},
+		{
+			name: "a mistyped workspace file in an untrusted folder is ignored",
+			fix:  settingsFixture{workspace: `{"model": "x"}`},
+			check: func(t *testing.T, s *Settings) {
+				if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "model: expected an object") {
 					t.Errorf("Warnings = %q", s.Warnings)
 				}
 			},
@@ -375,6 +369,26 @@ func TestLoadErrors(t *testing.T) {
 			name: "broken workspace file in trusted folder",
 			fix:  settingsFixture{workspace: `{"a": 1,, }`, env: trustAll},
 			want: []string{"ws/.gemini/settings.json", "line 1, column 9"},
+		},
+		{
+			// Gemini CLI 0.61 stopped reading V1 files: a V2 group name with
+			// a scalar is a wrong type, not a V1 key.
+			name: "wrong type",
+			fix:  settingsFixture{user: `{"model": "x"}`},
+			want: []string{"home/.gemini/settings.json", "Invalid configuration: model: expected an object, got string \"x\""},
+		},
+		{
+			name: "wrong types are all listed",
+			fix: settingsFixture{
+				user: `{"model": {"maxSessionTurns": "ten"}, "tools": {"core": "read_file"}, "security": {"folderTrust": {"enabled": "false"}}}`,
+				env:  trustAll,
+			},
+			want: []string{"model.maxSessionTurns: expected a number, got string \"ten\"", "tools.core: expected an array of strings", "security.folderTrust.enabled: expected a boolean"},
+		},
+		{
+			name: "unknown approval mode",
+			fix:  settingsFixture{workspace: `{"general": {"defaultApprovalMode": "always"}}`, env: trustAll},
+			want: []string{"ws/.gemini/settings.json", "general.defaultApprovalMode: expected one of default, auto_edit, autoEdit, yolo, plan, got string \"always\""},
 		},
 		{
 			name: "bad trusted folders file",

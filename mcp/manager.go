@@ -71,6 +71,11 @@ type Options struct {
 	// server's tools change after Start (a list_changed notification or a
 	// reconnect that brought new tools).
 	OnToolsChanged func([]tool.Tool)
+	// OutputLimit cuts a tool result that is a single text longer than
+	// this many characters (tools.truncateToolOutputThreshold), saving it
+	// whole under OutputDir, as Gemini CLI does; 0 keeps results whole.
+	OutputLimit int
+	OutputDir   string
 
 	// OAuth configures authorization for remote servers; nil disables the
 	// browser flow but still uses tokens stored by Gemini CLI or Castor.
@@ -90,6 +95,8 @@ type Manager struct {
 	reserved                  func(string) bool
 	debug                     func(string)
 	onChange                  func([]tool.Tool)
+	outputLimit               int
+	outputDir                 string
 	oauth                     *OAuthOptions
 	slog                      *slog.Logger
 
@@ -117,6 +124,8 @@ func New(opts Options) *Manager {
 		reserved:       opts.Reserved,
 		debug:          opts.Debug,
 		onChange:       opts.OnToolsChanged,
+		outputLimit:    opts.OutputLimit,
+		outputDir:      opts.OutputDir,
 		oauth:          opts.OAuth,
 		byName:         map[string]*server{},
 		bridged:        map[string]*Tool{},
@@ -328,8 +337,9 @@ func (m *Manager) rebuildLocked(fresh bool) bool {
 				schema = map[string]any{"type": "object", "properties": map[string]any{}}
 			}
 			if !HasValidTypes(schema) {
-				m.debugf("Skipping tool '%s' from MCP server '%s' because it has missing types in its parameter schema. Please file an issue with the owner of the MCP server.", d.Name, s.cfg.Name)
-				continue
+				// Gemini CLI 0.61 no longer skips such tools: the schema
+				// is sent as parametersJsonSchema, which needs no types.
+				m.debugf("Tool '%s' from MCP server '%s' has missing types in its parameter schema; declared as is.", d.Name, s.cfg.Name)
 			}
 			if HasCycle(schema) {
 				m.debugf("Tool '%s' from MCP server '%s' has a cyclic parameter schema; the model API may reject it.", d.Name, s.cfg.Name)

@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"sync"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -158,8 +160,14 @@ func (c *call) Execute(ctx context.Context, _ func(string)) *tool.Result {
 	if res.IsError {
 		return c.toolError(res)
 	}
+	parts := ResultParts(c.t.serverTool, res.Content, s.cfg.wrapsOutput())
+	if m := s.m; m != nil && m.outputLimit > 0 && len(parts) == 1 && parts[0].Text != "" {
+		// Gemini CLI cuts single-text MCP results like shell output.
+		id := fmt.Sprintf("%d_%d", time.Now().UnixMilli(), rand.Uint32())
+		parts[0].Text = tool.LimitOutput(parts[0].Text, m.outputDir, c.t.name, id, m.outputLimit)
+	}
 	return &tool.Result{
-		LLMParts: ResultParts(c.t.serverTool, res.Content, s.cfg.wrapsOutput()),
+		LLMParts: parts,
 		Display:  ResultDisplay(res),
 	}
 }

@@ -60,6 +60,10 @@ const (
 	NoticeRetry NoticeKind = "retry"
 	// NoticeFallback: quota on From is exhausted; later calls use To.
 	NoticeFallback NoticeKind = "fallback"
+	// NoticeUtility: the transport made a call of its own for this request
+	// (the model router's classifier); Model, Role, Latency, Usage and Err
+	// describe it so the caller can count it in its stats.
+	NoticeUtility NoticeKind = "utility"
 )
 
 // Notice reports something the transport layer did on the caller's behalf.
@@ -70,6 +74,12 @@ type Notice struct {
 	Err     error         // the failure that caused it
 	From    string        // model before a fallback
 	To      string        // model after a fallback
+
+	// Utility calls (NoticeUtility), and retries of a failed call.
+	Model   string        // model asked (for utility calls: the version that answered)
+	Role    string        // Gemini CLI's LlmRole, e.g. "utility_router"
+	Latency time.Duration // duration of the call
+	Usage   *genai.GenerateContentResponseUsageMetadata
 }
 
 // APIError is an error answered by the model service.
@@ -134,6 +144,26 @@ func UnfinishedStreamError(chunks int) error {
 		return fmt.Errorf("%w: the model sent no response", ErrStreamCut)
 	}
 	return fmt.Errorf("%w: no finish reason after %d chunks", ErrStreamCut, chunks)
+}
+
+// ModelError is the error of a call that failed for good, with the model
+// it last went to. Its message is the underlying error's.
+type ModelError struct {
+	Model string
+	Err   error
+}
+
+func (e *ModelError) Error() string { return e.Err.Error() }
+func (e *ModelError) Unwrap() error { return e.Err }
+
+// FailedModel returns the model a failed call last went to, as told by a
+// ModelError in err's chain, or def.
+func FailedModel(err error, def string) string {
+	var me *ModelError
+	if errors.As(err, &me) && me.Model != "" {
+		return me.Model
+	}
+	return def
 }
 
 // AuthError reports missing or rejected credentials; the CLI exits 41.

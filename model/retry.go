@@ -50,16 +50,18 @@ type RetryOptions struct {
 	Rand func() float64
 }
 
-// DefaultFallback is Gemini CLI's model fallback chain (availability
-// policy catalog): gemini-2.5-pro → gemini-2.5-flash and any gemini-3 pro
-// model → gemini-3-flash-preview. Other models have no fallback.
+// DefaultFallback is Gemini CLI 0.61's model fallback chain on exhausted
+// quota (availability policy catalog): the Gemini 3 pro models
+// (gemini-3.1-pro-preview and its -customtools variant) and the flash-lite
+// model fall back to gemini-3.8-flash, the last resort; gemini-2.5-pro
+// falls back to gemini-2.5-flash. Other models have no fallback.
 func DefaultFallback(model string) string {
 	m := strings.TrimPrefix(model, "models/")
 	switch {
 	case strings.HasPrefix(m, "gemini-2.5-pro"):
 		return "gemini-2.5-flash"
-	case strings.HasPrefix(m, "gemini-3") && strings.Contains(m, "-pro"):
-		return "gemini-3-flash-preview"
+	case strings.HasPrefix(m, "gemini-3") && (strings.Contains(m, "-pro") || strings.Contains(m, "-flash-lite")):
+		return "gemini-3.8-flash"
 	}
 	return ""
 }
@@ -170,23 +172,53 @@ var errConsumerStopped = errors.New("stream consumer stopped")
 // GenerateContentStream implements Model. A stream is retried only while
 // it has yielded nothing: once a chunk has reached the caller, a retry
 // would duplicate output, so a later error is passed through unchanged.
+// A response that ends normally without any answer (no text, no function
+// call: an empty or thought-only response) is asked for again up to
+// MaxEmptyRetries times, as Gemini CLI 0.61 does; its final chunk is held
+// back meanwhile, so the caller sees one answer.
 func (r *Retrier) GenerateContentStream(ctx context.Context, req *Request) iter.Seq2[*genai.GenerateContentResponse, error] {
 	return func(yield func(*genai.GenerateContentResponse, error) bool) {
-		err := r.run(ctx, req, func(cur *Request) (bool, error) {
-			started := false
-			for chunk, err := range r.m.GenerateContentStream(ctx, cur) {
-				if err != nil {
-					return started, err
+		for retry := 0; ; retry++ {
+			var held *genai.GenerateContentResponse
+			answered := false
+			err := r.run(ctx, req, func(cur *Request) (bool, error) {
+				started := false
+				held, answered = nil, false
+				for chunk, err := range r.m.GenerateContentStream(ctx, cur) {
+					if err != nil {
+						return started, err
+					}
+					started = true
+					answered = answered || hasAnswer(chunk)
+					if !answered && emptyFinish(chunk) {
+						held = chunk
+						continue
+					}
+					if !yield(chunk, nil) {
+						return true, errConsumerStopped
+					}
 				}
-				started = true
-				if !yield(chunk, nil) {
-					return true, errConsumerStopped
+				return false, nil
+			})
+			if err != nil {
+				if err != errConsumerStopped {
+					yield(nil, err)
+				}
+				return
+			}
+			if held == nil {
+				return
+			}
+			if retry < MaxEmptyRetries && ctx.Err() == nil {
+				wait := r.jitter(min(r.opts.InitialDelay, emptyRetryDelay) << retry)
+				notify(req, Notice{Kind: NoticeRetry, Attempt: retry + 1, Delay: wait, Err: ErrEmptyResponse})
+				if r.opts.Sleep(ctx, wait) == nil {
+					continue
 				}
 			}
-			return false, nil
-		})
-		if err != nil && err != errConsumerStopped {
-			yield(nil, err)
+			// Out of retries: the empty answer is the answer.
+			yield(held, nil)
+			return
 		}
 	}
 }
@@ -194,17 +226,25 @@ func (r *Retrier) GenerateContentStream(ctx context.Context, req *Request) iter.
 // run calls call until it succeeds, fails for good, or attempts run out.
 // call reports final=true when its error must not be retried (a stream
 // that already yielded chunks).
-func (r *Retrier) run(ctx context.Context, req *Request, call func(*Request) (final bool, err error)) error {
+func (r *Retrier) run(ctx context.Context, req *Request, call func(*Request) (final bool, err error)) (err error) {
 	cur := req
 	if m := r.CurrentModel(req.Model); m != req.Model {
 		cur = req.Clone()
 		cur.Model = m
 	}
+	defer func() {
+		// Say which model failed: the caller asked for an alias, or a
+		// fallback changed the model (see FailedModel).
+		if err != nil && err != errConsumerStopped && ctx.Err() == nil {
+			err = &ModelError{Model: cur.Model, Err: err}
+		}
+	}()
 	delay := r.opts.InitialDelay
 	// tried stops a custom Fallback that cycles (a → b → a) from retrying
 	// forever.
 	tried := map[string]bool{cur.Model: true}
 	for attempt := 1; ; attempt++ {
+		start := time.Now()
 		final, err := call(cur)
 		if err == nil || final {
 			return err
@@ -241,7 +281,7 @@ func (r *Retrier) run(ctx context.Context, req *Request, call func(*Request) (fi
 			}
 			wait = ae.RetryAfter
 		}
-		notify(req, Notice{Kind: NoticeRetry, Attempt: attempt, Delay: wait, Err: err})
+		notify(req, Notice{Kind: NoticeRetry, Attempt: attempt, Delay: wait, Err: err, Model: cur.Model, Latency: time.Since(start)})
 		if serr := r.opts.Sleep(ctx, wait); serr != nil {
 			return serr
 		}

@@ -328,8 +328,8 @@ func TestFallback(t *testing.T) {
 		{
 			name:      "exhausted quota falls back at once",
 			replies:   []fakegemini.Reply{daily, fakegemini.Text("from flash")},
-			from:      "gemini-3-pro-preview",
-			to:        "gemini-3-flash-preview",
+			from:      "gemini-3.1-pro-preview",
+			to:        "gemini-3.8-flash",
 			wantKinds: "fallback",
 		},
 	}
@@ -477,8 +477,10 @@ func TestDefaultFallback(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"gemini-2.5-pro", "gemini-2.5-flash"},
 		{"models/gemini-2.5-pro", "gemini-2.5-flash"},
-		{"gemini-3-pro-preview", "gemini-3-flash-preview"},
-		{"gemini-3.1-pro-preview", "gemini-3-flash-preview"},
+		{"gemini-3.1-pro-preview", "gemini-3.8-flash"},
+		{"gemini-3.1-pro-preview-customtools", "gemini-3.8-flash"},
+		{"gemini-3.5-flash-lite", "gemini-3.8-flash"},
+		{"gemini-3.8-flash", ""},
 		{"gemini-2.5-flash", ""},
 		{"gemini-3-flash-preview", ""},
 		{"gemini-2.0-flash", ""},

@@ -68,6 +68,11 @@ type Call struct {
 	RootCommands []string
 	// ServerName is the MCP server of an MCP tool.
 	ServerName string
+
+	// aliases are the tool's other names (an MCP tool's mcp_<server>_<tool>)
+	// and trusted its server's trust, filled in from the tool itself.
+	aliases []string
+	trusted bool
 }
 
 // Engine holds the rules of one session. It is safe for concurrent use.
@@ -80,6 +85,7 @@ type Engine struct {
 	excluded    []rule
 	always      map[string]bool
 	selfConfirm map[string]bool
+	lookup      func(name string) (tool.Tool, bool)
 }
 
 // Options configure an Engine.
@@ -102,6 +108,11 @@ type Options struct {
 	// about like a built-in (and refused when nobody can answer). Modes,
 	// allow and exclude rules apply to them as to every tool.
 	SelfConfirming []string
+	// Lookup finds the tool a call names (the session's registry), so that
+	// rules written with an MCP tool's Gemini CLI name (mcp_<server>_<tool>,
+	// mcp_<server>_*) apply to calls of it, including tools a server added
+	// during the session. Nil: rules see the call's name only.
+	Lookup func(name string) (tool.Tool, bool)
 }
 
 // New returns an engine.
@@ -109,7 +120,7 @@ func New(o Options) *Engine {
 	if o.Mode == "" {
 		o.Mode = ModeDefault
 	}
-	e := &Engine{mode: o.Mode, interactive: o.Interactive, always: map[string]bool{}, askKinds: map[tool.Kind]bool{}, selfConfirm: map[string]bool{}}
+	e := &Engine{mode: o.Mode, interactive: o.Interactive, always: map[string]bool{}, askKinds: map[tool.Kind]bool{}, selfConfirm: map[string]bool{}, lookup: o.Lookup}
 	for _, n := range o.SelfConfirming {
 		e.selfConfirm[n] = true
 	}
@@ -149,6 +160,11 @@ func (e *Engine) Interactive() bool { return e.interactive }
 // Decide returns the decision for c and, for a refusal, the message the
 // model receives.
 func (e *Engine) Decide(c Call) (Decision, string) {
+	if e.lookup != nil {
+		if t, ok := e.lookup(c.Name); ok {
+			c = withTool(c, t)
+		}
+	}
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	for _, r := range e.excluded {
@@ -188,7 +204,7 @@ func (e *Engine) decideLocked(c Call) Decision {
 	if e.mode == ModeYolo {
 		return Allow
 	}
-	if c.Kind.ReadOnly() || c.Kind == tool.KindAgent {
+	if c.Kind.ReadOnly() || c.Kind == tool.KindAgent || c.trusted {
 		return Allow
 	}
 	for _, r := range e.allowed {
@@ -211,7 +227,7 @@ func (e *Engine) decideLocked(c Call) Decision {
 // tool every call of which would be refused is hidden, as Gemini CLI hides
 // tools that need approval in headless runs.
 func (e *Engine) Visible(t tool.Tool) bool {
-	c := Call{Name: t.Name(), DisplayName: t.DisplayName(), Kind: t.Kind()}
+	c := withTool(Call{Name: t.Name(), DisplayName: t.DisplayName(), Kind: t.Kind()}, t)
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	for _, r := range e.excluded {
@@ -301,8 +317,39 @@ func parseRule(s string) (rule, bool) {
 // shellNames are the names Gemini CLI accepts for its shell tool in rules.
 var shellNames = map[string]bool{"run_shell_command": true, "ShellTool": true, "Shell": true}
 
+// mcpTool is what policy needs of an MCP tool (mcp.Tool).
+type mcpTool interface {
+	ServerName() string
+	ServerToolName() string
+}
+
+// withTool completes c from its tool: an MCP tool's server, its other
+// names and its server's trust.
+func withTool(c Call, t tool.Tool) Call {
+	if a, ok := t.(tool.Aliased); ok {
+		c.aliases = a.Aliases()
+	}
+	if m, ok := t.(mcpTool); ok && c.ServerName == "" {
+		c.ServerName = m.ServerName()
+	}
+	if tr, ok := t.(interface{ Trusted() bool }); ok {
+		c.trusted = tr.Trusted()
+	}
+	return c
+}
+
 func (r rule) nameMatches(c Call) bool {
 	if r.name == c.Name || r.name == c.DisplayName || r.name == "*" {
+		return true
+	}
+	for _, a := range c.aliases {
+		if r.name == a {
+			return true
+		}
+	}
+	// mcp_<server>_* names every tool of a server, as in Gemini CLI.
+	if c.ServerName != "" && strings.HasPrefix(r.name, "mcp_") && strings.HasSuffix(r.name, "_*") &&
+		r.name[len("mcp_"):len(r.name)-len("_*")] == c.ServerName {
 		return true
 	}
 	return shellNames[r.name] && c.Kind == tool.KindExecute && shellNames[c.Name]

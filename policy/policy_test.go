@@ -113,3 +113,45 @@ func TestParseMode(t *testing.T) {
 		t.Error("want error")
 	}
 }
+
+// mcpStub is an MCP tool as policy sees it: a bare name, Gemini CLI's
+// mcp_<server>_<tool> alias and its server.
+type mcpStub struct {
+	stub
+	server string
+}
+
+func (s mcpStub) Aliases() []string      { return []string{"mcp_" + s.server + "_" + s.name} }
+func (s mcpStub) ServerName() string     { return s.server }
+func (s mcpStub) ServerToolName() string { return s.name }
+
+func TestMCPNames(t *testing.T) {
+	echo := mcpStub{stub{name: "echo", kind: tool.KindOther}, "srv"}
+	other := mcpStub{stub{name: "echo", kind: tool.KindOther}, "other"}
+	lookup := func(t tool.Tool) func(string) (tool.Tool, bool) {
+		return func(string) (tool.Tool, bool) { return t, true }
+	}
+	tests := []struct {
+		name              string
+		allowed, excluded []string
+		tool              mcpStub
+		want              Decision
+	}{
+		{"exclude by gemini name", nil, []string{"mcp_srv_echo"}, echo, Deny},
+		{"exclude by server wildcard", nil, []string{"mcp_srv_*"}, echo, Deny},
+		{"wildcard of another server", nil, []string{"mcp_srv_*"}, other, Deny}, // headless default: not allowed either
+		{"allow by gemini name", []string{"mcp_srv_echo"}, nil, echo, Allow},
+		{"allow by wildcard", []string{"mcp_srv_*"}, nil, echo, Allow},
+		{"allow by bare name", []string{"echo"}, nil, echo, Allow},
+		{"allow other server's name", []string{"mcp_other_echo"}, nil, echo, Deny},
+	}
+	for _, tt := range tests {
+		e := New(Options{Allowed: tt.allowed, Excluded: tt.excluded, Lookup: lookup(tt.tool)})
+		if d, _ := e.Decide(Call{Name: tt.tool.Name(), Kind: tool.KindOther}); d != tt.want {
+			t.Errorf("%s: Decide = %v, want %v", tt.name, d, tt.want)
+		}
+		if got := e.Visible(tt.tool); got != (tt.want == Allow) {
+			t.Errorf("%s: Visible = %v", tt.name, got)
+		}
+	}
+}

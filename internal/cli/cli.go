@@ -220,6 +220,9 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 	if f.sandbox {
 		fmt.Fprintln(stdio.Stderr, "Warning: --sandbox is not supported yet; tools run without a sandbox.")
 	}
+	if mode == policy.ModeYolo {
+		fmt.Fprintln(stdio.Stderr, yoloNotice)
+	}
 
 	var prompt string
 	if isInteractive {
@@ -291,6 +294,7 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 	if runErr == nil && ctx.Err() != nil {
 		runErr = ctx.Err()
 	}
+	runErr = turnOutcome(runErr)
 	code := exitCode(runErr)
 	out.finish(a.Session.Stats(), runErr, code, time.Since(start))
 	if runErr != nil {

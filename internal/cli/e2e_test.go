@@ -73,7 +73,7 @@ func TestHeadlessToolLoopJSONAndResume(t *testing.T) {
 	if out.SessionID == "" || out.Response != "I wrote notes.txt." {
 		t.Errorf("session_id %q response %q", out.SessionID, out.Response)
 	}
-	if out.Stats.Tools.TotalCalls != 3 || out.Stats.Tools.TotalSuccess != 3 || out.Stats.Models["gemini-fake"].API.TotalRequests != 4 {
+	if out.Stats.Tools.TotalCalls != 3 || out.Stats.Tools.TotalSuccess != 3 || out.Stats.Models["gemini-fake"].API.TotalRequests != 5 {
 		t.Errorf("stats = %s", r.stdout)
 	}
 	if out.Stats.Files.TotalLinesAdded != 1 {
@@ -88,7 +88,7 @@ func TestHeadlessToolLoopJSONAndResume(t *testing.T) {
 		t.Fatalf("%d requests", len(reqs))
 	}
 	first := reqs[0]
-	if !strings.HasSuffix(first.Path, "/models/gemini-2.5-pro:streamGenerateContent") || first.Query.Get("alt") != "sse" {
+	if !strings.HasSuffix(first.Path, "/models/gemini-3.1-pro-preview-customtools:streamGenerateContent") || first.Query.Get("alt") != "sse" {
 		t.Errorf("first request %s?%s", first.Path, first.Query.Encode())
 	}
 	if ua := first.Header.Get("User-Agent"); !strings.HasPrefix(ua, "Castor/") {
@@ -211,7 +211,7 @@ func TestStreamJSON(t *testing.T) {
 	if got := strings.Join(types, " "); got != want {
 		t.Errorf("events:\n got %s\nwant %s", got, want)
 	}
-	if ev := events[0]; ev["model"] != "gemini-2.5-pro" || ev["session_id"] == "" {
+	if ev := events[0]; ev["model"] != "auto" || ev["session_id"] == "" {
 		t.Errorf("init = %v", ev)
 	}
 	if ev := events[1]; ev["role"] != "user" || ev["content"] != "notes please" {

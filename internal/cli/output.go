@@ -34,9 +34,9 @@ func newRenderer(format string, stdout, stderr io.Writer, raw bool) renderer {
 	c := cleaner{raw: raw}
 	switch format {
 	case FormatJSON:
-		return &jsonRenderer{w: stdout, cleaner: c}
+		return &jsonRenderer{w: stdout, errw: stderr, cleaner: c}
 	case FormatStreamJSON:
-		return &streamRenderer{w: stdout, cleaner: c}
+		return &streamRenderer{w: stdout, errw: stderr, cleaner: c}
 	}
 	return &textRenderer{w: stdout, errw: stderr, cleaner: c}
 }
@@ -153,18 +153,14 @@ func (r *textRenderer) event(ev *agent.Event) {
 	case agent.EventFinished:
 		r.write(r.endText())
 		r.turnHasText = false
-	case agent.EventLoopDetected, agent.EventWarning:
+	case agent.EventLoopDetected:
+		fmt.Fprintf(r.errw, "Warning: %s\n", loopWarning)
+	case agent.EventWarning:
 		fmt.Fprintf(r.errw, "Warning: %s\n", r.str(ev.Text))
 	case agent.EventHookMessage:
 		fmt.Fprintf(r.errw, "%s\n", r.str(ev.Text))
-	case agent.EventRetry:
-		if n := ev.Notice; n != nil {
-			fmt.Fprintf(r.errw, "Attempt %d failed: %s. Retrying with backoff...\n", n.Attempt, r.str(fmt.Sprint(n.Err)))
-		}
-	case agent.EventFallback:
-		if n := ev.Notice; n != nil {
-			fmt.Fprintf(r.errw, "Quota exhausted for %s; switching to %s.\n", r.str(n.From), r.str(n.To))
-		}
+	case agent.EventRetry, agent.EventFallback:
+		noticeLine(r.errw, ev, r.cleaner)
 	case agent.EventToolCall:
 		c := ev.Call
 		if c.Status == agent.StatusError && c.Result != nil && c.Result.Error != nil {
@@ -198,10 +194,14 @@ func (r *textRenderer) finish(_ agent.Stats, err error, _ int, _ time.Duration) 
 // answer as the engine gives it (the text of the last model response), and
 // the stats.
 type jsonRenderer struct {
-	w io.Writer
+	w, errw io.Writer
 	cleaner
 	sessionID string
 	response  string
+	// partial is the text of the response being streamed, the answer
+	// when a loop stops the turn; warnings go in the output as 0.61's.
+	partial, lastText string
+	warnings          []string
 }
 
 func (r *jsonRenderer) start(sessionID, _, _ string) { r.sessionID = sessionID }
@@ -210,6 +210,7 @@ func (r *jsonRenderer) event(ev *agent.Event) {
 	if ev.Type == agent.EventTurnEnd || ev.Type == agent.EventInputRequired {
 		r.response = ev.Text
 	}
+	r.track(ev)
 }
 
 type jsonError struct {
@@ -231,7 +232,8 @@ func (r *jsonRenderer) finish(stats agent.Stats, err error, code int, _ time.Dur
 			SessionID string      `json:"session_id"`
 			Response  string      `json:"response"`
 			Stats     agent.Stats `json:"stats"`
-		}{r.str(r.sessionID), r.str(r.response), r.stats(stats)}
+			Warnings  []string    `json:"warnings,omitempty"`
+		}{r.str(r.sessionID), r.str(r.response), r.stats(stats), r.warnings}
 	}
 	b, _ := json.MarshalIndent(out, "", "  ")
 	r.w.Write(append(b, '\n'))
@@ -239,7 +241,7 @@ func (r *jsonRenderer) finish(stats agent.Stats, err error, code int, _ time.Dur
 
 // streamRenderer prints one JSON object per line as things happen.
 type streamRenderer struct {
-	w io.Writer
+	w, errw io.Writer
 	cleaner
 	model string
 }
@@ -321,12 +323,11 @@ func (r *streamRenderer) event(ev *agent.Event) {
 				Output    *string  `json:"output,omitempty"`
 				Error     *toolErr `json:"error,omitempty"`
 			}{Type: "tool_result", Timestamp: stamp(), ToolID: r.str(toolID(c)), Status: "success"}
-			if c.Status == agent.StatusSuccess {
-				if c.Result != nil && c.Result.Diff == nil && c.Result.Display != "" {
-					d := r.str(c.Result.Display)
-					out.Output = &d
-				}
-			} else {
+			if d, ok := toolResultOutput(c); ok {
+				d = r.str(d)
+				out.Output = &d
+			}
+			if c.Status != agent.StatusSuccess {
 				out.Status = "error"
 				if c.Result != nil && c.Result.Error != nil {
 					out.Error = &toolErr{string(c.Result.Error.Type), r.str(c.Result.Error.Message)}
@@ -334,10 +335,15 @@ func (r *streamRenderer) event(ev *agent.Event) {
 			}
 			r.line(out)
 		}
+	case agent.EventRetry, agent.EventFallback:
+		noticeLine(r.errw, ev, r.cleaner)
 	case agent.EventLoopDetected, agent.EventMaxSessionTurns, agent.EventWarning:
 		msg := ev.Text
-		if ev.Type == agent.EventMaxSessionTurns {
+		switch ev.Type {
+		case agent.EventMaxSessionTurns:
 			msg = "Maximum session turns exceeded"
+		case agent.EventLoopDetected:
+			msg = loopWarning
 		}
 		r.line(struct {
 			Type      string `json:"type"`

@@ -49,6 +49,8 @@ type Server struct {
 	mu           sync.Mutex
 	queue        []Reply
 	requests     []*Request
+	routeQueue   []Reply
+	routes       []*Request
 	strict       bool
 	modelVersion string
 	seq          int
@@ -184,6 +186,52 @@ func (s *Server) LastRequest() *Request {
 	return s.requests[len(s.requests)-1]
 }
 
+// DefaultRoute is the routing answer the server gives when no test queued
+// one: the highest complexity, so "auto" prompts go to the pro model (what
+// the oracle's fake answered when Gemini CLI 0.61 was observed).
+var DefaultRoute = Text(`{"complexity_reasoning":"fakegemini: no route scripted","complexity_score":100}`)
+
+// EnqueueRoute queues answers for model-routing calls (see
+// Request.IsRoute), which are kept apart from the main script: tests of
+// the main loop need not know about routing. Without a queued answer the
+// server answers DefaultRoute.
+func (s *Server) EnqueueRoute(replies ...Reply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.routeQueue = append(s.routeQueue, replies...)
+}
+
+// RouteRequests returns the routing calls received so far, oldest first.
+// They are not listed by Requests.
+func (s *Server) RouteRequests() []*Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]*Request(nil), s.routes...)
+}
+
+func (s *Server) route(rec *Request) Reply {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.routes = append(s.routes, rec)
+	if len(s.routeQueue) == 0 {
+		return DefaultRoute
+	}
+	r := s.routeQueue[0]
+	s.routeQueue = s.routeQueue[1:]
+	return r
+}
+
+// IsRoute reports whether r is a model-routing call: a unary generate call
+// asking for a JSON answer with a complexity_score (Gemini CLI's and
+// Castor's classifier for the "auto" model).
+func (r *Request) IsRoute() bool {
+	if r.RPC != RPCGenerateContent || r.GenerationConfig == nil || r.GenerationConfig.ResponseJsonSchema == nil {
+		return false
+	}
+	b, err := json.Marshal(r.GenerationConfig.ResponseJsonSchema)
+	return err == nil && strings.Contains(string(b), `"complexity_score"`)
+}
+
 // Request is one request the server received, decoded for assertions.
 type Request struct {
 	// HTTPMethod, Path and Query are as received.
@@ -288,6 +336,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rec := decode(r, rpc, modelID, ca, body)
+	if rec.IsRoute() {
+		s.serve(w, r, rec, s.route(rec))
+		return
+	}
 	s.mu.Lock()
 	s.requests = append(s.requests, rec)
 	s.mu.Unlock()

@@ -44,12 +44,14 @@ func baseClient(ctx context.Context, o Options, st *config.Settings, getenv func
 	if err != nil {
 		return nil, err
 	}
+	apiKey := false
 	if !ok {
 		cfg, err := gemini.ConfigFromEnv(getenv)
 		if err != nil {
 			return nil, configErrorf("%v", err)
 		}
 		cfg.Version = version.Version
+		apiKey = !cfg.Vertex
 		if m, err = gemini.New(ctx, cfg); err != nil {
 			return nil, err
 		}
@@ -58,7 +60,7 @@ func baseClient(ctx context.Context, o Options, st *config.Settings, getenv func
 	if err != nil {
 		return nil, err
 	}
-	return model.WithRetry(m, ro), nil
+	return newRouter(model.WithRetry(m, ro), m, apiKey), nil
 }
 
 // retryOptions are the options' own, or general.maxAttempts with

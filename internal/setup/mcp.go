@@ -81,6 +81,10 @@ func openMCP(ctx context.Context, st *config.Settings, at mcpPlace, allowedNames
 		EnvAllowed:    redaction(st, "allowed"),
 		EnvBlocked:    redaction(st, "blocked"),
 		Reserved:      func(n string) bool { return reserved[n] },
+		// A server's tools/list_changed reaches the session's registry.
+		OnToolsChanged: at.onToolsChanged,
+		OutputLimit:    st.Tools.TruncateToolOutputThreshold,
+		OutputDir:      at.tempDir,
 		// No browser here: a headless start uses stored tokens only (the
 		// lead's interactive faces can pass OpenBrowser).
 		OAuth: &mcp.OAuthOptions{TokenFile: filepath.Join(at.geminiDir, mcp.TokenFileName)},
@@ -113,6 +117,11 @@ type mcpPlace struct {
 	// getenv expands variables in mcp.serverCommand.
 	environ []string
 	getenv  func(string) string
+	// onToolsChanged receives the whole MCP tool list after a server's
+	// tools changed during the session.
+	onToolsChanged func([]tool.Tool)
+	// tempDir is where oversized tool results are saved whole.
+	tempDir string
 }
 
 // redaction reads security.environmentVariableRedaction.allowed or

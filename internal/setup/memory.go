@@ -19,6 +19,8 @@ import (
 type memory struct {
 	global  string
 	project string
+	// files is the loaded memory, which just-in-time loading extends.
+	files *config.Memory
 }
 
 func loadMemory(o Options, a *Agent, filter tool.FileFilter) (memory, error) {
@@ -30,13 +32,19 @@ func loadMemory(o Options, a *Agent, filter tool.FileFilter) (memory, error) {
 	if !st.Context.LoadMemoryFromIncludeDirectories {
 		dirs = dirs[:1]
 	}
+	maxDirs := st.Context.DiscoveryMaxDirs
+	if jitEnabled(st) {
+		// Subfolder files arrive with the output of the tools that touch
+		// them (jit.go), as in Gemini CLI 0.61; no scan at start.
+		maxDirs = -1
+	}
 	m, err := config.LoadMemory(config.MemoryOptions{
 		Workspace:       dirs,
 		Home:            a.Home.UserDir,
 		FileNames:       st.Context.FileNames,
 		Filter:          filter,
 		Trusted:         a.Trusted,
-		MaxDirs:         st.Context.DiscoveryMaxDirs,
+		MaxDirs:         maxDirs,
 		BoundaryMarkers: st.Context.MemoryBoundaryMarkers,
 		ImportFormat:    st.Context.ImportFormat,
 		ExtensionFiles:  extensionContextFiles(a.Extensions),
@@ -51,7 +59,7 @@ func loadMemory(o Options, a *Agent, filter tool.FileFilter) (memory, error) {
 	if m.Extension != "" {
 		project = m.Extension + "\n\n" + project
 	}
-	return memory{global: m.Global, project: project}, nil
+	return memory{global: m.Global, project: project, files: m}, nil
 }
 
 // prompt is what the session tells the model besides the conversation:
@@ -71,6 +79,7 @@ func newPrompt(o Options, a *Agent, ts *toolSet, pol *policy.Engine) (*prompt, e
 	if err != nil {
 		o.Warn(err.Error())
 	}
+	ts.jit.set(mem.files)
 	inGit := config.InGitRepo(a.Workspace.Dirs()[0])
 	build := func(global string) (string, error) {
 		s, err := agent.SystemPrompt(agent.PromptOptions{
@@ -94,6 +103,7 @@ func newPrompt(o Options, a *Agent, ts *toolSet, pol *policy.Engine) (*prompt, e
 			o.Warn(err.Error())
 			return
 		}
+		ts.jit.set(m.files)
 		if s, err := build(m.global); err == nil {
 			p.system.set(s)
 		}

@@ -55,8 +55,9 @@ type Options struct {
 	WorkDir string
 	// IncludeDirectories are further workspace directories.
 	IncludeDirectories []string
-	// Model is the model name (default: settings model.name, GEMINI_MODEL,
-	// then DefaultModel); aliases (pro, flash…) are resolved.
+	// Model is the model name (default: GEMINI_MODEL, settings
+	// model.name, then DefaultModel); aliases (auto, pro, flash…) are
+	// resolved as Gemini CLI 0.61 does, auto by routing each prompt.
 	Model string
 	// Instructions are added where GEMINI.md memory goes in the system
 	// instruction; InstructionsFunc computes more for each model call.
@@ -136,9 +137,10 @@ type Options struct {
 	MCPServers map[string]any
 }
 
-// DefaultModel is the model used when neither an option, the settings nor
-// GEMINI_MODEL name one.
-const DefaultModel = "gemini-2.5-pro"
+// DefaultModel is the model used when neither an option, GEMINI_MODEL
+// nor the settings name one: "auto", routed per prompt (see
+// internal/routing).
+const DefaultModel = "auto"
 
 // Agent is an assembled session with everything it holds.
 type Agent struct {
@@ -276,8 +278,9 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 	if err != nil {
 		return nil, err
 	}
+	client, modelName, chatModel := sessionModel(client, modelName, o)
 
-	tools, err := buildTools(ctx, o, a, client, modelName)
+	tools, err := buildTools(ctx, o, a, client, toolModel(modelName))
 	if err != nil {
 		return nil, err
 	}
@@ -298,7 +301,7 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 			askKinds = []tool.Kind{tool.KindEdit}
 		}
 	}
-	pol, err := buildPolicy(o, st, a.Trusted, interactive, askKinds, tools.trusted, tools.custom)
+	pol, err := buildPolicy(o, st, a.Trusted, interactive, askKinds, tools.trusted, tools.custom, tools.registry.Get)
 	if err != nil {
 		return nil, err
 	}
@@ -342,7 +345,7 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 		ModelName:            modelName,
 		SessionID:            sessionID,
 		SystemInstruction:    systemInstruction,
-		GenerationConfig:     gemini.DefaultGenerationConfig(modelName),
+		GenerationConfig:     gemini.DefaultGenerationConfig(chatModel),
 		Tools:                tools.registry,
 		Policy:               pol,
 		EnvContext:           prompt.envContext,
@@ -463,28 +466,18 @@ func workspace(wd string, st *config.Settings, include []string, home string, wa
 	return tool.NewWorkspace(dirs...)
 }
 
-// modelAliases are the short names Gemini CLI accepts for -m.
-var modelAliases = map[string]string{
-	"auto":       DefaultModel,
-	"pro":        "gemini-2.5-pro",
-	"flash":      "gemini-2.5-flash",
-	"flash-lite": "gemini-2.5-flash-lite",
-}
-
-// resolveModelName picks the model: the option, then settings, then
-// GEMINI_MODEL, then the default; aliases are resolved.
+// resolveModelName picks the model: the option, then GEMINI_MODEL, then
+// settings (Gemini CLI 0.61's order), then the default. Aliases are kept:
+// sessionModel resolves them once the transport is known.
 func resolveModelName(name string, st *config.Settings, getenv func(string) string) string {
-	if name == "" {
-		name = st.Model.Name
-	}
 	if name == "" {
 		name = getenv("GEMINI_MODEL")
 	}
 	if name == "" {
-		name = DefaultModel
+		name = st.Model.Name
 	}
-	if full, ok := modelAliases[name]; ok {
-		name = full
+	if name == "" {
+		name = DefaultModel
 	}
 	return name
 }

@@ -45,14 +45,13 @@ func TestResolveModelName(t *testing.T) {
 	tests := []struct {
 		option, setting, env, want string
 	}{
-		{want: DefaultModel},
+		{want: "auto"},
 		{env: "gemini-env", want: "gemini-env"},
-		{setting: "gemini-settings", env: "gemini-env", want: "gemini-settings"},
+		// Gemini CLI 0.61: GEMINI_MODEL beats model.name.
+		{setting: "gemini-settings", env: "gemini-env", want: "gemini-env"},
+		{setting: "gemini-settings", want: "gemini-settings"},
 		{option: "gemini-option", setting: "gemini-settings", env: "gemini-env", want: "gemini-option"},
-		{option: "flash", want: "gemini-2.5-flash"},
-		{setting: "flash-lite", want: "gemini-2.5-flash-lite"},
-		{env: "pro", want: "gemini-2.5-pro"},
-		{option: "auto", want: DefaultModel},
+		{option: "flash", want: "flash"},
 	}
 	for _, tt := range tests {
 		st := &config.Settings{}
@@ -140,7 +139,7 @@ func TestBuildPolicyMode(t *testing.T) {
 		st := &config.Settings{}
 		st.General.DefaultApprovalMode = tt.setting
 		o := Options{ApprovalMode: policy.Mode(tt.option), Warn: func(string) {}}
-		pol, err := buildPolicy(o, st, tt.trusted, false, nil, nil, nil)
+		pol, err := buildPolicy(o, st, tt.trusted, false, nil, nil, nil, nil)
 		if tt.wantErr {
 			var ce *ConfigError
 			if !errors.As(err, &ce) || !strings.Contains(err.Error(), "general.defaultApprovalMode") {

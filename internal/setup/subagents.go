@@ -2,6 +2,7 @@ package setup
 
 import (
 	"context"
+	"github.com/castor-dev/castor/internal/routing"
 	"regexp"
 	"slices"
 	"strings"
@@ -78,9 +79,9 @@ func (a *Agent) addSubagents(o Options, ts *toolSet, e subagentEnv) error {
 	}
 	for i, d := range defs {
 		// Model aliases (pro, flash…) mean what they mean for the session.
-		if full, ok := modelAliases[d.Model]; ok {
+		if routing.IsAlias(d.Model) {
 			c := *d
-			c.Model = full
+			c.Model = routing.Resolve(d.Model, false)
 			defs[i] = &c
 		}
 	}

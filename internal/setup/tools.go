@@ -30,6 +30,8 @@ type toolSet struct {
 	// whether a call is asked about.
 	custom []string
 	mcp    *mcp.Manager
+	// jit brings subfolder memory into tool output (nil: off).
+	jit *jitMemory
 }
 
 // buildTools registers the built-in tools (filtered by tools.core and
@@ -66,9 +68,17 @@ func buildTools(ctx context.Context, o Options, a *Agent, client model.Model, mo
 	// tools.webFetch.allowPrivateAddresses lets web_fetch reach local
 	// development servers (loopback, link-local, private networks).
 	ts.env.AllowPrivateHosts, _ = st.GetBool("tools.webFetch.allowPrivateAddresses")
+	// tools.grepMaxMatches (Castor's; Gemini CLI fixes 100) raises the
+	// search cap for users who want more than the default.
+	if n, ok := st.GetNumber("tools.grepMaxMatches"); ok && n >= 1 {
+		ts.env.SearchMaxMatches = int(n)
+	}
+	if !o.IgnoreSettings && jitEnabled(st) {
+		ts.jit = &jitMemory{root: wd, warn: o.Warn}
+	}
 	for _, t := range builtin.All(ts.env) {
 		if keepTool(t, st.Tools.Core, st.Tools.Exclude) {
-			ts.registry.Register(t)
+			ts.registry.Register(withJIT(t, ts.jit))
 		}
 	}
 	for _, t := range o.Tools {
@@ -81,15 +91,16 @@ func buildTools(ctx context.Context, o Options, a *Agent, client model.Model, mo
 	}
 	// Without settings, only extensions given in code bring servers.
 	if !o.IgnoreSettings || len(st.MCPServers) > 0 {
-		ts.mcp = openMCP(ctx, st, mcpPlace{workDir: wd, geminiDir: a.Home.Dir, environ: a.Env.Environ(), getenv: a.Env.Getenv}, o.AllowedMCPServerNames, o.Warn)
+		msync := &mcpSync{registry: ts.registry}
+		ts.mcp = openMCP(ctx, st, mcpPlace{workDir: wd, geminiDir: a.Home.Dir, environ: a.Env.Environ(), getenv: a.Env.Getenv, onToolsChanged: msync.update, tempDir: a.TempDir}, o.AllowedMCPServerNames, o.Warn)
 		if ts.mcp != nil {
 			a.onClose(ts.mcp.Close)
 			for _, t := range ts.mcp.Tools() {
-				ts.registry.Register(t)
 				if tt, ok := t.(tool.TrustedTool); ok && tt.Trusted() {
 					ts.trusted = append(ts.trusted, t.Name())
 				}
 			}
+			msync.update(ts.mcp.Tools())
 		}
 	}
 	return ts, ctx.Err()
@@ -99,7 +110,7 @@ func buildTools(ctx context.Context, o Options, a *Agent, client model.Model, mo
 // general.defaultApprovalMode; an untrusted folder never gets yolo or
 // auto_edit), tools.allowed and the options' rules, trusted tools, and
 // tools.exclude.
-func buildPolicy(o Options, st *config.Settings, trusted, interactive bool, askKinds []tool.Kind, trustedTools, customTools []string) (*policy.Engine, error) {
+func buildPolicy(o Options, st *config.Settings, trusted, interactive bool, askKinds []tool.Kind, trustedTools, customTools []string, lookup func(string) (tool.Tool, bool)) (*policy.Engine, error) {
 	mode := o.ApprovalMode
 	if mode == "" && st.General.DefaultApprovalMode != "" {
 		m, err := policy.ParseMode(st.General.DefaultApprovalMode)
@@ -123,6 +134,7 @@ func buildPolicy(o Options, st *config.Settings, trusted, interactive bool, askK
 		Allowed:        allowed,
 		Excluded:       st.Tools.Exclude,
 		SelfConfirming: customTools,
+		Lookup:         lookup,
 	}), nil
 }
 

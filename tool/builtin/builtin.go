@@ -32,6 +32,9 @@ type Env struct {
 	OutputLimit int
 	// MemoryFile is the global GEMINI.md that save_memory appends to.
 	MemoryFile string
+	// SearchMaxMatches is the default cap on search_file_content's
+	// matches (setting tools.grepMaxMatches); zero means Gemini CLI's 100.
+	SearchMaxMatches int
 	// DisableRipgrep makes search_file_content skip ripgrep even when it
 	// is installed (tools.useRipgrep: false).
 	DisableRipgrep bool

@@ -95,7 +95,10 @@ func argsDecode(args map[string]any, v any) error {
 
 // editDescriptionLead opens both replace's and smart_edit's descriptions,
 // as it opens Gemini CLI's edit.ts and smart-edit.ts ones.
-const editDescriptionLead = "Replaces text within a file. By default, replaces a single occurrence, but can replace multiple occurrences when `expected_replacements` is specified. This tool requires providing significant context around the change to ensure precise targeting. Always use the read_file tool to examine the file's current content before attempting a text replacement."
+const editDescriptionLead = "Replaces text in a file: one occurrence of `old_string`, or `expected_replacements` occurrences. Read the file with read_file first. An empty `old_string` with a missing file creates it."
+
+// editRules are the exact-match rules both edit tools state.
+const editRules = "`old_string` and `new_string` are exact literal text, whitespace, indentation and newlines included; never escape them. `old_string` must match exactly one place unless `expected_replacements` says how many: include about 3 lines of context before and after the change. Otherwise the call fails. Split large changes into several small edits. The user may modify `new_string`; the response then says so."
 
 // editSchema is the parameter schema of replace and smart_edit, which
 // Gemini CLI words alike but for old_string's description. A non-nil
@@ -112,11 +115,11 @@ func editSchema(oldStringDoc string, instruction map[string]any) map[string]any 
 		},
 		"new_string": map[string]any{
 			"type":        "string",
-			"description": "The exact literal text to replace `old_string` with, preferably unescaped. Provide the EXACT text. Ensure the resulting code is correct and idiomatic.",
+			"description": "The exact literal replacement text, unescaped; the result must be correct, idiomatic code.",
 		},
 		"expected_replacements": map[string]any{
 			"type":        "number",
-			"description": "Number of replacements expected. Defaults to 1 if not specified. Use when you want to replace multiple occurrences.",
+			"description": "How many occurrences to replace (default 1).",
 			"minimum":     1,
 		},
 	}

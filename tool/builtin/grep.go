@@ -26,9 +26,11 @@ import (
 
 // Limits of search_file_content.
 const (
-	// grepDefaultMaxMatches caps the matches returned, as the ripgrep
-	// variant of the wire spec does.
-	grepDefaultMaxMatches = 20000
+	// grepDefaultMaxMatches caps the matches returned, as Gemini CLI 0.61
+	// does (DEFAULT_TOTAL_MAX_MATCHES): more would cost the model tokens
+	// without helping it. The model raises it per call with
+	// total_max_matches, the user with Env.SearchMaxMatches.
+	grepDefaultMaxMatches = 100
 	// grepTimeout bounds one search (Gemini CLI's DEFAULT_SEARCH_TIMEOUT_MS).
 	grepTimeout = 30 * time.Second
 )
@@ -159,6 +161,9 @@ type grepOptions struct {
 // Build implements tool.Tool.
 func (t *grepTool) Build(args map[string]any) (tool.Call, error) {
 	o := &grepOptions{maxMatches: grepDefaultMaxMatches}
+	if t.env != nil && t.env.SearchMaxMatches > 0 {
+		o.maxMatches = t.env.SearchMaxMatches
+	}
 	o.pattern, _ = argString(args, "pattern")
 	o.include, _ = argString(args, "include")
 	o.caseSensitive, _ = argBool(args, "case_sensitive")

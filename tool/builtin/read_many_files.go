@@ -65,18 +65,9 @@ func (t *ReadManyFilesTool) DisplayName() string { return "ReadManyFiles" }
 // Kind is read.
 func (t *ReadManyFilesTool) Kind() tool.Kind { return tool.KindRead }
 
-// Description is Gemini CLI's description of the paths form.
+// Description says what the tool returns and when to prefer it.
 func (t *ReadManyFilesTool) Description() string {
-	return `Reads content from multiple files specified by paths or glob patterns within a configured target directory. For text files, it concatenates their content into a single string. It is primarily designed for text-based files. However, it can also process image (e.g., .png, .jpg) and PDF (.pdf) files if their file names or extensions are explicitly included in the 'paths' argument. For these explicitly requested non-text files, their data is read and included in a format suitable for model consumption (e.g., base64 encoded).
-
-This tool is useful when you need to understand or analyze a collection of files, such as:
-- Getting an overview of a codebase or parts of it (e.g., all TypeScript files in the 'src' directory).
-- Finding where specific functionality is implemented if the user asks broad questions about code.
-- Reviewing documentation files (e.g., all Markdown files in the 'docs' directory).
-- Gathering context from multiple configuration files.
-- When the user asks to "read all files in X directory" or "show me the content of all Y files".
-
-Use this tool when the user's query implies needing the content of several files simultaneously for context, analysis, or summarization. For text files, it uses default UTF-8 encoding and a '--- {filePath} ---' separator between file contents. The tool inserts a '--- End of content ---' after the last file. Ensure paths are relative to the target directory. Glob patterns like 'src/**/*.js' are supported. Avoid using for single files if a more specific single-file reading tool is available, unless the user specifically requests to process a list containing just one file via this tool. Other binary files (not explicitly requested as image/PDF) are generally skipped. Default excludes apply to common non-text files (except for explicitly requested images/PDFs) and large dependency directories unless 'useDefaultExcludes' is false.`
+	return `Reads several files at once, given as paths or glob patterns relative to the workspace (e.g. 'src/**/*.go', 'docs/'), and returns their text joined, each headed by '--- <path> ---', ending with '--- End of content ---'. Use it for an overview of a part of the code base, or when several files are needed together; use read_file for a single file. Images and PDFs are returned only when named explicitly; other binary files, common dependency folders and ignored files are skipped (useDefaultExcludes).`
 }
 
 // Schema is the spec's (paths required). Today's form, with include
@@ -98,17 +89,17 @@ func (t *ReadManyFilesTool) Schema() map[string]any {
 	return map[string]any{
 		"type": "object",
 		"properties": map[string]any{
-			"paths":   patterns("Required. An array of glob patterns or paths relative to the tool's target directory. Examples: ['src/**/*.ts'], ['README.md', 'docs/']", true),
-			"include": patterns("Optional. Additional glob patterns to include. These are merged with `paths`. Example: \"*.test.ts\" to specifically add test files if they were broadly excluded.", false),
-			"exclude": patterns("Optional. Glob patterns for files/directories to exclude. Added to default excludes if useDefaultExcludes is true. Example: \"**/*.log\", \"temp/\"", false),
+			"paths":   patterns("Glob patterns or paths relative to the workspace, e.g. ['src/**/*.ts'], ['README.md', 'docs/'].", true),
+			"include": patterns("More glob patterns, merged with paths.", false),
+			"exclude": patterns("Glob patterns to leave out, e.g. '**/*.log'.", false),
 			"recursive": map[string]any{
 				"type":        "boolean",
-				"description": "Optional. Whether to search recursively (primarily controlled by `**` in glob patterns). Defaults to true.",
+				"description": "Search recursively (mostly decided by ** in patterns). Default true.",
 				"default":     true,
 			},
 			"useDefaultExcludes": map[string]any{
 				"type":        "boolean",
-				"description": "Optional. Whether to apply a list of default exclusion patterns (e.g., node_modules, .git, binary files). Defaults to true.",
+				"description": "Skip node_modules, .git, binary files and the like. Default true.",
 				"default":     true,
 			},
 			"file_filtering_options": map[string]any{

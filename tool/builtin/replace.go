@@ -27,25 +27,14 @@ func (t *ReplaceTool) DisplayName() string { return "Edit" }
 // Kind is edit.
 func (t *ReplaceTool) Kind() tool.Kind { return tool.KindEdit }
 
-// Description is Gemini CLI's edit.ts description for the
-// expected_replacements form.
+// Description states the exact-match rules the model must follow.
 func (t *ReplaceTool) Description() string {
-	return editDescriptionLead + `
-
-      The user has the ability to modify the ` + "`new_string`" + ` content. If modified, this will be stated in the response.
-
-Expectation for required parameters:
-1. ` + "`file_path`" + ` is the path to the file to modify.
-2. ` + "`old_string`" + ` MUST be the exact literal text to replace (including all whitespace, indentation, newlines, and surrounding code etc.).
-3. ` + "`new_string`" + ` MUST be the exact literal text to replace ` + "`old_string`" + ` with (also including all whitespace, indentation, newlines, and surrounding code etc.). Ensure the resulting code is correct and idiomatic.
-4. NEVER escape ` + "`old_string` or `new_string`" + `, that would break the exact literal text requirement.
-**Important:** If ANY of the above are not satisfied, the tool will fail. CRITICAL for ` + "`old_string`" + `: Must uniquely identify the single instance to change. Include at least 3 lines of context BEFORE and AFTER the target text, matching whitespace and indentation precisely. If this string matches multiple locations, or does not match exactly, the tool will fail.
-**Multiple replacements:** Set ` + "`expected_replacements`" + ` to the number of occurrences you want to replace. The tool will replace ALL occurrences that match ` + "`old_string`" + ` exactly. Ensure the number of replacements matches your expectation.`
+	return editDescriptionLead + "\n\n" + editRules
 }
 
 // Schema is the spec's replace schema.
 func (t *ReplaceTool) Schema() map[string]any {
-	return editSchema("The exact literal text to replace, preferably unescaped. For single replacements (default), include at least 3 lines of context BEFORE and AFTER the target text, matching whitespace and indentation precisely. For multiple replacements, specify expected_replacements parameter. If this string is not the exact literal text (i.e. you escaped it) or does not match exactly, the tool will fail.", nil)
+	return editSchema(oldStringDoc, nil)
 }
 
 // NormalizeArgs accepts allow_multiple and expected_replacements sent as

@@ -311,7 +311,7 @@ func TestReplaceDescribe(t *testing.T) {
 
 func TestReplaceDeclaration(t *testing.T) {
 	d := tool.Declaration(NewReplace(nil))
-	if d.Name != "replace" || !strings.HasPrefix(d.Description, "Replaces text within a file.") {
+	if d.Name != "replace" || !strings.HasPrefix(d.Description, "Replaces text in a file") {
 		t.Errorf("declaration = %s %q", d.Name, d.Description[:40])
 	}
 	if NewReplace(nil).Kind() != tool.KindEdit || NewReplace(nil).DisplayName() != "Edit" {

@@ -37,44 +37,22 @@ func (t *SmartEditTool) DisplayName() string { return "Edit" }
 // Kind is edit.
 func (t *SmartEditTool) Kind() tool.Kind { return tool.KindEdit }
 
-// Description is Gemini CLI's smart-edit.ts description.
+// Description states the exact-match rules and what the instruction is
+// for.
 func (t *SmartEditTool) Description() string {
-	return editDescriptionLead + `
-      
-      The user has the ability to modify the ` + "`new_string`" + ` content. If modified, this will be stated in the response.
-      
-      Expectation for required parameters:
-      1. ` + "`old_string`" + ` MUST be the exact literal text to replace (including all whitespace, indentation, newlines, and surrounding code etc.).
-      2. ` + "`new_string`" + ` MUST be the exact literal text to replace ` + "`old_string`" + ` with (also including all whitespace, indentation, newlines, and surrounding code etc.). Ensure the resulting code is correct and idiomatic and that ` + "`old_string` and `new_string`" + ` are different.
-      3. ` + "`instruction`" + ` is the detailed instruction of what needs to be changed. It is important to Make it specific and detailed so developers or large language models can understand what needs to be changed and perform the changes on their own if necessary. 
-      4. NEVER escape ` + "`old_string` or `new_string`" + `, that would break the exact literal text requirement.
-      **Important:** If ANY of the above are not satisfied, the tool will fail. CRITICAL for ` + "`old_string`" + `: Must uniquely identify the single instance to change. Include at least 3 lines of context BEFORE and AFTER the target text, matching whitespace and indentation precisely. If this string matches multiple locations, or does not match exactly, the tool will fail.
-      5. Prefer to break down complex and long changes into multiple smaller atomic calls to this tool. Always check the content of the file after changes or not finding a string to match.
-      **Multiple replacements:** Set ` + "`expected_replacements`" + ` to the number of occurrences you want to replace. The tool will replace ALL occurrences that match ` + "`old_string`" + ` exactly. Ensure the number of replacements matches your expectation.`
+	return editDescriptionLead + "\n\n" + editRules + " `instruction` says what the change does and why, so that a failed match can be repaired."
 }
 
 // smartEditInstructionDoc describes the instruction parameter.
-const smartEditInstructionDoc = `A clear, semantic instruction for the code change, acting as a high-quality prompt for an expert LLM assistant. It must be self-contained and explain the goal of the change.
+const smartEditInstructionDoc = `A self-contained description of the change: why it is needed, where, what changes and the intended outcome (e.g. "In calculateTotal, raise taxRate from 0.05 to 0.075 for the new regional tax"). Not "fix the bug".`
 
-A good instruction should concisely answer:
-1.  WHY is the change needed? (e.g., "To fix a bug where users can be null...")
-2.  WHERE should the change happen? (e.g., "...in the 'renderUserProfile' function...")
-3.  WHAT is the high-level change? (e.g., "...add a null check for the 'user' object...")
-4.  WHAT is the desired outcome? (e.g., "...so that it displays a loading spinner instead of crashing.")
-
-**GOOD Example:** "In the 'calculateTotal' function, correct the sales tax calculation by updating the 'taxRate' constant from 0.05 to 0.075 to reflect the new regional tax laws."
-
-**BAD Examples:**
-- "Change the text." (Too vague)
-- "Fix the bug." (Doesn't explain the bug or the fix)
-- "Replace the line with this new line." (Brittle, just repeats the other parameters)
-`
+// oldStringDoc describes old_string for both edit tools.
+const oldStringDoc = "The exact literal text to replace, unescaped, with about 3 lines of context before and after so that it matches one place exactly."
 
 // Schema is Gemini CLI's smart-edit schema: replace's with a required
 // instruction.
 func (t *SmartEditTool) Schema() map[string]any {
-	return editSchema("The exact literal text to replace, preferably unescaped. For single replacements (default), include at least 3 lines of context BEFORE and AFTER the target text, matching whitespace and indentation precisely. If this string is not the exact literal text (i.e. you escaped it) or does not match exactly, the tool will fail.",
-		map[string]any{"type": "string", "description": smartEditInstructionDoc})
+	return editSchema(oldStringDoc, map[string]any{"type": "string", "description": smartEditInstructionDoc})
 }
 
 // NormalizeArgs accepts allow_multiple and expected_replacements sent as

@@ -1,0 +1,148 @@
+package routing
+
+import (
+	"context"
+	"iter"
+	"testing"
+
+	"google.golang.org/genai"
+
+	"github.com/castor-dev/castor/model"
+)
+
+func TestResolve(t *testing.T) {
+	tests := []struct {
+		name        string
+		customTools bool
+		want        string
+	}{
+		{"auto", true, ProModel},
+		{"pro", true, ProCustomToolsModel},
+		{"pro", false, ProModel},
+		{"flash", true, FlashModel},
+		{"flash-lite", false, FlashLiteModel},
+		{"gemini-2.5-pro", true, "gemini-2.5-pro"},
+	}
+	for _, tt := range tests {
+		if got := Resolve(tt.name, tt.customTools); got != tt.want {
+			t.Errorf("Resolve(%q, %v) = %q, want %q", tt.name, tt.customTools, got, tt.want)
+		}
+	}
+}
+
+func TestThreshold(t *testing.T) {
+	seen := map[int]bool{}
+	for _, id := range []string{"", "a", "b", "c", "d", "e", "f", "3572685a-1c75-4830-b811-e46de55ac910"} {
+		th := Threshold(id)
+		if th != 50 && th != 80 {
+			t.Fatalf("Threshold(%q) = %d", id, th)
+		}
+		if Threshold(id) != th {
+			t.Fatalf("Threshold(%q) is not stable", id)
+		}
+		seen[th] = true
+	}
+	if !seen[50] || !seen[80] {
+		t.Errorf("both groups expected among the samples, got %v", seen)
+	}
+}
+
+func textResp(s string) *genai.GenerateContentResponse {
+	return &genai.GenerateContentResponse{Candidates: []*genai.Candidate{{Content: genai.NewContentFromText(s, genai.RoleModel)}}}
+}
+
+func TestParseDecision(t *testing.T) {
+	tests := []struct {
+		text  string
+		score int
+		ok    bool
+	}{
+		{`{"complexity_reasoning":"x","complexity_score":42}`, 42, true},
+		{"```json\n{\"complexity_reasoning\":\"x\",\"complexity_score\":100}\n```", 100, true},
+		{`{"complexity_reasoning":"x","complexity_score":0}`, 0, false},
+		{`{"complexity_reasoning":"x","complexity_score":101}`, 0, false},
+		{`{"complexity_score":50}`, 0, false},
+		{`not json`, 0, false},
+		{``, 0, false},
+	}
+	for _, tt := range tests {
+		d, err := ParseDecision(textResp(tt.text))
+		if (err == nil) != tt.ok || d.Score != tt.score {
+			t.Errorf("ParseDecision(%q) = %+v, %v", tt.text, d, err)
+		}
+	}
+	if _, err := ParseDecision(nil); err == nil {
+		t.Error("nil response accepted")
+	}
+}
+
+func FuzzParseDecision(f *testing.F) {
+	f.Add(`{"complexity_reasoning":"x","complexity_score":42}`)
+	f.Add("```json\n{}\n```")
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := ParseDecision(textResp(s))
+		if err == nil && (d.Score < 1 || d.Score > 100) {
+			t.Errorf("score %d accepted", d.Score)
+		}
+	})
+}
+
+// scripted answers unary calls with resp and records the models asked.
+type scripted struct {
+	resp   *genai.GenerateContentResponse
+	models []string
+}
+
+func (s *scripted) GenerateContent(_ context.Context, req *model.Request) (*genai.GenerateContentResponse, error) {
+	s.models = append(s.models, req.Model)
+	return s.resp, nil
+}
+
+func (s *scripted) GenerateContentStream(_ context.Context, req *model.Request) iter.Seq2[*genai.GenerateContentResponse, error] {
+	s.models = append(s.models, req.Model)
+	return func(func(*genai.GenerateContentResponse, error) bool) {}
+}
+
+func (s *scripted) CountTokens(_ context.Context, req *model.Request) (int32, error) {
+	s.models = append(s.models, req.Model)
+	return 0, nil
+}
+
+func TestRouterStickyPerPrompt(t *testing.T) {
+	cls := &scripted{resp: textResp(`{"complexity_reasoning":"easy","complexity_score":1}`)}
+	main := &scripted{}
+	r := New(main, cls, true)
+	var notices []model.Notice
+	req := func(prompt string) *model.Request {
+		return &model.Request{Model: Auto, PromptID: prompt, SessionID: "s", Contents: []*genai.Content{genai.NewContentFromText("hi", genai.RoleUser)},
+			Observe: func(n model.Notice) { notices = append(notices, n) }}
+	}
+	ctx := context.Background()
+	for range r.GenerateContentStream(ctx, req("p1")) {
+	}
+	for range r.GenerateContentStream(ctx, req("p1")) {
+	}
+	r.GenerateContent(ctx, req("p1"))
+	for range r.GenerateContentStream(ctx, req("p2")) {
+	}
+	// Back to the first prompt (a subagent's turn ended): still routed.
+	for range r.GenerateContentStream(ctx, req("p1")) {
+	}
+	if len(cls.models) != 2 {
+		t.Errorf("classifier asked %d times, want once per prompt", len(cls.models))
+	}
+	want := []string{FlashModel, FlashModel, FlashModel, FlashModel, FlashModel}
+	for i, m := range main.models {
+		if m != want[i] {
+			t.Errorf("call %d went to %s, want %s", i, m, want[i])
+		}
+	}
+	if len(notices) != 2 || notices[0].Role != RouterRole || notices[0].Kind != model.NoticeUtility {
+		t.Errorf("notices = %+v", notices)
+	}
+	// Non-alias models pass through untouched.
+	r.GenerateContent(ctx, &model.Request{Model: "gemini-2.5-pro"})
+	if got := main.models[len(main.models)-1]; got != "gemini-2.5-pro" {
+		t.Errorf("passthrough went to %s", got)
+	}
+}
