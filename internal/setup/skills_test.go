@@ -16,6 +16,7 @@ import (
 
 	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/internal/chats"
+	"github.com/castor-dev/castor/internal/routing"
 	"github.com/castor-dev/castor/internal/skills"
 	"github.com/castor-dev/castor/internal/subagents"
 	"github.com/castor-dev/castor/model"
@@ -285,7 +286,7 @@ func TestAgentOverrides(t *testing.T) {
 	for _, d := range sub.Config.Tools[0].FunctionDeclarations {
 		names = append(names, d.Name)
 	}
-	if sub.Model != "gemini-2.5-flash" || *sub.Config.Temperature != 0.1 || strings.Join(names, ",") != "read_file,complete_task" {
+	if sub.Model != routing.FlashModel || *sub.Config.Temperature != 0.1 || strings.Join(names, ",") != "read_file,complete_task" {
 		t.Errorf("subagent call: model %s temperature %v tools %v", sub.Model, *sub.Config.Temperature, names)
 	}
 	if len(warnings) > 0 {
