@@ -10,7 +10,6 @@ import (
 	"github.com/castor-dev/castor/internal/acp"
 	"github.com/castor-dev/castor/internal/setup"
 	"github.com/castor-dev/castor/internal/termtext"
-	"github.com/castor-dev/castor/policy"
 )
 
 // runACP serves the Agent Client Protocol on stdin and stdout until the
@@ -30,18 +29,9 @@ func runACP(ctx context.Context, f *flags, stdio IO) int {
 	if f.experimentalACP && !f.acp {
 		fmt.Fprintln(stderr, "Warning: --experimental-acp is deprecated; use --acp.")
 	}
-	mode := policy.Mode("")
-	if f.yolo && f.approvalMode != "" {
-		return fail(&inputError{msg: "Cannot use both --yolo (-y) and --approval-mode together. Use --approval-mode=yolo instead."})
-	}
-	if f.yolo {
-		mode = policy.ModeYolo
-	} else if f.approvalMode != "" {
-		m, err := policy.ParseMode(f.approvalMode)
-		if err != nil {
-			return fail(&inputError{msg: err.Error()})
-		}
-		mode = m
+	mode, err := f.mode()
+	if err != nil {
+		return fail(err)
 	}
 	fake, nonStrict := f.fakeResponses, false
 	if fake == "" && f.fakeNonStrict != "" {

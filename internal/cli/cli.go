@@ -204,18 +204,9 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 		return listExtensionNames(stdio)
 	}
 
-	mode := policy.Mode("")
-	if f.yolo && f.approvalMode != "" {
-		return fail(&inputError{msg: "Cannot use both --yolo (-y) and --approval-mode together. Use --approval-mode=yolo instead."})
-	}
-	if f.yolo {
-		mode = policy.ModeYolo
-	} else if f.approvalMode != "" {
-		m, err := policy.ParseMode(f.approvalMode)
-		if err != nil {
-			return fail(&inputError{msg: err.Error()})
-		}
-		mode = m
+	mode, err := f.mode()
+	if err != nil {
+		return fail(err)
 	}
 	if f.sandbox {
 		fmt.Fprintln(stdio.Stderr, "Warning: --sandbox is not supported yet; tools run without a sandbox.")
@@ -409,4 +400,23 @@ func oneLine(s string) string {
 		lines[i] = strings.TrimSpace(l)
 	}
 	return strings.Join(lines, " ")
+}
+
+// mode is the approval mode -y and --approval-mode ask for ("" when
+// neither is given: settings decide).
+func (f *flags) mode() (policy.Mode, error) {
+	if f.yolo && f.approvalMode != "" {
+		return "", &inputError{msg: "Cannot use both --yolo (-y) and --approval-mode together. Use --approval-mode=yolo instead."}
+	}
+	if f.yolo {
+		return policy.ModeYolo, nil
+	}
+	if f.approvalMode == "" {
+		return "", nil
+	}
+	m, err := policy.ParseMode(f.approvalMode)
+	if err != nil {
+		return "", &inputError{msg: err.Error()}
+	}
+	return m, nil
 }
