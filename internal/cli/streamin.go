@@ -447,7 +447,7 @@ func (s *streamSession) turn(ctx context.Context, a *setup.Agent, in *inputLine)
 		s.cancel = nil
 		s.mu.Unlock()
 	}()
-	start := time.Now()
+	start, before := time.Now(), a.Session.Stats()
 	s.out.userMessage(in.text)
 	var runErr error
 	var parts []*genai.Part
@@ -475,8 +475,35 @@ func (s *streamSession) turn(ctx context.Context, a *setup.Agent, in *inputLine)
 	}
 	runErr = turnOutcome(runErr)
 	code := exitCode(runErr)
-	s.out.finish(a.Session.Stats(), runErr, code, time.Since(start))
+	s.out.finish(turnStats(a.Session.Stats(), before), runErr, code, time.Since(start))
 	return code
+}
+
+// turnStats are the counts of one turn, the session's counts now less
+// those before it, in the fields a result event reports (tokens per
+// model, tool calls), so that a host adding up results counts each token
+// once.
+func turnStats(now, before agent.Stats) agent.Stats {
+	out := castorStatsZero()
+	for name, m := range now.Models {
+		cp := *m
+		if b, ok := before.Models[name]; ok {
+			t := &cp.Tokens
+			t.Input -= b.Tokens.Input
+			t.Prompt -= b.Tokens.Prompt
+			t.Candidates -= b.Tokens.Candidates
+			t.Total -= b.Tokens.Total
+			t.Cached -= b.Tokens.Cached
+			t.Thoughts -= b.Tokens.Thoughts
+			t.Tool -= b.Tokens.Tool
+			cp.API.TotalRequests -= b.API.TotalRequests
+		}
+		if cp.API.TotalRequests > 0 || cp.Tokens != (agent.TokenStats{}) {
+			out.Models[name] = &cp
+		}
+	}
+	out.Tools.TotalCalls = now.Tools.TotalCalls - before.Tools.TotalCalls
+	return out
 }
 
 // runStreamInput runs the stream-json input session. first, when not

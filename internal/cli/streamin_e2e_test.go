@@ -171,14 +171,17 @@ func TestStreamJSONInputSession(t *testing.T) {
 		t.Fatal("out.txt written before approval")
 	}
 	p.send(`{"type":"permission_response","tool_id":"` + req["tool_id"].(string) + `","decision":"proceed_once"}`)
-	if res := p.until("result"); res["status"] != "success" {
+	if res := p.until("result"); res["status"] != "success" || res["stats"].(map[string]any)["tool_calls"] != float64(1) {
 		t.Fatalf("turn 2 result = %v", res)
 	}
 	if got, _ := os.ReadFile(target); string(got) != "approved\n" {
 		t.Errorf("out.txt = %q", got)
 	}
 	p.send(`{"type":"user","message":{"role":"user","content":"third"}}`)
-	p.until("result")
+	// Each result counts its own turn.
+	if stats := p.until("result")["stats"].(map[string]any); stats["tool_calls"] != float64(0) || len(stats["models"].(map[string]any)) != 1 {
+		t.Errorf("turn 3 stats = %v", stats)
+	}
 	if code := p.close(); code != 0 {
 		t.Fatalf("exit %d; stderr: %s", code, p.stderr.String())
 	}

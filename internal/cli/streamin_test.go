@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"io"
 	"os"
@@ -315,3 +316,30 @@ func ioPipe() (*io.PipeReader, linePipe) {
 }
 
 func (p linePipe) line(s string) { io.WriteString(p, s+"\n") }
+
+func TestTurnStats(t *testing.T) {
+	before := castorStatsZero()
+	before.Models["a"] = &agent.ModelStats{API: agent.APIStats{TotalRequests: 2}, Tokens: agent.TokenStats{Total: 100, Prompt: 80, Candidates: 20}}
+	before.Tools.TotalCalls = 3
+	now := castorStatsZero()
+	now.Models["a"] = &agent.ModelStats{API: agent.APIStats{TotalRequests: 2}, Tokens: agent.TokenStats{Total: 100, Prompt: 80, Candidates: 20}}
+	now.Models["b"] = &agent.ModelStats{API: agent.APIStats{TotalRequests: 1}, Tokens: agent.TokenStats{Total: 30, Prompt: 25, Candidates: 5}}
+	now.Tools.TotalCalls = 4
+	got := turnStats(now, before)
+	if _, ok := got.Models["a"]; ok || got.Models["b"].Tokens.Total != 30 || got.Tools.TotalCalls != 1 {
+		t.Errorf("turnStats = %s", mustJSONInternal(got))
+	}
+	now.Models["a"].Tokens = agent.TokenStats{Total: 150, Prompt: 120, Candidates: 30}
+	now.Models["a"].API.TotalRequests = 3
+	if got := turnStats(now, before); got.Models["a"].Tokens.Total != 50 || got.Models["a"].Tokens.Prompt != 40 {
+		t.Errorf("turnStats = %s", mustJSONInternal(got))
+	}
+	if before.Models["a"].Tokens.Total != 100 {
+		t.Error("turnStats changed its input")
+	}
+}
+
+func mustJSONInternal(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
