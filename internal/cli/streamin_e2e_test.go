@@ -8,7 +8,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -292,5 +294,26 @@ func TestStreamJSONInputInterruptAndEOF(t *testing.T) {
 	}
 	if !cancelled {
 		t.Errorf("the call pending at EOF was not reported cancelled: %s", mustJSON(p.all))
+	}
+}
+
+// TestStreamJSONInputSignal stops a session waiting for a confirmation
+// with SIGTERM: the turn ends with a result and castor exits 130.
+func TestStreamJSONInputSignal(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no SIGTERM to a child on Windows")
+	}
+	e := newEnv(t, fakegemini.Call("write_file", map[string]any{"file_path": "x.txt", "content": "x"}))
+	p := e.startStream("--input-format", "stream-json", "-o", "stream-json")
+	p.send(`{"type":"user","message":"write it"}`)
+	p.until("permission_request")
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if res := p.until("result"); res["status"] != "error" {
+		t.Errorf("result = %v", res)
+	}
+	if code := p.close(); code != 130 {
+		t.Errorf("exit %d, want 130; stderr: %s", code, p.stderr.String())
 	}
 }
