@@ -242,7 +242,11 @@ func readInputLines(r io.Reader, max int, fn func(n int, line []byte, tooLong bo
 		}
 		if err == nil || len(buf) > 0 || long {
 			n++
-			fn(n, bytes.TrimRight(buf, "\r\n"), long)
+			line := bytes.TrimRight(buf, "\r\n")
+			if len(line) > max { // within the room left for the line break
+				long, line = true, nil
+			}
+			fn(n, line, long)
 			buf, long = buf[:0], false
 		}
 		if err == io.EOF {

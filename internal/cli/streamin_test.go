@@ -343,3 +343,28 @@ func mustJSONInternal(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+func FuzzReadInputLines(f *testing.F) {
+	for _, s := range []string{"", "a\nb", "a\r\n\r\nb\n", "0123456789abcdef\nok\n", "\n\n\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		const max = 8
+		want := 0
+		err := readInputLines(bytes.NewReader(in), max, func(n int, line []byte, long bool) {
+			want++
+			if n != want {
+				t.Fatalf("line %d numbered %d", want, n)
+			}
+			if long && len(line) != 0 || len(line) > max || bytes.ContainsAny(line, "\n") {
+				t.Fatalf("line %d = %q (long %v)", n, line, long)
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lines := bytes.Count(in, []byte("\n")); want != lines && want != lines+1 {
+			t.Fatalf("%d lines for %d newlines", want, lines)
+		}
+	})
+}
