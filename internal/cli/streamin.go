@@ -87,6 +87,9 @@ type inputLine struct {
 	// control_response.
 	subtype   string
 	requestID string
+	// interrupted marks a user message an interrupt reached before its
+	// turn started: the turn ends at once as cancelled.
+	interrupted bool
 }
 
 // rawInput is every field an input line may carry; unknown fields (a
@@ -282,7 +285,10 @@ type streamSession struct {
 	eof     bool
 	ready   chan struct{} // signalled when queue or eof changes
 	waiting map[string]chan tool.Decision
-	cancel  context.CancelFunc // of the running turn
+	// current is the message being answered, from the moment it leaves
+	// the queue; cancel, the running turn's, once it started.
+	current *inputLine
+	cancel  context.CancelFunc
 }
 
 func newStreamSession(out *streamRenderer) *streamSession {
@@ -349,8 +355,11 @@ func (s *streamSession) badLine(n int, err error) {
 	s.out.errorLine(n, fmt.Sprintf("stdin line %d skipped: %s", n, err.Error()))
 }
 
-// control runs a control request: interrupt cancels the running turn, if
-// any. A request in Claude Code's envelope gets its control_response.
+// control runs a control request: interrupt cancels the turn in
+// progress, which is the oldest message not yet answered, so that a host
+// sending a message and at once an interrupt cancels that message's turn
+// whether or not it started. With nothing in progress it does nothing. A
+// request in Claude Code's envelope gets its control_response.
 func (s *streamSession) control(n int, in *inputLine) {
 	if in.subtype != "interrupt" {
 		s.out.controlResponse(in.requestID, fmt.Sprintf("unsupported control request subtype %q", in.subtype))
@@ -358,8 +367,13 @@ func (s *streamSession) control(n int, in *inputLine) {
 		return
 	}
 	s.mu.Lock()
-	if s.cancel != nil {
+	switch {
+	case s.cancel != nil:
 		s.cancel()
+	case s.current != nil:
+		s.current.interrupted = true
+	case len(s.queue) > 0:
+		s.queue[0].interrupted = true
 	}
 	s.mu.Unlock()
 	if in.requestID != "" {
@@ -375,6 +389,7 @@ func (s *streamSession) next(ctx context.Context) (*inputLine, bool) {
 		if len(s.queue) > 0 {
 			in := s.queue[0]
 			s.queue = s.queue[1:]
+			s.current = in
 			s.mu.Unlock()
 			return in, true
 		}
@@ -444,11 +459,14 @@ func (s *streamSession) turn(ctx context.Context, a *setup.Agent, in *inputLine)
 	tctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.mu.Lock()
-	s.cancel = cancel
+	s.current, s.cancel = in, cancel
+	if in.interrupted {
+		cancel()
+	}
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
-		s.cancel = nil
+		s.current, s.cancel = nil, nil
 		s.mu.Unlock()
 	}()
 	start, before := time.Now(), a.Session.Stats()

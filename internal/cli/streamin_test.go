@@ -368,3 +368,27 @@ func FuzzReadInputLines(f *testing.F) {
 		}
 	})
 }
+
+// An interrupt that comes before the turn of the message sent just before
+// it started still cancels that turn, and only that one.
+func TestStreamSessionInterruptBeforeTurn(t *testing.T) {
+	var buf bytes.Buffer
+	s := newStreamSession(&streamRenderer{w: &lockedWriter{w: &buf}, errw: &buf})
+	s.read(strings.NewReader(`{"type":"user","message":"a"}` + "\n" + `{"type":"control","subtype":"interrupt"}` + "\n" + `{"type":"user","message":"b"}` + "\n"))
+	a, _ := s.next(context.Background())
+	b, _ := s.next(context.Background())
+	if a == nil || b == nil || !a.interrupted || b.interrupted {
+		t.Errorf("a %+v, b %+v", a, b)
+	}
+	// Between leaving the queue and starting, a message is in progress.
+	s = newStreamSession(&streamRenderer{w: &lockedWriter{w: &buf}, errw: &buf})
+	s.queue = []*inputLine{{kind: inputUser, text: "c"}}
+	c, _ := s.next(context.Background())
+	s.control(1, &inputLine{kind: inputControl, subtype: "interrupt"})
+	if !c.interrupted {
+		t.Error("the message taken from the queue was not interrupted")
+	}
+	if buf.Len() != 0 {
+		t.Errorf("output: %s", buf.String())
+	}
+}
