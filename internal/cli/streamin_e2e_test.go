@@ -271,9 +271,14 @@ func TestStreamJSONInputInterruptAndEOF(t *testing.T) {
 		t.Errorf("interrupted result = %v", res)
 	}
 
-	p.send(`{"type":"user","message":"go on"}`)
+	// Input lines are prompts like typed ones: @path includes work.
+	e.write("hello.txt", "HELLO-CONTENT")
+	p.send(`{"type":"user","message":"go on with @hello.txt"}`)
 	if res := p.until("result"); res["status"] != "success" {
 		t.Errorf("turn after interrupt = %v", res)
+	}
+	if got := mustJSON(e.srv.LastRequest().Contents); !strings.Contains(got, "HELLO-CONTENT") {
+		t.Errorf("@hello.txt not included: %s", got)
 	}
 	p.send(`{"type":"user","message":"write again"}`)
 	p.until("permission_request")
