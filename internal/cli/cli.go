@@ -52,6 +52,9 @@ type flags struct {
 	promptInteractive string
 	acp               bool
 	experimentalACP   bool
+	// inputFormat stream-json keeps one session reading JSON lines on
+	// stdin (streamin.go).
+	inputFormat string
 }
 
 // subcommands are the castor subcommands, each built in its own file. A
@@ -145,6 +148,7 @@ func Run(ctx context.Context, args []string, stdio IO) (code int) {
 	fl.StringSliceVarP(&f.extensions, "extensions", "e", nil, "extensions to use, comma-separated or repeated (default: all enabled; none: no extension)")
 	fl.BoolVar(&f.acp, "acp", false, "serve the Agent Client Protocol on stdin/stdout, for editors (Zed, JetBrains, Neovim, Emacs)")
 	fl.BoolVar(&f.experimentalACP, "experimental-acp", false, "same as --acp")
+	fl.StringVar(&f.inputFormat, "input-format", InputText, "input format: text, or stream-json for one session answering JSON-line messages on stdin until it closes (with -o stream-json)")
 	_ = fl.MarkHidden("experimental-acp") // deprecated: runACP warns on stderr, never on stdout
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &inputError{msg: err.Error()}
@@ -190,6 +194,9 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 	default:
 		return fail(&inputError{msg: fmt.Sprintf("invalid output format %q: use text, json or stream-json", f.output)})
 	}
+	if err := checkInputFormat(f); err != nil { // streamin.go
+		return fail(err)
+	}
 	wd, err := os.Getwd()
 	if err != nil {
 		return fail(err)
@@ -218,6 +225,8 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 	var prompt string
 	if isInteractive {
 		prompt = interactivePrompt(f, args)
+	} else if f.inputFormat == InputStreamJSON {
+		prompt = firstStreamPrompt(f, args) // streamin.go: stdin holds the messages
 	} else if prompt, err = readPrompt(f, args, stdio); err != nil {
 		return fail(err)
 	}
@@ -250,6 +259,9 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 	}
 	if isInteractive {
 		return runInteractive(ctx, opts, prompt, tty)
+	}
+	if f.inputFormat == InputStreamJSON {
+		return runStreamInput(ctx, opts, prompt, stdio, raw)
 	}
 	if f.rawOutput && !f.acceptRawRisk && f.output == FormatText {
 		fmt.Fprintln(stdio.Stderr, rawOutputWarning)
@@ -385,6 +397,12 @@ func joinOptionalValues(args []string) []string {
 		if (a == "--resume" || a == "-r") && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
 			out = append(out, a+"="+args[i+1])
 			i++
+			continue
+		}
+		// "-p" followed by a flag, or last, is an empty prompt, as Gemini
+		// CLI's parser takes it ("castor -p --input-format stream-json").
+		if (a == "-p" || a == "--prompt") && (i+1 == len(args) || strings.HasPrefix(args[i+1], "--")) {
+			out = append(out, "--prompt=")
 			continue
 		}
 		out = append(out, a)

@@ -82,14 +82,19 @@ type result struct {
 
 func (e *env) run(args ...string) result {
 	e.t.Helper()
-	return runCastor(e.t, e.ws, []string{
+	return runCastor(e.t, e.ws, e.environ(), args...)
+}
+
+// environ is the environment castor runs with as this user.
+func (e *env) environ() []string {
+	return []string{
 		"HOME=" + e.home,
 		"PATH=" + os.Getenv("PATH"),
 		"GEMINI_API_KEY=test-key",
 		"GOOGLE_GEMINI_BASE_URL=" + e.srv.URL,
 		"GEMINI_CLI_TRUST_WORKSPACE=true",
 		"CASTOR_RETRY_BASE_DELAY=5ms",
-	}, args...)
+	}
 }
 
 // runCastor runs the built binary in dir with exactly the environment env,

@@ -257,19 +257,8 @@ func (r *streamRenderer) line(v any) {
 }
 
 func (r *streamRenderer) start(sessionID, model, prompt string) {
-	r.model = model
-	r.line(struct {
-		Type      string `json:"type"`
-		Timestamp string `json:"timestamp"`
-		SessionID string `json:"session_id"`
-		Model     string `json:"model"`
-	}{"init", stamp(), r.str(sessionID), r.str(model)})
-	r.line(struct {
-		Type      string `json:"type"`
-		Timestamp string `json:"timestamp"`
-		Role      string `json:"role"`
-		Content   string `json:"content"`
-	}{"message", stamp(), "user", r.str(prompt)})
+	r.initEvent(sessionID, model) // streamin.go
+	r.userMessage(prompt)
 }
 
 // toolID is the tool_id Gemini CLI prints: the call id prefixed with the
