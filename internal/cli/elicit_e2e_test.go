@@ -65,7 +65,7 @@ func TestElicitationHeadless(t *testing.T) {
 	}
 	t.Logf("stderr:\n%s", r.stderr)
 	for _, want := range []string{
-		`Warning: MCP server 'asker' asked: "What is your name?" (fields: name). Declined: this session cannot ask the user (non-interactive)`,
+		`Warning: MCP server 'asker' asked: "What is your name?" (fields: name). Declined: no one can answer in this non-interactive session`,
 		`Warning: MCP server 'asker' asked: "Sign in to continue" (open https://example.com/login). Declined: `,
 	} {
 		if !strings.Contains(r.stderr, want) {
