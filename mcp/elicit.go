@@ -248,8 +248,9 @@ type ElicitField struct {
 	// Title and Description are the schema's words for it (Title falls
 	// back to Name).
 	Title, Description string
-	// Type is "string", "number", "integer", "boolean" or "enum" (a string
-	// with a list of choices; also the newer oneOf/const form).
+	// Type is "string", "number", "integer", "boolean", "enum" (a string
+	// with a list of choices; also the newer oneOf/const form) or "multi"
+	// (an array of choices: a multiple-select enum).
 	Type string
 	// Choices are the enum's values and ChoiceTitles their labels.
 	Choices, ChoiceTitles []string
@@ -298,36 +299,13 @@ func ElicitFields(schema map[string]any) []ElicitField {
 		f.Description, _ = p["description"].(string)
 		f.Format, _ = p["format"].(string)
 		f.Type, _ = p["type"].(string)
-		if enum, ok := p["enum"].([]any); ok {
-			f.Type = "enum"
-			names, _ := p["enumNames"].([]any)
-			for i, e := range enum {
-				v := fmt.Sprint(e)
-				f.Choices = append(f.Choices, v)
-				t := v
-				if i < len(names) {
-					if s, ok := names[i].(string); ok {
-						t = s
-					}
-				}
-				f.ChoiceTitles = append(f.ChoiceTitles, t)
+		if f.Type == "array" {
+			items, _ := p["items"].(map[string]any)
+			if f.Choices, f.ChoiceTitles = choicesOf(items); f.Choices != nil {
+				f.Type = "multi"
 			}
-		} else if one, ok := p["oneOf"].([]any); ok {
+		} else if f.Choices, f.ChoiceTitles = choicesOf(p); f.Choices != nil {
 			f.Type = "enum"
-			for _, o := range one {
-				om, _ := o.(map[string]any)
-				c, ok := om["const"]
-				if !ok {
-					continue
-				}
-				v := fmt.Sprint(c)
-				t, _ := om["title"].(string)
-				if t == "" {
-					t = v
-				}
-				f.Choices = append(f.Choices, v)
-				f.ChoiceTitles = append(f.ChoiceTitles, t)
-			}
 		}
 		if f.Type == "" {
 			f.Type = "string"
@@ -337,10 +315,48 @@ func ElicitFields(schema map[string]any) []ElicitField {
 	return out
 }
 
+// choicesOf reads the choices of an enum schema: enum (with the legacy
+// enumNames as titles), or oneOf/anyOf entries with a const and a title.
+func choicesOf(p map[string]any) (values, titles []string) {
+	if enum, ok := p["enum"].([]any); ok {
+		names, _ := p["enumNames"].([]any)
+		for i, e := range enum {
+			v := fmt.Sprint(e)
+			t := v
+			if i < len(names) {
+				if s, ok := names[i].(string); ok {
+					t = s
+				}
+			}
+			values, titles = append(values, v), append(titles, t)
+		}
+		return values, titles
+	}
+	one, ok := p["oneOf"].([]any)
+	if !ok {
+		one, _ = p["anyOf"].([]any)
+	}
+	for _, o := range one {
+		om, _ := o.(map[string]any)
+		c, ok := om["const"]
+		if !ok {
+			continue
+		}
+		v := fmt.Sprint(c)
+		t, _ := om["title"].(string)
+		if t == "" {
+			t = v
+		}
+		values, titles = append(values, v), append(titles, t)
+	}
+	return values, titles
+}
+
 // ParseValue turns what the user typed into the field's JSON value: a
 // number for number and integer fields, true or false for booleans (also
 // yes/no, y/n, 1/0), one of the choices for enums (its value or its
-// title), the text itself for strings. Empty text is (nil, nil): the
+// title), a list of choices for multiple-select fields (separated by
+// commas), the text itself for strings. Empty text is (nil, nil): the
 // field is left out, and its default applies.
 func (f ElicitField) ParseValue(text string) (any, error) {
 	t := strings.TrimSpace(text)
@@ -369,14 +385,32 @@ func (f ElicitField) ParseValue(text string) (any, error) {
 		}
 		return nil, fmt.Errorf("%s: %q is not yes or no", f.Name, t)
 	case "enum":
-		for i, c := range f.Choices {
-			if t == c || strings.EqualFold(t, f.ChoiceTitles[i]) {
-				return c, nil
+		return f.choice(t)
+	case "multi":
+		list := []any{}
+		for _, item := range strings.Split(t, ",") {
+			if item = strings.TrimSpace(item); item == "" {
+				continue
 			}
+			c, err := f.choice(item)
+			if err != nil {
+				return nil, err
+			}
+			list = append(list, c)
 		}
-		return nil, fmt.Errorf("%s: %q is not one of %s", f.Name, t, strings.Join(f.Choices, ", "))
+		return list, nil
 	}
 	return text, nil
+}
+
+// choice is the choice t names, by value or title.
+func (f ElicitField) choice(t string) (any, error) {
+	for i, c := range f.Choices {
+		if t == c || strings.EqualFold(t, f.ChoiceTitles[i]) {
+			return c, nil
+		}
+	}
+	return nil, fmt.Errorf("%s: %q is not one of %s", f.Name, t, strings.Join(f.Choices, ", "))
 }
 
 // FormatValue is the text a form shows for v, the field's value or
@@ -389,6 +423,12 @@ func (f ElicitField) FormatValue(v any) string {
 		return v
 	case float64:
 		return strconv.FormatFloat(v, 'f', -1, 64)
+	case []any:
+		var items []string
+		for _, e := range v {
+			items = append(items, f.FormatValue(e))
+		}
+		return strings.Join(items, ", ")
 	}
 	return fmt.Sprint(v)
 }

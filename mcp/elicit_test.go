@@ -29,6 +29,8 @@ var profileSchema = map[string]any{
 		"color": map[string]any{"type": "string", "oneOf": []any{
 			map[string]any{"const": "r", "title": "Red"}, map[string]any{"const": "g", "title": "Green"}}},
 		"email": map[string]any{"type": "string", "format": "email"},
+		"tags": map[string]any{"type": "array", "maxItems": 2, "items": map[string]any{"anyOf": []any{
+			map[string]any{"const": "a", "title": "Alpha"}, map[string]any{"const": "b", "title": "Beta"}}}},
 	},
 	"required": []any{"status", "name"},
 }
@@ -42,6 +44,7 @@ func TestElicitFields(t *testing.T) {
 		{Name: "color", Title: "color", Type: "enum", Choices: []string{"r", "g"}, ChoiceTitles: []string{"Red", "Green"}},
 		{Name: "email", Title: "email", Type: "string", Format: "email"},
 		{Name: "score", Title: "score", Type: "number"},
+		{Name: "tags", Title: "tags", Type: "multi", Choices: []string{"a", "b"}, ChoiceTitles: []string{"Alpha", "Beta"}},
 		{Name: "verified", Title: "verified", Type: "boolean", Default: true},
 	}
 	if !reflect.DeepEqual(got, want) {
@@ -76,6 +79,8 @@ func TestParseValue(t *testing.T) {
 		{"status", "Active", "active", ""},
 		{"status", "gone", nil, "not one of active, inactive"},
 		{"color", "Green", "g", ""},
+		{"tags", "Alpha, b,", []any{"a", "b"}, ""},
+		{"tags", "a,c", nil, "not one of a, b"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.field+"="+tt.text, func(t *testing.T) {
@@ -86,10 +91,10 @@ func TestParseValue(t *testing.T) {
 				}
 				return
 			}
-			if err != nil || got != tt.want {
+			if err != nil || !reflect.DeepEqual(got, tt.want) {
 				t.Fatalf("got %#v, %v; want %#v", got, err, tt.want)
 			}
-			if got != nil && fields[tt.field].Type != "enum" {
+			if got != nil && fields[tt.field].Type != "enum" && fields[tt.field].Type != "multi" {
 				if back := fields[tt.field].FormatValue(got); strings.TrimSpace(back) != strings.TrimSpace(tt.text) && tt.field != "verified" {
 					t.Errorf("FormatValue(%#v) = %q, want %q", got, back, tt.text)
 				}
@@ -115,6 +120,7 @@ func TestDecodeElicitContent(t *testing.T) {
 		{"not an integer", profileSchema, `{"name":"Ada","status":"active","age":1.5}`, nil, "age"},
 		{"below minimum", profileSchema, `{"name":"Ada","status":"active","age":-1}`, nil, "age"},
 		{"not in enum", profileSchema, `{"name":"Ada","status":"gone"}`, nil, "status"},
+		{"too many items", profileSchema, `{"name":"Ada","status":"active","tags":["a","b","a"]}`, nil, "tags"},
 		{"not in oneOf", profileSchema, `{"name":"Ada","status":"active","color":"b"}`, nil, "color"},
 		{"not an object", profileSchema, `[1]`, nil, "not a JSON object"},
 		{"trailing data", profileSchema, `{} {}`, nil, "after its JSON object"},
@@ -151,7 +157,7 @@ func TestDescribeAndDecline(t *testing.T) {
 	}
 	_, _ = decline(context.Background(), ElicitRequest{Server: "auth", Mode: ElicitURL, Message: "Sign in", URL: "https://example.com/login"})
 	want := []string{
-		`MCP server 'docs' asked: "Who are you?" (fields: status, name, age, color, email, score, verified). Declined: nobody here.`,
+		`MCP server 'docs' asked: "Who are you?" (fields: status, name, age, color, email, score, tags, verified). Declined: nobody here.`,
 		`MCP server 'auth' asked: "Sign in" (open https://example.com/login). Declined: nobody here.`,
 	}
 	if !reflect.DeepEqual(lines, want) {
@@ -314,9 +320,9 @@ func FuzzParseValue(f *testing.F) {
 			if err != nil {
 				t.Fatalf("%s: parsed %q to %#v, which does not marshal: %v", fl.Name, text, v, err)
 			}
-			if _, err := DecodeElicitContent(profileSchema, data); err != nil && fl.Name != "age" && fl.Name != "email" {
-				// age has a minimum and email a format the parser does
-				// not check; the manager reports those.
+			if _, err := DecodeElicitContent(profileSchema, data); err != nil && fl.Name != "age" && fl.Name != "tags" {
+				// age has a minimum and tags a maximum count the parser
+				// does not check; the manager reports those.
 				t.Fatalf("%s: parsed %q to %#v, which the schema rejects: %v", fl.Name, text, v, err)
 			}
 		}

@@ -319,7 +319,9 @@ func (m *model) renderField(f *elicitForm, i int) string {
 		if i == f.sel {
 			shown += "▏"
 		}
-		if fl.Format != "" {
+		if fl.Type == "multi" {
+			shown += m.theme.dim.Render("  (any of " + termtext.String(strings.Join(fl.ChoiceTitles, ", ")) + "; separate with commas)")
+		} else if fl.Format != "" {
 			shown += m.theme.dim.Render("  (" + fl.Format + ")")
 		} else if fl.Type != "string" {
 			shown += m.theme.dim.Render("  (" + fl.Type + ")")
