@@ -355,6 +355,7 @@ func (s *server) newClient() *sdk.Client {
 		// Both elicitation modes are offered; the roots capability is
 		// what the SDK offers by default.
 		Capabilities: &sdk.ClientCapabilities{
+			//lint:ignore SA1019 Gemini CLI parity (roots)
 			RootsV2:     &sdk.RootCapabilities{ListChanged: true},
 			Elicitation: &sdk.ElicitationCapabilities{Form: &sdk.FormElicitationCapabilities{}, URL: &sdk.URLElicitationCapabilities{}},
 		},

@@ -256,9 +256,7 @@ func (m *model) renderElicit() string {
 	inner := max(m.width-4, 20)
 	var lines []string
 	lines = append(lines, m.theme.title.Render(termtext.String(fmt.Sprintf("MCP server '%s' asks:", f.req.Server))))
-	for _, l := range headLines(termtext.String(f.req.Message), maxResultLines) {
-		lines = append(lines, l)
-	}
+	lines = append(lines, headLines(termtext.String(f.req.Message), maxResultLines)...)
 	lines = append(lines, "")
 	if f.req.Mode == mcp.ElicitURL {
 		host := ""
