@@ -84,3 +84,29 @@ func TestElicitationHeadless(t *testing.T) {
 		}
 	}
 }
+
+// TestElicitationTUI: in the interactive terminal the server's question
+// is a form; what the user types there reaches the server.
+func TestElicitationTUI(t *testing.T) {
+	url := askingServer(t)
+	e := newEnv(t,
+		fakegemini.Call("ask_name", map[string]any{}),
+		fakegemini.Text("Nice to meet you."))
+	raw, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"asker": map[string]any{"httpUrl": url, "trust": true}}})
+	os.MkdirAll(filepath.Join(e.home, ".gemini"), 0o755)
+	os.WriteFile(filepath.Join(e.home, ".gemini", "settings.json"), raw, 0o644)
+
+	tm := e.startTUI("-i", "who am I?")
+	t.Logf("form:\n%s", tm.waitFor("MCP server 'asker' asks:"))
+	tm.typeText("Ada")
+	tm.keys("Enter")
+	tm.waitFor("Nice to meet you.")
+	reqs := e.srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d model requests", len(reqs))
+	}
+	got, _ := json.Marshal(reqs[1].LastContent().Parts)
+	if !strings.Contains(string(got), `the user answered accept {\"name\":\"Ada\"}`) {
+		t.Errorf("ask_name response = %s", got)
+	}
+}
