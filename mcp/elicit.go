@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -93,17 +94,18 @@ func DeclineElicit(why string, report func(string)) ElicitFunc {
 }
 
 // DescribeElicit is one line saying who asks what: the server, the
-// message, and the fields of a form or the URL.
+// message (quoted, so that control characters show as escapes), and the
+// fields of a form or the URL.
 func DescribeElicit(req ElicitRequest) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "MCP server '%s' asked: %q", req.Server, oneLine(req.Message))
 	switch req.Mode {
 	case ElicitURL:
-		fmt.Fprintf(&b, " (open %s)", req.URL)
+		fmt.Fprintf(&b, " (open %s)", printable(req.URL))
 	default:
 		var names []string
 		for _, f := range ElicitFields(req.Schema) {
-			names = append(names, f.Name)
+			names = append(names, printable(f.Name))
 		}
 		if len(names) > 0 {
 			fmt.Fprintf(&b, " (fields: %s)", strings.Join(names, ", "))
@@ -111,6 +113,17 @@ func DescribeElicit(req ElicitRequest) string {
 	}
 	b.WriteString(".")
 	return b.String()
+}
+
+// printable replaces control characters (a terminal's escape sequences)
+// in what a server sent with '?': the line may go to a terminal.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return '?'
+		}
+		return r
+	}, s)
 }
 
 func oneLine(s string) string {

@@ -156,9 +156,11 @@ func TestDescribeAndDecline(t *testing.T) {
 		t.Fatalf("got %+v, %v", res, err)
 	}
 	_, _ = decline(context.Background(), ElicitRequest{Server: "auth", Mode: ElicitURL, Message: "Sign in", URL: "https://example.com/login"})
+	_, _ = decline(context.Background(), ElicitRequest{Server: "evil", Mode: ElicitURL, Message: "\x1b[2J", URL: "https://x/\x1b]0;t\a"})
 	want := []string{
 		`MCP server 'docs' asked: "Who are you?" (fields: status, name, age, color, email, score, tags, verified). Declined: nobody here.`,
 		`MCP server 'auth' asked: "Sign in" (open https://example.com/login). Declined: nobody here.`,
+		`MCP server 'evil' asked: "\x1b[2J" (open https://x/?]0;t?). Declined: nobody here.`,
 	}
 	if !reflect.DeepEqual(lines, want) {
 		t.Errorf("reported\n%q\nwant\n%q", lines, want)
