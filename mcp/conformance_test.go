@@ -31,14 +31,13 @@ import (
 const conformanceDir = "testdata/conformance"
 
 // requiredScenarios must pass (the acceptance criteria).
-var requiredScenarios = []string{"initialize", "tools_call", "sse-retry"}
+var requiredScenarios = []string{"initialize", "tools_call", "sse-retry", "elicitation-sep1034-client-defaults"}
 
 // knownFailures are the client scenarios Castor does not pass, and why.
 // Every other scenario must pass; one of these that starts passing is
 // reported so that it can be taken off the list.
 var knownFailures = map[string]string{
-	"elicitation-sep1034-client-defaults": "Castor, like Gemini CLI, offers no elicitation capability",
-	"auth/basic-cimd":                     "Castor registers by dynamic client registration, not a client ID metadata document (a warning)",
+	"auth/basic-cimd": "Castor registers by dynamic client registration, not a client ID metadata document (a warning)",
 	"auth/2025-03-26-oauth-metadata-backcompat": "the Go SDK requires the authorization server metadata's issuer to equal " +
 		"the server origin (RFC 8414), and the scenario's legacy metadata names .../oauth",
 	"auth/client-credentials-jwt":         "the client_credentials grant (an extension) is not implemented",

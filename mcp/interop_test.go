@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"context"
 	"encoding/base64"
 	"fmt"
 	"os"
@@ -99,4 +100,53 @@ func TestInteropServerFilesystem(t *testing.T) {
 	if !strings.Contains(strings.Join(names, ","), "list_directory") {
 		t.Errorf("tools = %v", names)
 	}
+}
+
+// TestInteropElicitation answers server-everything's elicitation tools,
+// which register only for a client that offers elicitation: its form has
+// every kind of field (formats, ranges, single and multiple choices), and
+// its URL tool asks the user to open a page.
+func TestInteropElicitation(t *testing.T) {
+	node, entry := npmtest.Server(t, "server-everything")
+	var asked []ElicitRequest
+	elicit := func(_ context.Context, req ElicitRequest) (ElicitResult, error) {
+		asked = append(asked, req)
+		if req.Mode == ElicitURL {
+			return ElicitResult{Action: ElicitAccept}, nil
+		}
+		// A user who types a name, ticks the box, picks two instruments
+		// and leaves the rest as it is.
+		content := map[string]any{}
+		typed := map[string]string{"name": "Ada", "check": "yes", "untitledMultipleSelectEnum": "Piano, drums"}
+		for _, f := range ElicitFields(req.Schema) {
+			v, err := f.ParseValue(typed[f.Name])
+			if err != nil {
+				return ElicitResult{}, err
+			}
+			if v != nil {
+				content[f.Name] = v
+			}
+		}
+		return ElicitResult{Action: ElicitAccept, Content: content}, nil
+	}
+	m, d := startManager(t, Options{Servers: []*ServerConfig{{Name: "everything", Command: node, Args: []string{entry, "stdio"}}}, Elicit: elicit})
+	if st, _ := m.Status("everything"); st.Status != StatusConnected {
+		t.Fatalf("status = %+v\n%s", st, d)
+	}
+	r := run(t, m, "trigger-elicitation-request", map[string]any{})
+	got := resultText(r)
+	for _, want := range []string{"User provided the requested information", "- Name: Ada", "- Agreed to terms: true", "- Favorite Integer: 42", "- Favorite Number: 3.14"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("result lacks %q:\n%s\n%s", want, got, d)
+		}
+	}
+	if len(asked) != 1 || len(ElicitFields(asked[0].Schema)) < 10 || asked[0].Server != "everything" {
+		t.Fatalf("asked %+v", asked)
+	}
+
+	r = run(t, m, "trigger-url-elicitation", map[string]any{"url": "https://example.com/connect", "message": "Connect your account"})
+	if r.Error != nil || len(asked) != 2 || asked[1].Mode != ElicitURL || asked[1].URL != "https://example.com/connect" {
+		t.Errorf("url elicitation: %s; asked %+v\n%s", resultText(r), asked, d)
+	}
+	t.Logf("url tool answered: %s", resultText(r))
 }

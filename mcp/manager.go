@@ -80,6 +80,11 @@ type Options struct {
 	// OAuth configures authorization for remote servers; nil disables the
 	// browser flow but still uses tokens stored by Gemini CLI or Castor.
 	OAuth *OAuthOptions
+
+	// Elicit answers servers' questions to the user (elicitation/create,
+	// see ElicitRequest); nil declines every question, noting it in the
+	// debug log.
+	Elicit ElicitFunc
 }
 
 // Manager owns the connections to the configured MCP servers. It is safe
@@ -98,6 +103,7 @@ type Manager struct {
 	outputLimit               int
 	outputDir                 string
 	oauth                     *OAuthOptions
+	elicit                    ElicitFunc
 	slog                      *slog.Logger
 
 	servers []*server // sorted by name
@@ -127,6 +133,7 @@ func New(opts Options) *Manager {
 		outputLimit:    opts.OutputLimit,
 		outputDir:      opts.OutputDir,
 		oauth:          opts.OAuth,
+		elicit:         opts.Elicit,
 		byName:         map[string]*server{},
 		bridged:        map[string]*Tool{},
 	}

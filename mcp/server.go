@@ -352,6 +352,19 @@ func (s *server) newClient() *sdk.Client {
 				s.m.debugf("[MCP LOG (%s)] %s: %v", name, r.Params.Level, r.Params.Data)
 			}
 		},
+		// Both elicitation modes are offered; the roots capability is
+		// what the SDK offers by default.
+		Capabilities: &sdk.ClientCapabilities{
+			//lint:ignore SA1019 Gemini CLI parity (roots)
+			RootsV2:     &sdk.RootCapabilities{ListChanged: true},
+			Elicitation: &sdk.ElicitationCapabilities{Form: &sdk.FormElicitationCapabilities{}, URL: &sdk.URLElicitationCapabilities{}},
+		},
+		ElicitationHandler: s.elicit,
+		ElicitationCompleteHandler: func(_ context.Context, r *sdk.ElicitationCompleteNotificationRequest) {
+			if r.Params != nil {
+				s.m.debugf("MCP server '%s': elicitation %s completed", name, r.Params.ElicitationID)
+			}
+		},
 	}
 	c := sdk.NewClient(&sdk.Implementation{Name: s.m.clientName, Version: s.m.clientVersion}, opts)
 	for _, dir := range s.m.roots {

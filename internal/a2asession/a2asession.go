@@ -14,6 +14,7 @@ import (
 
 // Factory builds each task's session from base with setup.NewTask.
 func Factory(base setup.Options) a2a.NewSessionFunc {
+	base = withElicit(base)
 	return func(ctx context.Context, spec a2a.SessionSpec) (*agent.Session, func() error, error) {
 		a, err := setup.NewTask(ctx, base, setup.TaskSpec(spec))
 		if err != nil {

@@ -51,6 +51,7 @@ func (s *Server) open(_ context.Context, cwd string, servers []sdk.McpServer, re
 	o.WorkDir = ss.root
 	o.Env = s.env()
 	o.Confirm = ss.confirm
+	o.Elicit = ss.elicit
 	o.MCPServers = mcpServers
 	o.Resume = resume
 	o.SessionID = "" // every ACP session is a session of its own
@@ -81,7 +82,9 @@ func (s *Server) open(_ context.Context, cwd string, servers []sdk.McpServer, re
 		return nil, &sdk.RequestError{Code: -32000, Message: err.Error()}
 	}
 	ss.a = a
+	ss.mu.Lock() // elicit may read it from an MCP server's goroutine
 	ss.id = a.Session.ID()
+	ss.mu.Unlock()
 	s.mu.Lock()
 	if old, ok := s.sessions[ss.id]; ok {
 		// Loading a session twice keeps the first: one recorder per file.

@@ -85,6 +85,7 @@ func openMCP(ctx context.Context, st *config.Settings, at mcpPlace, allowedNames
 		OnToolsChanged: at.onToolsChanged,
 		OutputLimit:    st.Tools.TruncateToolOutputThreshold,
 		OutputDir:      at.tempDir,
+		Elicit:         at.elicit,
 		// No browser here: a headless start uses stored tokens only (the
 		// lead's interactive faces can pass OpenBrowser).
 		OAuth: &mcp.OAuthOptions{TokenFile: filepath.Join(at.geminiDir, mcp.TokenFileName)},
@@ -122,6 +123,8 @@ type mcpPlace struct {
 	onToolsChanged func([]tool.Tool)
 	// tempDir is where oversized tool results are saved whole.
 	tempDir string
+	// elicit answers servers' questions (see elicitFor).
+	elicit mcp.ElicitFunc
 }
 
 // redaction reads security.environmentVariableRedaction.allowed or

@@ -135,6 +135,10 @@ type Options struct {
 	// mcpServers format (name → {command, args, env} or {url} or
 	// {httpUrl}); they replace configured servers of the same name.
 	MCPServers map[string]any
+	// Elicit answers MCP servers' questions to the user (a form or a URL
+	// to open); nil declines each one with a line through Warn naming the
+	// server and the question.
+	Elicit mcp.ElicitFunc
 }
 
 // DefaultModel is the model used when neither an option, GEMINI_MODEL

@@ -92,7 +92,7 @@ func buildTools(ctx context.Context, o Options, a *Agent, client model.Model, mo
 	// Without settings, only extensions given in code bring servers.
 	if !o.IgnoreSettings || len(st.MCPServers) > 0 {
 		msync := &mcpSync{registry: ts.registry}
-		ts.mcp = openMCP(ctx, st, mcpPlace{workDir: wd, geminiDir: a.Home.Dir, environ: a.Env.Environ(), getenv: a.Env.Getenv, onToolsChanged: msync.update, tempDir: a.TempDir}, o.AllowedMCPServerNames, o.Warn)
+		ts.mcp = openMCP(ctx, st, mcpPlace{workDir: wd, geminiDir: a.Home.Dir, environ: a.Env.Environ(), getenv: a.Env.Getenv, onToolsChanged: msync.update, tempDir: a.TempDir, elicit: elicitFor(o)}, o.AllowedMCPServerNames, o.Warn)
 		if ts.mcp != nil {
 			a.onClose(ts.mcp.Close)
 			for _, t := range ts.mcp.Tools() {

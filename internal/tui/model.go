@@ -98,6 +98,7 @@ type model struct {
 	thought   string
 	calls     []*agent.ToolCall
 	dialog    *dialog
+	elicits   []*elicitForm // MCP servers' questions, the first shown
 	shell     *shellRun
 	queued    []string
 
@@ -252,6 +253,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 func (m *model) update(msg tea.Msg) tea.Cmd {
+	if m.onElicit(msg) {
+		return nil
+	}
 	switch msg := msg.(type) {
 	case printedMsg:
 		m.printing = false
@@ -555,6 +559,9 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 	if ks != "ctrl+c" {
 		m.quitArmed = false
 	}
+	if len(m.elicits) > 0 {
+		return m.elicitKey(k)
+	}
 	if m.dialog != nil {
 		return m.dialogKey(ks)
 	}
@@ -718,6 +725,9 @@ func (m *model) View() tea.View {
 }
 
 func (m *model) render() string {
+	if len(m.elicits) > 0 {
+		return m.renderElicit()
+	}
 	var parts []string
 	if tail := m.stream.Tail(); strings.TrimSpace(tail) != "" {
 		if tail != m.tailCache.src {

@@ -111,6 +111,7 @@ func Run(ctx context.Context, c Config) int {
 func (m *model) assemble(send func(tea.Msg)) *setup.Agent {
 	o := m.cfg.Options
 	o.Confirm = m.confirm
+	o.Elicit = m.elicit
 	o.Warn = func(s string) { send(noticeMsg{kind: noticeWarn, text: s}) }
 	a, err := setup.New(m.ctx, o)
 	send(readyMsg{agent: a, err: err})

@@ -19,7 +19,10 @@
 // server offers through the engine's tool interface, with arguments made
 // from the tool's input schema. OAuth runs through the manager's
 // authorization-code flow; the "browser" is an HTTP client that follows the
-// authorization server's redirect back to Castor's loopback callback.
+// authorization server's redirect back to Castor's loopback callback. A
+// server's question (elicitation) is answered as a user who submits the
+// form untouched would: accepted, with the schema's defaults, which the
+// manager fills in.
 //
 // It exits 0 when everything succeeded and 1, with the reason on stderr,
 // otherwise.
@@ -92,6 +95,10 @@ func run(serverURL, scenario, rawContext string) error {
 			TokenFile:       filepath.Join(dir, mcp.TokenFileName),
 			OpenBrowser:     browse,
 			CallbackTimeout: 10 * time.Second,
+		},
+		Elicit: func(_ context.Context, req mcp.ElicitRequest) (mcp.ElicitResult, error) {
+			fmt.Println(mcp.DescribeElicit(req), "Accepted with the defaults.")
+			return mcp.ElicitResult{Action: mcp.ElicitAccept, Content: map[string]any{}}, nil
 		},
 	}
 

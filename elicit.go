@@ -1,0 +1,16 @@
+package castor
+
+import (
+	"github.com/castor-dev/castor/internal/setup"
+	"github.com/castor-dev/castor/mcp"
+)
+
+// WithElicit answers the questions MCP servers ask the user in the middle
+// of a tool call (MCP elicitation: a form described by a JSON schema, or a
+// URL to open). f runs on the calling tool's goroutine and may block until
+// the user answers; an accepted form's content is checked against the
+// server's schema, its defaults filled in, before it is sent. Without it,
+// every question is declined and reported through WithWarnings.
+func WithElicit(f mcp.ElicitFunc) Option {
+	return func(o *setup.Options) { o.Elicit = f }
+}
