@@ -192,6 +192,8 @@ type Agent struct {
 	// skills and hooks are what /skills and /hooks list.
 	skills *skills.Set
 	hooks  *hooks.System
+	// reloadMemory rebuilds the system instruction from GEMINI.md (live.go).
+	reloadMemory func()
 }
 
 // Close releases what the agent holds (MCP servers, the IDE connection,
@@ -322,6 +324,7 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 		return nil, err
 	}
 	tools.env.MemoryChanged = prompt.reload
+	a.reloadMemory = prompt.reload
 
 	history, recorder, sessionID, err := openRecording(o, a, sessionID, prompt.envContext)
 	if err != nil {
@@ -375,6 +378,7 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 		}
 	}
 	a.sessionCommands(a.skills, a.hooks)
+	a.liveCommands()
 	a.expand = newExpander(a.Settings, tools, pol, confirm)
 	loadFileCommands(o, a, wd)
 	a.Checkpoints = checkpoints(st, wd, a, tools.env, sess, o.Warn)

@@ -1,0 +1,75 @@
+package setup
+
+import (
+	"context"
+	"errors"
+
+	"github.com/castor-dev/castor/agent"
+	"github.com/castor-dev/castor/command"
+)
+
+// ReloadMemory re-reads the GEMINI.md files and rebuilds the running
+// session's system instruction from them, as save_memory does after
+// writing: the next model call sees the new memory. /memory refresh and
+// /memory add call it.
+func (a *Agent) ReloadMemory() {
+	if a.reloadMemory != nil {
+		a.reloadMemory()
+	}
+}
+
+// liveCommands registers the commands that act on the running session:
+// /compress, and /memory whose refresh and add also reload the session's
+// memory (the shared command alone only reads the files).
+func (a *Agent) liveCommands() {
+	a.Commands.Register(&command.Command{
+		Name:        "compress",
+		Description: "Compresses the context by replacing it with a summary.",
+		Execute: func(ctx context.Context, _ *command.Invocation) (*command.Result, error) {
+			return CompressMessage(a.Session.Compress(ctx)), nil
+		},
+	})
+	mem, _, _ := a.Commands.Lookup("memory")
+	if mem == nil {
+		return
+	}
+	wrapped := *mem
+	wrapped.SubCommands = nil
+	for _, sub := range mem.SubCommands {
+		if sub.Name == "refresh" || sub.Name == "add" {
+			sub = a.reloadingAfter(sub)
+		}
+		wrapped.SubCommands = append(wrapped.SubCommands, sub)
+	}
+	a.Commands.Register(&wrapped)
+}
+
+// reloadingAfter returns a copy of c that reloads memory once c succeeded.
+func (a *Agent) reloadingAfter(c *command.Command) *command.Command {
+	w := *c
+	run := c.Execute
+	w.Execute = func(ctx context.Context, inv *command.Invocation) (*command.Result, error) {
+		res, err := run(ctx, inv)
+		if err == nil && (res == nil || res.MessageType != command.MessageError) {
+			a.ReloadMemory()
+		}
+		return res, err
+	}
+	return &w
+}
+
+// CompressMessage words the outcome of agent.Session.Compress as Gemini
+// CLI's /compress does.
+func CompressMessage(info *agent.CompressionInfo, err error) *command.Result {
+	switch {
+	case errors.Is(err, agent.ErrBusy):
+		return command.Error("Cannot compress the conversation while a request is running.")
+	case errors.Is(err, agent.ErrNothingToCompress):
+		return command.Info("Nothing to compress: the conversation is still short.")
+	case err != nil:
+		return command.Error("Failed to compress chat history: %v", err)
+	case info.Status != "COMPRESSED":
+		return command.Error("Failed to compress chat history (%s).", info.Status)
+	}
+	return command.Info("Chat history compressed from %d to %d tokens.", info.OriginalTokens, info.NewTokens)
+}
