@@ -3,9 +3,13 @@ package setup
 import (
 	"context"
 	"errors"
+	"fmt"
+
+	"google.golang.org/genai"
 
 	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/command"
+	"github.com/castor-dev/castor/internal/chats"
 )
 
 // ReloadMemory re-reads the GEMINI.md files and rebuilds the running
@@ -13,9 +17,52 @@ import (
 // writing: the next model call sees the new memory. /memory refresh and
 // /memory add call it.
 func (a *Agent) ReloadMemory() {
-	if a.reloadMemory != nil {
-		a.reloadMemory()
+	if a.prompt != nil {
+		a.prompt.reload()
 	}
+}
+
+// ResumeChat switches the running session to a recorded session of this
+// project (ref is an id, a 1-based index or "latest", as --resume takes):
+// its conversation replaces the session's history, with the environment
+// context first as when resuming at start-up, and recording goes on in its
+// file. It returns the resumed session's id and conversation. It fails
+// while a turn runs (agent.ErrBusy) and when recording is off.
+func (a *Agent) ResumeChat(ref string) (string, []*genai.Content, error) {
+	if a.recorder == nil {
+		return "", nil, errors.New("cannot resume a session with recording disabled")
+	}
+	store, err := chats.OpenStore(a.Home.Dir, a.Workspace.Root())
+	if err != nil {
+		return "", nil, err
+	}
+	info, err := store.Resolve(ref)
+	if err != nil {
+		return "", nil, err
+	}
+	if info.ID == a.recorder.rec.SessionID() {
+		return "", nil, fmt.Errorf("session %s is the current session", info.ID)
+	}
+	conv, err := store.Load(info)
+	if err != nil {
+		return "", nil, err
+	}
+	history := append([]*genai.Content{genai.NewContentFromText(a.prompt.envContext(), genai.RoleUser)}, conv.History()...)
+	if err := a.Session.SetHistory(history); err != nil {
+		return "", nil, err
+	}
+	rec, err := store.Continue(info)
+	if err != nil {
+		// The conversation is switched; only its recording is not.
+		a.recorder.report(err)
+		return conv.SessionID, conv.History(), nil
+	}
+	// No turn runs (SetHistory succeeded), so nothing records meanwhile.
+	old := a.recorder.rec
+	a.recorder.rec = rec
+	a.onClose(rec.Close)
+	old.Close()
+	return conv.SessionID, conv.History(), nil
 }
 
 // liveCommands registers the commands that act on the running session:

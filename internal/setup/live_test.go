@@ -11,6 +11,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/castor-dev/castor/command"
+	"github.com/castor-dev/castor/internal/chats"
 	"github.com/castor-dev/castor/model"
 	"github.com/castor-dev/castor/model/fake"
 )
@@ -91,4 +92,82 @@ func TestCompressCommand(t *testing.T) {
 	if err != nil || !strings.Contains(res.Content, "Nothing to compress") {
 		t.Fatalf("/compress: %v %+v", err, res)
 	}
+}
+
+// ResumeChat switches a running session to a recorded one: the model sees
+// the resumed conversation and the new turns are recorded in its file.
+func TestResumeChatInPlace(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	opts := func(c model.Model) Options {
+		return Options{WorkDir: ws, HomeDir: home, Client: c, Env: envOf(func(string) string { return "" })}
+	}
+	first, err := New(context.Background(), opts(fake.Script(fake.Text("Paris."))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := first.Send(context.Background(), "capital of France?"); err != nil {
+		t.Fatal(err)
+	}
+	firstID := first.SessionID()
+	first.Close()
+
+	spy := &requestSpy{Model: fake.Script(fake.Text("Berlin."))}
+	a, err := New(context.Background(), opts(spy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if _, _, err := a.ResumeChat("no-such-session"); err == nil {
+		t.Error("resuming an unknown session succeeded")
+	}
+	id, hist, err := a.ResumeChat(firstID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id != firstID || len(hist) != 2 {
+		t.Fatalf("resumed %s with %d contents", id, len(hist))
+	}
+	if _, err := a.Send(context.Background(), "and Germany?"); err != nil {
+		t.Fatal(err)
+	}
+	sent := mustText(spy.last)
+	if !strings.Contains(sent, "capital of France?") || !strings.Contains(sent, "Paris.") || !strings.Contains(sent, "<session_context>") {
+		t.Errorf("the model did not get the resumed conversation:\n%s", sent)
+	}
+	store, err := chats.OpenStore(filepath.Join(home, ".gemini"), ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := store.Resolve(firstID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conv, err := store.Load(info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := mustText(conv.History()); !strings.Contains(got, "and Germany?") || !strings.Contains(got, "Berlin.") {
+		t.Errorf("the new turn is not recorded in the resumed session:\n%s", got)
+	}
+}
+
+// requestSpy remembers the contents of the last streamed call.
+type requestSpy struct {
+	*fake.Model
+	last []*genai.Content
+}
+
+func (s *requestSpy) GenerateContentStream(ctx context.Context, req *model.Request) iter.Seq2[*genai.GenerateContentResponse, error] {
+	s.last = req.Contents
+	return s.Model.GenerateContentStream(ctx, req)
+}
+
+func mustText(cs []*genai.Content) string {
+	var b strings.Builder
+	for _, c := range cs {
+		for _, p := range c.Parts {
+			b.WriteString(p.Text + "\n")
+		}
+	}
+	return b.String()
 }

@@ -192,8 +192,10 @@ type Agent struct {
 	// skills and hooks are what /skills and /hooks list.
 	skills *skills.Set
 	hooks  *hooks.System
-	// reloadMemory rebuilds the system instruction from GEMINI.md (live.go).
-	reloadMemory func()
+	// prompt and recorder are what the live commands change (live.go);
+	// recorder is nil when recording is off.
+	prompt   *prompt
+	recorder *chatRecorder
 }
 
 // Close releases what the agent holds (MCP servers, the IDE connection,
@@ -324,12 +326,13 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 		return nil, err
 	}
 	tools.env.MemoryChanged = prompt.reload
-	a.reloadMemory = prompt.reload
+	a.prompt = prompt
 
 	history, recorder, sessionID, err := openRecording(o, a, sessionID, prompt.envContext)
 	if err != nil {
 		return nil, err
 	}
+	a.recorder, _ = recorder.(*chatRecorder)
 
 	var sess *agent.Session
 	systemInstruction := func() string {
