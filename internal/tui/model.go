@@ -103,6 +103,10 @@ type model struct {
 
 	lastAnswer   string
 	promptTokens int32
+	compressing  bool
+	// rejectNote is what the user asked for instead of a rejected call;
+	// it is sent as the next prompt once the turn has ended.
+	rejectNote string
 	status       string
 	quitArmed    bool
 
@@ -294,6 +298,8 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		return m.onShellDone(msg)
 	case commandDoneMsg:
 		return m.onCommandDone(msg)
+	case compressDoneMsg:
+		return m.onCompressDone(msg)
 	case spinner.TickMsg:
 		if !m.running && !m.shellRunning() {
 			return nil
@@ -302,6 +308,11 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		m.spin, cmd = m.spin.Update(msg)
 		return cmd
 	case tea.PasteMsg:
+		if m.dialog != nil && m.dialog.note != nil {
+			var cmd tea.Cmd
+			*m.dialog.note, cmd = m.dialog.note.Update(msg)
+			return cmd
+		}
 		if m.dialog != nil {
 			return nil
 		}
@@ -338,7 +349,7 @@ func (m *model) onReady(msg readyMsg) tea.Cmd {
 	}
 	m.files = newFileIndex(a.Workspace.Root())
 	if h := a.Session.History(); len(h) > 0 {
-		m.printHistory(h)
+		m.printHistory(fmt.Sprintf("Resumed session %s.", a.Session.ID()), h)
 	}
 	if m.cfg.Prompt != "" {
 		p := m.cfg.Prompt
@@ -352,7 +363,7 @@ func (m *model) onReady(msg readyMsg) tea.Cmd {
 // nextQueued starts the first prompt typed while the session was starting
 // or busy.
 func (m *model) nextQueued() tea.Cmd {
-	if !m.ready || m.running || m.dialog != nil || len(m.queued) == 0 {
+	if !m.ready || m.running || m.compressing || m.dialog != nil || len(m.queued) == 0 {
 		return nil
 	}
 	p := m.queued[0]
@@ -529,6 +540,12 @@ func (m *model) onTurnDone(err error) tea.Cmd {
 	if !m.lastBlank {
 		m.print("")
 	}
+	if note := m.rejectNote; note != "" {
+		m.rejectNote = ""
+		if err == nil {
+			return m.submit(note, false)
+		}
+	}
 	return m.nextQueued()
 }
 
@@ -556,7 +573,7 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 		m.quitArmed = false
 	}
 	if m.dialog != nil {
-		return m.dialogKey(ks)
+		return m.dialogKey(k)
 	}
 	switch ks {
 	case "ctrl+c":
@@ -659,7 +676,7 @@ func (m *model) submit(text string, queued bool) tea.Cmd {
 		m.print(m.theme.user.Render("! " + strings.TrimSpace(trimmed[1:])))
 		return m.runShell(strings.TrimSpace(trimmed[1:]))
 	}
-	if !m.ready || m.running || m.dialog != nil || m.shellRunning() {
+	if !m.ready || m.running || m.compressing || m.dialog != nil || m.shellRunning() {
 		if m.startErr != nil {
 			m.printNotice(noticeError, "the session could not start: "+m.startErr.Error())
 			return nil
