@@ -107,8 +107,8 @@ type model struct {
 	// rejectNote is what the user asked for instead of a rejected call;
 	// it is sent as the next prompt once the turn has ended.
 	rejectNote string
-	status       string
-	quitArmed    bool
+	status     string
+	quitArmed  bool
 
 	// out is output waiting to be printed above the live area; printing
 	// says a batch is on its way (one batch at a time keeps the order).
