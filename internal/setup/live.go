@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"google.golang.org/genai"
 
@@ -13,13 +14,26 @@ import (
 )
 
 // ReloadMemory re-reads the GEMINI.md files and rebuilds the running
-// session's system instruction from them, as save_memory does after
-// writing: the next model call sees the new memory. /memory refresh and
-// /memory add call it.
+// session's system instruction (global memory) and environment context
+// (project memory) from them, so that the next model call sees the new
+// memory. The environment context was sent with the first prompt: while
+// no turn runs, it is replaced in history. /memory refresh and /memory add
+// call it.
 func (a *Agent) ReloadMemory() {
-	if a.prompt != nil {
-		a.prompt.reload()
+	if a.prompt == nil {
+		return
 	}
+	a.prompt.reload()
+	h := a.Session.History()
+	if len(h) == 0 || len(h[0].Parts) == 0 || !strings.HasPrefix(h[0].Parts[0].Text, "<session_context>") {
+		return
+	}
+	first := *h[0]
+	first.Parts = append([]*genai.Part{{Text: a.prompt.envContext()}}, first.Parts[1:]...)
+	h[0] = &first
+	// A running turn keeps the context it has; the system instruction
+	// changes for it all the same.
+	_ = a.Session.SetHistory(h)
 }
 
 // ResumeChat switches the running session to a recorded session of this

@@ -19,7 +19,7 @@ import (
 // instructionSpy remembers the system instruction of each streamed call.
 type instructionSpy struct {
 	*fake.Model
-	seen []string
+	seen, contents []string
 }
 
 func (s *instructionSpy) GenerateContentStream(ctx context.Context, req *model.Request) iter.Seq2[*genai.GenerateContentResponse, error] {
@@ -30,11 +30,13 @@ func (s *instructionSpy) GenerateContentStream(ctx context.Context, req *model.R
 		}
 	}
 	s.seen = append(s.seen, text)
+	s.contents = append(s.contents, mustText(req.Contents))
 	return s.Model.GenerateContentStream(ctx, req)
 }
 
 // /memory refresh and /memory add change the running session's system
-// instruction; the shared command alone only read the files.
+// instruction (global memory) and the environment context already in its
+// history (project memory); the shared command alone only read the files.
 func TestMemoryCommandsReloadSession(t *testing.T) {
 	home, ws := t.TempDir(), t.TempDir()
 	spy := &instructionSpy{Model: fake.Script(fake.Text("one"), fake.Text("two"), fake.Text("three"))}
@@ -52,6 +54,7 @@ func TestMemoryCommandsReloadSession(t *testing.T) {
 		{"start", "", nil, ""},
 		{"refresh", "/memory refresh", func() {
 			writeFile(t, filepath.Join(home, ".gemini", "GEMINI.md"), "Always answer in haiku.")
+			writeFile(t, filepath.Join(ws, "GEMINI.md"), "Project rule: indent with tabs.")
 		}, "Always answer in haiku."},
 		{"add", "/memory add the build runs with make", nil, "the build runs with make"},
 	}
@@ -71,6 +74,9 @@ func TestMemoryCommandsReloadSession(t *testing.T) {
 		if got := spy.seen[i]; st.want != "" && !strings.Contains(got, st.want) {
 			t.Errorf("%s: system instruction lacks %q", st.name, st.want)
 		}
+	}
+	if got := spy.contents[1]; !strings.Contains(got, "Project rule: indent with tabs.") || strings.Count(got, "<session_context>") != 1 {
+		t.Errorf("the environment context was not refreshed:\n%s", got)
 	}
 	if strings.Contains(spy.seen[0], "haiku") {
 		t.Errorf("memory present before it was written")

@@ -47,15 +47,15 @@ func init() {
 		{name: "clear", desc: "Clear the screen and start the conversation afresh.", needsSession: true, run: (*model).cmdClear},
 		{name: "stats", desc: "Show the session's statistics.", needsSession: true, run: (*model).cmdStats},
 		{name: "tools", desc: "List the tools the model may call.", needsSession: true, run: (*model).cmdTools},
-		{name: "model", desc: "Show the model in use, or switch: /model <auto|pro|flash|flash-lite|name>.", subs: modelChoices, run: (*model).cmdModel},
+		{name: "model", desc: "Show the model in use, or switch to another one.", subs: modelChoices, run: (*model).cmdModel},
 		{name: "about", desc: "Show version information.", run: (*model).cmdAbout},
 		{name: "copy", desc: "Copy the last answer to the clipboard.", run: (*model).cmdCopy},
 		{name: "theme", desc: "Switch between the dark and the light theme.", run: (*model).cmdTheme},
 		{name: "chat", desc: "Save, resume, list or delete conversation checkpoints.", subs: []string{"save", "resume", "list", "delete"}, needsSession: true, run: (*model).cmdChat},
-		{name: "resume", desc: "List the recorded sessions of this project, or switch to one: /resume <index or id>.", needsSession: true, run: (*model).cmdResume},
+		{name: "resume", desc: "List the recorded sessions of this project, or switch to one.", needsSession: true, run: (*model).cmdResume},
 		{name: "compress", desc: "Compresses the context by replacing it with a summary.", needsSession: true, run: (*model).cmdCompress},
 		{name: "mcp", desc: "List the MCP servers and their status.", needsSession: true, run: (*model).cmdMCP},
-		{name: "ide", desc: "Show the IDE connection; enable or disable IDE mode for the next sessions.", subs: []string{"status", "enable", "disable"}, needsSession: true, run: (*model).cmdIDE},
+		{name: "ide", desc: "Show the IDE connection; enable or disable IDE mode.", subs: []string{"status", "enable", "disable"}, needsSession: true, run: (*model).cmdIDE},
 		{name: "directory", desc: "Add or show workspace directories.", subs: []string{"add", "show"}, needsSession: true, run: (*model).cmdDirectory},
 	}
 }
