@@ -8,6 +8,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"google.golang.org/genai"
 
 	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/config"
@@ -171,5 +172,37 @@ func TestCompressCommand(t *testing.T) {
 	}
 	if m.compressing || !strings.Contains(printed(log), "Nothing to compress") {
 		t.Errorf("compressing %v, printed:\n%s", m.compressing, printed(log))
+	}
+}
+
+// TestChatResumeInPlace: /chat resume puts a saved conversation back into
+// the running session and shows it.
+func TestChatResumeInPlace(t *testing.T) {
+	m, log := newTestModel(t)
+	a := withSession(t, m)
+	a.TempDir = t.TempDir()
+	saved := []*genai.Content{genai.NewContentFromText("What is 2+2?", genai.RoleUser), genai.NewContentFromText("Four.", genai.RoleModel)}
+	if err := a.Session.SetHistory(saved); err != nil {
+		t.Fatal(err)
+	}
+	m.runCommand("/chat save maths")
+	if err := a.Session.SetHistory(nil); err != nil {
+		t.Fatal(err)
+	}
+	*log = nil
+	m.runCommand("/chat resume maths")
+	if h := a.Session.History(); len(h) != 2 || h[1].Parts[0].Text != "Four." {
+		t.Errorf("history after /chat resume: %d contents", len(h))
+	}
+	out := printed(log)
+	for _, w := range []string{"Resumed conversation from tag: maths.", "> What is 2+2?", "Four."} {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
+	}
+	*log = nil
+	m.runCommand("/chat resume nope")
+	if !strings.Contains(printed(log), "no saved checkpoint found with tag: nope") {
+		t.Errorf("unknown tag:\n%s", printed(log))
 	}
 }
