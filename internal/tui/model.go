@@ -545,6 +545,10 @@ func (m *model) onTurnDone(err error) tea.Cmd {
 		if err == nil {
 			return m.submit(note, false)
 		}
+		// The turn failed: the note waits in the input, not lost.
+		if m.input.Value() == "" {
+			m.input.SetValue(note)
+		}
 	}
 	return m.nextQueued()
 }
