@@ -149,15 +149,26 @@ func (r *run) maybeCompress() {
 		s.mu.Unlock()
 		return
 	}
+	s.mu.Unlock()
+	r.compress(used, "auto")
+}
+
+// compress summarises the older part of history (used is its size in
+// tokens) and emits the outcome; trigger is PreCompress's "auto" or
+// "manual". It returns nil when there is nothing to compress, and the
+// model's error when the summary could not be had.
+func (r *run) compress(used int32, trigger string) (*CompressionInfo, error) {
+	s := r.s
+	s.mu.Lock()
 	hist := cloneContents(s.hist)
 	modelName := s.model
 	s.mu.Unlock()
 	// Gemini CLI fires PreCompress once the threshold is passed, before
 	// looking for a split point.
-	r.preCompress()
+	r.preCompress(trigger)
 	split := splitPoint(hist)
 	if split <= 1 || split >= len(hist) {
-		return
+		return nil, nil
 	}
 	toCompress := append(cloneContents(hist[:split]), &genai.Content{Role: genai.RoleUser, Parts: []*genai.Part{{
 		Text: "First, reason in your scratchpad. Then, generate the <state_snapshot>.",
@@ -176,7 +187,7 @@ func (r *run) maybeCompress() {
 	if err != nil {
 		info.Status = "COMPRESSION_FAILED"
 		r.emit(&Event{Type: EventWarning, Text: "chat compression failed: " + err.Error()})
-		return
+		return info, err
 	}
 	summary := strings.TrimSpace(responseText(resp))
 	if i := strings.Index(summary, "<state_snapshot>"); i >= 0 {
@@ -185,7 +196,7 @@ func (r *run) maybeCompress() {
 	if summary == "" {
 		info.Status = "COMPRESSION_FAILED_EMPTY_SUMMARY"
 		r.emit(&Event{Type: EventCompressed, Compression: info})
-		return
+		return info, nil
 	}
 	newHist := append([]*genai.Content{
 		{Role: genai.RoleUser, Parts: []*genai.Part{{Text: summary}}},
@@ -195,7 +206,7 @@ func (r *run) maybeCompress() {
 	if info.NewTokens >= used {
 		info.Status = "COMPRESSION_FAILED_INFLATED_TOKEN_COUNT"
 		r.emit(&Event{Type: EventCompressed, Compression: info})
-		return
+		return info, nil
 	}
 	info.Status = "COMPRESSED"
 	s.mu.Lock()
@@ -204,4 +215,5 @@ func (r *run) maybeCompress() {
 	s.lastPrompt = info.NewTokens
 	s.mu.Unlock()
 	r.emit(&Event{Type: EventCompressed, Compression: info})
+	return info, nil
 }

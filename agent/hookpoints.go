@@ -322,9 +322,10 @@ func (r *run) afterAgent(answer string) (again bool, stopped bool) {
 	return false, false
 }
 
-// preCompress fires PreCompress before an automatic compression.
-func (r *run) preCompress() {
+// preCompress fires PreCompress before a compression (trigger: auto or
+// manual).
+func (r *run) preCompress(trigger string) {
 	if r.s.hooked(HookPreCompress) {
-		r.hook(&HookInput{HookEventName: HookPreCompress, Trigger: "auto"})
+		r.hook(&HookInput{HookEventName: HookPreCompress, Trigger: trigger})
 	}
 }

@@ -254,6 +254,8 @@ func TestTUIShellRejected(t *testing.T) {
 	tm.keys("Enter")
 	tm.waitFor("Allow execution of: touch?")
 	tm.keys("Escape")
+	tm.waitFor("What should the model do instead?")
+	tm.keys("Enter") // no note: just reject
 	tm.golden("shell_rejected", tm.waitFor("Rejected."))
 	if _, err := os.Stat(filepath.Join(e.ws, "pwned")); err == nil {
 		t.Error("the rejected command ran")

@@ -71,6 +71,8 @@ type prompt struct {
 	// reload re-reads memory after save_memory changed it, so the next
 	// model call sees it.
 	reload func()
+	// project is the project memory the environment context carries.
+	project guardedString
 }
 
 func newPrompt(o Options, a *Agent, ts *toolSet, pol *policy.Engine) (*prompt, error) {
@@ -92,6 +94,7 @@ func newPrompt(o Options, a *Agent, ts *toolSet, pol *policy.Engine) (*prompt, e
 		return withSections(s, customPrompt(a.Env.Getenv), a.agentsSection, a.skillsSection), err
 	}
 	p := &prompt{}
+	p.project.set(mem.project)
 	s, err := build(mem.global)
 	if err != nil {
 		return nil, &ConfigError{Err: err}
@@ -104,6 +107,7 @@ func newPrompt(o Options, a *Agent, ts *toolSet, pol *policy.Engine) (*prompt, e
 			return
 		}
 		ts.jit.set(m.files)
+		p.project.set(m.project)
 		if s, err := build(m.global); err == nil {
 			p.system.set(s)
 		}
@@ -119,7 +123,7 @@ func newPrompt(o Options, a *Agent, ts *toolSet, pol *policy.Engine) (*prompt, e
 		}
 		return agent.EnvContext(agent.EnvInfo{
 			Date: time.Now(), OS: runtime.GOOS, TempDir: a.TempDir,
-			Dirs: a.Workspace.Dirs(), Tree: tree, Memory: mem.project,
+			Dirs: a.Workspace.Dirs(), Tree: tree, Memory: p.project.get(),
 		})
 	}
 	return p, nil

@@ -196,6 +196,10 @@ type Agent struct {
 	// skills and hooks are what /skills and /hooks list.
 	skills *skills.Set
 	hooks  *hooks.System
+	// prompt and recorder are what the live commands change (live.go);
+	// recorder is nil when recording is off.
+	prompt   *prompt
+	recorder *chatRecorder
 }
 
 // Close releases what the agent holds (MCP servers, the IDE connection,
@@ -326,11 +330,13 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 		return nil, err
 	}
 	tools.env.MemoryChanged = prompt.reload
+	a.prompt = prompt
 
 	history, recorder, sessionID, err := openRecording(o, a, sessionID, prompt.envContext)
 	if err != nil {
 		return nil, err
 	}
+	a.recorder, _ = recorder.(*chatRecorder)
 
 	var sess *agent.Session
 	systemInstruction := func() string {
@@ -379,6 +385,7 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 		}
 	}
 	a.sessionCommands(a.skills, a.hooks)
+	a.liveCommands()
 	a.expand = newExpander(a.Settings, tools, pol, confirm)
 	loadFileCommands(o, a, wd)
 	a.Checkpoints = checkpoints(st, wd, a, tools.env, sess, o.Warn)

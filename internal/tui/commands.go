@@ -14,8 +14,12 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"google.golang.org/genai"
 
+	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/command"
+	"github.com/castor-dev/castor/config"
 	"github.com/castor-dev/castor/internal/chats"
+	"github.com/castor-dev/castor/internal/routing"
+	"github.com/castor-dev/castor/internal/setup"
 	"github.com/castor-dev/castor/internal/termtext"
 	"github.com/castor-dev/castor/internal/version"
 )
@@ -43,15 +47,15 @@ func init() {
 		{name: "clear", desc: "Clear the screen and start the conversation afresh.", needsSession: true, run: (*model).cmdClear},
 		{name: "stats", desc: "Show the session's statistics.", needsSession: true, run: (*model).cmdStats},
 		{name: "tools", desc: "List the tools the model may call.", needsSession: true, run: (*model).cmdTools},
-		{name: "model", desc: "Show the model in use.", run: (*model).cmdModel},
+		{name: "model", desc: "Show the model in use, or switch to another one.", subs: modelChoices, run: (*model).cmdModel},
 		{name: "about", desc: "Show version information.", run: (*model).cmdAbout},
 		{name: "copy", desc: "Copy the last answer to the clipboard.", run: (*model).cmdCopy},
 		{name: "theme", desc: "Switch between the dark and the light theme.", run: (*model).cmdTheme},
 		{name: "chat", desc: "Save, resume, list or delete conversation checkpoints.", subs: []string{"save", "resume", "list", "delete"}, needsSession: true, run: (*model).cmdChat},
-		{name: "resume", desc: "List the recorded sessions of this project.", needsSession: true, run: (*model).cmdResume},
-		{name: "compress", desc: "Compress the conversation (automatic when the context fills up).", needsSession: true, run: (*model).cmdCompress},
+		{name: "resume", desc: "List the recorded sessions of this project, or switch to one.", needsSession: true, run: (*model).cmdResume},
+		{name: "compress", desc: "Compresses the context by replacing it with a summary.", needsSession: true, run: (*model).cmdCompress},
 		{name: "mcp", desc: "List the MCP servers and their status.", needsSession: true, run: (*model).cmdMCP},
-		{name: "ide", desc: "Show the IDE connection.", subs: []string{"status"}, needsSession: true, run: (*model).cmdIDE},
+		{name: "ide", desc: "Show the IDE connection; enable or disable IDE mode.", subs: []string{"status", "enable", "disable"}, needsSession: true, run: (*model).cmdIDE},
 		{name: "directory", desc: "Add or show workspace directories.", subs: []string{"add", "show"}, needsSession: true, run: (*model).cmdDirectory},
 	}
 }
@@ -228,8 +232,48 @@ func (m *model) cmdTools([]string) tea.Cmd {
 	return nil
 }
 
-func (m *model) cmdModel([]string) tea.Cmd {
-	m.printNotice(noticeInfo, "Model: "+m.modelID+" (choose another with castor -m or the model.name setting)")
+// modelChoices are the aliases /model offers, as Gemini CLI's model
+// dialog does; any other model name is accepted as given.
+var modelChoices = []string{routing.Auto, "pro", "flash", "flash-lite"}
+
+func (m *model) cmdModel(args []string) tea.Cmd {
+	if len(args) == 0 {
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s\n", m.theme.title.Render("Model: "+termtext.String(m.modelID)))
+		for _, c := range modelChoices {
+			mark := "  "
+			if c == m.modelID {
+				mark = "● "
+			}
+			what := routing.Resolve(c, false)
+			if c == routing.Auto {
+				what = "routed per prompt to " + routing.ProModel + " or " + routing.FlashModel
+			}
+			fmt.Fprintf(&b, "  %s%-11s %s\n", mark, c, m.theme.dim.Render(what))
+		}
+		b.WriteString("Switch with /model <name> (an alias above or a model name such as gemini-2.5-pro).")
+		m.print(b.String())
+		m.print("")
+		return nil
+	}
+	name := args[0]
+	if len(args) > 1 {
+		m.printNotice(noticeError, "Usage: /model <auto|pro|flash|flash-lite|model name>")
+		return nil
+	}
+	if m.agent == nil {
+		m.printNotice(noticeWarn, "Castor is still starting; try again in a moment.")
+		return nil
+	}
+	// The session asks for the name as given: the router in front of the
+	// transport resolves aliases (and routes auto) per request.
+	m.agent.Session.SetModel(name)
+	m.modelID = name
+	text := "Model set to " + name
+	if routing.IsAlias(name) && name != routing.Auto {
+		text += " (" + routing.Resolve(name, false) + ")"
+	}
+	m.printNotice(noticeInfo, text+" from the next request on.")
 	return nil
 }
 
@@ -314,7 +358,8 @@ func (m *model) cmdChat(args []string) tea.Cmd {
 			m.printNotice(noticeError, err.Error())
 			return nil
 		}
-		m.printHistory(h)
+		m.promptTokens = 0
+		m.printHistory("Resumed conversation from tag: "+tag+".", h)
 	case "list":
 		files, _ := filepath.Glob(filepath.Join(m.agent.TempDir, "checkpoint-*.json"))
 		if len(files) == 0 {
@@ -344,7 +389,21 @@ func (m *model) cmdChat(args []string) tea.Cmd {
 	return nil
 }
 
-func (m *model) cmdResume([]string) tea.Cmd {
+func (m *model) cmdResume(args []string) tea.Cmd {
+	if len(args) > 0 {
+		if m.running || m.shellRunning() {
+			m.printNotice(noticeError, "Cannot switch sessions while a request is running.")
+			return nil
+		}
+		id, h, err := m.agent.ResumeChat(strings.Join(args, " "))
+		if err != nil {
+			m.printNotice(noticeError, err.Error())
+			return nil
+		}
+		m.promptTokens = 0
+		m.printHistory("Resumed session "+id+".", h)
+		return nil
+	}
 	store, err := chats.OpenStore(m.agent.Home.Dir, m.workDir)
 	if err != nil {
 		m.printNotice(noticeError, err.Error())
@@ -356,13 +415,46 @@ func (m *model) cmdResume([]string) tea.Cmd {
 		return nil
 	}
 	m.print(strings.TrimRight(termtext.String(chats.FormatList(infos, m.agent.Session.ID(), time.Now())), "\n"))
-	m.printNotice(noticeInfo, "Reopen one with: castor --resume <index or id>")
+	m.printNotice(noticeInfo, "Switch to one with /resume <index or id>.")
 	return nil
 }
 
+// compressDoneMsg is the outcome of /compress.
+type compressDoneMsg struct {
+	info *agent.CompressionInfo
+	err  error
+}
+
 func (m *model) cmdCompress([]string) tea.Cmd {
-	m.printNotice(noticeInfo, "Castor compresses the conversation by itself when it fills half of the context window (model.compressionThreshold); compressing on demand is not available yet.")
+	if m.running || m.shellRunning() || m.compressing {
+		m.printNotice(noticeError, "Cannot compress the conversation while a request is running.")
+		return nil
+	}
+	m.compressing = true
+	m.status = "compressing…"
+	a, send, ctx := m.agent, m.send, m.ctx
+	go func() {
+		info, err := a.Session.Compress(ctx)
+		send(compressDoneMsg{info: info, err: err})
+	}()
 	return nil
+}
+
+func (m *model) onCompressDone(msg compressDoneMsg) tea.Cmd {
+	m.compressing = false
+	m.status = ""
+	res := setup.CompressMessage(msg.info, msg.err)
+	switch {
+	case res.MessageType == command.MessageError:
+		m.printNotice(noticeError, res.Content)
+	default:
+		m.printNotice(noticeInfo, res.Content)
+	}
+	if msg.err == nil && msg.info != nil && msg.info.Status == "COMPRESSED" {
+		m.promptTokens = msg.info.NewTokens
+	}
+	m.print("")
+	return m.nextQueued()
 }
 
 func (m *model) cmdMCP([]string) tea.Cmd {
@@ -383,12 +475,42 @@ func (m *model) cmdMCP([]string) tea.Cmd {
 	return nil
 }
 
-func (m *model) cmdIDE([]string) tea.Cmd {
-	if m.agent.IDE == nil {
-		m.printNotice(noticeInfo, "IDE: not connected (start Castor with --ide or set ide.enabled, with the IDE companion running).")
-		return nil
+// cmdIDE shows the IDE connection, and turns IDE mode on or off in the
+// user's settings (ide.enabled). Connecting or disconnecting a running
+// session would mean rewiring its confirmations and prompt context, so
+// the change applies from the next session on, which the reply says.
+func (m *model) cmdIDE(args []string) tea.Cmd {
+	sub := "status"
+	if len(args) > 0 {
+		sub = args[0]
 	}
-	m.printNotice(noticeInfo, "IDE: connected.")
+	path := m.agent.Home.SettingsPath()
+	switch sub {
+	case "status":
+		if m.agent.IDE == nil {
+			m.printNotice(noticeInfo, "IDE: not connected (start Castor with --ide or run /ide enable, with the IDE companion running).")
+			return nil
+		}
+		m.printNotice(noticeInfo, "IDE: connected.")
+	case "enable", "disable":
+		on := sub == "enable"
+		if err := config.UpdateFile(path, "ide.enabled", on); err != nil {
+			m.printNotice(noticeError, err.Error())
+			return nil
+		}
+		switch {
+		case on && m.agent.IDE != nil:
+			m.printNotice(noticeInfo, "IDE mode enabled in "+path+"; this session is already connected.")
+		case on:
+			m.printNotice(noticeInfo, "IDE mode enabled in "+path+". It applies to the next session: restart Castor (with the IDE companion running) to connect.")
+		case m.agent.IDE != nil:
+			m.printNotice(noticeInfo, "IDE mode disabled in "+path+". This session keeps its IDE connection until it ends; the next one starts without the IDE.")
+		default:
+			m.printNotice(noticeInfo, "IDE mode disabled in "+path+".")
+		}
+	default:
+		m.printNotice(noticeError, "Unknown sub-command /ide "+sub+": use status, enable or disable.")
+	}
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"strings"
 
+	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -22,6 +23,10 @@ type dialog struct {
 	options []option
 	sel     int
 	done    bool
+	// note is open once the user chose to reject: an optional line for
+	// the model, sent with the cancelled call (Gemini CLI's "suggest
+	// changes"); nil before.
+	note *textinput.Model
 }
 
 type option struct {
@@ -64,8 +69,12 @@ func (d *dialog) answer(dec tool.Decision) {
 	d.reply <- dec
 }
 
-func (m *model) dialogKey(ks string) tea.Cmd {
+func (m *model) dialogKey(k tea.KeyPressMsg) tea.Cmd {
 	d := m.dialog
+	ks := k.String()
+	if d.note != nil {
+		return m.noteKey(k)
+	}
 	switch ks {
 	case "up", "k":
 		d.sel = (d.sel + len(d.options) - 1) % len(d.options)
@@ -87,21 +96,55 @@ func (m *model) dialogKey(ks string) tea.Cmd {
 	return nil
 }
 
-// choose takes option i. Rejecting ends the turn (the engine cancels the
-// rest of the batch); what the user types next goes to the model with the
-// cancelled responses, which is how a note reaches it.
+// choose takes option i. Rejecting first opens the note line (noteKey).
 func (m *model) choose(i int) tea.Cmd {
 	d := m.dialog
 	o := d.options[i]
-	if o.outcome == tool.ModifyWithEditor {
+	switch o.outcome {
+	case tool.ModifyWithEditor:
 		return m.openEditor()
+	case tool.Cancel:
+		in := textinput.New()
+		in.Prompt = "> "
+		in.Placeholder = "optional note for the model"
+		in.CharLimit = 2000
+		in.SetWidth(max(m.width-8, 10))
+		d.note = &in
+		return in.Focus()
 	}
 	m.dialog = nil
 	d.answer(tool.Decision{Outcome: o.outcome})
-	if o.outcome == tool.Cancel {
-		m.printNotice(noticeInfo, "Rejected. Type what the model should do instead, or Esc to stop.")
-	}
 	return nil
+}
+
+// noteKey edits the rejection note. Enter rejects the call, and a note
+// becomes the prompt that follows it: rejecting ends the turn (the engine
+// cancels the rest of the batch), and the next prompt carries the
+// cancelled responses to the model together with the note. Esc rejects
+// without a note.
+func (m *model) noteKey(k tea.KeyPressMsg) tea.Cmd {
+	d := m.dialog
+	switch k.String() {
+	case "enter", "esc":
+		note := ""
+		if k.String() == "enter" {
+			note = strings.TrimSpace(d.note.Value())
+		}
+		m.dialog = nil
+		if note == "" {
+			m.printNotice(noticeInfo, "Rejected.")
+		} else {
+			m.rejectNote = note
+		}
+		d.answer(tool.Decision{Outcome: tool.Cancel})
+		return nil
+	case "ctrl+c":
+		m.cancelTurn()
+		return nil
+	}
+	var cmd tea.Cmd
+	*d.note, cmd = d.note.Update(k)
+	return cmd
 }
 
 type editorDoneMsg struct {
@@ -191,6 +234,14 @@ func (m *model) renderDialog() string {
 		for _, u := range det.URLs {
 			lines = append(lines, " - "+termtext.String(u))
 		}
+	}
+	if d.note != nil {
+		lines = append(lines, "", m.theme.title.Render("Rejected. What should the model do instead?"), d.note.View(),
+			m.theme.dim.Render("Enter sends the note with the rejection; Enter alone or Esc just rejects."))
+		for i, l := range lines {
+			lines[i] = ansi.Truncate(l, inner, "…")
+		}
+		return m.theme.dialog.Width(m.width).Render(strings.Join(lines, "\n"))
 	}
 	lines = append(lines, "", m.theme.title.Render(termtext.String(confirmQuestion(det))))
 	for i, o := range d.options {

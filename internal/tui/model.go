@@ -104,8 +104,12 @@ type model struct {
 
 	lastAnswer   string
 	promptTokens int32
-	status       string
-	quitArmed    bool
+	compressing  bool
+	// rejectNote is what the user asked for instead of a rejected call;
+	// it is sent as the next prompt once the turn has ended.
+	rejectNote string
+	status     string
+	quitArmed  bool
 
 	// out is output waiting to be printed above the live area; printing
 	// says a batch is on its way (one batch at a time keeps the order).
@@ -298,6 +302,8 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		return m.onShellDone(msg)
 	case commandDoneMsg:
 		return m.onCommandDone(msg)
+	case compressDoneMsg:
+		return m.onCompressDone(msg)
 	case spinner.TickMsg:
 		if !m.running && !m.shellRunning() {
 			return nil
@@ -306,6 +312,11 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		m.spin, cmd = m.spin.Update(msg)
 		return cmd
 	case tea.PasteMsg:
+		if m.dialog != nil && m.dialog.note != nil {
+			var cmd tea.Cmd
+			*m.dialog.note, cmd = m.dialog.note.Update(msg)
+			return cmd
+		}
 		if m.dialog != nil {
 			return nil
 		}
@@ -342,7 +353,7 @@ func (m *model) onReady(msg readyMsg) tea.Cmd {
 	}
 	m.files = newFileIndex(a.Workspace.Root())
 	if h := a.Session.History(); len(h) > 0 {
-		m.printHistory(h)
+		m.printHistory(fmt.Sprintf("Resumed session %s.", a.Session.ID()), h)
 	}
 	if m.cfg.Prompt != "" {
 		p := m.cfg.Prompt
@@ -356,7 +367,7 @@ func (m *model) onReady(msg readyMsg) tea.Cmd {
 // nextQueued starts the first prompt typed while the session was starting
 // or busy.
 func (m *model) nextQueued() tea.Cmd {
-	if !m.ready || m.running || m.dialog != nil || len(m.queued) == 0 {
+	if !m.ready || m.running || m.compressing || m.dialog != nil || len(m.queued) == 0 {
 		return nil
 	}
 	p := m.queued[0]
@@ -533,6 +544,16 @@ func (m *model) onTurnDone(err error) tea.Cmd {
 	if !m.lastBlank {
 		m.print("")
 	}
+	if note := m.rejectNote; note != "" {
+		m.rejectNote = ""
+		if err == nil {
+			return m.submit(note, false)
+		}
+		// The turn failed: the note waits in the input, not lost.
+		if m.input.Value() == "" {
+			m.input.SetValue(note)
+		}
+	}
 	return m.nextQueued()
 }
 
@@ -563,7 +584,7 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 		return m.elicitKey(k)
 	}
 	if m.dialog != nil {
-		return m.dialogKey(ks)
+		return m.dialogKey(k)
 	}
 	switch ks {
 	case "ctrl+c":
@@ -666,7 +687,7 @@ func (m *model) submit(text string, queued bool) tea.Cmd {
 		m.print(m.theme.user.Render("! " + strings.TrimSpace(trimmed[1:])))
 		return m.runShell(strings.TrimSpace(trimmed[1:]))
 	}
-	if !m.ready || m.running || m.dialog != nil || m.shellRunning() {
+	if !m.ready || m.running || m.compressing || m.dialog != nil || m.shellRunning() {
 		if m.startErr != nil {
 			m.printNotice(noticeError, "the session could not start: "+m.startErr.Error())
 			return nil

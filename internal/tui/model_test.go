@@ -120,6 +120,9 @@ func TestDialogOutcomes(t *testing.T) {
 		det := tt.det
 		m.Update(confirmMsg{call: &agent.ToolCall{ID: "c", Name: "x", Confirmation: &agent.Confirmation{Details: &det}}, reply: reply})
 		if tt.keys == "esc" {
+			// The first Esc rejects and opens the note line, the second
+			// leaves it empty.
+			m.Update(tea.KeyPressMsg{Code: tea.KeyEscape})
 			m.Update(tea.KeyPressMsg{Code: tea.KeyEscape})
 		} else {
 			m.Update(tea.KeyPressMsg{Code: rune(tt.keys[0]), Text: tt.keys})

@@ -161,8 +161,8 @@ func tailLines(s string, n int) []string {
 
 // printHistory renders a resumed conversation into the scrollback: user
 // prompts, answers as Markdown, tool calls as one line each.
-func (m *model) printHistory(h []*genai.Content) {
-	m.printNotice(noticeInfo, fmt.Sprintf("Resumed session %s.", m.agent.Session.ID()))
+func (m *model) printHistory(heading string, h []*genai.Content) {
+	m.printNotice(noticeInfo, heading)
 	for _, c := range h {
 		for _, p := range c.Parts {
 			switch {
