@@ -2,6 +2,7 @@ package a2a_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -392,23 +393,96 @@ func TestPersistenceAcrossRestart(t *testing.T) {
 	}
 }
 
+// TestRestartWithPendingConfirmation: a confirmation pending when the
+// server stops survives a new process over the same store: tasks/get shows
+// it, the client's approval runs the call and the turn goes on, and the
+// history holds everything the client saw.
 func TestRestartWithPendingConfirmation(t *testing.T) {
+	for _, outcome := range []string{"proceed_once", "cancel"} {
+		t.Run(outcome, func(t *testing.T) {
+			dir := t.TempDir()
+			h := newHarness(t, withStore(openFileStore(t, dir)))
+			path := filepath.Join(h.ws, "p.txt")
+			h.fake.Enqueue(writeCall(path, "x"))
+			evs := h.stream(userMessage("write", geminiSettings(h.ws), ""))
+			id, call := taskID(evs), toolCallID(evs)
+			h.stop()
+			if _, err := os.Stat(filepath.Join(dir, "tasks", id, "pending.json")); err != nil {
+				t.Errorf("no pending.json: %v", err)
+			}
+			h.start(withStore(openFileStore(t, dir)))
+			checkPendingShown(t, h.rpc("tasks/get", map[string]any{"id": id}), call)
+
+			h.fake.Enqueue(fakegemini.Text("Done."))
+			evs2 := h.stream(userMessage("", nil, id, map[string]any{"kind": "data", "data": map[string]any{"callId": call, "outcome": outcome}}))
+			assertUniqueFinalIsLast(t, evs2)
+			_, err := os.Stat(path)
+			if outcome == "proceed_once" {
+				if err != nil {
+					t.Errorf("approved after the restart, the file was not written: %v", err)
+				}
+				if got := summary(evs2); !strings.Contains(got, "Done.") {
+					t.Errorf("the turn did not go on:\n%s", got)
+				}
+				body := string(h.fake.LastRequest().Body)
+				if !strings.Contains(body, "Successfully created and wrote") {
+					t.Errorf("the model did not get the call's result")
+				}
+			} else if err == nil {
+				t.Errorf("cancelled after the restart, the file was written")
+			}
+			res := h.rpc("tasks/get", map[string]any{"id": id})
+			if m := dig(res, "result", "status", "message"); m != nil && strings.Contains(fmt.Sprint(m), "awaiting_approval") {
+				t.Errorf("the answered call is still shown pending: %v", m)
+			}
+			hist := fmt.Sprint(dig(res, "result", "history"))
+			want := []string{"write"}
+			if outcome == "proceed_once" {
+				want = append(want, "Done.")
+			}
+			for _, w := range want {
+				if !strings.Contains(hist, w) {
+					t.Errorf("history lacks %q: %s", w, hist)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(dir, "tasks", id, "pending.json")); !os.IsNotExist(err) {
+				t.Errorf("pending.json outlived the answer: %v", err)
+			}
+		})
+	}
+}
+
+// checkPendingShown checks that a tasks/get result shows the task waiting
+// for the confirmation of call.
+func checkPendingShown(t *testing.T, res map[string]any, call string) {
+	t.Helper()
+	if st := dig(res, "result", "status", "state"); st != "input-required" {
+		t.Errorf("state %v, want input-required", st)
+	}
+	parts := asSlice(dig(res, "result", "status", "message", "parts"))
+	if len(parts) != 1 || dig(parts[0], "data", "request", "callId") != call || dig(parts[0], "data", "status") != "awaiting_approval" || dig(parts[0], "data", "confirmationDetails") == nil {
+		t.Errorf("status message does not show the pending call %s: %v", call, dig(res, "result", "status"))
+	}
+}
+
+// TestInterruptedTurnKeepsUserMessage: the message of a turn that dies
+// with the process stays in the task's history.
+func TestInterruptedTurnKeepsUserMessage(t *testing.T) {
 	dir := t.TempDir()
-	fs := openFileStore(t, dir)
-	h := newHarness(t, withStore(fs))
-	h.fake.Enqueue(writeCall(filepath.Join(h.ws, "p.txt"), "x"))
-	evs := h.stream(userMessage("write", geminiSettings(h.ws), ""))
-	id, call := taskID(evs), toolCallID(evs)
-	h.stop()
-	fs2 := openFileStore(t, dir)
-	h.start(withStore(fs2))
-	// The call did not survive; answering it is ignored, not an error.
-	evs2 := h.stream(userMessage("", nil, id, map[string]any{"kind": "data", "data": map[string]any{"callId": call, "outcome": "proceed_once"}}))
-	assertUniqueFinalIsLast(t, evs2)
-	h.fake.Enqueue(fakegemini.Text("ok"))
-	h.stream(userMessage("go on", nil, id))
-	if body := string(h.fake.LastRequest().Body); !strings.Contains(body, "server restarted") {
-		t.Errorf("the dangling call was not answered: %s", body)
+	h := newHarness(t, withStore(openFileStore(t, dir)))
+	h.fake.Enqueue(fakegemini.Text("first"))
+	id := taskID(h.stream(userMessage("one", geminiSettings(h.ws), "")))
+	h.fake.Enqueue(fakegemini.Hang())
+	s := h.open("message/stream", userMessage("second question", nil, id))
+	s.next()
+	h.waitModelCalls(2)
+	// What a kill -9 leaves: the store as it is now, read by a new process.
+	st, err := openFileStore(t, dir).Load(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(st.History); !strings.Contains(got, "second question") {
+		t.Errorf("stored history lacks the running turn's message: %s", got)
 	}
 }
 

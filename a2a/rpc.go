@@ -227,11 +227,9 @@ func (s *Server) startTurn(ctx context.Context, t *task, in turnInput, ext bool,
 	}
 	t.mu.Unlock()
 	t.addUserMessage(in.msg)
-	if in.isNew {
-		// A new task is saved at once, so that it is still found when its
-		// first turn dies with the process; older ones are in the store.
-		s.save(t)
-	}
+	// Saved at once, so that a new task is still found, and the message
+	// still in the history, when the turn dies with the process.
+	s.save(t)
 	s.wg.Add(1)
 	go t.runTurn(tctx, in)
 	return nil

@@ -421,12 +421,15 @@ func (s *Server) restore(st *StoredTask) *task {
 	t.artifacts = st.Artifacts
 	t.conversation = st.Conversation
 	t.push = st.PushConfigs
+	t.pending = st.Pending
 	if !st.Timestamp.IsZero() {
 		t.lastActive = st.Timestamp
 	}
 	if !t.state.Terminal() && t.state != StateInputRequired {
 		// The process stopped during a turn; the turn is gone, the task
-		// goes on with its next message.
+		// goes on with its next message. Calls it was answering may have
+		// run: they are not asked again, but answered as interrupted.
+		t.pending = nil
 		t.state = StateInputRequired
 		t.status = TaskStatus{State: StateInputRequired, Timestamp: stamp(s.now()),
 			Message: &Message{Kind: "message", Role: "agent", MessageID: "restart-" + st.ID, TaskID: st.ID, ContextID: st.ContextID,

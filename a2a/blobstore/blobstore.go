@@ -10,10 +10,12 @@
 //	tasks/<id>/state.json         state, timestamp, context id, last status, settings
 //	tasks/<id>/conversation.json  the model conversation
 //	tasks/<id>/push.json          push notification configs
+//	tasks/<id>/pending.json       calls of a turn paused for confirmation (only then)
 //	tasks/<id>/artifacts/<n>.json one object per artifact
 //
-// (conversation.json is Castor's addition: Gemini CLI loses the model
-// conversation on restart). A directory written by a FileStore opens as a
+// (conversation.json and pending.json are Castor's additions: Gemini CLI
+// loses the model conversation, and pending confirmations, on restart).
+// A directory written by a FileStore opens as a
 // file:// bucket, and a task saved by one replica continues, with its
 // conversation, on another. The file:// bucket is Castor's one disk store.
 //
@@ -126,6 +128,11 @@ func (s *Store) Save(ctx context.Context, t *a2a.StoredTask) error {
 		"conversation.json": orEmpty(t.Conversation),
 		"push.json":         orEmpty(t.PushConfigs),
 	}
+	if len(t.Pending) > 0 {
+		objects["pending.json"] = t.Pending
+	} else if err := s.dropKnown(ctx, p+"pending.json"); err != nil {
+		return err
+	}
 	keep := map[string]bool{}
 	for i, a := range t.Artifacts {
 		name := fmt.Sprintf("artifacts/%04d.json", i)
@@ -210,6 +217,7 @@ func (s *Store) Load(ctx context.Context, id string) (*a2a.StoredTask, error) {
 		"history.json":      &t.History,
 		"conversation.json": &t.Conversation,
 		"push.json":         &t.PushConfigs,
+		"pending.json":      &t.Pending,
 	} {
 		g.Go(func() error {
 			if err := s.readJSON(gctx, p+name, v); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
@@ -424,6 +432,23 @@ func (s *Store) writeJSON(ctx context.Context, key string, v any) error {
 	s.mu.Lock()
 	s.written[key] = sum
 	s.mu.Unlock()
+	return nil
+}
+
+// dropKnown deletes key if this process wrote or read it: optional
+// objects are absent rather than empty, as in the layout FileStore wrote,
+// and a bucket is not asked about objects it is known not to hold.
+func (s *Store) dropKnown(ctx context.Context, key string) error {
+	s.mu.Lock()
+	_, known := s.written[key]
+	s.mu.Unlock()
+	if !known {
+		return nil
+	}
+	if err := s.b.Delete(ctx, key); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
+		return err
+	}
+	s.forget(key)
 	return nil
 }
 
