@@ -343,7 +343,7 @@ func TestAgentCard(t *testing.T) {
 
 // openFileStore opens the one disk store, the blob store's file://, on dir
 // (a new one each time: a restarted process has no memory of the old).
-func openFileStore(t *testing.T, dir string) *blobstore.Store {
+func openFileStore(t testing.TB, dir string) *blobstore.Store {
 	t.Helper()
 	u, err := blobstore.FileURL(dir)
 	if err != nil {

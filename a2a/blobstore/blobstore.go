@@ -84,6 +84,10 @@ type Store struct {
 	mu        sync.Mutex
 	written   map[string][32]byte
 	artifacts map[string]int
+	// journals is what the store knows of each task's journal (see
+	// journal.go), by task prefix; compact folds journals into the files.
+	journals map[string]*journal
+	compact  compactor
 }
 
 var (
@@ -93,11 +97,18 @@ var (
 
 // New returns a store over b. The store owns b: Close closes it.
 func New(b *blob.Bucket) *Store {
-	return &Store{b: b, written: map[string][32]byte{}, artifacts: map[string]int{}}
+	return &Store{b: b, written: map[string][32]byte{}, artifacts: map[string]int{}, journals: map[string]*journal{}}
 }
 
-// Close closes the bucket.
-func (s *Store) Close() error { return s.b.Close() }
+// Close folds every journal this process knows of into its task's files
+// (bounded by a minute), so that the store is left in the plain layout,
+// and closes the bucket.
+func (s *Store) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s.closeCompactor(ctx)
+	return s.b.Close()
+}
 
 // stateFile is state.json, field for field what a2a.FileStore wrote, so
 // that directories from before its removal still load.
@@ -107,6 +118,10 @@ type stateFile struct {
 	ContextID string            `json:"contextId"`
 	Status    a2a.TaskStatus    `json:"status"`
 	Settings  a2a.AgentSettings `json:"agentSettings"`
+	// Journal is the first journal entry history.json and
+	// conversation.json do not hold (journal.go); absent until a task's
+	// journal was first folded in.
+	Journal int `json:"journal,omitempty"`
 }
 
 func taskPrefix(id string) string { return "tasks/" + id + "/" }
@@ -122,11 +137,13 @@ func (s *Store) Save(ctx context.Context, t *a2a.StoredTask) error {
 	defer unlock()
 	p := taskPrefix(t.ID)
 	// Empty lists are written as [], not null, as FileStore wrote them.
+	from, err := s.saveLists(ctx, p, t)
+	if err != nil {
+		return err
+	}
 	objects := map[string]any{
-		"metadata.json":     t.Metadata,
-		"history.json":      orEmpty(t.History),
-		"conversation.json": orEmpty(t.Conversation),
-		"push.json":         orEmpty(t.PushConfigs),
+		"metadata.json": t.Metadata,
+		"push.json":     orEmpty(t.PushConfigs),
 	}
 	if len(t.Pending) > 0 {
 		objects["pending.json"] = t.Pending
@@ -170,7 +187,7 @@ func (s *Store) Save(ctx context.Context, t *a2a.StoredTask) error {
 	s.mu.Unlock()
 	return s.writeJSON(ctx, p+"state.json", stateFile{
 		State: t.State, Timestamp: t.Timestamp.UTC().Format(time.RFC3339Nano), ContextID: t.ContextID,
-		Status: t.Status, Settings: t.Settings,
+		Status: t.Status, Settings: t.Settings, Journal: from,
 	})
 }
 
@@ -250,6 +267,9 @@ func (s *Store) Load(ctx context.Context, id string) (*a2a.StoredTask, error) {
 			t.Artifacts = append(t.Artifacts, *a)
 		}
 	}
+	if err := s.loadJournal(ctx, p, st.Journal, t); err != nil {
+		return nil, fmt.Errorf("task %s: %w", id, err)
+	}
 	return t, nil
 }
 
@@ -307,6 +327,7 @@ func (s *Store) deleteLocked(ctx context.Context, id string) error {
 		// there meanwhile stays.
 		td := filepath.Join(s.dir, "tasks", id)
 		os.Remove(filepath.Join(td, "artifacts"))
+		os.Remove(filepath.Join(td, "journal"))
 		os.Remove(td)
 	}
 	return nil
@@ -413,11 +434,25 @@ func (s *Store) keys(ctx context.Context, prefix string) ([]string, error) {
 
 // writeJSON writes v as FileStore did: indented, with a final newline.
 func (s *Store) writeJSON(ctx context.Context, key string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
+	b, err := encodeJSON(v)
 	if err != nil {
 		return err
 	}
-	b = append(b, '\n')
+	return s.writeEncoded(ctx, key, b)
+}
+
+// encodeJSON encodes v as FileStore did: indented, with a final newline.
+func encodeJSON(v any) ([]byte, error) {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// writeEncoded writes b under key unless this process knows the bucket
+// holds it already.
+func (s *Store) writeEncoded(ctx context.Context, key string, b []byte) error {
 	sum := sha256.Sum256(b)
 	s.mu.Lock()
 	same := s.written[key] == sum
@@ -462,6 +497,7 @@ func (s *Store) forgetTask(p string) {
 		}
 	}
 	delete(s.artifacts, p)
+	delete(s.journals, p)
 }
 
 // forget drops what the store remembers of key.

@@ -91,6 +91,41 @@ func Run(t *testing.T, open func(t *testing.T) a2a.TaskStore) {
 		}
 	})
 
+	t.Run("grows turn by turn", func(t *testing.T) {
+		// A task saved after every turn, as the server saves it: the
+		// lists grow, the last agent message grows while it streams, and
+		// compression replaces the conversation's start.
+		s := open(t)
+		want := Task("t1", now, 1)
+		check := func(step string) {
+			t.Helper()
+			if err := s.Save(t.Context(), want); err != nil {
+				t.Fatal(err)
+			}
+			got, err := s.Load(t.Context(), "t1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Fatalf("%s: loaded task differs (-saved +loaded):\n%s", step, d)
+			}
+		}
+		check("first save")
+		for i := range 80 {
+			turn := fmt.Sprint(i)
+			want.History = append(want.History, a2a.Message{Kind: "message", Role: "user", MessageID: "u" + turn, Parts: []a2a.Part{a2a.TextPart("question " + turn)}})
+			check("turn " + turn + " starts")
+			want.History = append(want.History, a2a.Message{Kind: "message", Role: "agent", MessageID: "a" + turn, Parts: []a2a.Part{a2a.TextPart("answer")}})
+			check("turn " + turn + " streams")
+			want.History[len(want.History)-1].Parts = []a2a.Part{a2a.TextPart("answer " + turn)}
+			want.Conversation = append(want.Conversation, genai.NewContentFromText("question "+turn, genai.RoleUser), genai.NewContentFromText("answer "+turn, genai.RoleModel))
+			if i == 50 {
+				want.Conversation = append([]*genai.Content{genai.NewContentFromText("summary", genai.RoleUser)}, want.Conversation[len(want.Conversation)-4:]...)
+			}
+			check("turn " + turn + " ends")
+		}
+	})
+
 	t.Run("list", func(t *testing.T) {
 		s := open(t)
 		if ids, err := s.List(t.Context()); err != nil || len(ids) != 0 {
