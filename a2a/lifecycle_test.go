@@ -515,7 +515,8 @@ func TestShutdownEndsStreams(t *testing.T) {
 }
 
 func TestConcurrentTurnLimit(t *testing.T) {
-	h := newHarness(t, withLimits(limitsWith(func(l *a2a.Limits) { l.MaxConcurrentTurns = 1 })))
+	// Without a queue, a turn past the limit fails as busy.
+	h := newHarness(t, withLimits(limitsWith(func(l *a2a.Limits) { l.MaxConcurrentTurns = 1; l.MaxQueuedTurns = -1 })))
 	h.fake.Enqueue(fakegemini.Hang())
 	p := userMessage("hang", geminiSettings(h.ws), "")
 	p["configuration"] = map[string]any{"blocking": false}
@@ -529,6 +530,47 @@ func TestConcurrentTurnLimit(t *testing.T) {
 	h.fake.Enqueue(fakegemini.Text("now"))
 	if res := h.rpc("message/send", userMessage("again", geminiSettings(h.ws), "")); res["error"] != nil {
 		t.Errorf("after the first ended → %v", res)
+	}
+}
+
+// TestTurnQueue: past the concurrency limit turns wait their turn, and
+// past the queue's bound they fail as busy.
+func TestTurnQueue(t *testing.T) {
+	h := newHarness(t, withLimits(limitsWith(func(l *a2a.Limits) { l.MaxConcurrentTurns = 1; l.MaxQueuedTurns = 1 })))
+	h.fake.Enqueue(fakegemini.Hang())
+	p := userMessage("hang", geminiSettings(h.ws), "")
+	p["configuration"] = map[string]any{"blocking": false}
+	first := h.rpc("message/send", p)
+	h.waitModelCalls(1)
+	h.fake.Enqueue(fakegemini.Text("waited"))
+	queued := make(chan []map[string]any, 1)
+	go func() { queued <- h.stream(userMessage("queued", geminiSettings(h.ws), "")) }()
+	// The queue holds one: a third turn is refused once the second waits.
+	for deadline := time.Now().Add(guard); ; time.Sleep(5 * time.Millisecond) {
+		resp := h.get("/health")
+		var health map[string]any
+		json.NewDecoder(resp.Body).Decode(&health)
+		resp.Body.Close()
+		if health["queuedTurns"] == float64(1) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the second turn never queued: %v", health)
+		}
+	}
+	res := h.rpc("message/send", userMessage("third", geminiSettings(h.ws), ""))
+	if dig(res, "error", "data", "busy") != true {
+		t.Errorf("third turn → %v", res)
+	}
+	h.rpc("tasks/cancel", map[string]any{"id": dig(first, "result", "id")})
+	select {
+	case evs := <-queued:
+		assertUniqueFinalIsLast(t, evs)
+		if !strings.Contains(summary(evs), "waited") {
+			t.Errorf("queued turn:\n%s", summary(evs))
+		}
+	case <-time.After(guard):
+		t.Fatal("the queued turn never ran")
 	}
 }
 

@@ -187,11 +187,9 @@ func (s *Server) startTurn(ctx context.Context, t *task, in turnInput, ext bool,
 	case <-ctx.Done():
 		return errBusy("the task is still running its previous turn")
 	}
-	select {
-	case s.turnSlots <- struct{}{}:
-	default:
+	if e := s.acquireTurnSlot(ctx); e != nil {
 		<-t.sem
-		return errBusy("too many turns running")
+		return e
 	}
 	release := func() {
 		<-s.turnSlots

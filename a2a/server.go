@@ -83,6 +83,10 @@ type Limits struct {
 	MaxBodyBytes int64
 	// MaxConcurrentTurns bounds turns running at once across tasks (256).
 	MaxConcurrentTurns int
+	// MaxQueuedTurns bounds the turns waiting for one of those slots
+	// (4096); a turn past both limits fails as busy. Negative: turns
+	// never wait, and fail as busy once MaxConcurrentTurns run.
+	MaxQueuedTurns int
 	// MaxStreams bounds open SSE streams (1024).
 	MaxStreams int
 	// MaxLiveTasks bounds tasks held in memory; idle ones are evicted to
@@ -121,6 +125,9 @@ func (l *Limits) defaults() {
 		l.MaxBodyBytes = 4 << 20
 	}
 	def(&l.MaxConcurrentTurns, 256)
+	if l.MaxQueuedTurns == 0 {
+		l.MaxQueuedTurns = 4096
+	}
 	def(&l.MaxStreams, 1024)
 	def(&l.MaxLiveTasks, 1024)
 	def(&l.MaxTurnsPerTask, 1000)
@@ -150,6 +157,8 @@ type Server struct {
 	tasks map[string]*task
 
 	turnSlots chan struct{}
+	// queued counts the turns waiting for a slot (Limits.MaxQueuedTurns).
+	queued    atomic.Int64
 	streams   atomic.Int64
 	closing   atomic.Bool
 	base      context.Context
@@ -688,6 +697,7 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 		"liveTasks":   len(live),
 		"totalTasks":  total,
 		"streams":     s.streams.Load(),
+		"queuedTurns": s.queued.Load(),
 	})
 }
 

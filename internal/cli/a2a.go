@@ -28,7 +28,7 @@ type a2aFlags struct {
 	host, workspace, token, allowedRoot, store, storeDir, model string
 	port                                                        int
 	yolo, allowPrivatePush, memoryStore, debug                  bool
-	maxTurns                                                    int
+	maxTurns, maxQueued                                         int
 	turnTimeout, retention                                      time.Duration
 }
 
@@ -67,6 +67,7 @@ func newA2ACommand(ctx context.Context, stdio IO) *cobra.Command {
 	fl.BoolVar(&f.yolo, "yolo", envBool("GEMINI_YOLO_MODE"), "approve every tool call (GEMINI_YOLO_MODE=true)")
 	fl.BoolVar(&f.allowPrivatePush, "allow-private-push", false, "let push notifications reach loopback, private and link-local addresses")
 	fl.IntVar(&f.maxTurns, "max-concurrent-turns", 0, "turns running at once across tasks (default 256)")
+	fl.IntVar(&f.maxQueued, "max-queued-turns", 0, "turns waiting for one of those to end before the server answers busy (default 4096; -1: none wait)")
 	fl.DurationVar(&f.turnTimeout, "turn-timeout", 0, "wall-time limit of one turn (default 30m)")
 	fl.DurationVar(&f.retention, "retention", a2a.DefaultRetention, "delete tasks idle for longer than this from the store (0 keeps them forever)")
 	fl.BoolVarP(&f.debug, "debug", "d", false, "log requests and problems on stderr")
@@ -184,7 +185,7 @@ func runA2A(ctx context.Context, f *a2aFlags, stdio IO) error {
 		Store:            store,
 		Retention:        retention,
 		AllowPrivatePush: f.allowPrivatePush,
-		Limits:           a2a.Limits{MaxConcurrentTurns: f.maxTurns, TurnTimeout: f.turnTimeout},
+		Limits:           a2a.Limits{MaxConcurrentTurns: f.maxTurns, MaxQueuedTurns: f.maxQueued, TurnTimeout: f.turnTimeout},
 		Logger:           logger,
 	})
 	if err != nil {
