@@ -63,6 +63,10 @@ type Config struct {
 	// Commands are the slash commands served; nil means
 	// command.DefaultRegistry().
 	Commands *command.Registry
+	// OnDisconnect says what happens to a running turn when the client
+	// streaming it (or waiting for it in a blocking message/send) leaves
+	// before its end: "" or DisconnectContinue, DisconnectCancel.
+	OnDisconnect DisconnectMode
 	// Limits bound what clients may make the server do.
 	Limits Limits
 	// AllowPrivatePush lets push notifications reach loopback, private and
@@ -213,6 +217,9 @@ func NewServer(cfg Config) (*Server, error) {
 	}
 	if cfg.Commands == nil {
 		cfg.Commands = command.DefaultRegistry()
+	}
+	if err := cfg.OnDisconnect.check(); err != nil {
+		return nil, err
 	}
 	s := &Server{
 		cfg: cfg, store: cfg.Store, cmds: cfg.Commands, log: cfg.Logger,

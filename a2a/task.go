@@ -475,6 +475,8 @@ func (t *task) endOnError(ctx context.Context, err error) *update {
 		return &update{kind: uState, state: StateCanceled, final: true, reason: reasonEnd, text: errCanceledByUser.Error()}
 	case errors.Is(cause, errShuttingDown):
 		return &update{kind: uState, state: StateInputRequired, final: true, reason: reasonEnd, text: errShuttingDown.Error()}
+	case errors.Is(cause, errClientAborted):
+		return &update{kind: uState, state: StateInputRequired, final: true, reason: reasonEnd, text: errClientAborted.Error()}
 	case errors.Is(cause, context.DeadlineExceeded):
 		err = fmt.Errorf("the turn exceeded its time limit of %s", t.srv.cfg.Limits.TurnTimeout)
 	}

@@ -26,6 +26,7 @@ import (
 // variable Gemini CLI's server reads, where there is one.
 type a2aFlags struct {
 	host, workspace, token, allowedRoot, store, storeDir, model string
+	onDisconnect                                                string
 	port                                                        int
 	yolo, allowPrivatePush, memoryStore, debug                  bool
 	maxTurns, maxQueued                                         int
@@ -69,6 +70,7 @@ func newA2ACommand(ctx context.Context, stdio IO) *cobra.Command {
 	fl.IntVar(&f.maxTurns, "max-concurrent-turns", 0, "turns running at once across tasks (default 256)")
 	fl.IntVar(&f.maxQueued, "max-queued-turns", 0, "turns waiting for one of those to end before the server answers busy (default 4096; -1: none wait)")
 	fl.DurationVar(&f.turnTimeout, "turn-timeout", 0, "wall-time limit of one turn (default 30m)")
+	fl.StringVar(&f.onDisconnect, "on-disconnect", string(a2a.DisconnectContinue), "what a client leaving mid-turn does to the turn: continue (it runs to its end; tasks/get and tasks/resubscribe show it) or cancel (as Gemini CLI's server)")
 	fl.DurationVar(&f.retention, "retention", a2a.DefaultRetention, "delete tasks idle for longer than this from the store (0 keeps them forever)")
 	fl.BoolVarP(&f.debug, "debug", "d", false, "log requests and problems on stderr")
 	return c
@@ -101,6 +103,9 @@ func a2aStoreURL(f *a2aFlags, geminiDir string, getenv func(string) string) (u s
 func runA2A(ctx context.Context, f *a2aFlags, stdio IO) error {
 	if err := a2a.CheckListenAddr(f.host, f.token); err != nil {
 		return &inputError{msg: err.Error()}
+	}
+	if m := a2a.DisconnectMode(f.onDisconnect); m != a2a.DisconnectContinue && m != a2a.DisconnectCancel {
+		return &inputError{msg: fmt.Sprintf("--on-disconnect %q: must be continue or cancel", f.onDisconnect)}
 	}
 	retention := f.retention
 	switch {
@@ -185,6 +190,7 @@ func runA2A(ctx context.Context, f *a2aFlags, stdio IO) error {
 		Store:            store,
 		Retention:        retention,
 		AllowPrivatePush: f.allowPrivatePush,
+		OnDisconnect:     a2a.DisconnectMode(f.onDisconnect),
 		Limits:           a2a.Limits{MaxConcurrentTurns: f.maxTurns, MaxQueuedTurns: f.maxQueued, TurnTimeout: f.turnTimeout},
 		Logger:           logger,
 	})
