@@ -3,6 +3,8 @@ package a2a_test
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -73,5 +75,30 @@ func TestUnknownDisconnectMode(t *testing.T) {
 	_, err := a2a.NewServer(a2a.Config{NewSession: newSession, AllowedRoot: t.TempDir(), OnDisconnect: "drop"})
 	if err == nil || !strings.Contains(err.Error(), `"drop"`) {
 		t.Fatalf("NewServer with an unknown mode: %v", err)
+	}
+}
+
+// TestReleasedSessions: past MaxIdleSessions, idle tasks give their
+// sessions up; their next turn rebuilds them, a pending confirmation
+// included.
+func TestReleasedSessions(t *testing.T) {
+	h := newHarness(t, withLimits(limitsWith(func(l *a2a.Limits) { l.MaxIdleSessions = 1 })))
+	path := filepath.Join(h.ws, "r.txt")
+	h.fake.Enqueue(writeCall(path, "r"))
+	evs := h.stream(userMessage("write", geminiSettings(h.ws), ""))
+	paused, call := taskID(evs), toolCallID(evs)
+	h.fake.Enqueue(fakegemini.Text("Paris."))
+	other := taskID(h.stream(userMessage("capital of France?", geminiSettings(h.ws), "")))
+	// Two idle tasks, one session kept: the paused task's went.
+	h.fake.Enqueue(fakegemini.Text("written"))
+	evs = h.stream(userMessage("", nil, paused, map[string]any{"kind": "data", "data": map[string]any{"callId": call, "outcome": "proceed_once"}}))
+	assertUniqueFinalIsLast(t, evs)
+	if _, err := os.Stat(path); err != nil {
+		t.Errorf("approved after its session was released, the file was not written: %v", err)
+	}
+	h.fake.Enqueue(fakegemini.Text("2 million."))
+	h.stream(userMessage("population?", nil, other))
+	if body := string(h.fake.LastRequest().Body); !strings.Contains(body, "capital of France?") || !strings.Contains(body, "Paris.") {
+		t.Errorf("the rebuilt session lost the conversation")
 	}
 }

@@ -96,6 +96,12 @@ type Limits struct {
 	// MaxLiveTasks bounds tasks held in memory; idle ones are evicted to
 	// the store to make room (1024).
 	MaxLiveTasks int
+	// MaxIdleSessions bounds the engine sessions kept by tasks between
+	// their turns (256): past it, the least recently active task's session
+	// is released and rebuilt from the stored conversation (and pending
+	// calls) at its next turn, so that memory follows the turns running
+	// rather than every task seen.
+	MaxIdleSessions int
 	// MaxTurnsPerTask bounds the messages one task may run (1000).
 	MaxTurnsPerTask int
 	// TurnTimeout bounds one turn's wall time (30m).
@@ -134,6 +140,7 @@ func (l *Limits) defaults() {
 	}
 	def(&l.MaxStreams, 1024)
 	def(&l.MaxLiveTasks, 1024)
+	def(&l.MaxIdleSessions, 256)
 	def(&l.MaxTurnsPerTask, 1000)
 	def(&l.PushAttempts, 4)
 	defD(&l.TurnTimeout, 30*time.Minute)

@@ -515,6 +515,7 @@ func (t *task) finishTurn(final *update) {
 	t.fanout(final, subs)
 	close(done)
 	<-t.sem
+	t.srv.trimSessions()
 }
 
 func allAnswered(sess *agent.Session) bool {
