@@ -114,7 +114,7 @@ func (s *a2aServer) stop(sig syscall.Signal) {
 	}
 }
 
-func message(taskID string, parts ...map[string]any) map[string]any {
+func a2aMessage(taskID string, parts ...map[string]any) map[string]any {
 	m := map[string]any{"kind": "message", "role": "user", "messageId": fmt.Sprint(time.Now().UnixNano()), "parts": parts}
 	if taskID != "" {
 		m["taskId"] = taskID
@@ -134,12 +134,12 @@ func TestA2APendingConfirmationSurvivesRestart(t *testing.T) {
 			target := filepath.Join(e.ws, "kept.txt")
 			e.srv.Enqueue(fakegemini.Call("write_file", map[string]any{"file_path": target, "content": "survived\n"}))
 			srv := e.startA2A(store)
-			evs := srv.call("message/stream", message("", map[string]any{"kind": "text", "text": "write kept.txt"}))
+			evs := srv.call("message/stream", a2aMessage("", map[string]any{"kind": "text", "text": "write kept.txt"}))
 			id, _ := evs[0]["id"].(string)
 			var callID string
 			for _, ev := range evs {
-				if p := parts(ev["status"]); len(p) == 1 && dig(p[0], "data", "status") == "awaiting_approval" {
-					callID, _ = dig(p[0], "data", "request", "callId").(string)
+				if p := a2aParts(ev["status"]); len(p) == 1 && a2aDig(p[0], "data", "status") == "awaiting_approval" {
+					callID, _ = a2aDig(p[0], "data", "request", "callId").(string)
 				}
 			}
 			if id == "" || callID == "" {
@@ -149,17 +149,17 @@ func TestA2APendingConfirmationSurvivesRestart(t *testing.T) {
 
 			srv = e.startA2A(store)
 			got := srv.call("tasks/get", map[string]any{"id": id})[0]
-			p := parts(got["status"])
-			if dig(got, "status", "state") != "input-required" || len(p) != 1 || dig(p[0], "data", "request", "callId") != callID {
+			p := a2aParts(got["status"])
+			if a2aDig(got, "status", "state") != "input-required" || len(p) != 1 || a2aDig(p[0], "data", "request", "callId") != callID {
 				t.Fatalf("after the restart tasks/get shows %v", got["status"])
 			}
 			e.srv.Enqueue(fakegemini.Text("kept.txt is written."))
-			evs = srv.call("message/stream", message(id, map[string]any{"kind": "data", "data": map[string]any{"callId": callID, "outcome": "proceed_once"}}))
+			evs = srv.call("message/stream", a2aMessage(id, map[string]any{"kind": "data", "data": map[string]any{"callId": callID, "outcome": "proceed_once"}}))
 			if b, err := os.ReadFile(target); err != nil || string(b) != "survived\n" {
 				t.Errorf("approved after the restart: file %q, %v", b, err)
 			}
 			last := evs[len(evs)-1]
-			if last["final"] != true || dig(last, "status", "state") != "input-required" {
+			if last["final"] != true || a2aDig(last, "status", "state") != "input-required" {
 				t.Errorf("last event %v", last)
 			}
 			got = srv.call("tasks/get", map[string]any{"id": id})[0]
@@ -180,12 +180,12 @@ func TestA2APendingConfirmationSurvivesRestart(t *testing.T) {
 	}
 }
 
-func parts(v any) []any {
-	ps, _ := dig(v, "message", "parts").([]any)
+func a2aParts(v any) []any {
+	ps, _ := a2aDig(v, "message", "parts").([]any)
 	return ps
 }
 
-func dig(v any, keys ...string) any {
+func a2aDig(v any, keys ...string) any {
 	for _, k := range keys {
 		m, ok := v.(map[string]any)
 		if !ok {
