@@ -224,7 +224,7 @@ func (s *Store) applyJournalTo(ctx context.Context, p string, from, upto int, t 
 		if err := json.Unmarshal(b, &e); err != nil {
 			return nil, 0, fmt.Errorf("%s: %w", k, err)
 		}
-		if e.H > len(t.History) || e.C > len(t.Conversation) {
+		if e.H < 0 || e.C < 0 || e.H > len(t.History) || e.C > len(t.Conversation) {
 			return nil, 0, fmt.Errorf("%s: continues a history of %d messages and a conversation of %d contents, but the task has %d and %d", k, e.H, e.C, len(t.History), len(t.Conversation))
 		}
 		t.History = append(t.History[:e.H:e.H], e.History...)

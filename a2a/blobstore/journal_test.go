@@ -145,3 +145,28 @@ func BenchmarkSaveLongTask(b *testing.B) {
 	b.ReportMetric(float64(first.Microseconds())/float64(10*b.N), "first10-µs/turn")
 	b.ReportMetric(float64(last.Microseconds())/float64(10*b.N), "last10-µs/turn")
 }
+
+// FuzzJournalEntry: whatever a journal entry holds, Load answers with
+// the task or an error, never a panic.
+func FuzzJournalEntry(f *testing.F) {
+	f.Add([]byte(`{"h":2,"history":[{"kind":"message","role":"user","messageId":"x","parts":[]}],"c":2,"conversation":[{"role":"user","parts":[{"text":"q"}]}]}`))
+	f.Add([]byte(`{"h":99,"history":[],"c":0}`))
+	f.Add([]byte(`{"h":-1}`))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, entry []byte) {
+		dir := t.TempDir()
+		u := mustFileURL(t, dir)
+		task := storetest.Task("t1", time.Now(), 0)
+		s := mustOpen(t, u)
+		for i := range 2 {
+			grow(task, i)
+			if err := s.Save(t.Context(), task); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.WriteFile(filepath.Join(dir, "tasks", "t1", "journal", "00000000.json"), entry, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		mustOpen(t, u).Load(t.Context(), "t1")
+	})
+}
