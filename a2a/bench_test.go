@@ -92,3 +92,46 @@ func BenchmarkConcurrentStreams(b *testing.B) {
 		b.ReportMetric(float64(len(lat))/b.Elapsed().Seconds(), "tasks/s")
 	}
 }
+
+// BenchmarkLongTask runs 200 follow-up turns on one task, with the file
+// store and in memory, and reports the mean latency of the first and last
+// ten: what the store adds to a turn must not grow with the task.
+func BenchmarkLongTask(b *testing.B) {
+	const turns = 200
+	for _, store := range []string{"memory", "file"} {
+		b.Run(store, func(b *testing.B) {
+			var first, last time.Duration
+			for range b.N {
+				b.StopTimer()
+				opts := []option{withLimits(limitsWith(func(l *limitsT) { l.MaxTurnsPerTask = 1 << 30 }))}
+				if store == "file" {
+					opts = append(opts, withStore(openFileStore(b, b.TempDir())))
+				}
+				h := newHarness(b, opts...)
+				h.fake.Enqueue(fakegemini.Text("first"))
+				id := taskID(h.stream(userMessage("first", geminiSettings(h.ws), "")))
+				for range turns {
+					h.fake.Enqueue(fakegemini.Text("a reply of a few words, as models give"))
+				}
+				b.StartTimer()
+				for i := range turns {
+					start := time.Now()
+					if evs := h.stream(userMessage("next question, a line long", nil, id)); len(evs) != 3 {
+						b.Fatalf("%d events", len(evs))
+					}
+					d := time.Since(start)
+					switch {
+					case i < 10:
+						first += d
+					case i >= turns-10:
+						last += d
+					}
+				}
+				b.StopTimer()
+				h.stop()
+			}
+			b.ReportMetric(float64(first.Microseconds())/float64(10*b.N), "first10-µs/turn")
+			b.ReportMetric(float64(last.Microseconds())/float64(10*b.N), "last10-µs/turn")
+		})
+	}
+}

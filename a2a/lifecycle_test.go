@@ -2,6 +2,7 @@ package a2a_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -342,7 +343,7 @@ func TestAgentCard(t *testing.T) {
 
 // openFileStore opens the one disk store, the blob store's file://, on dir
 // (a new one each time: a restarted process has no memory of the old).
-func openFileStore(t *testing.T, dir string) *blobstore.Store {
+func openFileStore(t testing.TB, dir string) *blobstore.Store {
 	t.Helper()
 	u, err := blobstore.FileURL(dir)
 	if err != nil {
@@ -392,23 +393,96 @@ func TestPersistenceAcrossRestart(t *testing.T) {
 	}
 }
 
+// TestRestartWithPendingConfirmation: a confirmation pending when the
+// server stops survives a new process over the same store: tasks/get shows
+// it, the client's approval runs the call and the turn goes on, and the
+// history holds everything the client saw.
 func TestRestartWithPendingConfirmation(t *testing.T) {
+	for _, outcome := range []string{"proceed_once", "cancel"} {
+		t.Run(outcome, func(t *testing.T) {
+			dir := t.TempDir()
+			h := newHarness(t, withStore(openFileStore(t, dir)))
+			path := filepath.Join(h.ws, "p.txt")
+			h.fake.Enqueue(writeCall(path, "x"))
+			evs := h.stream(userMessage("write", geminiSettings(h.ws), ""))
+			id, call := taskID(evs), toolCallID(evs)
+			h.stop()
+			if _, err := os.Stat(filepath.Join(dir, "tasks", id, "pending.json")); err != nil {
+				t.Errorf("no pending.json: %v", err)
+			}
+			h.start(withStore(openFileStore(t, dir)))
+			checkPendingShown(t, h.rpc("tasks/get", map[string]any{"id": id}), call)
+
+			h.fake.Enqueue(fakegemini.Text("Done."))
+			evs2 := h.stream(userMessage("", nil, id, map[string]any{"kind": "data", "data": map[string]any{"callId": call, "outcome": outcome}}))
+			assertUniqueFinalIsLast(t, evs2)
+			_, err := os.Stat(path)
+			if outcome == "proceed_once" {
+				if err != nil {
+					t.Errorf("approved after the restart, the file was not written: %v", err)
+				}
+				if got := summary(evs2); !strings.Contains(got, "Done.") {
+					t.Errorf("the turn did not go on:\n%s", got)
+				}
+				body := string(h.fake.LastRequest().Body)
+				if !strings.Contains(body, "Successfully created and wrote") {
+					t.Errorf("the model did not get the call's result")
+				}
+			} else if err == nil {
+				t.Errorf("cancelled after the restart, the file was written")
+			}
+			res := h.rpc("tasks/get", map[string]any{"id": id})
+			if m := dig(res, "result", "status", "message"); m != nil && strings.Contains(fmt.Sprint(m), "awaiting_approval") {
+				t.Errorf("the answered call is still shown pending: %v", m)
+			}
+			hist := fmt.Sprint(dig(res, "result", "history"))
+			want := []string{"write"}
+			if outcome == "proceed_once" {
+				want = append(want, "Done.")
+			}
+			for _, w := range want {
+				if !strings.Contains(hist, w) {
+					t.Errorf("history lacks %q: %s", w, hist)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(dir, "tasks", id, "pending.json")); !os.IsNotExist(err) {
+				t.Errorf("pending.json outlived the answer: %v", err)
+			}
+		})
+	}
+}
+
+// checkPendingShown checks that a tasks/get result shows the task waiting
+// for the confirmation of call.
+func checkPendingShown(t *testing.T, res map[string]any, call string) {
+	t.Helper()
+	if st := dig(res, "result", "status", "state"); st != "input-required" {
+		t.Errorf("state %v, want input-required", st)
+	}
+	parts := asSlice(dig(res, "result", "status", "message", "parts"))
+	if len(parts) != 1 || dig(parts[0], "data", "request", "callId") != call || dig(parts[0], "data", "status") != "awaiting_approval" || dig(parts[0], "data", "confirmationDetails") == nil {
+		t.Errorf("status message does not show the pending call %s: %v", call, dig(res, "result", "status"))
+	}
+}
+
+// TestInterruptedTurnKeepsUserMessage: the message of a turn that dies
+// with the process stays in the task's history.
+func TestInterruptedTurnKeepsUserMessage(t *testing.T) {
 	dir := t.TempDir()
-	fs := openFileStore(t, dir)
-	h := newHarness(t, withStore(fs))
-	h.fake.Enqueue(writeCall(filepath.Join(h.ws, "p.txt"), "x"))
-	evs := h.stream(userMessage("write", geminiSettings(h.ws), ""))
-	id, call := taskID(evs), toolCallID(evs)
-	h.stop()
-	fs2 := openFileStore(t, dir)
-	h.start(withStore(fs2))
-	// The call did not survive; answering it is ignored, not an error.
-	evs2 := h.stream(userMessage("", nil, id, map[string]any{"kind": "data", "data": map[string]any{"callId": call, "outcome": "proceed_once"}}))
-	assertUniqueFinalIsLast(t, evs2)
-	h.fake.Enqueue(fakegemini.Text("ok"))
-	h.stream(userMessage("go on", nil, id))
-	if body := string(h.fake.LastRequest().Body); !strings.Contains(body, "server restarted") {
-		t.Errorf("the dangling call was not answered: %s", body)
+	h := newHarness(t, withStore(openFileStore(t, dir)))
+	h.fake.Enqueue(fakegemini.Text("first"))
+	id := taskID(h.stream(userMessage("one", geminiSettings(h.ws), "")))
+	h.fake.Enqueue(fakegemini.Hang())
+	s := h.open("message/stream", userMessage("second question", nil, id))
+	s.next()
+	h.waitModelCalls(2)
+	// What a kill -9 leaves: the store as it is now, read by a new process.
+	st, err := openFileStore(t, dir).Load(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(st.History); !strings.Contains(got, "second question") {
+		t.Errorf("stored history lacks the running turn's message: %s", got)
 	}
 }
 
@@ -441,7 +515,8 @@ func TestShutdownEndsStreams(t *testing.T) {
 }
 
 func TestConcurrentTurnLimit(t *testing.T) {
-	h := newHarness(t, withLimits(limitsWith(func(l *a2a.Limits) { l.MaxConcurrentTurns = 1 })))
+	// Without a queue, a turn past the limit fails as busy.
+	h := newHarness(t, withLimits(limitsWith(func(l *a2a.Limits) { l.MaxConcurrentTurns = 1; l.MaxQueuedTurns = -1 })))
 	h.fake.Enqueue(fakegemini.Hang())
 	p := userMessage("hang", geminiSettings(h.ws), "")
 	p["configuration"] = map[string]any{"blocking": false}
@@ -455,6 +530,47 @@ func TestConcurrentTurnLimit(t *testing.T) {
 	h.fake.Enqueue(fakegemini.Text("now"))
 	if res := h.rpc("message/send", userMessage("again", geminiSettings(h.ws), "")); res["error"] != nil {
 		t.Errorf("after the first ended → %v", res)
+	}
+}
+
+// TestTurnQueue: past the concurrency limit turns wait their turn, and
+// past the queue's bound they fail as busy.
+func TestTurnQueue(t *testing.T) {
+	h := newHarness(t, withLimits(limitsWith(func(l *a2a.Limits) { l.MaxConcurrentTurns = 1; l.MaxQueuedTurns = 1 })))
+	h.fake.Enqueue(fakegemini.Hang())
+	p := userMessage("hang", geminiSettings(h.ws), "")
+	p["configuration"] = map[string]any{"blocking": false}
+	first := h.rpc("message/send", p)
+	h.waitModelCalls(1)
+	h.fake.Enqueue(fakegemini.Text("waited"))
+	queued := make(chan []map[string]any, 1)
+	go func() { queued <- h.stream(userMessage("queued", geminiSettings(h.ws), "")) }()
+	// The queue holds one: a third turn is refused once the second waits.
+	for deadline := time.Now().Add(guard); ; time.Sleep(5 * time.Millisecond) {
+		resp := h.get("/health")
+		var health map[string]any
+		json.NewDecoder(resp.Body).Decode(&health)
+		resp.Body.Close()
+		if health["queuedTurns"] == float64(1) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the second turn never queued: %v", health)
+		}
+	}
+	res := h.rpc("message/send", userMessage("third", geminiSettings(h.ws), ""))
+	if dig(res, "error", "data", "busy") != true {
+		t.Errorf("third turn → %v", res)
+	}
+	h.rpc("tasks/cancel", map[string]any{"id": dig(first, "result", "id")})
+	select {
+	case evs := <-queued:
+		assertUniqueFinalIsLast(t, evs)
+		if !strings.Contains(summary(evs), "waited") {
+			t.Errorf("queued turn:\n%s", summary(evs))
+		}
+	case <-time.After(guard):
+		t.Fatal("the queued turn never ran")
 	}
 }
 

@@ -240,7 +240,7 @@ func (s *Server) streamREST(w http.ResponseWriter, r *http.Request, t *task, sub
 	idJSON, _ := json.Marshal(t.id)
 	sw := newSSEWriter(w, idJSON)
 	sw.start()
-	s.pump(r.Context(), sub, sw, newRenderer(ext, t.id, t.contextID))
+	s.pump(r.Context(), t, sub, sw, newRenderer(ext, t.id, t.contextID))
 }
 
 // GET /listCommands → {commands}, sub-commands named in full ("memory

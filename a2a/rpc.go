@@ -187,11 +187,9 @@ func (s *Server) startTurn(ctx context.Context, t *task, in turnInput, ext bool,
 	case <-ctx.Done():
 		return errBusy("the task is still running its previous turn")
 	}
-	select {
-	case s.turnSlots <- struct{}{}:
-	default:
+	if e := s.acquireTurnSlot(ctx); e != nil {
 		<-t.sem
-		return errBusy("too many turns running")
+		return e
 	}
 	release := func() {
 		<-s.turnSlots
@@ -227,11 +225,9 @@ func (s *Server) startTurn(ctx context.Context, t *task, in turnInput, ext bool,
 	}
 	t.mu.Unlock()
 	t.addUserMessage(in.msg)
-	if in.isNew {
-		// A new task is saved at once, so that it is still found when its
-		// first turn dies with the process; older ones are in the store.
-		s.save(t)
-	}
+	// Saved at once, so that a new task is still found, and the message
+	// still in the history, when the turn dies with the process.
+	s.save(t)
 	s.wg.Add(1)
 	go t.runTurn(tctx, in)
 	return nil
@@ -276,21 +272,23 @@ func (s *Server) rpcStream(w http.ResponseWriter, r *http.Request, req *rpcReque
 	}
 	sw := newSSEWriter(w, req.ID)
 	sw.start()
-	s.pump(r.Context(), sub, sw, newRenderer(ext, t.id, t.contextID))
+	s.pump(r.Context(), t, sub, sw, newRenderer(ext, t.id, t.contextID))
 }
 
 // pump writes a subscriber's updates until the final one, the client
-// leaves or the subscriber falls too far behind. A client leaving does
-// not stop the turn: it runs on and can be picked up with resubscribe.
-func (s *Server) pump(ctx context.Context, sub *subscriber, sw *sseWriter, rend *renderer) {
+// leaves or the subscriber falls too far behind. What a client leaving
+// does to the turn is Config.OnDisconnect's choice (clientLeft).
+func (s *Server) pump(ctx context.Context, t *task, sub *subscriber, sw *sseWriter, rend *renderer) {
 	tick := time.NewTicker(s.cfg.Limits.KeepAlive)
 	defer tick.Stop()
 	for {
 		select {
 		case <-ctx.Done():
+			s.clientLeft(t, sub)
 			return
 		case <-tick.C:
 			if sw.keepAlive() != nil {
+				s.clientLeft(t, sub)
 				return
 			}
 			continue
@@ -300,6 +298,7 @@ func (s *Server) pump(ctx context.Context, sub *subscriber, sw *sseWriter, rend 
 		for _, u := range ups {
 			for _, ev := range rend.render(u) {
 				if sw.event(ev) != nil {
+					s.clientLeft(t, sub)
 					return
 				}
 			}
@@ -340,6 +339,7 @@ func (s *Server) rpcSend(w http.ResponseWriter, r *http.Request, req *rpcRequest
 		for {
 			select {
 			case <-r.Context().Done():
+				s.clientLeft(t, sub)
 				return nil, rpcError(CodeInternalError, "request cancelled")
 			case <-wait.C:
 				// The task goes on; the client polls it with tasks/get.
@@ -474,7 +474,7 @@ func (s *Server) rpcResubscribe(w http.ResponseWriter, r *http.Request, req *rpc
 	if sw.event(snap) != nil || !running {
 		return
 	}
-	s.pump(r.Context(), sub, sw, newRenderer(ext, t.id, t.contextID))
+	s.pump(r.Context(), t, sub, sw, newRenderer(ext, t.id, t.contextID))
 }
 
 // setPush stores a webhook for a task.

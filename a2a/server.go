@@ -63,6 +63,10 @@ type Config struct {
 	// Commands are the slash commands served; nil means
 	// command.DefaultRegistry().
 	Commands *command.Registry
+	// OnDisconnect says what happens to a running turn when the client
+	// streaming it (or waiting for it in a blocking message/send) leaves
+	// before its end: "" or DisconnectContinue, DisconnectCancel.
+	OnDisconnect DisconnectMode
 	// Limits bound what clients may make the server do.
 	Limits Limits
 	// AllowPrivatePush lets push notifications reach loopback, private and
@@ -83,11 +87,21 @@ type Limits struct {
 	MaxBodyBytes int64
 	// MaxConcurrentTurns bounds turns running at once across tasks (256).
 	MaxConcurrentTurns int
+	// MaxQueuedTurns bounds the turns waiting for one of those slots
+	// (4096); a turn past both limits fails as busy. Negative: turns
+	// never wait, and fail as busy once MaxConcurrentTurns run.
+	MaxQueuedTurns int
 	// MaxStreams bounds open SSE streams (1024).
 	MaxStreams int
 	// MaxLiveTasks bounds tasks held in memory; idle ones are evicted to
 	// the store to make room (1024).
 	MaxLiveTasks int
+	// MaxIdleSessions bounds the engine sessions kept by tasks between
+	// their turns (256): past it, the least recently active task's session
+	// is released and rebuilt from the stored conversation (and pending
+	// calls) at its next turn, so that memory follows the turns running
+	// rather than every task seen.
+	MaxIdleSessions int
 	// MaxTurnsPerTask bounds the messages one task may run (1000).
 	MaxTurnsPerTask int
 	// TurnTimeout bounds one turn's wall time (30m).
@@ -121,8 +135,12 @@ func (l *Limits) defaults() {
 		l.MaxBodyBytes = 4 << 20
 	}
 	def(&l.MaxConcurrentTurns, 256)
+	if l.MaxQueuedTurns == 0 {
+		l.MaxQueuedTurns = 4096
+	}
 	def(&l.MaxStreams, 1024)
 	def(&l.MaxLiveTasks, 1024)
+	def(&l.MaxIdleSessions, 256)
 	def(&l.MaxTurnsPerTask, 1000)
 	def(&l.PushAttempts, 4)
 	defD(&l.TurnTimeout, 30*time.Minute)
@@ -150,6 +168,8 @@ type Server struct {
 	tasks map[string]*task
 
 	turnSlots chan struct{}
+	// queued counts the turns waiting for a slot (Limits.MaxQueuedTurns).
+	queued    atomic.Int64
 	streams   atomic.Int64
 	closing   atomic.Bool
 	base      context.Context
@@ -204,6 +224,9 @@ func NewServer(cfg Config) (*Server, error) {
 	}
 	if cfg.Commands == nil {
 		cfg.Commands = command.DefaultRegistry()
+	}
+	if err := cfg.OnDisconnect.check(); err != nil {
+		return nil, err
 	}
 	s := &Server{
 		cfg: cfg, store: cfg.Store, cmds: cfg.Commands, log: cfg.Logger,
@@ -421,12 +444,15 @@ func (s *Server) restore(st *StoredTask) *task {
 	t.artifacts = st.Artifacts
 	t.conversation = st.Conversation
 	t.push = st.PushConfigs
+	t.pending = st.Pending
 	if !st.Timestamp.IsZero() {
 		t.lastActive = st.Timestamp
 	}
 	if !t.state.Terminal() && t.state != StateInputRequired {
 		// The process stopped during a turn; the turn is gone, the task
-		// goes on with its next message.
+		// goes on with its next message. Calls it was answering may have
+		// run: they are not asked again, but answered as interrupted.
+		t.pending = nil
 		t.state = StateInputRequired
 		t.status = TaskStatus{State: StateInputRequired, Timestamp: stamp(s.now()),
 			Message: &Message{Kind: "message", Role: "agent", MessageID: "restart-" + st.ID, TaskID: st.ID, ContextID: st.ContextID,
@@ -685,6 +711,7 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 		"liveTasks":   len(live),
 		"totalTasks":  total,
 		"streams":     s.streams.Load(),
+		"queuedTurns": s.queued.Load(),
 	})
 }
 

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"google.golang.org/genai"
+
+	"github.com/castor-dev/castor/agent"
 )
 
 // ErrNotFound is returned by a TaskStore for a task it does not hold.
@@ -37,6 +39,10 @@ type StoredTask struct {
 	Conversation []*genai.Content
 	// PushConfigs are the task's push notification configs.
 	PushConfigs []PushNotificationConfig
+	// Pending records the calls of a turn paused for confirmation (nil
+	// when none is), whose model response ends Conversation: a new process
+	// asks for the same confirmations (agent.Session.RestorePending).
+	Pending []agent.PendingCall
 }
 
 // TaskStore persists tasks. Implementations must be safe for concurrent
@@ -86,6 +92,7 @@ func copyStored(t *StoredTask) *StoredTask {
 	cp.Artifacts = append([]Artifact(nil), t.Artifacts...)
 	cp.Conversation = append([]*genai.Content(nil), t.Conversation...)
 	cp.PushConfigs = append([]PushNotificationConfig(nil), t.PushConfigs...)
+	cp.Pending = append([]agent.PendingCall(nil), t.Pending...)
 	return &cp
 }
 

@@ -77,18 +77,21 @@ type task struct {
 	artifacts    []Artifact
 	conversation []*genai.Content
 	push         []PushNotificationConfig
-	ext          bool
-	model        string
-	usage        *genai.GenerateContentResponseUsageMetadata
-	agent        *taskAgent
-	subs         map[*subscriber]struct{}
-	running      bool
-	cancel       context.CancelCauseFunc
-	done         chan struct{}
-	turns        int
-	lastActive   time.Time
-	pushBusy     bool
-	pushPending  bool
+	// pending records the calls the task's last turn paused on, which
+	// the store keeps with conversation (see StoredTask.Pending).
+	pending     []agent.PendingCall
+	ext         bool
+	model       string
+	usage       *genai.GenerateContentResponseUsageMetadata
+	agent       *taskAgent
+	subs        map[*subscriber]struct{}
+	running     bool
+	cancel      context.CancelCauseFunc
+	done        chan struct{}
+	turns       int
+	lastActive  time.Time
+	pushBusy    bool
+	pushPending bool
 }
 
 func (s *Server) newTask(id, contextID string, settings AgentSettings) *task {
@@ -141,13 +144,22 @@ func (t *task) snapshotLocked(historyLength *int) *Task {
 func (t *task) storedLocked() *StoredTask {
 	st := t.status
 	st.State = t.state
+	meta := t.metadataLocked()
+	if t.running {
+		// Saved as its turn starts: a process that dies now leaves a task
+		// a new one knows was interrupted (Server.restore), with the
+		// turn's message in its history.
+		st = TaskStatus{State: StateWorking, Timestamp: st.Timestamp}
+		meta["__persistedState"].(map[string]any)["_taskState"] = StateWorking
+	}
 	return &StoredTask{
-		ID: t.id, ContextID: t.contextID, State: t.state, Timestamp: t.lastActive,
-		Status: st, Settings: t.settings, Metadata: t.metadataLocked(),
+		ID: t.id, ContextID: t.contextID, State: st.State, Timestamp: t.lastActive,
+		Status: st, Settings: t.settings, Metadata: meta,
 		History:      append([]Message(nil), t.history...),
 		Artifacts:    append([]Artifact(nil), t.artifacts...),
 		Conversation: append([]*genai.Content(nil), t.conversation...),
 		PushConfigs:  append([]PushNotificationConfig(nil), t.push...),
+		Pending:      append([]agent.PendingCall(nil), t.pending...),
 	}
 }
 
@@ -294,14 +306,16 @@ func (a *taskAgent) Close() error {
 func (t *task) ensureAgent(ctx context.Context) (*taskAgent, error) {
 	t.mu.Lock()
 	a := t.agent
-	settings, mode, conv := t.settings, t.mode, t.conversation
+	settings, mode, conv, pending := t.settings, t.mode, t.conversation, t.pending
 	t.mu.Unlock()
 	if a != nil {
 		return a, nil
 	}
-	// Calls that waited for a confirmation when the process stopped are
-	// answered as the engine answers any unanswered call.
-	history := agent.RepairHistory(conv, "the server restarted before the call was confirmed.")
+	// A turn paused for confirmations in an earlier process pauses again
+	// (restorePending); other calls left without an answer are answered
+	// as the engine answers any unanswered call.
+	paused, rest := splitPaused(conv, pending)
+	history := agent.RepairHistory(rest, "the server restarted before the call was confirmed.")
 	spec := SessionSpec{WorkDir: settings.WorkspacePath, SessionID: t.id, History: history}
 	switch {
 	case t.srv.cfg.YOLO || settings.AutoExecute:
@@ -312,6 +326,9 @@ func (t *task) ensureAgent(ctx context.Context) (*taskAgent, error) {
 	sess, closeSession, err := t.srv.cfg.NewSession(ctx, spec)
 	if err != nil {
 		return nil, err
+	}
+	if paused != nil {
+		t.restorePending(ctx, sess, paused, pending)
 	}
 	a = &taskAgent{sess: sess, close: closeSession}
 	t.mu.Lock()
@@ -458,6 +475,8 @@ func (t *task) endOnError(ctx context.Context, err error) *update {
 		return &update{kind: uState, state: StateCanceled, final: true, reason: reasonEnd, text: errCanceledByUser.Error()}
 	case errors.Is(cause, errShuttingDown):
 		return &update{kind: uState, state: StateInputRequired, final: true, reason: reasonEnd, text: errShuttingDown.Error()}
+	case errors.Is(cause, errClientAborted):
+		return &update{kind: uState, state: StateInputRequired, final: true, reason: reasonEnd, text: errClientAborted.Error()}
 	case errors.Is(cause, context.DeadlineExceeded):
 		err = fmt.Errorf("the turn exceeded its time limit of %s", t.srv.cfg.Limits.TurnTimeout)
 	}
@@ -470,12 +489,15 @@ func (t *task) endOnError(ctx context.Context, err error) *update {
 func (t *task) finishTurn(final *update) {
 	t.mu.Lock()
 	if t.agent != nil {
-		t.conversation = t.agent.Session().History()
+		sess := t.agent.Session()
+		t.conversation = sess.History()
+		t.pending = sess.PausedCalls()
 	}
 	cancel := t.cancel
 	t.mu.Unlock()
 	subs := t.record(final)
 	t.mu.Lock()
+	t.showPendingLocked()
 	t.running = false
 	t.cancel = nil
 	done := t.done
@@ -493,6 +515,7 @@ func (t *task) finishTurn(final *update) {
 	t.fanout(final, subs)
 	close(done)
 	<-t.sem
+	t.srv.trimSessions()
 }
 
 func allAnswered(sess *agent.Session) bool {

@@ -10,10 +10,12 @@
 //	tasks/<id>/state.json         state, timestamp, context id, last status, settings
 //	tasks/<id>/conversation.json  the model conversation
 //	tasks/<id>/push.json          push notification configs
+//	tasks/<id>/pending.json       calls of a turn paused for confirmation (only then)
 //	tasks/<id>/artifacts/<n>.json one object per artifact
 //
-// (conversation.json is Castor's addition: Gemini CLI loses the model
-// conversation on restart). A directory written by a FileStore opens as a
+// (conversation.json and pending.json are Castor's additions: Gemini CLI
+// loses the model conversation, and pending confirmations, on restart).
+// A directory written by a FileStore opens as a
 // file:// bucket, and a task saved by one replica continues, with its
 // conversation, on another. The file:// bucket is Castor's one disk store.
 //
@@ -82,6 +84,10 @@ type Store struct {
 	mu        sync.Mutex
 	written   map[string][32]byte
 	artifacts map[string]int
+	// journals is what the store knows of each task's journal (see
+	// journal.go), by task prefix; compact folds journals into the files.
+	journals map[string]*journal
+	compact  compactor
 }
 
 var (
@@ -91,11 +97,18 @@ var (
 
 // New returns a store over b. The store owns b: Close closes it.
 func New(b *blob.Bucket) *Store {
-	return &Store{b: b, written: map[string][32]byte{}, artifacts: map[string]int{}}
+	return &Store{b: b, written: map[string][32]byte{}, artifacts: map[string]int{}, journals: map[string]*journal{}}
 }
 
-// Close closes the bucket.
-func (s *Store) Close() error { return s.b.Close() }
+// Close folds every journal this process knows of into its task's files
+// (bounded by a minute), so that the store is left in the plain layout,
+// and closes the bucket.
+func (s *Store) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s.closeCompactor(ctx)
+	return s.b.Close()
+}
 
 // stateFile is state.json, field for field what a2a.FileStore wrote, so
 // that directories from before its removal still load.
@@ -105,6 +118,10 @@ type stateFile struct {
 	ContextID string            `json:"contextId"`
 	Status    a2a.TaskStatus    `json:"status"`
 	Settings  a2a.AgentSettings `json:"agentSettings"`
+	// Journal is the first journal entry history.json and
+	// conversation.json do not hold (journal.go); absent until a task's
+	// journal was first folded in.
+	Journal int `json:"journal,omitempty"`
 }
 
 func taskPrefix(id string) string { return "tasks/" + id + "/" }
@@ -120,11 +137,18 @@ func (s *Store) Save(ctx context.Context, t *a2a.StoredTask) error {
 	defer unlock()
 	p := taskPrefix(t.ID)
 	// Empty lists are written as [], not null, as FileStore wrote them.
+	from, err := s.saveLists(ctx, p, t)
+	if err != nil {
+		return err
+	}
 	objects := map[string]any{
-		"metadata.json":     t.Metadata,
-		"history.json":      orEmpty(t.History),
-		"conversation.json": orEmpty(t.Conversation),
-		"push.json":         orEmpty(t.PushConfigs),
+		"metadata.json": t.Metadata,
+		"push.json":     orEmpty(t.PushConfigs),
+	}
+	if len(t.Pending) > 0 {
+		objects["pending.json"] = t.Pending
+	} else if err := s.dropKnown(ctx, p+"pending.json"); err != nil {
+		return err
 	}
 	keep := map[string]bool{}
 	for i, a := range t.Artifacts {
@@ -163,7 +187,7 @@ func (s *Store) Save(ctx context.Context, t *a2a.StoredTask) error {
 	s.mu.Unlock()
 	return s.writeJSON(ctx, p+"state.json", stateFile{
 		State: t.State, Timestamp: t.Timestamp.UTC().Format(time.RFC3339Nano), ContextID: t.ContextID,
-		Status: t.Status, Settings: t.Settings,
+		Status: t.Status, Settings: t.Settings, Journal: from,
 	})
 }
 
@@ -210,6 +234,7 @@ func (s *Store) Load(ctx context.Context, id string) (*a2a.StoredTask, error) {
 		"history.json":      &t.History,
 		"conversation.json": &t.Conversation,
 		"push.json":         &t.PushConfigs,
+		"pending.json":      &t.Pending,
 	} {
 		g.Go(func() error {
 			if err := s.readJSON(gctx, p+name, v); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
@@ -241,6 +266,9 @@ func (s *Store) Load(ctx context.Context, id string) (*a2a.StoredTask, error) {
 		if a != nil {
 			t.Artifacts = append(t.Artifacts, *a)
 		}
+	}
+	if err := s.loadJournal(ctx, p, st.Journal, t); err != nil {
+		return nil, fmt.Errorf("task %s: %w", id, err)
 	}
 	return t, nil
 }
@@ -299,6 +327,7 @@ func (s *Store) deleteLocked(ctx context.Context, id string) error {
 		// there meanwhile stays.
 		td := filepath.Join(s.dir, "tasks", id)
 		os.Remove(filepath.Join(td, "artifacts"))
+		os.Remove(filepath.Join(td, "journal"))
 		os.Remove(td)
 	}
 	return nil
@@ -405,11 +434,25 @@ func (s *Store) keys(ctx context.Context, prefix string) ([]string, error) {
 
 // writeJSON writes v as FileStore did: indented, with a final newline.
 func (s *Store) writeJSON(ctx context.Context, key string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
+	b, err := encodeJSON(v)
 	if err != nil {
 		return err
 	}
-	b = append(b, '\n')
+	return s.writeEncoded(ctx, key, b)
+}
+
+// encodeJSON encodes v as FileStore did: indented, with a final newline.
+func encodeJSON(v any) ([]byte, error) {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// writeEncoded writes b under key unless this process knows the bucket
+// holds it already.
+func (s *Store) writeEncoded(ctx context.Context, key string, b []byte) error {
 	sum := sha256.Sum256(b)
 	s.mu.Lock()
 	same := s.written[key] == sum
@@ -427,6 +470,23 @@ func (s *Store) writeJSON(ctx context.Context, key string, v any) error {
 	return nil
 }
 
+// dropKnown deletes key if this process wrote or read it: optional
+// objects are absent rather than empty, as in the layout FileStore wrote,
+// and a bucket is not asked about objects it is known not to hold.
+func (s *Store) dropKnown(ctx context.Context, key string) error {
+	s.mu.Lock()
+	_, known := s.written[key]
+	s.mu.Unlock()
+	if !known {
+		return nil
+	}
+	if err := s.b.Delete(ctx, key); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
+		return err
+	}
+	s.forget(key)
+	return nil
+}
+
 // forgetTask drops what the store remembers of the task under prefix p.
 func (s *Store) forgetTask(p string) {
 	s.mu.Lock()
@@ -437,6 +497,7 @@ func (s *Store) forgetTask(p string) {
 		}
 	}
 	delete(s.artifacts, p)
+	delete(s.journals, p)
 }
 
 // forget drops what the store remembers of key.

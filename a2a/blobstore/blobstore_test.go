@@ -52,7 +52,7 @@ func mustOpen(t *testing.T, u string) *blobstore.Store {
 	return s
 }
 
-func mustFileURL(t *testing.T, dir string) string {
+func mustFileURL(t testing.TB, dir string) string {
 	t.Helper()
 	u, err := blobstore.FileURL(dir)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/castor-dev/castor/a2a"
+	"github.com/castor-dev/castor/agent"
 )
 
 // Task returns a task with something in every field, in the shapes a JSON
@@ -26,21 +27,25 @@ func Task(id string, ts time.Time, artifacts int) *a2a.StoredTask {
 	msg := func(role, mid, text string) a2a.Message {
 		return a2a.Message{Kind: "message", Role: role, MessageID: mid, TaskID: id, ContextID: "ctx-" + id, Parts: []a2a.Part{a2a.TextPart(text)}}
 	}
-	agent := msg("agent", "m2", "Paris.")
+	reply := msg("agent", "m2", "Paris.")
 	t := &a2a.StoredTask{
 		ID: id, ContextID: "ctx-" + id, State: a2a.StateInputRequired, Timestamp: ts,
-		Status:   a2a.TaskStatus{State: a2a.StateInputRequired, Message: &agent, Timestamp: ts.Format(time.RFC3339Nano)},
+		Status:   a2a.TaskStatus{State: a2a.StateInputRequired, Message: &reply, Timestamp: ts.Format(time.RFC3339Nano)},
 		Settings: a2a.AgentSettings{Kind: "agent-settings", WorkspacePath: "/ws", AutoExecute: true},
 		Metadata: map[string]any{
 			"__persistedState": map[string]any{"_taskState": "input-required"},
 			"_contextId":       "ctx-" + id,
 		},
-		History: []a2a.Message{msg("user", "m1", "Capital of France?"), agent},
+		History: []a2a.Message{msg("user", "m1", "Capital of France?"), reply},
 		Conversation: []*genai.Content{
 			genai.NewContentFromText("Capital of France?", genai.RoleUser),
 			genai.NewContentFromText("Paris.", genai.RoleModel),
 		},
 		PushConfigs: []a2a.PushNotificationConfig{{ID: "p1", URL: "https://hooks.example/x", Token: "secret"}},
+		Pending: []agent.PendingCall{
+			{ID: "c1", Name: "write_file", PromptID: id + "########1", Status: agent.StatusAwaitingApproval},
+			{ID: "c2", Name: "nope", PromptID: id + "########1", Status: agent.StatusError, Error: &agent.PendingError{Type: "tool_not_registered", Message: "Tool \"nope\" not found."}},
+		},
 	}
 	for i := range artifacts {
 		t.Artifacts = append(t.Artifacts, a2a.Artifact{ArtifactID: fmt.Sprintf("a%d", i), Parts: []a2a.Part{a2a.TextPart(fmt.Sprintf("out %d", i))}})
@@ -83,6 +88,41 @@ func Run(t *testing.T, open func(t *testing.T) a2a.TaskStore) {
 		}
 		if d := cmp.Diff(want, got); d != "" {
 			t.Errorf("loaded task differs (-saved +loaded):\n%s", d)
+		}
+	})
+
+	t.Run("grows turn by turn", func(t *testing.T) {
+		// A task saved after every turn, as the server saves it: the
+		// lists grow, the last agent message grows while it streams, and
+		// compression replaces the conversation's start.
+		s := open(t)
+		want := Task("t1", now, 1)
+		check := func(step string) {
+			t.Helper()
+			if err := s.Save(t.Context(), want); err != nil {
+				t.Fatal(err)
+			}
+			got, err := s.Load(t.Context(), "t1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Fatalf("%s: loaded task differs (-saved +loaded):\n%s", step, d)
+			}
+		}
+		check("first save")
+		for i := range 80 {
+			turn := fmt.Sprint(i)
+			want.History = append(want.History, a2a.Message{Kind: "message", Role: "user", MessageID: "u" + turn, Parts: []a2a.Part{a2a.TextPart("question " + turn)}})
+			check("turn " + turn + " starts")
+			want.History = append(want.History, a2a.Message{Kind: "message", Role: "agent", MessageID: "a" + turn, Parts: []a2a.Part{a2a.TextPart("answer")}})
+			check("turn " + turn + " streams")
+			want.History[len(want.History)-1].Parts = []a2a.Part{a2a.TextPart("answer " + turn)}
+			want.Conversation = append(want.Conversation, genai.NewContentFromText("question "+turn, genai.RoleUser), genai.NewContentFromText("answer "+turn, genai.RoleModel))
+			if i == 50 {
+				want.Conversation = append([]*genai.Content{genai.NewContentFromText("summary", genai.RoleUser)}, want.Conversation[len(want.Conversation)-4:]...)
+			}
+			check("turn " + turn + " ends")
 		}
 	})
 

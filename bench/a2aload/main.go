@@ -675,7 +675,7 @@ var metrics = []metric{
 	{key: "conc_cpu_ms", label: "concurrent: castor CPU per turn", unit: "ms", lower: true},
 	{key: "conc_errors", label: "concurrent: errors", unit: "", lower: true, target: "0", meets: func(v float64) bool { return v == 0 }},
 	{key: "load_rss_mb", label: "RSS after the load (VmRSS)", unit: "MB", lower: true},
-	{key: "load_hwm_mb", label: "peak RSS (VmHWM)", unit: "MB", lower: true},
+	{key: "load_hwm_mb", label: "peak RSS (VmHWM)", unit: "MB", lower: true, target: "< 300 MB", meets: func(v float64) bool { return v < 300 }},
 	{key: "errors", label: "errors (all phases)", unit: "", lower: true, target: "0", meets: func(v float64) bool { return v == 0 }},
 }
 

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -26,9 +27,10 @@ import (
 // variable Gemini CLI's server reads, where there is one.
 type a2aFlags struct {
 	host, workspace, token, allowedRoot, store, storeDir, model string
+	onDisconnect                                                string
 	port                                                        int
 	yolo, allowPrivatePush, memoryStore, debug                  bool
-	maxTurns                                                    int
+	maxTurns, maxQueued, memLimitMB                             int
 	turnTimeout, retention                                      time.Duration
 }
 
@@ -67,7 +69,10 @@ func newA2ACommand(ctx context.Context, stdio IO) *cobra.Command {
 	fl.BoolVar(&f.yolo, "yolo", envBool("GEMINI_YOLO_MODE"), "approve every tool call (GEMINI_YOLO_MODE=true)")
 	fl.BoolVar(&f.allowPrivatePush, "allow-private-push", false, "let push notifications reach loopback, private and link-local addresses")
 	fl.IntVar(&f.maxTurns, "max-concurrent-turns", 0, "turns running at once across tasks (default 256)")
+	fl.IntVar(&f.maxQueued, "max-queued-turns", 0, "turns waiting for one of those to end before the server answers busy (default 4096; -1: none wait)")
 	fl.DurationVar(&f.turnTimeout, "turn-timeout", 0, "wall-time limit of one turn (default 30m)")
+	fl.IntVar(&f.memLimitMB, "memory-limit", 200, "soft memory limit in MiB: the garbage collector works harder near it, so that bursts of tasks stay within it (0: none; GOMEMLIMIT, when set, wins)")
+	fl.StringVar(&f.onDisconnect, "on-disconnect", string(a2a.DisconnectContinue), "what a client leaving mid-turn does to the turn: continue (it runs to its end; tasks/get and tasks/resubscribe show it) or cancel (as Gemini CLI's server)")
 	fl.DurationVar(&f.retention, "retention", a2a.DefaultRetention, "delete tasks idle for longer than this from the store (0 keeps them forever)")
 	fl.BoolVarP(&f.debug, "debug", "d", false, "log requests and problems on stderr")
 	return c
@@ -100,6 +105,17 @@ func a2aStoreURL(f *a2aFlags, geminiDir string, getenv func(string) string) (u s
 func runA2A(ctx context.Context, f *a2aFlags, stdio IO) error {
 	if err := a2a.CheckListenAddr(f.host, f.token); err != nil {
 		return &inputError{msg: err.Error()}
+	}
+	if m := a2a.DisconnectMode(f.onDisconnect); m != a2a.DisconnectContinue && m != a2a.DisconnectCancel {
+		return &inputError{msg: fmt.Sprintf("--on-disconnect %q: must be continue or cancel", f.onDisconnect)}
+	}
+	switch {
+	case f.memLimitMB < 0:
+		return &inputError{msg: fmt.Sprintf("--memory-limit %d: must not be negative (0: none)", f.memLimitMB)}
+	case f.memLimitMB > 0 && os.Getenv("GOMEMLIMIT") == "":
+		// A soft limit: with 1,000 tasks streaming at once the live heap is
+		// ~150 MB, which the default GC pacing lets grow to twice that.
+		debug.SetMemoryLimit(int64(f.memLimitMB) << 20)
 	}
 	retention := f.retention
 	switch {
@@ -184,7 +200,8 @@ func runA2A(ctx context.Context, f *a2aFlags, stdio IO) error {
 		Store:            store,
 		Retention:        retention,
 		AllowPrivatePush: f.allowPrivatePush,
-		Limits:           a2a.Limits{MaxConcurrentTurns: f.maxTurns, TurnTimeout: f.turnTimeout},
+		OnDisconnect:     a2a.DisconnectMode(f.onDisconnect),
+		Limits:           a2a.Limits{MaxConcurrentTurns: f.maxTurns, MaxQueuedTurns: f.maxQueued, TurnTimeout: f.turnTimeout},
 		Logger:           logger,
 	})
 	if err != nil {
