@@ -485,6 +485,7 @@ func (m *model) cmdIDE(args []string) tea.Cmd {
 		sub = args[0]
 	}
 	path := m.agent.Home.SettingsPath()
+	shown := homeRelative(path)
 	switch sub {
 	case "status":
 		if m.agent.IDE == nil {
@@ -500,13 +501,13 @@ func (m *model) cmdIDE(args []string) tea.Cmd {
 		}
 		switch {
 		case on && m.agent.IDE != nil:
-			m.printNotice(noticeInfo, "IDE mode enabled in "+path+"; this session is already connected.")
+			m.printNotice(noticeInfo, "IDE mode enabled in "+shown+"; this session is already connected.")
 		case on:
-			m.printNotice(noticeInfo, "IDE mode enabled in "+path+". It applies to the next session: restart Castor (with the IDE companion running) to connect.")
+			m.printNotice(noticeInfo, "IDE mode enabled in "+shown+". It applies to the next session: restart Castor (with the IDE companion running) to connect.")
 		case m.agent.IDE != nil:
-			m.printNotice(noticeInfo, "IDE mode disabled in "+path+". This session keeps its IDE connection until it ends; the next one starts without the IDE.")
+			m.printNotice(noticeInfo, "IDE mode disabled in "+shown+". This session keeps its IDE connection until it ends; the next one starts without the IDE.")
 		default:
-			m.printNotice(noticeInfo, "IDE mode disabled in "+path+".")
+			m.printNotice(noticeInfo, "IDE mode disabled in "+shown+".")
 		}
 	default:
 		m.printNotice(noticeError, "Unknown sub-command /ide "+sub+": use status, enable or disable.")
@@ -539,4 +540,14 @@ func (m *model) cmdDirectory(args []string) tea.Cmd {
 	}
 	m.print("Workspace directories:\n  " + strings.Join(m.agent.Workspace.Dirs(), "\n  "))
 	return nil
+}
+
+// homeRelative writes a path under the user's home as ~/…, which is
+// shorter on screen and the same for every user.
+func homeRelative(p string) string {
+	h, err := os.UserHomeDir()
+	if err != nil || h == "" || !strings.HasPrefix(p, h+string(filepath.Separator)) {
+		return p
+	}
+	return "~" + p[len(h):]
 }
