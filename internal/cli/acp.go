@@ -8,7 +8,6 @@ import (
 	"syscall"
 
 	"github.com/castor-dev/castor/internal/acp"
-	"github.com/castor-dev/castor/internal/setup"
 	"github.com/castor-dev/castor/internal/termtext"
 )
 
@@ -33,10 +32,6 @@ func runACP(ctx context.Context, f *flags, stdio IO) int {
 	if err != nil {
 		return fail(err)
 	}
-	fake, nonStrict := f.fakeResponses, false
-	if fake == "" && f.fakeNonStrict != "" {
-		fake, nonStrict = f.fakeNonStrict, true
-	}
 	// A client that closes its end must not kill the process with SIGPIPE
 	// on the next write: sessions are closed cleanly instead.
 	signal.Ignore(syscall.SIGPIPE)
@@ -44,18 +39,9 @@ func runACP(ctx context.Context, f *flags, stdio IO) int {
 	if err != nil {
 		return fail(err)
 	}
-	srv := &acp.Server{Log: stderr, Options: setup.Options{
-		WorkDir:                wd,
-		IncludeDirectories:     f.includeDirs,
-		Model:                  f.model,
-		ApprovalMode:           mode,
-		AllowedTools:           f.allowedTools,
-		AllowedMCPServerNames:  f.allowedMCP,
-		FakeResponses:          fake,
-		FakeResponsesNonStrict: nonStrict,
-		RecordResponses:        f.recordResponses,
-		Warn:                   func(s string) { fmt.Fprintf(stderr, "Warning: %s\n", s) },
-	}}
+	opts := f.sessionOptions(wd, mode)
+	opts.Warn = func(s string) { fmt.Fprintf(stderr, "Warning: %s\n", s) }
+	srv := &acp.Server{Log: stderr, Options: opts}
 	if err := srv.Serve(ctx, stdio.Stdin, stdio.Stdout); err != nil {
 		return fail(err)
 	}

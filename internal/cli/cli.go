@@ -231,27 +231,12 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 		return fail(err)
 	}
 
-	fake := f.fakeResponses
-	nonStrict := false
-	if fake == "" && f.fakeNonStrict != "" {
-		fake, nonStrict = f.fakeNonStrict, true
-	}
-	opts := setup.Options{
-		WorkDir:                wd,
-		IncludeDirectories:     f.includeDirs,
-		Model:                  f.model,
-		ApprovalMode:           mode,
-		AllowedTools:           f.allowedTools,
-		AllowedMCPServerNames:  f.allowedMCP,
-		FakeResponses:          fake,
-		FakeResponsesNonStrict: nonStrict,
-		RecordResponses:        f.recordResponses,
-		SessionID:              f.sessionID,
-		Resume:                 f.resume,
-		EnforceTrust:           !f.skipTrust,
-		IDE:                    f.ide,
-		Extensions:             f.extensions,
-	}
+	opts := f.sessionOptions(wd, mode)
+	opts.SessionID = f.sessionID
+	opts.Resume = f.resume
+	opts.EnforceTrust = !f.skipTrust
+	opts.IDE = f.ide
+	opts.Extensions = f.extensions
 	if f.debug {
 		opts.Warn = func(s string) { fmt.Fprintf(stdio.Stderr, "[DEBUG] %s\n", s) }
 	} else {
@@ -437,4 +422,24 @@ func (f *flags) mode() (policy.Mode, error) {
 		return "", &inputError{msg: err.Error()}
 	}
 	return m, nil
+}
+
+// sessionOptions are the assembly options that the flags give every kind
+// of run (headless, interactive, stream-json input, ACP).
+func (f *flags) sessionOptions(wd string, mode policy.Mode) setup.Options {
+	fake, nonStrict := f.fakeResponses, false
+	if fake == "" && f.fakeNonStrict != "" {
+		fake, nonStrict = f.fakeNonStrict, true
+	}
+	return setup.Options{
+		WorkDir:                wd,
+		IncludeDirectories:     f.includeDirs,
+		Model:                  f.model,
+		ApprovalMode:           mode,
+		AllowedTools:           f.allowedTools,
+		AllowedMCPServerNames:  f.allowedMCP,
+		FakeResponses:          fake,
+		FakeResponsesNonStrict: nonStrict,
+		RecordResponses:        f.recordResponses,
+	}
 }
