@@ -175,7 +175,7 @@ type Agent struct {
 	// Commands.Run and may register their own.
 	Commands *command.Registry
 	// Extensions are the active installed extensions: their folders
-	// (commands/, hooks/, skills/, agents/, policies/) are read by the
+	// (commands/, hooks/, skills/, agents/; not yet policies/) are read by the
 	// loaders of those features.
 	Extensions []*config.Extension
 
