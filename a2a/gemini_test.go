@@ -148,8 +148,10 @@ func TestGeminiToolWithoutApproval(t *testing.T) {
 	h.fake.Enqueue(fakegemini.Call("read_file", map[string]any{"file_path": filepath.Join(h.ws, "README.md")}), fakegemini.Text("Tool executed successfully."))
 	evs := h.stream(userMessage("read it", geminiSettings(h.ws), ""))
 	assertUniqueFinalIsLast(t, evs)
-	if len(evs) != 11 {
-		t.Errorf("%d events, want 11:\n%s", len(evs), summary(evs))
+	// Gemini CLI's released server (0.25.2): validating, scheduled,
+	// executing and success once each, 10 events.
+	if len(evs) != 10 {
+		t.Errorf("%d events, want 10:\n%s", len(evs), summary(evs))
 	}
 	golden(t, "gemini-no-approval", summary(evs))
 }

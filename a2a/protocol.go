@@ -166,13 +166,24 @@ type Artifact struct {
 
 // Task is an A2A task.
 type Task struct {
-	Kind      string         `json:"kind"`
-	ID        string         `json:"id"`
-	ContextID string         `json:"contextId"`
-	Status    TaskStatus     `json:"status"`
-	History   []Message      `json:"history,omitempty"`
-	Artifacts []Artifact     `json:"artifacts,omitempty"`
+	Kind      string     `json:"kind"`
+	ID        string     `json:"id"`
+	ContextID string     `json:"contextId"`
+	Status    TaskStatus `json:"status"`
+	History   []Message  `json:"history,omitempty"`
+	// Artifacts is always written, as [] when there are none: Gemini
+	// CLI's server always sends the array and its clients index it.
+	Artifacts []Artifact     `json:"artifacts"`
 	Metadata  map[string]any `json:"metadata,omitempty"`
+}
+
+// MarshalJSON writes the task with artifacts never null.
+func (t Task) MarshalJSON() ([]byte, error) {
+	type plain Task
+	if t.Artifacts == nil {
+		t.Artifacts = []Artifact{}
+	}
+	return json.Marshal(plain(t))
 }
 
 // StatusUpdateEvent is a TaskStatusUpdateEvent.
@@ -187,12 +198,14 @@ type StatusUpdateEvent struct {
 
 // ArtifactUpdateEvent is a TaskArtifactUpdateEvent.
 type ArtifactUpdateEvent struct {
-	Kind      string         `json:"kind"`
-	TaskID    string         `json:"taskId"`
-	ContextID string         `json:"contextId"`
-	Artifact  Artifact       `json:"artifact"`
-	Append    bool           `json:"append,omitempty"`
-	LastChunk bool           `json:"lastChunk,omitempty"`
+	Kind      string   `json:"kind"`
+	TaskID    string   `json:"taskId"`
+	ContextID string   `json:"contextId"`
+	Artifact  Artifact `json:"artifact"`
+	// Append and LastChunk are always written, as Gemini CLI's server
+	// writes them (append true, lastChunk false, for live output).
+	Append    bool           `json:"append"`
+	LastChunk bool           `json:"lastChunk"`
 	Metadata  map[string]any `json:"metadata,omitempty"`
 }
 

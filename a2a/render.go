@@ -71,7 +71,7 @@ type renderer struct {
 	// sent is the extension status last sent per call, to send each
 	// change once.
 	sent map[string]string
-	// output is the live output already sent per call, to send deltas.
+	// output is the live output last sent per call, to skip repeats.
 	output map[string]string
 }
 
@@ -169,48 +169,39 @@ func (r *renderer) renderGemini(u *update) []any {
 func (r *renderer) geminiTool(u *update) []any {
 	c := u.call
 	kind := "tool-call-update"
-	status := string(c.Status)
-	copies := 1
 	switch c.Status {
-	case agent.StatusValidating:
-		// Gemini CLI shows validating as scheduled.
-		status = string(agent.StatusScheduled)
-	case agent.StatusScheduled:
-		if c.Outcome == "" {
-			// Gemini CLI's scheduler reports a call it runs unasked as
-			// scheduled three times in all (validating included); clients
-			// written against it count them.
-			copies = 2
-		}
 	case agent.StatusAwaitingApproval:
+		if c.Outcome != "" {
+			// The user's own answer (or a modify_with_editor that keeps
+			// the call waiting): the client already got this
+			// confirmation, and Gemini CLI's server reports only status
+			// changes, so a second stream does not repeat it.
+			return nil
+		}
 		kind = "tool-call-confirmation"
 	}
-	var out []any
-	for i := 0; i < copies; i++ {
-		data := geminiToolCall(c, status, u.traceID)
-		out = append(out, r.status(u, r.agentMessage("", DataPart(data)), r.geminiMeta(kind, u)))
-	}
-	return out
+	// The status goes out as the engine names it: Gemini CLI's released
+	// A2A server (0.25.2) reports a new call as validating, then each
+	// status once (newer sources remap validating to scheduled).
+	data := geminiToolCall(c, string(c.Status), u.traceID)
+	return []any{r.status(u, r.agentMessage("", DataPart(data)), r.geminiMeta(kind, u))}
 }
 
+// geminiOutput reports live output as Gemini CLI's server does: each
+// artifact-update carries the whole output so far (the shell tool hands
+// its scheduler the accumulated output), marked append and not the last
+// chunk. Clients written against it replace what they show with each
+// update; sending fragments made them show only the newest line.
 func (r *renderer) geminiOutput(u *update) []any {
 	c := u.call
-	prev := r.output[c.ID]
-	text, appendTo := u.text, true
-	if strings.HasPrefix(u.text, prev) {
-		text = u.text[len(prev):]
-	} else {
-		// The tool rewrote its output (a terminal redraw): replace it.
-		appendTo = false
-	}
-	r.output[c.ID] = u.text
-	if text == "" && appendTo {
+	if r.output[c.ID] == u.text {
 		return nil
 	}
+	r.output[c.ID] = u.text
 	return []any{&ArtifactUpdateEvent{
 		Kind: "artifact-update", TaskID: r.taskID, ContextID: r.contextID,
-		Artifact: Artifact{ArtifactID: "tool-" + c.ID + "-output", Parts: []Part{TextPart(text)}},
-		Append:   appendTo,
+		Artifact: Artifact{ArtifactID: "tool-" + c.ID + "-output", Parts: []Part{TextPart(u.text)}},
+		Append:   true,
 	}}
 }
 
