@@ -659,26 +659,8 @@ func copyTree(src, dst string) error {
 			os.Remove(target)
 			return os.Symlink(link, target)
 		case d.Type().IsRegular():
-			return copyFile(p, target)
+			return fsutil.CopyFile(p, target, true)
 		}
 		return nil
 	})
-}
-
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	st, err := in.Stat()
-	if err != nil {
-		return err
-	}
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, st.Mode().Perm())
-	if err != nil {
-		return err
-	}
-	_, cerr := io.Copy(out, in)
-	return errors.Join(cerr, out.Close())
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/castor-dev/castor/command"
 	"github.com/castor-dev/castor/config"
+	"github.com/castor-dev/castor/internal/fsutil"
 	"github.com/castor-dev/castor/internal/setup"
 )
 
@@ -341,31 +341,10 @@ func copyTree(src, dest string) error {
 			}
 			return os.MkdirAll(target, 0o755)
 		case d.Type().IsRegular():
-			return copyFile(p, target)
+			return fsutil.CopyFile(p, target, false)
 		}
 		return nil // symlinks and special files are not copied
 	})
-}
-
-func copyFile(src, dest string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	fi, err := in.Stat()
-	if err != nil {
-		return err
-	}
-	out, err := os.OpenFile(dest, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fi.Mode().Perm())
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }
 
 func extUninstall(stdio IO, names []string) error {

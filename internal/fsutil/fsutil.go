@@ -5,6 +5,7 @@ package fsutil
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 )
@@ -90,4 +91,29 @@ func ResolveExisting(p string) string {
 		rest = filepath.Join(filepath.Base(cur), rest)
 		cur = parent
 	}
+}
+
+// CopyFile copies the regular file src to dst with src's permissions. A
+// dst that exists is an error unless replace is set, in which case it is
+// truncated and rewritten.
+func CopyFile(src, dst string, replace bool) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	fi, err := in.Stat()
+	if err != nil {
+		return err
+	}
+	flag := os.O_WRONLY | os.O_CREATE | os.O_EXCL
+	if replace {
+		flag = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	}
+	out, err := os.OpenFile(dst, flag, fi.Mode().Perm())
+	if err != nil {
+		return err
+	}
+	_, cerr := io.Copy(out, in)
+	return errors.Join(cerr, out.Close())
 }

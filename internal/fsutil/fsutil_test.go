@@ -1,6 +1,7 @@
 package fsutil
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -178,5 +179,46 @@ func TestResolveExisting(t *testing.T) {
 		if got := ResolveExisting(tt.in); got != tt.want {
 			t.Errorf("ResolveExisting(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+func TestCopyFile(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	if err := os.WriteFile(src, []byte("new"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		existing string // "" means dst does not exist
+		replace  bool
+		want     string
+		wantErr  bool
+	}{
+		{name: "new file", want: "new"},
+		{name: "new file, replace", replace: true, want: "new"},
+		{name: "existing kept", existing: "old", wantErr: true, want: "old"},
+		{name: "existing replaced", existing: "longer old content", replace: true, want: "new"},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dst := filepath.Join(dir, fmt.Sprintf("dst%d", i))
+			if tt.existing != "" {
+				if err := os.WriteFile(dst, []byte(tt.existing), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			err := CopyFile(src, dst, tt.replace)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("err = %v, want error %v", err, tt.wantErr)
+			}
+			got, _ := os.ReadFile(dst)
+			if string(got) != tt.want {
+				t.Errorf("dst holds %q, want %q", got, tt.want)
+			}
+			if fi, _ := os.Stat(dst); tt.existing == "" && fi.Mode().Perm() != 0o640 {
+				t.Errorf("mode %v, want 0640", fi.Mode().Perm())
+			}
+		})
 	}
 }
