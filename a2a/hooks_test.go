@@ -1,18 +1,14 @@
 package a2a_test
 
 import (
-	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/castor-dev/castor/internal/cli"
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
@@ -34,26 +30,8 @@ func TestNotificationHook(t *testing.T) {
 	}
 	fake := fakegemini.Start(t, fakegemini.Call("write_file", map[string]any{"file_path": "x.txt", "content": "x"}))
 	t.Setenv("GEMINI_CLI_HOME", home)
-	t.Setenv("GEMINI_API_KEY", "k")
-	t.Setenv("GOOGLE_GEMINI_BASE_URL", fake.URL)
-	t.Setenv("GEMINI_CLI_TRUST_WORKSPACE", "true")
-	t.Setenv("CODER_AGENT_AUTH_TOKEN", "")
-
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	pr, pw := io.Pipe()
-	var stderr bytes.Buffer
-	done := make(chan int, 1)
-	go func() {
-		done <- cli.Run(ctx, []string{"a2a-server", "--port", "0", "--workspace", ws, "--allowed-root", root}, cli.IO{Stdout: pw, Stderr: &stderr})
-		pw.Close()
-	}()
-	line, err := bufio.NewReader(pr).ReadString('\n')
-	if err != nil {
-		t.Fatalf("no URL printed: %v (stderr %s)", err, stderr.String())
-	}
-	url := strings.TrimSpace(line[strings.Index(line, "http://"):])
-	go io.Copy(io.Discard, pr)
+	srv := startCLIServer(t, fake.URL, ws, root)
+	url := srv.url
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "message/stream", "params": userMessage("write x", nil, "")})
 	resp, err := http.Post(url, "application/json", bytes.NewReader(body))
 	if err != nil {
@@ -64,12 +42,11 @@ func TestNotificationHook(t *testing.T) {
 	if !strings.Contains(summary(evs), "input-required") {
 		t.Errorf("stream:\n%s", summary(evs))
 	}
-	cancel()
-	<-done
+	srv.stop()
 
 	data, err := os.ReadFile(log)
 	if err != nil {
-		t.Fatalf("no hook ran: %v (stderr %s)", err, stderr.String())
+		t.Fatalf("no hook ran: %v (stderr %s)", err, srv.stderr.String())
 	}
 	var events []string
 	for l := range strings.SplitSeq(strings.TrimSpace(string(data)), "\n") {
@@ -86,6 +63,6 @@ func TestNotificationHook(t *testing.T) {
 		}
 	}
 	if strings.Join(events, ",") != "SessionStart,Notification" {
-		t.Errorf("hooks ran: %v\nstderr: %s", events, stderr.String())
+		t.Errorf("hooks ran: %v\nstderr: %s", events, srv.stderr.String())
 	}
 }
