@@ -98,8 +98,7 @@ func TestElicitationTUI(t *testing.T) {
 
 	tm := e.startTUI("-i", "who am I?")
 	t.Logf("form:\n%s", tm.waitFor("MCP server 'asker' asks:"))
-	tm.typeText("Ada")
-	tm.keys("Enter")
+	tm.submit("Ada")
 	tm.waitFor("Nice to meet you.")
 	reqs := e.srv.Requests()
 	if len(reqs) != 2 {

@@ -35,8 +35,7 @@ func TestTUIRejectWithNote(t *testing.T) {
 		fakegemini.Text("Fine, I will use mkdir."),
 	)
 	tm := e.startTUI()
-	tm.typeText("Create a file")
-	tm.keys("Enter")
+	tm.submit("Create a file")
 	tm.waitFor("Allow execution of: touch?")
 	tm.keys("Escape")
 	tm.waitFor("What should the model do instead?")
@@ -75,8 +74,7 @@ func TestTUICompress(t *testing.T) {
 	}
 	tm.waitFor("Short.")
 	e.srv.Enqueue(fakegemini.Text("<state_snapshot>the user asked three questions</state_snapshot>").For(fakegemini.RPCGenerateContent))
-	tm.typeText("/compress")
-	tm.keys("Enter")
+	tm.submit("/compress")
 	s := tm.waitFor("tokens.")
 	m := compressedRE.FindStringSubmatch(s)
 	if m == nil {
@@ -84,8 +82,7 @@ func TestTUICompress(t *testing.T) {
 	}
 	// The next prompt goes with the summary instead of the old turns.
 	e.srv.Enqueue(fakegemini.Text("Still here."))
-	tm.typeText("Go on")
-	tm.keys("Enter")
+	tm.submit("Go on")
 	tm.waitFor("Still here.")
 	reqs := e.srv.Requests()
 	sent := requestText(reqs[len(reqs)-1])
@@ -97,15 +94,12 @@ func TestTUICompress(t *testing.T) {
 func TestTUIModelAndIDE(t *testing.T) {
 	e := newEnv(t)
 	tm := e.startTUI()
-	tm.typeText("/model flash")
-	tm.keys("Enter")
+	tm.submit("/model flash")
 	tm.waitFor("Model set to flash")
-	tm.typeText("/ide enable")
-	tm.keys("Enter")
+	tm.submit("/ide enable")
 	tm.golden("model_ide", tm.waitFor("restart Castor"))
 	e.srv.Enqueue(fakegemini.Text("Quick answer."))
-	tm.typeText("Be quick")
-	tm.keys("Enter")
+	tm.submit("Be quick")
 	tm.waitFor("Quick answer.")
 	reqs := e.srv.Requests()
 	if got := reqs[len(reqs)-1].Model; got != routing.FlashModel {
@@ -127,12 +121,10 @@ func TestTUIMemoryRefresh(t *testing.T) {
 	e := newEnv(t)
 	tm := e.startTUI()
 	e.write("GEMINI.md", "Always answer in haiku.")
-	tm.typeText("/memory refresh")
-	tm.keys("Enter")
+	tm.submit("/memory refresh")
 	tm.waitFor("Memory reloaded successfully")
 	e.srv.Enqueue(fakegemini.Text("Leaves fall."))
-	tm.typeText("Autumn?")
-	tm.keys("Enter")
+	tm.submit("Autumn?")
 	tm.waitFor("Leaves fall.")
 	reqs := e.srv.Requests()
 	last := reqs[len(reqs)-1]
@@ -148,12 +140,10 @@ func TestTUIResumeInPlace(t *testing.T) {
 		t.Fatalf("headless run: exit %d: %s", r.code, r.stderr)
 	}
 	tm := e.startTUI()
-	tm.typeText("/resume 1")
-	tm.keys("Enter")
+	tm.submit("/resume 1")
 	tm.golden("resumed_in_place", tm.waitFor("Resumed session"))
 	e.srv.Enqueue(fakegemini.Text("The second answer."))
-	tm.typeText("Second question")
-	tm.keys("Enter")
+	tm.submit("Second question")
 	tm.waitFor("The second answer.")
 	reqs := e.srv.Requests()
 	if sent := requestText(reqs[len(reqs)-1]); !strings.Contains(sent, "First question") || !strings.Contains(sent, "The **first** answer.") {

@@ -99,6 +99,13 @@ func (tm *term) typeText(s string) {
 	tm.tmux("send-keys", "-t", "main", "-l", s)
 }
 
+// submit types s and presses Enter, as a user sends a line.
+func (tm *term) submit(s string) {
+	tm.t.Helper()
+	tm.typeText(s)
+	tm.keys("Enter")
+}
+
 // screen is the pane's scrollback and visible screen, trailing blank lines
 // removed.
 func (tm *term) screen() string {
@@ -236,8 +243,7 @@ func TestTUIEditAcceptedWithEnter(t *testing.T) {
 		fakegemini.Text("Changed it."),
 	)
 	tm := e.startTUI()
-	tm.typeText("Shout the second line")
-	tm.keys("Enter")
+	tm.submit("Shout the second line")
 	tm.golden("edit_dialog", tm.waitFor("Apply this change?"))
 	tm.keys("Enter")
 	tm.golden("edit_accepted", tm.waitFor("Changed it."))
@@ -250,8 +256,7 @@ func TestTUIShellRejected(t *testing.T) {
 	e := newEnv(t)
 	e.srv.Enqueue(fakegemini.Call("run_shell_command", map[string]any{"command": "touch pwned"}))
 	tm := e.startTUI()
-	tm.typeText("Create a file")
-	tm.keys("Enter")
+	tm.submit("Create a file")
 	tm.waitFor("Allow execution of: touch?")
 	tm.keys("Escape")
 	tm.waitFor("What should the model do instead?")
@@ -262,8 +267,7 @@ func TestTUIShellRejected(t *testing.T) {
 	}
 	// The next prompt carries the cancelled response to the model.
 	e.srv.Enqueue(fakegemini.Text("Understood, no file."))
-	tm.typeText("Never mind")
-	tm.keys("Enter")
+	tm.submit("Never mind")
 	tm.waitFor("Understood, no file.")
 	reqs := e.srv.Requests()
 	last := reqs[len(reqs)-1].Contents
@@ -287,15 +291,13 @@ func TestTUIEscCancelsTurn(t *testing.T) {
 	e := newEnv(t)
 	e.srv.Enqueue(fakegemini.Hang())
 	tm := e.startTUI()
-	tm.typeText("Take your time")
-	tm.keys("Enter")
+	tm.submit("Take your time")
 	tm.waitFor("esc to cancel")
 	tm.keys("Escape")
 	tm.golden("cancelled", tm.waitFor("Request cancelled."))
 	// The session goes on: history stays valid for the next prompt.
 	e.srv.Enqueue(fakegemini.Text("Back again."))
-	tm.typeText("Hello?")
-	tm.keys("Enter")
+	tm.submit("Hello?")
 	tm.waitFor("Back again.")
 }
 
@@ -348,13 +350,11 @@ func TestTUIShellMode(t *testing.T) {
 	e := newEnv(t)
 	e.write("hello.txt", "hi\n")
 	tm := e.startTUI()
-	tm.typeText("!ls")
-	tm.keys("Enter")
+	tm.submit("!ls")
 	tm.waitFor("(exit 0)")
 	// The command and its output reach the model with the next prompt.
 	e.srv.Enqueue(fakegemini.Text("I saw hello.txt."))
-	tm.typeText("What did you see?")
-	tm.keys("Enter")
+	tm.submit("What did you see?")
 	s := tm.waitFor("I saw hello.txt.")
 	if !strings.Contains(s, "hello.txt") {
 		t.Errorf("no ls output on screen:\n%s", s)
