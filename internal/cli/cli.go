@@ -443,3 +443,21 @@ func (f *flags) sessionOptions(wd string, mode policy.Mode) setup.Options {
 		RecordResponses:        f.recordResponses,
 	}
 }
+
+// errNeedSubcommand is what a bare command group (`castor mcp`) answers
+// after its help, in Gemini CLI's words.
+const errNeedSubcommand = "You need at least one command before continuing."
+
+// commandGroup is a subcommand that only groups others: run bare, it
+// prints its help and fails with noSub.
+func commandGroup(use, short string, noSub error) *cobra.Command {
+	return &cobra.Command{
+		Use:   use,
+		Short: short,
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_ = cmd.Help()
+			return noSub
+		},
+	}
+}

@@ -26,16 +26,8 @@ import (
 // extensions` does, in the same files and formats, so both tools share
 // their extensions.
 func newExtensionsCommand(ctx context.Context, stdio IO) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:     "extensions",
-		Aliases: []string{"extension"},
-		Short:   "Manage Gemini CLI extensions",
-		Args:    cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			_ = cmd.Help()
-			return &inputError{msg: "You need at least one command before continuing."}
-		},
-	}
+	cmd := commandGroup("extensions", "Manage Gemini CLI extensions", &inputError{msg: errNeedSubcommand})
+	cmd.Aliases = []string{"extension"}
 	var listFormat string
 	list := &cobra.Command{
 		Use:   "list",

@@ -24,15 +24,7 @@ import (
 // mcpServers settings as `gemini mcp` does, with the same flags, messages
 // and settings files.
 func newMCPCommand(ctx context.Context, stdio IO) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "mcp",
-		Short: "Manage MCP servers",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			_ = cmd.Help()
-			return errors.New("You need at least one command before continuing.")
-		},
-	}
+	cmd := commandGroup("mcp", "Manage MCP servers", errors.New(errNeedSubcommand))
 	add := &cobra.Command{
 		Use:   "add [options] <name> <commandOrUrl> [args...]",
 		Short: "Add a server",

@@ -20,15 +20,7 @@ import (
 // discovered Agent Skills and edit skills.disabled as `gemini skills`
 // does, with the same messages and settings files.
 func newSkillsCommand(ctx context.Context, stdio IO) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "skills",
-		Short: "Manage agent skills",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			_ = cmd.Help()
-			return errors.New("You need at least one command before continuing.")
-		},
-	}
+	cmd := commandGroup("skills", "Manage agent skills", errors.New(errNeedSubcommand))
 	var all bool
 	list := &cobra.Command{
 		Use:   "list [--all]",
