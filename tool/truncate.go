@@ -22,42 +22,72 @@ const DefaultOutputLimit = 40000
 // headed by where the full output is. maxChars ≤ 0 means
 // DefaultOutputLimit.
 //
-// tool/builtin's shell tool applies the same form to its output; MCP
-// results use this.
+// The shell tool (tool/builtin) and MCP results both use it.
 func LimitOutput(text, tempDir, toolName, id string, maxChars int) string {
 	if maxChars <= 0 {
 		maxChars = DefaultOutputLimit
 	}
-	u := utf16.Encode([]rune(text))
-	if len(u) <= maxChars {
+	if utf16Len(text) <= maxChars {
 		return text
 	}
 	file, err := saveOutput(tempDir, toolName, id, text)
 	if err != nil {
 		file = "(could not save full output: " + err.Error() + ")"
 	}
+	return truncateOutput(text, file, maxChars)
+}
+
+// utf16Len counts s in UTF-16 units, as JavaScript's length does.
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n++
+		if r >= 0x10000 {
+			n++
+		}
+	}
+	return n
+}
+
+// truncateOutput shortens content longer than maxChars (UTF-16 units) to
+// Gemini CLI's form: the first 20% and the last 80% of maxChars around an
+// omission marker, headed by where the full output was saved. Content
+// within the limit is returned unchanged.
+func truncateOutput(content, outputFile string, maxChars int) string {
+	if utf16Len(content) <= maxChars {
+		return content
+	}
+	u := utf16.Encode([]rune(content))
 	head := maxChars / 5
 	tail := maxChars - head
 	return fmt.Sprintf("Output too large. Showing first %s and last %s characters. For full output see: %s\n%s\n\n... [%s characters omitted] ...\n\n%s",
-		thousands(head), thousands(tail), file,
+		thousands(head), thousands(tail), outputFile,
 		string(utf16.Decode(u[:head])), thousands(len(u)-head-tail), string(utf16.Decode(u[len(u)-tail:])))
 }
 
+// safeFilePart replaces every character but [A-Za-z0-9_-] with "_" and
+// lowercases, so that tool names and call ids make safe file names.
+func safeFilePart(s string) string {
+	return strings.ToLower(strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' {
+			return r
+		}
+		return '_'
+	}, s))
+}
+
+// saveOutput saves content, the full output of a call to toolName, as
+// <tempDir>/tool-outputs/<tool>_<id>.txt (just <id>.txt when the id
+// already starts with the tool name) and returns the file's path.
+// tempDir "" uses the system temp directory.
 func saveOutput(tempDir, toolName, id, content string) (string, error) {
 	if tempDir == "" {
 		tempDir = os.TempDir()
 	}
-	safe := func(s string) string {
-		return strings.ToLower(strings.Map(func(r rune) rune {
-			if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' {
-				return r
-			}
-			return '_'
-		}, s))
-	}
-	name := safe(toolName) + "_" + safe(id) + ".txt"
-	if strings.HasPrefix(safe(id), safe(toolName)) {
-		name = safe(id) + ".txt"
+	safeTool, safeID := safeFilePart(toolName), safeFilePart(id)
+	name := safeTool + "_" + safeID + ".txt"
+	if strings.HasPrefix(safeID, safeTool) {
+		name = safeID + ".txt"
 	}
 	dir := filepath.Join(tempDir, "tool-outputs")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -67,10 +97,16 @@ func saveOutput(tempDir, toolName, id, content string) (string, error) {
 	return p, os.WriteFile(p, []byte(content), 0o644)
 }
 
-// thousands writes n with comma separators (en-US), as Gemini CLI does.
+// thousands writes n with comma separators, as JavaScript's
+// toLocaleString does in the en-US locale Gemini CLI's texts assume.
 func thousands(n int) string {
 	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
 	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
 	for i, c := range s {
 		if i > 0 && (len(s)-i)%3 == 0 {
 			b.WriteByte(',')

@@ -339,11 +339,7 @@ func (c *shellCall) truncate(llm string) string {
 	if c.env != nil {
 		tempDir = c.env.TempDir
 	}
-	file, err := saveToolOutput(tempDir, "run_shell_command", id, llm)
-	if err != nil {
-		file = "(could not save full output: " + err.Error() + ")"
-	}
-	return truncateToolOutput(llm, file, limit)
+	return tool.LimitOutput(llm, tempDir, "run_shell_command", id, limit)
 }
 
 // shellEnv is the child environment: the session's (Env.Environ, else the

@@ -310,8 +310,8 @@ func TestShellTruncation(t *testing.T) {
 		t.Errorf("saved output incomplete:\n%.200s", full)
 	}
 	omitted := len(full) - 200
-	if !strings.Contains(r.LLMText, "\n\n... ["+formatThousands(omitted)+" characters omitted] ...\n\n") {
-		t.Errorf("omission marker missing:\n%s", r.LLMText)
+	if m := regexp.MustCompile(`\n\n\.\.\. \[([0-9,]+) characters omitted\] \.\.\.\n\n`).FindStringSubmatch(r.LLMText); m == nil || strings.ReplaceAll(m[1], ",", "") != strconv.Itoa(omitted) {
+		t.Errorf("omission marker for %d characters missing:\n%s", omitted, r.LLMText)
 	}
 	if !strings.HasSuffix(r.LLMText, full[len(full)-160:]) {
 		t.Error("tail not kept")
