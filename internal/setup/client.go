@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/castor-dev/castor/config"
+	"github.com/castor-dev/castor/internal/routing"
 	"github.com/castor-dev/castor/internal/version"
 	"github.com/castor-dev/castor/model"
 	"github.com/castor-dev/castor/model/fake"
@@ -60,7 +61,11 @@ func baseClient(ctx context.Context, o Options, st *config.Settings, getenv func
 	if err != nil {
 		return nil, err
 	}
-	return newRouter(model.WithRetry(m, ro), m, apiKey), nil
+	// The router sits in front of the retrying transport; it asks the
+	// bare one to classify, so a failing router falls back to the pro
+	// model at once. With a Gemini API key the pro model is its
+	// custom-tools variant, as in Gemini CLI.
+	return routing.New(model.WithRetry(m, ro), m, apiKey), nil
 }
 
 // retryOptions are the options' own, or general.maxAttempts with

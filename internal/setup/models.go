@@ -5,14 +5,6 @@ import (
 	"github.com/castor-dev/castor/model"
 )
 
-// newRouter puts the model router in front of a network transport: main
-// retries, classifier is the bare transport so a failing router falls
-// back to the pro model at once. apiKey picks the pro model's custom-tools
-// variant, as Gemini CLI does with a Gemini API key.
-func newRouter(main, classifier model.Model, apiKey bool) model.Model {
-	return routing.New(main, classifier, apiKey)
-}
-
 // sessionModel returns the client the engine talks to, the model name it
 // asks for and the model whose generation settings apply. An alias stays
 // as given, so faces report it ("auto", as Gemini CLI does), and the
