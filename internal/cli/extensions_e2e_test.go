@@ -229,12 +229,7 @@ func TestBadCommandFileWarns(t *testing.T) {
 // local repository through file://), links another, and validates a
 // broken one.
 func TestExtensionInstallFromGit(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("git is not installed")
-		}
-		t.Skip("git is not installed")
-	}
+	npmtest.LookPath(t, "git")
 	e := newEnv(t)
 	repo := filepath.Join(filepath.Dir(e.ws), "repo")
 	writeFiles(t, repo, map[string]string{

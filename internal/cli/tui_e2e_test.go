@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/castor-dev/castor/internal/fakegemini"
+	"github.com/castor-dev/castor/internal/npmtest"
 )
 
 // The interactive terminal's end-to-end tests run the built castor in a
@@ -31,23 +32,11 @@ type term struct {
 	sock string
 }
 
-// requireTmux skips without tmux, and fails under CI, where it must be
-// installed.
-func requireTmux(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("tmux"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("tmux is not installed (CI must install it)")
-		}
-		t.Skip("tmux is not installed")
-	}
-}
-
 // startTUI opens castor with args in a tmux pane sized tuiWidth×tuiHeight.
 func (e *env) startTUI(args ...string) *term {
 	t := e.t
 	t.Helper()
-	requireTmux(t)
+	npmtest.LookPath(t, "tmux") // skips without tmux, fails under CI=true
 	bin := castorBinary(t)
 	tm := &term{t: t, e: e, sock: fmt.Sprintf("castor-tui-%d-%d", os.Getpid(), time.Now().UnixNano())}
 	envs := []string{
