@@ -19,6 +19,7 @@ import (
 
 	"github.com/castor-dev/castor/acp"
 	"github.com/castor-dev/castor/internal/fakegemini"
+	"github.com/castor-dev/castor/internal/npmtest"
 )
 
 // acpClientDir is acp/testdata, where npm ci installs the pinned
@@ -27,14 +28,9 @@ func acpClientDir(t *testing.T) (node, dir string) {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
 	dir = filepath.Join(filepath.Dir(file), "..", "..", "acp", "testdata")
-	node, err := exec.LookPath("node")
-	_, serr := os.Stat(filepath.Join(dir, "node_modules", "@agentclientprotocol", "sdk", "package.json"))
-	if err != nil || serr != nil {
-		msg := "node or @agentclientprotocol/sdk is missing: run npm ci --ignore-scripts in acp/testdata"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
+	node = npmtest.LookPath(t, "node")
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@agentclientprotocol", "sdk", "package.json")); err != nil {
+		npmtest.Missing(t, "@agentclientprotocol/sdk is missing: run npm ci --ignore-scripts in acp/testdata")
 	}
 	return node, dir
 }
