@@ -1,6 +1,8 @@
 // Package policy decides whether a tool call may run, must be confirmed by
 // a user, or is refused: approval modes, allow and exclude rules from
-// settings and flags, and the "always allow" answers given during a session.
+// settings and flags, the "always allow" answers given during a session,
+// and the rules of Gemini CLI's TOML policy files (LoadRules), which slot
+// in among the others by priority as in Gemini CLI.
 package policy
 
 import (
@@ -73,6 +75,10 @@ type Call struct {
 	// and trusted its server's trust, filled in from the tool itself.
 	aliases []string
 	trusted bool
+	// serverTool is an MCP tool's own name and readOnlyHint its
+	// annotation, for policy-file rules.
+	serverTool   string
+	readOnlyHint *bool
 }
 
 // Engine holds the rules of one session. It is safe for concurrent use.
@@ -86,6 +92,7 @@ type Engine struct {
 	always      map[string]bool
 	selfConfirm map[string]bool
 	lookup      func(name string) (tool.Tool, bool)
+	rules       []Rule // policy-file rules, highest priority first
 }
 
 // Options configure an Engine.
@@ -113,6 +120,9 @@ type Options struct {
 	// mcp_<server>_*) apply to calls of it, including tools a server added
 	// during the session. Nil: rules see the call's name only.
 	Lookup func(name string) (tool.Tool, bool)
+	// Rules are policy-file rules (LoadRules), in load order: of two
+	// rules of the same priority, the one loaded first wins.
+	Rules []Rule
 }
 
 // New returns an engine.
@@ -121,6 +131,7 @@ func New(o Options) *Engine {
 		o.Mode = ModeDefault
 	}
 	e := &Engine{mode: o.Mode, interactive: o.Interactive, always: map[string]bool{}, askKinds: map[tool.Kind]bool{}, selfConfirm: map[string]bool{}, lookup: o.Lookup}
+	e.rules = sortRules(o.Rules)
 	for _, n := range o.SelfConfirming {
 		e.selfConfirm[n] = true
 	}
@@ -167,12 +178,15 @@ func (e *Engine) Decide(c Call) (Decision, string) {
 	}
 	e.mu.RLock()
 	defer e.mu.RUnlock()
+	if len(e.rules) > 0 {
+		return e.decideFilesLocked(c)
+	}
 	for _, r := range e.excluded {
 		if r.matches(c) {
 			return Deny, "Tool execution denied by policy."
 		}
 	}
-	d := e.decideLocked(c)
+	d, _ := e.decideLocked(c)
 	if d == Ask && !e.canAskLocked(c) && !e.selfConfirm[c.Name] {
 		return Deny, "Tool execution denied by policy."
 	}
@@ -194,33 +208,45 @@ func (e *Engine) CanAsk(c Call) bool {
 
 func (e *Engine) canAskLocked(c Call) bool { return e.interactive || e.askKinds[c.Kind] }
 
-func (e *Engine) decideLocked(c Call) Decision {
+// decideLocked is the decision of the mode, the allow rules and the
+// remembered answers, with the priority Gemini CLI gives the rule that
+// decides it (see the prio constants): of the rules that allow a call,
+// the highest ranks it.
+func (e *Engine) decideLocked(c Call) (Decision, int) {
 	if e.mode == ModePlan {
 		if c.Kind.ReadOnly() {
-			return Allow
+			return Allow, prioReadOnly
 		}
-		return Deny
+		return Deny, prioPlanDeny
 	}
-	if e.mode == ModeYolo {
-		return Allow
-	}
-	if c.Kind.ReadOnly() || c.Kind == tool.KindAgent || c.trusted {
-		return Allow
-	}
+	best := -1
 	for _, r := range e.allowed {
 		if r.matches(c) {
-			return Allow
+			best = prioAllowed
+			break
 		}
 	}
-	if e.alwaysLocked(c) {
-		return Allow
+	if best < 0 && c.trusted {
+		best = prioTrusted
+	}
+	if best < 0 && e.alwaysLocked(c) {
+		best = prioAlways
+	}
+	if best < 0 && e.mode == ModeYolo {
+		best = prioYolo
+	}
+	if best < 0 && (c.Kind.ReadOnly() || c.Kind == tool.KindAgent) {
+		best = prioReadOnly
 	}
 	// auto_edit approves edits and fetches, as Gemini CLI's policy does
 	// (replace, write_file, web_fetch).
-	if e.mode == ModeAutoEdit && (c.Kind == tool.KindEdit || c.Kind == tool.KindFetch) {
-		return Allow
+	if best < 0 && e.mode == ModeAutoEdit && (c.Kind == tool.KindEdit || c.Kind == tool.KindFetch) {
+		best = prioAutoEdit
 	}
-	return Ask
+	if best >= 0 {
+		return Allow, best
+	}
+	return Ask, prioNone
 }
 
 // Visible reports whether a tool should be declared to the model at all: a
@@ -230,12 +256,17 @@ func (e *Engine) Visible(t tool.Tool) bool {
 	c := withTool(Call{Name: t.Name(), DisplayName: t.DisplayName(), Kind: t.Kind()}, t)
 	e.mu.RLock()
 	defer e.mu.RUnlock()
+	if len(e.rules) > 0 {
+		if v, decided := e.visibleFilesLocked(c); decided {
+			return v
+		}
+	}
 	for _, r := range e.excluded {
 		if r.prefix == "" && r.matches(c) {
 			return false
 		}
 	}
-	if d := e.decideLocked(c); d != Deny && (e.canAskLocked(c) || e.selfConfirm[c.Name] || d == Allow) {
+	if d, _ := e.decideLocked(c); d != Deny && (e.canAskLocked(c) || e.selfConfirm[c.Name] || d == Allow) {
 		return true
 	}
 	// A prefix rule (run_shell_command(git status)) allows some calls.
@@ -329,8 +360,15 @@ func withTool(c Call, t tool.Tool) Call {
 	if a, ok := t.(tool.Aliased); ok {
 		c.aliases = a.Aliases()
 	}
-	if m, ok := t.(mcpTool); ok && c.ServerName == "" {
-		c.ServerName = m.ServerName()
+	if m, ok := t.(mcpTool); ok {
+		if c.ServerName == "" {
+			c.ServerName = m.ServerName()
+		}
+		c.serverTool = m.ServerToolName()
+	}
+	if ro, ok := t.(interface{ ReadOnlyHint() bool }); ok {
+		hint := ro.ReadOnlyHint()
+		c.readOnlyHint = &hint
 	}
 	if tr, ok := t.(interface{ Trusted() bool }); ok {
 		c.trusted = tr.Trusted()

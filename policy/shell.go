@@ -1,0 +1,100 @@
+package policy
+
+import (
+	"path/filepath"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// shellPart is one simple command of a shell line: its source text and
+// its command name.
+type shellPart struct {
+	text string
+	root string
+}
+
+// shellParts splits a shell line into the simple commands it runs
+// (through lists, pipelines, subshells, substitutions and "bash -c"
+// wrappers), and reports whether the line redirects input or output. ok
+// is false when the line does not parse, so nothing can be said of it.
+func shellParts(command string) (parts []shellPart, redirects, ok bool) {
+	return splitShell(command, 0)
+}
+
+func splitShell(command string, depth int) (parts []shellPart, redirects, ok bool) {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(command), "")
+	if err != nil {
+		return nil, false, false
+	}
+	ok = true
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.Redirect:
+			// Duplicating a descriptor (2>&1) writes no file.
+			if n.Op != syntax.DplOut && n.Op != syntax.DplIn {
+				redirects = true
+			}
+		case *syntax.CallExpr:
+			if len(n.Args) == 0 {
+				return true
+			}
+			start, end := int(n.Pos().Offset()), int(n.End().Offset())
+			if start < 0 || end > len(command) || start >= end {
+				return true
+			}
+			name := literal(n.Args[0])
+			p := shellPart{text: strings.TrimSpace(command[start:end])}
+			if name != "" {
+				p.root = filepath.Base(name)
+			}
+			parts = append(parts, p)
+			// sh -c 'cmd': what the wrapper runs is checked too.
+			if depth < 3 && len(n.Args) >= 3 && isShellProgram(p.root) && literal(n.Args[1]) == "-c" {
+				if inner := literal(n.Args[2]); inner != "" {
+					sub, r, subOK := splitShell(inner, depth+1)
+					if !subOK {
+						ok = false
+					}
+					parts = append(parts, sub...)
+					redirects = redirects || r
+				}
+			}
+		}
+		return true
+	})
+	return parts, redirects, ok
+}
+
+func isShellProgram(name string) bool {
+	switch name {
+	case "sh", "bash", "zsh", "dash", "ksh":
+		return true
+	}
+	return false
+}
+
+// literal returns a word's text when it is made of literals and quoted
+// literals only ("git", 'git', "g"it), else "".
+func literal(w *syntax.Word) string {
+	var b strings.Builder
+	for _, part := range w.Parts {
+		switch p := part.(type) {
+		case *syntax.Lit:
+			b.WriteString(p.Value)
+		case *syntax.SglQuoted:
+			b.WriteString(p.Value)
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				lit, ok := q.(*syntax.Lit)
+				if !ok {
+					return ""
+				}
+				b.WriteString(lit.Value)
+			}
+		default:
+			return ""
+		}
+	}
+	return b.String()
+}
