@@ -32,6 +32,8 @@ type flags struct {
 	approvalMode    string
 	includeDirs     []string
 	allowedTools    []string
+	policyPaths     []string
+	adminPolicies   []string
 	allowedMCP      []string
 	fakeResponses   string
 	fakeNonStrict   string
@@ -129,6 +131,8 @@ func Run(ctx context.Context, args []string, stdio IO) (code int) {
 	fl.StringVar(&f.approvalMode, "approval-mode", "", "approval mode: default, auto_edit, yolo or plan")
 	fl.StringSliceVar(&f.includeDirs, "include-directories", nil, "more workspace directories (comma-separated or repeated)")
 	fl.StringSliceVar(&f.allowedTools, "allowed-tools", nil, "tools that run without confirmation, e.g. write_file or run_shell_command(git status)")
+	fl.StringSliceVar(&f.policyPaths, "policy", nil, "additional policy files or directories to load (comma-separated or multiple --policy)")
+	fl.StringSliceVar(&f.adminPolicies, "admin-policy", nil, "additional admin policy files or directories to load (comma-separated or multiple --admin-policy)")
 	fl.StringSliceVar(&f.allowedMCP, "allowed-mcp-server-names", nil, "MCP servers to start (default: all configured)")
 	fl.StringVar(&f.fakeResponses, "fake-responses", "", "replay model responses from a Gemini CLI JSONL file instead of calling a model")
 	fl.StringVar(&f.fakeNonStrict, "fake-responses-non-strict", "", "like --fake-responses, matching responses by method instead of order")
@@ -437,6 +441,8 @@ func (f *flags) sessionOptions(wd string, mode policy.Mode) setup.Options {
 		Model:                  f.model,
 		ApprovalMode:           mode,
 		AllowedTools:           f.allowedTools,
+		PolicyPaths:            f.policyPaths,
+		AdminPolicyPaths:       f.adminPolicies,
 		AllowedMCPServerNames:  f.allowedMCP,
 		FakeResponses:          fake,
 		FakeResponsesNonStrict: nonStrict,

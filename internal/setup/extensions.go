@@ -1,9 +1,7 @@
 package setup
 
 import (
-	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -45,7 +43,6 @@ func loadExtensions(o Options, a *Agent, wd string) {
 			o.Warn(w)
 		}
 		a.Extensions = allowedExtensions(a.Settings, config.ActiveExtensions(exts), o.Warn)
-		warnUnreadFolders(a.Extensions, o.Warn)
 	}
 	st := a.Settings
 	merge := func(servers map[string]any) {
@@ -217,14 +214,4 @@ func extensionRoots(a *Agent) []string {
 		roots = append(roots, e.Path)
 	}
 	return roots
-}
-
-// warnUnreadFolders says which folders of an extension Castor does not
-// read yet, so that an extension's rules are never dropped silently.
-func warnUnreadFolders(exts []*config.Extension, warn func(string)) {
-	for _, e := range exts {
-		if fi, err := os.Stat(e.Dir("policies")); err == nil && fi.IsDir() {
-			warn(fmt.Sprintf("extension %s: %s is not read: Castor has no policy files yet, so its rules are not applied (use tools.exclude or tools.allowed in settings.json)", e.Name, e.Dir("policies")))
-		}
-	}
 }

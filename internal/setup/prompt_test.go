@@ -339,18 +339,3 @@ func BenchmarkExpandPrompt(b *testing.B) {
 		})
 	}
 }
-
-// An extension's policies/ folder is not read yet; the user is told so
-// instead of its rules vanishing silently.
-func TestExtensionPoliciesWarned(t *testing.T) {
-	dir := t.TempDir()
-	root := filepath.Join(dir, "demo")
-	if err := os.MkdirAll(filepath.Join(root, "policies"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	warnUnreadFolders([]*config.Extension{{Name: "demo", Path: root}, {Name: "plain", Path: filepath.Join(dir, "plain")}}, func(s string) { got = append(got, s) })
-	if len(got) != 1 || !strings.Contains(got[0], "extension demo: "+filepath.Join(root, "policies")+" is not read") {
-		t.Errorf("warnings %q", got)
-	}
-}

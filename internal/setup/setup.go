@@ -72,6 +72,11 @@ type Options struct {
 	ApprovalMode policy.Mode
 	// AllowedTools are extra --allowed-tools rules.
 	AllowedTools []string
+	// PolicyPaths (--policy) are policy files or folders read instead of
+	// the policyPaths setting and ~/.gemini/policies; AdminPolicyPaths
+	// (--admin-policy) are read at the admin tier, instead of the
+	// adminPolicyPaths setting.
+	PolicyPaths, AdminPolicyPaths []string
 	// AllowedMCPServerNames limits the MCP servers started to these.
 	AllowedMCPServerNames []string
 	// Confirm answers confirmations synchronously; with it the session is
@@ -309,7 +314,7 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 			askKinds = []tool.Kind{tool.KindEdit}
 		}
 	}
-	pol, err := buildPolicy(o, st, a.Trusted, interactive, askKinds, tools.trusted, tools.custom, tools.registry.Get)
+	pol, err := buildPolicy(o, st, a.Trusted, interactive, askKinds, tools.trusted, tools.custom, tools.registry.Get, policyFiles(o, st, a.Home, wd, a.Extensions, o.Warn))
 	if err != nil {
 		return nil, err
 	}

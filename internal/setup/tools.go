@@ -108,9 +108,9 @@ func buildTools(ctx context.Context, o Options, a *Agent, client model.Model, mo
 
 // buildPolicy builds the approval rules: the mode (from the options, else
 // general.defaultApprovalMode; an untrusted folder never gets yolo or
-// auto_edit), tools.allowed and the options' rules, trusted tools, and
-// tools.exclude.
-func buildPolicy(o Options, st *config.Settings, trusted, interactive bool, askKinds []tool.Kind, trustedTools, customTools []string, lookup func(string) (tool.Tool, bool)) (*policy.Engine, error) {
+// auto_edit), tools.allowed and the options' rules, trusted tools,
+// tools.exclude, and the rules of the policy files.
+func buildPolicy(o Options, st *config.Settings, trusted, interactive bool, askKinds []tool.Kind, trustedTools, customTools []string, lookup func(string) (tool.Tool, bool), rules []policy.Rule) (*policy.Engine, error) {
 	mode := o.ApprovalMode
 	if mode == "" && st.General.DefaultApprovalMode != "" {
 		m, err := policy.ParseMode(st.General.DefaultApprovalMode)
@@ -135,6 +135,7 @@ func buildPolicy(o Options, st *config.Settings, trusted, interactive bool, askK
 		Excluded:       st.Tools.Exclude,
 		SelfConfirming: customTools,
 		Lookup:         lookup,
+		Rules:          rules,
 	}), nil
 }
 

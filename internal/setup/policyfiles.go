@@ -1,0 +1,109 @@
+package setup
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/castor-dev/castor/config"
+	"github.com/castor-dev/castor/policy"
+)
+
+// systemPoliciesDir is Gemini CLI's admin policy folder for this platform
+// (a variable so that tests can point it elsewhere).
+var systemPoliciesDir = func() string {
+	switch runtime.GOOS {
+	case "darwin":
+		return "/Library/Application Support/GeminiCli/policies"
+	case "windows":
+		return `C:\ProgramData\gemini-cli\policies`
+	}
+	return "/etc/gemini-cli/policies"
+}()
+
+// policyFiles reads the policy files of the session, in Gemini CLI's
+// order (which decides ties): the admin folder, the supplemental admin
+// paths (--admin-policy, else adminPolicyPaths), the user's paths
+// (--policy, else policyPaths, else ~/.gemini/policies), then each active
+// extension's policies/ folder. Every problem is a warning; nothing stops
+// the session.
+func policyFiles(o Options, st *config.Settings, home config.Home, wd string, exts []*config.Extension, warn func(string)) []policy.Rule {
+	var rules []policy.Rule
+	load := func(path string, tier policy.Tier) {
+		r, errs := policy.LoadRules(path, tier)
+		for _, err := range errs {
+			warn(err.Error())
+		}
+		rules = append(rules, r...)
+	}
+	resolve := func(ps []string) []string {
+		var out []string
+		for _, p := range ps {
+			if p = strings.TrimSpace(p); p == "" {
+				continue
+			}
+			p = expandHome(p, home.UserDir)
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(wd, p)
+			}
+			out = append(out, filepath.Clean(p))
+		}
+		return out
+	}
+	settingPaths := func(key string) []string {
+		ps, _ := st.GetStrings(key)
+		return ps
+	}
+
+	adminPaths := resolve(o.AdminPolicyPaths)
+	if len(o.AdminPolicyPaths) == 0 {
+		adminPaths = resolve(settingPaths("adminPolicyPaths"))
+	}
+	if !o.IgnoreSettings {
+		if secureSystemDir(systemPoliciesDir, warn) {
+			if hasTOML(systemPoliciesDir) && len(adminPaths) > 0 {
+				warn("Security Warning: Ignoring --admin-policy because system policies are already defined in " + systemPoliciesDir)
+				adminPaths = nil
+			}
+			load(systemPoliciesDir, policy.TierAdmin)
+		}
+	}
+	for _, p := range adminPaths {
+		load(p, policy.TierAdmin)
+	}
+
+	userPaths := resolve(o.PolicyPaths)
+	if len(o.PolicyPaths) == 0 {
+		userPaths = resolve(settingPaths("policyPaths"))
+	}
+	if len(userPaths) == 0 && !o.IgnoreSettings {
+		userPaths = []string{filepath.Join(home.Dir, "policies")}
+	}
+	for _, p := range userPaths {
+		load(p, policy.TierUser)
+	}
+
+	// Gemini CLI 0.61 does not read workspace policies (issue #18186);
+	// a user who wrote some is told.
+	if !o.IgnoreSettings {
+		ws := filepath.Join(wd, config.GeminiDirName, "policies")
+		if filepath.Clean(filepath.Join(wd, config.GeminiDirName)) != filepath.Clean(home.Dir) {
+			if fi, err := os.Stat(ws); err == nil && fi.IsDir() {
+				warn(fmt.Sprintf("workspace policies in %s are not loaded: Gemini CLI 0.61 disables the workspace tier (issue #18186); put them in %s or pass --policy", ws, filepath.Join(home.Dir, "policies")))
+			}
+		}
+	}
+
+	for _, e := range exts {
+		load(e.Dir("policies"), policy.TierExtension)
+	}
+	return rules
+}
+
+// hasTOML reports whether dir holds a .toml file.
+func hasTOML(dir string) bool {
+	m, _ := filepath.Glob(filepath.Join(dir, "*.toml"))
+	return len(m) > 0
+}
