@@ -30,6 +30,7 @@ const (
 	TierAdmin     Tier = 5
 )
 
+// String names the tier as Gemini CLI's messages do.
 func (t Tier) String() string {
 	switch t {
 	case TierDefault:
@@ -61,9 +62,6 @@ type Rule struct {
 	allowRedi bool
 	denyMsg   string
 }
-
-// Decision returns what the rule decides.
-func (r Rule) Decision() Decision { return r.decision }
 
 // String describes the rule in one line, for debugging and listings.
 func (r Rule) String() string {

@@ -31,10 +31,8 @@ func splitShell(command string, depth int) (parts []shellPart, redirects, ok boo
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch n := n.(type) {
 		case *syntax.Redirect:
-			// Duplicating a descriptor (2>&1) writes no file.
-			if n.Op != syntax.DplOut && n.Op != syntax.DplIn {
-				redirects = true
-			}
+			// Any redirection counts, 2>&1 included, as in Gemini CLI.
+			redirects = true
 		case *syntax.CallExpr:
 			if len(n.Args) == 0 {
 				return true
