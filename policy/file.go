@@ -391,6 +391,8 @@ func (p *fileParser) rule(i int, t map[string]any) {
 	for _, n := range names {
 		if strings.Contains(n, "__") && r.mcpName == "" {
 			bad("toolName", "%q: the \"__\" form of MCP tool names is deprecated; use mcpName or mcp_<server>_<tool>", n)
+		} else if s := typoOf(n); s != "" && r.mcpName == "" {
+			bad("toolName", "unrecognized tool name %q; did you mean %q?", n, s)
 		}
 	}
 	if modes, present := strs("modes"); present {
@@ -521,4 +523,51 @@ func tomlType(v any) string {
 		return "a table"
 	}
 	return fmt.Sprintf("%T", v)
+}
+
+// builtinNames are Gemini CLI's built-in tool names, against which a
+// rule's tool name is checked for typos.
+var builtinNames = []string{
+	"glob", "write_todos", "write_file", "google_web_search", "web_fetch", "replace",
+	"run_shell_command", "grep_search", "read_many_files", "read_file", "list_directory",
+	"activate_skill", "ask_user", "enter_plan_mode", "exit_plan_mode", "invoke_agent",
+	"save_memory", "search_file_content", "codebase_investigator", "cli_help",
+}
+
+// typoOf returns the built-in name n is likely a typo of (at most three
+// edits away, as Gemini CLI warns), or "" for a built-in name or one too
+// far from all of them to be a typo (an MCP or agent tool).
+func typoOf(n string) string {
+	if n == "*" || strings.HasPrefix(n, "mcp_") || strings.HasPrefix(n, "discovered_tool_") || slices.Contains(builtinNames, n) {
+		return ""
+	}
+	best, bestD := "", 4
+	for _, b := range builtinNames {
+		if d := editDistance(n, b); d < bestD {
+			best, bestD = b, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
 }

@@ -308,6 +308,12 @@ commandRegex = "git (commit|push)"
 decision = "deny"
 priority = 10
 `, "", "", Options{Mode: ModeYolo}, shellCall("git push origin main"), Deny, "Tool execution denied by policy."},
+		{"subagent named as a tool", `
+[[rule]]
+toolName = "codebase_investigator"
+decision = "deny"
+priority = 500
+`, "", "", Options{Mode: ModeYolo}, Call{Name: "invoke_agent", Kind: tool.KindAgent, Args: map[string]any{"agent_name": "codebase_investigator", "prompt": "x"}}, Deny, "Tool execution denied by policy."},
 		{"plan mode: a user allow outranks the built-in refusal", `
 [[rule]]
 toolName = "write_file"
@@ -395,32 +401,33 @@ func TestParseRulesWarnings(t *testing.T) {
 		{"bad TOML", TierUser, "[[rule]\ntoolName = 1", 0, []string{"policy file f.toml (line 2): TOML: expected end of table array name"}},
 		{"unknown decision", TierUser, "[[rule]]\ntoolName = \"x\"\ndecision = \"maybe\"\npriority = 1\n", 0,
 			[]string{`policy file f.toml: rule #1 (line 1): decision: unknown decision "maybe": use allow, deny or ask_user`}},
-		{"bad regex, other rules load", TierUser, "[[rule]]\ntoolName = \"a\"\ndecision = \"deny\"\npriority = 1\n\n[[rule]]\ntoolName = \"b\"\nargsPattern = \"(?=x)\"\ndecision = \"deny\"\npriority = 1\n", 1,
+		{"bad regex, other rules load", TierUser, "[[rule]]\ntoolName = \"tool_alpha\"\ndecision = \"deny\"\npriority = 1\n\n[[rule]]\ntoolName = \"tool_beta\"\nargsPattern = \"(?=x)\"\ndecision = \"deny\"\npriority = 1\n", 1,
 			[]string{`policy file f.toml: rule #2 (line 6): argsPattern: pattern "(?=x)" is not a regular expression Castor can run`}},
-		{"unsafe regex", TierUser, "[[rule]]\ntoolName = \"b\"\nargsPattern = \"(a+)+\"\ndecision = \"deny\"\npriority = 1\n", 0,
+		{"unsafe regex", TierUser, "[[rule]]\ntoolName = \"tool_beta\"\nargsPattern = \"(a+)+\"\ndecision = \"deny\"\npriority = 1\n", 0,
 			[]string{`argsPattern: pattern "(a+)+" nests quantifiers`}},
-		{"wrong type", TierUser, "[[rule]]\ntoolName = \"a\"\ndecision = \"deny\"\npriority = \"high\"\n", 0,
+		{"wrong type", TierUser, "[[rule]]\ntoolName = \"tool_alpha\"\ndecision = \"deny\"\npriority = \"high\"\n", 0,
 			[]string{`policy file f.toml: rule #1 (line 1): priority: must be an integer from 0 to 999, not a string`}},
-		{"priority out of range", TierUser, "[[rule]]\ntoolName = \"a\"\ndecision = \"deny\"\npriority = 1000\n", 0,
+		{"priority out of range", TierUser, "[[rule]]\ntoolName = \"tool_alpha\"\ndecision = \"deny\"\npriority = 1000\n", 0,
 			[]string{`priority: 1000 is out of range`}},
-		{"missing priority", TierUser, "[[rule]]\ntoolName = \"a\"\ndecision = \"deny\"\n", 0, []string{`priority: is required`}},
+		{"missing priority", TierUser, "[[rule]]\ntoolName = \"tool_alpha\"\ndecision = \"deny\"\n", 0, []string{`priority: is required`}},
 		{"missing toolName", TierUser, "[[rule]]\ndecision = \"deny\"\npriority = 1\n", 0, []string{`toolName: is required`}},
 		{"toolName array of numbers", TierUser, "[[rule]]\ntoolName = [1]\ndecision = \"deny\"\npriority = 1\n", 0, []string{`toolName: must be a string or an array of strings, found an integer in the array`}},
-		{"unknown mode", TierUser, "[[rule]]\ntoolName = \"a\"\ndecision = \"deny\"\npriority = 1\nmodes = [\"turbo\"]\n", 0, []string{`modes: unknown mode "turbo"`}},
-		{"unknown key kept", TierUser, "[[rule]]\ntoolName = \"a\"\ndecision = \"deny\"\npriority = 1\ncolour = \"red\"\n", 1, []string{`rule #1 (line 1): colour: unknown key; ignored`}},
+		{"unknown mode", TierUser, "[[rule]]\ntoolName = \"tool_alpha\"\ndecision = \"deny\"\npriority = 1\nmodes = [\"turbo\"]\n", 0, []string{`modes: unknown mode "turbo"`}},
+		{"unknown key kept", TierUser, "[[rule]]\ntoolName = \"tool_alpha\"\ndecision = \"deny\"\npriority = 1\ncolour = \"red\"\n", 1, []string{`rule #1 (line 1): colour: unknown key; ignored`}},
 		{"unknown top-level key", TierUser, "version = 2\n", 0, []string{`policy file f.toml: version: unknown key; ignored`}},
-		{"safety checker", TierUser, "[[safety_checker]]\ntoolName = \"a\"\n[safety_checker.checker]\ntype = \"in-process\"\nname = \"allowed-path\"\n", 0,
+		{"safety checker", TierUser, "[[safety_checker]]\ntoolName = \"tool_alpha\"\n[safety_checker.checker]\ntype = \"in-process\"\nname = \"allowed-path\"\n", 0,
 			[]string{`policy file f.toml: safety_checker #1 (line 1): safety checkers are not supported by Castor; ignored`}},
-		{"rule safety checker", TierUser, "[[rule]]\ntoolName = \"a\"\ndecision = \"allow\"\npriority = 1\n[rule.safety_checker]\ntype = \"in-process\"\n", 0,
+		{"rule safety checker", TierUser, "[[rule]]\ntoolName = \"tool_alpha\"\ndecision = \"allow\"\npriority = 1\n[rule.safety_checker]\ntype = \"in-process\"\n", 0,
 			[]string{`safety_checker: safety checkers are not supported; rule skipped`}},
-		{"subagent", TierUser, "[[rule]]\ntoolName = \"a\"\nsubagent = \"x\"\ndecision = \"deny\"\npriority = 1\n", 0, []string{`subagent: rules for a subagent's own calls are not supported`}},
+		{"subagent", TierUser, "[[rule]]\ntoolName = \"tool_alpha\"\nsubagent = \"x\"\ndecision = \"deny\"\npriority = 1\n", 0, []string{`subagent: rules for a subagent's own calls are not supported`}},
 		{"prefix with argsPattern", TierUser, "[[rule]]\ncommandPrefix = \"a\"\nargsPattern = \"b\"\ndecision = \"deny\"\npriority = 1\n", 0, []string{`argsPattern: cannot be combined with commandPrefix or commandRegex`}},
 		{"prefix on another tool", TierUser, "[[rule]]\ntoolName = \"write_file\"\ncommandPrefix = \"a\"\ndecision = \"deny\"\npriority = 1\n", 1, []string{`toolName: commandPrefix and commandRegex are for toolName = "run_shell_command"`}},
-		{"extension allow dropped", TierExtension, "[[rule]]\ntoolName = \"a\"\ndecision = \"allow\"\npriority = 1\n", 0, []string{`decision: an extension may not allow tool calls; rule ignored`}},
-		{"extension yolo dropped", TierExtension, "[[rule]]\ntoolName = \"a\"\ndecision = \"deny\"\npriority = 1\nmodes = [\"yolo\"]\n", 0, []string{`modes: an extension may not contribute yolo-mode rules`}},
-		{"good file", TierUser, "# comment\n[[rule]]\nname = \"x\"\ntoolName = [\"a\", \"b\"]\ncommandPrefix = [\"c\", \"d\"]\ndecision = \"deny\"\npriority = 1\n", 0,
+		{"extension allow dropped", TierExtension, "[[rule]]\ntoolName = \"tool_alpha\"\ndecision = \"allow\"\npriority = 1\n", 0, []string{`decision: an extension may not allow tool calls; rule ignored`}},
+		{"extension yolo dropped", TierExtension, "[[rule]]\ntoolName = \"tool_alpha\"\ndecision = \"deny\"\npriority = 1\nmodes = [\"yolo\"]\n", 0, []string{`modes: an extension may not contribute yolo-mode rules`}},
+		{"good file", TierUser, "# comment\n[[rule]]\nname = \"x\"\ntoolName = [\"tool_alpha\", \"tool_beta\"]\ncommandPrefix = [\"c\", \"d\"]\ndecision = \"deny\"\npriority = 1\n", 0,
 			[]string{`toolName: commandPrefix and commandRegex are for toolName = "run_shell_command"`}},
-		{"deny_message snake case", TierUser, "[[rule]]\ntoolName = \"a\"\ndecision = \"deny\"\npriority = 1\ndeny_message = \"m\"\nallow_redirection = true\n", 1, nil},
+		{"tool name typo", TierUser, "[[rule]]\ntoolName = \"run_shell_comand\"\ndecision = \"deny\"\npriority = 1\n", 1, []string{`toolName: unrecognized tool name "run_shell_comand"; did you mean "run_shell_command"?`}},
+		{"deny_message snake case", TierUser, "[[rule]]\ntoolName = \"tool_alpha\"\ndecision = \"deny\"\npriority = 1\ndeny_message = \"m\"\nallow_redirection = true\n", 1, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -445,12 +452,12 @@ func TestParseRulesWarnings(t *testing.T) {
 
 func TestLoadRulesDirectory(t *testing.T) {
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "b.toml"), []byte("[[rule]]\ntoolName = \"b\"\ndecision = \"deny\"\npriority = 1\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "a.toml"), []byte("[[rule]]\ntoolName = \"a\"\ndecision = \"deny\"\npriority = 1\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "b.toml"), []byte("[[rule]]\ntoolName = \"tool_beta\"\ndecision = \"deny\"\npriority = 1\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "a.toml"), []byte("[[rule]]\ntoolName = \"tool_alpha\"\ndecision = \"deny\"\npriority = 1\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "bad.toml"), []byte("[[rule"), 0o644)
 	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("not a policy"), 0o644)
 	got, errs := LoadRules(dir, TierUser)
-	if len(got) != 2 || got[0].toolName != "a" || got[1].toolName != "b" {
+	if len(got) != 2 || got[0].toolName != "tool_alpha" || got[1].toolName != "tool_beta" {
 		t.Errorf("rules %v", got)
 	}
 	if len(errs) != 1 || !strings.Contains(errs[0].Error(), filepath.Join(dir, "bad.toml")) {

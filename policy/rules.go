@@ -196,7 +196,7 @@ func (r *Rule) matches(c Call, mode Mode, interactive bool, args func() string, 
 			return false
 		}
 	}
-	if !r.nameMatches(c) {
+	if !r.nameMatches(c) && !r.agentMatches(c) {
 		return false
 	}
 	if r.readOnly != nil && (c.readOnlyHint == nil || *c.readOnlyHint != *r.readOnly) {
@@ -225,6 +225,16 @@ func (r *Rule) nameMatches(c Call) bool {
 		return c.ServerName != "" && c.serverTool == n[len("mcp_*_"):]
 	}
 	return rule{name: n}.nameMatches(c)
+}
+
+// agentMatches lets a rule name a subagent as if it were a tool: a call
+// of invoke_agent answers to its agent_name too, as in Gemini CLI.
+func (r *Rule) agentMatches(c Call) bool {
+	if c.Name != "invoke_agent" {
+		return false
+	}
+	name, _ := c.Args["agent_name"].(string)
+	return name != "" && name == r.toolName
 }
 
 // isShell reports whether c is a call of the shell tool with a command.
