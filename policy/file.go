@@ -172,7 +172,7 @@ func ParseRules(name string, data []byte, tier Tier) ([]Rule, []error) {
 		v := doc[k]
 		switch k {
 		case "rule":
-			tables, ok := v.([]map[string]any)
+			tables, ok := tableArray(v)
 			if !ok {
 				p.warn(&fileError{key: "rule", msg: "must be an array of tables ([[rule]])"})
 				continue
@@ -182,7 +182,7 @@ func ParseRules(name string, data []byte, tier Tier) ([]Rule, []error) {
 			}
 		case "safety_checker":
 			n := 1
-			if tables, ok := v.([]map[string]any); ok {
+			if tables, ok := tableArray(v); ok {
 				n = len(tables)
 			}
 			for i := range n {
@@ -193,6 +193,26 @@ func ParseRules(name string, data []byte, tier Tier) ([]Rule, []error) {
 		}
 	}
 	return p.rules, p.errs
+}
+
+// tableArray reads an array of tables, written [[rule]] or inline as
+// rule = [{...}].
+func tableArray(v any) ([]map[string]any, bool) {
+	switch v := v.(type) {
+	case []map[string]any:
+		return v, true
+	case []any:
+		out := make([]map[string]any, 0, len(v))
+		for _, e := range v {
+			m, ok := e.(map[string]any)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, m)
+		}
+		return out, true
+	}
+	return nil, false
 }
 
 type fileParser struct {

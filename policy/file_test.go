@@ -427,6 +427,8 @@ func TestParseRulesWarnings(t *testing.T) {
 		{"good file", TierUser, "# comment\n[[rule]]\nname = \"x\"\ntoolName = [\"tool_alpha\", \"tool_beta\"]\ncommandPrefix = [\"c\", \"d\"]\ndecision = \"deny\"\npriority = 1\n", 0,
 			[]string{`toolName: commandPrefix and commandRegex are for toolName = "run_shell_command"`}},
 		{"tool name typo", TierUser, "[[rule]]\ntoolName = \"run_shell_comand\"\ndecision = \"deny\"\npriority = 1\n", 1, []string{`toolName: unrecognized tool name "run_shell_comand"; did you mean "run_shell_command"?`}},
+		{"inline array of rules", TierUser, "rule = [{ toolName = \"write_file\", decision = \"deny\", priority = 1 }]\n", 1, nil},
+		{"rule not a table", TierUser, "rule = [1]\n", 0, []string{`policy file f.toml: rule: must be an array of tables ([[rule]])`}},
 		{"deny_message snake case", TierUser, "[[rule]]\ntoolName = \"tool_alpha\"\ndecision = \"deny\"\npriority = 1\ndeny_message = \"m\"\nallow_redirection = true\n", 1, nil},
 	}
 	for _, tt := range tests {
