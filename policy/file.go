@@ -122,8 +122,13 @@ func LoadRules(path string, tier Tier) ([]Rule, []error) {
 			return nil, []error{&fileError{file: path, msg: err.Error()}}
 		}
 		for _, e := range entries {
-			if strings.HasSuffix(e.Name(), ".toml") && e.Type().IsRegular() {
-				files = append(files, filepath.Join(path, e.Name()))
+			if !strings.HasSuffix(e.Name(), ".toml") {
+				continue
+			}
+			// A symlink to a file counts (dotfile managers link them).
+			f := filepath.Join(path, e.Name())
+			if fi, err := os.Stat(f); err == nil && fi.Mode().IsRegular() {
+				files = append(files, f)
 			}
 		}
 	} else if strings.HasSuffix(path, ".toml") {

@@ -458,8 +458,11 @@ func TestLoadRulesDirectory(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "a.toml"), []byte("[[rule]]\ntoolName = \"tool_alpha\"\ndecision = \"deny\"\npriority = 1\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "bad.toml"), []byte("[[rule"), 0o644)
 	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("not a policy"), 0o644)
+	other := t.TempDir()
+	os.WriteFile(filepath.Join(other, "linked.toml"), []byte("[[rule]]\ntoolName = \"tool_gamma\"\ndecision = \"deny\"\npriority = 1\n"), 0o644)
+	os.Symlink(filepath.Join(other, "linked.toml"), filepath.Join(dir, "c.toml"))
 	got, errs := LoadRules(dir, TierUser)
-	if len(got) != 2 || got[0].toolName != "tool_alpha" || got[1].toolName != "tool_beta" {
+	if len(got) != 3 || got[0].toolName != "tool_alpha" || got[1].toolName != "tool_beta" || got[2].toolName != "tool_gamma" {
 		t.Errorf("rules %v", got)
 	}
 	if len(errs) != 1 || !strings.Contains(errs[0].Error(), filepath.Join(dir, "bad.toml")) {

@@ -62,11 +62,13 @@ func policyFiles(o Options, st *config.Settings, home config.Home, wd string, ex
 		adminPaths = resolve(settingPaths("adminPolicyPaths"))
 	}
 	if !o.IgnoreSettings {
+		// Policies in the system folder shut out supplemental ones, even
+		// when the folder fails its security check.
+		if hasTOML(systemPoliciesDir) && len(adminPaths) > 0 {
+			warn("Security Warning: Ignoring --admin-policy because system policies are already defined in " + systemPoliciesDir)
+			adminPaths = nil
+		}
 		if secureSystemDir(systemPoliciesDir, warn) {
-			if hasTOML(systemPoliciesDir) && len(adminPaths) > 0 {
-				warn("Security Warning: Ignoring --admin-policy because system policies are already defined in " + systemPoliciesDir)
-				adminPaths = nil
-			}
 			load(systemPoliciesDir, policy.TierAdmin)
 		}
 	}
