@@ -76,6 +76,7 @@ denyMessage = "No deleting."
 		{"compound command denied", denyRm, "", "", Options{Mode: ModeYolo}, shellCall("ls && rm -rf build"), Deny, "Tool execution denied by policy. No deleting."},
 		{"piped command denied", denyRm, "", "", Options{Mode: ModeYolo}, shellCall("echo y | rm -i x"), Deny, "Tool execution denied by policy. No deleting."},
 		{"subshell denied", denyRm, "", "", Options{Mode: ModeYolo}, shellCall("(cd x; rm y)"), Deny, "Tool execution denied by policy. No deleting."},
+		{"assignment and path denied", denyRm, "", "", Options{Mode: ModeYolo}, shellCall("LANG=C /usr/bin/rm -rf build"), Deny, "Tool execution denied by policy. No deleting."},
 		{"bash -c wrapper denied", denyRm, "", "", Options{Mode: ModeYolo}, shellCall("bash -c 'rm -rf /'"), Deny, "Tool execution denied by policy. No deleting."},
 		{"deny beats tools.allowed when higher", `
 [[rule]]
@@ -499,7 +500,8 @@ func TestShellParts(t *testing.T) {
 		{"cat a | grep b > out", []string{"cat a", "grep b"}, true, true},
 		{"make 2>&1", []string{"make"}, true, true},
 		{"cat <<EOF\nx\nEOF", []string{"cat"}, true, true},
-		{"FOO=1 env", []string{"FOO=1 env"}, false, true},
+		{"FOO=1 env", []string{"FOO=1 env", "env"}, false, true},
+		{"/bin/rm -rf x", []string{"/bin/rm -rf x", "rm -rf x"}, false, true},
 		{"sh -c 'rm x && ls'", []string{"sh -c 'rm x && ls'", "rm x", "ls"}, false, true},
 		{"if then fi (", nil, false, false},
 	}

@@ -47,6 +47,17 @@ func splitShell(command string, depth int) (parts []shellPart, redirects, ok boo
 				p.root = filepath.Base(name)
 			}
 			parts = append(parts, p)
+			// The same command without its variable assignments and with
+			// its program's base name ("FOO=1 /bin/rm x" → "rm x") is
+			// checked too, so that a deny rule cannot be sidestepped that
+			// way. An extra part can only make the line's decision
+			// stricter.
+			if arg0 := int(n.Args[0].Pos().Offset()); arg0 >= start && arg0 < end && name != "" {
+				rest := command[int(n.Args[0].End().Offset()):end]
+				if v := strings.TrimSpace(p.root + rest); v != p.text {
+					parts = append(parts, shellPart{text: v, root: p.root})
+				}
+			}
 			// sh -c 'cmd': what the wrapper runs is checked too.
 			if depth < 3 && len(n.Args) >= 3 && isShellProgram(p.root) && literal(n.Args[1]) == "-c" {
 				if inner := literal(n.Args[2]); inner != "" {
