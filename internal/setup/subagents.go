@@ -110,6 +110,9 @@ func (a *Agent) addSubagents(o Options, ts *toolSet, e subagentEnv) error {
 	if !o.DisableRecording {
 		r.Record = a.subagentRecorder(o)
 	}
+	// Gemini CLI counts a subagent's model calls (role "subagent") and
+	// tool calls in the session's stats.
+	r.AddStats = func(st agent.Stats) { a.Session.AddStats(st, "subagent") }
 	t := subagents.NewTool(defs, r)
 	if !keepTool(t, st.Tools.Core, st.Tools.Exclude) {
 		return nil
