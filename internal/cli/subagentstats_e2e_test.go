@@ -72,3 +72,36 @@ func TestSubagentStatsJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestSubagentThinkingUnderAuto: a subagent that inherits the "auto"
+// model gets the thinking config of the model auto stands for, as the
+// main loop does, not none.
+func TestSubagentThinkingUnderAuto(t *testing.T) {
+	e := newEnv(t)
+	writeAt(t, filepath.Join(e.home, ".gemini", "agents", "helper.md"),
+		"---\nname: helper\ndescription: Helps.\ntools: []\n---\nHelp with: ${query}\n")
+	e.srv.Enqueue(
+		fakegemini.Call("invoke_agent", map[string]any{"agent_name": "helper", "prompt": "help"}),
+		fakegemini.Call("complete_task", map[string]any{"result": "helped"}),
+		fakegemini.Text("Done."),
+	)
+	if r := e.run("-o", "json", "-p", "get help"); r.code != 0 {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	var main, sub *fakegemini.Request
+	for _, req := range e.srv.Requests() {
+		switch {
+		case req.IsRoute():
+		case main == nil:
+			main = req
+		case sub == nil:
+			sub = req
+		}
+	}
+	if sub == nil || sub.GenerationConfig == nil || main.GenerationConfig == nil {
+		t.Fatalf("requests %s", mustJSON(e.srv.Requests()))
+	}
+	if got, want := mustJSON(sub.GenerationConfig.ThinkingConfig), mustJSON(main.GenerationConfig.ThinkingConfig); got != want || got == "null" {
+		t.Errorf("subagent thinkingConfig %s, main loop's %s", got, want)
+	}
+}
