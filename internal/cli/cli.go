@@ -4,6 +4,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -448,16 +449,18 @@ func (f *flags) sessionOptions(wd string, mode policy.Mode) setup.Options {
 // after its help, in Gemini CLI's words.
 const errNeedSubcommand = "You need at least one command before continuing."
 
-// commandGroup is a subcommand that only groups others: run bare, it
-// prints its help and fails with noSub.
-func commandGroup(use, short string, noSub error) *cobra.Command {
+// commandGroup is a subcommand that only groups others. Run bare, it
+// fails as Gemini CLI 0.61's `gemini mcp|skills|extensions` do (yargs'
+// demandCommand): its help on stderr, errNeedSubcommand, exit 1.
+func commandGroup(use, short string) *cobra.Command {
 	return &cobra.Command{
 		Use:   use,
 		Short: short,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			cmd.SetOut(cmd.ErrOrStderr())
 			_ = cmd.Help()
-			return noSub
+			return errors.New(errNeedSubcommand)
 		},
 	}
 }
