@@ -54,6 +54,13 @@ func parseElicitResponse(raw rawInput) (*inputLine, error) {
 func (s *streamSession) elicit(ctx context.Context, req mcp.ElicitRequest) (mcp.ElicitResult, error) {
 	p := &pendingElicit{req: req, ch: make(chan mcp.ElicitResult, 1)}
 	s.mu.Lock()
+	if !s.reading && !s.eof {
+		// A server asking while castor starts (before stdin is read)
+		// could never be answered: declined as in a -p run, and said.
+		s.mu.Unlock()
+		fmt.Fprintf(s.out.errw, "Warning: %s Declined: castor is still starting.\n", mcp.DescribeElicit(req))
+		return mcp.ElicitResult{Action: mcp.ElicitDecline}, nil
+	}
 	if s.eof {
 		s.mu.Unlock()
 		return mcp.ElicitResult{Action: mcp.ElicitCancel}, nil

@@ -18,8 +18,17 @@ import (
 func TestStreamElicitAnswers(t *testing.T) {
 	pr, pw := io.Pipe()
 	defer pr.Close()
-	s := newStreamSession(&streamRenderer{w: &lockedWriter{w: pw}})
+	var stderr strings.Builder
+	s := newStreamSession(&streamRenderer{w: &lockedWriter{w: pw}, errw: &stderr})
 	lines := bufio.NewScanner(pr)
+	// Before stdin is read (MCP servers connecting) nobody can answer.
+	if res, err := s.elicit(context.Background(), mcp.ElicitRequest{Server: "srv", Mode: mcp.ElicitForm, Message: "Early?"}); err != nil || res.Action != mcp.ElicitDecline {
+		t.Errorf("early question: %+v, %v", res, err)
+	}
+	if want := `Warning: MCP server 'srv' asked: "Early?". Declined: castor is still starting.`; !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr %q lacks %q", stderr.String(), want)
+	}
+	s.reading = true
 	schema := map[string]any{"type": "object", "properties": map[string]any{"age": map[string]any{"type": "integer", "default": 7}}}
 	ask := func(req mcp.ElicitRequest) (map[string]any, chan mcp.ElicitResult) {
 		t.Helper()

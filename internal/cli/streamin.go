@@ -303,6 +303,7 @@ type streamSession struct {
 	// elicitation_response, by request_id; elicitSeq numbers them.
 	elicits   map[string]*pendingElicit
 	elicitSeq int
+	reading   bool
 }
 
 func newStreamSession(out *streamRenderer) *streamSession {
@@ -571,6 +572,9 @@ func runStreamInput(ctx context.Context, opts setup.Options, first string, stdio
 	defer a.Close()
 	out.initEvent(a.Session.ID(), a.Session.Model())
 	if stdio.Stdin != nil {
+		s.mu.Lock()
+		s.reading = true // from now on an elicitation_response can arrive
+		s.mu.Unlock()
 		go s.read(stdio.Stdin)
 	} else {
 		s.eof = true
