@@ -300,7 +300,8 @@ type streamSession struct {
 	current *inputLine
 	cancel  context.CancelFunc
 	// elicits are the MCP servers' questions waiting for an
-	// elicitation_response, by request_id; elicitSeq numbers them.
+	// elicitation_response, by request_id; elicitSeq numbers them;
+	// reading says stdin is read, so that an answer can come.
 	elicits   map[string]*pendingElicit
 	elicitSeq int
 	reading   bool
