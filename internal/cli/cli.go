@@ -450,8 +450,11 @@ func (f *flags) sessionOptions(wd string, mode policy.Mode) setup.Options {
 const errNeedSubcommand = "You need at least one command before continuing."
 
 // commandGroup is a subcommand that only groups others. Run bare, it
-// fails as Gemini CLI 0.61's `gemini mcp|skills|extensions` do (yargs'
-// demandCommand): its help on stderr, errNeedSubcommand, exit 1.
+// fails as the released Gemini CLI 0.61.0's `gemini mcp|skills|extensions`
+// do: its help on stderr, nothing on stdout, exit 1. (0.61 writes its
+// message before the help, and for skills and extensions yargs' "Not
+// enough non-option arguments: got 0, need at least 1"; Castor ends with
+// its one Error line, the same for the three.)
 func commandGroup(use, short string) *cobra.Command {
 	return &cobra.Command{
 		Use:   use,
