@@ -14,7 +14,7 @@ import (
 // TestStreamElicitAnswers drives one session's questions in process: the
 // request line names the question; an unknown id and a form answer that
 // does not fit are refused and leave the question open; an interrupt
-// dismisses it.
+// dismisses it. The request lines are pinned in testdata/streamin.
 func TestStreamElicitAnswers(t *testing.T) {
 	pr, pw := io.Pipe()
 	defer pr.Close()
@@ -29,6 +29,7 @@ func TestStreamElicitAnswers(t *testing.T) {
 		t.Errorf("stderr %q lacks %q", stderr.String(), want)
 	}
 	s.reading = true
+	var written []byte // the request lines, pinned in a golden file
 	schema := map[string]any{"type": "object", "properties": map[string]any{"age": map[string]any{"type": "integer", "default": 7}}}
 	ask := func(req mcp.ElicitRequest) (map[string]any, chan mcp.ElicitResult) {
 		t.Helper()
@@ -43,6 +44,8 @@ func TestStreamElicitAnswers(t *testing.T) {
 		if !lines.Scan() {
 			t.Fatal("no request line")
 		}
+		written = append(written, timestamps.ReplaceAll(lines.Bytes(), []byte(`"timestamp":"T"`))...)
+		written = append(written, '\n')
 		var line map[string]any
 		if err := json.Unmarshal(lines.Bytes(), &line); err != nil {
 			t.Fatal(err)
@@ -89,4 +92,5 @@ func TestStreamElicitAnswers(t *testing.T) {
 	if err := answer(`{"type":"elicitation_response","request_id":"elicit_2","action":"accept"}`); err == nil {
 		t.Error("an answer to a dismissed question was taken")
 	}
+	golden(t, "elicit.jsonl", written)
 }
