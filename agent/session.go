@@ -76,6 +76,12 @@ type Config struct {
 	// GenerationConfig holds temperature, thinking and similar settings;
 	// the session adds the system instruction and tools to a copy.
 	GenerationConfig *genai.GenerateContentConfig
+	// GenerationConfigFor, when set, gives the settings for a model and
+	// is asked at each call for the model in use, in place of
+	// GenerationConfig: after SetModel or a fallback the new model gets
+	// its own thinking config (a 2.5 model's budget, a 3.x model's
+	// level), not the first model's, which the other family refuses.
+	GenerationConfigFor func(model string) *genai.GenerateContentConfig
 	// Tools are the tools the model may call; Policy decides approvals.
 	Tools  *tool.Registry
 	Policy *policy.Engine
@@ -643,8 +649,14 @@ func withCall(p *genai.Part, fc *genai.FunctionCall) *genai.Part {
 func (r *run) requestConfig() *genai.GenerateContentConfig {
 	s := r.s
 	var cfg genai.GenerateContentConfig
-	if s.cfg.GenerationConfig != nil {
-		cfg = *s.cfg.GenerationConfig
+	gen := s.cfg.GenerationConfig
+	if s.cfg.GenerationConfigFor != nil {
+		if g := s.cfg.GenerationConfigFor(s.Model()); g != nil {
+			gen = g
+		}
+	}
+	if gen != nil {
+		cfg = *gen
 	}
 	if s.cfg.SystemInstruction != nil {
 		if si := s.cfg.SystemInstruction(); si != "" {

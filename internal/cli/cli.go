@@ -4,6 +4,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -454,16 +455,21 @@ func (f *flags) sessionOptions(wd string, mode policy.Mode) setup.Options {
 // after its help, in Gemini CLI's words.
 const errNeedSubcommand = "You need at least one command before continuing."
 
-// commandGroup is a subcommand that only groups others: run bare, it
-// prints its help and fails with noSub.
-func commandGroup(use, short string, noSub error) *cobra.Command {
+// commandGroup is a subcommand that only groups others. Run bare, it
+// fails as the released Gemini CLI 0.61.0's `gemini mcp|skills|extensions`
+// do: its help on stderr, nothing on stdout, exit 1. (0.61 writes its
+// message before the help, and for skills and extensions yargs' "Not
+// enough non-option arguments: got 0, need at least 1"; Castor ends with
+// its one Error line, the same for the three.)
+func commandGroup(use, short string) *cobra.Command {
 	return &cobra.Command{
 		Use:   use,
 		Short: short,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			cmd.SetOut(cmd.ErrOrStderr())
 			_ = cmd.Help()
-			return noSub
+			return errors.New(errNeedSubcommand)
 		},
 	}
 }

@@ -26,7 +26,7 @@ import (
 // extensions` does, in the same files and formats, so both tools share
 // their extensions.
 func newExtensionsCommand(ctx context.Context, stdio IO) *cobra.Command {
-	cmd := commandGroup("extensions", "Manage Gemini CLI extensions", &inputError{msg: errNeedSubcommand})
+	cmd := commandGroup("extensions", "Manage Gemini CLI extensions")
 	cmd.Aliases = []string{"extension"}
 	var listFormat string
 	list := &cobra.Command{

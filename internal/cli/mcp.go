@@ -24,7 +24,7 @@ import (
 // mcpServers settings as `gemini mcp` does, with the same flags, messages
 // and settings files.
 func newMCPCommand(ctx context.Context, stdio IO) *cobra.Command {
-	cmd := commandGroup("mcp", "Manage MCP servers", errors.New(errNeedSubcommand))
+	cmd := commandGroup("mcp", "Manage MCP servers")
 	add := &cobra.Command{
 		Use:   "add [options] <name> <commandOrUrl> [args...]",
 		Short: "Add a server",

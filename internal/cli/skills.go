@@ -20,7 +20,7 @@ import (
 // discovered Agent Skills and edit skills.disabled as `gemini skills`
 // does, with the same messages and settings files.
 func newSkillsCommand(ctx context.Context, stdio IO) *cobra.Command {
-	cmd := commandGroup("skills", "Manage agent skills", errors.New(errNeedSubcommand))
+	cmd := commandGroup("skills", "Manage agent skills")
 	var all bool
 	list := &cobra.Command{
 		Use:   "list [--all]",

@@ -7,7 +7,8 @@ package cli
 // ({"type":"user","message":{"role":"user","content":...}}), while the
 // output stays Castor's stream-json, Gemini CLI's event shapes, with one
 // result per turn. Two events are added for confirmations: castor writes a
-// permission_request line and waits for a permission_response line.
+// permission_request line and waits for a permission_response line. MCP
+// servers' questions go the same way (streamelicit.go).
 
 import (
 	"bufio"
@@ -26,6 +27,7 @@ import (
 
 	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/internal/setup"
+	"github.com/castor-dev/castor/mcp"
 	"github.com/castor-dev/castor/tool"
 )
 
@@ -71,6 +73,7 @@ const (
 	inputUser       inputKind = iota + 1 // a user message: a turn
 	inputPermission                      // an answer to a permission_request
 	inputControl                         // a control request (interrupt)
+	inputElicit                          // an answer to an elicitation_request (streamelicit.go)
 )
 
 // inputLine is one parsed stream-json input line.
@@ -90,6 +93,9 @@ type inputLine struct {
 	// interrupted marks a user message an interrupt reached before its
 	// turn started: the turn ends at once as cancelled.
 	interrupted bool
+	// action and content answer an elicitation request (requestID).
+	action  mcp.ElicitAction
+	content json.RawMessage
 }
 
 // rawInput is every field an input line may carry; unknown fields (a
@@ -104,6 +110,8 @@ type rawInput struct {
 	Request   *struct {
 		Subtype string `json:"subtype"`
 	} `json:"request"`
+	Action  string          `json:"action"`
+	Content json.RawMessage `json:"content"`
 }
 
 // contentBlock is one block of a user message's content array.
@@ -156,10 +164,12 @@ func parseInputLine(b []byte) (*inputLine, error) {
 		// Unknown subtypes are parsed, so that the loop answers them with
 		// an error control_response the host is waiting for.
 		return &inputLine{kind: inputControl, subtype: raw.Request.Subtype, requestID: raw.RequestID}, nil
+	case "elicitation_response":
+		return parseElicitResponse(raw)
 	case "":
-		return nil, errors.New(`no "type": use user, permission_response or control`)
+		return nil, errors.New(`no "type": use user, permission_response, elicitation_response or control`)
 	}
-	return nil, fmt.Errorf("unknown type %q: use user, permission_response or control", raw.Type)
+	return nil, fmt.Errorf("unknown type %q: use user, permission_response, elicitation_response or control", raw.Type)
 }
 
 // parseUser reads a user message: a string, or {"role":"user","content":…}
@@ -289,10 +299,16 @@ type streamSession struct {
 	// the queue; cancel, the running turn's, once it started.
 	current *inputLine
 	cancel  context.CancelFunc
+	// elicits are the MCP servers' questions waiting for an
+	// elicitation_response, by request_id; elicitSeq numbers them;
+	// reading says stdin is read, so that an answer can come.
+	elicits   map[string]*pendingElicit
+	elicitSeq int
+	reading   bool
 }
 
 func newStreamSession(out *streamRenderer) *streamSession {
-	return &streamSession{out: out, ready: make(chan struct{}, 1), waiting: map[string]chan tool.Decision{}}
+	return &streamSession{out: out, ready: make(chan struct{}, 1), waiting: map[string]chan tool.Decision{}, elicits: map[string]*pendingElicit{}}
 }
 
 func (s *streamSession) signal() {
@@ -331,6 +347,10 @@ func (s *streamSession) read(r io.Reader) {
 			}
 		case inputControl:
 			s.control(n, in)
+		case inputElicit:
+			if err := s.answerElicit(in); err != nil {
+				s.badLine(n, err)
+			}
 		}
 	})
 	if err != nil {
@@ -347,6 +367,7 @@ func (s *streamSession) read(r io.Reader) {
 		}
 		delete(s.waiting, id)
 	}
+	s.cancelElicits()
 	s.mu.Unlock()
 	s.signal()
 }
@@ -367,6 +388,9 @@ func (s *streamSession) control(n int, in *inputLine) {
 		return
 	}
 	s.mu.Lock()
+	// The questions MCP servers asked for the interrupted turn are
+	// dismissed, whether or not the server gives up on them itself.
+	s.cancelElicits()
 	switch {
 	case s.cancel != nil:
 		s.cancel()
@@ -536,6 +560,7 @@ func runStreamInput(ctx context.Context, opts setup.Options, first string, stdio
 	out := &streamRenderer{w: &lockedWriter{w: stdio.Stdout}, errw: stdio.Stderr, cleaner: cleaner{raw: raw}}
 	s := newStreamSession(out)
 	opts.Confirm = s.confirm
+	opts.Elicit = s.elicit
 	start := time.Now()
 	a, err := setup.New(ctx, opts)
 	if err != nil {
@@ -548,6 +573,9 @@ func runStreamInput(ctx context.Context, opts setup.Options, first string, stdio
 	defer a.Close()
 	out.initEvent(a.Session.ID(), a.Session.Model())
 	if stdio.Stdin != nil {
+		s.mu.Lock()
+		s.reading = true // from now on an elicitation_response can arrive
+		s.mu.Unlock()
 		go s.read(stdio.Stdin)
 	} else {
 		s.eof = true

@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/castor-dev/castor/agent"
+	"github.com/castor-dev/castor/mcp"
 	"github.com/castor-dev/castor/tool"
 )
 
@@ -43,6 +44,10 @@ func TestParseInputLine(t *testing.T) {
 			want: &inputLine{kind: inputControl, subtype: "interrupt", requestID: "r9"}},
 		{name: "claude other control", line: `{"type":"control_request","request_id":"r9","request":{"subtype":"set_model"}}`,
 			want: &inputLine{kind: inputControl, subtype: "set_model", requestID: "r9"}},
+		{name: "elicit accept", line: `{"type":"elicitation_response","request_id":"elicit_1","action":"accept","content":{"name":"Ada"}}`,
+			want: &inputLine{kind: inputElicit, requestID: "elicit_1", action: mcp.ElicitAccept, content: json.RawMessage(`{"name":"Ada"}`)}},
+		{name: "elicit decline", line: `{"type":"elicitation_response","request_id":"elicit_2","action":"decline","content":null}`,
+			want: &inputLine{kind: inputElicit, requestID: "elicit_2", action: mcp.ElicitDecline}},
 
 		{name: "not json", line: "hello", err: "not a JSON object"},
 		{name: "array", line: `[1]`, err: "not a JSON object"},
@@ -62,6 +67,9 @@ func TestParseInputLine(t *testing.T) {
 		{name: "editor decision", line: `{"type":"permission_response","tool_id":"x","decision":"modify_with_editor"}`, err: "unknown decision"},
 		{name: "bad control", line: `{"type":"control","subtype":"stop"}`, err: `unknown control subtype "stop"`},
 		{name: "control_request without id", line: `{"type":"control_request","request":{"subtype":"interrupt"}}`, err: "request_id"},
+		{name: "elicit without id", line: `{"type":"elicitation_response","action":"cancel"}`, err: `without "request_id"`},
+		{name: "elicit bad action", line: `{"type":"elicitation_response","request_id":"e","action":"yes"}`, err: `unknown action "yes"`},
+		{name: "elicit content array", line: `{"type":"elicitation_response","request_id":"e","action":"accept","content":[1]}`, err: "must be a JSON object"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -82,7 +90,8 @@ func TestParseInputLine(t *testing.T) {
 				return
 			}
 			if got.kind != tt.want.kind || got.text != tt.want.text || got.toolID != tt.want.toolID ||
-				got.outcome != tt.want.outcome || got.subtype != tt.want.subtype || got.requestID != tt.want.requestID {
+				got.outcome != tt.want.outcome || got.subtype != tt.want.subtype || got.requestID != tt.want.requestID ||
+				got.action != tt.want.action || string(got.content) != string(tt.want.content) {
 				t.Errorf("got %+v, want %+v", got, tt.want)
 			}
 		})
@@ -101,6 +110,7 @@ func FuzzParseInputLine(f *testing.F) {
 		`{"type":"permission_response","tool_id":"t","decision":"cancel"}`,
 		`{"type":"control","subtype":"interrupt"}`,
 		`{"type":"control_request","request_id":"r","request":{"subtype":"interrupt"}}`,
+		`{"type":"elicitation_response","request_id":"elicit_1","action":"accept","content":{"a":1}}`,
 		"", "{", "null", `{"type":null}`,
 	} {
 		f.Add([]byte(s))
@@ -131,6 +141,10 @@ func FuzzParseInputLine(f *testing.F) {
 		case inputControl:
 			if in.subtype != "interrupt" && in.requestID == "" {
 				t.Fatalf("control %+v", in)
+			}
+		case inputElicit:
+			if in.requestID == "" || (len(in.content) > 0 && in.content[0] != '{') {
+				t.Fatalf("elicitation answer %+v", in)
 			}
 		default:
 			t.Fatalf("kind %d", in.kind)

@@ -4,7 +4,7 @@ import "github.com/castor-dev/castor/mcp"
 
 // headlessElicit is why a session without an Elicit callback declines MCP
 // servers' questions.
-const headlessElicit = "no one can answer in this non-interactive session; run castor in a terminal without -p to answer such questions."
+const headlessElicit = "no one can answer in this non-interactive session; run castor in a terminal without -p, or with --input-format stream-json, to answer such questions."
 
 // elicitFor is the session's answer to MCP servers' questions: the face's
 // callback, or a refusal reported through Warn (on stderr for castor -p),

@@ -1,8 +1,11 @@
 package setup
 
 import (
+	"google.golang.org/genai"
+
 	"github.com/castor-dev/castor/internal/routing"
 	"github.com/castor-dev/castor/model"
+	"github.com/castor-dev/castor/model/gemini"
 )
 
 // sessionModel returns the client the engine talks to, the model name it
@@ -30,4 +33,14 @@ func toolModel(name string) string {
 		return routing.FlashModel
 	}
 	return name
+}
+
+// chatGenerationConfig is the generation config a session gives model
+// name, the one it would have started with on it: an alias is resolved as
+// at start-up (sessionModel) before the thinking config is chosen.
+func chatGenerationConfig(name string) *genai.GenerateContentConfig {
+	if routing.IsAlias(name) {
+		name = routing.Resolve(name, false)
+	}
+	return gemini.DefaultGenerationConfig(name)
 }

@@ -361,6 +361,7 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 		SessionID:            sessionID,
 		SystemInstruction:    systemInstruction,
 		GenerationConfig:     gemini.DefaultGenerationConfig(chatModel),
+		GenerationConfigFor:  chatGenerationConfig, // a /model switch gets its own thinking config
 		Tools:                tools.registry,
 		Policy:               pol,
 		EnvContext:           prompt.envContext,

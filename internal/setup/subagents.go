@@ -17,7 +17,6 @@ import (
 	"github.com/castor-dev/castor/internal/subagents"
 	"github.com/castor-dev/castor/internal/version"
 	"github.com/castor-dev/castor/model"
-	"github.com/castor-dev/castor/model/gemini"
 	"github.com/castor-dev/castor/policy"
 	"github.com/castor-dev/castor/tool"
 )
@@ -96,7 +95,7 @@ func (a *Agent) addSubagents(o Options, ts *toolSet, e subagentEnv) error {
 		Tree:             func(d string) string { return config.FolderStructure(d, config.DefaultFolderStructureItems, filter) },
 		SkillsSection:    a.skillsSection,
 		Version:          version.Version,
-		GenerationConfig: gemini.DefaultGenerationConfig,
+		GenerationConfig: chatGenerationConfig, // the session's choice, "auto" resolved first
 		// The session's engine settings apply inside subagents too.
 		Configure: func(c *agent.Config) {
 			c.DisableLoopDetection = st.Model.DisableLoopDetection
@@ -110,6 +109,9 @@ func (a *Agent) addSubagents(o Options, ts *toolSet, e subagentEnv) error {
 	if !o.DisableRecording {
 		r.Record = a.subagentRecorder(o)
 	}
+	// Gemini CLI counts a subagent's model calls (role "subagent") and
+	// tool calls in the session's stats.
+	r.AddStats = func(st agent.Stats) { a.Session.AddStats(st, "subagent") }
 	t := subagents.NewTool(defs, r)
 	if !keepTool(t, st.Tools.Core, st.Tools.Exclude) {
 		return nil

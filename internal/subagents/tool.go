@@ -83,6 +83,10 @@ type Runner struct {
 	// GracePeriod is the time a subagent is given to finish after running
 	// out of turns or time (0: one minute, as Gemini CLI).
 	GracePeriod time.Duration
+	// AddStats, when set, is given each run's counts (model calls, tool
+	// calls, changed lines) when it ends, for the invoking session's
+	// stats, where Gemini CLI counts them.
+	AddStats func(agent.Stats)
 }
 
 // NewTool returns invoke_agent over defs.
@@ -386,6 +390,9 @@ func (r *Runner) run(ctx context.Context, d *Definition, prompt string, out func
 		r.Configure(&cfg)
 	}
 	sess = agent.New(cfg)
+	if r.AddStats != nil {
+		defer func() { r.AddStats(sess.Stats()) }()
+	}
 
 	query := prompt
 	if strings.TrimSpace(query) == "" {
