@@ -499,64 +499,28 @@ func (w *walker) deref(ref string) *jsonschema.Schema {
 	}
 	s := w.root
 	for i := 0; i < len(segs) && s != nil; i++ {
-		arg := func() string {
+		k := segs[i]
+		named := map[string]map[string]*jsonschema.Schema{"$defs": s.Defs, "definitions": s.Definitions,
+			"properties": s.Properties, "patternProperties": s.PatternProperties,
+			"dependentSchemas": s.DependentSchemas, "dependencies": s.DependencySchemas}
+		listed := map[string][]*jsonschema.Schema{"items": s.ItemsArray, "prefixItems": s.PrefixItems,
+			"allOf": s.AllOf, "anyOf": s.AnyOf, "oneOf": s.OneOf}
+		single := map[string]*jsonschema.Schema{"items": s.Items, "additionalItems": s.AdditionalItems,
+			"additionalProperties": s.AdditionalProperties, "contains": s.Contains, "propertyNames": s.PropertyNames,
+			"not": s.Not, "if": s.If, "then": s.Then, "else": s.Else}
+		if m, ok := named[k]; ok && i+1 < len(segs) {
 			i++
-			if i < len(segs) {
-				return segs[i]
-			}
-			return ""
-		}
-		index := func(l []*jsonschema.Schema) *jsonschema.Schema {
-			n, err := strconv.Atoi(arg())
+			s = m[segs[i]]
+		} else if l := listed[k]; l != nil && i+1 < len(segs) {
+			i++
+			n, err := strconv.Atoi(segs[i])
 			if err != nil || n < 0 || n >= len(l) {
 				return nil
 			}
-			return l[n]
-		}
-		switch segs[i] {
-		case "$defs":
-			s = s.Defs[arg()]
-		case "definitions":
-			s = s.Definitions[arg()]
-		case "properties":
-			s = s.Properties[arg()]
-		case "patternProperties":
-			s = s.PatternProperties[arg()]
-		case "dependentSchemas":
-			s = s.DependentSchemas[arg()]
-		case "dependencies":
-			s = s.DependencySchemas[arg()]
-		case "items":
-			if s.ItemsArray != nil {
-				s = index(s.ItemsArray)
-			} else {
-				s = s.Items
-			}
-		case "prefixItems":
-			s = index(s.PrefixItems)
-		case "allOf":
-			s = index(s.AllOf)
-		case "anyOf":
-			s = index(s.AnyOf)
-		case "oneOf":
-			s = index(s.OneOf)
-		case "additionalItems":
-			s = s.AdditionalItems
-		case "additionalProperties":
-			s = s.AdditionalProperties
-		case "contains":
-			s = s.Contains
-		case "propertyNames":
-			s = s.PropertyNames
-		case "not":
-			s = s.Not
-		case "if":
-			s = s.If
-		case "then":
-			s = s.Then
-		case "else":
-			s = s.Else
-		default:
+			s = l[n]
+		} else if c, ok := single[k]; ok {
+			s = c
+		} else {
 			return nil
 		}
 	}

@@ -61,3 +61,13 @@ func BenchmarkPrepare(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkValidateArgs measures ValidateArgs, which resolves the schema
+// on every call (what the registry's cache saves).
+func BenchmarkValidateArgs(b *testing.B) {
+	args := map[string]any{"command": "go test ./...", "description": "Run the tests", "directory": "src"}
+	b.ReportAllocs()
+	for b.Loop() {
+		ValidateArgs(shellSchema, args)
+	}
+}
