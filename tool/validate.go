@@ -2,6 +2,7 @@ package tool
 
 import (
 	"encoding/json"
+	"regexp"
 	"slices"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -54,6 +55,14 @@ func newParamSchema(schema map[string]any) *paramSchema {
 	if err := json.Unmarshal(b, &s); err != nil || !jsonTypes(&s) {
 		return &paramSchema{}
 	}
+	// A JavaScript pattern that Go's RE2 cannot compile (a lookahead,
+	// say) would make Resolve fail and leave every argument unchecked;
+	// only that pattern goes unchecked instead.
+	walkSchemas(&s, func(n *jsonschema.Schema) {
+		if _, err := regexp.Compile(n.Pattern); err != nil {
+			n.Pattern = ""
+		}
+	})
 	switch s.Schema {
 	case "", "http://json-schema.org/draft-07/schema", "https://json-schema.org/draft-07/schema#":
 		s.Schema = draft7
