@@ -205,11 +205,6 @@ func (w *walker) arrayKeywords(s *jsonschema.Schema, x []any, path string, compo
 	case s.MinItems != nil && len(x) < *s.MinItems:
 		return one("must NOT have fewer than " + strconv.Itoa(*s.MinItems) + " items")
 	}
-	if s.UniqueItems {
-		if i, j, ok := duplicate(s, x); ok {
-			return one("must NOT have duplicate items (items ## " + strconv.Itoa(j) + " and " + strconv.Itoa(i) + " are identical)")
-		}
-	}
 	item := func(sub *jsonschema.Schema, i int) []ajvError {
 		return w.errs(sub, x[i], path+"/"+strconv.Itoa(i), composite)
 	}
@@ -263,7 +258,15 @@ func (w *walker) arrayKeywords(s *jsonschema.Schema, x []any, path string, compo
 			return e
 		}
 	}
-	return w.contains(s, x, path, composite)
+	if e := w.contains(s, x, path, composite); e != nil {
+		return e
+	}
+	if s.UniqueItems {
+		if i, j, ok := duplicate(s, x); ok {
+			return one("must NOT have duplicate items (items ## " + strconv.Itoa(j) + " and " + strconv.Itoa(i) + " are identical)")
+		}
+	}
+	return nil
 }
 
 // eachItem checks every item against sub ("items" with no tuple).

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -105,24 +106,9 @@ func TestValidateArgsCases(t *testing.T) {
 // CLI's SchemaValidator configures it, and checks the messages recorded
 // in testdata/ajv/cases.json are Ajv's; -update rewrites them.
 func TestAjvMessages(t *testing.T) {
-	node := npmtest.LookPath(t, "node")
-	if _, err := os.Stat(filepath.Join("testdata", "ajv", "node_modules", "ajv")); err != nil {
-		npmtest.Missing(t, "testdata/ajv/node_modules/ajv is missing: run npm ci --ignore-scripts in tool/testdata/ajv")
-	}
+	node := ajvNode(t)
 	cases := loadCases(t)
-	in, _ := json.Marshal(cases)
-	cmd := exec.Command(node, filepath.Join("testdata", "ajv", "messages.mjs"))
-	cmd.Stdin = bytes.NewReader(in)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("messages.mjs: %v\n%s", err, stderr.Bytes())
-	}
-	var msgs []string
-	if err := json.Unmarshal(out, &msgs); err != nil || len(msgs) != len(cases) {
-		t.Fatalf("messages.mjs printed %d messages for %d cases (%v): %s", len(msgs), len(cases), err, out)
-	}
+	msgs := ajvRun(t, node, cases)
 	if *update {
 		for i := range cases {
 			cases[i].Want = msgs[i]
@@ -187,4 +173,140 @@ func FuzzValidateArgs(f *testing.F) {
 			t.Errorf("jsonschema-go invalid=%v but the walker found a message=%v\nschema %s\nargs %s", invalid, worded, sb, s)
 		}
 	})
+}
+
+// ajvNode returns node, or reports it or the Ajv packages missing.
+func ajvNode(t *testing.T) string {
+	t.Helper()
+	node := npmtest.LookPath(t, "node")
+	if _, err := os.Stat(filepath.Join("testdata", "ajv", "node_modules", "ajv")); err != nil {
+		npmtest.Missing(t, "testdata/ajv/node_modules/ajv is missing: run npm ci --ignore-scripts in tool/testdata/ajv")
+	}
+	return node
+}
+
+// ajvRun returns Ajv's message for each case (testdata/ajv/messages.mjs).
+func ajvRun(t *testing.T, node string, cases []ajvCase) []string {
+	t.Helper()
+	in, _ := json.Marshal(cases)
+	cmd := exec.Command(node, filepath.Join("testdata", "ajv", "messages.mjs"))
+	cmd.Stdin = bytes.NewReader(in)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("messages.mjs: %v\n%s", err, stderr.Bytes())
+	}
+	var msgs []string
+	if err := json.Unmarshal(out, &msgs); err != nil || len(msgs) != len(cases) {
+		t.Fatalf("messages.mjs printed %d messages for %d cases (%v): %s", len(msgs), len(cases), err, out)
+	}
+	return msgs
+}
+
+// TestAjvMessagesRandom compares Castor's message with Ajv's for random
+// arguments against every schema of the cases (but those where Castor
+// knowingly differs): values are drawn from the names and values the
+// schemas use, so most calls break some keyword and the order in which
+// keywords are tried shows. The seed is fixed, so a failure repeats.
+func TestAjvMessagesRandom(t *testing.T) {
+	node := ajvNode(t)
+	var names []string
+	var schemas []map[string]any
+	for _, c := range loadCases(t) {
+		if c.Castor != nil || strings.Contains(js(c.Schema), `"format"`) {
+			continue // Castor knowingly differs (it checks no format)
+		}
+		schemas = append(schemas, c.Schema)
+		walkNames(c.Schema, &names)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	const perSchema = 200
+	var cases []ajvCase
+	var prepared []*paramSchema
+	for _, s := range schemas {
+		p := newParamSchema(s)
+		for range perSchema {
+			args, _ := randomValue(rng, names, 0, true).(map[string]any)
+			cases = append(cases, ajvCase{Schema: s, Args: args})
+			prepared = append(prepared, p)
+		}
+	}
+	msgs := ajvRun(t, node, cases)
+	bad := 0
+	for i, c := range cases {
+		if got := prepared[i].check(c.Args); got != msgs[i] && bad < 20 {
+			bad++
+			t.Errorf("schema %s\nargs %s\nCastor %q\nAjv    %q", js(c.Schema), js(c.Args), got, msgs[i])
+		}
+	}
+}
+
+// walkNames collects the property names a schema mentions.
+func walkNames(v any, names *[]string) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if k == "properties" || k == "patternProperties" || k == "dependencies" || k == "dependentRequired" {
+				if m, ok := e.(map[string]any); ok {
+					for name := range m {
+						*names = append(*names, name)
+					}
+				}
+			}
+			if k == "required" {
+				if l, ok := e.([]any); ok {
+					for _, n := range l {
+						if s, ok := n.(string); ok {
+							*names = append(*names, s)
+						}
+					}
+				}
+			}
+			walkNames(e, names)
+		}
+	case []any:
+		for _, e := range x {
+			walkNames(e, names)
+		}
+	}
+}
+
+// randomValue draws a JSON value; top draws an object.
+func randomValue(rng *rand.Rand, names []string, depth int, top bool) any {
+	kind := rng.IntN(7)
+	if top {
+		kind = 6
+	} else if depth >= 3 {
+		kind = rng.IntN(4)
+	}
+	switch kind {
+	case 0:
+		return []any{"", "a", "ab", "abc", "A1", "😀", "1", "x-a", "xy", "2025-01-02T03:04:05Z"}[rng.IntN(10)]
+	case 1:
+		return []any{-1.0, 0.0, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 9.0, 11.0, 1e20}[rng.IntN(11)]
+	case 2:
+		return rng.IntN(2) == 0
+	case 3:
+		return nil
+	case 4, 5:
+		n := rng.IntN(4)
+		a := make([]any, n)
+		for i := range a {
+			a[i] = randomValue(rng, names, depth+1, false)
+		}
+		if n > 1 && rng.IntN(3) == 0 {
+			a[n-1] = a[0] // a duplicate for uniqueItems
+		}
+		return a
+	}
+	m := map[string]any{}
+	for range rng.IntN(4) {
+		k := "v"
+		if rng.IntN(4) > 0 && len(names) > 0 {
+			k = names[rng.IntN(len(names))]
+		}
+		m[k] = randomValue(rng, names, depth+1, false)
+	}
+	return m
 }

@@ -15,14 +15,23 @@ addFormats(draft2020);
 
 let input = '';
 for await (const chunk of process.stdin) input += chunk;
+// Compiled validators by schema text: Ajv caches by object identity, and
+// the same schema comes many times.
+const compiled = new Map();
 const out = JSON.parse(input).map(({ schema, args }) => {
   const ajv = schema.$schema === 'https://json-schema.org/draft/2020-12/schema' ? draft2020 : draft7;
-  let validate;
-  try {
-    validate = ajv.compile(schema);
-  } catch {
-    return '';
+  const key = JSON.stringify(schema);
+  if (!compiled.has(key)) {
+    let validate = null;
+    try {
+      validate = ajv.compile(schema);
+    } catch {
+      // Gemini CLI skips validation when the schema does not compile.
+    }
+    compiled.set(key, validate);
   }
+  const validate = compiled.get(key);
+  if (!validate) return '';
   return validate(args) ? '' : ajv.errorsText(validate.errors, { dataVar: 'params' });
 });
 process.stdout.write(JSON.stringify(out));
