@@ -73,10 +73,69 @@ func newParamSchema(schema map[string]any) *paramSchema {
 		return &paramSchema{}
 	}
 	rs, err := s.Resolve(nil)
-	if err != nil {
+	if err != nil || !followable(rs.Schema()) {
 		return &paramSchema{}
 	}
 	return &paramSchema{rs: rs, draft7: s.Schema == draft7}
+}
+
+// followable reports whether the walker can follow every $ref of root and
+// no chain of $refs and in-place keywords (allOf, not, if…) comes back to
+// where it started without descending into the value: jsonschema-go would
+// recurse until the stack overflows, which no recover can catch, so such
+// a schema is not checked here (Ajv, for its part, throws RangeError).
+// A $dynamicRef, or a $ref beside an inner $id (whose base the walker does
+// not track), is not followed either.
+func followable(root *jsonschema.Schema) bool {
+	w := walker{root: root}
+	ok, refs, innerIDs := true, false, false
+	walkSchemas(root, func(n *jsonschema.Schema) {
+		refs = refs || n.Ref != ""
+		innerIDs = innerIDs || (n != root && n.ID != "")
+		if n.DynamicRef != "" || (n.Ref != "" && w.deref(n.Ref) == nil) {
+			ok = false
+		}
+	})
+	if !ok || (refs && innerIDs) {
+		return false
+	}
+	const (
+		unseen = iota
+		open
+		done
+	)
+	state := map[*jsonschema.Schema]int{}
+	var visit func(n *jsonschema.Schema) bool
+	visit = func(n *jsonschema.Schema) bool {
+		if n == nil || state[n] == done {
+			return true
+		}
+		if state[n] == open {
+			return false
+		}
+		state[n] = open
+		next := append([]*jsonschema.Schema{n.Not, n.If, n.Then, n.Else}, n.AllOf...)
+		next = append(append(next, n.AnyOf...), n.OneOf...)
+		for _, m := range []map[string]*jsonschema.Schema{n.DependentSchemas, n.DependencySchemas} {
+			for _, c := range m {
+				next = append(next, c)
+			}
+		}
+		if n.Ref != "" {
+			next = append(next, w.deref(n.Ref))
+		}
+		for _, c := range next {
+			if !visit(c) {
+				return false
+			}
+		}
+		state[n] = done
+		return true
+	}
+	walkSchemas(root, func(n *jsonschema.Schema) {
+		ok = ok && visit(n)
+	})
+	return ok
 }
 
 // check returns Ajv's message for args, or "" when they conform.

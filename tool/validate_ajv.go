@@ -66,24 +66,45 @@ func (w *walker) errs(s *jsonschema.Schema, v any, path string, composite bool) 
 	types := schemaTypes(s)
 	deferred := len(types) == 1 && w.hasRulesFor(s, types[0])
 	if len(types) > 0 && !deferred && !hasType(types, v) {
-		return one("must be " + strings.Join(types, ","))
+		if !composite {
+			return one("must be " + strings.Join(types, ","))
+		}
+		// In a composite rule Ajv goes on to the keywords for any
+		// value, and the first of those to fail adds its errors too.
+		return append(one("must be "+strings.Join(types, ",")), w.anyKeywords(s, v, path, composite)...)
 	}
 	if e := w.anyKeywords(s, v, path, composite); e != nil {
 		return e
 	}
-	if deferred && !hasType(types, v) {
-		return one("must be " + types[0])
-	}
-	switch x := v.(type) {
-	case string:
-		return w.stringKeywords(s, x, path)
-	case []any:
-		return w.arrayKeywords(s, x, path, composite)
-	case map[string]any:
-		return w.objectKeywords(s, x, path, composite)
-	}
-	if f, ok := number(v); ok {
-		return numberKeywords(s, f, path)
+	// Ajv's rule groups for a value's kind, in its order; a deferred
+	// "type" fails in its own type's group, so keywords of a group before
+	// it that fit the value come first ("minLength" before "must be array").
+	for _, g := range []string{"number", "string", "array", "object"} {
+		if deferred && g == types[0] && !hasType(types, v) {
+			return one("must be " + types[0])
+		}
+		var e []ajvError
+		switch x := v.(type) {
+		case string:
+			if g == "string" {
+				e = w.stringKeywords(s, x, path)
+			}
+		case []any:
+			if g == "array" {
+				e = w.arrayKeywords(s, x, path, composite)
+			}
+		case map[string]any:
+			if g == "object" {
+				e = w.objectKeywords(s, x, path, composite)
+			}
+		default:
+			if f, ok := number(v); ok && g == "number" {
+				e = numberKeywords(s, f, path)
+			}
+		}
+		if e != nil {
+			return e
+		}
 	}
 	return nil
 }
@@ -342,8 +363,7 @@ func (w *walker) objectKeywords(s *jsonschema.Schema, x map[string]any, path str
 			if _, declared := s.Properties[k]; declared || matchesAny(s.PatternProperties, k) {
 				continue
 			}
-			if ap.Not != nil && reflect.ValueOf(*ap.Not).IsZero() {
-				// jsonschema-go's test for "false".
+			if isFalse(ap) {
 				return one("must NOT have additional properties")
 			}
 			if e := w.errs(ap, x[k], path+"/"+escapePointer(k), composite); e != nil {

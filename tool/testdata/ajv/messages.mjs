@@ -2,7 +2,8 @@
 // message Gemini CLI's SchemaValidator gives: Ajv 8 with ajv-formats and
 // strictSchema off, the 2020-12 class for schemas that declare it, no
 // validation when the schema does not compile, errorsText with dataVar
-// "params". Output: a JSON array of strings ("" when the args conform).
+// "params". Output: a JSON array of strings ("" when the args conform,
+// "throws …" when Ajv throws).
 import Ajv from 'ajv';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
@@ -32,6 +33,11 @@ const out = JSON.parse(input).map(({ schema, args }) => {
   }
   const validate = compiled.get(key);
   if (!validate) return '';
-  return validate(args) ? '' : ajv.errorsText(validate.errors, { dataVar: 'params' });
+  try {
+    return validate(args) ? '' : ajv.errorsText(validate.errors, { dataVar: 'params' });
+  } catch (e) {
+    // Gemini CLI does not catch this: the call fails with the exception.
+    return `throws ${e.name}: ${e.message}`;
+  }
 });
 process.stdout.write(JSON.stringify(out));
