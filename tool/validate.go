@@ -19,9 +19,10 @@ func ValidateArgs(schema map[string]any, args map[string]any) string {
 	return newParamSchema(schema).check(args)
 }
 
-// draft7 is the $schema that Ajv's default class, and so Gemini CLI,
-// assumes for a schema that names none (jsonschema-go would assume
-// 2020-12, where "items": [...] tuples and "dependencies" mean nothing).
+// The drafts Ajv compiles for Gemini CLI. draft7 is what Ajv's default
+// class, and so Gemini CLI, assumes for a schema that names none
+// (jsonschema-go would assume 2020-12, where "items": [...] tuples and
+// "dependencies" mean nothing).
 const (
 	draft7    = "http://json-schema.org/draft-07/schema#"
 	draft2020 = "https://json-schema.org/draft/2020-12/schema"
@@ -29,15 +30,16 @@ const (
 
 // A paramSchema is a tool's parameter schema resolved by jsonschema-go,
 // ready to check calls. jsonschema-go decides whether arguments conform;
-// only when they do not does ajvErrors walk the resolved schema to word
-// the failure as Ajv would. jsonschema-go's errors are prose without the
-// failing keyword or instance path, so they cannot be reworded; the
-// walker must find a message whenever jsonschema-go rejects (FuzzValidateArgs
-// checks both agree).
+// only when they do not does the walker (validate_ajv.go) go through the
+// resolved schema to word the failure as Ajv would. jsonschema-go's
+// errors are prose without the failing keyword or instance path, so they
+// cannot be reworded; the walker must find a message whenever
+// jsonschema-go rejects (FuzzValidateArgs checks both agree).
 type paramSchema struct {
-	// rs is nil when the schema could not be resolved: like Gemini CLI,
-	// which skips validation for schemas Ajv cannot compile, calls are
-	// then not checked here (the tool's Build still checks its values).
+	// rs is nil when the schema is not checked: like Gemini CLI, which
+	// skips validation for schemas Ajv cannot compile, and for the few
+	// that jsonschema-go or the walker cannot take (see followable).
+	// The tool's Build still checks the values it uses.
 	rs     *jsonschema.Resolved
 	draft7 bool
 }
@@ -71,6 +73,13 @@ func newParamSchema(schema map[string]any) *paramSchema {
 		// Ajv compiles no other draft (2019-09, say), so Gemini CLI
 		// skips validation; jsonschema-go would refuse every instance.
 		return &paramSchema{}
+	}
+	if s.Schema == draft7 {
+		// Keywords draft-07 does not have, which Ajv's draft-07 class
+		// ignores but jsonschema-go would apply.
+		walkSchemas(&s, func(n *jsonschema.Schema) {
+			n.UnevaluatedItems, n.UnevaluatedProperties, n.MinContains, n.MaxContains = nil, nil, nil, nil
+		})
 	}
 	rs, err := s.Resolve(nil)
 	if err != nil || !followable(rs.Schema()) {

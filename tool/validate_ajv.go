@@ -47,10 +47,16 @@ type walker struct {
 // if, contains and propertyNames, failed subschemas' errors pile up
 // instead of ending validation, and some keywords add their own after.
 //
-// Ajv's order for one schema: "type" first (unless the schema has rules
-// for its single type, see hasRulesFor), then the keywords for any value
-// ($ref, const, enum, not, anyOf, oneOf, allOf, if), then those for the
-// value's kind, each in Ajv's vocabulary order; the first failure ends.
+// Ajv's order for one schema (its RULES table; the first failure ends):
+//
+//	type      unless the schema has rules for its single type (hasRulesFor)
+//	any value $ref const enum not anyOf oneOf allOf if/then/else
+//	number    maximum minimum exclusiveMaximum exclusiveMinimum multipleOf
+//	string    maxLength minLength pattern
+//	array     maxItems minItems additionalItems|prefixItems items contains uniqueItems
+//	object    maxProperties minProperties required propertyNames
+//	          additionalProperties dependencies properties patternProperties
+//	          (2020-12: then dependentRequired dependentSchemas)
 func (w *walker) errs(s *jsonschema.Schema, v any, path string, composite bool) []ajvError {
 	if s == nil {
 		return nil
@@ -76,37 +82,51 @@ func (w *walker) errs(s *jsonschema.Schema, v any, path string, composite bool) 
 	if e := w.anyKeywords(s, v, path, composite); e != nil {
 		return e
 	}
-	// Ajv's rule groups for a value's kind, in its order; a deferred
-	// "type" fails in its own type's group, so keywords of a group before
-	// it that fit the value come first ("minLength" before "must be array").
+	// A deferred "type" fails in its own type's rule group, so the
+	// value's own group comes first when it is earlier in Ajv's order
+	// ("minLength" fails before "must be array").
+	kind := kindOf(v)
 	for _, g := range []string{"number", "string", "array", "object"} {
 		if deferred && g == types[0] && !hasType(types, v) {
 			return one("must be " + types[0])
 		}
-		var e []ajvError
-		switch x := v.(type) {
-		case string:
-			if g == "string" {
-				e = w.stringKeywords(s, x, path)
+		if g == kind {
+			if e := w.kindKeywords(s, v, path, composite); e != nil {
+				return e
 			}
-		case []any:
-			if g == "array" {
-				e = w.arrayKeywords(s, x, path, composite)
-			}
-		case map[string]any:
-			if g == "object" {
-				e = w.objectKeywords(s, x, path, composite)
-			}
-		default:
-			if f, ok := number(v); ok && g == "number" {
-				e = numberKeywords(s, f, path)
-			}
-		}
-		if e != nil {
-			return e
 		}
 	}
 	return nil
+}
+
+// kindOf names the rule group of v's kind ("" for booleans and null).
+func kindOf(v any) string {
+	switch v.(type) {
+	case string:
+		return "string"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	if _, ok := number(v); ok {
+		return "number"
+	}
+	return ""
+}
+
+// kindKeywords checks the keywords of the rule group of v's kind.
+func (w *walker) kindKeywords(s *jsonschema.Schema, v any, path string, composite bool) []ajvError {
+	switch x := v.(type) {
+	case string:
+		return w.stringKeywords(s, x, path)
+	case []any:
+		return w.arrayKeywords(s, x, path, composite)
+	case map[string]any:
+		return w.objectKeywords(s, x, path, composite)
+	}
+	f, _ := number(v)
+	return numberKeywords(s, f, path)
 }
 
 // valid reports whether v conforms to s, as a subschema of a composite
