@@ -56,7 +56,8 @@ type walker struct {
 //	array     maxItems minItems additionalItems|prefixItems items contains uniqueItems
 //	object    maxProperties minProperties required propertyNames
 //	          additionalProperties dependencies properties patternProperties
-//	          (2020-12: then dependentRequired dependentSchemas)
+//	          (2020-12: then dependentRequired dependentSchemas
+//	          unevaluatedProperties; unevaluatedItems ends the array group)
 func (w *walker) errs(s *jsonschema.Schema, v any, path string, composite bool) []ajvError {
 	if s == nil {
 		return nil
@@ -307,6 +308,20 @@ func (w *walker) arrayKeywords(s *jsonschema.Schema, x []any, path string, compo
 			return one("must NOT have duplicate items (items ## " + strconv.Itoa(j) + " and " + strconv.Itoa(i) + " are identical)")
 		}
 	}
+	if ui := s.UnevaluatedItems; ui != nil && !w.draft7 {
+		ev := w.evaluate(s, x, true)
+		for i := ev.end; i < len(x) && !ev.allItems; i++ {
+			if ev.items[i] {
+				continue
+			}
+			if isFalse(ui) {
+				return one("must NOT have more than " + strconv.Itoa(ev.end) + " items")
+			}
+			if e := item(ui, i); e != nil {
+				return e
+			}
+		}
+	}
 	return nil
 }
 
@@ -437,10 +452,92 @@ func (w *walker) objectKeywords(s *jsonschema.Schema, x map[string]any, path str
 			}
 		}
 	}
-	if !w.draft7 {
-		return deps(s.DependentRequired, s.DependentSchemas)
+	if w.draft7 {
+		return nil
+	}
+	if e := deps(s.DependentRequired, s.DependentSchemas); e != nil {
+		return e
+	}
+	if up := s.UnevaluatedProperties; up != nil {
+		ev := w.evaluate(s, x, true)
+		for _, k := range keys {
+			if ev.allProps || ev.props[k] {
+				continue
+			}
+			if isFalse(up) {
+				return one("must NOT have unevaluated properties")
+			}
+			if e := w.errs(up, x[k], path+"/"+escapePointer(k), composite); e != nil {
+				return e
+			}
+		}
 	}
 	return nil
+}
+
+// evaluation is what a schema and its in-place subschemas have evaluated
+// of a value, as jsonschema-go notes it for unevaluatedItems and
+// unevaluatedProperties (2020-12).
+type evaluation struct {
+	allItems, allProps bool
+	end                int // items before end were evaluated (prefixItems)
+	items              map[int]bool
+	props              map[string]bool
+}
+
+// evaluate returns what s evaluates of v, which s is taken to accept up
+// to its own unevaluated keywords (top) or whole.
+func (w *walker) evaluate(s *jsonschema.Schema, v any, top bool) *evaluation {
+	ev := &evaluation{items: map[int]bool{}, props: map[string]bool{}}
+	var visit func(s *jsonschema.Schema, top bool)
+	visit = func(s *jsonschema.Schema, top bool) {
+		if s == nil {
+			return
+		}
+		switch x := v.(type) {
+		case []any:
+			ev.end = max(ev.end, min(len(s.PrefixItems), len(x)))
+			ev.allItems = ev.allItems || s.Items != nil || (!top && s.UnevaluatedItems != nil)
+			for i, it := range x {
+				if s.Contains != nil && w.valid(s.Contains, it, "") {
+					ev.items[i] = true
+				}
+			}
+		case map[string]any:
+			ev.allProps = ev.allProps || s.AdditionalProperties != nil || (!top && s.UnevaluatedProperties != nil)
+			for k := range x {
+				if _, ok := s.Properties[k]; ok || matchesAny(s.PatternProperties, k) {
+					ev.props[k] = true
+				}
+			}
+			for k, d := range s.DependentSchemas {
+				if _, ok := x[k]; ok {
+					visit(d, false)
+				}
+			}
+		}
+		if s.Ref != "" {
+			visit(w.deref(s.Ref), false)
+		}
+		for _, b := range s.AllOf {
+			visit(b, false)
+		}
+		for _, b := range slices.Concat(s.AnyOf, s.OneOf) {
+			if w.valid(b, v, "") {
+				visit(b, false)
+			}
+		}
+		if s.If != nil {
+			if w.valid(s.If, v, "") {
+				visit(s.If, false)
+				visit(s.Then, false)
+			} else {
+				visit(s.Else, false)
+			}
+		}
+	}
+	visit(s, top)
+	return ev
 }
 
 // hasRulesFor reports whether s has keywords of Ajv's rule group for
@@ -454,12 +551,12 @@ func (w *walker) hasRulesFor(s *jsonschema.Schema, t string) bool {
 		return s.MaxLength != nil || s.MinLength != nil || s.Pattern != "" || s.Format != ""
 	case "array":
 		return s.MaxItems != nil || s.MinItems != nil || s.UniqueItems || s.Items != nil || s.ItemsArray != nil ||
-			s.AdditionalItems != nil || s.PrefixItems != nil || s.Contains != nil
+			s.AdditionalItems != nil || s.PrefixItems != nil || s.Contains != nil || (!w.draft7 && s.UnevaluatedItems != nil)
 	case "object":
 		return s.MaxProperties != nil || s.MinProperties != nil || s.Required != nil || s.PropertyNames != nil ||
 			s.AdditionalProperties != nil || s.Properties != nil || s.PatternProperties != nil ||
 			(w.draft7 && (s.DependencyStrings != nil || s.DependencySchemas != nil)) ||
-			(!w.draft7 && (s.DependentRequired != nil || s.DependentSchemas != nil))
+			(!w.draft7 && (s.DependentRequired != nil || s.DependentSchemas != nil || s.UnevaluatedProperties != nil))
 	}
 	return false
 }

@@ -478,10 +478,19 @@ func (g schemaGen) array(s map[string]any, depth int) {
 			s["maxContains"] = g.pick(3)
 		}
 	}
+	if _, ok := s["contains"]; g.draft2020 && !ok && g.pick(4) == 0 {
+		// Not beside contains: the items contains matches count as
+		// evaluated for jsonschema-go, not for Ajv (a case records it).
+		s["unevaluatedItems"] = g.schema(depth + 1)
+	}
+	_, contains := s["contains"]
 	switch g.pick(3) {
 	case 0:
 		s["items"] = g.schema(depth + 1)
 	case 1:
+		if contains {
+			break // Ajv skips contains on [] beside a tuple (a case records it)
+		}
 		tuple := []any{g.schema(depth + 1), g.schema(depth + 1)}
 		rest := any(g.pick(2) == 0)
 		if g.pick(2) == 0 {
@@ -524,6 +533,9 @@ func (g schemaGen) object(depth int) map[string]any {
 	}
 	if g.pick(6) == 0 {
 		s["maxProperties"] = g.pick(3)
+	}
+	if g.draft2020 && g.pick(5) == 0 {
+		s["unevaluatedProperties"] = g.schema(depth + 1)
 	}
 	if g.pick(6) == 0 {
 		if g.draft2020 {
