@@ -132,8 +132,8 @@ func (w *walker) kindKeywords(s *jsonschema.Schema, v any, path string, composit
 
 // valid reports whether v conforms to s, as a subschema of a composite
 // keyword sees it.
-func (w *walker) valid(s *jsonschema.Schema, v any, path string) bool {
-	return w.errs(s, v, path, true) == nil
+func (w *walker) valid(s *jsonschema.Schema, v any) bool {
+	return w.errs(s, v, "", true) == nil
 }
 
 func (w *walker) anyKeywords(s *jsonschema.Schema, v any, path string, composite bool) []ajvError {
@@ -149,7 +149,7 @@ func (w *walker) anyKeywords(s *jsonschema.Schema, v any, path string, composite
 	if s.Enum != nil && !slices.ContainsFunc(s.Enum, func(e any) bool { return jsonschema.Equal(e, v) }) {
 		return one("must be equal to one of the allowed values")
 	}
-	if s.Not != nil && w.valid(s.Not, v, path) {
+	if s.Not != nil && w.valid(s.Not, v) {
 		return one("must NOT be valid")
 	}
 	if s.AnyOf != nil {
@@ -187,7 +187,7 @@ func (w *walker) anyKeywords(s *jsonschema.Schema, v any, path string, composite
 	}
 	if s.If != nil {
 		branch, name := s.Else, "else"
-		if w.valid(s.If, v, path) {
+		if w.valid(s.If, v) {
 			branch, name = s.Then, "then"
 		}
 		if e := w.errs(branch, v, path, composite); e != nil {
@@ -499,7 +499,7 @@ func (w *walker) evaluate(s *jsonschema.Schema, v any, top bool) *evaluation {
 			ev.end = max(ev.end, min(len(s.PrefixItems), len(x)))
 			ev.allItems = ev.allItems || s.Items != nil || (!top && s.UnevaluatedItems != nil)
 			for i, it := range x {
-				if s.Contains != nil && w.valid(s.Contains, it, "") {
+				if s.Contains != nil && w.valid(s.Contains, it) {
 					ev.items[i] = true
 				}
 			}
@@ -523,12 +523,12 @@ func (w *walker) evaluate(s *jsonschema.Schema, v any, top bool) *evaluation {
 			visit(b, false)
 		}
 		for _, b := range slices.Concat(s.AnyOf, s.OneOf) {
-			if w.valid(b, v, "") {
+			if w.valid(b, v) {
 				visit(b, false)
 			}
 		}
 		if s.If != nil {
-			if w.valid(s.If, v, "") {
+			if w.valid(s.If, v) {
 				visit(s.If, false)
 				visit(s.Then, false)
 			} else {
