@@ -546,3 +546,26 @@ func (g schemaGen) object(depth int) map[string]any {
 	}
 	return s
 }
+
+// TestPrepareSchemaCache checks the registry validates against the schema
+// of the tool registered now: replacing a tool drops its cached schema.
+func TestPrepareSchemaCache(t *testing.T) {
+	needs := func(p string) map[string]any {
+		return map[string]any{"type": "object", "required": []any{p}}
+	}
+	reg := NewRegistry(benchTool{"t", needs("a")})
+	for _, want := range []string{"params must have required property 'a'", "params must have required property 'a'"} {
+		if _, _, err := reg.Prepare("t", nil, nil); err == nil || err.Message != want {
+			t.Fatalf("Prepare = %v, want %q", err, want)
+		}
+	}
+	reg.Register(benchTool{"t", needs("b")})
+	if _, _, err := reg.Prepare("t", nil, nil); err == nil || err.Message != "params must have required property 'b'" {
+		t.Fatalf("after Register, Prepare = %v", err)
+	}
+	reg.Unregister("t")
+	reg.Register(benchTool{"t", needs("c")})
+	if _, _, err := reg.Prepare("t", map[string]any{"c": 1}, nil); err != nil {
+		t.Fatalf("after Unregister and Register, Prepare = %v", err)
+	}
+}
