@@ -18,11 +18,15 @@ type Registry struct {
 	// decls caches each tool's declaration: building schemas on every
 	// model call cost more than the rest of a turn.
 	decls map[string]*genai.FunctionDeclaration
+	// params caches each tool's parameter schema resolved for
+	// validation, on its first call: resolving costs far more than
+	// validating.
+	params map[string]*paramSchema
 }
 
 // NewRegistry returns a registry holding tools, in order.
 func NewRegistry(tools ...Tool) *Registry {
-	r := &Registry{tools: map[string]Tool{}, aliases: map[string]string{}, decls: map[string]*genai.FunctionDeclaration{}}
+	r := &Registry{tools: map[string]Tool{}, aliases: map[string]string{}, decls: map[string]*genai.FunctionDeclaration{}, params: map[string]*paramSchema{}}
 	for _, t := range tools {
 		r.Register(t)
 	}
@@ -39,6 +43,7 @@ func (r *Registry) Register(t Tool) {
 	}
 	r.tools[name] = t
 	r.decls[name] = Declaration(t)
+	delete(r.params, name)
 	if a, ok := t.(Aliased); ok {
 		for _, alias := range a.Aliases() {
 			r.aliases[alias] = name
@@ -52,6 +57,7 @@ func (r *Registry) Unregister(name string) {
 	defer r.mu.Unlock()
 	delete(r.tools, name)
 	delete(r.decls, name)
+	delete(r.params, name)
 	for i, n := range r.order {
 		if n == name {
 			r.order = append(r.order[:i], r.order[i+1:]...)
@@ -111,16 +117,31 @@ func (r *Registry) Declarations(keep func(Tool) bool) []*genai.FunctionDeclarati
 	return out
 }
 
-// schema returns the cached parameter schema of the tool called name.
-func (r *Registry) schema(name string) map[string]any {
+// paramSchema returns t's parameter schema resolved for validation,
+// from the cache or resolved now and cached while t's declaration is
+// still the registered one.
+func (r *Registry) paramSchema(t Tool) *paramSchema {
+	name := t.Name()
 	r.mu.RLock()
-	defer r.mu.RUnlock()
-	if d := r.decls[name]; d != nil {
-		if s, ok := d.ParametersJsonSchema.(map[string]any); ok {
-			return s
-		}
+	p, d := r.params[name], r.decls[name]
+	r.mu.RUnlock()
+	if p != nil {
+		return p
 	}
-	return nil
+	var schema map[string]any
+	if d != nil {
+		schema, _ = d.ParametersJsonSchema.(map[string]any)
+	}
+	if schema == nil {
+		return newParamSchema(t.Schema())
+	}
+	p = newParamSchema(schema)
+	r.mu.Lock()
+	if r.decls[name] == d {
+		r.params[name] = p
+	}
+	r.mu.Unlock()
+	return p
 }
 
 // NotFound returns the error for a call to an unknown tool, suggesting the
@@ -164,11 +185,7 @@ func (r *Registry) Prepare(name string, args map[string]any, visible []string) (
 	if n, ok := t.(ArgNormalizer); ok {
 		args = n.NormalizeArgs(args)
 	}
-	schema := r.schema(t.Name())
-	if schema == nil {
-		schema = t.Schema()
-	}
-	if msg := ValidateArgs(schema, args); msg != "" {
+	if msg := r.paramSchema(t).check(args); msg != "" {
 		return t, nil, &Error{Type: ErrInvalidParams, Message: msg}
 	}
 	c, err := t.Build(args)

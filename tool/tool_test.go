@@ -42,68 +42,6 @@ func TestFunctionResponseParts(t *testing.T) {
 	}
 }
 
-var readSchema = map[string]any{
-	"type": "object",
-	"properties": map[string]any{
-		"file_path": map[string]any{"type": "string"},
-		"offset":    map[string]any{"type": "number", "minimum": 0},
-		"limit":     map[string]any{"type": "integer", "minimum": 1},
-		"mode":      map[string]any{"type": "string", "enum": []any{"a", "b"}},
-		"paths":     map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "minItems": 1},
-		"opts": map[string]any{"type": "object", "properties": map[string]any{
-			"deep": map[string]any{"type": "boolean"},
-		}, "additionalProperties": false},
-	},
-	"required": []any{"file_path"},
-}
-
-func TestValidateArgs(t *testing.T) {
-	tests := []struct {
-		args string
-		want string
-	}{
-		{`{"file_path":"/a"}`, ""},
-		{`{}`, "params must have required property 'file_path'"},
-		{`{"file_path":3}`, "params/file_path must be string"},
-		{`{"file_path":"x","offset":-1}`, "params/offset must be >= 0"},
-		{`{"file_path":"x","limit":1.5}`, "params/limit must be integer"},
-		{`{"file_path":"x","limit":0}`, "params/limit must be >= 1"},
-		{`{"file_path":"x","mode":"c"}`, "params/mode must be equal to one of the allowed values"},
-		{`{"file_path":"x","paths":[]}`, "params/paths must NOT have fewer than 1 items"},
-		{`{"file_path":"x","paths":["a",2]}`, "params/paths/1 must be string"},
-		{`{"file_path":"x","opts":{"deep":true,"x":1}}`, "params/opts must NOT have additional properties"},
-		{`{"file_path":"x","opts":{"deep":"yes"}}`, "params/opts/deep must be boolean"},
-		{`{"file_path":"x","unknown":1}`, ""},
-	}
-	for _, tt := range tests {
-		var args map[string]any
-		if err := json.Unmarshal([]byte(tt.args), &args); err != nil {
-			t.Fatal(err)
-		}
-		if got := ValidateArgs(readSchema, args); got != tt.want {
-			t.Errorf("ValidateArgs(%s) = %q, want %q", tt.args, got, tt.want)
-		}
-	}
-}
-
-// FuzzValidateArgs feeds arbitrary JSON arguments (outside input from the
-// model) to the validator: it must never panic.
-func FuzzValidateArgs(f *testing.F) {
-	for _, s := range []string{`{}`, `{"file_path":"x"}`, `{"paths":[1,{"a":[]}]}`, `{"opts":{"deep":null}}`, `{"limit":1e308}`} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		var args map[string]any
-		if json.Unmarshal([]byte(s), &args) != nil {
-			return
-		}
-		msg := ValidateArgs(readSchema, args)
-		if msg != "" && !strings.HasPrefix(msg, "params") {
-			t.Errorf("message %q does not start with params", msg)
-		}
-	})
-}
-
 type fakeTool struct {
 	name    string
 	aliases []string
