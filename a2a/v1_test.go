@@ -2,11 +2,13 @@ package a2a_test
 
 import (
 	"encoding/json"
+	"errors"
 	"iter"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	v1 "github.com/a2aproject/a2a-go/v2/a2a"
@@ -150,9 +152,14 @@ func TestV1Methods(t *testing.T) {
 			if _, err := c.CancelTask(ctx, &v1.CancelTaskRequest{ID: task.ID}); err == nil {
 				t.Error("cancelling a canceled task succeeded")
 			}
-			sub := collect(t, c.SubscribeToTask(ctx, &v1.SubscribeToTaskRequest{ID: task.ID}))
-			if len(sub) != 1 || lastState(sub) != v1.TaskStateCanceled {
-				t.Errorf("SubscribeToTask on an ended task = %+v", sub)
+			for _, err := range c.SubscribeToTask(ctx, &v1.SubscribeToTaskRequest{ID: task.ID}) {
+				if !errors.Is(err, v1.ErrUnsupportedOperation) {
+					t.Errorf("SubscribeToTask on an ended task: %v, want UnsupportedOperation", err)
+				}
+				break
+			}
+			if _, err := c.ListTasks(ctx, &v1.ListTasksRequest{PageSize: 101}); !errors.Is(err, v1.ErrInvalidParams) {
+				t.Errorf("ListTasks(pageSize 101) err = %v", err)
 			}
 		})
 	}
@@ -360,5 +367,49 @@ func TestV1Auth(t *testing.T) {
 		if resp.StatusCode != http.StatusUnauthorized {
 			t.Errorf("POST %s without token: %d", path, resp.StatusCode)
 		}
+	}
+}
+
+// TestV1SubscribeRunning: a 1.0 client subscribes to a turn a 0.3
+// client started, sees the task and then the turn's end when a 1.0
+// CancelTask stops it.
+func TestV1SubscribeRunning(t *testing.T) {
+	h := newHarness(t)
+	h.fake.Enqueue(fakegemini.Hang())
+	s := h.open("message/stream", userMessage("think hard", geminiSettings(h.ws), ""))
+	first := s.next()
+	h.waitModelCalls(1)
+	c := v1Client(t, h, v1.TransportProtocolJSONRPC)
+	id := v1.TaskID(first["id"].(string))
+	var evs []v1.Event
+	done := make(chan struct{})
+	got := make(chan struct{})
+	var once sync.Once
+	go func() {
+		defer close(done)
+		defer once.Do(func() { close(got) })
+		for ev, err := range c.SubscribeToTask(t.Context(), &v1.SubscribeToTaskRequest{ID: id}) {
+			if err != nil {
+				t.Errorf("SubscribeToTask: %v", err)
+				return
+			}
+			evs = append(evs, ev)
+			once.Do(func() { close(got) })
+		}
+	}()
+	<-got
+	if _, err := c.CancelTask(t.Context(), &v1.CancelTaskRequest{ID: id}); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	s.rest()
+	if len(evs) < 2 {
+		t.Fatalf("events = %+v", evs)
+	}
+	if task, ok := evs[0].(*v1.Task); !ok || task.Status.State != v1.TaskStateWorking {
+		t.Errorf("first event = %+v", evs[0])
+	}
+	if lastState(evs) != v1.TaskStateCanceled {
+		t.Errorf("subscription ends in %s", lastState(evs))
 	}
 }
