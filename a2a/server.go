@@ -691,8 +691,12 @@ func (s *Server) AgentCard(url string) map[string]any {
 		},
 	}
 	if s.cfg.AuthToken != "" {
-		card["securitySchemes"] = map[string]any{"bearerAuth": map[string]any{"type": "http", "scheme": "bearer"}}
+		// One scheme object in both versions' shapes: 0.3's type and
+		// scheme, 1.0's httpAuthSecurityScheme (each ignores the other's).
+		card["securitySchemes"] = map[string]any{"bearerAuth": map[string]any{"type": "http", "scheme": "bearer",
+			"httpAuthSecurityScheme": map[string]any{"scheme": "bearer"}}}
 		card["security"] = []any{map[string]any{"bearerAuth": []string{}}}
+		card["securityRequirements"] = []any{map[string]any{"schemes": map[string]any{"bearerAuth": []string{}}}}
 	}
 	return card
 }

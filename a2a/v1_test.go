@@ -357,9 +357,17 @@ func TestV1REST(t *testing.T) {
 	}
 }
 
-// TestV1Auth: the bearer token guards the 1.0 routes too.
+// TestV1Auth: the bearer token guards the 1.0 routes too, and a 1.0
+// client reads the card that says so.
 func TestV1Auth(t *testing.T) {
 	h := newHarness(t, withToken("s3cret"))
+	card, err := agentcard.DefaultResolver.Resolve(t.Context(), h.ts.URL)
+	if err != nil {
+		t.Fatalf("a2a-go cannot read the card: %v", err)
+	}
+	if s, ok := card.SecuritySchemes["bearerAuth"].(v1.HTTPAuthSecurityScheme); !ok || s.Scheme != "bearer" || len(card.SecurityRequirements) != 1 {
+		t.Errorf("card security = %+v, %+v", card.SecuritySchemes, card.SecurityRequirements)
+	}
 	h.token = ""
 	for _, path := range []string{"/", "/a2a/message:send"} {
 		resp := h.post(path, map[string]any{"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": map[string]any{"id": "x"}}, "A2A-Version", "1.0")
