@@ -761,10 +761,18 @@ func (s *Server) notifyPush(t *task) {
 			cfgs := append([]PushNotificationConfig(nil), t.push...)
 			t.mu.Unlock()
 			body, err := json.Marshal(snap)
+			var body1 []byte
 			if err == nil {
 				for _, c := range cfgs {
+					b := body
+					if c.Version == "1.0" {
+						if body1 == nil {
+							body1, _ = pushBody1(snap)
+						}
+						b = body1
+					}
 					ctx, cancel := context.WithTimeout(context.Background(), s.cfg.Limits.PushTimeout*time.Duration(s.cfg.Limits.PushAttempts+1))
-					if err := deliverPush(ctx, s.push, c, body, s.cfg.Limits.PushAttempts, s.cfg.Limits.PushBackoff); err != nil {
+					if err := deliverPush(ctx, s.push, c, b, s.cfg.Limits.PushAttempts, s.cfg.Limits.PushBackoff); err != nil {
 						s.log.Warn("a2a: push notification failed", "task", t.id, "url", c.URL, "error", err)
 					}
 					cancel()

@@ -122,7 +122,20 @@ func sendParams(req *v1.SendMessageRequest) (*MessageSendParams, *Error) {
 	if err != nil {
 		return nil, errInvalidParams("Invalid parameters: %v", err)
 	}
-	return decodeSendParams(raw)
+	p, e := decodeSendParams(raw)
+	if e == nil && p.Configuration != nil && p.Configuration.PushNotificationConfig != nil {
+		p.Configuration.PushNotificationConfig.Version = "1.0"
+	}
+	return p, e
+}
+
+// pushBody1 is what a 1.0 webhook receives: the task in a StreamResponse.
+func pushBody1(snap *Task) ([]byte, error) {
+	t, err := toV1Task(snap)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(v1.StreamResponse{Event: t})
 }
 
 // SendMessage implements a2asrv.RequestHandler.
@@ -302,7 +315,7 @@ func toV1Push(c *TaskPushNotificationConfig) *v1.PushConfig {
 
 // CreateTaskPushConfig implements a2asrv.RequestHandler.
 func (h handler) CreateTaskPushConfig(ctx context.Context, req *v1.PushConfig) (*v1.PushConfig, error) {
-	c := PushNotificationConfig{ID: req.ID, URL: req.URL, Token: req.Token}
+	c := PushNotificationConfig{ID: req.ID, URL: req.URL, Token: req.Token, Version: "1.0"}
 	if req.Auth != nil {
 		c.Authentication = &PushNotificationAuthenticationInfo{Schemes: []string{req.Auth.Scheme}, Credentials: req.Auth.Credentials}
 	}

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"iter"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	v1 "github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
@@ -419,5 +421,56 @@ func TestV1SubscribeRunning(t *testing.T) {
 	}
 	if lastState(evs) != v1.TaskStateCanceled {
 		t.Errorf("subscription ends in %s", lastState(evs))
+	}
+}
+
+// TestV1Push: a webhook set by a 1.0 client receives 1.0's body (the
+// task in a StreamResponse) and token header; one set over 0.3 on the
+// same task keeps 0.3's.
+func TestV1Push(t *testing.T) {
+	h := newHarness(t, withPrivatePush())
+	h.fake.Enqueue(fakegemini.Text("one"), fakegemini.Text("two"))
+	c := v1Client(t, h, v1.TransportProtocolJSONRPC)
+	res, err := c.SendMessage(t.Context(), v1Text("hi", "", geminiSettings(h.ws)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := res.(*v1.Task).ID
+	hook1 := make(chan *http.Request, 10)
+	bodies := make(chan map[string]any, 10)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var m map[string]any
+		json.NewDecoder(r.Body).Decode(&m)
+		hook1 <- r
+		bodies <- m
+	}))
+	defer srv.Close()
+	if _, err := c.CreateTaskPushConfig(t.Context(), &v1.PushConfig{TaskID: id, ID: "v1", URL: srv.URL + "/v1", Token: "t1"}); err != nil {
+		t.Fatal(err)
+	}
+	h.rpc("tasks/pushNotificationConfig/set", map[string]any{"taskId": string(id), "pushNotificationConfig": map[string]any{"id": "v03", "url": srv.URL + "/v03", "token": "t03"}})
+	if _, err := c.SendMessage(t.Context(), v1Text("again", string(id), nil)); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	timeout := time.After(guard)
+	for len(seen) < 2 {
+		var r *http.Request
+		select {
+		case r = <-hook1:
+		case <-timeout:
+			t.Fatalf("webhooks saw %v", seen)
+		}
+		m := <-bodies
+		switch r.URL.Path {
+		case "/v1":
+			if dig(m, "task", "status", "state") == "TASK_STATE_INPUT_REQUIRED" && r.Header.Get("A2A-Notification-Token") == "t1" {
+				seen["v1"] = true
+			}
+		case "/v03":
+			if dig(m, "status", "state") == "input-required" && r.Header.Get("X-A2A-Notification-Token") == "t03" {
+				seen["v03"] = true
+			}
+		}
 	}
 }
