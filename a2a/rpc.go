@@ -182,6 +182,12 @@ func (s *Server) begin(ctx context.Context, h http.Header, p *MessageSendParams,
 			return nil, false, e
 		}
 	}
+	if handled, e := t.answerQuestion(m, sub); handled {
+		if e != nil {
+			return nil, false, e
+		}
+		return t, ext, nil
+	}
 	if e := s.startTurn(ctx, t, turnInput{msg: m, isNew: isNew}, ext, sub); e != nil {
 		if isNew {
 			s.mu.Lock()

@@ -25,6 +25,7 @@ import (
 	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/command"
 	"github.com/castor-dev/castor/internal/version"
+	"github.com/castor-dev/castor/mcp"
 	"github.com/castor-dev/castor/policy"
 )
 
@@ -262,6 +263,9 @@ type SessionSpec struct {
 	History []*genai.Content
 	// ApprovalMode is the task's approval mode; "" means the settings'.
 	ApprovalMode policy.Mode
+	// Elicit asks the task's client MCP servers' questions (see
+	// elicit.go); the session should use it for its MCP servers.
+	Elicit mcp.ElicitFunc
 }
 
 // NewSessionFunc builds the engine session of a task. The session must

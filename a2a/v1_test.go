@@ -1,6 +1,7 @@
 package a2a_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"iter"
@@ -282,7 +283,7 @@ func TestV1Confirmation(t *testing.T) {
 			c := v1Client(t, h, v1.TransportProtocolJSONRPC)
 			ctx := t.Context()
 			if tt.ext {
-				ctx = a2aclient.AttachServiceParams(ctx, a2aclient.ServiceParams{v1.SvcParamExtensions: {a2a.ExtensionURI}})
+				ctx = a2aclientExt(t)
 			}
 			meta := geminiSettings(h.ws)
 			if tt.ext {
@@ -473,4 +474,10 @@ func TestV1Push(t *testing.T) {
 			}
 		}
 	}
+}
+
+// a2aclientExt is a context under which a2a-go's client activates the
+// development-tool extension.
+func a2aclientExt(t *testing.T) context.Context {
+	return a2aclient.AttachServiceParams(t.Context(), a2aclient.ServiceParams{v1.SvcParamExtensions: {a2a.ExtensionURI}})
 }
