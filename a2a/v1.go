@@ -138,9 +138,31 @@ func pushBody1(snap *Task) ([]byte, error) {
 	return json.Marshal(v1.StreamResponse{Event: t})
 }
 
+// ended refuses, as A2A 1.0 does (UnsupportedOperation), a message to
+// or a subscription on a task that reached a terminal state.
+func (s *Server) ended(ctx context.Context, id string) *Error {
+	if id == "" {
+		return nil
+	}
+	t, err := s.lookupTask(ctx, id)
+	if err != nil {
+		return nil // the method says what is wrong with the id
+	}
+	t.mu.Lock()
+	st := t.state
+	t.mu.Unlock()
+	if !st.Terminal() {
+		return nil
+	}
+	return rpcError(CodeUnsupportedOperation, "Task %s is in a terminal state (%s) and cannot be modified or subscribed to.", id, st)
+}
+
 // SendMessage implements a2asrv.RequestHandler.
 func (h handler) SendMessage(ctx context.Context, req *v1.SendMessageRequest) (v1.SendMessageResult, error) {
 	p, e := sendParams(req)
+	if e == nil {
+		e = h.s.ended(ctx, p.Message.TaskID)
+	}
 	if e != nil {
 		return nil, v1Error(e)
 	}
@@ -155,6 +177,9 @@ func (h handler) SendMessage(ctx context.Context, req *v1.SendMessageRequest) (v
 func (h handler) SendStreamingMessage(ctx context.Context, req *v1.SendMessageRequest) iter.Seq2[v1.Event, error] {
 	return func(yield func(v1.Event, error) bool) {
 		p, e := sendParams(req)
+		if e == nil {
+			e = h.s.ended(ctx, p.Message.TaskID)
+		}
 		if e != nil {
 			yield(nil, v1Error(e))
 			return
@@ -431,6 +456,17 @@ func (s *Server) serveV1REST(w http.ResponseWriter, r *http.Request) {
 	if v, ok := protocolOf(r.Header, ""); !ok {
 		restError(w, http.StatusBadRequest, "A2A version "+strconv.Quote(v)+" is not supported")
 		return
+	}
+	// A subscription to an ended task is refused before the stream
+	// starts (a2a-go's transport would send the error as an event).
+	if id, ok := strings.CutSuffix(strings.TrimPrefix(r.URL.Path, v1RESTPrefix+"/tasks/"), ":subscribe"); ok {
+		if e := s.ended(r.Context(), id); e != nil {
+			writeJSON(w, http.StatusBadRequest, map[string]any{"error": map[string]any{
+				"code": http.StatusBadRequest, "status": "FAILED_PRECONDITION", "message": e.Message,
+				"details": []any{map[string]any{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "UNSUPPORTED_OPERATION", "domain": v1.ProtocolDomain}},
+			}})
+			return
+		}
 	}
 	http.StripPrefix(v1RESTPrefix, s.v1rest).ServeHTTP(v1Writer(w, r), r)
 }

@@ -161,6 +161,9 @@ func TestV1Methods(t *testing.T) {
 				}
 				break
 			}
+			if _, err := c.SendMessage(ctx, v1Text("more", string(task.ID), nil)); !errors.Is(err, v1.ErrUnsupportedOperation) {
+				t.Errorf("SendMessage to an ended task: %v, want UnsupportedOperation", err)
+			}
 			if _, err := c.ListTasks(ctx, &v1.ListTasksRequest{PageSize: 101}); !errors.Is(err, v1.ErrInvalidParams) {
 				t.Errorf("ListTasks(pageSize 101) err = %v", err)
 			}
@@ -351,11 +354,18 @@ func TestV1REST(t *testing.T) {
 	if err := json.NewDecoder(get.Body).Decode(&task); err != nil || task["id"] != id {
 		t.Fatalf("GET /a2a/tasks/%s = %v, %v", id, task, err)
 	}
+	// A subscription to an ended task is refused at once, not in a stream.
+	h.rpc("tasks/cancel", map[string]any{"id": id})
+	sub := h.post("/a2a/tasks/"+id+":subscribe", "", "A2A-Version", "1.0")
+	sub.Body.Close()
+	if sub.StatusCode != http.StatusBadRequest || !strings.HasPrefix(sub.Header.Get("Content-Type"), "application/json") {
+		t.Errorf("subscribe to an ended task: %d %s", sub.StatusCode, sub.Header.Get("Content-Type"))
+	}
 	// Gemini CLI's own route still answers in its shape.
 	legacy := h.get("/tasks/" + id)
 	defer legacy.Body.Close()
 	var row map[string]any
-	if err := json.NewDecoder(legacy.Body).Decode(&row); err != nil || row["state"] != "input-required" {
+	if err := json.NewDecoder(legacy.Body).Decode(&row); err != nil || row["state"] != "canceled" {
 		t.Errorf("GET /tasks/%s = %v, %v", id, row, err)
 	}
 }
