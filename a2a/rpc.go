@@ -68,14 +68,9 @@ func (s *Server) handleRPC(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, http.StatusOK, req.ID, rpcError(CodeVersionNotSupported, "A2A version %q is not supported; this server speaks 0.3 and 1.0", v))
 		return
 	case v == "1.0":
-		if req.Method == "SubscribeToTask" {
-			var p struct{ ID string }
-			if json.Unmarshal(req.Params, &p) == nil {
-				if e := s.ended(r.Context(), p.ID); e != nil {
-					writeRPCError(w, http.StatusOK, req.ID, e)
-					return
-				}
-			}
+		if e := s.precheck(r.Context(), req); e != nil {
+			writeRPCError(w, http.StatusOK, req.ID, e)
+			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		s.v1rpc.ServeHTTP(v1Writer(w, r), r)

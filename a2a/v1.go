@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 
 	legacy "github.com/a2aproject/a2a-go/a2a"
@@ -157,6 +158,35 @@ func (s *Server) ended(ctx context.Context, id string) *Error {
 	return rpcError(CodeUnsupportedOperation, "Task %s is in a terminal state (%s) and cannot be modified or subscribed to.", id, st)
 }
 
+// precheck refuses before a2a-go's JSON-RPC transport sees them the 1.0
+// requests it would answer otherwise than A2A 1.0 asks: a subscription to
+// an ended task (it would answer in an event stream), and ListTasks
+// params that decode to its defaults or fail as a parse error (pageSize
+// 0, a malformed statusTimestampAfter).
+func (s *Server) precheck(ctx context.Context, req *rpcRequest) *Error {
+	var p struct {
+		ID        string          `json:"id"`
+		PageSize  *int            `json:"pageSize"`
+		Timestamp json.RawMessage `json:"statusTimestampAfter"`
+	}
+	if json.Unmarshal(req.Params, &p) != nil {
+		return nil
+	}
+	switch req.Method {
+	case "SubscribeToTask":
+		return s.ended(ctx, p.ID)
+	case "ListTasks":
+		var ts time.Time
+		if p.PageSize != nil && *p.PageSize < 1 {
+			return errInvalidParams("pageSize must be between 1 and 100, got %d", *p.PageSize)
+		}
+		if len(p.Timestamp) > 0 && string(p.Timestamp) != "null" && json.Unmarshal(p.Timestamp, &ts) != nil {
+			return errInvalidParams("statusTimestampAfter must be an RFC 3339 timestamp, got %s", p.Timestamp)
+		}
+	}
+	return nil
+}
+
 // SendMessage implements a2asrv.RequestHandler.
 func (h handler) SendMessage(ctx context.Context, req *v1.SendMessageRequest) (v1.SendMessageResult, error) {
 	p, e := sendParams(req)
@@ -245,6 +275,12 @@ func (h handler) GetTask(ctx context.Context, req *v1.GetTaskRequest) (*v1.Task,
 func (h handler) ListTasks(ctx context.Context, req *v1.ListTasksRequest) (*v1.ListTasksResponse, error) {
 	if req.HistoryLength != nil && *req.HistoryLength < 0 {
 		return nil, v1Error(errInvalidParams("historyLength must not be negative."))
+	}
+	switch req.Status {
+	case "", v1.TaskStateSubmitted, v1.TaskStateWorking, v1.TaskStateInputRequired, v1.TaskStateAuthRequired,
+		v1.TaskStateCompleted, v1.TaskStateCanceled, v1.TaskStateFailed, v1.TaskStateRejected:
+	default:
+		return nil, v1Error(errInvalidParams("unknown status %q", req.Status))
 	}
 	size := req.PageSize
 	if size < 0 || size > 100 {

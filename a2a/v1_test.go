@@ -215,6 +215,10 @@ func TestV1Wire(t *testing.T) {
 			[]string{`"code":-32001`}, "application/a2a+json"},
 		{"0.3 method name with 0.3 header", "tasks/get", map[string]any{"id": "nope"}, []string{"A2A-Version", "0.3"},
 			[]string{`"code":-32001`, `Task not found: nope`}, "application/json"},
+		{"ListTasks page size 0", "ListTasks", map[string]any{"pageSize": 0}, nil, []string{`"code":-32602`}, ""},
+		{"ListTasks bad timestamp", "ListTasks", map[string]any{"statusTimestampAfter": "-1"}, nil, []string{`"code":-32602`}, ""},
+		{"ListTasks bad status", "ListTasks", map[string]any{"status": "TASK_STATE_BORED"}, nil, []string{`"code":-32602`}, ""},
+		{"ListTasks", "ListTasks", map[string]any{"pageSize": 10}, nil, []string{`"tasks":[`, `"pageSize":10`}, "application/json"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			resp, body := rawV1(t, h, tt.method, tt.params, tt.headers...)
