@@ -95,7 +95,7 @@ func (s *Server) handleRPC(w http.ResponseWriter, r *http.Request) {
 		result, e = s.rpcPushSet(r.Context(), req)
 	case methodPushGet, methodPushList, methodPushDelete:
 		var p *pushConfigParams
-		if p, e = s.pushParams(r.Context(), req); e == nil {
+		if p, e = s.pushParams(req); e == nil {
 			switch req.Method {
 			case methodPushGet:
 				result, e = s.pushGet(r.Context(), p.ID, p.PushNotificationConfigID)
@@ -508,7 +508,7 @@ func (s *Server) rpcResubscribe(w http.ResponseWriter, r *http.Request, req *rpc
 	}
 	t, sub, snap, e := s.subscribe(r.Context(), p.ID)
 	if e != nil {
-		if e.Code == CodeInternalError {
+		if e.Data != nil { // busy: too many open streams
 			writeRPCError(w, http.StatusTooManyRequests, req.ID, e)
 			return
 		}
@@ -612,7 +612,7 @@ func (s *Server) pushSet(ctx context.Context, taskID string, c PushNotificationC
 	return nil, rpcError(CodeInternalError, "push notification config was not stored")
 }
 
-func (s *Server) pushParams(ctx context.Context, req *rpcRequest) (*pushConfigParams, *Error) {
+func (s *Server) pushParams(req *rpcRequest) (*pushConfigParams, *Error) {
 	var p pushConfigParams
 	if e := decodeParams(req.Params, &p); e != nil {
 		return nil, e
