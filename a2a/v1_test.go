@@ -495,3 +495,22 @@ func TestV1Push(t *testing.T) {
 func a2aclientExt(t *testing.T) context.Context {
 	return a2aclient.AttachServiceParams(t.Context(), a2aclient.ServiceParams{v1.SvcParamExtensions: {a2a.ExtensionURI}})
 }
+
+// TestV1ClientFromCard: a2a-go's client, given only the card, picks a
+// 1.0 interface and talks to it.
+func TestV1ClientFromCard(t *testing.T) {
+	h := newHarness(t)
+	h.fake.Enqueue(fakegemini.Text("from the card"))
+	card, err := agentcard.DefaultResolver.Resolve(t.Context(), h.ts.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := a2aclient.NewFromCard(t.Context(), card)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.SendMessage(t.Context(), v1Text("hi", "", geminiSettings(h.ws)))
+	if task, ok := res.(*v1.Task); err != nil || !ok || task.Status.State != v1.TaskStateInputRequired {
+		t.Fatalf("SendMessage = %#v, %v", res, err)
+	}
+}
