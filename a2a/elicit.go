@@ -51,6 +51,7 @@ func (e *elicitation) data() map[string]any {
 func (t *task) elicit(ctx context.Context, req mcp.ElicitRequest) (mcp.ElicitResult, error) {
 	e := &elicitation{id: uuid.NewString(), req: req, answer: make(chan mcp.ElicitResult, 1)}
 	t.mu.Lock()
+	turnDone := t.turnDone
 	why := ""
 	switch {
 	case !t.running || t.question != nil:
@@ -70,13 +71,16 @@ func (t *task) elicit(ctx context.Context, req mcp.ElicitRequest) (mcp.ElicitRes
 		t.publish(&update{kind: uState, state: StateWorking, reason: reasonPrompt})
 		return a, nil
 	case <-ctx.Done():
-		t.mu.Lock()
-		if t.question == e {
-			t.question = nil
-		}
-		t.mu.Unlock()
-		return mcp.ElicitResult{Action: mcp.ElicitCancel}, ctx.Err()
+	case <-turnDone:
+		// The MCP request's own context outlives a cancelled turn: the
+		// server waits for this answer before it sees the call cancelled.
 	}
+	t.mu.Lock()
+	if t.question == e {
+		t.question = nil
+	}
+	t.mu.Unlock()
+	return mcp.ElicitResult{Action: mcp.ElicitCancel}, nil
 }
 
 // answerQuestion hands the answer in m to the question t waits on, if

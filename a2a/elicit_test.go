@@ -36,6 +36,14 @@ func askingMCP(t *testing.T, h *harness) {
 		}
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}, nil
 	})
+	s.AddTool(&sdk.Tool{Name: "sign_in", InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, r *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		res, err := r.Session.Elicit(ctx, &sdk.ElicitParams{Mode: "url", Message: "Sign in", URL: "https://example.com/login", ElicitationID: "e1"})
+		text := "error"
+		if err == nil {
+			text = "answered " + res.Action
+		}
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}, nil
+	})
 	srv := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil))
 	// Before the harness stops: the tasks' MCP clients hold a stream open.
 	t.Cleanup(func() { srv.CloseClientConnections(); srv.Close() })
@@ -124,6 +132,34 @@ func TestElicitation(t *testing.T) {
 		reqs := h.fake.Requests()
 		if got, _ := json.Marshal(reqs[len(reqs)-1].LastContent().Parts); !strings.Contains(string(got), `answered accept {\"name\":\"Ada\"}`) {
 			t.Errorf("the tool's result = %s", got)
+		}
+	})
+	t.Run("url", func(t *testing.T) {
+		h := newHarness(t)
+		askingMCP(t, h)
+		h.fake.Enqueue(fakegemini.Call("sign_in", map[string]any{}), fakegemini.Text("Signed in."))
+		evs := h.stream(userMessage("sign me in", extSettings(h.ws), ""), extHeader()...)
+		q := question(t, evs)
+		if q["mode"] != "url" || q["url"] != "https://example.com/login" || q["message"] != "Sign in" {
+			t.Fatalf("question = %v", q)
+		}
+		answer := map[string]any{a2a.ExtensionURI: map[string]any{"elicitation_id": q["elicitationId"], "action": "accept"}}
+		evs2 := h.stream(userMessage("", nil, taskID(evs), map[string]any{"kind": "data", "data": answer}), extHeader()...)
+		assertUniqueFinalIsLast(t, evs2)
+		reqs := h.fake.Requests()
+		if got, _ := json.Marshal(reqs[len(reqs)-1].LastContent().Parts); !strings.Contains(string(got), "answered accept") {
+			t.Errorf("the tool's result = %s", got)
+		}
+	})
+	t.Run("cancel while asking", func(t *testing.T) {
+		h := newHarness(t)
+		askingMCP(t, h)
+		h.fake.Enqueue(fakegemini.Call("ask_name", map[string]any{}))
+		evs := h.stream(userMessage("who am I?", extSettings(h.ws), ""), extHeader()...)
+		question(t, evs)
+		res := h.rpc("tasks/cancel", map[string]any{"id": taskID(evs)})
+		if dig(res, "result", "status", "state") != "canceled" {
+			t.Errorf("tasks/cancel while asking → %v", res)
 		}
 	})
 	t.Run("legacy client declines", func(t *testing.T) {

@@ -243,6 +243,7 @@ func (s *Server) startTurn(ctx context.Context, t *task, in turnInput, ext bool,
 	t.done = make(chan struct{})
 	cctx, cancel := context.WithCancelCause(s.base)
 	tctx, cancelTimeout := context.WithTimeout(cctx, s.cfg.Limits.TurnTimeout)
+	t.turnDone = tctx.Done()
 	t.cancel = func(cause error) {
 		cancel(cause)
 		cancelTimeout()

@@ -92,8 +92,10 @@ type task struct {
 	lastActive  time.Time
 	pushBusy    bool
 	pushPending bool
-	// question is the MCP server's question the running turn waits on.
+	// question is the MCP server's question the running turn waits on,
+	// and turnDone closes when that turn is cancelled or times out.
 	question *elicitation
+	turnDone <-chan struct{}
 }
 
 func (s *Server) newTask(id, contextID string, settings AgentSettings) *task {
