@@ -23,6 +23,7 @@ const (
 	uTool                       // a tool call changed
 	uOutput                     // live output of an executing call
 	uError                      // an error that does not end the turn
+	uElicit                     // an MCP server asks the client (question)
 )
 
 // stateReason says why the task changed state, which decides whether the
@@ -60,6 +61,8 @@ type update struct {
 	task *Task
 	// workspace is the task's workspace, for execute details.
 	workspace string
+	// question is an MCP server's question to the client (uElicit).
+	question *elicitation
 }
 
 // renderer turns updates into A2A events for one stream. It keeps what a
@@ -81,8 +84,11 @@ func newRenderer(ext bool, taskID, contextID string) *renderer {
 
 // render returns the events for u; it may be none.
 func (r *renderer) render(u *update) []any {
-	if u.kind == uTask {
+	switch u.kind {
+	case uTask:
 		return []any{u.task}
+	case uElicit:
+		return r.renderQuestion(u)
 	}
 	if r.ext {
 		return r.renderExt(u)

@@ -19,11 +19,13 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"google.golang.org/genai"
 
 	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/command"
 	"github.com/castor-dev/castor/internal/version"
+	"github.com/castor-dev/castor/mcp"
 	"github.com/castor-dev/castor/policy"
 )
 
@@ -163,6 +165,8 @@ type Server struct {
 	now      func() time.Time
 	push     *http.Client
 	tokenSum [32]byte
+	// v1rpc and v1rest serve A2A 1.0 (a2a-go's transports over handler).
+	v1rpc, v1rest http.Handler
 
 	mu    sync.Mutex
 	tasks map[string]*task
@@ -239,6 +243,9 @@ func NewServer(cfg Config) (*Server, error) {
 		s.tokenSum = sha256.Sum256([]byte(cfg.AuthToken))
 	}
 	s.base, s.stop = context.WithCancelCause(context.Background())
+	keep := a2asrv.WithTransportKeepAlive(cfg.Limits.KeepAlive)
+	s.v1rpc = a2asrv.NewJSONRPCHandler(handler{s}, keep)
+	s.v1rest = a2asrv.NewRESTHandler(handler{s}, keep)
 	s.routes()
 	go s.evictLoop()
 	s.wg.Add(1)
@@ -256,6 +263,9 @@ type SessionSpec struct {
 	History []*genai.Content
 	// ApprovalMode is the task's approval mode; "" means the settings'.
 	ApprovalMode policy.Mode
+	// Elicit asks the task's client MCP servers' questions (see
+	// elicit.go); the session should use it for its MCP servers.
+	Elicit mcp.ElicitFunc
 }
 
 // NewSessionFunc builds the engine session of a task. The session must
@@ -348,6 +358,7 @@ func (s *Server) routes() {
 	m.Handle("POST /tasks/{id}/execute", s.guard(http.HandlerFunc(s.handleExecuteREST)))
 	m.Handle("GET /listCommands", s.guard(http.HandlerFunc(s.handleListCommands)))
 	m.Handle("POST /executeCommand", s.guard(http.HandlerFunc(s.handleExecuteCommand)))
+	m.Handle(v1RESTPrefix+"/", s.guard(http.HandlerFunc(s.serveV1REST)))
 	s.mux = m
 }
 
@@ -674,10 +685,22 @@ func (s *Server) AgentCard(url string) map[string]any {
 			"outputModes": []string{"text"},
 		}},
 		"supportsAuthenticatedExtendedCard": false,
+		// A2A 1.0 clients read supportedInterfaces (0.3 ones url and
+		// preferredTransport): JSON-RPC at the same URL for both versions,
+		// and 1.0's HTTP+JSON binding under /a2a.
+		"supportedInterfaces": []any{
+			map[string]any{"url": url, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+			map[string]any{"url": strings.TrimSuffix(url, "/") + v1RESTPrefix, "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"},
+			map[string]any{"url": url, "protocolBinding": "JSONRPC", "protocolVersion": ProtocolVersion},
+		},
 	}
 	if s.cfg.AuthToken != "" {
-		card["securitySchemes"] = map[string]any{"bearerAuth": map[string]any{"type": "http", "scheme": "bearer"}}
+		// One scheme object in both versions' shapes: 0.3's type and
+		// scheme, 1.0's httpAuthSecurityScheme (each ignores the other's).
+		card["securitySchemes"] = map[string]any{"bearerAuth": map[string]any{"type": "http", "scheme": "bearer",
+			"httpAuthSecurityScheme": map[string]any{"scheme": "bearer"}}}
 		card["security"] = []any{map[string]any{"bearerAuth": []string{}}}
+		card["securityRequirements"] = []any{map[string]any{"schemes": map[string]any{"bearerAuth": []string{}}}}
 	}
 	return card
 }
@@ -742,10 +765,18 @@ func (s *Server) notifyPush(t *task) {
 			cfgs := append([]PushNotificationConfig(nil), t.push...)
 			t.mu.Unlock()
 			body, err := json.Marshal(snap)
+			var body1 []byte
 			if err == nil {
 				for _, c := range cfgs {
+					b := body
+					if c.Version == "1.0" {
+						if body1 == nil {
+							body1, _ = pushBody1(snap)
+						}
+						b = body1
+					}
 					ctx, cancel := context.WithTimeout(context.Background(), s.cfg.Limits.PushTimeout*time.Duration(s.cfg.Limits.PushAttempts+1))
-					if err := deliverPush(ctx, s.push, c, body, s.cfg.Limits.PushAttempts, s.cfg.Limits.PushBackoff); err != nil {
+					if err := deliverPush(ctx, s.push, c, b, s.cfg.Limits.PushAttempts, s.cfg.Limits.PushBackoff); err != nil {
 						s.log.Warn("a2a: push notification failed", "task", t.id, "url", c.URL, "error", err)
 					}
 					cancel()

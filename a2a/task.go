@@ -92,6 +92,10 @@ type task struct {
 	lastActive  time.Time
 	pushBusy    bool
 	pushPending bool
+	// question is the MCP server's question the running turn waits on,
+	// and turnDone closes when that turn is cancelled or times out.
+	question *elicitation
+	turnDone <-chan struct{}
 }
 
 func (s *Server) newTask(id, contextID string, settings AgentSettings) *task {
@@ -316,7 +320,7 @@ func (t *task) ensureAgent(ctx context.Context) (*taskAgent, error) {
 	// as the engine answers any unanswered call.
 	paused, rest := splitPaused(conv, pending)
 	history := agent.RepairHistory(rest, "the server restarted before the call was confirmed.")
-	spec := SessionSpec{WorkDir: settings.WorkspacePath, SessionID: t.id, History: history}
+	spec := SessionSpec{WorkDir: settings.WorkspacePath, SessionID: t.id, History: history, Elicit: t.elicit}
 	switch {
 	case t.srv.cfg.YOLO || settings.AutoExecute:
 		spec.ApprovalMode = policy.ModeYolo
@@ -498,6 +502,7 @@ func (t *task) finishTurn(final *update) {
 	subs := t.record(final)
 	t.mu.Lock()
 	t.showPendingLocked()
+	t.question = nil
 	t.running = false
 	t.cancel = nil
 	done := t.done

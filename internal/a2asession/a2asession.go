@@ -16,7 +16,12 @@ import (
 func Factory(base setup.Options) a2a.NewSessionFunc {
 	base = withElicit(base)
 	return func(ctx context.Context, spec a2a.SessionSpec) (*agent.Session, func() error, error) {
-		a, err := setup.NewTask(ctx, base, setup.TaskSpec(spec))
+		o := base
+		if spec.Elicit != nil {
+			// The task asks its client (a2a/elicit.go).
+			o.Elicit = spec.Elicit
+		}
+		a, err := setup.NewTask(ctx, o, setup.TaskSpec{WorkDir: spec.WorkDir, SessionID: spec.SessionID, History: spec.History, ApprovalMode: spec.ApprovalMode})
 		if err != nil {
 			return nil, nil, err
 		}
