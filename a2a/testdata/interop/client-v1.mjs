@@ -1,0 +1,185 @@
+// Drives a Castor A2A server over A2A 1.0 with @a2a-js/sdk 1.x (installed
+// under the npm alias a2a-js-sdk-v1) the way a user of that client would,
+// and prints one JSON line per step for TestInteropA2AJSv1 to check.
+// Usage: node --input-type=module < client-v1.mjs  (args in INTEROP_* env)
+import { Role, taskStateToJSON } from "a2a-js-sdk-v1";
+import { ClientFactory, withA2AExtensions } from "a2a-js-sdk-v1/client";
+
+const base = process.env.INTEROP_URL;
+const ws = process.env.INTEROP_WORKSPACE;
+const hook = process.env.INTEROP_WEBHOOK;
+const ext = "https://github.com/google-gemini/gemini-cli/blob/main/docs/a2a/developer-profile/v0/spec.md";
+const out = (step, v) => console.log(JSON.stringify({ step, ...v }));
+// step runs one step and turns a thrown client error into a line the Go
+// test shows, so one failing call does not hide the steps after it.
+const step = async (name, fn) => {
+  try {
+    out(name, await fn());
+  } catch (e) {
+    out(name, { threw: `${e?.name ?? "Error"}: ${e?.message ?? e}` });
+  }
+};
+
+let n = 0;
+const msg = (parts, extra = {}) => ({
+  messageId: `interop-v1-${++n}`,
+  role: Role.ROLE_USER,
+  parts,
+  extensions: [],
+  referenceTaskIds: [],
+  ...extra,
+});
+const text = (t) => ({ content: { $case: "text", value: t } });
+const data = (d) => ({ content: { $case: "data", value: d } });
+const send = (message, configuration) => ({ message, ...(configuration ? { configuration } : {}) });
+const state = (s) => (s === undefined ? "" : taskStateToJSON(s));
+const collect = async (gen) => {
+  const evs = [];
+  for await (const ev of gen) evs.push(ev);
+  return evs;
+};
+// shape names each stream event as payload:state:kind, where kind is the
+// Gemini CLI event kind from either metadata spelling.
+const shape = (evs) =>
+  evs.map(({ payload }) => {
+    const v = payload?.value ?? {};
+    const k = v.metadata?.coderAgent?.kind ?? v.metadata?.[ext]?.kind ?? "";
+    return `${payload?.$case}:${state(v.status?.state)}:${k}`;
+  });
+const taskIdOf = (evs) => {
+  for (const { payload } of evs) {
+    if (payload?.$case === "task") return payload.value.id;
+    if (payload?.value?.taskId) return payload.value.taskId;
+  }
+  return "";
+};
+const callIdOf = (evs) => {
+  for (const { payload } of evs) {
+    for (const p of payload?.value?.status?.message?.parts ?? []) {
+      if (p.content?.$case !== "data") continue;
+      const d = p.content.value ?? {};
+      if (d.request?.callId) return d.request.callId;
+      if (d.tool_call_id) return d.tool_call_id;
+    }
+  }
+  return "";
+};
+const settings = { coderAgent: { kind: "agent-settings", workspacePath: ws } };
+
+// Discovery: the factory reads the agent card and picks the JSON-RPC
+// interface that speaks 1.0.
+const client = await new ClientFactory().createFromUrl(base);
+const card = await client.getAgentCard();
+out("card", {
+  protocolVersion: client.protocolVersion,
+  bindings: card.supportedInterfaces.map((i) => `${i.protocolBinding}/${i.protocolVersion}`),
+  streaming: card.capabilities?.streaming ?? false,
+  push: card.capabilities?.pushNotifications ?? false,
+  extension: (card.capabilities?.extensions ?? []).some((e) => e.uri === ext),
+});
+
+// Blocking send: the turn runs to its end before the answer comes back.
+let taskId = "";
+let contextId = "";
+await step("send", async () => {
+  const r = await client.sendMessage(send(msg([text("hello")], { metadata: settings })));
+  taskId = r.id ?? "";
+  contextId = r.contextId ?? "";
+  return { kind: "messageId" in r ? "message" : "task", state: state(r.status?.state), history: r.history?.length };
+});
+await step("get", async () => {
+  const t = await client.getTask({ id: taskId, historyLength: 1 });
+  return { state: state(t.status?.state), history: t.history.length, id: t.id === taskId };
+});
+
+// A follow-up on the same task, streamed.
+await step("stream", async () => {
+  const evs = await collect(client.sendMessageStream(send(msg([text("stream please")], { taskId }))));
+  return { shape: shape(evs), same: taskIdOf(evs) === taskId };
+});
+
+// write_file confirmation in Gemini CLI's coderAgent format.
+await step("confirm", async () => {
+  const w1 = await collect(client.sendMessageStream(send(msg([text("write it")], { metadata: settings }))));
+  const wTask = taskIdOf(w1);
+  const w2 = await collect(
+    client.sendMessageStream(send(msg([data({ callId: callIdOf(w1), outcome: "proceed_once" })], { taskId: wTask }))),
+  );
+  return { first: shape(w1), second: shape(w2) };
+});
+
+// The development-tool extension, activated with the A2A-Extensions header.
+const extOpts = { serviceParameters: {} };
+withA2AExtensions(ext)(extOpts.serviceParameters);
+await step("extension", async () => {
+  const e1 = await collect(
+    client.sendMessageStream(send(msg([text("write it")], { metadata: { [ext]: { workspace_path: ws } } })), extOpts),
+  );
+  const eTask = taskIdOf(e1);
+  const e2 = await collect(
+    client.sendMessageStream(
+      send(msg([data({ tool_call_id: callIdOf(e1), selected_option_id: "proceed_once" })], { taskId: eTask })),
+      extOpts,
+    ),
+  );
+  return { first: shape(e1), second: shape(e2) };
+});
+
+// ListTasks: every task so far, and the filter by context.
+await step("list", async () => {
+  const all = await client.listTasks({});
+  const ctx = await client.listTasks({ contextId });
+  return { all: all.tasks.length, context: ctx.tasks.map((t) => t.id === taskId), total: all.totalSize };
+});
+
+// Push notification configs: create, get, list, delete.
+await step("push", async () => {
+  const set = await client.createTaskPushNotificationConfig({ taskId, id: "hook", url: hook, token: "interop-token" });
+  const got = await client.getTaskPushNotificationConfig({ taskId, id: "hook" });
+  const list = await client.listTaskPushNotificationConfig({ taskId });
+  return { set: set.id, get: got.url === hook, token: got.token, list: list.configs.length };
+});
+await step("push-delete", async () => {
+  await client.deleteTaskPushNotificationConfig({ taskId, id: "hook" });
+  const list = await client.listTaskPushNotificationConfig({ taskId });
+  return { list: list.configs.length };
+});
+
+// Non-blocking send, subscribe, drop the stream, subscribe again, then
+// cancel: the second subscription sees the task end.
+let bgId = "";
+await step("subscribe", async () => {
+  const bg = await client.sendMessage(send(msg([text("long job")], { metadata: settings }), { returnImmediately: true }));
+  bgId = bg.id;
+  const first = client.resubscribeTask({ id: bgId });
+  const a = (await first.next()).value;
+  await first.return();
+  const again = client.resubscribeTask({ id: bgId });
+  const b = (await again.next()).value;
+  const cancelled = await client.cancelTask({ id: bgId });
+  const rest = await collect(again);
+  const after = await client.getTask({ id: bgId });
+  return {
+    sent: state(bg.status?.state),
+    first: a?.payload?.$case,
+    again: b?.payload?.$case,
+    cancel: state(cancelled.status?.state),
+    last: shape(rest).at(-1),
+    after: state(after.status?.state),
+  };
+});
+
+// Errors come back as the SDK's typed errors.
+const errName = async (fn) => {
+  try {
+    await fn();
+    return "none";
+  } catch (e) {
+    return e?.name ?? String(e);
+  }
+};
+await step("errors", async () => ({
+  get: await errName(() => client.getTask({ id: "no-such-task" })),
+  cancel: await errName(() => client.cancelTask({ id: "no-such-task" })),
+  cancelDone: await errName(() => client.cancelTask({ id: bgId })),
+}));
