@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# bench/tck.sh — run the A2A TCK (github.com/a2aproject/a2a-tck) against
+# castor a2a-server, on a development machine (CI cannot fetch the TCK).
+#
+# Usage: bench/tck.sh [-k] [-v] TCK_DIR [CATEGORY] [-- pytest args...]
+#
+# TCK_DIR is a checkout of a2a-tck. The script tells the two lines apart:
+#   - branch 0.3.x (A2A 0.3, tests/mandatory/): CATEGORY is mandatory
+#     (the default), capabilities, quality or features;
+#   - branch 1.0-dev (A2A 1.0, tests/compatibility/): CATEGORY is
+#     mandatory (the default: the MUST-level tests, as `run_tck.py --level
+#     must`), should, may or all.
+#   -k  keep the temporary directory (binaries, logs, JUnit XML)
+#   -v  verbose pytest output (one line per test)
+#
+# It builds castor and internal/fakegemini/cmd/fakegemini into a temporary
+# directory, starts fakegemini on a script of plain text replies (each turn
+# ends in input-required, the non-terminal state the TCK expects of a
+# message/send answer), starts `castor a2a-server --port 0 --memory-store`
+# on 127.0.0.1 with HOME, the workspace and the store in the temporary
+# directory, runs the category's tests with pytest and prints the
+# pass/fail/skip counts and the failing tests. The exit status is pytest's
+# (0 when every selected test passed).
+#
+# Python: the TCK's dependencies from Debian apt, run with /usr/bin/python3
+# (see /work/shared/reference/conformance.md §A.8):
+#   apt-get install python3-pytest python3-pytest-asyncio python3-httpx \
+#     python3-requests python3-responses python3-jsonschema python3-yaml \
+#     python3-dotenv python3-grpcio python3-protobuf python3-jinja2
+# Environment: PYTHON (default /usr/bin/python3), TCK_STREAMING_TIMEOUT
+# (the TCK's, default 2.0), REPLIES (text replies scripted, default 2000),
+# GOFLAGS (passed to go build).
+set -euo pipefail
+export LC_ALL=C
+
+KEEP=0
+VERBOSE=0
+while getopts "kvh" opt; do
+	case $opt in
+	k) KEEP=1 ;;
+	v) VERBOSE=1 ;;
+	*)
+		sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'
+		exit 2
+		;;
+	esac
+done
+shift $((OPTIND - 1))
+die() {
+	echo "tck.sh: $*" >&2
+	exit 1
+}
+(($# >= 1)) || die "usage: bench/tck.sh [-k] [-v] TCK_DIR [CATEGORY] [-- pytest args...]"
+TCK=$(cd "$1" && pwd) || die "$1: no such directory"
+shift
+CATEGORY=mandatory
+if (($# >= 1)) && [[ $1 != -- ]]; then
+	CATEGORY=$1
+	shift
+fi
+[[ ${1:-} == -- ]] && shift
+PYTHON=${PYTHON:-/usr/bin/python3}
+REPLIES=${REPLIES:-2000}
+
+# Which TCK line, and the pytest selection for the category.
+declare -a SELECT
+if [[ -d $TCK/tests/compatibility ]]; then
+	LINE=1.0
+	case $CATEGORY in
+	mandatory | must) SELECT=(tests/compatibility/ -m must) ;;
+	should | may) SELECT=(tests/compatibility/ -m "$CATEGORY") ;;
+	all) SELECT=(tests/compatibility/) ;;
+	*) die "category $CATEGORY: the 1.0 TCK has mandatory, should, may and all" ;;
+	esac
+elif [[ -d $TCK/tests/mandatory ]]; then
+	LINE=0.3
+	case $CATEGORY in
+	mandatory) SELECT=(tests/mandatory/ -m "mandatory_jsonrpc or mandatory_protocol") ;;
+	capabilities) SELECT=(tests/optional/capabilities/) ;;
+	quality) SELECT=(tests/optional/quality/) ;;
+	features) SELECT=(tests/optional/features/) ;;
+	*) die "category $CATEGORY: the 0.3 TCK has mandatory, capabilities, quality and features" ;;
+	esac
+else
+	die "$TCK is not an a2a-tck checkout (no tests/mandatory or tests/compatibility)"
+fi
+"$PYTHON" -c 'import pytest, pytest_asyncio, httpx' 2>/dev/null ||
+	die "$PYTHON lacks pytest, pytest-asyncio or httpx (install the Debian packages listed in bench/tck.sh -h)"
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/castor-tck.XXXXXX")
+BIN=$TMP/bin
+mkdir -p "$BIN" "$TMP/home" "$TMP/ws" "$TMP/logs"
+PIDS=()
+cleanup() {
+	for p in "${PIDS[@]}"; do
+		kill "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	done
+	if ((KEEP)); then
+		echo "kept $TMP"
+	else
+		rm -rf "$TMP"
+	fi
+}
+trap cleanup EXIT
+
+echo "building castor and fakegemini into $BIN ..."
+(cd "$ROOT" && go build -o "$BIN/castor" ./cmd/castor) || die "go build ./cmd/castor failed"
+(cd "$ROOT" && go build -o "$BIN/fakegemini" ./internal/fakegemini/cmd/fakegemini) || die "go build fakegemini failed"
+
+# One streamed text reply per model call; the TCK makes a few hundred turns
+# at most, and a turn the fake cannot answer would fail its task.
+for ((i = 0; i < REPLIES; i++)); do
+	printf '{"method":"generateContentStream","response":[{"candidates":[{"content":{"role":"model","parts":[{"text":"TCK reply %d."}]},"index":0,"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":10,"candidatesTokenCount":3,"totalTokenCount":13}}]}\n' "$i"
+done >"$TMP/script.jsonl"
+
+# first_url waits for a process to print its URL on stdout.
+first_url() {
+	local file=$1 what=$2
+	for _ in $(seq 100); do
+		if grep -qo 'http://[^ ]*' "$file" 2>/dev/null; then
+			grep -o 'http://[^ ]*' "$file" | head -1
+			return
+		fi
+		sleep 0.1
+	done
+	die "$what printed no URL (logs in $TMP/logs; rerun with -k to keep them)"
+}
+
+"$BIN/fakegemini" "$TMP/script.jsonl" >"$TMP/logs/fake.out" 2>"$TMP/logs/fake.err" &
+PIDS+=($!)
+FAKE=$(first_url "$TMP/logs/fake.out" fakegemini)
+
+(cd "$TMP/ws" && exec env -i HOME="$TMP/home" PATH="$PATH" GEMINI_API_KEY=tck-key \
+	GOOGLE_GEMINI_BASE_URL="$FAKE" GEMINI_CLI_TRUST_WORKSPACE=true \
+	"$BIN/castor" a2a-server --host 127.0.0.1 --port 0 --memory-store \
+	--workspace "$TMP/ws" --allowed-root "$TMP" >"$TMP/logs/castor.out" 2>"$TMP/logs/castor.err") &
+PIDS+=($!)
+SUT=$(first_url "$TMP/logs/castor.out" "castor a2a-server")
+SUT=${SUT%/}
+echo "castor a2a-server at $SUT (fake model at $FAKE); TCK $LINE $(git -C "$TCK" describe --all --always 2>/dev/null || true) $(git -C "$TCK" rev-parse --short HEAD 2>/dev/null || true), category $CATEGORY"
+
+declare -a ARGS=(-p no:cacheprovider --tb=short -rfE "--junitxml=$TMP/junit.xml")
+((VERBOSE)) && ARGS+=(-v) || ARGS+=(-q)
+if [[ $LINE == 1.0 ]]; then
+	# The 1.0 line asks for pytest 8; Debian 12 has 7.2, which runs it.
+	ARGS+=("--sut-host=$SUT" -o minversion=7.0)
+else
+	ARGS+=("--sut-url=$SUT" --test-scope=all)
+fi
+rc=0
+(cd "$TCK" && TCK_STREAMING_TIMEOUT=${TCK_STREAMING_TIMEOUT:-2.0} "$PYTHON" -m pytest "${SELECT[@]}" "${ARGS[@]}" "$@") || rc=$?
+
+# Counts from the JUnit XML, whatever pytest's summary line says.
+"$PYTHON" - "$TMP/junit.xml" "$LINE" "$CATEGORY" <<'EOF' || true
+import sys, xml.etree.ElementTree as ET
+path, line, cat = sys.argv[1:4]
+try:
+    root = ET.parse(path).getroot()
+except Exception as e:
+    print(f"no JUnit report: {e}")
+    sys.exit(0)
+n = {"passed": 0, "failed": 0, "error": 0, "skipped": 0}
+bad = []
+for tc in root.iter("testcase"):
+    kind = "passed"
+    for child in tc:
+        if child.tag in ("failure", "error", "skipped"):
+            kind = {"failure": "failed"}.get(child.tag, child.tag)
+            break
+    n[kind] += 1
+    if kind in ("failed", "error"):
+        bad.append(f"  {kind}: {tc.get('classname')}::{tc.get('name')}")
+print(f"TCK {line} {cat}: {n['passed']} passed, {n['failed']} failed, {n['error']} errors, {n['skipped']} skipped (xfail counts as skipped)")
+print("\n".join(bad))
+EOF
+exit "$rc"
