@@ -107,10 +107,11 @@ func extensionFor(uri string) (ours, compatible bool) {
 	return true, extensionVersion.satisfies(want)
 }
 
-// requestedExtensions splits the X-A2A-Extensions header(s).
+// requestedExtensions splits the X-A2A-Extensions (0.3) and
+// A2A-Extensions (1.0) headers.
 func requestedExtensions(h http.Header) []string {
 	var out []string
-	for _, v := range h.Values(extensionHeader) {
+	for _, v := range append(h.Values(extensionHeader), h.Values("A2A-Extensions")...) {
 		for _, u := range strings.Split(v, ",") {
 			if u = strings.TrimSpace(u); u != "" {
 				out = append(out, u)

@@ -24,6 +24,9 @@ const (
 	CodeContentTypeNotSupported      = -32005
 	CodeInvalidAgentResponse         = -32006
 	CodeExtendedCardNotConfigured    = -32007
+	// CodeVersionNotSupported answers an A2A-Version header naming a
+	// version this server does not speak (A2A 1.0).
+	CodeVersionNotSupported = -32009
 )
 
 // Error is a JSON-RPC error object.

@@ -1,8 +1,10 @@
 package a2a
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -61,6 +63,15 @@ func (s *Server) handleRPC(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, http.StatusServiceUnavailable, req.ID, errBusy("the server is shutting down"))
 		return
 	}
+	switch v, ok := protocolOf(r.Header, req.Method); {
+	case !ok:
+		writeRPCError(w, http.StatusOK, req.ID, rpcError(CodeVersionNotSupported, "A2A version %q is not supported; this server speaks 0.3 and 1.0", v))
+		return
+	case v == "1.0":
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		s.v1rpc.ServeHTTP(v1Writer(w, r), r)
+		return
+	}
 	var result any
 	var e *Error
 	switch req.Method {
@@ -78,12 +89,18 @@ func (s *Server) handleRPC(w http.ResponseWriter, r *http.Request) {
 		result, e = s.rpcCancel(r.Context(), req)
 	case methodPushSet:
 		result, e = s.rpcPushSet(r.Context(), req)
-	case methodPushGet:
-		result, e = s.rpcPushGet(r.Context(), req)
-	case methodPushList:
-		result, e = s.rpcPushList(r.Context(), req)
-	case methodPushDelete:
-		e = s.rpcPushDelete(r.Context(), req)
+	case methodPushGet, methodPushList, methodPushDelete:
+		var p *pushConfigParams
+		if p, e = s.pushParams(r.Context(), req); e == nil {
+			switch req.Method {
+			case methodPushGet:
+				result, e = s.pushGet(r.Context(), p.ID, p.PushNotificationConfigID)
+			case methodPushList:
+				result, e = s.pushList(r.Context(), p.ID)
+			default:
+				e = s.pushDelete(r.Context(), p.ID, p.PushNotificationConfigID)
+			}
+		}
 	case methodExtendedCard:
 		e = rpcError(CodeExtendedCardNotConfigured, "Authenticated Extended Card is not configured")
 	case methodCommandsGet:
@@ -318,15 +335,22 @@ func (s *Server) rpcSend(w http.ResponseWriter, r *http.Request, req *rpcRequest
 	if e != nil {
 		return nil, e
 	}
-	sub := newSubscriber()
-	t, ext, e := s.begin(r.Context(), r.Header, p, sub)
-	if e != nil {
-		return nil, e
-	}
-	defer t.unsubscribe(sub)
+	t, ext, e := s.send(r.Context(), r.Header, p)
 	if ext {
 		w.Header().Set(extensionHeader, ExtensionURI)
 	}
+	return t, e
+}
+
+// send runs a message; unless the client asked not to block, it waits
+// for the turn's end (or Limits.RequestTimeout) and returns the task.
+func (s *Server) send(ctx context.Context, h http.Header, p *MessageSendParams) (*Task, bool, *Error) {
+	sub := newSubscriber()
+	t, ext, e := s.begin(ctx, h, p, sub)
+	if e != nil {
+		return nil, false, e
+	}
+	defer t.unsubscribe(sub)
 	var hl *int
 	if p.Configuration != nil {
 		hl = p.Configuration.HistoryLength
@@ -338,9 +362,9 @@ func (s *Server) rpcSend(w http.ResponseWriter, r *http.Request, req *rpcRequest
 	loop:
 		for {
 			select {
-			case <-r.Context().Done():
+			case <-ctx.Done():
 				s.clientLeft(t, sub)
-				return nil, rpcError(CodeInternalError, "request cancelled")
+				return nil, ext, rpcError(CodeInternalError, "request cancelled")
 			case <-wait.C:
 				// The task goes on; the client polls it with tasks/get.
 				break loop
@@ -354,7 +378,7 @@ func (s *Server) rpcSend(w http.ResponseWriter, r *http.Request, req *rpcRequest
 			}
 		}
 	}
-	return t.snapshot(hl), nil
+	return t.snapshot(hl), ext, nil
 }
 
 func (s *Server) rpcGet(ctx context.Context, req *rpcRequest) (any, *Error) {
@@ -362,17 +386,42 @@ func (s *Server) rpcGet(ctx context.Context, req *rpcRequest) (any, *Error) {
 	if e := decodeParams(req.Params, &p); e != nil {
 		return nil, e
 	}
-	if p.ID == "" {
+	return s.getTask(ctx, p.ID, p.HistoryLength)
+}
+
+func (s *Server) getTask(ctx context.Context, id string, historyLength *int) (*Task, *Error) {
+	if id == "" {
 		return nil, errInvalidParams("id is required.")
 	}
-	if p.HistoryLength != nil && *p.HistoryLength < 0 {
+	if historyLength != nil && *historyLength < 0 {
 		return nil, errInvalidParams("historyLength must not be negative.")
 	}
-	t, err := s.lookupTask(ctx, p.ID)
+	t, err := s.lookupTask(ctx, id)
 	if err != nil {
 		return nil, asRPCError(err)
 	}
-	return t.snapshot(p.HistoryLength), nil
+	return t.snapshot(historyLength), nil
+}
+
+// allTasks returns every task, in memory or stored, as tasks/get shows
+// it.
+func (s *Server) allTasks(ctx context.Context, historyLength *int) []*Task {
+	var out []*Task
+	seen := map[string]bool{}
+	for _, t := range s.liveTasks() {
+		seen[t.id] = true
+		out = append(out, t.snapshot(historyLength))
+	}
+	ids, _ := s.store.List(ctx)
+	for _, id := range ids {
+		if seen[id] {
+			continue
+		}
+		if st, err := s.store.Load(ctx, id); err == nil {
+			out = append(out, s.restore(st).snapshot(historyLength))
+		}
+	}
+	return out
 }
 
 func (s *Server) rpcCancel(ctx context.Context, req *rpcRequest) (any, *Error) {
@@ -380,10 +429,14 @@ func (s *Server) rpcCancel(ctx context.Context, req *rpcRequest) (any, *Error) {
 	if e := decodeParams(req.Params, &p); e != nil {
 		return nil, e
 	}
-	if p.ID == "" {
+	return s.cancel(ctx, p.ID)
+}
+
+func (s *Server) cancel(ctx context.Context, id string) (*Task, *Error) {
+	if id == "" {
 		return nil, errInvalidParams("id is required.")
 	}
-	t, err := s.lookupTask(ctx, p.ID)
+	t, err := s.lookupTask(ctx, id)
 	if err != nil {
 		return nil, asRPCError(err)
 	}
@@ -443,38 +496,56 @@ func (s *Server) rpcResubscribe(w http.ResponseWriter, r *http.Request, req *rpc
 		streamError(w, req.ID, e)
 		return
 	}
-	if p.ID == "" {
-		streamError(w, req.ID, errInvalidParams("id is required."))
+	t, sub, snap, e := s.subscribe(r.Context(), p.ID)
+	if e != nil {
+		if e.Code == CodeInternalError {
+			writeRPCError(w, http.StatusTooManyRequests, req.ID, e)
+			return
+		}
+		streamError(w, req.ID, e)
 		return
 	}
-	t, err := s.lookupTask(r.Context(), p.ID)
-	if err != nil {
-		streamError(w, req.ID, asRPCError(err))
-		return
+	if sub != nil {
+		defer s.streams.Add(-1)
+		defer t.unsubscribe(sub)
 	}
-	if !s.acquireStream() {
-		writeRPCError(w, http.StatusTooManyRequests, req.ID, errBusy("too many open streams"))
-		return
-	}
-	defer s.streams.Add(-1)
 	ext := activated(r.Header, p.Metadata)
-	sub := newSubscriber()
-	t.mu.Lock()
-	running := t.running
-	if running {
-		t.subs[sub] = struct{}{}
-	}
-	snap := t.snapshotLocked(nil)
-	t.mu.Unlock()
-	defer t.unsubscribe(sub)
 	if ext {
 		w.Header().Set(extensionHeader, ExtensionURI)
 	}
 	sw := newSSEWriter(w, req.ID)
-	if sw.event(snap) != nil || !running {
+	if sw.event(snap) != nil || sub == nil {
 		return
 	}
 	s.pump(r.Context(), t, sub, sw, newRenderer(ext, t.id, t.contextID))
+}
+
+// subscribe finds a task and, when a turn runs, subscribes to it (sub
+// is then non-nil, and holds a stream slot the caller gives back).
+func (s *Server) subscribe(ctx context.Context, id string) (*task, *subscriber, *Task, *Error) {
+	if id == "" {
+		return nil, nil, nil, errInvalidParams("id is required.")
+	}
+	t, err := s.lookupTask(ctx, id)
+	if err != nil {
+		return nil, nil, nil, asRPCError(err)
+	}
+	if !s.acquireStream() {
+		return nil, nil, nil, errBusy("too many open streams")
+	}
+	sub := newSubscriber()
+	t.mu.Lock()
+	if t.running {
+		t.subs[sub] = struct{}{}
+	} else {
+		sub = nil
+	}
+	snap := t.snapshotLocked(nil)
+	t.mu.Unlock()
+	if sub == nil {
+		s.streams.Add(-1)
+	}
+	return t, sub, snap, nil
 }
 
 // setPush stores a webhook for a task.
@@ -506,67 +577,75 @@ func (s *Server) rpcPushSet(ctx context.Context, req *rpcRequest) (any, *Error) 
 	if e := decodeParams(req.Params, &p); e != nil {
 		return nil, e
 	}
-	if p.TaskID == "" {
+	return s.pushSet(ctx, p.TaskID, p.PushNotificationConfig)
+}
+
+func (s *Server) pushSet(ctx context.Context, taskID string, c PushNotificationConfig) (*TaskPushNotificationConfig, *Error) {
+	if taskID == "" {
 		return nil, errInvalidParams("taskId is required.")
 	}
-	t, err := s.lookupTask(ctx, p.TaskID)
+	t, err := s.lookupTask(ctx, taskID)
 	if err != nil {
 		return nil, asRPCError(err)
 	}
-	if e := s.setPush(t, p.PushNotificationConfig); e != nil {
+	if e := s.setPush(t, c); e != nil {
 		return nil, e
 	}
 	s.save(t)
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for _, c := range t.push {
-		if c.ID == p.PushNotificationConfig.ID || (p.PushNotificationConfig.ID == "" && c.ID == t.id) {
-			return &TaskPushNotificationConfig{TaskID: t.id, PushNotificationConfig: c}, nil
+	for _, pc := range t.push {
+		if pc.ID == c.ID || (c.ID == "" && pc.ID == t.id) {
+			return &TaskPushNotificationConfig{TaskID: t.id, PushNotificationConfig: pc}, nil
 		}
 	}
 	return nil, rpcError(CodeInternalError, "push notification config was not stored")
 }
 
-func (s *Server) pushParams(ctx context.Context, req *rpcRequest) (*task, *pushConfigParams, *Error) {
+func (s *Server) pushParams(ctx context.Context, req *rpcRequest) (*pushConfigParams, *Error) {
 	var p pushConfigParams
 	if e := decodeParams(req.Params, &p); e != nil {
-		return nil, nil, e
+		return nil, e
 	}
-	if p.ID == "" {
-		return nil, nil, errInvalidParams("id is required.")
-	}
-	t, err := s.lookupTask(ctx, p.ID)
-	if err != nil {
-		return nil, nil, asRPCError(err)
-	}
-	return t, &p, nil
+	return &p, nil
 }
 
-func (s *Server) rpcPushGet(ctx context.Context, req *rpcRequest) (any, *Error) {
-	t, p, e := s.pushParams(ctx, req)
+func (s *Server) pushTask(ctx context.Context, id string) (*task, *Error) {
+	if id == "" {
+		return nil, errInvalidParams("id is required.")
+	}
+	t, err := s.lookupTask(ctx, id)
+	if err != nil {
+		return nil, asRPCError(err)
+	}
+	return t, nil
+}
+
+func (s *Server) pushGet(ctx context.Context, taskID, id string) (*TaskPushNotificationConfig, *Error) {
+	t, e := s.pushTask(ctx, taskID)
 	if e != nil {
 		return nil, e
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, c := range t.push {
-		if c.ID == p.PushNotificationConfigID {
+		if c.ID == id {
 			return &TaskPushNotificationConfig{TaskID: t.id, PushNotificationConfig: c}, nil
 		}
 	}
 	// A client that set one unnamed config asks for it as "default", by
 	// the task id, or with no id at all.
 	if len(t.push) == 1 {
-		switch p.PushNotificationConfigID {
+		switch id {
 		case "", "default", t.id:
 			return &TaskPushNotificationConfig{TaskID: t.id, PushNotificationConfig: t.push[0]}, nil
 		}
 	}
-	return nil, errInvalidParams("push notification config %q not found for task %s", p.PushNotificationConfigID, t.id)
+	return nil, errInvalidParams("push notification config %q not found for task %s", id, t.id)
 }
 
-func (s *Server) rpcPushList(ctx context.Context, req *rpcRequest) (any, *Error) {
-	t, _, e := s.pushParams(ctx, req)
+func (s *Server) pushList(ctx context.Context, taskID string) ([]TaskPushNotificationConfig, *Error) {
+	t, e := s.pushTask(ctx, taskID)
 	if e != nil {
 		return nil, e
 	}
@@ -579,19 +658,19 @@ func (s *Server) rpcPushList(ctx context.Context, req *rpcRequest) (any, *Error)
 	return out, nil
 }
 
-func (s *Server) rpcPushDelete(ctx context.Context, req *rpcRequest) *Error {
-	t, p, e := s.pushParams(ctx, req)
+func (s *Server) pushDelete(ctx context.Context, taskID, id string) *Error {
+	t, e := s.pushTask(ctx, taskID)
 	if e != nil {
 		return e
 	}
-	if p.PushNotificationConfigID == "" {
+	if id == "" {
 		return errInvalidParams("pushNotificationConfigId is required.")
 	}
 	t.mu.Lock()
 	kept := t.push[:0]
 	found := false
 	for _, c := range t.push {
-		if c.ID == p.PushNotificationConfigID {
+		if c.ID == id {
 			found = true
 			continue
 		}
@@ -600,7 +679,7 @@ func (s *Server) rpcPushDelete(ctx context.Context, req *rpcRequest) *Error {
 	t.push = kept
 	t.mu.Unlock()
 	if !found {
-		return errInvalidParams("push notification config %q not found for task %s", p.PushNotificationConfigID, t.id)
+		return errInvalidParams("push notification config %q not found for task %s", id, t.id)
 	}
 	s.save(t)
 	return nil

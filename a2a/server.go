@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"google.golang.org/genai"
 
 	"github.com/castor-dev/castor/agent"
@@ -163,6 +164,8 @@ type Server struct {
 	now      func() time.Time
 	push     *http.Client
 	tokenSum [32]byte
+	// v1rpc and v1rest serve A2A 1.0 (a2a-go's transports over handler).
+	v1rpc, v1rest http.Handler
 
 	mu    sync.Mutex
 	tasks map[string]*task
@@ -239,6 +242,9 @@ func NewServer(cfg Config) (*Server, error) {
 		s.tokenSum = sha256.Sum256([]byte(cfg.AuthToken))
 	}
 	s.base, s.stop = context.WithCancelCause(context.Background())
+	keep := a2asrv.WithTransportKeepAlive(cfg.Limits.KeepAlive)
+	s.v1rpc = a2asrv.NewJSONRPCHandler(handler{s}, keep)
+	s.v1rest = a2asrv.NewRESTHandler(handler{s}, keep)
 	s.routes()
 	go s.evictLoop()
 	s.wg.Add(1)
@@ -348,6 +354,7 @@ func (s *Server) routes() {
 	m.Handle("POST /tasks/{id}/execute", s.guard(http.HandlerFunc(s.handleExecuteREST)))
 	m.Handle("GET /listCommands", s.guard(http.HandlerFunc(s.handleListCommands)))
 	m.Handle("POST /executeCommand", s.guard(http.HandlerFunc(s.handleExecuteCommand)))
+	m.Handle(v1RESTPrefix+"/", s.guard(http.HandlerFunc(s.serveV1REST)))
 	s.mux = m
 }
 
@@ -674,6 +681,14 @@ func (s *Server) AgentCard(url string) map[string]any {
 			"outputModes": []string{"text"},
 		}},
 		"supportsAuthenticatedExtendedCard": false,
+		// A2A 1.0 clients read supportedInterfaces (0.3 ones url and
+		// preferredTransport): JSON-RPC at the same URL for both versions,
+		// and 1.0's HTTP+JSON binding under /a2a.
+		"supportedInterfaces": []any{
+			map[string]any{"url": url, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+			map[string]any{"url": strings.TrimSuffix(url, "/") + v1RESTPrefix, "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"},
+			map[string]any{"url": url, "protocolBinding": "JSONRPC", "protocolVersion": ProtocolVersion},
+		},
 	}
 	if s.cfg.AuthToken != "" {
 		card["securitySchemes"] = map[string]any{"bearerAuth": map[string]any{"type": "http", "scheme": "bearer"}}

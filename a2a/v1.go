@@ -1,0 +1,418 @@
+package a2a
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"iter"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+
+	legacy "github.com/a2aproject/a2a-go/a2a"
+	v1 "github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
+)
+
+// handler serves A2A 1.0 through a2a-go's transports (a2asrv's JSON-RPC
+// and HTTP+JSON bindings) over the same tasks, store and turn lifecycle
+// as the 0.3 wire: a task started in one version is read and continued
+// in the other. It converts at the edge, through the 0.3 JSON shape that
+// the tasks keep and a2av0's conversions; a2a-go's own executor and task
+// store are not used, since the task lifecycle (sessions per task,
+// durable confirmations, the turn queue, retention) is the server's.
+type handler struct{ s *Server }
+
+var _ a2asrv.RequestHandler = handler{}
+
+// v1Errors maps JSON-RPC codes to a2a-go's errors, which its transports
+// turn back into the same codes (and REST statuses).
+var v1Errors = map[int]error{
+	CodeParseError: v1.ErrParseError, CodeInvalidRequest: v1.ErrInvalidRequest,
+	CodeMethodNotFound: v1.ErrMethodNotFound, CodeInvalidParams: v1.ErrInvalidParams,
+	CodeInternalError: v1.ErrInternalError, CodeTaskNotFound: v1.ErrTaskNotFound,
+	CodeTaskNotCancelable: v1.ErrTaskNotCancelable, CodePushNotificationNotSupported: v1.ErrPushNotificationNotSupported,
+	CodeUnsupportedOperation: v1.ErrUnsupportedOperation, CodeContentTypeNotSupported: v1.ErrUnsupportedContentType,
+	CodeInvalidAgentResponse: v1.ErrInvalidAgentResponse, CodeExtendedCardNotConfigured: v1.ErrExtendedCardNotConfigured,
+}
+
+// v1Error turns our error into a2a-go's, keeping code and message.
+func v1Error(e *Error) error {
+	if e == nil {
+		return nil
+	}
+	err := v1.NewError(v1Errors[e.Code], e.Message)
+	if err.Err == nil {
+		err.Err = v1.ErrInternalError
+	}
+	if d, ok := e.Data.(map[string]any); ok {
+		err.Details = d
+	}
+	return err
+}
+
+// convert re-reads v (one of our 0.3 objects or an a2a-go legacy one) as
+// T through its JSON, which is the same in both.
+func convert[T any](v any) (*T, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	out := new(T)
+	if err := json.Unmarshal(b, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// toV1 converts one of our 0.3 events to its 1.0 form.
+func toV1(ev any) (v1.Event, error) {
+	switch ev := ev.(type) {
+	case *Task:
+		t, err := convert[legacy.Task](ev)
+		if err != nil {
+			return nil, err
+		}
+		return a2av0.ToV1Task(t)
+	case *StatusUpdateEvent:
+		e, err := convert[legacy.TaskStatusUpdateEvent](ev)
+		if err != nil {
+			return nil, err
+		}
+		return a2av0.ToV1TaskStatusUpdateEvent(e)
+	case *ArtifactUpdateEvent:
+		e, err := convert[legacy.TaskArtifactUpdateEvent](ev)
+		if err != nil {
+			return nil, err
+		}
+		return a2av0.ToV1TaskArtifactUpdateEvent(e)
+	}
+	return nil, errors.New("a2a: unknown event type")
+}
+
+func toV1Task(t *Task) (*v1.Task, error) {
+	ev, err := toV1(t)
+	if err != nil {
+		return nil, err
+	}
+	return ev.(*v1.Task), nil
+}
+
+// callHeader rebuilds the request headers a2a-go's transport read, which
+// activate the development-tool extension.
+func callHeader(ctx context.Context) http.Header {
+	h := http.Header{}
+	if cc, ok := a2asrv.CallContextFrom(ctx); ok {
+		for k, v := range cc.ServiceParams().List() {
+			h[http.CanonicalHeaderKey(k)] = v
+		}
+	}
+	return h
+}
+
+// sendParams reads a 1.0 request as message/send params, checked as 0.3's.
+func sendParams(req *v1.SendMessageRequest) (*MessageSendParams, *Error) {
+	if req == nil || req.Message == nil {
+		return nil, errInvalidParams("message is required.")
+	}
+	raw, err := json.Marshal(a2av0.FromV1SendMessageRequest(req))
+	if err != nil {
+		return nil, errInvalidParams("Invalid parameters: %v", err)
+	}
+	return decodeSendParams(raw)
+}
+
+// SendMessage implements a2asrv.RequestHandler.
+func (h handler) SendMessage(ctx context.Context, req *v1.SendMessageRequest) (v1.SendMessageResult, error) {
+	p, e := sendParams(req)
+	if e != nil {
+		return nil, v1Error(e)
+	}
+	t, _, e := h.s.send(ctx, callHeader(ctx), p)
+	if e != nil {
+		return nil, v1Error(e)
+	}
+	return toV1Task(t)
+}
+
+// SendStreamingMessage implements a2asrv.RequestHandler.
+func (h handler) SendStreamingMessage(ctx context.Context, req *v1.SendMessageRequest) iter.Seq2[v1.Event, error] {
+	return func(yield func(v1.Event, error) bool) {
+		p, e := sendParams(req)
+		if e != nil {
+			yield(nil, v1Error(e))
+			return
+		}
+		if !h.s.acquireStream() {
+			yield(nil, v1Error(errBusy("too many open streams")))
+			return
+		}
+		defer h.s.streams.Add(-1)
+		sub := newSubscriber()
+		t, ext, e := h.s.begin(ctx, callHeader(ctx), p, sub)
+		if e != nil {
+			yield(nil, v1Error(e))
+			return
+		}
+		defer t.unsubscribe(sub)
+		h.s.yieldUpdates(ctx, t, sub, newRenderer(ext, t.id, t.contextID), yield)
+	}
+}
+
+// yieldUpdates passes a subscriber's updates, as 1.0 events, to yield
+// until the final one or the client leaves (see pump).
+func (s *Server) yieldUpdates(ctx context.Context, t *task, sub *subscriber, rend *renderer, yield func(v1.Event, error) bool) {
+	for {
+		select {
+		case <-ctx.Done():
+			s.clientLeft(t, sub)
+			return
+		case <-sub.ready:
+		}
+		ups, dropped := sub.take()
+		for _, u := range ups {
+			for _, ev := range rend.render(u) {
+				v, err := toV1(ev)
+				if err != nil || !yield(v, err) {
+					s.clientLeft(t, sub)
+					return
+				}
+			}
+			if u.final {
+				return
+			}
+		}
+		if dropped {
+			yield(nil, v1Error(rpcError(CodeInternalError, "the stream fell too far behind; use SubscribeToTask")))
+			return
+		}
+	}
+}
+
+// GetTask implements a2asrv.RequestHandler.
+func (h handler) GetTask(ctx context.Context, req *v1.GetTaskRequest) (*v1.Task, error) {
+	t, e := h.s.getTask(ctx, string(req.ID), req.HistoryLength)
+	if e != nil {
+		return nil, v1Error(e)
+	}
+	return toV1Task(t)
+}
+
+// ListTasks implements a2asrv.RequestHandler: the tasks in memory and in
+// the store, newest activity first, filtered and paged as asked. The
+// page token is the offset of the page's first task.
+func (h handler) ListTasks(ctx context.Context, req *v1.ListTasksRequest) (*v1.ListTasksResponse, error) {
+	if req.HistoryLength != nil && *req.HistoryLength < 0 {
+		return nil, v1Error(errInvalidParams("historyLength must not be negative."))
+	}
+	size := req.PageSize
+	if size <= 0 || size > 100 {
+		size = 50
+	}
+	from := 0
+	if req.PageToken != "" {
+		n, err := strconv.Atoi(req.PageToken)
+		if err != nil || n < 0 {
+			return nil, v1Error(errInvalidParams("invalid pageToken %q", req.PageToken))
+		}
+		from = n
+	}
+	var tasks []*v1.Task
+	for _, snap := range h.s.allTasks(ctx, req.HistoryLength) {
+		v, err := toV1Task(snap)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case req.ContextID != "" && v.ContextID != req.ContextID,
+			req.Status != "" && v.Status.State != req.Status,
+			req.StatusTimestampAfter != nil && (v.Status.Timestamp == nil || !v.Status.Timestamp.After(*req.StatusTimestampAfter)):
+			continue
+		}
+		if !req.IncludeArtifacts {
+			v.Artifacts = nil
+		}
+		tasks = append(tasks, v)
+	}
+	slices.SortStableFunc(tasks, func(a, b *v1.Task) int {
+		if a.Status.Timestamp == nil || b.Status.Timestamp == nil {
+			return 0
+		}
+		return b.Status.Timestamp.Compare(*a.Status.Timestamp)
+	})
+	out := &v1.ListTasksResponse{TotalSize: len(tasks), PageSize: size, Tasks: []*v1.Task{}}
+	if from < len(tasks) {
+		end := min(from+size, len(tasks))
+		out.Tasks = tasks[from:end]
+		if end < len(tasks) {
+			out.NextPageToken = strconv.Itoa(end)
+		}
+	}
+	return out, nil
+}
+
+// CancelTask implements a2asrv.RequestHandler.
+func (h handler) CancelTask(ctx context.Context, req *v1.CancelTaskRequest) (*v1.Task, error) {
+	t, e := h.s.cancel(ctx, string(req.ID))
+	if e != nil {
+		return nil, v1Error(e)
+	}
+	return toV1Task(t)
+}
+
+// SubscribeToTask implements a2asrv.RequestHandler: the task as it is,
+// then its running turn's events.
+func (h handler) SubscribeToTask(ctx context.Context, req *v1.SubscribeToTaskRequest) iter.Seq2[v1.Event, error] {
+	return func(yield func(v1.Event, error) bool) {
+		t, sub, snap, e := h.s.subscribe(ctx, string(req.ID))
+		if e != nil {
+			yield(nil, v1Error(e))
+			return
+		}
+		if sub != nil {
+			defer h.s.streams.Add(-1)
+			defer t.unsubscribe(sub)
+		}
+		v, err := toV1Task(snap)
+		if !yield(v, err) || err != nil || sub == nil {
+			return
+		}
+		h.s.yieldUpdates(ctx, t, sub, newRenderer(activated(callHeader(ctx)), t.id, t.contextID), yield)
+	}
+}
+
+func toV1Push(c *TaskPushNotificationConfig) *v1.PushConfig {
+	out := &v1.PushConfig{TaskID: v1.TaskID(c.TaskID), ID: c.PushNotificationConfig.ID, URL: c.PushNotificationConfig.URL, Token: c.PushNotificationConfig.Token}
+	if a := c.PushNotificationConfig.Authentication; a != nil && len(a.Schemes) > 0 {
+		out.Auth = &v1.PushAuthInfo{Scheme: a.Schemes[0], Credentials: a.Credentials}
+	}
+	return out
+}
+
+// CreateTaskPushConfig implements a2asrv.RequestHandler.
+func (h handler) CreateTaskPushConfig(ctx context.Context, req *v1.PushConfig) (*v1.PushConfig, error) {
+	c := PushNotificationConfig{ID: req.ID, URL: req.URL, Token: req.Token}
+	if req.Auth != nil {
+		c.Authentication = &PushNotificationAuthenticationInfo{Schemes: []string{req.Auth.Scheme}, Credentials: req.Auth.Credentials}
+	}
+	out, e := h.s.pushSet(ctx, string(req.TaskID), c)
+	if e != nil {
+		return nil, v1Error(e)
+	}
+	return toV1Push(out), nil
+}
+
+// GetTaskPushConfig implements a2asrv.RequestHandler.
+func (h handler) GetTaskPushConfig(ctx context.Context, req *v1.GetTaskPushConfigRequest) (*v1.PushConfig, error) {
+	out, e := h.s.pushGet(ctx, string(req.TaskID), req.ID)
+	if e != nil {
+		return nil, v1Error(e)
+	}
+	return toV1Push(out), nil
+}
+
+// ListTaskPushConfigs implements a2asrv.RequestHandler.
+func (h handler) ListTaskPushConfigs(ctx context.Context, req *v1.ListTaskPushConfigRequest) (*v1.ListTaskPushConfigResponse, error) {
+	cfgs, e := h.s.pushList(ctx, string(req.TaskID))
+	if e != nil {
+		return nil, v1Error(e)
+	}
+	out := &v1.ListTaskPushConfigResponse{Configs: []*v1.PushConfig{}}
+	for i := range cfgs {
+		out.Configs = append(out.Configs, toV1Push(&cfgs[i]))
+	}
+	return out, nil
+}
+
+// DeleteTaskPushConfig implements a2asrv.RequestHandler.
+func (h handler) DeleteTaskPushConfig(ctx context.Context, req *v1.DeleteTaskPushConfigRequest) error {
+	return v1Error(h.s.pushDelete(ctx, string(req.TaskID), req.ID))
+}
+
+// GetExtendedAgentCard implements a2asrv.RequestHandler: there is none.
+func (h handler) GetExtendedAgentCard(context.Context, *v1.GetExtendedAgentCardRequest) (*v1.AgentCard, error) {
+	return nil, v1Error(rpcError(CodeExtendedCardNotConfigured, "Authenticated Extended Card is not configured"))
+}
+
+// protocolOf says which A2A version a JSON-RPC request speaks: 1.0 when
+// its A2A-Version header says so or its method has 1.0's PascalCase name,
+// otherwise 0.3 (A2A 1.0: a request without the header is 0.3). ok is
+// false for a version this server does not speak.
+func protocolOf(h http.Header, method string) (string, bool) {
+	switch v := strings.TrimSpace(h.Get(v1.SvcParamVersion)); v {
+	case "1.0", "1":
+		return "1.0", true
+	case "0.3", "0.3.0":
+		return "0.3", true
+	case "":
+		if method != "" && unicode.IsUpper(rune(method[0])) {
+			return "1.0", true
+		}
+		return "0.3", true
+	default:
+		return v, false
+	}
+}
+
+// mediaType is A2A 1.0's media type, which a2a-go's transports do not
+// know: requests sent with it are read as application/json, and the
+// answer is labelled with it.
+const mediaType = "application/a2a+json"
+
+// v1Writer prepares a 1.0 request for a2a-go's transports: the 1.0 media
+// type is read as JSON and echoed, and the activated extension is
+// reported in the A2A-Extensions header.
+func v1Writer(w http.ResponseWriter, r *http.Request) http.ResponseWriter {
+	if activated(r.Header) {
+		w.Header().Set(v1.SvcParamExtensions, ExtensionURI)
+	}
+	if !strings.HasPrefix(r.Header.Get("Content-Type"), mediaType) {
+		return w
+	}
+	r.Header.Set("Content-Type", "application/json")
+	return &mediaWriter{w}
+}
+
+type mediaWriter struct{ http.ResponseWriter }
+
+func (m *mediaWriter) WriteHeader(code int) {
+	if h := m.Header(); strings.HasPrefix(h.Get("Content-Type"), "application/json") {
+		h.Set("Content-Type", mediaType)
+	}
+	m.ResponseWriter.WriteHeader(code)
+}
+
+func (m *mediaWriter) Write(b []byte) (int, error) {
+	if h := m.Header(); strings.HasPrefix(h.Get("Content-Type"), "application/json") {
+		h.Set("Content-Type", mediaType)
+	}
+	return m.ResponseWriter.Write(b)
+}
+
+func (m *mediaWriter) Flush() {
+	if f, ok := m.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (m *mediaWriter) Unwrap() http.ResponseWriter { return m.ResponseWriter }
+
+// serveV1REST serves the 1.0 HTTP+JSON binding under /a2a/ (Gemini CLI's
+// own routes hold /tasks).
+func (s *Server) serveV1REST(w http.ResponseWriter, r *http.Request) {
+	if s.closing.Load() {
+		restError(w, http.StatusServiceUnavailable, "the server is shutting down")
+		return
+	}
+	if v, ok := protocolOf(r.Header, ""); !ok {
+		restError(w, http.StatusBadRequest, "A2A version "+strconv.Quote(v)+" is not supported")
+		return
+	}
+	http.StripPrefix(v1RESTPrefix, s.v1rest).ServeHTTP(v1Writer(w, r), r)
+}
+
+// v1RESTPrefix is where the 1.0 HTTP+JSON binding is mounted.
+const v1RESTPrefix = "/a2a"
