@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/castor-dev/castor/internal/fakegemini"
 	"github.com/castor-dev/castor/internal/npmtest"
@@ -88,8 +89,8 @@ func stepStrings(v any) []string {
 // historyLength, SendStreamingMessage on a new and an existing task,
 // ListTasks, write_file confirmations in the coderAgent and the
 // development-tool extension formats, push config create/get/list/delete,
-// SubscribeToTask twice on a running task, CancelTask and the typed
-// errors.
+// SubscribeToTask twice on a running task, a webhook that hears of its
+// cancel, CancelTask and the typed errors.
 func TestInteropA2AJSv1(t *testing.T) {
 	node := npmtest.LookPath(t, "node")
 	dir := sdkV1Dir()
@@ -174,7 +175,8 @@ func TestInteropA2AJSv1(t *testing.T) {
 		if !slices.Contains(first, "statusUpdate:TASK_STATE_WORKING:"+c.confirm) {
 			t.Errorf("%s: first stream %v has no %s", c.step, first, c.confirm)
 		}
-		if !slices.Contains(second, "statusUpdate:TASK_STATE_WORKING:"+c.update) || !slices.Contains(second, "statusUpdate:TASK_STATE_WORKING:"+c.text) {
+		if !slices.ContainsFunc(second, func(s string) bool { return strings.HasSuffix(s, ":"+c.update) }) ||
+			!slices.Contains(second, "statusUpdate:TASK_STATE_WORKING:"+c.text) {
 			t.Errorf("%s: second stream %v lacks %s or %s", c.step, second, c.update, c.text)
 		}
 		for _, s := range [][]string{first, second} {
@@ -186,6 +188,22 @@ func TestInteropA2AJSv1(t *testing.T) {
 	for _, f := range []string{"gemini.txt", "ext.txt"} {
 		if _, err := os.Stat(filepath.Join(h.ws, f)); err != nil {
 			t.Errorf("%s not written: %v", f, err)
+		}
+	}
+	// The webhook set on the running task over 1.0 hears of its cancel.
+	deadline := time.After(guard)
+	for canceled := false; !canceled; {
+		select {
+		case p := <-hook.got:
+			canceled = p.token == "bg-token" && strings.Contains(strings.ToLower(toJSON(p.task)), "canceled")
+		case <-deadline:
+			t.Errorf("no push notification of the canceled task to the webhook set over A2A 1.0")
+			canceled = true
+		}
+	}
+	if t.Failed() || testing.Verbose() {
+		for _, s := range []string{"card", "send", "get", "stream", "confirm", "extension", "list", "push", "push-delete", "subscribe", "errors"} {
+			t.Logf("%s", toJSON(steps[s]))
 		}
 	}
 }

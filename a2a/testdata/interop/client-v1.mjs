@@ -2,7 +2,7 @@
 // under the npm alias a2a-js-sdk-v1) the way a user of that client would,
 // and prints one JSON line per step for TestInteropA2AJSv1 to check.
 // Usage: node --input-type=module < client-v1.mjs  (args in INTEROP_* env)
-import { Role, taskStateToJSON } from "a2a-js-sdk-v1";
+import { Role, TaskState, taskStateToJSON } from "a2a-js-sdk-v1";
 import { ClientFactory, withA2AExtensions } from "a2a-js-sdk-v1/client";
 
 const base = process.env.INTEROP_URL;
@@ -20,18 +20,29 @@ const step = async (name, fn) => {
   }
 };
 
+// Requests are written out whole, with every field the SDK's TypeScript
+// types require, as a TypeScript user of the client has to.
 let n = 0;
 const msg = (parts, extra = {}) => ({
   messageId: `interop-v1-${++n}`,
+  contextId: "",
+  taskId: "",
   role: Role.ROLE_USER,
   parts,
+  metadata: undefined,
   extensions: [],
   referenceTaskIds: [],
   ...extra,
 });
-const text = (t) => ({ content: { $case: "text", value: t } });
-const data = (d) => ({ content: { $case: "data", value: d } });
-const send = (message, configuration) => ({ message, ...(configuration ? { configuration } : {}) });
+const req = (fields) => ({ tenant: "", ...fields });
+const text = (t) => ({ content: { $case: "text", value: t }, metadata: undefined, filename: "", mediaType: "" });
+const data = (d) => ({ content: { $case: "data", value: d }, metadata: undefined, filename: "", mediaType: "" });
+const send = (message, returnImmediately) =>
+  req({
+    message,
+    configuration: { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately: returnImmediately ?? false },
+    metadata: undefined,
+  });
 const state = (s) => (s === undefined ? "" : taskStateToJSON(s));
 const collect = async (gen) => {
   const evs = [];
@@ -88,7 +99,7 @@ await step("send", async () => {
   return { kind: "messageId" in r ? "message" : "task", state: state(r.status?.state), history: r.history?.length };
 });
 await step("get", async () => {
-  const t = await client.getTask({ id: taskId, historyLength: 1 });
+  const t = await client.getTask(req({ id: taskId, historyLength: 1 }));
   return { state: state(t.status?.state), history: t.history.length, id: t.id === taskId };
 });
 
@@ -127,38 +138,44 @@ await step("extension", async () => {
 
 // ListTasks: every task so far, and the filter by context.
 await step("list", async () => {
-  const all = await client.listTasks({});
-  const ctx = await client.listTasks({ contextId });
+  const list = (fields) =>
+    client.listTasks(req({ contextId: "", status: TaskState.TASK_STATE_UNSPECIFIED, pageToken: "", statusTimestampAfter: undefined, ...fields }));
+  const all = await list({});
+  const ctx = await list({ contextId });
   return { all: all.tasks.length, context: ctx.tasks.map((t) => t.id === taskId), total: all.totalSize };
 });
 
 // Push notification configs: create, get, list, delete.
 await step("push", async () => {
-  const set = await client.createTaskPushNotificationConfig({ taskId, id: "hook", url: hook, token: "interop-token" });
-  const got = await client.getTaskPushNotificationConfig({ taskId, id: "hook" });
-  const list = await client.listTaskPushNotificationConfig({ taskId });
+  const set = await client.createTaskPushNotificationConfig(req({ taskId, id: "hook", url: hook, token: "interop-token", authentication: undefined }));
+  const got = await client.getTaskPushNotificationConfig(req({ taskId, id: "hook" }));
+  const list = await client.listTaskPushNotificationConfig(req({ taskId, pageSize: 0, pageToken: "" }));
   return { set: set.id, get: got.url === hook, token: got.token, list: list.configs.length };
 });
 await step("push-delete", async () => {
-  await client.deleteTaskPushNotificationConfig({ taskId, id: "hook" });
-  const list = await client.listTaskPushNotificationConfig({ taskId });
+  await client.deleteTaskPushNotificationConfig(req({ taskId, id: "hook" }));
+  const list = await client.listTaskPushNotificationConfig(req({ taskId, pageSize: 0, pageToken: "" }));
   return { list: list.configs.length };
 });
 
-// Non-blocking send, subscribe, drop the stream, subscribe again, then
-// cancel: the second subscription sees the task end.
+// Non-blocking send, subscribe, drop the stream, subscribe again, set a
+// webhook, then cancel: the second subscription sees the task end.
 let bgId = "";
 await step("subscribe", async () => {
-  const bg = await client.sendMessage(send(msg([text("long job")], { metadata: settings }), { returnImmediately: true }));
+  const bg = await client.sendMessage(send(msg([text("long job")], { metadata: settings }), true));
   bgId = bg.id;
-  const first = client.resubscribeTask({ id: bgId });
+  const first = client.resubscribeTask(req({ id: bgId }));
   const a = (await first.next()).value;
   await first.return();
-  const again = client.resubscribeTask({ id: bgId });
+  const again = client.resubscribeTask(req({ id: bgId }));
   const b = (await again.next()).value;
-  const cancelled = await client.cancelTask({ id: bgId });
+  // A webhook on the running task: the Go test waits for its canceled push.
+  await client.createTaskPushNotificationConfig(
+    req({ taskId: bgId, id: "bg-hook", url: hook, token: "bg-token", authentication: undefined }),
+  );
+  const cancelled = await client.cancelTask(req({ id: bgId, metadata: undefined }));
   const rest = await collect(again);
-  const after = await client.getTask({ id: bgId });
+  const after = await client.getTask(req({ id: bgId }));
   return {
     sent: state(bg.status?.state),
     first: a?.payload?.$case,
@@ -179,7 +196,7 @@ const errName = async (fn) => {
   }
 };
 await step("errors", async () => ({
-  get: await errName(() => client.getTask({ id: "no-such-task" })),
-  cancel: await errName(() => client.cancelTask({ id: "no-such-task" })),
-  cancelDone: await errName(() => client.cancelTask({ id: bgId })),
+  get: await errName(() => client.getTask(req({ id: "no-such-task" }))),
+  cancel: await errName(() => client.cancelTask(req({ id: "no-such-task", metadata: undefined }))),
+  cancelDone: await errName(() => client.cancelTask(req({ id: bgId, metadata: undefined }))),
 }));
