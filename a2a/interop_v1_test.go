@@ -90,13 +90,21 @@ func stepStrings(v any) []string {
 // ListTasks, write_file confirmations in the coderAgent and the
 // development-tool extension formats, push config create/get/list/delete,
 // SubscribeToTask twice on a running task, a webhook that hears of its
-// cancel, CancelTask and the typed errors.
+// cancel, CancelTask and the typed errors; once over each 1.0 transport
+// the card offers.
 func TestInteropA2AJSv1(t *testing.T) {
 	node := npmtest.LookPath(t, "node")
 	dir := sdkV1Dir()
 	if dir == "" {
 		npmtest.Missing(t, "@a2a-js/sdk 1.x (a2a-js-sdk-v1) is not installed (npm ci --ignore-scripts in a2a/testdata/interop, or set A2A_JS_SDK_DIR)")
 	}
+	for _, transport := range []string{"JSONRPC", "HTTP+JSON"} {
+		t.Run(transport, func(t *testing.T) { interopV1(t, node, dir, transport) })
+	}
+}
+
+// interopV1 runs client-v1.mjs over one transport and checks its steps.
+func interopV1(t *testing.T, node, dir, transport string) {
 	h := newHarness(t, withPrivatePush())
 	hook := newWebhook(t, 0)
 	h.fake.Enqueue(
@@ -107,13 +115,14 @@ func TestInteropA2AJSv1(t *testing.T) {
 		fakegemini.Hang(),
 	)
 	steps := runScript(t, node, dir, "client-v1.mjs",
-		"INTEROP_URL="+h.ts.URL+"/", "INTEROP_WORKSPACE="+h.ws, "INTEROP_WEBHOOK="+hook.srv.URL+"/hook")
+		"INTEROP_URL="+h.ts.URL+"/", "INTEROP_WORKSPACE="+h.ws, "INTEROP_WEBHOOK="+hook.srv.URL+"/hook", "INTEROP_TRANSPORT="+transport)
 
 	for _, c := range []struct {
 		step, key string
 		want      any
 	}{
 		{"card", "protocolVersion", "1.0"},
+		{"card", "transport", transport},
 		{"card", "streaming", true},
 		{"card", "push", true},
 		{"card", "extension", true},
@@ -147,8 +156,8 @@ func TestInteropA2AJSv1(t *testing.T) {
 			t.Errorf("%s.%s = %s, want %s", c.step, c.key, got, toJSON(c.want))
 		}
 	}
-	if b := stepStrings(steps["card"]["bindings"]); !slices.Contains(b, "JSONRPC/1.0") {
-		t.Errorf("card interfaces %v lack JSONRPC/1.0", b)
+	if b := stepStrings(steps["card"]["bindings"]); !slices.Contains(b, transport+"/1.0") {
+		t.Errorf("card interfaces %v lack %s/1.0", b, transport)
 	}
 	if s := steps["subscribe"]["sent"]; s != "TASK_STATE_SUBMITTED" && s != "TASK_STATE_WORKING" {
 		t.Errorf("non-blocking send returned state %v, want submitted or working", s)

@@ -3,11 +3,14 @@
 // and prints one JSON line per step for TestInteropA2AJSv1 to check.
 // Usage: node --input-type=module < client-v1.mjs  (args in INTEROP_* env)
 import { Role, TaskState, taskStateToJSON } from "a2a-js-sdk-v1";
-import { ClientFactory, withA2AExtensions } from "a2a-js-sdk-v1/client";
+import { ClientFactory, ClientFactoryOptions, withA2AExtensions } from "a2a-js-sdk-v1/client";
 
 const base = process.env.INTEROP_URL;
 const ws = process.env.INTEROP_WORKSPACE;
 const hook = process.env.INTEROP_WEBHOOK;
+// The transport to prefer among the card's interfaces: JSONRPC (the
+// card's first, so the factory's own choice) or HTTP+JSON.
+const transport = process.env.INTEROP_TRANSPORT || "JSONRPC";
 const ext = "https://github.com/google-gemini/gemini-cli/blob/main/docs/a2a/developer-profile/v0/spec.md";
 const out = (step, v) => console.log(JSON.stringify({ step, ...v }));
 // step runs one step and turns a thrown client error into a line the Go
@@ -77,12 +80,16 @@ const callIdOf = (evs) => {
 };
 const settings = { coderAgent: { kind: "agent-settings", workspacePath: ws } };
 
-// Discovery: the factory reads the agent card and picks the JSON-RPC
-// interface that speaks 1.0.
-const client = await new ClientFactory().createFromUrl(base);
+// Discovery: the factory reads the agent card and picks the interface of
+// the preferred transport that speaks 1.0.
+const factory = new ClientFactory(
+  ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { preferredTransports: [transport] }),
+);
+const client = await factory.createFromUrl(base);
 const card = await client.getAgentCard();
 out("card", {
   protocolVersion: client.protocolVersion,
+  transport: client.transport.protocolName,
   bindings: card.supportedInterfaces.map((i) => `${i.protocolBinding}/${i.protocolVersion}`),
   streaming: card.capabilities?.streaming ?? false,
   push: card.capabilities?.pushNotifications ?? false,
