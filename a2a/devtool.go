@@ -2,8 +2,9 @@ package a2a
 
 import (
 	"net/http"
-	"strconv"
 	"strings"
+
+	"golang.org/x/mod/semver"
 )
 
 // ExtensionURI identifies the development-tool extension; its path embeds
@@ -18,78 +19,28 @@ const (
 )
 
 // extensionVersion is the version of the extension this server implements.
-var extensionVersion = semver{major: 0}
+const extensionVersion = "v0"
 
-// semver is a semantic version; a URI may give only the major or the
-// major and minor numbers, which count as zeros.
-type semver struct {
-	major, minor, patch int
-	pre                 string
+// parseSemver reads "v0", "0.1", "v1.2.3" or "1.2.3-rc.1" as a canonical
+// semantic version; a URI may give only the major or the major and minor
+// numbers, which count as zeros.
+func parseSemver(s string) (string, bool) {
+	v := "v" + strings.TrimPrefix(s, "v")
+	return semver.Canonical(v), semver.IsValid(v)
 }
 
-// parseSemver reads "v0", "0.1", "v1.2.3" or "1.2.3-rc.1".
-func parseSemver(s string) (semver, bool) {
-	s = strings.TrimPrefix(s, "v")
-	if s == "" {
-		return semver{}, false
-	}
-	var v semver
-	if i := strings.IndexAny(s, "-+"); i >= 0 {
-		if s[i] == '-' {
-			v.pre = s[i+1:]
-			if j := strings.IndexByte(v.pre, '+'); j >= 0 {
-				v.pre = v.pre[:j]
-			}
-			if v.pre == "" {
-				return semver{}, false
-			}
-		}
-		s = s[:i]
-	}
-	fields := strings.Split(s, ".")
-	if len(fields) > 3 {
-		return semver{}, false
-	}
-	nums := []*int{&v.major, &v.minor, &v.patch}
-	for i, f := range fields {
-		if f == "" || (len(f) > 1 && f[0] == '0') {
-			return semver{}, false
-		}
-		n, err := strconv.Atoi(f)
-		if err != nil || n < 0 {
-			return semver{}, false
-		}
-		*nums[i] = n
-	}
-	return v, true
-}
-
-func (v semver) less(o semver) bool {
-	if v.major != o.major {
-		return v.major < o.major
-	}
-	if v.minor != o.minor {
-		return v.minor < o.minor
-	}
-	if v.patch != o.patch {
-		return v.patch < o.patch
-	}
-	// A pre-release precedes its release.
-	return v.pre != "" && (o.pre == "" || v.pre < o.pre)
-}
-
-// satisfies reports whether an agent implementing v serves a client that
-// asks for want, by Semantic Versioning 2.0 compatibility: the same major
-// version (below 1.0.0, where anything may change, the same minor
-// version too) and no older than what was asked.
-func (v semver) satisfies(want semver) bool {
-	if v.major != want.major {
+// satisfies reports whether an agent implementing version have serves a
+// client that asks for want, by Semantic Versioning 2.0 compatibility:
+// the same major version (below 1.0.0, where anything may change, the
+// same minor version too) and no older than what was asked.
+func satisfies(have, want string) bool {
+	if semver.Major(have) != semver.Major(want) {
 		return false
 	}
-	if v.major == 0 && v.minor != want.minor {
+	if semver.Major(have) == "v0" && semver.MajorMinor(have) != semver.MajorMinor(want) {
 		return false
 	}
-	return !v.less(want)
+	return semver.Compare(have, want) >= 0
 }
 
 // extensionFor reports whether uri names the development-tool extension
@@ -104,7 +55,7 @@ func extensionFor(uri string) (ours, compatible bool) {
 	if !ok {
 		return true, false
 	}
-	return true, extensionVersion.satisfies(want)
+	return true, satisfies(extensionVersion, want)
 }
 
 // requestedExtensions splits the X-A2A-Extensions (0.3) and

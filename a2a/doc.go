@@ -1,6 +1,6 @@
-// Package a2a serves a Castor agent over the Agent2Agent (A2A) protocol
-// 0.3.0, the way Gemini CLI's a2a-server does, so that editors and other
-// agents can drive it remotely.
+// Package a2a serves a Castor agent over the Agent2Agent (A2A) protocol,
+// 0.3.0 the way Gemini CLI's a2a-server does and 1.0 beside it, so that
+// editors and other agents can drive it remotely.
 //
 // A Server is an http.Handler. It speaks:
 //
@@ -21,6 +21,14 @@
 //     /tasks/{id}/metadata, GET /listCommands, POST /executeCommand) and
 //     GET /tasks, GET /tasks/{id}, POST /tasks/{id}/execute and GET
 //     /health.
+//
+// The same tasks are served over A2A 1.0 through a2a-go v2's transports
+// (package a2asrv): JSON-RPC at POST / for requests with an A2A-Version:
+// 1.0 header or a PascalCase method (SendMessage, GetTask, ListTasks,
+// ...), and the HTTP+JSON binding under /a2a. The 0.3 JSON-RPC path stays
+// hand-written: its wire (final on every turn's end only, artifacts
+// always an array, no SSE ids) is what Gemini CLI's clients read, and
+// a2a-go's 0.3 layer writes it otherwise.
 //
 // Every turn ends with exactly one event marked final: input-required
 // when the agent answered or waits for a confirmation, so that the task

@@ -41,7 +41,7 @@ func TestSemver(t *testing.T) {
 		if !ok1 || !ok2 {
 			t.Fatalf("parse %q %q", tt.have, tt.want)
 		}
-		if got := have.satisfies(want); got != tt.ok {
+		if got := satisfies(have, want); got != tt.ok {
 			t.Errorf("%s satisfies %s = %v, want %v", tt.have, tt.want, got, tt.ok)
 		}
 	}
@@ -387,7 +387,7 @@ func FuzzSemver(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		v, ok := parseSemver(s)
-		if ok && !v.satisfies(v) {
+		if ok && !satisfies(v, v) {
 			t.Fatalf("%q does not satisfy itself", s)
 		}
 		extensionFor(extensionURIPrefix + s + extensionURISuffix)

@@ -249,6 +249,9 @@ type PushNotificationConfig struct {
 	URL            string                              `json:"url"`
 	Token          string                              `json:"token,omitempty"`
 	Authentication *PushNotificationAuthenticationInfo `json:"authentication,omitempty"`
+	// Version is the A2A version of the client that set the config, "1.0"
+	// or "" (0.3): its webhook gets that version's body and token header.
+	Version string `json:"a2aVersion,omitempty"`
 }
 
 // TaskPushNotificationConfig binds a push config to a task.

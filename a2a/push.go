@@ -102,8 +102,13 @@ func deliverPush(ctx context.Context, client *http.Client, cfg PushNotificationC
 		}
 		req.Header.Set("Content-Type", "application/json")
 		if cfg.Token != "" {
-			// @a2a-js/sdk's header: the receiver checks it to trust the call.
-			req.Header.Set("X-A2A-Notification-Token", cfg.Token)
+			// The receiver checks it to trust the call: @a2a-js/sdk 0.3's
+			// header, or A2A 1.0's.
+			h := "X-A2A-Notification-Token"
+			if cfg.Version == "1.0" {
+				h = "A2A-Notification-Token"
+			}
+			req.Header.Set(h, cfg.Token)
 		}
 		if a := cfg.Authentication; a != nil && a.Credentials != "" {
 			for _, s := range a.Schemes {

@@ -144,23 +144,9 @@ func (s *Server) handleListTasks(w http.ResponseWriter, r *http.Request) {
 		ContextID string    `json:"contextId"`
 		State     TaskState `json:"state"`
 	}
-	seen := map[string]bool{}
 	rows := []row{}
-	for _, t := range s.liveTasks() {
-		t.mu.Lock()
-		rows = append(rows, row{t.id, t.contextID, t.state})
-		t.mu.Unlock()
-		seen[t.id] = true
-	}
-	if ids, err := s.store.List(r.Context()); err == nil {
-		for _, id := range ids {
-			if seen[id] {
-				continue
-			}
-			if st, err := s.store.Load(r.Context(), id); err == nil {
-				rows = append(rows, row{st.ID, st.ContextID, st.State})
-			}
-		}
+	for _, t := range s.allTasks(r.Context(), new(0)) {
+		rows = append(rows, row{t.ID, t.ContextID, t.Status.State})
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"tasks": rows})
 }

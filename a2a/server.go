@@ -691,8 +691,12 @@ func (s *Server) AgentCard(url string) map[string]any {
 		},
 	}
 	if s.cfg.AuthToken != "" {
-		card["securitySchemes"] = map[string]any{"bearerAuth": map[string]any{"type": "http", "scheme": "bearer"}}
+		// One scheme object in both versions' shapes: 0.3's type and
+		// scheme, 1.0's httpAuthSecurityScheme (each ignores the other's).
+		card["securitySchemes"] = map[string]any{"bearerAuth": map[string]any{"type": "http", "scheme": "bearer",
+			"httpAuthSecurityScheme": map[string]any{"scheme": "bearer"}}}
 		card["security"] = []any{map[string]any{"bearerAuth": []string{}}}
+		card["securityRequirements"] = []any{map[string]any{"schemes": map[string]any{"bearerAuth": []string{}}}}
 	}
 	return card
 }
@@ -757,10 +761,18 @@ func (s *Server) notifyPush(t *task) {
 			cfgs := append([]PushNotificationConfig(nil), t.push...)
 			t.mu.Unlock()
 			body, err := json.Marshal(snap)
+			var body1 []byte
 			if err == nil {
 				for _, c := range cfgs {
+					b := body
+					if c.Version == "1.0" {
+						if body1 == nil {
+							body1, _ = pushBody1(snap)
+						}
+						b = body1
+					}
 					ctx, cancel := context.WithTimeout(context.Background(), s.cfg.Limits.PushTimeout*time.Duration(s.cfg.Limits.PushAttempts+1))
-					if err := deliverPush(ctx, s.push, c, body, s.cfg.Limits.PushAttempts, s.cfg.Limits.PushBackoff); err != nil {
+					if err := deliverPush(ctx, s.push, c, b, s.cfg.Limits.PushAttempts, s.cfg.Limits.PushBackoff); err != nil {
 						s.log.Warn("a2a: push notification failed", "task", t.id, "url", c.URL, "error", err)
 					}
 					cancel()

@@ -122,7 +122,20 @@ func sendParams(req *v1.SendMessageRequest) (*MessageSendParams, *Error) {
 	if err != nil {
 		return nil, errInvalidParams("Invalid parameters: %v", err)
 	}
-	return decodeSendParams(raw)
+	p, e := decodeSendParams(raw)
+	if e == nil && p.Configuration != nil && p.Configuration.PushNotificationConfig != nil {
+		p.Configuration.PushNotificationConfig.Version = "1.0"
+	}
+	return p, e
+}
+
+// pushBody1 is what a 1.0 webhook receives: the task in a StreamResponse.
+func pushBody1(snap *Task) ([]byte, error) {
+	t, err := toV1Task(snap)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(v1.StreamResponse{Event: t})
 }
 
 // SendMessage implements a2asrv.RequestHandler.
@@ -209,7 +222,10 @@ func (h handler) ListTasks(ctx context.Context, req *v1.ListTasksRequest) (*v1.L
 		return nil, v1Error(errInvalidParams("historyLength must not be negative."))
 	}
 	size := req.PageSize
-	if size <= 0 || size > 100 {
+	if size < 0 || size > 100 {
+		return nil, v1Error(errInvalidParams("pageSize must be between 1 and 100, got %d", size))
+	}
+	if size == 0 {
 		size = 50
 	}
 	from := 0
@@ -264,7 +280,8 @@ func (h handler) CancelTask(ctx context.Context, req *v1.CancelTaskRequest) (*v1
 }
 
 // SubscribeToTask implements a2asrv.RequestHandler: the task as it is,
-// then its running turn's events.
+// then its running turn's events. A2A 1.0 refuses it for a task that
+// ended (0.3's tasks/resubscribe answers with the task).
 func (h handler) SubscribeToTask(ctx context.Context, req *v1.SubscribeToTaskRequest) iter.Seq2[v1.Event, error] {
 	return func(yield func(v1.Event, error) bool) {
 		t, sub, snap, e := h.s.subscribe(ctx, string(req.ID))
@@ -275,6 +292,10 @@ func (h handler) SubscribeToTask(ctx context.Context, req *v1.SubscribeToTaskReq
 		if sub != nil {
 			defer h.s.streams.Add(-1)
 			defer t.unsubscribe(sub)
+		}
+		if snap.Status.State.Terminal() {
+			yield(nil, v1Error(rpcError(CodeUnsupportedOperation, "Task %s is in a terminal state (%s): there is nothing to subscribe to.", t.id, snap.Status.State)))
+			return
 		}
 		v, err := toV1Task(snap)
 		if !yield(v, err) || err != nil || sub == nil {
@@ -294,7 +315,7 @@ func toV1Push(c *TaskPushNotificationConfig) *v1.PushConfig {
 
 // CreateTaskPushConfig implements a2asrv.RequestHandler.
 func (h handler) CreateTaskPushConfig(ctx context.Context, req *v1.PushConfig) (*v1.PushConfig, error) {
-	c := PushNotificationConfig{ID: req.ID, URL: req.URL, Token: req.Token}
+	c := PushNotificationConfig{ID: req.ID, URL: req.URL, Token: req.Token, Version: "1.0"}
 	if req.Auth != nil {
 		c.Authentication = &PushNotificationAuthenticationInfo{Schemes: []string{req.Auth.Scheme}, Credentials: req.Auth.Credentials}
 	}

@@ -2,12 +2,16 @@ package a2a_test
 
 import (
 	"encoding/json"
+	"errors"
 	"iter"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	v1 "github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
@@ -150,9 +154,14 @@ func TestV1Methods(t *testing.T) {
 			if _, err := c.CancelTask(ctx, &v1.CancelTaskRequest{ID: task.ID}); err == nil {
 				t.Error("cancelling a canceled task succeeded")
 			}
-			sub := collect(t, c.SubscribeToTask(ctx, &v1.SubscribeToTaskRequest{ID: task.ID}))
-			if len(sub) != 1 || lastState(sub) != v1.TaskStateCanceled {
-				t.Errorf("SubscribeToTask on an ended task = %+v", sub)
+			for _, err := range c.SubscribeToTask(ctx, &v1.SubscribeToTaskRequest{ID: task.ID}) {
+				if !errors.Is(err, v1.ErrUnsupportedOperation) {
+					t.Errorf("SubscribeToTask on an ended task: %v, want UnsupportedOperation", err)
+				}
+				break
+			}
+			if _, err := c.ListTasks(ctx, &v1.ListTasksRequest{PageSize: 101}); !errors.Is(err, v1.ErrInvalidParams) {
+				t.Errorf("ListTasks(pageSize 101) err = %v", err)
 			}
 		})
 	}
@@ -350,15 +359,118 @@ func TestV1REST(t *testing.T) {
 	}
 }
 
-// TestV1Auth: the bearer token guards the 1.0 routes too.
+// TestV1Auth: the bearer token guards the 1.0 routes too, and a 1.0
+// client reads the card that says so.
 func TestV1Auth(t *testing.T) {
 	h := newHarness(t, withToken("s3cret"))
+	card, err := agentcard.DefaultResolver.Resolve(t.Context(), h.ts.URL)
+	if err != nil {
+		t.Fatalf("a2a-go cannot read the card: %v", err)
+	}
+	if s, ok := card.SecuritySchemes["bearerAuth"].(v1.HTTPAuthSecurityScheme); !ok || s.Scheme != "bearer" || len(card.SecurityRequirements) != 1 {
+		t.Errorf("card security = %+v, %+v", card.SecuritySchemes, card.SecurityRequirements)
+	}
 	h.token = ""
 	for _, path := range []string{"/", "/a2a/message:send"} {
 		resp := h.post(path, map[string]any{"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": map[string]any{"id": "x"}}, "A2A-Version", "1.0")
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusUnauthorized {
 			t.Errorf("POST %s without token: %d", path, resp.StatusCode)
+		}
+	}
+}
+
+// TestV1SubscribeRunning: a 1.0 client subscribes to a turn a 0.3
+// client started, sees the task and then the turn's end when a 1.0
+// CancelTask stops it.
+func TestV1SubscribeRunning(t *testing.T) {
+	h := newHarness(t)
+	h.fake.Enqueue(fakegemini.Hang())
+	s := h.open("message/stream", userMessage("think hard", geminiSettings(h.ws), ""))
+	first := s.next()
+	h.waitModelCalls(1)
+	c := v1Client(t, h, v1.TransportProtocolJSONRPC)
+	id := v1.TaskID(first["id"].(string))
+	var evs []v1.Event
+	done := make(chan struct{})
+	got := make(chan struct{})
+	var once sync.Once
+	go func() {
+		defer close(done)
+		defer once.Do(func() { close(got) })
+		for ev, err := range c.SubscribeToTask(t.Context(), &v1.SubscribeToTaskRequest{ID: id}) {
+			if err != nil {
+				t.Errorf("SubscribeToTask: %v", err)
+				return
+			}
+			evs = append(evs, ev)
+			once.Do(func() { close(got) })
+		}
+	}()
+	<-got
+	if _, err := c.CancelTask(t.Context(), &v1.CancelTaskRequest{ID: id}); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	s.rest()
+	if len(evs) < 2 {
+		t.Fatalf("events = %+v", evs)
+	}
+	if task, ok := evs[0].(*v1.Task); !ok || task.Status.State != v1.TaskStateWorking {
+		t.Errorf("first event = %+v", evs[0])
+	}
+	if lastState(evs) != v1.TaskStateCanceled {
+		t.Errorf("subscription ends in %s", lastState(evs))
+	}
+}
+
+// TestV1Push: a webhook set by a 1.0 client receives 1.0's body (the
+// task in a StreamResponse) and token header; one set over 0.3 on the
+// same task keeps 0.3's.
+func TestV1Push(t *testing.T) {
+	h := newHarness(t, withPrivatePush())
+	h.fake.Enqueue(fakegemini.Text("one"), fakegemini.Text("two"))
+	c := v1Client(t, h, v1.TransportProtocolJSONRPC)
+	res, err := c.SendMessage(t.Context(), v1Text("hi", "", geminiSettings(h.ws)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := res.(*v1.Task).ID
+	hook1 := make(chan *http.Request, 10)
+	bodies := make(chan map[string]any, 10)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var m map[string]any
+		json.NewDecoder(r.Body).Decode(&m)
+		hook1 <- r
+		bodies <- m
+	}))
+	defer srv.Close()
+	if _, err := c.CreateTaskPushConfig(t.Context(), &v1.PushConfig{TaskID: id, ID: "v1", URL: srv.URL + "/v1", Token: "t1"}); err != nil {
+		t.Fatal(err)
+	}
+	h.rpc("tasks/pushNotificationConfig/set", map[string]any{"taskId": string(id), "pushNotificationConfig": map[string]any{"id": "v03", "url": srv.URL + "/v03", "token": "t03"}})
+	if _, err := c.SendMessage(t.Context(), v1Text("again", string(id), nil)); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	timeout := time.After(guard)
+	for len(seen) < 2 {
+		var r *http.Request
+		select {
+		case r = <-hook1:
+		case <-timeout:
+			t.Fatalf("webhooks saw %v", seen)
+		}
+		m := <-bodies
+		switch r.URL.Path {
+		case "/v1":
+			if dig(m, "task", "status", "state") == "TASK_STATE_INPUT_REQUIRED" && r.Header.Get("A2A-Notification-Token") == "t1" {
+				seen["v1"] = true
+			}
+		case "/v03":
+			if dig(m, "status", "state") == "input-required" && r.Header.Get("X-A2A-Notification-Token") == "t03" {
+				seen["v03"] = true
+			}
 		}
 	}
 }
