@@ -3,6 +3,8 @@ package a2a_test
 import (
 	"bufio"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -73,6 +75,29 @@ func runScript(t *testing.T, node, dir, script string, env ...string) map[string
 	return steps
 }
 
+// v1Webhook is a push-notification receiver on loopback that keeps the
+// A2A 1.0 token header and the whole body.
+type v1Webhook struct {
+	srv *httptest.Server
+	got chan v1Push
+}
+
+type v1Push struct {
+	token string
+	body  map[string]any
+}
+
+func newV1Webhook(t *testing.T) *v1Webhook {
+	w := &v1Webhook{got: make(chan v1Push, 1000)}
+	w.srv = httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		var m map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&m)
+		w.got <- v1Push{token: r.Header.Get("A2A-Notification-Token"), body: m}
+	}))
+	t.Cleanup(w.srv.Close)
+	return w
+}
+
 // strings of a JSON array from a step's output.
 func stepStrings(v any) []string {
 	var s []string
@@ -106,7 +131,7 @@ func TestInteropA2AJSv1(t *testing.T) {
 // interopV1 runs client-v1.mjs over one transport and checks its steps.
 func interopV1(t *testing.T, node, dir, transport string) {
 	h := newHarness(t, withPrivatePush())
-	hook := newWebhook(t, 0)
+	hook := newV1Webhook(t)
 	h.fake.Enqueue(
 		fakegemini.Text("hello back"),
 		fakegemini.Text("streamed"),
@@ -199,16 +224,24 @@ func interopV1(t *testing.T, node, dir, transport string) {
 			t.Errorf("%s not written: %v", f, err)
 		}
 	}
-	// The webhook set on the running task over 1.0 hears of its cancel.
-	// Its payload is logged, not checked: A2A 1.0 §4.3.3 wants a
-	// StreamResponse ({"statusUpdate": …}), and today's is the 0.3 Task.
+	// The webhook set on the running task over 1.0 hears of its cancel in
+	// 1.0's form (§4.3.3): a StreamResponse, the token in
+	// A2A-Notification-Token.
 	var canceled map[string]any
 	deadline := time.After(guard)
 	for canceled == nil {
 		select {
 		case p := <-hook.got:
-			if p.token == "bg-token" && strings.Contains(strings.ToLower(toJSON(p.task)), "canceled") {
-				canceled = p.task
+			if p.token != "bg-token" {
+				continue
+			}
+			if len(p.body) != 1 {
+				t.Errorf("push body %.300s is not a StreamResponse (one of task, message, statusUpdate, artifactUpdate)", toJSON(p.body))
+			}
+			for _, k := range []string{"task", "statusUpdate"} {
+				if dig(p.body, k, "status", "state") == "TASK_STATE_CANCELED" {
+					canceled = p.body
+				}
 			}
 		case <-deadline:
 			t.Errorf("no push notification of the canceled task to the webhook set over A2A 1.0")
