@@ -68,6 +68,10 @@ func (s *Server) handleRPC(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, http.StatusOK, req.ID, rpcError(CodeVersionNotSupported, "A2A version %q is not supported; this server speaks 0.3 and 1.0", v))
 		return
 	case v == "1.0":
+		if !jsonContent(r.Header) {
+			writeRPCError(w, http.StatusOK, req.ID, rpcError(CodeContentTypeNotSupported, "Incompatible content types: A2A 1.0 requests are application/json or %s, not %q", mediaType, r.Header.Get("Content-Type")))
+			return
+		}
 		if e := s.precheck(r.Context(), req); e != nil {
 			writeRPCError(w, http.StatusOK, req.ID, e)
 			return

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"iter"
+	"mime"
 	"net/http"
 	"slices"
 	"strconv"
@@ -443,6 +444,19 @@ func protocolOf(h http.Header, method string) (string, bool) {
 // know: requests sent with it are read as application/json, and the
 // answer is labelled with it.
 const mediaType = "application/a2a+json"
+
+// jsonContent reports whether a 1.0 request's Content-Type is one A2A
+// 1.0 allows (application/json or application/a2a+json, any parameters).
+// 0.3 requests are not checked: Gemini CLI's server reads any body, and
+// curl users rely on that.
+func jsonContent(h http.Header) bool {
+	ct := h.Get("Content-Type")
+	if ct == "" {
+		return true
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && (mt == "application/json" || mt == mediaType)
+}
 
 // v1Writer prepares a 1.0 request for a2a-go's transports: the 1.0 media
 // type is read as JSON and echoed, and the activated extension is
