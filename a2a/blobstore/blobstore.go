@@ -45,7 +45,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -87,6 +86,7 @@ type Store struct {
 	// journals is what the store knows of each task's journal (see
 	// journal.go), by task prefix; compact folds journals into the files.
 	journals map[string]*journal
+	gen      uint64
 	compact  compactor
 }
 
@@ -126,9 +126,11 @@ type stateFile struct {
 
 func taskPrefix(id string) string { return "tasks/" + id + "/" }
 
-// Save writes every object of the task. The objects other than state.json
-// are written concurrently; state.json is written once they all are, so a
-// task whose state.json exists is complete.
+// Save saves the task: as one journal entry holding what changed when
+// this process saved or loaded the task before (journal.go), else by
+// writing every object of the task. Those are written concurrently;
+// state.json is written once they all are, so a task whose state.json
+// exists is complete.
 func (s *Store) Save(ctx context.Context, t *a2a.StoredTask) error {
 	if !validTaskID.MatchString(t.ID) {
 		return fmt.Errorf("invalid task id %q", t.ID)
@@ -136,11 +138,41 @@ func (s *Store) Save(ctx context.Context, t *a2a.StoredTask) error {
 	unlock := s.locks.lock(t.ID)
 	defer unlock()
 	p := taskPrefix(t.ID)
+	if ok, err := s.appendEntry(ctx, p, t); ok || err != nil {
+		return err
+	}
+	return s.saveWhole(ctx, p, t)
+}
+
+// saveWhole writes every object of the task and starts its journal over.
+func (s *Store) saveWhole(ctx context.Context, p string, t *a2a.StoredTask) error {
+	s.mu.Lock()
+	j := s.journals[p]
+	s.mu.Unlock()
+	next := 0
+	if j != nil {
+		next = j.next
+	} else {
+		// A journal from another process (or from before a delete):
+		// numbering goes on after it, and state.json's mark skips it.
+		files, err := s.readJournal(ctx, p, "", 0)
+		if err != nil {
+			return err
+		}
+		for _, f := range files {
+			next = max(next, f.start+1, f.maxSeq+1)
+		}
+	}
 	// Empty lists are written as [], not null, as FileStore wrote them.
-	from, err := s.saveLists(ctx, p, t)
+	h, err := encodeJSON(orEmpty(t.History))
 	if err != nil {
 		return err
 	}
+	c, err := encodeJSON(orEmpty(t.Conversation))
+	if err != nil {
+		return err
+	}
+	encoded := map[string][]byte{"history.json": h, "conversation.json": c}
 	objects := map[string]any{
 		"metadata.json": t.Metadata,
 		"push.json":     orEmpty(t.PushConfigs),
@@ -152,12 +184,15 @@ func (s *Store) Save(ctx context.Context, t *a2a.StoredTask) error {
 	}
 	keep := map[string]bool{}
 	for i, a := range t.Artifacts {
-		name := fmt.Sprintf("artifacts/%04d.json", i)
+		name := artifactName(i)
 		keep[p+name] = true
 		objects[name] = a
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(parallel)
+	for name, b := range encoded {
+		g.Go(func() error { return s.writeEncoded(gctx, p+name, b) })
+	}
 	for name, v := range objects {
 		g.Go(func() error { return s.writeJSON(gctx, p+name, v) })
 	}
@@ -185,10 +220,27 @@ func (s *Store) Save(ctx context.Context, t *a2a.StoredTask) error {
 	s.mu.Lock()
 	s.artifacts[p] = len(t.Artifacts)
 	s.mu.Unlock()
-	return s.writeJSON(ctx, p+"state.json", stateFile{
-		State: t.State, Timestamp: t.Timestamp.UTC().Format(time.RFC3339Nano), ContextID: t.ContextID,
-		Status: t.Status, Settings: t.Settings, Journal: from,
-	})
+	st := stateOf(t)
+	st.Journal = next
+	if err := s.writeJSON(ctx, p+"state.json", st); err != nil {
+		return err
+	}
+	nj := &journal{from: next, next: next, baseBytes: len(h) + len(c), seg: -1}
+	nj.remember(t)
+	s.setJournal(p, nj)
+	if next > 0 {
+		s.compactAfter(p, 0) // deletes the entries the files now hold
+	}
+	return nil
+}
+
+// setJournal records j as the task's journal, a new generation of it.
+func (s *Store) setJournal(p string, j *journal) {
+	s.mu.Lock()
+	s.gen++
+	j.gen = s.gen
+	s.journals[p] = j
+	s.mu.Unlock()
 }
 
 // Load reads a task back; it returns a2a.ErrNotFound for a task without a
@@ -203,73 +255,74 @@ func (s *Store) Load(ctx context.Context, id string) (*a2a.StoredTask, error) {
 	unlock := s.locks.lock(id)
 	defer unlock()
 	p := taskPrefix(id)
-	var st stateFile
-	if err := s.readJSON(ctx, p+"state.json", &st); err != nil {
+	d, err := s.readBase(ctx, p, partAll, true)
+	if err != nil {
 		if gcerrors.Code(err) == gcerrors.NotFound {
 			return nil, a2a.ErrNotFound
 		}
 		return nil, fmt.Errorf("task %s: %w", id, err)
 	}
-	ts, _ := time.Parse(time.RFC3339Nano, st.Timestamp)
-	t := &a2a.StoredTask{
-		ID: id, ContextID: st.ContextID, State: st.State, Timestamp: ts,
-		Status: st.Status, Settings: st.Settings,
-	}
-	arts, err := s.keys(ctx, p+"artifacts/")
+	s.mu.Lock()
+	s.artifacts[p] = d.artsCount
+	s.mu.Unlock()
+	files, err := s.readJournal(ctx, p, "", 0)
 	if err != nil {
 		return nil, fmt.Errorf("task %s: %w", id, err)
 	}
-	// Skips fileblob's temporary files (<name>.json.<hex>.tmp) of a save
-	// that died.
-	arts = slices.DeleteFunc(arts, func(k string) bool { return !strings.HasSuffix(k, ".json") })
-	s.mu.Lock()
-	s.artifacts[p] = len(arts)
-	s.mu.Unlock()
-	artifacts := make([]*a2a.Artifact, len(arts))
-
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(parallel)
-	for name, v := range map[string]any{
-		"metadata.json":     &t.Metadata,
-		"history.json":      &t.History,
-		"conversation.json": &t.Conversation,
-		"push.json":         &t.PushConfigs,
-		"pending.json":      &t.Pending,
-	} {
-		g.Go(func() error {
-			if err := s.readJSON(gctx, p+name, v); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
-				return err
-			}
-			return nil
-		})
+	j := &journal{from: d.st.Journal, next: d.st.Journal, baseBytes: d.historyBytes + d.conversationBytes, seg: -1}
+	stale := false
+	for _, f := range files {
+		j.next = max(j.next, f.start+1, f.maxSeq+1)
+		stale = stale || f.maxSeq < j.from
 	}
-	for i, k := range arts {
-		g.Go(func() error {
-			b, err := s.b.ReadAll(gctx, k)
-			if err != nil {
-				if gcerrors.Code(err) == gcerrors.NotFound {
-					return nil
-				}
-				return err
-			}
-			var a a2a.Artifact
-			if json.Unmarshal(b, &a) == nil {
-				artifacts[i] = &a
-			}
-			return nil
-		})
+	es := entriesFrom(files, j.from, -1)
+	for i := range es {
+		if err := d.apply(&es[i]); err != nil {
+			return nil, fmt.Errorf("task %s: %w", id, err)
+		}
+		j.entries++
+		j.logBytes += es[i].size
 	}
-	if err := g.Wait(); err != nil {
+	t, err := d.task(id)
+	if err != nil {
 		return nil, fmt.Errorf("task %s: %w", id, err)
 	}
-	for _, a := range artifacts {
-		if a != nil {
-			t.Artifacts = append(t.Artifacts, *a)
+	j.remember(t)
+	s.setJournal(p, j)
+	switch {
+	case j.due(1) || stale:
+		s.compactAfter(p, 0)
+	case j.entries > 0:
+		s.compactAfter(p, settle)
+	}
+	return t, nil
+}
+
+// task decodes the task d holds.
+func (d *doc) task(id string) (*a2a.StoredTask, error) {
+	ts, _ := time.Parse(time.RFC3339Nano, d.st.Timestamp)
+	t := &a2a.StoredTask{
+		ID: id, ContextID: d.st.ContextID, State: d.st.State, Timestamp: ts,
+		Status: d.st.Status, Settings: d.st.Settings,
+	}
+	for _, o := range []struct {
+		name string
+		raw  json.RawMessage
+		into any
+	}{{"metadata.json", d.metadata, &t.Metadata}, {"push.json", d.push, &t.PushConfigs}, {"pending.json", d.pending, &t.Pending}} {
+		if o.raw != nil {
+			if err := json.Unmarshal(o.raw, o.into); err != nil {
+				return nil, fmt.Errorf("%s: %w", o.name, err)
+			}
 		}
 	}
-	if err := s.loadJournal(ctx, p, st.Journal, t); err != nil {
-		return nil, fmt.Errorf("task %s: %w", id, err)
+	if err := decodeList(d.history, &t.History, "history"); err != nil {
+		return nil, err
 	}
+	if err := decodeList(d.conversation, &t.Conversation, "conversation"); err != nil {
+		return nil, err
+	}
+	decodeEach(d.artifacts, &t.Artifacts)
 	return t, nil
 }
 
@@ -335,24 +388,31 @@ func (s *Store) deleteLocked(ctx context.Context, id string) error {
 
 // Prune deletes the tasks last active before cutoff that keep (which may
 // be nil) does not claim, and returns their ids (a2a.TaskPruner). It lists
-// tasks/ once; only tasks whose state.json was last written before cutoff
-// are candidates, since a task's state.json is rewritten whenever its
-// activity time changes, so a remote bucket is read for old tasks only.
-// A candidate's own timestamp then decides, which guards against clocks
-// that differ between the replicas writing a shared bucket.
+// tasks/ once; only tasks whose state.json and journal objects were all
+// last written before cutoff are candidates, since a save writes one or
+// the other whenever the task's activity time changes, so a remote bucket
+// is read for old tasks only. A candidate's own timestamp then decides,
+// which guards against clocks that differ between the replicas writing a
+// shared bucket.
 func (s *Store) Prune(ctx context.Context, cutoff time.Time, keep func(id string) bool) ([]string, error) {
+	latest := map[string]time.Time{}
+	hasState := map[string]bool{}
+	err := s.list(ctx, "tasks/", func(obj *blob.ListObject) {
+		id, rest, _ := strings.Cut(strings.TrimPrefix(obj.Key, "tasks/"), "/")
+		if rest != "state.json" && !strings.HasPrefix(rest, "journal/") {
+			return
+		}
+		hasState[id] = hasState[id] || rest == "state.json"
+		if obj.ModTime.After(latest[id]) {
+			latest[id] = obj.ModTime
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
 	var candidates []string
-	it := s.b.List(&blob.ListOptions{Prefix: "tasks/"})
-	for {
-		obj, err := it.Next(ctx)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		id, ok := strings.CutSuffix(strings.TrimPrefix(obj.Key, "tasks/"), "/state.json")
-		if ok && !obj.IsDir && validTaskID.MatchString(id) && obj.ModTime.Before(cutoff) {
+	for id, ok := range hasState {
+		if ok && validTaskID.MatchString(id) && latest[id].Before(cutoff) {
 			candidates = append(candidates, id)
 		}
 	}
@@ -381,14 +441,15 @@ func (s *Store) Prune(ctx context.Context, cutoff time.Time, keep func(id string
 	return deleted, nil
 }
 
-// expired reports whether the task's state says it was last active
-// before cutoff; a task without a state.json is not (it is gone, or not
-// complete yet). A state.json that does not decode counts as expired: the
-// task cannot be loaded either, and its age is the object's, which the
-// caller checked.
+// expired reports whether the task's state (state.json and the entries of
+// its journal after it) says it was last active before cutoff; a task
+// without a state.json is not (it is gone, or not complete yet). A state
+// that does not decode counts as expired: the task cannot be loaded
+// either, and its age is the objects', which the caller checked.
 func (s *Store) expired(ctx context.Context, id string, cutoff time.Time) (bool, error) {
-	var st stateFile
-	if err := s.readJSON(ctx, taskPrefix(id)+"state.json", &st); err != nil {
+	p := taskPrefix(id)
+	d, err := s.readBase(ctx, p, 0, false)
+	if err != nil {
 		if gcerrors.Code(err) == gcerrors.NotFound {
 			return false, nil
 		}
@@ -399,7 +460,18 @@ func (s *Store) expired(ctx context.Context, id string, cutoff time.Time) (bool,
 		}
 		return false, err
 	}
-	ts, err := time.Parse(time.RFC3339Nano, st.Timestamp)
+	files, err := s.readJournal(ctx, p, "", 0)
+	var bad *journalError
+	if errors.As(err, &bad) {
+		files = nil // a task that cannot be loaded: its state.json's age decides
+	} else if err != nil {
+		return false, err
+	}
+	es := entriesFrom(files, d.st.Journal, -1)
+	for i := range es {
+		d.apply(&es[i])
+	}
+	ts, err := time.Parse(time.RFC3339Nano, d.st.Timestamp)
 	return err != nil || ts.Before(cutoff), nil
 }
 
@@ -417,17 +489,37 @@ func (s *Store) pruneTask(ctx context.Context, id string, cutoff time.Time) (boo
 // keys lists every key under prefix, at any depth.
 func (s *Store) keys(ctx context.Context, prefix string) ([]string, error) {
 	var keys []string
-	it := s.b.List(&blob.ListOptions{Prefix: prefix})
-	for {
-		obj, err := it.Next(ctx)
-		if err == io.EOF {
-			return keys, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		if !obj.IsDir {
-			keys = append(keys, obj.Key)
+	err := s.list(ctx, prefix, func(obj *blob.ListObject) {
+		keys = append(keys, obj.Key)
+	})
+	return keys, err
+}
+
+// list calls fn for every object under prefix, at any depth. fileblob
+// fails a listing when a file goes between its reading a directory and
+// looking at the file, which the compactor's deletions make happen: a
+// listing that fails so starts over (a few times).
+func (s *Store) list(ctx context.Context, prefix string, fn func(*blob.ListObject)) error {
+	for attempt := 0; ; attempt++ {
+		var objs []*blob.ListObject
+		it := s.b.List(&blob.ListOptions{Prefix: prefix})
+		for {
+			obj, err := it.Next(ctx)
+			if err == io.EOF {
+				for _, o := range objs {
+					fn(o)
+				}
+				return nil
+			}
+			if err != nil {
+				if gcerrors.Code(err) == gcerrors.NotFound && attempt < 3 {
+					break
+				}
+				return err
+			}
+			if !obj.IsDir {
+				objs = append(objs, obj)
+			}
 		}
 	}
 }
