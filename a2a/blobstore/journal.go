@@ -136,26 +136,48 @@ func kept[T any](m listMark, l []T) int {
 	return -1
 }
 
-// nextMark is the mark of l, whose first k elements are those of m's list.
-func nextMark[T any](m listMark, k int, l []T) listMark {
-	if k == m.n && len(l) == m.n {
-		return m
+// encodeTail encodes the elements of l from k on (k as kept gives it)
+// as a JSON list, and returns it with the mark of l, taken from the
+// encodings and from m rather than by encoding elements again.
+func encodeTail[T any](m listMark, k int, l []T) ([]byte, listMark, error) {
+	n := listMark{n: len(l)}
+	b := make([]byte, 0, 256*(len(l)-k)+2)
+	b = append(b, '[')
+	sums := make([][32]byte, 0, len(l)-k)
+	for i := k; i < len(l); i++ {
+		e, err := json.Marshal(&l[i])
+		if err != nil {
+			return nil, n, err
+		}
+		if i > k {
+			b = append(b, ',')
+		}
+		b = append(b, e...)
+		sums = append(sums, sha256.Sum256(e))
 	}
-	n := markOf(l[:0])
-	n.n = len(l)
-	if len(l) == 0 {
-		return n
+	b = append(b, ']')
+	// sum is the digest of l[i]: from the encodings from k on, else one
+	// of the kept elements m knows (k is m.n or m.n-1).
+	sum := func(i int) [32]byte {
+		switch {
+		case i >= k:
+			return sums[i-k]
+		case i == m.n-1:
+			return m.last
+		case i == m.n-2:
+			return m.prev
+		case i == 0:
+			return m.first
+		}
+		return digest(&l[i])
 	}
-	if k > 0 {
-		n.first = m.first
-	} else {
-		n.first = digest(&l[0])
+	if len(l) > 0 {
+		n.first, n.last = sum(0), sum(len(l)-1)
 	}
-	n.last = digest(&l[len(l)-1])
 	if len(l) > 1 {
-		n.prev = digest(&l[len(l)-2])
+		n.prev = sum(len(l) - 2)
 	}
-	return n
+	return b, n, nil
 }
 
 // journal is what a store knows of one task's journal. Values are
@@ -311,33 +333,40 @@ func (s *Store) appendEntry(ctx context.Context, p string, t *a2a.StoredTask) (b
 	line = append(line, `{"seq":`...)
 	line = strconv.AppendInt(line, int64(j.next), 10)
 	changed := false
-	raw := func(name string, v any) error {
-		b, err := json.Marshal(v)
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
+	add := func(name string, b []byte) {
 		line = append(line, `,"`...)
 		line = append(line, name...)
 		line = append(line, `":`...)
 		line = append(line, b...)
 		changed = true
+	}
+	raw := func(name string, v any) error {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		add(name, b)
 		return nil
 	}
 	if h < j.hist.n || len(t.History) > h {
+		b, m, err := encodeTail(j.hist, h, t.History)
+		if err != nil {
+			return false, fmt.Errorf("history: %w", err)
+		}
 		line = append(line, `,"h":`...)
 		line = strconv.AppendInt(line, int64(h), 10)
-		if err := raw("history", orEmpty(t.History[h:])); err != nil {
-			return false, err
-		}
-		nj.hist = nextMark(j.hist, h, t.History)
+		add("history", b)
+		nj.hist = m
 	}
 	if c < j.conv.n || len(t.Conversation) > c {
+		b, m, err := encodeTail(j.conv, c, t.Conversation)
+		if err != nil {
+			return false, fmt.Errorf("conversation: %w", err)
+		}
 		line = append(line, `,"c":`...)
 		line = strconv.AppendInt(line, int64(c), 10)
-		if err := raw("conversation", orEmpty(t.Conversation[c:])); err != nil {
-			return false, err
-		}
-		nj.conv = nextMark(j.conv, c, t.Conversation)
+		add("conversation", b)
+		nj.conv = m
 	}
 	// The small parts are encoded whole and compared with what was saved.
 	for _, part := range []struct {
@@ -356,11 +385,7 @@ func (s *Store) appendEntry(ctx context.Context, p string, t *a2a.StoredTask) (b
 		}
 		if sum := sha256.Sum256(b); sum != *part.sum {
 			*part.sum = sum
-			line = append(line, `,"`...)
-			line = append(line, part.name...)
-			line = append(line, `":`...)
-			line = append(line, b...)
-			changed = true
+			add(part.name, b)
 		}
 	}
 	var set []artifactAt
