@@ -71,6 +71,10 @@ const parallel = 8
 type Store struct {
 	b     *blob.Bucket
 	locks keyedMutex
+	// fileLocks guard a task's files (as opposed to its journal): a
+	// compaction writing them holds one, as do Load, a whole save and
+	// Delete, which take it inside the task's lock.
+	fileLocks keyedMutex
 	// dir is the directory of a file:// store, whose emptied task
 	// directories Delete removes; "" for other buckets.
 	dir string
@@ -146,6 +150,7 @@ func (s *Store) Save(ctx context.Context, t *a2a.StoredTask) error {
 
 // saveWhole writes every object of the task and starts its journal over.
 func (s *Store) saveWhole(ctx context.Context, p string, t *a2a.StoredTask) error {
+	defer s.fileLocks.lock(t.ID)()
 	s.mu.Lock()
 	j := s.journals[p]
 	s.mu.Unlock()
@@ -254,6 +259,7 @@ func (s *Store) Load(ctx context.Context, id string) (*a2a.StoredTask, error) {
 	}
 	unlock := s.locks.lock(id)
 	defer unlock()
+	defer s.fileLocks.lock(id)()
 	p := taskPrefix(id)
 	d, err := s.readBase(ctx, p, partAll, true)
 	if err != nil {
@@ -360,6 +366,7 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 }
 
 func (s *Store) deleteLocked(ctx context.Context, id string) error {
+	defer s.fileLocks.lock(id)()
 	p := taskPrefix(id)
 	s.forgetTask(p)
 	if err := s.b.Delete(ctx, p+"state.json"); err != nil && gcerrors.Code(err) != gcerrors.NotFound {

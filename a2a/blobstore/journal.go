@@ -955,17 +955,20 @@ func (s *Store) closeCompactor(ctx context.Context) {
 	}
 	s.mu.Lock()
 	var ps []string
-	for p, j := range s.journals {
-		if j.entries > 0 || j.next > j.from || j.seg >= 0 {
-			ps = append(ps, p)
-		}
+	for p := range s.journals {
+		ps = append(ps, p)
 	}
 	s.mu.Unlock()
 	sort.Strings(ps)
 	for _, p := range ps {
-		s.compactTask(ctx, p, true)
+		s.mu.Lock()
+		j := s.journals[p]
+		s.mu.Unlock()
+		if j.entries > 0 || j.next > j.from || j.seg >= 0 {
+			s.compactTask(ctx, p, true)
+		}
 		if s.dir != "" {
-			// fileblob leaves the emptied directory behind; os.Remove
+			// Deleting files leaves their directory behind; os.Remove
 			// takes it only if empty. Nothing saves once Close runs.
 			os.Remove(s.localPath(p + "journal"))
 		}
@@ -1025,21 +1028,36 @@ func (s *Store) compactTask(ctx context.Context, p string, final bool) {
 		}
 	}
 
+	// The files are written under the task's file lock only: saves that
+	// append go on meanwhile, and only what reads or rewrites the files
+	// (Load, a whole save, Delete) waits for the fsyncs.
+	if d != nil {
+		unlockFiles := s.fileLocks.lock(id)
+		s.mu.Lock()
+		cur := s.journals[p]
+		s.mu.Unlock()
+		if cur == nil || cur.gen != snap.gen || cur.from != snap.from {
+			// Deleted, rewritten whole, loaded again or folded in meanwhile.
+			unlockFiles()
+			return
+		}
+		err := s.writeFold(ctx, p, d, enc, snap.next)
+		unlockFiles()
+		if err != nil {
+			s.warnCompact(p, err)
+			return
+		}
+	}
+	// state.json says the entries are in the files: the journal can drop
+	// them. That needs the task's lock, so that no save appends while the
+	// segment is emptied.
 	unlock := s.locks.lock(id)
 	s.mu.Lock()
 	cur := s.journals[p]
 	s.mu.Unlock()
 	if cur == nil || cur.gen != snap.gen || cur.from != snap.from {
-		// Deleted, rewritten whole or folded in meanwhile.
 		unlock()
 		return
-	}
-	if d != nil {
-		if err := s.writeFold(ctx, p, d, enc, snap.next); err != nil {
-			unlock()
-			s.warnCompact(p, err)
-			return
-		}
 	}
 	nj := *cur
 	nj.from = snap.next
@@ -1051,21 +1069,27 @@ func (s *Store) compactTask(ctx context.Context, p string, final bool) {
 	if d != nil && d.changed&(partHistory|partConversation) != 0 {
 		nj.baseBytes = len(enc[p+"history.json"]) + len(enc[p+"conversation.json"])
 	}
-	// The segment being appended to: emptied when nothing was appended
-	// since the snapshot (every line in it is folded in now), else left
-	// for the next compaction, saves going on in a new one.
+	// The segment being appended to is emptied when nothing was appended
+	// since the snapshot (every line in it is folded in now; Close
+	// deletes it instead). Otherwise it stays for the next compaction,
+	// saves going on in a new one; so does the segment of the snapshot,
+	// which may hold lines this compaction did not read.
 	keep := map[string]bool{}
+	if snap.seg >= 0 {
+		keep[segmentKey(p, snap.seg)] = true
+	}
 	if cur.seg >= 0 {
+		keep[segmentKey(p, cur.seg)] = true
 		if cur.seg == snap.seg && cur.segSize == snap.segSize {
-			err := os.Truncate(s.localPath(segmentKey(p, cur.seg)), 0)
-			if final || err != nil {
+			if final {
+				delete(keep, segmentKey(p, cur.seg))
 				nj.seg = -1
-			} else {
-				keep[segmentKey(p, cur.seg)] = true
+			} else if os.Truncate(s.localPath(segmentKey(p, cur.seg)), 0) == nil {
 				nj.segSize = 0
+			} else {
+				nj.seg = -1
 			}
 		} else {
-			keep[segmentKey(p, cur.seg)] = true
 			nj.seg = -1
 		}
 	}
