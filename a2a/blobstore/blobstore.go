@@ -19,6 +19,36 @@
 // file:// bucket, and a task saved by one replica continues, with its
 // conversation, on another. The file:// bucket is Castor's one disk store.
 //
+// A task this process saved or loaded before is saved as one journal
+// entry with what changed, appended to tasks/<id>/journal/ (journal.go),
+// so that a save costs the same at any task length. A compactor folds
+// the journal into the files above in the background: once the task has
+// been left alone for two seconds, and while it is busy whenever the
+// journal grows as large as the task. Close folds every journal, so a
+// store at rest, and every task left alone for a moment, has exactly the
+// layout above for tools that read it; the journal only ever holds the
+// last seconds of a task.
+//
+// # Durability
+//
+// A save returns once its entry is written to the file (or object),
+// without fsync: the data is in the kernel's page cache, which survives
+// the process. So everything saved before the server told the client
+// about it survives kill -9, a crash or an out-of-memory kill; a write
+// cut short by the kill leaves a torn last line, which the next load
+// leaves out with a warning (it is the save that did not return). A power
+// loss or kernel crash can lose what the kernel had not yet written back
+// to the disk: the entries of the last seconds (up to the writeback
+// interval, 30 s by default on Linux) of the tasks busy at that moment,
+// and a torn last line again, as well as files a save wrote whole (the
+// first save of a task in a process, or one after a change other than
+// an append) in those seconds. What a compaction folded into the files
+// stays: it fsyncs the files it writes, and their directory, before
+// state.json says they hold the entries, and state.json before the
+// entries are dropped; so a task left alone for a few seconds is on the
+// disk. Remote buckets (gs://, s3://) hold an object durably once its
+// write returns.
+//
 // # Concurrency
 //
 // Within a process, a task's saves, loads and deletes are serialised, so a
@@ -140,12 +170,28 @@ func (s *Store) Save(ctx context.Context, t *a2a.StoredTask) error {
 		return fmt.Errorf("invalid task id %q", t.ID)
 	}
 	unlock := s.locks.lock(t.ID)
-	defer unlock()
 	p := taskPrefix(t.ID)
-	if ok, err := s.appendEntry(ctx, p, t); ok || err != nil {
-		return err
+	did, err := s.appendEntry(ctx, p, t)
+	if err == nil && did == whole {
+		err = s.saveWhole(ctx, p, t)
 	}
-	return s.saveWhole(ctx, p, t)
+	unlock()
+	if err == nil && did == unchanged {
+		s.flush(ctx, p)
+	}
+	return err
+}
+
+// flush folds the task's journal into its files now, if it has entries:
+// a save that changes nothing (the A2A server's as it evicts a task or
+// shuts down) leaves the files current for tools that read them.
+func (s *Store) flush(ctx context.Context, p string) {
+	s.mu.Lock()
+	j := s.journals[p]
+	s.mu.Unlock()
+	if j != nil && (j.entries > 0 || j.next > j.from) {
+		s.compactTask(ctx, p, false)
+	}
 }
 
 // saveWhole writes every object of the task and starts its journal over.

@@ -43,9 +43,11 @@ import (
 //
 //	tasks/<id>/journal/<seq>.jsonl   entries from <seq> on, one line each
 //
-// with one write, no file created and no fsync, which is what makes a save
-// cost the same at any task length (see the package documentation for
-// what survives what). Other buckets cannot append: each entry is an
+// with one write and no fsync, which is what makes a save cost the same
+// at any task length (see the package documentation for what survives
+// what). The segment is created by the first such save after a load or a
+// whole save, and a compaction empties it rather than deleting it, so
+// that the next turn's saves create no file either. Other buckets cannot append: each entry is an
 // object of its own, tasks/<id>/journal/<seq>.json, as every entry was
 // before segments (that format, with history and conversation only and
 // the number in the name, still loads).
@@ -56,8 +58,9 @@ import (
 // the package documentation, and while it is busy once its journal is
 // as large as the files it adds to (at least compactMin bytes) or has
 // compactEntries entries, so that the work of folding stays in
-// proportion to the turns that grew it. state.json's "journal" field, written only once
-// a journal was used, says from which entry on the journal applies:
+// proportion to the turns that grew it. state.json's "journal" field,
+// written only once a journal was used, says from which entry on the
+// journal applies:
 // entries before it are in the files. A compaction writes the files it
 // changes, then state.json with the new mark, and only then drops the
 // entries it folded, so a crash at any point leaves either entries the
@@ -198,6 +201,9 @@ type journal struct {
 	// size.
 	seg     int
 	segSize int64
+	// pendingSeq is the last entry that changed pending.json, which
+	// saves write at once (mirrorPending).
+	pendingSeq int
 	// gen tells a journal from one the task had before it was deleted,
 	// rewritten whole or loaded again, which a compaction under way must
 	// not write over.
@@ -311,24 +317,37 @@ func seqOf(key string) (int, bool) {
 	return n, seg
 }
 
+// appendOutcome is what appendEntry did.
+type appendOutcome int
+
+const (
+	// appended: the save is an entry in the journal.
+	appended appendOutcome = iota
+	// unchanged: nothing changed since the last save; nothing written.
+	unchanged
+	// whole: the change is not one an entry records, or the store knows
+	// nothing of the task yet; nothing written, the files are to be
+	// rewritten.
+	whole
+)
+
 // appendEntry saves what changed in t since the task's last save as one
-// journal entry. It reports false, having written nothing, when the
-// change is not one an entry records (or the store knows nothing of the
-// task yet): the caller then rewrites the files. The task's lock is held.
-func (s *Store) appendEntry(ctx context.Context, p string, t *a2a.StoredTask) (bool, error) {
+// journal entry. The task's lock is held.
+func (s *Store) appendEntry(ctx context.Context, p string, t *a2a.StoredTask) (appendOutcome, error) {
 	s.mu.Lock()
 	j := s.journals[p]
 	s.mu.Unlock()
 	if j == nil || j.due(4) {
-		return false, nil
+		return whole, nil
 	}
 	h, c := kept(j.hist, t.History), kept(j.conv, t.Conversation)
 	// Artifacts are only ever added or updated; fewer of them is a change
 	// the files take whole, which deletes the ones past the count.
 	if h < 0 || c < 0 || len(t.Artifacts) < len(j.arts) {
-		return false, nil
+		return whole, nil
 	}
 	nj := *j
+	var pendingWas [32]byte
 	line := make([]byte, 0, 512)
 	line = append(line, `{"seq":`...)
 	line = strconv.AppendInt(line, int64(j.next), 10)
@@ -351,7 +370,7 @@ func (s *Store) appendEntry(ctx context.Context, p string, t *a2a.StoredTask) (b
 	if h < j.hist.n || len(t.History) > h {
 		b, m, err := encodeTail(j.hist, h, t.History)
 		if err != nil {
-			return false, fmt.Errorf("history: %w", err)
+			return whole, fmt.Errorf("history: %w", err)
 		}
 		line = append(line, `,"h":`...)
 		line = strconv.AppendInt(line, int64(h), 10)
@@ -361,7 +380,7 @@ func (s *Store) appendEntry(ctx context.Context, p string, t *a2a.StoredTask) (b
 	if c < j.conv.n || len(t.Conversation) > c {
 		b, m, err := encodeTail(j.conv, c, t.Conversation)
 		if err != nil {
-			return false, fmt.Errorf("conversation: %w", err)
+			return whole, fmt.Errorf("conversation: %w", err)
 		}
 		line = append(line, `,"c":`...)
 		line = strconv.AppendInt(line, int64(c), 10)
@@ -379,21 +398,28 @@ func (s *Store) appendEntry(ctx context.Context, p string, t *a2a.StoredTask) (b
 		{"push", orEmpty(t.PushConfigs), &nj.push},
 		{"pending", orEmpty(t.Pending), &nj.pending},
 	} {
+		if part.name == "pending" {
+			pendingWas = *part.sum
+		}
 		b, err := json.Marshal(part.v)
 		if err != nil {
-			return false, fmt.Errorf("%s: %w", part.name, err)
+			return whole, fmt.Errorf("%s: %w", part.name, err)
 		}
 		if sum := sha256.Sum256(b); sum != *part.sum {
 			*part.sum = sum
 			add(part.name, b)
 		}
 	}
+	pendingChanged := nj.pending != pendingWas
+	if pendingChanged {
+		nj.pendingSeq = j.next
+	}
 	var set []artifactAt
 	arts, copied := j.arts, false
 	for i := range t.Artifacts {
 		b, err := json.Marshal(&t.Artifacts[i])
 		if err != nil {
-			return false, fmt.Errorf("artifact %d: %w", i, err)
+			return whole, fmt.Errorf("artifact %d: %w", i, err)
 		}
 		if sum := sha256.Sum256(b); i >= len(j.arts) || sum != j.arts[i] {
 			if !copied {
@@ -409,12 +435,12 @@ func (s *Store) appendEntry(ctx context.Context, p string, t *a2a.StoredTask) (b
 	}
 	if len(set) > 0 || len(t.Artifacts) != len(j.arts) {
 		if err := raw("artifacts", artifactsDelta{N: len(t.Artifacts), Set: set}); err != nil {
-			return false, err
+			return whole, err
 		}
 		nj.arts = arts[:len(t.Artifacts):len(t.Artifacts)]
 	}
 	if !changed {
-		return true, nil
+		return unchanged, nil
 	}
 	line = append(line, "}\n"...)
 	var err error
@@ -434,7 +460,7 @@ func (s *Store) appendEntry(ctx context.Context, p string, t *a2a.StoredTask) (b
 		s.mu.Lock()
 		s.journals[p] = &bad
 		s.mu.Unlock()
-		return false, err
+		return whole, err
 	}
 	nj.next++
 	nj.entries++
@@ -447,7 +473,31 @@ func (s *Store) appendEntry(ctx context.Context, p string, t *a2a.StoredTask) (b
 	} else {
 		s.compactAfter(p, settle)
 	}
-	return true, nil
+	if pendingChanged {
+		// pending.json is kept current at once: it is there exactly while
+		// a confirmation waits, which tools and tests look for, and
+		// changes only when one is asked or answered. After the entry, so
+		// that a crash between the two leaves the entry to say it.
+		if err := s.mirrorPending(ctx, p, t); err != nil {
+			return appended, err
+		}
+	}
+	return appended, nil
+}
+
+// mirrorPending writes pending.json for t, or deletes it when no call
+// waits, under the task's file lock (a compaction writing an older one
+// holds it).
+func (s *Store) mirrorPending(ctx context.Context, p string, t *a2a.StoredTask) error {
+	defer s.fileLocks.lock(t.ID)()
+	if len(t.Pending) == 0 {
+		if err := s.b.Delete(ctx, p+"pending.json"); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
+			return err
+		}
+		s.forget(p + "pending.json")
+		return nil
+	}
+	return s.writeJSON(ctx, p+"pending.json", t.Pending)
 }
 
 // appendSegment appends line to the task's segment file, starting one if
@@ -1040,6 +1090,9 @@ func (s *Store) compactTask(ctx context.Context, p string, final bool) {
 			// Deleted, rewritten whole, loaded again or folded in meanwhile.
 			unlockFiles()
 			return
+		}
+		if cur.pendingSeq >= snap.next {
+			delete(enc, p+"pending.json") // a save since wrote a newer one
 		}
 		err := s.writeFold(ctx, p, d, enc, snap.next)
 		unlockFiles()
