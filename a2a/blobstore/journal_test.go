@@ -468,3 +468,53 @@ func BenchmarkSaveFollowUp(b *testing.B) {
 		})
 	}
 }
+
+// TestJournalFilesCurrent: with saves going into the journal, pending.json
+// is still there exactly while a call waits, and a save that changes
+// nothing (the server's as it shuts down or evicts a task) brings the
+// files up to date without Close.
+func TestJournalFilesCurrent(t *testing.T) {
+	dir := t.TempDir()
+	s := mustOpen(t, mustFileURL(t, dir))
+	task := storetest.Task("t1", time.Now(), 0)
+	pending := task.Pending
+	task.Pending = nil
+	td := filepath.Join(dir, "tasks", "t1")
+	save := func() {
+		t.Helper()
+		if err := s.Save(t.Context(), task); err != nil {
+			t.Fatal(err)
+		}
+	}
+	save()
+	grow(task, 0)
+	task.Pending = pending
+	save()
+	if _, err := os.Stat(filepath.Join(td, "pending.json")); err != nil {
+		t.Errorf("a call waits, but: %v", err)
+	}
+	grow(task, 1)
+	task.Pending = nil
+	task.State = a2a.StateCompleted
+	save()
+	if _, err := os.Stat(filepath.Join(td, "pending.json")); !os.IsNotExist(err) {
+		t.Errorf("pending.json outlived the answer: %v", err)
+	}
+	save() // unchanged
+	var st struct {
+		State   a2a.TaskState `json:"state"`
+		Journal int           `json:"journal"`
+	}
+	b, _ := os.ReadFile(filepath.Join(td, "state.json"))
+	if err := json.Unmarshal(b, &st); err != nil || st.State != a2a.StateCompleted || st.Journal != 2 {
+		t.Errorf("state.json after an unchanged save = %s (%v), want the last state and journal 2", b, err)
+	}
+	var hist []a2a.Message
+	b, _ = os.ReadFile(filepath.Join(td, "history.json"))
+	if err := json.Unmarshal(b, &hist); err != nil || len(hist) != len(task.History) {
+		t.Errorf("history.json holds %d messages (%v), want %d", len(hist), err, len(task.History))
+	}
+	if n := journalEntries(t, filepath.Join(td, "journal")); n != 0 {
+		t.Errorf("%d journal entries left", n)
+	}
+}
