@@ -105,6 +105,8 @@ type Store struct {
 	// compaction writing them holds one, as do Load, a whole save and
 	// Delete, which take it inside the task's lock.
 	fileLocks keyedMutex
+	// compactLocks keep a task's compactions one at a time.
+	compactLocks keyedMutex
 	// dir is the directory of a file:// store, whose emptied task
 	// directories Delete removes; "" for other buckets.
 	dir string

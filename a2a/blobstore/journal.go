@@ -1038,6 +1038,10 @@ var compactHook func(step string) bool
 // also removes the segment saves append to.
 func (s *Store) compactTask(ctx context.Context, p string, final bool) {
 	id := strings.TrimSuffix(strings.TrimPrefix(p, "tasks/"), "/")
+	// One compaction of a task at a time (the compactor's, a flush's,
+	// Close's): two could commit in either order, the older fold last,
+	// and the newer one then drop entries the files do not hold.
+	defer s.compactLocks.lock(id)()
 	s.mu.Lock()
 	j := s.journals[p]
 	s.mu.Unlock()
