@@ -122,6 +122,7 @@ type Store struct {
 	// journals is what the store knows of each task's journal (see
 	// journal.go), by task prefix; compact folds journals into the files.
 	journals map[string]*journal
+	openSegs int // journals with a segment file open
 	gen      uint64
 	compact  compactor
 }
@@ -292,7 +293,7 @@ func (s *Store) setJournal(p string, j *journal) {
 	s.mu.Lock()
 	s.gen++
 	j.gen = s.gen
-	s.journals[p] = j
+	s.putJournalLocked(p, j)
 	s.mu.Unlock()
 }
 
@@ -644,7 +645,7 @@ func (s *Store) forgetTask(p string) {
 		}
 	}
 	delete(s.artifacts, p)
-	delete(s.journals, p)
+	s.putJournalLocked(p, nil)
 }
 
 // forget drops what the store remembers of key.

@@ -201,6 +201,9 @@ type journal struct {
 	// size.
 	seg     int
 	segSize int64
+	// f is the segment file, open for appending, or nil. It is used
+	// under the task's lock only.
+	f *os.File
 	// pendingSeq is the last entry that changed pending.json, which
 	// saves write at once (mirrorPending).
 	pendingSeq int
@@ -456,9 +459,12 @@ func (s *Store) appendEntry(ctx context.Context, p string, t *a2a.StoredTask) (a
 		// those of the last entry that surely holds.
 		bad := *j
 		bad.next++
-		bad.seg = -1
+		bad.seg, bad.f = -1, nil
+		if nj.f != nil && nj.f != j.f {
+			nj.f.Close() // opened by this save, not yet counted
+		}
 		s.mu.Lock()
-		s.journals[p] = &bad
+		s.putJournalLocked(p, &bad)
 		s.mu.Unlock()
 		return whole, err
 	}
@@ -466,7 +472,7 @@ func (s *Store) appendEntry(ctx context.Context, p string, t *a2a.StoredTask) (a
 	nj.entries++
 	nj.logBytes += len(line)
 	s.mu.Lock()
-	s.journals[p] = &nj
+	s.putJournalLocked(p, &nj)
 	s.mu.Unlock()
 	if nj.due(1) {
 		s.compactAfter(p, 0)
@@ -500,31 +506,70 @@ func (s *Store) mirrorPending(ctx context.Context, p string, t *a2a.StoredTask) 
 	return s.writeJSON(ctx, p+"pending.json", t.Pending)
 }
 
+// maxOpenSegments bounds the segment files kept open between saves (one
+// per task saved in the last seconds); past it a save opens and closes
+// its segment.
+const maxOpenSegments = 256
+
 // appendSegment appends line to the task's segment file, starting one if
-// j has none, and records the new size in j.
+// j has none, and records the new size in j, and in j.f the open file
+// when it stays open.
 func (s *Store) appendSegment(p string, j *journal, line []byte) error {
 	if j.seg < 0 {
-		j.seg, j.segSize = j.next, 0
+		j.seg, j.segSize, j.f = j.next, 0, nil
 	}
 	path := s.localPath(segmentKey(p, j.seg))
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	if errors.Is(err, fs.ErrNotExist) {
-		if err = os.MkdirAll(filepath.Dir(path), 0o700); err == nil {
-			f, err = os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f := j.f
+	if f == nil {
+		var err error
+		f, err = os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if errors.Is(err, fs.ErrNotExist) {
+			if err = os.MkdirAll(filepath.Dir(path), 0o700); err == nil {
+				f, err = os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+			}
+		}
+		if err != nil {
+			return err
 		}
 	}
+	_, err := f.Write(line)
 	if err != nil {
-		return err
-	}
-	_, err = f.Write(line)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+		if f != j.f {
+			f.Close()
+		}
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	j.segSize += int64(len(line))
+	if f != j.f {
+		s.mu.Lock()
+		keep := s.openSegs < maxOpenSegments
+		s.mu.Unlock()
+		if keep {
+			j.f = f
+		} else if err := f.Close(); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+	}
 	return nil
+}
+
+// putJournalLocked records j (nil: none) as the task's journal, closing
+// the segment file the one it replaces kept open unless j keeps it. s.mu
+// is held.
+func (s *Store) putJournalLocked(p string, j *journal) {
+	old := s.journals[p]
+	if old != nil && old.f != nil && (j == nil || j.f != old.f) {
+		old.f.Close()
+		s.openSegs--
+	}
+	if j != nil && j.f != nil && (old == nil || old.f != j.f) {
+		s.openSegs++
+	}
+	if j == nil {
+		delete(s.journals, p)
+	} else {
+		s.journals[p] = j
+	}
 }
 
 // localPath is the file of a key in a file:// store.
@@ -1023,6 +1068,15 @@ func (s *Store) closeCompactor(ctx context.Context) {
 			os.Remove(s.localPath(p + "journal"))
 		}
 	}
+	s.mu.Lock()
+	for p, j := range s.journals {
+		if j.f != nil {
+			nj := *j
+			nj.f = nil
+			s.putJournalLocked(p, &nj)
+		}
+	}
+	s.mu.Unlock()
 }
 
 // compactHook, when set by a test, runs at each step of a compaction
@@ -1150,8 +1204,11 @@ func (s *Store) compactTask(ctx context.Context, p string, final bool) {
 			nj.seg = -1
 		}
 	}
+	// The file is closed either way: a task busy again reopens it, one
+	// left alone does not hold a descriptor.
+	nj.f = nil
 	s.mu.Lock()
-	s.journals[p] = &nj
+	s.putJournalLocked(p, &nj)
 	s.mu.Unlock()
 	unlock()
 	// Journal objects holding folded entries only go, in order, so that
