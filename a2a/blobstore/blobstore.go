@@ -209,7 +209,7 @@ func (s *Store) saveWhole(ctx context.Context, p string, t *a2a.StoredTask) erro
 	} else {
 		// A journal from another process (or from before a delete):
 		// numbering goes on after it, and state.json's mark skips it.
-		files, err := s.readJournal(ctx, p, "", 0)
+		files, err := s.readJournal(ctx, p, -1, "", 0)
 		if err != nil {
 			return err
 		}
@@ -320,7 +320,7 @@ func (s *Store) Load(ctx context.Context, id string) (*a2a.StoredTask, error) {
 	s.mu.Lock()
 	s.artifacts[p] = d.artsCount
 	s.mu.Unlock()
-	files, err := s.readJournal(ctx, p, "", 0)
+	files, err := s.readJournal(ctx, p, -1, "", 0)
 	if err != nil {
 		return nil, fmt.Errorf("task %s: %w", id, err)
 	}
@@ -516,7 +516,7 @@ func (s *Store) expired(ctx context.Context, id string, cutoff time.Time) (bool,
 		}
 		return false, err
 	}
-	files, err := s.readJournal(ctx, p, "", 0)
+	files, err := s.readJournal(ctx, p, -1, "", 0)
 	var bad *journalError
 	if errors.As(err, &bad) {
 		files = nil // a task that cannot be loaded: its state.json's age decides

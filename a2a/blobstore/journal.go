@@ -590,17 +590,20 @@ type journalError struct{ err error }
 func (e *journalError) Error() string { return e.err.Error() }
 func (e *journalError) Unwrap() error { return e.err }
 
-// readJournal reads every journal object of the task, in order. limit
-// bounds the bytes read of one segment (the one being appended to, whose
-// last line may be half written), or is "".
-func (s *Store) readJournal(ctx context.Context, p string, limit string, size int64) ([]journalFile, error) {
+// readJournal reads the journal objects of the task, in order. A
+// compaction passes upto, the first entry it leaves alone, and skips the
+// objects that start at it or later, which saves may be writing; limit
+// bounds the bytes read of the one segment before that they may be
+// appending to, whose last line may be half written. Others pass -1 and
+// "".
+func (s *Store) readJournal(ctx context.Context, p string, upto int, limit string, size int64) ([]journalFile, error) {
 	keys, err := s.keys(ctx, p+"journal/")
 	if err != nil {
 		return nil, err
 	}
 	var files []journalFile
 	for _, k := range keys {
-		if seq, _ := seqOf(k); seq >= 0 {
+		if seq, _ := seqOf(k); seq >= 0 && (upto < 0 || seq < upto) {
 			files = append(files, journalFile{key: k, start: seq, maxSeq: -1})
 		}
 	}
@@ -1107,7 +1110,7 @@ func (s *Store) compactTask(ctx context.Context, p string, final bool) {
 	if snap.seg >= 0 {
 		limit = segmentKey(p, snap.seg)
 	}
-	files, err := s.readJournal(ctx, p, limit, snap.segSize)
+	files, err := s.readJournal(ctx, p, snap.next, limit, snap.segSize)
 	if err != nil {
 		s.warnCompact(p, err)
 		return
