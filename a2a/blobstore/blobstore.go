@@ -66,6 +66,7 @@
 package blobstore
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -279,7 +280,7 @@ func (s *Store) saveWhole(ctx context.Context, p string, t *a2a.StoredTask) erro
 	if err := s.writeJSON(ctx, p+"state.json", st); err != nil {
 		return err
 	}
-	nj := &journal{from: next, next: next, baseBytes: len(h) + len(c), seg: -1}
+	nj := &journal{from: next, next: next, baseBytes: len(h) + len(c), seg: -1, owned: true}
 	nj.remember(t)
 	s.setJournal(p, nj)
 	if next > 0 {
@@ -310,20 +311,30 @@ func (s *Store) Load(ctx context.Context, id string) (*a2a.StoredTask, error) {
 	defer unlock()
 	defer s.fileLocks.lock(id)()
 	p := taskPrefix(id)
-	d, err := s.readBase(ctx, p, partAll, true)
-	if err != nil {
-		if gcerrors.Code(err) == gcerrors.NotFound {
-			return nil, a2a.ErrNotFound
+	var d *doc
+	var files []journalFile
+	for attempt := 0; ; attempt++ {
+		var err error
+		d, err = s.readBase(ctx, p, partAll, true)
+		if err != nil {
+			if gcerrors.Code(err) == gcerrors.NotFound {
+				return nil, a2a.ErrNotFound
+			}
+			return nil, fmt.Errorf("task %s: %w", id, err)
 		}
-		return nil, fmt.Errorf("task %s: %w", id, err)
+		if files, err = s.readJournal(ctx, p, -1, "", 0); err != nil {
+			return nil, fmt.Errorf("task %s: %w", id, err)
+		}
+		// Another process folding the journal in meanwhile (this one's
+		// compactions wait for the file lock) may have dropped entries
+		// the files read do not hold yet; it rewrote state.json first.
+		if b, err := s.b.ReadAll(ctx, p+"state.json"); err != nil || bytes.Equal(b, d.stateRaw) || attempt == 4 {
+			break
+		}
 	}
 	s.mu.Lock()
 	s.artifacts[p] = d.artsCount
 	s.mu.Unlock()
-	files, err := s.readJournal(ctx, p, -1, "", 0)
-	if err != nil {
-		return nil, fmt.Errorf("task %s: %w", id, err)
-	}
 	j := &journal{from: d.st.Journal, next: d.st.Journal, baseBytes: d.historyBytes + d.conversationBytes, seg: -1}
 	stale := false
 	for _, f := range files {
@@ -343,12 +354,20 @@ func (s *Store) Load(ctx context.Context, id string) (*a2a.StoredTask, error) {
 		return nil, fmt.Errorf("task %s: %w", id, err)
 	}
 	j.remember(t)
+	s.mu.Lock()
+	j.owned = s.journals[p] != nil && s.journals[p].owned
+	s.mu.Unlock()
 	s.setJournal(p, j)
-	switch {
-	case j.due(1) || stale:
-		s.compactAfter(p, 0)
-	case j.entries > 0:
-		s.compactAfter(p, settle)
+	// A task only read is left as it is (journal.owned); one this
+	// process saves gets its journal folded in by the compactions its
+	// saves ask for.
+	if j.owned {
+		switch {
+		case j.due(1) || stale:
+			s.compactAfter(p, 0)
+		case j.entries > 0:
+			s.compactAfter(p, settle)
+		}
 	}
 	return t, nil
 }

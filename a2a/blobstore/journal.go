@@ -204,6 +204,11 @@ type journal struct {
 	// f is the segment file, open for appending, or nil. It is used
 	// under the task's lock only.
 	f *os.File
+	// owned: this process saved the task. Only then does it fold the
+	// journal in: a process that only loads a task (a tool, a replica
+	// answering a stray request) must not drop entries, or the segment,
+	// of the process saving it.
+	owned bool
 	// pendingSeq is the last entry that changed pending.json, which
 	// saves write at once (mirrorPending).
 	pendingSeq int
@@ -443,6 +448,15 @@ func (s *Store) appendEntry(ctx context.Context, p string, t *a2a.StoredTask) (a
 		nj.arts = arts[:len(t.Artifacts):len(t.Artifacts)]
 	}
 	if !changed {
+		if !j.owned {
+			s.mu.Lock()
+			if s.journals[p] == j {
+				oj := *j
+				oj.owned = true
+				s.putJournalLocked(p, &oj)
+			}
+			s.mu.Unlock()
+		}
 		return unchanged, nil
 	}
 	line = append(line, "}\n"...)
@@ -471,6 +485,7 @@ func (s *Store) appendEntry(ctx context.Context, p string, t *a2a.StoredTask) (a
 	nj.next++
 	nj.entries++
 	nj.logBytes += len(line)
+	nj.owned = true
 	s.mu.Lock()
 	s.putJournalLocked(p, &nj)
 	s.mu.Unlock()
@@ -733,6 +748,8 @@ type doc struct {
 	artsCount     int
 	// historyBytes and conversationBytes are the sizes of the files read.
 	historyBytes, conversationBytes int
+	// stateRaw is state.json as read.
+	stateRaw []byte
 }
 
 // apply applies e to the parts d holds.
@@ -814,6 +831,7 @@ func (s *Store) readBase(ctx context.Context, p string, need parts, remember boo
 	if err != nil {
 		return nil, err
 	}
+	d.stateRaw = b
 	if err := json.Unmarshal(b, &d.st); err != nil {
 		return nil, fmt.Errorf("%sstate.json: %w", p, err)
 	}
@@ -1062,7 +1080,7 @@ func (s *Store) closeCompactor(ctx context.Context) {
 		s.mu.Lock()
 		j := s.journals[p]
 		s.mu.Unlock()
-		if j.entries > 0 || j.next > j.from || j.seg >= 0 {
+		if j.owned && (j.entries > 0 || j.next > j.from || j.seg >= 0) {
 			s.compactTask(ctx, p, true)
 		}
 		if s.dir != "" {
