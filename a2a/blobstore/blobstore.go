@@ -52,11 +52,16 @@
 // # Concurrency
 //
 // Within a process, a task's saves, loads and deletes are serialised, so a
-// load never sees half of a save. Across processes sharing a bucket the
-// store does not lock: each object is replaced atomically, state.json is
-// written last, and the last writer wins. Two replicas saving the same task
-// at the same moment can leave objects from both saves, and a load racing
-// a save can read a newer history than state. The A2A server already needs
+// load never sees half of a save, and compactions wait for loads. Across
+// processes sharing a bucket the store does not lock: each object is
+// replaced atomically, state.json is written last, and the last writer
+// wins. Only a process that saves a task folds its journal in, so one
+// that only reads it (a tool, a replica answering a stray request) drops
+// nothing the saving process writes, and a load that finds state.json
+// rewritten while it read (the other process folded the journal in)
+// reads again. Two replicas saving the same task at the same moment can
+// leave objects from both saves, and a load racing a save can read a
+// newer history than state. The A2A server already needs
 // a task's requests to reach one replica at a time (running turns and
 // pending confirmations live in that replica's memory), so route by task
 // id, as a sticky load balancer does, and the race does not arise.

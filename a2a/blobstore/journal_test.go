@@ -294,6 +294,11 @@ func TestJournalTornLine(t *testing.T) {
 		}
 	}
 	seg := segment(t, dir, "t1")
+	for path, want := range map[string]os.FileMode{seg: 0o600, filepath.Dir(seg): 0o700 | os.ModeDir} {
+		if fi, err := os.Stat(path); err != nil || fi.Mode() != want {
+			t.Errorf("%s: %v (%v), want mode %v", path, fi.Mode(), err, want)
+		}
+	}
 	b, err := os.ReadFile(seg)
 	if err != nil {
 		t.Fatal(err)
