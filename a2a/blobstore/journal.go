@@ -973,13 +973,15 @@ func indentRaw(raw []byte) ([]byte, error) {
 
 // compactor folds journals into the files in the background.
 type compactor struct {
-	once    sync.Once
-	mu      sync.Mutex
-	closed  bool
-	due     map[string]time.Time
-	wake    chan struct{}
-	stop    chan struct{}
-	stopped chan struct{}
+	once   sync.Once
+	mu     sync.Mutex
+	closed bool
+	due    map[string]time.Time
+	// sleepUntil is when the loop wakes next by itself.
+	sleepUntil time.Time
+	wake       chan struct{}
+	stop       chan struct{}
+	stopped    chan struct{}
 }
 
 // compactAfter queues the task under prefix p for compaction once it had
@@ -1000,13 +1002,20 @@ func (s *Store) compactAfter(p string, d time.Duration) {
 		return
 	}
 	// A compaction asked for now is not put off by a save.
-	if at, ok := c.due[p]; !ok || d == 0 || at.After(now) {
-		c.due[p] = now.Add(d)
+	at, ok := c.due[p]
+	if !ok || d == 0 || at.After(now) {
+		at = now.Add(d)
+		c.due[p] = at
 	}
+	// The loop is woken only when it would sleep past this task: most
+	// saves put off a compaction that is later than one already due.
+	wake := at.Before(c.sleepUntil)
 	c.mu.Unlock()
-	select {
-	case c.wake <- struct{}{}:
-	default:
+	if wake {
+		select {
+		case c.wake <- struct{}{}:
+		default:
+		}
 	}
 }
 
@@ -1050,6 +1059,11 @@ func (c *compactor) take(now time.Time) ([]string, time.Duration) {
 		}
 	}
 	sort.Strings(ready)
+	if len(ready) > 0 {
+		c.sleepUntil = now // compacting: not sleeping; take runs again after
+	} else {
+		c.sleepUntil = now.Add(wait)
+	}
 	return ready, wait
 }
 
