@@ -1245,11 +1245,12 @@ func (s *Store) compactTask(ctx context.Context, p string, final bool) {
 	s.mu.Lock()
 	s.putJournalLocked(p, &nj)
 	s.mu.Unlock()
-	unlock()
+	defer unlock()
 	// Journal objects holding folded entries only go, in order, so that
 	// entries left by a crash midway are a run the next load skips (they
 	// are before state.json's mark). Objects written after the listing
-	// are not among files.
+	// are not among files. Still under the task's lock: a task deleted
+	// and saved anew meanwhile could have an object of the same name.
 	for _, f := range files {
 		if f.maxSeq < snap.next && !keep[f.key] {
 			if err := s.b.Delete(ctx, f.key); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
