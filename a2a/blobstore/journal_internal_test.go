@@ -251,3 +251,60 @@ func FuzzParseJournal(f *testing.F) {
 		d.task("t")
 	})
 }
+
+// TestOpenSegmentsCounted: the count of segment files kept open follows
+// the journals holding one through saves, compaction, Delete and Close.
+func TestOpenSegmentsCounted(t *testing.T) {
+	dir := t.TempDir()
+	ctx := t.Context()
+	s := openFile(t, dir)
+	open := func() int {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		n := 0
+		for _, j := range s.journals {
+			if j.f != nil {
+				n++
+			}
+		}
+		if n != s.openSegs {
+			t.Fatalf("%d segments open, counted %d", n, s.openSegs)
+		}
+		return n
+	}
+	tasks := map[string]*a2a.StoredTask{}
+	for _, id := range []string{"a", "b", "c"} {
+		tasks[id] = newTask(id)
+		if err := s.Save(ctx, tasks[id]); err != nil {
+			t.Fatal(err)
+		}
+		if err := turn(ctx, s, tasks[id], 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := open(); n != 3 {
+		t.Errorf("%d segments open after saves on 3 tasks", n)
+	}
+	s.compactTask(ctx, taskPrefix("a"), false)
+	if n := open(); n != 2 {
+		t.Errorf("%d segments open after compacting one", n)
+	}
+	if err := s.Delete(ctx, "b"); err != nil {
+		t.Fatal(err)
+	}
+	if n := open(); n != 1 {
+		t.Errorf("%d segments open after deleting one", n)
+	}
+	if err := turn(ctx, s, tasks["a"], 1); err != nil {
+		t.Fatal(err)
+	}
+	if n := open(); n != 2 {
+		t.Errorf("%d segments open after saving the compacted one again", n)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := open(); n != 0 {
+		t.Errorf("%d segments open after Close", n)
+	}
+}
