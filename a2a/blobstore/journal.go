@@ -80,8 +80,8 @@ import (
 // every file, as every save used to.
 
 const (
-	compactMin     = 64 << 10
-	compactEntries = 512
+	compactMin     = 256 << 10
+	compactEntries = 1024
 	// settle is how long a task goes without saves before its journal is
 	// folded in: long enough that the back-to-back saves of a turn and of
 	// a quick follow-up do not each pay for a compaction.
