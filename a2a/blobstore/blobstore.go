@@ -19,14 +19,49 @@
 // file:// bucket, and a task saved by one replica continues, with its
 // conversation, on another. The file:// bucket is Castor's one disk store.
 //
+// A task this process saved or loaded before is saved as one journal
+// entry with what changed, appended to tasks/<id>/journal/ (journal.go),
+// so that a save costs the same at any task length. A compactor folds
+// the journal into the files above in the background: once the task has
+// been left alone for two seconds, and while it is busy whenever the
+// journal grows as large as the task. Close folds every journal, so a
+// store at rest, and every task left alone for a moment, has exactly the
+// layout above for tools that read it; the journal only ever holds the
+// last seconds of a task.
+//
+// # Durability
+//
+// A save returns once its entry is written to the file (or object),
+// without fsync: the data is in the kernel's page cache, which survives
+// the process. So everything saved before the server told the client
+// about it survives kill -9, a crash or an out-of-memory kill; a write
+// cut short by the kill leaves a torn last line, which the next load
+// leaves out with a warning (it is the save that did not return). A power
+// loss or kernel crash can lose what the kernel had not yet written back
+// to the disk: the entries of the last seconds (up to the writeback
+// interval, 30 s by default on Linux) of the tasks busy at that moment,
+// and a torn last line again, as well as files a save wrote whole (the
+// first save of a task in a process, or one after a change other than
+// an append) in those seconds. What a compaction folded into the files
+// stays: it fsyncs the files it writes, and their directory, before
+// state.json says they hold the entries, and state.json before the
+// entries are dropped; so a task left alone for a few seconds is on the
+// disk. Remote buckets (gs://, s3://) hold an object durably once its
+// write returns.
+//
 // # Concurrency
 //
 // Within a process, a task's saves, loads and deletes are serialised, so a
-// load never sees half of a save. Across processes sharing a bucket the
-// store does not lock: each object is replaced atomically, state.json is
-// written last, and the last writer wins. Two replicas saving the same task
-// at the same moment can leave objects from both saves, and a load racing
-// a save can read a newer history than state. The A2A server already needs
+// load never sees half of a save, and compactions wait for loads. Across
+// processes sharing a bucket the store does not lock: each object is
+// replaced atomically, state.json is written last, and the last writer
+// wins. Only a process that saves a task folds its journal in, so one
+// that only reads it (a tool, a replica answering a stray request) drops
+// nothing the saving process writes, and a load that finds state.json
+// rewritten while it read (the other process folded the journal in)
+// reads again. Two replicas saving the same task at the same moment can
+// leave objects from both saves, and a load racing a save can read a
+// newer history than state. The A2A server already needs
 // a task's requests to reach one replica at a time (running turns and
 // pending confirmations live in that replica's memory), so route by task
 // id, as a sticky load balancer does, and the race does not arise.
@@ -36,6 +71,7 @@
 package blobstore
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -45,7 +81,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -72,6 +107,12 @@ const parallel = 8
 type Store struct {
 	b     *blob.Bucket
 	locks keyedMutex
+	// fileLocks guard a task's files (as opposed to its journal): a
+	// compaction writing them holds one, as do Load, a whole save and
+	// Delete, which take it inside the task's lock.
+	fileLocks keyedMutex
+	// compactLocks keep a task's compactions one at a time.
+	compactLocks keyedMutex
 	// dir is the directory of a file:// store, whose emptied task
 	// directories Delete removes; "" for other buckets.
 	dir string
@@ -87,6 +128,8 @@ type Store struct {
 	// journals is what the store knows of each task's journal (see
 	// journal.go), by task prefix; compact folds journals into the files.
 	journals map[string]*journal
+	openSegs int // journals with a segment file open
+	gen      uint64
 	compact  compactor
 }
 
@@ -126,21 +169,70 @@ type stateFile struct {
 
 func taskPrefix(id string) string { return "tasks/" + id + "/" }
 
-// Save writes every object of the task. The objects other than state.json
-// are written concurrently; state.json is written once they all are, so a
-// task whose state.json exists is complete.
+// Save saves the task: as one journal entry holding what changed when
+// this process saved or loaded the task before (journal.go), else by
+// writing every object of the task. Those are written concurrently;
+// state.json is written once they all are, so a task whose state.json
+// exists is complete.
 func (s *Store) Save(ctx context.Context, t *a2a.StoredTask) error {
 	if !validTaskID.MatchString(t.ID) {
 		return fmt.Errorf("invalid task id %q", t.ID)
 	}
 	unlock := s.locks.lock(t.ID)
-	defer unlock()
 	p := taskPrefix(t.ID)
+	did, err := s.appendEntry(ctx, p, t)
+	if err == nil && did == whole {
+		err = s.saveWhole(ctx, p, t)
+	}
+	unlock()
+	if err == nil && did == unchanged {
+		s.flush(ctx, p)
+	}
+	return err
+}
+
+// flush folds the task's journal into its files now, if it has entries:
+// a save that changes nothing (the A2A server's as it evicts a task or
+// shuts down) leaves the files current for tools that read them.
+func (s *Store) flush(ctx context.Context, p string) {
+	s.mu.Lock()
+	j := s.journals[p]
+	s.mu.Unlock()
+	if j != nil && (j.entries > 0 || j.next > j.from) {
+		s.compactTask(ctx, p, false)
+	}
+}
+
+// saveWhole writes every object of the task and starts its journal over.
+func (s *Store) saveWhole(ctx context.Context, p string, t *a2a.StoredTask) error {
+	defer s.fileLocks.lock(t.ID)()
+	s.mu.Lock()
+	j := s.journals[p]
+	s.mu.Unlock()
+	next := 0
+	if j != nil {
+		next = j.next
+	} else {
+		// A journal from another process (or from before a delete):
+		// numbering goes on after it, and state.json's mark skips it.
+		files, err := s.readJournal(ctx, p, -1, "", 0)
+		if err != nil {
+			return err
+		}
+		for _, f := range files {
+			next = max(next, f.start+1, f.maxSeq+1)
+		}
+	}
 	// Empty lists are written as [], not null, as FileStore wrote them.
-	from, err := s.saveLists(ctx, p, t)
+	h, err := encodeJSON(orEmpty(t.History))
 	if err != nil {
 		return err
 	}
+	c, err := encodeJSON(orEmpty(t.Conversation))
+	if err != nil {
+		return err
+	}
+	encoded := map[string][]byte{"history.json": h, "conversation.json": c}
 	objects := map[string]any{
 		"metadata.json": t.Metadata,
 		"push.json":     orEmpty(t.PushConfigs),
@@ -152,12 +244,15 @@ func (s *Store) Save(ctx context.Context, t *a2a.StoredTask) error {
 	}
 	keep := map[string]bool{}
 	for i, a := range t.Artifacts {
-		name := fmt.Sprintf("artifacts/%04d.json", i)
+		name := artifactName(i)
 		keep[p+name] = true
 		objects[name] = a
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(parallel)
+	for name, b := range encoded {
+		g.Go(func() error { return s.writeEncoded(gctx, p+name, b) })
+	}
 	for name, v := range objects {
 		g.Go(func() error { return s.writeJSON(gctx, p+name, v) })
 	}
@@ -185,10 +280,27 @@ func (s *Store) Save(ctx context.Context, t *a2a.StoredTask) error {
 	s.mu.Lock()
 	s.artifacts[p] = len(t.Artifacts)
 	s.mu.Unlock()
-	return s.writeJSON(ctx, p+"state.json", stateFile{
-		State: t.State, Timestamp: t.Timestamp.UTC().Format(time.RFC3339Nano), ContextID: t.ContextID,
-		Status: t.Status, Settings: t.Settings, Journal: from,
-	})
+	st := stateOf(t)
+	st.Journal = next
+	if err := s.writeJSON(ctx, p+"state.json", st); err != nil {
+		return err
+	}
+	nj := &journal{from: next, next: next, baseBytes: len(h) + len(c), seg: -1, owned: true}
+	nj.remember(t)
+	s.setJournal(p, nj)
+	if next > 0 {
+		s.compactAfter(p, 0) // deletes the entries the files now hold
+	}
+	return nil
+}
+
+// setJournal records j as the task's journal, a new generation of it.
+func (s *Store) setJournal(p string, j *journal) {
+	s.mu.Lock()
+	s.gen++
+	j.gen = s.gen
+	s.putJournalLocked(p, j)
+	s.mu.Unlock()
 }
 
 // Load reads a task back; it returns a2a.ErrNotFound for a task without a
@@ -202,74 +314,94 @@ func (s *Store) Load(ctx context.Context, id string) (*a2a.StoredTask, error) {
 	}
 	unlock := s.locks.lock(id)
 	defer unlock()
+	defer s.fileLocks.lock(id)()
 	p := taskPrefix(id)
-	var st stateFile
-	if err := s.readJSON(ctx, p+"state.json", &st); err != nil {
-		if gcerrors.Code(err) == gcerrors.NotFound {
-			return nil, a2a.ErrNotFound
+	var d *doc
+	var files []journalFile
+	for attempt := 0; ; attempt++ {
+		var err error
+		d, err = s.readBase(ctx, p, partAll, true)
+		if err != nil {
+			if gcerrors.Code(err) == gcerrors.NotFound {
+				return nil, a2a.ErrNotFound
+			}
+			return nil, fmt.Errorf("task %s: %w", id, err)
 		}
-		return nil, fmt.Errorf("task %s: %w", id, err)
+		if files, err = s.readJournal(ctx, p, -1, "", 0); err != nil {
+			return nil, fmt.Errorf("task %s: %w", id, err)
+		}
+		// Another process folding the journal in meanwhile (this one's
+		// compactions wait for the file lock) may have dropped entries
+		// the files read do not hold yet; it rewrote state.json first.
+		if b, err := s.b.ReadAll(ctx, p+"state.json"); err != nil || bytes.Equal(b, d.stateRaw) || attempt == 4 {
+			break
+		}
 	}
-	ts, _ := time.Parse(time.RFC3339Nano, st.Timestamp)
-	t := &a2a.StoredTask{
-		ID: id, ContextID: st.ContextID, State: st.State, Timestamp: ts,
-		Status: st.Status, Settings: st.Settings,
+	s.mu.Lock()
+	s.artifacts[p] = d.artsCount
+	s.mu.Unlock()
+	j := &journal{from: d.st.Journal, next: d.st.Journal, baseBytes: d.historyBytes + d.conversationBytes, seg: -1}
+	stale := false
+	for _, f := range files {
+		j.next = max(j.next, f.start+1, f.maxSeq+1)
+		stale = stale || f.maxSeq < j.from
 	}
-	arts, err := s.keys(ctx, p+"artifacts/")
+	es := entriesFrom(files, j.from, -1)
+	for i := range es {
+		if err := d.apply(&es[i]); err != nil {
+			return nil, fmt.Errorf("task %s: %w", id, err)
+		}
+		j.entries++
+		j.logBytes += es[i].size
+	}
+	t, err := d.task(id)
 	if err != nil {
 		return nil, fmt.Errorf("task %s: %w", id, err)
 	}
-	// Skips fileblob's temporary files (<name>.json.<hex>.tmp) of a save
-	// that died.
-	arts = slices.DeleteFunc(arts, func(k string) bool { return !strings.HasSuffix(k, ".json") })
+	j.remember(t)
 	s.mu.Lock()
-	s.artifacts[p] = len(arts)
+	j.owned = s.journals[p] != nil && s.journals[p].owned
 	s.mu.Unlock()
-	artifacts := make([]*a2a.Artifact, len(arts))
-
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(parallel)
-	for name, v := range map[string]any{
-		"metadata.json":     &t.Metadata,
-		"history.json":      &t.History,
-		"conversation.json": &t.Conversation,
-		"push.json":         &t.PushConfigs,
-		"pending.json":      &t.Pending,
-	} {
-		g.Go(func() error {
-			if err := s.readJSON(gctx, p+name, v); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
-				return err
-			}
-			return nil
-		})
-	}
-	for i, k := range arts {
-		g.Go(func() error {
-			b, err := s.b.ReadAll(gctx, k)
-			if err != nil {
-				if gcerrors.Code(err) == gcerrors.NotFound {
-					return nil
-				}
-				return err
-			}
-			var a a2a.Artifact
-			if json.Unmarshal(b, &a) == nil {
-				artifacts[i] = &a
-			}
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return nil, fmt.Errorf("task %s: %w", id, err)
-	}
-	for _, a := range artifacts {
-		if a != nil {
-			t.Artifacts = append(t.Artifacts, *a)
+	s.setJournal(p, j)
+	// A task only read is left as it is (journal.owned); one this
+	// process saves gets its journal folded in by the compactions its
+	// saves ask for.
+	if j.owned {
+		switch {
+		case j.due(1) || stale:
+			s.compactAfter(p, 0)
+		case j.entries > 0:
+			s.compactAfter(p, settle)
 		}
 	}
-	if err := s.loadJournal(ctx, p, st.Journal, t); err != nil {
-		return nil, fmt.Errorf("task %s: %w", id, err)
+	return t, nil
+}
+
+// task decodes the task d holds.
+func (d *doc) task(id string) (*a2a.StoredTask, error) {
+	ts, _ := time.Parse(time.RFC3339Nano, d.st.Timestamp)
+	t := &a2a.StoredTask{
+		ID: id, ContextID: d.st.ContextID, State: d.st.State, Timestamp: ts,
+		Status: d.st.Status, Settings: d.st.Settings,
 	}
+	for _, o := range []struct {
+		name string
+		raw  json.RawMessage
+		into any
+	}{{"metadata.json", d.metadata, &t.Metadata}, {"push.json", d.push, &t.PushConfigs}, {"pending.json", d.pending, &t.Pending}} {
+		if o.raw != nil {
+			if err := json.Unmarshal(o.raw, o.into); err != nil {
+				return nil, fmt.Errorf("%s: %w", o.name, err)
+			}
+		}
+	}
+	if err := decodeList(d.history, &t.History, "history"); err != nil {
+		return nil, err
+	}
+	if err := decodeList(d.conversation, &t.Conversation, "conversation"); err != nil {
+		return nil, err
+	}
+	decodeEach(d.artifacts, &t.Artifacts)
 	return t, nil
 }
 
@@ -307,6 +439,7 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 }
 
 func (s *Store) deleteLocked(ctx context.Context, id string) error {
+	defer s.fileLocks.lock(id)()
 	p := taskPrefix(id)
 	s.forgetTask(p)
 	if err := s.b.Delete(ctx, p+"state.json"); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
@@ -335,24 +468,31 @@ func (s *Store) deleteLocked(ctx context.Context, id string) error {
 
 // Prune deletes the tasks last active before cutoff that keep (which may
 // be nil) does not claim, and returns their ids (a2a.TaskPruner). It lists
-// tasks/ once; only tasks whose state.json was last written before cutoff
-// are candidates, since a task's state.json is rewritten whenever its
-// activity time changes, so a remote bucket is read for old tasks only.
-// A candidate's own timestamp then decides, which guards against clocks
-// that differ between the replicas writing a shared bucket.
+// tasks/ once; only tasks whose state.json and journal objects were all
+// last written before cutoff are candidates, since a save writes one or
+// the other whenever the task's activity time changes, so a remote bucket
+// is read for old tasks only. A candidate's own timestamp then decides,
+// which guards against clocks that differ between the replicas writing a
+// shared bucket.
 func (s *Store) Prune(ctx context.Context, cutoff time.Time, keep func(id string) bool) ([]string, error) {
+	latest := map[string]time.Time{}
+	hasState := map[string]bool{}
+	err := s.list(ctx, "tasks/", func(obj *blob.ListObject) {
+		id, rest, _ := strings.Cut(strings.TrimPrefix(obj.Key, "tasks/"), "/")
+		if rest != "state.json" && !strings.HasPrefix(rest, "journal/") {
+			return
+		}
+		hasState[id] = hasState[id] || rest == "state.json"
+		if obj.ModTime.After(latest[id]) {
+			latest[id] = obj.ModTime
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
 	var candidates []string
-	it := s.b.List(&blob.ListOptions{Prefix: "tasks/"})
-	for {
-		obj, err := it.Next(ctx)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		id, ok := strings.CutSuffix(strings.TrimPrefix(obj.Key, "tasks/"), "/state.json")
-		if ok && !obj.IsDir && validTaskID.MatchString(id) && obj.ModTime.Before(cutoff) {
+	for id, ok := range hasState {
+		if ok && validTaskID.MatchString(id) && latest[id].Before(cutoff) {
 			candidates = append(candidates, id)
 		}
 	}
@@ -381,14 +521,15 @@ func (s *Store) Prune(ctx context.Context, cutoff time.Time, keep func(id string
 	return deleted, nil
 }
 
-// expired reports whether the task's state says it was last active
-// before cutoff; a task without a state.json is not (it is gone, or not
-// complete yet). A state.json that does not decode counts as expired: the
-// task cannot be loaded either, and its age is the object's, which the
-// caller checked.
+// expired reports whether the task's state (state.json and the entries of
+// its journal after it) says it was last active before cutoff; a task
+// without a state.json is not (it is gone, or not complete yet). A state
+// that does not decode counts as expired: the task cannot be loaded
+// either, and its age is the objects', which the caller checked.
 func (s *Store) expired(ctx context.Context, id string, cutoff time.Time) (bool, error) {
-	var st stateFile
-	if err := s.readJSON(ctx, taskPrefix(id)+"state.json", &st); err != nil {
+	p := taskPrefix(id)
+	d, err := s.readBase(ctx, p, 0, false)
+	if err != nil {
 		if gcerrors.Code(err) == gcerrors.NotFound {
 			return false, nil
 		}
@@ -399,7 +540,18 @@ func (s *Store) expired(ctx context.Context, id string, cutoff time.Time) (bool,
 		}
 		return false, err
 	}
-	ts, err := time.Parse(time.RFC3339Nano, st.Timestamp)
+	files, err := s.readJournal(ctx, p, -1, "", 0)
+	var bad *journalError
+	if errors.As(err, &bad) {
+		files = nil // a task that cannot be loaded: its state.json's age decides
+	} else if err != nil {
+		return false, err
+	}
+	es := entriesFrom(files, d.st.Journal, -1)
+	for i := range es {
+		d.apply(&es[i])
+	}
+	ts, err := time.Parse(time.RFC3339Nano, d.st.Timestamp)
 	return err != nil || ts.Before(cutoff), nil
 }
 
@@ -417,17 +569,37 @@ func (s *Store) pruneTask(ctx context.Context, id string, cutoff time.Time) (boo
 // keys lists every key under prefix, at any depth.
 func (s *Store) keys(ctx context.Context, prefix string) ([]string, error) {
 	var keys []string
-	it := s.b.List(&blob.ListOptions{Prefix: prefix})
-	for {
-		obj, err := it.Next(ctx)
-		if err == io.EOF {
-			return keys, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		if !obj.IsDir {
-			keys = append(keys, obj.Key)
+	err := s.list(ctx, prefix, func(obj *blob.ListObject) {
+		keys = append(keys, obj.Key)
+	})
+	return keys, err
+}
+
+// list calls fn for every object under prefix, at any depth. fileblob
+// fails a listing when a file goes between its reading a directory and
+// looking at the file, which the compactor's deletions make happen: a
+// listing that fails so starts over (a few times).
+func (s *Store) list(ctx context.Context, prefix string, fn func(*blob.ListObject)) error {
+	for attempt := 0; ; attempt++ {
+		var objs []*blob.ListObject
+		it := s.b.List(&blob.ListOptions{Prefix: prefix})
+		for {
+			obj, err := it.Next(ctx)
+			if err == io.EOF {
+				for _, o := range objs {
+					fn(o)
+				}
+				return nil
+			}
+			if err != nil {
+				if gcerrors.Code(err) == gcerrors.NotFound && attempt < 3 {
+					break
+				}
+				return err
+			}
+			if !obj.IsDir {
+				objs = append(objs, obj)
+			}
 		}
 	}
 }
@@ -497,7 +669,7 @@ func (s *Store) forgetTask(p string) {
 		}
 	}
 	delete(s.artifacts, p)
-	delete(s.journals, p)
+	s.putJournalLocked(p, nil)
 }
 
 // forget drops what the store remembers of key.

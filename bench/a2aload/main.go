@@ -472,6 +472,7 @@ func (e *runEnv) phases(ctx context.Context) error {
 		ids = append(ids, tr.taskID)
 	}
 	var fuS []turnSample
+	var fuRound []int // the round of each sample: its turn number on its task
 	fakeCPU0, cpu0 := cpuTime(e.fake.pid()), cpuTime(e.castor.pid())
 	calls := 0
 	for r := 0; r < c.followups && ctx.Err() == nil; r++ {
@@ -490,6 +491,7 @@ func (e *runEnv) phases(ctx context.Context) error {
 			e.logSlow("follow-up", tr, s)
 			calls += s.calls
 			fuS = append(fuS, s)
+			fuRound = append(fuRound, r)
 		}
 	}
 	if len(fuS) > 0 {
@@ -499,6 +501,22 @@ func (e *runEnv) phases(ctx context.Context) error {
 		res.set("fake_cpu_per_call_ms", ms(cpuTime(e.fake.pid())-fakeCPU0)/float64(calls))
 	}
 	res.phaseStats("fu", fuS)
+	// Whether what castor adds grows with the task (the disk store's
+	// saves): the first and the last tenth of the rounds.
+	k := max(1, c.followups/10)
+	var early, late []float64
+	for i, s := range fuS {
+		switch {
+		case fuRound[i] < k:
+			early = append(early, ms(s.added()))
+		case fuRound[i] >= c.followups-k:
+			late = append(late, ms(s.added()))
+		}
+	}
+	if len(early) > 0 && len(late) > 0 && c.followups >= 2 {
+		res.set("fu_early_added_p50", percentile(early, 50))
+		res.set("fu_late_added_p50", percentile(late, 50))
+	}
 
 	// The fake's own time for the same request, and the proxy's share.
 	if cr := e.proxy.capturedRequest(); cr != nil {
@@ -655,6 +673,8 @@ var metrics = []metric{
 	{key: "fu_model_p50", label: "follow-up turn: model time p50", unit: "ms", lower: true},
 	{key: "fu_added_p50", label: "follow-up turn: added p50", unit: "ms", lower: true, target: "< 1 ms", meets: func(v float64) bool { return v < 1 }},
 	{key: "fu_added_p99", label: "follow-up turn: added p99", unit: "ms", lower: true},
+	{key: "fu_early_added_p50", label: "  added p50, first 10% of turns", unit: "ms", lower: true},
+	{key: "fu_late_added_p50", label: "  added p50, last 10% of turns", unit: "ms", lower: true},
 	{key: "fu_cpu_ms", label: "follow-up turn: castor CPU", unit: "ms", lower: true},
 	{key: "fu_calls", label: "model calls per turn", unit: "", lower: true},
 	{key: "replay_body_kb", label: "model request body (follow-up)", unit: "KB", lower: true},
