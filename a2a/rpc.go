@@ -45,6 +45,13 @@ func (s *Server) handleRPC(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, http.StatusBadRequest, nullID, rpcError(CodeParseError, "Invalid JSON payload"))
 		return
 	}
+	if v, _ := protocolOf(r.Header, ""); v == "1.0" {
+		// Before parsing: a body in another media type need not be JSON.
+		if e := checkContent(r.Header); e != nil {
+			writeRPCError(w, http.StatusOK, nullID, e)
+			return
+		}
+	}
 	req, rerr := parseRequest(body)
 	if rerr != nil {
 		id := json.RawMessage(nullID)
@@ -68,8 +75,8 @@ func (s *Server) handleRPC(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, http.StatusOK, req.ID, rpcError(CodeVersionNotSupported, "A2A version %q is not supported; this server speaks 0.3 and 1.0", v))
 		return
 	case v == "1.0":
-		if !jsonContent(r.Header) {
-			writeRPCError(w, http.StatusOK, req.ID, rpcError(CodeContentTypeNotSupported, "Incompatible content types: A2A 1.0 requests are application/json or %s, not %q", mediaType, r.Header.Get("Content-Type")))
+		if e := checkContent(r.Header); e != nil {
+			writeRPCError(w, http.StatusOK, req.ID, e)
 			return
 		}
 		if e := s.precheck(r.Context(), req); e != nil {

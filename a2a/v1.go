@@ -445,17 +445,19 @@ func protocolOf(h http.Header, method string) (string, bool) {
 // answer is labelled with it.
 const mediaType = "application/a2a+json"
 
-// jsonContent reports whether a 1.0 request's Content-Type is one A2A
-// 1.0 allows (application/json or application/a2a+json, any parameters).
-// 0.3 requests are not checked: Gemini CLI's server reads any body, and
-// curl users rely on that.
-func jsonContent(h http.Header) bool {
+// checkContent refuses a 1.0 request whose Content-Type is not one A2A
+// 1.0 allows (application/json or application/a2a+json, any parameters)
+// with ContentTypeNotSupported. 0.3 requests are not checked: Gemini
+// CLI's server reads any body, and curl users rely on that.
+func checkContent(h http.Header) *Error {
 	ct := h.Get("Content-Type")
 	if ct == "" {
-		return true
+		return nil
 	}
-	mt, _, err := mime.ParseMediaType(ct)
-	return err == nil && (mt == "application/json" || mt == mediaType)
+	if mt, _, err := mime.ParseMediaType(ct); err == nil && (mt == "application/json" || mt == mediaType) {
+		return nil
+	}
+	return rpcError(CodeContentTypeNotSupported, "Incompatible content types: A2A 1.0 requests are application/json or %s, not %q", mediaType, ct)
 }
 
 // v1Writer prepares a 1.0 request for a2a-go's transports: the 1.0 media

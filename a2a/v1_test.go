@@ -241,6 +241,20 @@ func TestV1Wire(t *testing.T) {
 	}
 }
 
+// TestV1MediaType: a 1.0 request in another media type is refused as
+// such (-32005) before its body is read as JSON, as the 1.0 TCK sends it.
+func TestV1MediaType(t *testing.T) {
+	h := newHarness(t)
+	resp := h.post("/", "{'jsonrpc': '2.0', 'method': 'SendMessage'}", "Content-Type", "text/plain", "A2A-Version", "1.0")
+	defer resp.Body.Close()
+	var body struct {
+		Error struct{ Code int } `json:"error"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil || body.Error.Code != a2a.CodeContentTypeNotSupported {
+		t.Fatalf("error = %+v, %v; want code %d", body.Error, err, a2a.CodeContentTypeNotSupported)
+	}
+}
+
 // TestOneTaskTwoVersions: a task created over one version is read and
 // continued over the other.
 func TestOneTaskTwoVersions(t *testing.T) {
