@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/castor-dev/castor/internal/textutil"
 )
 
 // Tier is where a policy file comes from. A rule's final priority is its
@@ -568,31 +570,9 @@ func typoOf(n string) string {
 	}
 	best, bestD := "", 4
 	for _, b := range builtinNames {
-		if d := editDistance(n, b); d < bestD {
+		if d := textutil.EditDistance(n, b); d < bestD {
 			best, bestD = b, d
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }

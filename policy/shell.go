@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/castor-dev/castor/internal/shellword"
 )
 
 // shellPart is one simple command of a shell line: its source text and
@@ -41,7 +43,7 @@ func splitShell(command string, depth int) (parts []shellPart, redirects, ok boo
 			if start < 0 || end > len(command) || start >= end {
 				return true
 			}
-			name := literal(n.Args[0])
+			name := shellword.Literal(n.Args[0])
 			p := shellPart{text: strings.TrimSpace(command[start:end])}
 			if name != "" {
 				p.root = filepath.Base(name)
@@ -59,8 +61,8 @@ func splitShell(command string, depth int) (parts []shellPart, redirects, ok boo
 				}
 			}
 			// sh -c 'cmd': what the wrapper runs is checked too.
-			if depth < 3 && len(n.Args) >= 3 && isShellProgram(p.root) && literal(n.Args[1]) == "-c" {
-				if inner := literal(n.Args[2]); inner != "" {
+			if depth < 3 && len(n.Args) >= 3 && isShellProgram(p.root) && shellword.Literal(n.Args[1]) == "-c" {
+				if inner := shellword.Literal(n.Args[2]); inner != "" {
 					sub, r, subOK := splitShell(inner, depth+1)
 					if !subOK {
 						ok = false
@@ -81,29 +83,4 @@ func isShellProgram(name string) bool {
 		return true
 	}
 	return false
-}
-
-// literal returns a word's text when it is made of literals and quoted
-// literals only ("git", 'git', "g"it), else "".
-func literal(w *syntax.Word) string {
-	var b strings.Builder
-	for _, part := range w.Parts {
-		switch p := part.(type) {
-		case *syntax.Lit:
-			b.WriteString(p.Value)
-		case *syntax.SglQuoted:
-			b.WriteString(p.Value)
-		case *syntax.DblQuoted:
-			for _, q := range p.Parts {
-				lit, ok := q.(*syntax.Lit)
-				if !ok {
-					return ""
-				}
-				b.WriteString(lit.Value)
-			}
-		default:
-			return ""
-		}
-	}
-	return b.String()
 }

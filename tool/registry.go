@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"google.golang.org/genai"
+
+	"github.com/castor-dev/castor/internal/textutil"
 )
 
 // Registry holds the tools of a session, by name.
@@ -154,7 +156,7 @@ func NotFound(name string, candidates []string) *Error {
 	}
 	s := make([]scored, len(candidates))
 	for i, c := range candidates {
-		s[i] = scored{c, levenshtein(name, c), i}
+		s[i] = scored{c, textutil.EditDistance(name, c), i}
 	}
 	sort.SliceStable(s, func(i, j int) bool { return s[i].dist < s[j].dist })
 	msg := fmt.Sprintf("Tool %q not found.", name)
@@ -196,25 +198,4 @@ func (r *Registry) Prepare(name string, args map[string]any, visible []string) (
 		return t, nil, &Error{Type: ErrInvalidParams, Message: err.Error()}
 	}
 	return t, c, nil
-}
-
-func levenshtein(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }

@@ -42,3 +42,21 @@ func TestParagraphs(t *testing.T) {
 		}
 	}
 }
+
+func TestEditDistance(t *testing.T) {
+	for _, tt := range []struct {
+		a, b string
+		want int
+	}{
+		{"", "", 0},
+		{"read_file", "read_file", 0},
+		{"read_fil", "read_file", 1},
+		{"raed_file", "read_file", 2},
+		{"", "abc", 3},
+		{"héllo", "hello", 1},
+	} {
+		if got := EditDistance(tt.a, tt.b); got != tt.want {
+			t.Errorf("EditDistance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
+		}
+	}
+}

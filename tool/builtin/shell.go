@@ -14,6 +14,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/castor-dev/castor/internal/shellword"
 	"github.com/castor-dev/castor/tool"
 )
 
@@ -457,37 +458,12 @@ func commandRoots(command string) []string {
 		if !ok || len(call.Args) == 0 {
 			return true
 		}
-		if name := wordText(call.Args[0]); name != "" {
+		if name := shellword.Literal(call.Args[0]); name != "" {
 			roots = append(roots, filepath.Base(name))
 		}
 		return true
 	})
 	return roots
-}
-
-// wordText returns a word's text when it is made of literals and quoted
-// literals only ("git", 'git', "g"it), else "".
-func wordText(w *syntax.Word) string {
-	var b strings.Builder
-	for _, part := range w.Parts {
-		switch p := part.(type) {
-		case *syntax.Lit:
-			b.WriteString(p.Value)
-		case *syntax.SglQuoted:
-			b.WriteString(p.Value)
-		case *syntax.DblQuoted:
-			for _, q := range p.Parts {
-				lit, ok := q.(*syntax.Lit)
-				if !ok {
-					return ""
-				}
-				b.WriteString(lit.Value)
-			}
-		default:
-			return ""
-		}
-	}
-	return b.String()
 }
 
 // uniqueStrings returns ss without repeats, first occurrences kept.
