@@ -112,7 +112,19 @@ func (s *Server) handleRPC(w http.ResponseWriter, r *http.Request) {
 	case methodExtendedCard:
 		e = rpcError(CodeExtendedCardNotConfigured, "Authenticated Extended Card is not configured")
 	case methodCommandsGet:
-		result = map[string]any{"commands": s.devCommands()}
+		// Params are optional; {taskId} lists that task's commands. Other
+		// params are ignored, as before there were any.
+		var p commandsParams
+		if len(req.Params) > 0 && req.Params[0] == '{' {
+			e = decodeParams(req.Params, &p)
+		}
+		var reg *command.Registry
+		if e == nil {
+			reg, e = s.commandsFor(r.Context(), p.taskID(), false)
+		}
+		if e == nil {
+			result = map[string]any{"commands": s.devCommands(reg)}
+		}
 	case methodCommandExecute:
 		result, e = s.rpcCommandExecute(r, req)
 	default:
@@ -712,7 +724,7 @@ func (s *Server) commandEnv() command.Env {
 	return env
 }
 
-func (s *Server) devCommands() []devSlashCommand {
+func (s *Server) devCommands(reg *command.Registry) []devSlashCommand {
 	var conv func(c *command.Command, depth int) devSlashCommand
 	conv = func(c *command.Command, depth int) devSlashCommand {
 		out := devSlashCommand{Name: c.Name, Description: c.Description, Arguments: []devSlashCommandArgument{}, SubCommands: []devSlashCommand{}}
@@ -727,7 +739,7 @@ func (s *Server) devCommands() []devSlashCommand {
 		return out
 	}
 	out := []devSlashCommand{}
-	for _, c := range s.cmds.Commands() {
+	for _, c := range reg.Commands() {
 		out = append(out, conv(c, 0))
 	}
 	return out
@@ -748,7 +760,15 @@ func (s *Server) rpcCommandExecute(r *http.Request, req *rpcRequest) (any, *Erro
 	if len(path) == 0 {
 		return nil, errInvalidParams("command_path is required.")
 	}
-	cmd, cpath, rest := s.cmds.Lookup(path...)
+	taskID := p.TaskID
+	if taskID == "" {
+		taskID = p.TaskIDCamel
+	}
+	reg, e := s.commandsFor(r.Context(), taskID, true)
+	if e != nil {
+		return nil, e
+	}
+	cmd, cpath, rest := reg.Lookup(path...)
 	name := strings.Join(path, " ")
 	if cmd == nil || len(rest) > 0 {
 		return &executeSlashCommandResponse{Status: cmdFailedToStart, Message: "Command not found: " + name}, nil

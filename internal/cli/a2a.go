@@ -189,7 +189,8 @@ func runA2A(ctx context.Context, f *a2aFlags, stdio IO) error {
 	commands, stopMCP := setup.Commands(ctx, setup.Options{WorkDir: f.workspace, Env: env.Lookup, Warn: warn})
 	defer stopMCP()
 	srv, err := a2a.NewServer(a2a.Config{
-		Commands:         commands,
+		Commands:         setup.WithSessionCommands(commands), // lists /compress, /skills, /hooks too
+		SessionCommands:  a2asession.Commands,
 		Workspace:        f.workspace,
 		AllowedRoot:      f.allowedRoot,
 		AuthToken:        f.token,
