@@ -233,7 +233,7 @@ func (s *Server) streamREST(w http.ResponseWriter, r *http.Request, t *task, sub
 // show") as Gemini CLI registers them. ?taskId= lists that task's
 // session's commands (sessioncommands.go).
 func (s *Server) handleListCommands(w http.ResponseWriter, r *http.Request) {
-	reg, e := s.commandsFor(r.Context(), r.URL.Query().Get("taskId"), false)
+	reg, _, e := s.commandsFor(r.Context(), r.URL.Query().Get("taskId"), false)
 	if e != nil {
 		restError(w, restStatus(e), e.Message)
 		return
@@ -298,13 +298,12 @@ func (s *Server) handleExecuteCommand(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	reg, e := s.commandsFor(r.Context(), taskID, true)
+	reg, env, e := s.commandsFor(r.Context(), taskID, true)
 	if e != nil {
 		restError(w, restStatus(e), e.Message)
 		return
 	}
 	cmd, path, rest := reg.Lookup(name)
-	env := s.commandEnv()
 	if cmd != nil && len(rest) == 0 && cmd.RequiresWorkspace && env.Workspace == "" {
 		restError(w, http.StatusBadRequest, `Command "`+name+`" requires a workspace, but CODER_AGENT_WORKSPACE_PATH is not set.`)
 		return

@@ -120,7 +120,7 @@ func (s *Server) handleRPC(w http.ResponseWriter, r *http.Request) {
 		}
 		var reg *command.Registry
 		if e == nil {
-			reg, e = s.commandsFor(r.Context(), p.taskID(), false)
+			reg, _, e = s.commandsFor(r.Context(), p.taskID(), false)
 		}
 		if e == nil {
 			result = map[string]any{"commands": s.devCommands(reg)}
@@ -715,7 +715,12 @@ func (s *Server) pushDelete(ctx context.Context, taskID, id string) *Error {
 // commandEnv is the environment commands run in: the server's default
 // workspace, with its trust as settings decide it.
 func (s *Server) commandEnv() command.Env {
-	env := command.Env{Workspace: s.cfg.Workspace, HomeDir: s.cfg.HomeDir}
+	return s.commandEnvAt(s.cfg.Workspace)
+}
+
+// commandEnvAt is the environment commands run in for workspace ws.
+func (s *Server) commandEnvAt(ws string) command.Env {
+	env := command.Env{Workspace: ws, HomeDir: s.cfg.HomeDir}
 	if env.Workspace != "" {
 		if st, err := config.Load(config.LoadOptions{Workspace: env.Workspace, HomeDir: env.HomeDir}); err == nil {
 			env.Trusted = st.Trust.IsTrusted() || !st.Trust.FolderTrustEnabled
@@ -764,7 +769,7 @@ func (s *Server) rpcCommandExecute(r *http.Request, req *rpcRequest) (any, *Erro
 	if taskID == "" {
 		taskID = p.TaskIDCamel
 	}
-	reg, e := s.commandsFor(r.Context(), taskID, true)
+	reg, env, e := s.commandsFor(r.Context(), taskID, true)
 	if e != nil {
 		return nil, e
 	}
@@ -773,7 +778,6 @@ func (s *Server) rpcCommandExecute(r *http.Request, req *rpcRequest) (any, *Erro
 	if cmd == nil || len(rest) > 0 {
 		return &executeSlashCommandResponse{Status: cmdFailedToStart, Message: "Command not found: " + name}, nil
 	}
-	env := s.commandEnv()
 	if cmd.RequiresWorkspace && env.Workspace == "" {
 		return &executeSlashCommandResponse{Status: cmdFailedToStart, Message: "Command \"" + name + "\" requires a workspace, but CODER_AGENT_WORKSPACE_PATH is not set."}, nil
 	}

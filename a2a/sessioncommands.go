@@ -8,41 +8,43 @@ import (
 )
 
 // commandsFor returns the registry that lists and runs commands for the
-// task taskID: its session's (Config.SessionCommands) once it has one,
-// else the server's. With build, a task whose session is not built yet in
-// this process (restored from the store) gets it built, as its next turn
+// task taskID, and the environment they run in: its session's registry
+// (Config.SessionCommands) and its workspace once it has a session, else
+// the server's. With build, a task whose session is not built yet in this
+// process (restored from the store) gets it built, as its next turn
 // would: a command that acts on the conversation needs it. Without a
 // task id it is the server's registry, which lists what a task's session
 // accepts when the server was configured with one that does
 // (setup.WithSessionCommands).
-func (s *Server) commandsFor(ctx context.Context, taskID string, build bool) (*command.Registry, *Error) {
-	if taskID == "" || s.cfg.SessionCommands == nil {
-		if taskID != "" {
-			if _, err := s.lookupTask(ctx, taskID); err != nil {
-				return nil, asRPCError(err)
-			}
-		}
-		return s.cmds, nil
+func (s *Server) commandsFor(ctx context.Context, taskID string, build bool) (*command.Registry, command.Env, *Error) {
+	if taskID == "" {
+		return s.cmds, s.commandEnv(), nil
 	}
 	t, err := s.lookupTask(ctx, taskID)
 	if err != nil {
-		return nil, asRPCError(err)
+		return nil, command.Env{}, asRPCError(err)
 	}
 	t.mu.Lock()
-	a := t.agent
+	a, ws := t.agent, t.settings.WorkspacePath
 	t.mu.Unlock()
+	env := s.commandEnv()
+	if ws != "" {
+		env = s.commandEnvAt(ws)
+	}
+	if s.cfg.SessionCommands == nil {
+		return s.cmds, env, nil
+	}
 	if a == nil && build {
 		if a, err = t.ensureAgent(ctx); err != nil {
-			return nil, asRPCError(err)
+			return nil, command.Env{}, asRPCError(err)
 		}
 	}
-	if a == nil {
-		return s.cmds, nil
+	if a != nil {
+		if reg := s.cfg.SessionCommands(a.Session()); reg != nil {
+			return reg, env, nil
+		}
 	}
-	if reg := s.cfg.SessionCommands(a.Session()); reg != nil {
-		return reg, nil
-	}
-	return s.cmds, nil
+	return s.cmds, env, nil
 }
 
 // commandsParams are the optional params of commands/get.

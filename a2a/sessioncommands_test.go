@@ -93,6 +93,31 @@ func TestSessionCommandsListed(t *testing.T) {
 		t.Errorf("command/execute compress on the task: %v", res)
 	}
 
+	// A task's commands run in its workspace, not the server's (trusted,
+	// so that its GEMINI.md is read).
+	settings := filepath.Join(h.home, ".gemini", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(settings), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(settings, []byte(`{"security": {"folderTrust": {"enabled": false}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(filepath.Dir(h.ws), "other")
+	if err := os.MkdirAll(other, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(other, "GEMINI.md"), []byte("Other workspace rules.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.fake.Enqueue(fakegemini.Text("hello"))
+	otherID := taskID(h.stream(userMessage("hi", geminiSettings(other), "")))
+	if code, body := executeCommand(t, h, `{"command":"memory show","taskId":"`+otherID+`"}`); code != http.StatusOK || !strings.Contains(body, "Other workspace rules.") {
+		t.Errorf("memory show on a task in another workspace: HTTP %d %s", code, body)
+	}
+	if _, body := executeCommand(t, h, `{"command":"memory show"}`); strings.Contains(body, "Other workspace rules.") {
+		t.Errorf("memory show without a task reads the task's workspace: %s", body)
+	}
+
 	if resp := h.get("/listCommands?taskId=nope"); resp.StatusCode != http.StatusNotFound {
 		t.Errorf("list for an unknown task: HTTP %d", resp.StatusCode)
 	}
