@@ -19,6 +19,8 @@ func TestUsageExitCodes(t *testing.T) {
 		{"unknown flag", []string{"--bogus-flag", "-p", "hi"}, 1, "unknown flag: --bogus-flag"},
 		{"unknown short flag", []string{"-Z", "-p", "hi"}, 1, "unknown shorthand flag"},
 		{"unknown subcommand", []string{"mcp", "bogus"}, 1, `unknown command "bogus"`},
+		{"unknown skills subcommand", []string{"skills", "bogus"}, 1, `unknown command "bogus"`},
+		{"unknown extensions subcommand", []string{"extensions", "bogus"}, 1, `unknown command "bogus"`},
 		{"unknown subcommand flag", []string{"mcp", "list", "--bogus"}, 1, "unknown flag: --bogus"},
 		{"missing flag value", []string{"-p", "hi", "-m"}, 1, "flag needs an argument"},
 		{"bad output format", []string{"--output-format", "bogus", "-p", "hi"}, 1, `invalid output format "bogus"`},
