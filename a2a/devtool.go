@@ -208,6 +208,10 @@ type executeSlashCommandRequest struct {
 	// CommandPathCamel accepts proto3 JSON's default lowerCamelCase.
 	CommandPathCamel []string `json:"commandPath"`
 	Args             string   `json:"args"`
+	// TaskID, when set, runs the command on that task's session
+	// (sessioncommands.go): a Castor extension.
+	TaskID      string `json:"task_id,omitempty"`
+	TaskIDCamel string `json:"taskId,omitempty"`
 }
 
 type executeSlashCommandResponse struct {

@@ -435,6 +435,8 @@ func FuzzServeHTTP(f *testing.F) {
 		`{"jsonrpc":"2.0","id":1,"method":"tasks/pushNotificationConfig/set","params":{"taskId":"x","pushNotificationConfig":{"url":"http://[::1]/"}}}`,
 		`{"jsonrpc":"2.0","id":1,"method":"command/execute","params":{"command_path":["extensions","list"]}}`,
 		`{"jsonrpc":"2.0","id":1,"method":"commands/get"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"commands/get","params":{"taskId":"zz"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"command/execute","params":{"command_path":["compress"],"taskId":"zz"}}`,
 		`{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"role":"user","messageId":"m","parts":[{"kind":"data","data":{}}],"taskId":"zz"}}}`,
 	} {
 		f.Add([]byte(b))

@@ -230,8 +230,14 @@ func (s *Server) streamREST(w http.ResponseWriter, r *http.Request, t *task, sub
 }
 
 // GET /listCommands → {commands}, sub-commands named in full ("memory
-// show") as Gemini CLI registers them.
+// show") as Gemini CLI registers them. ?taskId= lists that task's
+// session's commands (sessioncommands.go).
 func (s *Server) handleListCommands(w http.ResponseWriter, r *http.Request) {
+	reg, _, e := s.commandsFor(r.Context(), r.URL.Query().Get("taskId"), false)
+	if e != nil {
+		restError(w, restStatus(e), e.Message)
+		return
+	}
 	type arg struct {
 		Name        string `json:"name"`
 		Description string `json:"description"`
@@ -258,7 +264,7 @@ func (s *Server) handleListCommands(w http.ResponseWriter, r *http.Request) {
 		return out
 	}
 	out := []cmd{}
-	for _, c := range s.cmds.Commands() {
+	for _, c := range reg.Commands() {
 		out = append(out, conv(c, "", 0))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"commands": out})
@@ -285,8 +291,19 @@ func (s *Server) handleExecuteCommand(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	cmd, path, rest := s.cmds.Lookup(name)
-	env := s.commandEnv()
+	var taskID string
+	if t, ok := raw["taskId"]; ok && string(t) != "null" {
+		if err := json.Unmarshal(t, &taskID); err != nil {
+			restError(w, http.StatusBadRequest, `"taskId" field must be a string.`)
+			return
+		}
+	}
+	reg, env, e := s.commandsFor(r.Context(), taskID, true)
+	if e != nil {
+		restError(w, restStatus(e), e.Message)
+		return
+	}
+	cmd, path, rest := reg.Lookup(name)
 	if cmd != nil && len(rest) == 0 && cmd.RequiresWorkspace && env.Workspace == "" {
 		restError(w, http.StatusBadRequest, `Command "`+name+`" requires a workspace, but CODER_AGENT_WORKSPACE_PATH is not set.`)
 		return

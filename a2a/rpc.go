@@ -119,7 +119,19 @@ func (s *Server) handleRPC(w http.ResponseWriter, r *http.Request) {
 	case methodExtendedCard:
 		e = rpcError(CodeExtendedCardNotConfigured, "Authenticated Extended Card is not configured")
 	case methodCommandsGet:
-		result = map[string]any{"commands": s.devCommands()}
+		// Params are optional; {taskId} lists that task's commands. Other
+		// params are ignored, as before there were any.
+		var p commandsParams
+		if len(req.Params) > 0 && req.Params[0] == '{' {
+			e = decodeParams(req.Params, &p)
+		}
+		var reg *command.Registry
+		if e == nil {
+			reg, _, e = s.commandsFor(r.Context(), p.taskID(), false)
+		}
+		if e == nil {
+			result = map[string]any{"commands": s.devCommands(reg)}
+		}
 	case methodCommandExecute:
 		result, e = s.rpcCommandExecute(r, req)
 	default:
@@ -710,7 +722,12 @@ func (s *Server) pushDelete(ctx context.Context, taskID, id string) *Error {
 // commandEnv is the environment commands run in: the server's default
 // workspace, with its trust as settings decide it.
 func (s *Server) commandEnv() command.Env {
-	env := command.Env{Workspace: s.cfg.Workspace, HomeDir: s.cfg.HomeDir}
+	return s.commandEnvAt(s.cfg.Workspace)
+}
+
+// commandEnvAt is the environment commands run in for workspace ws.
+func (s *Server) commandEnvAt(ws string) command.Env {
+	env := command.Env{Workspace: ws, HomeDir: s.cfg.HomeDir}
 	if env.Workspace != "" {
 		if st, err := config.Load(config.LoadOptions{Workspace: env.Workspace, HomeDir: env.HomeDir}); err == nil {
 			env.Trusted = st.Trust.IsTrusted() || !st.Trust.FolderTrustEnabled
@@ -719,7 +736,7 @@ func (s *Server) commandEnv() command.Env {
 	return env
 }
 
-func (s *Server) devCommands() []devSlashCommand {
+func (s *Server) devCommands(reg *command.Registry) []devSlashCommand {
 	var conv func(c *command.Command, depth int) devSlashCommand
 	conv = func(c *command.Command, depth int) devSlashCommand {
 		out := devSlashCommand{Name: c.Name, Description: c.Description, Arguments: []devSlashCommandArgument{}, SubCommands: []devSlashCommand{}}
@@ -734,7 +751,7 @@ func (s *Server) devCommands() []devSlashCommand {
 		return out
 	}
 	out := []devSlashCommand{}
-	for _, c := range s.cmds.Commands() {
+	for _, c := range reg.Commands() {
 		out = append(out, conv(c, 0))
 	}
 	return out
@@ -755,12 +772,19 @@ func (s *Server) rpcCommandExecute(r *http.Request, req *rpcRequest) (any, *Erro
 	if len(path) == 0 {
 		return nil, errInvalidParams("command_path is required.")
 	}
-	cmd, cpath, rest := s.cmds.Lookup(path...)
+	taskID := p.TaskID
+	if taskID == "" {
+		taskID = p.TaskIDCamel
+	}
+	reg, env, e := s.commandsFor(r.Context(), taskID, true)
+	if e != nil {
+		return nil, e
+	}
+	cmd, cpath, rest := reg.Lookup(path...)
 	name := strings.Join(path, " ")
 	if cmd == nil || len(rest) > 0 {
 		return &executeSlashCommandResponse{Status: cmdFailedToStart, Message: "Command not found: " + name}, nil
 	}
-	env := s.commandEnv()
 	if cmd.RequiresWorkspace && env.Workspace == "" {
 		return &executeSlashCommandResponse{Status: cmdFailedToStart, Message: "Command \"" + name + "\" requires a workspace, but CODER_AGENT_WORKSPACE_PATH is not set."}, nil
 	}

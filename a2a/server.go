@@ -65,6 +65,12 @@ type Config struct {
 	// Commands are the slash commands served; nil means
 	// command.DefaultRegistry().
 	Commands *command.Registry
+	// SessionCommands, when set, returns the slash commands a task's
+	// session accepts (nil: Commands). Listing and running commands for a
+	// task (a taskId with GET /listCommands, commands/get, POST
+	// /executeCommand, command/execute) use it, so /compress acts on that
+	// task's conversation (sessioncommands.go).
+	SessionCommands func(sess *agent.Session) *command.Registry
 	// OnDisconnect says what happens to a running turn when the client
 	// streaming it (or waiting for it in a blocking message/send) leaves
 	// before its end: "" or DisconnectContinue, DisconnectCancel.

@@ -113,6 +113,11 @@ type Config struct {
 	Now func() time.Time
 	// Hooks, when set, runs hooks at Gemini CLI's hook points (agent/hooks.go).
 	Hooks Hooks
+	// OnStats, when set, is given the counts of each model request and
+	// tool call as the session records it (a Stats holding that one
+	// event), so a session that runs this one, as a subagent, counts its
+	// usage as it happens (statslive.go).
+	OnStats func(Stats)
 }
 
 // Session is one conversation with the model. Its methods are safe for
@@ -159,6 +164,7 @@ func New(cfg Config) *Session {
 		loops: newLoopDetector(cfg.DisableLoopDetection),
 		stats: newStatsRecorder(),
 	}
+	s.stats.forward = cfg.OnStats
 	s.started = len(s.hist) > 0
 	return s
 }

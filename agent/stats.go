@@ -86,6 +86,9 @@ type FileStats struct {
 type statsRecorder struct {
 	mu sync.Mutex
 	s  Stats
+	// forward, when set, is given each recorded event's counts
+	// (statslive.go).
+	forward func(Stats)
 }
 
 func newStatsRecorder() *statsRecorder {
@@ -101,7 +104,7 @@ func (r *statsRecorder) model(name string) *ModelStats {
 	return m
 }
 
-func (r *statsRecorder) request(modelName, role string, latency time.Duration, usage *genai.GenerateContentResponseUsageMetadata, err error) {
+func (r *statsRecorder) addRequest(modelName, role string, latency time.Duration, usage *genai.GenerateContentResponseUsageMetadata, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	m := r.model(modelName)
@@ -140,7 +143,7 @@ func addUsage(t *TokenStats, u *genai.GenerateContentResponseUsageMetadata) {
 	t.Input += int64(u.PromptTokenCount - u.CachedContentTokenCount)
 }
 
-func (r *statsRecorder) toolCall(c *ToolCall, decision string) {
+func (r *statsRecorder) addToolCall(c *ToolCall, decision string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	t := &r.s.Tools

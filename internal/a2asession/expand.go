@@ -7,6 +7,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/castor-dev/castor/agent"
+	"github.com/castor-dev/castor/command"
 	"github.com/castor-dev/castor/internal/setup"
 )
 
@@ -31,4 +32,15 @@ func track(a *setup.Agent) func() error {
 		agents.Delete(a.Session)
 		return a.Close()
 	}
+}
+
+// Commands is the a2a.Config.SessionCommands of sessions built by
+// Factory: the task agent's whole registry (built-ins, custom and MCP
+// commands, and the session's own /compress, /skills, /hooks), or nil
+// for a session Factory did not build.
+func Commands(sess *agent.Session) *command.Registry {
+	if a, ok := agents.Load(sess); ok {
+		return a.(*setup.Agent).Commands
+	}
+	return nil
 }

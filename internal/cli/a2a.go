@@ -104,14 +104,14 @@ func a2aStoreURL(f *a2aFlags, geminiDir string, getenv func(string) string) (u s
 
 func runA2A(ctx context.Context, f *a2aFlags, stdio IO) error {
 	if err := a2a.CheckListenAddr(f.host, f.token); err != nil {
-		return &inputError{msg: err.Error()}
+		return &usageError{msg: err.Error()}
 	}
 	if m := a2a.DisconnectMode(f.onDisconnect); m != a2a.DisconnectContinue && m != a2a.DisconnectCancel {
-		return &inputError{msg: fmt.Sprintf("--on-disconnect %q: must be continue or cancel", f.onDisconnect)}
+		return &usageError{msg: fmt.Sprintf("--on-disconnect %q: must be continue or cancel", f.onDisconnect)}
 	}
 	switch {
 	case f.memLimitMB < 0:
-		return &inputError{msg: fmt.Sprintf("--memory-limit %d: must not be negative (0: none)", f.memLimitMB)}
+		return &usageError{msg: fmt.Sprintf("--memory-limit %d: must not be negative (0: none)", f.memLimitMB)}
 	case f.memLimitMB > 0 && os.Getenv("GOMEMLIMIT") == "":
 		// A soft limit: with 1,000 tasks streaming at once the live heap is
 		// ~150 MB, which the default GC pacing lets grow to twice that.
@@ -120,7 +120,7 @@ func runA2A(ctx context.Context, f *a2aFlags, stdio IO) error {
 	retention := f.retention
 	switch {
 	case retention < 0:
-		return &inputError{msg: fmt.Sprintf("--retention %v: must not be negative (0 keeps tasks forever)", retention)}
+		return &usageError{msg: fmt.Sprintf("--retention %v: must not be negative (0 keeps tasks forever)", retention)}
 	case retention == 0:
 		retention = -1 // a2a.Config's "forever"; its zero is the default
 	}
@@ -189,7 +189,8 @@ func runA2A(ctx context.Context, f *a2aFlags, stdio IO) error {
 	commands, stopMCP := setup.Commands(ctx, setup.Options{WorkDir: f.workspace, Env: env.Lookup, Warn: warn})
 	defer stopMCP()
 	srv, err := a2a.NewServer(a2a.Config{
-		Commands:         commands,
+		Commands:         setup.WithSessionCommands(commands), // lists /compress, /skills, /hooks too
+		SessionCommands:  a2asession.Commands,
 		Workspace:        f.workspace,
 		AllowedRoot:      f.allowedRoot,
 		AuthToken:        f.token,

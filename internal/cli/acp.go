@@ -23,7 +23,7 @@ func runACP(ctx context.Context, f *flags, stdio IO) int {
 		return exitCode(err)
 	}
 	if f.prompt != "" || f.resume != "" || f.listSessions || f.deleteSession != "" {
-		return fail(&inputError{msg: "--acp cannot be combined with --prompt, --resume, --list-sessions or --delete-session"})
+		return fail(&usageError{msg: "--acp cannot be combined with --prompt, --resume, --list-sessions or --delete-session"})
 	}
 	if f.experimentalACP && !f.acp {
 		fmt.Fprintln(stderr, "Warning: --experimental-acp is deprecated; use --acp.")

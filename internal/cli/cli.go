@@ -113,6 +113,9 @@ func Run(ctx context.Context, args []string, stdio IO) (code int) {
 		SilenceErrors: true,
 		Args:          cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkRootFlags(&f, args, cmd.Flags().Changed); err != nil {
+				return err // usage.go
+			}
 			code = runRoot(ctx, cmd, &f, args, stdio)
 			return nil
 		},
@@ -155,14 +158,13 @@ func Run(ctx context.Context, args []string, stdio IO) (code int) {
 	fl.BoolVar(&f.experimentalACP, "experimental-acp", false, "same as --acp")
 	fl.StringVar(&f.inputFormat, "input-format", InputText, "input format: text, or stream-json for one session answering JSON-line messages on stdin until it closes (with -o stream-json)")
 	_ = fl.MarkHidden("experimental-acp") // deprecated: runACP warns on stderr, never on stdout
+	// Unknown flags, missing values and unknown subcommands are usage
+	// errors: exit 1, as Gemini CLI's parser (usage.go).
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &inputError{msg: err.Error()}
+		return &usageError{msg: err.Error()}
 	})
 	if err := root.Execute(); err != nil {
 		fmt.Fprintf(stdio.Stderr, "Error: %s\n", termtext.String(oneLine(err.Error())))
-		if strings.Contains(err.Error(), "unknown flag") || strings.Contains(err.Error(), "unknown command") {
-			return ExitInput
-		}
 		return exitCode(err)
 	}
 	return code
@@ -197,7 +199,7 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 	switch f.output {
 	case FormatText, FormatJSON, FormatStreamJSON:
 	default:
-		return fail(&inputError{msg: fmt.Sprintf("invalid output format %q: use text, json or stream-json", f.output)})
+		return fail(&usageError{msg: fmt.Sprintf("invalid output format %q: use text, json or stream-json", f.output)})
 	}
 	if err := checkInputFormat(f); err != nil { // streamin.go
 		return fail(err)
@@ -414,7 +416,7 @@ func oneLine(s string) string {
 // neither is given: settings decide).
 func (f *flags) mode() (policy.Mode, error) {
 	if f.yolo && f.approvalMode != "" {
-		return "", &inputError{msg: "Cannot use both --yolo (-y) and --approval-mode together. Use --approval-mode=yolo instead."}
+		return "", &usageError{msg: "Cannot use both --yolo (-y) and --approval-mode together. Use --approval-mode=yolo instead."}
 	}
 	if f.yolo {
 		return policy.ModeYolo, nil
@@ -424,7 +426,7 @@ func (f *flags) mode() (policy.Mode, error) {
 	}
 	m, err := policy.ParseMode(f.approvalMode)
 	if err != nil {
-		return "", &inputError{msg: err.Error()}
+		return "", &usageError{msg: err.Error()}
 	}
 	return m, nil
 }

@@ -36,10 +36,13 @@ func exitCode(err error) int {
 		resume *setup.ResumeError
 		fatal  *agent.FatalToolError
 		trust  *setup.UntrustedError
+		usage  *usageError
 	)
 	switch {
 	case err == nil:
 		return ExitOK
+	case errors.As(err, &usage):
+		return ExitError // usage.go: a command line that does not parse
 	case errors.As(err, &auth):
 		return ExitAuth
 	case errors.As(err, &in), errors.As(err, &resume):

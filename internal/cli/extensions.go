@@ -161,7 +161,7 @@ func extList(stdio IO, format string) error {
 		return nil
 	case "text", "":
 	default:
-		return &inputError{msg: fmt.Sprintf("invalid output format %q: use text or json", format)}
+		return &usageError{msg: fmt.Sprintf("invalid output format %q: use text or json", format)}
 	}
 	if len(exts) == 0 {
 		fmt.Fprintln(stdio.Stdout, "No extensions installed.")
@@ -396,7 +396,7 @@ func extSetEnabled(stdio IO, name, scope string, scoped, enable bool) error {
 	case "workspace":
 		folder = p.wd
 	default:
-		return &inputError{msg: fmt.Sprintf("Invalid scope: %s. Please use one of user, workspace.", scope)}
+		return &usageError{msg: fmt.Sprintf("Invalid scope: %s. Please use one of user, workspace.", scope)}
 	}
 	exts, _ := p.load()
 	found := false

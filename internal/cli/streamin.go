@@ -50,11 +50,11 @@ func checkInputFormat(f *flags) error {
 		return nil
 	case InputStreamJSON:
 		if f.output != FormatStreamJSON {
-			return &inputError{msg: "--input-format stream-json needs --output-format stream-json"}
+			return &usageError{msg: "--input-format stream-json needs --output-format stream-json"}
 		}
 		return nil
 	}
-	return &inputError{msg: fmt.Sprintf("invalid input format %q: use text or stream-json", f.inputFormat)}
+	return &usageError{msg: fmt.Sprintf("invalid input format %q: use text or stream-json", f.inputFormat)}
 }
 
 // firstStreamPrompt is the prompt given with -p or as words, which a

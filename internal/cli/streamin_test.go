@@ -210,7 +210,7 @@ func TestCheckInputFormat(t *testing.T) {
 		if (tt.err == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tt.err)) {
 			t.Errorf("%s/%s: err = %v, want %q", tt.input, tt.output, err, tt.err)
 		}
-		if err != nil && exitCode(err) != ExitInput {
+		if err != nil && exitCode(err) != ExitError {
 			t.Errorf("%s/%s: exit %d", tt.input, tt.output, exitCode(err))
 		}
 	}

@@ -83,9 +83,10 @@ type Runner struct {
 	// GracePeriod is the time a subagent is given to finish after running
 	// out of turns or time (0: one minute, as Gemini CLI).
 	GracePeriod time.Duration
-	// AddStats, when set, is given each run's counts (model calls, tool
-	// calls, changed lines) when it ends, for the invoking session's
-	// stats, where Gemini CLI counts them.
+	// AddStats, when set, is given a run's counts (model calls, tool
+	// calls, changed lines) one model call or tool call at a time, as they
+	// happen, for the invoking session's stats, where Gemini CLI counts
+	// them: /stats shows a running subagent's usage.
 	AddStats func(agent.Stats)
 }
 
@@ -389,10 +390,10 @@ func (r *Runner) run(ctx context.Context, d *Definition, prompt string, out func
 	if r.Configure != nil {
 		r.Configure(&cfg)
 	}
-	sess = agent.New(cfg)
 	if r.AddStats != nil {
-		defer func() { r.AddStats(sess.Stats()) }()
+		cfg.OnStats = r.AddStats // live, and never again at the end
 	}
+	sess = agent.New(cfg)
 
 	query := prompt
 	if strings.TrimSpace(query) == "" {
