@@ -93,6 +93,7 @@ type Engine struct {
 	selfConfirm map[string]bool
 	lookup      func(name string) (tool.Tool, bool)
 	rules       []Rule // policy-file rules, highest priority first
+	untrusted   bool
 }
 
 // Options configure an Engine.
@@ -123,6 +124,10 @@ type Options struct {
 	// Rules are policy-file rules (LoadRules), in load order: of two
 	// rules of the same priority, the one loaded first wins.
 	Rules []Rule
+	// Untrusted is set when folder trust does not trust the workspace:
+	// a shell line that runs git is then always asked about (or refused
+	// when nobody can answer), as in Gemini CLI.
+	Untrusted bool
 }
 
 // New returns an engine.
@@ -130,7 +135,7 @@ func New(o Options) *Engine {
 	if o.Mode == "" {
 		o.Mode = ModeDefault
 	}
-	e := &Engine{mode: o.Mode, interactive: o.Interactive, always: map[string]bool{}, askKinds: map[tool.Kind]bool{}, selfConfirm: map[string]bool{}, lookup: o.Lookup}
+	e := &Engine{mode: o.Mode, interactive: o.Interactive, untrusted: o.Untrusted, always: map[string]bool{}, askKinds: map[tool.Kind]bool{}, selfConfirm: map[string]bool{}, lookup: o.Lookup}
 	e.rules = sortRules(o.Rules)
 	for _, n := range o.SelfConfirming {
 		e.selfConfirm[n] = true
@@ -178,7 +183,7 @@ func (e *Engine) Decide(c Call) (Decision, string) {
 	}
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	if len(e.rules) > 0 {
+	if _, shell := isShell(c); len(e.rules) > 0 || shell {
 		return e.decideFilesLocked(c)
 	}
 	for _, r := range e.excluded {

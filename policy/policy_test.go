@@ -50,7 +50,7 @@ func TestDecide(t *testing.T) {
 
 func TestRememberAlways(t *testing.T) {
 	e := New(Options{Interactive: true})
-	c := Call{Name: "run_shell_command", Kind: tool.KindExecute, RootCommands: []string{"git"}, Args: map[string]any{"command": "git log"}}
+	c := Call{Name: "run_shell_command", Kind: tool.KindExecute, RootCommands: []string{"git"}, Args: map[string]any{"command": "git commit -m wip"}}
 	if d, _ := e.Decide(c); d != Ask {
 		t.Fatalf("before: %v", d)
 	}

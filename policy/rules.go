@@ -252,7 +252,7 @@ func isShell(c Call) (string, bool) {
 // decided the same way, and one refusal refuses the whole line (one
 // that needs approval makes the line need approval), as in Gemini CLI.
 func (e *Engine) decideFilesLocked(c Call) (Decision, string) {
-	d, msg := e.decideAtomicLocked(c)
+	d, msg := e.decideAtomicLocked(c, true)
 	if cmd, ok := isShell(c); ok && d != Deny {
 		parts, _, parsed := shellParts(cmd)
 		if parsed && !(len(parts) == 1 && parts[0].text == strings.TrimSpace(cmd)) {
@@ -266,7 +266,7 @@ func (e *Engine) decideFilesLocked(c Call) (Decision, string) {
 				if p.root != "" {
 					sub.RootCommands = []string{p.root}
 				}
-				sd, smsg := e.decideAtomicLocked(sub)
+				sd, smsg := e.decideAtomicLocked(sub, false)
 				if sd == Deny {
 					return Deny, smsg
 				}
@@ -283,8 +283,12 @@ func (e *Engine) decideFilesLocked(c Call) (Decision, string) {
 }
 
 // decideAtomicLocked decides one call, without splitting shell lines.
-func (e *Engine) decideAtomicLocked(c Call) (Decision, string) {
+// whole is true for the call as made, false for one command of a
+// compound shell line: Gemini CLI's shell heuristics (safe.go) look at
+// the whole line only.
+func (e *Engine) decideAtomicLocked(c Call, whole bool) (Decision, string) {
 	d, prio := e.builtinLocked(c)
+	heuristics, allowRedirect, patterned := e.builtinShellTraitsLocked(c, d, prio)
 	var args string
 	argsFn := func() string {
 		if args == "" {
@@ -302,19 +306,25 @@ func (e *Engine) decideAtomicLocked(c Call) (Decision, string) {
 			continue
 		}
 		d, msg = r.decision, r.denyMsg
-		if cmd, ok := isShell(c); ok && d == Allow {
+		heuristics, allowRedirect, patterned = r.args == nil, r.allowRedi, r.args != nil
+		break
+	}
+	if cmd, ok := isShell(c); ok {
+		if whole && heuristics {
+			d = e.shellHeuristicLocked(cmd, d)
+		}
+		if d == Allow {
 			_, redirects, parsed := shellParts(cmd)
 			switch {
-			case !parsed && e.mode == ModeYolo && r.args != nil:
+			case !parsed && e.mode == ModeYolo && patterned:
 				// The arguments a pattern allowed cannot be checked.
 				d = Deny
 			case !parsed && e.mode != ModeYolo:
 				d = Ask
-			case redirects && !r.allowRedi && e.mode != ModeAutoEdit && e.mode != ModeYolo:
+			case redirects && !allowRedirect && e.mode != ModeAutoEdit && e.mode != ModeYolo:
 				d = Ask
 			}
 		}
-		break
 	}
 	if d == Deny {
 		if msg != "" {

@@ -140,7 +140,8 @@ func TestExpandPromptCommands(t *testing.T) {
 		"home/.gemini/commands/review.toml":   `prompt = "user review"`,
 		"ws/.gemini/commands/hello.toml":      `prompt = "project hello {{args}}"`,
 		"ws/.gemini/commands/git/commit.toml": `prompt = "Write a commit message."`,
-		"ws/.gemini/commands/files.toml":      `prompt = "Files: !{echo {{args}}} and @{notes.txt}"`,
+		// printf, not echo: echo is a known-safe command that runs unasked.
+		"ws/.gemini/commands/files.toml":      `prompt = "Files: !{printf %s {{args}}} and @{notes.txt}"`,
 		"ws/notes.txt":                        "the notes",
 		ext + "gemini-extension.json":         `{"name":"demo","version":"1.0.0"}`,
 		ext + "commands/hello.toml":           `prompt = "ext hello"`,
@@ -188,7 +189,7 @@ func TestExpandPromptCommands(t *testing.T) {
 	asked := 0
 	a = p.agent(t, Options{Confirm: func(_ context.Context, c *agent.ToolCall) (tool.Decision, error) {
 		asked++
-		if c.Name != "run_shell_command" || c.Confirmation == nil || c.Confirmation.Details.Command != "echo 'ok'" {
+		if c.Name != "run_shell_command" || c.Confirmation == nil || c.Confirmation.Details.Command != "printf %s 'ok'" {
 			t.Errorf("confirmation for %+v", c)
 		}
 		return tool.Decision{Outcome: tool.ProceedOnce}, nil

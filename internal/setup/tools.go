@@ -136,6 +136,7 @@ func buildPolicy(o Options, st *config.Settings, trusted, interactive bool, askK
 		SelfConfirming: customTools,
 		Lookup:         lookup,
 		Rules:          rules,
+		Untrusted:      !trusted,
 	}), nil
 }
 
