@@ -141,11 +141,11 @@ func TestExpandPromptCommands(t *testing.T) {
 		"ws/.gemini/commands/hello.toml":      `prompt = "project hello {{args}}"`,
 		"ws/.gemini/commands/git/commit.toml": `prompt = "Write a commit message."`,
 		// printf, not echo: echo is a known-safe command that runs unasked.
-		"ws/.gemini/commands/files.toml":      `prompt = "Files: !{printf %s {{args}}} and @{notes.txt}"`,
-		"ws/notes.txt":                        "the notes",
-		ext + "gemini-extension.json":         `{"name":"demo","version":"1.0.0"}`,
-		ext + "commands/hello.toml":           `prompt = "ext hello"`,
-		ext + "commands/deploy.toml":          `prompt = "ext deploy {{args}}"`,
+		"ws/.gemini/commands/files.toml": `prompt = "Files: !{printf %s {{args}}} and @{notes.txt}"`,
+		"ws/notes.txt":                   "the notes",
+		ext + "gemini-extension.json":    `{"name":"demo","version":"1.0.0"}`,
+		ext + "commands/hello.toml":      `prompt = "ext hello"`,
+		ext + "commands/deploy.toml":     `prompt = "ext deploy {{args}}"`,
 	})
 	run := func(a *Agent, text string) (string, error) {
 		parts, err := a.ExpandPrompt(context.Background(), text)
