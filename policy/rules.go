@@ -288,7 +288,7 @@ func (e *Engine) decideFilesLocked(c Call) (Decision, string) {
 // the whole line only.
 func (e *Engine) decideAtomicLocked(c Call, whole bool) (Decision, string) {
 	d, prio := e.builtinLocked(c)
-	heuristics, allowRedirect, patterned := e.builtinShellTraitsLocked(c, d, prio)
+	traits := e.builtinShellTraitsLocked(c, d, prio)
 	var args string
 	argsFn := func() string {
 		if args == "" {
@@ -306,22 +306,22 @@ func (e *Engine) decideAtomicLocked(c Call, whole bool) (Decision, string) {
 			continue
 		}
 		d, msg = r.decision, r.denyMsg
-		heuristics, allowRedirect, patterned = r.args == nil, r.allowRedi, r.args != nil
+		traits = shellTraits{heuristics: r.args == nil, allowRedirect: r.allowRedi, patterned: r.args != nil}
 		break
 	}
-	if cmd, ok := isShell(c); ok {
-		if whole && heuristics {
+	if cmd, ok := isShell(c); ok && !traits.unchecked {
+		if whole && traits.heuristics {
 			d = e.shellHeuristicLocked(cmd, d)
 		}
 		if d == Allow {
 			_, redirects, parsed := shellParts(cmd)
 			switch {
-			case !parsed && e.mode == ModeYolo && patterned:
+			case !parsed && e.mode == ModeYolo && traits.patterned:
 				// The arguments a pattern allowed cannot be checked.
 				d = Deny
 			case !parsed && e.mode != ModeYolo:
 				d = Ask
-			case redirects && !allowRedirect && e.mode != ModeAutoEdit && e.mode != ModeYolo:
+			case redirects && !traits.allowRedirect && e.mode != ModeAutoEdit && e.mode != ModeYolo:
 				d = Ask
 			}
 		}

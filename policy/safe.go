@@ -475,30 +475,43 @@ func (e *Engine) shellHeuristicLocked(cmd string, d Decision) Decision {
 	return d
 }
 
-// builtinShellTraitsLocked describes the Gemini CLI rule that stands for
-// the built-in decision d (of priority prio) on c: whether the shell
-// heuristics adjust it (a rule without argument pattern), whether it lets
-// redirections through, and whether it has a pattern (a command prefix).
-func (e *Engine) builtinShellTraitsLocked(c Call, d Decision, prio int) (heuristics, allowRedirect, patterned bool) {
+// shellTraits describe the Gemini CLI rule that stands for a decision on
+// a shell call.
+type shellTraits struct {
+	heuristics    bool // no argument pattern: the shell heuristics adjust it
+	allowRedirect bool // redirections do not make an allowance ask
+	patterned     bool // an argument pattern or command prefix
+	unchecked     bool // not a shell rule at all: the line is not looked at
+}
+
+// builtinShellTraitsLocked describes the rule that stands for the
+// built-in decision d (of priority prio) on c.
+func (e *Engine) builtinShellTraitsLocked(c Call, d Decision, prio int) shellTraits {
 	switch prio {
 	case prioAllowed:
 		for _, r := range e.allowed {
 			if r.matches(c) {
-				return r.prefix == "", false, r.prefix != ""
+				return shellTraits{heuristics: r.prefix == "", patterned: r.prefix != ""}
 			}
 		}
 	case prioAlways:
 		// An "always allow" answer for a shell command is a rule with a
-		// command prefix in Gemini CLI.
-		return false, false, true
+		// command prefix in Gemini CLI, which lets redirections through
+		// when the command answered had one; Castor remembers root
+		// commands only, and keeps letting them through.
+		return shellTraits{patterned: true, allowRedirect: true}
 	case prioYolo:
 		// yolo.toml: allow everything, redirections included.
-		return true, true, false
+		return shellTraits{heuristics: true, allowRedirect: true}
+	case prioReadOnly:
+		// A shell call passed off as read-only: the SDK's Shell.Exec, for
+		// which only exclusions count.
+		return shellTraits{unchecked: true}
 	case prioNone:
 		// The "ask about shell commands" rule exists for interactive
 		// sessions only; headless runs have a deny rule instead, which
 		// the heuristics never loosen.
-		return d == Ask && e.canAskLocked(c), false, false
+		return shellTraits{heuristics: d == Ask && e.canAskLocked(c)}
 	}
-	return true, false, false
+	return shellTraits{heuristics: true}
 }
