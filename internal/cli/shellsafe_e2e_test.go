@@ -1,0 +1,74 @@
+package cli_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/castor-dev/castor/internal/fakegemini"
+)
+
+// TestHeadlessShellSafety: as in Gemini CLI 0.61, a headless run in
+// default mode refuses the shell tool even for a known-safe command (its
+// deny rule is never loosened by the heuristics; the tool is not even
+// declared), while with the shell tool allowed (--allowed-tools) a
+// known-safe ls runs and a dangerous rm -rf or a redirection, which would
+// need approval, is refused.
+func TestHeadlessShellSafety(t *testing.T) {
+	t.Run("default mode refuses ls", func(t *testing.T) {
+		e := newEnv(t,
+			fakegemini.Call("run_shell_command", map[string]any{"command": "ls"}),
+			fakegemini.Text("done"))
+		e.write("marker.txt", "x")
+		r := e.run("-p", "list the files")
+		if r.code != 0 {
+			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		}
+		reqs := e.srv.Requests()
+		for _, d := range reqs[0].FunctionDeclarations() {
+			if d.Name == "run_shell_command" {
+				t.Error("run_shell_command declared in a headless default-mode run")
+			}
+		}
+		_, resp := functionResponse(t, reqs[1].LastContent(), 0)
+		if msg, _ := resp["error"].(string); !strings.HasPrefix(msg, `Tool "run_shell_command" not found.`) || strings.Contains(mustJSON(resp), "marker.txt") {
+			t.Errorf("response = %s", mustJSON(resp))
+		}
+	})
+	t.Run("allowed shell: safe runs, dangerous is refused", func(t *testing.T) {
+		e := newEnv(t,
+			fakegemini.Call("run_shell_command", map[string]any{"command": "ls"}),
+			fakegemini.Call("run_shell_command", map[string]any{"command": "rm -rf victim"}),
+			fakegemini.Call("run_shell_command", map[string]any{"command": "ls > listing.txt"}),
+			fakegemini.Call("run_shell_command", map[string]any{"command": "git -c core.pager=cat log"}),
+			fakegemini.Text("done"))
+		e.write("marker.txt", "x")
+		if err := os.Mkdir(filepath.Join(e.ws, "victim"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		e.write("victim/keep.txt", "keep me")
+		r := e.run("--allowed-tools", "run_shell_command", "-p", "look around")
+		if r.code != 0 {
+			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		}
+		reqs := e.srv.Requests()
+		if len(reqs) != 5 {
+			t.Fatalf("%d requests", len(reqs))
+		}
+		if _, resp := functionResponse(t, reqs[1].LastContent(), 0); !strings.Contains(mustJSON(resp), "marker.txt") {
+			t.Errorf("ls: %s", mustJSON(resp))
+		}
+		for i, cmd := range []string{"rm -rf victim", "ls > listing.txt", "git -c core.pager=cat log"} {
+			if _, resp := functionResponse(t, reqs[i+2].LastContent(), 0); resp["error"] != "Tool execution denied by policy." {
+				t.Errorf("%s: %s", cmd, mustJSON(resp))
+			}
+		}
+		if _, err := os.Stat(filepath.Join(e.ws, "victim", "keep.txt")); err != nil {
+			t.Errorf("rm -rf ran: %v", err)
+		}
+		if _, err := os.Stat(filepath.Join(e.ws, "listing.txt")); err == nil {
+			t.Error("the redirection ran")
+		}
+	})
+}
