@@ -1,11 +1,18 @@
 package cli_test
 
 import (
+	"bytes"
+	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/castor-dev/castor/acp"
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
@@ -71,4 +78,62 @@ func TestHeadlessShellSafety(t *testing.T) {
 			t.Error("the redirection ran")
 		}
 	})
+}
+
+// TestACPShellSafety: in an interactive default-mode session (ACP, whose
+// client answers permission requests), a known-safe ls runs without
+// asking while touch is asked about, as in Gemini CLI 0.61.
+func TestACPShellSafety(t *testing.T) {
+	e := newEnv(t,
+		fakegemini.Call("run_shell_command", map[string]any{"command": "ls"}),
+		fakegemini.Call("run_shell_command", map[string]any{"command": "touch made.txt"}),
+		fakegemini.Text("done"))
+	e.write("marker.txt", "x")
+	cmd := exec.Command(castorBinary(t), "--acp")
+	cmd.Dir = e.ws
+	cmd.Env = []string{"HOME=" + e.home, "PATH=" + os.Getenv("PATH"), "GEMINI_API_KEY=k", "GOOGLE_GEMINI_BASE_URL=" + e.srv.URL, "GEMINI_CLI_TRUST_WORKSPACE=true"}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	var mu sync.Mutex
+	var asked []string
+	c, err := acp.Start(cmd, acp.Handler{
+		Permission: func(_ context.Context, r sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+			mu.Lock()
+			asked = append(asked, mustJSON(r.ToolCall.RawInput))
+			mu.Unlock()
+			return sdk.RequestPermissionResponse{Outcome: sdk.RequestPermissionOutcome{Cancelled: &sdk.RequestPermissionOutcomeCancelled{Outcome: "cancelled"}}}, nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := c.Init(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.NewSession(ctx, sdk.NewSessionRequest{Cwd: e.ws, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.PromptText(ctx, s.SessionId, "look around"); err != nil {
+		t.Fatalf("prompt: %v; stderr:\n%s", err, stderr.String())
+	}
+	if err := c.Close(); err != nil {
+		t.Errorf("close: %v; stderr:\n%s", err, stderr.String())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(asked) != 1 || !strings.Contains(asked[0], "touch made.txt") {
+		t.Errorf("permission requests: %v", asked)
+	}
+	reqs := e.srv.Requests()
+	if len(reqs) < 2 {
+		t.Fatalf("%d requests; stderr:\n%s", len(reqs), stderr.String())
+	}
+	if _, resp := functionResponse(t, reqs[1].LastContent(), 0); !strings.Contains(mustJSON(resp), "marker.txt") {
+		t.Errorf("ls: %s", mustJSON(resp))
+	}
+	if _, err := os.Stat(filepath.Join(e.ws, "made.txt")); err == nil {
+		t.Error("touch ran although it was not approved")
+	}
 }
