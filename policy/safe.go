@@ -149,25 +149,6 @@ var safeCommands = map[string]bool{
 	"which": true, "whoami": true, "numfmt": true, "tac": true,
 }
 
-// SafeShellCommands lists the commands Castor, like Gemini CLI, runs
-// without asking in default and auto_edit mode when one of them is the
-// whole command line: these always, and with argument checks base64
-// (without -o/--output), find (without -exec, -delete, -fprint…), sed -n
-// Np / sed -n M,Np, git status/log/diff/show (without -c, --output,
-// --exec, --ext-diff, --textconv, --paginate), git branch with listing
-// flags only, and rg by an absolute path in a system directory (without
-// --pre, --hostname-bin, -z).
-func SafeShellCommands() []string {
-	out := make([]string, 0, len(safeCommands))
-	for c := range safeCommands {
-		if !strings.HasPrefix(c, "__") {
-			out = append(out, c)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
 // knownSafe reports whether a command line, as tokens, is read-only by
 // Gemini CLI's reckoning. Like Gemini CLI it looks at the line's first
 // command and its arguments (the other commands of a compound line are

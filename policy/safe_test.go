@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -202,10 +203,22 @@ func TestRunsGit(t *testing.T) {
 	}
 }
 
-func TestSafeShellCommands(t *testing.T) {
-	got := SafeShellCommands()
-	if !slices.Contains(got, "ls") || slices.ContainsFunc(got, func(s string) bool { return strings.HasPrefix(s, "__") }) || !slices.IsSorted(got) {
-		t.Errorf("SafeShellCommands() = %v", got)
+// TestReadmeListsSafeCommands keeps the README's list of safe commands
+// in step with the code.
+func TestReadmeListsSafeCommands(t *testing.T) {
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, ok := strings.Cut(string(b), "### Safe shell commands")
+	if !ok {
+		t.Fatal("README has no Safe shell commands section")
+	}
+	sec, _, _ = strings.Cut(sec, "\n#")
+	for c := range safeCommands {
+		if !strings.HasPrefix(c, "__") && !strings.Contains(sec, "`"+c+"`") {
+			t.Errorf("README does not list %s", c)
+		}
 	}
 }
 
