@@ -246,8 +246,10 @@ func isShell(c Call) (string, bool) {
 	return cmd, strings.TrimSpace(cmd) != ""
 }
 
-// decideFilesLocked decides c with the policy-file rules in the game: the
-// built-in decision, unless a file rule of at least its priority matches;
+// decideFilesLocked decides c with the policy-file rules in the game (and
+// every shell call, with or without them): the built-in decision, adjusted
+// by the shell heuristics, unless a file rule of at least its priority
+// matches;
 // then, for a compound shell command, every simple command it runs is
 // decided the same way, and one refusal refuses the whole line (one
 // that needs approval makes the line need approval), as in Gemini CLI.
