@@ -147,8 +147,9 @@ func TestServerAndClient(t *testing.T) {
 		fakegemini.Call("write_file", map[string]any{"file_path": a, "content": "A\n"}),
 		fakegemini.Call("write_file", map[string]any{"file_path": b, "content": "B\n"}),
 		fakegemini.Text("done"),
-		fakegemini.Call("run_shell_command", map[string]any{"command": "echo no"}),
-		fakegemini.Call("run_shell_command", map[string]any{"command": "echo cancel"}),
+		// printf, not echo: echo is a known-safe command that runs unasked.
+		fakegemini.Call("run_shell_command", map[string]any{"command": "printf no"}),
+		fakegemini.Call("run_shell_command", map[string]any{"command": "printf cancel"}),
 	)
 	type in struct {
 		City string `json:"city"`
@@ -208,7 +209,7 @@ func TestServerAndClient(t *testing.T) {
 	check(t, "rejected stop", r.StopReason, sdk.StopReasonEndTurn)
 	check(t, "rejected options", rec.permissions[0].Options, []sdk.PermissionOption{
 		{OptionId: "proceed_once", Name: "Allow", Kind: sdk.PermissionOptionKindAllowOnce},
-		{OptionId: "proceed_always", Name: "Always allow echo for this session", Kind: sdk.PermissionOptionKindAllowAlways},
+		{OptionId: "proceed_always", Name: "Always allow printf for this session", Kind: sdk.PermissionOptionKindAllowAlways},
 		{OptionId: "cancel", Name: "Reject", Kind: sdk.PermissionOptionKindRejectOnce},
 	})
 
