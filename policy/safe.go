@@ -13,7 +13,8 @@ import (
 //
 //   - a line that runs git in an untrusted workspace is asked about,
 //   - a dangerous line (rm -f, find -delete, git -c, …) is asked about,
-//     except in yolo mode,
+//     except in yolo mode (Castor checks every command of the line where
+//     Gemini CLI checks the first only),
 //   - a known-safe read-only line turns "ask" into "allow".
 //
 // Only a decision that came from a rule without an argument pattern
@@ -444,7 +445,10 @@ func (e *Engine) shellHeuristicLocked(cmd string, d Decision) Decision {
 	if e.untrusted && runsGit(toks) {
 		return Ask
 	}
-	if dangerous(toks) {
+	// Gemini CLI looks at the first command of the line only, so under an
+	// allow-all shell rule "ls; rm -rf x" would run unasked; Castor asks
+	// when any command of the line is dangerous.
+	if slices.ContainsFunc(splitTokens(toks), dangerous) {
 		if e.mode == ModeYolo {
 			return d
 		}

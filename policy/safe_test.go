@@ -86,6 +86,9 @@ priority = 100
 		{"ls > out.txt", []Decision{K, D, K, A, D, K, K, D, D, D, K}},
 		{"echo hi 2>&1", []Decision{K, D, K, A, D, K, K, D, K, A, K}},
 		{"ls && pwd", []Decision{K, D, K, A, D, K, A, A, D, D, A}},
+		// Any dangerous command of a line makes it ask (Gemini CLI: the first only).
+		{"ls; rm -rf x", []Decision{K, D, K, A, D, K, K, D, D, D, K}},
+		{"cd sub && rm -f x", []Decision{K, D, K, A, D, K, K, D, K, A, K}},
 		{"ls | wc -l", []Decision{K, D, K, A, D, K, A, A, D, D, A}},
 		{"echo $(rm -rf x)", []Decision{K, D, K, A, D, K, A, A, K, A, A}},
 		{"bash -c 'ls'", []Decision{K, D, K, A, D, K, A, A, D, D, A}},
