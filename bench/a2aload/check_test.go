@@ -81,7 +81,7 @@ func TestTurnWithoutText(t *testing.T) {
 	if tr.err == nil {
 		t.Fatal("a turn without the model's text passed")
 	}
-	for _, want := range []string{`arrived as ""`, "task/submitted, status-update/state-change/working, status-update/state-change/input-required!", `"Execution aborted by client."`} {
+	for _, want := range []string{`arrived as ""`, "task/submitted, status-update/state-change/working, status-update/state-change/input-required! \"Execution aborted by client.\""} {
 		if !strings.Contains(tr.err.Error(), want) {
 			t.Errorf("error %q lacks %s", tr.err, want)
 		}

@@ -117,6 +117,10 @@ func (r *eventResult) summary() string {
 	if r.Final {
 		s += "!"
 	}
+	if txt := r.Status.text(); txt != "" && r.Metadata.CoderAgent.Kind != "text-content" {
+		// An error update carries its error here.
+		s += fmt.Sprintf(" %.200q", txt)
+	}
 	return s
 }
 
@@ -250,8 +254,8 @@ func (c *a2aClient) turn(ctx context.Context, taskID string, timeout time.Durati
 	case !final:
 		res.err = fmt.Errorf("stream ended without a final event after %d events", res.events)
 	case text.String() != replyText:
-		res.err = fmt.Errorf("the model's text arrived as %q, want %q; events: %s; final status text %q",
-			text.String(), replyText, strings.Join(res.trail, ", "), res.finalText)
+		res.err = fmt.Errorf("task %s: the model's text arrived as %q, want %q; events: %s",
+			res.taskID, text.String(), replyText, strings.Join(res.trail, ", "))
 	case res.taskID == "":
 		res.err = errors.New("no task id in the stream")
 	}
