@@ -2,6 +2,7 @@ package gemini
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -96,6 +97,22 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	resp, err := t.base.RoundTrip(r)
+	for try := 0; err != nil && try < maxIdleRetries && closedIdle(err) && r.GetBody != nil; try++ {
+		// The kept-alive connection the request went out on had been
+		// closed by the server (a proxy's or gateway's idle or header
+		// timeout): the server never read the request. Go's transport
+		// resends such requests only when they are idempotent, which a
+		// POST is not, and the retrier does not know this error, so the
+		// turn failed with "server closed idle connection" under bursts.
+		// It is sent again at once; the pool drops the dead connection.
+		body, gerr := r.GetBody()
+		if gerr != nil {
+			break
+		}
+		r = r.Clone(r.Context())
+		r.Body = body
+		resp, err = t.base.RoundTrip(r)
+	}
 	if err != nil || slot == nil {
 		return resp, err
 	}
@@ -117,4 +134,21 @@ func modelFromPath(p string) string {
 	}
 	m, _, _ := strings.Cut(p[i+len("/models/"):], ":")
 	return m
+}
+
+// maxIdleRetries bounds the resends of a request whose connection the
+// server had closed (closedIdle): each resend takes another connection
+// from the pool, which may be as stale as the first.
+const maxIdleRetries = 3
+
+// closedIdle reports whether err is net/http's error for a request sent
+// on a kept-alive connection the server had already closed
+// (errServerClosedIdle, not exported; its text is stable).
+func closedIdle(err error) bool {
+	for ; err != nil; err = errors.Unwrap(err) {
+		if err.Error() == "http: server closed idle connection" {
+			return true
+		}
+	}
+	return false
 }
