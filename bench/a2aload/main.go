@@ -68,6 +68,7 @@ type config struct {
 	quiet                   bool
 	slow                    time.Duration
 	dumpRequest             string
+	proxyIdle               time.Duration
 }
 
 type multiFlag []string
@@ -103,6 +104,7 @@ func run(args []string) int {
 	fs.StringVar(&c.jsonOut, "json", "", "also write every run's metrics to this JSON file")
 	fs.BoolVar(&c.quiet, "q", false, "no progress lines")
 	fs.StringVar(&c.dumpRequest, "dump-request", "", "write the body of the last sequential follow-up's model request to this file")
+	fs.DurationVar(&c.proxyIdle, "proxy-idle", 0, "close the model proxy's connections idle this long (0: never), as gateways do; castor must resend what it sent on a closing one")
 	fs.DurationVar(&c.slow, "slow", 0, "log every measured turn at least this slow (0: none)")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -343,7 +345,7 @@ func runOnce(ctx context.Context, c *config, n int) (*runResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	proxy, err := newModelProxy(fakeURL)
+	proxy, err := newModelProxy(fakeURL, c.proxyIdle)
 	if err != nil {
 		return nil, err
 	}

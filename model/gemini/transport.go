@@ -2,7 +2,6 @@ package gemini
 
 import (
 	"context"
-	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -96,23 +95,16 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			r.Header.Set("Authorization", "Bearer "+key)
 		}
 	}
+	// Marked idempotent (a nil value is not sent), so that net/http
+	// resends a request that met a kept-alive connection as the server
+	// closed it (its idle timeout, a gateway's): the request went nowhere
+	// or the server read it and answered nothing. Otherwise a POST fails
+	// with "server closed idle connection" (the retrier does not know
+	// it), or with EOF retried only after seconds: under bursts of A2A
+	// turns over an HTTP/1.1 proxy, turns ended without the model's
+	// answer. A generate call sent twice costs tokens, nothing else.
+	r.Header[idempotencyKey] = nil
 	resp, err := t.base.RoundTrip(r)
-	for try := 0; err != nil && try < maxIdleRetries && closedIdle(err) && r.GetBody != nil; try++ {
-		// The kept-alive connection the request went out on had been
-		// closed by the server (a proxy's or gateway's idle or header
-		// timeout): the server never read the request. Go's transport
-		// resends such requests only when they are idempotent, which a
-		// POST is not, and the retrier does not know this error, so the
-		// turn failed with "server closed idle connection" under bursts.
-		// It is sent again at once; the pool drops the dead connection.
-		body, gerr := r.GetBody()
-		if gerr != nil {
-			break
-		}
-		r = r.Clone(r.Context())
-		r.Body = body
-		resp, err = t.base.RoundTrip(r)
-	}
 	if err != nil || slot == nil {
 		return resp, err
 	}
@@ -136,19 +128,6 @@ func modelFromPath(p string) string {
 	return m
 }
 
-// maxIdleRetries bounds the resends of a request whose connection the
-// server had closed (closedIdle): each resend takes another connection
-// from the pool, which may be as stale as the first.
-const maxIdleRetries = 3
-
-// closedIdle reports whether err is net/http's error for a request sent
-// on a kept-alive connection the server had already closed
-// (errServerClosedIdle, not exported; its text is stable).
-func closedIdle(err error) bool {
-	for ; err != nil; err = errors.Unwrap(err) {
-		if err.Error() == "http: server closed idle connection" {
-			return true
-		}
-	}
-	return false
-}
+// idempotencyKey is the header net/http reads to resend a POST on a
+// connection lost before any answer; with a nil value it is not sent.
+const idempotencyKey = "Idempotency-Key"
