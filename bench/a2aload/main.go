@@ -428,10 +428,12 @@ func runOnce(ctx context.Context, c *config, n int) (*runResult, error) {
 	}
 	res.set("errors", float64(res.errors))
 	stopped = true
-	if err := castor.stop(10 * time.Second); err != nil {
-		return res, err
-	}
-	return res, nil
+	// castor's own shutdown is bounded by 30 s: it ends the turns, then
+	// saves every task in memory (with a file store, a flush of each).
+	t0 := time.Now()
+	err = castor.stop(35 * time.Second)
+	res.set("stop_ms", ms(time.Since(t0)))
+	return res, err
 }
 
 func (e *runEnv) phases(ctx context.Context) error {
@@ -715,6 +717,7 @@ var metrics = []metric{
 	{key: "conc_bad_tasks", label: "concurrent: tasks without their text", unit: "", lower: true, target: "0", meets: func(v float64) bool { return v == 0 }},
 	{key: "load_rss_mb", label: "RSS after the load (VmRSS)", unit: "MB", lower: true},
 	{key: "load_hwm_mb", label: "peak RSS (VmHWM)", unit: "MB", lower: true, target: "< 300 MB", meets: func(v float64) bool { return v < 300 }},
+	{key: "stop_ms", label: "SIGTERM → castor exited", unit: "ms", lower: true},
 	{key: "errors", label: "errors (all phases)", unit: "", lower: true, target: "0", meets: func(v float64) bool { return v == 0 }},
 }
 
