@@ -46,8 +46,16 @@ type turnResult struct {
 	total     time.Duration
 	firstByte time.Duration
 	events    int
+	// trail sums up the events read (kind, coderAgent kind, state), and
+	// finalText is the final status's message, for the error of a turn
+	// whose text did not arrive.
+	trail     []string
+	finalText string
 	err       error
 }
+
+// maxTrail bounds the events a turn's trail keeps.
+const maxTrail = 16
 
 func (c *a2aClient) nextSeq() int { return int(c.seq.Add(1)) }
 
@@ -75,30 +83,78 @@ func (c *a2aClient) streamBody(seq int, taskID string) []byte {
 
 // sseEvent is the part of a streamed JSON-RPC response the client checks.
 type sseEvent struct {
-	Result *struct {
-		Kind   string `json:"kind"`
-		ID     string `json:"id"`
-		TaskID string `json:"taskId"`
-		Final  bool   `json:"final"`
-		Status struct {
-			State   string `json:"state"`
-			Message *struct {
-				Parts []struct {
-					Kind string `json:"kind"`
-					Text string `json:"text"`
-				} `json:"parts"`
-			} `json:"message"`
-		} `json:"status"`
-		Metadata struct {
-			CoderAgent struct {
-				Kind string `json:"kind"`
-			} `json:"coderAgent"`
-		} `json:"metadata"`
-	} `json:"result"`
-	Error *struct {
+	Result *eventResult `json:"result"`
+	Error  *struct {
 		Code    int    `json:"code"`
 		Message string `json:"message"`
 	} `json:"error"`
+}
+
+// eventResult is a streamed event: a task or a status update.
+type eventResult struct {
+	Kind     string     `json:"kind"`
+	ID       string     `json:"id"`
+	TaskID   string     `json:"taskId"`
+	Final    bool       `json:"final"`
+	Status   taskStatus `json:"status"`
+	Metadata struct {
+		CoderAgent struct {
+			Kind string `json:"kind"`
+		} `json:"coderAgent"`
+	} `json:"metadata"`
+}
+
+// summary names the event in a turn's trail: its kind, its coderAgent
+// kind and its state, "!" marking the final one.
+func (r *eventResult) summary() string {
+	s := r.Kind
+	if k := r.Metadata.CoderAgent.Kind; k != "" {
+		s += "/" + k
+	}
+	if r.Status.State != "" {
+		s += "/" + r.Status.State
+	}
+	if r.Final {
+		s += "!"
+	}
+	if txt := r.Status.text(); txt != "" && r.Metadata.CoderAgent.Kind != "text-content" {
+		// An error update carries its error here.
+		s += fmt.Sprintf(" %.200q", txt)
+	}
+	return s
+}
+
+// taskStatus is a task's status as events and tasks/get carry it.
+type taskStatus struct {
+	State   string   `json:"state"`
+	Message *message `json:"message"`
+}
+
+func (st taskStatus) text() string {
+	if st.Message == nil {
+		return ""
+	}
+	return st.Message.text()
+}
+
+// message is an A2A message as far as the checks read it.
+type message struct {
+	Role  string `json:"role"`
+	Parts []struct {
+		Kind string `json:"kind"`
+		Text string `json:"text"`
+	} `json:"parts"`
+}
+
+// text joins the message's text parts.
+func (m *message) text() string {
+	var b strings.Builder
+	for _, p := range m.Parts {
+		if p.Kind == "text" {
+			b.WriteString(p.Text)
+		}
+	}
+	return b.String()
 }
 
 // turn runs one message/stream call and checks its stream: JSON-RPC
@@ -163,6 +219,9 @@ func (c *a2aClient) turn(ctx context.Context, taskID string, timeout time.Durati
 				return res
 			}
 			r := ev.Result
+			if len(res.trail) < maxTrail {
+				res.trail = append(res.trail, r.summary())
+			}
 			if res.taskID == "" {
 				if r.Kind == "task" {
 					res.taskID = r.ID
@@ -170,16 +229,13 @@ func (c *a2aClient) turn(ctx context.Context, taskID string, timeout time.Durati
 					res.taskID = r.TaskID
 				}
 			}
-			if r.Kind == "status-update" && r.Metadata.CoderAgent.Kind == "text-content" && r.Status.Message != nil {
-				for _, p := range r.Status.Message.Parts {
-					if p.Kind == "text" {
-						text.WriteString(p.Text)
-					}
-				}
+			if r.Kind == "status-update" && r.Metadata.CoderAgent.Kind == "text-content" {
+				text.WriteString(r.Status.text())
 			}
 			if r.Final {
 				res.total = time.Since(start)
 				final = true
+				res.finalText = r.Status.text()
 				if r.Status.State != "input-required" {
 					res.err = fmt.Errorf("final state %q: %.300s", r.Status.State, data)
 					return res
@@ -198,7 +254,8 @@ func (c *a2aClient) turn(ctx context.Context, taskID string, timeout time.Durati
 	case !final:
 		res.err = fmt.Errorf("stream ended without a final event after %d events", res.events)
 	case text.String() != replyText:
-		res.err = fmt.Errorf("the model's text arrived as %q, want %q", text.String(), replyText)
+		res.err = fmt.Errorf("task %s: the model's text arrived as %q, want %q; events: %s",
+			res.taskID, text.String(), replyText, strings.Join(res.trail, ", "))
 	case res.taskID == "":
 		res.err = errors.New("no task id in the stream")
 	}
@@ -237,4 +294,85 @@ func replay(ctx context.Context, hc *http.Client, base string, cr *capturedReque
 		return 0, fmt.Errorf("replay: HTTP %d: %.200s", resp.StatusCode, b)
 	}
 	return d, nil
+}
+
+// storedTask is a task as tasks/get answers it, as far as checkTask reads
+// it.
+type storedTask struct {
+	ID      string     `json:"id"`
+	Status  taskStatus `json:"status"`
+	History []message  `json:"history"`
+}
+
+// getTask reads a task with tasks/get (its whole history).
+func (c *a2aClient) getTask(ctx context.Context, id string, timeout time.Duration) (*storedTask, error) {
+	body, _ := json.Marshal(map[string]any{
+		"jsonrpc": "2.0", "id": c.nextSeq(), "method": "tasks/get",
+		"params": map[string]any{"id": id},
+	})
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("tasks/get: HTTP %d: %.300s", resp.StatusCode, bytes.TrimSpace(b))
+	}
+	var out struct {
+		Result *storedTask `json:"result"`
+		Error  *struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, fmt.Errorf("tasks/get: %v", err)
+	}
+	switch {
+	case out.Error != nil:
+		return nil, fmt.Errorf("tasks/get: error %d: %s", out.Error.Code, out.Error.Message)
+	case out.Result == nil:
+		return nil, errors.New("tasks/get: no result")
+	}
+	return out.Result, nil
+}
+
+// checkTask checks a task after its last turn, as tasks/get shows it:
+// waiting for input, with one agent message reading the model's text per
+// turn and no other agent message (an error, a "server restarted"
+// notice). A turn that ends without the text the model answered, however
+// its stream looked, fails here.
+func checkTask(t *storedTask, turns int) error {
+	if t.Status.State != "input-required" {
+		return fmt.Errorf("task %s is %q (status text %q), want input-required", t.ID, t.Status.State, t.Status.text())
+	}
+	answers := 0
+	var other []string
+	for i := range t.History {
+		m := &t.History[i]
+		if m.Role != "agent" {
+			continue
+		}
+		if txt := m.text(); txt == replyText {
+			answers++
+		} else {
+			other = append(other, fmt.Sprintf("%.120q", txt))
+		}
+	}
+	if answers != turns || len(other) > 0 {
+		return fmt.Errorf("task %s: %d of %d turns have the model's text in the history (%d messages); other agent messages: %s; status text %q",
+			t.ID, answers, turns, len(t.History), strings.Join(other, ", "), t.Status.text())
+	}
+	return nil
 }

@@ -20,7 +20,11 @@
 //     times): tasks and turns per second, turn latency and added time;
 //   - RSS right after the load; errors (a turn fails on any HTTP or
 //     JSON-RPC error, a missing final event, a final state other than
-//     input-required, or a missing model reply).
+//     input-required, or a missing model reply; its error names the
+//     events it read and the model calls the proxy charged to it);
+//   - then every task of the concurrent phase, read back with tasks/get
+//     (from memory or the store): a task that is not input-required with
+//     the model's text once per turn in its history is an error too.
 //
 // Every loop is bounded by the counts given, and the whole benchmark by
 // -deadline. The exit status is 1 when something failed to run or any
@@ -42,6 +46,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -63,6 +68,7 @@ type config struct {
 	quiet                   bool
 	slow                    time.Duration
 	dumpRequest             string
+	proxyIdle               time.Duration
 }
 
 type multiFlag []string
@@ -98,6 +104,7 @@ func run(args []string) int {
 	fs.StringVar(&c.jsonOut, "json", "", "also write every run's metrics to this JSON file")
 	fs.BoolVar(&c.quiet, "q", false, "no progress lines")
 	fs.StringVar(&c.dumpRequest, "dump-request", "", "write the body of the last sequential follow-up's model request to this file")
+	fs.DurationVar(&c.proxyIdle, "proxy-idle", 0, "close the model proxy's connections idle this long (0: never), as gateways do; castor must resend what it sent on a closing one")
 	fs.DurationVar(&c.slow, "slow", 0, "log every measured turn at least this slow (0: none)")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -264,6 +271,9 @@ type runEnv struct {
 	castor *child
 	fake   *child
 	errMu  sync.Mutex
+	// concTasks are the tasks of the concurrent phase whose turns all
+	// succeeded, checked with tasks/get at the end of the run.
+	concTasks []string
 }
 
 func (e *runEnv) fail(what string, err error) {
@@ -273,6 +283,13 @@ func (e *runEnv) fail(what string, err error) {
 	if len(e.res.Errors) < 10 {
 		e.res.Errors = append(e.res.Errors, what+": "+err.Error())
 	}
+}
+
+// turnFailed counts a failed turn, saying how many model calls the proxy
+// charged to it: a turn that lost the model's answer had its calls.
+func (e *runEnv) turnFailed(what string, tr turnResult) {
+	mt := e.proxy.take(tr.seq)
+	e.fail(what, fmt.Errorf("%w (model calls for the turn: %d)", tr.err, mt.calls))
 }
 
 func (e *runEnv) errorCount() int {
@@ -328,7 +345,7 @@ func runOnce(ctx context.Context, c *config, n int) (*runResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	proxy, err := newModelProxy(fakeURL)
+	proxy, err := newModelProxy(fakeURL, c.proxyIdle)
 	if err != nil {
 		return nil, err
 	}
@@ -401,6 +418,9 @@ func runOnce(ctx context.Context, c *config, n int) (*runResult, error) {
 	}
 	res.set("load_rss_mb", mb(after.RSS))
 	res.set("load_hwm_mb", mb(after.HWM))
+	if err := e.checkTasks(ctx); err != nil {
+		return res, err
+	}
 	unassigned, pfail := proxy.counts()
 	res.set("model_calls_unassigned", float64(unassigned))
 	if pfail > 0 {
@@ -408,10 +428,12 @@ func runOnce(ctx context.Context, c *config, n int) (*runResult, error) {
 	}
 	res.set("errors", float64(res.errors))
 	stopped = true
-	if err := castor.stop(10 * time.Second); err != nil {
-		return res, err
-	}
-	return res, nil
+	// castor's own shutdown is bounded by 30 s: it ends the turns, then
+	// saves every task in memory (with a file store, a flush of each).
+	t0 := time.Now()
+	err = castor.stop(35 * time.Second)
+	res.set("stop_ms", ms(time.Since(t0)))
+	return res, err
 }
 
 func (e *runEnv) phases(ctx context.Context) error {
@@ -421,16 +443,16 @@ func (e *runEnv) phases(ctx context.Context) error {
 	// Warm-up: the very first turn is the cold one.
 	for i := 0; i < c.warmup; i++ {
 		tr := e.client.turn(ctx, "", to)
-		e.proxy.take(tr.seq)
 		if tr.err != nil {
-			e.fail("warm-up new task", tr.err)
+			e.turnFailed("warm-up new task", tr)
 			continue
 		}
+		e.proxy.take(tr.seq)
 		if i == 0 {
 			res.set("first_new_ms", ms(tr.total))
 		}
 		if fu := e.client.turn(ctx, tr.taskID, to); fu.err != nil {
-			e.fail("warm-up follow-up", fu.err)
+			e.turnFailed("warm-up follow-up", fu)
 		} else {
 			e.proxy.take(fu.seq)
 		}
@@ -446,8 +468,7 @@ func (e *runEnv) phases(ctx context.Context) error {
 	for i := 0; i < c.newTasks && ctx.Err() == nil; i++ {
 		tr := e.client.turn(ctx, "", to)
 		if tr.err != nil {
-			e.proxy.take(tr.seq)
-			e.fail("new task", tr.err)
+			e.turnFailed("new task", tr)
 			continue
 		}
 		s := e.sample(tr)
@@ -464,11 +485,11 @@ func (e *runEnv) phases(ctx context.Context) error {
 	var ids []string
 	for i := 0; i < c.fuTasks; i++ {
 		tr := e.client.turn(ctx, "", to)
-		e.proxy.take(tr.seq)
 		if tr.err != nil {
-			e.fail("follow-up task start", tr.err)
+			e.turnFailed("follow-up task start", tr)
 			continue
 		}
+		e.proxy.take(tr.seq)
 		ids = append(ids, tr.taskID)
 	}
 	var fuS []turnSample
@@ -483,8 +504,7 @@ func (e *runEnv) phases(ctx context.Context) error {
 			}
 			tr := e.client.turn(ctx, id, to)
 			if tr.err != nil {
-				e.proxy.take(tr.seq)
-				e.fail("follow-up", tr.err)
+				e.turnFailed("follow-up", tr)
 				continue
 			}
 			s := e.sample(tr)
@@ -572,8 +592,7 @@ func (e *runEnv) phases(ctx context.Context) error {
 				for t := 0; t < c.turns; t++ {
 					tr := e.client.turn(ctx, id, to)
 					if tr.err != nil {
-						e.proxy.take(tr.seq)
-						e.fail(fmt.Sprintf("concurrent turn %d", t+1), tr.err)
+						e.turnFailed(fmt.Sprintf("concurrent turn %d", t+1), tr)
 						// The task's remaining turns cannot run.
 						for k := t + 1; k < c.turns; k++ {
 							e.fail(fmt.Sprintf("concurrent turn %d", k+1), errors.New("skipped: an earlier turn of its task failed"))
@@ -594,6 +613,7 @@ func (e *runEnv) phases(ctx context.Context) error {
 				}
 				mu.Lock()
 				tasksDone++
+				e.concTasks = append(e.concTasks, id)
 				mu.Unlock()
 			}()
 		}
@@ -694,8 +714,10 @@ var metrics = []metric{
 	{key: "concfu_total_p99", label: "  concurrent follow-up turn p99", unit: "ms", lower: true},
 	{key: "conc_cpu_ms", label: "concurrent: castor CPU per turn", unit: "ms", lower: true},
 	{key: "conc_errors", label: "concurrent: errors", unit: "", lower: true, target: "0", meets: func(v float64) bool { return v == 0 }},
+	{key: "conc_bad_tasks", label: "concurrent: tasks without their text", unit: "", lower: true, target: "0", meets: func(v float64) bool { return v == 0 }},
 	{key: "load_rss_mb", label: "RSS after the load (VmRSS)", unit: "MB", lower: true},
 	{key: "load_hwm_mb", label: "peak RSS (VmHWM)", unit: "MB", lower: true, target: "< 300 MB", meets: func(v float64) bool { return v < 300 }},
+	{key: "stop_ms", label: "SIGTERM → castor exited", unit: "ms", lower: true},
 	{key: "errors", label: "errors (all phases)", unit: "", lower: true, target: "0", meets: func(v float64) bool { return v == 0 }},
 }
 
@@ -785,4 +807,42 @@ func writeJSON(path string, results []*runResult) error {
 		return err
 	}
 	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// checkTasks reads every task of the concurrent phase with tasks/get once
+// the load is over (from memory or, for evicted tasks, the store) and
+// counts an error for each that does not show the model's text for every
+// turn (checkTask). A few requests run at once.
+func (e *runEnv) checkTasks(ctx context.Context) error {
+	ids := e.concTasks
+	e.c.progress("  checking the %d concurrent tasks with tasks/get", len(ids))
+	var bad atomic.Int64
+	next := make(chan string)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for id := range next {
+				t, err := e.client.getTask(ctx, id, e.c.turnTimeout)
+				if err == nil {
+					err = checkTask(t, e.c.turns)
+				}
+				if err != nil {
+					bad.Add(1)
+					e.fail("task check", err)
+				}
+			}
+		}()
+	}
+	for _, id := range ids {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- id
+	}
+	close(next)
+	wg.Wait()
+	e.res.set("conc_bad_tasks", float64(bad.Load()))
+	return ctx.Err()
 }

@@ -81,7 +81,7 @@ func TestProxyChargesTurn(t *testing.T) {
 		t.Fatal(err)
 	}
 	fake := fakegemini.Start(t, replies...)
-	p, err := newModelProxy(fake.URL)
+	p, err := newModelProxy(fake.URL, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

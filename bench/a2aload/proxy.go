@@ -52,7 +52,11 @@ type capturedRequest struct {
 	body         []byte
 }
 
-func newModelProxy(upstream string) (*modelProxy, error) {
+// newModelProxy starts a proxy to upstream. idle, when positive, is how
+// long it keeps a connection open waiting for the next request (the idle
+// timeout of gateways and load balancers), so that castor's model client
+// meets connections closed under it as often as it likes.
+func newModelProxy(upstream string, idle time.Duration) (*modelProxy, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
@@ -69,7 +73,7 @@ func newModelProxy(upstream string) (*modelProxy, error) {
 		turns:      map[int]*modelTime{},
 		captureSeq: -1,
 	}
-	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
+	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: idle}
 	p.URL = "http://" + ln.Addr().String()
 	go func() { _ = p.srv.Serve(ln) }()
 	return p, nil

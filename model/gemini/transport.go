@@ -95,6 +95,15 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			r.Header.Set("Authorization", "Bearer "+key)
 		}
 	}
+	// Marked idempotent (a nil value is not sent), so that net/http
+	// resends a request that met a kept-alive connection as the server
+	// closed it (its idle timeout, a gateway's): the request went nowhere
+	// or the server read it and answered nothing. Otherwise a POST fails
+	// with "server closed idle connection" (the retrier does not know
+	// it), or with EOF retried only after seconds: under bursts of A2A
+	// turns over an HTTP/1.1 proxy, turns ended without the model's
+	// answer. A generate call sent twice costs tokens, nothing else.
+	r.Header[idempotencyKey] = nil
 	resp, err := t.base.RoundTrip(r)
 	if err != nil || slot == nil {
 		return resp, err
@@ -118,3 +127,7 @@ func modelFromPath(p string) string {
 	m, _, _ := strings.Cut(p[i+len("/models/"):], ":")
 	return m
 }
+
+// idempotencyKey is the header net/http reads to resend a POST on a
+// connection lost before any answer; with a nil value it is not sent.
+const idempotencyKey = "Idempotency-Key"
