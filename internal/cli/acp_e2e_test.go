@@ -101,8 +101,8 @@ func TestACPInteropNpmClient(t *testing.T) {
 		fakegemini.Text("summary"),
 		fakegemini.Call("write_file", map[string]any{"file_path": target, "content": "written by castor\n"}),
 		fakegemini.Text("wrote it"),
-		fakegemini.Call("run_shell_command", map[string]any{"command": "echo rejected"}),
-		fakegemini.Call("run_shell_command", map[string]any{"command": "echo cancelled"}),
+		fakegemini.Call("run_shell_command", map[string]any{"command": "printf rejected"}),
+		fakegemini.Call("run_shell_command", map[string]any{"command": "printf cancelled"}),
 	)
 	steps := runACPClient(t, e, "ACP_STEP=run")
 	check := func(step, key string, want any) {
@@ -144,7 +144,7 @@ func TestACPInteropNpmClient(t *testing.T) {
 		t.Errorf("out.txt = %q, %v", b, err)
 	}
 	check("shell", "stopReason", "end_turn")
-	check("shell", "updates", []string{"tool_call:execute:pending:echo rejected", "tool_call_update:failed"})
+	check("shell", "updates", []string{"tool_call:execute:pending:printf rejected", "tool_call_update:failed"})
 	check("cancel", "stopReason", "cancelled")
 	check("exit", "code", 0)
 	sessionID, _ := steps["new"]["sessionId"].(string)
@@ -161,8 +161,8 @@ func TestACPInteropNpmClient(t *testing.T) {
 		"user_message_chunk:summarise these", "user_message_chunk:image",
 		"user_message_chunk:\n--- Content from referenced files ---\nContent from @notes.md:\nunsaved notes\n--- End of content ---", "agent_message_chunk:summary",
 		"user_message_chunk:write the file", "tool_call:edit:completed:Writing to out.txt", "agent_message_chunk:wrote it",
-		"user_message_chunk:run a command", "tool_call:execute:failed:echo rejected",
-		"user_message_chunk:run another", "tool_call:execute:failed:echo cancelled",
+		"user_message_chunk:run a command", "tool_call:execute:failed:printf rejected",
+		"user_message_chunk:run another", "tool_call:execute:failed:printf cancelled",
 		"available_commands_update",
 	})
 	check("unknown", "code", -32602)
