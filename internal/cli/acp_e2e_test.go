@@ -395,32 +395,16 @@ func TestACPClientVanishes(t *testing.T) {
 // TestACPGoClient drives the binary with the SDK's Go client (acp.Start).
 func TestACPGoClient(t *testing.T) {
 	e := newEnv(t, fakegemini.Text("hello from the binary"))
-	cmd := exec.Command(castorBinary(t), "--acp")
-	cmd.Dir = e.ws
-	cmd.Env = []string{"HOME=" + e.home, "PATH=" + os.Getenv("PATH"), "GEMINI_API_KEY=k", "GOOGLE_GEMINI_BASE_URL=" + e.srv.URL}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
 	var mu sync.Mutex
 	var text strings.Builder
-	c, err := acp.Start(cmd, acp.Handler{Update: func(_ context.Context, n sdk.SessionNotification) {
+	c, sid, stderr := startACPClient(t, e, acp.Handler{Update: func(_ context.Context, n sdk.SessionNotification) {
 		if u := n.Update.AgentMessageChunk; u != nil && u.Content.Text != nil {
 			mu.Lock()
 			text.WriteString(u.Content.Text.Text)
 			mu.Unlock()
 		}
 	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	if _, err := c.Init(ctx); err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.NewSession(ctx, sdk.NewSessionRequest{Cwd: e.ws, McpServers: []sdk.McpServer{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := c.PromptText(ctx, s.SessionId, "hi")
+	r, err := c.PromptText(context.Background(), sid, "hi")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -432,4 +416,29 @@ func TestACPGoClient(t *testing.T) {
 	if r.StopReason != sdk.StopReasonEndTurn || text.String() != "hello from the binary" {
 		t.Errorf("stop %s, text %q", r.StopReason, text.String())
 	}
+}
+
+// startACPClient starts the built binary with --acp in e's workspace
+// (trusted), connects the SDK's Go client with h, and opens one session;
+// stderr collects the agent's.
+func startACPClient(t *testing.T, e *env, h acp.Handler) (*acp.Client, sdk.SessionId, *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command(castorBinary(t), "--acp")
+	cmd.Dir = e.ws
+	cmd.Env = []string{"HOME=" + e.home, "PATH=" + os.Getenv("PATH"), "GEMINI_API_KEY=k", "GOOGLE_GEMINI_BASE_URL=" + e.srv.URL, "GEMINI_CLI_TRUST_WORKSPACE=true"}
+	stderr := &bytes.Buffer{}
+	cmd.Stderr = stderr
+	c, err := acp.Start(cmd, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := c.Init(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.NewSession(ctx, sdk.NewSessionRequest{Cwd: e.ws, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, s.SessionId, stderr
 }

@@ -1,10 +1,8 @@
 package cli_test
 
 import (
-	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -89,14 +87,9 @@ func TestACPShellSafety(t *testing.T) {
 		fakegemini.Call("run_shell_command", map[string]any{"command": "touch made.txt"}),
 		fakegemini.Text("done"))
 	e.write("marker.txt", "x")
-	cmd := exec.Command(castorBinary(t), "--acp")
-	cmd.Dir = e.ws
-	cmd.Env = []string{"HOME=" + e.home, "PATH=" + os.Getenv("PATH"), "GEMINI_API_KEY=k", "GOOGLE_GEMINI_BASE_URL=" + e.srv.URL, "GEMINI_CLI_TRUST_WORKSPACE=true"}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
 	var mu sync.Mutex
 	var asked []string
-	c, err := acp.Start(cmd, acp.Handler{
+	c, sid, stderr := startACPClient(t, e, acp.Handler{
 		Permission: func(_ context.Context, r sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
 			mu.Lock()
 			asked = append(asked, mustJSON(r.ToolCall.RawInput))
@@ -104,18 +97,7 @@ func TestACPShellSafety(t *testing.T) {
 			return sdk.RequestPermissionResponse{Outcome: sdk.RequestPermissionOutcome{Cancelled: &sdk.RequestPermissionOutcomeCancelled{Outcome: "cancelled"}}}, nil
 		},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	if _, err := c.Init(ctx); err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.NewSession(ctx, sdk.NewSessionRequest{Cwd: e.ws, McpServers: []sdk.McpServer{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.PromptText(ctx, s.SessionId, "look around"); err != nil {
+	if _, err := c.PromptText(context.Background(), sid, "look around"); err != nil {
 		t.Fatalf("prompt: %v; stderr:\n%s", err, stderr.String())
 	}
 	if err := c.Close(); err != nil {
