@@ -167,6 +167,10 @@ func (m *Model) send(ctx context.Context, httpMethod, url string, body any, mode
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", m.userAgent(modelID))
+	// Marked idempotent (a nil value is not sent) so that net/http resends
+	// a request that met a kept-alive connection as the server closed it,
+	// as the Gemini API client does (model/gemini/transport.go).
+	req.Header["Idempotency-Key"] = nil
 	resp, err := m.hc.Do(req)
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil {

@@ -478,3 +478,26 @@ func TestUnaryBodyProblems(t *testing.T) {
 		})
 	}
 }
+
+// A request that meets a connection closed under it is sent again at
+// once, on a new connection, as the Gemini API client's are.
+func TestRequestResentOnClosedConnection(t *testing.T) {
+	srv := fakegemini.Start(t, fakegemini.Text("one"), fakegemini.Text("two"))
+	gw := srv.DroppingGateway(t, 2)
+	m := newModel(t, srv, func(c *codeassist.Config) { c.Endpoint = gw.URL })
+	for _, want := range []string{"one", "two"} {
+		chunks, err := collect(m.GenerateContentStream(context.Background(), &model.Request{Model: "gemini-2.5-pro", Contents: []*genai.Content{genai.NewContentFromText("hi", genai.RoleUser)}}))
+		if err != nil {
+			t.Fatalf("call for %q: %v", want, err)
+		}
+		if got := text(chunks); got != want {
+			t.Errorf("text = %q, want %q", got, want)
+		}
+	}
+	if n, c := gw.Requests.Load(), gw.Conns.Load(); n != 3 || c != 2 {
+		t.Errorf("the gateway saw %d requests on %d connections, want 3 on 2", n, c)
+	}
+	if h := srv.LastRequest().Header; len(h.Values("Idempotency-Key")) > 0 {
+		t.Errorf("Idempotency-Key sent: %q", h.Values("Idempotency-Key"))
+	}
+}

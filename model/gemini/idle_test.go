@@ -2,13 +2,7 @@ package gemini_test
 
 import (
 	"context"
-	"io"
-	"net"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
-	"sync/atomic"
 	"testing"
 
 	"github.com/castor-dev/castor/internal/fakegemini"
@@ -24,32 +18,7 @@ import (
 // second request after reading it, without a word.
 func TestRequestResentOnClosedConnection(t *testing.T) {
 	srv := fakegemini.Start(t, fakegemini.Text("one"), fakegemini.Text("two"))
-	target, err := url.Parse(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fwd := httputil.NewSingleHostReverseProxy(target)
-	var requests, dials atomic.Int32
-	gw := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if requests.Add(1) == 2 {
-			_, _ = io.Copy(io.Discard, r.Body)
-			conn, _, err := http.NewResponseController(w).Hijack()
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			conn.Close()
-			return
-		}
-		fwd.ServeHTTP(w, r)
-	}))
-	gw.Config.ConnState = func(_ net.Conn, st http.ConnState) {
-		if st == http.StateNew {
-			dials.Add(1)
-		}
-	}
-	gw.Start()
-	defer gw.Close()
+	gw := srv.DroppingGateway(t, 2)
 
 	tr := &http.Transport{}
 	defer tr.CloseIdleConnections()
@@ -66,7 +35,7 @@ func TestRequestResentOnClosedConnection(t *testing.T) {
 			t.Errorf("text = %q, want %q", got, want)
 		}
 	}
-	if n, d := requests.Load(), dials.Load(); n != 3 || d != 2 {
+	if n, d := gw.Requests.Load(), gw.Conns.Load(); n != 3 || d != 2 {
 		t.Errorf("the gateway saw %d requests on %d connections, want 3 on 2", n, d)
 	}
 	// The mark that makes net/http resend the request is not sent.
