@@ -107,13 +107,8 @@ func (s *Session) RestorePending(ctx context.Context, content *genai.Content, ca
 			b.decisions[c.ID] = "reject"
 			continue
 		}
-		t, call, terr := s.cfg.Tools.Prepare(c.Name, c.Args, visible)
-		if terr == nil && !s.cfg.Policy.Visible(t) {
-			terr = tool.NotFound(c.Name, visible)
-		}
-		c.Tool = t
-		if terr != nil {
-			r.finishCall(c, StatusError, &tool.Result{LLMText: terr.Message, Display: terr.Message, Error: terr})
+		_, call, ok := r.prepare(c, visible)
+		if !ok {
 			b.decisions[c.ID] = "reject"
 			continue
 		}

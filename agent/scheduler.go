@@ -57,6 +57,23 @@ func (r *run) visibleNames() []string {
 
 // runBatch validates the calls, asks the policy and, where needed, the
 // user, then executes them. It reports whether the turn goes on.
+// prepare finds the call's tool and checks its arguments, ending the call
+// with the error when either fails. Tools the policy hides answer like
+// unknown ones, as the model was never told about them.
+func (r *run) prepare(c *ToolCall, visible []string) (tool.Tool, tool.Call, bool) {
+	s := r.s
+	t, call, terr := s.cfg.Tools.Prepare(c.Name, c.Args, visible)
+	if terr == nil && !s.cfg.Policy.Visible(t) {
+		terr = tool.NotFound(c.Name, visible)
+	}
+	c.Tool = t
+	if terr != nil {
+		r.finishCall(c, StatusError, &tool.Result{LLMText: terr.Message, Display: terr.Message, Error: terr})
+		return nil, nil, false
+	}
+	return t, call, true
+}
+
 func (r *run) runBatch(b *pendingBatch) bool {
 	s := r.s
 	b.decisions = map[string]string{}
@@ -66,15 +83,8 @@ func (r *run) runBatch(b *pendingBatch) bool {
 		if !r.toolEvent(c) {
 			break
 		}
-		t, call, terr := s.cfg.Tools.Prepare(c.Name, c.Args, visible)
-		if terr == nil && !s.cfg.Policy.Visible(t) {
-			// Hidden tools answer like unknown ones, as the model was never
-			// told about them.
-			terr = tool.NotFound(c.Name, visible)
-		}
-		c.Tool = t
-		if terr != nil {
-			r.finishCall(c, StatusError, &tool.Result{LLMText: terr.Message, Display: terr.Message, Error: terr})
+		t, call, ok := r.prepare(c, visible)
+		if !ok {
 			r.toolEvent(c)
 			continue
 		}
