@@ -12,6 +12,8 @@ import (
 	"sync"
 
 	sdk "github.com/coder/acp-go-sdk"
+
+	iacp "github.com/castor-dev/castor/internal/acp"
 )
 
 // Handler is what a client does when the agent asks: its fields answer
@@ -135,7 +137,7 @@ func Connect(r io.Reader, w io.Writer, h Handler) *Client {
 	// Nothing is read before the logger is set: the SDK reads it from its
 	// own goroutine.
 	ready := make(chan struct{})
-	conn := sdk.NewClientSideConnection(handler{h}, w, &gatedReader{r: r, ready: ready})
+	conn := sdk.NewClientSideConnection(handler{h}, w, iacp.Gate(r, ready))
 	// The SDK logs the end of every connection; a client says what it
 	// wants to say through its own errors.
 	conn.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
@@ -247,15 +249,4 @@ func selectLines(text string, line, limit *int) string {
 		end = min(start+*limit, end)
 	}
 	return strings.Join(lines[start:end], "")
-}
-
-// gatedReader is r, whose reads wait until ready is closed.
-type gatedReader struct {
-	r     io.Reader
-	ready <-chan struct{}
-}
-
-func (g *gatedReader) Read(p []byte) (int, error) {
-	<-g.ready
-	return g.r.Read(p)
 }

@@ -74,7 +74,7 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	// Nothing is read until the connection is fully set up: its handlers
 	// use s.conn, and the SDK reads its logger from its own goroutine.
 	ready := make(chan struct{})
-	in := filterLines(gate(r, ready), out, s.Log, func(id json.RawMessage) { s.inflight.add(id) }, s.drain)
+	in := filterLines(Gate(r, ready), out, s.Log, func(id json.RawMessage) { s.inflight.add(id) }, s.drain)
 	s.conn = sdk.NewAgentSideConnection(s, out, in)
 	s.conn.SetLogger(slog.New(slog.NewTextHandler(s.Log, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	close(ready)
@@ -556,8 +556,10 @@ func (f *inflight) idle() <-chan struct{} {
 	return ch
 }
 
-// gate returns r, whose reads wait until ready is closed.
-func gate(r io.Reader, ready <-chan struct{}) io.Reader { return &gatedReader{r: r, ready: ready} }
+// Gate returns r, whose reads wait until ready is closed: the SDK's
+// connection starts reading at once, before a side has what it needs to
+// answer (the server its handlers, the client its connection).
+func Gate(r io.Reader, ready <-chan struct{}) io.Reader { return &gatedReader{r: r, ready: ready} }
 
 type gatedReader struct {
 	r     io.Reader
