@@ -13,10 +13,11 @@ import (
 	"github.com/castor-dev/castor/internal/npmtest"
 )
 
-// sdkDir finds a directory whose node_modules holds @a2a-js/sdk:
-// $A2A_JS_SDK_DIR, or testdata/interop (npm ci there installs the pinned
-// client).
-func sdkDir() string {
+// sdkDir finds a directory whose node_modules holds the npm package pkg
+// (@a2a-js/sdk for 0.3; a2a-js-sdk-v1, the npm alias of 1.x):
+// $A2A_JS_SDK_DIR, or testdata/interop (npm ci there installs both
+// pinned clients).
+func sdkDir(pkg string) string {
 	cands := []string{os.Getenv("A2A_JS_SDK_DIR")}
 	if wd, err := os.Getwd(); err == nil {
 		cands = append(cands, filepath.Join(wd, "testdata", "interop"))
@@ -25,7 +26,7 @@ func sdkDir() string {
 		if d == "" {
 			continue
 		}
-		if _, err := os.Stat(filepath.Join(d, "node_modules", "@a2a-js", "sdk", "package.json")); err == nil {
+		if _, err := os.Stat(filepath.Join(d, "node_modules", pkg, "package.json")); err == nil {
 			return d
 		}
 	}
@@ -37,7 +38,7 @@ func sdkDir() string {
 // formats.
 func TestInteropA2AJS(t *testing.T) {
 	node := npmtest.LookPath(t, "node")
-	dir := sdkDir()
+	dir := sdkDir("@a2a-js/sdk")
 	if dir == "" {
 		npmtest.Missing(t, "@a2a-js/sdk is not installed (npm ci --ignore-scripts in a2a/testdata/interop, or set A2A_JS_SDK_DIR)")
 	}

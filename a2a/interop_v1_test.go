@@ -17,25 +17,6 @@ import (
 	"github.com/castor-dev/castor/internal/npmtest"
 )
 
-// sdkV1Dir finds a directory whose node_modules holds @a2a-js/sdk 1.x
-// under the npm alias a2a-js-sdk-v1: $A2A_JS_SDK_DIR, or testdata/interop
-// (npm ci there installs both pinned clients).
-func sdkV1Dir() string {
-	cands := []string{os.Getenv("A2A_JS_SDK_DIR")}
-	if wd, err := os.Getwd(); err == nil {
-		cands = append(cands, filepath.Join(wd, "testdata", "interop"))
-	}
-	for _, d := range cands {
-		if d == "" {
-			continue
-		}
-		if _, err := os.Stat(filepath.Join(d, "node_modules", "a2a-js-sdk-v1", "package.json")); err == nil {
-			return d
-		}
-	}
-	return ""
-}
-
 // runScript runs a client script from testdata/interop with node in dir
 // and returns its output lines keyed by their "step" field.
 func runScript(t *testing.T, node, dir, script string, env ...string) map[string]map[string]any {
@@ -119,7 +100,7 @@ func stepStrings(v any) []string {
 // the card offers.
 func TestInteropA2AJSv1(t *testing.T) {
 	node := npmtest.LookPath(t, "node")
-	dir := sdkV1Dir()
+	dir := sdkDir("a2a-js-sdk-v1")
 	if dir == "" {
 		npmtest.Missing(t, "@a2a-js/sdk 1.x (a2a-js-sdk-v1) is not installed (npm ci --ignore-scripts in a2a/testdata/interop, or set A2A_JS_SDK_DIR)")
 	}
