@@ -15,9 +15,7 @@ import (
 // included) with the main model's.
 func TestSubagentStatsJSON(t *testing.T) {
 	e := newEnv(t)
-	e.write("main.go", "package main\n")
-	writeAt(t, filepath.Join(e.home, ".gemini", "agents", "reviewer.md"),
-		"---\nname: reviewer\ndescription: Reviews Go code.\ntools: [read_file]\n---\nReview: ${query}\n")
+	withReviewer(t, e)
 	e.srv.Enqueue(
 		fakegemini.Call("invoke_agent", map[string]any{"agent_name": "reviewer", "prompt": "Review main.go"}),
 		fakegemini.Call("read_file", map[string]any{"absolute_path": filepath.Join(e.ws, "main.go")}),
@@ -104,4 +102,13 @@ func TestSubagentThinkingUnderAuto(t *testing.T) {
 	if got, want := mustJSON(sub.GenerationConfig.ThinkingConfig), mustJSON(main.GenerationConfig.ThinkingConfig); got != want || got == "null" {
 		t.Errorf("subagent thinkingConfig %s, main loop's %s", got, want)
 	}
+}
+
+// withReviewer gives e's user a "reviewer" subagent (read_file only) and
+// the workspace a main.go for it to read.
+func withReviewer(t *testing.T, e *env) {
+	t.Helper()
+	e.write("main.go", "package main\n")
+	writeAt(t, filepath.Join(e.home, ".gemini", "agents", "reviewer.md"),
+		"---\nname: reviewer\ndescription: Reviews Go code.\ntools: [read_file]\n---\nReview: ${query}\n")
 }

@@ -15,9 +15,7 @@ import (
 // the model.
 func TestTUIStatsDuringSubagent(t *testing.T) {
 	e := newEnv(t)
-	e.write("main.go", "package main\n")
-	writeAt(t, filepath.Join(e.home, ".gemini", "agents", "reviewer.md"),
-		"---\nname: reviewer\ndescription: Reviews Go code.\ntools: [read_file]\n---\nReview: ${query}\n")
+	withReviewer(t, e)
 	e.srv.Enqueue(
 		fakegemini.Call("invoke_agent", map[string]any{"agent_name": "reviewer", "prompt": "Review main.go"}),
 		fakegemini.Call("read_file", map[string]any{"absolute_path": filepath.Join(e.ws, "main.go")}),
