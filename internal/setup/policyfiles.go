@@ -1,7 +1,9 @@
 package setup
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -52,6 +54,15 @@ func policyFiles(o Options, st *config.Settings, home config.Home, wd string, ex
 		}
 		return out
 	}
+	// A path the user named (a flag, policyPaths, adminPolicyPaths) that
+	// does not exist is said, as a typo there would drop every rule.
+	loadNamed := func(path string, tier policy.Tier) {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			warn(fmt.Sprintf("policy path %s does not exist: no rules are read from it", path))
+			return
+		}
+		load(path, tier)
+	}
 	settingPaths := func(key string) []string {
 		ps, _ := st.GetStrings(key)
 		return ps
@@ -73,18 +84,18 @@ func policyFiles(o Options, st *config.Settings, home config.Home, wd string, ex
 		}
 	}
 	for _, p := range adminPaths {
-		load(p, policy.TierAdmin)
+		loadNamed(p, policy.TierAdmin)
 	}
 
 	userPaths := resolve(o.PolicyPaths)
 	if len(o.PolicyPaths) == 0 {
 		userPaths = resolve(settingPaths("policyPaths"))
 	}
-	if len(userPaths) == 0 && !o.IgnoreSettings {
-		userPaths = []string{filepath.Join(home.Dir, "policies")}
-	}
 	for _, p := range userPaths {
-		load(p, policy.TierUser)
+		loadNamed(p, policy.TierUser)
+	}
+	if len(userPaths) == 0 && !o.IgnoreSettings {
+		load(filepath.Join(home.Dir, "policies"), policy.TierUser)
 	}
 
 	// Gemini CLI 0.61 does not read workspace policies (issue #18186);

@@ -64,6 +64,7 @@ func TestPolicyFileLocations(t *testing.T) {
 		{"defaults", Options{}, "{}", []string{"from_user", "from_extension"}, "workspace policies in"},
 		{"policyPaths replace the user folder", Options{}, `{"policyPaths": ["rel"]}`, []string{"from_setting", "from_extension"}, ""},
 		{"--policy replaces policyPaths", Options{PolicyPaths: []string{filepath.Join(root, "flag.toml")}}, `{"policyPaths": ["rel"]}`, []string{"from_flag", "from_extension"}, ""},
+		{"a named path that does not exist is said", Options{PolicyPaths: []string{filepath.Join(root, "typo.toml")}}, "{}", []string{"from_extension"}, "policy path " + filepath.Join(root, "typo.toml") + " does not exist"},
 		{"admin paths", Options{}, `{"adminPolicyPaths": ["` + filepath.Join(root, "admin") + `"]}`, []string{"from_admin_path", "from_user", "from_extension"}, ""},
 	}
 	for _, tt := range tests {
