@@ -315,12 +315,7 @@ func (t *task) ensureAgent(ctx context.Context) (*taskAgent, error) {
 	if a != nil {
 		return a, nil
 	}
-	// A turn paused for confirmations in an earlier process pauses again
-	// (restorePending); other calls left without an answer are answered
-	// as the engine answers any unanswered call.
-	paused, rest := splitPaused(conv, pending)
-	history := agent.RepairHistory(rest, "the server restarted before the call was confirmed.")
-	spec := SessionSpec{WorkDir: settings.WorkspacePath, SessionID: t.id, History: history, Elicit: t.elicit}
+	spec := SessionSpec{WorkDir: settings.WorkspacePath, SessionID: t.id, History: conv, Elicit: t.elicit}
 	switch {
 	case t.srv.cfg.YOLO || settings.AutoExecute:
 		spec.ApprovalMode = policy.ModeYolo
@@ -331,8 +326,9 @@ func (t *task) ensureAgent(ctx context.Context) (*taskAgent, error) {
 	if err != nil {
 		return nil, err
 	}
-	if paused != nil {
-		t.restorePending(ctx, sess, paused, pending)
+	// A turn paused for confirmations in an earlier process pauses again.
+	if err := sess.Continue(ctx, conv, pending, "the server restarted before the call was confirmed."); err != nil {
+		t.srv.log.Warn("a2a: could not restore the pending tool calls", "task", t.id, "error", err)
 	}
 	a = &taskAgent{sess: sess, close: closeSession}
 	t.mu.Lock()
@@ -344,9 +340,9 @@ func (t *task) ensureAgent(ctx context.Context) (*taskAgent, error) {
 
 // userParts converts the message's parts for the model and collects the
 // confirmations it carries.
-func userParts(m *Message) ([]*genai.Part, []confirmation) {
+func userParts(m *Message) ([]*genai.Part, []agent.Answer) {
 	var parts []*genai.Part
-	var confs []confirmation
+	var confs []agent.Answer
 	for _, p := range m.Parts {
 		switch p.Kind {
 		case PartText:
@@ -355,7 +351,7 @@ func userParts(m *Message) ([]*genai.Part, []confirmation) {
 			}
 		case PartData:
 			if c, ok := parseConfirmation(p.Data); ok {
-				confs = append(confs, c)
+				confs = append(confs, agent.Answer{CallID: c.CallID, Decision: tool.Decision{Outcome: tool.Outcome(c.Outcome), NewContent: c.NewContent}})
 			}
 		case PartFile:
 			if p.File == nil {
@@ -430,9 +426,16 @@ func (t *task) runTurn(ctx context.Context, in turnInput) {
 		t.publish(&update{kind: uError, text: err.Error(), errMsg: err.Error()})
 		return
 	}
-	applied := t.applyConfirmations(sess, confs)
+	answered, err := sess.AnswerAll(confs)
+	if err != nil {
+		s.log.Warn("a2a: ignored confirmations", "task", t.id, "error", err)
+	}
+	for _, c := range answered {
+		// The call is sent back with the user's outcome.
+		t.publish(&update{kind: uTool, call: c})
+	}
 	paused := len(sess.Pending()) > 0
-	if applied && allAnswered(sess) {
+	if len(answered) > 0 && sess.Decided() {
 		if t.ext {
 			// The extension's clients see the calls run under a working
 			// task; Gemini CLI's keep input-required until results go back
@@ -521,46 +524,6 @@ func (t *task) finishTurn(final *update) {
 	close(done)
 	<-t.sem
 	t.srv.trimSessions()
-}
-
-func allAnswered(sess *agent.Session) bool {
-	for _, c := range sess.Pending() {
-		if c.Confirmation == nil {
-			continue
-		}
-		if _, ok := c.Confirmation.Decision(); !ok {
-			return false
-		}
-	}
-	return true
-}
-
-// applyConfirmations answers pending calls; answers the engine refuses
-// (unknown calls and outcomes) are ignored, as Gemini CLI ignores them. It
-// reports whether any answer was recorded.
-func (t *task) applyConfirmations(sess *agent.Session, confs []confirmation) (applied bool) {
-	pending := map[string]*agent.ToolCall{}
-	for _, c := range sess.Pending() {
-		pending[c.ID] = c
-	}
-	for _, c := range confs {
-		d := tool.Decision{Outcome: tool.Outcome(c.Outcome), NewContent: c.NewContent}
-		call, ok := pending[c.CallID]
-		// modify_with_editor without the edited content: the client will
-		// edit and confirm again, and the call stays pending, as in
-		// Gemini CLI.
-		keep := d.Outcome == tool.ModifyWithEditor && d.NewContent == nil
-		if !ok || (!keep && sess.Answer(c.CallID, d) != nil) {
-			t.srv.log.Warn("a2a: ignored a confirmation", "task", t.id, "call", c.CallID, "outcome", c.Outcome)
-			continue
-		}
-		applied = applied || !keep
-		// The call is sent back with the user's outcome.
-		re := *call
-		re.Outcome = d.Outcome
-		t.publish(&update{kind: uTool, call: &re})
-	}
-	return applied
 }
 
 // consume maps the engine's events to updates and reports whether the

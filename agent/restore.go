@@ -68,6 +68,11 @@ func (s *Session) RestorePending(ctx context.Context, content *genai.Content, ca
 		return ErrBusy
 	}
 	defer s.turn.Unlock()
+	return s.restorePending(ctx, content, calls)
+}
+
+// restorePending is RestorePending with the turn lock held.
+func (s *Session) restorePending(ctx context.Context, content *genai.Content, calls []PendingCall) error {
 	s.mu.Lock()
 	busy := s.pending != nil
 	s.mu.Unlock()
