@@ -2,6 +2,7 @@ package policy
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/castor-dev/castor/tool"
@@ -151,4 +152,61 @@ func TestAlwaysAllowShellOnce(t *testing.T) {
 	if got := decideShell(e, "git commit -m again"); got != Ask {
 		t.Fatalf("after a one-time answer: %v", got)
 	}
+}
+
+func TestScanShellSubstitutes(t *testing.T) {
+	tests := []struct {
+		cmd                        string
+		redirects, substitutes, ok bool
+	}{
+		{"git log", false, false, true},
+		{"echo $(id)", false, true, true},
+		{"echo `id`", false, true, true},
+		{`echo "$(id)"`, false, true, true},
+		{"echo '$(id)'", false, false, true},
+		{`echo \$\(id\)`, false, false, true},
+		{"echo $((1+2))", false, false, true},
+		{"echo ${HOME}", false, false, true},
+		{"diff <(ls a) b", false, true, true},
+		{"tee >(wc -l) < in", true, true, true},
+		{"cat <<EOF\n$(id)\nEOF", true, true, true},
+		{"cat <<'EOF'\n$(id)\nEOF", true, false, true},
+		{"sh -c 'echo $(id)'", false, true, true},
+		{"echo $(", false, false, false},
+	}
+	for _, tt := range tests {
+		l := scanShell(tt.cmd)
+		if l.redirects != tt.redirects || l.substitutes != tt.substitutes || l.ok != tt.ok {
+			t.Errorf("scanShell(%q) = redirects %v substitutes %v ok %v, want %v %v %v", tt.cmd, l.redirects, l.substitutes, l.ok, tt.redirects, tt.substitutes, tt.ok)
+		}
+	}
+}
+
+// FuzzAlwaysShell gives "always allow" answers about arbitrary shell
+// lines and decides others: nothing panics, and an answer never turns
+// into an allowance a line that substitutes, one that redirects (unless
+// the line answered did), or one sharing no command with it.
+func FuzzAlwaysShell(f *testing.F) {
+	f.Add("git status", "git log > x")
+	f.Add("$RUNNER build", "$RUNNER build $(id)")
+	f.Add("cat <<EOF\nx\nEOF", "cat `id`")
+	f.Add("sh -c 'ls'", "ls; rm -rf /")
+	f.Fuzz(func(t *testing.T, answered, cmd string) {
+		e := New(Options{Interactive: true})
+		if decideShell(e, cmd) == Allow {
+			return // the heuristics allow it without an answer
+		}
+		answerAlways(e, answered, tool.ProceedAlways)
+		d := decideShell(e, cmd)
+		l := scanShell(cmd)
+		if d == Allow && !slices.ContainsFunc(lineRoots(cmd), func(r string) bool { return slices.Contains(lineRoots(answered), r) }) && !strings.HasPrefix(strings.TrimSpace(cmd), strings.TrimSpace(answered)) {
+			t.Fatalf("after %q, %q (another command) is allowed", answered, cmd)
+		}
+		if d == Allow && l.substitutes {
+			t.Fatalf("after %q, %q (a substitution) is allowed", answered, cmd)
+		}
+		if d == Allow && l.redirects && !lineRedirects(answered) {
+			t.Fatalf("after %q, %q (a redirection) is allowed", answered, cmd)
+		}
+	})
 }
