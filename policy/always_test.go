@@ -210,3 +210,35 @@ func FuzzAlwaysShell(f *testing.F) {
 		}
 	})
 }
+
+// TestAutoSavedShellRule reads rules as Gemini CLI's "allow for all future
+// sessions" answer saves them (~/.gemini/policies/auto-saved.toml, user
+// tier): a redirection is asked about unless the rule says
+// allowRedirection, as with the session's own answers.
+func TestAutoSavedShellRule(t *testing.T) {
+	const saved = `
+[[rule]]
+decision = "allow"
+priority = 950
+toolName = "run_shell_command"
+commandPrefix = [ "git" ]
+modes = [ "default", "autoEdit", "yolo" ]
+`
+	tests := []struct {
+		src, cmd string
+		want     Decision
+	}{
+		{saved, "git commit -m wip", Allow},
+		{saved, "git log > out.txt", Ask},
+		{saved, "git log 2>&1", Ask},
+		{saved, "git log | head", Ask},
+		{saved, `git commit -m "$(id)"`, Ask},
+		{saved + "allowRedirection = true\n", "git log > out.txt", Allow},
+	}
+	for _, tt := range tests {
+		e := New(Options{Interactive: true, Rules: rules(t, TierUser, tt.src)})
+		if got := decideShell(e, tt.cmd); got != tt.want {
+			t.Errorf("%q is %v, want %v (rule %s)", tt.cmd, got, tt.want, tt.src)
+		}
+	}
+}
