@@ -90,6 +90,7 @@ type Engine struct {
 	allowed     []rule
 	excluded    []rule
 	always      map[string]bool
+	alwaysShell alwaysShell
 	selfConfirm map[string]bool
 	lookup      func(name string) (tool.Tool, bool)
 	rules       []Rule // policy-file rules, highest priority first
@@ -284,28 +285,38 @@ func (e *Engine) Visible(t tool.Tool) bool {
 }
 
 // Remember records an "always allow" answer for the rest of the session.
+// An answer about a shell call allows the commands the line runs (its
+// root commands), redirections only if the line answered had one, as
+// Gemini CLI's rule for the answer (a commandPrefix, with
+// allowRedirection when the command redirected) does; see always.go.
 func (e *Engine) Remember(c Call, o tool.Outcome) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	switch o {
-	case tool.ProceedAlways, tool.ProceedAlwaysSave, tool.ProceedAlwaysTool:
-		if len(c.RootCommands) > 0 {
-			for _, rc := range c.RootCommands {
-				e.always["cmd:"+c.Name+":"+rc] = true
-			}
-			return
+	case tool.ProceedAlways, tool.ProceedAlwaysSave, tool.ProceedAlwaysTool, tool.ProceedAlwaysServer:
+	default:
+		return
+	}
+	if cmd, ok := isShell(c); ok {
+		e.alwaysShell.remember(c.Name, cmd, c.RootCommands)
+		return
+	}
+	switch {
+	case o == tool.ProceedAlwaysServer && c.ServerName != "":
+		e.always["server:"+c.ServerName] = true
+	case o != tool.ProceedAlwaysServer && len(c.RootCommands) > 0:
+		for _, rc := range c.RootCommands {
+			e.always["cmd:"+c.Name+":"+rc] = true
 		}
+	default:
 		e.always["tool:"+c.Name] = true
-	case tool.ProceedAlwaysServer:
-		if c.ServerName != "" {
-			e.always["server:"+c.ServerName] = true
-		} else {
-			e.always["tool:"+c.Name] = true
-		}
 	}
 }
 
 func (e *Engine) alwaysLocked(c Call) bool {
+	if cmd, ok := isShell(c); ok {
+		return e.alwaysShell.allows(c.Name, cmd, c.RootCommands)
+	}
 	if e.always["tool:"+c.Name] {
 		return true
 	}

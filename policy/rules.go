@@ -316,14 +316,16 @@ func (e *Engine) decideAtomicLocked(c Call, whole bool) (Decision, string) {
 			d = e.shellHeuristicLocked(cmd, d)
 		}
 		if d == Allow {
-			_, redirects, parsed := shellParts(cmd)
+			l := scanShell(cmd)
 			switch {
-			case !parsed && e.mode == ModeYolo && traits.patterned:
+			case !l.ok && e.mode == ModeYolo && traits.patterned:
 				// The arguments a pattern allowed cannot be checked.
 				d = Deny
-			case !parsed && e.mode != ModeYolo:
+			case !l.ok && e.mode != ModeYolo:
 				d = Ask
-			case redirects && !traits.allowRedirect && e.mode != ModeAutoEdit && e.mode != ModeYolo:
+			case l.redirects && !traits.allowRedirect && e.mode != ModeAutoEdit && e.mode != ModeYolo:
+				d = Ask
+			case l.substitutes && traits.askSubstitution && e.mode != ModeYolo:
 				d = Ask
 			}
 		}

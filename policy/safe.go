@@ -467,6 +467,9 @@ type shellTraits struct {
 	allowRedirect bool // redirections do not make an allowance ask
 	patterned     bool // an argument pattern or command prefix
 	unchecked     bool // not a shell rule at all: the line is not looked at
+	// askSubstitution: a command or process substitution makes an
+	// allowance ask, outside yolo mode ("always allow" answers).
+	askSubstitution bool
 }
 
 // builtinShellTraitsLocked describes the rule that stands for the
@@ -482,9 +485,10 @@ func (e *Engine) builtinShellTraitsLocked(c Call, d Decision, prio int) shellTra
 	case prioAlways:
 		// An "always allow" answer for a shell command is a rule with a
 		// command prefix in Gemini CLI, which lets redirections through
-		// when the command answered had one; Castor remembers root
-		// commands only, and keeps letting them through.
-		return shellTraits{patterned: true, allowRedirect: true}
+		// only when the command answered had one (always.go). A line
+		// with a command or process substitution is asked about again.
+		cmd, _ := isShell(c)
+		return shellTraits{patterned: true, allowRedirect: e.alwaysShell.allowsRedirect(c.Name, cmd, c.RootCommands), askSubstitution: true}
 	case prioYolo:
 		// yolo.toml: allow everything, redirections included.
 		return shellTraits{heuristics: true, allowRedirect: true}
