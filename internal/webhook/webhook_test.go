@@ -183,14 +183,17 @@ func TestSendRefusesPrivate(t *testing.T) {
 // TestSendStopsOnCancel: a delivery waiting to try again ends with its
 // context.
 func TestSendStopsOnCancel(t *testing.T) {
-	h := newHook(t, 503)
+	called := make(chan struct{}, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		called <- struct{}{}
+	}))
+	defer srv.Close()
 	s := NewSender(Options{AllowPrivate: true, Attempts: 3, Backoff: time.Hour})
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error)
-	go func() { done <- s.Send(ctx, h.srv.URL, nil, []byte(`{}`)) }()
-	for h.calls() == 0 {
-		time.Sleep(time.Millisecond)
-	}
+	go func() { done <- s.Send(ctx, srv.URL, nil, []byte(`{}`)) }()
+	<-called // now waiting an hour to try again
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Errorf("Send = %v, want context.Canceled", err)
