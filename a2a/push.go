@@ -3,23 +3,10 @@ package a2a
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"slices"
 	"strings"
-
-	"github.com/castor-dev/castor/internal/webhook"
 )
-
-// checkPushURL validates a webhook URL when it is configured (see
-// webhook.CheckURL), saying what is wrong in A2A's terms.
-func checkPushURL(raw string, allowPrivate bool) error {
-	err := webhook.CheckURL(raw, allowPrivate)
-	if errors.Is(err, webhook.ErrInvalidURL) {
-		return errors.New("pushNotificationConfig.url must be an absolute http(s) URL without credentials")
-	}
-	return err
-}
 
 // pushHeader is what a webhook gets besides the body: the token the
 // receiver checks to trust the call (@a2a-js/sdk 0.3's header, or A2A

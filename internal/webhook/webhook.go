@@ -26,10 +26,6 @@ import (
 // call: loopback, private, link-local and the like.
 var ErrForbiddenTarget = errors.New("push notification target is a loopback, private or link-local address")
 
-// ErrInvalidURL is a webhook URL that is not an absolute http(s) URL, or
-// that carries credentials (which would end up in logs).
-var ErrInvalidURL = errors.New("webhook URL must be an absolute http(s) URL without credentials")
-
 // forbiddenIP reports whether ip is not a public unicast address.
 // IPv4-mapped IPv6 addresses are judged as the IPv4 address they carry.
 func forbiddenIP(ip net.IP) bool {
@@ -40,13 +36,15 @@ func forbiddenIP(ip net.IP) bool {
 }
 
 // CheckURL validates a webhook URL when a client configures it: an
-// absolute http(s) URL without credentials, and, unless allowPrivate, not
-// naming a forbidden address or localhost. Host names are checked again,
-// by address, when a Sender dials them, so that DNS cannot get round it.
-func CheckURL(raw string, allowPrivate bool) error {
+// absolute http(s) URL without credentials (which would end up in logs),
+// and, unless allowPrivate, not naming a forbidden address or localhost.
+// Host names are checked again, by address, when a Sender dials them, so
+// that DNS cannot get round it. field names the setting the URL came from
+// in the error.
+func CheckURL(field, raw string, allowPrivate bool) error {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
-		return ErrInvalidURL
+		return fmt.Errorf("%s must be an absolute http(s) URL without credentials", field)
 	}
 	if allowPrivate {
 		return nil

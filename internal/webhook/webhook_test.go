@@ -14,11 +14,14 @@ import (
 	"time"
 )
 
+// errInvalid stands for the error of a malformed URL in TestCheckURL.
+var errInvalid = errors.New("invalid URL")
+
 func TestCheckURL(t *testing.T) {
 	for _, tt := range []struct {
 		url string
 		// want is the error without allowPrivate; with it, only
-		// ErrInvalidURL remains.
+		// errInvalid remains.
 		want error
 	}{
 		{"https://example.com/hook", nil},
@@ -51,20 +54,26 @@ func TestCheckURL(t *testing.T) {
 		{"http://LocalHost./", ErrForbiddenTarget},
 		{"http://app.localhost/", ErrForbiddenTarget},
 
-		{"ftp://example.com/", ErrInvalidURL},
-		{"/relative", ErrInvalidURL},
-		{"https://", ErrInvalidURL},
-		{"https://user:pw@example.com/", ErrInvalidURL},
-		{"http://[::1", ErrInvalidURL},
+		{"ftp://example.com/", errInvalid},
+		{"/relative", errInvalid},
+		{"https://", errInvalid},
+		{"https://user:pw@example.com/", errInvalid},
+		{"http://[::1", errInvalid},
 	} {
-		if err := CheckURL(tt.url, false); err != tt.want {
+		same := func(err, want error) bool {
+			if want == errInvalid {
+				return err != nil && err.Error() == "hook.url must be an absolute http(s) URL without credentials"
+			}
+			return err == want
+		}
+		if err := CheckURL("hook.url", tt.url, false); !same(err, tt.want) {
 			t.Errorf("CheckURL(%q) = %v, want %v", tt.url, err, tt.want)
 		}
 		want := tt.want
 		if want == ErrForbiddenTarget {
 			want = nil
 		}
-		if err := CheckURL(tt.url, true); err != want {
+		if err := CheckURL("hook.url", tt.url, true); !same(err, want) {
 			t.Errorf("CheckURL(%q, allowPrivate) = %v, want %v", tt.url, err, want)
 		}
 	}
