@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -297,4 +298,25 @@ func TestCoalescedDeliveries(t *testing.T) {
 	if len(bodies) > 2 || bodies[len(bodies)-1] != `{"state":20}` {
 		t.Errorf("%d notifications delivered as %q", notified, bodies)
 	}
+}
+
+// FuzzCheckURL: a URL CheckURL accepts is an absolute http(s) URL
+// without credentials, and not a forbidden address.
+func FuzzCheckURL(f *testing.F) {
+	for _, s := range []string{"https://example.com/x", "http://127.0.0.1/", "http://[::ffff:10.0.0.1]:80/",
+		"http://u:p@h/", "http://localhost./", "http://%31%32%37.0.0.1/", "HTTP://EXAMPLE.COM"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		if CheckURL("url", raw, false) != nil {
+			return
+		}
+		u, err := url.Parse(raw)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+			t.Fatalf("accepted %q", raw)
+		}
+		if ip := net.ParseIP(u.Hostname()); ip != nil && forbiddenIP(ip) {
+			t.Fatalf("accepted forbidden %q", raw)
+		}
+	})
 }
