@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/castor-dev/castor/command"
+	"github.com/castor-dev/castor/internal/jsonrpc"
 )
 
 // commandsFor returns the registry that lists and runs commands for the
@@ -22,7 +23,7 @@ func (s *Server) commandsFor(ctx context.Context, taskID string, build bool) (*c
 	}
 	t, err := s.lookupTask(ctx, taskID)
 	if err != nil {
-		return nil, command.Env{}, asRPCError(err)
+		return nil, command.Env{}, jsonrpc.AsError(err)
 	}
 	t.mu.Lock()
 	a, ws := t.agent, t.settings.WorkspacePath
@@ -36,7 +37,7 @@ func (s *Server) commandsFor(ctx context.Context, taskID string, build bool) (*c
 	}
 	if a == nil && build {
 		if a, err = t.ensureAgent(ctx); err != nil {
-			return nil, command.Env{}, asRPCError(err)
+			return nil, command.Env{}, jsonrpc.AsError(err)
 		}
 	}
 	if a != nil {
