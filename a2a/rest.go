@@ -10,14 +10,13 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/castor-dev/castor/command"
-	"github.com/castor-dev/castor/internal/jsonrpc"
 )
 
 // The REST routes of Gemini CLI's A2A server, which Gemini Code Assist
 // clients call beside JSON-RPC, and the seed's task routes.
 
 func restError(w http.ResponseWriter, status int, msg string) {
-	jsonrpc.WriteJSON(w, status, map[string]any{"error": msg})
+	writeJSON(w, status, map[string]any{"error": msg})
 }
 
 func decodeREST(w http.ResponseWriter, r *http.Request, v any) bool {
@@ -55,7 +54,7 @@ func (s *Server) handleCreateTask(w http.ResponseWriter, r *http.Request) {
 		if errors.As(err, &e) && e.Code == CodeInvalidParams {
 			status = http.StatusBadRequest
 		}
-		restError(w, status, jsonrpc.AsError(err).Message)
+		restError(w, status, asRPCError(err).Message)
 		return
 	}
 	ctxID := body.ContextID
@@ -64,11 +63,11 @@ func (s *Server) handleCreateTask(w http.ResponseWriter, r *http.Request) {
 	}
 	t := s.newTask(uuid.NewString(), ctxID, settings)
 	if err := s.addTask(t); err != nil {
-		restError(w, http.StatusTooManyRequests, jsonrpc.AsError(err).Message)
+		restError(w, http.StatusTooManyRequests, asRPCError(err).Message)
 		return
 	}
 	s.save(t)
-	jsonrpc.WriteJSON(w, http.StatusCreated, t.id)
+	writeJSON(w, http.StatusCreated, t.id)
 }
 
 // taskMetadata is Gemini CLI's TaskMetadata.
@@ -119,7 +118,7 @@ func (s *Server) handleAllMetadata(w http.ResponseWriter, r *http.Request) {
 		}
 		out = append(out, md)
 	}
-	jsonrpc.WriteJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, out)
 }
 
 // GET /tasks/{id}/metadata → {metadata}, restoring the task from the
@@ -135,7 +134,7 @@ func (s *Server) handleTaskMetadata(w http.ResponseWriter, r *http.Request) {
 		restError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	jsonrpc.WriteJSON(w, http.StatusOK, map[string]any{"metadata": md})
+	writeJSON(w, http.StatusOK, map[string]any{"metadata": md})
 }
 
 // GET /tasks → {tasks: [{id, contextId, state}]}, stored and live.
@@ -149,7 +148,7 @@ func (s *Server) handleListTasks(w http.ResponseWriter, r *http.Request) {
 	for _, t := range s.allTasks(r.Context(), new(0)) {
 		rows = append(rows, row{t.ID, t.ContextID, t.Status.State})
 	}
-	jsonrpc.WriteJSON(w, http.StatusOK, map[string]any{"tasks": rows})
+	writeJSON(w, http.StatusOK, map[string]any{"tasks": rows})
 }
 
 // GET /tasks/{id} → the task with its state, history and artifacts.
@@ -160,7 +159,7 @@ func (s *Server) handleGetTaskREST(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	snap := t.snapshot(nil)
-	jsonrpc.WriteJSON(w, http.StatusOK, map[string]any{
+	writeJSON(w, http.StatusOK, map[string]any{
 		"id": snap.ID, "contextId": snap.ContextID, "state": snap.Status.State,
 		"timestamp": snap.Status.Timestamp, "metadata": snap.Metadata,
 		"history": orEmpty(snap.History), "artifacts": orEmptyArtifacts(snap.Artifacts),
@@ -225,8 +224,8 @@ func (s *Server) handleExecuteREST(w http.ResponseWriter, r *http.Request) {
 func (s *Server) streamREST(w http.ResponseWriter, r *http.Request, t *task, sub *subscriber, ext bool) {
 	defer t.unsubscribe(sub)
 	idJSON, _ := json.Marshal(t.id)
-	sw := jsonrpc.NewStream(w, idJSON)
-	sw.Start()
+	sw := newSSEWriter(w, idJSON)
+	sw.start()
 	s.pump(r.Context(), t, sub, sw, newRenderer(ext, t.id, t.contextID))
 }
 
@@ -268,7 +267,7 @@ func (s *Server) handleListCommands(w http.ResponseWriter, r *http.Request) {
 	for _, c := range reg.Commands() {
 		out = append(out, conv(c, "", 0))
 	}
-	jsonrpc.WriteJSON(w, http.StatusOK, map[string]any{"commands": out})
+	writeJSON(w, http.StatusOK, map[string]any{"commands": out})
 }
 
 // POST /executeCommand {command, args?} → {name, data}, or SSE for
@@ -319,7 +318,7 @@ func (s *Server) handleExecuteCommand(w http.ResponseWriter, r *http.Request) {
 			restError(w, http.StatusInternalServerError, err.Error())
 			return
 		}
-		jsonrpc.WriteJSON(w, http.StatusOK, map[string]any{"name": name, "data": res.Payload()})
+		writeJSON(w, http.StatusOK, map[string]any{"name": name, "data": res.Payload()})
 		return
 	}
 	if !s.acquireStream() {

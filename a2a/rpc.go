@@ -13,7 +13,6 @@ import (
 
 	"github.com/castor-dev/castor/command"
 	"github.com/castor-dev/castor/config"
-	"github.com/castor-dev/castor/internal/jsonrpc"
 	"github.com/castor-dev/castor/internal/webhook"
 	"github.com/castor-dev/castor/policy"
 )
@@ -41,22 +40,22 @@ func (s *Server) handleRPC(w http.ResponseWriter, r *http.Request) {
 	body, status, err := readBody(w, r)
 	if err != nil {
 		if status == http.StatusRequestEntityTooLarge {
-			jsonrpc.WriteError(w, status, jsonrpc.NullID, jsonrpc.Errorf(CodeInvalidRequest, "Request payload validation error: %v", err))
+			writeRPCError(w, status, nullID, rpcError(CodeInvalidRequest, "Request payload validation error: %v", err))
 			return
 		}
-		jsonrpc.WriteError(w, http.StatusBadRequest, jsonrpc.NullID, jsonrpc.Errorf(CodeParseError, "Invalid JSON payload"))
+		writeRPCError(w, http.StatusBadRequest, nullID, rpcError(CodeParseError, "Invalid JSON payload"))
 		return
 	}
 	if v, _ := protocolOf(r.Header, ""); v == "1.0" {
 		// Before parsing: a body in another media type need not be JSON.
 		if e := checkContent(r.Header); e != nil {
-			jsonrpc.WriteError(w, http.StatusOK, jsonrpc.NullID, e)
+			writeRPCError(w, http.StatusOK, nullID, e)
 			return
 		}
 	}
-	req, rerr := jsonrpc.ParseRequest(body)
+	req, rerr := parseRequest(body)
 	if rerr != nil {
-		id := json.RawMessage(jsonrpc.NullID)
+		id := json.RawMessage(nullID)
 		if req != nil {
 			id = req.ID
 		}
@@ -65,24 +64,24 @@ func (s *Server) handleRPC(w http.ResponseWriter, r *http.Request) {
 			// @a2a-js/sdk answers unparseable JSON with 400.
 			code = http.StatusBadRequest
 		}
-		jsonrpc.WriteError(w, code, id, rerr)
+		writeRPCError(w, code, id, rerr)
 		return
 	}
 	if s.closing.Load() {
-		jsonrpc.WriteError(w, http.StatusServiceUnavailable, req.ID, errBusy("the server is shutting down"))
+		writeRPCError(w, http.StatusServiceUnavailable, req.ID, errBusy("the server is shutting down"))
 		return
 	}
 	switch v, ok := protocolOf(r.Header, req.Method); {
 	case !ok:
-		jsonrpc.WriteError(w, http.StatusOK, req.ID, jsonrpc.Errorf(CodeVersionNotSupported, "A2A version %q is not supported; this server speaks 0.3 and 1.0", v))
+		writeRPCError(w, http.StatusOK, req.ID, rpcError(CodeVersionNotSupported, "A2A version %q is not supported; this server speaks 0.3 and 1.0", v))
 		return
 	case v == "1.0":
 		if e := checkContent(r.Header); e != nil {
-			jsonrpc.WriteError(w, http.StatusOK, req.ID, e)
+			writeRPCError(w, http.StatusOK, req.ID, e)
 			return
 		}
 		if e := s.precheck(r.Context(), req); e != nil {
-			jsonrpc.WriteError(w, http.StatusOK, req.ID, e)
+			writeRPCError(w, http.StatusOK, req.ID, e)
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
@@ -119,13 +118,13 @@ func (s *Server) handleRPC(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	case methodExtendedCard:
-		e = jsonrpc.Errorf(CodeExtendedCardNotConfigured, "Authenticated Extended Card is not configured")
+		e = rpcError(CodeExtendedCardNotConfigured, "Authenticated Extended Card is not configured")
 	case methodCommandsGet:
 		// Params are optional; {taskId} lists that task's commands. Other
 		// params are ignored, as before there were any.
 		var p commandsParams
 		if len(req.Params) > 0 && req.Params[0] == '{' {
-			e = jsonrpc.DecodeParams(req.Params, &p)
+			e = decodeParams(req.Params, &p)
 		}
 		var reg *command.Registry
 		if e == nil {
@@ -137,20 +136,20 @@ func (s *Server) handleRPC(w http.ResponseWriter, r *http.Request) {
 	case methodCommandExecute:
 		result, e = s.rpcCommandExecute(r, req)
 	default:
-		e = jsonrpc.Errorf(CodeMethodNotFound, "Method not found: %s", req.Method)
+		e = rpcError(CodeMethodNotFound, "Method not found: %s", req.Method)
 	}
 	if e != nil {
-		jsonrpc.WriteError(w, http.StatusOK, req.ID, e)
+		writeRPCError(w, http.StatusOK, req.ID, e)
 		return
 	}
-	jsonrpc.WriteResult(w, req.ID, result)
+	writeRPCResult(w, req.ID, result)
 }
 
 // decodeSendParams reads and checks message/send and message/stream
 // params.
 func decodeSendParams(raw json.RawMessage) (*MessageSendParams, *Error) {
 	var p MessageSendParams
-	if e := jsonrpc.DecodeParams(raw, &p); e != nil {
+	if e := decodeParams(raw, &p); e != nil {
 		return nil, e
 	}
 	m := p.Message
@@ -185,11 +184,11 @@ func (s *Server) begin(ctx context.Context, h http.Header, p *MessageSendParams,
 	if isNew {
 		raw, err := parseAgentSettings(m.Metadata, p.Metadata)
 		if err != nil {
-			return nil, false, jsonrpc.AsError(err)
+			return nil, false, asRPCError(err)
 		}
 		settings, err := s.settingsFor(raw)
 		if err != nil {
-			return nil, false, jsonrpc.AsError(err)
+			return nil, false, asRPCError(err)
 		}
 		ctxID := m.ContextID
 		if ctxID == "" {
@@ -197,12 +196,12 @@ func (s *Server) begin(ctx context.Context, h http.Header, p *MessageSendParams,
 		}
 		t = s.newTask(uuid.NewString(), ctxID, settings)
 		if err := s.addTask(t); err != nil {
-			return nil, false, jsonrpc.AsError(err)
+			return nil, false, asRPCError(err)
 		}
 	} else {
 		found, err := s.lookupTask(ctx, m.TaskID)
 		if err != nil {
-			return nil, false, jsonrpc.AsError(err)
+			return nil, false, asRPCError(err)
 		}
 		t = found
 	}
@@ -252,12 +251,12 @@ func (s *Server) startTurn(ctx context.Context, t *task, in turnInput, ext bool,
 		st := t.state
 		t.mu.Unlock()
 		release()
-		return jsonrpc.Errorf(CodeInvalidRequest, "Task %s is in a terminal state (%s) and cannot be modified.", t.id, st)
+		return rpcError(CodeInvalidRequest, "Task %s is in a terminal state (%s) and cannot be modified.", t.id, st)
 	}
 	if t.turns >= s.cfg.Limits.MaxTurnsPerTask {
 		t.mu.Unlock()
 		release()
-		return jsonrpc.Errorf(CodeInvalidRequest, "Task %s reached its limit of %d messages.", t.id, s.cfg.Limits.MaxTurnsPerTask)
+		return rpcError(CodeInvalidRequest, "Task %s reached its limit of %d messages.", t.id, s.cfg.Limits.MaxTurnsPerTask)
 	}
 	if in.mode != "" {
 		t.mode = in.mode
@@ -299,17 +298,17 @@ func (s *Server) acquireStream() bool {
 // A2A clients (and the TCK) read a streaming method's answer as SSE
 // whatever it holds.
 func streamError(w http.ResponseWriter, id []byte, e *Error) {
-	jsonrpc.NewStream(w, id).Fail(e)
+	newSSEWriter(w, id).fail(e)
 }
 
-func (s *Server) rpcStream(w http.ResponseWriter, r *http.Request, req *jsonrpc.Request) {
+func (s *Server) rpcStream(w http.ResponseWriter, r *http.Request, req *rpcRequest) {
 	p, e := decodeSendParams(req.Params)
 	if e != nil {
 		streamError(w, req.ID, e)
 		return
 	}
 	if !s.acquireStream() {
-		jsonrpc.WriteError(w, http.StatusTooManyRequests, req.ID, errBusy("too many open streams"))
+		writeRPCError(w, http.StatusTooManyRequests, req.ID, errBusy("too many open streams"))
 		return
 	}
 	defer s.streams.Add(-1)
@@ -323,15 +322,15 @@ func (s *Server) rpcStream(w http.ResponseWriter, r *http.Request, req *jsonrpc.
 	if ext {
 		w.Header().Set(extensionHeader, ExtensionURI)
 	}
-	sw := jsonrpc.NewStream(w, req.ID)
-	sw.Start()
+	sw := newSSEWriter(w, req.ID)
+	sw.start()
 	s.pump(r.Context(), t, sub, sw, newRenderer(ext, t.id, t.contextID))
 }
 
 // pump writes a subscriber's updates until the final one, the client
 // leaves or the subscriber falls too far behind. What a client leaving
 // does to the turn is Config.OnDisconnect's choice (clientLeft).
-func (s *Server) pump(ctx context.Context, t *task, sub *subscriber, sw *jsonrpc.Stream, rend *renderer) {
+func (s *Server) pump(ctx context.Context, t *task, sub *subscriber, sw *sseWriter, rend *renderer) {
 	tick := time.NewTicker(s.cfg.Limits.KeepAlive)
 	defer tick.Stop()
 	for {
@@ -340,7 +339,7 @@ func (s *Server) pump(ctx context.Context, t *task, sub *subscriber, sw *jsonrpc
 			s.clientLeft(t, sub)
 			return
 		case <-tick.C:
-			if sw.KeepAlive() != nil {
+			if sw.keepAlive() != nil {
 				s.clientLeft(t, sub)
 				return
 			}
@@ -350,7 +349,7 @@ func (s *Server) pump(ctx context.Context, t *task, sub *subscriber, sw *jsonrpc
 		ups, dropped := sub.take()
 		for _, u := range ups {
 			for _, ev := range rend.render(u) {
-				if sw.Event(ev) != nil {
+				if sw.event(ev) != nil {
 					s.clientLeft(t, sub)
 					return
 				}
@@ -360,13 +359,13 @@ func (s *Server) pump(ctx context.Context, t *task, sub *subscriber, sw *jsonrpc
 			}
 		}
 		if dropped {
-			sw.Fail(jsonrpc.Errorf(CodeInternalError, "the stream fell too far behind; use tasks/resubscribe"))
+			sw.fail(rpcError(CodeInternalError, "the stream fell too far behind; use tasks/resubscribe"))
 			return
 		}
 	}
 }
 
-func (s *Server) rpcSend(w http.ResponseWriter, r *http.Request, req *jsonrpc.Request) (any, *Error) {
+func (s *Server) rpcSend(w http.ResponseWriter, r *http.Request, req *rpcRequest) (any, *Error) {
 	p, e := decodeSendParams(req.Params)
 	if e != nil {
 		return nil, e
@@ -400,7 +399,7 @@ func (s *Server) send(ctx context.Context, h http.Header, p *MessageSendParams) 
 			select {
 			case <-ctx.Done():
 				s.clientLeft(t, sub)
-				return nil, ext, jsonrpc.Errorf(CodeInternalError, "request cancelled")
+				return nil, ext, rpcError(CodeInternalError, "request cancelled")
 			case <-wait.C:
 				// The task goes on; the client polls it with tasks/get.
 				break loop
@@ -417,9 +416,9 @@ func (s *Server) send(ctx context.Context, h http.Header, p *MessageSendParams) 
 	return t.snapshot(hl), ext, nil
 }
 
-func (s *Server) rpcGet(ctx context.Context, req *jsonrpc.Request) (any, *Error) {
+func (s *Server) rpcGet(ctx context.Context, req *rpcRequest) (any, *Error) {
 	var p TaskQueryParams
-	if e := jsonrpc.DecodeParams(req.Params, &p); e != nil {
+	if e := decodeParams(req.Params, &p); e != nil {
 		return nil, e
 	}
 	return s.getTask(ctx, p.ID, p.HistoryLength)
@@ -434,7 +433,7 @@ func (s *Server) getTask(ctx context.Context, id string, historyLength *int) (*T
 	}
 	t, err := s.lookupTask(ctx, id)
 	if err != nil {
-		return nil, jsonrpc.AsError(err)
+		return nil, asRPCError(err)
 	}
 	return t.snapshot(historyLength), nil
 }
@@ -460,9 +459,9 @@ func (s *Server) allTasks(ctx context.Context, historyLength *int) []*Task {
 	return out
 }
 
-func (s *Server) rpcCancel(ctx context.Context, req *jsonrpc.Request) (any, *Error) {
+func (s *Server) rpcCancel(ctx context.Context, req *rpcRequest) (any, *Error) {
 	var p TaskIDParams
-	if e := jsonrpc.DecodeParams(req.Params, &p); e != nil {
+	if e := decodeParams(req.Params, &p); e != nil {
 		return nil, e
 	}
 	return s.cancel(ctx, p.ID)
@@ -474,7 +473,7 @@ func (s *Server) cancel(ctx context.Context, id string) (*Task, *Error) {
 	}
 	t, err := s.lookupTask(ctx, id)
 	if err != nil {
-		return nil, jsonrpc.AsError(err)
+		return nil, asRPCError(err)
 	}
 	if e := s.cancelTask(ctx, t); e != nil {
 		return nil, e
@@ -488,7 +487,7 @@ func (s *Server) cancelTask(ctx context.Context, t *task) *Error {
 	t.mu.Lock()
 	if t.state.Terminal() {
 		t.mu.Unlock()
-		return jsonrpc.Errorf(CodeTaskNotCancelable, "Task not cancelable: %s", t.id)
+		return rpcError(CodeTaskNotCancelable, "Task not cancelable: %s", t.id)
 	}
 	if t.running {
 		cancel, done := t.cancel, t.done
@@ -512,13 +511,13 @@ func (s *Server) cancelTask(ctx context.Context, t *task) *Error {
 	select {
 	case t.sem <- struct{}{}:
 	case <-ctx.Done():
-		return jsonrpc.Errorf(CodeInternalError, "request cancelled")
+		return rpcError(CodeInternalError, "request cancelled")
 	}
 	defer func() { <-t.sem }()
 	t.mu.Lock()
 	if t.state.Terminal() {
 		t.mu.Unlock()
-		return jsonrpc.Errorf(CodeTaskNotCancelable, "Task not cancelable: %s", t.id)
+		return rpcError(CodeTaskNotCancelable, "Task not cancelable: %s", t.id)
 	}
 	t.mu.Unlock()
 	t.publish(&update{kind: uState, state: StateCanceled, final: true, reason: reasonEnd, text: errCanceledByUser.Error()})
@@ -526,16 +525,16 @@ func (s *Server) cancelTask(ctx context.Context, t *task) *Error {
 	return nil
 }
 
-func (s *Server) rpcResubscribe(w http.ResponseWriter, r *http.Request, req *jsonrpc.Request) {
+func (s *Server) rpcResubscribe(w http.ResponseWriter, r *http.Request, req *rpcRequest) {
 	var p TaskIDParams
-	if e := jsonrpc.DecodeParams(req.Params, &p); e != nil {
+	if e := decodeParams(req.Params, &p); e != nil {
 		streamError(w, req.ID, e)
 		return
 	}
 	t, sub, snap, e := s.subscribe(r.Context(), p.ID)
 	if e != nil {
 		if e.Data != nil { // busy: too many open streams
-			jsonrpc.WriteError(w, http.StatusTooManyRequests, req.ID, e)
+			writeRPCError(w, http.StatusTooManyRequests, req.ID, e)
 			return
 		}
 		streamError(w, req.ID, e)
@@ -549,8 +548,8 @@ func (s *Server) rpcResubscribe(w http.ResponseWriter, r *http.Request, req *jso
 	if ext {
 		w.Header().Set(extensionHeader, ExtensionURI)
 	}
-	sw := jsonrpc.NewStream(w, req.ID)
-	if sw.Event(snap) != nil || sub == nil {
+	sw := newSSEWriter(w, req.ID)
+	if sw.event(snap) != nil || sub == nil {
 		return
 	}
 	s.pump(r.Context(), t, sub, sw, newRenderer(ext, t.id, t.contextID))
@@ -564,7 +563,7 @@ func (s *Server) subscribe(ctx context.Context, id string) (*task, *subscriber, 
 	}
 	t, err := s.lookupTask(ctx, id)
 	if err != nil {
-		return nil, nil, nil, jsonrpc.AsError(err)
+		return nil, nil, nil, asRPCError(err)
 	}
 	if !s.acquireStream() {
 		return nil, nil, nil, errBusy("too many open streams")
@@ -608,9 +607,9 @@ func (s *Server) setPush(t *task, c PushNotificationConfig) *Error {
 	return nil
 }
 
-func (s *Server) rpcPushSet(ctx context.Context, req *jsonrpc.Request) (any, *Error) {
+func (s *Server) rpcPushSet(ctx context.Context, req *rpcRequest) (any, *Error) {
 	var p TaskPushNotificationConfig
-	if e := jsonrpc.DecodeParams(req.Params, &p); e != nil {
+	if e := decodeParams(req.Params, &p); e != nil {
 		return nil, e
 	}
 	return s.pushSet(ctx, p.TaskID, p.PushNotificationConfig)
@@ -622,7 +621,7 @@ func (s *Server) pushSet(ctx context.Context, taskID string, c PushNotificationC
 	}
 	t, err := s.lookupTask(ctx, taskID)
 	if err != nil {
-		return nil, jsonrpc.AsError(err)
+		return nil, asRPCError(err)
 	}
 	if e := s.setPush(t, c); e != nil {
 		return nil, e
@@ -635,12 +634,12 @@ func (s *Server) pushSet(ctx context.Context, taskID string, c PushNotificationC
 			return &TaskPushNotificationConfig{TaskID: t.id, PushNotificationConfig: pc}, nil
 		}
 	}
-	return nil, jsonrpc.Errorf(CodeInternalError, "push notification config was not stored")
+	return nil, rpcError(CodeInternalError, "push notification config was not stored")
 }
 
-func (s *Server) pushParams(req *jsonrpc.Request) (*pushConfigParams, *Error) {
+func (s *Server) pushParams(req *rpcRequest) (*pushConfigParams, *Error) {
 	var p pushConfigParams
-	if e := jsonrpc.DecodeParams(req.Params, &p); e != nil {
+	if e := decodeParams(req.Params, &p); e != nil {
 		return nil, e
 	}
 	return &p, nil
@@ -652,7 +651,7 @@ func (s *Server) pushTask(ctx context.Context, id string) (*task, *Error) {
 	}
 	t, err := s.lookupTask(ctx, id)
 	if err != nil {
-		return nil, jsonrpc.AsError(err)
+		return nil, asRPCError(err)
 	}
 	return t, nil
 }
@@ -762,9 +761,9 @@ func (s *Server) devCommands(reg *command.Registry) []devSlashCommand {
 // rpcCommandExecute is the extension's command/execute: the command runs
 // as a task whose id is the execution id, so its output is read with
 // tasks/get or tasks/resubscribe like any task's.
-func (s *Server) rpcCommandExecute(r *http.Request, req *jsonrpc.Request) (any, *Error) {
+func (s *Server) rpcCommandExecute(r *http.Request, req *rpcRequest) (any, *Error) {
 	var p executeSlashCommandRequest
-	if e := jsonrpc.DecodeParams(req.Params, &p); e != nil {
+	if e := decodeParams(req.Params, &p); e != nil {
 		return nil, e
 	}
 	path := p.CommandPath
@@ -802,12 +801,12 @@ func (s *Server) rpcCommandExecute(r *http.Request, req *jsonrpc.Request) (any, 
 func (s *Server) runCommand(ctx context.Context, cmd *command.Command, path, args []string, env command.Env, ext bool, sub *subscriber) (*task, *Error) {
 	settings, err := s.settingsFor(&AgentSettings{WorkspacePath: env.Workspace})
 	if err != nil {
-		return nil, jsonrpc.AsError(err)
+		return nil, asRPCError(err)
 	}
 	t := s.newTask(uuid.NewString(), uuid.NewString(), settings)
 	t.ext = ext
 	if err := s.addTask(t); err != nil {
-		return nil, jsonrpc.AsError(err)
+		return nil, asRPCError(err)
 	}
 	line := "/" + strings.Join(append(append([]string(nil), path...), args...), " ")
 	msg := &Message{Kind: "message", Role: "user", MessageID: uuid.NewString(), Parts: []Part{TextPart(line)}}

@@ -23,7 +23,6 @@ import (
 
 	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/command"
-	"github.com/castor-dev/castor/internal/jsonrpc"
 	"github.com/castor-dev/castor/internal/version"
 	"github.com/castor-dev/castor/internal/webhook"
 	"github.com/castor-dev/castor/mcp"
@@ -378,7 +377,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				panic(p)
 			}
 			s.log.Error("a2a: handler panicked", "panic", p, "path", r.URL.Path)
-			jsonrpc.WriteError(w, http.StatusInternalServerError, jsonrpc.NullID, jsonrpc.Errorf(CodeInternalError, "Internal error"))
+			writeRPCError(w, http.StatusInternalServerError, nullID, rpcError(CodeInternalError, "Internal error"))
 		}
 	}()
 	s.mux.ServeHTTP(w, r)
@@ -389,7 +388,7 @@ func (s *Server) guard(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if s.cfg.AuthToken != "" && !s.authorized(r) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="castor-a2a"`)
-			jsonrpc.WriteJSON(w, http.StatusUnauthorized, map[string]any{"error": "unauthorized: a valid bearer token is required"})
+			writeJSON(w, http.StatusUnauthorized, map[string]any{"error": "unauthorized: a valid bearer token is required"})
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, s.cfg.Limits.MaxBodyBytes)
@@ -714,7 +713,7 @@ func (s *Server) AgentCard(url string) map[string]any {
 }
 
 func (s *Server) handleCard(w http.ResponseWriter, r *http.Request) {
-	jsonrpc.WriteJSON(w, http.StatusOK, s.AgentCard(s.cardURL(r)))
+	writeJSON(w, http.StatusOK, s.AgentCard(s.cardURL(r)))
 }
 
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
@@ -735,7 +734,7 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 	if s.closing.Load() {
 		status = "shutting_down"
 	}
-	jsonrpc.WriteJSON(w, http.StatusOK, map[string]any{
+	writeJSON(w, http.StatusOK, map[string]any{
 		"status":      status,
 		"uptime":      s.now().Sub(s.started).Seconds(),
 		"activeTasks": active,

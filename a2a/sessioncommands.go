@@ -5,7 +5,6 @@ import (
 	"net/http"
 
 	"github.com/castor-dev/castor/command"
-	"github.com/castor-dev/castor/internal/jsonrpc"
 )
 
 // commandsFor returns the registry that lists and runs commands for the
@@ -23,7 +22,7 @@ func (s *Server) commandsFor(ctx context.Context, taskID string, build bool) (*c
 	}
 	t, err := s.lookupTask(ctx, taskID)
 	if err != nil {
-		return nil, command.Env{}, jsonrpc.AsError(err)
+		return nil, command.Env{}, asRPCError(err)
 	}
 	t.mu.Lock()
 	a, ws := t.agent, t.settings.WorkspacePath
@@ -37,7 +36,7 @@ func (s *Server) commandsFor(ctx context.Context, taskID string, build bool) (*c
 	}
 	if a == nil && build {
 		if a, err = t.ensureAgent(ctx); err != nil {
-			return nil, command.Env{}, jsonrpc.AsError(err)
+			return nil, command.Env{}, asRPCError(err)
 		}
 	}
 	if a != nil {
