@@ -314,25 +314,6 @@ func TestStoreRejectsBadIDs(t *testing.T) {
 
 // --- fuzz tests of everything a client sends -----------------------------
 
-func FuzzParseRequest(f *testing.F) {
-	for _, s := range []string{
-		`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"x"}}`,
-		`{"jsonrpc":"2.0","id":"a","method":"message/send","params":[]}`,
-		`[1,2]`, `{`, `null`, `{"id":{}}`, `{"jsonrpc":"2.0","method":"","id":null}`,
-	} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		req, e := parseRequest(b)
-		if e == nil && (req == nil || req.Method == "" || req.JSONRPC != "2.0" || !json.Valid(req.ID)) {
-			t.Fatalf("accepted an invalid request: %+v", req)
-		}
-		if e != nil && e.Code != CodeParseError && e.Code != CodeInvalidRequest {
-			t.Fatalf("code %d", e.Code)
-		}
-	})
-}
-
 func FuzzParseConfirmation(f *testing.F) {
 	f.Add(`{"callId":"c","outcome":"proceed_once","newContent":"x"}`)
 	f.Add(`{"tool_call_id":"c","selected_option_id":"cancel","file_details":{"new_content":"y"}}`)
@@ -391,28 +372,6 @@ func FuzzSemver(f *testing.F) {
 			t.Fatalf("%q does not satisfy itself", s)
 		}
 		extensionFor(extensionURIPrefix + s + extensionURISuffix)
-	})
-}
-
-// FuzzSSEFraming checks that any event becomes exactly one data line.
-func FuzzSSEFraming(f *testing.F) {
-	f.Add("plain")
-	f.Add("two\nlines\r\n\n")
-	f.Add("data: injected\n\n")
-	f.Fuzz(func(t *testing.T, text string) {
-		rec := httptest.NewRecorder()
-		w := newSSEWriter(rec, json.RawMessage(`1`))
-		if err := w.event(map[string]any{"text": text}); err != nil {
-			return // not valid UTF-8 JSON: nothing written
-		}
-		out := rec.Body.String()
-		if !strings.HasPrefix(out, "data: ") || !strings.HasSuffix(out, "\n\n") || strings.Count(out, "\n") != 2 {
-			t.Fatalf("frame %q", out)
-		}
-		var m map[string]any
-		if err := json.Unmarshal([]byte(strings.TrimSuffix(strings.TrimPrefix(out, "data: "), "\n\n")), &m); err != nil {
-			t.Fatal(err)
-		}
 	})
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/castor-dev/castor/command"
 	"github.com/castor-dev/castor/config"
+	"github.com/castor-dev/castor/internal/webhook"
 	"github.com/castor-dev/castor/policy"
 )
 
@@ -584,7 +585,7 @@ func (s *Server) subscribe(ctx context.Context, id string) (*task, *subscriber, 
 
 // setPush stores a webhook for a task.
 func (s *Server) setPush(t *task, c PushNotificationConfig) *Error {
-	if err := checkPushURL(c.URL, s.cfg.AllowPrivatePush); err != nil {
+	if err := webhook.CheckURL("pushNotificationConfig.url", c.URL, s.cfg.AllowPrivatePush); err != nil {
 		return errInvalidParams("%v", err)
 	}
 	if c.ID == "" {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -25,6 +24,7 @@ import (
 	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/command"
 	"github.com/castor-dev/castor/internal/version"
+	"github.com/castor-dev/castor/internal/webhook"
 	"github.com/castor-dev/castor/mcp"
 	"github.com/castor-dev/castor/policy"
 )
@@ -169,7 +169,7 @@ type Server struct {
 	log      *slog.Logger
 	started  time.Time
 	now      func() time.Time
-	push     *http.Client
+	push     *webhook.Sender
 	tokenSum [32]byte
 	// v1rpc and v1rest serve A2A 1.0 (a2a-go's transports over handler).
 	v1rpc, v1rest http.Handler
@@ -242,9 +242,10 @@ func NewServer(cfg Config) (*Server, error) {
 		cfg: cfg, store: cfg.Store, cmds: cfg.Commands, log: cfg.Logger,
 		now: cfg.Now, started: cfg.Now(), tasks: map[string]*task{},
 		turnSlots: make(chan struct{}, cfg.Limits.MaxConcurrentTurns),
-		push:      pushClient(cfg.AllowPrivatePush, cfg.Limits.PushTimeout),
 		janitor:   make(chan struct{}),
 	}
+	s.push = webhook.NewSender(webhook.Options{AllowPrivate: cfg.AllowPrivatePush, Attempts: cfg.Limits.PushAttempts,
+		Backoff: cfg.Limits.PushBackoff, Timeout: cfg.Limits.PushTimeout})
 	if cfg.AuthToken != "" {
 		s.tokenSum = sha256.Sum256([]byte(cfg.AuthToken))
 	}
@@ -504,7 +505,7 @@ func (s *Server) makeRoomLocked() error {
 	var oldest time.Time
 	for _, t := range s.tasks {
 		t.mu.Lock()
-		idle := !t.running && len(t.subs) == 0 && !t.pushBusy
+		idle := !t.running && len(t.subs) == 0 && !t.pushDeliver.Busy()
 		last := t.lastActive
 		t.mu.Unlock()
 		if idle && (victim == nil || last.Before(oldest)) {
@@ -563,7 +564,7 @@ func (s *Server) evictIdle(cutoff time.Time) int {
 	var idle []*task
 	for _, t := range s.tasks {
 		t.mu.Lock()
-		if !t.running && len(t.subs) == 0 && !t.pushBusy && t.lastActive.Before(cutoff) {
+		if !t.running && len(t.subs) == 0 && !t.pushDeliver.Busy() && t.lastActive.Before(cutoff) {
 			idle = append(idle, t)
 		}
 		t.mu.Unlock()
@@ -742,59 +743,4 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 		"streams":     s.streams.Load(),
 		"queuedTurns": s.queued.Load(),
 	})
-}
-
-// notifyPush schedules delivery of the task's latest snapshot to its
-// webhooks. Deliveries are coalesced: while one is in flight, later
-// updates collapse into one more delivery of the newest snapshot, so the
-// last state always arrives and a slow webhook cannot pile up work.
-func (s *Server) notifyPush(t *task) {
-	t.mu.Lock()
-	if len(t.push) == 0 {
-		t.mu.Unlock()
-		return
-	}
-	if t.pushBusy {
-		t.pushPending = true
-		t.mu.Unlock()
-		return
-	}
-	t.pushBusy = true
-	t.mu.Unlock()
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		for {
-			t.mu.Lock()
-			t.pushPending = false
-			snap := t.snapshotLocked(nil)
-			cfgs := append([]PushNotificationConfig(nil), t.push...)
-			t.mu.Unlock()
-			body, err := json.Marshal(snap)
-			var body1 []byte
-			if err == nil {
-				for _, c := range cfgs {
-					b := body
-					if c.Version == "1.0" {
-						if body1 == nil {
-							body1, _ = pushBody1(snap)
-						}
-						b = body1
-					}
-					ctx, cancel := context.WithTimeout(context.Background(), s.cfg.Limits.PushTimeout*time.Duration(s.cfg.Limits.PushAttempts+1))
-					if err := deliverPush(ctx, s.push, c, b, s.cfg.Limits.PushAttempts, s.cfg.Limits.PushBackoff); err != nil {
-						s.log.Warn("a2a: push notification failed", "task", t.id, "url", c.URL, "error", err)
-					}
-					cancel()
-				}
-			}
-			t.mu.Lock()
-			if !t.pushPending {
-				t.pushBusy = false
-				t.mu.Unlock()
-				return
-			}
-			t.mu.Unlock()
-		}
-	}()
 }

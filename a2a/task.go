@@ -13,6 +13,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/castor-dev/castor/agent"
+	"github.com/castor-dev/castor/internal/webhook"
 	"github.com/castor-dev/castor/policy"
 	"github.com/castor-dev/castor/tool"
 )
@@ -90,8 +91,7 @@ type task struct {
 	done        chan struct{}
 	turns       int
 	lastActive  time.Time
-	pushBusy    bool
-	pushPending bool
+	pushDeliver webhook.Coalescer // one webhook delivery at a time
 	// question is the MCP server's question the running turn waits on,
 	// and turnDone closes when that turn is cancelled or times out.
 	question *elicitation

@@ -26,10 +26,10 @@ type a2aServer struct {
 }
 
 // startA2A starts the built binary on a free loopback port with the file
-// store in dir.
-func (e *env) startA2A(dir string) *a2aServer {
+// store in dir and any more flags.
+func (e *env) startA2A(dir string, flags ...string) *a2aServer {
 	e.t.Helper()
-	cmd := exec.Command(castorBinary(e.t), "a2a-server", "--port", "0", "--workspace", e.ws, "--allowed-root", filepath.Dir(e.ws), "--store-dir", dir)
+	cmd := exec.Command(castorBinary(e.t), append([]string{"a2a-server", "--port", "0", "--workspace", e.ws, "--allowed-root", filepath.Dir(e.ws), "--store-dir", dir}, flags...)...)
 	cmd.Dir = e.ws
 	cmd.Env = []string{
 		"HOME=" + e.home,
