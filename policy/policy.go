@@ -340,8 +340,15 @@ func (e *Engine) Remember(c Call, o tool.Outcome) {
 }
 
 // SavesAnswers reports the policy file "allow always and save" answers
-// are written to, or "" when such answers are not offered (Options.AutoSave).
-func (e *Engine) SavesAnswers() string { return e.autoSave }
+// are written to, or "" when such answers are not offered
+// (Options.AutoSave; a nil engine saves nothing). Faces offer the
+// choice only when it is set.
+func (e *Engine) SavesAnswers() string {
+	if e == nil {
+		return ""
+	}
+	return e.autoSave
+}
 
 // rememberSaved adds the rule an "allow always and save" answer about c
 // stands for to the session, then to the AutoSave file. It reports false
