@@ -461,3 +461,21 @@ func FuzzSaveRule(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkSaveRule saves an answer into an auto-saved.toml that already
+// holds 100 rules: read, update and atomic replace (with its fsync).
+func BenchmarkSaveRule(b *testing.B) {
+	path := filepath.Join(b.TempDir(), AutoSavedFile)
+	for i := range 100 {
+		sr, _ := savedRuleFor(withRoots(shellCall("tool"+strings.Repeat("x", i%7)+string(rune('a'+i%26))), "tool"+strings.Repeat("x", i%7)+string(rune('a'+i%26))), ModeDefault)
+		if err := sr.save(path); err != nil {
+			b.Fatal(err)
+		}
+	}
+	sr, _ := savedRuleFor(withRoots(shellCall("git status"), "git"), ModeDefault)
+	for b.Loop() {
+		if err := sr.save(path); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
