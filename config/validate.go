@@ -89,6 +89,8 @@ var settingsSchema = map[string]valueKind{
 	"security.folderTrust.enabled": kindBool,
 	"ide.enabled":                  kindBool,
 	"experimental.jitContext":      kindBool,
+
+	"security.enablePermanentToolApproval": kindBool,
 }
 
 // settingsEnums are the settings that take one of a few strings.

@@ -95,6 +95,12 @@ type Engine struct {
 	lookup      func(name string) (tool.Tool, bool)
 	rules       []Rule // policy-file rules, highest priority first
 	untrusted   bool
+
+	// autoSave and onSave are Options.AutoSave and OnSave; saveMu keeps
+	// two answers from writing the file at once.
+	autoSave string
+	onSave   func(path string, err error)
+	saveMu   sync.Mutex
 }
 
 // Options configure an Engine.
@@ -129,6 +135,18 @@ type Options struct {
 	// a shell line that runs git is then always asked about (or refused
 	// when nobody can answer), as in Gemini CLI.
 	Untrusted bool
+	// AutoSave is the policy file "allow always and save" answers
+	// (tool.ProceedAlwaysSave) are written to, Gemini CLI's
+	// ~/.gemini/policies/auto-saved.toml when
+	// security.enablePermanentToolApproval is on: such an answer adds a
+	// user-tier rule to this session and to the file, which later
+	// sessions read. Empty: the answer holds for the session only, as
+	// "always allow" does.
+	AutoSave string
+	// OnSave, when set, hears of every write to AutoSave: nil, or a
+	// *SaveError naming the file (the answer then holds for this session
+	// only).
+	OnSave func(path string, err error)
 }
 
 // New returns an engine.
@@ -137,6 +155,7 @@ func New(o Options) *Engine {
 		o.Mode = ModeDefault
 	}
 	e := &Engine{mode: o.Mode, interactive: o.Interactive, untrusted: o.Untrusted, always: map[string]bool{}, askKinds: map[tool.Kind]bool{}, selfConfirm: map[string]bool{}, lookup: o.Lookup}
+	e.autoSave, e.onSave = o.AutoSave, o.OnSave
 	e.rules = sortRules(o.Rules)
 	for _, n := range o.SelfConfirming {
 		e.selfConfirm[n] = true
@@ -289,7 +308,14 @@ func (e *Engine) Visible(t tool.Tool) bool {
 // root commands), redirections only if the line answered had one, as
 // Gemini CLI's rule for the answer (a commandPrefix, with
 // allowRedirection when the command redirected) does; see always.go.
+//
+// An "allow always and save" answer (tool.ProceedAlwaysSave) with
+// Options.AutoSave set becomes a rule of that file instead: applied at
+// once, and written for later sessions (see save.go).
 func (e *Engine) Remember(c Call, o tool.Outcome) {
+	if o == tool.ProceedAlwaysSave && e.autoSave != "" && e.rememberSaved(c) {
+		return
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	switch o {
@@ -311,6 +337,51 @@ func (e *Engine) Remember(c Call, o tool.Outcome) {
 	default:
 		e.always["tool:"+c.Name] = true
 	}
+}
+
+// SavesAnswers reports the policy file "allow always and save" answers
+// are written to, or "" when such answers are not offered
+// (Options.AutoSave; a nil engine saves nothing). Faces offer the
+// choice only when it is set.
+func (e *Engine) SavesAnswers() string {
+	if e == nil {
+		return ""
+	}
+	return e.autoSave
+}
+
+// rememberSaved adds the rule an "allow always and save" answer about c
+// stands for to the session, then to the AutoSave file. It reports false
+// when the answer makes no rule (see savedRuleFor), to be remembered for
+// the session only.
+func (e *Engine) rememberSaved(c Call) bool {
+	if e.lookup != nil {
+		if t, ok := e.lookup(c.Name); ok {
+			c = withTool(c, t)
+		}
+	}
+	e.mu.Lock()
+	sr, ok := savedRuleFor(c, e.mode)
+	var rules []Rule
+	var err error
+	if ok {
+		rules, err = sr.rules(e.autoSave)
+		ok = err == nil && len(rules) > 0
+	}
+	if ok {
+		e.rules = sortRules(append(e.rules, rules...))
+	}
+	e.mu.Unlock()
+	if !ok {
+		return false
+	}
+	e.saveMu.Lock()
+	err = sr.save(e.autoSave)
+	e.saveMu.Unlock()
+	if e.onSave != nil {
+		e.onSave(e.autoSave, err)
+	}
+	return true
 }
 
 func (e *Engine) alwaysLocked(c Call) bool {

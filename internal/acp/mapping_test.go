@@ -165,15 +165,22 @@ func TestPermissionOptions(t *testing.T) {
 		"mcp":  {Type: tool.ConfirmMCP, ServerName: "docs", ToolName: "search"},
 		"info": {Type: tool.ConfirmInfo, Prompt: "fetch https://example.com"},
 	}
-	out := map[string]any{}
-	for name, d := range cases {
-		out[name] = permissionOptions(withConfirm(call("x", "t", nil, nil, agent.StatusAwaitingApproval, ""), d))
+	for _, save := range []bool{false, true} {
+		out := map[string]any{}
+		for name, d := range cases {
+			out[name] = permissionOptions(withConfirm(call("x", "t", nil, nil, agent.StatusAwaitingApproval, ""), d), save)
+		}
+		name := "permission_options"
+		if save {
+			// security.enablePermanentToolApproval on
+			name += "_save"
+		}
+		golden(t, name, out)
 	}
-	golden(t, "permission_options", out)
 }
 
 func TestDecision(t *testing.T) {
-	offered := permissionOptions(withConfirm(call("x", "t", nil, nil, agent.StatusAwaitingApproval, ""), &tool.ConfirmationDetails{Type: tool.ConfirmEdit}))
+	offered := permissionOptions(withConfirm(call("x", "t", nil, nil, agent.StatusAwaitingApproval, ""), &tool.ConfirmationDetails{Type: tool.ConfirmEdit}), false)
 	sel := func(id string) sdk.RequestPermissionResponse {
 		return sdk.RequestPermissionResponse{Outcome: sdk.RequestPermissionOutcome{Selected: &sdk.RequestPermissionOutcomeSelected{OptionId: sdk.PermissionOptionId(id)}}}
 	}
@@ -184,7 +191,8 @@ func TestDecision(t *testing.T) {
 		{sel("proceed_once"), tool.ProceedOnce},
 		{sel("proceed_always"), tool.ProceedAlways},
 		{sel("cancel"), tool.Cancel},
-		{sel("proceed_always_server"), tool.Cancel}, // not offered for an edit
+		{sel("proceed_always_server"), tool.Cancel},   // not offered for an edit
+		{sel("proceed_always_and_save"), tool.Cancel}, // not offered with the setting off
 		{sel("made_up"), tool.Cancel},
 		{sdk.RequestPermissionResponse{Outcome: sdk.RequestPermissionOutcome{Cancelled: &sdk.RequestPermissionOutcomeCancelled{Outcome: "cancelled"}}}, tool.Cancel},
 	} {

@@ -417,7 +417,7 @@ func (ss *session) confirm(ctx context.Context, c *agent.ToolCall) (tool.Decisio
 			Locations:  callLocations(c.Name, c.Args, ss.root),
 			RawInput:   rawArgs(c.Args),
 		},
-		Options: permissionOptions(c),
+		Options: permissionOptions(c, ss.a.Policy.SavesAnswers() != ""),
 	}
 	resp, err := ss.conn.RequestPermission(ctx, req)
 	if err != nil {
@@ -443,8 +443,10 @@ func decision(resp sdk.RequestPermissionResponse, offered []sdk.PermissionOption
 }
 
 // permissionOptions are allow once, allow for the session (worded for
-// the kind of call) and reject, as Gemini CLI offers them.
-func permissionOptions(c *agent.ToolCall) []sdk.PermissionOption {
+// the kind of call), allow always and save when save is set (the
+// security.enablePermanentToolApproval setting) and reject, as Gemini
+// CLI offers them.
+func permissionOptions(c *agent.ToolCall, save bool) []sdk.PermissionOption {
 	opt := func(o tool.Outcome, name string, k sdk.PermissionOptionKind) sdk.PermissionOption {
 		return sdk.PermissionOption{OptionId: sdk.PermissionOptionId(o), Name: name, Kind: k}
 	}
@@ -474,6 +476,9 @@ func permissionOptions(c *agent.ToolCall) []sdk.PermissionOption {
 			opt(tool.ProceedAlwaysTool, "Always allow tool "+d.ToolName+" for this session", sdk.PermissionOptionKindAllowAlways))
 	default:
 		out = append(out, opt(tool.ProceedAlways, "Allow for this session", sdk.PermissionOptionKindAllowAlways))
+	}
+	if save {
+		out = append(out, opt(tool.ProceedAlwaysSave, "Allow always and save", sdk.PermissionOptionKindAllowAlways))
 	}
 	return append(out, opt(tool.Cancel, "Reject", sdk.PermissionOptionKindRejectOnce))
 }

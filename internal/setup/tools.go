@@ -110,7 +110,7 @@ func buildTools(ctx context.Context, o Options, a *Agent, client model.Model, mo
 // general.defaultApprovalMode; an untrusted folder never gets yolo or
 // auto_edit), tools.allowed and the options' rules, trusted tools,
 // tools.exclude, and the rules of the policy files.
-func buildPolicy(o Options, st *config.Settings, trusted, interactive bool, askKinds []tool.Kind, trustedTools, customTools []string, lookup func(string) (tool.Tool, bool), rules []policy.Rule) (*policy.Engine, error) {
+func buildPolicy(o Options, st *config.Settings, trusted, interactive bool, askKinds []tool.Kind, trustedTools, customTools []string, lookup func(string) (tool.Tool, bool), rules []policy.Rule, save autoSave) (*policy.Engine, error) {
 	mode := o.ApprovalMode
 	if mode == "" && st.General.DefaultApprovalMode != "" {
 		m, err := policy.ParseMode(st.General.DefaultApprovalMode)
@@ -137,6 +137,8 @@ func buildPolicy(o Options, st *config.Settings, trusted, interactive bool, askK
 		Lookup:         lookup,
 		Rules:          rules,
 		Untrusted:      !trusted,
+		AutoSave:       save.path,
+		OnSave:         save.onSave,
 	}), nil
 }
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/textinput"
@@ -32,32 +34,61 @@ type dialog struct {
 type option struct {
 	label   string
 	outcome tool.Outcome
+	// hint follows the label, dimmed: where "allow always and save"
+	// writes its rule, as Gemini CLI shows it.
+	hint string
 }
 
-func newDialog(c *agent.ToolCall, reply chan<- tool.Decision) *dialog {
+// newDialog builds the dialog for c. save is where an "allow always and
+// save" answer is written, as the user reads it; "" leaves the option out
+// (security.enablePermanentToolApproval off).
+func newDialog(c *agent.ToolCall, reply chan<- tool.Decision, save string) *dialog {
 	d := &dialog{call: c, reply: reply}
 	det := &tool.ConfirmationDetails{}
 	if c.Confirmation != nil && c.Confirmation.Details != nil {
 		det = c.Confirmation.Details
 	}
-	d.options = append(d.options, option{"Allow once", tool.ProceedOnce})
+	d.options = append(d.options, option{label: "Allow once", outcome: tool.ProceedOnce})
 	switch det.Type {
 	case tool.ConfirmEdit:
-		d.options = append(d.options, option{fmt.Sprintf("Allow %s for this session", displayName(c)), tool.ProceedAlways})
+		d.options = append(d.options, option{label: fmt.Sprintf("Allow %s for this session", displayName(c)), outcome: tool.ProceedAlways})
 		if det.NewContent != "" || det.OriginalContent != nil {
-			d.options = append(d.options, option{"Modify in $EDITOR, then allow", tool.ModifyWithEditor})
+			d.options = append(d.options, option{label: "Modify in $EDITOR, then allow", outcome: tool.ModifyWithEditor})
 		}
 	case tool.ConfirmExec:
-		d.options = append(d.options, option{fmt.Sprintf("Allow %s for this session", strings.Join(rootsOf(det), ", ")), tool.ProceedAlways})
+		d.options = append(d.options, option{label: fmt.Sprintf("Allow %s for this session", strings.Join(rootsOf(det), ", ")), outcome: tool.ProceedAlways})
 	case tool.ConfirmMCP:
 		d.options = append(d.options,
-			option{fmt.Sprintf("Allow tool %s for this session", det.ToolName), tool.ProceedAlwaysTool},
-			option{fmt.Sprintf("Allow every tool of server %s for this session", det.ServerName), tool.ProceedAlwaysServer})
+			option{label: fmt.Sprintf("Allow tool %s for this session", det.ToolName), outcome: tool.ProceedAlwaysTool},
+			option{label: fmt.Sprintf("Allow every tool of server %s for this session", det.ServerName), outcome: tool.ProceedAlwaysServer})
 	default:
-		d.options = append(d.options, option{fmt.Sprintf("Allow %s for this session", displayName(c)), tool.ProceedAlways})
+		d.options = append(d.options, option{label: fmt.Sprintf("Allow %s for this session", displayName(c)), outcome: tool.ProceedAlways})
 	}
-	d.options = append(d.options, option{"No, tell the model what to do instead (esc)", tool.Cancel})
+	if save != "" {
+		// After the session's choices, before the editor, as in Gemini CLI.
+		at := len(d.options)
+		if d.options[at-1].outcome == tool.ModifyWithEditor {
+			at--
+		}
+		d.options = slices.Insert(d.options, at, option{label: "Allow always and save", outcome: tool.ProceedAlwaysSave, hint: save})
+	}
+	d.options = append(d.options, option{label: "No, tell the model what to do instead (esc)", outcome: tool.Cancel})
 	return d
+}
+
+// savesAnswers is where "allow always and save" answers are written, with
+// the home directory as ~, or "" when the session does not save them.
+func (m *model) savesAnswers() string {
+	if m.agent == nil || m.agent.Policy == nil {
+		return ""
+	}
+	p := m.agent.Policy.SavesAnswers()
+	if home := m.agent.Home.UserDir; p != "" && home != "" {
+		if rel, err := filepath.Rel(home, p); err == nil && filepath.IsLocal(rel) {
+			p = "~" + string(filepath.Separator) + rel
+		}
+	}
+	return p
 }
 
 // answer sends the decision once.
@@ -246,10 +277,14 @@ func (m *model) renderDialog() string {
 	lines = append(lines, "", m.theme.title.Render(termtext.String(confirmQuestion(det))))
 	for i, o := range d.options {
 		label := fmt.Sprintf("%d. %s", i+1, termtext.String(o.label))
+		hint := ""
+		if o.hint != "" {
+			hint = " " + m.theme.dim.Render(termtext.String(o.hint))
+		}
 		if i == d.sel {
-			lines = append(lines, m.theme.selected.Render("● "+label))
+			lines = append(lines, m.theme.selected.Render("● "+label)+hint)
 		} else {
-			lines = append(lines, "  "+label)
+			lines = append(lines, "  "+label+hint)
 		}
 	}
 	for i, l := range lines {

@@ -294,7 +294,7 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case confirmMsg:
 		m.flushStream()
-		m.dialog = newDialog(msg.call, msg.reply)
+		m.dialog = newDialog(msg.call, msg.reply, m.savesAnswers())
 		return nil
 	case editorDoneMsg:
 		return m.onEditorDone(msg)

@@ -1,0 +1,277 @@
+package policy
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/castor-dev/castor/internal/fsutil"
+	"github.com/castor-dev/castor/tool"
+)
+
+// AutoSavedFile is the name of the policy file Gemini CLI writes "allow
+// always and save" answers to, in the user's policies folder
+// (~/.gemini/policies/auto-saved.toml).
+const AutoSavedFile = "auto-saved.toml"
+
+// alwaysPriority is the priority Gemini CLI writes in an auto-saved rule:
+// the "always allow" fraction of a tier (950/1000), so that at the user
+// tier it outranks the settings' allow and exclude lists, as there.
+const alwaysPriority = 950
+
+// savedRule is what an "allow always and save" answer writes: one
+// [[rule]] of Gemini CLI's auto-saved.toml.
+type savedRule struct {
+	toolName      string
+	mcpName       string
+	commandPrefix []string // shell: the root commands, or the line itself
+	argsPattern   string   // edits: the file
+	redirect      bool     // allowRedirection = true (absent otherwise, as Gemini CLI writes it)
+	modes         []Mode
+}
+
+// permissiveness orders the modes as Gemini CLI's MODES_BY_PERMISSIVENESS:
+// an answer given in one mode holds in it and in the more permissive ones.
+var permissiveness = []Mode{ModePlan, ModeDefault, ModeAutoEdit, ModeYolo}
+
+// modeName is a mode as policy files spell it.
+func modeName(m Mode) string {
+	if m == ModeAutoEdit {
+		return "autoEdit"
+	}
+	return string(m)
+}
+
+// savedRuleFor is the rule an "allow always and save" answer about c
+// writes in mode, as Gemini CLI builds it: a shell call allows the
+// commands the line runs (commandPrefix, with allowRedirection when it
+// redirected, the facts always.go keeps for a session), an MCP call the
+// tool on its server (mcpName and the server's own tool name), an edit
+// the file it named, anything else the tool. ok is false for a call of a
+// tool Gemini CLI only allows narrowed (a shell call without a command,
+// an edit without a file), which is remembered for the session only.
+func savedRuleFor(c Call, mode Mode) (savedRule, bool) {
+	r := savedRule{toolName: c.Name}
+	if i := slices.Index(permissiveness, mode); i >= 0 {
+		r.modes = permissiveness[i:]
+	}
+	if cmd, ok := isShell(c); ok {
+		for _, root := range c.RootCommands {
+			if root != "" && !slices.Contains(r.commandPrefix, root) {
+				r.commandPrefix = append(r.commandPrefix, root)
+			}
+		}
+		if len(r.commandPrefix) == 0 {
+			r.commandPrefix = []string{strings.TrimSpace(cmd)}
+		}
+		r.redirect = lineRedirects(cmd)
+		return r, true
+	}
+	if shellNames[c.Name] {
+		return r, false
+	}
+	if c.ServerName != "" {
+		r.mcpName = c.ServerName
+		switch {
+		case c.serverTool != "":
+			r.toolName = c.serverTool
+		case strings.HasPrefix(c.Name, "mcp_"+c.ServerName+"_"):
+			r.toolName = c.Name[len("mcp_"+c.ServerName+"_"):]
+		}
+		return r, true
+	}
+	if c.Kind == tool.KindEdit || narrowed[c.Name] {
+		p, _ := c.Args["file_path"].(string)
+		if p == "" {
+			return r, false
+		}
+		r.argsPattern = filePathPattern(p)
+	}
+	return r, true
+}
+
+// narrowed are the edit tools Gemini CLI never allows whole from an
+// answer: the rule names the file.
+var narrowed = map[string]bool{"replace": true, "write_file": true}
+
+// filePathPattern matches calls whose file_path argument is exactly p,
+// as a top-level argument of the stable JSON (stableArgs), where every
+// top-level pair sits between NUL characters. Gemini CLI writes the NULs
+// as `\\0` (a backslash and a zero to a regular expression), which never
+// matches its own arguments, so its saved edit rules never apply; Castor
+// writes `\0`, the NUL in both JavaScript's and Go's syntax, so that the
+// rule allows the file in Castor and in Gemini CLI alike.
+func filePathPattern(p string) string {
+	return `\0` + regexp.QuoteMeta(`"file_path":`+jsQuote(p)) + `\0`
+}
+
+// table is the rule as a TOML table, keyed as Gemini CLI writes it.
+func (r savedRule) table() map[string]any {
+	t := map[string]any{
+		"decision": "allow",
+		"priority": int64(alwaysPriority),
+		"toolName": r.toolName,
+	}
+	if r.mcpName != "" {
+		t["mcpName"] = r.mcpName
+	}
+	if len(r.commandPrefix) > 0 {
+		t["commandPrefix"] = r.commandPrefix
+	} else if r.argsPattern != "" {
+		t["argsPattern"] = r.argsPattern
+	}
+	if r.redirect {
+		t["allowRedirection"] = true
+	}
+	if len(r.modes) > 0 {
+		t["modes"] = r.modeNames()
+	}
+	return t
+}
+
+func (r savedRule) modeNames() []string {
+	out := make([]string, len(r.modes))
+	for i, m := range r.modes {
+		out[i] = modeName(m)
+	}
+	return out
+}
+
+// rules reads the rule back through the policy-file parser, as the next
+// session will read it from path: the session applies exactly what it
+// saved.
+func (r savedRule) rules(path string) ([]Rule, error) {
+	data, err := encodeTOML(map[string]any{"rule": []map[string]any{r.table()}})
+	if err != nil {
+		return nil, err
+	}
+	// Warnings (a tool name close to a built-in one) do not keep a rule
+	// out; only a rule the parser drops fails.
+	rules, errs := ParseRules(path, data, TierUser)
+	if len(rules) == 0 {
+		return nil, errors.Join(errs...)
+	}
+	return rules, nil
+}
+
+// sameRule reports whether the table t of an existing file is the rule r
+// would add, as Gemini CLI matches them: the same tool, server, command
+// prefixes and arguments pattern. Such a rule is updated in place.
+// Unlike Gemini CLI, a rule that does not allow (a user's deny rule for
+// the same commands) is never taken for it.
+func (r savedRule) sameRule(t map[string]any) bool {
+	str := func(k string) string { s, _ := t[k].(string); return s }
+	if str("decision") != "allow" || str("toolName") != r.toolName || str("mcpName") != r.mcpName || str("argsPattern") != r.argsPattern {
+		return false
+	}
+	var prefixes []string
+	switch v := t["commandPrefix"].(type) {
+	case string:
+		// Gemini CLI compares the JSON: a lone string is not a list of one.
+		if len(r.commandPrefix) > 0 {
+			return false
+		}
+		prefixes = []string{v}
+	case []any:
+		for _, e := range v {
+			s, ok := e.(string)
+			if !ok {
+				return false
+			}
+			prefixes = append(prefixes, s)
+		}
+	}
+	return slices.Equal(prefixes, r.commandPrefix)
+}
+
+// SaveError is a failure to write an "allow always and save" answer to
+// its policy file. The answer still holds for the session.
+type SaveError struct {
+	// File is the policy file.
+	File string
+	// Err is what went wrong.
+	Err error
+}
+
+func (e *SaveError) Error() string {
+	return fmt.Sprintf("could not save the rule to policy file %s: %v", e.File, e.Err)
+}
+
+func (e *SaveError) Unwrap() error { return e.Err }
+
+// save adds r to the policy file at path, keeping the file's other rules
+// and keys: a rule for the same tool, server and command or file is
+// updated (its allowRedirection and modes) rather than added twice. The
+// file is replaced atomically, so a reader sees the old or the new
+// rules. A file that is not valid TOML, or whose rule key is not an
+// array of tables, is left as it is and the error says why: unlike
+// Gemini CLI, which moves such a file to .bak and starts afresh, Castor
+// never drops rules a user may have written by hand.
+func (r savedRule) save(path string) error {
+	doc := map[string]any{}
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return &SaveError{File: path, Err: err}
+	default:
+		if _, err := toml.Decode(string(data), &doc); err != nil {
+			var pe toml.ParseError
+			if errors.As(err, &pe) {
+				return &SaveError{File: path, Err: fmt.Errorf("line %d: not valid TOML (%s); the file is left as it is", pe.Position.Line, pe.Message)}
+			}
+			return &SaveError{File: path, Err: fmt.Errorf("not valid TOML (%v); the file is left as it is", err)}
+		}
+	}
+	var tables []map[string]any
+	if v, ok := doc["rule"]; ok {
+		if tables, ok = tableArray(v); !ok {
+			return &SaveError{File: path, Err: errors.New("key rule: must be an array of tables ([[rule]]); the file is left as it is")}
+		}
+	}
+	found := false
+	for _, t := range tables {
+		if !r.sameRule(t) {
+			continue
+		}
+		found = true
+		if r.redirect {
+			t["allowRedirection"] = true
+		}
+		if len(r.modes) > 0 {
+			t["modes"] = r.modeNames()
+		}
+		break
+	}
+	if !found {
+		tables = append(tables, r.table())
+	}
+	doc["rule"] = tables
+	out, err := encodeTOML(doc)
+	if err != nil {
+		return &SaveError{File: path, Err: err}
+	}
+	if err := fsutil.WriteFileAtomic(path, out, 0o644); err != nil {
+		return &SaveError{File: path, Err: err}
+	}
+	return nil
+}
+
+// encodeTOML writes doc as plain TOML without indentation, which
+// Gemini CLI's TOML reader and Castor's both read.
+func encodeTOML(doc map[string]any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := toml.NewEncoder(&b)
+	enc.Indent = ""
+	if err := enc.Encode(doc); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
