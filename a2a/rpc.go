@@ -13,6 +13,7 @@ import (
 
 	"github.com/castor-dev/castor/command"
 	"github.com/castor-dev/castor/config"
+	"github.com/castor-dev/castor/internal/host"
 	"github.com/castor-dev/castor/policy"
 )
 
@@ -217,9 +218,7 @@ func (s *Server) begin(ctx context.Context, h http.Header, p *MessageSendParams,
 	}
 	if e := s.startTurn(ctx, t, turnInput{msg: m, isNew: isNew}, ext, sub); e != nil {
 		if isNew {
-			s.mu.Lock()
-			delete(s.tasks, t.id)
-			s.mu.Unlock()
+			s.host.Remove(t.id)
 		}
 		return nil, false, e
 	}
@@ -237,12 +236,12 @@ func (s *Server) startTurn(ctx context.Context, t *task, in turnInput, ext bool,
 	case <-ctx.Done():
 		return errBusy("the task is still running its previous turn")
 	}
-	if e := s.acquireTurnSlot(ctx); e != nil {
+	if err := s.host.AcquireTurn(ctx); err != nil {
 		<-t.sem
-		return e
+		return asRPCError(busy(err))
 	}
 	release := func() {
-		<-s.turnSlots
+		s.host.ReleaseTurn()
 		<-t.sem
 	}
 	t.mu.Lock()
@@ -264,7 +263,7 @@ func (s *Server) startTurn(ctx context.Context, t *task, in turnInput, ext bool,
 	t.running = true
 	t.ext = ext
 	t.done = make(chan struct{})
-	cctx, cancel := context.WithCancelCause(s.base)
+	cctx, cancel := context.WithCancelCause(s.host.Context())
 	tctx, cancelTimeout := context.WithTimeout(cctx, s.cfg.Limits.TurnTimeout)
 	t.turnDone = tctx.Done()
 	t.cancel = func(cause error) {
@@ -284,14 +283,10 @@ func (s *Server) startTurn(ctx context.Context, t *task, in turnInput, ext bool,
 	return nil
 }
 
-// acquireStream counts an SSE stream against MaxStreams.
-func (s *Server) acquireStream() bool {
-	if s.streams.Add(1) > int64(s.cfg.Limits.MaxStreams) {
-		s.streams.Add(-1)
-		return false
-	}
-	return true
-}
+// acquireStream counts a stream against MaxStreams; releaseStream
+// uncounts it.
+func (s *Server) acquireStream() bool { return s.host.AcquireStream() }
+func (s *Server) releaseStream()      { s.host.ReleaseStream() }
 
 // streamError answers a streaming method's error as a one-event stream:
 // A2A clients (and the TCK) read a streaming method's answer as SSE
@@ -310,7 +305,7 @@ func (s *Server) rpcStream(w http.ResponseWriter, r *http.Request, req *rpcReque
 		writeRPCError(w, http.StatusTooManyRequests, req.ID, errBusy("too many open streams"))
 		return
 	}
-	defer s.streams.Add(-1)
+	defer s.releaseStream()
 	sub := newSubscriber()
 	t, ext, e := s.begin(r.Context(), r.Header, p, sub)
 	if e != nil {
@@ -330,37 +325,18 @@ func (s *Server) rpcStream(w http.ResponseWriter, r *http.Request, req *rpcReque
 // leaves or the subscriber falls too far behind. What a client leaving
 // does to the turn is Config.OnDisconnect's choice (clientLeft).
 func (s *Server) pump(ctx context.Context, t *task, sub *subscriber, sw *sseWriter, rend *renderer) {
-	tick := time.NewTicker(s.cfg.Limits.KeepAlive)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			s.clientLeft(t, sub)
-			return
-		case <-tick.C:
-			if sw.keepAlive() != nil {
-				s.clientLeft(t, sub)
-				return
-			}
-			continue
-		case <-sub.ready:
-		}
-		ups, dropped := sub.take()
-		for _, u := range ups {
-			for _, ev := range rend.render(u) {
-				if sw.event(ev) != nil {
-					s.clientLeft(t, sub)
-					return
-				}
-			}
-			if u.final {
-				return
+	switch sub.Follow(ctx, s.cfg.Limits.KeepAlive, sw.keepAlive, func(u *update) (bool, error) {
+		for _, ev := range rend.render(u) {
+			if err := sw.event(ev); err != nil {
+				return false, err
 			}
 		}
-		if dropped {
-			sw.fail(rpcError(CodeInternalError, "the stream fell too far behind; use tasks/resubscribe"))
-			return
-		}
+		return u.final, nil
+	}) {
+	case host.Left:
+		s.clientLeft(t, sub)
+	case host.Dropped:
+		sw.fail(rpcError(CodeInternalError, "the stream fell too far behind; use tasks/resubscribe"))
 	}
 }
 
@@ -540,7 +516,7 @@ func (s *Server) rpcResubscribe(w http.ResponseWriter, r *http.Request, req *rpc
 		return
 	}
 	if sub != nil {
-		defer s.streams.Add(-1)
+		defer s.releaseStream()
 		defer t.unsubscribe(sub)
 	}
 	ext := activated(r.Header, p.Metadata)
@@ -577,7 +553,7 @@ func (s *Server) subscribe(ctx context.Context, id string) (*task, *subscriber, 
 	snap := t.snapshotLocked(nil)
 	t.mu.Unlock()
 	if sub == nil {
-		s.streams.Add(-1)
+		s.releaseStream()
 	}
 	return t, sub, snap, nil
 }
@@ -816,9 +792,7 @@ func (s *Server) runCommand(ctx context.Context, cmd *command.Command, path, arg
 	if err == nil && res != nil && res.Kind == command.ResultSubmitPrompt {
 		in := turnInput{msg: msg, isNew: true, prompt: res.Content, mode: policy.Mode(res.Mode)}
 		if e := s.startTurn(ctx, t, in, ext, sub); e != nil {
-			s.mu.Lock()
-			delete(s.tasks, t.id)
-			s.mu.Unlock()
+			s.host.Remove(t.id)
 			return nil, e
 		}
 		return t, nil

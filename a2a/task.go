@@ -13,51 +13,36 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/castor-dev/castor/agent"
+	"github.com/castor-dev/castor/internal/host"
 	"github.com/castor-dev/castor/policy"
 	"github.com/castor-dev/castor/tool"
 )
 
-// Causes of a turn's cancellation, which decide how the turn ends.
+// Causes of a turn's cancellation, which decide how the turn ends
+// (internal/host's, with Gemini CLI's texts).
 var (
-	errCanceledByUser = errors.New("Task canceled by user request.")
-	errShuttingDown   = errors.New("Execution interrupted: the server is shutting down.")
+	errCanceledByUser = host.ErrCanceled
+	errShuttingDown   = host.ErrShuttingDown
+	errClientAborted  = host.ErrClientLeft
 )
 
 // maxQueued bounds the events waiting for one slow stream; past it the
 // stream is dropped rather than the task slowed down or memory spent.
 const maxQueued = 10000
 
-// subscriber receives a task's updates for one stream.
+// subscriber receives a task's updates for one stream (a host.Subscriber;
+// ready and take keep the names the streams use).
 type subscriber struct {
-	mu      sync.Mutex
-	q       []*update
-	ready   chan struct{}
-	dropped bool
+	*host.Subscriber[*update]
+	ready <-chan struct{}
 }
 
-func newSubscriber() *subscriber { return &subscriber{ready: make(chan struct{}, 1)} }
-
-func (s *subscriber) push(u *update) {
-	s.mu.Lock()
-	if len(s.q) >= maxQueued {
-		s.dropped = true
-	} else {
-		s.q = append(s.q, u)
-	}
-	s.mu.Unlock()
-	select {
-	case s.ready <- struct{}{}:
-	default:
-	}
+func newSubscriber() *subscriber {
+	q := host.NewSubscriber[*update](maxQueued)
+	return &subscriber{q, q.Ready()}
 }
 
-func (s *subscriber) take() ([]*update, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	q := s.q
-	s.q = nil
-	return q, s.dropped
-}
+func (s *subscriber) take() ([]*update, bool) { return s.Take() }
 
 // task is a task held in memory.
 type task struct {
@@ -214,7 +199,7 @@ func (t *task) record(u *update) []*subscriber {
 
 func (t *task) fanout(u *update, subs []*subscriber) {
 	for _, s := range subs {
-		s.push(u)
+		s.Push(u)
 	}
 	if u.kind != uOutput || u.final {
 		t.srv.notifyPush(t)
@@ -515,12 +500,12 @@ func (t *task) finishTurn(final *update) {
 	// own semaphore stays held until its state is saved. The save comes
 	// before clients see the final event: one that goes straight to
 	// another replica must load this turn, not the previous one.
-	<-t.srv.turnSlots
+	t.srv.host.ReleaseTurn()
 	t.srv.save(t)
 	t.fanout(final, subs)
 	close(done)
 	<-t.sem
-	t.srv.trimSessions()
+	t.srv.host.TrimSessions()
 }
 
 func allAnswered(sess *agent.Session) bool {
