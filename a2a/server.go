@@ -107,7 +107,7 @@ type Server struct {
 	// v1rpc and v1rest serve A2A 1.0 (a2a-go's transports over handler).
 	v1rpc, v1rest http.Handler
 
-// host keeps the tasks: which stay in memory, which run (internal/host).
+	// host keeps the tasks: which stay in memory, which run (internal/host).
 	host *host.Host[*task]
 	// wg is host's Work: turns and webhook deliveries Shutdown waits for.
 	wg *sync.WaitGroup
