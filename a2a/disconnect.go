@@ -21,11 +21,11 @@ const (
 func (s *Server) clientLeft(t *task, sub *subscriber) {
 	t.unsubscribe(sub)
 	t.mu.Lock()
-	cancel := t.cancel
+	turn := t.turn
 	leave := s.cfg.OnDisconnect.Cancels(t.running, len(t.subs) > 0 || len(t.push) > 0)
 	t.mu.Unlock()
-	if leave && cancel != nil {
+	if leave && turn != nil {
 		s.log.Info("a2a: the client left; cancelling the turn", "task", t.id)
-		cancel(errClientAborted)
+		turn.Cancel(errClientAborted)
 	}
 }

@@ -228,32 +228,20 @@ func (s *Server) begin(ctx context.Context, h http.Header, p *MessageSendParams,
 // startTurn waits for the task's previous turn, checks the limits and
 // starts a turn in the background.
 func (s *Server) startTurn(ctx context.Context, t *task, in turnInput, ext bool, sub *subscriber) *Error {
-	if s.closing.Load() {
-		return errBusy("the server is shutting down")
-	}
-	select {
-	case t.sem <- struct{}{}:
-	case <-ctx.Done():
-		return errBusy("the task is still running its previous turn")
-	}
-	if err := s.host.AcquireTurn(ctx); err != nil {
-		<-t.sem
+	turn, err := s.host.StartTurn(ctx, t.gate)
+	if err != nil {
 		return asRPCError(busy(err))
-	}
-	release := func() {
-		s.host.ReleaseTurn()
-		<-t.sem
 	}
 	t.mu.Lock()
 	if t.state.Terminal() {
 		st := t.state
 		t.mu.Unlock()
-		release()
+		turn.End()
 		return rpcError(CodeInvalidRequest, "Task %s is in a terminal state (%s) and cannot be modified.", t.id, st)
 	}
 	if t.turns >= s.cfg.Limits.MaxTurnsPerTask {
 		t.mu.Unlock()
-		release()
+		turn.End()
 		return rpcError(CodeInvalidRequest, "Task %s reached its limit of %d messages.", t.id, s.cfg.Limits.MaxTurnsPerTask)
 	}
 	if in.mode != "" {
@@ -262,14 +250,8 @@ func (s *Server) startTurn(ctx context.Context, t *task, in turnInput, ext bool,
 	t.turns++
 	t.running = true
 	t.ext = ext
-	t.done = make(chan struct{})
-	cctx, cancel := context.WithCancelCause(s.host.Context())
-	tctx, cancelTimeout := context.WithTimeout(cctx, s.cfg.Limits.TurnTimeout)
-	t.turnDone = tctx.Done()
-	t.cancel = func(cause error) {
-		cancel(cause)
-		cancelTimeout()
-	}
+	t.turn = turn
+	t.turnDone = turn.Context().Done()
 	if sub != nil {
 		t.subs[sub] = struct{}{}
 	}
@@ -279,7 +261,7 @@ func (s *Server) startTurn(ctx context.Context, t *task, in turnInput, ext bool,
 	// still in the history, when the turn dies with the process.
 	s.save(t)
 	s.wg.Add(1)
-	go t.runTurn(tctx, in)
+	go t.runTurn(turn.Context(), in)
 	return nil
 }
 
@@ -465,11 +447,11 @@ func (s *Server) cancelTask(ctx context.Context, t *task) *Error {
 		return rpcError(CodeTaskNotCancelable, "Task not cancelable: %s", t.id)
 	}
 	if t.running {
-		cancel, done := t.cancel, t.done
+		turn := t.turn
 		t.mu.Unlock()
-		cancel(errCanceledByUser)
+		turn.Cancel(errCanceledByUser)
 		select {
-		case <-done:
+		case <-turn.Done():
 		case <-ctx.Done():
 		}
 		t.mu.Lock()
@@ -482,13 +464,11 @@ func (s *Server) cancelTask(ctx context.Context, t *task) *Error {
 		return nil
 	}
 	t.mu.Unlock()
-	// An idle task: hold its turn slot so that no turn starts meanwhile.
-	select {
-	case t.sem <- struct{}{}:
-	case <-ctx.Done():
+	// An idle task: hold its gate so that no turn starts meanwhile.
+	if !t.gate.Enter(ctx) {
 		return rpcError(CodeInternalError, "request cancelled")
 	}
-	defer func() { <-t.sem }()
+	defer t.gate.Leave()
 	t.mu.Lock()
 	if t.state.Terminal() {
 		t.mu.Unlock()

@@ -49,8 +49,8 @@ type task struct {
 	srv       *Server
 	id        string
 	contextID string
-	// sem serialises turns: a message for a busy task waits its turn.
-	sem chan struct{}
+	// gate serialises turns: a message for a busy task waits its turn.
+	gate host.Gate
 
 	mu           sync.Mutex
 	settings     AgentSettings
@@ -71,8 +71,7 @@ type task struct {
 	agent       *taskAgent
 	subs        map[*subscriber]struct{}
 	running     bool
-	cancel      context.CancelCauseFunc
-	done        chan struct{}
+	turn        *host.Turn
 	turns       int
 	lastActive  time.Time
 	pushBusy    bool
@@ -85,7 +84,7 @@ type task struct {
 
 func (s *Server) newTask(id, contextID string, settings AgentSettings) *task {
 	return &task{
-		srv: s, id: id, contextID: contextID, sem: make(chan struct{}, 1),
+		srv: s, id: id, contextID: contextID, gate: host.NewGate(),
 		settings: settings, state: StateSubmitted, textIdx: map[string]int{},
 		subs: map[*subscriber]struct{}{}, lastActive: s.now(),
 		status: TaskStatus{State: StateSubmitted, Timestamp: stamp(s.now())},
@@ -482,29 +481,25 @@ func (t *task) finishTurn(final *update) {
 		t.conversation = sess.History()
 		t.pending = sess.PausedCalls()
 	}
-	cancel := t.cancel
 	t.mu.Unlock()
 	subs := t.record(final)
 	t.mu.Lock()
 	t.showPendingLocked()
 	t.question = nil
 	t.running = false
-	t.cancel = nil
-	done := t.done
+	turn := t.turn
+	t.turn = nil
 	t.mu.Unlock()
-	if cancel != nil {
-		cancel(nil)
-	}
 	// The server-wide slot is freed before saving, so turns writing to
 	// disk do not make bursts of other tasks fail as "busy"; the task's
-	// own semaphore stays held until its state is saved. The save comes
-	// before clients see the final event: one that goes straight to
-	// another replica must load this turn, not the previous one.
-	t.srv.host.ReleaseTurn()
+	// gate stays shut until its state is saved. The save comes before
+	// clients see the final event: one that goes straight to another
+	// replica must load this turn, not the previous one.
+	turn.Cancel(nil)
+	turn.FreeSlot()
 	t.srv.save(t)
 	t.fanout(final, subs)
-	close(done)
-	<-t.sem
+	turn.End()
 	t.srv.host.TrimSessions()
 }
 

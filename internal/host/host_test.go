@@ -458,3 +458,52 @@ func TestDisconnectMode(t *testing.T) {
 		}
 	}
 }
+
+// TestTurns: an item's turns run one at a time, each holding a slot, and
+// a turn ends with the cause it was cancelled with.
+func TestTurns(t *testing.T) {
+	h := newHost(t, Config{Limits: Limits{MaxConcurrentTurns: 1, MaxQueuedTurns: -1}})
+	g := NewGate()
+	first, err := h.StartTurn(t.Context(), g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The item's next turn waits for the first; one that gives up is busy.
+	gone, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := h.StartTurn(gone, g); busyWhat(err) != "the task is still running its previous turn" {
+		t.Errorf("a second turn of the item: %v", err)
+	}
+	// Another item's turn finds no slot.
+	if _, err := h.StartTurn(t.Context(), NewGate()); busyWhat(err) != "too many turns running" {
+		t.Errorf("another item's turn with every slot taken: %v", err)
+	}
+	first.Cancel(ErrCanceled)
+	if !errors.Is(context.Cause(first.Context()), ErrCanceled) {
+		t.Errorf("cancelled with %v", context.Cause(first.Context()))
+	}
+	first.FreeSlot()
+	other, err := h.StartTurn(t.Context(), NewGate())
+	if err != nil {
+		t.Fatalf("a freed slot: %v", err)
+	}
+	other.End()
+	first.End() // the slot is given back once
+	select {
+	case <-first.Done():
+	default:
+		t.Error("Done is open after End")
+	}
+	next, err := h.StartTurn(t.Context(), g)
+	if err != nil {
+		t.Fatalf("the item's next turn: %v", err)
+	}
+	h.Shutdown(context.Background())
+	if !errors.Is(context.Cause(next.Context()), ErrShuttingDown) {
+		t.Errorf("at shutdown, the turn's cause is %v", context.Cause(next.Context()))
+	}
+	next.End()
+	if _, err := h.StartTurn(t.Context(), NewGate()); busyWhat(err) != "the server is shutting down" {
+		t.Errorf("a turn after shutdown: %v", err)
+	}
+}
