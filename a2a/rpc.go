@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -349,25 +348,17 @@ func (s *Server) send(ctx context.Context, h http.Header, p *MessageSendParams) 
 	}
 	blocking := p.Configuration == nil || p.Configuration.Blocking == nil || *p.Configuration.Blocking
 	if blocking {
-		wait := time.NewTimer(s.cfg.Limits.RequestTimeout)
-		defer wait.Stop()
-	loop:
-		for {
-			select {
-			case <-ctx.Done():
-				s.clientLeft(t, sub)
-				return nil, ext, rpcError(CodeInternalError, "request cancelled")
-			case <-wait.C:
-				// The task goes on; the client polls it with tasks/get.
-				break loop
-			case <-sub.ready:
-				ups, _ := sub.take()
-				for _, u := range ups {
-					if u.final {
-						break loop
-					}
-				}
-			}
+		// Past RequestTimeout the task goes on; the client polls it with
+		// tasks/get. A subscriber that fell behind still sees the end.
+		wait, stop := context.WithTimeout(ctx, s.cfg.Limits.RequestTimeout)
+		defer stop()
+		end := host.Dropped
+		for end == host.Dropped {
+			end = sub.Follow(wait, 0, nil, func(u *update) (bool, error) { return u.final, nil })
+		}
+		if end == host.Left && ctx.Err() != nil {
+			s.clientLeft(t, sub)
+			return nil, ext, rpcError(CodeInternalError, "request cancelled")
 		}
 	}
 	return t.snapshot(hl), ext, nil

@@ -516,16 +516,8 @@ func (s *Server) handleCard(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
-	live := s.liveTasks()
-	active := 0
-	for _, t := range live {
-		t.mu.Lock()
-		if t.running {
-			active++
-		}
-		t.mu.Unlock()
-	}
-	total := len(live)
+	st := s.host.Stats()
+	total := st.Live
 	if ids, err := s.store.List(r.Context()); err == nil && len(ids) > total {
 		total = len(ids)
 	}
@@ -536,11 +528,11 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{
 		"status":      status,
 		"uptime":      s.now().Sub(s.started).Seconds(),
-		"activeTasks": active,
-		"liveTasks":   len(live),
+		"activeTasks": st.Running,
+		"liveTasks":   st.Live,
 		"totalTasks":  total,
-		"streams":     s.host.Streams(),
-		"queuedTurns": s.host.Queued(),
+		"streams":     st.Streams,
+		"queuedTurns": st.Queued,
 	})
 }
 

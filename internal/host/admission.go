@@ -61,3 +61,24 @@ func (h *Host[T]) ReleaseStream() { h.streams.Add(-1) }
 
 // Streams is the number of open streams.
 func (h *Host[T]) Streams() int64 { return h.streams.Load() }
+
+// Stats is a snapshot of a host's load.
+type Stats struct {
+	// Live and Running count the items in memory and those running a
+	// turn; Streams and Queued the open streams and the turns waiting
+	// for a slot.
+	Live, Running   int
+	Streams, Queued int64
+}
+
+// Stats returns the host's load now.
+func (h *Host[T]) Stats() Stats {
+	live := h.Live()
+	st := Stats{Live: len(live), Streams: h.Streams(), Queued: h.Queued()}
+	for _, it := range live {
+		if it.Usage().Running {
+			st.Running++
+		}
+	}
+	return st
+}

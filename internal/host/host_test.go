@@ -507,3 +507,13 @@ func TestTurns(t *testing.T) {
 		t.Errorf("a turn after shutdown: %v", err)
 	}
 }
+
+func TestStats(t *testing.T) {
+	h := newHost(t, Config{})
+	h.Add(newItem("a", 0, Usage{Running: true}))
+	h.Add(newItem("b", 0, Usage{Watched: true}))
+	h.AcquireStream()
+	if got, want := h.Stats(), (Stats{Live: 2, Running: 1, Streams: 1}); got != want {
+		t.Errorf("Stats = %+v, want %+v", got, want)
+	}
+}
