@@ -2,14 +2,11 @@ package a2a
 
 import (
 	"context"
-	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -103,7 +100,7 @@ type Server struct {
 	started  time.Time
 	now      func() time.Time
 	push     *http.Client
-	tokenSum [32]byte
+	token    host.Token
 	// v1rpc and v1rest serve A2A 1.0 (a2a-go's transports over handler).
 	v1rpc, v1rest http.Handler
 
@@ -143,7 +140,7 @@ func NewServer(cfg Config) (*Server, error) {
 			cfg.AllowedRoot = string(filepath.Separator)
 		}
 	}
-	root, err := realDir(cfg.AllowedRoot)
+	root, err := host.RealDir(cfg.AllowedRoot)
 	if err != nil {
 		return nil, fmt.Errorf("allowed root: %w", err)
 	}
@@ -166,11 +163,8 @@ func NewServer(cfg Config) (*Server, error) {
 	}
 	s := &Server{
 		cfg: cfg, store: cfg.Store, cmds: cfg.Commands, log: cfg.Logger,
-		now: cfg.Now, started: cfg.Now(),
+		now: cfg.Now, started: cfg.Now(), token: host.NewToken(cfg.AuthToken),
 		push: pushClient(cfg.AllowPrivatePush, cfg.Limits.PushTimeout),
-	}
-	if cfg.AuthToken != "" {
-		s.tokenSum = sha256.Sum256([]byte(cfg.AuthToken))
 	}
 	keep := a2asrv.WithTransportKeepAlive(cfg.Limits.KeepAlive)
 	s.v1rpc = a2asrv.NewJSONRPCHandler(handler{s}, keep)
@@ -202,48 +196,13 @@ type SessionSpec struct {
 // returns the session and a function releasing what it holds.
 type NewSessionFunc func(ctx context.Context, spec SessionSpec) (*agent.Session, func() error, error)
 
-// realDir resolves p to an existing directory's real path.
-func realDir(p string) (string, error) {
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return "", err
-	}
-	real, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return "", err
-	}
-	fi, err := os.Stat(real)
-	if err != nil {
-		return "", err
-	}
-	if !fi.IsDir() {
-		return "", fmt.Errorf("%s is not a directory", p)
-	}
-	return real, nil
-}
-
-// resolveWorkspace checks a workspace path as Gemini CLI does: its real
-// path must lie under the allowed root, exist and be a directory.
+// resolveWorkspace checks a client's workspace path (host.Workspace).
 func resolveWorkspace(p, root string) (string, error) {
-	abs, err := filepath.Abs(p)
+	ws, err := host.Workspace(p, root)
 	if err != nil {
-		return "", errInvalidParams("Workspace path %s is invalid", p)
+		return "", errInvalidParams("%v", err)
 	}
-	real, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return "", errInvalidParams("Workspace path %s does not exist", p)
-	}
-	if rel, err := filepath.Rel(root, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
-		return "", errInvalidParams("Workspace path %s is outside the allowed root directory", p)
-	}
-	fi, err := os.Stat(real)
-	if err != nil {
-		return "", errInvalidParams("Workspace path %s does not exist", p)
-	}
-	if !fi.IsDir() {
-		return "", errInvalidParams("Workspace path %s is not a directory", p)
-	}
-	return real, nil
+	return ws, nil
 }
 
 // settingsFor resolves the settings of a new task; the client's isTrusted
@@ -307,7 +266,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // guard enforces the bearer token and the body limit.
 func (s *Server) guard(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.cfg.AuthToken != "" && !s.authorized(r) {
+		if !s.token.Admits(r) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="castor-a2a"`)
 			writeJSON(w, http.StatusUnauthorized, map[string]any{"error": "unauthorized: a valid bearer token is required"})
 			return
@@ -315,18 +274,6 @@ func (s *Server) guard(h http.Handler) http.Handler {
 		r.Body = http.MaxBytesReader(w, r.Body, s.cfg.Limits.MaxBodyBytes)
 		h.ServeHTTP(w, r)
 	})
-}
-
-func (s *Server) authorized(r *http.Request) bool {
-	auth := r.Header.Get("Authorization")
-	scheme, tok, ok := strings.Cut(auth, " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return false
-	}
-	// Comparing digests keeps the comparison constant-time whatever the
-	// token's length.
-	sum := sha256.Sum256([]byte(strings.TrimSpace(tok)))
-	return subtle.ConstantTimeCompare(sum[:], s.tokenSum[:]) == 1
 }
 
 // readBody reads a request body within the limit.
@@ -428,18 +375,11 @@ func (s *Server) Shutdown(ctx context.Context) error {
 
 // CheckListenAddr refuses to serve on a non-loopback address without a
 // token: the server runs tools on this machine for whoever can reach it.
-func CheckListenAddr(host, token string) error {
-	if token != "" {
+func CheckListenAddr(addr, token string) error {
+	if token != "" || host.Loopback(addr) {
 		return nil
 	}
-	h := strings.Trim(host, "[]")
-	if h == "localhost" {
-		return nil
-	}
-	if ip := net.ParseIP(h); ip != nil && ip.IsLoopback() {
-		return nil
-	}
-	return fmt.Errorf("refusing to listen on %q without an auth token: set CODER_AGENT_AUTH_TOKEN or --auth-token, or listen on 127.0.0.1", host)
+	return fmt.Errorf("refusing to listen on %q without an auth token: set CODER_AGENT_AUTH_TOKEN or --auth-token, or listen on 127.0.0.1", addr)
 }
 
 func (s *Server) cardURL(r *http.Request) string {
