@@ -92,15 +92,15 @@ type Limits = host.Limits
 // Server is an A2A server for Castor: an http.Handler serving the A2A
 // 0.3.0 JSON-RPC transport, the agent card, and Gemini CLI's REST routes.
 type Server struct {
-	cfg      Config
-	mux      *http.ServeMux
-	store    TaskStore
-	cmds     *command.Registry
-	log      *slog.Logger
-	started  time.Time
-	now      func() time.Time
-	push     *http.Client
-	token    host.Token
+	cfg     Config
+	mux     *http.ServeMux
+	store   TaskStore
+	cmds    *command.Registry
+	log     *slog.Logger
+	started time.Time
+	now     func() time.Time
+	push    *http.Client
+	token   host.Token
 	// v1rpc and v1rest serve A2A 1.0 (a2a-go's transports over handler).
 	v1rpc, v1rest http.Handler
 
