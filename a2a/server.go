@@ -92,15 +92,15 @@ type Limits = host.Limits
 // Server is an A2A server for Castor: an http.Handler serving the A2A
 // 0.3.0 JSON-RPC transport, the agent card, and Gemini CLI's REST routes.
 type Server struct {
-	cfg     Config
-	mux     *http.ServeMux
-	store   TaskStore
-	cmds    *command.Registry
-	log     *slog.Logger
-	started time.Time
-	now     func() time.Time
-	push    *http.Client
-	token   host.Token
+	cfg      Config
+	mux      *http.ServeMux
+	store    TaskStore
+	cmds     *command.Registry
+	log      *slog.Logger
+	started  time.Time
+	now      func() time.Time
+	push     *http.Client
+	reqToken host.Token
 	// v1rpc and v1rest serve A2A 1.0 (a2a-go's transports over handler).
 	v1rpc, v1rest http.Handler
 
@@ -163,7 +163,7 @@ func NewServer(cfg Config) (*Server, error) {
 	}
 	s := &Server{
 		cfg: cfg, store: cfg.Store, cmds: cfg.Commands, log: cfg.Logger,
-		now: cfg.Now, started: cfg.Now(), token: host.NewToken(cfg.AuthToken),
+		now: cfg.Now, started: cfg.Now(), reqToken: host.NewToken(cfg.AuthToken),
 		push: pushClient(cfg.AllowPrivatePush, cfg.Limits.PushTimeout),
 	}
 	keep := a2asrv.WithTransportKeepAlive(cfg.Limits.KeepAlive)
@@ -266,7 +266,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // guard enforces the bearer token and the body limit.
 func (s *Server) guard(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !s.token.Admits(r) {
+		if !s.reqToken.Admits(r) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="castor-a2a"`)
 			writeJSON(w, http.StatusUnauthorized, map[string]any{"error": "unauthorized: a valid bearer token is required"})
 			return
