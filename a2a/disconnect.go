@@ -26,6 +26,6 @@ func (s *Server) clientLeft(t *task, sub *subscriber) {
 	t.mu.Unlock()
 	if leave && turn != nil {
 		s.log.Info("a2a: the client left; cancelling the turn", "task", t.id)
-		turn.Cancel(errClientAborted)
+		turn.Cancel(host.ErrClientLeft)
 	}
 }

@@ -1,6 +1,7 @@
 package a2a
 
 import (
+	"cmp"
 	"errors"
 
 	"github.com/castor-dev/castor/internal/host"
@@ -8,7 +9,8 @@ import (
 
 // hostConfig is how internal/host keeps this server's tasks.
 func (s *Server) hostConfig() host.Config {
-	c := host.Config{Limits: s.cfg.Limits, Retention: s.retention(), Now: s.now, Log: s.log}
+	// Retention zero is the default; negative keeps tasks forever.
+	c := host.Config{Limits: s.cfg.Limits, Retention: cmp.Or(s.cfg.Retention, DefaultRetention), Now: s.now, Log: s.log}
 	if p, ok := s.store.(TaskPruner); ok {
 		c.Prune = p.Prune
 	}

@@ -440,7 +440,7 @@ func (s *Server) cancelTask(ctx context.Context, t *task) *Error {
 	if t.running {
 		turn := t.turn
 		t.mu.Unlock()
-		turn.Cancel(errCanceledByUser)
+		turn.Cancel(host.ErrCanceled)
 		select {
 		case <-turn.Done():
 		case <-ctx.Done():
@@ -466,7 +466,7 @@ func (s *Server) cancelTask(ctx context.Context, t *task) *Error {
 		return rpcError(CodeTaskNotCancelable, "Task not cancelable: %s", t.id)
 	}
 	t.mu.Unlock()
-	t.publish(&update{kind: uState, state: StateCanceled, final: true, reason: reasonEnd, text: errCanceledByUser.Error()})
+	t.publish(&update{kind: uState, state: StateCanceled, final: true, reason: reasonEnd, text: host.ErrCanceled.Error()})
 	s.save(t)
 	return nil
 }

@@ -18,14 +18,6 @@ import (
 	"github.com/castor-dev/castor/tool"
 )
 
-// Causes of a turn's cancellation, which decide how the turn ends
-// (internal/host's, with Gemini CLI's texts).
-var (
-	errCanceledByUser = host.ErrCanceled
-	errShuttingDown   = host.ErrShuttingDown
-	errClientAborted  = host.ErrClientLeft
-)
-
 // maxQueued bounds the events waiting for one slow stream; past it the
 // stream is dropped rather than the task slowed down or memory spent.
 const maxQueued = 10000
@@ -459,12 +451,11 @@ func (t *task) newTaskEvent(m *Message) *Task {
 // update that says what went wrong (as Gemini CLI reports model errors).
 func (t *task) endOnError(ctx context.Context, err error) *update {
 	switch cause := context.Cause(ctx); {
-	case errors.Is(cause, errCanceledByUser):
-		return &update{kind: uState, state: StateCanceled, final: true, reason: reasonEnd, text: errCanceledByUser.Error()}
-	case errors.Is(cause, errShuttingDown):
-		return &update{kind: uState, state: StateInputRequired, final: true, reason: reasonEnd, text: errShuttingDown.Error()}
-	case errors.Is(cause, errClientAborted):
-		return &update{kind: uState, state: StateInputRequired, final: true, reason: reasonEnd, text: errClientAborted.Error()}
+	case errors.Is(cause, host.ErrCanceled):
+		return &update{kind: uState, state: StateCanceled, final: true, reason: reasonEnd, text: cause.Error()}
+	case errors.Is(cause, host.ErrShuttingDown), errors.Is(cause, host.ErrClientLeft):
+		// The causes' texts are Gemini CLI's (internal/host).
+		return &update{kind: uState, state: StateInputRequired, final: true, reason: reasonEnd, text: cause.Error()}
 	case errors.Is(cause, context.DeadlineExceeded):
 		err = fmt.Errorf("the turn exceeded its time limit of %s", t.srv.cfg.Limits.TurnTimeout)
 	}
