@@ -276,18 +276,8 @@ func (s *Server) guard(h http.Handler) http.Handler {
 	})
 }
 
-// readBody reads a request body within the limit.
-func readBody(w http.ResponseWriter, r *http.Request) ([]byte, int, error) {
-	b, err := io.ReadAll(r.Body)
-	if err != nil {
-		var mb *http.MaxBytesError
-		if errors.As(err, &mb) {
-			return nil, http.StatusRequestEntityTooLarge, fmt.Errorf("request body larger than %d bytes", mb.Limit)
-		}
-		return nil, http.StatusBadRequest, err
-	}
-	return b, 0, nil
-}
+// readBody reads a request body within the limit (host.ReadBody).
+func readBody(_ http.ResponseWriter, r *http.Request) ([]byte, int, error) { return host.ReadBody(r) }
 
 // lookupTask returns a task from memory or the store.
 func (s *Server) lookupTask(ctx context.Context, id string) (*task, error) {

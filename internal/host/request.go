@@ -3,6 +3,9 @@ package host
 import (
 	"crypto/sha256"
 	"crypto/subtle"
+	"errors"
+	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -48,4 +51,19 @@ func Loopback(host string) bool {
 	}
 	ip := net.ParseIP(h)
 	return ip != nil && ip.IsLoopback()
+}
+
+// ReadBody reads a request body, which http.MaxBytesReader bounds (the
+// face's Limits.MaxBodyBytes). It fails with the HTTP status to answer:
+// 413 past the limit, 400 for a body that could not be read.
+func ReadBody(r *http.Request) ([]byte, int, error) {
+	b, err := io.ReadAll(r.Body)
+	if err != nil {
+		var mb *http.MaxBytesError
+		if errors.As(err, &mb) {
+			return nil, http.StatusRequestEntityTooLarge, fmt.Errorf("request body larger than %d bytes", mb.Limit)
+		}
+		return nil, http.StatusBadRequest, err
+	}
+	return b, 0, nil
 }

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -74,5 +75,26 @@ func TestWorkspace(t *testing.T) {
 	}
 	if _, err := RealDir(file); err == nil {
 		t.Error("RealDir accepted a file")
+	}
+}
+
+func TestReadBody(t *testing.T) {
+	tests := []struct {
+		body   string
+		limit  int64
+		status int
+	}{
+		{"{}", 10, 0},
+		{"0123456789", 10, 0},
+		{"0123456789x", 10, http.StatusRequestEntityTooLarge},
+	}
+	for _, tt := range tests {
+		w := httptest.NewRecorder()
+		r := httptest.NewRequest("POST", "/", strings.NewReader(tt.body))
+		r.Body = http.MaxBytesReader(w, r.Body, tt.limit)
+		b, status, err := ReadBody(r)
+		if status != tt.status || (err == nil) != (tt.status == 0) || (err == nil && string(b) != tt.body) {
+			t.Errorf("%q within %d: %q, %d, %v", tt.body, tt.limit, b, status, err)
+		}
 	}
 }
