@@ -11,10 +11,16 @@
 //     Limits.MaxIdleSessions;
 //   - retention: items idle past Config.Retention are deleted from memory
 //     and from the store (retention.go);
+//   - turns: one at a time per item (Gate), each holding a slot, cancelled
+//     with a cause that tells the face how to end it (Turn, ErrCanceled,
+//     ErrClientLeft, and DisconnectMode for a client that leaves);
 //   - open streams counted against Limits.MaxStreams, each fed by a
 //     bounded Subscriber;
 //   - Shutdown: janitors stopped, running turns cancelled with
-//     ErrShuttingDown, their end awaited, every item saved.
+//     ErrShuttingDown, their end awaited, every item saved;
+//   - the door: a bearer Token, ReadBody within the body limit, Loopback
+//     listen addresses, and Workspace, which keeps the directories
+//     clients name under an allowed root (request.go, workspace.go).
 //
 // The host knows nothing of the face's protocol: an item says its id, what
 // uses it (Usage), how to save itself and how to release its session.
@@ -119,9 +125,6 @@ func New[T Item](cfg Config) *Host[T] {
 	h.work.Go(h.retain)
 	return h
 }
-
-// Limits returns the host's limits, defaults filled in.
-func (h *Host[T]) Limits() Limits { return h.cfg.Limits }
 
 // Context is the parent of every turn's context: Shutdown cancels it with
 // ErrShuttingDown.
