@@ -514,18 +514,15 @@ func (s *Server) subscribe(ctx context.Context, id string) (*task, *subscriber, 
 	if !s.acquireStream() {
 		return nil, nil, nil, errBusy("too many open streams")
 	}
-	sub := newSubscriber()
 	t.mu.Lock()
-	if t.running {
-		t.subs[sub] = struct{}{}
-	} else {
-		sub = nil
-	}
+	defer t.mu.Unlock()
 	snap := t.snapshotLocked(nil)
-	t.mu.Unlock()
-	if sub == nil {
+	if !t.running {
 		s.releaseStream()
+		return t, nil, snap, nil
 	}
+	sub := newSubscriber()
+	t.subs[sub] = struct{}{}
 	return t, sub, snap, nil
 }
 
