@@ -98,3 +98,47 @@ func TestReadBody(t *testing.T) {
 		}
 	}
 }
+
+// FuzzToken: a client's Authorization header never crashes the check,
+// and only the token itself is admitted.
+func FuzzToken(f *testing.F) {
+	for _, s := range []string{"Bearer s3cret", "bearer s3cret", "Bearer", "", "Basic x", "Bearer  s3cret\t"} {
+		f.Add(s)
+	}
+	tok := NewToken("s3cret")
+	f.Fuzz(func(t *testing.T, header string) {
+		r := httptest.NewRequest("GET", "/", nil)
+		r.Header["Authorization"] = []string{header}
+		scheme, rest, _ := strings.Cut(header, " ")
+		want := strings.EqualFold(scheme, "Bearer") && strings.TrimSpace(rest) == "s3cret"
+		if got := tok.Admits(r); got != want {
+			t.Errorf("Authorization %q: admitted %v", header, got)
+		}
+	})
+}
+
+// FuzzWorkspace: whatever path a client names, an accepted workspace is
+// the root or under it.
+func FuzzWorkspace(f *testing.F) {
+	root, err := RealDir(f.TempDir())
+	if err != nil {
+		f.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(root, "a", "b"), 0o755)
+	os.Symlink("/", filepath.Join(root, "up"))
+	for _, s := range []string{".", "a", "a/b", "../", "a/../..", "up", "up/tmp", "/", "a/./b/../b", "\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(root, p)
+		}
+		ws, err := Workspace(p, root)
+		if err != nil {
+			return
+		}
+		if ws != root && !strings.HasPrefix(ws, root+string(filepath.Separator)) {
+			t.Errorf("Workspace(%q) = %q, outside %s", p, ws, root)
+		}
+	})
+}
