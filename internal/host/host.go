@@ -161,13 +161,13 @@ func (h *Host[T]) Adopt(it T) (T, error) {
 		h.mu.Unlock()
 		return cur, nil
 	}
-	victim, err := h.makeRoomLocked()
+	victim, evicted, err := h.makeRoomLocked()
 	if err == nil {
 		h.items[it.ID()] = it
 	}
 	h.mu.Unlock()
-	if victim != nil {
-		(*victim).ReleaseSession()
+	if evicted {
+		victim.ReleaseSession()
 	}
 	if err != nil {
 		var zero T
@@ -180,24 +180,23 @@ func (h *Host[T]) Adopt(it T) (T, error) {
 // is full, and returns it so that its session is released outside the
 // lock. It saves under the lock: a request loading the item meanwhile
 // must find it saved.
-func (h *Host[T]) makeRoomLocked() (*T, error) {
+func (h *Host[T]) makeRoomLocked() (victim T, evicted bool, err error) {
 	if len(h.items) < h.cfg.Limits.MaxLiveTasks {
-		return nil, nil
+		return victim, false, nil
 	}
-	var victim *T
 	var oldest time.Time
 	for _, it := range h.items {
 		u := it.Usage()
-		if u.idle() && (victim == nil || u.LastActive.Before(oldest)) {
-			victim, oldest = &it, u.LastActive
+		if u.idle() && (!evicted || u.LastActive.Before(oldest)) {
+			victim, evicted, oldest = it, true, u.LastActive
 		}
 	}
-	if victim == nil {
-		return nil, &Busy{What: "too many live tasks"}
+	if !evicted {
+		return victim, false, &Busy{What: "too many live tasks"}
 	}
-	(*victim).Save()
-	delete(h.items, (*victim).ID())
-	return victim, nil
+	victim.Save()
+	delete(h.items, victim.ID())
+	return victim, true, nil
 }
 
 // Remove drops an item from memory without saving it (one whose first
