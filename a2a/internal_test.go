@@ -287,10 +287,10 @@ func TestEvictIdle(t *testing.T) {
 	tk := s.newTask("idle-task", "ctx", AgentSettings{})
 	tk.state = StateInputRequired
 	s.addTask(tk)
-	if n := s.evictIdle(now.Add(-time.Minute)); n != 0 {
+	if n := s.host.EvictIdle(now.Add(-time.Minute)); n != 0 {
 		t.Fatalf("evicted a fresh task")
 	}
-	if n := s.evictIdle(now.Add(time.Minute)); n != 1 {
+	if n := s.host.EvictIdle(now.Add(time.Minute)); n != 1 {
 		t.Fatalf("evicted %d", n)
 	}
 	// Evicted from memory, not from the store.

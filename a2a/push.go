@@ -39,7 +39,7 @@ func (s *Server) notifyPush(t *task) {
 	n := len(t.push)
 	t.mu.Unlock()
 	if n > 0 {
-		t.pushDeliver.Trigger(&s.wg, func() { s.deliverPush(t) })
+		t.pushDeliver.Trigger(s.wg, func() { s.deliverPush(t) })
 	}
 }
 

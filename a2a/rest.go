@@ -201,7 +201,7 @@ func (s *Server) handleExecuteREST(w http.ResponseWriter, r *http.Request) {
 		restError(w, http.StatusTooManyRequests, "too many open streams")
 		return
 	}
-	defer s.streams.Add(-1)
+	defer s.releaseStream()
 	sub := newSubscriber()
 	t, ext, e := s.begin(r.Context(), r.Header, &MessageSendParams{Message: &msg}, sub)
 	if e != nil {
@@ -325,7 +325,7 @@ func (s *Server) handleExecuteCommand(w http.ResponseWriter, r *http.Request) {
 		restError(w, http.StatusTooManyRequests, "too many open streams")
 		return
 	}
-	defer s.streams.Add(-1)
+	defer s.releaseStream()
 	sub := newSubscriber()
 	t, e := s.runCommand(r.Context(), cmd, path, args, env, false, sub)
 	if e != nil {

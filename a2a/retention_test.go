@@ -113,14 +113,12 @@ func TestRetention(t *testing.T) {
 				s.save(tk)
 			}
 			c.advance(tt.advance)
-			s.pruneExpired(t.Context())
+			s.host.PruneExpired(t.Context())
 			if got := storedIDs(t, store); !slices.Equal(got, tt.want) {
 				t.Errorf("stored %v, want %v", got, tt.want)
 			}
-			s.mu.Lock()
-			_, idleLive := s.tasks["idle"]
-			_, busyLive := s.tasks["busy"]
-			s.mu.Unlock()
+			_, idleLive := s.host.Get("idle")
+			_, busyLive := s.host.Get("busy")
 			if idleGone := !slices.Contains(tt.want, "idle"); idleGone == idleLive {
 				t.Errorf("idle task in memory: %v, in the store: %v", idleLive, !idleGone)
 			}

@@ -7,12 +7,12 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/castor-dev/castor/command"
 	"github.com/castor-dev/castor/config"
+	"github.com/castor-dev/castor/internal/host"
 	"github.com/castor-dev/castor/internal/webhook"
 	"github.com/castor-dev/castor/policy"
 )
@@ -218,9 +218,7 @@ func (s *Server) begin(ctx context.Context, h http.Header, p *MessageSendParams,
 	}
 	if e := s.startTurn(ctx, t, turnInput{msg: m, isNew: isNew}, ext, sub); e != nil {
 		if isNew {
-			s.mu.Lock()
-			delete(s.tasks, t.id)
-			s.mu.Unlock()
+			s.host.Remove(t.id)
 		}
 		return nil, false, e
 	}
@@ -230,32 +228,20 @@ func (s *Server) begin(ctx context.Context, h http.Header, p *MessageSendParams,
 // startTurn waits for the task's previous turn, checks the limits and
 // starts a turn in the background.
 func (s *Server) startTurn(ctx context.Context, t *task, in turnInput, ext bool, sub *subscriber) *Error {
-	if s.closing.Load() {
-		return errBusy("the server is shutting down")
-	}
-	select {
-	case t.sem <- struct{}{}:
-	case <-ctx.Done():
-		return errBusy("the task is still running its previous turn")
-	}
-	if e := s.acquireTurnSlot(ctx); e != nil {
-		<-t.sem
-		return e
-	}
-	release := func() {
-		<-s.turnSlots
-		<-t.sem
+	turn, err := s.host.StartTurn(ctx, t.gate)
+	if err != nil {
+		return asRPCError(busy(err))
 	}
 	t.mu.Lock()
 	if t.state.Terminal() {
 		st := t.state
 		t.mu.Unlock()
-		release()
+		turn.End()
 		return rpcError(CodeInvalidRequest, "Task %s is in a terminal state (%s) and cannot be modified.", t.id, st)
 	}
 	if t.turns >= s.cfg.Limits.MaxTurnsPerTask {
 		t.mu.Unlock()
-		release()
+		turn.End()
 		return rpcError(CodeInvalidRequest, "Task %s reached its limit of %d messages.", t.id, s.cfg.Limits.MaxTurnsPerTask)
 	}
 	if in.mode != "" {
@@ -264,14 +250,8 @@ func (s *Server) startTurn(ctx context.Context, t *task, in turnInput, ext bool,
 	t.turns++
 	t.running = true
 	t.ext = ext
-	t.done = make(chan struct{})
-	cctx, cancel := context.WithCancelCause(s.base)
-	tctx, cancelTimeout := context.WithTimeout(cctx, s.cfg.Limits.TurnTimeout)
-	t.turnDone = tctx.Done()
-	t.cancel = func(cause error) {
-		cancel(cause)
-		cancelTimeout()
-	}
+	t.turn = turn
+	t.turnDone = turn.Context().Done()
 	if sub != nil {
 		t.subs[sub] = struct{}{}
 	}
@@ -281,18 +261,14 @@ func (s *Server) startTurn(ctx context.Context, t *task, in turnInput, ext bool,
 	// still in the history, when the turn dies with the process.
 	s.save(t)
 	s.wg.Add(1)
-	go t.runTurn(tctx, in)
+	go t.runTurn(turn.Context(), in)
 	return nil
 }
 
-// acquireStream counts an SSE stream against MaxStreams.
-func (s *Server) acquireStream() bool {
-	if s.streams.Add(1) > int64(s.cfg.Limits.MaxStreams) {
-		s.streams.Add(-1)
-		return false
-	}
-	return true
-}
+// acquireStream counts a stream against MaxStreams; releaseStream
+// uncounts it.
+func (s *Server) acquireStream() bool { return s.host.AcquireStream() }
+func (s *Server) releaseStream()      { s.host.ReleaseStream() }
 
 // streamError answers a streaming method's error as a one-event stream:
 // A2A clients (and the TCK) read a streaming method's answer as SSE
@@ -311,7 +287,7 @@ func (s *Server) rpcStream(w http.ResponseWriter, r *http.Request, req *rpcReque
 		writeRPCError(w, http.StatusTooManyRequests, req.ID, errBusy("too many open streams"))
 		return
 	}
-	defer s.streams.Add(-1)
+	defer s.releaseStream()
 	sub := newSubscriber()
 	t, ext, e := s.begin(r.Context(), r.Header, p, sub)
 	if e != nil {
@@ -331,37 +307,18 @@ func (s *Server) rpcStream(w http.ResponseWriter, r *http.Request, req *rpcReque
 // leaves or the subscriber falls too far behind. What a client leaving
 // does to the turn is Config.OnDisconnect's choice (clientLeft).
 func (s *Server) pump(ctx context.Context, t *task, sub *subscriber, sw *sseWriter, rend *renderer) {
-	tick := time.NewTicker(s.cfg.Limits.KeepAlive)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			s.clientLeft(t, sub)
-			return
-		case <-tick.C:
-			if sw.keepAlive() != nil {
-				s.clientLeft(t, sub)
-				return
-			}
-			continue
-		case <-sub.ready:
-		}
-		ups, dropped := sub.take()
-		for _, u := range ups {
-			for _, ev := range rend.render(u) {
-				if sw.event(ev) != nil {
-					s.clientLeft(t, sub)
-					return
-				}
-			}
-			if u.final {
-				return
+	switch sub.Follow(ctx, s.cfg.Limits.KeepAlive, sw.keepAlive, func(u *update) (bool, error) {
+		for _, ev := range rend.render(u) {
+			if err := sw.event(ev); err != nil {
+				return false, err
 			}
 		}
-		if dropped {
-			sw.fail(rpcError(CodeInternalError, "the stream fell too far behind; use tasks/resubscribe"))
-			return
-		}
+		return u.final, nil
+	}) {
+	case host.Left:
+		s.clientLeft(t, sub)
+	case host.Dropped:
+		sw.fail(rpcError(CodeInternalError, "the stream fell too far behind; use tasks/resubscribe"))
 	}
 }
 
@@ -392,25 +349,17 @@ func (s *Server) send(ctx context.Context, h http.Header, p *MessageSendParams) 
 	}
 	blocking := p.Configuration == nil || p.Configuration.Blocking == nil || *p.Configuration.Blocking
 	if blocking {
-		wait := time.NewTimer(s.cfg.Limits.RequestTimeout)
-		defer wait.Stop()
-	loop:
-		for {
-			select {
-			case <-ctx.Done():
-				s.clientLeft(t, sub)
-				return nil, ext, rpcError(CodeInternalError, "request cancelled")
-			case <-wait.C:
-				// The task goes on; the client polls it with tasks/get.
-				break loop
-			case <-sub.ready:
-				ups, _ := sub.take()
-				for _, u := range ups {
-					if u.final {
-						break loop
-					}
-				}
-			}
+		// Past RequestTimeout the task goes on; the client polls it with
+		// tasks/get. A subscriber that fell behind still sees the end.
+		wait, stop := context.WithTimeout(ctx, s.cfg.Limits.RequestTimeout)
+		defer stop()
+		end := host.Dropped
+		for end == host.Dropped {
+			end = sub.Follow(wait, 0, nil, func(u *update) (bool, error) { return u.final, nil })
+		}
+		if end == host.Left && ctx.Err() != nil {
+			s.clientLeft(t, sub)
+			return nil, ext, rpcError(CodeInternalError, "request cancelled")
 		}
 	}
 	return t.snapshot(hl), ext, nil
@@ -490,11 +439,11 @@ func (s *Server) cancelTask(ctx context.Context, t *task) *Error {
 		return rpcError(CodeTaskNotCancelable, "Task not cancelable: %s", t.id)
 	}
 	if t.running {
-		cancel, done := t.cancel, t.done
+		turn := t.turn
 		t.mu.Unlock()
-		cancel(errCanceledByUser)
+		turn.Cancel(host.ErrCanceled)
 		select {
-		case <-done:
+		case <-turn.Done():
 		case <-ctx.Done():
 		}
 		t.mu.Lock()
@@ -507,20 +456,18 @@ func (s *Server) cancelTask(ctx context.Context, t *task) *Error {
 		return nil
 	}
 	t.mu.Unlock()
-	// An idle task: hold its turn slot so that no turn starts meanwhile.
-	select {
-	case t.sem <- struct{}{}:
-	case <-ctx.Done():
+	// An idle task: hold its gate so that no turn starts meanwhile.
+	if !t.gate.Enter(ctx) {
 		return rpcError(CodeInternalError, "request cancelled")
 	}
-	defer func() { <-t.sem }()
+	defer t.gate.Leave()
 	t.mu.Lock()
 	if t.state.Terminal() {
 		t.mu.Unlock()
 		return rpcError(CodeTaskNotCancelable, "Task not cancelable: %s", t.id)
 	}
 	t.mu.Unlock()
-	t.publish(&update{kind: uState, state: StateCanceled, final: true, reason: reasonEnd, text: errCanceledByUser.Error()})
+	t.publish(&update{kind: uState, state: StateCanceled, final: true, reason: reasonEnd, text: host.ErrCanceled.Error()})
 	s.save(t)
 	return nil
 }
@@ -541,7 +488,7 @@ func (s *Server) rpcResubscribe(w http.ResponseWriter, r *http.Request, req *rpc
 		return
 	}
 	if sub != nil {
-		defer s.streams.Add(-1)
+		defer s.releaseStream()
 		defer t.unsubscribe(sub)
 	}
 	ext := activated(r.Header, p.Metadata)
@@ -568,18 +515,15 @@ func (s *Server) subscribe(ctx context.Context, id string) (*task, *subscriber, 
 	if !s.acquireStream() {
 		return nil, nil, nil, errBusy("too many open streams")
 	}
-	sub := newSubscriber()
 	t.mu.Lock()
-	if t.running {
-		t.subs[sub] = struct{}{}
-	} else {
-		sub = nil
-	}
+	defer t.mu.Unlock()
 	snap := t.snapshotLocked(nil)
-	t.mu.Unlock()
-	if sub == nil {
-		s.streams.Add(-1)
+	if !t.running {
+		s.releaseStream()
+		return t, nil, snap, nil
 	}
+	sub := newSubscriber()
+	t.subs[sub] = struct{}{}
 	return t, sub, snap, nil
 }
 
@@ -817,9 +761,7 @@ func (s *Server) runCommand(ctx context.Context, cmd *command.Command, path, arg
 	if err == nil && res != nil && res.Kind == command.ResultSubmitPrompt {
 		in := turnInput{msg: msg, isNew: true, prompt: res.Content, mode: policy.Mode(res.Mode)}
 		if e := s.startTurn(ctx, t, in, ext, sub); e != nil {
-			s.mu.Lock()
-			delete(s.tasks, t.id)
-			s.mu.Unlock()
+			s.host.Remove(t.id)
 			return nil, e
 		}
 		return t, nil

@@ -2,17 +2,13 @@ package a2a
 
 import (
 	"context"
-	"crypto/sha256"
-	"crypto/subtle"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -23,6 +19,7 @@ import (
 
 	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/command"
+	"github.com/castor-dev/castor/internal/host"
 	"github.com/castor-dev/castor/internal/version"
 	"github.com/castor-dev/castor/internal/webhook"
 	"github.com/castor-dev/castor/mcp"
@@ -88,76 +85,9 @@ type Config struct {
 	Now func() time.Time
 }
 
-// Limits bound the resources clients can take. Zero values mean the
-// defaults in parentheses.
-type Limits struct {
-	// MaxBodyBytes bounds a request body (4 MiB).
-	MaxBodyBytes int64
-	// MaxConcurrentTurns bounds turns running at once across tasks (256).
-	MaxConcurrentTurns int
-	// MaxQueuedTurns bounds the turns waiting for one of those slots
-	// (4096); a turn past both limits fails as busy. Negative: turns
-	// never wait, and fail as busy once MaxConcurrentTurns run.
-	MaxQueuedTurns int
-	// MaxStreams bounds open SSE streams (1024).
-	MaxStreams int
-	// MaxLiveTasks bounds tasks held in memory; idle ones are evicted to
-	// the store to make room (1024).
-	MaxLiveTasks int
-	// MaxIdleSessions bounds the engine sessions kept by tasks between
-	// their turns (256): past it, the least recently active task's session
-	// is released and rebuilt from the stored conversation (and pending
-	// calls) at its next turn, so that memory follows the turns running
-	// rather than every task seen.
-	MaxIdleSessions int
-	// MaxTurnsPerTask bounds the messages one task may run (1000).
-	MaxTurnsPerTask int
-	// TurnTimeout bounds one turn's wall time (30m).
-	TurnTimeout time.Duration
-	// RequestTimeout bounds how long a blocking message/send waits before
-	// answering with the task as it is (5m).
-	RequestTimeout time.Duration
-	// IdleTTL is how long an idle task stays in memory (30m).
-	IdleTTL time.Duration
-	// KeepAlive is the interval of SSE keep-alive comments (15s).
-	KeepAlive time.Duration
-	// PushAttempts and PushBackoff govern webhook retries (4, 500ms
-	// doubling); PushTimeout bounds one webhook call (10s).
-	PushAttempts int
-	PushBackoff  time.Duration
-	PushTimeout  time.Duration
-}
-
-func (l *Limits) defaults() {
-	def := func(v *int, d int) {
-		if *v <= 0 {
-			*v = d
-		}
-	}
-	defD := func(v *time.Duration, d time.Duration) {
-		if *v <= 0 {
-			*v = d
-		}
-	}
-	if l.MaxBodyBytes <= 0 {
-		l.MaxBodyBytes = 4 << 20
-	}
-	def(&l.MaxConcurrentTurns, 256)
-	if l.MaxQueuedTurns == 0 {
-		l.MaxQueuedTurns = 4096
-	}
-	def(&l.MaxStreams, 1024)
-	def(&l.MaxLiveTasks, 1024)
-	def(&l.MaxIdleSessions, 256)
-	def(&l.MaxTurnsPerTask, 1000)
-	def(&l.PushAttempts, 4)
-	defD(&l.TurnTimeout, 30*time.Minute)
-	defD(&l.RequestTimeout, 5*time.Minute)
-	defD(&l.IdleTTL, 30*time.Minute)
-	defD(&l.KeepAlive, 15*time.Second)
-	defD(&l.PushBackoff, 500*time.Millisecond)
-	defD(&l.PushTimeout, 10*time.Second)
-}
+// Limits bound the resources clients can take; the fields and their
+// defaults are internal/host's, which keeps the tasks.
+type Limits = host.Limits
 
 // Server is an A2A server for Castor: an http.Handler serving the A2A
 // 0.3.0 JSON-RPC transport, the agent card, and Gemini CLI's REST routes.
@@ -170,23 +100,16 @@ type Server struct {
 	started  time.Time
 	now      func() time.Time
 	push     *webhook.Sender
-	tokenSum [32]byte
+	reqToken host.Token
 	// v1rpc and v1rest serve A2A 1.0 (a2a-go's transports over handler).
 	v1rpc, v1rest http.Handler
 
-	mu    sync.Mutex
-	tasks map[string]*task
-
-	turnSlots chan struct{}
-	// queued counts the turns waiting for a slot (Limits.MaxQueuedTurns).
-	queued    atomic.Int64
-	streams   atomic.Int64
-	closing   atomic.Bool
-	base      context.Context
-	stop      context.CancelCauseFunc
-	wg        sync.WaitGroup
-	janitor   chan struct{}
-	closeOnce sync.Once
+	// host keeps the tasks: which stay in memory, which run (internal/host).
+	host *host.Host[*task]
+	// wg is host's Work: turns and webhook deliveries Shutdown waits for.
+	wg *sync.WaitGroup
+	// closing refuses requests once Shutdown is called.
+	closing atomic.Bool
 }
 
 // NewServer returns a server for cfg. It checks the workspace settings
@@ -196,7 +119,7 @@ func NewServer(cfg Config) (*Server, error) {
 	if cfg.NewSession == nil {
 		return nil, errors.New("a2a: Config.NewSession is required")
 	}
-	cfg.Limits.defaults()
+	cfg.Limits.Defaults()
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -217,7 +140,7 @@ func NewServer(cfg Config) (*Server, error) {
 			cfg.AllowedRoot = string(filepath.Separator)
 		}
 	}
-	root, err := realDir(cfg.AllowedRoot)
+	root, err := host.RealDir(cfg.AllowedRoot)
 	if err != nil {
 		return nil, fmt.Errorf("allowed root: %w", err)
 	}
@@ -235,28 +158,21 @@ func NewServer(cfg Config) (*Server, error) {
 	if cfg.Commands == nil {
 		cfg.Commands = command.DefaultRegistry()
 	}
-	if err := cfg.OnDisconnect.check(); err != nil {
-		return nil, err
+	if err := cfg.OnDisconnect.Check(); err != nil {
+		return nil, fmt.Errorf("a2a: %w", err)
 	}
 	s := &Server{
 		cfg: cfg, store: cfg.Store, cmds: cfg.Commands, log: cfg.Logger,
-		now: cfg.Now, started: cfg.Now(), tasks: map[string]*task{},
-		turnSlots: make(chan struct{}, cfg.Limits.MaxConcurrentTurns),
-		janitor:   make(chan struct{}),
+		now: cfg.Now, started: cfg.Now(), reqToken: host.NewToken(cfg.AuthToken),
 	}
 	s.push = webhook.NewSender(webhook.Options{AllowPrivate: cfg.AllowPrivatePush, Attempts: cfg.Limits.PushAttempts,
 		Backoff: cfg.Limits.PushBackoff, Timeout: cfg.Limits.PushTimeout})
-	if cfg.AuthToken != "" {
-		s.tokenSum = sha256.Sum256([]byte(cfg.AuthToken))
-	}
-	s.base, s.stop = context.WithCancelCause(context.Background())
 	keep := a2asrv.WithTransportKeepAlive(cfg.Limits.KeepAlive)
 	s.v1rpc = a2asrv.NewJSONRPCHandler(handler{s}, keep)
 	s.v1rest = a2asrv.NewRESTHandler(handler{s}, keep)
 	s.routes()
-	go s.evictLoop()
-	s.wg.Add(1)
-	go s.retentionLoop()
+	s.host = host.New[*task](s.hostConfig())
+	s.wg = s.host.Work()
 	return s, nil
 }
 
@@ -281,48 +197,13 @@ type SessionSpec struct {
 // returns the session and a function releasing what it holds.
 type NewSessionFunc func(ctx context.Context, spec SessionSpec) (*agent.Session, func() error, error)
 
-// realDir resolves p to an existing directory's real path.
-func realDir(p string) (string, error) {
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return "", err
-	}
-	real, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return "", err
-	}
-	fi, err := os.Stat(real)
-	if err != nil {
-		return "", err
-	}
-	if !fi.IsDir() {
-		return "", fmt.Errorf("%s is not a directory", p)
-	}
-	return real, nil
-}
-
-// resolveWorkspace checks a workspace path as Gemini CLI does: its real
-// path must lie under the allowed root, exist and be a directory.
+// resolveWorkspace checks a client's workspace path (host.Workspace).
 func resolveWorkspace(p, root string) (string, error) {
-	abs, err := filepath.Abs(p)
+	ws, err := host.Workspace(p, root)
 	if err != nil {
-		return "", errInvalidParams("Workspace path %s is invalid", p)
+		return "", errInvalidParams("%v", err)
 	}
-	real, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return "", errInvalidParams("Workspace path %s does not exist", p)
-	}
-	if rel, err := filepath.Rel(root, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
-		return "", errInvalidParams("Workspace path %s is outside the allowed root directory", p)
-	}
-	fi, err := os.Stat(real)
-	if err != nil {
-		return "", errInvalidParams("Workspace path %s does not exist", p)
-	}
-	if !fi.IsDir() {
-		return "", errInvalidParams("Workspace path %s is not a directory", p)
-	}
-	return real, nil
+	return ws, nil
 }
 
 // settingsFor resolves the settings of a new task; the client's isTrusted
@@ -386,7 +267,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // guard enforces the bearer token and the body limit.
 func (s *Server) guard(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.cfg.AuthToken != "" && !s.authorized(r) {
+		if !s.reqToken.Admits(r) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="castor-a2a"`)
 			writeJSON(w, http.StatusUnauthorized, map[string]any{"error": "unauthorized: a valid bearer token is required"})
 			return
@@ -396,37 +277,12 @@ func (s *Server) guard(h http.Handler) http.Handler {
 	})
 }
 
-func (s *Server) authorized(r *http.Request) bool {
-	auth := r.Header.Get("Authorization")
-	scheme, tok, ok := strings.Cut(auth, " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return false
-	}
-	// Comparing digests keeps the comparison constant-time whatever the
-	// token's length.
-	sum := sha256.Sum256([]byte(strings.TrimSpace(tok)))
-	return subtle.ConstantTimeCompare(sum[:], s.tokenSum[:]) == 1
-}
-
-// readBody reads a request body within the limit.
-func readBody(w http.ResponseWriter, r *http.Request) ([]byte, int, error) {
-	b, err := io.ReadAll(r.Body)
-	if err != nil {
-		var mb *http.MaxBytesError
-		if errors.As(err, &mb) {
-			return nil, http.StatusRequestEntityTooLarge, fmt.Errorf("request body larger than %d bytes", mb.Limit)
-		}
-		return nil, http.StatusBadRequest, err
-	}
-	return b, 0, nil
-}
+// readBody reads a request body within the limit (host.ReadBody).
+func readBody(_ http.ResponseWriter, r *http.Request) ([]byte, int, error) { return host.ReadBody(r) }
 
 // lookupTask returns a task from memory or the store.
 func (s *Server) lookupTask(ctx context.Context, id string) (*task, error) {
-	s.mu.Lock()
-	t, ok := s.tasks[id]
-	s.mu.Unlock()
-	if ok {
+	if t, ok := s.host.Get(id); ok {
 		return t, nil
 	}
 	if !validTaskID.MatchString(id) {
@@ -439,17 +295,8 @@ func (s *Server) lookupTask(ctx context.Context, id string) (*task, error) {
 	if err != nil {
 		return nil, err
 	}
-	t = s.restore(st)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if cur, ok := s.tasks[id]; ok {
-		return cur, nil
-	}
-	if err := s.makeRoomLocked(); err != nil {
-		return nil, err
-	}
-	s.tasks[id] = t
-	return t, nil
+	t, err := s.host.Adopt(s.restore(st))
+	return t, busy(err)
 }
 
 // restore rebuilds a task from the store; its agent is built on its next
@@ -485,40 +332,7 @@ func (s *Server) restore(st *StoredTask) *task {
 }
 
 // addTask registers a new task.
-func (s *Server) addTask(t *task) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.makeRoomLocked(); err != nil {
-		return err
-	}
-	s.tasks[t.id] = t
-	return nil
-}
-
-// makeRoomLocked evicts the least recently active idle task when memory
-// is full.
-func (s *Server) makeRoomLocked() error {
-	if len(s.tasks) < s.cfg.Limits.MaxLiveTasks {
-		return nil
-	}
-	var victim *task
-	var oldest time.Time
-	for _, t := range s.tasks {
-		t.mu.Lock()
-		idle := !t.running && len(t.subs) == 0 && !t.pushDeliver.Busy()
-		last := t.lastActive
-		t.mu.Unlock()
-		if idle && (victim == nil || last.Before(oldest)) {
-			victim, oldest = t, last
-		}
-	}
-	if victim == nil {
-		return errBusy("too many live tasks")
-	}
-	s.save(victim)
-	delete(s.tasks, victim.id)
-	return nil
-}
+func (s *Server) addTask(t *task) error { return busy(s.host.Add(t)) }
 
 func errBusy(what string) *Error {
 	return &Error{Code: CodeInternalError, Message: "Server busy: " + what + "; retry later", Data: map[string]any{"busy": true}}
@@ -537,66 +351,8 @@ func (s *Server) save(t *task) {
 	}
 }
 
-// evictLoop moves idle tasks out of memory after IdleTTL; they stay in
-// the store.
-func (s *Server) evictLoop() {
-	s.every(s.cfg.Limits.IdleTTL/4, func() { s.evictIdle(s.now().Add(-s.cfg.Limits.IdleTTL)) })
-}
-
-// every runs fn every period (at least a second) until the server shuts
-// down.
-func (s *Server) every(period time.Duration, fn func()) {
-	tick := time.NewTicker(max(period, time.Second))
-	defer tick.Stop()
-	for {
-		select {
-		case <-s.janitor:
-			return
-		case <-tick.C:
-			fn()
-		}
-	}
-}
-
-// evictIdle evicts idle tasks last active before cutoff.
-func (s *Server) evictIdle(cutoff time.Time) int {
-	s.mu.Lock()
-	var idle []*task
-	for _, t := range s.tasks {
-		t.mu.Lock()
-		if !t.running && len(t.subs) == 0 && !t.pushDeliver.Busy() && t.lastActive.Before(cutoff) {
-			idle = append(idle, t)
-		}
-		t.mu.Unlock()
-	}
-	for _, t := range idle {
-		delete(s.tasks, t.id)
-	}
-	s.mu.Unlock()
-	for _, t := range idle {
-		s.save(t)
-		t.mu.Lock()
-		a := t.agent
-		t.agent = nil
-		t.mu.Unlock()
-		if a != nil {
-			a.Close()
-		}
-	}
-	return len(idle)
-}
-
-// liveTasks returns the tasks in memory, oldest first.
-func (s *Server) liveTasks() []*task {
-	s.mu.Lock()
-	out := make([]*task, 0, len(s.tasks))
-	for _, t := range s.tasks {
-		out = append(out, t)
-	}
-	s.mu.Unlock()
-	sort.Slice(out, func(i, j int) bool { return out[i].id < out[j].id })
-	return out
-}
+// liveTasks returns the tasks in memory, by id.
+func (s *Server) liveTasks() []*task { return s.host.Live() }
 
 // Shutdown ends every running turn with a final event (the task stays
 // continuable), waits for turns and webhook deliveries to finish or ctx
@@ -605,42 +361,16 @@ func (s *Server) liveTasks() []*task {
 // streams.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.closing.Store(true)
-	s.closeOnce.Do(func() { close(s.janitor) })
-	s.stop(errShuttingDown)
-	done := make(chan struct{})
-	go func() { s.wg.Wait(); close(done) }()
-	var err error
-	select {
-	case <-done:
-	case <-ctx.Done():
-		err = ctx.Err()
-	}
-	for _, t := range s.liveTasks() {
-		s.save(t)
-		t.mu.Lock()
-		a := t.agent
-		t.mu.Unlock()
-		if a != nil {
-			a.Close()
-		}
-	}
-	return err
+	return s.host.Shutdown(ctx)
 }
 
 // CheckListenAddr refuses to serve on a non-loopback address without a
 // token: the server runs tools on this machine for whoever can reach it.
-func CheckListenAddr(host, token string) error {
-	if token != "" {
+func CheckListenAddr(addr, token string) error {
+	if token != "" || host.Loopback(addr) {
 		return nil
 	}
-	h := strings.Trim(host, "[]")
-	if h == "localhost" {
-		return nil
-	}
-	if ip := net.ParseIP(h); ip != nil && ip.IsLoopback() {
-		return nil
-	}
-	return fmt.Errorf("refusing to listen on %q without an auth token: set CODER_AGENT_AUTH_TOKEN or --auth-token, or listen on 127.0.0.1", host)
+	return fmt.Errorf("refusing to listen on %q without an auth token: set CODER_AGENT_AUTH_TOKEN or --auth-token, or listen on 127.0.0.1", addr)
 }
 
 func (s *Server) cardURL(r *http.Request) string {
@@ -717,16 +447,8 @@ func (s *Server) handleCard(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
-	live := s.liveTasks()
-	active := 0
-	for _, t := range live {
-		t.mu.Lock()
-		if t.running {
-			active++
-		}
-		t.mu.Unlock()
-	}
-	total := len(live)
+	st := s.host.Stats()
+	total := st.Live
 	if ids, err := s.store.List(r.Context()); err == nil && len(ids) > total {
 		total = len(ids)
 	}
@@ -737,10 +459,10 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{
 		"status":      status,
 		"uptime":      s.now().Sub(s.started).Seconds(),
-		"activeTasks": active,
-		"liveTasks":   len(live),
+		"activeTasks": st.Running,
+		"liveTasks":   st.Live,
 		"totalTasks":  total,
-		"streams":     s.streams.Load(),
-		"queuedTurns": s.queued.Load(),
+		"streams":     st.Streams,
+		"queuedTurns": st.Queued,
 	})
 }

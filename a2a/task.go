@@ -13,60 +13,37 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/castor-dev/castor/agent"
+	"github.com/castor-dev/castor/internal/host"
 	"github.com/castor-dev/castor/internal/webhook"
 	"github.com/castor-dev/castor/policy"
 	"github.com/castor-dev/castor/tool"
-)
-
-// Causes of a turn's cancellation, which decide how the turn ends.
-var (
-	errCanceledByUser = errors.New("Task canceled by user request.")
-	errShuttingDown   = errors.New("Execution interrupted: the server is shutting down.")
 )
 
 // maxQueued bounds the events waiting for one slow stream; past it the
 // stream is dropped rather than the task slowed down or memory spent.
 const maxQueued = 10000
 
-// subscriber receives a task's updates for one stream.
+// subscriber receives a task's updates for one stream (a host.Subscriber;
+// ready and take keep the names the streams use).
 type subscriber struct {
-	mu      sync.Mutex
-	q       []*update
-	ready   chan struct{}
-	dropped bool
+	*host.Subscriber[*update]
+	ready <-chan struct{}
 }
 
-func newSubscriber() *subscriber { return &subscriber{ready: make(chan struct{}, 1)} }
-
-func (s *subscriber) push(u *update) {
-	s.mu.Lock()
-	if len(s.q) >= maxQueued {
-		s.dropped = true
-	} else {
-		s.q = append(s.q, u)
-	}
-	s.mu.Unlock()
-	select {
-	case s.ready <- struct{}{}:
-	default:
-	}
+func newSubscriber() *subscriber {
+	q := host.NewSubscriber[*update](maxQueued)
+	return &subscriber{q, q.Ready()}
 }
 
-func (s *subscriber) take() ([]*update, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	q := s.q
-	s.q = nil
-	return q, s.dropped
-}
+func (s *subscriber) take() ([]*update, bool) { return s.Take() }
 
 // task is a task held in memory.
 type task struct {
 	srv       *Server
 	id        string
 	contextID string
-	// sem serialises turns: a message for a busy task waits its turn.
-	sem chan struct{}
+	// gate serialises turns: a message for a busy task waits its turn.
+	gate host.Gate
 
 	mu           sync.Mutex
 	settings     AgentSettings
@@ -87,8 +64,7 @@ type task struct {
 	agent       *taskAgent
 	subs        map[*subscriber]struct{}
 	running     bool
-	cancel      context.CancelCauseFunc
-	done        chan struct{}
+	turn        *host.Turn
 	turns       int
 	lastActive  time.Time
 	pushDeliver webhook.Coalescer // one webhook delivery at a time
@@ -100,7 +76,7 @@ type task struct {
 
 func (s *Server) newTask(id, contextID string, settings AgentSettings) *task {
 	return &task{
-		srv: s, id: id, contextID: contextID, sem: make(chan struct{}, 1),
+		srv: s, id: id, contextID: contextID, gate: host.NewGate(),
 		settings: settings, state: StateSubmitted, textIdx: map[string]int{},
 		subs: map[*subscriber]struct{}{}, lastActive: s.now(),
 		status: TaskStatus{State: StateSubmitted, Timestamp: stamp(s.now())},
@@ -214,7 +190,7 @@ func (t *task) record(u *update) []*subscriber {
 
 func (t *task) fanout(u *update, subs []*subscriber) {
 	for _, s := range subs {
-		s.push(u)
+		s.Push(u)
 	}
 	if u.kind != uOutput || u.final {
 		t.srv.notifyPush(t)
@@ -478,12 +454,11 @@ func (t *task) newTaskEvent(m *Message) *Task {
 // update that says what went wrong (as Gemini CLI reports model errors).
 func (t *task) endOnError(ctx context.Context, err error) *update {
 	switch cause := context.Cause(ctx); {
-	case errors.Is(cause, errCanceledByUser):
-		return &update{kind: uState, state: StateCanceled, final: true, reason: reasonEnd, text: errCanceledByUser.Error()}
-	case errors.Is(cause, errShuttingDown):
-		return &update{kind: uState, state: StateInputRequired, final: true, reason: reasonEnd, text: errShuttingDown.Error()}
-	case errors.Is(cause, errClientAborted):
-		return &update{kind: uState, state: StateInputRequired, final: true, reason: reasonEnd, text: errClientAborted.Error()}
+	case errors.Is(cause, host.ErrCanceled):
+		return &update{kind: uState, state: StateCanceled, final: true, reason: reasonEnd, text: cause.Error()}
+	case errors.Is(cause, host.ErrShuttingDown), errors.Is(cause, host.ErrClientLeft):
+		// The causes' texts are Gemini CLI's (internal/host).
+		return &update{kind: uState, state: StateInputRequired, final: true, reason: reasonEnd, text: cause.Error()}
 	case errors.Is(cause, context.DeadlineExceeded):
 		err = fmt.Errorf("the turn exceeded its time limit of %s", t.srv.cfg.Limits.TurnTimeout)
 	}
@@ -500,30 +475,26 @@ func (t *task) finishTurn(final *update) {
 		t.conversation = sess.History()
 		t.pending = sess.PausedCalls()
 	}
-	cancel := t.cancel
 	t.mu.Unlock()
 	subs := t.record(final)
 	t.mu.Lock()
 	t.showPendingLocked()
 	t.question = nil
 	t.running = false
-	t.cancel = nil
-	done := t.done
+	turn := t.turn
+	t.turn = nil
 	t.mu.Unlock()
-	if cancel != nil {
-		cancel(nil)
-	}
 	// The server-wide slot is freed before saving, so turns writing to
 	// disk do not make bursts of other tasks fail as "busy"; the task's
-	// own semaphore stays held until its state is saved. The save comes
-	// before clients see the final event: one that goes straight to
-	// another replica must load this turn, not the previous one.
-	<-t.srv.turnSlots
+	// gate stays shut until its state is saved. The save comes before
+	// clients see the final event: one that goes straight to another
+	// replica must load this turn, not the previous one.
+	turn.Cancel(nil)
+	turn.FreeSlot()
 	t.srv.save(t)
 	t.fanout(final, subs)
-	close(done)
-	<-t.sem
-	t.srv.trimSessions()
+	turn.End()
+	t.srv.host.TrimSessions()
 }
 
 // consume maps the engine's events to updates and reports whether the

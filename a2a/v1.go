@@ -219,7 +219,7 @@ func (h handler) SendStreamingMessage(ctx context.Context, req *v1.SendMessageRe
 			yield(nil, v1Error(errBusy("too many open streams")))
 			return
 		}
-		defer h.s.streams.Add(-1)
+		defer h.s.releaseStream()
 		sub := newSubscriber()
 		t, ext, e := h.s.begin(ctx, callHeader(ctx), p, sub)
 		if e != nil {
@@ -352,7 +352,7 @@ func (h handler) SubscribeToTask(ctx context.Context, req *v1.SubscribeToTaskReq
 			return
 		}
 		if sub != nil {
-			defer h.s.streams.Add(-1)
+			defer h.s.releaseStream()
 			defer t.unsubscribe(sub)
 		}
 		if snap.Status.State.Terminal() {

@@ -1,0 +1,68 @@
+package a2a
+
+import (
+	"cmp"
+	"errors"
+
+	"github.com/castor-dev/castor/internal/host"
+)
+
+// hostConfig is how internal/host keeps this server's tasks.
+func (s *Server) hostConfig() host.Config {
+	// Retention zero is the default; negative keeps tasks forever.
+	c := host.Config{Limits: s.cfg.Limits, Retention: cmp.Or(s.cfg.Retention, DefaultRetention), Now: s.now, Log: s.log}
+	if p, ok := s.store.(TaskPruner); ok {
+		c.Prune = p.Prune
+	}
+	return c
+}
+
+// busy turns the host's refusals into the busy error clients know.
+func busy(err error) error {
+	var b *host.Busy
+	if errors.As(err, &b) {
+		return errBusy(b.What)
+	}
+	return err
+}
+
+// The task is a host.Item.
+
+// ID names the task.
+func (t *task) ID() string { return t.id }
+
+// Usage says what uses the task: a turn, a client's stream, a webhook
+// delivery.
+func (t *task) Usage() host.Usage {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return host.Usage{Running: t.running, Watched: len(t.subs) > 0 || t.pushDeliver.Busy(), Session: t.agent != nil, LastActive: t.lastActive}
+}
+
+// Save persists the task.
+func (t *task) Save() { t.srv.save(t) }
+
+// ReleaseSession closes the task's session between turns; its
+// conversation and pending calls are those finishTurn kept from it, from
+// which ensureAgent rebuilds it.
+func (t *task) ReleaseSession() {
+	t.mu.Lock()
+	var a *taskAgent
+	if !t.running && len(t.subs) == 0 {
+		a, t.agent = t.agent, nil
+	}
+	t.mu.Unlock()
+	if a != nil {
+		a.Close()
+	}
+}
+
+// CloseSession closes the task's session at shutdown.
+func (t *task) CloseSession() {
+	t.mu.Lock()
+	a := t.agent
+	t.mu.Unlock()
+	if a != nil {
+		a.Close()
+	}
+}

@@ -1,0 +1,69 @@
+package host
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+)
+
+// Token is the bearer token a face's clients must send ("Authorization:
+// Bearer <token>"); the zero Token admits everyone.
+type Token struct {
+	sum [32]byte
+	set bool
+}
+
+// NewToken returns the Token tok, or the zero Token for "".
+func NewToken(tok string) Token {
+	if tok == "" {
+		return Token{}
+	}
+	return Token{sum: sha256.Sum256([]byte(tok)), set: true}
+}
+
+// Admits reports whether r carries the token.
+func (t Token) Admits(r *http.Request) bool {
+	if !t.set {
+		return true
+	}
+	scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return false
+	}
+	// Comparing digests keeps the comparison constant-time whatever the
+	// token's length.
+	sum := sha256.Sum256([]byte(strings.TrimSpace(tok)))
+	return subtle.ConstantTimeCompare(sum[:], t.sum[:]) == 1
+}
+
+// Loopback reports whether a listen host ("localhost", "127.0.0.1",
+// "[::1]") only accepts connections from this machine, where a face may
+// serve without a token.
+func Loopback(host string) bool {
+	h := strings.Trim(host, "[]")
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+// ReadBody reads a request body, which http.MaxBytesReader bounds (the
+// face's Limits.MaxBodyBytes). It fails with the HTTP status to answer:
+// 413 past the limit, 400 for a body that could not be read.
+func ReadBody(r *http.Request) ([]byte, int, error) {
+	b, err := io.ReadAll(r.Body)
+	if err != nil {
+		var mb *http.MaxBytesError
+		if errors.As(err, &mb) {
+			return nil, http.StatusRequestEntityTooLarge, fmt.Errorf("request body larger than %d bytes", mb.Limit)
+		}
+		return nil, http.StatusBadRequest, err
+	}
+	return b, 0, nil
+}

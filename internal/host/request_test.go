@@ -1,0 +1,144 @@
+package host
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestToken(t *testing.T) {
+	tests := []struct {
+		token, header string
+		admits        bool
+	}{
+		{"", "", true},
+		{"", "Bearer x", true},
+		{"s3cret", "", false},
+		{"s3cret", "Bearer s3cret", true},
+		{"s3cret", "bearer  s3cret ", true},
+		{"s3cret", "Basic s3cret", false},
+		{"s3cret", "Bearer s3cre", false},
+		{"s3cret", "Bearer", false},
+	}
+	for _, tt := range tests {
+		r := httptest.NewRequest("GET", "/", nil)
+		if tt.header != "" {
+			r.Header.Set("Authorization", tt.header)
+		}
+		if got := NewToken(tt.token).Admits(r); got != tt.admits {
+			t.Errorf("token %q, Authorization %q: admits %v", tt.token, tt.header, got)
+		}
+	}
+}
+
+func TestLoopback(t *testing.T) {
+	for h, want := range map[string]bool{
+		"localhost": true, "127.0.0.1": true, "[::1]": true, "127.1.2.3": true,
+		"0.0.0.0": false, "": false, "example.com": false, "[::]": false, "10.0.0.1": false,
+	} {
+		if got := Loopback(h); got != want {
+			t.Errorf("Loopback(%q) = %v", h, got)
+		}
+	}
+}
+
+func TestWorkspace(t *testing.T) {
+	root, err := RealDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	outside := t.TempDir()
+	in := filepath.Join(root, "ws")
+	os.Mkdir(in, 0o755)
+	file := filepath.Join(root, "f.txt")
+	os.WriteFile(file, nil, 0o644)
+	link := filepath.Join(root, "escape")
+	os.Symlink(outside, link)
+	tests := []struct {
+		path, want, err string
+	}{
+		{in, in, ""},
+		{root, root, ""},
+		{filepath.Join(root, "missing"), "", "does not exist"},
+		{outside, "", "outside the allowed root"},
+		{link, "", "outside the allowed root"},
+		{file, "", "is not a directory"},
+	}
+	for _, tt := range tests {
+		got, err := Workspace(tt.path, root)
+		if got != tt.want || (err == nil) != (tt.err == "") || (err != nil && !strings.Contains(err.Error(), tt.err)) {
+			t.Errorf("Workspace(%s) = %q, %v; want %q, %q", tt.path, got, err, tt.want, tt.err)
+		}
+	}
+	if _, err := RealDir(file); err == nil {
+		t.Error("RealDir accepted a file")
+	}
+}
+
+func TestReadBody(t *testing.T) {
+	tests := []struct {
+		body   string
+		limit  int64
+		status int
+	}{
+		{"{}", 10, 0},
+		{"0123456789", 10, 0},
+		{"0123456789x", 10, http.StatusRequestEntityTooLarge},
+	}
+	for _, tt := range tests {
+		w := httptest.NewRecorder()
+		r := httptest.NewRequest("POST", "/", strings.NewReader(tt.body))
+		r.Body = http.MaxBytesReader(w, r.Body, tt.limit)
+		b, status, err := ReadBody(r)
+		if status != tt.status || (err == nil) != (tt.status == 0) || (err == nil && string(b) != tt.body) {
+			t.Errorf("%q within %d: %q, %d, %v", tt.body, tt.limit, b, status, err)
+		}
+	}
+}
+
+// FuzzToken: a client's Authorization header never crashes the check,
+// and only the token itself is admitted.
+func FuzzToken(f *testing.F) {
+	for _, s := range []string{"Bearer s3cret", "bearer s3cret", "Bearer", "", "Basic x", "Bearer  s3cret\t"} {
+		f.Add(s)
+	}
+	tok := NewToken("s3cret")
+	f.Fuzz(func(t *testing.T, header string) {
+		r := httptest.NewRequest("GET", "/", nil)
+		r.Header["Authorization"] = []string{header}
+		scheme, rest, _ := strings.Cut(header, " ")
+		want := strings.EqualFold(scheme, "Bearer") && strings.TrimSpace(rest) == "s3cret"
+		if got := tok.Admits(r); got != want {
+			t.Errorf("Authorization %q: admitted %v", header, got)
+		}
+	})
+}
+
+// FuzzWorkspace: whatever path a client names, an accepted workspace is
+// the root or under it.
+func FuzzWorkspace(f *testing.F) {
+	root, err := RealDir(f.TempDir())
+	if err != nil {
+		f.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(root, "a", "b"), 0o755)
+	os.Symlink("/", filepath.Join(root, "up"))
+	for _, s := range []string{".", "a", "a/b", "../", "a/../..", "up", "up/tmp", "/", "a/./b/../b", "\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(root, p)
+		}
+		ws, err := Workspace(p, root)
+		if err != nil {
+			return
+		}
+		if ws != root && !strings.HasPrefix(ws, root+string(filepath.Separator)) {
+			t.Errorf("Workspace(%q) = %q, outside %s", p, ws, root)
+		}
+	})
+}
