@@ -339,6 +339,14 @@ var settingsTable = []settingKey{
 
 	// Gemini CLI takes admin settings from its admin server only and
 	// drops them from files, and so does Castor.
+	// Flat V1 keys whose nested homes later Gemini CLI versions dropped
+	// (the V1 migration still puts them there).
+	{"tools.autoAccept", notApplicable, "false", "", "Gemini CLI no longer has it; general.defaultApprovalMode replaces it"},
+	{"tools.enableHooks", notApplicable, "", "", "Gemini CLI no longer has it; hooksConfig.enabled replaces it"},
+	{"experimental.skills", notApplicable, "", "", "Gemini CLI no longer has it; skills.enabled replaces it"},
+	{"general.enablePromptCompletion", notApplicable, "false", "", "Gemini CLI no longer has it"},
+	{"security.folderTrust.featureEnabled", notApplicable, "", "", "Gemini CLI no longer has it; security.folderTrust.enabled replaces it"},
+
 	{"admin", notApplicable, "", "", "admin settings come only from an administrator's server, never from files"},
 }
 
