@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -28,6 +29,10 @@ type IgnoredSetting struct {
 
 // String is the warning line: the file, the key and what happens.
 func (s IgnoredSetting) String() string {
+	key := s.Key
+	if key == "" || strings.ContainsAny(key, " \t\r\n\"'") {
+		key = strconv.Quote(key)
+	}
 	var what string
 	switch s.Status {
 	case SettingCosmetic:
@@ -38,14 +43,14 @@ func (s IgnoredSetting) String() string {
 		what = "is not supported by Castor yet"
 	default:
 		if s.Note != "" {
-			return fmt.Sprintf("%s: %s %s; ignored", s.File, s.Key, s.Note)
+			return fmt.Sprintf("%s: %s %s; ignored", s.File, key, s.Note)
 		}
 		what = "is not a setting Castor knows (a typo, or newer than Gemini CLI 0.61?)"
 	}
 	if s.Note != "" {
 		what += " (" + s.Note + ")"
 	}
-	return fmt.Sprintf("%s: %s %s; ignored", s.File, s.Key, what)
+	return fmt.Sprintf("%s: %s %s; ignored", s.File, key, what)
 }
 
 // tableIndex is a table looked up by key, with the keys that only group
