@@ -81,3 +81,21 @@ func TestIgnoredSettingsWarn(t *testing.T) {
 		})
 	}
 }
+
+// TestTUIIgnoredSettingsWarn: the interactive terminal shows the same
+// line among its start-up warnings.
+func TestTUIIgnoredSettingsWarn(t *testing.T) {
+	e := newEnv(t)
+	userFile := filepath.Join(e.home, ".gemini", "settings.json")
+	os.MkdirAll(filepath.Dir(userFile), 0o755)
+	os.WriteFile(userFile, []byte(`{"security": {"enablePermanentToolApproval": true}}`), 0o644)
+	tm := e.startTUI()
+	s := tm.waitFor("ignored")
+	flat := strings.Join(strings.Fields(s), "")
+	want := strings.Join(strings.Fields("<home>/.gemini/settings.json: security.enablePermanentToolApproval is not supported by Castor yet; ignored"), "")
+	if strings.Count(flat, want) != 1 {
+		t.Errorf("the screen does not show the warning once:\n%s", s)
+	}
+	tm.keys("C-d")
+	tm.waitFor("[exited]")
+}
