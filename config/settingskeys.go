@@ -4,7 +4,7 @@ package config
 // does with each. The keys are those of Gemini CLI's settings schema
 // (packages/cli/src/config/settingsSchema.ts, the newest snapshot read:
 // 0.56 nightly of August 2026, which the 0.61 reference agrees with), plus
-// the few settings Castor adds. Ignored.go walks settings files against it;
+// the few settings Castor adds. ignored.go walks settings files against it;
 // settingskeys_test.go checks that every key marked honoured is still read
 // somewhere in the module.
 
@@ -32,7 +32,7 @@ const (
 	settingInert
 )
 
-// String names the status the way the settings table in the README does.
+// String names the status in a word or two.
 func (s SettingStatus) String() string {
 	switch s {
 	case SettingHonoured:
