@@ -45,7 +45,7 @@ func (s IgnoredSetting) String() string {
 		if s.Note != "" {
 			return fmt.Sprintf("%s: %s %s; ignored", s.File, key, s.Note)
 		}
-		what = "is not a setting Castor knows (a typo, or newer than Gemini CLI 0.61?)"
+		what = "is not a setting Castor knows (a typo, or a newer Gemini CLI setting?)"
 	}
 	if s.Note != "" {
 		what += " (" + s.Note + ")"

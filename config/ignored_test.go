@@ -121,9 +121,9 @@ func TestIgnoredSettingString(t *testing.T) {
 		{IgnoredSetting{"/h/settings.json", "telemetry.enabled", SettingNotApplicable, "Castor sends no telemetry"},
 			"/h/settings.json: telemetry.enabled does not apply to Castor (Castor sends no telemetry); ignored"},
 		{IgnoredSetting{"/h/settings.json", "generl", SettingUnknown, ""},
-			"/h/settings.json: generl is not a setting Castor knows (a typo, or newer than Gemini CLI 0.61?); ignored"},
+			"/h/settings.json: generl is not a setting Castor knows (a typo, or a newer Gemini CLI setting?); ignored"},
 		{IgnoredSetting{"/h/settings.json", "", SettingUnknown, ""},
-			`/h/settings.json: "" is not a setting Castor knows (a typo, or newer than Gemini CLI 0.61?); ignored`},
+			`/h/settings.json: "" is not a setting Castor knows (a typo, or a newer Gemini CLI setting?); ignored`},
 		{IgnoredSetting{"/h/settings.json", "ui.footer", SettingUnknown, "should be an object"},
 			"/h/settings.json: ui.footer should be an object; ignored"},
 	}

@@ -48,7 +48,7 @@ func TestIgnoredSettingsWarn(t *testing.T) {
 			}
 			for _, line := range []string{
 				"Warning: " + userFile + ": security.enablePermanentToolApproval is not supported by Castor yet; ignored\n",
-				"Warning: " + wsFile + ": contxt is not a setting Castor knows (a typo, or newer than Gemini CLI 0.61?); ignored\n",
+				"Warning: " + wsFile + ": contxt is not a setting Castor knows (a typo, or a newer Gemini CLI setting?); ignored\n",
 				"Warning: " + manifest + ": plan.directory is not supported by Castor yet; ignored\n",
 			} {
 				if n := strings.Count(r.stderr, line); n != 1 {
