@@ -270,6 +270,7 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 	}
 	a.Settings = st
 	loadExtensions(o, a, wd)
+	warnIgnoredSettings(o, a)
 	if o, err = codeExtensionOptions(o); err != nil {
 		return nil, err
 	}

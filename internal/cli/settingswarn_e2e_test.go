@@ -1,0 +1,101 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/castor-dev/castor/internal/fakegemini"
+)
+
+// TestIgnoredSettingsWarn: a setting Castor does not honour is said on
+// stderr, once, naming the file and the key; honoured keys and keys set to
+// their default stay silent, and stdout is what it is without them.
+func TestIgnoredSettingsWarn(t *testing.T) {
+	for _, format := range []string{"text", "json"} {
+		t.Run(format, func(t *testing.T) {
+			plain := newEnv(t, fakegemini.Text("Hello."))
+			want := plain.run("-p", "hi", "-o", format)
+			if want.code != 0 {
+				t.Fatalf("exit %d: %s", want.code, want.stderr)
+			}
+
+			e := newEnv(t, fakegemini.Text("Hello."))
+			userFile := filepath.Join(e.home, ".gemini", "settings.json")
+			wsFile := filepath.Join(e.ws, ".gemini", "settings.json")
+			manifest := filepath.Join(e.home, ".gemini", "extensions", "demo", "gemini-extension.json")
+			for p, content := range map[string]string{
+				userFile: `{
+					// set by the user for Gemini CLI
+					"security": {"disableAlwaysAllow": true, "folderTrust": {"enabled": true}},
+					"ui": {"hideBanner": false},
+					"model": {"name": "gemini-2.5-flash"},
+					"mcpServers": {}
+				}`,
+				wsFile:   `{"contxt": {"fileName": "AGENTS.md"}}`,
+				manifest: `{"name": "demo", "version": "1.0.0", "plan": {"directory": "plans"}}`,
+			} {
+				os.MkdirAll(filepath.Dir(p), 0o755)
+				if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r := e.run("-p", "hi", "-o", format)
+			if r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			for _, line := range []string{
+				"Warning: " + userFile + ": security.disableAlwaysAllow is not supported by Castor yet; ignored\n",
+				"Warning: " + wsFile + ": contxt is not a setting Castor knows (a typo, or a newer Gemini CLI setting?); ignored\n",
+				"Warning: " + manifest + ": plan.directory is not supported by Castor yet; ignored\n",
+			} {
+				if n := strings.Count(r.stderr, line); n != 1 {
+					t.Errorf("stderr has %q %d times, want once:\n%s", line, n, r.stderr)
+				}
+			}
+			for _, quiet := range []string{"hideBanner", "model.name", "folderTrust", "mcpServers"} {
+				if strings.Contains(r.stderr, quiet) {
+					t.Errorf("stderr mentions %s:\n%s", quiet, r.stderr)
+				}
+			}
+			if format == "text" {
+				if r.stdout != want.stdout {
+					t.Errorf("stdout = %q, without the settings %q", r.stdout, want.stdout)
+				}
+				return
+			}
+			var got, base map[string]any
+			if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
+				t.Fatalf("stdout is not JSON: %v\n%s", err, r.stdout)
+			}
+			json.Unmarshal([]byte(want.stdout), &base)
+			for _, k := range []string{"session_id", "stats"} {
+				delete(got, k)
+				delete(base, k)
+			}
+			if mustJSON(got) != mustJSON(base) {
+				t.Errorf("stdout = %s, without the settings %s", mustJSON(got), mustJSON(base))
+			}
+		})
+	}
+}
+
+// TestTUIIgnoredSettingsWarn: the interactive terminal shows the same
+// line among its start-up warnings.
+func TestTUIIgnoredSettingsWarn(t *testing.T) {
+	e := newEnv(t)
+	userFile := filepath.Join(e.home, ".gemini", "settings.json")
+	os.MkdirAll(filepath.Dir(userFile), 0o755)
+	os.WriteFile(userFile, []byte(`{"security": {"disableAlwaysAllow": true}}`), 0o644)
+	tm := e.startTUI()
+	s := tm.waitFor("ignored")
+	flat := strings.Join(strings.Fields(s), "")
+	want := strings.Join(strings.Fields("<home>/.gemini/settings.json: security.disableAlwaysAllow is not supported by Castor yet; ignored"), "")
+	if strings.Count(flat, want) != 1 {
+		t.Errorf("the screen does not show the warning once:\n%s", s)
+	}
+	tm.keys("C-d")
+	tm.waitFor("[exited]")
+}
