@@ -130,11 +130,6 @@ func findAnswer(m *Message, id string) (mcp.ElicitResult, bool) {
 	return mcp.ElicitResult{}, false
 }
 
-// renderQuestion is the status event asking u's question.
-func (r *renderer) renderQuestion(u *update) []any {
-	return []any{r.status(u, r.agentMessage("", DataPart(u.question.data())), r.extMeta(devElicitation, u))}
-}
-
 // devElicitation is the extension event kind of an MCP server's question
 // (Castor's addition to the development-tool extension).
 const devElicitation = "ELICITATION"

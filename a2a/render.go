@@ -84,16 +84,58 @@ func newRenderer(ext bool, taskID, contextID string) *renderer {
 
 // render returns the events for u; it may be none.
 func (r *renderer) render(u *update) []any {
+	var text *Part
+	if u.text != "" {
+		p := TextPart(u.text)
+		text = &p
+	}
 	switch u.kind {
 	case uTask:
 		return []any{u.task}
 	case uElicit:
-		return r.renderQuestion(u)
+		return r.message(u, DataPart(u.question.data()), "", devElicitation)
+	case uOutput, uTool:
+		if r.ext {
+			return r.extCall(u)
+		}
+		if u.kind == uOutput {
+			return r.geminiOutput(u)
+		}
+		return r.geminiTool(u)
+	case uState:
+		// The extension's flow reports the start of work and the end of
+		// the exchange; scheduling and feeding results back are visible
+		// in the tool calls themselves.
+		if r.ext && !u.final && u.reason != reasonPrompt {
+			return nil
+		}
+		if text == nil {
+			return []any{r.status(u, nil, r.meta(u, "state-change", devStateChange))}
+		}
+		return r.message(u, *text, "state-change", devStateChange)
+	case uError:
+		msg := u.text
+		if !r.ext {
+			msg = "Agent Error, unknown agent message: " + msg
+		}
+		return r.message(u, TextPart(msg), "state-change", devStateChange)
+	case uText, uCitation:
+		// Gemini CLI reports citations apart and drops blank ones; the
+		// extension reports them as text.
+		if text == nil || (!r.ext && u.kind == uCitation && strings.TrimSpace(u.text) == "") {
+			return nil
+		}
+		if u.kind == uCitation {
+			return r.message(u, *text, "citation", devTextContent)
+		}
+		return r.message(u, *text, "text-content", devTextContent)
+	case uThought:
+		if u.thought == nil || (u.thought.Subject == "" && u.thought.Description == "") {
+			return nil
+		}
+		return r.message(u, DataPart(map[string]any{"subject": u.thought.Subject, "description": u.thought.Description}), "thought", devThought)
 	}
-	if r.ext {
-		return r.renderExt(u)
-	}
-	return r.renderGemini(u)
+	return nil
 }
 
 func (r *renderer) status(u *update, msg *Message, meta map[string]any) *StatusUpdateEvent {
@@ -105,72 +147,46 @@ func (r *renderer) status(u *update, msg *Message, meta map[string]any) *StatusU
 	}
 }
 
-func (r *renderer) agentMessage(id string, parts ...Part) *Message {
+// message is the status event for u carrying an agent message of one
+// part, its metadata of kind gemini or ext by the stream's format.
+func (r *renderer) message(u *update, part Part, gemini, ext string) []any {
+	id := u.messageID
 	if id == "" {
 		id = uuid.NewString()
 	}
-	return &Message{Kind: "message", Role: "agent", MessageID: id, Parts: parts, TaskID: r.taskID, ContextID: r.contextID}
+	msg := &Message{Kind: "message", Role: "agent", MessageID: id, Parts: []Part{part}, TaskID: r.taskID, ContextID: r.contextID}
+	return []any{r.status(u, msg, r.meta(u, gemini, ext))}
 }
 
-// --- Gemini CLI's wire format -------------------------------------------
-
-func (r *renderer) geminiMeta(kind string, u *update) map[string]any {
-	m := map[string]any{"coderAgent": map[string]any{"kind": kind}, "model": u.model}
+// meta is a status event's metadata: Gemini CLI's coderAgent of kind
+// gemini with the model, trace and final usage, or the development-tool
+// extension's event of kind ext keyed by its URI. An event Gemini CLI's
+// format does not know (gemini "") is always the extension's.
+func (r *renderer) meta(u *update, gemini, ext string) map[string]any {
+	m := map[string]any{"model": u.model}
 	if u.errMsg != "" {
 		m["error"] = u.errMsg
 	}
+	if r.ext || gemini == "" {
+		m["kind"] = ext
+		return map[string]any{ExtensionURI: m}
+	}
+	m["coderAgent"] = map[string]any{"kind": gemini}
 	if u.traceID != "" {
 		m["traceId"] = u.traceID
 	}
-	if u.final && u.usage != nil {
-		m["usageMetadata"] = usageMap(u.usage)
+	if usage := u.usage; u.final && usage != nil {
+		m["usageMetadata"] = map[string]any{
+			"promptTokenCount":        usage.PromptTokenCount,
+			"candidatesTokenCount":    usage.CandidatesTokenCount,
+			"totalTokenCount":         usage.TotalTokenCount,
+			"cachedContentTokenCount": usage.CachedContentTokenCount,
+		}
 	}
 	return m
 }
 
-func usageMap(u *genai.GenerateContentResponseUsageMetadata) map[string]any {
-	return map[string]any{
-		"promptTokenCount":        u.PromptTokenCount,
-		"candidatesTokenCount":    u.CandidatesTokenCount,
-		"totalTokenCount":         u.TotalTokenCount,
-		"cachedContentTokenCount": u.CachedContentTokenCount,
-	}
-}
-
-func (r *renderer) renderGemini(u *update) []any {
-	switch u.kind {
-	case uState:
-		var msg *Message
-		if u.text != "" {
-			msg = r.agentMessage("", TextPart(u.text))
-		}
-		return []any{r.status(u, msg, r.geminiMeta("state-change", u))}
-	case uError:
-		msg := r.agentMessage("", TextPart("Agent Error, unknown agent message: "+u.text))
-		return []any{r.status(u, msg, r.geminiMeta("state-change", u))}
-	case uText:
-		if u.text == "" {
-			return nil
-		}
-		return []any{r.status(u, r.agentMessage(u.messageID, TextPart(u.text)), r.geminiMeta("text-content", u))}
-	case uThought:
-		if u.thought == nil || (u.thought.Subject == "" && u.thought.Description == "") {
-			return nil
-		}
-		part := DataPart(map[string]any{"subject": u.thought.Subject, "description": u.thought.Description})
-		return []any{r.status(u, r.agentMessage(u.messageID, part), r.geminiMeta("thought", u))}
-	case uCitation:
-		if strings.TrimSpace(u.text) == "" {
-			return nil
-		}
-		return []any{r.status(u, r.agentMessage("", TextPart(u.text)), r.geminiMeta("citation", u))}
-	case uOutput:
-		return r.geminiOutput(u)
-	case uTool:
-		return r.geminiTool(u)
-	}
-	return nil
-}
+// --- Gemini CLI's wire format -------------------------------------------
 
 func (r *renderer) geminiTool(u *update) []any {
 	c := u.call
@@ -190,7 +206,7 @@ func (r *renderer) geminiTool(u *update) []any {
 	// A2A server (0.25.2) reports a new call as validating, then each
 	// status once (newer sources remap validating to scheduled).
 	data := geminiToolCall(c, string(c.Status), u.traceID)
-	return []any{r.status(u, r.agentMessage("", DataPart(data)), r.geminiMeta(kind, u))}
+	return r.message(u, DataPart(data), kind, "")
 }
 
 // geminiOutput reports live output as Gemini CLI's server does: each
@@ -271,66 +287,32 @@ func geminiToolCall(c *agent.ToolCall, status, traceID string) map[string]any {
 
 // --- the development-tool extension ------------------------------------
 
-func (r *renderer) extMeta(kind string, u *update) map[string]any {
-	ev := map[string]any{"kind": kind, "model": u.model}
-	if u.errMsg != "" {
-		ev["error"] = u.errMsg
-	}
-	return map[string]any{ExtensionURI: ev}
-}
-
-func (r *renderer) renderExt(u *update) []any {
-	switch u.kind {
-	case uState:
-		// The RFC's flow reports the start of work and the end of the
-		// exchange; scheduling and feeding results back are visible in
-		// the tool calls themselves.
-		if !u.final && u.reason != reasonPrompt {
-			return nil
-		}
-		var msg *Message
-		if u.text != "" {
-			msg = r.agentMessage("", TextPart(u.text))
-		}
-		return []any{r.status(u, msg, r.extMeta(devStateChange, u))}
-	case uError:
-		return []any{r.status(u, r.agentMessage("", TextPart(u.text)), r.extMeta(devStateChange, u))}
-	case uText, uCitation:
-		if u.text == "" {
-			return nil
-		}
-		return []any{r.status(u, r.agentMessage(u.messageID, TextPart(u.text)), r.extMeta(devTextContent, u))}
-	case uThought:
-		if u.thought == nil || (u.thought.Subject == "" && u.thought.Description == "") {
-			return nil
-		}
-		part := DataPart(map[string]any{"subject": u.thought.Subject, "description": u.thought.Description})
-		return []any{r.status(u, r.agentMessage(u.messageID, part), r.extMeta(devThought, u))}
-	case uOutput:
-		tc := extToolCall(u.call, u.workspace)
+// extCall reports a tool call's change, or its live output, as the
+// extension's ToolCall, each status once.
+func (r *renderer) extCall(u *update) []any {
+	c := u.call
+	tc := extToolCall(c, u.workspace)
+	if u.kind == uOutput {
 		live := u.text
 		tc.LiveContent = &live
 		tc.Status = devExecuting
-		r.sent[u.call.ID] = devExecuting
-		return []any{r.status(u, r.agentMessage("", DataPart(tc)), r.extMeta(devToolCallUpdate, u))}
-	case uTool:
-		// The RFC's flow shows neither validation nor the user's own
-		// answers (a re-sent confirmation, the approved call scheduled).
-		if c := u.call; c.Status == agent.StatusValidating || (c.Outcome != "" && (c.Status == agent.StatusAwaitingApproval || c.Status == agent.StatusScheduled)) {
-			return nil
-		}
-		tc := extToolCall(u.call, u.workspace)
-		key := tc.Status
-		if tc.ConfirmationRequest != nil {
-			key += "+confirm"
-		}
-		if r.sent[u.call.ID] == key {
-			return nil
-		}
-		r.sent[u.call.ID] = key
-		return []any{r.status(u, r.agentMessage("", DataPart(tc)), r.extMeta(devToolCallUpdate, u))}
+		r.sent[c.ID] = devExecuting
+		return r.message(u, DataPart(tc), "", devToolCallUpdate)
 	}
-	return nil
+	// The RFC's flow shows neither validation nor the user's own answers
+	// (a re-sent confirmation, the approved call scheduled).
+	if c.Status == agent.StatusValidating || (c.Outcome != "" && (c.Status == agent.StatusAwaitingApproval || c.Status == agent.StatusScheduled)) {
+		return nil
+	}
+	key := tc.Status
+	if tc.ConfirmationRequest != nil {
+		key += "+confirm"
+	}
+	if r.sent[c.ID] == key {
+		return nil
+	}
+	r.sent[c.ID] = key
+	return r.message(u, DataPart(tc), "", devToolCallUpdate)
 }
 
 func extStatus(s agent.Status) string {
