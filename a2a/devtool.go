@@ -1,6 +1,7 @@
 package a2a
 
 import (
+	"cmp"
 	"net/http"
 	"strings"
 
@@ -208,11 +209,18 @@ type executeSlashCommandRequest struct {
 	// CommandPathCamel accepts proto3 JSON's default lowerCamelCase.
 	CommandPathCamel []string `json:"commandPath"`
 	Args             string   `json:"args"`
-	// TaskID, when set, runs the command on that task's session
-	// (sessioncommands.go): a Castor extension.
+	taskRef
+}
+
+// taskRef names a task in the params of commands/get and command/execute,
+// under either spelling: a Castor extension that lists or runs the
+// commands of that task's session (sessioncommands.go).
+type taskRef struct {
 	TaskID      string `json:"task_id,omitempty"`
 	TaskIDCamel string `json:"taskId,omitempty"`
 }
+
+func (r taskRef) taskID() string { return cmp.Or(r.TaskID, r.TaskIDCamel) }
 
 type executeSlashCommandResponse struct {
 	ExecutionID string `json:"execution_id"`

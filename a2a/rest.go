@@ -1,9 +1,9 @@
 package a2a
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"strings"
 
@@ -48,26 +48,16 @@ func (s *Server) handleCreateTask(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	settings, err := s.settingsFor(body.AgentSettings)
-	if err != nil {
-		status := http.StatusInternalServerError
-		var e *Error
-		if errors.As(err, &e) && e.Code == CodeInvalidParams {
-			status = http.StatusBadRequest
+	if err == nil {
+		t := s.newTask(uuid.NewString(), cmp.Or(body.ContextID, uuid.NewString()), settings)
+		if err = s.addTask(t); err == nil {
+			s.save(t)
+			writeJSON(w, http.StatusCreated, t.id)
+			return
 		}
-		restError(w, status, asRPCError(err).Message)
-		return
 	}
-	ctxID := body.ContextID
-	if ctxID == "" {
-		ctxID = uuid.NewString()
-	}
-	t := s.newTask(uuid.NewString(), ctxID, settings)
-	if err := s.addTask(t); err != nil {
-		restError(w, http.StatusTooManyRequests, asRPCError(err).Message)
-		return
-	}
-	s.save(t)
-	writeJSON(w, http.StatusCreated, t.id)
+	e := asRPCError(err)
+	restError(w, restStatus(e), e.Message)
 }
 
 // taskMetadata is Gemini CLI's TaskMetadata.
@@ -205,14 +195,7 @@ func (s *Server) handleExecuteREST(w http.ResponseWriter, r *http.Request) {
 	sub := newSubscriber()
 	t, ext, e := s.begin(r.Context(), r.Header, &MessageSendParams{Message: &msg}, sub)
 	if e != nil {
-		status := http.StatusBadRequest
-		switch e.Code {
-		case CodeTaskNotFound:
-			status = http.StatusNotFound
-		case CodeInternalError:
-			status = http.StatusTooManyRequests
-		}
-		restError(w, status, e.Message)
+		restError(w, restStatus(e), e.Message)
 		return
 	}
 	s.streamREST(w, r, t, sub, ext)
@@ -249,24 +232,13 @@ func (s *Server) handleListCommands(w http.ResponseWriter, r *http.Request) {
 		Arguments   []arg  `json:"arguments"`
 		SubCommands []cmd  `json:"subCommands"`
 	}
-	var conv func(c *command.Command, prefix string, depth int) cmd
-	conv = func(c *command.Command, prefix string, depth int) cmd {
-		name := strings.TrimSpace(prefix + " " + c.Name)
-		out := cmd{Name: name, Description: c.Description, Arguments: []arg{}, SubCommands: []cmd{}}
+	out := commandTree(reg.Commands(), "", true, 0, func(c *command.Command, name string, subs []cmd) cmd {
+		out := cmd{Name: name, Description: c.Description, Arguments: []arg{}, SubCommands: subs}
 		for _, a := range c.Arguments {
 			out.Arguments = append(out.Arguments, arg{a.Name, a.Description, a.Required})
 		}
-		if depth < 8 {
-			for _, sc := range c.SubCommands {
-				out.SubCommands = append(out.SubCommands, conv(sc, name, depth+1))
-			}
-		}
 		return out
-	}
-	out := []cmd{}
-	for _, c := range reg.Commands() {
-		out = append(out, conv(c, "", 0))
-	}
+	})
 	writeJSON(w, http.StatusOK, map[string]any{"commands": out})
 }
 
@@ -303,13 +275,9 @@ func (s *Server) handleExecuteCommand(w http.ResponseWriter, r *http.Request) {
 		restError(w, restStatus(e), e.Message)
 		return
 	}
-	cmd, path, rest := reg.Lookup(name)
-	if cmd != nil && len(rest) == 0 && cmd.RequiresWorkspace && env.Workspace == "" {
-		restError(w, http.StatusBadRequest, `Command "`+name+`" requires a workspace, but CODER_AGENT_WORKSPACE_PATH is not set.`)
-		return
-	}
-	if cmd == nil || len(rest) > 0 {
-		restError(w, http.StatusNotFound, "Command not found: "+name)
+	cmd, path, e := findCommand(reg, env, name, name)
+	if e != nil {
+		restError(w, restStatus(e), e.Message)
 		return
 	}
 	if !cmd.Streaming {
@@ -329,7 +297,7 @@ func (s *Server) handleExecuteCommand(w http.ResponseWriter, r *http.Request) {
 	sub := newSubscriber()
 	t, e := s.runCommand(r.Context(), cmd, path, args, env, false, sub)
 	if e != nil {
-		restError(w, http.StatusInternalServerError, e.Message)
+		restError(w, restStatus(e), e.Message)
 		return
 	}
 	s.streamREST(w, r, t, sub, false)

@@ -121,7 +121,7 @@ func (s *Server) handleRPC(w http.ResponseWriter, r *http.Request) {
 	case methodCommandsGet:
 		// Params are optional; {taskId} lists that task's commands. Other
 		// params are ignored, as before there were any.
-		var p commandsParams
+		var p taskRef
 		if len(req.Params) > 0 && req.Params[0] == '{' {
 			e = decodeParams(req.Params, &p)
 		}
@@ -130,7 +130,7 @@ func (s *Server) handleRPC(w http.ResponseWriter, r *http.Request) {
 			reg, _, e = s.commandsFor(r.Context(), p.taskID(), false)
 		}
 		if e == nil {
-			result = map[string]any{"commands": s.devCommands(reg)}
+			result = map[string]any{"commands": devCommands(reg)}
 		}
 	case methodCommandExecute:
 		result, e = s.rpcCommandExecute(r, req)
@@ -532,7 +532,7 @@ func (s *Server) rpcResubscribe(w http.ResponseWriter, r *http.Request, req *rpc
 	}
 	t, sub, snap, e := s.subscribe(r.Context(), p.ID)
 	if e != nil {
-		if e.Data != nil { // busy: too many open streams
+		if busy(e) { // too many open streams
 			writeRPCError(w, http.StatusTooManyRequests, req.ID, e)
 			return
 		}
@@ -736,25 +736,15 @@ func (s *Server) commandEnvAt(ws string) command.Env {
 	return env
 }
 
-func (s *Server) devCommands(reg *command.Registry) []devSlashCommand {
-	var conv func(c *command.Command, depth int) devSlashCommand
-	conv = func(c *command.Command, depth int) devSlashCommand {
-		out := devSlashCommand{Name: c.Name, Description: c.Description, Arguments: []devSlashCommandArgument{}, SubCommands: []devSlashCommand{}}
+// devCommands lists reg's commands as the extension's SlashCommands.
+func devCommands(reg *command.Registry) []devSlashCommand {
+	return commandTree(reg.Commands(), "", false, 0, func(c *command.Command, name string, subs []devSlashCommand) devSlashCommand {
+		out := devSlashCommand{Name: name, Description: c.Description, Arguments: []devSlashCommandArgument{}, SubCommands: subs}
 		for _, a := range c.Arguments {
 			out.Arguments = append(out.Arguments, devSlashCommandArgument{Name: a.Name, Description: a.Description, IsRequired: a.Required})
 		}
-		if depth < 8 {
-			for _, sc := range c.SubCommands {
-				out.SubCommands = append(out.SubCommands, conv(sc, depth+1))
-			}
-		}
 		return out
-	}
-	out := []devSlashCommand{}
-	for _, c := range reg.Commands() {
-		out = append(out, conv(c, 0))
-	}
-	return out
+	})
 }
 
 // rpcCommandExecute is the extension's command/execute: the command runs
@@ -772,23 +762,15 @@ func (s *Server) rpcCommandExecute(r *http.Request, req *rpcRequest) (any, *Erro
 	if len(path) == 0 {
 		return nil, errInvalidParams("command_path is required.")
 	}
-	taskID := p.TaskID
-	if taskID == "" {
-		taskID = p.TaskIDCamel
-	}
-	reg, env, e := s.commandsFor(r.Context(), taskID, true)
+	reg, env, e := s.commandsFor(r.Context(), p.taskID(), true)
 	if e != nil {
 		return nil, e
 	}
-	cmd, cpath, rest := reg.Lookup(path...)
-	name := strings.Join(path, " ")
-	if cmd == nil || len(rest) > 0 {
-		return &executeSlashCommandResponse{Status: cmdFailedToStart, Message: "Command not found: " + name}, nil
+	cmd, cpath, e := findCommand(reg, env, strings.Join(path, " "), path...)
+	var t *task
+	if e == nil {
+		t, e = s.runCommand(r.Context(), cmd, cpath, strings.Fields(p.Args), env, true, nil)
 	}
-	if cmd.RequiresWorkspace && env.Workspace == "" {
-		return &executeSlashCommandResponse{Status: cmdFailedToStart, Message: "Command \"" + name + "\" requires a workspace, but CODER_AGENT_WORKSPACE_PATH is not set."}, nil
-	}
-	t, e := s.runCommand(r.Context(), cmd, cpath, strings.Fields(p.Args), env, true, nil)
 	if e != nil {
 		return &executeSlashCommandResponse{Status: cmdFailedToStart, Message: e.Message}, nil
 	}

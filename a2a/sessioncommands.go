@@ -3,6 +3,7 @@ package a2a
 import (
 	"context"
 	"net/http"
+	"strings"
 
 	"github.com/castor-dev/castor/command"
 )
@@ -47,26 +48,52 @@ func (s *Server) commandsFor(ctx context.Context, taskID string, build bool) (*c
 	return s.cmds, env, nil
 }
 
-// commandsParams are the optional params of commands/get.
-type commandsParams struct {
-	TaskID      string `json:"task_id"`
-	TaskIDCamel string `json:"taskId"`
+// commandTree converts commands for a listing, eight levels deep at
+// most: mk builds one wire command from a command, the name it is listed
+// under (its own, or with full its parents' before it: "memory show") and
+// its converted sub-commands.
+func commandTree[T any](cmds []*command.Command, parent string, full bool, depth int, mk func(c *command.Command, name string, subs []T) T) []T {
+	out := []T{}
+	for _, c := range cmds {
+		name := c.Name
+		if full {
+			name = strings.TrimSpace(parent + " " + c.Name)
+		}
+		subs := []T{}
+		if depth < 8 {
+			subs = commandTree(c.SubCommands, name, full, depth+1, mk)
+		}
+		out = append(out, mk(c, name, subs))
+	}
+	return out
 }
 
-func (p *commandsParams) taskID() string {
-	if p.TaskID != "" {
-		return p.TaskID
+// findCommand looks up the command named name (path in words) to run in
+// env: a command that does not exist is MethodNotFound, one that needs
+// the workspace env lacks InvalidParams.
+func findCommand(reg *command.Registry, env command.Env, name string, path ...string) (*command.Command, []string, *Error) {
+	cmd, cpath, rest := reg.Lookup(path...)
+	switch {
+	case cmd == nil || len(rest) > 0:
+		return nil, nil, rpcError(CodeMethodNotFound, "Command not found: %s", name)
+	case cmd.RequiresWorkspace && env.Workspace == "":
+		return nil, nil, errInvalidParams("Command \"%s\" requires a workspace, but CODER_AGENT_WORKSPACE_PATH is not set.", name)
 	}
-	return p.TaskIDCamel
+	return cmd, cpath, nil
 }
 
 // restStatus is the HTTP status of a REST request that failed with e.
 func restStatus(e *Error) int {
-	switch e.Code {
-	case CodeTaskNotFound:
+	switch {
+	case busy(e):
+		return http.StatusTooManyRequests
+	case e.Code == CodeTaskNotFound || e.Code == CodeMethodNotFound:
 		return http.StatusNotFound
-	case CodeInvalidParams:
+	case e.Code == CodeInvalidParams || e.Code == CodeInvalidRequest:
 		return http.StatusBadRequest
 	}
 	return http.StatusInternalServerError
 }
+
+// busy reports whether e is errBusy's: the server is out of room.
+func busy(e *Error) bool { return e.Data != nil }
