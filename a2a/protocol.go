@@ -224,19 +224,6 @@ type MessageSendParams struct {
 	Metadata      map[string]any            `json:"metadata,omitempty"`
 }
 
-// TaskQueryParams are the params of tasks/get.
-type TaskQueryParams struct {
-	ID            string         `json:"id"`
-	HistoryLength *int           `json:"historyLength,omitempty"`
-	Metadata      map[string]any `json:"metadata,omitempty"`
-}
-
-// TaskIDParams are the params of tasks/cancel and tasks/resubscribe.
-type TaskIDParams struct {
-	ID       string         `json:"id"`
-	Metadata map[string]any `json:"metadata,omitempty"`
-}
-
 // PushNotificationAuthenticationInfo tells a webhook how it is called.
 type PushNotificationAuthenticationInfo struct {
 	Schemes     []string `json:"schemes"`
@@ -261,10 +248,11 @@ type TaskPushNotificationConfig struct {
 }
 
 // pushConfigParams are the params of tasks/pushNotificationConfig/get,
-// list and delete.
+// list and delete. a2a-go's GetTaskPushConfigParams would type-check
+// metadata, which these methods have always ignored.
 type pushConfigParams struct {
-	ID                       string `json:"id"`
-	PushNotificationConfigID string `json:"pushNotificationConfigId,omitempty"`
+	ID       string `json:"id"`
+	ConfigID string `json:"pushNotificationConfigId,omitempty"`
 }
 
 // now formats t as A2A timestamps are written.

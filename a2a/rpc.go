@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	legacy "github.com/a2aproject/a2a-go/a2a"
 	"github.com/google/uuid"
 
 	"github.com/castor-dev/castor/command"
@@ -89,6 +90,7 @@ func (s *Server) handleRPC(w http.ResponseWriter, r *http.Request) {
 	}
 	var result any
 	var e *Error
+	ctx := r.Context()
 	switch req.Method {
 	case methodStream:
 		s.rpcStream(w, r, req)
@@ -99,23 +101,19 @@ func (s *Server) handleRPC(w http.ResponseWriter, r *http.Request) {
 	case methodSend:
 		result, e = s.rpcSend(w, r, req)
 	case methodGet:
-		result, e = s.rpcGet(r.Context(), req)
+		result, e = withParams(req, func(p *legacy.TaskQueryParams) (any, *Error) { return s.getTask(ctx, string(p.ID), p.HistoryLength) })
 	case methodCancel:
-		result, e = s.rpcCancel(r.Context(), req)
+		result, e = withParams(req, func(p *legacy.TaskIDParams) (any, *Error) { return s.cancel(ctx, string(p.ID)) })
 	case methodPushSet:
-		result, e = s.rpcPushSet(r.Context(), req)
-	case methodPushGet, methodPushList, methodPushDelete:
-		var p *pushConfigParams
-		if p, e = s.pushParams(req); e == nil {
-			switch req.Method {
-			case methodPushGet:
-				result, e = s.pushGet(r.Context(), p.ID, p.PushNotificationConfigID)
-			case methodPushList:
-				result, e = s.pushList(r.Context(), p.ID)
-			default:
-				e = s.pushDelete(r.Context(), p.ID, p.PushNotificationConfigID)
-			}
-		}
+		result, e = withParams(req, func(p *TaskPushNotificationConfig) (any, *Error) {
+			return s.pushSet(ctx, p.TaskID, p.PushNotificationConfig)
+		})
+	case methodPushGet:
+		result, e = withParams(req, func(p *pushConfigParams) (any, *Error) { return s.pushGet(ctx, p.ID, p.ConfigID) })
+	case methodPushList:
+		result, e = withParams(req, func(p *pushConfigParams) (any, *Error) { return s.pushList(ctx, p.ID) })
+	case methodPushDelete:
+		result, e = withParams(req, func(p *pushConfigParams) (any, *Error) { return nil, s.pushDelete(ctx, p.ID, p.ConfigID) })
 	case methodExtendedCard:
 		e = rpcError(CodeExtendedCardNotConfigured, "Authenticated Extended Card is not configured")
 	case methodCommandsGet:
@@ -127,7 +125,7 @@ func (s *Server) handleRPC(w http.ResponseWriter, r *http.Request) {
 		}
 		var reg *command.Registry
 		if e == nil {
-			reg, _, e = s.commandsFor(r.Context(), p.taskID(), false)
+			reg, _, e = s.commandsFor(ctx, p.taskID(), false)
 		}
 		if e == nil {
 			result = map[string]any{"commands": devCommands(reg)}
@@ -142,6 +140,15 @@ func (s *Server) handleRPC(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeRPCResult(w, req.ID, result)
+}
+
+// withParams decodes req's params as P for the method f answers.
+func withParams[P any](req *rpcRequest, f func(*P) (any, *Error)) (any, *Error) {
+	var p P
+	if e := decodeParams(req.Params, &p); e != nil {
+		return nil, e
+	}
+	return f(&p)
 }
 
 // decodeSendParams reads and checks message/send and message/stream
@@ -415,14 +422,6 @@ func (s *Server) send(ctx context.Context, h http.Header, p *MessageSendParams) 
 	return t.snapshot(hl), ext, nil
 }
 
-func (s *Server) rpcGet(ctx context.Context, req *rpcRequest) (any, *Error) {
-	var p TaskQueryParams
-	if e := decodeParams(req.Params, &p); e != nil {
-		return nil, e
-	}
-	return s.getTask(ctx, p.ID, p.HistoryLength)
-}
-
 func (s *Server) getTask(ctx context.Context, id string, historyLength *int) (*Task, *Error) {
 	if id == "" {
 		return nil, errInvalidParams("id is required.")
@@ -456,14 +455,6 @@ func (s *Server) allTasks(ctx context.Context, historyLength *int) []*Task {
 		}
 	}
 	return out
-}
-
-func (s *Server) rpcCancel(ctx context.Context, req *rpcRequest) (any, *Error) {
-	var p TaskIDParams
-	if e := decodeParams(req.Params, &p); e != nil {
-		return nil, e
-	}
-	return s.cancel(ctx, p.ID)
 }
 
 func (s *Server) cancel(ctx context.Context, id string) (*Task, *Error) {
@@ -525,12 +516,12 @@ func (s *Server) cancelTask(ctx context.Context, t *task) *Error {
 }
 
 func (s *Server) rpcResubscribe(w http.ResponseWriter, r *http.Request, req *rpcRequest) {
-	var p TaskIDParams
+	var p legacy.TaskIDParams
 	if e := decodeParams(req.Params, &p); e != nil {
 		streamError(w, req.ID, e)
 		return
 	}
-	t, sub, snap, e := s.subscribe(r.Context(), p.ID)
+	t, sub, snap, e := s.subscribe(r.Context(), string(p.ID))
 	if e != nil {
 		if busy(e) { // too many open streams
 			writeRPCError(w, http.StatusTooManyRequests, req.ID, e)
@@ -606,14 +597,6 @@ func (s *Server) setPush(t *task, c PushNotificationConfig) *Error {
 	return nil
 }
 
-func (s *Server) rpcPushSet(ctx context.Context, req *rpcRequest) (any, *Error) {
-	var p TaskPushNotificationConfig
-	if e := decodeParams(req.Params, &p); e != nil {
-		return nil, e
-	}
-	return s.pushSet(ctx, p.TaskID, p.PushNotificationConfig)
-}
-
 func (s *Server) pushSet(ctx context.Context, taskID string, c PushNotificationConfig) (*TaskPushNotificationConfig, *Error) {
 	if taskID == "" {
 		return nil, errInvalidParams("taskId is required.")
@@ -634,14 +617,6 @@ func (s *Server) pushSet(ctx context.Context, taskID string, c PushNotificationC
 		}
 	}
 	return nil, rpcError(CodeInternalError, "push notification config was not stored")
-}
-
-func (s *Server) pushParams(req *rpcRequest) (*pushConfigParams, *Error) {
-	var p pushConfigParams
-	if e := decodeParams(req.Params, &p); e != nil {
-		return nil, e
-	}
-	return &p, nil
 }
 
 func (s *Server) pushTask(ctx context.Context, id string) (*task, *Error) {
