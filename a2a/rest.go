@@ -152,15 +152,8 @@ func (s *Server) handleGetTaskREST(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{
 		"id": snap.ID, "contextId": snap.ContextID, "state": snap.Status.State,
 		"timestamp": snap.Status.Timestamp, "metadata": snap.Metadata,
-		"history": orEmpty(snap.History), "artifacts": orEmptyArtifacts(snap.Artifacts),
+		"history": orEmpty(snap.History), "artifacts": orEmpty(snap.Artifacts),
 	})
-}
-
-func orEmptyArtifacts(a []Artifact) []Artifact {
-	if a == nil {
-		return []Artifact{}
-	}
-	return a
 }
 
 // POST /tasks/{id}/execute {message} → the turn's events as SSE, framed

@@ -170,9 +170,9 @@ func (m *MemoryStore) List(context.Context) ([]string, error) {
 
 // orEmpty gives an empty list for nil, so that JSON shows [] rather than
 // null.
-func orEmpty(m []Message) []Message {
-	if m == nil {
-		return []Message{}
+func orEmpty[T any](s []T) []T {
+	if s == nil {
+		return []T{}
 	}
-	return m
+	return s
 }

@@ -3,7 +3,6 @@ package a2a
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"iter"
 	"mime"
 	"net/http"
@@ -56,43 +55,18 @@ func v1Error(e *Error) error {
 	return err
 }
 
-// convert re-reads v (one of our 0.3 objects or an a2a-go legacy one) as
-// T through its JSON, which is the same in both.
-func convert[T any](v any) (*T, error) {
-	b, err := json.Marshal(v)
+// toV1 converts one of our 0.3 events to its 1.0 form: a2a-go reads its
+// JSON as the legacy event it is, which a2av0 converts.
+func toV1(ev any) (v1.Event, error) {
+	b, err := json.Marshal(ev)
 	if err != nil {
 		return nil, err
 	}
-	out := new(T)
-	if err := json.Unmarshal(b, out); err != nil {
+	le, err := legacy.UnmarshalEventJSON(b)
+	if err != nil {
 		return nil, err
 	}
-	return out, nil
-}
-
-// toV1 converts one of our 0.3 events to its 1.0 form.
-func toV1(ev any) (v1.Event, error) {
-	switch ev := ev.(type) {
-	case *Task:
-		t, err := convert[legacy.Task](ev)
-		if err != nil {
-			return nil, err
-		}
-		return a2av0.ToV1Task(t)
-	case *StatusUpdateEvent:
-		e, err := convert[legacy.TaskStatusUpdateEvent](ev)
-		if err != nil {
-			return nil, err
-		}
-		return a2av0.ToV1TaskStatusUpdateEvent(e)
-	case *ArtifactUpdateEvent:
-		e, err := convert[legacy.TaskArtifactUpdateEvent](ev)
-		if err != nil {
-			return nil, err
-		}
-		return a2av0.ToV1TaskArtifactUpdateEvent(e)
-	}
-	return nil, errors.New("a2a: unknown event type")
+	return a2av0.ToV1Event(le)
 }
 
 func toV1Task(t *Task) (*v1.Task, error) {
@@ -115,20 +89,27 @@ func callHeader(ctx context.Context) http.Header {
 	return h
 }
 
-// sendParams reads a 1.0 request as message/send params, checked as 0.3's.
-func sendParams(req *v1.SendMessageRequest) (*MessageSendParams, *Error) {
+// sendParams reads a 1.0 request as message/send params, checked as
+// 0.3's, and refuses a message to an ended task.
+func (s *Server) sendParams(ctx context.Context, req *v1.SendMessageRequest) (*MessageSendParams, error) {
 	if req == nil || req.Message == nil {
-		return nil, errInvalidParams("message is required.")
+		return nil, v1Error(errInvalidParams("message is required."))
 	}
 	raw, err := json.Marshal(a2av0.FromV1SendMessageRequest(req))
 	if err != nil {
-		return nil, errInvalidParams("Invalid parameters: %v", err)
+		return nil, v1Error(errInvalidParams("Invalid parameters: %v", err))
 	}
 	p, e := decodeSendParams(raw)
-	if e == nil && p.Configuration != nil && p.Configuration.PushNotificationConfig != nil {
-		p.Configuration.PushNotificationConfig.Version = "1.0"
+	if e == nil {
+		e = s.ended(ctx, p.Message.TaskID)
 	}
-	return p, e
+	if e != nil {
+		return nil, v1Error(e)
+	}
+	if c := p.Configuration; c != nil && c.PushNotificationConfig != nil {
+		c.PushNotificationConfig.Version = "1.0"
+	}
+	return p, nil
 }
 
 // pushBody1 is what a 1.0 webhook receives: the task in a StreamResponse.
@@ -190,12 +171,9 @@ func (s *Server) precheck(ctx context.Context, req *rpcRequest) *Error {
 
 // SendMessage implements a2asrv.RequestHandler.
 func (h handler) SendMessage(ctx context.Context, req *v1.SendMessageRequest) (v1.SendMessageResult, error) {
-	p, e := sendParams(req)
-	if e == nil {
-		e = h.s.ended(ctx, p.Message.TaskID)
-	}
-	if e != nil {
-		return nil, v1Error(e)
+	p, err := h.s.sendParams(ctx, req)
+	if err != nil {
+		return nil, err
 	}
 	t, _, e := h.s.send(ctx, callHeader(ctx), p)
 	if e != nil {
@@ -207,12 +185,9 @@ func (h handler) SendMessage(ctx context.Context, req *v1.SendMessageRequest) (v
 // SendStreamingMessage implements a2asrv.RequestHandler.
 func (h handler) SendStreamingMessage(ctx context.Context, req *v1.SendMessageRequest) iter.Seq2[v1.Event, error] {
 	return func(yield func(v1.Event, error) bool) {
-		p, e := sendParams(req)
-		if e == nil {
-			e = h.s.ended(ctx, p.Message.TaskID)
-		}
-		if e != nil {
-			yield(nil, v1Error(e))
+		p, err := h.s.sendParams(ctx, req)
+		if err != nil {
+			yield(nil, err)
 			return
 		}
 		if !h.s.acquireStream() {
@@ -277,10 +252,7 @@ func (h handler) ListTasks(ctx context.Context, req *v1.ListTasksRequest) (*v1.L
 	if req.HistoryLength != nil && *req.HistoryLength < 0 {
 		return nil, v1Error(errInvalidParams("historyLength must not be negative."))
 	}
-	switch req.Status {
-	case "", v1.TaskStateSubmitted, v1.TaskStateWorking, v1.TaskStateInputRequired, v1.TaskStateAuthRequired,
-		v1.TaskStateCompleted, v1.TaskStateCanceled, v1.TaskStateFailed, v1.TaskStateRejected:
-	default:
+	if req.Status != "" && a2av0.FromV1TaskState(req.Status) == legacy.TaskStateUnspecified {
 		return nil, v1Error(errInvalidParams("unknown status %q", req.Status))
 	}
 	size := req.PageSize
@@ -476,19 +448,15 @@ func v1Writer(w http.ResponseWriter, r *http.Request) http.ResponseWriter {
 
 type mediaWriter struct{ http.ResponseWriter }
 
-func (m *mediaWriter) WriteHeader(code int) {
+func (m *mediaWriter) relabel() {
 	if h := m.Header(); strings.HasPrefix(h.Get("Content-Type"), "application/json") {
 		h.Set("Content-Type", mediaType)
 	}
-	m.ResponseWriter.WriteHeader(code)
 }
 
-func (m *mediaWriter) Write(b []byte) (int, error) {
-	if h := m.Header(); strings.HasPrefix(h.Get("Content-Type"), "application/json") {
-		h.Set("Content-Type", mediaType)
-	}
-	return m.ResponseWriter.Write(b)
-}
+func (m *mediaWriter) WriteHeader(code int) { m.relabel(); m.ResponseWriter.WriteHeader(code) }
+
+func (m *mediaWriter) Write(b []byte) (int, error) { m.relabel(); return m.ResponseWriter.Write(b) }
 
 func (m *mediaWriter) Flush() {
 	if f, ok := m.ResponseWriter.(http.Flusher); ok {
