@@ -13,7 +13,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/castor-dev/castor/command"
-	"github.com/castor-dev/castor/config"
 	"github.com/castor-dev/castor/policy"
 )
 
@@ -694,23 +693,6 @@ func (s *Server) pushDelete(ctx context.Context, taskID, id string) *Error {
 	return nil
 }
 
-// commandEnv is the environment commands run in: the server's default
-// workspace, with its trust as settings decide it.
-func (s *Server) commandEnv() command.Env {
-	return s.commandEnvAt(s.cfg.Workspace)
-}
-
-// commandEnvAt is the environment commands run in for workspace ws.
-func (s *Server) commandEnvAt(ws string) command.Env {
-	env := command.Env{Workspace: ws, HomeDir: s.cfg.HomeDir}
-	if env.Workspace != "" {
-		if st, err := config.Load(config.LoadOptions{Workspace: env.Workspace, HomeDir: env.HomeDir}); err == nil {
-			env.Trusted = st.Trust.IsTrusted() || !st.Trust.FolderTrustEnabled
-		}
-	}
-	return env
-}
-
 // devCommands lists reg's commands as the extension's SlashCommands.
 func devCommands(reg *command.Registry) []devSlashCommand {
 	return commandTree(reg.Commands(), "", false, 0, func(c *command.Command, name string, subs []devSlashCommand) devSlashCommand {
@@ -787,20 +769,9 @@ func (s *Server) runCommand(ctx context.Context, cmd *command.Command, path, arg
 	case res != nil && res.Kind == command.ResultMessage && res.MessageType == command.MessageError:
 		t.publish(&update{kind: uState, state: StateFailed, final: true, reason: reasonEnd, text: res.Content})
 	default:
-		text := ""
-		if res != nil {
-			text = res.Content
-			if res.Kind == command.ResultData {
-				if str, ok := res.Data.(string); ok {
-					text = str
-				} else if b, err := json.MarshalIndent(res.Data, "", "  "); err == nil {
-					text = string(b)
-				}
-			}
-		}
 		// One final event carrying the text, as Gemini CLI's init reports
 		// an informational result.
-		t.publish(&update{kind: uText, state: StateCompleted, final: true, text: text, messageID: uuid.NewString()})
+		t.publish(&update{kind: uText, state: StateCompleted, final: true, text: res.Text(), messageID: uuid.NewString()})
 	}
 	s.save(t)
 	return t, nil

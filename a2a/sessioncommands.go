@@ -1,6 +1,7 @@
 package a2a
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 	"strings"
@@ -19,7 +20,7 @@ import (
 // (setup.WithSessionCommands).
 func (s *Server) commandsFor(ctx context.Context, taskID string, build bool) (*command.Registry, command.Env, *Error) {
 	if taskID == "" {
-		return s.cmds, s.commandEnv(), nil
+		return s.cmds, command.EnvAt(s.cfg.Workspace, s.cfg.HomeDir), nil
 	}
 	t, err := s.lookupTask(ctx, taskID)
 	if err != nil {
@@ -28,10 +29,7 @@ func (s *Server) commandsFor(ctx context.Context, taskID string, build bool) (*c
 	t.mu.Lock()
 	a, ws := t.agent, t.settings.WorkspacePath
 	t.mu.Unlock()
-	env := s.commandEnv()
-	if ws != "" {
-		env = s.commandEnvAt(ws)
-	}
+	env := command.EnvAt(cmp.Or(ws, s.cfg.Workspace), s.cfg.HomeDir)
 	if s.cfg.SessionCommands == nil {
 		return s.cmds, env, nil
 	}
