@@ -2,10 +2,12 @@ package a2a
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -457,14 +459,11 @@ func (s *Server) allTasks(ctx context.Context, historyLength *int) []*Task {
 }
 
 func (s *Server) cancel(ctx context.Context, id string) (*Task, *Error) {
-	if id == "" {
-		return nil, errInvalidParams("id is required.")
+	t, e := s.taskNamed(ctx, "id", id)
+	if e == nil {
+		e = s.cancelTask(ctx, t)
 	}
-	t, err := s.lookupTask(ctx, id)
-	if err != nil {
-		return nil, asRPCError(err)
-	}
-	if e := s.cancelTask(ctx, t); e != nil {
+	if e != nil {
 		return nil, e
 	}
 	return t.snapshot(nil), nil
@@ -597,30 +596,21 @@ func (s *Server) setPush(t *task, c PushNotificationConfig) *Error {
 }
 
 func (s *Server) pushSet(ctx context.Context, taskID string, c PushNotificationConfig) (*TaskPushNotificationConfig, *Error) {
-	if taskID == "" {
-		return nil, errInvalidParams("taskId is required.")
+	t, e := s.taskNamed(ctx, "taskId", taskID)
+	if e == nil {
+		e = s.setPush(t, c)
 	}
-	t, err := s.lookupTask(ctx, taskID)
-	if err != nil {
-		return nil, asRPCError(err)
-	}
-	if e := s.setPush(t, c); e != nil {
+	if e != nil {
 		return nil, e
 	}
 	s.save(t)
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for _, pc := range t.push {
-		if pc.ID == c.ID || (c.ID == "" && pc.ID == t.id) {
-			return &TaskPushNotificationConfig{TaskID: t.id, PushNotificationConfig: pc}, nil
-		}
-	}
-	return nil, rpcError(CodeInternalError, "push notification config was not stored")
+	return s.pushGet(ctx, t.id, cmp.Or(c.ID, t.id))
 }
 
-func (s *Server) pushTask(ctx context.Context, id string) (*task, *Error) {
+// taskNamed is the task id names, which the request's field gave.
+func (s *Server) taskNamed(ctx context.Context, field, id string) (*task, *Error) {
 	if id == "" {
-		return nil, errInvalidParams("id is required.")
+		return nil, errInvalidParams("%s is required.", field)
 	}
 	t, err := s.lookupTask(ctx, id)
 	if err != nil {
@@ -630,7 +620,7 @@ func (s *Server) pushTask(ctx context.Context, id string) (*task, *Error) {
 }
 
 func (s *Server) pushGet(ctx context.Context, taskID, id string) (*TaskPushNotificationConfig, *Error) {
-	t, e := s.pushTask(ctx, taskID)
+	t, e := s.taskNamed(ctx, "id", taskID)
 	if e != nil {
 		return nil, e
 	}
@@ -653,7 +643,7 @@ func (s *Server) pushGet(ctx context.Context, taskID, id string) (*TaskPushNotif
 }
 
 func (s *Server) pushList(ctx context.Context, taskID string) ([]TaskPushNotificationConfig, *Error) {
-	t, e := s.pushTask(ctx, taskID)
+	t, e := s.taskNamed(ctx, "id", taskID)
 	if e != nil {
 		return nil, e
 	}
@@ -667,7 +657,7 @@ func (s *Server) pushList(ctx context.Context, taskID string) ([]TaskPushNotific
 }
 
 func (s *Server) pushDelete(ctx context.Context, taskID, id string) *Error {
-	t, e := s.pushTask(ctx, taskID)
+	t, e := s.taskNamed(ctx, "id", taskID)
 	if e != nil {
 		return e
 	}
@@ -675,16 +665,9 @@ func (s *Server) pushDelete(ctx context.Context, taskID, id string) *Error {
 		return errInvalidParams("pushNotificationConfigId is required.")
 	}
 	t.mu.Lock()
-	kept := t.push[:0]
-	found := false
-	for _, c := range t.push {
-		if c.ID == id {
-			found = true
-			continue
-		}
-		kept = append(kept, c)
-	}
-	t.push = kept
+	n := len(t.push)
+	t.push = slices.DeleteFunc(t.push, func(c PushNotificationConfig) bool { return c.ID == id })
+	found := len(t.push) < n
 	t.mu.Unlock()
 	if !found {
 		return errInvalidParams("push notification config %q not found for task %s", id, t.id)

@@ -1,6 +1,7 @@
 package a2a
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"iter"
@@ -45,10 +46,7 @@ func v1Error(e *Error) error {
 	if e == nil {
 		return nil
 	}
-	err := v1.NewError(v1Errors[e.Code], e.Message)
-	if err.Err == nil {
-		err.Err = v1.ErrInternalError
-	}
+	err := v1.NewError(cmp.Or(v1Errors[e.Code], v1.ErrInternalError), e.Message)
 	if d, ok := e.Data.(map[string]any); ok {
 		err.Details = d
 	}
@@ -75,6 +73,14 @@ func toV1Task(t *Task) (*v1.Task, error) {
 		return nil, err
 	}
 	return ev.(*v1.Task), nil
+}
+
+// v1Task answers a 1.0 method with the task t, or the error e.
+func v1Task(t *Task, e *Error) (*v1.Task, error) {
+	if e != nil {
+		return nil, v1Error(e)
+	}
+	return toV1Task(t)
 }
 
 // callHeader rebuilds the request headers a2a-go's transport read, which
@@ -176,10 +182,7 @@ func (h handler) SendMessage(ctx context.Context, req *v1.SendMessageRequest) (v
 		return nil, err
 	}
 	t, _, e := h.s.send(ctx, callHeader(ctx), p)
-	if e != nil {
-		return nil, v1Error(e)
-	}
-	return toV1Task(t)
+	return v1Task(t, e)
 }
 
 // SendStreamingMessage implements a2asrv.RequestHandler.
@@ -238,11 +241,7 @@ func (s *Server) yieldUpdates(ctx context.Context, t *task, sub *subscriber, ren
 
 // GetTask implements a2asrv.RequestHandler.
 func (h handler) GetTask(ctx context.Context, req *v1.GetTaskRequest) (*v1.Task, error) {
-	t, e := h.s.getTask(ctx, string(req.ID), req.HistoryLength)
-	if e != nil {
-		return nil, v1Error(e)
-	}
-	return toV1Task(t)
+	return v1Task(h.s.getTask(ctx, string(req.ID), req.HistoryLength))
 }
 
 // ListTasks implements a2asrv.RequestHandler: the tasks in memory and in
@@ -306,11 +305,7 @@ func (h handler) ListTasks(ctx context.Context, req *v1.ListTasksRequest) (*v1.L
 
 // CancelTask implements a2asrv.RequestHandler.
 func (h handler) CancelTask(ctx context.Context, req *v1.CancelTaskRequest) (*v1.Task, error) {
-	t, e := h.s.cancel(ctx, string(req.ID))
-	if e != nil {
-		return nil, v1Error(e)
-	}
-	return toV1Task(t)
+	return v1Task(h.s.cancel(ctx, string(req.ID)))
 }
 
 // SubscribeToTask implements a2asrv.RequestHandler: the task as it is,
@@ -339,12 +334,16 @@ func (h handler) SubscribeToTask(ctx context.Context, req *v1.SubscribeToTaskReq
 	}
 }
 
-func toV1Push(c *TaskPushNotificationConfig) *v1.PushConfig {
+// v1Push answers a 1.0 push method with the config c, or the error e.
+func v1Push(c *TaskPushNotificationConfig, e *Error) (*v1.PushConfig, error) {
+	if e != nil {
+		return nil, v1Error(e)
+	}
 	out := &v1.PushConfig{TaskID: v1.TaskID(c.TaskID), ID: c.PushNotificationConfig.ID, URL: c.PushNotificationConfig.URL, Token: c.PushNotificationConfig.Token}
 	if a := c.PushNotificationConfig.Authentication; a != nil && len(a.Schemes) > 0 {
 		out.Auth = &v1.PushAuthInfo{Scheme: a.Schemes[0], Credentials: a.Credentials}
 	}
-	return out
+	return out, nil
 }
 
 // CreateTaskPushConfig implements a2asrv.RequestHandler.
@@ -353,20 +352,12 @@ func (h handler) CreateTaskPushConfig(ctx context.Context, req *v1.PushConfig) (
 	if req.Auth != nil {
 		c.Authentication = &PushNotificationAuthenticationInfo{Schemes: []string{req.Auth.Scheme}, Credentials: req.Auth.Credentials}
 	}
-	out, e := h.s.pushSet(ctx, string(req.TaskID), c)
-	if e != nil {
-		return nil, v1Error(e)
-	}
-	return toV1Push(out), nil
+	return v1Push(h.s.pushSet(ctx, string(req.TaskID), c))
 }
 
 // GetTaskPushConfig implements a2asrv.RequestHandler.
 func (h handler) GetTaskPushConfig(ctx context.Context, req *v1.GetTaskPushConfigRequest) (*v1.PushConfig, error) {
-	out, e := h.s.pushGet(ctx, string(req.TaskID), req.ID)
-	if e != nil {
-		return nil, v1Error(e)
-	}
-	return toV1Push(out), nil
+	return v1Push(h.s.pushGet(ctx, string(req.TaskID), req.ID))
 }
 
 // ListTaskPushConfigs implements a2asrv.RequestHandler.
@@ -377,7 +368,8 @@ func (h handler) ListTaskPushConfigs(ctx context.Context, req *v1.ListTaskPushCo
 	}
 	out := &v1.ListTaskPushConfigResponse{Configs: []*v1.PushConfig{}}
 	for i := range cfgs {
-		out.Configs = append(out.Configs, toV1Push(&cfgs[i]))
+		c, _ := v1Push(&cfgs[i], nil)
+		out.Configs = append(out.Configs, c)
 	}
 	return out, nil
 }
