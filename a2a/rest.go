@@ -250,16 +250,13 @@ func (s *Server) handleExecuteCommand(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var args []string
-	if a, ok := raw["args"]; ok && string(a) != "null" {
-		if err := json.Unmarshal(a, &args); err != nil {
-			restError(w, http.StatusBadRequest, `"args" field must be an array.`)
-			return
-		}
-	}
 	var taskID string
-	if t, ok := raw["taskId"]; ok && string(t) != "null" {
-		if err := json.Unmarshal(t, &taskID); err != nil {
-			restError(w, http.StatusBadRequest, `"taskId" field must be a string.`)
+	for _, f := range []struct {
+		key, want string
+		v         any
+	}{{"args", "an array", &args}, {"taskId", "a string", &taskID}} {
+		if b, ok := raw[f.key]; ok && string(b) != "null" && json.Unmarshal(b, f.v) != nil {
+			restError(w, http.StatusBadRequest, `"`+f.key+`" field must be `+f.want+`.`)
 			return
 		}
 	}

@@ -120,19 +120,18 @@ func (s *Server) handleRPC(w http.ResponseWriter, r *http.Request) {
 	case methodCommandsGet:
 		// Params are optional; {taskId} lists that task's commands. Other
 		// params are ignored, as before there were any.
-		var p taskRef
-		if len(req.Params) > 0 && req.Params[0] == '{' {
-			e = decodeParams(req.Params, &p)
+		if len(req.Params) == 0 || req.Params[0] != '{' {
+			req.Params = json.RawMessage("{}")
 		}
-		var reg *command.Registry
-		if e == nil {
-			reg, _, e = s.commandsFor(ctx, p.taskID(), false)
-		}
-		if e == nil {
-			result = map[string]any{"commands": devCommands(reg)}
-		}
+		result, e = withParams(req, func(p *taskRef) (any, *Error) {
+			reg, _, e := s.commandsFor(ctx, p.taskID(), false)
+			if e != nil {
+				return nil, e
+			}
+			return map[string]any{"commands": devCommands(reg)}, nil
+		})
 	case methodCommandExecute:
-		result, e = s.rpcCommandExecute(r, req)
+		result, e = withParams(req, func(p *executeSlashCommandRequest) (any, *Error) { return s.rpcCommandExecute(ctx, p) })
 	default:
 		e = rpcError(CodeMethodNotFound, "Method not found: %s", req.Method)
 	}
@@ -690,11 +689,7 @@ func devCommands(reg *command.Registry) []devSlashCommand {
 // rpcCommandExecute is the extension's command/execute: the command runs
 // as a task whose id is the execution id, so its output is read with
 // tasks/get or tasks/resubscribe like any task's.
-func (s *Server) rpcCommandExecute(r *http.Request, req *rpcRequest) (any, *Error) {
-	var p executeSlashCommandRequest
-	if e := decodeParams(req.Params, &p); e != nil {
-		return nil, e
-	}
+func (s *Server) rpcCommandExecute(ctx context.Context, p *executeSlashCommandRequest) (any, *Error) {
 	path := p.CommandPath
 	if len(path) == 0 {
 		path = p.CommandPathCamel
@@ -702,14 +697,14 @@ func (s *Server) rpcCommandExecute(r *http.Request, req *rpcRequest) (any, *Erro
 	if len(path) == 0 {
 		return nil, errInvalidParams("command_path is required.")
 	}
-	reg, env, e := s.commandsFor(r.Context(), p.taskID(), true)
+	reg, env, e := s.commandsFor(ctx, p.taskID(), true)
 	if e != nil {
 		return nil, e
 	}
 	cmd, cpath, e := findCommand(reg, env, strings.Join(path, " "), path...)
 	var t *task
 	if e == nil {
-		t, e = s.runCommand(r.Context(), cmd, cpath, strings.Fields(p.Args), env, true, nil)
+		t, e = s.runCommand(ctx, cmd, cpath, strings.Fields(p.Args), env, true, nil)
 	}
 	if e != nil {
 		return &executeSlashCommandResponse{Status: cmdFailedToStart, Message: e.Message}, nil
