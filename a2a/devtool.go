@@ -228,25 +228,20 @@ type executeSlashCommandResponse struct {
 	Message     string `json:"message,omitempty"`
 }
 
-// str reads a string field under any of its spellings (proto field name
-// or lowerCamelCase).
-func str(m map[string]any, keys ...string) (string, bool) {
+// field reads a field of type T under the first of its spellings (proto
+// field name or lowerCamelCase) that holds one.
+func field[T any](m map[string]any, keys ...string) (T, bool) {
 	for _, k := range keys {
-		if v, ok := m[k].(string); ok {
+		if v, ok := m[k].(T); ok {
 			return v, true
 		}
 	}
-	return "", false
+	var zero T
+	return zero, false
 }
 
-func obj(m map[string]any, keys ...string) map[string]any {
-	for _, k := range keys {
-		if v, ok := m[k].(map[string]any); ok {
-			return v
-		}
-	}
-	return nil
-}
+// str reads a string field (see field).
+func str(m map[string]any, keys ...string) (string, bool) { return field[string](m, keys...) }
 
 // confirmation is a client's answer to a pending tool call, in either
 // wire format.
@@ -288,16 +283,13 @@ func parseConfirmation(data any) (confirmation, bool) {
 		return confirmation{}, false
 	}
 	c := confirmation{CallID: id, Outcome: opt}
-	fd := obj(m, "file_details", "fileDetails")
-	if fd == nil {
-		if md := obj(m, "modified_details", "modifiedDetails"); md != nil {
-			fd = obj(md, "file_details", "fileDetails")
-		}
+	fd, ok := field[map[string]any](m, "file_details", "fileDetails")
+	if !ok {
+		md, _ := field[map[string]any](m, "modified_details", "modifiedDetails")
+		fd, _ = field[map[string]any](md, "file_details", "fileDetails")
 	}
-	if fd != nil {
-		if nc, ok := str(fd, "new_content", "newContent"); ok {
-			c.NewContent = &nc
-		}
+	if nc, ok := str(fd, "new_content", "newContent"); ok {
+		c.NewContent = &nc
 	}
 	return c, true
 }
@@ -317,41 +309,28 @@ type AgentSettings struct {
 // parseAgentSettings finds agent settings in message or request metadata.
 func parseAgentSettings(metas ...map[string]any) (*AgentSettings, error) {
 	for _, m := range metas {
-		if m == nil {
-			continue
-		}
-		if ca, ok := m["coderAgent"].(map[string]any); ok {
-			if kind, _ := ca["kind"].(string); kind == "agent-settings" {
-				s := &AgentSettings{Kind: kind}
-				if v, ok := ca["workspacePath"]; ok {
-					p, isStr := v.(string)
-					if !isStr {
-						return nil, errInvalidParams("coderAgent.workspacePath must be a string")
-					}
-					s.WorkspacePath = p
+		s := &AgentSettings{Kind: "agent-settings"}
+		if ca, ok := m["coderAgent"].(map[string]any); ok && ca["kind"] == s.Kind {
+			var ok bool
+			if _, set := ca["workspacePath"]; set {
+				if s.WorkspacePath, ok = ca["workspacePath"].(string); !ok {
+					return nil, errInvalidParams("coderAgent.workspacePath must be a string")
 				}
-				if v, ok := ca["autoExecute"]; ok {
-					b, isBool := v.(bool)
-					if !isBool {
-						return nil, errInvalidParams("coderAgent.autoExecute must be a boolean")
-					}
-					s.AutoExecute = b
-				}
-				return s, nil
 			}
+			if _, set := ca["autoExecute"]; set {
+				if s.AutoExecute, ok = ca["autoExecute"].(bool); !ok {
+					return nil, errInvalidParams("coderAgent.autoExecute must be a boolean")
+				}
+			}
+			return s, nil
 		}
 		if ext, ok := extensionValue(m); ok {
-			s := &AgentSettings{Kind: "agent-settings"}
-			if v, ok := str(ext, "workspace_path", "workspacePath"); ok {
-				s.WorkspacePath = v
-			} else if _, present := ext["workspace_path"]; present {
+			var found bool
+			s.WorkspacePath, found = str(ext, "workspace_path", "workspacePath")
+			if _, set := ext["workspace_path"]; set && !found {
 				return nil, errInvalidParams("AgentSettings.workspace_path must be a string")
 			}
-			if b, ok := ext["auto_execute"].(bool); ok {
-				s.AutoExecute = b
-			} else if b, ok := ext["autoExecute"].(bool); ok {
-				s.AutoExecute = b
-			}
+			s.AutoExecute, _ = field[bool](ext, "auto_execute", "autoExecute")
 			return s, nil
 		}
 	}

@@ -122,9 +122,10 @@ func findAnswer(m *Message, id string) (mcp.ElicitResult, bool) {
 			continue
 		}
 		action, _ := str(d, "action")
+		content, _ := field[map[string]any](d, "content")
 		switch a := mcp.ElicitAction(action); a {
 		case mcp.ElicitAccept, mcp.ElicitDecline, mcp.ElicitCancel:
-			return mcp.ElicitResult{Action: a, Content: obj(d, "content")}, true
+			return mcp.ElicitResult{Action: a, Content: content}, true
 		}
 	}
 	return mcp.ElicitResult{}, false
