@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"strings"
 
-	"golang.org/x/mod/semver"
+	"github.com/castor-dev/castor/internal/semver"
 )
 
 // ExtensionURI identifies the development-tool extension; its path embeds
@@ -22,28 +22,6 @@ const (
 // extensionVersion is the version of the extension this server implements.
 const extensionVersion = "v0"
 
-// parseSemver reads "v0", "0.1", "v1.2.3" or "1.2.3-rc.1" as a canonical
-// semantic version; a URI may give only the major or the major and minor
-// numbers, which count as zeros.
-func parseSemver(s string) (string, bool) {
-	v := "v" + strings.TrimPrefix(s, "v")
-	return semver.Canonical(v), semver.IsValid(v)
-}
-
-// satisfies reports whether an agent implementing version have serves a
-// client that asks for want, by Semantic Versioning 2.0 compatibility:
-// the same major version (below 1.0.0, where anything may change, the
-// same minor version too) and no older than what was asked.
-func satisfies(have, want string) bool {
-	if semver.Major(have) != semver.Major(want) {
-		return false
-	}
-	if semver.Major(have) == "v0" && semver.MajorMinor(have) != semver.MajorMinor(want) {
-		return false
-	}
-	return semver.Compare(have, want) >= 0
-}
-
 // extensionFor reports whether uri names the development-tool extension
 // and, if so, whether this server's version is compatible with it.
 func extensionFor(uri string) (ours, compatible bool) {
@@ -52,11 +30,8 @@ func extensionFor(uri string) (ours, compatible bool) {
 		return false, false
 	}
 	ver := strings.TrimSuffix(strings.TrimPrefix(uri, extensionURIPrefix), extensionURISuffix)
-	want, ok := parseSemver(ver)
-	if !ok {
-		return true, false
-	}
-	return true, satisfies(extensionVersion, want)
+	want, ok := semver.Parse(ver)
+	return true, ok && semver.Satisfies(extensionVersion, want)
 }
 
 // requestedExtensions splits the X-A2A-Extensions (0.3) and
