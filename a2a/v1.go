@@ -248,26 +248,17 @@ func (h handler) GetTask(ctx context.Context, req *v1.GetTaskRequest) (*v1.Task,
 // the store, newest activity first, filtered and paged as asked. The
 // page token is the offset of the page's first task.
 func (h handler) ListTasks(ctx context.Context, req *v1.ListTasksRequest) (*v1.ListTasksResponse, error) {
-	if req.HistoryLength != nil && *req.HistoryLength < 0 {
+	size := cmp.Or(req.PageSize, 50)
+	from, err := strconv.Atoi(cmp.Or(req.PageToken, "0"))
+	switch {
+	case req.HistoryLength != nil && *req.HistoryLength < 0:
 		return nil, v1Error(errInvalidParams("historyLength must not be negative."))
-	}
-	if req.Status != "" && a2av0.FromV1TaskState(req.Status) == legacy.TaskStateUnspecified {
+	case req.Status != "" && a2av0.FromV1TaskState(req.Status) == legacy.TaskStateUnspecified:
 		return nil, v1Error(errInvalidParams("unknown status %q", req.Status))
-	}
-	size := req.PageSize
-	if size < 0 || size > 100 {
+	case size < 1 || size > 100:
 		return nil, v1Error(errInvalidParams("pageSize must be between 1 and 100, got %d", size))
-	}
-	if size == 0 {
-		size = 50
-	}
-	from := 0
-	if req.PageToken != "" {
-		n, err := strconv.Atoi(req.PageToken)
-		if err != nil || n < 0 {
-			return nil, v1Error(errInvalidParams("invalid pageToken %q", req.PageToken))
-		}
-		from = n
+	case err != nil || from < 0:
+		return nil, v1Error(errInvalidParams("invalid pageToken %q", req.PageToken))
 	}
 	var tasks []*v1.Task
 	for _, snap := range h.s.allTasks(ctx, req.HistoryLength) {
@@ -292,13 +283,11 @@ func (h handler) ListTasks(ctx context.Context, req *v1.ListTasksRequest) (*v1.L
 		}
 		return b.Status.Timestamp.Compare(*a.Status.Timestamp)
 	})
-	out := &v1.ListTasksResponse{TotalSize: len(tasks), PageSize: size, Tasks: []*v1.Task{}}
-	if from < len(tasks) {
-		end := min(from+size, len(tasks))
-		out.Tasks = tasks[from:end]
-		if end < len(tasks) {
-			out.NextPageToken = strconv.Itoa(end)
-		}
+	from = min(from, len(tasks))
+	end := min(from+size, len(tasks))
+	out := &v1.ListTasksResponse{TotalSize: len(tasks), PageSize: size, Tasks: append([]*v1.Task{}, tasks[from:end]...)}
+	if end < len(tasks) {
+		out.NextPageToken = strconv.Itoa(end)
 	}
 	return out, nil
 }
