@@ -2,7 +2,9 @@ package a2a
 
 import (
 	"cmp"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/castor-dev/castor/internal/semver"
@@ -34,38 +36,23 @@ func extensionFor(uri string) (ours, compatible bool) {
 	return true, ok && semver.Satisfies(extensionVersion, want)
 }
 
-// requestedExtensions splits the X-A2A-Extensions (0.3) and
-// A2A-Extensions (1.0) headers.
-func requestedExtensions(h http.Header) []string {
-	var out []string
-	for _, v := range append(h.Values(extensionHeader), h.Values("A2A-Extensions")...) {
-		for _, u := range strings.Split(v, ",") {
-			if u = strings.TrimSpace(u); u != "" {
-				out = append(out, u)
-			}
-		}
-	}
-	return out
-}
-
 // activated reports whether a request activates the extension: by the
-// header, or by metadata keyed by a compatible extension URI. A request
-// for an incompatible version activates nothing: the extensions spec
-// forbids falling back to another version.
+// X-A2A-Extensions (0.3) or A2A-Extensions (1.0) header, or by metadata
+// keyed by a compatible extension URI. A request for an incompatible
+// version activates nothing: the extensions spec forbids falling back to
+// another version.
 func activated(h http.Header, metadata ...map[string]any) bool {
-	for _, u := range requestedExtensions(h) {
-		if _, ok := extensionFor(u); ok {
-			return true
-		}
+	var uris []string
+	for _, v := range append(h.Values(extensionHeader), h.Values("A2A-Extensions")...) {
+		uris = append(uris, strings.Split(v, ",")...)
 	}
 	for _, m := range metadata {
-		for k := range m {
-			if _, ok := extensionFor(k); ok {
-				return true
-			}
-		}
+		uris = slices.AppendSeq(uris, maps.Keys(m))
 	}
-	return false
+	return slices.ContainsFunc(uris, func(u string) bool {
+		_, compatible := extensionFor(u)
+		return compatible
+	})
 }
 
 // extensionValue returns the object keyed by a compatible extension URI.
@@ -81,11 +68,10 @@ func extensionValue(m map[string]any) (map[string]any, bool) {
 
 // Development-tool event kinds (DevelopmentToolEvent.kind).
 const (
-	devToolCallConfirmation = "TOOL_CALL_CONFIRMATION"
-	devToolCallUpdate       = "TOOL_CALL_UPDATE"
-	devTextContent          = "TEXT_CONTENT"
-	devStateChange          = "STATE_CHANGE"
-	devThought              = "THOUGHT"
+	devToolCallUpdate = "TOOL_CALL_UPDATE"
+	devTextContent    = "TEXT_CONTENT"
+	devStateChange    = "STATE_CHANGE"
+	devThought        = "THOUGHT"
 )
 
 // ToolCall statuses of the extension.
