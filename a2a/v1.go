@@ -17,6 +17,8 @@ import (
 	v1 "github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
+
+	"github.com/castor-dev/castor/internal/mediatype"
 )
 
 // handler serves A2A 1.0 through a2a-go's transports (a2asrv's JSON-RPC
@@ -420,32 +422,8 @@ func v1Writer(w http.ResponseWriter, r *http.Request) http.ResponseWriter {
 	if activated(r.Header) {
 		w.Header().Set(v1.SvcParamExtensions, ExtensionURI)
 	}
-	if !strings.HasPrefix(r.Header.Get("Content-Type"), mediaType) {
-		return w
-	}
-	r.Header.Set("Content-Type", "application/json")
-	return &mediaWriter{w}
+	return mediatype.AsJSON(w, r, mediaType)
 }
-
-type mediaWriter struct{ http.ResponseWriter }
-
-func (m *mediaWriter) relabel() {
-	if h := m.Header(); strings.HasPrefix(h.Get("Content-Type"), "application/json") {
-		h.Set("Content-Type", mediaType)
-	}
-}
-
-func (m *mediaWriter) WriteHeader(code int) { m.relabel(); m.ResponseWriter.WriteHeader(code) }
-
-func (m *mediaWriter) Write(b []byte) (int, error) { m.relabel(); return m.ResponseWriter.Write(b) }
-
-func (m *mediaWriter) Flush() {
-	if f, ok := m.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
-func (m *mediaWriter) Unwrap() http.ResponseWriter { return m.ResponseWriter }
 
 // serveV1REST serves the 1.0 HTTP+JSON binding under /a2a/ (Gemini CLI's
 // own routes hold /tasks).
