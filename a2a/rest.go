@@ -180,24 +180,26 @@ func (s *Server) handleExecuteREST(w http.ResponseWriter, r *http.Request) {
 		msg.Role = "user"
 	}
 	msg.TaskID = r.PathValue("id")
+	s.streamREST(w, r, func(sub *subscriber) (*task, bool, *Error) {
+		return s.begin(r.Context(), r.Header, &MessageSendParams{Message: &msg}, sub)
+	})
+}
+
+// streamREST answers with the events of the turn that start starts for
+// sub, as SSE (see pump), holding a stream slot meanwhile. REST requests
+// carry no JSON-RPC id, so the events carry the task's id in its place.
+func (s *Server) streamREST(w http.ResponseWriter, r *http.Request, start func(sub *subscriber) (t *task, ext bool, e *Error)) {
 	if !s.acquireStream() {
 		restError(w, http.StatusTooManyRequests, "too many open streams")
 		return
 	}
 	defer s.streams.Add(-1)
 	sub := newSubscriber()
-	t, ext, e := s.begin(r.Context(), r.Header, &MessageSendParams{Message: &msg}, sub)
+	t, ext, e := start(sub)
 	if e != nil {
 		restError(w, restStatus(e), e.Message)
 		return
 	}
-	s.streamREST(w, r, t, sub, ext)
-}
-
-// streamREST pumps what sub receives from t to the client as SSE (see
-// pump), then unsubscribes. REST requests carry no JSON-RPC id, so the
-// events carry the task's id in its place.
-func (s *Server) streamREST(w http.ResponseWriter, r *http.Request, t *task, sub *subscriber, ext bool) {
 	defer t.unsubscribe(sub)
 	idJSON, _ := json.Marshal(t.id)
 	sw := newSSEWriter(w, idJSON)
@@ -279,16 +281,8 @@ func (s *Server) handleExecuteCommand(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"name": name, "data": res.Payload()})
 		return
 	}
-	if !s.acquireStream() {
-		restError(w, http.StatusTooManyRequests, "too many open streams")
-		return
-	}
-	defer s.streams.Add(-1)
-	sub := newSubscriber()
-	t, e := s.runCommand(r.Context(), cmd, path, args, env, false, sub)
-	if e != nil {
-		restError(w, restStatus(e), e.Message)
-		return
-	}
-	s.streamREST(w, r, t, sub, false)
+	s.streamREST(w, r, func(sub *subscriber) (*task, bool, *Error) {
+		t, e := s.runCommand(r.Context(), cmd, path, args, env, false, sub)
+		return t, false, e
+	})
 }
