@@ -1,6 +1,7 @@
 package a2a
 
 import (
+	"cmp"
 	"strings"
 	"time"
 
@@ -71,29 +72,22 @@ type renderer struct {
 	ext       bool
 	taskID    string
 	contextID string
-	// sent is the extension status last sent per call, to send each
-	// change once.
+	// sent is what was last sent per call, to send each change once: the
+	// extension's status, or the live output in Gemini CLI's format.
 	sent map[string]string
-	// output is the live output last sent per call, to skip repeats.
-	output map[string]string
 }
 
 func newRenderer(ext bool, taskID, contextID string) *renderer {
-	return &renderer{ext: ext, taskID: taskID, contextID: contextID, sent: map[string]string{}, output: map[string]string{}}
+	return &renderer{ext: ext, taskID: taskID, contextID: contextID, sent: map[string]string{}}
 }
 
 // render returns the events for u; it may be none.
 func (r *renderer) render(u *update) []any {
-	var text *Part
-	if u.text != "" {
-		p := TextPart(u.text)
-		text = &p
-	}
 	switch u.kind {
 	case uTask:
 		return []any{u.task}
 	case uElicit:
-		return r.message(u, DataPart(u.question.data()), "", devElicitation)
+		return r.message(u, "", devElicitation, DataPart(u.question.data()))
 	case uOutput, uTool:
 		if r.ext {
 			return r.extCall(u)
@@ -109,53 +103,48 @@ func (r *renderer) render(u *update) []any {
 		if r.ext && !u.final && u.reason != reasonPrompt {
 			return nil
 		}
-		if text == nil {
-			return []any{r.status(u, nil, r.meta(u, "state-change", devStateChange))}
+		if u.text == "" {
+			return r.message(u, "state-change", devStateChange)
 		}
-		return r.message(u, *text, "state-change", devStateChange)
+		return r.message(u, "state-change", devStateChange, TextPart(u.text))
 	case uError:
 		msg := u.text
 		if !r.ext {
 			msg = "Agent Error, unknown agent message: " + msg
 		}
-		return r.message(u, TextPart(msg), "state-change", devStateChange)
-	case uText, uCitation:
+		return r.message(u, "state-change", devStateChange, TextPart(msg))
+	case uText:
+		if u.text != "" {
+			return r.message(u, "text-content", devTextContent, TextPart(u.text))
+		}
+	case uCitation:
 		// Gemini CLI reports citations apart and drops blank ones; the
 		// extension reports them as text.
-		if text == nil || (!r.ext && u.kind == uCitation && strings.TrimSpace(u.text) == "") {
-			return nil
+		if u.text != "" && (r.ext || strings.TrimSpace(u.text) != "") {
+			return r.message(u, "citation", devTextContent, TextPart(u.text))
 		}
-		if u.kind == uCitation {
-			return r.message(u, *text, "citation", devTextContent)
-		}
-		return r.message(u, *text, "text-content", devTextContent)
 	case uThought:
-		if u.thought == nil || (u.thought.Subject == "" && u.thought.Description == "") {
-			return nil
+		if th := u.thought; th != nil && (th.Subject != "" || th.Description != "") {
+			return r.message(u, "thought", devThought, DataPart(map[string]any{"subject": th.Subject, "description": th.Description}))
 		}
-		return r.message(u, DataPart(map[string]any{"subject": u.thought.Subject, "description": u.thought.Description}), "thought", devThought)
 	}
 	return nil
 }
 
-func (r *renderer) status(u *update, msg *Message, meta map[string]any) *StatusUpdateEvent {
-	return &StatusUpdateEvent{
+// message is the status event for u, with an agent message of parts if
+// there are any, and metadata of kind gemini or ext by the stream's
+// format.
+func (r *renderer) message(u *update, gemini, ext string, parts ...Part) []any {
+	var msg *Message
+	if len(parts) > 0 {
+		msg = &Message{Kind: "message", Role: "agent", MessageID: cmp.Or(u.messageID, uuid.NewString()), Parts: parts, TaskID: r.taskID, ContextID: r.contextID}
+	}
+	return []any{&StatusUpdateEvent{
 		Kind: "status-update", TaskID: r.taskID, ContextID: r.contextID,
 		Status:   TaskStatus{State: u.state, Message: msg, Timestamp: stamp(u.time)},
 		Final:    u.final,
-		Metadata: meta,
-	}
-}
-
-// message is the status event for u carrying an agent message of one
-// part, its metadata of kind gemini or ext by the stream's format.
-func (r *renderer) message(u *update, part Part, gemini, ext string) []any {
-	id := u.messageID
-	if id == "" {
-		id = uuid.NewString()
-	}
-	msg := &Message{Kind: "message", Role: "agent", MessageID: id, Parts: []Part{part}, TaskID: r.taskID, ContextID: r.contextID}
-	return []any{r.status(u, msg, r.meta(u, gemini, ext))}
+		Metadata: r.meta(u, gemini, ext),
+	}}
 }
 
 // meta is a status event's metadata: Gemini CLI's coderAgent of kind
@@ -206,7 +195,7 @@ func (r *renderer) geminiTool(u *update) []any {
 	// A2A server (0.25.2) reports a new call as validating, then each
 	// status once (newer sources remap validating to scheduled).
 	data := geminiToolCall(c, string(c.Status), u.traceID)
-	return r.message(u, DataPart(data), kind, "")
+	return r.message(u, kind, "", DataPart(data))
 }
 
 // geminiOutput reports live output as Gemini CLI's server does: each
@@ -216,10 +205,10 @@ func (r *renderer) geminiTool(u *update) []any {
 // update; sending fragments made them show only the newest line.
 func (r *renderer) geminiOutput(u *update) []any {
 	c := u.call
-	if r.output[c.ID] == u.text {
+	if r.sent[c.ID] == u.text {
 		return nil
 	}
-	r.output[c.ID] = u.text
+	r.sent[c.ID] = u.text
 	return []any{&ArtifactUpdateEvent{
 		Kind: "artifact-update", TaskID: r.taskID, ContextID: r.contextID,
 		Artifact: Artifact{ArtifactID: "tool-" + c.ID + "-output", Parts: []Part{TextPart(u.text)}},
@@ -297,7 +286,7 @@ func (r *renderer) extCall(u *update) []any {
 		tc.LiveContent = &live
 		tc.Status = devExecuting
 		r.sent[c.ID] = devExecuting
-		return r.message(u, DataPart(tc), "", devToolCallUpdate)
+		return r.message(u, "", devToolCallUpdate, DataPart(tc))
 	}
 	// The RFC's flow shows neither validation nor the user's own answers
 	// (a re-sent confirmation, the approved call scheduled).
@@ -312,7 +301,7 @@ func (r *renderer) extCall(u *update) []any {
 		return nil
 	}
 	r.sent[c.ID] = key
-	return r.message(u, DataPart(tc), "", devToolCallUpdate)
+	return r.message(u, "", devToolCallUpdate, DataPart(tc))
 }
 
 func extStatus(s agent.Status) string {
