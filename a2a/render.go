@@ -282,8 +282,7 @@ func (r *renderer) extCall(u *update) []any {
 	c := u.call
 	tc := extToolCall(c, u.workspace)
 	if u.kind == uOutput {
-		live := u.text
-		tc.LiveContent = &live
+		tc.LiveContent = new(u.text)
 		tc.Status = devExecuting
 		r.sent[c.ID] = devExecuting
 		return r.message(u, "", devToolCallUpdate, DataPart(tc))
@@ -304,18 +303,11 @@ func (r *renderer) extCall(u *update) []any {
 	return r.message(u, "", devToolCallUpdate, DataPart(tc))
 }
 
-func extStatus(s agent.Status) string {
-	switch s {
-	case agent.StatusExecuting:
-		return devExecuting
-	case agent.StatusSuccess:
-		return devSucceeded
-	case agent.StatusError:
-		return devFailed
-	case agent.StatusCancelled:
-		return devCancelled
-	}
-	return devPending
+// extStatuses are the extension's names of the engine's statuses; the
+// others are all PENDING.
+var extStatuses = map[agent.Status]string{
+	agent.StatusExecuting: devExecuting, agent.StatusSuccess: devSucceeded,
+	agent.StatusError: devFailed, agent.StatusCancelled: devCancelled,
 }
 
 // extToolCall builds the extension's ToolCall for c.
@@ -324,17 +316,15 @@ func extToolCall(c *agent.ToolCall, workspace string) *devToolCall {
 	if args == nil {
 		args = map[string]any{}
 	}
-	tc := &devToolCall{ToolCallID: c.ID, Status: extStatus(c.Status), ToolName: c.Name, InputParameters: args}
+	tc := &devToolCall{ToolCallID: c.ID, Status: cmp.Or(extStatuses[c.Status], devPending), ToolName: c.Name, InputParameters: args}
 	if c.Tool != nil {
 		tc.ToolName = c.Tool.Name()
 	}
 	if c.Description != "" {
-		d := c.Description
-		tc.Description = &d
+		tc.Description = new(c.Description)
 	}
 	if c.Status == agent.StatusExecuting && c.LiveOutput != "" {
-		live := c.LiveOutput
-		tc.LiveContent = &live
+		tc.LiveContent = new(c.LiveOutput)
 	}
 	if c.Status == agent.StatusAwaitingApproval && c.Confirmation != nil && c.Confirmation.Details != nil {
 		tc.ConfirmationRequest = extConfirmation(c.Confirmation.Details, workspace)
