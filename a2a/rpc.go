@@ -619,26 +619,21 @@ func (s *Server) taskNamed(ctx context.Context, field, id string) (*task, *Error
 }
 
 func (s *Server) pushGet(ctx context.Context, taskID, id string) (*TaskPushNotificationConfig, *Error) {
-	t, e := s.taskNamed(ctx, "id", taskID)
+	all, e := s.pushList(ctx, taskID)
 	if e != nil {
 		return nil, e
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for _, c := range t.push {
-		if c.ID == id {
-			return &TaskPushNotificationConfig{TaskID: t.id, PushNotificationConfig: c}, nil
+	for i := range all {
+		if all[i].PushNotificationConfig.ID == id {
+			return &all[i], nil
 		}
 	}
 	// A client that set one unnamed config asks for it as "default", by
 	// the task id, or with no id at all.
-	if len(t.push) == 1 {
-		switch id {
-		case "", "default", t.id:
-			return &TaskPushNotificationConfig{TaskID: t.id, PushNotificationConfig: t.push[0]}, nil
-		}
+	if len(all) == 1 && (id == "" || id == "default" || id == taskID) {
+		return &all[0], nil
 	}
-	return nil, errInvalidParams("push notification config %q not found for task %s", id, t.id)
+	return nil, errInvalidParams("push notification config %q not found for task %s", id, taskID)
 }
 
 func (s *Server) pushList(ctx context.Context, taskID string) ([]TaskPushNotificationConfig, *Error) {
