@@ -158,7 +158,7 @@ func decodeSendParams(raw json.RawMessage) (*MessageSendParams, *Error) {
 	if e := decodeParams(raw, &p); e != nil {
 		return nil, e
 	}
-	m := p.Message
+	m, c := p.Message, p.Configuration
 	switch {
 	case m == nil:
 		return nil, errInvalidParams("message is required.")
@@ -170,11 +170,8 @@ func decodeSendParams(raw json.RawMessage) (*MessageSendParams, *Error) {
 		return nil, errInvalidParams(`message.role must be "user" or "agent".`)
 	case len(m.Parts) == 0:
 		return nil, errInvalidParams("message.parts must not be empty.")
-	}
-	if c := p.Configuration; c != nil {
-		if c.HistoryLength != nil && *c.HistoryLength < 0 {
-			return nil, errInvalidParams("configuration.historyLength must not be negative.")
-		}
+	case c != nil && c.HistoryLength != nil && *c.HistoryLength < 0:
+		return nil, errInvalidParams("configuration.historyLength must not be negative.")
 	}
 	return &p, nil
 }
@@ -423,15 +420,12 @@ func (s *Server) send(ctx context.Context, h http.Header, p *MessageSendParams) 
 }
 
 func (s *Server) getTask(ctx context.Context, id string, historyLength *int) (*Task, *Error) {
-	if id == "" {
-		return nil, errInvalidParams("id is required.")
-	}
-	if historyLength != nil && *historyLength < 0 {
+	if id != "" && historyLength != nil && *historyLength < 0 {
 		return nil, errInvalidParams("historyLength must not be negative.")
 	}
-	t, err := s.lookupTask(ctx, id)
-	if err != nil {
-		return nil, asRPCError(err)
+	t, e := s.taskNamed(ctx, "id", id)
+	if e != nil {
+		return nil, e
 	}
 	return t.snapshot(historyLength), nil
 }
