@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"net/http"
-	"strings"
 
 	"github.com/castor-dev/castor/command"
 )
@@ -44,26 +43,6 @@ func (s *Server) commandsFor(ctx context.Context, taskID string, build bool) (*c
 		}
 	}
 	return s.cmds, env, nil
-}
-
-// commandTree converts commands for a listing, eight levels deep at
-// most: mk builds one wire command from a command, the name it is listed
-// under (its own, or with full its parents' before it: "memory show") and
-// its converted sub-commands.
-func commandTree[T any](cmds []*command.Command, parent string, full bool, depth int, mk func(c *command.Command, name string, subs []T) T) []T {
-	out := []T{}
-	for _, c := range cmds {
-		name := c.Name
-		if full {
-			name = strings.TrimSpace(parent + " " + c.Name)
-		}
-		subs := []T{}
-		if depth < 8 {
-			subs = commandTree(c.SubCommands, name, full, depth+1, mk)
-		}
-		out = append(out, mk(c, name, subs))
-	}
-	return out
 }
 
 // findCommand looks up the command named name (path in words) to run in
