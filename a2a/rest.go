@@ -167,19 +167,13 @@ func (s *Server) handleExecuteREST(w http.ResponseWriter, r *http.Request) {
 	}
 	var msg Message
 	var text string
-	if err := json.Unmarshal(body.Message, &text); err == nil {
-		msg = Message{Kind: "message", Role: "user", MessageID: uuid.NewString(), Parts: []Part{TextPart(text)}}
+	if json.Unmarshal(body.Message, &text) == nil {
+		msg = Message{Kind: "message", Parts: []Part{TextPart(text)}}
 	} else if err := json.Unmarshal(body.Message, &msg); err != nil || len(msg.Parts) == 0 {
 		restError(w, http.StatusBadRequest, `"message" must be a string or an A2A message with parts`)
 		return
 	}
-	if msg.MessageID == "" {
-		msg.MessageID = uuid.NewString()
-	}
-	if msg.Role == "" {
-		msg.Role = "user"
-	}
-	msg.TaskID = r.PathValue("id")
+	msg.MessageID, msg.Role, msg.TaskID = cmp.Or(msg.MessageID, uuid.NewString()), cmp.Or(msg.Role, "user"), r.PathValue("id")
 	s.streamREST(w, r, func(sub *subscriber) (*task, bool, *Error) {
 		return s.begin(r.Context(), r.Header, &MessageSendParams{Message: &msg}, sub)
 	})
