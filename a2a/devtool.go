@@ -224,32 +224,23 @@ func parseConfirmation(data any) (confirmation, bool) {
 	if inner, ok := extensionValue(m); ok {
 		m = inner
 	}
-	if id, ok := str(m, "callId"); ok {
-		outcome, ok := str(m, "outcome")
-		if !ok || outcome == "" || id == "" {
-			return confirmation{}, false
-		}
-		c := confirmation{CallID: id, Outcome: outcome}
-		if nc, ok := str(m, "newContent"); ok {
-			c.NewContent = &nc
-		}
-		return c, true
-	}
-	id, ok := str(m, "tool_call_id", "toolCallId")
-	if !ok || id == "" {
-		return confirmation{}, false
-	}
-	opt, ok := str(m, "selected_option_id", "selectedOptionId")
-	if !ok || opt == "" {
-		return confirmation{}, false
-	}
-	c := confirmation{CallID: id, Outcome: opt}
+	// The extension's fields, unless a callId says it is Gemini CLI's.
+	ids, outcomes, contents := []string{"tool_call_id", "toolCallId"}, []string{"selected_option_id", "selectedOptionId"}, []string{"new_content", "newContent"}
 	fd, ok := field[map[string]any](m, "file_details", "fileDetails")
 	if !ok {
 		md, _ := field[map[string]any](m, "modified_details", "modifiedDetails")
 		fd, _ = field[map[string]any](md, "file_details", "fileDetails")
 	}
-	if nc, ok := str(fd, "new_content", "newContent"); ok {
+	if _, gemini := str(m, "callId"); gemini {
+		ids, outcomes, contents, fd = []string{"callId"}, []string{"outcome"}, []string{"newContent"}, m
+	}
+	id, _ := str(m, ids...)
+	outcome, _ := str(m, outcomes...)
+	if id == "" || outcome == "" {
+		return confirmation{}, false
+	}
+	c := confirmation{CallID: id, Outcome: outcome}
+	if nc, ok := str(fd, contents...); ok {
 		c.NewContent = &nc
 	}
 	return c, true

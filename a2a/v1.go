@@ -132,9 +132,6 @@ func pushBody1(snap *Task) ([]byte, error) {
 // ended refuses, as A2A 1.0 does (UnsupportedOperation), a message to
 // or a subscription on a task that reached a terminal state.
 func (s *Server) ended(ctx context.Context, id string) *Error {
-	if id == "" {
-		return nil
-	}
 	t, err := s.lookupTask(ctx, id)
 	if err != nil {
 		return nil // the method says what is wrong with the id
