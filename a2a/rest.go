@@ -22,9 +22,6 @@ func restError(w http.ResponseWriter, status int, msg string) {
 func decodeREST(w http.ResponseWriter, r *http.Request, v any) bool {
 	body, status, err := readBody(w, r)
 	if err != nil {
-		if status == 0 {
-			status = http.StatusBadRequest
-		}
 		restError(w, status, err.Error())
 		return false
 	}

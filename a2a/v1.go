@@ -49,9 +49,7 @@ func v1Error(e *Error) error {
 		return nil
 	}
 	err := v1.NewError(cmp.Or(v1Errors[e.Code], v1.ErrInternalError), e.Message)
-	if d, ok := e.Data.(map[string]any); ok {
-		err.Details = d
-	}
+	err.Details, _ = e.Data.(map[string]any)
 	return err
 }
 
@@ -71,10 +69,8 @@ func toV1(ev any) (v1.Event, error) {
 
 func toV1Task(t *Task) (*v1.Task, error) {
 	ev, err := toV1(t)
-	if err != nil {
-		return nil, err
-	}
-	return ev.(*v1.Task), nil
+	v, _ := ev.(*v1.Task)
+	return v, err
 }
 
 // v1Task answers a 1.0 method with the task t, or the error e.
@@ -163,11 +159,10 @@ func (s *Server) precheck(ctx context.Context, req *rpcRequest) *Error {
 	case "SubscribeToTask":
 		return s.ended(ctx, p.ID)
 	case "ListTasks":
-		var ts time.Time
 		if p.PageSize != nil && *p.PageSize < 1 {
 			return errInvalidParams("pageSize must be between 1 and 100, got %d", *p.PageSize)
 		}
-		if len(p.Timestamp) > 0 && string(p.Timestamp) != "null" && json.Unmarshal(p.Timestamp, &ts) != nil {
+		if len(p.Timestamp) > 0 && string(p.Timestamp) != "null" && json.Unmarshal(p.Timestamp, new(time.Time)) != nil {
 			return errInvalidParams("statusTimestampAfter must be an RFC 3339 timestamp, got %s", p.Timestamp)
 		}
 	}
