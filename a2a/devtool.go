@@ -83,7 +83,8 @@ const (
 	devCancelled = "CANCELLED"
 )
 
-// devToolCall is the extension's ToolCall, with proto field names.
+// devToolCall is the extension's ToolCall, with proto field names. The
+// extension's types are Gemini CLI's; a2a-go has none of them.
 type devToolCall struct {
 	ToolCallID          string                  `json:"tool_call_id"`
 	Status              string                  `json:"status"`

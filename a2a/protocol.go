@@ -33,8 +33,9 @@ const (
 // a2a-go's legacy types (github.com/a2aproject/a2a-go/a2a) read the same
 // JSON but write other bytes: they leave out an empty artifacts list and
 // a false append, write a missing data part as null and order the keys
-// otherwise. The states and the
-// request params that are only read are a2a-go's; what is written is ours.
+// otherwise; reading, they check parts less and know no push config
+// version. So the states and the task-id params are a2a-go's
+// (tasks/get, cancel, resubscribe), and the rest is ours.
 
 // Message is an A2A message.
 type Message struct {
