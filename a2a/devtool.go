@@ -11,18 +11,18 @@ import (
 )
 
 // ExtensionURI identifies the development-tool extension; its path embeds
-// the extension's version (v0).
-const ExtensionURI = extensionURIPrefix + "v0" + extensionURISuffix
+// the extension's version.
+const ExtensionURI = extensionURIPrefix + extensionVersion + extensionURISuffix
 
 const (
 	extensionURIPrefix = "https://github.com/google-gemini/gemini-cli/blob/main/docs/a2a/developer-profile/"
 	extensionURISuffix = "/spec.md"
+	// extensionVersion is the version of the extension this server
+	// implements.
+	extensionVersion = "v0"
 	// extensionHeader is how A2A 0.3 clients activate extensions.
 	extensionHeader = "X-A2A-Extensions"
 )
-
-// extensionVersion is the version of the extension this server implements.
-const extensionVersion = "v0"
 
 // extensionFor reports whether uri names the development-tool extension
 // and, if so, whether this server's version is compatible with it.

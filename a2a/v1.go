@@ -398,13 +398,10 @@ const mediaType = "application/a2a+json"
 // CLI's server reads any body, and curl users rely on that.
 func checkContent(h http.Header) *Error {
 	ct := h.Get("Content-Type")
-	if ct == "" {
-		return nil
+	if mt, _, err := mime.ParseMediaType(ct); ct != "" && (err != nil || mt != "application/json" && mt != mediaType) {
+		return rpcError(CodeContentTypeNotSupported, "Incompatible content types: A2A 1.0 requests are application/json or %s, not %q", mediaType, ct)
 	}
-	if mt, _, err := mime.ParseMediaType(ct); err == nil && (mt == "application/json" || mt == mediaType) {
-		return nil
-	}
-	return rpcError(CodeContentTypeNotSupported, "Incompatible content types: A2A 1.0 requests are application/json or %s, not %q", mediaType, ct)
+	return nil
 }
 
 // v1Writer prepares a 1.0 request for a2a-go's transports: the 1.0 media
