@@ -1,47 +1,28 @@
 package a2a
 
 import (
+	"cmp"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 
-	"golang.org/x/mod/semver"
+	"github.com/castor-dev/castor/internal/semver"
 )
 
 // ExtensionURI identifies the development-tool extension; its path embeds
-// the extension's version (v0).
-const ExtensionURI = extensionURIPrefix + "v0" + extensionURISuffix
+// the extension's version.
+const ExtensionURI = extensionURIPrefix + extensionVersion + extensionURISuffix
 
 const (
 	extensionURIPrefix = "https://github.com/google-gemini/gemini-cli/blob/main/docs/a2a/developer-profile/"
 	extensionURISuffix = "/spec.md"
+	// extensionVersion is the version of the extension this server
+	// implements.
+	extensionVersion = "v0"
 	// extensionHeader is how A2A 0.3 clients activate extensions.
 	extensionHeader = "X-A2A-Extensions"
 )
-
-// extensionVersion is the version of the extension this server implements.
-const extensionVersion = "v0"
-
-// parseSemver reads "v0", "0.1", "v1.2.3" or "1.2.3-rc.1" as a canonical
-// semantic version; a URI may give only the major or the major and minor
-// numbers, which count as zeros.
-func parseSemver(s string) (string, bool) {
-	v := "v" + strings.TrimPrefix(s, "v")
-	return semver.Canonical(v), semver.IsValid(v)
-}
-
-// satisfies reports whether an agent implementing version have serves a
-// client that asks for want, by Semantic Versioning 2.0 compatibility:
-// the same major version (below 1.0.0, where anything may change, the
-// same minor version too) and no older than what was asked.
-func satisfies(have, want string) bool {
-	if semver.Major(have) != semver.Major(want) {
-		return false
-	}
-	if semver.Major(have) == "v0" && semver.MajorMinor(have) != semver.MajorMinor(want) {
-		return false
-	}
-	return semver.Compare(have, want) >= 0
-}
 
 // extensionFor reports whether uri names the development-tool extension
 // and, if so, whether this server's version is compatible with it.
@@ -51,45 +32,27 @@ func extensionFor(uri string) (ours, compatible bool) {
 		return false, false
 	}
 	ver := strings.TrimSuffix(strings.TrimPrefix(uri, extensionURIPrefix), extensionURISuffix)
-	want, ok := parseSemver(ver)
-	if !ok {
-		return true, false
-	}
-	return true, satisfies(extensionVersion, want)
-}
-
-// requestedExtensions splits the X-A2A-Extensions (0.3) and
-// A2A-Extensions (1.0) headers.
-func requestedExtensions(h http.Header) []string {
-	var out []string
-	for _, v := range append(h.Values(extensionHeader), h.Values("A2A-Extensions")...) {
-		for _, u := range strings.Split(v, ",") {
-			if u = strings.TrimSpace(u); u != "" {
-				out = append(out, u)
-			}
-		}
-	}
-	return out
+	want, ok := semver.Parse(ver)
+	return true, ok && semver.Satisfies(extensionVersion, want)
 }
 
 // activated reports whether a request activates the extension: by the
-// header, or by metadata keyed by a compatible extension URI. A request
-// for an incompatible version activates nothing: the extensions spec
-// forbids falling back to another version.
+// X-A2A-Extensions (0.3) or A2A-Extensions (1.0) header, or by metadata
+// keyed by a compatible extension URI. A request for an incompatible
+// version activates nothing: the extensions spec forbids falling back to
+// another version.
 func activated(h http.Header, metadata ...map[string]any) bool {
-	for _, u := range requestedExtensions(h) {
-		if _, ok := extensionFor(u); ok {
-			return true
-		}
+	var uris []string
+	for _, v := range append(h.Values(extensionHeader), h.Values("A2A-Extensions")...) {
+		uris = append(uris, strings.Split(v, ",")...)
 	}
 	for _, m := range metadata {
-		for k := range m {
-			if _, ok := extensionFor(k); ok {
-				return true
-			}
-		}
+		uris = slices.AppendSeq(uris, maps.Keys(m))
 	}
-	return false
+	return slices.ContainsFunc(uris, func(u string) bool {
+		_, compatible := extensionFor(u)
+		return compatible
+	})
 }
 
 // extensionValue returns the object keyed by a compatible extension URI.
@@ -105,11 +68,10 @@ func extensionValue(m map[string]any) (map[string]any, bool) {
 
 // Development-tool event kinds (DevelopmentToolEvent.kind).
 const (
-	devToolCallConfirmation = "TOOL_CALL_CONFIRMATION"
-	devToolCallUpdate       = "TOOL_CALL_UPDATE"
-	devTextContent          = "TEXT_CONTENT"
-	devStateChange          = "STATE_CHANGE"
-	devThought              = "THOUGHT"
+	devToolCallUpdate = "TOOL_CALL_UPDATE"
+	devTextContent    = "TEXT_CONTENT"
+	devStateChange    = "STATE_CHANGE"
+	devThought        = "THOUGHT"
 )
 
 // ToolCall statuses of the extension.
@@ -121,7 +83,8 @@ const (
 	devCancelled = "CANCELLED"
 )
 
-// devToolCall is the extension's ToolCall, with proto field names.
+// devToolCall is the extension's ToolCall, with proto field names. The
+// extension's types are Gemini CLI's; a2a-go has none of them.
 type devToolCall struct {
 	ToolCallID          string                  `json:"tool_call_id"`
 	Status              string                  `json:"status"`
@@ -208,11 +171,18 @@ type executeSlashCommandRequest struct {
 	// CommandPathCamel accepts proto3 JSON's default lowerCamelCase.
 	CommandPathCamel []string `json:"commandPath"`
 	Args             string   `json:"args"`
-	// TaskID, when set, runs the command on that task's session
-	// (sessioncommands.go): a Castor extension.
+	taskRef
+}
+
+// taskRef names a task in the params of commands/get and command/execute,
+// under either spelling: a Castor extension that lists or runs the
+// commands of that task's session (sessioncommands.go).
+type taskRef struct {
 	TaskID      string `json:"task_id,omitempty"`
 	TaskIDCamel string `json:"taskId,omitempty"`
 }
+
+func (r taskRef) taskID() string { return cmp.Or(r.TaskID, r.TaskIDCamel) }
 
 type executeSlashCommandResponse struct {
 	ExecutionID string `json:"execution_id"`
@@ -220,25 +190,20 @@ type executeSlashCommandResponse struct {
 	Message     string `json:"message,omitempty"`
 }
 
-// str reads a string field under any of its spellings (proto field name
-// or lowerCamelCase).
-func str(m map[string]any, keys ...string) (string, bool) {
+// field reads a field of type T under the first of its spellings (proto
+// field name or lowerCamelCase) that holds one.
+func field[T any](m map[string]any, keys ...string) (T, bool) {
 	for _, k := range keys {
-		if v, ok := m[k].(string); ok {
+		if v, ok := m[k].(T); ok {
 			return v, true
 		}
 	}
-	return "", false
+	var zero T
+	return zero, false
 }
 
-func obj(m map[string]any, keys ...string) map[string]any {
-	for _, k := range keys {
-		if v, ok := m[k].(map[string]any); ok {
-			return v
-		}
-	}
-	return nil
-}
+// str reads a string field (see field).
+func str(m map[string]any, keys ...string) (string, bool) { return field[string](m, keys...) }
 
 // confirmation is a client's answer to a pending tool call, in either
 // wire format.
@@ -260,36 +225,24 @@ func parseConfirmation(data any) (confirmation, bool) {
 	if inner, ok := extensionValue(m); ok {
 		m = inner
 	}
-	if id, ok := str(m, "callId"); ok {
-		outcome, ok := str(m, "outcome")
-		if !ok || outcome == "" || id == "" {
-			return confirmation{}, false
-		}
-		c := confirmation{CallID: id, Outcome: outcome}
-		if nc, ok := str(m, "newContent"); ok {
-			c.NewContent = &nc
-		}
-		return c, true
+	// The extension's fields, unless a callId says it is Gemini CLI's.
+	ids, outcomes, contents := []string{"tool_call_id", "toolCallId"}, []string{"selected_option_id", "selectedOptionId"}, []string{"new_content", "newContent"}
+	fd, ok := field[map[string]any](m, "file_details", "fileDetails")
+	if !ok {
+		md, _ := field[map[string]any](m, "modified_details", "modifiedDetails")
+		fd, _ = field[map[string]any](md, "file_details", "fileDetails")
 	}
-	id, ok := str(m, "tool_call_id", "toolCallId")
-	if !ok || id == "" {
+	if _, gemini := str(m, "callId"); gemini {
+		ids, outcomes, contents, fd = []string{"callId"}, []string{"outcome"}, []string{"newContent"}, m
+	}
+	id, _ := str(m, ids...)
+	outcome, _ := str(m, outcomes...)
+	if id == "" || outcome == "" {
 		return confirmation{}, false
 	}
-	opt, ok := str(m, "selected_option_id", "selectedOptionId")
-	if !ok || opt == "" {
-		return confirmation{}, false
-	}
-	c := confirmation{CallID: id, Outcome: opt}
-	fd := obj(m, "file_details", "fileDetails")
-	if fd == nil {
-		if md := obj(m, "modified_details", "modifiedDetails"); md != nil {
-			fd = obj(md, "file_details", "fileDetails")
-		}
-	}
-	if fd != nil {
-		if nc, ok := str(fd, "new_content", "newContent"); ok {
-			c.NewContent = &nc
-		}
+	c := confirmation{CallID: id, Outcome: outcome}
+	if nc, ok := str(fd, contents...); ok {
+		c.NewContent = &nc
 	}
 	return c, true
 }
@@ -309,41 +262,28 @@ type AgentSettings struct {
 // parseAgentSettings finds agent settings in message or request metadata.
 func parseAgentSettings(metas ...map[string]any) (*AgentSettings, error) {
 	for _, m := range metas {
-		if m == nil {
-			continue
-		}
-		if ca, ok := m["coderAgent"].(map[string]any); ok {
-			if kind, _ := ca["kind"].(string); kind == "agent-settings" {
-				s := &AgentSettings{Kind: kind}
-				if v, ok := ca["workspacePath"]; ok {
-					p, isStr := v.(string)
-					if !isStr {
-						return nil, errInvalidParams("coderAgent.workspacePath must be a string")
-					}
-					s.WorkspacePath = p
+		s := &AgentSettings{Kind: "agent-settings"}
+		if ca, ok := m["coderAgent"].(map[string]any); ok && ca["kind"] == s.Kind {
+			var ok bool
+			if _, set := ca["workspacePath"]; set {
+				if s.WorkspacePath, ok = ca["workspacePath"].(string); !ok {
+					return nil, errInvalidParams("coderAgent.workspacePath must be a string")
 				}
-				if v, ok := ca["autoExecute"]; ok {
-					b, isBool := v.(bool)
-					if !isBool {
-						return nil, errInvalidParams("coderAgent.autoExecute must be a boolean")
-					}
-					s.AutoExecute = b
-				}
-				return s, nil
 			}
+			if _, set := ca["autoExecute"]; set {
+				if s.AutoExecute, ok = ca["autoExecute"].(bool); !ok {
+					return nil, errInvalidParams("coderAgent.autoExecute must be a boolean")
+				}
+			}
+			return s, nil
 		}
 		if ext, ok := extensionValue(m); ok {
-			s := &AgentSettings{Kind: "agent-settings"}
-			if v, ok := str(ext, "workspace_path", "workspacePath"); ok {
-				s.WorkspacePath = v
-			} else if _, present := ext["workspace_path"]; present {
+			var found bool
+			s.WorkspacePath, found = str(ext, "workspace_path", "workspacePath")
+			if _, set := ext["workspace_path"]; set && !found {
 				return nil, errInvalidParams("AgentSettings.workspace_path must be a string")
 			}
-			if b, ok := ext["auto_execute"].(bool); ok {
-				s.AutoExecute = b
-			} else if b, ok := ext["autoExecute"].(bool); ok {
-				s.AutoExecute = b
-			}
+			s.AutoExecute, _ = field[bool](ext, "auto_execute", "autoExecute")
 			return s, nil
 		}
 	}

@@ -122,17 +122,13 @@ func findAnswer(m *Message, id string) (mcp.ElicitResult, bool) {
 			continue
 		}
 		action, _ := str(d, "action")
+		content, _ := field[map[string]any](d, "content")
 		switch a := mcp.ElicitAction(action); a {
 		case mcp.ElicitAccept, mcp.ElicitDecline, mcp.ElicitCancel:
-			return mcp.ElicitResult{Action: a, Content: obj(d, "content")}, true
+			return mcp.ElicitResult{Action: a, Content: content}, true
 		}
 	}
 	return mcp.ElicitResult{}, false
-}
-
-// renderQuestion is the status event asking u's question.
-func (r *renderer) renderQuestion(u *update) []any {
-	return []any{r.status(u, r.agentMessage("", DataPart(u.question.data())), r.extMeta(devElicitation, u))}
 }
 
 // devElicitation is the extension event kind of an MCP server's question

@@ -17,8 +17,8 @@ func (s *Server) hostConfig() host.Config {
 	return c
 }
 
-// busy turns the host's refusals into the busy error clients know.
-func busy(err error) error {
+// asBusy turns the host's refusals into the busy error clients know.
+func asBusy(err error) error {
 	var b *host.Busy
 	if errors.As(err, &b) {
 		return errBusy(b.What)

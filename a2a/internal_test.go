@@ -16,6 +16,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/castor-dev/castor/agent"
+	"github.com/castor-dev/castor/internal/semver"
 	"github.com/castor-dev/castor/tool"
 )
 
@@ -36,17 +37,17 @@ func TestSemver(t *testing.T) {
 		{"v1.0.0", "v1.0.0-rc.1", true},
 		{"v1.0.0-rc.1", "v1.0.0", false},
 	} {
-		have, ok1 := parseSemver(tt.have)
-		want, ok2 := parseSemver(tt.want)
+		have, ok1 := semver.Parse(tt.have)
+		want, ok2 := semver.Parse(tt.want)
 		if !ok1 || !ok2 {
 			t.Fatalf("parse %q %q", tt.have, tt.want)
 		}
-		if got := satisfies(have, want); got != tt.ok {
+		if got := semver.Satisfies(have, want); got != tt.ok {
 			t.Errorf("%s satisfies %s = %v, want %v", tt.have, tt.want, got, tt.ok)
 		}
 	}
 	for _, bad := range []string{"", "v", "x", "1.2.3.4", "01", "1..2", "1.-2", "1.0.0-"} {
-		if _, ok := parseSemver(bad); ok {
+		if _, ok := semver.Parse(bad); ok {
 			t.Errorf("parseSemver(%q) accepted", bad)
 		}
 	}
@@ -367,8 +368,8 @@ func FuzzSemver(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		v, ok := parseSemver(s)
-		if ok && !satisfies(v, v) {
+		v, ok := semver.Parse(s)
+		if ok && !semver.Satisfies(v, v) {
 			t.Fatalf("%q does not satisfy itself", s)
 		}
 		extensionFor(extensionURIPrefix + s + extensionURISuffix)

@@ -4,36 +4,38 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	legacy "github.com/a2aproject/a2a-go/a2a"
 )
 
 // ProtocolVersion is the A2A version this server speaks, the one Gemini
 // CLI's clients (@a2a-js/sdk 0.3.x) use.
 const ProtocolVersion = "0.3.0"
 
-// TaskState is an A2A task state.
-type TaskState string
+// TaskState is an A2A 0.3 task state; its Terminal method reports
+// whether no message may continue a task in that state.
+type TaskState = legacy.TaskState
 
 // Task states (A2A 0.3.0).
 const (
-	StateSubmitted     TaskState = "submitted"
-	StateWorking       TaskState = "working"
-	StateInputRequired TaskState = "input-required"
-	StateCompleted     TaskState = "completed"
-	StateCanceled      TaskState = "canceled"
-	StateFailed        TaskState = "failed"
-	StateRejected      TaskState = "rejected"
-	StateAuthRequired  TaskState = "auth-required"
-	StateUnknown       TaskState = "unknown"
+	StateSubmitted     = legacy.TaskStateSubmitted
+	StateWorking       = legacy.TaskStateWorking
+	StateInputRequired = legacy.TaskStateInputRequired
+	StateCompleted     = legacy.TaskStateCompleted
+	StateCanceled      = legacy.TaskStateCanceled
+	StateFailed        = legacy.TaskStateFailed
+	StateRejected      = legacy.TaskStateRejected
+	StateAuthRequired  = legacy.TaskStateAuthRequired
+	StateUnknown       = legacy.TaskStateUnknown
 )
 
-// Terminal reports whether no message may continue a task in state s.
-func (s TaskState) Terminal() bool {
-	switch s {
-	case StateCompleted, StateCanceled, StateFailed, StateRejected:
-		return true
-	}
-	return false
-}
+// The wire types below are A2A 0.3's as Gemini CLI's server writes them.
+// a2a-go's legacy types (github.com/a2aproject/a2a-go/a2a) read the same
+// JSON but write other bytes: they leave out an empty artifacts list and
+// a false append, write a missing data part as null and order the keys
+// otherwise; reading, they check parts less and know no push config
+// version. So the states and the task-id params are a2a-go's
+// (tasks/get, cancel, resubscribe), and the rest is ours.
 
 // Message is an A2A message.
 type Message struct {
@@ -79,36 +81,30 @@ func TextPart(s string) Part { return Part{Kind: PartText, Text: s} }
 func DataPart(v any) Part { return Part{Kind: PartData, Data: v} }
 
 // MarshalJSON writes only the fields of the part's kind, so that an empty
-// text still appears as "text":"".
+// text still appears as "text":"" and a missing data as {}. (a2a-go's
+// legacy DataPart would write null.)
 func (p Part) MarshalJSON() ([]byte, error) {
+	// A field left nil is left out; the kind's own field is set, even to
+	// a nil file, which is written as null.
+	out := struct {
+		Kind     string         `json:"kind"`
+		Text     *string        `json:"text,omitempty"`
+		File     any            `json:"file,omitempty"`
+		Data     any            `json:"data,omitempty"`
+		Metadata map[string]any `json:"metadata,omitempty"`
+	}{Kind: p.Kind, Metadata: p.Metadata}
 	switch p.Kind {
 	case PartText:
-		return json.Marshal(struct {
-			Kind     string         `json:"kind"`
-			Text     string         `json:"text"`
-			Metadata map[string]any `json:"metadata,omitempty"`
-		}{p.Kind, p.Text, p.Metadata})
+		out.Text = &p.Text
 	case PartFile:
-		return json.Marshal(struct {
-			Kind     string         `json:"kind"`
-			File     *FileContent   `json:"file"`
-			Metadata map[string]any `json:"metadata,omitempty"`
-		}{p.Kind, p.File, p.Metadata})
+		out.File = p.File
 	case PartData:
-		data := p.Data
-		if data == nil {
-			data = map[string]any{}
+		out.Data = p.Data
+		if out.Data == nil {
+			out.Data = map[string]any{}
 		}
-		return json.Marshal(struct {
-			Kind     string         `json:"kind"`
-			Data     any            `json:"data"`
-			Metadata map[string]any `json:"metadata,omitempty"`
-		}{p.Kind, data, p.Metadata})
 	}
-	return json.Marshal(struct {
-		Kind     string         `json:"kind"`
-		Metadata map[string]any `json:"metadata,omitempty"`
-	}{p.Kind, p.Metadata})
+	return json.Marshal(out)
 }
 
 // UnmarshalJSON reads a part and checks it has the fields its kind needs.
@@ -224,19 +220,6 @@ type MessageSendParams struct {
 	Metadata      map[string]any            `json:"metadata,omitempty"`
 }
 
-// TaskQueryParams are the params of tasks/get.
-type TaskQueryParams struct {
-	ID            string         `json:"id"`
-	HistoryLength *int           `json:"historyLength,omitempty"`
-	Metadata      map[string]any `json:"metadata,omitempty"`
-}
-
-// TaskIDParams are the params of tasks/cancel and tasks/resubscribe.
-type TaskIDParams struct {
-	ID       string         `json:"id"`
-	Metadata map[string]any `json:"metadata,omitempty"`
-}
-
 // PushNotificationAuthenticationInfo tells a webhook how it is called.
 type PushNotificationAuthenticationInfo struct {
 	Schemes     []string `json:"schemes"`
@@ -261,10 +244,11 @@ type TaskPushNotificationConfig struct {
 }
 
 // pushConfigParams are the params of tasks/pushNotificationConfig/get,
-// list and delete.
+// list and delete. a2a-go's GetTaskPushConfigParams would type-check
+// metadata, which these methods have always ignored.
 type pushConfigParams struct {
-	ID                       string `json:"id"`
-	PushNotificationConfigID string `json:"pushNotificationConfigId,omitempty"`
+	ID       string `json:"id"`
+	ConfigID string `json:"pushNotificationConfigId,omitempty"`
 }
 
 // now formats t as A2A timestamps are written.

@@ -1,6 +1,7 @@
 package a2a
 
 import (
+	"cmp"
 	"strings"
 	"time"
 
@@ -71,15 +72,13 @@ type renderer struct {
 	ext       bool
 	taskID    string
 	contextID string
-	// sent is the extension status last sent per call, to send each
-	// change once.
+	// sent is what was last sent per call, to send each change once: the
+	// extension's status, or the live output in Gemini CLI's format.
 	sent map[string]string
-	// output is the live output last sent per call, to skip repeats.
-	output map[string]string
 }
 
 func newRenderer(ext bool, taskID, contextID string) *renderer {
-	return &renderer{ext: ext, taskID: taskID, contextID: contextID, sent: map[string]string{}, output: map[string]string{}}
+	return &renderer{ext: ext, taskID: taskID, contextID: contextID, sent: map[string]string{}}
 }
 
 // render returns the events for u; it may be none.
@@ -88,89 +87,95 @@ func (r *renderer) render(u *update) []any {
 	case uTask:
 		return []any{u.task}
 	case uElicit:
-		return r.renderQuestion(u)
+		return r.message(u, "", devElicitation, DataPart(u.question.data()))
+	case uOutput, uTool:
+		if r.ext {
+			return r.extCall(u)
+		}
+		if u.kind == uOutput {
+			return r.geminiOutput(u)
+		}
+		return r.geminiTool(u)
+	case uState:
+		// The extension's flow reports the start of work and the end of
+		// the exchange; scheduling and feeding results back are visible
+		// in the tool calls themselves.
+		if r.ext && !u.final && u.reason != reasonPrompt {
+			return nil
+		}
+		if u.text == "" {
+			return r.message(u, "state-change", devStateChange)
+		}
+		return r.message(u, "state-change", devStateChange, TextPart(u.text))
+	case uError:
+		msg := u.text
+		if !r.ext {
+			msg = "Agent Error, unknown agent message: " + msg
+		}
+		return r.message(u, "state-change", devStateChange, TextPart(msg))
+	case uText:
+		if u.text != "" {
+			return r.message(u, "text-content", devTextContent, TextPart(u.text))
+		}
+	case uCitation:
+		// Gemini CLI reports citations apart and drops blank ones; the
+		// extension reports them as text.
+		if u.text != "" && (r.ext || strings.TrimSpace(u.text) != "") {
+			return r.message(u, "citation", devTextContent, TextPart(u.text))
+		}
+	case uThought:
+		if th := u.thought; th != nil && (th.Subject != "" || th.Description != "") {
+			return r.message(u, "thought", devThought, DataPart(map[string]any{"subject": th.Subject, "description": th.Description}))
+		}
 	}
-	if r.ext {
-		return r.renderExt(u)
-	}
-	return r.renderGemini(u)
+	return nil
 }
 
-func (r *renderer) status(u *update, msg *Message, meta map[string]any) *StatusUpdateEvent {
-	return &StatusUpdateEvent{
+// message is the status event for u, with an agent message of parts if
+// there are any, and metadata of kind gemini or ext by the stream's
+// format.
+func (r *renderer) message(u *update, gemini, ext string, parts ...Part) []any {
+	var msg *Message
+	if len(parts) > 0 {
+		msg = &Message{Kind: "message", Role: "agent", MessageID: cmp.Or(u.messageID, uuid.NewString()), Parts: parts, TaskID: r.taskID, ContextID: r.contextID}
+	}
+	return []any{&StatusUpdateEvent{
 		Kind: "status-update", TaskID: r.taskID, ContextID: r.contextID,
 		Status:   TaskStatus{State: u.state, Message: msg, Timestamp: stamp(u.time)},
 		Final:    u.final,
-		Metadata: meta,
-	}
+		Metadata: r.meta(u, gemini, ext),
+	}}
 }
 
-func (r *renderer) agentMessage(id string, parts ...Part) *Message {
-	if id == "" {
-		id = uuid.NewString()
-	}
-	return &Message{Kind: "message", Role: "agent", MessageID: id, Parts: parts, TaskID: r.taskID, ContextID: r.contextID}
-}
-
-// --- Gemini CLI's wire format -------------------------------------------
-
-func (r *renderer) geminiMeta(kind string, u *update) map[string]any {
-	m := map[string]any{"coderAgent": map[string]any{"kind": kind}, "model": u.model}
+// meta is a status event's metadata: Gemini CLI's coderAgent of kind
+// gemini with the model, trace and final usage, or the development-tool
+// extension's event of kind ext keyed by its URI. An event Gemini CLI's
+// format does not know (gemini "") is always the extension's.
+func (r *renderer) meta(u *update, gemini, ext string) map[string]any {
+	m := map[string]any{"model": u.model}
 	if u.errMsg != "" {
 		m["error"] = u.errMsg
 	}
+	if r.ext || gemini == "" {
+		m["kind"] = ext
+		return map[string]any{ExtensionURI: m}
+	}
+	m["coderAgent"] = map[string]any{"kind": gemini}
 	if u.traceID != "" {
 		m["traceId"] = u.traceID
 	}
-	if u.final && u.usage != nil {
-		m["usageMetadata"] = usageMap(u.usage)
+	if usage := u.usage; u.final && usage != nil {
+		m["usageMetadata"] = map[string]any{
+			"promptTokenCount":        usage.PromptTokenCount,
+			"candidatesTokenCount":    usage.CandidatesTokenCount,
+			"totalTokenCount":         usage.TotalTokenCount,
+			"cachedContentTokenCount": usage.CachedContentTokenCount,
+		}
 	}
 	return m
 }
 
-func usageMap(u *genai.GenerateContentResponseUsageMetadata) map[string]any {
-	return map[string]any{
-		"promptTokenCount":        u.PromptTokenCount,
-		"candidatesTokenCount":    u.CandidatesTokenCount,
-		"totalTokenCount":         u.TotalTokenCount,
-		"cachedContentTokenCount": u.CachedContentTokenCount,
-	}
-}
-
-func (r *renderer) renderGemini(u *update) []any {
-	switch u.kind {
-	case uState:
-		var msg *Message
-		if u.text != "" {
-			msg = r.agentMessage("", TextPart(u.text))
-		}
-		return []any{r.status(u, msg, r.geminiMeta("state-change", u))}
-	case uError:
-		msg := r.agentMessage("", TextPart("Agent Error, unknown agent message: "+u.text))
-		return []any{r.status(u, msg, r.geminiMeta("state-change", u))}
-	case uText:
-		if u.text == "" {
-			return nil
-		}
-		return []any{r.status(u, r.agentMessage(u.messageID, TextPart(u.text)), r.geminiMeta("text-content", u))}
-	case uThought:
-		if u.thought == nil || (u.thought.Subject == "" && u.thought.Description == "") {
-			return nil
-		}
-		part := DataPart(map[string]any{"subject": u.thought.Subject, "description": u.thought.Description})
-		return []any{r.status(u, r.agentMessage(u.messageID, part), r.geminiMeta("thought", u))}
-	case uCitation:
-		if strings.TrimSpace(u.text) == "" {
-			return nil
-		}
-		return []any{r.status(u, r.agentMessage("", TextPart(u.text)), r.geminiMeta("citation", u))}
-	case uOutput:
-		return r.geminiOutput(u)
-	case uTool:
-		return r.geminiTool(u)
-	}
-	return nil
-}
+// --- Gemini CLI's wire format -------------------------------------------
 
 func (r *renderer) geminiTool(u *update) []any {
 	c := u.call
@@ -190,7 +195,7 @@ func (r *renderer) geminiTool(u *update) []any {
 	// A2A server (0.25.2) reports a new call as validating, then each
 	// status once (newer sources remap validating to scheduled).
 	data := geminiToolCall(c, string(c.Status), u.traceID)
-	return []any{r.status(u, r.agentMessage("", DataPart(data)), r.geminiMeta(kind, u))}
+	return r.message(u, kind, "", DataPart(data))
 }
 
 // geminiOutput reports live output as Gemini CLI's server does: each
@@ -200,10 +205,10 @@ func (r *renderer) geminiTool(u *update) []any {
 // update; sending fragments made them show only the newest line.
 func (r *renderer) geminiOutput(u *update) []any {
 	c := u.call
-	if r.output[c.ID] == u.text {
+	if r.sent[c.ID] == u.text {
 		return nil
 	}
-	r.output[c.ID] = u.text
+	r.sent[c.ID] = u.text
 	return []any{&ArtifactUpdateEvent{
 		Kind: "artifact-update", TaskID: r.taskID, ContextID: r.contextID,
 		Artifact: Artifact{ArtifactID: "tool-" + c.ID + "-output", Parts: []Part{TextPart(u.text)}},
@@ -271,80 +276,38 @@ func geminiToolCall(c *agent.ToolCall, status, traceID string) map[string]any {
 
 // --- the development-tool extension ------------------------------------
 
-func (r *renderer) extMeta(kind string, u *update) map[string]any {
-	ev := map[string]any{"kind": kind, "model": u.model}
-	if u.errMsg != "" {
-		ev["error"] = u.errMsg
-	}
-	return map[string]any{ExtensionURI: ev}
-}
-
-func (r *renderer) renderExt(u *update) []any {
-	switch u.kind {
-	case uState:
-		// The RFC's flow reports the start of work and the end of the
-		// exchange; scheduling and feeding results back are visible in
-		// the tool calls themselves.
-		if !u.final && u.reason != reasonPrompt {
-			return nil
-		}
-		var msg *Message
-		if u.text != "" {
-			msg = r.agentMessage("", TextPart(u.text))
-		}
-		return []any{r.status(u, msg, r.extMeta(devStateChange, u))}
-	case uError:
-		return []any{r.status(u, r.agentMessage("", TextPart(u.text)), r.extMeta(devStateChange, u))}
-	case uText, uCitation:
-		if u.text == "" {
-			return nil
-		}
-		return []any{r.status(u, r.agentMessage(u.messageID, TextPart(u.text)), r.extMeta(devTextContent, u))}
-	case uThought:
-		if u.thought == nil || (u.thought.Subject == "" && u.thought.Description == "") {
-			return nil
-		}
-		part := DataPart(map[string]any{"subject": u.thought.Subject, "description": u.thought.Description})
-		return []any{r.status(u, r.agentMessage(u.messageID, part), r.extMeta(devThought, u))}
-	case uOutput:
-		tc := extToolCall(u.call, u.workspace)
-		live := u.text
-		tc.LiveContent = &live
+// extCall reports a tool call's change, or its live output, as the
+// extension's ToolCall, each status once.
+func (r *renderer) extCall(u *update) []any {
+	c := u.call
+	tc := extToolCall(c, u.workspace)
+	if u.kind == uOutput {
+		tc.LiveContent = new(u.text)
 		tc.Status = devExecuting
-		r.sent[u.call.ID] = devExecuting
-		return []any{r.status(u, r.agentMessage("", DataPart(tc)), r.extMeta(devToolCallUpdate, u))}
-	case uTool:
-		// The RFC's flow shows neither validation nor the user's own
-		// answers (a re-sent confirmation, the approved call scheduled).
-		if c := u.call; c.Status == agent.StatusValidating || (c.Outcome != "" && (c.Status == agent.StatusAwaitingApproval || c.Status == agent.StatusScheduled)) {
-			return nil
-		}
-		tc := extToolCall(u.call, u.workspace)
-		key := tc.Status
-		if tc.ConfirmationRequest != nil {
-			key += "+confirm"
-		}
-		if r.sent[u.call.ID] == key {
-			return nil
-		}
-		r.sent[u.call.ID] = key
-		return []any{r.status(u, r.agentMessage("", DataPart(tc)), r.extMeta(devToolCallUpdate, u))}
+		r.sent[c.ID] = devExecuting
+		return r.message(u, "", devToolCallUpdate, DataPart(tc))
 	}
-	return nil
+	// The RFC's flow shows neither validation nor the user's own answers
+	// (a re-sent confirmation, the approved call scheduled).
+	if c.Status == agent.StatusValidating || (c.Outcome != "" && (c.Status == agent.StatusAwaitingApproval || c.Status == agent.StatusScheduled)) {
+		return nil
+	}
+	key := tc.Status
+	if tc.ConfirmationRequest != nil {
+		key += "+confirm"
+	}
+	if r.sent[c.ID] == key {
+		return nil
+	}
+	r.sent[c.ID] = key
+	return r.message(u, "", devToolCallUpdate, DataPart(tc))
 }
 
-func extStatus(s agent.Status) string {
-	switch s {
-	case agent.StatusExecuting:
-		return devExecuting
-	case agent.StatusSuccess:
-		return devSucceeded
-	case agent.StatusError:
-		return devFailed
-	case agent.StatusCancelled:
-		return devCancelled
-	}
-	return devPending
+// extStatuses are the extension's names of the engine's statuses; the
+// others are all PENDING.
+var extStatuses = map[agent.Status]string{
+	agent.StatusExecuting: devExecuting, agent.StatusSuccess: devSucceeded,
+	agent.StatusError: devFailed, agent.StatusCancelled: devCancelled,
 }
 
 // extToolCall builds the extension's ToolCall for c.
@@ -353,17 +316,15 @@ func extToolCall(c *agent.ToolCall, workspace string) *devToolCall {
 	if args == nil {
 		args = map[string]any{}
 	}
-	tc := &devToolCall{ToolCallID: c.ID, Status: extStatus(c.Status), ToolName: c.Name, InputParameters: args}
+	tc := &devToolCall{ToolCallID: c.ID, Status: cmp.Or(extStatuses[c.Status], devPending), ToolName: c.Name, InputParameters: args}
 	if c.Tool != nil {
 		tc.ToolName = c.Tool.Name()
 	}
 	if c.Description != "" {
-		d := c.Description
-		tc.Description = &d
+		tc.Description = new(c.Description)
 	}
 	if c.Status == agent.StatusExecuting && c.LiveOutput != "" {
-		live := c.LiveOutput
-		tc.LiveContent = &live
+		tc.LiveContent = new(c.LiveOutput)
 	}
 	if c.Status == agent.StatusAwaitingApproval && c.Confirmation != nil && c.Confirmation.Details != nil {
 		tc.ConfirmationRequest = extConfirmation(c.Confirmation.Details, workspace)

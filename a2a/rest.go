@@ -1,9 +1,9 @@
 package a2a
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"strings"
 
@@ -22,9 +22,6 @@ func restError(w http.ResponseWriter, status int, msg string) {
 func decodeREST(w http.ResponseWriter, r *http.Request, v any) bool {
 	body, status, err := readBody(w, r)
 	if err != nil {
-		if status == 0 {
-			status = http.StatusBadRequest
-		}
 		restError(w, status, err.Error())
 		return false
 	}
@@ -48,26 +45,16 @@ func (s *Server) handleCreateTask(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	settings, err := s.settingsFor(body.AgentSettings)
-	if err != nil {
-		status := http.StatusInternalServerError
-		var e *Error
-		if errors.As(err, &e) && e.Code == CodeInvalidParams {
-			status = http.StatusBadRequest
+	if err == nil {
+		t := s.newTask(uuid.NewString(), cmp.Or(body.ContextID, uuid.NewString()), settings)
+		if err = s.addTask(t); err == nil {
+			s.save(t)
+			writeJSON(w, http.StatusCreated, t.id)
+			return
 		}
-		restError(w, status, asRPCError(err).Message)
-		return
 	}
-	ctxID := body.ContextID
-	if ctxID == "" {
-		ctxID = uuid.NewString()
-	}
-	t := s.newTask(uuid.NewString(), ctxID, settings)
-	if err := s.addTask(t); err != nil {
-		restError(w, http.StatusTooManyRequests, asRPCError(err).Message)
-		return
-	}
-	s.save(t)
-	writeJSON(w, http.StatusCreated, t.id)
+	e := asRPCError(err)
+	restError(w, restStatus(e), e.Message)
 }
 
 // taskMetadata is Gemini CLI's TaskMetadata.
@@ -162,15 +149,8 @@ func (s *Server) handleGetTaskREST(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{
 		"id": snap.ID, "contextId": snap.ContextID, "state": snap.Status.State,
 		"timestamp": snap.Status.Timestamp, "metadata": snap.Metadata,
-		"history": orEmpty(snap.History), "artifacts": orEmptyArtifacts(snap.Artifacts),
+		"history": orEmpty(snap.History), "artifacts": orEmpty(snap.Artifacts),
 	})
-}
-
-func orEmptyArtifacts(a []Artifact) []Artifact {
-	if a == nil {
-		return []Artifact{}
-	}
-	return a
 }
 
 // POST /tasks/{id}/execute {message} → the turn's events as SSE, framed
@@ -184,44 +164,33 @@ func (s *Server) handleExecuteREST(w http.ResponseWriter, r *http.Request) {
 	}
 	var msg Message
 	var text string
-	if err := json.Unmarshal(body.Message, &text); err == nil {
-		msg = Message{Kind: "message", Role: "user", MessageID: uuid.NewString(), Parts: []Part{TextPart(text)}}
+	if json.Unmarshal(body.Message, &text) == nil {
+		msg = Message{Kind: "message", Parts: []Part{TextPart(text)}}
 	} else if err := json.Unmarshal(body.Message, &msg); err != nil || len(msg.Parts) == 0 {
 		restError(w, http.StatusBadRequest, `"message" must be a string or an A2A message with parts`)
 		return
 	}
-	if msg.MessageID == "" {
-		msg.MessageID = uuid.NewString()
-	}
-	if msg.Role == "" {
-		msg.Role = "user"
-	}
-	msg.TaskID = r.PathValue("id")
+	msg.MessageID, msg.Role, msg.TaskID = cmp.Or(msg.MessageID, uuid.NewString()), cmp.Or(msg.Role, "user"), r.PathValue("id")
+	s.streamREST(w, r, func(sub *subscriber) (*task, bool, *Error) {
+		return s.begin(r.Context(), r.Header, &MessageSendParams{Message: &msg}, sub)
+	})
+}
+
+// streamREST answers with the events of the turn that start starts for
+// sub, as SSE (see pump), holding a stream slot meanwhile. REST requests
+// carry no JSON-RPC id, so the events carry the task's id in its place.
+func (s *Server) streamREST(w http.ResponseWriter, r *http.Request, start func(sub *subscriber) (t *task, ext bool, e *Error)) {
 	if !s.acquireStream() {
 		restError(w, http.StatusTooManyRequests, "too many open streams")
 		return
 	}
 	defer s.releaseStream()
 	sub := newSubscriber()
-	t, ext, e := s.begin(r.Context(), r.Header, &MessageSendParams{Message: &msg}, sub)
+	t, ext, e := start(sub)
 	if e != nil {
-		status := http.StatusBadRequest
-		switch e.Code {
-		case CodeTaskNotFound:
-			status = http.StatusNotFound
-		case CodeInternalError:
-			status = http.StatusTooManyRequests
-		}
-		restError(w, status, e.Message)
+		restError(w, restStatus(e), e.Message)
 		return
 	}
-	s.streamREST(w, r, t, sub, ext)
-}
-
-// streamREST pumps what sub receives from t to the client as SSE (see
-// pump), then unsubscribes. REST requests carry no JSON-RPC id, so the
-// events carry the task's id in its place.
-func (s *Server) streamREST(w http.ResponseWriter, r *http.Request, t *task, sub *subscriber, ext bool) {
 	defer t.unsubscribe(sub)
 	idJSON, _ := json.Marshal(t.id)
 	sw := newSSEWriter(w, idJSON)
@@ -249,24 +218,13 @@ func (s *Server) handleListCommands(w http.ResponseWriter, r *http.Request) {
 		Arguments   []arg  `json:"arguments"`
 		SubCommands []cmd  `json:"subCommands"`
 	}
-	var conv func(c *command.Command, prefix string, depth int) cmd
-	conv = func(c *command.Command, prefix string, depth int) cmd {
-		name := strings.TrimSpace(prefix + " " + c.Name)
-		out := cmd{Name: name, Description: c.Description, Arguments: []arg{}, SubCommands: []cmd{}}
+	out := command.Tree(reg.Commands(), true, func(c *command.Command, name string, subs []cmd) cmd {
+		out := cmd{Name: name, Description: c.Description, Arguments: []arg{}, SubCommands: subs}
 		for _, a := range c.Arguments {
 			out.Arguments = append(out.Arguments, arg{a.Name, a.Description, a.Required})
 		}
-		if depth < 8 {
-			for _, sc := range c.SubCommands {
-				out.SubCommands = append(out.SubCommands, conv(sc, name, depth+1))
-			}
-		}
 		return out
-	}
-	out := []cmd{}
-	for _, c := range reg.Commands() {
-		out = append(out, conv(c, "", 0))
-	}
+	})
 	writeJSON(w, http.StatusOK, map[string]any{"commands": out})
 }
 
@@ -285,16 +243,13 @@ func (s *Server) handleExecuteCommand(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var args []string
-	if a, ok := raw["args"]; ok && string(a) != "null" {
-		if err := json.Unmarshal(a, &args); err != nil {
-			restError(w, http.StatusBadRequest, `"args" field must be an array.`)
-			return
-		}
-	}
 	var taskID string
-	if t, ok := raw["taskId"]; ok && string(t) != "null" {
-		if err := json.Unmarshal(t, &taskID); err != nil {
-			restError(w, http.StatusBadRequest, `"taskId" field must be a string.`)
+	for _, f := range []struct {
+		key, want string
+		v         any
+	}{{"args", "an array", &args}, {"taskId", "a string", &taskID}} {
+		if b, ok := raw[f.key]; ok && string(b) != "null" && json.Unmarshal(b, f.v) != nil {
+			restError(w, http.StatusBadRequest, `"`+f.key+`" field must be `+f.want+`.`)
 			return
 		}
 	}
@@ -303,13 +258,9 @@ func (s *Server) handleExecuteCommand(w http.ResponseWriter, r *http.Request) {
 		restError(w, restStatus(e), e.Message)
 		return
 	}
-	cmd, path, rest := reg.Lookup(name)
-	if cmd != nil && len(rest) == 0 && cmd.RequiresWorkspace && env.Workspace == "" {
-		restError(w, http.StatusBadRequest, `Command "`+name+`" requires a workspace, but CODER_AGENT_WORKSPACE_PATH is not set.`)
-		return
-	}
-	if cmd == nil || len(rest) > 0 {
-		restError(w, http.StatusNotFound, "Command not found: "+name)
+	cmd, path, e := findCommand(reg, env, name, name)
+	if e != nil {
+		restError(w, restStatus(e), e.Message)
 		return
 	}
 	if !cmd.Streaming {
@@ -321,16 +272,8 @@ func (s *Server) handleExecuteCommand(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"name": name, "data": res.Payload()})
 		return
 	}
-	if !s.acquireStream() {
-		restError(w, http.StatusTooManyRequests, "too many open streams")
-		return
-	}
-	defer s.releaseStream()
-	sub := newSubscriber()
-	t, e := s.runCommand(r.Context(), cmd, path, args, env, false, sub)
-	if e != nil {
-		restError(w, http.StatusInternalServerError, e.Message)
-		return
-	}
-	s.streamREST(w, r, t, sub, false)
+	s.streamREST(w, r, func(sub *subscriber) (*task, bool, *Error) {
+		t, e := s.runCommand(r.Context(), cmd, path, args, env, false, sub)
+		return t, false, e
+	})
 }

@@ -2,16 +2,18 @@ package a2a
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 
+	legacy "github.com/a2aproject/a2a-go/a2a"
 	"github.com/google/uuid"
 
 	"github.com/castor-dev/castor/command"
-	"github.com/castor-dev/castor/config"
 	"github.com/castor-dev/castor/internal/host"
 	"github.com/castor-dev/castor/internal/webhook"
 	"github.com/castor-dev/castor/policy"
@@ -90,6 +92,7 @@ func (s *Server) handleRPC(w http.ResponseWriter, r *http.Request) {
 	}
 	var result any
 	var e *Error
+	ctx := r.Context()
 	switch req.Method {
 	case methodStream:
 		s.rpcStream(w, r, req)
@@ -100,41 +103,36 @@ func (s *Server) handleRPC(w http.ResponseWriter, r *http.Request) {
 	case methodSend:
 		result, e = s.rpcSend(w, r, req)
 	case methodGet:
-		result, e = s.rpcGet(r.Context(), req)
+		result, e = withParams(req, func(p *legacy.TaskQueryParams) (any, *Error) { return s.getTask(ctx, string(p.ID), p.HistoryLength) })
 	case methodCancel:
-		result, e = s.rpcCancel(r.Context(), req)
+		result, e = withParams(req, func(p *legacy.TaskIDParams) (any, *Error) { return s.cancel(ctx, string(p.ID)) })
 	case methodPushSet:
-		result, e = s.rpcPushSet(r.Context(), req)
-	case methodPushGet, methodPushList, methodPushDelete:
-		var p *pushConfigParams
-		if p, e = s.pushParams(req); e == nil {
-			switch req.Method {
-			case methodPushGet:
-				result, e = s.pushGet(r.Context(), p.ID, p.PushNotificationConfigID)
-			case methodPushList:
-				result, e = s.pushList(r.Context(), p.ID)
-			default:
-				e = s.pushDelete(r.Context(), p.ID, p.PushNotificationConfigID)
-			}
-		}
+		result, e = withParams(req, func(p *TaskPushNotificationConfig) (any, *Error) {
+			return s.pushSet(ctx, p.TaskID, p.PushNotificationConfig)
+		})
+	case methodPushGet:
+		result, e = withParams(req, func(p *pushConfigParams) (any, *Error) { return s.pushGet(ctx, p.ID, p.ConfigID) })
+	case methodPushList:
+		result, e = withParams(req, func(p *pushConfigParams) (any, *Error) { return s.pushList(ctx, p.ID) })
+	case methodPushDelete:
+		result, e = withParams(req, func(p *pushConfigParams) (any, *Error) { return nil, s.pushDelete(ctx, p.ID, p.ConfigID) })
 	case methodExtendedCard:
 		e = rpcError(CodeExtendedCardNotConfigured, "Authenticated Extended Card is not configured")
 	case methodCommandsGet:
 		// Params are optional; {taskId} lists that task's commands. Other
 		// params are ignored, as before there were any.
-		var p commandsParams
-		if len(req.Params) > 0 && req.Params[0] == '{' {
-			e = decodeParams(req.Params, &p)
+		if len(req.Params) == 0 || req.Params[0] != '{' {
+			req.Params = json.RawMessage("{}")
 		}
-		var reg *command.Registry
-		if e == nil {
-			reg, _, e = s.commandsFor(r.Context(), p.taskID(), false)
-		}
-		if e == nil {
-			result = map[string]any{"commands": s.devCommands(reg)}
-		}
+		result, e = withParams(req, func(p *taskRef) (any, *Error) {
+			reg, _, e := s.commandsFor(ctx, p.taskID(), false)
+			if e != nil {
+				return nil, e
+			}
+			return map[string]any{"commands": devCommands(reg)}, nil
+		})
 	case methodCommandExecute:
-		result, e = s.rpcCommandExecute(r, req)
+		result, e = withParams(req, func(p *executeSlashCommandRequest) (any, *Error) { return s.rpcCommandExecute(ctx, p) })
 	default:
 		e = rpcError(CodeMethodNotFound, "Method not found: %s", req.Method)
 	}
@@ -145,6 +143,15 @@ func (s *Server) handleRPC(w http.ResponseWriter, r *http.Request) {
 	writeRPCResult(w, req.ID, result)
 }
 
+// withParams decodes req's params as P for the method f answers.
+func withParams[P any](req *rpcRequest, f func(*P) (any, *Error)) (any, *Error) {
+	var p P
+	if e := decodeParams(req.Params, &p); e != nil {
+		return nil, e
+	}
+	return f(&p)
+}
+
 // decodeSendParams reads and checks message/send and message/stream
 // params.
 func decodeSendParams(raw json.RawMessage) (*MessageSendParams, *Error) {
@@ -152,7 +159,7 @@ func decodeSendParams(raw json.RawMessage) (*MessageSendParams, *Error) {
 	if e := decodeParams(raw, &p); e != nil {
 		return nil, e
 	}
-	m := p.Message
+	m, c := p.Message, p.Configuration
 	switch {
 	case m == nil:
 		return nil, errInvalidParams("message is required.")
@@ -164,11 +171,8 @@ func decodeSendParams(raw json.RawMessage) (*MessageSendParams, *Error) {
 		return nil, errInvalidParams(`message.role must be "user" or "agent".`)
 	case len(m.Parts) == 0:
 		return nil, errInvalidParams("message.parts must not be empty.")
-	}
-	if c := p.Configuration; c != nil {
-		if c.HistoryLength != nil && *c.HistoryLength < 0 {
-			return nil, errInvalidParams("configuration.historyLength must not be negative.")
-		}
+	case c != nil && c.HistoryLength != nil && *c.HistoryLength < 0:
+		return nil, errInvalidParams("configuration.historyLength must not be negative.")
 	}
 	return &p, nil
 }
@@ -230,7 +234,7 @@ func (s *Server) begin(ctx context.Context, h http.Header, p *MessageSendParams,
 func (s *Server) startTurn(ctx context.Context, t *task, in turnInput, ext bool, sub *subscriber) *Error {
 	turn, err := s.host.StartTurn(ctx, t.gate)
 	if err != nil {
-		return asRPCError(busy(err))
+		return asRPCError(asBusy(err))
 	}
 	t.mu.Lock()
 	if t.state.Terminal() {
@@ -365,24 +369,13 @@ func (s *Server) send(ctx context.Context, h http.Header, p *MessageSendParams) 
 	return t.snapshot(hl), ext, nil
 }
 
-func (s *Server) rpcGet(ctx context.Context, req *rpcRequest) (any, *Error) {
-	var p TaskQueryParams
-	if e := decodeParams(req.Params, &p); e != nil {
-		return nil, e
-	}
-	return s.getTask(ctx, p.ID, p.HistoryLength)
-}
-
 func (s *Server) getTask(ctx context.Context, id string, historyLength *int) (*Task, *Error) {
-	if id == "" {
-		return nil, errInvalidParams("id is required.")
-	}
-	if historyLength != nil && *historyLength < 0 {
+	if id != "" && historyLength != nil && *historyLength < 0 {
 		return nil, errInvalidParams("historyLength must not be negative.")
 	}
-	t, err := s.lookupTask(ctx, id)
-	if err != nil {
-		return nil, asRPCError(err)
+	t, e := s.taskNamed(ctx, "id", id)
+	if e != nil {
+		return nil, e
 	}
 	return t.snapshot(historyLength), nil
 }
@@ -408,23 +401,12 @@ func (s *Server) allTasks(ctx context.Context, historyLength *int) []*Task {
 	return out
 }
 
-func (s *Server) rpcCancel(ctx context.Context, req *rpcRequest) (any, *Error) {
-	var p TaskIDParams
-	if e := decodeParams(req.Params, &p); e != nil {
-		return nil, e
-	}
-	return s.cancel(ctx, p.ID)
-}
-
 func (s *Server) cancel(ctx context.Context, id string) (*Task, *Error) {
-	if id == "" {
-		return nil, errInvalidParams("id is required.")
+	t, e := s.taskNamed(ctx, "id", id)
+	if e == nil {
+		e = s.cancelTask(ctx, t)
 	}
-	t, err := s.lookupTask(ctx, id)
-	if err != nil {
-		return nil, asRPCError(err)
-	}
-	if e := s.cancelTask(ctx, t); e != nil {
+	if e != nil {
 		return nil, e
 	}
 	return t.snapshot(nil), nil
@@ -473,14 +455,14 @@ func (s *Server) cancelTask(ctx context.Context, t *task) *Error {
 }
 
 func (s *Server) rpcResubscribe(w http.ResponseWriter, r *http.Request, req *rpcRequest) {
-	var p TaskIDParams
+	var p legacy.TaskIDParams
 	if e := decodeParams(req.Params, &p); e != nil {
 		streamError(w, req.ID, e)
 		return
 	}
-	t, sub, snap, e := s.subscribe(r.Context(), p.ID)
+	t, sub, snap, e := s.subscribe(r.Context(), string(p.ID))
 	if e != nil {
-		if e.Data != nil { // busy: too many open streams
+		if busy(e) { // too many open streams
 			writeRPCError(w, http.StatusTooManyRequests, req.ID, e)
 			return
 		}
@@ -551,47 +533,22 @@ func (s *Server) setPush(t *task, c PushNotificationConfig) *Error {
 	return nil
 }
 
-func (s *Server) rpcPushSet(ctx context.Context, req *rpcRequest) (any, *Error) {
-	var p TaskPushNotificationConfig
-	if e := decodeParams(req.Params, &p); e != nil {
-		return nil, e
-	}
-	return s.pushSet(ctx, p.TaskID, p.PushNotificationConfig)
-}
-
 func (s *Server) pushSet(ctx context.Context, taskID string, c PushNotificationConfig) (*TaskPushNotificationConfig, *Error) {
-	if taskID == "" {
-		return nil, errInvalidParams("taskId is required.")
+	t, e := s.taskNamed(ctx, "taskId", taskID)
+	if e == nil {
+		e = s.setPush(t, c)
 	}
-	t, err := s.lookupTask(ctx, taskID)
-	if err != nil {
-		return nil, asRPCError(err)
-	}
-	if e := s.setPush(t, c); e != nil {
+	if e != nil {
 		return nil, e
 	}
 	s.save(t)
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for _, pc := range t.push {
-		if pc.ID == c.ID || (c.ID == "" && pc.ID == t.id) {
-			return &TaskPushNotificationConfig{TaskID: t.id, PushNotificationConfig: pc}, nil
-		}
-	}
-	return nil, rpcError(CodeInternalError, "push notification config was not stored")
+	return s.pushGet(ctx, t.id, cmp.Or(c.ID, t.id))
 }
 
-func (s *Server) pushParams(req *rpcRequest) (*pushConfigParams, *Error) {
-	var p pushConfigParams
-	if e := decodeParams(req.Params, &p); e != nil {
-		return nil, e
-	}
-	return &p, nil
-}
-
-func (s *Server) pushTask(ctx context.Context, id string) (*task, *Error) {
+// taskNamed is the task id names, which the request's field gave.
+func (s *Server) taskNamed(ctx context.Context, field, id string) (*task, *Error) {
 	if id == "" {
-		return nil, errInvalidParams("id is required.")
+		return nil, errInvalidParams("%s is required.", field)
 	}
 	t, err := s.lookupTask(ctx, id)
 	if err != nil {
@@ -601,30 +558,25 @@ func (s *Server) pushTask(ctx context.Context, id string) (*task, *Error) {
 }
 
 func (s *Server) pushGet(ctx context.Context, taskID, id string) (*TaskPushNotificationConfig, *Error) {
-	t, e := s.pushTask(ctx, taskID)
+	all, e := s.pushList(ctx, taskID)
 	if e != nil {
 		return nil, e
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for _, c := range t.push {
-		if c.ID == id {
-			return &TaskPushNotificationConfig{TaskID: t.id, PushNotificationConfig: c}, nil
+	for i := range all {
+		if all[i].PushNotificationConfig.ID == id {
+			return &all[i], nil
 		}
 	}
 	// A client that set one unnamed config asks for it as "default", by
 	// the task id, or with no id at all.
-	if len(t.push) == 1 {
-		switch id {
-		case "", "default", t.id:
-			return &TaskPushNotificationConfig{TaskID: t.id, PushNotificationConfig: t.push[0]}, nil
-		}
+	if len(all) == 1 && (id == "" || id == "default" || id == taskID) {
+		return &all[0], nil
 	}
-	return nil, errInvalidParams("push notification config %q not found for task %s", id, t.id)
+	return nil, errInvalidParams("push notification config %q not found for task %s", id, taskID)
 }
 
 func (s *Server) pushList(ctx context.Context, taskID string) ([]TaskPushNotificationConfig, *Error) {
-	t, e := s.pushTask(ctx, taskID)
+	t, e := s.taskNamed(ctx, "id", taskID)
 	if e != nil {
 		return nil, e
 	}
@@ -638,7 +590,7 @@ func (s *Server) pushList(ctx context.Context, taskID string) ([]TaskPushNotific
 }
 
 func (s *Server) pushDelete(ctx context.Context, taskID, id string) *Error {
-	t, e := s.pushTask(ctx, taskID)
+	t, e := s.taskNamed(ctx, "id", taskID)
 	if e != nil {
 		return e
 	}
@@ -646,16 +598,9 @@ func (s *Server) pushDelete(ctx context.Context, taskID, id string) *Error {
 		return errInvalidParams("pushNotificationConfigId is required.")
 	}
 	t.mu.Lock()
-	kept := t.push[:0]
-	found := false
-	for _, c := range t.push {
-		if c.ID == id {
-			found = true
-			continue
-		}
-		kept = append(kept, c)
-	}
-	t.push = kept
+	n := len(t.push)
+	t.push = slices.DeleteFunc(t.push, func(c PushNotificationConfig) bool { return c.ID == id })
+	found := len(t.push) < n
 	t.mu.Unlock()
 	if !found {
 		return errInvalidParams("push notification config %q not found for task %s", id, t.id)
@@ -664,52 +609,21 @@ func (s *Server) pushDelete(ctx context.Context, taskID, id string) *Error {
 	return nil
 }
 
-// commandEnv is the environment commands run in: the server's default
-// workspace, with its trust as settings decide it.
-func (s *Server) commandEnv() command.Env {
-	return s.commandEnvAt(s.cfg.Workspace)
-}
-
-// commandEnvAt is the environment commands run in for workspace ws.
-func (s *Server) commandEnvAt(ws string) command.Env {
-	env := command.Env{Workspace: ws, HomeDir: s.cfg.HomeDir}
-	if env.Workspace != "" {
-		if st, err := config.Load(config.LoadOptions{Workspace: env.Workspace, HomeDir: env.HomeDir}); err == nil {
-			env.Trusted = st.Trust.IsTrusted() || !st.Trust.FolderTrustEnabled
-		}
-	}
-	return env
-}
-
-func (s *Server) devCommands(reg *command.Registry) []devSlashCommand {
-	var conv func(c *command.Command, depth int) devSlashCommand
-	conv = func(c *command.Command, depth int) devSlashCommand {
-		out := devSlashCommand{Name: c.Name, Description: c.Description, Arguments: []devSlashCommandArgument{}, SubCommands: []devSlashCommand{}}
+// devCommands lists reg's commands as the extension's SlashCommands.
+func devCommands(reg *command.Registry) []devSlashCommand {
+	return command.Tree(reg.Commands(), false, func(c *command.Command, name string, subs []devSlashCommand) devSlashCommand {
+		out := devSlashCommand{Name: name, Description: c.Description, Arguments: []devSlashCommandArgument{}, SubCommands: subs}
 		for _, a := range c.Arguments {
 			out.Arguments = append(out.Arguments, devSlashCommandArgument{Name: a.Name, Description: a.Description, IsRequired: a.Required})
 		}
-		if depth < 8 {
-			for _, sc := range c.SubCommands {
-				out.SubCommands = append(out.SubCommands, conv(sc, depth+1))
-			}
-		}
 		return out
-	}
-	out := []devSlashCommand{}
-	for _, c := range reg.Commands() {
-		out = append(out, conv(c, 0))
-	}
-	return out
+	})
 }
 
 // rpcCommandExecute is the extension's command/execute: the command runs
 // as a task whose id is the execution id, so its output is read with
 // tasks/get or tasks/resubscribe like any task's.
-func (s *Server) rpcCommandExecute(r *http.Request, req *rpcRequest) (any, *Error) {
-	var p executeSlashCommandRequest
-	if e := decodeParams(req.Params, &p); e != nil {
-		return nil, e
-	}
+func (s *Server) rpcCommandExecute(ctx context.Context, p *executeSlashCommandRequest) (any, *Error) {
 	path := p.CommandPath
 	if len(path) == 0 {
 		path = p.CommandPathCamel
@@ -717,23 +631,15 @@ func (s *Server) rpcCommandExecute(r *http.Request, req *rpcRequest) (any, *Erro
 	if len(path) == 0 {
 		return nil, errInvalidParams("command_path is required.")
 	}
-	taskID := p.TaskID
-	if taskID == "" {
-		taskID = p.TaskIDCamel
-	}
-	reg, env, e := s.commandsFor(r.Context(), taskID, true)
+	reg, env, e := s.commandsFor(ctx, p.taskID(), true)
 	if e != nil {
 		return nil, e
 	}
-	cmd, cpath, rest := reg.Lookup(path...)
-	name := strings.Join(path, " ")
-	if cmd == nil || len(rest) > 0 {
-		return &executeSlashCommandResponse{Status: cmdFailedToStart, Message: "Command not found: " + name}, nil
+	cmd, cpath, e := findCommand(reg, env, strings.Join(path, " "), path...)
+	var t *task
+	if e == nil {
+		t, e = s.runCommand(ctx, cmd, cpath, strings.Fields(p.Args), env, true, nil)
 	}
-	if cmd.RequiresWorkspace && env.Workspace == "" {
-		return &executeSlashCommandResponse{Status: cmdFailedToStart, Message: "Command \"" + name + "\" requires a workspace, but CODER_AGENT_WORKSPACE_PATH is not set."}, nil
-	}
-	t, e := s.runCommand(r.Context(), cmd, cpath, strings.Fields(p.Args), env, true, nil)
 	if e != nil {
 		return &executeSlashCommandResponse{Status: cmdFailedToStart, Message: e.Message}, nil
 	}
@@ -773,20 +679,9 @@ func (s *Server) runCommand(ctx context.Context, cmd *command.Command, path, arg
 	case res != nil && res.Kind == command.ResultMessage && res.MessageType == command.MessageError:
 		t.publish(&update{kind: uState, state: StateFailed, final: true, reason: reasonEnd, text: res.Content})
 	default:
-		text := ""
-		if res != nil {
-			text = res.Content
-			if res.Kind == command.ResultData {
-				if str, ok := res.Data.(string); ok {
-					text = str
-				} else if b, err := json.MarshalIndent(res.Data, "", "  "); err == nil {
-					text = string(b)
-				}
-			}
-		}
 		// One final event carrying the text, as Gemini CLI's init reports
 		// an informational result.
-		t.publish(&update{kind: uText, state: StateCompleted, final: true, text: text, messageID: uuid.NewString()})
+		t.publish(&update{kind: uText, state: StateCompleted, final: true, text: res.Text(), messageID: uuid.NewString()})
 	}
 	s.save(t)
 	return t, nil

@@ -296,7 +296,7 @@ func (s *Server) lookupTask(ctx context.Context, id string) (*task, error) {
 		return nil, err
 	}
 	t, err := s.host.Adopt(s.restore(st))
-	return t, busy(err)
+	return t, asBusy(err)
 }
 
 // restore rebuilds a task from the store; its agent is built on its next
@@ -332,7 +332,7 @@ func (s *Server) restore(st *StoredTask) *task {
 }
 
 // addTask registers a new task.
-func (s *Server) addTask(t *task) error { return busy(s.host.Add(t)) }
+func (s *Server) addTask(t *task) error { return asBusy(s.host.Add(t)) }
 
 func errBusy(what string) *Error {
 	return &Error{Code: CodeInternalError, Message: "Server busy: " + what + "; retry later", Data: map[string]any{"busy": true}}

@@ -1,6 +1,7 @@
 package a2a
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 
@@ -18,7 +19,7 @@ import (
 // (setup.WithSessionCommands).
 func (s *Server) commandsFor(ctx context.Context, taskID string, build bool) (*command.Registry, command.Env, *Error) {
 	if taskID == "" {
-		return s.cmds, s.commandEnv(), nil
+		return s.cmds, command.EnvAt(s.cfg.Workspace, s.cfg.HomeDir), nil
 	}
 	t, err := s.lookupTask(ctx, taskID)
 	if err != nil {
@@ -27,10 +28,7 @@ func (s *Server) commandsFor(ctx context.Context, taskID string, build bool) (*c
 	t.mu.Lock()
 	a, ws := t.agent, t.settings.WorkspacePath
 	t.mu.Unlock()
-	env := s.commandEnv()
-	if ws != "" {
-		env = s.commandEnvAt(ws)
-	}
+	env := command.EnvAt(cmp.Or(ws, s.cfg.Workspace), s.cfg.HomeDir)
 	if s.cfg.SessionCommands == nil {
 		return s.cmds, env, nil
 	}
@@ -47,26 +45,32 @@ func (s *Server) commandsFor(ctx context.Context, taskID string, build bool) (*c
 	return s.cmds, env, nil
 }
 
-// commandsParams are the optional params of commands/get.
-type commandsParams struct {
-	TaskID      string `json:"task_id"`
-	TaskIDCamel string `json:"taskId"`
-}
-
-func (p *commandsParams) taskID() string {
-	if p.TaskID != "" {
-		return p.TaskID
+// findCommand looks up the command named name (path in words) to run in
+// env: a command that does not exist is MethodNotFound, one that needs
+// the workspace env lacks InvalidParams.
+func findCommand(reg *command.Registry, env command.Env, name string, path ...string) (*command.Command, []string, *Error) {
+	cmd, cpath, rest := reg.Lookup(path...)
+	switch {
+	case cmd == nil || len(rest) > 0:
+		return nil, nil, rpcError(CodeMethodNotFound, "Command not found: %s", name)
+	case cmd.RequiresWorkspace && env.Workspace == "":
+		return nil, nil, errInvalidParams("Command \"%s\" requires a workspace, but CODER_AGENT_WORKSPACE_PATH is not set.", name)
 	}
-	return p.TaskIDCamel
+	return cmd, cpath, nil
 }
 
 // restStatus is the HTTP status of a REST request that failed with e.
 func restStatus(e *Error) int {
-	switch e.Code {
-	case CodeTaskNotFound:
+	switch {
+	case busy(e):
+		return http.StatusTooManyRequests
+	case e.Code == CodeTaskNotFound || e.Code == CodeMethodNotFound:
 		return http.StatusNotFound
-	case CodeInvalidParams:
+	case e.Code == CodeInvalidParams || e.Code == CodeInvalidRequest:
 		return http.StatusBadRequest
 	}
 	return http.StatusInternalServerError
 }
+
+// busy reports whether e is errBusy's: the server is out of room.
+func busy(e *Error) bool { return e.Data != nil }

@@ -5,13 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"sort"
-	"sync"
 	"time"
 
 	"google.golang.org/genai"
 
 	"github.com/castor-dev/castor/agent"
+	"github.com/castor-dev/castor/internal/memstore"
 )
 
 // ErrNotFound is returned by a TaskStore for a task it does not hold.
@@ -78,13 +77,12 @@ var validTaskID = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,128}$`)
 // MemoryStore keeps tasks in memory: nothing survives a restart. It keeps
 // copies of the task's lists, not of the messages and contents in them,
 // which the server never changes once recorded.
-type MemoryStore struct {
-	mu    sync.Mutex
-	tasks map[string]*StoredTask
-}
+type MemoryStore struct{ tasks *memstore.Store[StoredTask] }
 
 // NewMemoryStore returns an empty MemoryStore.
-func NewMemoryStore() *MemoryStore { return &MemoryStore{tasks: map[string]*StoredTask{}} }
+func NewMemoryStore() *MemoryStore {
+	return &MemoryStore{memstore.New(copyStored, func(t *StoredTask) time.Time { return t.Timestamp })}
+}
 
 func copyStored(t *StoredTask) *StoredTask {
 	cp := *t
@@ -101,78 +99,38 @@ func (m *MemoryStore) Save(_ context.Context, t *StoredTask) error {
 	if !validTaskID.MatchString(t.ID) {
 		return fmt.Errorf("invalid task id %q", t.ID)
 	}
-	cp := copyStored(t)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.tasks[t.ID] = cp
+	m.tasks.Put(t.ID, t)
 	return nil
 }
 
 // Load returns a copy of the task.
 func (m *MemoryStore) Load(_ context.Context, id string) (*StoredTask, error) {
-	m.mu.Lock()
-	t, ok := m.tasks[id]
-	m.mu.Unlock()
-	if !ok {
-		return nil, ErrNotFound
+	if t, ok := m.tasks.Get(id); ok {
+		return t, nil
 	}
-	return copyStored(t), nil
+	return nil, ErrNotFound
 }
 
 // Delete removes a task; deleting an unknown task is not an error.
 func (m *MemoryStore) Delete(_ context.Context, id string) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	delete(m.tasks, id)
+	m.tasks.Delete(id)
 	return nil
 }
 
 // Prune deletes the tasks last active before cutoff that keep does not
 // claim (see TaskPruner).
 func (m *MemoryStore) Prune(_ context.Context, cutoff time.Time, keep func(id string) bool) ([]string, error) {
-	m.mu.Lock()
-	var old []string
-	for id, t := range m.tasks {
-		if t.Timestamp.Before(cutoff) {
-			old = append(old, id)
-		}
-	}
-	m.mu.Unlock()
-	sort.Strings(old)
-	var deleted []string
-	for _, id := range old {
-		// keep is asked without m.mu held: it takes the server's locks,
-		// which are held elsewhere while saving into this store.
-		if keep != nil && keep(id) {
-			continue
-		}
-		m.mu.Lock()
-		if t, ok := m.tasks[id]; ok && t.Timestamp.Before(cutoff) {
-			delete(m.tasks, id)
-			deleted = append(deleted, id)
-		}
-		m.mu.Unlock()
-	}
-	return deleted, nil
+	return m.tasks.Prune(cutoff, keep), nil
 }
 
 // List returns the stored ids.
-func (m *MemoryStore) List(context.Context) ([]string, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	ids := make([]string, 0, len(m.tasks))
-	for id := range m.tasks {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	return ids, nil
-}
+func (m *MemoryStore) List(context.Context) ([]string, error) { return m.tasks.IDs(), nil }
 
 // orEmpty gives an empty list for nil, so that JSON shows [] rather than
 // null.
-func orEmpty(m []Message) []Message {
-	if m == nil {
-		return []Message{}
+func orEmpty[T any](s []T) []T {
+	if s == nil {
+		return []T{}
 	}
-	return m
+	return s
 }

@@ -1,9 +1,9 @@
 package a2a
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"iter"
 	"mime"
 	"net/http"
@@ -17,6 +17,8 @@ import (
 	v1 "github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
+
+	"github.com/castor-dev/castor/internal/mediatype"
 )
 
 // handler serves A2A 1.0 through a2a-go's transports (a2asrv's JSON-RPC
@@ -46,61 +48,37 @@ func v1Error(e *Error) error {
 	if e == nil {
 		return nil
 	}
-	err := v1.NewError(v1Errors[e.Code], e.Message)
-	if err.Err == nil {
-		err.Err = v1.ErrInternalError
-	}
-	if d, ok := e.Data.(map[string]any); ok {
-		err.Details = d
-	}
+	err := v1.NewError(cmp.Or(v1Errors[e.Code], v1.ErrInternalError), e.Message)
+	err.Details, _ = e.Data.(map[string]any)
 	return err
 }
 
-// convert re-reads v (one of our 0.3 objects or an a2a-go legacy one) as
-// T through its JSON, which is the same in both.
-func convert[T any](v any) (*T, error) {
-	b, err := json.Marshal(v)
+// toV1 converts one of our 0.3 events to its 1.0 form: a2a-go reads its
+// JSON as the legacy event it is, which a2av0 converts.
+func toV1(ev any) (v1.Event, error) {
+	b, err := json.Marshal(ev)
 	if err != nil {
 		return nil, err
 	}
-	out := new(T)
-	if err := json.Unmarshal(b, out); err != nil {
+	le, err := legacy.UnmarshalEventJSON(b)
+	if err != nil {
 		return nil, err
 	}
-	return out, nil
-}
-
-// toV1 converts one of our 0.3 events to its 1.0 form.
-func toV1(ev any) (v1.Event, error) {
-	switch ev := ev.(type) {
-	case *Task:
-		t, err := convert[legacy.Task](ev)
-		if err != nil {
-			return nil, err
-		}
-		return a2av0.ToV1Task(t)
-	case *StatusUpdateEvent:
-		e, err := convert[legacy.TaskStatusUpdateEvent](ev)
-		if err != nil {
-			return nil, err
-		}
-		return a2av0.ToV1TaskStatusUpdateEvent(e)
-	case *ArtifactUpdateEvent:
-		e, err := convert[legacy.TaskArtifactUpdateEvent](ev)
-		if err != nil {
-			return nil, err
-		}
-		return a2av0.ToV1TaskArtifactUpdateEvent(e)
-	}
-	return nil, errors.New("a2a: unknown event type")
+	return a2av0.ToV1Event(le)
 }
 
 func toV1Task(t *Task) (*v1.Task, error) {
 	ev, err := toV1(t)
-	if err != nil {
-		return nil, err
+	v, _ := ev.(*v1.Task)
+	return v, err
+}
+
+// v1Task answers a 1.0 method with the task t, or the error e.
+func v1Task(t *Task, e *Error) (*v1.Task, error) {
+	if e != nil {
+		return nil, v1Error(e)
 	}
-	return ev.(*v1.Task), nil
+	return toV1Task(t)
 }
 
 // callHeader rebuilds the request headers a2a-go's transport read, which
@@ -115,20 +93,27 @@ func callHeader(ctx context.Context) http.Header {
 	return h
 }
 
-// sendParams reads a 1.0 request as message/send params, checked as 0.3's.
-func sendParams(req *v1.SendMessageRequest) (*MessageSendParams, *Error) {
+// sendParams reads a 1.0 request as message/send params, checked as
+// 0.3's, and refuses a message to an ended task.
+func (s *Server) sendParams(ctx context.Context, req *v1.SendMessageRequest) (*MessageSendParams, error) {
 	if req == nil || req.Message == nil {
-		return nil, errInvalidParams("message is required.")
+		return nil, v1Error(errInvalidParams("message is required."))
 	}
 	raw, err := json.Marshal(a2av0.FromV1SendMessageRequest(req))
 	if err != nil {
-		return nil, errInvalidParams("Invalid parameters: %v", err)
+		return nil, v1Error(errInvalidParams("Invalid parameters: %v", err))
 	}
 	p, e := decodeSendParams(raw)
-	if e == nil && p.Configuration != nil && p.Configuration.PushNotificationConfig != nil {
-		p.Configuration.PushNotificationConfig.Version = "1.0"
+	if e == nil {
+		e = s.ended(ctx, p.Message.TaskID)
 	}
-	return p, e
+	if e != nil {
+		return nil, v1Error(e)
+	}
+	if c := p.Configuration; c != nil && c.PushNotificationConfig != nil {
+		c.PushNotificationConfig.Version = "1.0"
+	}
+	return p, nil
 }
 
 // pushBody1 is what a 1.0 webhook receives: the task in a StreamResponse.
@@ -143,9 +128,6 @@ func pushBody1(snap *Task) ([]byte, error) {
 // ended refuses, as A2A 1.0 does (UnsupportedOperation), a message to
 // or a subscription on a task that reached a terminal state.
 func (s *Server) ended(ctx context.Context, id string) *Error {
-	if id == "" {
-		return nil
-	}
 	t, err := s.lookupTask(ctx, id)
 	if err != nil {
 		return nil // the method says what is wrong with the id
@@ -177,11 +159,10 @@ func (s *Server) precheck(ctx context.Context, req *rpcRequest) *Error {
 	case "SubscribeToTask":
 		return s.ended(ctx, p.ID)
 	case "ListTasks":
-		var ts time.Time
 		if p.PageSize != nil && *p.PageSize < 1 {
 			return errInvalidParams("pageSize must be between 1 and 100, got %d", *p.PageSize)
 		}
-		if len(p.Timestamp) > 0 && string(p.Timestamp) != "null" && json.Unmarshal(p.Timestamp, &ts) != nil {
+		if len(p.Timestamp) > 0 && string(p.Timestamp) != "null" && json.Unmarshal(p.Timestamp, new(time.Time)) != nil {
 			return errInvalidParams("statusTimestampAfter must be an RFC 3339 timestamp, got %s", p.Timestamp)
 		}
 	}
@@ -190,29 +171,20 @@ func (s *Server) precheck(ctx context.Context, req *rpcRequest) *Error {
 
 // SendMessage implements a2asrv.RequestHandler.
 func (h handler) SendMessage(ctx context.Context, req *v1.SendMessageRequest) (v1.SendMessageResult, error) {
-	p, e := sendParams(req)
-	if e == nil {
-		e = h.s.ended(ctx, p.Message.TaskID)
-	}
-	if e != nil {
-		return nil, v1Error(e)
+	p, err := h.s.sendParams(ctx, req)
+	if err != nil {
+		return nil, err
 	}
 	t, _, e := h.s.send(ctx, callHeader(ctx), p)
-	if e != nil {
-		return nil, v1Error(e)
-	}
-	return toV1Task(t)
+	return v1Task(t, e)
 }
 
 // SendStreamingMessage implements a2asrv.RequestHandler.
 func (h handler) SendStreamingMessage(ctx context.Context, req *v1.SendMessageRequest) iter.Seq2[v1.Event, error] {
 	return func(yield func(v1.Event, error) bool) {
-		p, e := sendParams(req)
-		if e == nil {
-			e = h.s.ended(ctx, p.Message.TaskID)
-		}
-		if e != nil {
-			yield(nil, v1Error(e))
+		p, err := h.s.sendParams(ctx, req)
+		if err != nil {
+			yield(nil, err)
 			return
 		}
 		if !h.s.acquireStream() {
@@ -263,40 +235,24 @@ func (s *Server) yieldUpdates(ctx context.Context, t *task, sub *subscriber, ren
 
 // GetTask implements a2asrv.RequestHandler.
 func (h handler) GetTask(ctx context.Context, req *v1.GetTaskRequest) (*v1.Task, error) {
-	t, e := h.s.getTask(ctx, string(req.ID), req.HistoryLength)
-	if e != nil {
-		return nil, v1Error(e)
-	}
-	return toV1Task(t)
+	return v1Task(h.s.getTask(ctx, string(req.ID), req.HistoryLength))
 }
 
 // ListTasks implements a2asrv.RequestHandler: the tasks in memory and in
 // the store, newest activity first, filtered and paged as asked. The
 // page token is the offset of the page's first task.
 func (h handler) ListTasks(ctx context.Context, req *v1.ListTasksRequest) (*v1.ListTasksResponse, error) {
-	if req.HistoryLength != nil && *req.HistoryLength < 0 {
+	size := cmp.Or(req.PageSize, 50)
+	from, err := strconv.Atoi(cmp.Or(req.PageToken, "0"))
+	switch {
+	case req.HistoryLength != nil && *req.HistoryLength < 0:
 		return nil, v1Error(errInvalidParams("historyLength must not be negative."))
-	}
-	switch req.Status {
-	case "", v1.TaskStateSubmitted, v1.TaskStateWorking, v1.TaskStateInputRequired, v1.TaskStateAuthRequired,
-		v1.TaskStateCompleted, v1.TaskStateCanceled, v1.TaskStateFailed, v1.TaskStateRejected:
-	default:
+	case req.Status != "" && a2av0.FromV1TaskState(req.Status) == legacy.TaskStateUnspecified:
 		return nil, v1Error(errInvalidParams("unknown status %q", req.Status))
-	}
-	size := req.PageSize
-	if size < 0 || size > 100 {
+	case size < 1 || size > 100:
 		return nil, v1Error(errInvalidParams("pageSize must be between 1 and 100, got %d", size))
-	}
-	if size == 0 {
-		size = 50
-	}
-	from := 0
-	if req.PageToken != "" {
-		n, err := strconv.Atoi(req.PageToken)
-		if err != nil || n < 0 {
-			return nil, v1Error(errInvalidParams("invalid pageToken %q", req.PageToken))
-		}
-		from = n
+	case err != nil || from < 0:
+		return nil, v1Error(errInvalidParams("invalid pageToken %q", req.PageToken))
 	}
 	var tasks []*v1.Task
 	for _, snap := range h.s.allTasks(ctx, req.HistoryLength) {
@@ -321,24 +277,18 @@ func (h handler) ListTasks(ctx context.Context, req *v1.ListTasksRequest) (*v1.L
 		}
 		return b.Status.Timestamp.Compare(*a.Status.Timestamp)
 	})
-	out := &v1.ListTasksResponse{TotalSize: len(tasks), PageSize: size, Tasks: []*v1.Task{}}
-	if from < len(tasks) {
-		end := min(from+size, len(tasks))
-		out.Tasks = tasks[from:end]
-		if end < len(tasks) {
-			out.NextPageToken = strconv.Itoa(end)
-		}
+	from = min(from, len(tasks))
+	end := min(from+size, len(tasks))
+	out := &v1.ListTasksResponse{TotalSize: len(tasks), PageSize: size, Tasks: append([]*v1.Task{}, tasks[from:end]...)}
+	if end < len(tasks) {
+		out.NextPageToken = strconv.Itoa(end)
 	}
 	return out, nil
 }
 
 // CancelTask implements a2asrv.RequestHandler.
 func (h handler) CancelTask(ctx context.Context, req *v1.CancelTaskRequest) (*v1.Task, error) {
-	t, e := h.s.cancel(ctx, string(req.ID))
-	if e != nil {
-		return nil, v1Error(e)
-	}
-	return toV1Task(t)
+	return v1Task(h.s.cancel(ctx, string(req.ID)))
 }
 
 // SubscribeToTask implements a2asrv.RequestHandler: the task as it is,
@@ -367,12 +317,16 @@ func (h handler) SubscribeToTask(ctx context.Context, req *v1.SubscribeToTaskReq
 	}
 }
 
-func toV1Push(c *TaskPushNotificationConfig) *v1.PushConfig {
+// v1Push answers a 1.0 push method with the config c, or the error e.
+func v1Push(c *TaskPushNotificationConfig, e *Error) (*v1.PushConfig, error) {
+	if e != nil {
+		return nil, v1Error(e)
+	}
 	out := &v1.PushConfig{TaskID: v1.TaskID(c.TaskID), ID: c.PushNotificationConfig.ID, URL: c.PushNotificationConfig.URL, Token: c.PushNotificationConfig.Token}
 	if a := c.PushNotificationConfig.Authentication; a != nil && len(a.Schemes) > 0 {
 		out.Auth = &v1.PushAuthInfo{Scheme: a.Schemes[0], Credentials: a.Credentials}
 	}
-	return out
+	return out, nil
 }
 
 // CreateTaskPushConfig implements a2asrv.RequestHandler.
@@ -381,20 +335,12 @@ func (h handler) CreateTaskPushConfig(ctx context.Context, req *v1.PushConfig) (
 	if req.Auth != nil {
 		c.Authentication = &PushNotificationAuthenticationInfo{Schemes: []string{req.Auth.Scheme}, Credentials: req.Auth.Credentials}
 	}
-	out, e := h.s.pushSet(ctx, string(req.TaskID), c)
-	if e != nil {
-		return nil, v1Error(e)
-	}
-	return toV1Push(out), nil
+	return v1Push(h.s.pushSet(ctx, string(req.TaskID), c))
 }
 
 // GetTaskPushConfig implements a2asrv.RequestHandler.
 func (h handler) GetTaskPushConfig(ctx context.Context, req *v1.GetTaskPushConfigRequest) (*v1.PushConfig, error) {
-	out, e := h.s.pushGet(ctx, string(req.TaskID), req.ID)
-	if e != nil {
-		return nil, v1Error(e)
-	}
-	return toV1Push(out), nil
+	return v1Push(h.s.pushGet(ctx, string(req.TaskID), req.ID))
 }
 
 // ListTaskPushConfigs implements a2asrv.RequestHandler.
@@ -405,7 +351,8 @@ func (h handler) ListTaskPushConfigs(ctx context.Context, req *v1.ListTaskPushCo
 	}
 	out := &v1.ListTaskPushConfigResponse{Configs: []*v1.PushConfig{}}
 	for i := range cfgs {
-		out.Configs = append(out.Configs, toV1Push(&cfgs[i]))
+		c, _ := v1Push(&cfgs[i], nil)
+		out.Configs = append(out.Configs, c)
 	}
 	return out, nil
 }
@@ -451,13 +398,10 @@ const mediaType = "application/a2a+json"
 // CLI's server reads any body, and curl users rely on that.
 func checkContent(h http.Header) *Error {
 	ct := h.Get("Content-Type")
-	if ct == "" {
-		return nil
+	if mt, _, err := mime.ParseMediaType(ct); ct != "" && (err != nil || mt != "application/json" && mt != mediaType) {
+		return rpcError(CodeContentTypeNotSupported, "Incompatible content types: A2A 1.0 requests are application/json or %s, not %q", mediaType, ct)
 	}
-	if mt, _, err := mime.ParseMediaType(ct); err == nil && (mt == "application/json" || mt == mediaType) {
-		return nil
-	}
-	return rpcError(CodeContentTypeNotSupported, "Incompatible content types: A2A 1.0 requests are application/json or %s, not %q", mediaType, ct)
+	return nil
 }
 
 // v1Writer prepares a 1.0 request for a2a-go's transports: the 1.0 media
@@ -467,36 +411,8 @@ func v1Writer(w http.ResponseWriter, r *http.Request) http.ResponseWriter {
 	if activated(r.Header) {
 		w.Header().Set(v1.SvcParamExtensions, ExtensionURI)
 	}
-	if !strings.HasPrefix(r.Header.Get("Content-Type"), mediaType) {
-		return w
-	}
-	r.Header.Set("Content-Type", "application/json")
-	return &mediaWriter{w}
+	return mediatype.AsJSON(w, r, mediaType)
 }
-
-type mediaWriter struct{ http.ResponseWriter }
-
-func (m *mediaWriter) WriteHeader(code int) {
-	if h := m.Header(); strings.HasPrefix(h.Get("Content-Type"), "application/json") {
-		h.Set("Content-Type", mediaType)
-	}
-	m.ResponseWriter.WriteHeader(code)
-}
-
-func (m *mediaWriter) Write(b []byte) (int, error) {
-	if h := m.Header(); strings.HasPrefix(h.Get("Content-Type"), "application/json") {
-		h.Set("Content-Type", mediaType)
-	}
-	return m.ResponseWriter.Write(b)
-}
-
-func (m *mediaWriter) Flush() {
-	if f, ok := m.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
-func (m *mediaWriter) Unwrap() http.ResponseWriter { return m.ResponseWriter }
 
 // serveV1REST serves the 1.0 HTTP+JSON binding under /a2a/ (Gemini CLI's
 // own routes hold /tasks).
