@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/castor-dev/castor/internal/jsonrpc"
 	"github.com/castor-dev/castor/mcp"
 )
 
@@ -96,7 +97,7 @@ func (t *task) answerQuestion(m *Message, sub *subscriber) (handled bool, e *Err
 	ans, ok := findAnswer(m, q.id)
 	if !ok {
 		t.mu.Unlock()
-		return true, rpcError(CodeInvalidRequest, "Task %s waits for the answer to MCP server '%s''s question (elicitationId %s): send a data part {elicitationId, action, content}.", t.id, q.req.Server, q.id)
+		return true, jsonrpc.Errorf(CodeInvalidRequest, "Task %s waits for the answer to MCP server '%s''s question (elicitationId %s): send a data part {elicitationId, action, content}.", t.id, q.req.Server, q.id)
 	}
 	t.question = nil
 	if sub != nil {

@@ -1,11 +1,6 @@
 package a2a
 
-import (
-	"encoding/json"
-	"net/http"
-
-	"github.com/castor-dev/castor/internal/jsonrpc"
-)
+import "github.com/castor-dev/castor/internal/jsonrpc"
 
 // JSON-RPC and A2A error codes (A2A 0.3.0 §8).
 const (
@@ -29,40 +24,10 @@ const (
 // Error is a JSON-RPC error object.
 type Error = jsonrpc.Error
 
-// The framing is internal/jsonrpc's; the face keeps short names for it.
-type rpcRequest = jsonrpc.Request
-
-var (
-	nullID         = jsonrpc.NullID
-	asRPCError     = jsonrpc.AsError
-	parseRequest   = jsonrpc.ParseRequest
-	decodeParams   = jsonrpc.DecodeParams
-	writeJSON      = jsonrpc.WriteJSON
-	writeRPCResult = jsonrpc.WriteResult
-	writeRPCError  = jsonrpc.WriteError
-)
-
-func rpcError(code int, format string, args ...any) *Error {
-	return jsonrpc.Errorf(code, format, args...)
-}
-
 func errTaskNotFound(id string) *Error {
-	return rpcError(CodeTaskNotFound, "Task not found: %s", id)
+	return jsonrpc.Errorf(CodeTaskNotFound, "Task not found: %s", id)
 }
 
 func errInvalidParams(format string, args ...any) *Error {
-	return rpcError(CodeInvalidParams, format, args...)
+	return jsonrpc.Errorf(CodeInvalidParams, format, args...)
 }
-
-// sseWriter is a 0.3 stream: A2A's JSON-RPC transport frames one
-// response per event, as jsonrpc.Stream does.
-type sseWriter struct{ *jsonrpc.Stream }
-
-func newSSEWriter(w http.ResponseWriter, id json.RawMessage) *sseWriter {
-	return &sseWriter{jsonrpc.NewStream(w, id)}
-}
-
-func (s *sseWriter) start()              { s.Start() }
-func (s *sseWriter) event(v any) error   { return s.Event(v) }
-func (s *sseWriter) fail(e *Error) error { return s.Fail(e) }
-func (s *sseWriter) keepAlive() error    { return s.KeepAlive() }

@@ -10,13 +10,14 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/castor-dev/castor/command"
+	"github.com/castor-dev/castor/internal/jsonrpc"
 )
 
 // The REST routes of Gemini CLI's A2A server, which Gemini Code Assist
 // clients call beside JSON-RPC, and the seed's task routes.
 
 func restError(w http.ResponseWriter, status int, msg string) {
-	writeJSON(w, status, map[string]any{"error": msg})
+	jsonrpc.WriteJSON(w, status, map[string]any{"error": msg})
 }
 
 func decodeREST(w http.ResponseWriter, r *http.Request, v any) bool {
@@ -49,11 +50,11 @@ func (s *Server) handleCreateTask(w http.ResponseWriter, r *http.Request) {
 		t := s.newTask(uuid.NewString(), cmp.Or(body.ContextID, uuid.NewString()), settings)
 		if err = s.addTask(t); err == nil {
 			s.save(t)
-			writeJSON(w, http.StatusCreated, t.id)
+			jsonrpc.WriteJSON(w, http.StatusCreated, t.id)
 			return
 		}
 	}
-	e := asRPCError(err)
+	e := jsonrpc.AsError(err)
 	restError(w, restStatus(e), e.Message)
 }
 
@@ -105,7 +106,7 @@ func (s *Server) handleAllMetadata(w http.ResponseWriter, r *http.Request) {
 		}
 		out = append(out, md)
 	}
-	writeJSON(w, http.StatusOK, out)
+	jsonrpc.WriteJSON(w, http.StatusOK, out)
 }
 
 // GET /tasks/{id}/metadata → {metadata}, restoring the task from the
@@ -121,7 +122,7 @@ func (s *Server) handleTaskMetadata(w http.ResponseWriter, r *http.Request) {
 		restError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"metadata": md})
+	jsonrpc.WriteJSON(w, http.StatusOK, map[string]any{"metadata": md})
 }
 
 // GET /tasks → {tasks: [{id, contextId, state}]}, stored and live.
@@ -135,7 +136,7 @@ func (s *Server) handleListTasks(w http.ResponseWriter, r *http.Request) {
 	for _, t := range s.allTasks(r.Context(), new(0)) {
 		rows = append(rows, row{t.ID, t.ContextID, t.Status.State})
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"tasks": rows})
+	jsonrpc.WriteJSON(w, http.StatusOK, map[string]any{"tasks": rows})
 }
 
 // GET /tasks/{id} → the task with its state, history and artifacts.
@@ -146,7 +147,7 @@ func (s *Server) handleGetTaskREST(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	snap := t.snapshot(nil)
-	writeJSON(w, http.StatusOK, map[string]any{
+	jsonrpc.WriteJSON(w, http.StatusOK, map[string]any{
 		"id": snap.ID, "contextId": snap.ContextID, "state": snap.Status.State,
 		"timestamp": snap.Status.Timestamp, "metadata": snap.Metadata,
 		"history": orEmpty(snap.History), "artifacts": orEmpty(snap.Artifacts),
@@ -193,8 +194,8 @@ func (s *Server) streamREST(w http.ResponseWriter, r *http.Request, start func(s
 	}
 	defer t.unsubscribe(sub)
 	idJSON, _ := json.Marshal(t.id)
-	sw := newSSEWriter(w, idJSON)
-	sw.start()
+	sw := jsonrpc.NewStream(w, idJSON)
+	sw.Start()
 	s.pump(r.Context(), t, sub, sw, newRenderer(ext, t.id, t.contextID))
 }
 
@@ -225,7 +226,7 @@ func (s *Server) handleListCommands(w http.ResponseWriter, r *http.Request) {
 		}
 		return out
 	})
-	writeJSON(w, http.StatusOK, map[string]any{"commands": out})
+	jsonrpc.WriteJSON(w, http.StatusOK, map[string]any{"commands": out})
 }
 
 // POST /executeCommand {command, args?} → {name, data}, or SSE for
@@ -269,7 +270,7 @@ func (s *Server) handleExecuteCommand(w http.ResponseWriter, r *http.Request) {
 			restError(w, http.StatusInternalServerError, err.Error())
 			return
 		}
-		writeJSON(w, http.StatusOK, map[string]any{"name": name, "data": res.Payload()})
+		jsonrpc.WriteJSON(w, http.StatusOK, map[string]any{"name": name, "data": res.Payload()})
 		return
 	}
 	s.streamREST(w, r, func(sub *subscriber) (*task, bool, *Error) {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/castor-dev/castor/command"
 	"github.com/castor-dev/castor/internal/host"
+	"github.com/castor-dev/castor/internal/jsonrpc"
 	"github.com/castor-dev/castor/internal/webhook"
 	"github.com/castor-dev/castor/policy"
 )
@@ -42,22 +43,22 @@ func (s *Server) handleRPC(w http.ResponseWriter, r *http.Request) {
 	body, status, err := readBody(w, r)
 	if err != nil {
 		if status == http.StatusRequestEntityTooLarge {
-			writeRPCError(w, status, nullID, rpcError(CodeInvalidRequest, "Request payload validation error: %v", err))
+			jsonrpc.WriteError(w, status, jsonrpc.NullID, jsonrpc.Errorf(CodeInvalidRequest, "Request payload validation error: %v", err))
 			return
 		}
-		writeRPCError(w, http.StatusBadRequest, nullID, rpcError(CodeParseError, "Invalid JSON payload"))
+		jsonrpc.WriteError(w, http.StatusBadRequest, jsonrpc.NullID, jsonrpc.Errorf(CodeParseError, "Invalid JSON payload"))
 		return
 	}
 	if v, _ := protocolOf(r.Header, ""); v == "1.0" {
 		// Before parsing: a body in another media type need not be JSON.
 		if e := checkContent(r.Header); e != nil {
-			writeRPCError(w, http.StatusOK, nullID, e)
+			jsonrpc.WriteError(w, http.StatusOK, jsonrpc.NullID, e)
 			return
 		}
 	}
-	req, rerr := parseRequest(body)
+	req, rerr := jsonrpc.ParseRequest(body)
 	if rerr != nil {
-		id := json.RawMessage(nullID)
+		id := json.RawMessage(jsonrpc.NullID)
 		if req != nil {
 			id = req.ID
 		}
@@ -66,24 +67,24 @@ func (s *Server) handleRPC(w http.ResponseWriter, r *http.Request) {
 			// @a2a-js/sdk answers unparseable JSON with 400.
 			code = http.StatusBadRequest
 		}
-		writeRPCError(w, code, id, rerr)
+		jsonrpc.WriteError(w, code, id, rerr)
 		return
 	}
 	if s.closing.Load() {
-		writeRPCError(w, http.StatusServiceUnavailable, req.ID, errBusy("the server is shutting down"))
+		jsonrpc.WriteError(w, http.StatusServiceUnavailable, req.ID, errBusy("the server is shutting down"))
 		return
 	}
 	switch v, ok := protocolOf(r.Header, req.Method); {
 	case !ok:
-		writeRPCError(w, http.StatusOK, req.ID, rpcError(CodeVersionNotSupported, "A2A version %q is not supported; this server speaks 0.3 and 1.0", v))
+		jsonrpc.WriteError(w, http.StatusOK, req.ID, jsonrpc.Errorf(CodeVersionNotSupported, "A2A version %q is not supported; this server speaks 0.3 and 1.0", v))
 		return
 	case v == "1.0":
 		if e := checkContent(r.Header); e != nil {
-			writeRPCError(w, http.StatusOK, req.ID, e)
+			jsonrpc.WriteError(w, http.StatusOK, req.ID, e)
 			return
 		}
 		if e := s.precheck(r.Context(), req); e != nil {
-			writeRPCError(w, http.StatusOK, req.ID, e)
+			jsonrpc.WriteError(w, http.StatusOK, req.ID, e)
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
@@ -117,7 +118,7 @@ func (s *Server) handleRPC(w http.ResponseWriter, r *http.Request) {
 	case methodPushDelete:
 		result, e = withParams(req, func(p *pushConfigParams) (any, *Error) { return nil, s.pushDelete(ctx, p.ID, p.ConfigID) })
 	case methodExtendedCard:
-		e = rpcError(CodeExtendedCardNotConfigured, "Authenticated Extended Card is not configured")
+		e = jsonrpc.Errorf(CodeExtendedCardNotConfigured, "Authenticated Extended Card is not configured")
 	case methodCommandsGet:
 		// Params are optional; {taskId} lists that task's commands. Other
 		// params are ignored, as before there were any.
@@ -134,19 +135,19 @@ func (s *Server) handleRPC(w http.ResponseWriter, r *http.Request) {
 	case methodCommandExecute:
 		result, e = withParams(req, func(p *executeSlashCommandRequest) (any, *Error) { return s.rpcCommandExecute(ctx, p) })
 	default:
-		e = rpcError(CodeMethodNotFound, "Method not found: %s", req.Method)
+		e = jsonrpc.Errorf(CodeMethodNotFound, "Method not found: %s", req.Method)
 	}
 	if e != nil {
-		writeRPCError(w, http.StatusOK, req.ID, e)
+		jsonrpc.WriteError(w, http.StatusOK, req.ID, e)
 		return
 	}
-	writeRPCResult(w, req.ID, result)
+	jsonrpc.WriteResult(w, req.ID, result)
 }
 
 // withParams decodes req's params as P for the method f answers.
-func withParams[P any](req *rpcRequest, f func(*P) (any, *Error)) (any, *Error) {
+func withParams[P any](req *jsonrpc.Request, f func(*P) (any, *Error)) (any, *Error) {
 	var p P
-	if e := decodeParams(req.Params, &p); e != nil {
+	if e := jsonrpc.DecodeParams(req.Params, &p); e != nil {
 		return nil, e
 	}
 	return f(&p)
@@ -156,7 +157,7 @@ func withParams[P any](req *rpcRequest, f func(*P) (any, *Error)) (any, *Error) 
 // params.
 func decodeSendParams(raw json.RawMessage) (*MessageSendParams, *Error) {
 	var p MessageSendParams
-	if e := decodeParams(raw, &p); e != nil {
+	if e := jsonrpc.DecodeParams(raw, &p); e != nil {
 		return nil, e
 	}
 	m, c := p.Message, p.Configuration
@@ -188,11 +189,11 @@ func (s *Server) begin(ctx context.Context, h http.Header, p *MessageSendParams,
 	if isNew {
 		raw, err := parseAgentSettings(m.Metadata, p.Metadata)
 		if err != nil {
-			return nil, false, asRPCError(err)
+			return nil, false, jsonrpc.AsError(err)
 		}
 		settings, err := s.settingsFor(raw)
 		if err != nil {
-			return nil, false, asRPCError(err)
+			return nil, false, jsonrpc.AsError(err)
 		}
 		ctxID := m.ContextID
 		if ctxID == "" {
@@ -200,12 +201,12 @@ func (s *Server) begin(ctx context.Context, h http.Header, p *MessageSendParams,
 		}
 		t = s.newTask(uuid.NewString(), ctxID, settings)
 		if err := s.addTask(t); err != nil {
-			return nil, false, asRPCError(err)
+			return nil, false, jsonrpc.AsError(err)
 		}
 	} else {
 		found, err := s.lookupTask(ctx, m.TaskID)
 		if err != nil {
-			return nil, false, asRPCError(err)
+			return nil, false, jsonrpc.AsError(err)
 		}
 		t = found
 	}
@@ -234,19 +235,19 @@ func (s *Server) begin(ctx context.Context, h http.Header, p *MessageSendParams,
 func (s *Server) startTurn(ctx context.Context, t *task, in turnInput, ext bool, sub *subscriber) *Error {
 	turn, err := s.host.StartTurn(ctx, t.gate)
 	if err != nil {
-		return asRPCError(asBusy(err))
+		return jsonrpc.AsError(asBusy(err))
 	}
 	t.mu.Lock()
 	if t.state.Terminal() {
 		st := t.state
 		t.mu.Unlock()
 		turn.End()
-		return rpcError(CodeInvalidRequest, "Task %s is in a terminal state (%s) and cannot be modified.", t.id, st)
+		return jsonrpc.Errorf(CodeInvalidRequest, "Task %s is in a terminal state (%s) and cannot be modified.", t.id, st)
 	}
 	if t.turns >= s.cfg.Limits.MaxTurnsPerTask {
 		t.mu.Unlock()
 		turn.End()
-		return rpcError(CodeInvalidRequest, "Task %s reached its limit of %d messages.", t.id, s.cfg.Limits.MaxTurnsPerTask)
+		return jsonrpc.Errorf(CodeInvalidRequest, "Task %s reached its limit of %d messages.", t.id, s.cfg.Limits.MaxTurnsPerTask)
 	}
 	if in.mode != "" {
 		t.mode = in.mode
@@ -278,17 +279,17 @@ func (s *Server) releaseStream()      { s.host.ReleaseStream() }
 // A2A clients (and the TCK) read a streaming method's answer as SSE
 // whatever it holds.
 func streamError(w http.ResponseWriter, id []byte, e *Error) {
-	newSSEWriter(w, id).fail(e)
+	jsonrpc.NewStream(w, id).Fail(e)
 }
 
-func (s *Server) rpcStream(w http.ResponseWriter, r *http.Request, req *rpcRequest) {
+func (s *Server) rpcStream(w http.ResponseWriter, r *http.Request, req *jsonrpc.Request) {
 	p, e := decodeSendParams(req.Params)
 	if e != nil {
 		streamError(w, req.ID, e)
 		return
 	}
 	if !s.acquireStream() {
-		writeRPCError(w, http.StatusTooManyRequests, req.ID, errBusy("too many open streams"))
+		jsonrpc.WriteError(w, http.StatusTooManyRequests, req.ID, errBusy("too many open streams"))
 		return
 	}
 	defer s.releaseStream()
@@ -302,18 +303,18 @@ func (s *Server) rpcStream(w http.ResponseWriter, r *http.Request, req *rpcReque
 	if ext {
 		w.Header().Set(extensionHeader, ExtensionURI)
 	}
-	sw := newSSEWriter(w, req.ID)
-	sw.start()
+	sw := jsonrpc.NewStream(w, req.ID)
+	sw.Start()
 	s.pump(r.Context(), t, sub, sw, newRenderer(ext, t.id, t.contextID))
 }
 
 // pump writes a subscriber's updates until the final one, the client
 // leaves or the subscriber falls too far behind. What a client leaving
 // does to the turn is Config.OnDisconnect's choice (clientLeft).
-func (s *Server) pump(ctx context.Context, t *task, sub *subscriber, sw *sseWriter, rend *renderer) {
-	switch sub.Follow(ctx, s.cfg.Limits.KeepAlive, sw.keepAlive, func(u *update) (bool, error) {
+func (s *Server) pump(ctx context.Context, t *task, sub *subscriber, sw *jsonrpc.Stream, rend *renderer) {
+	switch sub.Follow(ctx, s.cfg.Limits.KeepAlive, sw.KeepAlive, func(u *update) (bool, error) {
 		for _, ev := range rend.render(u) {
-			if err := sw.event(ev); err != nil {
+			if err := sw.Event(ev); err != nil {
 				return false, err
 			}
 		}
@@ -322,11 +323,11 @@ func (s *Server) pump(ctx context.Context, t *task, sub *subscriber, sw *sseWrit
 	case host.Left:
 		s.clientLeft(t, sub)
 	case host.Dropped:
-		sw.fail(rpcError(CodeInternalError, "the stream fell too far behind; use tasks/resubscribe"))
+		sw.Fail(jsonrpc.Errorf(CodeInternalError, "the stream fell too far behind; use tasks/resubscribe"))
 	}
 }
 
-func (s *Server) rpcSend(w http.ResponseWriter, r *http.Request, req *rpcRequest) (any, *Error) {
+func (s *Server) rpcSend(w http.ResponseWriter, r *http.Request, req *jsonrpc.Request) (any, *Error) {
 	p, e := decodeSendParams(req.Params)
 	if e != nil {
 		return nil, e
@@ -363,7 +364,7 @@ func (s *Server) send(ctx context.Context, h http.Header, p *MessageSendParams) 
 		}
 		if end == host.Left && ctx.Err() != nil {
 			s.clientLeft(t, sub)
-			return nil, ext, rpcError(CodeInternalError, "request cancelled")
+			return nil, ext, jsonrpc.Errorf(CodeInternalError, "request cancelled")
 		}
 	}
 	return t.snapshot(hl), ext, nil
@@ -418,7 +419,7 @@ func (s *Server) cancelTask(ctx context.Context, t *task) *Error {
 	t.mu.Lock()
 	if t.state.Terminal() {
 		t.mu.Unlock()
-		return rpcError(CodeTaskNotCancelable, "Task not cancelable: %s", t.id)
+		return jsonrpc.Errorf(CodeTaskNotCancelable, "Task not cancelable: %s", t.id)
 	}
 	if t.running {
 		turn := t.turn
@@ -440,13 +441,13 @@ func (s *Server) cancelTask(ctx context.Context, t *task) *Error {
 	t.mu.Unlock()
 	// An idle task: hold its gate so that no turn starts meanwhile.
 	if !t.gate.Enter(ctx) {
-		return rpcError(CodeInternalError, "request cancelled")
+		return jsonrpc.Errorf(CodeInternalError, "request cancelled")
 	}
 	defer t.gate.Leave()
 	t.mu.Lock()
 	if t.state.Terminal() {
 		t.mu.Unlock()
-		return rpcError(CodeTaskNotCancelable, "Task not cancelable: %s", t.id)
+		return jsonrpc.Errorf(CodeTaskNotCancelable, "Task not cancelable: %s", t.id)
 	}
 	t.mu.Unlock()
 	t.publish(&update{kind: uState, state: StateCanceled, final: true, reason: reasonEnd, text: host.ErrCanceled.Error()})
@@ -454,16 +455,16 @@ func (s *Server) cancelTask(ctx context.Context, t *task) *Error {
 	return nil
 }
 
-func (s *Server) rpcResubscribe(w http.ResponseWriter, r *http.Request, req *rpcRequest) {
+func (s *Server) rpcResubscribe(w http.ResponseWriter, r *http.Request, req *jsonrpc.Request) {
 	var p legacy.TaskIDParams
-	if e := decodeParams(req.Params, &p); e != nil {
+	if e := jsonrpc.DecodeParams(req.Params, &p); e != nil {
 		streamError(w, req.ID, e)
 		return
 	}
 	t, sub, snap, e := s.subscribe(r.Context(), string(p.ID))
 	if e != nil {
 		if busy(e) { // too many open streams
-			writeRPCError(w, http.StatusTooManyRequests, req.ID, e)
+			jsonrpc.WriteError(w, http.StatusTooManyRequests, req.ID, e)
 			return
 		}
 		streamError(w, req.ID, e)
@@ -477,8 +478,8 @@ func (s *Server) rpcResubscribe(w http.ResponseWriter, r *http.Request, req *rpc
 	if ext {
 		w.Header().Set(extensionHeader, ExtensionURI)
 	}
-	sw := newSSEWriter(w, req.ID)
-	if sw.event(snap) != nil || sub == nil {
+	sw := jsonrpc.NewStream(w, req.ID)
+	if sw.Event(snap) != nil || sub == nil {
 		return
 	}
 	s.pump(r.Context(), t, sub, sw, newRenderer(ext, t.id, t.contextID))
@@ -492,7 +493,7 @@ func (s *Server) subscribe(ctx context.Context, id string) (*task, *subscriber, 
 	}
 	t, err := s.lookupTask(ctx, id)
 	if err != nil {
-		return nil, nil, nil, asRPCError(err)
+		return nil, nil, nil, jsonrpc.AsError(err)
 	}
 	if !s.acquireStream() {
 		return nil, nil, nil, errBusy("too many open streams")
@@ -552,7 +553,7 @@ func (s *Server) taskNamed(ctx context.Context, field, id string) (*task, *Error
 	}
 	t, err := s.lookupTask(ctx, id)
 	if err != nil {
-		return nil, asRPCError(err)
+		return nil, jsonrpc.AsError(err)
 	}
 	return t, nil
 }
@@ -651,12 +652,12 @@ func (s *Server) rpcCommandExecute(ctx context.Context, p *executeSlashCommandRe
 func (s *Server) runCommand(ctx context.Context, cmd *command.Command, path, args []string, env command.Env, ext bool, sub *subscriber) (*task, *Error) {
 	settings, err := s.settingsFor(&AgentSettings{WorkspacePath: env.Workspace})
 	if err != nil {
-		return nil, asRPCError(err)
+		return nil, jsonrpc.AsError(err)
 	}
 	t := s.newTask(uuid.NewString(), uuid.NewString(), settings)
 	t.ext = ext
 	if err := s.addTask(t); err != nil {
-		return nil, asRPCError(err)
+		return nil, jsonrpc.AsError(err)
 	}
 	line := "/" + strings.Join(append(append([]string(nil), path...), args...), " ")
 	msg := &Message{Kind: "message", Role: "user", MessageID: uuid.NewString(), Parts: []Part{TextPart(line)}}

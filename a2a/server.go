@@ -20,6 +20,7 @@ import (
 	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/command"
 	"github.com/castor-dev/castor/internal/host"
+	"github.com/castor-dev/castor/internal/jsonrpc"
 	"github.com/castor-dev/castor/internal/version"
 	"github.com/castor-dev/castor/internal/webhook"
 	"github.com/castor-dev/castor/mcp"
@@ -258,7 +259,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				panic(p)
 			}
 			s.log.Error("a2a: handler panicked", "panic", p, "path", r.URL.Path)
-			writeRPCError(w, http.StatusInternalServerError, nullID, rpcError(CodeInternalError, "Internal error"))
+			jsonrpc.WriteError(w, http.StatusInternalServerError, jsonrpc.NullID, jsonrpc.Errorf(CodeInternalError, "Internal error"))
 		}
 	}()
 	s.mux.ServeHTTP(w, r)
@@ -269,7 +270,7 @@ func (s *Server) guard(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.reqToken.Admits(r) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="castor-a2a"`)
-			writeJSON(w, http.StatusUnauthorized, map[string]any{"error": "unauthorized: a valid bearer token is required"})
+			jsonrpc.WriteJSON(w, http.StatusUnauthorized, map[string]any{"error": "unauthorized: a valid bearer token is required"})
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, s.cfg.Limits.MaxBodyBytes)
@@ -443,7 +444,7 @@ func (s *Server) AgentCard(url string) map[string]any {
 }
 
 func (s *Server) handleCard(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, s.AgentCard(s.cardURL(r)))
+	jsonrpc.WriteJSON(w, http.StatusOK, s.AgentCard(s.cardURL(r)))
 }
 
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
@@ -456,7 +457,7 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 	if s.closing.Load() {
 		status = "shutting_down"
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
+	jsonrpc.WriteJSON(w, http.StatusOK, map[string]any{
 		"status":      status,
 		"uptime":      s.now().Sub(s.started).Seconds(),
 		"activeTasks": st.Running,

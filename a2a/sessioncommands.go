@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/castor-dev/castor/command"
+	"github.com/castor-dev/castor/internal/jsonrpc"
 )
 
 // commandsFor returns the registry that lists and runs commands for the
@@ -23,7 +24,7 @@ func (s *Server) commandsFor(ctx context.Context, taskID string, build bool) (*c
 	}
 	t, err := s.lookupTask(ctx, taskID)
 	if err != nil {
-		return nil, command.Env{}, asRPCError(err)
+		return nil, command.Env{}, jsonrpc.AsError(err)
 	}
 	t.mu.Lock()
 	a, ws := t.agent, t.settings.WorkspacePath
@@ -34,7 +35,7 @@ func (s *Server) commandsFor(ctx context.Context, taskID string, build bool) (*c
 	}
 	if a == nil && build {
 		if a, err = t.ensureAgent(ctx); err != nil {
-			return nil, command.Env{}, asRPCError(err)
+			return nil, command.Env{}, jsonrpc.AsError(err)
 		}
 	}
 	if a != nil {
@@ -52,7 +53,7 @@ func findCommand(reg *command.Registry, env command.Env, name string, path ...st
 	cmd, cpath, rest := reg.Lookup(path...)
 	switch {
 	case cmd == nil || len(rest) > 0:
-		return nil, nil, rpcError(CodeMethodNotFound, "Command not found: %s", name)
+		return nil, nil, jsonrpc.Errorf(CodeMethodNotFound, "Command not found: %s", name)
 	case cmd.RequiresWorkspace && env.Workspace == "":
 		return nil, nil, errInvalidParams("Command \"%s\" requires a workspace, but CODER_AGENT_WORKSPACE_PATH is not set.", name)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 
+	"github.com/castor-dev/castor/internal/jsonrpc"
 	"github.com/castor-dev/castor/internal/mediatype"
 )
 
@@ -138,7 +139,7 @@ func (s *Server) ended(ctx context.Context, id string) *Error {
 	if !st.Terminal() {
 		return nil
 	}
-	return rpcError(CodeUnsupportedOperation, "Task %s is in a terminal state (%s) and cannot be modified or subscribed to.", id, st)
+	return jsonrpc.Errorf(CodeUnsupportedOperation, "Task %s is in a terminal state (%s) and cannot be modified or subscribed to.", id, st)
 }
 
 // precheck refuses before a2a-go's JSON-RPC transport sees them the 1.0
@@ -146,7 +147,7 @@ func (s *Server) ended(ctx context.Context, id string) *Error {
 // an ended task (it would answer in an event stream), and ListTasks
 // params that decode to its defaults or fail as a parse error (pageSize
 // 0, a malformed statusTimestampAfter).
-func (s *Server) precheck(ctx context.Context, req *rpcRequest) *Error {
+func (s *Server) precheck(ctx context.Context, req *jsonrpc.Request) *Error {
 	var p struct {
 		ID        string          `json:"id"`
 		PageSize  *int            `json:"pageSize"`
@@ -227,7 +228,7 @@ func (s *Server) yieldUpdates(ctx context.Context, t *task, sub *subscriber, ren
 			}
 		}
 		if dropped {
-			yield(nil, v1Error(rpcError(CodeInternalError, "the stream fell too far behind; use SubscribeToTask")))
+			yield(nil, v1Error(jsonrpc.Errorf(CodeInternalError, "the stream fell too far behind; use SubscribeToTask")))
 			return
 		}
 	}
@@ -306,7 +307,7 @@ func (h handler) SubscribeToTask(ctx context.Context, req *v1.SubscribeToTaskReq
 			defer t.unsubscribe(sub)
 		}
 		if snap.Status.State.Terminal() {
-			yield(nil, v1Error(rpcError(CodeUnsupportedOperation, "Task %s is in a terminal state (%s): there is nothing to subscribe to.", t.id, snap.Status.State)))
+			yield(nil, v1Error(jsonrpc.Errorf(CodeUnsupportedOperation, "Task %s is in a terminal state (%s): there is nothing to subscribe to.", t.id, snap.Status.State)))
 			return
 		}
 		v, err := toV1Task(snap)
@@ -364,7 +365,7 @@ func (h handler) DeleteTaskPushConfig(ctx context.Context, req *v1.DeleteTaskPus
 
 // GetExtendedAgentCard implements a2asrv.RequestHandler: there is none.
 func (h handler) GetExtendedAgentCard(context.Context, *v1.GetExtendedAgentCardRequest) (*v1.AgentCard, error) {
-	return nil, v1Error(rpcError(CodeExtendedCardNotConfigured, "Authenticated Extended Card is not configured"))
+	return nil, v1Error(jsonrpc.Errorf(CodeExtendedCardNotConfigured, "Authenticated Extended Card is not configured"))
 }
 
 // protocolOf says which A2A version a JSON-RPC request speaks: 1.0 when
@@ -399,7 +400,7 @@ const mediaType = "application/a2a+json"
 func checkContent(h http.Header) *Error {
 	ct := h.Get("Content-Type")
 	if mt, _, err := mime.ParseMediaType(ct); ct != "" && (err != nil || mt != "application/json" && mt != mediaType) {
-		return rpcError(CodeContentTypeNotSupported, "Incompatible content types: A2A 1.0 requests are application/json or %s, not %q", mediaType, ct)
+		return jsonrpc.Errorf(CodeContentTypeNotSupported, "Incompatible content types: A2A 1.0 requests are application/json or %s, not %q", mediaType, ct)
 	}
 	return nil
 }
@@ -429,7 +430,7 @@ func (s *Server) serveV1REST(w http.ResponseWriter, r *http.Request) {
 	// starts (a2a-go's transport would send the error as an event).
 	if id, ok := strings.CutSuffix(strings.TrimPrefix(r.URL.Path, v1RESTPrefix+"/tasks/"), ":subscribe"); ok {
 		if e := s.ended(r.Context(), id); e != nil {
-			writeJSON(w, http.StatusBadRequest, map[string]any{"error": map[string]any{
+			jsonrpc.WriteJSON(w, http.StatusBadRequest, map[string]any{"error": map[string]any{
 				"code": http.StatusBadRequest, "status": "FAILED_PRECONDITION", "message": e.Message,
 				"details": []any{map[string]any{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "UNSUPPORTED_OPERATION", "domain": v1.ProtocolDomain}},
 			}})
