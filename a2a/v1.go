@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"iter"
 	"mime"
 	"net/http"
@@ -18,6 +19,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 
+	"github.com/castor-dev/castor/internal/host"
 	"github.com/castor-dev/castor/internal/jsonrpc"
 	"github.com/castor-dev/castor/internal/mediatype"
 )
@@ -207,32 +209,28 @@ func (h handler) SendStreamingMessage(ctx context.Context, req *v1.SendMessageRe
 // yieldUpdates passes a subscriber's updates, as 1.0 events, to yield
 // until the final one or the client leaves (see pump).
 func (s *Server) yieldUpdates(ctx context.Context, t *task, sub *subscriber, rend *renderer, yield func(v1.Event, error) bool) {
-	for {
-		select {
-		case <-ctx.Done():
-			s.clientLeft(t, sub)
-			return
-		case <-sub.ready:
-		}
-		ups, dropped := sub.take()
-		for _, u := range ups {
-			for _, ev := range rend.render(u) {
-				v, err := toV1(ev)
-				if err != nil || !yield(v, err) {
-					s.clientLeft(t, sub)
-					return
-				}
+	// No keep-alive here: a2a-go's transport sends its own.
+	switch sub.Follow(ctx, 0, nil, func(u *update) (bool, error) {
+		for _, ev := range rend.render(u) {
+			v, err := toV1(ev)
+			if err != nil {
+				return false, err
 			}
-			if u.final {
-				return
+			if !yield(v, nil) {
+				return false, errClientGone
 			}
 		}
-		if dropped {
-			yield(nil, v1Error(jsonrpc.Errorf(CodeInternalError, "the stream fell too far behind; use SubscribeToTask")))
-			return
-		}
+		return u.final, nil
+	}) {
+	case host.Left:
+		s.clientLeft(t, sub)
+	case host.Dropped:
+		yield(nil, v1Error(jsonrpc.Errorf(CodeInternalError, "the stream fell too far behind; use SubscribeToTask")))
 	}
 }
+
+// errClientGone ends a stream whose client stopped reading.
+var errClientGone = errors.New("a2a: the client stopped reading")
 
 // GetTask implements a2asrv.RequestHandler.
 func (h handler) GetTask(ctx context.Context, req *v1.GetTaskRequest) (*v1.Task, error) {
