@@ -272,8 +272,8 @@ var settingsTable = []settingKey{
 
 	{"advanced.autoConfigureMemory", notApplicable, "true", "", "a Node.js heap size"},
 	{"advanced.dnsResolutionOrder", notApplicable, "", "", "a Node.js resolver option"},
-	{"advanced.excludedEnvVars", unsupported, `["DEBUG","DEBUG_MODE"]`, "", "Castor keeps DEBUG and DEBUG_MODE out of project .env files"},
-	{"advanced.ignoreLocalEnv", unsupported, "false", "", ""},
+	{"advanced.excludedEnvVars", honoured, `["DEBUG","DEBUG_MODE"]`, "", ""},
+	{"advanced.ignoreLocalEnv", honoured, "false", "", ""},
 	{"advanced.bugCommand", unsupported, "", "", "Castor has no /bug"},
 
 	{"experimental.gemma", unsupported, "true", "", ""},

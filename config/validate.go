@@ -91,6 +91,9 @@ var settingsSchema = map[string]valueKind{
 	"experimental.jitContext":      kindBool,
 
 	"security.enablePermanentToolApproval": kindBool,
+
+	"advanced.excludedEnvVars": kindStrings,
+	"advanced.ignoreLocalEnv":  kindBool,
 }
 
 // settingsEnums are the settings that take one of a few strings.
