@@ -227,7 +227,7 @@ var settingsTable = []settingKey{
 	{"tools.shell.backgroundCompletionBehavior", unsupported, `"silent"`, "", ""},
 	{"tools.shell.pager", unsupported, `"cat"`, "", ""},
 	{"tools.shell.showColor", unsupported, "true", "", ""},
-	{"tools.shell.inactivityTimeout", unsupported, "300", "", ""},
+	{"tools.shell.inactivityTimeout", honoured, "300", "", ""},
 	{"tools.shell.enableShellOutputEfficiency", unsupported, "true", "", ""},
 	{"tools.core", honoured, "", "", ".Tools.Core"},
 	{"tools.allowed", honoured, "", "", ".Tools.Allowed"},

@@ -76,6 +76,8 @@ var settingsSchema = map[string]valueKind{
 	"tools.useRipgrep":                  kindBool,
 	"tools.truncateToolOutputThreshold": kindNumber,
 	"tools.grepMaxMatches":              kindNumber,
+	"tools.shell":                       kindObject,
+	"tools.shell.inactivityTimeout":     kindNumber,
 
 	"mcp.serverCommand": kindString,
 	"mcp.allowed":       kindStrings,

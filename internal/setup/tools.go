@@ -65,6 +65,7 @@ func buildTools(ctx context.Context, o Options, a *Agent, client model.Model, mo
 		Files:          o.Files,
 		Shell:          o.Shell,
 	}
+	ts.env.ShellTimeout = shellTimeout(st)
 	// tools.webFetch.allowPrivateAddresses lets web_fetch reach local
 	// development servers (loopback, link-local, private networks).
 	ts.env.AllowPrivateHosts, _ = st.GetBool("tools.webFetch.allowPrivateAddresses")
