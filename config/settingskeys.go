@@ -249,7 +249,7 @@ var settingsTable = []settingKey{
 	{"mcp.allowed", honoured, "", "", ".MCP.Allowed"},
 	{"mcp.excluded", honoured, "", "", ".MCP.Excluded"},
 
-	{"useWriteTodos", unsupported, "true", "", "write_todos is always offered; tools.exclude removes it"},
+	{"useWriteTodos", honoured, "true", "", ""},
 
 	{"security.toolSandboxing", unsupported, "false", "", "tools run without a sandbox"},
 	{"security.disableYoloMode", unsupported, "false", "", ""},

@@ -94,6 +94,7 @@ var settingsSchema = map[string]valueKind{
 
 	"security.enablePermanentToolApproval": kindBool,
 
+	"useWriteTodos":            kindBool,
 	"advanced.excludedEnvVars": kindStrings,
 	"advanced.ignoreLocalEnv":  kindBool,
 }

@@ -77,8 +77,9 @@ func buildTools(ctx context.Context, o Options, a *Agent, client model.Model, mo
 	if !o.IgnoreSettings && jitEnabled(st) {
 		ts.jit = &jitMemory{root: wd, warn: o.Warn}
 	}
+	exclude := builtinExclude(st)
 	for _, t := range builtin.All(ts.env) {
-		if keepTool(t, st.Tools.Core, st.Tools.Exclude) {
+		if keepTool(t, st.Tools.Core, exclude) {
 			ts.registry.Register(withJIT(t, ts.jit))
 		}
 	}

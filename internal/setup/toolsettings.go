@@ -2,6 +2,7 @@ package setup
 
 import (
 	"math"
+	"slices"
 	"time"
 
 	"github.com/castor-dev/castor/config"
@@ -22,4 +23,14 @@ func shellTimeout(st *config.Settings) time.Duration {
 		return -1 // past any run's length: no bound
 	}
 	return time.Duration(n * float64(time.Second))
+}
+
+// builtinExclude is tools.exclude plus write_todos when the top-level
+// useWriteTodos is false (default true): Gemini CLI then never registers
+// the tool, as if it were excluded.
+func builtinExclude(st *config.Settings) []string {
+	if on, ok := st.GetBool("useWriteTodos"); ok && !on {
+		return append(slices.Clip(st.Tools.Exclude), "write_todos")
+	}
+	return st.Tools.Exclude
 }

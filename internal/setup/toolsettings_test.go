@@ -2,6 +2,7 @@ package setup
 
 import (
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -40,5 +41,49 @@ func TestShellTimeout(t *testing.T) {
 	}
 	if got := shellTimeout(&config.Settings{}); got != 0 {
 		t.Errorf("no settings: %v", got)
+	}
+}
+
+func TestBuiltinExcludeWriteTodos(t *testing.T) {
+	tests := []struct {
+		settings string
+		want     []string
+	}{
+		{`{}`, nil},
+		{`{"useWriteTodos": true}`, nil},
+		{`{"useWriteTodos": false}`, []string{"write_todos"}},
+		{`{"useWriteTodos": false, "tools": {"exclude": ["glob"]}}`, []string{"glob", "write_todos"}},
+		{`{"tools": {"exclude": ["glob"]}}`, []string{"glob"}},
+	}
+	for _, tt := range tests {
+		st := loadUserSettings(t, tt.settings)
+		before := slices.Clone(st.Tools.Exclude)
+		if got := builtinExclude(st); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: %q, want %q", tt.settings, got, tt.want)
+		}
+		if !slices.Equal(st.Tools.Exclude, before) {
+			t.Errorf("%s: tools.exclude changed to %q", tt.settings, st.Tools.Exclude)
+		}
+	}
+}
+
+// TestUseWriteTodosAssembled checks the assembled session's tools, where
+// the model sees them.
+func TestUseWriteTodosAssembled(t *testing.T) {
+	for _, tt := range []struct {
+		settings string
+		want     bool
+	}{
+		{`{}`, true},
+		{`{"useWriteTodos": false}`, false},
+	} {
+		p := newPlace(t, map[string]string{"home/.gemini/settings.json": tt.settings})
+		a := p.agent(t, Options{})
+		if _, ok := a.Session.Tools().Get("write_todos"); ok != tt.want {
+			t.Errorf("%s: write_todos offered %v, want %v", tt.settings, ok, tt.want)
+		}
+		if _, ok := a.Session.Tools().Get("read_file"); !ok {
+			t.Errorf("%s: read_file missing", tt.settings)
+		}
 	}
 }
