@@ -252,7 +252,7 @@ var settingsTable = []settingKey{
 	{"useWriteTodos", honoured, "true", "", ""},
 
 	{"security.toolSandboxing", unsupported, "false", "", "tools run without a sandbox"},
-	{"security.disableYoloMode", unsupported, "false", "", ""},
+	{"security.disableYoloMode", honoured, "false", "", ""},
 	{"security.disableAlwaysAllow", unsupported, "false", "", ""},
 	{"security.enablePermanentToolApproval", honoured, "false", "", ""},
 	{"security.autoAddToPolicyByDefault", unsupported, "false", "", ""},

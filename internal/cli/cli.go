@@ -222,6 +222,9 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 	if err != nil {
 		return fail(err)
 	}
+	if err := refuseYolo(mode, wd); err != nil { // yolo.go
+		return fail(err)
+	}
 	if f.sandbox {
 		fmt.Fprintln(stdio.Stderr, "Warning: --sandbox is not supported yet; tools run without a sandbox.")
 	}

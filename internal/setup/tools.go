@@ -121,6 +121,10 @@ func buildPolicy(o Options, st *config.Settings, trusted, interactive bool, askK
 		}
 		mode = m
 	}
+	if mode == policy.ModeYolo && o.ApprovalMode == "" && st.YoloDisabled() {
+		o.Warn("general.defaultApprovalMode yolo is refused by security.disableYoloMode: approval mode is default")
+		mode = policy.ModeDefault
+	}
 	if !trusted && (mode == policy.ModeYolo || mode == policy.ModeAutoEdit) {
 		o.Warn("this folder is not trusted: approval mode is reset to default")
 		mode = policy.ModeDefault

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/castor-dev/castor/config"
+	"github.com/castor-dev/castor/policy"
 )
 
 // loadUserSettings loads settings whose user file is user, in a trusted
@@ -84,6 +85,32 @@ func TestUseWriteTodosAssembled(t *testing.T) {
 		}
 		if _, ok := a.Session.Tools().Get("read_file"); !ok {
 			t.Errorf("%s: read_file missing", tt.settings)
+		}
+	}
+}
+
+// TestDisableYoloModeSetting: security.disableYoloMode turns a yolo
+// general.defaultApprovalMode into default; a yolo option (the faces
+// refuse flags themselves, A2A's autoExecute is not a flag) is kept.
+func TestDisableYoloModeSetting(t *testing.T) {
+	tests := []struct {
+		settings string
+		option   policy.Mode
+		want     policy.Mode
+		warned   bool
+	}{
+		{`{"general": {"defaultApprovalMode": "yolo"}}`, "", policy.ModeYolo, false},
+		{`{"general": {"defaultApprovalMode": "yolo"}, "security": {"disableYoloMode": true}}`, "", policy.ModeDefault, true},
+		{`{"general": {"defaultApprovalMode": "auto_edit"}, "security": {"disableYoloMode": true}}`, "", policy.ModeAutoEdit, false},
+		{`{"security": {"disableYoloMode": true}}`, policy.ModeYolo, policy.ModeYolo, false},
+	}
+	for _, tt := range tests {
+		st := loadUserSettings(t, tt.settings)
+		var warned bool
+		o := Options{ApprovalMode: tt.option, Warn: func(string) { warned = true }}
+		pol, err := buildPolicy(o, st, true, false, nil, nil, nil, nil, nil, autoSave{})
+		if err != nil || pol.Mode() != tt.want || warned != tt.warned {
+			t.Errorf("%s, option %q: mode %v (err %v, warned %v), want %v (warned %v)", tt.settings, tt.option, pol.Mode(), err, warned, tt.want, tt.warned)
 		}
 	}
 }

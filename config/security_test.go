@@ -1,0 +1,32 @@
+package config
+
+import (
+	"path/filepath"
+	"testing"
+)
+
+func TestSecuritySwitches(t *testing.T) {
+	tests := []struct {
+		settings string
+		yolo     bool
+	}{
+		{`{}`, false},
+		{`{"security": {"disableYoloMode": true}}`, true},
+		{`{"security": {"disableYoloMode": false}}`, false},
+	}
+	for _, tt := range tests {
+		root := realTempDir(t)
+		writeTree(t, root, map[string]string{"home/.gemini/settings.json": tt.settings, "ws/": ""})
+		st, err := Load(LoadOptions{Workspace: filepath.Join(root, "ws"), HomeDir: filepath.Join(root, "home"), Env: EnvMap(nil)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := st.YoloDisabled(); got != tt.yolo {
+			t.Errorf("%s: YoloDisabled %v, want %v", tt.settings, got, tt.yolo)
+		}
+	}
+	var nilSettings *Settings
+	if nilSettings.YoloDisabled() {
+		t.Error("nil settings disable YOLO mode")
+	}
+}

@@ -1,0 +1,92 @@
+package cli_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/castor-dev/castor/internal/fakegemini"
+)
+
+// writeUserSettings writes ~/.gemini/settings.json of e.
+func (e *env) writeUserSettings(content string) {
+	e.t.Helper()
+	p := filepath.Join(e.home, ".gemini", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// TestDisableYoloModeRefusesFlags: with security.disableYoloMode, asking
+// for YOLO mode by flag stops castor before any request with Gemini CLI's
+// error and exit 52; other modes still run.
+func TestDisableYoloModeRefusesFlags(t *testing.T) {
+	const refused = "Error: YOLO mode is disabled by your administrator. To enable it, please request an update to the settings at: https://goo.gle/manage-gemini-cli\n"
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+	}{
+		{"-y", []string{"-p", "hi", "-y"}, 52},
+		{"--yolo", []string{"-p", "hi", "--yolo"}, 52},
+		{"--approval-mode yolo", []string{"-p", "hi", "--approval-mode", "yolo"}, 52},
+		{"--approval-mode=yolo json", []string{"-p", "hi", "--approval-mode=yolo", "-o", "json"}, 52},
+		{"--acp --yolo", []string{"--acp", "--yolo"}, 52},
+		{"auto_edit runs", []string{"-p", "hi", "--approval-mode", "auto_edit"}, 0},
+		{"no flag runs", []string{"-p", "hi"}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, fakegemini.Text("Hello."))
+			e.writeUserSettings(`{"security": {"disableYoloMode": true}}`)
+			r := e.run(tt.args...)
+			if r.code != tt.wantCode {
+				t.Fatalf("exit %d, want %d\nstderr: %s", r.code, tt.wantCode, r.stderr)
+			}
+			if strings.Contains(r.stderr, "YOLO mode is enabled") {
+				t.Errorf("the YOLO notice was printed:\n%s", r.stderr)
+			}
+			if tt.wantCode == 0 {
+				if !strings.Contains(r.stdout, "Hello.") || strings.Contains(r.stderr, "disableYoloMode") {
+					t.Errorf("stdout %q stderr %q", r.stdout, r.stderr)
+				}
+				return
+			}
+			if r.stderr != refused {
+				t.Errorf("stderr = %q, want %q", r.stderr, refused)
+			}
+			if r.stdout != "" {
+				t.Errorf("stdout = %q", r.stdout)
+			}
+			if n := len(e.srv.Requests()); n != 0 {
+				t.Errorf("%d model requests before the refusal", n)
+			}
+		})
+	}
+	// Without the setting, -y runs as before.
+	e := newEnv(t, fakegemini.Text("Hello."))
+	if r := e.run("-p", "hi", "-y"); r.code != 0 || !strings.Contains(r.stderr, "YOLO mode is enabled") {
+		t.Errorf("without the setting: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// TestDisableYoloModeTUI: Shift+Tab skips YOLO with Gemini CLI's warning.
+func TestDisableYoloModeTUI(t *testing.T) {
+	e := newEnv(t)
+	e.writeUserSettings(`{"security": {"disableYoloMode": true}}`)
+	tm := e.startTUI()
+	tm.keys("BTab")
+	tm.waitFor("auto-accept edits")
+	tm.keys("BTab")
+	s := tm.waitFor("You cannot enter YOLO mode since it is disabled in your settings.")
+	if strings.Contains(s, "YOLO (shift+tab)") {
+		t.Errorf("YOLO mode entered:\n%s", s)
+	}
+	if !strings.Contains(s, "plan (shift+tab)") {
+		t.Errorf("want plan mode after auto-accept edits:\n%s", s)
+	}
+}
