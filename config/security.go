@@ -15,3 +15,10 @@ const YoloDisabledMessage = "YOLO mode is disabled by your administrator. To ena
 // YoloToggleRefused is Gemini CLI's warning when the terminal UI's YOLO
 // toggle meets security.disableYoloMode.
 const YoloToggleRefused = "You cannot enter YOLO mode since it is disabled in your settings."
+
+// AlwaysAllowDisabled reports security.disableAlwaysAllow: confirmations
+// offer no "always allow" answers, and such answers count as once.
+func (s *Settings) AlwaysAllowDisabled() bool {
+	on, _ := s.GetBool("security.disableAlwaysAllow")
+	return on
+}

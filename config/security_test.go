@@ -7,12 +7,14 @@ import (
 
 func TestSecuritySwitches(t *testing.T) {
 	tests := []struct {
-		settings string
-		yolo     bool
+		settings     string
+		yolo, always bool
 	}{
-		{`{}`, false},
-		{`{"security": {"disableYoloMode": true}}`, true},
-		{`{"security": {"disableYoloMode": false}}`, false},
+		{`{}`, false, false},
+		{`{"security": {"disableYoloMode": true}}`, true, false},
+		{`{"security": {"disableYoloMode": false}}`, false, false},
+		{`{"security": {"disableAlwaysAllow": true}}`, false, true},
+		{`{"security": {"disableAlwaysAllow": true, "disableYoloMode": true}}`, true, true},
 	}
 	for _, tt := range tests {
 		root := realTempDir(t)
@@ -24,9 +26,12 @@ func TestSecuritySwitches(t *testing.T) {
 		if got := st.YoloDisabled(); got != tt.yolo {
 			t.Errorf("%s: YoloDisabled %v, want %v", tt.settings, got, tt.yolo)
 		}
+		if got := st.AlwaysAllowDisabled(); got != tt.always {
+			t.Errorf("%s: AlwaysAllowDisabled %v, want %v", tt.settings, got, tt.always)
+		}
 	}
 	var nilSettings *Settings
-	if nilSettings.YoloDisabled() {
+	if nilSettings.YoloDisabled() || nilSettings.AlwaysAllowDisabled() {
 		t.Error("nil settings disable YOLO mode")
 	}
 }

@@ -253,7 +253,7 @@ var settingsTable = []settingKey{
 
 	{"security.toolSandboxing", unsupported, "false", "", "tools run without a sandbox"},
 	{"security.disableYoloMode", honoured, "false", "", ""},
-	{"security.disableAlwaysAllow", unsupported, "false", "", ""},
+	{"security.disableAlwaysAllow", honoured, "false", "", ""},
 	{"security.enablePermanentToolApproval", honoured, "false", "", ""},
 	{"security.autoAddToPolicyByDefault", unsupported, "false", "", ""},
 	{"security.blockGitExtensions", honoured, "false", "", ""},

@@ -94,6 +94,7 @@ var settingsSchema = map[string]valueKind{
 
 	"security.enablePermanentToolApproval": kindBool,
 	"security.disableYoloMode":             kindBool,
+	"security.disableAlwaysAllow":          kindBool,
 
 	"useWriteTodos":            kindBool,
 	"advanced.excludedEnvVars": kindStrings,

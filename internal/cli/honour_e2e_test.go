@@ -90,3 +90,59 @@ func TestDisableYoloModeTUI(t *testing.T) {
 		t.Errorf("want plan mode after auto-accept edits:\n%s", s)
 	}
 }
+
+// TestDisableAlwaysAllowStreamJSON: with security.disableAlwaysAllow, a
+// permission_request offers no "always" answers, and one sent anyway
+// counts as once: the next edit is asked about again.
+func TestDisableAlwaysAllowStreamJSON(t *testing.T) {
+	for _, disable := range []bool{false, true} {
+		t.Run(map[bool]string{false: "default", true: "disabled"}[disable], func(t *testing.T) {
+			e := newEnv(t)
+			if disable {
+				e.writeUserSettings(`{"security": {"disableAlwaysAllow": true}}`)
+			}
+			a, b := filepath.Join(e.ws, "a.txt"), filepath.Join(e.ws, "b.txt")
+			e.srv.Enqueue(
+				fakegemini.Call("write_file", map[string]any{"file_path": a, "content": "a\n"}),
+				fakegemini.Call("write_file", map[string]any{"file_path": b, "content": "b\n"}),
+				fakegemini.Text("Both written."),
+			)
+			p := e.startStream("-p", "--input-format", "stream-json", "-o", "stream-json")
+			p.send(`{"type":"user","message":"write a.txt and b.txt"}`)
+			req := p.until("permission_request")
+			var ids []string
+			for _, o := range req["options"].([]any) {
+				ids = append(ids, o.(map[string]any)["id"].(string))
+			}
+			want := "proceed_once proceed_always cancel"
+			if disable {
+				want = "proceed_once cancel"
+			}
+			if got := strings.Join(ids, " "); got != want {
+				t.Errorf("options %q, want %q", got, want)
+			}
+			p.send(`{"type":"permission_response","tool_id":"` + req["tool_id"].(string) + `","decision":"proceed_always"}`)
+			if disable {
+				second := p.until("permission_request")
+				if params, _ := second["parameters"].(map[string]any); params["file_path"] != b {
+					t.Fatalf("second permission_request = %v", second)
+				}
+				p.send(`{"type":"permission_response","tool_id":"` + second["tool_id"].(string) + `","decision":"proceed_once"}`)
+			}
+			if res := p.until("result"); res["status"] != "success" {
+				t.Fatalf("result = %v", res)
+			}
+			if code := p.close(); code != 0 {
+				t.Fatalf("exit %d; stderr: %s", code, p.stderr.String())
+			}
+			if n, want := p.count("permission_request"), map[bool]int{false: 1, true: 2}[disable]; n != want {
+				t.Errorf("%d permission requests, want %d", n, want)
+			}
+			for _, f := range []string{a, b} {
+				if _, err := os.Stat(f); err != nil {
+					t.Errorf("%s not written: %v", f, err)
+				}
+			}
+		})
+	}
+}

@@ -144,7 +144,9 @@ func buildPolicy(o Options, st *config.Settings, trusted, interactive bool, askK
 		Rules:          rules,
 		Untrusted:      !trusted,
 		AutoSave:       save.path,
-		OnSave:         save.onSave,
+		// security.disableAlwaysAllow: answers are "once" only.
+		DisableAlwaysAllow: st.AlwaysAllowDisabled(),
+		OnSave:             save.onSave,
 	}), nil
 }
 

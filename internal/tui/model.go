@@ -296,6 +296,9 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 	case confirmMsg:
 		m.flushStream()
 		m.dialog = newDialog(msg.call, msg.reply, m.savesAnswers())
+		if m.agent != nil && !m.agent.Policy.OffersAlways() {
+			m.dialog.onceOnly() // security.disableAlwaysAllow
+		}
 		return nil
 	case editorDoneMsg:
 		return m.onEditorDone(msg)
