@@ -91,7 +91,7 @@ var settingsTable = []settingKey{
 	{"policyPaths", honoured, "[]", "", ""},
 	{"adminPolicyPaths", honoured, "[]", "", ""},
 
-	{"general.preferredEditor", unsupported, "", "", ""},
+	{"general.preferredEditor", honoured, "", "", ".General.PreferredEditor"},
 	{"general.openEditorInNewWindow", unsupported, "false", "", ""},
 	{"general.vimMode", cosmetic, "false", "", "Castor's prompt has no Vim keys"},
 	{"general.defaultApprovalMode", honoured, `"default"`, "", ".General.DefaultApprovalMode"},

@@ -105,6 +105,7 @@ var settingsSchema = map[string]valueKind{
 var settingsEnums = map[string][]string{
 	"general.defaultApprovalMode": {"default", "auto_edit", "autoEdit", "yolo", "plan"},
 	"context.importFormat":        {"tree", "flat"},
+	"general.preferredEditor":     PreferredEditors,
 }
 
 // InvalidSettingError is one setting with a value of the wrong type or
