@@ -114,7 +114,7 @@ var settingsTable = []settingKey{
 	{"general.topicUpdateNarration", unsupported, "true", "", ""},
 	{"general.logRagSnippets", notApplicable, "false", "", "Google-internal logging"},
 
-	{"output.format", unsupported, `"text"`, "", "use -o/--output-format"},
+	{"output.format", honoured, `"text"`, "", ""},
 
 	{"ui.debugRainbow", cosmetic, "false", "", noInk},
 	{"ui.theme", cosmetic, "", "", "Castor's TUI follows the terminal's background; /theme switches"},

@@ -96,6 +96,7 @@ var settingsSchema = map[string]valueKind{
 	"security.disableYoloMode":             kindBool,
 	"security.disableAlwaysAllow":          kindBool,
 
+	"output.format":            kindString,
 	"useWriteTodos":            kindBool,
 	"advanced.excludedEnvVars": kindStrings,
 	"advanced.ignoreLocalEnv":  kindBool,
@@ -106,6 +107,7 @@ var settingsEnums = map[string][]string{
 	"general.defaultApprovalMode": {"default", "auto_edit", "autoEdit", "yolo", "plan"},
 	"context.importFormat":        {"tree", "flat"},
 	"general.preferredEditor":     PreferredEditors,
+	"output.format":               {"text", "json"},
 }
 
 // InvalidSettingError is one setting with a value of the wrong type or

@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -142,6 +143,50 @@ func TestDisableAlwaysAllowStreamJSON(t *testing.T) {
 				if _, err := os.Stat(f); err != nil {
 					t.Errorf("%s not written: %v", f, err)
 				}
+			}
+		})
+	}
+}
+
+// TestOutputFormatSetting: output.format is -o's default; the flag wins.
+func TestOutputFormatSetting(t *testing.T) {
+	tests := []struct {
+		name     string
+		settings string
+		args     []string
+		wantJSON bool
+		wantCode int
+	}{
+		{"json from settings", `{"output": {"format": "json"}}`, []string{"-p", "hi"}, true, 0},
+		{"text from settings", `{"output": {"format": "text"}}`, []string{"-p", "hi"}, false, 0},
+		{"flag wins", `{"output": {"format": "json"}}`, []string{"-p", "hi", "-o", "text"}, false, 0},
+		{"flag wins, long form", `{"output": {"format": "text"}}`, []string{"-p", "hi", "--output-format=json"}, true, 0},
+		{"not a format of the setting", `{"output": {"format": "stream-json"}}`, []string{"-p", "hi"}, false, 52},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, fakegemini.Text("Hello."))
+			e.writeUserSettings(tt.settings)
+			r := e.run(tt.args...)
+			if r.code != tt.wantCode {
+				t.Fatalf("exit %d, want %d\nstderr: %s", r.code, tt.wantCode, r.stderr)
+			}
+			if tt.wantCode != 0 {
+				if !strings.Contains(r.stderr, "Invalid configuration: output.format") {
+					t.Errorf("stderr = %q", r.stderr)
+				}
+				return
+			}
+			var out map[string]any
+			isJSON := json.Unmarshal([]byte(r.stdout), &out) == nil
+			if isJSON != tt.wantJSON {
+				t.Fatalf("stdout JSON %v, want %v: %q", isJSON, tt.wantJSON, r.stdout)
+			}
+			if tt.wantJSON && out["response"] != "Hello." {
+				t.Errorf("response = %v", out["response"])
+			}
+			if !tt.wantJSON && r.stdout != "Hello.\n" {
+				t.Errorf("stdout = %q", r.stdout)
 			}
 		})
 	}
