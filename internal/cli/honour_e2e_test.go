@@ -191,3 +191,35 @@ func TestOutputFormatSetting(t *testing.T) {
 		})
 	}
 }
+
+// TestPreferredEditorTUI: "Modify in $EDITOR" runs the editor
+// general.preferredEditor names, as Gemini CLI does (vscode: code
+// --wait), and the edited content is what gets written.
+func TestPreferredEditorTUI(t *testing.T) {
+	e := newEnv(t)
+	bin := t.TempDir()
+	argsFile := filepath.Join(e.home, "editor-args.txt")
+	script := "#!/bin/sh\necho \"$@\" > " + argsFile + "\nfor last; do :; done\nprintf 'one\\nEDITED\\nthree\\n' > \"$last\"\n"
+	if err := os.WriteFile(filepath.Join(bin, "code"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	e.writeUserSettings(`{"general": {"preferredEditor": "vscode"}}`)
+	e.write("notes.txt", "one\ntwo\nthree\n")
+	e.srv.Enqueue(
+		fakegemini.Call("replace", map[string]any{"file_path": filepath.Join(e.ws, "notes.txt"), "old_string": "two", "new_string": "TWO", "instruction": "shout two"}),
+		fakegemini.Text("Changed it."),
+	)
+	tm := e.startTUI()
+	tm.submit("Shout the second line")
+	tm.waitFor("Apply this change?")
+	tm.keys("3") // Modify in $EDITOR, then allow
+	tm.waitFor("Changed it.")
+	if got, _ := os.ReadFile(filepath.Join(e.ws, "notes.txt")); string(got) != "one\nEDITED\nthree\n" {
+		t.Errorf("notes.txt = %q", got)
+	}
+	args, _ := os.ReadFile(argsFile)
+	if !strings.HasPrefix(string(args), "--wait /") {
+		t.Errorf("editor args %q, want --wait and the file", args)
+	}
+}
