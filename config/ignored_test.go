@@ -16,8 +16,8 @@ func TestIgnoredSettings(t *testing.T) {
 	}{
 		{"unknown top-level key", `{"generl": {"x": 1}}`, []string{"generl unknown"}},
 		{"unknown nested key", `{"ui": {"themee": "x"}}`, []string{"ui.themee unknown"}},
-		{"unsupported key", `{"security": {"disableAlwaysAllow": true}}`,
-			[]string{"security.disableAlwaysAllow not supported"}},
+		{"unsupported key", `{"security": {"autoAddToPolicyByDefault": true}}`,
+			[]string{"security.autoAddToPolicyByDefault not supported"}},
 		{"cosmetic key", `{"ui": {"theme": "GitHub", "footer": {"hideCWD": true}}}`,
 			[]string{"ui.footer.hideCWD cosmetic", "ui.theme cosmetic"}},
 		{"not applicable key", `{"telemetry": {"enabled": true, "target": "gcp"}}`,
@@ -26,7 +26,7 @@ func TestIgnoredSettings(t *testing.T) {
 			"tools": {"exclude": ["x"], "grepMaxMatches": 500}, "context": {"fileName": ["A.md"]},
 			"security": {"folderTrust": {"enabled": true}, "auth": {"selectedType": "gemini-api-key"}},
 			"ui": {"accessibility": {"screenReader": true}}, "experimental": {"jitContext": false}}`, nil},
-		{"defaults are silent", `{"security": {"disableAlwaysAllow": false, "disableYoloMode": false},
+		{"defaults are silent", `{"security": {"autoAddToPolicyByDefault": false, "enableConseca": false},
 			"ui": {"hideBanner": false, "loadingPhrases": "off"}, "general": {"sessionRetention": {"maxAge": "30d"}},
 			"advanced": {"excludedEnvVars": ["DEBUG", "DEBUG_MODE"]}}`, nil},
 		{"what Castor does anyway is silent", `{"privacy": {"usageStatisticsEnabled": false},
@@ -74,7 +74,7 @@ func TestIgnoredSettingsLayers(t *testing.T) {
 	fix := settingsFixture{
 		systemDefaults: `{"ui": {"hideTips": true}}`,
 		user:           `{"general": {"vimMode": true}}`,
-		workspace:      `{"security": {"disableAlwaysAllow": true}}`,
+		workspace:      `{"security": {"autoAddToPolicyByDefault": true}}`,
 		system:         `{"billing": {"overageStrategy": "never"}}`,
 	}
 	for _, trusted := range []bool{true, false} {
@@ -96,7 +96,7 @@ func TestIgnoredSettingsLayers(t *testing.T) {
 		}
 		want := []string{"etc/system-defaults.json ui.hideTips", "home/.gemini/settings.json general.vimMode"}
 		if trusted {
-			want = append(want, "ws/.gemini/settings.json security.disableAlwaysAllow")
+			want = append(want, "ws/.gemini/settings.json security.autoAddToPolicyByDefault")
 		}
 		want = append(want, "etc/settings.json billing.overageStrategy")
 		if !reflect.DeepEqual(got, want) {
@@ -112,8 +112,8 @@ func TestIgnoredSettingString(t *testing.T) {
 		in   IgnoredSetting
 		want string
 	}{
-		{IgnoredSetting{"/h/settings.json", "security.disableAlwaysAllow", SettingUnsupported, ""},
-			"/h/settings.json: security.disableAlwaysAllow is not supported by Castor yet; ignored"},
+		{IgnoredSetting{"/h/settings.json", "security.autoAddToPolicyByDefault", SettingUnsupported, ""},
+			"/h/settings.json: security.autoAddToPolicyByDefault is not supported by Castor yet; ignored"},
 		{IgnoredSetting{"/h/settings.json", "tools.sandbox", SettingUnsupported, "tools run without a sandbox"},
 			"/h/settings.json: tools.sandbox is not supported by Castor yet (tools run without a sandbox); ignored"},
 		{IgnoredSetting{"/h/settings.json", "ui.hideTips", SettingCosmetic, ""},

@@ -91,7 +91,7 @@ var settingsTable = []settingKey{
 	{"policyPaths", honoured, "[]", "", ""},
 	{"adminPolicyPaths", honoured, "[]", "", ""},
 
-	{"general.preferredEditor", unsupported, "", "", ""},
+	{"general.preferredEditor", honoured, "", "", ".General.PreferredEditor"},
 	{"general.openEditorInNewWindow", unsupported, "false", "", ""},
 	{"general.vimMode", cosmetic, "false", "", "Castor's prompt has no Vim keys"},
 	{"general.defaultApprovalMode", honoured, `"default"`, "", ".General.DefaultApprovalMode"},
@@ -114,7 +114,7 @@ var settingsTable = []settingKey{
 	{"general.topicUpdateNarration", unsupported, "true", "", ""},
 	{"general.logRagSnippets", notApplicable, "false", "", "Google-internal logging"},
 
-	{"output.format", unsupported, `"text"`, "", "use -o/--output-format"},
+	{"output.format", honoured, `"text"`, "", ""},
 
 	{"ui.debugRainbow", cosmetic, "false", "", noInk},
 	{"ui.theme", cosmetic, "", "", "Castor's TUI follows the terminal's background; /theme switches"},
@@ -227,7 +227,7 @@ var settingsTable = []settingKey{
 	{"tools.shell.backgroundCompletionBehavior", unsupported, `"silent"`, "", ""},
 	{"tools.shell.pager", unsupported, `"cat"`, "", ""},
 	{"tools.shell.showColor", unsupported, "true", "", ""},
-	{"tools.shell.inactivityTimeout", unsupported, "300", "", ""},
+	{"tools.shell.inactivityTimeout", honoured, "300", "", ""},
 	{"tools.shell.enableShellOutputEfficiency", unsupported, "true", "", ""},
 	{"tools.core", honoured, "", "", ".Tools.Core"},
 	{"tools.allowed", honoured, "", "", ".Tools.Allowed"},
@@ -249,11 +249,11 @@ var settingsTable = []settingKey{
 	{"mcp.allowed", honoured, "", "", ".MCP.Allowed"},
 	{"mcp.excluded", honoured, "", "", ".MCP.Excluded"},
 
-	{"useWriteTodos", unsupported, "true", "", "write_todos is always offered; tools.exclude removes it"},
+	{"useWriteTodos", honoured, "true", "", ""},
 
 	{"security.toolSandboxing", unsupported, "false", "", "tools run without a sandbox"},
-	{"security.disableYoloMode", unsupported, "false", "", ""},
-	{"security.disableAlwaysAllow", unsupported, "false", "", ""},
+	{"security.disableYoloMode", honoured, "false", "", ""},
+	{"security.disableAlwaysAllow", honoured, "false", "", ""},
 	{"security.enablePermanentToolApproval", honoured, "false", "", ""},
 	{"security.autoAddToPolicyByDefault", unsupported, "false", "", ""},
 	{"security.blockGitExtensions", honoured, "false", "", ""},
@@ -272,8 +272,8 @@ var settingsTable = []settingKey{
 
 	{"advanced.autoConfigureMemory", notApplicable, "true", "", "a Node.js heap size"},
 	{"advanced.dnsResolutionOrder", notApplicable, "", "", "a Node.js resolver option"},
-	{"advanced.excludedEnvVars", unsupported, `["DEBUG","DEBUG_MODE"]`, "", "Castor keeps DEBUG and DEBUG_MODE out of project .env files"},
-	{"advanced.ignoreLocalEnv", unsupported, "false", "", ""},
+	{"advanced.excludedEnvVars", honoured, `["DEBUG","DEBUG_MODE"]`, "", ""},
+	{"advanced.ignoreLocalEnv", honoured, "false", "", ""},
 	{"advanced.bugCommand", unsupported, "", "", "Castor has no /bug"},
 
 	{"experimental.gemma", unsupported, "true", "", ""},

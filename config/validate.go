@@ -76,6 +76,8 @@ var settingsSchema = map[string]valueKind{
 	"tools.useRipgrep":                  kindBool,
 	"tools.truncateToolOutputThreshold": kindNumber,
 	"tools.grepMaxMatches":              kindNumber,
+	"tools.shell":                       kindObject,
+	"tools.shell.inactivityTimeout":     kindNumber,
 
 	"mcp.serverCommand": kindString,
 	"mcp.allowed":       kindStrings,
@@ -91,12 +93,21 @@ var settingsSchema = map[string]valueKind{
 	"experimental.jitContext":      kindBool,
 
 	"security.enablePermanentToolApproval": kindBool,
+	"security.disableYoloMode":             kindBool,
+	"security.disableAlwaysAllow":          kindBool,
+
+	"output.format":            kindString,
+	"useWriteTodos":            kindBool,
+	"advanced.excludedEnvVars": kindStrings,
+	"advanced.ignoreLocalEnv":  kindBool,
 }
 
 // settingsEnums are the settings that take one of a few strings.
 var settingsEnums = map[string][]string{
 	"general.defaultApprovalMode": {"default", "auto_edit", "autoEdit", "yolo", "plan"},
 	"context.importFormat":        {"tree", "flat"},
+	"general.preferredEditor":     PreferredEditors,
+	"output.format":               {"text", "json"},
 }
 
 // InvalidSettingError is one setting with a value of the wrong type or

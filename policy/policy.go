@@ -95,6 +95,8 @@ type Engine struct {
 	lookup      func(name string) (tool.Tool, bool)
 	rules       []Rule // policy-file rules, highest priority first
 	untrusted   bool
+	// noAlways is Options.DisableAlwaysAllow.
+	noAlways bool
 
 	// autoSave and onSave are Options.AutoSave and OnSave; saveMu keeps
 	// two answers from writing the file at once.
@@ -143,6 +145,12 @@ type Options struct {
 	// sessions read. Empty: the answer holds for the session only, as
 	// "always allow" does.
 	AutoSave string
+	// DisableAlwaysAllow is security.disableAlwaysAllow: "always allow"
+	// answers count as "allow once", AutoSave is not offered, and file
+	// rules of the "always allow" priority (950 in any tier, which
+	// auto-saved.toml's rules have) are ignored, as in Gemini CLI. Faces
+	// ask OffersAlways before offering such answers.
+	DisableAlwaysAllow bool
 	// OnSave, when set, hears of every write to AutoSave: nil, or a
 	// *SaveError naming the file (the answer then holds for this session
 	// only).
@@ -157,6 +165,10 @@ func New(o Options) *Engine {
 	e := &Engine{mode: o.Mode, interactive: o.Interactive, untrusted: o.Untrusted, always: map[string]bool{}, askKinds: map[tool.Kind]bool{}, selfConfirm: map[string]bool{}, lookup: o.Lookup}
 	e.autoSave, e.onSave = o.AutoSave, o.OnSave
 	e.rules = sortRules(o.Rules)
+	if o.DisableAlwaysAllow {
+		e.noAlways, e.autoSave = true, ""
+		e.rules = withoutAlwaysRules(e.rules)
+	}
 	for _, n := range o.SelfConfirming {
 		e.selfConfirm[n] = true
 	}
@@ -313,6 +325,9 @@ func (e *Engine) Visible(t tool.Tool) bool {
 // Options.AutoSave set becomes a rule of that file instead: applied at
 // once, and written for later sessions (see save.go).
 func (e *Engine) Remember(c Call, o tool.Outcome) {
+	if e.noAlways {
+		return // Options.DisableAlwaysAllow: every answer is "once"
+	}
 	if o == tool.ProceedAlwaysSave && e.autoSave != "" && e.rememberSaved(c) {
 		return
 	}

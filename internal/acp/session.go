@@ -419,6 +419,9 @@ func (ss *session) confirm(ctx context.Context, c *agent.ToolCall) (tool.Decisio
 		},
 		Options: permissionOptions(c, ss.a.Policy.SavesAnswers() != ""),
 	}
+	if !ss.a.Policy.OffersAlways() {
+		req.Options = onceOnly(req.Options) // security.disableAlwaysAllow
+	}
 	resp, err := ss.conn.RequestPermission(ctx, req)
 	if err != nil {
 		return tool.Decision{Outcome: tool.Cancel}, nil

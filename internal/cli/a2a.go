@@ -141,7 +141,7 @@ func runA2A(ctx context.Context, f *a2aFlags, stdio IO) error {
 	env := setup.NewEnv(nil)
 	if st, err := config.Load(config.LoadOptions{Workspace: ws}); err == nil {
 		trusted := st.Trust.IsTrusted() || !st.Trust.FolderTrustEnabled
-		if err := env.LoadDotEnv(ws, home.UserDir, trusted); err != nil {
+		if err := env.LoadDotEnvWith(st.DotEnv(ws, home.UserDir, trusted)); err != nil {
 			logger.Warn(err.Error())
 		}
 	}

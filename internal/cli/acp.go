@@ -39,6 +39,9 @@ func runACP(ctx context.Context, f *flags, stdio IO) int {
 	if err != nil {
 		return fail(err)
 	}
+	if err := refuseYolo(mode, wd); err != nil {
+		return fail(err)
+	}
 	opts := f.sessionOptions(wd, mode)
 	opts.Warn = func(s string) { fmt.Fprintf(stderr, "Warning: %s\n", s) }
 	srv := &acp.Server{Log: stderr, Options: opts}

@@ -180,6 +180,9 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 	if f.acp || f.experimentalACP {
 		return runACP(ctx, f, stdio) // acp.go
 	}
+	if !cmd.Flags().Changed("output-format") {
+		f.output = settingsOutputFormat() // outputformat.go
+	}
 	// Gemini CLI takes either flag as asking for raw output.
 	raw := f.rawOutput || f.acceptRawRisk
 	tty, isInteractive := stdio, interactive(f, stdio) // the terminal, before cleaning writers wrap it
@@ -220,6 +223,9 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 
 	mode, err := f.mode()
 	if err != nil {
+		return fail(err)
+	}
+	if err := refuseYolo(mode, wd); err != nil { // yolo.go
 		return fail(err)
 	}
 	if f.sandbox {

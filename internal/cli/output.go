@@ -244,6 +244,9 @@ type streamRenderer struct {
 	w, errw io.Writer
 	cleaner
 	model string
+	// onceOnly leaves "always allow" answers out of permission requests
+	// (security.disableAlwaysAllow; always.go).
+	onceOnly bool
 }
 
 func stamp() string { return time.Now().UTC().Format("2006-01-02T15:04:05.000Z") }

@@ -29,7 +29,7 @@ func TestIgnoredSettingsWarn(t *testing.T) {
 			for p, content := range map[string]string{
 				userFile: `{
 					// set by the user for Gemini CLI
-					"security": {"disableAlwaysAllow": true, "folderTrust": {"enabled": true}},
+					"security": {"autoAddToPolicyByDefault": true, "folderTrust": {"enabled": true}},
 					"ui": {"hideBanner": false},
 					"model": {"name": "gemini-2.5-flash"},
 					"mcpServers": {}
@@ -47,7 +47,7 @@ func TestIgnoredSettingsWarn(t *testing.T) {
 				t.Fatalf("exit %d: %s", r.code, r.stderr)
 			}
 			for _, line := range []string{
-				"Warning: " + userFile + ": security.disableAlwaysAllow is not supported by Castor yet; ignored\n",
+				"Warning: " + userFile + ": security.autoAddToPolicyByDefault is not supported by Castor yet; ignored\n",
 				"Warning: " + wsFile + ": contxt is not a setting Castor knows (a typo, or a newer Gemini CLI setting?); ignored\n",
 				"Warning: " + manifest + ": plan.directory is not supported by Castor yet; ignored\n",
 			} {
@@ -88,11 +88,11 @@ func TestTUIIgnoredSettingsWarn(t *testing.T) {
 	e := newEnv(t)
 	userFile := filepath.Join(e.home, ".gemini", "settings.json")
 	os.MkdirAll(filepath.Dir(userFile), 0o755)
-	os.WriteFile(userFile, []byte(`{"security": {"disableAlwaysAllow": true}}`), 0o644)
+	os.WriteFile(userFile, []byte(`{"security": {"autoAddToPolicyByDefault": true}}`), 0o644)
 	tm := e.startTUI()
 	s := tm.waitFor("ignored")
 	flat := strings.Join(strings.Fields(s), "")
-	want := strings.Join(strings.Fields("<home>/.gemini/settings.json: security.disableAlwaysAllow is not supported by Castor yet; ignored"), "")
+	want := strings.Join(strings.Fields("<home>/.gemini/settings.json: security.autoAddToPolicyByDefault is not supported by Castor yet; ignored"), "")
 	if strings.Count(flat, want) != 1 {
 		t.Errorf("the screen does not show the warning once:\n%s", s)
 	}

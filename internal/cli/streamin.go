@@ -571,6 +571,7 @@ func runStreamInput(ctx context.Context, opts setup.Options, first string, stdio
 		return code
 	}
 	defer a.Close()
+	out.onceOnly = !a.Policy.OffersAlways()
 	out.initEvent(a.Session.ID(), a.Session.Model())
 	if stdio.Stdin != nil {
 		s.mu.Lock()
@@ -694,7 +695,7 @@ func (r *streamRenderer) permissionRequest(c *agent.ToolCall) {
 		Description string             `json:"description,omitempty"`
 		Details     any                `json:"details,omitempty"`
 		Options     []permissionOption `json:"options"`
-	}{"permission_request", stamp(), r.str(toolID(c)), r.str(c.Name), r.value(params), r.str(c.Description), det, cleanOptions(r, permissionOptions(details))})
+	}{"permission_request", stamp(), r.str(toolID(c)), r.str(c.Name), r.value(params), r.str(c.Description), det, cleanOptions(r, r.offered(permissionOptions(details)))})
 }
 
 func cleanOptions(r *streamRenderer, opts []permissionOption) []permissionOption {

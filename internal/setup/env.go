@@ -70,16 +70,19 @@ func (e *Env) Environ() []string {
 // LoadDotEnv finds the .env file Gemini CLI would use for the workspace
 // and layers its values on this environment only.
 func (e *Env) LoadDotEnv(workspace, home string, trusted bool) error {
-	_, err := config.DotEnvOptions{
-		Workspace: workspace,
-		Home:      home,
-		Trusted:   trusted,
-		Lookup:    e.Lookup,
-		Setenv: func(k, v string) {
-			e.mu.Lock()
-			e.dotenv[k] = v
-			e.mu.Unlock()
-		},
-	}.Load()
+	return e.LoadDotEnvWith(config.DotEnvOptions{Workspace: workspace, Home: home, Trusted: trusted})
+}
+
+// LoadDotEnvWith is LoadDotEnv with the search and exclusions of o (from
+// Settings.DotEnv: advanced.ignoreLocalEnv, advanced.excludedEnvVars);
+// o's Lookup and Setenv are replaced by this environment's.
+func (e *Env) LoadDotEnvWith(o config.DotEnvOptions) error {
+	o.Lookup = e.Lookup
+	o.Setenv = func(k, v string) {
+		e.mu.Lock()
+		e.dotenv[k] = v
+		e.mu.Unlock()
+	}
+	_, err := o.Load()
 	return err
 }

@@ -17,7 +17,7 @@ func TestWarnIgnoredSettings(t *testing.T) {
 	root := t.TempDir()
 	home, ws, ext := filepath.Join(root, "home"), filepath.Join(root, "ws"), filepath.Join(root, "ext")
 	for p, content := range map[string]string{
-		filepath.Join(home, ".gemini", "settings.json"): `{"security": {"disableAlwaysAllow": true}, "model": {"name": "x"}}`,
+		filepath.Join(home, ".gemini", "settings.json"): `{"security": {"autoAddToPolicyByDefault": true}, "model": {"name": "x"}}`,
 		filepath.Join(ext, "gemini-extension.json"):     `{"name": "demo", "version": "1", "themes": [{"name": "t"}]}`,
 	} {
 		os.MkdirAll(filepath.Dir(p), 0o755)
@@ -38,7 +38,7 @@ func TestWarnIgnoredSettings(t *testing.T) {
 	warnIgnoredSettings(o, a)
 	warnIgnoredSettings(Options{IgnoreSettings: true, Warn: func(s string) { t.Errorf("IgnoreSettings warned %q", s) }}, a)
 	want := []string{
-		filepath.Join(home, ".gemini", "settings.json") + ": security.disableAlwaysAllow is not supported by Castor yet; ignored",
+		filepath.Join(home, ".gemini", "settings.json") + ": security.autoAddToPolicyByDefault is not supported by Castor yet; ignored",
 		filepath.Join(ext, "gemini-extension.json") + ": themes is a display option of Gemini CLI's UI that Castor's terminal UI does not have; ignored",
 	}
 	if !reflect.DeepEqual(got, want) {

@@ -261,7 +261,7 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 			return nil, err
 		}
 		a.Trusted = st.Trust.IsTrusted() || !st.Trust.FolderTrustEnabled
-		if err := a.Env.LoadDotEnv(wd, a.Home.UserDir, a.Trusted); err != nil {
+		if err := a.Env.LoadDotEnvWith(st.DotEnv(wd, a.Home.UserDir, a.Trusted)); err != nil {
 			o.Warn(err.Error())
 		}
 	}

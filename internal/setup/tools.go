@@ -65,6 +65,7 @@ func buildTools(ctx context.Context, o Options, a *Agent, client model.Model, mo
 		Files:          o.Files,
 		Shell:          o.Shell,
 	}
+	ts.env.ShellTimeout = shellTimeout(st)
 	// tools.webFetch.allowPrivateAddresses lets web_fetch reach local
 	// development servers (loopback, link-local, private networks).
 	ts.env.AllowPrivateHosts, _ = st.GetBool("tools.webFetch.allowPrivateAddresses")
@@ -76,8 +77,9 @@ func buildTools(ctx context.Context, o Options, a *Agent, client model.Model, mo
 	if !o.IgnoreSettings && jitEnabled(st) {
 		ts.jit = &jitMemory{root: wd, warn: o.Warn}
 	}
+	exclude := builtinExclude(st)
 	for _, t := range builtin.All(ts.env) {
-		if keepTool(t, st.Tools.Core, st.Tools.Exclude) {
+		if keepTool(t, st.Tools.Core, exclude) {
 			ts.registry.Register(withJIT(t, ts.jit))
 		}
 	}
@@ -119,6 +121,10 @@ func buildPolicy(o Options, st *config.Settings, trusted, interactive bool, askK
 		}
 		mode = m
 	}
+	if mode == policy.ModeYolo && o.ApprovalMode == "" && st.YoloDisabled() {
+		o.Warn("general.defaultApprovalMode yolo is refused by security.disableYoloMode: approval mode is default")
+		mode = policy.ModeDefault
+	}
 	if !trusted && (mode == policy.ModeYolo || mode == policy.ModeAutoEdit) {
 		o.Warn("this folder is not trusted: approval mode is reset to default")
 		mode = policy.ModeDefault
@@ -138,7 +144,9 @@ func buildPolicy(o Options, st *config.Settings, trusted, interactive bool, askK
 		Rules:          rules,
 		Untrusted:      !trusted,
 		AutoSave:       save.path,
-		OnSave:         save.onSave,
+		// security.disableAlwaysAllow: answers are "once" only.
+		DisableAlwaysAllow: st.AlwaysAllowDisabled(),
+		OnSave:             save.onSave,
 	}), nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/castor-dev/castor/agent"
+	"github.com/castor-dev/castor/config"
 	"github.com/castor-dev/castor/internal/setup"
 	"github.com/castor-dev/castor/internal/termtext"
 	"github.com/castor-dev/castor/internal/version"
@@ -295,6 +296,9 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 	case confirmMsg:
 		m.flushStream()
 		m.dialog = newDialog(msg.call, msg.reply, m.savesAnswers())
+		if m.agent != nil && !m.agent.Policy.OffersAlways() {
+			m.dialog.onceOnly() // security.disableAlwaysAllow
+		}
 		return nil
 	case editorDoneMsg:
 		return m.onEditorDone(msg)
@@ -731,6 +735,12 @@ func (m *model) cycleMode() {
 		if md == cur {
 			next = modes[(i+1)%len(modes)]
 		}
+	}
+	if next == policy.ModeYolo && m.agent.Settings.YoloDisabled() {
+		// security.disableYoloMode: say so, as Gemini CLI's toggle does,
+		// and move on to the mode after.
+		m.printNotice(noticeWarn, config.YoloToggleRefused)
+		next = policy.ModePlan
 	}
 	m.agent.Policy.SetMode(next)
 }

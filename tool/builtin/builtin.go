@@ -25,7 +25,8 @@ type Env struct {
 	Model     model.Model
 	ModelName string
 	// ShellTimeout bounds a shell command's run without output; zero means
-	// Gemini CLI's 5 minutes.
+	// Gemini CLI's 5 minutes, a negative value no bound at all (setting
+	// tools.shell.inactivityTimeout at 0 or below).
 	ShellTimeout time.Duration
 	// OutputLimit is the number of characters of shell output given to the
 	// model before it is truncated and saved; zero means 40,000.

@@ -176,8 +176,9 @@ func (c *shellCall) Confirmation(context.Context) (*tool.ConfirmationDetails, er
 }
 
 func (c *shellCall) timeout() time.Duration {
-	if c.env != nil && c.env.ShellTimeout > 0 {
-		return c.env.ShellTimeout
+	if c.env != nil && c.env.ShellTimeout != 0 {
+		// Negative: no inactivity bound, which runShell reads as zero.
+		return max(c.env.ShellTimeout, 0)
 	}
 	return defaultShellTimeout
 }

@@ -484,3 +484,22 @@ func FuzzShellCommandAnalysis(f *testing.F) {
 		_ = stripShellWrapper(cmd)
 	})
 }
+
+func TestShellTimeoutFromEnv(t *testing.T) {
+	tests := []struct {
+		env  time.Duration
+		want time.Duration
+	}{
+		{0, 5 * time.Minute}, // Gemini CLI's default
+		{90 * time.Second, 90 * time.Second},
+		{-1, 0}, // no bound: runShell starts no timer
+	}
+	for _, tt := range tests {
+		env, _ := fsTestEnv(t)
+		env.ShellTimeout = tt.env
+		c, _ := fsPrepare(NewShell(env), "", map[string]any{"command": "true"})
+		if got := c.(*shellCall).timeout(); got != tt.want {
+			t.Errorf("ShellTimeout %v: timeout %v, want %v", tt.env, got, tt.want)
+		}
+	}
+}
