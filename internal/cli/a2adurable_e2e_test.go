@@ -57,15 +57,22 @@ func (e *env) startA2A(dir string, flags ...string) *a2aServer {
 	return &a2aServer{t: e.t, cmd: cmd, url: strings.TrimSpace(line[strings.Index(line, "http://"):])}
 }
 
-// call posts one JSON-RPC request; streams are read to their end and
-// returned as their events' results.
-func (s *a2aServer) call(method string, params any) []map[string]any {
+// post sends one JSON-RPC request; the caller closes the answer's body.
+func (s *a2aServer) post(method string, params any) *http.Response {
 	s.t.Helper()
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
 	resp, err := http.Post(s.url, "application/json", bytes.NewReader(body))
 	if err != nil {
 		s.t.Fatal(err)
 	}
+	return resp
+}
+
+// call posts one JSON-RPC request; streams are read to their end and
+// returned as their events' results.
+func (s *a2aServer) call(method string, params any) []map[string]any {
+	s.t.Helper()
+	resp := s.post(method, params)
 	defer resp.Body.Close()
 	var out []map[string]any
 	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {

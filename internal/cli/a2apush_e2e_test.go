@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -18,11 +17,7 @@ import (
 // error object.
 func (s *a2aServer) rpcError(method string, params any) map[string]any {
 	s.t.Helper()
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
-	resp, err := http.Post(s.url, "application/json", bytes.NewReader(body))
-	if err != nil {
-		s.t.Fatal(err)
-	}
+	resp := s.post(method, params)
 	defer resp.Body.Close()
 	var m map[string]any
 	if err := json.NewDecoder(resp.Body).Decode(&m); err != nil {
