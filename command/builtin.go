@@ -90,7 +90,7 @@ func LoadMemory(env Env) (*config.Memory, error) {
 		return nil, err
 	}
 	var extFiles []string
-	exts, _ := config.LoadExtensions(config.ExtensionsOptions{GeminiDir: h.Dir, Workspace: ws, Trusted: env.Trusted})
+	exts, _ := config.LoadExtensions(config.ExtensionsOptions{GeminiDir: h.Dir, Workspace: ws, Trusted: env.Trusted, Settings: st})
 	for _, e := range config.ActiveExtensions(exts) {
 		extFiles = append(extFiles, e.ContextFiles...)
 	}

@@ -342,6 +342,10 @@ type ExtensionsOptions struct {
 	Enabled []string
 	// Lookup resolves $VAR references after the extension's settings.
 	Lookup LookupFunc
+	// Settings, when set, apply security.allowedExtensions and
+	// security.blockGitExtensions: an extension they refuse is left out
+	// with Gemini CLI's warning, and a malformed allow-list loads none.
+	Settings *Settings
 }
 
 // LoadExtensions loads the extensions installed under ~/.gemini/extensions,
@@ -363,11 +367,27 @@ func LoadExtensions(o ExtensionsOptions) (exts []*Extension, warnings []string) 
 	if err != nil {
 		warnings = append(warnings, err.Error())
 	}
+	var gate extensionGate
+	if o.Settings != nil {
+		if gate, err = o.Settings.extensionGate(); err != nil {
+			// Fail closed: no pattern can be trusted to mean what the
+			// admin wanted.
+			return nil, append(warnings, err.Error())
+		}
+	}
 	seen := map[string]bool{}
 	for _, e := range entries {
 		dir := filepath.Join(root, e.Name())
 		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 			continue
+		}
+		// The admin's rule comes before the manifest is even read. A
+		// malformed metadata file is left to LoadExtension to report.
+		if im, err := readInstallMetadata(dir); err == nil {
+			if why := gate.refusal(dir, im); why != "" {
+				warnings = append(warnings, why)
+				continue
+			}
 		}
 		ext, err := LoadExtension(dir, o)
 		if err != nil {

@@ -257,7 +257,7 @@ var settingsTable = []settingKey{
 	{"security.enablePermanentToolApproval", honoured, "false", "", ""},
 	{"security.autoAddToPolicyByDefault", unsupported, "false", "", ""},
 	{"security.blockGitExtensions", honoured, "false", "", ""},
-	{"security.allowedExtensions", unsupported, "[]", "", ""},
+	{"security.allowedExtensions", honoured, "[]", "", ""},
 	{"security.folderTrust.enabled", honoured, "true", "", "FolderTrustEnabled"},
 	{"security.environmentVariableRedaction.allowed", honoured, "[]", "", `redaction(st, "allowed")`},
 	{"security.environmentVariableRedaction.blocked", honoured, "[]", "", `redaction(st, "blocked")`},

@@ -105,6 +105,8 @@ type extPlace struct {
 	home    config.Home
 	wd      string
 	trusted bool
+	// settings hold the admin's security.allowedExtensions.
+	settings *config.Settings
 }
 
 func currentExtPlace() (extPlace, error) {
@@ -115,12 +117,13 @@ func currentExtPlace() (extPlace, error) {
 	p := extPlace{home: config.ResolveHome(nil), wd: wd}
 	if st, err := config.Load(config.LoadOptions{Workspace: wd}); err == nil {
 		p.trusted = st.Trust.IsTrusted() || !st.Trust.FolderTrustEnabled
+		p.settings = st
 	}
 	return p, nil
 }
 
 func (p extPlace) load() ([]*config.Extension, []string) {
-	return config.LoadExtensions(config.ExtensionsOptions{GeminiDir: p.home.Dir, Workspace: p.wd, Trusted: p.trusted})
+	return config.LoadExtensions(config.ExtensionsOptions{GeminiDir: p.home.Dir, Workspace: p.wd, Trusted: p.trusted, Settings: p.settings})
 }
 
 func (p extPlace) enablement() *config.Enablement {
@@ -238,6 +241,13 @@ func extInstall(ctx context.Context, stdio IO, source, ref string, autoUpdate, l
 		return err
 	}
 	meta := config.ExtensionInstall{Source: source, Type: "local", Ref: ref, AutoUpdate: autoUpdate}
+	// The admin's allow-list is checked before anything is fetched.
+	if ok, err := p.settings.ExtensionSourceAllowed(source); err != nil || !ok {
+		if err == nil {
+			err = errors.New(config.AllowedExtensionsInstallRefusal(source))
+		}
+		return err
+	}
 	var src string
 	switch {
 	case gitSource.MatchString(source) && !link:

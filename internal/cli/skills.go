@@ -70,7 +70,7 @@ func skillsList(stdio IO) error {
 	home := config.ResolveHome(nil)
 	trusted := st.Trust.IsTrusted() || !st.Trust.FolderTrustEnabled
 	// Active extensions' skills/ folders count, as in a session.
-	exts, warnings := config.LoadExtensions(config.ExtensionsOptions{GeminiDir: home.Dir, Workspace: wd, Trusted: trusted})
+	exts, warnings := config.LoadExtensions(config.ExtensionsOptions{GeminiDir: home.Dir, Workspace: wd, Trusted: trusted, Settings: st})
 	var roots []string
 	for _, e := range config.ActiveExtensions(exts) {
 		roots = append(roots, e.Path)

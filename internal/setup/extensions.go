@@ -38,11 +38,13 @@ func loadExtensions(o Options, a *Agent, wd string) {
 			Trusted:   a.Trusted,
 			Enabled:   o.Extensions,
 			Lookup:    a.Env.Lookup,
+			// security.allowedExtensions and blockGitExtensions.
+			Settings: a.Settings,
 		})
 		for _, w := range warnings {
 			o.Warn(w)
 		}
-		a.Extensions = allowedExtensions(a.Settings, config.ActiveExtensions(exts), o.Warn)
+		a.Extensions = config.ActiveExtensions(exts)
 	}
 	st := a.Settings
 	merge := func(servers map[string]any) {
@@ -188,22 +190,6 @@ func listFileCommands(reg *command.Registry, o Options, st *config.Settings, hom
 	a := &Agent{Home: home, Settings: st, Env: env, Commands: reg, Trusted: st.Trust.IsTrusted() || !st.Trust.FolderTrustEnabled}
 	loadExtensions(o, a, o.WorkDir)
 	loadFileCommands(o, a, o.WorkDir)
-}
-
-// allowedExtensions applies security.blockGitExtensions, which refuses
-// extensions installed from git, as Gemini CLI does. (Its
-// admin.extensions.enabled comes from an admin server, never from files.)
-func allowedExtensions(st *config.Settings, exts []*config.Extension, warn func(string)) []*config.Extension {
-	block, _ := st.GetBool("security.blockGitExtensions")
-	var out []*config.Extension
-	for _, e := range exts {
-		if block && e.Install != nil && (e.Install.Type == "git" || e.Install.Type == "github-release") {
-			warn("Failed to load extension " + e.InstallDir + ". Extensions from remote sources is disallowed by your current settings.")
-			continue
-		}
-		out = append(out, e)
-	}
-	return out
 }
 
 // extensionRoots are the folders of the active extensions, for the
