@@ -45,6 +45,11 @@ func TestIgnoredSettings(t *testing.T) {
 			[]string{"general.vimMode cosmetic", "tools.sandbox not supported"}},
 		{"a dropped V1 key", `{"autoAccept": true}`, []string{"tools.autoAccept not applicable"}},
 		{"admin settings", `{"admin": {"secureModeEnabled": true}}`, []string{"admin not applicable"}},
+		// Gemini CLI stopped reading extensions.disabled when it dropped
+		// its migration to extension-enablement.json.
+		{"extensions.disabled is no longer read", `{"extensions": {"disabled": ["kit"]}}`,
+			[]string{"extensions.disabled not applicable"}},
+		{"extension security keys are honoured", `{"security": {"allowedExtensions": ["github\\.com/acme/"], "blockGitExtensions": true}}`, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -313,7 +313,7 @@ var settingsTable = []settingKey{
 	{"experimental.contextManagement", unsupported, "false", "", ""},
 	{"experimental.topicUpdateNarration", unsupported, "false", "", ""},
 
-	{"extensions.disabled", unsupported, "[]", "", "use castor extensions disable"},
+	{"extensions.disabled", notApplicable, "[]", "", "Gemini CLI no longer reads it (its migration to extension-enablement.json was removed); use castor extensions disable"},
 	{"extensions.workspacesWithMigrationNudge", inert, "[]", "", "Gemini CLI's own bookkeeping"},
 
 	{"skills.enabled", honoured, "true", "", ""},
