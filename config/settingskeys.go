@@ -261,7 +261,7 @@ var settingsTable = []settingKey{
 	{"security.folderTrust.enabled", honoured, "true", "", "FolderTrustEnabled"},
 	{"security.environmentVariableRedaction.allowed", honoured, "[]", "", `redaction(st, "allowed")`},
 	{"security.environmentVariableRedaction.blocked", honoured, "[]", "", `redaction(st, "blocked")`},
-	{"security.environmentVariableRedaction.enabled", unsupported, "false", "", ""},
+	{"security.environmentVariableRedaction.enabled", honoured, "false", "", ""},
 	{"security.auth.selectedType", honoured, "", "", ".Auth.SelectedType"},
 	{"security.auth.enforcedType", honoured, "", "", ".Auth.EnforcedType"},
 	{"security.auth.useExternal", unsupported, "", "false", ""},

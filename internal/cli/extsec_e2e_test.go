@@ -53,3 +53,61 @@ func TestAllowedExtensionsE2E(t *testing.T) {
 		t.Errorf("install: exit %d, stderr lacks %q:\n%s", r.code, want, r.stderr)
 	}
 }
+
+// TestEnvironmentRedactionE2E: with security.environmentVariableRedaction
+// enabled, a shell command printing its environment shows the model no
+// secret (by name or by value) and a blocked variable neither, while the
+// harmless ones pass; off (the default), the environment passes whole.
+func TestEnvironmentRedactionE2E(t *testing.T) {
+	const (
+		byName  = "MY_API_TOKEN=name-shaped-secret-4711"
+		byValue = "HARMLESS_LOOKING=ghp_abcdefghijklmnopqrstuvwxyz0123456789AB"
+		blocked = "TEAM_NOTE=blocked-by-settings"
+		plain   = "PLAIN_VAR=plain-value-0815"
+	)
+	tests := []struct {
+		name     string
+		settings string
+		shown    []string
+		withheld []string
+	}{
+		{"enabled", `{"security": {"environmentVariableRedaction": {"enabled": true, "blocked": ["team_note"]}}}`,
+			[]string{plain}, []string{byName, byValue, blocked}},
+		{"off by default", `{}`, []string{plain, byName, byValue, blocked}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t,
+				fakegemini.Call("run_shell_command", map[string]any{"command": "env"}),
+				fakegemini.Text("done"))
+			writeAt(t, filepath.Join(e.home, ".gemini", "settings.json"), tt.settings)
+			environ := append(e.environ(), byName, byValue, blocked, plain,
+				"GEMINI_CLI_SYSTEM_SETTINGS_PATH="+filepath.Join(e.home, "no-system.json"))
+			r := runCastor(t, e.ws, environ, "-y", "-p", "print the environment")
+			if r.code != 0 {
+				t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+			}
+			reqs := e.srv.Requests()
+			if len(reqs) != 2 {
+				t.Fatalf("%d model calls, want 2", len(reqs))
+			}
+			_, resp := functionResponse(t, reqs[1].Contents[len(reqs[1].Contents)-1], 0)
+			out, _ := resp["output"].(string)
+			if !strings.Contains(out, "PATH=") {
+				t.Fatalf("the shell printed no environment: %v", resp)
+			}
+			whole, _ := json.Marshal(reqs[1].Contents)
+			for _, v := range tt.shown {
+				if !strings.Contains(out, v) {
+					t.Errorf("%s missing from the output", v)
+				}
+			}
+			for _, v := range tt.withheld {
+				_, value, _ := strings.Cut(v, "=")
+				if strings.Contains(string(whole), value) {
+					t.Errorf("the model saw %s", v)
+				}
+			}
+		})
+	}
+}

@@ -117,7 +117,7 @@ func buildHooks(o Options, a *Agent, extRoots []string, transcript func() string
 	if len(list) == 0 {
 		return nil
 	}
-	return hooks.New(hooks.Options{Cwd: wd, TranscriptPath: transcript, Env: a.Env.Environ(), Disabled: disabled}, list)
+	return hooks.New(hooks.Options{Cwd: wd, TranscriptPath: transcript, Env: envRules(a.Settings).Apply(a.Env.Environ()), Disabled: disabled}, list)
 }
 
 func orDefault(s, def string) string {

@@ -298,6 +298,7 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 	if err != nil {
 		return nil, err
 	}
+	tools.env.Redact = a.RedactShellEnv
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

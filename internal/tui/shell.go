@@ -51,7 +51,8 @@ func (m *model) runShell(command string) tea.Cmd {
 	m.shell = &shellRun{start: m.now(), cancel: cancel}
 	env := m.cfg.Environ
 	if m.agent != nil && m.agent.Env != nil {
-		env = m.agent.Env.Environ()
+		// Redacted as the shell tool's (security.environmentVariableRedaction).
+		env = m.agent.RedactShellEnv(m.agent.Env.Environ())
 	}
 	dir := m.workDir
 	send := m.send

@@ -53,6 +53,10 @@ type Env struct {
 	// (the process's plus the workspace's .env values); nil means the
 	// process environment.
 	Environ func() []string
+	// Redact, when set, filters the shell's environment just before a
+	// command starts (security.environmentVariableRedaction: secrets are
+	// withheld); nil passes it whole.
+	Redact func(environ []string) []string
 	// MemoryChanged, when set, is called after save_memory changed the
 	// memory file, so that the session reloads the memory it gives the
 	// model.

@@ -346,7 +346,9 @@ func (c *shellCall) truncate(llm string) string {
 
 // shellEnv is the child environment: the session's (Env.Environ, else the
 // process's), plus the variables that tell scripts they run under an agent
-// and keep pagers out of the way.
+// and keep pagers out of the way, then redacted by Env.Redact. Redaction
+// comes last, as in Gemini CLI, whose strict GitHub Actions mode even
+// withholds its own GEMINI_CLI=1.
 func shellEnv(e *Env) []string {
 	var env []string
 	if e != nil && e.Environ != nil {
@@ -354,7 +356,11 @@ func shellEnv(e *Env) []string {
 	} else {
 		env = os.Environ()
 	}
-	return append(env, "GEMINI_CLI=1", "CASTOR=1", "TERM=xterm-256color", "PAGER=cat", "GIT_PAGER=cat")
+	env = append(env, "GEMINI_CLI=1", "CASTOR=1", "TERM=xterm-256color", "PAGER=cat", "GIT_PAGER=cat")
+	if e != nil && e.Redact != nil {
+		env = e.Redact(env)
+	}
+	return env
 }
 
 // ---------------------------------------------------------------------------
