@@ -69,7 +69,10 @@ func Extensions() *Command {
 // ~/.gemini/extensions (config.LoadExtensions), sorted by name; broken
 // ones are left out.
 func ListExtensions(env Env) []ExtensionInfo {
-	exts, _ := config.LoadExtensions(config.ExtensionsOptions{GeminiDir: home(env).Dir, Workspace: env.Workspace, Trusted: env.Trusted})
+	// The settings' security.allowedExtensions leaves refused ones out;
+	// unreadable settings list every extension, as before.
+	st, _ := config.Load(config.LoadOptions{Workspace: env.Workspace, HomeDir: env.HomeDir})
+	exts, _ := config.LoadExtensions(config.ExtensionsOptions{GeminiDir: home(env).Dir, Workspace: env.Workspace, Trusted: env.Trusted, Settings: st})
 	var out []ExtensionInfo
 	for _, e := range exts {
 		out = append(out, ExtensionInfo{Name: e.Name, Version: e.Version, Path: e.Path, IsActive: e.Active, Scope: "user"})
