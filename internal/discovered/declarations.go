@@ -42,7 +42,7 @@ func ParseDeclarations(out []byte) (decls []Declaration, notes []string, err err
 		return nil, nil, errors.New("printed nothing; want a JSON array of function declarations")
 	}
 	var items []json.RawMessage
-	if err := json.Unmarshal(out, &items); err != nil {
+	if err := json.Unmarshal(out, &items); err != nil || items == nil {
 		var v any
 		if json.Unmarshal(out, &v) == nil {
 			return nil, nil, fmt.Errorf("printed JSON %s, not an array of function declarations", jsonKind(v))

@@ -84,7 +84,7 @@ func words(key, line string, getenv func(string) string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s %q cannot be read as a command: %v", key, line, err)
 	}
-	if len(w) == 0 {
+	if len(w) == 0 || w[0] == "" {
 		return nil, fmt.Errorf("%s %q names no command", key, line)
 	}
 	return w, nil
