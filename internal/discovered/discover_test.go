@@ -73,6 +73,7 @@ func TestDiscover(t *testing.T) {
 		{shape: "bad", err: `tools.discoveryCommand "./declare.sh bad" printed invalid JSON: unexpected end of JSON input`},
 		{shape: "silent", err: `tools.discoveryCommand "./declare.sh silent" printed nothing; want a JSON array of function declarations`},
 		{shape: "fail", err: `tools.discoveryCommand "./declare.sh fail" failed with exit code 3: no tools here: database is down`},
+		{shape: "huge", err: `tools.discoveryCommand "./declare.sh huge" printed more than the size limit of 10485760 bytes`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.shape, func(t *testing.T) {
@@ -114,6 +115,27 @@ func TestDiscoverSettings(t *testing.T) {
 				t.Errorf("tools %q", names(tools))
 			}
 		})
+	}
+}
+
+// TestDiscoverExpands: the command lines' variables come from Getenv,
+// the session's environment rather than the process's.
+func TestDiscoverExpands(t *testing.T) {
+	env := map[string]string{"SHAPE": "snake", "CALL": "./call.sh"}
+	tools, _, err := Discover(context.Background(), Config{
+		DiscoveryCommand: "./declare.sh ${SHAPE}",
+		CallCommand:      "$CALL",
+		Dir:              testdataDir(t),
+		Getenv:           func(k string) string { return env[k] },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := names(tools); !slices.Equal(got, []string{"discovered_tool_echo", "discovered_tool_now"}) {
+		t.Errorf("tools %q", got)
+	}
+	if !slices.Equal(tools[0].call, []string{"./call.sh"}) {
+		t.Errorf("call command %q", tools[0].call)
 	}
 }
 

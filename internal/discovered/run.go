@@ -70,11 +70,13 @@ func runCommand(ctx context.Context, argv []string, dir string, env []string, st
 	} else {
 		o.signal = signalName(ws)
 	}
-	if err != nil && !errors.Is(err, exec.ErrWaitDelay) && o.exited && o.code == 0 {
+	if err != nil && !errors.Is(err, exec.ErrWaitDelay) && !o.overflow && o.exited && o.code == 0 {
 		o.err = err // the output could not be read
 	}
 	return o
 }
+
+var errOverflow = errors.New("output over the size limit")
 
 // capped keeps up to maxOutput bytes and calls over once when more come.
 type capped struct {
@@ -88,12 +90,14 @@ func (c *capped) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.full {
-		return len(p), nil
+		return 0, errOverflow
 	}
 	if c.buf.Len()+len(p) > maxOutput {
+		// Reading no more leaves the command blocked on its pipe until
+		// over has it killed, rather than racing to an exit of its own.
 		c.full = true
 		c.over()
-		return len(p), nil
+		return 0, errOverflow
 	}
 	return c.buf.Write(p)
 }

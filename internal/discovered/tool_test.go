@@ -3,6 +3,7 @@ package discovered
 import (
 	"context"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -22,7 +23,7 @@ func TestCall(t *testing.T) {
 	}
 	// Tools the discovery command did not declare, to reach the call
 	// script's other branches.
-	for _, name := range []string{"warn", "signal", "missing"} {
+	for _, name := range []string{"warn", "signal", "missing", "huge"} {
 		reg.Register(&Tool{decl: Declaration{Name: name, Schema: map[string]any{}}, call: []string{"./call.sh"}, dir: testdataDir(t)})
 	}
 
@@ -71,6 +72,18 @@ func TestCall(t *testing.T) {
 			}
 		})
 	}
+
+	t.Run("output over the limit", func(t *testing.T) {
+		_, c, _ := reg.Prepare("discovered_tool_huge", nil, nil)
+		r := c.Execute(context.Background(), nil)
+		if r.Error == nil || !strings.HasSuffix(r.Error.Message, "\nError: the output exceeded the size limit of 10485760 bytes\nExit Code: (none)\nSignal: SIGKILL") {
+			msg := ""
+			if r.Error != nil {
+				msg = r.Error.Message[max(0, len(r.Error.Message)-200):]
+			}
+			t.Errorf("got the end %q", msg)
+		}
+	})
 
 	t.Run("call command missing", func(t *testing.T) {
 		c, _ := (&Tool{decl: Declaration{Name: "echo", Schema: map[string]any{}}, call: []string{"./no-such-call"}, dir: testdataDir(t)}).Build(nil)

@@ -20,6 +20,9 @@ warn)
 signal)
 	kill -TERM $$
 	;;
+huge)
+	head -c 11000000 /dev/zero | tr '\0' 'x'
+	;;
 hang)
 	echo started
 	sleep 30

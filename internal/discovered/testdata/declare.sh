@@ -39,6 +39,12 @@ fail)
 env)
 	printf '[{"name": "%s"}]\n' "$DISCOVERED_NAME"
 	;;
+huge)
+	# More than the 10 MiB Castor keeps, after a valid start.
+	printf '['
+	head -c 11000000 /dev/zero | tr '\0' ' '
+	printf ']'
+	;;
 pwd)
 	printf '[{"name": "%s"}]\n' "$(basename "$PWD")"
 	;;
