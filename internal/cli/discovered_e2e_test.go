@@ -113,3 +113,33 @@ func TestDiscoveredToolE2EFailingDiscovery(t *testing.T) {
 		t.Errorf("stderr lines about discovery: %q\nstderr: %s", lines, r.stderr)
 	}
 }
+
+// TestDiscoveredToolE2EApproval: a session that can ask (stream-json
+// input) asks about a discovered tool's call with its arguments, runs the
+// command once approved, and the result reaches the model.
+func TestDiscoveredToolE2EApproval(t *testing.T) {
+	e := discoveredEnv(t, greetDeclarations)
+	e.srv.Enqueue(
+		fakegemini.Call("discovered_tool_greet", map[string]any{"who": "Grace"}),
+		fakegemini.Text("Greeted."),
+	)
+	p := e.startStream("-p", "--input-format", "stream-json", "-o", "stream-json")
+	p.send(`{"type":"user","message":"Greet Grace"}`)
+	req := p.until("permission_request")
+	want := `{"prompt":"{\"who\":\"Grace\"}","title":"Confirm: discovered_tool_greet","type":"info"}`
+	if req["tool_name"] != "discovered_tool_greet" || mustJSON(req["details"]) != want {
+		t.Errorf("permission_request %s, want details %s", mustJSON(req), want)
+	}
+	p.send(`{"type":"permission_response","tool_id":"` + req["tool_id"].(string) + `","decision":"proceed_once"}`)
+	p.until("result")
+	if code := p.close(); code != 0 {
+		t.Fatalf("exit %d\nstderr: %s", code, p.stderr.String())
+	}
+	reqs := e.srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d model requests", len(reqs))
+	}
+	if name, resp := functionResponse(t, reqs[1].LastContent(), 0); name != "discovered_tool_greet" || resp["output"] != "Hello, Grace! (in ws)" {
+		t.Errorf("functionResponse %s %s", name, mustJSON(resp))
+	}
+}
