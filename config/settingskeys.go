@@ -233,8 +233,8 @@ var settingsTable = []settingKey{
 	{"tools.allowed", honoured, "", "", ".Tools.Allowed"},
 	{"tools.confirmationRequired", unsupported, "", "", ""},
 	{"tools.exclude", honoured, "", "", ".Tools.Exclude"},
-	{"tools.discoveryCommand", unsupported, "", "", ""},
-	{"tools.callCommand", unsupported, "", "", ""},
+	{"tools.discoveryCommand", honoured, "", "", ""},
+	{"tools.callCommand", honoured, "", "", ""},
 	{"tools.useRipgrep", honoured, "true", "", ".Tools.UseRipgrep"},
 	{"tools.truncateToolOutputThreshold", honoured, "40000", "", ".Tools.TruncateToolOutputThreshold"},
 	// Castor never asks a model to repair a failed edit, which is what

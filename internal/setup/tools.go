@@ -35,7 +35,8 @@ type toolSet struct {
 }
 
 // buildTools registers the built-in tools (filtered by tools.core and
-// tools.exclude), the caller's tools and the MCP servers' tools.
+// tools.exclude), the caller's tools, the project's discovered tools and
+// the MCP servers' tools.
 func buildTools(ctx context.Context, o Options, a *Agent, client model.Model, modelName string) (*toolSet, error) {
 	st := a.Settings
 	wd := a.Workspace.Dirs()[0]
@@ -91,6 +92,7 @@ func buildTools(ctx context.Context, o Options, a *Agent, client model.Model, mo
 			ts.custom = append(ts.custom, t.Name())
 		}
 	}
+	addDiscovered(ctx, o, a, ts, exclude)
 	// Without settings, only extensions given in code bring servers.
 	if !o.IgnoreSettings || len(st.MCPServers) > 0 {
 		msync := &mcpSync{registry: ts.registry}
