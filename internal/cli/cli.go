@@ -456,6 +456,7 @@ func (f *flags) sessionOptions(wd string, mode policy.Mode) setup.Options {
 		FakeResponses:          fake,
 		FakeResponsesNonStrict: nonStrict,
 		RecordResponses:        f.recordResponses,
+		CleanupSessions:        true, // general.sessionRetention, as Gemini CLI's start-up
 	}
 }
 

@@ -104,6 +104,10 @@ type Options struct {
 	History []*genai.Content
 	// DisableRecording turns off chat recording under ~/.gemini/tmp.
 	DisableRecording bool
+	// CleanupSessions applies general.sessionRetention to the project's
+	// recorded sessions once per process, as Gemini CLI's start-up does
+	// (retention.go). The CLI's faces set it.
+	CleanupSessions bool
 	// IgnoreSettings skips settings files, .env and GEMINI.md.
 	IgnoreSettings bool
 	// EnforceTrust refuses a workspace that folder trust does not trust,
@@ -343,6 +347,7 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 	if err != nil {
 		return nil, err
 	}
+	cleanupSessions(o, a, sessionID) // retention.go
 	a.recorder, _ = recorder.(*chatRecorder)
 
 	var sess *agent.Session
