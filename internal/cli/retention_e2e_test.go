@@ -1,0 +1,105 @@
+package cli_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/castor-dev/castor/internal/fakegemini"
+)
+
+// writeOldSession writes a session of Gemini CLI's JSONL format last
+// updated age ago into chats, returning its path.
+func writeOldSession(t *testing.T, chats, id string, age time.Duration) string {
+	t.Helper()
+	last := time.Now().UTC().Add(-age)
+	ts := last.Format("2006-01-02T15:04:05.000Z")
+	name := fmt.Sprintf("session-%s-%s.jsonl", strings.ReplaceAll(last.Format("2006-01-02T15:04"), ":", "-"), id[:8])
+	body := fmt.Sprintf(`{"sessionId":%q,"projectHash":"h","startTime":%q,"lastUpdated":%q,"kind":"main"}
+{"id":"u1","timestamp":%q,"type":"user","content":[{"text":"old question %s"}]}
+{"id":"g1","timestamp":%q,"type":"gemini","content":"old answer","model":"gemini-2.5-flash"}
+`, id, ts, ts, ts, id, ts)
+	p := filepath.Join(chats, name)
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// TestSessionRetention runs the built binary in an isolated HOME holding
+// sessions of several ages: Gemini CLI's default general.sessionRetention
+// (maxAge 30d) removes the old one at start-up, says so once on stderr,
+// and leaves young sessions, the session being resumed and other files
+// alone; a bad maxAge is reported in Gemini CLI's words and deletes
+// nothing; enabled: false keeps everything.
+func TestSessionRetention(t *testing.T) {
+	e := newEnv(t, fakegemini.Text("one"))
+	if r := e.run("-p", "first"); r.code != 0 {
+		t.Fatalf("first run: %d %s", r.code, r.stderr)
+	}
+	first := e.sessionFile()
+	chats := filepath.Dir(first)
+	old := writeOldSession(t, chats, "0ld5e55i-0000-4000-8000-000000000001", 45*24*time.Hour)
+	young := writeOldSession(t, chats, "y0un6000-0000-4000-8000-000000000002", 10*24*time.Hour)
+	notes := filepath.Join(chats, "notes.txt")
+	if err := os.WriteFile(notes, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	e.srv.Enqueue(fakegemini.Text("two"))
+	r := e.run("-p", "second")
+	if r.code != 0 || r.stdout != "two\n" {
+		t.Fatalf("second run: %d %q %s", r.code, r.stdout, r.stderr)
+	}
+	const notice = "Removed 1 recorded session of this project (general.sessionRetention: maxAge 30d)."
+	if strings.Count(r.stderr, notice) != 1 || !strings.Contains(r.stderr, "set general.sessionRetention.enabled to false") {
+		t.Errorf("stderr lacks the notice once, with how to turn it off:\n%s", r.stderr)
+	}
+	if exists(old) {
+		t.Error("the 45-day-old session survived")
+	}
+	for _, p := range []string{first, young, notes} {
+		if !exists(p) {
+			t.Errorf("%s was deleted", filepath.Base(p))
+		}
+	}
+
+	// The session being resumed is kept however old.
+	resumed := writeOldSession(t, chats, "4e5u3ed0-0000-4000-8000-000000000003", 60*24*time.Hour)
+	e.srv.Enqueue(fakegemini.Text("three"))
+	r = e.run("--resume", "4e5u3ed0-0000-4000-8000-000000000003", "-p", "again")
+	if r.code != 0 || !exists(resumed) || strings.Contains(r.stderr, "Removed") {
+		t.Errorf("resuming an old session: exit %d, kept %v, stderr:\n%s", r.code, exists(resumed), r.stderr)
+	}
+
+	// A bad maxAge disables the clean-up with Gemini CLI's message.
+	old2 := writeOldSession(t, chats, "0ld20000-0000-4000-8000-000000000004", 90*24*time.Hour)
+	settings := filepath.Join(e.home, ".gemini", "settings.json")
+	if err := os.WriteFile(settings, []byte(`{"general": {"sessionRetention": {"maxAge": "30 days"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.srv.Enqueue(fakegemini.Text("four"))
+	r = e.run("-p", "bad")
+	want := "Session cleanup disabled: Error: Invalid retention period format: 30 days. Expected format: <number><unit> where unit is h, d, w, or m"
+	if r.code != 0 || !strings.Contains(r.stderr, want) || !exists(old2) {
+		t.Errorf("bad maxAge: exit %d, old kept %v, stderr:\n%s", r.code, exists(old2), r.stderr)
+	}
+
+	// enabled: false keeps everything, silently.
+	if err := os.WriteFile(settings, []byte(`{"general": {"sessionRetention": {"enabled": false}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.srv.Enqueue(fakegemini.Text("five"))
+	r = e.run("-p", "off")
+	if r.code != 0 || !exists(old2) || strings.Contains(r.stderr, "ession") {
+		t.Errorf("disabled: exit %d, old kept %v, stderr:\n%s", r.code, exists(old2), r.stderr)
+	}
+}
