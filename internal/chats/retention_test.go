@@ -24,7 +24,7 @@ type fakeSession struct {
 }
 
 // writeFakeSession writes a session file in Gemini CLI's JSONL format.
-func writeFakeSession(t *testing.T, dir string, fs fakeSession) string {
+func writeFakeSession(t testing.TB, dir string, fs fakeSession) string {
 	t.Helper()
 	last := retentionNow.Add(-fs.age)
 	stamp := strings.ReplaceAll(last.Format("2006-01-02T15:04"), ":", "-")
@@ -357,4 +357,20 @@ func FuzzParseRetentionPeriod(f *testing.F) {
 			t.Fatalf("%q parsed to %v", s, d)
 		}
 	})
+}
+
+// BenchmarkCleanupNothingExpired is the start-up cost in the common case:
+// 200 recorded sessions, none expired, each read to learn its age.
+func BenchmarkCleanupNothingExpired(b *testing.B) {
+	s := NewStore(filepath.Join(b.TempDir(), "chats"), "h")
+	s.now = func() time.Time { return retentionNow }
+	for i := range 200 {
+		writeFakeSession(b, s.Dir(), fakeSession{id: fmt.Sprintf("%08d-x", i), age: time.Duration(i) * time.Hour})
+	}
+	policy := Retention{Enabled: true, MaxAge: "30d", MinRetention: "1d"}
+	for b.Loop() {
+		if res, err := s.Cleanup(policy, ""); err != nil || len(res.Deleted) != 0 {
+			b.Fatal(res, err)
+		}
+	}
 }
