@@ -317,8 +317,5 @@ func CleanupNotice(r Retention, res CleanupResult) string {
 		limits = append(limits, "maxCount "+strconv.FormatFloat(r.MaxCount, 'f', -1, 64))
 	}
 	msg += ": " + strings.Join(limits, ", ") + ")."
-	if !r.Explicit {
-		msg += " Gemini CLI 0.61 deletes sessions not updated for 30 days by default, and so does Castor; set general.sessionRetention.enabled to false in settings.json to keep them."
-	}
 	return msg
 }

@@ -331,10 +331,8 @@ func TestCleanupNotice(t *testing.T) {
 		{"nothing deleted says nothing", Retention{Enabled: true, MaxAge: "30d"}, CleanupResult{Kept: 3}, ""},
 		{"the user's policy", Retention{Enabled: true, MaxAge: "7d", MaxCount: 10, HasMaxCount: true, Explicit: true}, two,
 			"Removed 2 recorded sessions of this project (general.sessionRetention: maxAge 7d, maxCount 10)."},
-		{"the default policy says it is on by default", Retention{Enabled: true, MaxAge: "30d"}, one,
-			"Removed 1 recorded session of this project (general.sessionRetention: maxAge 30d). " +
-				"Gemini CLI 0.61 deletes sessions not updated for 30 days by default, and so does Castor; " +
-				"set general.sessionRetention.enabled to false in settings.json to keep them."},
+		{"the default limits", Retention{Enabled: true, MaxAge: "30d", Explicit: true}, one,
+			"Removed 1 recorded session of this project (general.sessionRetention: maxAge 30d)."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

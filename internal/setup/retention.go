@@ -30,7 +30,10 @@ func runCleanup(o Options, a *Agent, currentID string) {
 		o.Warn("Session cleanup disabled: " + err.Error())
 		return
 	}
-	if !r.Enabled {
+	// Gemini CLI cleans up by default; Castor only once the user's
+	// settings name general.sessionRetention, since deleting history the
+	// user never asked to delete is the one loss Castor does not risk.
+	if !r.Enabled || !r.Explicit {
 		return
 	}
 	if err := r.Validate(); err != nil {

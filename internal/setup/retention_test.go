@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -29,8 +30,9 @@ func oldSession(t *testing.T, home, ws, id string) string {
 	return p
 }
 
-// The clean-up runs only when a face asks for it (the SDK does not), and
-// once per process however many sessions are assembled.
+// The clean-up runs only when a face asks for it (the SDK does not) and
+// the settings name general.sessionRetention, and once per process
+// however many sessions are assembled.
 func TestCleanupSessionsOnlyWhenAskedAndOnce(t *testing.T) {
 	home, ws := t.TempDir(), t.TempDir()
 	var warns []string
@@ -50,6 +52,12 @@ func TestCleanupSessionsOnlyWhenAskedAndOnce(t *testing.T) {
 	if _, err := os.Stat(first); err != nil {
 		t.Fatalf("a session without CleanupSessions deleted an old session: %v", err)
 	}
+	open(true)
+	if _, err := os.Stat(first); err != nil {
+		t.Fatalf("settings without general.sessionRetention deleted an old session: %v", err)
+	}
+	writeFile(t, filepath.Join(home, ".gemini", "settings.json"), `{"general": {"sessionRetention": {"enabled": true}}}`)
+	cleanupOnce = sync.Once{}
 	open(true)
 	if _, err := os.Stat(first); !os.IsNotExist(err) {
 		t.Fatal("CleanupSessions kept a 60-day-old session")
