@@ -131,6 +131,7 @@ type Store struct {
 	openSegs int // journals with a segment file open
 	gen      uint64
 	compact  compactor
+	durable  durability
 }
 
 var (

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/castor-dev/castor/a2a"
 	"github.com/castor-dev/castor/a2a/blobstore"
 	"github.com/castor-dev/castor/a2a/storetest"
@@ -12,9 +14,15 @@ import (
 
 // BenchmarkShutdown saves 1,000 tasks a turn each in a file:// store, as
 // the A2A server does under load, and then times what its shutdown does:
-// a save of every task in memory (unchanged: each folds its journal in)
-// and Close.
+// a save of every task in memory (unchanged: each folds its journal in),
+// by one goroutine or by several, and Close.
 func BenchmarkShutdown(b *testing.B) {
+	for _, workers := range []int{1, 16} {
+		b.Run(fmt.Sprintf("savers=%d", workers), func(b *testing.B) { benchmarkShutdown(b, workers) })
+	}
+}
+
+func benchmarkShutdown(b *testing.B, workers int) {
 	const tasks = 1000
 	var saves, closes time.Duration
 	for range b.N {
@@ -37,10 +45,13 @@ func BenchmarkShutdown(b *testing.B) {
 		}
 		b.StartTimer()
 		t0 := time.Now()
+		var g errgroup.Group
+		g.SetLimit(workers)
 		for _, t := range ts {
-			if err := s.Save(b.Context(), t); err != nil {
-				b.Fatal(err)
-			}
+			g.Go(func() error { return s.Save(b.Context(), t) })
+		}
+		if err := g.Wait(); err != nil {
+			b.Fatal(err)
 		}
 		t1 := time.Now()
 		if err := s.Close(); err != nil {
