@@ -360,6 +360,15 @@ func (s *Store) Load(ctx context.Context, id string) (*a2a.StoredTask, error) {
 		return nil, fmt.Errorf("task %s: %w", id, err)
 	}
 	j.remember(t)
+	// The metadata is a map: structs the saving process put in it come
+	// back as maps, whose JSON sorts their keys, so its digest is taken
+	// of the bytes read, which are what that process encoded. Otherwise
+	// the first save of a task only loaded (tasks/get of an evicted task,
+	// then shutdown) would append an entry, and cost a compaction.
+	var meta bytes.Buffer
+	if d.metadata != nil && json.Compact(&meta, d.metadata) == nil {
+		j.meta = sha256.Sum256(meta.Bytes())
+	}
 	s.mu.Lock()
 	j.owned = s.journals[p] != nil && s.journals[p].owned
 	s.mu.Unlock()

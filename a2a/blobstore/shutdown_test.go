@@ -2,6 +2,7 @@ package blobstore_test
 
 import (
 	"fmt"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -62,4 +63,41 @@ func benchmarkShutdown(b *testing.B, workers int) {
 	}
 	b.ReportMetric(float64(saves.Milliseconds())/float64(b.N), "saves-ms")
 	b.ReportMetric(float64(closes.Milliseconds())/float64(b.N), "close-ms")
+}
+
+// TestLoadedTaskSavesNothing: a task another process saved, loaded and
+// saved again unchanged (the A2A server's save at shutdown of a task a
+// client only read), writes no journal entry, so that Close has nothing
+// to fold, even though its metadata holds a struct, which comes back
+// from the file as a map whose JSON orders the keys differently.
+func TestLoadedTaskSavesNothing(t *testing.T) {
+	dir := t.TempDir()
+	u := mustFileURL(t, dir)
+	task := storetest.Task("t1", time.Now(), 1)
+	task.Pending = nil
+	task.Metadata = map[string]any{
+		"__persistedState": map[string]any{"_agentSettings": task.Settings, "_taskState": task.State},
+		"_contextId":       task.ContextID,
+	}
+	s1 := mustOpen(t, u)
+	if err := s1.Save(t.Context(), task); err != nil {
+		t.Fatal(err)
+	}
+	grow(task, 1)
+	if err := s1.Save(t.Context(), task); err != nil {
+		t.Fatal(err)
+	}
+	if err := s1.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s2 := mustOpen(t, u)
+	if _, err := s2.Load(t.Context(), "t1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s2.Save(t.Context(), task); err != nil {
+		t.Fatal(err)
+	}
+	if n := journalEntries(t, filepath.Join(dir, "tasks", "t1", "journal")); n != 0 {
+		t.Errorf("a save of the task as loaded wrote %d journal entries", n)
+	}
 }
