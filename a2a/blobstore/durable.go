@@ -85,6 +85,8 @@ type durability struct {
 	barrier syncBarrier
 	// perFile is set once syncfs proved unsupported.
 	perFile atomic.Bool
+	// syncFSMin, when set (by tests), replaces the constant.
+	syncFSMin int
 }
 
 // stage writes b to a new temporary file beside key's, which a barrier
@@ -134,7 +136,11 @@ const syncParallel = 16
 func (s *Store) syncPaths(paths []string) error {
 	slices.Sort(paths)
 	paths = slices.Compact(paths)
-	if syncFSSupported && len(paths) >= syncFSMin && !s.durable.perFile.Load() {
+	minPaths := syncFSMin
+	if s.durable.syncFSMin > 0 {
+		minPaths = s.durable.syncFSMin
+	}
+	if syncFSSupported && len(paths) >= minPaths && !s.durable.perFile.Load() {
 		err := syncFS(s.dir)
 		if !errors.Is(err, errors.ErrUnsupported) && !errors.Is(err, syscall.ENOSYS) {
 			return err
