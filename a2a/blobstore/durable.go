@@ -15,16 +15,18 @@ import (
 )
 
 // A compaction makes its writes reach the disk in three steps
-// (writeFold): the new files are written under temporary names, then
-// renamed over the old ones, then state.json is renamed over its own to
-// say that they hold the journal; a barrier after each step makes it
-// durable before the next begins. Where the system syncs a whole file
-// system in one call (syncfs on Linux) a barrier is that call, and the
-// barriers of compactions running at the same moment (every task's, at
-// shutdown) share one: a thousand tasks cost a few dozen syncs instead of
-// five fsyncs each. Elsewhere, or when syncfs fails as unsupported, a
-// barrier fsyncs each file and directory the step wrote, one by one, as
-// every compaction did before.
+// (writeFold): the files it changes and state.json are written under
+// temporary names, then the files are renamed over the old ones, then
+// state.json over its own, saying that they hold the journal; a barrier
+// after each step makes it durable before the next begins, and the
+// entries are dropped only after the last. The compactions that run at
+// the same moment (every task's at shutdown: the A2A server saves its
+// tasks side by side, and Close folds side by side) share their
+// barriers: each barrier syncs every path asked for while the previous
+// one ran, with fsyncs in parallel, which the file system commits
+// together, or, once there are many of them, with one syncfs of the whole
+// file system on Linux. So a thousand tasks cost a few dozen barriers
+// rather than five fsyncs one after the other each.
 
 // syncBarrier makes barriers asked for at the same moment share one
 // sync: each caller adds the paths it needs synced and waits for a sync
