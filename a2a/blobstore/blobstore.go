@@ -133,7 +133,6 @@ type Store struct {
 	openSegs int // journals with a segment file open
 	gen      uint64
 	compact  compactor
-	durable  durability
 }
 
 var (

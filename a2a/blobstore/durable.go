@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"syscall"
 
 	"golang.org/x/sync/errgroup"
@@ -19,80 +17,21 @@ import (
 // temporary names, then the files are renamed over the old ones, then
 // state.json over its own, saying that they hold the journal; a barrier
 // after each step makes it durable before the next begins, and the
-// entries are dropped only after the last. The compactions that run at
-// the same moment (every task's at shutdown: the A2A server saves its
-// tasks side by side, and Close folds side by side) share their
-// barriers: each barrier syncs every path asked for while the previous
-// one ran, with fsyncs in parallel, which the file system commits
-// together, or, once there are many of them, with one syncfs of the whole
-// file system on Linux. So a thousand tasks cost a few dozen barriers
-// rather than five fsyncs one after the other each.
-
-// syncBarrier makes barriers asked for at the same moment share one
-// sync: each caller adds the paths it needs synced and waits for a sync
-// that starts after it asked (one already running may have missed its
-// writes), which syncs every path asked for until then.
-type syncBarrier struct {
-	mu   sync.Mutex
-	cond *sync.Cond
-	// started and finished count the syncs; running says whether the
-	// last one started is still under way; queued are the paths the next
-	// one syncs.
-	started, finished uint64
-	running           bool
-	queued            []string
-	// failed is the number of the last sync that failed, err its error.
-	failed uint64
-	err    error
-}
-
-// wait adds paths to the next sync and returns once it is done, with its
-// error or that of a later sync that failed. The first caller to find no
-// sync running runs fn on everything queued.
-func (b *syncBarrier) wait(paths []string, fn func([]string) error) error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.cond == nil {
-		b.cond = sync.NewCond(&b.mu)
-	}
-	b.queued = append(b.queued, paths...)
-	ticket := b.started + 1
-	for b.finished < ticket {
-		if b.running {
-			b.cond.Wait()
-			continue
-		}
-		b.running = true
-		b.started++
-		n, batch := b.started, b.queued
-		b.queued = nil
-		b.mu.Unlock()
-		err := fn(batch)
-		b.mu.Lock()
-		b.running = false
-		b.finished = n
-		if err != nil {
-			b.failed, b.err = n, err
-		}
-		b.cond.Broadcast()
-	}
-	if b.failed >= ticket {
-		return b.err
-	}
-	return nil
-}
-
-// durability is how a file:// store makes writes reach the disk.
-type durability struct {
-	barrier syncBarrier
-	// perFile is set once syncfs proved unsupported.
-	perFile atomic.Bool
-	// syncFSMin, when set (by tests), replaces the constant.
-	syncFSMin int
-}
+// entries are dropped only after the last. A barrier fsyncs what its step
+// wrote side by side, so a compaction waits for three rounds of fsyncs
+// rather than five fsyncs one after the other; and the compactions of
+// many tasks (the A2A server saves its tasks side by side at shutdown,
+// and Close folds side by side) have theirs in flight together, which
+// the file system and the disk serve together.
+//
+// One syncfs of the whole file system (Linux) would serve a thousand
+// tasks' barriers in one call, but it writes back whatever other
+// programs left in the page cache too, which on a busy machine costs
+// more than the fsyncs it replaces, and sharing one barrier between
+// compactions makes each wait for the slowest.
 
 // stage writes b to a new temporary file beside key's, which a barrier
-// then makes durable and commitStaged renames over key's.
+// then makes durable and writeFold renames over key's.
 func (s *Store) stage(key string, b []byte) (string, error) {
 	dir, name := filepath.Split(s.localPath(key))
 	f, err := os.CreateTemp(dir, name+".*.tmp")
@@ -116,41 +55,18 @@ func (s *Store) stage(key string, b []byte) (string, error) {
 	return f.Name(), nil
 }
 
+// barrierParallel is how many fsyncs one barrier has in flight.
+const barrierParallel = 8
+
 // barrier returns once the files and directories named (by path) are on
-// the disk, synced together with those of the barriers other
-// compactions ask for meanwhile.
+// the disk.
 func (s *Store) barrier(paths ...string) error {
-	return s.durable.barrier.wait(paths, s.syncPaths)
-}
-
-// syncFSMin is the number of paths from which one syncfs of the whole
-// file system is cheaper than an fsync of each. It writes back what
-// other programs wrote as well, so it only pays when many compactions
-// sync at once (at shutdown), not for the one the background compactor
-// runs now and then.
-const syncFSMin = 256
-
-// syncParallel is how many fsyncs a barrier has in flight: a journaling
-// file system commits those that arrive together as one.
-const syncParallel = 16
-
-// syncPaths makes the files and directories named durable.
-func (s *Store) syncPaths(paths []string) error {
-	slices.Sort(paths)
-	paths = slices.Compact(paths)
-	minPaths := syncFSMin
-	if s.durable.syncFSMin > 0 {
-		minPaths = s.durable.syncFSMin
-	}
-	if syncFSSupported && len(paths) >= minPaths && !s.durable.perFile.Load() {
-		err := syncFS(s.dir)
-		if !errors.Is(err, errors.ErrUnsupported) && !errors.Is(err, syscall.ENOSYS) {
-			return err
-		}
-		s.durable.perFile.Store(true)
+	paths = slices.Compact(slices.Sorted(slices.Values(paths)))
+	if len(paths) == 1 {
+		return fsyncPath(paths[0])
 	}
 	var g errgroup.Group
-	g.SetLimit(syncParallel)
+	g.SetLimit(barrierParallel)
 	for _, p := range paths {
 		g.Go(func() error { return fsyncPath(p) })
 	}

@@ -25,7 +25,7 @@ func BenchmarkShutdown(b *testing.B) {
 
 func benchmarkShutdown(b *testing.B, workers int) {
 	const tasks = 1000
-	var saves, closes time.Duration
+	var saves, closes, cpu time.Duration
 	for range b.N {
 		b.StopTimer()
 		s, err := blobstore.Open(b.Context(), mustFileURL(b, b.TempDir()))
@@ -45,6 +45,7 @@ func benchmarkShutdown(b *testing.B, workers int) {
 			}
 		}
 		b.StartTimer()
+		cpu0 := cpuTime()
 		t0 := time.Now()
 		var g errgroup.Group
 		g.SetLimit(workers)
@@ -60,7 +61,9 @@ func benchmarkShutdown(b *testing.B, workers int) {
 		}
 		saves += t1.Sub(t0)
 		closes += time.Since(t1)
+		cpu += cpuTime() - cpu0
 	}
+	b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms")
 	b.ReportMetric(float64(saves.Milliseconds())/float64(b.N), "saves-ms")
 	b.ReportMetric(float64(closes.Milliseconds())/float64(b.N), "close-ms")
 }
