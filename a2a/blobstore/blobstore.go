@@ -46,10 +46,8 @@
 // stays: it fsyncs the files it writes, and their directory, before
 // state.json says they hold the entries, and state.json before the
 // entries are dropped; so a task left alone for a few seconds is on the
-// disk. The compactions running at the same moment (every task's, at
-// shutdown) share those syncs (durable.go), which changes their order
-// across tasks, never within one. Remote buckets (gs://, s3://) hold an
-// object durably once its write returns.
+// disk (durable.go says in which steps). Remote buckets (gs://, s3://)
+// hold an object durably once its write returns.
 //
 // # Concurrency
 //
