@@ -297,9 +297,9 @@ func (h *Host[T]) Shutdown(ctx context.Context) error {
 	case <-ctx.Done():
 		err = ctx.Err()
 	}
-	// Saves run side by side: a store that makes each save durable (the
+	// Saves run side by side: a store that makes a save durable (the
 	// file store folds a task's journal into its files, with fsyncs)
-	// shares the waits of saves that run at once.
+	// waits for the disk, which serves the saves in flight together.
 	live := h.Live()
 	var saves sync.WaitGroup
 	sem := make(chan struct{}, shutdownSaves)
