@@ -346,6 +346,7 @@ func (s *Store) Load(ctx context.Context, id string) (*a2a.StoredTask, error) {
 		j.next = max(j.next, f.start+1, f.maxSeq+1)
 		stale = stale || f.maxSeq < j.from
 	}
+	j.stale = stale
 	es := entriesFrom(files, j.from, -1)
 	for i := range es {
 		if err := d.apply(&es[i]); err != nil {

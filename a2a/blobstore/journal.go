@@ -202,6 +202,10 @@ type journal struct {
 	// f is the segment file, open for appending, or nil. It is used
 	// under the task's lock only.
 	f *os.File
+	// stale: Load found journal objects the mark skips (an emptied
+	// segment, or entries a compaction that died folded in), which only
+	// a compaction deletes.
+	stale bool
 	// owned: this process saved the task. Only then does it fold the
 	// journal in: a process that only loads a task (a tool, a replica
 	// answering a stray request) must not drop entries, or the segment,
@@ -1105,7 +1109,7 @@ func (s *Store) closeCompactor(ctx context.Context) {
 			s.mu.Lock()
 			j := s.journals[p]
 			s.mu.Unlock()
-			if j != nil && j.owned && (j.entries > 0 || j.next > j.from || j.seg >= 0) {
+			if j != nil && j.owned && (j.entries > 0 || j.next > j.from || j.seg >= 0 || j.stale) {
 				s.compactTask(ctx, p, true)
 			}
 			if s.dir != "" {
@@ -1221,6 +1225,7 @@ func (s *Store) compactTask(ctx context.Context, p string, final bool) {
 	}
 	nj := *cur
 	nj.from = snap.next
+	nj.stale = false // deleted below
 	nj.entries -= len(es)
 	for i := range es {
 		nj.logBytes -= es[i].size

@@ -2,6 +2,7 @@ package blobstore_test
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -102,5 +103,35 @@ func TestLoadedTaskSavesNothing(t *testing.T) {
 	}
 	if n := journalEntries(t, filepath.Join(dir, "tasks", "t1", "journal")); n != 0 {
 		t.Errorf("a save of the task as loaded wrote %d journal entries", n)
+	}
+}
+
+// TestCloseAfterReload: a task folded in as the server evicts it (its
+// segment emptied), loaded again for a client that only reads it and
+// saved unchanged at shutdown, is left by Close without a journal.
+func TestCloseAfterReload(t *testing.T) {
+	dir := t.TempDir()
+	s := mustOpen(t, mustFileURL(t, dir))
+	task := storetest.Task("t1", time.Now(), 0)
+	task.Pending = nil
+	save := func() {
+		t.Helper()
+		if err := s.Save(t.Context(), task); err != nil {
+			t.Fatal(err)
+		}
+	}
+	save()
+	grow(task, 1)
+	save()
+	save() // unchanged: the eviction's save folds the journal in
+	if _, err := s.Load(t.Context(), "t1"); err != nil {
+		t.Fatal(err)
+	}
+	save() // unchanged: the shutdown's
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if ents, err := os.ReadDir(filepath.Join(dir, "tasks", "t1", "journal")); !os.IsNotExist(err) {
+		t.Errorf("journal left after Close: %v (%v)", ents, err)
 	}
 }
