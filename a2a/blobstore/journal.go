@@ -1100,8 +1100,8 @@ func (s *Store) closeCompactor(ctx context.Context) {
 	}
 	s.mu.Unlock()
 	sort.Strings(ps)
-	// The tasks are folded side by side, so that their barriers are
-	// shared (durable.go).
+	// The tasks are folded side by side, so that their fsyncs are in
+	// flight together (durable.go).
 	var g errgroup.Group
 	g.SetLimit(closeParallel)
 	for _, p := range ps {
@@ -1343,8 +1343,7 @@ func artifactName(i int) string { return fmt.Sprintf("artifacts/%04d.json", i) }
 // the files take their names and their directories reach the disk (a
 // second), and only then state.json (a third), before the entries are
 // dropped: so neither a crash nor a power loss at any step loses or
-// repeats a folded entry. The barriers of compactions running at once
-// are shared (durable.go).
+// repeats a folded entry (durable.go).
 func (s *Store) writeFold(ctx context.Context, p string, d *doc, enc map[string][]byte, next int) error {
 	keys := make([]string, 0, len(enc))
 	for k := range enc {
