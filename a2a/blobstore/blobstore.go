@@ -46,8 +46,8 @@
 // stays: it fsyncs the files it writes, and their directory, before
 // state.json says they hold the entries, and state.json before the
 // entries are dropped; so a task left alone for a few seconds is on the
-// disk. Remote buckets (gs://, s3://) hold an object durably once its
-// write returns.
+// disk (durable.go says in which steps). Remote buckets (gs://, s3://)
+// hold an object durably once its write returns.
 //
 // # Concurrency
 //
@@ -346,6 +346,7 @@ func (s *Store) Load(ctx context.Context, id string) (*a2a.StoredTask, error) {
 		j.next = max(j.next, f.start+1, f.maxSeq+1)
 		stale = stale || f.maxSeq < j.from
 	}
+	j.stale = stale
 	es := entriesFrom(files, j.from, -1)
 	for i := range es {
 		if err := d.apply(&es[i]); err != nil {
@@ -359,6 +360,15 @@ func (s *Store) Load(ctx context.Context, id string) (*a2a.StoredTask, error) {
 		return nil, fmt.Errorf("task %s: %w", id, err)
 	}
 	j.remember(t)
+	// The metadata is a map: structs the saving process put in it come
+	// back as maps, whose JSON sorts their keys, so its digest is taken
+	// of the bytes read, which are what that process encoded. Otherwise
+	// the first save of a task only loaded (tasks/get of an evicted task,
+	// then shutdown) would append an entry, and cost a compaction.
+	var meta bytes.Buffer
+	if d.metadata != nil && json.Compact(&meta, d.metadata) == nil {
+		j.meta = sha256.Sum256(meta.Bytes())
+	}
 	s.mu.Lock()
 	j.owned = s.journals[p] != nil && s.journals[p].owned
 	s.mu.Unlock()

@@ -12,13 +12,11 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"gocloud.dev/gcerrors"
@@ -204,6 +202,10 @@ type journal struct {
 	// f is the segment file, open for appending, or nil. It is used
 	// under the task's lock only.
 	f *os.File
+	// stale: Load found journal objects the mark skips (an emptied
+	// segment, or entries a compaction that died folded in), which only
+	// a compaction deletes.
+	stale bool
 	// owned: this process saved the task. Only then does it fold the
 	// journal in: a process that only loads a task (a tool, a replica
 	// answering a stray request) must not drop entries, or the segment,
@@ -1027,6 +1029,11 @@ func (s *Store) compactLoop() {
 	for {
 		ready, wait := c.take(time.Now())
 		for _, p := range ready {
+			select {
+			case <-c.stop:
+				return // Close folds the rest, side by side
+			default:
+			}
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			s.compactTask(ctx, p, false)
 			cancel()
@@ -1067,6 +1074,9 @@ func (c *compactor) take(now time.Time) ([]string, time.Duration) {
 	return ready, wait
 }
 
+// closeParallel is how many tasks Close folds at once.
+const closeParallel = 16
+
 // closeCompactor stops the background compactor and compacts every task
 // with a journal, so that the store is left in the plain layout.
 func (s *Store) closeCompactor(ctx context.Context) {
@@ -1090,19 +1100,27 @@ func (s *Store) closeCompactor(ctx context.Context) {
 	}
 	s.mu.Unlock()
 	sort.Strings(ps)
+	// The tasks are folded side by side, so that their fsyncs are in
+	// flight together (durable.go).
+	var g errgroup.Group
+	g.SetLimit(closeParallel)
 	for _, p := range ps {
-		s.mu.Lock()
-		j := s.journals[p]
-		s.mu.Unlock()
-		if j.owned && (j.entries > 0 || j.next > j.from || j.seg >= 0) {
-			s.compactTask(ctx, p, true)
-		}
-		if s.dir != "" {
-			// Deleting files leaves their directory behind; os.Remove
-			// takes it only if empty. Nothing saves once Close runs.
-			os.Remove(s.localPath(p + "journal"))
-		}
+		g.Go(func() error {
+			s.mu.Lock()
+			j := s.journals[p]
+			s.mu.Unlock()
+			if j != nil && j.owned && (j.entries > 0 || j.next > j.from || j.seg >= 0 || j.stale) {
+				s.compactTask(ctx, p, true)
+			}
+			if s.dir != "" {
+				// Deleting files leaves their directory behind; os.Remove
+				// takes it only if empty. Nothing saves once Close runs.
+				os.Remove(s.localPath(p + "journal"))
+			}
+			return nil
+		})
 	}
+	g.Wait()
 	s.mu.Lock()
 	for p, j := range s.journals {
 		if j.f != nil {
@@ -1207,6 +1225,7 @@ func (s *Store) compactTask(ctx context.Context, p string, final bool) {
 	}
 	nj := *cur
 	nj.from = snap.next
+	nj.stale = false // deleted below
 	nj.entries -= len(es)
 	for i := range es {
 		nj.logBytes -= es[i].size
@@ -1319,16 +1338,72 @@ func (d *doc) encode(p string) (map[string][]byte, error) {
 func artifactName(i int) string { return fmt.Sprintf("artifacts/%04d.json", i) }
 
 // writeFold writes the files a compaction changed and then state.json
-// with the mark next. In a file:// store each file reaches the disk
-// (fsync, then its directory's) before state.json says the entries are
-// in it, and state.json before the entries are dropped, so a power loss
-// never loses a folded entry either.
+// with the mark next. In a file:// store the files and state.json are
+// first written under temporary names and made durable (a barrier), then
+// the files take their names and their directories reach the disk (a
+// second), and only then state.json (a third), before the entries are
+// dropped: so neither a crash nor a power loss at any step loses or
+// repeats a folded entry (durable.go).
 func (s *Store) writeFold(ctx context.Context, p string, d *doc, enc map[string][]byte, next int) error {
 	keys := make([]string, 0, len(enc))
 	for k := range enc {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	st := d.st
+	st.Journal = next
+	sb, err := encodeJSON(st)
+	if err != nil {
+		return err
+	}
+	if s.dir == "" {
+		return s.writeFoldRemote(ctx, p, keys, enc, sb)
+	}
+	// tmp is the temporary file of each key still to be renamed; what a
+	// failure leaves of them goes (a crash leaves them to no one: loads
+	// and listings skip *.tmp, and Delete takes them with the task).
+	tmp := map[string]string{}
+	stopped := false
+	defer func() {
+		if !stopped {
+			for _, t := range tmp {
+				os.Remove(t)
+			}
+		}
+	}()
+	staged := make([]string, 0, len(keys)+1)
+	for _, k := range append(keys, p+"state.json") {
+		b := enc[k]
+		if k == p+"state.json" {
+			b = sb
+		} else if b == nil {
+			continue
+		}
+		t, err := s.stage(k, b)
+		if err != nil {
+			return err
+		}
+		tmp[k] = t
+		staged = append(staged, t)
+	}
+	if err := s.barrier(staged...); err != nil {
+		return err
+	}
+	if compactHook != nil && !compactHook("staged") {
+		stopped = true
+		return errors.New("stopped by the test")
+	}
+	commit := func(k string, b []byte) error {
+		if err := os.Rename(tmp[k], s.localPath(k)); err != nil {
+			s.forget(k)
+			return err
+		}
+		delete(tmp, k)
+		s.mu.Lock()
+		s.written[k] = sha256.Sum256(b)
+		s.mu.Unlock()
+		return nil
+	}
 	for _, k := range keys {
 		b := enc[k]
 		if b == nil {
@@ -1338,26 +1413,25 @@ func (s *Store) writeFold(ctx context.Context, p string, d *doc, enc map[string]
 			s.forget(k)
 			continue
 		}
-		if err := s.writeDurable(ctx, k, b); err != nil {
+		if err := commit(k, b); err != nil {
 			return err
 		}
 	}
-	if err := s.syncDirs(p, len(d.artsSet) > 0); err != nil {
+	dirs := []string{s.localPath(p)}
+	if len(d.artsSet) > 0 {
+		dirs = append(dirs, s.localPath(p+"artifacts"))
+	}
+	if err := s.barrier(dirs...); err != nil {
 		return err
 	}
 	if compactHook != nil && !compactHook("written") {
+		stopped = true
 		return errors.New("stopped by the test")
 	}
-	st := d.st
-	st.Journal = next
-	b, err := encodeJSON(st)
-	if err != nil {
+	if err := commit(p+"state.json", sb); err != nil {
 		return err
 	}
-	if err := s.writeDurable(ctx, p+"state.json", b); err != nil {
-		return err
-	}
-	if err := s.syncDirs(p, false); err != nil {
+	if err := s.barrier(dirs[0]); err != nil {
 		return err
 	}
 	if compactHook != nil && !compactHook("marked") {
@@ -1366,63 +1440,32 @@ func (s *Store) writeFold(ctx context.Context, p string, d *doc, enc map[string]
 	return nil
 }
 
-// writeDurable writes b under key; in a file:// store through a
-// temporary file that reaches the disk before it replaces the old one.
-func (s *Store) writeDurable(ctx context.Context, key string, b []byte) error {
-	if s.dir == "" {
-		return s.writeEncoded(ctx, key, b)
-	}
-	path := s.localPath(key)
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		s.forget(key)
-		return err
-	}
-	s.mu.Lock()
-	s.written[key] = sha256.Sum256(b)
-	s.mu.Unlock()
-	return nil
-}
-
-// syncDirs makes the renames in the task's directory (and its artifacts
-// directory) reach the disk; a no-op for other buckets.
-func (s *Store) syncDirs(p string, artifacts bool) error {
-	if s.dir == "" {
-		return nil
-	}
-	dirs := []string{s.localPath(p)}
-	if artifacts {
-		dirs = append(dirs, s.localPath(p+"artifacts"))
-	}
-	for _, dir := range dirs {
-		f, err := os.Open(dir)
-		if err != nil {
+// writeFoldRemote is writeFold for buckets other than file://, which
+// hold an object durably once its write returns.
+func (s *Store) writeFoldRemote(ctx context.Context, p string, keys []string, enc map[string][]byte, state []byte) error {
+	for _, k := range keys {
+		b := enc[k]
+		if b == nil {
+			if err := s.b.Delete(ctx, k); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
+				return err
+			}
+			s.forget(k)
+			continue
+		}
+		if err := s.writeEncoded(ctx, k, b); err != nil {
 			return err
 		}
-		err = f.Sync()
-		f.Close()
-		// Some file systems (and Windows) cannot sync a directory; the
-		// files are synced.
-		if err != nil && !errors.Is(err, syscall.EINVAL) && runtime.GOOS != "windows" {
-			return err
+	}
+	for _, step := range []string{"staged", "written"} {
+		if compactHook != nil && !compactHook(step) {
+			return errors.New("stopped by the test")
 		}
+	}
+	if err := s.writeEncoded(ctx, p+"state.json", state); err != nil {
+		return err
+	}
+	if compactHook != nil && !compactHook("marked") {
+		return errors.New("stopped by the test")
 	}
 	return nil
 }

@@ -43,7 +43,8 @@ type Item interface {
 	// Usage says what uses the item now.
 	Usage() Usage
 	// Save persists the item. The host calls it before the item leaves
-	// memory and at Shutdown; failures are the item's to report.
+	// memory and at Shutdown, where the saves of several items run at
+	// once; failures are the item's to report.
 	Save()
 	// ReleaseSession gives up the item's engine session, if it holds one
 	// and no turn or client uses it (the host's view may be stale by
@@ -282,8 +283,8 @@ func (h *Host[T]) every(period time.Duration, fn func()) {
 
 // Shutdown stops the janitors, cancels every running turn with
 // ErrShuttingDown, waits for the work counted by Work to finish or ctx to
-// expire, and saves every item and closes its session. Turns refused
-// afterwards fail as Busy.
+// expire, saves every item (several at once) and closes every session.
+// Turns refused afterwards fail as Busy.
 func (h *Host[T]) Shutdown(ctx context.Context) error {
 	h.closing.Store(true)
 	h.closeOnce.Do(func() { close(h.janitor) })
@@ -296,9 +297,25 @@ func (h *Host[T]) Shutdown(ctx context.Context) error {
 	case <-ctx.Done():
 		err = ctx.Err()
 	}
-	for _, it := range h.Live() {
-		it.Save()
+	// Saves run side by side: a store that makes a save durable (the
+	// file store folds a task's journal into its files, with fsyncs)
+	// waits for the disk, which serves the saves in flight together.
+	live := h.Live()
+	var saves sync.WaitGroup
+	sem := make(chan struct{}, shutdownSaves)
+	for _, it := range live {
+		sem <- struct{}{}
+		saves.Go(func() {
+			defer func() { <-sem }()
+			it.Save()
+		})
+	}
+	saves.Wait()
+	for _, it := range live {
 		it.CloseSession()
 	}
 	return err
 }
+
+// shutdownSaves is how many items Shutdown saves at once.
+const shutdownSaves = 16
