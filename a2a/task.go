@@ -23,19 +23,10 @@ import (
 // stream is dropped rather than the task slowed down or memory spent.
 const maxQueued = 10000
 
-// subscriber receives a task's updates for one stream (a host.Subscriber;
-// ready and take keep the names the streams use).
-type subscriber struct {
-	*host.Subscriber[*update]
-	ready <-chan struct{}
-}
+// subscriber receives a task's updates for one stream.
+type subscriber = host.Subscriber[*update]
 
-func newSubscriber() *subscriber {
-	q := host.NewSubscriber[*update](maxQueued)
-	return &subscriber{q, q.Ready()}
-}
-
-func (s *subscriber) take() ([]*update, bool) { return s.Take() }
+func newSubscriber() *subscriber { return host.NewSubscriber[*update](maxQueued) }
 
 // task is a task held in memory.
 type task struct {
