@@ -77,7 +77,7 @@ func TestIgnoredSettings(t *testing.T) {
 // the workspace file of an untrusted folder, which is not read, is not.
 func TestIgnoredSettingsLayers(t *testing.T) {
 	fix := settingsFixture{
-		systemDefaults: `{"ui": {"hideTips": true}}`,
+		systemDefaults: `{"ui": {"hideBanner": true}}`,
 		user:           `{"general": {"vimMode": true}}`,
 		workspace:      `{"security": {"autoAddToPolicyByDefault": true}}`,
 		system:         `{"billing": {"overageStrategy": "never"}}`,
@@ -99,7 +99,7 @@ func TestIgnoredSettingsLayers(t *testing.T) {
 			rel, _ := filepath.Rel(root, ig.File)
 			got = append(got, filepath.ToSlash(rel)+" "+ig.Key)
 		}
-		want := []string{"etc/system-defaults.json ui.hideTips", "home/.gemini/settings.json general.vimMode"}
+		want := []string{"etc/system-defaults.json ui.hideBanner", "home/.gemini/settings.json general.vimMode"}
 		if trusted {
 			want = append(want, "ws/.gemini/settings.json security.autoAddToPolicyByDefault")
 		}

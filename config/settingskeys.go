@@ -127,7 +127,7 @@ var settingsTable = []settingKey{
 	{"ui.dynamicWindowTitle", cosmetic, "true", "", noInk},
 	{"ui.showHomeDirectoryWarning", cosmetic, "true", "", noInk},
 	{"ui.showCompatibilityWarnings", cosmetic, "true", "", noInk},
-	{"ui.hideTips", cosmetic, "false", "", noInk},
+	{"ui.hideTips", cosmetic, "false", "true", noInk}, // Castor shows no tips
 	{"ui.escapePastedAtSymbols", cosmetic, "false", "", noInk},
 	{"ui.showShortcutsHint", cosmetic, "true", "", noInk},
 	{"ui.compactToolOutput", cosmetic, "true", "", noInk},
