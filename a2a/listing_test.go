@@ -163,3 +163,44 @@ func readBody(t testing.TB, resp *http.Response) string {
 	}
 	return string(b)
 }
+
+// BenchmarkListTasksFileStore times GET /tasks over 1,000 tasks in a
+// file:// store, listed by loading every task (loads, the path of a store
+// without summaries) and from summaries.
+func BenchmarkListTasksFileStore(b *testing.B) {
+	const n = 1000
+	u, err := blobstore.FileURL(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	fs, err := blobstore.Open(context.Background(), u)
+	if err != nil {
+		b.Fatal(err)
+	}
+	seedListing(b, fs, n)
+	if err := fs.Close(); err != nil { // the plain layout, as a store at rest
+		b.Fatal(err)
+	}
+	for _, bb := range []struct {
+		name string
+		wrap func(a2a.TaskStore) a2a.TaskStore
+	}{
+		{"loads", func(s a2a.TaskStore) a2a.TaskStore { return &countingStore{TaskStore: s} }},
+		{"summaries", func(s a2a.TaskStore) a2a.TaskStore { return summarizingStore{&countingStore{TaskStore: s}} }},
+	} {
+		b.Run(bb.name, func(b *testing.B) {
+			s, err := blobstore.Open(context.Background(), u)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			h := newHarness(b, withStore(bb.wrap(s)), withNow(listingNow))
+			var size int
+			b.ResetTimer()
+			for range b.N {
+				size = len(readBody(b, h.get("/tasks")))
+			}
+			b.ReportMetric(float64(size), "bytes/response")
+		})
+	}
+}

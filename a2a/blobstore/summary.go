@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -25,22 +28,10 @@ var _ a2a.TaskSummarizer = (*Store)(nil)
 // stale). A task whose state.json or journal does not decode is left out,
 // as is one deleted meanwhile: its load would fail too.
 func (s *Store) ListSummaries(ctx context.Context) ([]a2a.TaskSummary, error) {
-	var ids []string
-	journaled := map[string]bool{}
-	err := s.list(ctx, "tasks/", func(obj *blob.ListObject) {
-		id, rest, _ := strings.Cut(strings.TrimPrefix(obj.Key, "tasks/"), "/")
-		switch {
-		case !validTaskID.MatchString(id):
-		case rest == "state.json":
-			ids = append(ids, id)
-		case strings.HasPrefix(rest, "journal/"):
-			journaled[id] = true
-		}
-	})
+	ids, journaled, err := s.taskIDs(ctx)
 	if err != nil {
 		return nil, err
 	}
-	sort.Strings(ids) // as List: keys sort "a/" after "a-b/"
 	out := make([]a2a.TaskSummary, len(ids))
 	ok := make([]bool, len(ids))
 	g, gctx := errgroup.WithContext(ctx)
@@ -107,4 +98,51 @@ func undecodable(err error) bool {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	return errors.As(err, &bad) || errors.As(err, &syn) || errors.As(err, &typ)
+}
+
+// taskIDs returns the ids of the complete tasks (those with a
+// state.json), sorted, and which of them have journal objects. A file://
+// store reads the tasks directory and stats two names in each task's;
+// other buckets are listed under tasks/ in one pass, which on a remote
+// bucket is one request per thousand objects instead of one per task
+// (fileblob's listing stats every file of every task instead).
+func (s *Store) taskIDs(ctx context.Context) ([]string, map[string]bool, error) {
+	var ids []string
+	journaled := map[string]bool{}
+	if s.dir != "" {
+		ents, err := os.ReadDir(filepath.Join(s.dir, "tasks"))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, err
+		}
+		for _, e := range ents {
+			id := e.Name()
+			if !e.IsDir() || !validTaskID.MatchString(id) {
+				continue
+			}
+			td := filepath.Join(s.dir, "tasks", id)
+			if fi, err := os.Stat(filepath.Join(td, "state.json")); err != nil || !fi.Mode().IsRegular() {
+				continue
+			}
+			ids = append(ids, id)
+			if _, err := os.Stat(filepath.Join(td, "journal")); err == nil {
+				journaled[id] = true
+			}
+		}
+		return ids, journaled, nil // ReadDir sorts by name
+	}
+	err := s.list(ctx, "tasks/", func(obj *blob.ListObject) {
+		id, rest, _ := strings.Cut(strings.TrimPrefix(obj.Key, "tasks/"), "/")
+		switch {
+		case !validTaskID.MatchString(id):
+		case rest == "state.json":
+			ids = append(ids, id)
+		case strings.HasPrefix(rest, "journal/"):
+			journaled[id] = true
+		}
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	sort.Strings(ids) // keys sort "b-2/state.json" before "b/state.json"
+	return ids, journaled, nil
 }
