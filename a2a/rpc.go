@@ -435,7 +435,7 @@ func (s *Server) listTasks(ctx context.Context) []listed {
 	return out
 }
 
-// snapshot returns the listed task as tasks/get shows it, or nil for a
+// snapshotListed returns the listed task as tasks/get shows it, or nil for a
 // stored task that no longer loads.
 func (s *Server) snapshotListed(ctx context.Context, e listed, historyLength *int) *Task {
 	t := e.t
