@@ -133,8 +133,8 @@ func (s *Server) handleListTasks(w http.ResponseWriter, r *http.Request) {
 		State     TaskState `json:"state"`
 	}
 	rows := []row{}
-	for _, t := range s.allTasks(r.Context(), new(0)) {
-		rows = append(rows, row{t.ID, t.ContextID, t.Status.State})
+	for _, t := range s.listTasks(r.Context()) {
+		rows = append(rows, row{t.id, t.contextID, t.state})
 	}
 	jsonrpc.WriteJSON(w, http.StatusOK, map[string]any{"tasks": rows})
 }

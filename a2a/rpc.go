@@ -381,14 +381,47 @@ func (s *Server) getTask(ctx context.Context, id string, historyLength *int) (*T
 	return t.snapshot(historyLength), nil
 }
 
-// allTasks returns every task, in memory or stored, as tasks/get shows
-// it.
-func (s *Server) allTasks(ctx context.Context, historyLength *int) []*Task {
-	var out []*Task
+// listed is a task as a listing sees it: enough to filter and sort it
+// without its history, and the way to its full snapshot.
+type listed struct {
+	id, contextID string
+	state         TaskState
+	timestamp     string // the status timestamp tasks/get shows
+	// t is the task in memory (live, or restored from a store that
+	// cannot summarise); nil for a stored task, loaded only if shown.
+	t *task
+}
+
+// listTasks returns every task, in memory or stored: the live ones
+// first, then the stored ones in the store's order. A store that
+// summarises its tasks (TaskSummarizer) is not loaded from; another has
+// every task loaded.
+func (s *Server) listTasks(ctx context.Context) []listed {
+	var out []listed
 	seen := map[string]bool{}
+	add := func(t *task) {
+		t.mu.Lock()
+		out = append(out, listed{id: t.id, contextID: t.contextID, state: t.state, timestamp: t.status.Timestamp, t: t})
+		t.mu.Unlock()
+	}
 	for _, t := range s.liveTasks() {
 		seen[t.id] = true
-		out = append(out, t.snapshot(historyLength))
+		add(t)
+	}
+	if sum, ok := s.store.(TaskSummarizer); ok {
+		sums, _ := sum.ListSummaries(ctx)
+		for _, sm := range sums {
+			if seen[sm.ID] {
+				continue
+			}
+			e := listed{id: sm.ID, contextID: sm.ContextID, state: sm.State, timestamp: sm.StatusTimestamp}
+			if !e.state.Terminal() && e.state != StateInputRequired {
+				// As restore shows a task stopped during a turn.
+				e.state, e.timestamp = StateInputRequired, stamp(s.now())
+			}
+			out = append(out, e)
+		}
+		return out
 	}
 	ids, _ := s.store.List(ctx)
 	for _, id := range ids {
@@ -396,10 +429,24 @@ func (s *Server) allTasks(ctx context.Context, historyLength *int) []*Task {
 			continue
 		}
 		if st, err := s.store.Load(ctx, id); err == nil {
-			out = append(out, s.restore(st).snapshot(historyLength))
+			add(s.restore(st))
 		}
 	}
 	return out
+}
+
+// snapshotListed returns the listed task as tasks/get shows it, or nil for a
+// stored task that no longer loads.
+func (s *Server) snapshotListed(ctx context.Context, e listed, historyLength *int) *Task {
+	t := e.t
+	if t == nil {
+		st, err := s.store.Load(ctx, e.id)
+		if err != nil {
+			return nil
+		}
+		t = s.restore(st)
+	}
+	return t.snapshot(historyLength)
 }
 
 func (s *Server) cancel(ctx context.Context, id string) (*Task, *Error) {

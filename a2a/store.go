@@ -134,3 +134,46 @@ func orEmpty[T any](s []T) []T {
 	}
 	return s
 }
+
+// TaskSummary is what listing tasks needs of a stored task, without its
+// history, conversation or artifacts.
+type TaskSummary struct {
+	ID        string
+	ContextID string
+	// State is StoredTask.State.
+	State TaskState
+	// StatusTimestamp is StoredTask.Status.Timestamp.
+	StatusTimestamp string
+	// LastActive is StoredTask.Timestamp.
+	LastActive time.Time
+}
+
+// TaskSummarizer is a TaskStore that can summarise every task without
+// loading it whole, which keeps listing tasks cheap on a large store (the
+// server loads only the tasks of the page it returns). A store without it
+// is listed by loading every task. MemoryStore and the blob store
+// implement it.
+type TaskSummarizer interface {
+	// ListSummaries returns a summary of each task List would return, in
+	// the same order; a task that cannot be read (List lists it, Load
+	// would fail) may be left out.
+	ListSummaries(ctx context.Context) ([]TaskSummary, error)
+}
+
+// summaryOf is the summary of a stored task.
+func summaryOf(t *StoredTask) TaskSummary {
+	return TaskSummary{ID: t.ID, ContextID: t.ContextID, State: t.State, StatusTimestamp: t.Status.Timestamp, LastActive: t.Timestamp}
+}
+
+// ListSummaries summarises the stored tasks, in List's order.
+func (m *MemoryStore) ListSummaries(context.Context) ([]TaskSummary, error) {
+	var out []TaskSummary
+	for _, id := range m.tasks.IDs() {
+		if t, ok := m.tasks.Get(id); ok {
+			out = append(out, summaryOf(t))
+		}
+	}
+	return out, nil
+}
+
+var _ TaskSummarizer = (*MemoryStore)(nil)

@@ -253,33 +253,55 @@ func (h handler) ListTasks(ctx context.Context, req *v1.ListTasksRequest) (*v1.L
 	case err != nil || from < 0:
 		return nil, v1Error(errInvalidParams("invalid pageToken %q", req.PageToken))
 	}
-	var tasks []*v1.Task
-	for _, snap := range h.s.allTasks(ctx, req.HistoryLength) {
+	// Filtered and sorted on what the listing knows of each task; only
+	// the page's tasks are loaded and converted.
+	type item struct {
+		e  listed
+		ts *time.Time
+	}
+	var items []item
+	for _, e := range h.s.listTasks(ctx) {
+		it := item{e: e}
+		if e.timestamp != "" {
+			// As toV1Task reads it: a JSON time.
+			q, _ := json.Marshal(e.timestamp)
+			it.ts = new(time.Time)
+			if err := json.Unmarshal(q, it.ts); err != nil {
+				return nil, err
+			}
+		}
+		switch {
+		case req.ContextID != "" && e.contextID != req.ContextID,
+			req.Status != "" && a2av0.ToV1TaskState(legacy.TaskState(e.state)) != req.Status,
+			req.StatusTimestampAfter != nil && (it.ts == nil || !it.ts.After(*req.StatusTimestampAfter)):
+			continue
+		}
+		items = append(items, it)
+	}
+	slices.SortStableFunc(items, func(a, b item) int {
+		if a.ts == nil || b.ts == nil {
+			return 0
+		}
+		return b.ts.Compare(*a.ts)
+	})
+	from = min(from, len(items))
+	end := min(from+size, len(items))
+	out := &v1.ListTasksResponse{TotalSize: len(items), PageSize: size, Tasks: []*v1.Task{}}
+	for _, it := range items[from:end] {
+		snap := h.s.snapshotListed(ctx, it.e, req.HistoryLength)
+		if snap == nil {
+			continue // deleted since listed
+		}
 		v, err := toV1Task(snap)
 		if err != nil {
 			return nil, err
 		}
-		switch {
-		case req.ContextID != "" && v.ContextID != req.ContextID,
-			req.Status != "" && v.Status.State != req.Status,
-			req.StatusTimestampAfter != nil && (v.Status.Timestamp == nil || !v.Status.Timestamp.After(*req.StatusTimestampAfter)):
-			continue
-		}
 		if !req.IncludeArtifacts {
 			v.Artifacts = nil
 		}
-		tasks = append(tasks, v)
+		out.Tasks = append(out.Tasks, v)
 	}
-	slices.SortStableFunc(tasks, func(a, b *v1.Task) int {
-		if a.Status.Timestamp == nil || b.Status.Timestamp == nil {
-			return 0
-		}
-		return b.Status.Timestamp.Compare(*a.Status.Timestamp)
-	})
-	from = min(from, len(tasks))
-	end := min(from+size, len(tasks))
-	out := &v1.ListTasksResponse{TotalSize: len(tasks), PageSize: size, Tasks: append([]*v1.Task{}, tasks[from:end]...)}
-	if end < len(tasks) {
+	if end < len(items) {
 		out.NextPageToken = strconv.Itoa(end)
 	}
 	return out, nil

@@ -416,23 +416,10 @@ func (d *doc) task(id string) (*a2a.StoredTask, error) {
 }
 
 // List returns the ids of the complete tasks (those with a state.json),
-// sorted. It lists the whole tasks/ prefix in one pass rather than probing
-// each task's state.json, which on a remote bucket is one request per
-// thousand objects instead of one per task.
+// sorted, without reading any object (taskIDs says how).
 func (s *Store) List(ctx context.Context) ([]string, error) {
-	keys, err := s.keys(ctx, "tasks/")
-	if err != nil {
-		return nil, err
-	}
-	var ids []string
-	for _, k := range keys {
-		id, ok := strings.CutSuffix(strings.TrimPrefix(k, "tasks/"), "/state.json")
-		if ok && validTaskID.MatchString(id) {
-			ids = append(ids, id)
-		}
-	}
-	sort.Strings(ids)
-	return ids, nil
+	ids, _, err := s.taskIDs(ctx)
+	return ids, err
 }
 
 // Delete removes every object of the task; deleting an unknown task is not
