@@ -74,18 +74,7 @@ func TestListingLoadsOnlyThePage(t *testing.T) {
 		open func(t *testing.T) a2a.TaskStore
 	}{
 		{"memory", func(*testing.T) a2a.TaskStore { return a2a.NewMemoryStore() }},
-		{"file", func(t *testing.T) a2a.TaskStore {
-			u, err := blobstore.FileURL(t.TempDir())
-			if err != nil {
-				t.Fatal(err)
-			}
-			s, err := blobstore.Open(context.Background(), u)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { s.Close() })
-			return s
-		}},
+		{"file", func(t *testing.T) a2a.TaskStore { return openFileStore(t, t.TempDir()) }},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			const n = 1000
