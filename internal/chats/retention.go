@@ -3,7 +3,6 @@ package chats
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -265,29 +264,9 @@ func (s *Store) Cleanup(r Retention, currentID string) (CleanupResult, error) {
 // only: every session-*-<id prefix>.json[l] file whose full id matches,
 // and its subagent folder.
 func (s *Store) removeSession(id string) error {
-	safe := sanitizeFilenamePart(id)
-	if safe == "" || id == "." || id == ".." {
-		return fmt.Errorf("chats: invalid session id %q", id)
-	}
-	short := safe[:min(8, len(safe))]
-	entries, err := os.ReadDir(s.dir)
-	if err != nil {
-		return err
-	}
-	var errs []error
-	for _, e := range entries {
-		n := e.Name()
-		if e.IsDir() || !strings.HasPrefix(n, sessionFilePrefix) ||
-			!(strings.HasSuffix(n, "-"+short+".json") || strings.HasSuffix(n, "-"+short+".jsonl")) {
-			continue
-		}
-		p := filepath.Join(s.dir, n)
-		if sessionIDOf(p) != id {
-			continue
-		}
-		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			errs = append(errs, err)
-		}
+	safe, errs := s.removeSessionFiles(id)
+	if safe == "" {
+		return errors.Join(errs...)
 	}
 	if err := os.RemoveAll(filepath.Join(s.dir, safe)); err != nil {
 		errs = append(errs, err)
@@ -296,9 +275,7 @@ func (s *Store) removeSession(id string) error {
 }
 
 // CleanupNotice is the one stderr line after a clean-up that deleted
-// something; "" when nothing was deleted. When the policy is Gemini CLI's
-// default rather than the user's own, it says so and how to turn it off,
-// since a user coming from Gemini CLI may not know it is on.
+// something; "" when nothing was deleted.
 func CleanupNotice(r Retention, res CleanupResult) string {
 	n := len(res.Deleted)
 	if n == 0 {

@@ -514,29 +514,9 @@ func (s *Store) Delete(ref string) (Info, error) {
 var reservedDirs = map[string]bool{"chats": true, "logs": true, "tool-outputs": true}
 
 func (s *Store) deleteFiles(id string) error {
-	safe := sanitizeFilenamePart(id)
-	if safe == "" || id == "." || id == ".." {
-		return fmt.Errorf("chats: invalid session id %q", id)
-	}
-	short := safe[:min(8, len(safe))]
-	entries, err := os.ReadDir(s.dir)
-	if err != nil {
-		return err
-	}
-	var errs []error
-	for _, e := range entries {
-		n := e.Name()
-		if !strings.HasPrefix(n, sessionFilePrefix) ||
-			!(strings.HasSuffix(n, "-"+short+".json") || strings.HasSuffix(n, "-"+short+".jsonl")) {
-			continue
-		}
-		p := filepath.Join(s.dir, n)
-		if sessionIDOf(p) != id {
-			continue
-		}
-		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			errs = append(errs, err)
-		}
+	safe, errs := s.removeSessionFiles(id)
+	if safe == "" {
+		return errors.Join(errs...)
 	}
 	temp := filepath.Dir(s.dir)
 	for _, p := range []string{
@@ -554,6 +534,37 @@ func (s *Store) deleteFiles(id string) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// removeSessionFiles deletes the session-*-<id prefix>.json[l] files of
+// the chats directory whose full id is id, and returns the id as it names
+// the session's folders ("" for an id that cannot name one, with the
+// error).
+func (s *Store) removeSessionFiles(id string) (safe string, errs []error) {
+	safe = sanitizeFilenamePart(id)
+	if safe == "" || id == "." || id == ".." {
+		return "", []error{fmt.Errorf("chats: invalid session id %q", id)}
+	}
+	short := safe[:min(8, len(safe))]
+	entries, err := os.ReadDir(s.dir)
+	if err != nil {
+		return "", []error{err}
+	}
+	for _, e := range entries {
+		n := e.Name()
+		if e.IsDir() || !strings.HasPrefix(n, sessionFilePrefix) ||
+			!(strings.HasSuffix(n, "-"+short+".json") || strings.HasSuffix(n, "-"+short+".jsonl")) {
+			continue
+		}
+		p := filepath.Join(s.dir, n)
+		if sessionIDOf(p) != id {
+			continue
+		}
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	return safe, errs
 }
 
 // sessionIDOf reads a session file's id from its first line, falling back
