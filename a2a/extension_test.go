@@ -194,3 +194,36 @@ func TestExtensionCommands(t *testing.T) {
 		t.Errorf("unknown command = %v", res)
 	}
 }
+
+// TestExtensionOptionsOnceOnly: under security.disableAlwaysAllow a
+// confirmation offers only once and reject, as the other faces' dialogs
+// do; otherwise the "always" choice is there too.
+func TestExtensionOptionsOnceOnly(t *testing.T) {
+	for _, tt := range []struct {
+		settings string
+		want     []string
+	}{
+		{`{}`, []string{"proceed_once", "proceed_always", "cancel"}},
+		{`{"security": {"disableAlwaysAllow": true}}`, []string{"proceed_once", "cancel"}},
+	} {
+		t.Run(tt.settings, func(t *testing.T) {
+			h := newHarness(t)
+			if err := os.MkdirAll(filepath.Join(h.home, ".gemini"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(h.home, ".gemini", "settings.json"), []byte(tt.settings), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			h.fake.Enqueue(writeCall(filepath.Join(h.ws, "f.txt"), "x\n"))
+			evs := h.stream(userMessage("write f.txt", extSettings(h.ws), ""), extHeader()...)
+			cr, _ := extToolCallOf(t, evs[2])["confirmation_request"].(map[string]any)
+			var got []string
+			for _, o := range asSlice(cr["options"]) {
+				got = append(got, dig(o, "id").(string))
+			}
+			if strings.Join(got, " ") != strings.Join(tt.want, " ") {
+				t.Errorf("options = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

@@ -327,7 +327,7 @@ func extToolCall(c *agent.ToolCall, workspace string) *devToolCall {
 		tc.LiveContent = new(c.LiveOutput)
 	}
 	if c.Status == agent.StatusAwaitingApproval && c.Confirmation != nil && c.Confirmation.Details != nil {
-		tc.ConfirmationRequest = extConfirmation(c.Confirmation.Details, workspace)
+		tc.ConfirmationRequest = extConfirmation(c.Confirmation, workspace)
 	}
 	if res := c.Result; res != nil && c.Status.Terminal() {
 		if res.Error != nil {
@@ -363,10 +363,13 @@ func extOutput(c *agent.ToolCall) *devToolOutput {
 
 // extOptions are the choices offered for a confirmation; their ids are
 // Gemini CLI's outcome names, which is what a ToolCallConfirmation sends
-// back.
-func extOptions(d *tool.ConfirmationDetails) []devConfirmationOption {
+// back. Under security.disableAlwaysAllow only once and reject are.
+func extOptions(d *tool.ConfirmationDetails, onceOnly bool) []devConfirmationOption {
 	once := devConfirmationOption{ID: string(tool.ProceedOnce), Name: "Allow once"}
 	reject := devConfirmationOption{ID: string(tool.Cancel), Name: "Reject", Description: "Do not run this call; the rest of the batch is cancelled too."}
+	if onceOnly {
+		return []devConfirmationOption{once, reject}
+	}
 	switch d.Type {
 	case tool.ConfirmExec:
 		root := d.RootCommand
@@ -383,8 +386,9 @@ func extOptions(d *tool.ConfirmationDetails) []devConfirmationOption {
 	return []devConfirmationOption{once, {ID: string(tool.ProceedAlways), Name: "Allow for this task", Description: "Run calls of this tool without asking for the rest of the task."}, reject}
 }
 
-func extConfirmation(d *tool.ConfirmationDetails, workspace string) *devConfirmationRequest {
-	cr := &devConfirmationRequest{Options: extOptions(d)}
+func extConfirmation(c *agent.Confirmation, workspace string) *devConfirmationRequest {
+	d := c.Details
+	cr := &devConfirmationRequest{Options: extOptions(d, c.OnceOnly)}
 	switch d.Type {
 	case tool.ConfirmEdit:
 		cr.FileEditDetails = &devFileDiff{FileName: d.FileName, FilePath: d.FilePath, OldContent: d.OriginalContent, NewContent: d.NewContent, FormattedDiff: d.FileDiff}

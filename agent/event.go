@@ -196,6 +196,10 @@ func (c *ToolCall) snapshot() *ToolCall {
 type Confirmation struct {
 	CallID  string
 	Details *tool.ConfirmationDetails
+	// OnceOnly is set when the session's policy counts every answer as
+	// once (security.disableAlwaysAllow): a face then offers no "always
+	// allow" choice, whatever its wire's usual options are.
+	OnceOnly bool
 
 	mu       sync.Mutex
 	decision *tool.Decision

@@ -135,7 +135,7 @@ func (s *Session) restorePending(ctx context.Context, content *genai.Content, ca
 			details = &tool.ConfirmationDetails{Type: tool.ConfirmInfo, Title: fmt.Sprintf("Confirm %s", c.Name), Prompt: c.Description}
 		}
 		c.Status = StatusAwaitingApproval
-		c.Confirmation = &Confirmation{CallID: c.ID, Details: details}
+		c.Confirmation = &Confirmation{CallID: c.ID, Details: details, OnceOnly: !s.cfg.Policy.OffersAlways()}
 		waiting = true
 	}
 	if len(b.calls) == 0 {

@@ -133,7 +133,7 @@ func (r *run) runBatch(b *pendingBatch) bool {
 			r.toolEvent(c)
 		default:
 			c.Status = StatusAwaitingApproval
-			c.Confirmation = &Confirmation{CallID: c.ID, Details: details}
+			c.Confirmation = &Confirmation{CallID: c.ID, Details: details, OnceOnly: !s.cfg.Policy.OffersAlways()}
 			r.notify(c, details)
 			r.toolEvent(c)
 			if _, answered := c.Confirmation.Decision(); !answered && s.cfg.Confirm != nil && !r.stopped {
