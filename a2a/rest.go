@@ -77,14 +77,14 @@ type toolInfo struct {
 // metadata builds a task's metadata; listing its tools needs its agent,
 // which is built if the task has none yet.
 func (s *Server) metadata(ctx context.Context, t *task) (*taskMetadata, error) {
-	a, err := t.ensureAgent(ctx)
+	sess, err := t.ensureSession(ctx)
 	if err != nil {
 		return nil, err
 	}
 	t.mu.Lock()
 	md := &taskMetadata{ID: t.id, ContextID: t.contextID, TaskState: t.state, Model: t.model, McpServers: []any{}, AvailableTools: []toolInfo{}}
 	t.mu.Unlock()
-	for _, tl := range a.Session().Tools().Tools() {
+	for _, tl := range sess.Tools().Tools() {
 		md.AvailableTools = append(md.AvailableTools, toolInfo{Name: tl.Name(), Description: tl.Description(), ParameterSchema: tl.Schema()})
 	}
 	return md, nil

@@ -308,9 +308,8 @@ func (s *Server) restore(st *StoredTask) *task {
 	t.status = st.Status
 	t.history = st.History
 	t.artifacts = st.Artifacts
-	t.conversation = st.Conversation
 	t.push = st.PushConfigs
-	t.pending = st.Pending
+	pending := st.Pending
 	if !st.Timestamp.IsZero() {
 		t.lastActive = st.Timestamp
 	}
@@ -318,7 +317,7 @@ func (s *Server) restore(st *StoredTask) *task {
 		// The process stopped during a turn; the turn is gone, the task
 		// goes on with its next message. Calls it was answering may have
 		// run: they are not asked again, but answered as interrupted.
-		t.pending = nil
+		pending = nil
 		t.state = StateInputRequired
 		t.status = TaskStatus{State: StateInputRequired, Timestamp: stamp(s.now()),
 			Message: &Message{Kind: "message", Role: "agent", MessageID: "restart-" + st.ID, TaskID: st.ID, ContextID: st.ContextID,
@@ -329,6 +328,7 @@ func (s *Server) restore(st *StoredTask) *task {
 			t.textIdx[m.MessageID] = i
 		}
 	}
+	t.session.Restore(st.Conversation, pending)
 	return t
 }
 

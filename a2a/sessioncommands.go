@@ -27,19 +27,20 @@ func (s *Server) commandsFor(ctx context.Context, taskID string, build bool) (*c
 		return nil, command.Env{}, jsonrpc.AsError(err)
 	}
 	t.mu.Lock()
-	a, ws := t.agent, t.settings.WorkspacePath
+	ws := t.settings.WorkspacePath
 	t.mu.Unlock()
 	env := command.EnvAt(cmp.Or(ws, s.cfg.Workspace), s.cfg.HomeDir)
 	if s.cfg.SessionCommands == nil {
 		return s.cmds, env, nil
 	}
-	if a == nil && build {
-		if a, err = t.ensureAgent(ctx); err != nil {
+	sess := t.session.Current()
+	if sess == nil && build {
+		if sess, err = t.ensureSession(ctx); err != nil {
 			return nil, command.Env{}, jsonrpc.AsError(err)
 		}
 	}
-	if a != nil {
-		if reg := s.cfg.SessionCommands(a.Session()); reg != nil {
+	if sess != nil {
+		if reg := s.cfg.SessionCommands(sess); reg != nil {
 			return reg, env, nil
 		}
 	}
