@@ -471,11 +471,7 @@ func (s *Server) cancelTask(ctx context.Context, t *task) *Error {
 	if t.running {
 		turn := t.turn
 		t.mu.Unlock()
-		turn.Cancel(host.ErrCanceled)
-		select {
-		case <-turn.Done():
-		case <-ctx.Done():
-		}
+		turn.Stop(ctx, host.ErrCanceled)
 		t.mu.Lock()
 		st := t.state
 		t.mu.Unlock()

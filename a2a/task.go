@@ -3,7 +3,6 @@ package a2a
 import (
 	"context"
 	"encoding/base64"
-	"errors"
 	"fmt"
 	"iter"
 	"sync"
@@ -424,17 +423,15 @@ func (t *task) newTaskEvent(m *Message) *Task {
 // task, a shutdown or a failure leaves it continuable, after an error
 // update that says what went wrong (as Gemini CLI reports model errors).
 func (t *task) endOnError(ctx context.Context, err error) *update {
-	switch cause := context.Cause(ctx); {
-	case errors.Is(cause, host.ErrCanceled):
-		return &update{kind: uState, state: StateCanceled, final: true, reason: reasonEnd, text: cause.Error()}
-	case errors.Is(cause, host.ErrShuttingDown), errors.Is(cause, host.ErrClientLeft):
-		// The causes' texts are Gemini CLI's (internal/host).
-		return &update{kind: uState, state: StateInputRequired, final: true, reason: reasonEnd, text: cause.Error()}
-	case errors.Is(cause, context.DeadlineExceeded):
-		err = fmt.Errorf("the turn exceeded its time limit of %s", t.srv.cfg.Limits.TurnTimeout)
+	switch end, err := t.srv.host.Ending(ctx, err); end {
+	case host.Canceled:
+		return &update{kind: uState, state: StateCanceled, final: true, reason: reasonEnd, text: err.Error()}
+	case host.Interrupted:
+		return &update{kind: uState, state: StateInputRequired, final: true, reason: reasonEnd, text: err.Error()}
+	default:
+		t.publish(&update{kind: uError, text: err.Error(), errMsg: err.Error()})
+		return &update{kind: uState, state: StateInputRequired, final: true, reason: reasonEnd}
 	}
-	t.publish(&update{kind: uError, text: err.Error(), errMsg: err.Error()})
-	return &update{kind: uState, state: StateInputRequired, final: true, reason: reasonEnd}
 }
 
 // finishTurn publishes the final update, keeps the conversation for the
@@ -449,17 +446,8 @@ func (t *task) finishTurn(final *update) {
 	turn := t.turn
 	t.turn = nil
 	t.mu.Unlock()
-	// The server-wide slot is freed before saving, so turns writing to
-	// disk do not make bursts of other tasks fail as "busy"; the task's
-	// gate stays shut until its state is saved. The save comes before
-	// clients see the final event: one that goes straight to another
-	// replica must load this turn, not the previous one.
-	turn.Cancel(nil)
-	turn.FreeSlot()
-	t.srv.save(t)
-	t.fanout(final, subs)
-	turn.End()
-	t.srv.host.TrimSessions()
+	// Saved before clients see the final event (host.FinishTurn).
+	t.srv.host.FinishTurn(turn, func() { t.srv.save(t) }, func() { t.fanout(final, subs) })
 }
 
 // consume maps the engine's events to updates and reports whether the
