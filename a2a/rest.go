@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/castor-dev/castor/command"
+	"github.com/castor-dev/castor/internal/host"
 	"github.com/castor-dev/castor/internal/jsonrpc"
 )
 
@@ -21,7 +22,7 @@ func restError(w http.ResponseWriter, status int, msg string) {
 }
 
 func decodeREST(w http.ResponseWriter, r *http.Request, v any) bool {
-	body, status, err := readBody(w, r)
+	body, status, err := host.ReadBody(r)
 	if err != nil {
 		restError(w, status, err.Error())
 		return false
@@ -48,7 +49,7 @@ func (s *Server) handleCreateTask(w http.ResponseWriter, r *http.Request) {
 	settings, err := s.settingsFor(body.AgentSettings)
 	if err == nil {
 		t := s.newTask(uuid.NewString(), cmp.Or(body.ContextID, uuid.NewString()), settings)
-		if err = s.addTask(t); err == nil {
+		if err = asBusy(s.host.Add(t)); err == nil {
 			s.save(t)
 			jsonrpc.WriteJSON(w, http.StatusCreated, t.id)
 			return
@@ -92,7 +93,7 @@ func (s *Server) metadata(ctx context.Context, t *task) (*taskMetadata, error) {
 
 // GET /tasks/metadata → the metadata of every task in memory; 204 if none.
 func (s *Server) handleAllMetadata(w http.ResponseWriter, r *http.Request) {
-	live := s.liveTasks()
+	live := s.host.Live()
 	if len(live) == 0 {
 		w.WriteHeader(http.StatusNoContent)
 		return

@@ -278,9 +278,6 @@ func (s *Server) guard(h http.Handler) http.Handler {
 	})
 }
 
-// readBody reads a request body within the limit (host.ReadBody).
-func readBody(_ http.ResponseWriter, r *http.Request) ([]byte, int, error) { return host.ReadBody(r) }
-
 // lookupTask returns a task from memory or the store.
 func (s *Server) lookupTask(ctx context.Context, id string) (*task, error) {
 	if t, ok := s.host.Get(id); ok {
@@ -332,9 +329,6 @@ func (s *Server) restore(st *StoredTask) *task {
 	return t
 }
 
-// addTask registers a new task.
-func (s *Server) addTask(t *task) error { return asBusy(s.host.Add(t)) }
-
 func errBusy(what string) *Error {
 	return &Error{Code: CodeInternalError, Message: "Server busy: " + what + "; retry later", Data: map[string]any{"busy": true}}
 }
@@ -351,9 +345,6 @@ func (s *Server) save(t *task) {
 		s.log.Error("a2a: saving task failed", "task", t.id, "error", err)
 	}
 }
-
-// liveTasks returns the tasks in memory, by id.
-func (s *Server) liveTasks() []*task { return s.host.Live() }
 
 // Shutdown ends every running turn with a final event (the task stays
 // continuable), waits for turns and webhook deliveries to finish or ctx
