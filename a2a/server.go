@@ -234,20 +234,24 @@ func (s *Server) settingsFor(in *AgentSettings) (AgentSettings, error) {
 }
 
 func (s *Server) routes() {
+	// Every route but the agent card asks for the token.
+	guard := func(h http.HandlerFunc) http.Handler {
+		return s.reqToken.Guard(h, "castor-a2a", s.cfg.Limits.MaxBodyBytes)
+	}
 	m := http.NewServeMux()
 	m.HandleFunc("GET /.well-known/agent-card.json", s.handleCard)
 	m.HandleFunc("GET /.well-known/agent.json", s.handleCard)
-	m.Handle("POST /{$}", s.guard(http.HandlerFunc(s.handleRPC)))
-	m.Handle("GET /health", s.guard(http.HandlerFunc(s.handleHealth)))
-	m.Handle("POST /tasks", s.guard(http.HandlerFunc(s.handleCreateTask)))
-	m.Handle("GET /tasks", s.guard(http.HandlerFunc(s.handleListTasks)))
-	m.Handle("GET /tasks/metadata", s.guard(http.HandlerFunc(s.handleAllMetadata)))
-	m.Handle("GET /tasks/{id}", s.guard(http.HandlerFunc(s.handleGetTaskREST)))
-	m.Handle("GET /tasks/{id}/metadata", s.guard(http.HandlerFunc(s.handleTaskMetadata)))
-	m.Handle("POST /tasks/{id}/execute", s.guard(http.HandlerFunc(s.handleExecuteREST)))
-	m.Handle("GET /listCommands", s.guard(http.HandlerFunc(s.handleListCommands)))
-	m.Handle("POST /executeCommand", s.guard(http.HandlerFunc(s.handleExecuteCommand)))
-	m.Handle(v1RESTPrefix+"/", s.guard(http.HandlerFunc(s.serveV1REST)))
+	m.Handle("POST /{$}", guard(s.handleRPC))
+	m.Handle("GET /health", guard(s.handleHealth))
+	m.Handle("POST /tasks", guard(s.handleCreateTask))
+	m.Handle("GET /tasks", guard(s.handleListTasks))
+	m.Handle("GET /tasks/metadata", guard(s.handleAllMetadata))
+	m.Handle("GET /tasks/{id}", guard(s.handleGetTaskREST))
+	m.Handle("GET /tasks/{id}/metadata", guard(s.handleTaskMetadata))
+	m.Handle("POST /tasks/{id}/execute", guard(s.handleExecuteREST))
+	m.Handle("GET /listCommands", guard(s.handleListCommands))
+	m.Handle("POST /executeCommand", guard(s.handleExecuteCommand))
+	m.Handle(v1RESTPrefix+"/", guard(s.serveV1REST))
 	s.mux = m
 }
 
@@ -263,19 +267,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 	s.mux.ServeHTTP(w, r)
-}
-
-// guard enforces the bearer token and the body limit.
-func (s *Server) guard(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !s.reqToken.Admits(r) {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="castor-a2a"`)
-			jsonrpc.WriteJSON(w, http.StatusUnauthorized, map[string]any{"error": "unauthorized: a valid bearer token is required"})
-			return
-		}
-		r.Body = http.MaxBytesReader(w, r.Body, s.cfg.Limits.MaxBodyBytes)
-		h.ServeHTTP(w, r)
-	})
 }
 
 // lookupTask returns a task from memory or the store.
