@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"strings"
 
 	"github.com/google/uuid"
 
@@ -21,17 +20,10 @@ func restError(w http.ResponseWriter, status int, msg string) {
 	jsonrpc.WriteJSON(w, status, map[string]any{"error": msg})
 }
 
+// decodeREST reads a JSON body, answering the client when it cannot.
 func decodeREST(w http.ResponseWriter, r *http.Request, v any) bool {
-	body, status, err := host.ReadBody(r)
-	if err != nil {
+	if status, err := host.ReadJSON(r, v); err != nil {
 		restError(w, status, err.Error())
-		return false
-	}
-	if len(strings.TrimSpace(string(body))) == 0 {
-		return true
-	}
-	if err := json.Unmarshal(body, v); err != nil {
-		restError(w, http.StatusBadRequest, "invalid JSON body: "+err.Error())
 		return false
 	}
 	return true

@@ -256,8 +256,7 @@ func (s *Server) startTurn(ctx context.Context, t *task, in turnInput, ext bool,
 	// Saved at once, so that a new task is still found, and the message
 	// still in the history, when the turn dies with the process.
 	s.save(t)
-	s.wg.Add(1)
-	go t.runTurn(turn.Context(), in)
+	s.wg.Go(func() { t.runTurn(turn.Context(), in) })
 	return nil
 }
 

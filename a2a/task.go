@@ -347,7 +347,6 @@ func expandParts(ctx context.Context, expand func(context.Context, *agent.Sessio
 // update; it always ends with exactly one final update.
 func (t *task) runTurn(ctx context.Context, in turnInput) {
 	s := t.srv
-	defer s.wg.Done()
 	final := &update{kind: uState, state: StateInputRequired, final: true, reason: reasonEnd}
 	defer func() {
 		if p := recover(); p != nil {

@@ -1,8 +1,10 @@
 package host
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -41,6 +43,23 @@ func (t Token) Admits(r *http.Request) bool {
 	// token's length.
 	sum := sha256.Sum256([]byte(strings.TrimSpace(tok)))
 	return subtle.ConstantTimeCompare(sum[:], t.sum[:]) == 1
+}
+
+// ReadJSON reads a request body (ReadBody) holding one JSON value into
+// v; an empty body leaves v as it was. It fails with the HTTP status to
+// answer.
+func ReadJSON(r *http.Request, v any) (int, error) {
+	b, status, err := ReadBody(r)
+	if err != nil {
+		return status, err
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return 0, nil
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return http.StatusBadRequest, fmt.Errorf("invalid JSON body: %w", err)
+	}
+	return 0, nil
 }
 
 // Guard lets requests carrying the token through to h, their bodies

@@ -35,6 +35,34 @@ func TestToken(t *testing.T) {
 	}
 }
 
+func TestReadJSON(t *testing.T) {
+	tests := []struct {
+		body, want string
+		status     int
+		err        string
+	}{
+		{`{"a":"x"}`, "x", 0, ""},
+		{"", "kept", 0, ""},
+		{" \n", "kept", 0, ""},
+		{`{"a":`, "kept", http.StatusBadRequest, "invalid JSON body: unexpected end of JSON input"},
+		{`{"a":"0123456789"}`, "kept", http.StatusRequestEntityTooLarge, "request body larger than 16 bytes"},
+	}
+	for _, tt := range tests {
+		w := httptest.NewRecorder()
+		r := httptest.NewRequest("POST", "/", strings.NewReader(tt.body))
+		r.Body = http.MaxBytesReader(w, r.Body, 16)
+		v := struct{ A string }{A: "kept"}
+		status, err := ReadJSON(r, &v)
+		msg := ""
+		if err != nil {
+			msg = err.Error()
+		}
+		if v.A != tt.want || status != tt.status || msg != tt.err {
+			t.Errorf("%q: %q, %d, %q; want %q, %d, %q", tt.body, v.A, status, msg, tt.want, tt.status, tt.err)
+		}
+	}
+}
+
 // TestGuard: a request without the token is refused with a challenge,
 // one with it reaches the handler with its body bounded.
 func TestGuard(t *testing.T) {
