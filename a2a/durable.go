@@ -11,10 +11,11 @@ import (
 // tasks/get (in this process or, from the store, in the next) tells a
 // client that reconnects what it must answer.
 func (t *task) showPendingLocked() {
-	if t.agent == nil || t.state != StateInputRequired {
+	sess := t.session.Current()
+	if sess == nil || t.state != StateInputRequired {
 		return
 	}
-	calls := t.agent.Session().Pending()
+	calls := sess.Pending()
 	if len(calls) == 0 {
 		return
 	}

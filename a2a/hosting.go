@@ -36,7 +36,7 @@ func (t *task) ID() string { return t.id }
 func (t *task) Usage() host.Usage {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return host.Usage{Running: t.running, Watched: len(t.subs) > 0 || t.pushDeliver.Busy(), Session: t.agent != nil, LastActive: t.lastActive}
+	return host.Usage{Running: t.running, Watched: len(t.subs) > 0 || t.pushDeliver.Busy(), Session: t.session.Current() != nil, LastActive: t.lastActive}
 }
 
 // Save persists the task.
@@ -44,25 +44,16 @@ func (t *task) Save() { t.srv.save(t) }
 
 // ReleaseSession closes the task's session between turns; its
 // conversation and pending calls are those finishTurn kept from it, from
-// which ensureAgent rebuilds it.
+// which its next turn rebuilds it (host.Session).
 func (t *task) ReleaseSession() {
+	release := func() {}
 	t.mu.Lock()
-	var a *taskAgent
 	if !t.running && len(t.subs) == 0 {
-		a, t.agent = t.agent, nil
+		release = t.session.Release()
 	}
 	t.mu.Unlock()
-	if a != nil {
-		a.Close()
-	}
+	release()
 }
 
 // CloseSession closes the task's session at shutdown.
-func (t *task) CloseSession() {
-	t.mu.Lock()
-	a := t.agent
-	t.mu.Unlock()
-	if a != nil {
-		a.Close()
-	}
-}
+func (t *task) CloseSession() { t.session.Close() }

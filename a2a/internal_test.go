@@ -287,7 +287,7 @@ func TestEvictIdle(t *testing.T) {
 	defer s.Shutdown(t.Context())
 	tk := s.newTask("idle-task", "ctx", AgentSettings{})
 	tk.state = StateInputRequired
-	s.addTask(tk)
+	s.host.Add(tk)
 	if n := s.host.EvictIdle(now.Add(-time.Minute)); n != 0 {
 		t.Fatalf("evicted a fresh task")
 	}

@@ -5,11 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"strings"
 
 	"github.com/google/uuid"
 
 	"github.com/castor-dev/castor/command"
+	"github.com/castor-dev/castor/internal/host"
 	"github.com/castor-dev/castor/internal/jsonrpc"
 )
 
@@ -20,17 +20,10 @@ func restError(w http.ResponseWriter, status int, msg string) {
 	jsonrpc.WriteJSON(w, status, map[string]any{"error": msg})
 }
 
+// decodeREST reads a JSON body, answering the client when it cannot.
 func decodeREST(w http.ResponseWriter, r *http.Request, v any) bool {
-	body, status, err := readBody(w, r)
-	if err != nil {
+	if status, err := host.ReadJSON(r, v); err != nil {
 		restError(w, status, err.Error())
-		return false
-	}
-	if len(strings.TrimSpace(string(body))) == 0 {
-		return true
-	}
-	if err := json.Unmarshal(body, v); err != nil {
-		restError(w, http.StatusBadRequest, "invalid JSON body: "+err.Error())
 		return false
 	}
 	return true
@@ -48,7 +41,7 @@ func (s *Server) handleCreateTask(w http.ResponseWriter, r *http.Request) {
 	settings, err := s.settingsFor(body.AgentSettings)
 	if err == nil {
 		t := s.newTask(uuid.NewString(), cmp.Or(body.ContextID, uuid.NewString()), settings)
-		if err = s.addTask(t); err == nil {
+		if err = asBusy(s.host.Add(t)); err == nil {
 			s.save(t)
 			jsonrpc.WriteJSON(w, http.StatusCreated, t.id)
 			return
@@ -77,14 +70,14 @@ type toolInfo struct {
 // metadata builds a task's metadata; listing its tools needs its agent,
 // which is built if the task has none yet.
 func (s *Server) metadata(ctx context.Context, t *task) (*taskMetadata, error) {
-	a, err := t.ensureAgent(ctx)
+	sess, err := t.ensureSession(ctx)
 	if err != nil {
 		return nil, err
 	}
 	t.mu.Lock()
 	md := &taskMetadata{ID: t.id, ContextID: t.contextID, TaskState: t.state, Model: t.model, McpServers: []any{}, AvailableTools: []toolInfo{}}
 	t.mu.Unlock()
-	for _, tl := range a.Session().Tools().Tools() {
+	for _, tl := range sess.Tools().Tools() {
 		md.AvailableTools = append(md.AvailableTools, toolInfo{Name: tl.Name(), Description: tl.Description(), ParameterSchema: tl.Schema()})
 	}
 	return md, nil
@@ -92,7 +85,7 @@ func (s *Server) metadata(ctx context.Context, t *task) (*taskMetadata, error) {
 
 // GET /tasks/metadata → the metadata of every task in memory; 204 if none.
 func (s *Server) handleAllMetadata(w http.ResponseWriter, r *http.Request) {
-	live := s.liveTasks()
+	live := s.host.Live()
 	if len(live) == 0 {
 		w.WriteHeader(http.StatusNoContent)
 		return

@@ -107,7 +107,7 @@ func TestRetention(t *testing.T) {
 				case "streamed":
 					tk.subs[&subscriber{}] = struct{}{}
 				}
-				if err := s.addTask(tk); err != nil {
+				if err := s.host.Add(tk); err != nil {
 					t.Fatal(err)
 				}
 				s.save(tk)

@@ -40,7 +40,7 @@ const (
 const maxPushConfigs = 10
 
 func (s *Server) handleRPC(w http.ResponseWriter, r *http.Request) {
-	body, status, err := readBody(w, r)
+	body, status, err := host.ReadBody(r)
 	if err != nil {
 		if status == http.StatusRequestEntityTooLarge {
 			jsonrpc.WriteError(w, status, jsonrpc.NullID, jsonrpc.Errorf(CodeInvalidRequest, "Request payload validation error: %v", err))
@@ -104,19 +104,19 @@ func (s *Server) handleRPC(w http.ResponseWriter, r *http.Request) {
 	case methodSend:
 		result, e = s.rpcSend(w, r, req)
 	case methodGet:
-		result, e = withParams(req, func(p *legacy.TaskQueryParams) (any, *Error) { return s.getTask(ctx, string(p.ID), p.HistoryLength) })
+		result, e = jsonrpc.WithParams(req.Params, func(p *legacy.TaskQueryParams) (any, *Error) { return s.getTask(ctx, string(p.ID), p.HistoryLength) })
 	case methodCancel:
-		result, e = withParams(req, func(p *legacy.TaskIDParams) (any, *Error) { return s.cancel(ctx, string(p.ID)) })
+		result, e = jsonrpc.WithParams(req.Params, func(p *legacy.TaskIDParams) (any, *Error) { return s.cancel(ctx, string(p.ID)) })
 	case methodPushSet:
-		result, e = withParams(req, func(p *TaskPushNotificationConfig) (any, *Error) {
+		result, e = jsonrpc.WithParams(req.Params, func(p *TaskPushNotificationConfig) (any, *Error) {
 			return s.pushSet(ctx, p.TaskID, p.PushNotificationConfig)
 		})
 	case methodPushGet:
-		result, e = withParams(req, func(p *pushConfigParams) (any, *Error) { return s.pushGet(ctx, p.ID, p.ConfigID) })
+		result, e = jsonrpc.WithParams(req.Params, func(p *pushConfigParams) (any, *Error) { return s.pushGet(ctx, p.ID, p.ConfigID) })
 	case methodPushList:
-		result, e = withParams(req, func(p *pushConfigParams) (any, *Error) { return s.pushList(ctx, p.ID) })
+		result, e = jsonrpc.WithParams(req.Params, func(p *pushConfigParams) (any, *Error) { return s.pushList(ctx, p.ID) })
 	case methodPushDelete:
-		result, e = withParams(req, func(p *pushConfigParams) (any, *Error) { return nil, s.pushDelete(ctx, p.ID, p.ConfigID) })
+		result, e = jsonrpc.WithParams(req.Params, func(p *pushConfigParams) (any, *Error) { return nil, s.pushDelete(ctx, p.ID, p.ConfigID) })
 	case methodExtendedCard:
 		e = jsonrpc.Errorf(CodeExtendedCardNotConfigured, "Authenticated Extended Card is not configured")
 	case methodCommandsGet:
@@ -125,7 +125,7 @@ func (s *Server) handleRPC(w http.ResponseWriter, r *http.Request) {
 		if len(req.Params) == 0 || req.Params[0] != '{' {
 			req.Params = json.RawMessage("{}")
 		}
-		result, e = withParams(req, func(p *taskRef) (any, *Error) {
+		result, e = jsonrpc.WithParams(req.Params, func(p *taskRef) (any, *Error) {
 			reg, _, e := s.commandsFor(ctx, p.taskID(), false)
 			if e != nil {
 				return nil, e
@@ -133,7 +133,7 @@ func (s *Server) handleRPC(w http.ResponseWriter, r *http.Request) {
 			return map[string]any{"commands": devCommands(reg)}, nil
 		})
 	case methodCommandExecute:
-		result, e = withParams(req, func(p *executeSlashCommandRequest) (any, *Error) { return s.rpcCommandExecute(ctx, p) })
+		result, e = jsonrpc.WithParams(req.Params, func(p *executeSlashCommandRequest) (any, *Error) { return s.rpcCommandExecute(ctx, p) })
 	default:
 		e = jsonrpc.Errorf(CodeMethodNotFound, "Method not found: %s", req.Method)
 	}
@@ -142,15 +142,6 @@ func (s *Server) handleRPC(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	jsonrpc.WriteResult(w, req.ID, result)
-}
-
-// withParams decodes req's params as P for the method f answers.
-func withParams[P any](req *jsonrpc.Request, f func(*P) (any, *Error)) (any, *Error) {
-	var p P
-	if e := jsonrpc.DecodeParams(req.Params, &p); e != nil {
-		return nil, e
-	}
-	return f(&p)
 }
 
 // decodeSendParams reads and checks message/send and message/stream
@@ -200,7 +191,7 @@ func (s *Server) begin(ctx context.Context, h http.Header, p *MessageSendParams,
 			ctxID = uuid.NewString()
 		}
 		t = s.newTask(uuid.NewString(), ctxID, settings)
-		if err := s.addTask(t); err != nil {
+		if err := asBusy(s.host.Add(t)); err != nil {
 			return nil, false, jsonrpc.AsError(err)
 		}
 	} else {
@@ -265,8 +256,7 @@ func (s *Server) startTurn(ctx context.Context, t *task, in turnInput, ext bool,
 	// Saved at once, so that a new task is still found, and the message
 	// still in the history, when the turn dies with the process.
 	s.save(t)
-	s.wg.Add(1)
-	go t.runTurn(turn.Context(), in)
+	s.wg.Go(func() { t.runTurn(turn.Context(), in) })
 	return nil
 }
 
@@ -404,7 +394,7 @@ func (s *Server) listTasks(ctx context.Context) []listed {
 		out = append(out, listed{id: t.id, contextID: t.contextID, state: t.state, timestamp: t.status.Timestamp, t: t})
 		t.mu.Unlock()
 	}
-	for _, t := range s.liveTasks() {
+	for _, t := range s.host.Live() {
 		seen[t.id] = true
 		add(t)
 	}
@@ -471,11 +461,7 @@ func (s *Server) cancelTask(ctx context.Context, t *task) *Error {
 	if t.running {
 		turn := t.turn
 		t.mu.Unlock()
-		turn.Cancel(host.ErrCanceled)
-		select {
-		case <-turn.Done():
-		case <-ctx.Done():
-		}
+		turn.Stop(ctx, host.ErrCanceled)
 		t.mu.Lock()
 		st := t.state
 		t.mu.Unlock()
@@ -703,7 +689,7 @@ func (s *Server) runCommand(ctx context.Context, cmd *command.Command, path, arg
 	}
 	t := s.newTask(uuid.NewString(), uuid.NewString(), settings)
 	t.ext = ext
-	if err := s.addTask(t); err != nil {
+	if err := asBusy(s.host.Add(t)); err != nil {
 		return nil, jsonrpc.AsError(err)
 	}
 	line := "/" + strings.Join(append(append([]string(nil), path...), args...), " ")

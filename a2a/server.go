@@ -234,20 +234,24 @@ func (s *Server) settingsFor(in *AgentSettings) (AgentSettings, error) {
 }
 
 func (s *Server) routes() {
+	// Every route but the agent card asks for the token.
+	guard := func(h http.HandlerFunc) http.Handler {
+		return s.reqToken.Guard(h, "castor-a2a", s.cfg.Limits.MaxBodyBytes)
+	}
 	m := http.NewServeMux()
 	m.HandleFunc("GET /.well-known/agent-card.json", s.handleCard)
 	m.HandleFunc("GET /.well-known/agent.json", s.handleCard)
-	m.Handle("POST /{$}", s.guard(http.HandlerFunc(s.handleRPC)))
-	m.Handle("GET /health", s.guard(http.HandlerFunc(s.handleHealth)))
-	m.Handle("POST /tasks", s.guard(http.HandlerFunc(s.handleCreateTask)))
-	m.Handle("GET /tasks", s.guard(http.HandlerFunc(s.handleListTasks)))
-	m.Handle("GET /tasks/metadata", s.guard(http.HandlerFunc(s.handleAllMetadata)))
-	m.Handle("GET /tasks/{id}", s.guard(http.HandlerFunc(s.handleGetTaskREST)))
-	m.Handle("GET /tasks/{id}/metadata", s.guard(http.HandlerFunc(s.handleTaskMetadata)))
-	m.Handle("POST /tasks/{id}/execute", s.guard(http.HandlerFunc(s.handleExecuteREST)))
-	m.Handle("GET /listCommands", s.guard(http.HandlerFunc(s.handleListCommands)))
-	m.Handle("POST /executeCommand", s.guard(http.HandlerFunc(s.handleExecuteCommand)))
-	m.Handle(v1RESTPrefix+"/", s.guard(http.HandlerFunc(s.serveV1REST)))
+	m.Handle("POST /{$}", guard(s.handleRPC))
+	m.Handle("GET /health", guard(s.handleHealth))
+	m.Handle("POST /tasks", guard(s.handleCreateTask))
+	m.Handle("GET /tasks", guard(s.handleListTasks))
+	m.Handle("GET /tasks/metadata", guard(s.handleAllMetadata))
+	m.Handle("GET /tasks/{id}", guard(s.handleGetTaskREST))
+	m.Handle("GET /tasks/{id}/metadata", guard(s.handleTaskMetadata))
+	m.Handle("POST /tasks/{id}/execute", guard(s.handleExecuteREST))
+	m.Handle("GET /listCommands", guard(s.handleListCommands))
+	m.Handle("POST /executeCommand", guard(s.handleExecuteCommand))
+	m.Handle(v1RESTPrefix+"/", guard(s.serveV1REST))
 	s.mux = m
 }
 
@@ -264,22 +268,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}()
 	s.mux.ServeHTTP(w, r)
 }
-
-// guard enforces the bearer token and the body limit.
-func (s *Server) guard(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !s.reqToken.Admits(r) {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="castor-a2a"`)
-			jsonrpc.WriteJSON(w, http.StatusUnauthorized, map[string]any{"error": "unauthorized: a valid bearer token is required"})
-			return
-		}
-		r.Body = http.MaxBytesReader(w, r.Body, s.cfg.Limits.MaxBodyBytes)
-		h.ServeHTTP(w, r)
-	})
-}
-
-// readBody reads a request body within the limit (host.ReadBody).
-func readBody(_ http.ResponseWriter, r *http.Request) ([]byte, int, error) { return host.ReadBody(r) }
 
 // lookupTask returns a task from memory or the store.
 func (s *Server) lookupTask(ctx context.Context, id string) (*task, error) {
@@ -308,9 +296,8 @@ func (s *Server) restore(st *StoredTask) *task {
 	t.status = st.Status
 	t.history = st.History
 	t.artifacts = st.Artifacts
-	t.conversation = st.Conversation
 	t.push = st.PushConfigs
-	t.pending = st.Pending
+	pending := st.Pending
 	if !st.Timestamp.IsZero() {
 		t.lastActive = st.Timestamp
 	}
@@ -318,7 +305,7 @@ func (s *Server) restore(st *StoredTask) *task {
 		// The process stopped during a turn; the turn is gone, the task
 		// goes on with its next message. Calls it was answering may have
 		// run: they are not asked again, but answered as interrupted.
-		t.pending = nil
+		pending = nil
 		t.state = StateInputRequired
 		t.status = TaskStatus{State: StateInputRequired, Timestamp: stamp(s.now()),
 			Message: &Message{Kind: "message", Role: "agent", MessageID: "restart-" + st.ID, TaskID: st.ID, ContextID: st.ContextID,
@@ -329,11 +316,9 @@ func (s *Server) restore(st *StoredTask) *task {
 			t.textIdx[m.MessageID] = i
 		}
 	}
+	t.session.Restore(st.Conversation, pending)
 	return t
 }
-
-// addTask registers a new task.
-func (s *Server) addTask(t *task) error { return asBusy(s.host.Add(t)) }
 
 func errBusy(what string) *Error {
 	return &Error{Code: CodeInternalError, Message: "Server busy: " + what + "; retry later", Data: map[string]any{"busy": true}}
@@ -351,9 +336,6 @@ func (s *Server) save(t *task) {
 		s.log.Error("a2a: saving task failed", "task", t.id, "error", err)
 	}
 }
-
-// liveTasks returns the tasks in memory, by id.
-func (s *Server) liveTasks() []*task { return s.host.Live() }
 
 // Shutdown ends every running turn with a final event (the task stays
 // continuable), waits for turns and webhook deliveries to finish or ctx

@@ -3,6 +3,7 @@ package a2a
 import (
 	"cmp"
 	"context"
+	"errors"
 	"net/http"
 
 	"github.com/castor-dev/castor/command"
@@ -27,19 +28,20 @@ func (s *Server) commandsFor(ctx context.Context, taskID string, build bool) (*c
 		return nil, command.Env{}, jsonrpc.AsError(err)
 	}
 	t.mu.Lock()
-	a, ws := t.agent, t.settings.WorkspacePath
+	ws := t.settings.WorkspacePath
 	t.mu.Unlock()
 	env := command.EnvAt(cmp.Or(ws, s.cfg.Workspace), s.cfg.HomeDir)
 	if s.cfg.SessionCommands == nil {
 		return s.cmds, env, nil
 	}
-	if a == nil && build {
-		if a, err = t.ensureAgent(ctx); err != nil {
+	sess := t.session.Current()
+	if sess == nil && build {
+		if sess, err = t.ensureSession(ctx); err != nil {
 			return nil, command.Env{}, jsonrpc.AsError(err)
 		}
 	}
-	if a != nil {
-		if reg := s.cfg.SessionCommands(a.Session()); reg != nil {
+	if sess != nil {
+		if reg := s.cfg.SessionCommands(sess); reg != nil {
 			return reg, env, nil
 		}
 	}
@@ -47,14 +49,14 @@ func (s *Server) commandsFor(ctx context.Context, taskID string, build bool) (*c
 }
 
 // findCommand looks up the command named name (path in words) to run in
-// env: a command that does not exist is MethodNotFound, one that needs
-// the workspace env lacks InvalidParams.
+// env (command.Registry.Find): a command that does not exist is
+// MethodNotFound, one that needs the workspace env lacks InvalidParams.
 func findCommand(reg *command.Registry, env command.Env, name string, path ...string) (*command.Command, []string, *Error) {
-	cmd, cpath, rest := reg.Lookup(path...)
+	cmd, cpath, err := reg.Find(env, path...)
 	switch {
-	case cmd == nil || len(rest) > 0:
+	case errors.Is(err, command.ErrNotFound):
 		return nil, nil, jsonrpc.Errorf(CodeMethodNotFound, "Command not found: %s", name)
-	case cmd.RequiresWorkspace && env.Workspace == "":
+	case errors.Is(err, command.ErrNeedsWorkspace):
 		return nil, nil, errInvalidParams("Command \"%s\" requires a workspace, but CODER_AGENT_WORKSPACE_PATH is not set.", name)
 	}
 	return cmd, cpath, nil

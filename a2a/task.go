@@ -3,7 +3,6 @@ package a2a
 import (
 	"context"
 	"encoding/base64"
-	"errors"
 	"fmt"
 	"iter"
 	"sync"
@@ -36,23 +35,22 @@ type task struct {
 	// gate serialises turns: a message for a busy task waits its turn.
 	gate host.Gate
 
-	mu           sync.Mutex
-	settings     AgentSettings
-	mode         policy.Mode
-	state        TaskState
-	status       TaskStatus
-	history      []Message
-	textIdx      map[string]int
-	artifacts    []Artifact
-	conversation []*genai.Content
-	push         []PushNotificationConfig
-	// pending records the calls the task's last turn paused on, which
-	// the store keeps with conversation (see StoredTask.Pending).
-	pending     []agent.PendingCall
+	mu        sync.Mutex
+	settings  AgentSettings
+	mode      policy.Mode
+	state     TaskState
+	status    TaskStatus
+	history   []Message
+	textIdx   map[string]int
+	artifacts []Artifact
+	push      []PushNotificationConfig
+	// session is the task's engine session, built on its first turn in
+	// this process; it keeps the conversation and the calls a paused turn
+	// waits on, which the store keeps (StoredTask.Conversation, Pending).
+	session     *host.Session
 	ext         bool
 	model       string
 	usage       *genai.GenerateContentResponseUsageMetadata
-	agent       *taskAgent
 	subs        map[*subscriber]struct{}
 	running     bool
 	turn        *host.Turn
@@ -66,12 +64,17 @@ type task struct {
 }
 
 func (s *Server) newTask(id, contextID string, settings AgentSettings) *task {
-	return &task{
+	t := &task{
 		srv: s, id: id, contextID: contextID, gate: host.NewGate(),
 		settings: settings, state: StateSubmitted, textIdx: map[string]int{},
 		subs: map[*subscriber]struct{}{}, lastActive: s.now(),
 		status: TaskStatus{State: StateSubmitted, Timestamp: stamp(s.now())},
 	}
+	// A turn paused for confirmations in an earlier process pauses again.
+	t.session = host.NewSession(t.buildSession, "the server restarted before the call was confirmed.", func(err error) {
+		s.log.Warn("a2a: could not restore the pending tool calls", "task", id, "error", err)
+	})
+	return t
 }
 
 // metadata is the task metadata in Gemini CLI's persisted shape.
@@ -113,6 +116,7 @@ func (t *task) snapshotLocked(historyLength *int) *Task {
 }
 
 func (t *task) storedLocked() *StoredTask {
+	conv, pending := t.session.Kept()
 	st := t.status
 	st.State = t.state
 	meta := t.metadataLocked()
@@ -128,9 +132,9 @@ func (t *task) storedLocked() *StoredTask {
 		Status: st, Settings: t.settings, Metadata: meta,
 		History:      append([]Message(nil), t.history...),
 		Artifacts:    append([]Artifact(nil), t.artifacts...),
-		Conversation: append([]*genai.Content(nil), t.conversation...),
+		Conversation: append([]*genai.Content(nil), conv...),
 		PushConfigs:  append([]PushNotificationConfig(nil), t.push...),
-		Pending:      append([]agent.PendingCall(nil), t.pending...),
+		Pending:      append([]agent.PendingCall(nil), pending...),
 	}
 }
 
@@ -255,54 +259,33 @@ type turnInput struct {
 	mode policy.Mode
 }
 
-// taskAgent is a task's engine session with what releases it.
-type taskAgent struct {
-	sess  *agent.Session
-	close func() error
-}
-
-func (a *taskAgent) Session() *agent.Session { return a.sess }
-func (a *taskAgent) Model() string           { return a.sess.Model() }
-
-// Close releases the session's resources.
-func (a *taskAgent) Close() error {
-	if a.close == nil {
-		return nil
-	}
-	return a.close()
-}
-
-// ensureAgent builds the task's agent on its first turn in this process,
-// continuing the stored conversation.
-func (t *task) ensureAgent(ctx context.Context) (*taskAgent, error) {
+// buildSession builds the task's engine session (host.Session) with its
+// settings and approval mode.
+func (t *task) buildSession(ctx context.Context, history []*genai.Content) (*agent.Session, func() error, error) {
 	t.mu.Lock()
-	a := t.agent
-	settings, mode, conv, pending := t.settings, t.mode, t.conversation, t.pending
+	settings, mode := t.settings, t.mode
 	t.mu.Unlock()
-	if a != nil {
-		return a, nil
-	}
-	spec := SessionSpec{WorkDir: settings.WorkspacePath, SessionID: t.id, History: conv, Elicit: t.elicit}
+	spec := SessionSpec{WorkDir: settings.WorkspacePath, SessionID: t.id, History: history, Elicit: t.elicit}
 	switch {
 	case t.srv.cfg.YOLO || settings.AutoExecute:
 		spec.ApprovalMode = policy.ModeYolo
 	case mode != "":
 		spec.ApprovalMode = mode
 	}
-	sess, closeSession, err := t.srv.cfg.NewSession(ctx, spec)
+	return t.srv.cfg.NewSession(ctx, spec)
+}
+
+// ensureSession returns the task's engine session, built on the task's
+// first use in this process, and notes the model it uses.
+func (t *task) ensureSession(ctx context.Context) (*agent.Session, error) {
+	sess, err := t.session.Get(ctx)
 	if err != nil {
 		return nil, err
 	}
-	// A turn paused for confirmations in an earlier process pauses again.
-	if err := sess.Continue(ctx, conv, pending, "the server restarted before the call was confirmed."); err != nil {
-		t.srv.log.Warn("a2a: could not restore the pending tool calls", "task", t.id, "error", err)
-	}
-	a = &taskAgent{sess: sess, close: closeSession}
 	t.mu.Lock()
-	t.agent = a
-	t.model = a.Model()
+	t.model = sess.Model()
 	t.mu.Unlock()
-	return a, nil
+	return sess, nil
 }
 
 // userParts converts the message's parts for the model and collects the
@@ -364,7 +347,6 @@ func expandParts(ctx context.Context, expand func(context.Context, *agent.Sessio
 // update; it always ends with exactly one final update.
 func (t *task) runTurn(ctx context.Context, in turnInput) {
 	s := t.srv
-	defer s.wg.Done()
 	final := &update{kind: uState, state: StateInputRequired, final: true, reason: reasonEnd}
 	defer func() {
 		if p := recover(); p != nil {
@@ -376,15 +358,11 @@ func (t *task) runTurn(ctx context.Context, in turnInput) {
 	if in.isNew {
 		t.publish(&update{kind: uTask, task: t.newTaskEvent(in.msg)})
 	}
-	a, err := t.ensureAgent(ctx)
+	sess, err := t.ensureSession(ctx)
 	if err != nil {
 		final = &update{kind: uState, state: StateFailed, final: true, reason: reasonEnd, text: err.Error(), errMsg: err.Error()}
 		return
 	}
-	t.mu.Lock()
-	t.model = a.Model()
-	t.mu.Unlock()
-	sess := a.Session()
 
 	parts, confs := userParts(in.msg)
 	if in.prompt != "" {
@@ -444,29 +422,21 @@ func (t *task) newTaskEvent(m *Message) *Task {
 // task, a shutdown or a failure leaves it continuable, after an error
 // update that says what went wrong (as Gemini CLI reports model errors).
 func (t *task) endOnError(ctx context.Context, err error) *update {
-	switch cause := context.Cause(ctx); {
-	case errors.Is(cause, host.ErrCanceled):
-		return &update{kind: uState, state: StateCanceled, final: true, reason: reasonEnd, text: cause.Error()}
-	case errors.Is(cause, host.ErrShuttingDown), errors.Is(cause, host.ErrClientLeft):
-		// The causes' texts are Gemini CLI's (internal/host).
-		return &update{kind: uState, state: StateInputRequired, final: true, reason: reasonEnd, text: cause.Error()}
-	case errors.Is(cause, context.DeadlineExceeded):
-		err = fmt.Errorf("the turn exceeded its time limit of %s", t.srv.cfg.Limits.TurnTimeout)
+	switch end, err := t.srv.host.Ending(ctx, err); end {
+	case host.Canceled:
+		return &update{kind: uState, state: StateCanceled, final: true, reason: reasonEnd, text: err.Error()}
+	case host.Interrupted:
+		return &update{kind: uState, state: StateInputRequired, final: true, reason: reasonEnd, text: err.Error()}
+	default:
+		t.publish(&update{kind: uError, text: err.Error(), errMsg: err.Error()})
+		return &update{kind: uState, state: StateInputRequired, final: true, reason: reasonEnd}
 	}
-	t.publish(&update{kind: uError, text: err.Error(), errMsg: err.Error()})
-	return &update{kind: uState, state: StateInputRequired, final: true, reason: reasonEnd}
 }
 
 // finishTurn publishes the final update, keeps the conversation for the
 // store, saves the task and lets the next turn run.
 func (t *task) finishTurn(final *update) {
-	t.mu.Lock()
-	if t.agent != nil {
-		sess := t.agent.Session()
-		t.conversation = sess.History()
-		t.pending = sess.PausedCalls()
-	}
-	t.mu.Unlock()
+	t.session.Remember()
 	subs := t.record(final)
 	t.mu.Lock()
 	t.showPendingLocked()
@@ -475,17 +445,8 @@ func (t *task) finishTurn(final *update) {
 	turn := t.turn
 	t.turn = nil
 	t.mu.Unlock()
-	// The server-wide slot is freed before saving, so turns writing to
-	// disk do not make bursts of other tasks fail as "busy"; the task's
-	// gate stays shut until its state is saved. The save comes before
-	// clients see the final event: one that goes straight to another
-	// replica must load this turn, not the previous one.
-	turn.Cancel(nil)
-	turn.FreeSlot()
-	t.srv.save(t)
-	t.fanout(final, subs)
-	turn.End()
-	t.srv.host.TrimSessions()
+	// Saved before clients see the final event (host.FinishTurn).
+	t.srv.host.FinishTurn(turn, func() { t.srv.save(t) }, func() { t.fanout(final, subs) })
 }
 
 // consume maps the engine's events to updates and reports whether the

@@ -198,11 +198,26 @@ func (r *Registry) Lookup(words ...string) (*Command, []string, []string) {
 	return found, split[:n], split[n:]
 }
 
-// Run looks up the command named by path, then runs it with args.
-func (r *Registry) Run(ctx context.Context, path []string, args []string, env Env) (*Result, error) {
+// Find looks up the command named by path (in words, or one word holding
+// spaces), to run in env, and returns it with its path. It fails with
+// ErrNotFound when path names no command, and with ErrNeedsWorkspace when
+// the command needs a workspace env lacks.
+func (r *Registry) Find(env Env, path ...string) (*Command, []string, error) {
 	c, p, rest := r.Lookup(path...)
 	if c == nil || len(rest) > 0 {
-		return nil, fmt.Errorf("%w: %s", ErrNotFound, strings.Join(path, " "))
+		return nil, nil, fmt.Errorf("%w: %s", ErrNotFound, strings.Join(path, " "))
+	}
+	if err := needsWorkspace(c, p, env); err != nil {
+		return nil, nil, err
+	}
+	return c, p, nil
+}
+
+// Run looks up the command named by path, then runs it with args.
+func (r *Registry) Run(ctx context.Context, path []string, args []string, env Env) (*Result, error) {
+	c, p, err := r.Find(env, path...)
+	if err != nil {
+		return nil, err
 	}
 	return r.run(ctx, c, p, args, env)
 }
@@ -217,9 +232,17 @@ func (r *Registry) RunLine(ctx context.Context, line string, env Env) (*Result, 
 	return r.run(ctx, c, p, rest, env)
 }
 
-func (r *Registry) run(ctx context.Context, c *Command, path, args []string, env Env) (*Result, error) {
+// needsWorkspace refuses a command that needs a workspace env lacks.
+func needsWorkspace(c *Command, path []string, env Env) error {
 	if c.RequiresWorkspace && env.Workspace == "" {
-		return nil, fmt.Errorf("%w: %s", ErrNeedsWorkspace, strings.Join(path, " "))
+		return fmt.Errorf("%w: %s", ErrNeedsWorkspace, strings.Join(path, " "))
+	}
+	return nil
+}
+
+func (r *Registry) run(ctx context.Context, c *Command, path, args []string, env Env) (*Result, error) {
+	if err := needsWorkspace(c, path, env); err != nil {
+		return nil, err
 	}
 	if c.Execute == nil {
 		return nil, fmt.Errorf("%w: %s needs a sub-command", ErrNotFound, strings.Join(path, " "))

@@ -160,6 +160,31 @@ func TestRunErrors(t *testing.T) {
 	}
 }
 
+// TestFind: the rule every face applies before running a command.
+func TestFind(t *testing.T) {
+	r := DefaultRegistry()
+	ws := Env{Workspace: t.TempDir()}
+	tests := []struct {
+		path     []string
+		env      Env
+		wantPath string
+		err      error
+	}{
+		{[]string{"memory", "show"}, ws, "memory show", nil},
+		{[]string{"memory show"}, ws, "memory show", nil},
+		{[]string{"memory"}, Env{}, "", ErrNeedsWorkspace},
+		{[]string{"nope"}, ws, "", ErrNotFound},
+		{[]string{"memory", "show", "extra"}, ws, "", ErrNotFound},
+		{nil, ws, "", ErrNotFound},
+	}
+	for _, tt := range tests {
+		c, p, err := r.Find(tt.env, tt.path...)
+		if !errors.Is(err, tt.err) || strings.Join(p, " ") != tt.wantPath || (err == nil) != (c != nil) {
+			t.Errorf("Find(%q) = %v, %q, %v; want %q, %v", tt.path, c != nil, p, err, tt.wantPath, tt.err)
+		}
+	}
+}
+
 func FuzzRunLine(f *testing.F) {
 	f.Add("memory add hello")
 	f.Add("/extensions list")

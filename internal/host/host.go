@@ -13,14 +13,18 @@
 //     and from the store (retention.go);
 //   - turns: one at a time per item (Gate), each holding a slot, cancelled
 //     with a cause that tells the face how to end it (Turn, ErrCanceled,
-//     ErrClientLeft, and DisconnectMode for a client that leaves);
+//     ErrClientLeft, Ending, and DisconnectMode for a client that leaves),
+//     and ended in the order clients rely on (FinishTurn);
+//   - an item's engine session (Session): built on first use, released
+//     between turns, rebuilt from the conversation it kept;
 //   - open streams counted against Limits.MaxStreams, each fed by a
 //     bounded Subscriber;
 //   - Shutdown: janitors stopped, running turns cancelled with
 //     ErrShuttingDown, their end awaited, every item saved;
-//   - the door: a bearer Token, ReadBody within the body limit, Loopback
-//     listen addresses, and Workspace, which keeps the directories
-//     clients name under an allowed root (request.go, workspace.go).
+//   - the door: a bearer Token (Token.Guard), ReadBody and ReadJSON within
+//     the body limit, Loopback listen addresses, and Workspace, which keeps
+//     the directories clients name under an allowed root (request.go,
+//     workspace.go).
 //
 // The host knows nothing of the face's protocol: an item says its id, what
 // uses it (Usage), how to save itself and how to release its session.

@@ -1,14 +1,18 @@
 package host
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"strings"
+
+	"github.com/castor-dev/castor/internal/jsonrpc"
 )
 
 // Token is the bearer token a face's clients must send ("Authorization:
@@ -39,6 +43,38 @@ func (t Token) Admits(r *http.Request) bool {
 	// token's length.
 	sum := sha256.Sum256([]byte(strings.TrimSpace(tok)))
 	return subtle.ConstantTimeCompare(sum[:], t.sum[:]) == 1
+}
+
+// ReadJSON reads a request body (ReadBody) holding one JSON value into
+// v; an empty body leaves v as it was. It fails with the HTTP status to
+// answer.
+func ReadJSON(r *http.Request, v any) (int, error) {
+	b, status, err := ReadBody(r)
+	if err != nil {
+		return status, err
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return 0, nil
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return http.StatusBadRequest, fmt.Errorf("invalid JSON body: %w", err)
+	}
+	return 0, nil
+}
+
+// Guard lets requests carrying the token through to h, their bodies
+// bounded to maxBody bytes (ReadBody reports a longer one), and answers
+// others 401 with a Bearer challenge for realm and a JSON error.
+func (t Token) Guard(h http.Handler, realm string, maxBody int64) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !t.Admits(r) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="`+realm+`"`)
+			jsonrpc.WriteJSON(w, http.StatusUnauthorized, map[string]any{"error": "unauthorized: a valid bearer token is required"})
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+		h.ServeHTTP(w, r)
+	})
 }
 
 // Loopback reports whether a listen host ("localhost", "127.0.0.1",

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"cmp"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -30,6 +31,66 @@ func TestToken(t *testing.T) {
 		}
 		if got := NewToken(tt.token).Admits(r); got != tt.admits {
 			t.Errorf("token %q, Authorization %q: admits %v", tt.token, tt.header, got)
+		}
+	}
+}
+
+func TestReadJSON(t *testing.T) {
+	tests := []struct {
+		body, want string
+		status     int
+		err        string
+	}{
+		{`{"a":"x"}`, "x", 0, ""},
+		{"", "kept", 0, ""},
+		{" \n", "kept", 0, ""},
+		{`{"a":`, "kept", http.StatusBadRequest, "invalid JSON body: unexpected end of JSON input"},
+		{`{"a":"0123456789"}`, "kept", http.StatusRequestEntityTooLarge, "request body larger than 16 bytes"},
+	}
+	for _, tt := range tests {
+		w := httptest.NewRecorder()
+		r := httptest.NewRequest("POST", "/", strings.NewReader(tt.body))
+		r.Body = http.MaxBytesReader(w, r.Body, 16)
+		v := struct{ A string }{A: "kept"}
+		status, err := ReadJSON(r, &v)
+		msg := ""
+		if err != nil {
+			msg = err.Error()
+		}
+		if v.A != tt.want || status != tt.status || msg != tt.err {
+			t.Errorf("%q: %q, %d, %q; want %q, %d, %q", tt.body, v.A, status, msg, tt.want, tt.status, tt.err)
+		}
+	}
+}
+
+// TestGuard: a request without the token is refused with a challenge,
+// one with it reaches the handler with its body bounded.
+func TestGuard(t *testing.T) {
+	h := NewToken("s3cret").Guard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, status, _ := ReadBody(r)
+		w.WriteHeader(cmp.Or(status, http.StatusOK))
+	}), "test-realm", 4)
+	tests := []struct {
+		header, body, challenge string
+		status                  int
+	}{
+		{"", "{}", `Bearer realm="test-realm"`, http.StatusUnauthorized},
+		{"Bearer wrong", "{}", `Bearer realm="test-realm"`, http.StatusUnauthorized},
+		{"Bearer s3cret", "{}", "", http.StatusOK},
+		{"Bearer s3cret", "{\"a\":1}", "", http.StatusRequestEntityTooLarge},
+	}
+	for _, tt := range tests {
+		w := httptest.NewRecorder()
+		r := httptest.NewRequest("POST", "/", strings.NewReader(tt.body))
+		if tt.header != "" {
+			r.Header.Set("Authorization", tt.header)
+		}
+		h.ServeHTTP(w, r)
+		if w.Code != tt.status || w.Header().Get("WWW-Authenticate") != tt.challenge {
+			t.Errorf("Authorization %q, body %s: %d %q", tt.header, tt.body, w.Code, w.Header().Get("WWW-Authenticate"))
+		}
+		if tt.status == http.StatusUnauthorized && w.Body.String() != `{"error":"unauthorized: a valid bearer token is required"}`+"\n" {
+			t.Errorf("refusal body %q", w.Body)
 		}
 	}
 }

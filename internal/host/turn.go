@@ -2,6 +2,8 @@ package host
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync"
 )
 
@@ -83,4 +85,64 @@ func (t *Turn) End() {
 	t.slot()
 	close(t.done)
 	t.gate.Leave()
+}
+
+// Stop cancels the turn with cause and waits for its end, as long as ctx
+// lasts.
+func (t *Turn) Stop(ctx context.Context, cause error) {
+	t.Cancel(cause)
+	select {
+	case <-t.done:
+	case <-ctx.Done():
+	}
+}
+
+// FinishTurn ends turn in the order a face's clients rely on. The turn's
+// context ends and its slot is freed first, so that turns saving their
+// items do not make bursts of other turns wait or fail as busy, while the
+// item's gate stays shut. save then persists the item before announce
+// shows clients the turn's end: a client that goes straight to another
+// replica must load this turn, not the previous one. Last, End lets the
+// item's next turn in, and idle sessions past Limits.MaxIdleSessions are
+// released (TrimSessions).
+func (h *Host[T]) FinishTurn(t *Turn, save, announce func()) {
+	t.Cancel(nil)
+	t.FreeSlot()
+	save()
+	announce()
+	t.End()
+	h.TrimSessions()
+}
+
+// Ending is how a turn that stopped with an error ends; the face shows it
+// in its own terms.
+type Ending int
+
+// Endings.
+const (
+	// Failed: the turn failed; the face reports the error and the item
+	// goes on with its next turn.
+	Failed Ending = iota
+	// Canceled: the user cancelled the turn (ErrCanceled).
+	Canceled
+	// Interrupted: the server is shutting down or the client left
+	// (ErrShuttingDown, ErrClientLeft); the item goes on with its next
+	// turn.
+	Interrupted
+)
+
+// Ending says how the turn whose context is ctx ends after it stopped with
+// err, by the context's cause, and the error to tell: the cause of a
+// cancelled or interrupted turn (its text is Gemini CLI's), a sentence
+// naming the limit for a turn that ran out of time, else err.
+func (h *Host[T]) Ending(ctx context.Context, err error) (Ending, error) {
+	switch cause := context.Cause(ctx); {
+	case errors.Is(cause, ErrCanceled):
+		return Canceled, cause
+	case errors.Is(cause, ErrShuttingDown), errors.Is(cause, ErrClientLeft):
+		return Interrupted, cause
+	case errors.Is(cause, context.DeadlineExceeded):
+		return Failed, fmt.Errorf("the turn exceeded its time limit of %s", h.cfg.Limits.TurnTimeout)
+	}
+	return Failed, err
 }

@@ -146,6 +146,16 @@ func DecodeParams(raw json.RawMessage, v any) *Error {
 	return nil
 }
 
+// WithParams decodes params as P (DecodeParams) and, when they decode,
+// answers the method with f.
+func WithParams[P any](params json.RawMessage, f func(*P) (any, *Error)) (any, *Error) {
+	var p P
+	if e := DecodeParams(params, &p); e != nil {
+		return nil, e
+	}
+	return f(&p)
+}
+
 // WriteJSON writes v as an application/json body with status, ending in
 // a newline.
 func WriteJSON(w http.ResponseWriter, status int, v any) {

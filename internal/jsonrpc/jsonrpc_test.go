@@ -93,6 +93,41 @@ func TestDecodeParams(t *testing.T) {
 	}
 }
 
+// TestWithParams: the method runs only on params that decode, and its
+// answer is returned as it gave it.
+func TestWithParams(t *testing.T) {
+	type params struct {
+		ID string `json:"id"`
+	}
+	for _, tt := range []struct {
+		raw    string
+		called bool
+		result any
+		code   int
+	}{
+		{`{"id":"x"}`, true, "got x", 0},
+		{`{"id":"missing"}`, true, nil, CodeInvalidParams},
+		{``, false, nil, CodeInvalidParams},
+		{`{"id":5}`, false, nil, CodeInvalidParams},
+	} {
+		called := false
+		result, e := WithParams(json.RawMessage(tt.raw), func(p *params) (any, *Error) {
+			called = true
+			if p.ID == "missing" {
+				return nil, Errorf(CodeInvalidParams, "no task %s", p.ID)
+			}
+			return "got " + p.ID, nil
+		})
+		code := 0
+		if e != nil {
+			code = e.Code
+		}
+		if called != tt.called || result != tt.result || code != tt.code {
+			t.Errorf("%s: called %v, result %v, code %d; want %v, %v, %d", tt.raw, called, result, code, tt.called, tt.result, tt.code)
+		}
+	}
+}
+
 func TestAsError(t *testing.T) {
 	own := &Error{Code: -32001, Message: "Task not found: x"}
 	for _, tt := range []struct {
