@@ -24,7 +24,8 @@ type FileLock struct {
 var ErrWouldBlock = errors.New("lock is held by another process")
 
 // Lock takes the exclusive lock on path, creating the file (and its
-// directory) if needed, and waits for other holders to release it.
+// directory) if needed, and waits for other holders to release it. path
+// may also name an existing directory.
 func Lock(path string) (*FileLock, error) { return lockFile(path, lockExclusive) }
 
 // LockShared takes a shared lock on path: many shared holders may hold
@@ -45,7 +46,14 @@ const (
 	lockNoWait
 )
 
+// openLockFile opens the file to lock, creating it if needed. An existing
+// directory is opened for reading: locking a directory itself leaves no
+// sidecar in it (Unix systems lock directories; Windows cannot, and
+// there locking one fails).
 func openLockFile(path string) (*os.File, error) {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return os.Open(path)
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}

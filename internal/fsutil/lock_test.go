@@ -2,7 +2,9 @@ package fsutil
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"testing"
 )
@@ -67,5 +69,30 @@ func TestLockExcludes(t *testing.T) {
 			}
 			l.Unlock()
 		})
+	}
+}
+
+// TestLockDirectory: a directory is locked in place, with no sidecar.
+func TestLockDirectory(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows cannot lock a directory")
+	}
+	dir := t.TempDir()
+	held, err := LockShared(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l, err := TryLock(dir); !errors.Is(err, ErrWouldBlock) {
+		l.Unlock()
+		t.Fatalf("TryLock while held: %v, want ErrWouldBlock", err)
+	}
+	held.Unlock()
+	l, err := TryLock(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Unlock()
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("files left in the directory: %v", ents)
 	}
 }
