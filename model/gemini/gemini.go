@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/castor-dev/castor/internal/resend"
 	"github.com/castor-dev/castor/model"
 	"google.golang.org/genai"
 )
@@ -126,7 +127,10 @@ func New(ctx context.Context, cfg Config) (*Model, error) {
 	if rt == nil {
 		rt = http.DefaultTransport
 	}
-	hc.Transport = &transport{base: rt, version: cfg.Version, bearer: cfg.BearerAuth}
+	// resend sends a request again at once when its connection broke
+	// while it was being written, rather than the retrier waiting its
+	// backoff for a request the server never received.
+	hc.Transport = &transport{base: resend.New(rt), version: cfg.Version, bearer: cfg.BearerAuth}
 	cc.HTTPClient = &hc
 	if cfg.Vertex && cc.APIKey == "" {
 		// genai only adds ADC itself when it builds the client; ours
