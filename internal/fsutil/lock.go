@@ -16,8 +16,7 @@ import (
 // Two FileLocks on the same file exclude each other even within one
 // process, so goroutines and processes are serialised alike.
 type FileLock struct {
-	f    *os.File
-	path string // the fallback's lock file, removed by Unlock
+	f *os.File
 }
 
 // ErrWouldBlock is returned by TryLock when another holder has the lock.

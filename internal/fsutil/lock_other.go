@@ -29,8 +29,8 @@ func lockFile(path string, mode lockMode) (*FileLock, error) {
 	for {
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if err == nil {
-			f.Close()
-			return &FileLock{path: path}, nil
+			// Kept open for its name, which Unlock removes.
+			return &FileLock{f: f}, nil
 		}
 		if !errors.Is(err, os.ErrExist) {
 			return nil, fmt.Errorf("lock %s: %w", path, err)
@@ -44,4 +44,7 @@ func lockFile(path string, mode lockMode) (*FileLock, error) {
 	}
 }
 
-func (l *FileLock) unlock() error { return os.Remove(l.path) }
+func (l *FileLock) unlock() error {
+	l.f.Close()
+	return os.Remove(l.f.Name())
+}
