@@ -72,8 +72,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 // fresh is the transport of a resend: one that dials a new connection,
 // used for this request alone. The pool's other idle connections to the
 // same host most likely went through the same proxy and met the same
-// end. A base that is not an *http.Transport is used as it is: net/http
-// beneath it still resends what meets a closed idle connection.
+// end. A base that is not an *http.Transport (Code Assist's sign-in
+// layer) is used as it is: the resend may then get a pooled connection,
+// and net/http beneath still resends what meets a closed idle one.
 func (t *Transport) fresh() http.RoundTripper {
 	ht, ok := t.base().(*http.Transport)
 	if !ok {
