@@ -29,6 +29,7 @@ func TestLockExcludes(t *testing.T) {
 				inside++
 				most = max(most, inside)
 				mu.Unlock()
+				runtime.Gosched() // lets another holder in, were the lock broken
 				mu.Lock()
 				inside--
 				mu.Unlock()
