@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -214,7 +215,18 @@ func (e *SaveError) Unwrap() error { return e.Err }
 // array of tables, is left as it is and the error says why: unlike
 // Gemini CLI, which moves such a file to .bak and starts afresh, Castor
 // never drops rules a user may have written by hand.
+//
+// The read, change and write hold an advisory lock on a sidecar file
+// (.auto-saved.toml.lock), so that two sessions, in this process or in
+// others, saving at the same moment each add their rule rather than the
+// later write dropping the other's. Where the file system offers no
+// locks the save goes on unlocked, as before.
 func (r savedRule) save(path string) error {
+	lock, err := fsutil.Lock(lockPath(path))
+	if err != nil && !errors.Is(err, errors.ErrUnsupported) {
+		return &SaveError{File: path, Err: err}
+	}
+	defer lock.Unlock()
 	doc := map[string]any{}
 	data, err := os.ReadFile(path)
 	switch {
@@ -262,6 +274,13 @@ func (r savedRule) save(path string) error {
 		return &SaveError{File: path, Err: err}
 	}
 	return nil
+}
+
+// lockPath is the sidecar file save locks: hidden, beside the file, and
+// not a .toml file, so no policy loader reads it.
+func lockPath(path string) string {
+	dir, name := filepath.Split(path)
+	return filepath.Join(dir, "."+name+".lock")
 }
 
 // encodeTOML writes doc as plain TOML without indentation, which

@@ -68,6 +68,11 @@
 // Generation preconditions (GCS ifGenerationMatch, S3 If-Match) would make
 // conflicting saves fail instead; they need driver-specific hooks and a
 // version field in state.json, and are not implemented.
+//
+// A file:// store sweeps the temporary files a crash left when it opens:
+// all of them when no other process has the directory open (it holds a
+// shared lock on the directory while open), only those an hour old when
+// one has, since those may be its writes in flight (sweep.go).
 package blobstore
 
 import (
@@ -91,6 +96,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/castor-dev/castor/a2a"
+	"github.com/castor-dev/castor/internal/fsutil"
 )
 
 // validTaskID is a2a's rule for task ids: ids become object names, and
@@ -116,6 +122,9 @@ type Store struct {
 	// dir is the directory of a file:// store, whose emptied task
 	// directories Delete removes; "" for other buckets.
 	dir string
+	// dirLock is the shared lock a file:// store holds on dir while open
+	// (sweep.go); nil elsewhere.
+	dirLock *fsutil.FileLock
 
 	// A task is saved after every turn but most of its objects do not
 	// change: written keeps a digest of what this process last wrote or
@@ -150,7 +159,9 @@ func (s *Store) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	s.closeCompactor(ctx)
-	return s.b.Close()
+	err := s.b.Close()
+	s.dirLock.Unlock()
+	return err
 }
 
 // stateFile is state.json, field for field what a2a.FileStore wrote, so

@@ -44,8 +44,16 @@ func closeCrash(t *testing.T, step string) {
 		t.Fatal(err)
 	}
 	compactHook = nil
-	// The process died in Close: a new one takes over.
+	left := tempFiles(t, dir)
+	if step == "staged" && len(left) == 0 {
+		t.Fatal("the crash left no temporary files: the test no longer tests the sweep")
+	}
+	// The process died in Close: a new one takes over, and sweeps the
+	// temporary files the crash left.
 	s2 := openFile(t, dir)
+	if left := tempFiles(t, dir); len(left) > 0 {
+		t.Errorf("temporary files left after Open: %v", left)
+	}
 	for _, task := range tasks {
 		got, err := s2.Load(ctx, task.ID)
 		if err != nil {

@@ -1361,7 +1361,8 @@ func (s *Store) writeFold(ctx context.Context, p string, d *doc, enc map[string]
 	}
 	// tmp is the temporary file of each key still to be renamed; what a
 	// failure leaves of them goes (a crash leaves them to no one: loads
-	// and listings skip *.tmp, and Delete takes them with the task).
+	// and listings skip *.tmp, Delete takes them with the task, and the
+	// next Open sweeps them, sweep.go).
 	tmp := map[string]string{}
 	stopped := false
 	defer func() {

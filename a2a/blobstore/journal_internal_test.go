@@ -149,8 +149,16 @@ func TestCompactionCrash(t *testing.T) {
 			t.Cleanup(func() { compactHook = nil })
 			s.compactTask(ctx, taskPrefix("t1"), false)
 			compactHook = nil
-			// The process dies: s is never used again.
+			// The process dies: s is never used again, and the system
+			// releases its lock on the directory.
+			s.dirLock.Unlock()
+			if step == "written" && len(tempFiles(t, dir)) == 0 {
+				t.Fatal("the crash left no temporary files: the test no longer tests the sweep")
+			}
 			s2 := openFile(t, dir)
+			if left := tempFiles(t, dir); len(left) > 0 {
+				t.Errorf("temporary files left after Open: %v", left)
+			}
 			got, err := s2.Load(ctx, "t1")
 			if err != nil {
 				t.Fatal(err)

@@ -57,6 +57,7 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 	s := New(b)
 	if u.Scheme == "file" && !u.Query().Has("prefix") {
 		s.dir = localDir(u.Path)
+		s.openDir()
 	}
 	return s, nil
 }

@@ -28,6 +28,7 @@ import (
 
 	"google.golang.org/genai"
 
+	"github.com/castor-dev/castor/internal/resend"
 	"github.com/castor-dev/castor/model"
 	"github.com/castor-dev/castor/model/gemini"
 )
@@ -115,6 +116,11 @@ func New(cfg Config) (*Model, error) {
 	if m.hc == nil {
 		m.hc = http.DefaultClient
 	}
+	// A request whose connection broke while it was being written is
+	// sent again at once (internal/resend), as the Gemini API client's.
+	hc := *m.hc
+	hc.Transport = resend.New(hc.Transport)
+	m.hc = &hc
 	if m.mappings == nil {
 		m.mappings = DefaultModelMappings
 	}

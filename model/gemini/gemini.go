@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/castor-dev/castor/internal/resend"
 	"github.com/castor-dev/castor/model"
 	"google.golang.org/genai"
 )
@@ -63,8 +64,9 @@ type Config struct {
 type Model struct {
 	client *genai.Client
 	now    func() time.Time
-	// tools caches the encoded declarations (Gemini API only: genai
-	// converts tools differently for Vertex).
+	// tools caches the encoded declarations; set for the Gemini API
+	// only (genai converts tools and contents differently for Vertex),
+	// where contents are encoded here too (contents.go).
 	tools *toolEncoding
 }
 
@@ -126,7 +128,10 @@ func New(ctx context.Context, cfg Config) (*Model, error) {
 	if rt == nil {
 		rt = http.DefaultTransport
 	}
-	hc.Transport = &transport{base: rt, version: cfg.Version, bearer: cfg.BearerAuth}
+	// resend sends a request again at once when its connection broke
+	// while it was being written, rather than the retrier waiting its
+	// backoff for a request the server never received.
+	hc.Transport = &transport{base: resend.New(rt), version: cfg.Version, bearer: cfg.BearerAuth}
 	cc.HTTPClient = &hc
 	if cfg.Vertex && cc.APIKey == "" {
 		// genai only adds ADC itself when it builds the client; ours
@@ -297,7 +302,8 @@ func (m *Model) prepareConfig(cfg *genai.GenerateContentConfig) *genai.GenerateC
 // GenerateContent implements model.Model.
 func (m *Model) GenerateContent(ctx context.Context, req *model.Request) (*genai.GenerateContentResponse, error) {
 	ctx, slot := withSlot(ctx, req.Model)
-	resp, err := m.client.Models.GenerateContent(ctx, req.Model, req.Contents, m.prepareConfig(req.Config))
+	contents, cfg := m.prepare(slot, req.Contents, req.Config)
+	resp, err := m.client.Models.GenerateContent(ctx, req.Model, contents, cfg)
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil {
 			return nil, cerr
@@ -318,7 +324,8 @@ func (m *Model) GenerateContentStream(ctx context.Context, req *model.Request) i
 	return func(yield func(*genai.GenerateContentResponse, error) bool) {
 		ctx, slot := withSlot(ctx, req.Model)
 		chunks, finished := 0, false
-		for resp, err := range m.client.Models.GenerateContentStream(ctx, req.Model, req.Contents, m.prepareConfig(req.Config)) {
+		contents, cfg := m.prepare(slot, req.Contents, req.Config)
+		for resp, err := range m.client.Models.GenerateContentStream(ctx, req.Model, contents, cfg) {
 			if err != nil {
 				yield(nil, m.streamError(ctx, slot, err, chunks))
 				return

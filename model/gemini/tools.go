@@ -60,17 +60,5 @@ func (e *toolEncoding) withEncodedTools(c *genai.GenerateContentConfig) {
 		return
 	}
 	c.Tools = nil
-	var ho genai.HTTPOptions
-	if c.HTTPOptions != nil {
-		ho = *c.HTTPOptions
-	}
-	prev := ho.ExtrasRequestProvider
-	ho.ExtrasRequestProvider = func(body map[string]any) map[string]any {
-		if prev != nil {
-			body = prev(body)
-		}
-		body["tools"] = raw
-		return body
-	}
-	c.HTTPOptions = &ho
+	setBodyField(c, "tools", raw)
 }

@@ -14,6 +14,9 @@ import (
 // Retry-After lives there.
 type callSlot struct {
 	model string
+	// contents, when set, are the call's contents, encoded, for the
+	// transport to put in place of their placeholder (contents.go).
+	contents []byte
 
 	mu      sync.Mutex
 	status  int
@@ -104,6 +107,12 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	// turns over an HTTP/1.1 proxy, turns ended without the model's
 	// answer. A generate call sent twice costs tokens, nothing else.
 	r.Header[idempotencyKey] = nil
+	if slot != nil && slot.contents != nil {
+		var err error
+		if r, err = spliceContents(r, slot.contents); err != nil {
+			return nil, err
+		}
+	}
 	resp, err := t.base.RoundTrip(r)
 	if err != nil || slot == nil {
 		return resp, err
