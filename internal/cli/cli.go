@@ -273,7 +273,7 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 			out.start("", f.model, prompt)
 			out.finish(castorStatsZero(), err, code, time.Since(start))
 		}
-		fmt.Fprintf(stdio.Stderr, "Error: %s\n", oneLine(err.Error()))
+		fmt.Fprintf(stdio.Stderr, "Error: %s\n", oneLine(errorMessage(err)))
 		return code
 	}
 	defer a.Close()
@@ -299,7 +299,7 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 	code := exitCode(runErr)
 	out.finish(a.Session.Stats(), runErr, code, time.Since(start))
 	if runErr != nil {
-		fmt.Fprintf(stdio.Stderr, "Error: %s\n", oneLine(runErr.Error()))
+		fmt.Fprintf(stdio.Stderr, "Error: %s\n", oneLine(errorMessage(runErr)))
 	}
 	return code
 }

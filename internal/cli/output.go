@@ -226,7 +226,7 @@ func (r *jsonRenderer) finish(stats agent.Stats, err error, code int, _ time.Dur
 			SessionID string      `json:"session_id"`
 			Error     jsonError   `json:"error"`
 			Stats     agent.Stats `json:"stats"`
-		}{r.str(r.sessionID), jsonError{Type: errorType(err), Message: r.str(err.Error()), Code: code}, r.stats(stats)}
+		}{r.str(r.sessionID), jsonError{Type: errorType(err), Message: r.str(errorMessage(err)), Code: code}, r.stats(stats)}
 	} else {
 		out = struct {
 			SessionID string      `json:"session_id"`
@@ -410,7 +410,7 @@ func (r *streamRenderer) finish(stats agent.Stats, err error, code int, elapsed 
 	}
 	if err != nil {
 		out.Status = "error"
-		out.Error = &jsonError{Type: errorType(err), Message: r.str(err.Error()), Code: code}
+		out.Error = &jsonError{Type: errorType(err), Message: r.str(errorMessage(err)), Code: code}
 	}
 	r.line(out)
 }

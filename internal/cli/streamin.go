@@ -567,7 +567,7 @@ func runStreamInput(ctx context.Context, opts setup.Options, first string, stdio
 		code := exitCode(err)
 		out.initEvent("", opts.Model)
 		out.finish(castorStatsZero(), err, code, time.Since(start))
-		fmt.Fprintf(stdio.Stderr, "Error: %s\n", oneLine(err.Error()))
+		fmt.Fprintf(stdio.Stderr, "Error: %s\n", oneLine(errorMessage(err)))
 		return code
 	}
 	defer a.Close()
@@ -593,7 +593,7 @@ func runStreamInput(ctx context.Context, opts setup.Options, first string, stdio
 		code = s.turn(ctx, a, in)
 	}
 	if ctx.Err() != nil {
-		fmt.Fprintf(stdio.Stderr, "Error: %s\n", oneLine(ctx.Err().Error()))
+		fmt.Fprintf(stdio.Stderr, "Error: %s\n", oneLine(errorMessage(ctx.Err())))
 		return ExitCancelled
 	}
 	return code
