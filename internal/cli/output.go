@@ -329,6 +329,11 @@ func (r *streamRenderer) event(ev *agent.Event) {
 		}
 	case agent.EventRetry, agent.EventFallback:
 		noticeLine(r.errw, ev, r.cleaner)
+	case agent.EventHookMessage:
+		// A hook's systemMessage (or the warning of a hook that failed)
+		// has no stream-json event in Gemini CLI; it goes to stderr as in
+		// text mode rather than nowhere.
+		fmt.Fprintf(r.errw, "%s\n", r.str(ev.Text))
 	case agent.EventLoopDetected, agent.EventMaxSessionTurns, agent.EventWarning:
 		msg := ev.Text
 		switch ev.Type {
