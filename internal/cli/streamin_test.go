@@ -59,6 +59,9 @@ func TestParseInputLine(t *testing.T) {
 		{name: "role", line: `{"type":"user","message":{"role":"assistant","content":"x"}}`, err: `role "assistant"`},
 		{name: "no content", line: `{"type":"user","message":{"role":"user"}}`, err: `without "content"`},
 		{name: "content number", line: `{"type":"user","message":{"content":3}}`, err: "string or an array"},
+		{name: "type number", line: `{"type":5}`, err: `invalid JSON: "type" must be a string, not number`},
+		{name: "content block number", line: `{"type":"user","message":{"content":[7]}}`, err: "must be an object, not number"},
+		{name: "role number", line: `{"type":"user","message":{"role":1,"content":"x"}}`, err: `message: "role" must be a string, not number`},
 		{name: "tool_result block", line: `{"type":"user","message":{"content":[{"type":"tool_result"}]}}`, err: `content block 0: unsupported type "tool_result"`},
 		{name: "bad image", line: `{"type":"user","message":{"content":[{"type":"image","source":{"type":"url"}}]}}`, err: "base64 source"},
 		{name: "bad base64", line: `{"type":"user","message":{"content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"!!"}}]}}`, err: "image data"},
@@ -111,7 +114,7 @@ func FuzzParseInputLine(f *testing.F) {
 		`{"type":"control","subtype":"interrupt"}`,
 		`{"type":"control_request","request_id":"r","request":{"subtype":"interrupt"}}`,
 		`{"type":"elicitation_response","request_id":"elicit_1","action":"accept","content":{"a":1}}`,
-		"", "{", "null", `{"type":null}`,
+		"", "{", "null", `{"type":null}`, `{"type":5}`, `{"type":"user","message":{"content":[7]}}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -120,6 +123,9 @@ func FuzzParseInputLine(f *testing.F) {
 		if err != nil {
 			if in != nil {
 				t.Fatal("a line and an error")
+			}
+			if strings.Contains(err.Error(), "Go ") {
+				t.Fatalf("error names Go types: %v", err)
 			}
 			return
 		}
