@@ -126,14 +126,18 @@ const drainGrace = 30 * time.Second
 
 func (s *Server) warn(msg string) { fmt.Fprintf(s.Log, "Warning: %s\n", msg) }
 
-// closeAll waits for every session's turn to end (their contexts are
-// cancelled by now) and closes them.
+// closeAll cancels every session's turn, waits for it to end and closes
+// the session.
 func (s *Server) closeAll() {
 	s.mu.Lock()
 	all := s.sessions
 	s.sessions = map[string]*session{}
 	s.mu.Unlock()
 	for _, ss := range all {
+		// A turn's context comes from its prompt request, not from
+		// Serve's: on a signal the client is still there and the turn
+		// would run on, so it is cancelled here.
+		ss.cancelTurn()
 		ss.close()
 	}
 }
