@@ -220,6 +220,9 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 	if f.listExtensions {
 		return listExtensionNames(stdio)
 	}
+	if err := checkSessionID(f.sessionID, wd); err != nil { // sessionid.go
+		return fail(err)
+	}
 
 	mode, err := f.mode()
 	if err != nil {
