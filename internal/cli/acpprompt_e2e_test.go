@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -82,45 +83,8 @@ func TestACPSignalMidTurn(t *testing.T) {
 		t.Skip("no SIGTERM to a child on Windows")
 	}
 	e := newEnv(t, fakegemini.Hang())
-	cmd := exec.Command(castorBinary(t), "--acp")
-	cmd.Dir = e.ws
-	cmd.Env = e.environ()
-	stdin, _ := cmd.StdinPipe()
-	defer stdin.Close()
-	stdout, _ := cmd.StdoutPipe()
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	lines := make(chan string)
-	go func() {
-		defer close(lines)
-		sc := bufio.NewScanner(stdout)
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-	}()
-	// answer returns the response to request id, skipping notifications.
-	answer := func(id int) map[string]any {
-		t.Helper()
-		for {
-			select {
-			case l, ok := <-lines:
-				if !ok {
-					t.Fatalf("stdout closed before answer %d; stderr:\n%s", id, stderr.String())
-				}
-				var m map[string]any
-				if json.Unmarshal([]byte(l), &m) == nil && m["id"] == float64(id) {
-					return m
-				}
-			case <-time.After(time.Minute): // a hang, not a timing assertion
-				_ = cmd.Process.Kill()
-				t.Fatalf("no answer %d; stderr:\n%s", id, stderr.String())
-			}
-		}
-	}
+	w := startRawACP(t, e)
+	cmd, stdin, stderr, lines, answer := w.cmd, w.stdin, &w.stderr, w.lines, w.answer
 	io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`+"\n")
 	answer(1)
 	io.WriteString(stdin, `{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":`+mustJSON(e.ws)+`,"mcpServers":[]}}`+"\n")
@@ -156,5 +120,88 @@ func TestACPSignalMidTurn(t *testing.T) {
 	}
 	if b, err := os.ReadFile(e.sessionFile()); err != nil || !strings.Contains(string(b), "signalled") {
 		t.Errorf("session file lost the turn: %v\n%s", err, b)
+	}
+}
+
+// rawACP is castor --acp driven line by line.
+type rawACP struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stderr bytes.Buffer
+	lines  chan string
+	t      *testing.T
+}
+
+// startRawACP starts the built binary with --acp in e's workspace.
+func startRawACP(t *testing.T, e *env) *rawACP {
+	t.Helper()
+	w := &rawACP{cmd: exec.Command(castorBinary(t), "--acp"), lines: make(chan string), t: t}
+	w.cmd.Dir = e.ws
+	w.cmd.Env = e.environ()
+	w.stdin, _ = w.cmd.StdinPipe()
+	t.Cleanup(func() { w.stdin.Close() })
+	stdout, _ := w.cmd.StdoutPipe()
+	w.cmd.Stderr = &w.stderr
+	if err := w.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		defer close(w.lines)
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			w.lines <- sc.Text()
+		}
+	}()
+	return w
+}
+
+// answer returns the response to request id, skipping notifications.
+func (w *rawACP) answer(id int) map[string]any {
+	w.t.Helper()
+	for {
+		select {
+		case l, ok := <-w.lines:
+			if !ok {
+				w.t.Fatalf("stdout closed before answer %d; stderr:\n%s", id, w.stderr.String())
+			}
+			var m map[string]any
+			if json.Unmarshal([]byte(l), &m) == nil && m["id"] == float64(id) {
+				return m
+			}
+		case <-time.After(time.Minute): // a hang, not a timing assertion
+			_ = w.cmd.Process.Kill()
+			w.t.Fatalf("no answer %d; stderr:\n%s", id, w.stderr.String())
+		}
+	}
+}
+
+// TestACPMessageTooLarge sends a prompt larger than the protocol reader
+// takes (a big paste or attached file): castor answers it with an error
+// naming the limit and goes on serving, instead of ending the connection
+// without a word.
+func TestACPMessageTooLarge(t *testing.T) {
+	e := newEnv(t, fakegemini.Text("still here"))
+	w := startRawACP(t, e)
+	io.WriteString(w.stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`+"\n")
+	w.answer(1)
+	io.WriteString(w.stdin, `{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":`+mustJSON(e.ws)+`,"mcpServers":[]}}`+"\n")
+	res, _ := w.answer(2)["result"].(map[string]any)
+	sid, _ := res["sessionId"].(string)
+	if sid == "" {
+		t.Fatalf("no session; stderr:\n%s", w.stderr.String())
+	}
+	big := strings.Repeat("x", 11<<20)
+	io.WriteString(w.stdin, `{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"`+sid+`","prompt":[{"type":"text","text":"`+big+`"}]}}`+"\n")
+	errObj, _ := w.answer(3)["error"].(map[string]any)
+	if data, _ := errObj["data"].(map[string]any); errObj["code"] != -32600.0 || !strings.Contains(fmt.Sprint(data["error"]), "too large") {
+		t.Errorf("answer to the large prompt: %v", errObj)
+	}
+	io.WriteString(w.stdin, `{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":"`+sid+`","prompt":[{"type":"text","text":"small"}]}}`+"\n")
+	if res, _ := w.answer(4)["result"].(map[string]any); res["stopReason"] != "end_turn" {
+		t.Errorf("next prompt: %v; stderr:\n%s", res, w.stderr.String())
+	}
+	if !strings.Contains(w.stderr.String(), "refused") {
+		t.Errorf("stderr:\n%s", w.stderr.String())
 	}
 }
