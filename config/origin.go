@@ -1,5 +1,7 @@
 package config
 
+import "strings"
+
 // FileOf returns the settings file whose value for the key at path the
 // merge kept: the highest-precedence layer in use that sets it. It is ""
 // when no file sets it (a default, or a value an extension added), so
@@ -33,4 +35,13 @@ func hasKey(obj map[string]any, path []string) bool {
 		}
 	}
 	return true
+}
+
+// whereIs names the file a dotted key's value comes from for a warning,
+// or "settings" when no file sets it.
+func (s *Settings) whereIs(key string) string {
+	if f := s.FileOf(strings.Split(key, ".")...); f != "" {
+		return f
+	}
+	return "settings"
 }

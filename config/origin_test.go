@@ -29,3 +29,15 @@ func TestFileOf(t *testing.T) {
 		t.Errorf("nil settings: %q", got)
 	}
 }
+
+// TestTypeWarningNamesFile: a setting of the wrong type is reported with
+// the file that sets it.
+func TestTypeWarningNamesFile(t *testing.T) {
+	s := &Settings{Files: []LayerFile{{Path: "/p/settings.json", Exists: true, Raw: map[string]any{"model": map[string]any{"maxSessionTurns": "ten"}}}}}
+	if got := s.whereIs("model.maxSessionTurns"); got != "/p/settings.json" {
+		t.Errorf("whereIs = %q", got)
+	}
+	if got := s.whereIs("model.name"); got != "settings" {
+		t.Errorf("whereIs unset = %q", got)
+	}
+}

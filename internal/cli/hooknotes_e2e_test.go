@@ -54,3 +54,18 @@ func TestHookNotesInEveryFormat(t *testing.T) {
 		})
 	}
 }
+
+// TestHooksConfigWarningNamesFile: hooksConfig.enabled of the wrong type
+// is reported with the file that sets it.
+func TestHooksConfigWarningNamesFile(t *testing.T) {
+	e := newEnv(t, fakegemini.Text("fine"))
+	if err := os.MkdirAll(filepath.Join(e.ws, ".gemini"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e.write(".gemini/settings.json", `{"hooksConfig": {"enabled": "yes"}}`)
+	r := e.run("-p", "hi")
+	want := filepath.Join(e.ws, ".gemini", "settings.json") + ": hooksConfig.enabled"
+	if r.code != 0 || !strings.Contains(r.stderr, want) {
+		t.Errorf("exit %d; stderr lacks %q:\n%s", r.code, want, r.stderr)
+	}
+}
