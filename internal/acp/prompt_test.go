@@ -35,6 +35,8 @@ func TestSplitPrompt(t *testing.T) {
 		{name: "image", blocks: []sdk.ContentBlock{sdk.TextBlock("look"), sdk.ImageBlock(png, "image/png")}, text: "look", context: []string{"image/png"}},
 		{name: "audio", blocks: []sdk.ContentBlock{sdk.AudioBlock(png, "audio/wav")}, context: []string{"audio/wav"}},
 		{name: "bad base64", blocks: []sdk.ContentBlock{sdk.ImageBlock("%%%", "image/png")}, errMatch: "prompt[0] (image)"},
+		{name: "unknown type", blocks: []sdk.ContentBlock{sdk.TextBlock("x"), {}}, errMatch: "prompt[1]: unsupported content block type"},
+		{name: "unknown type decoded as text", blocks: []sdk.ContentBlock{{Text: &sdk.ContentBlockText{Type: "video"}}}, errMatch: `prompt[0]: unsupported content block type "video"`},
 		{name: "embedded text", blocks: []sdk.ContentBlock{sdk.TextBlock("explain"), sdk.ResourceBlock(sdk.EmbeddedResourceResource{
 			TextResourceContents: &sdk.TextResourceContents{Uri: "file://" + linked, Text: "unsaved buffer", MimeType: &mt}})},
 			text: "explain", context: []string{"\n--- Content from referenced files ---\nContent from @src/a.go:\nunsaved buffer\n--- End of content ---"}},
