@@ -319,11 +319,38 @@ func waitFor(t *testing.T, s *streamSession, id string) {
 		s.mu.Lock()
 		_, ok := s.waiting[id]
 		s.mu.Unlock()
-		if ok {
+		if ok && written(s, `"permission_request"`, `__`+id+`"`) {
 			return
 		}
 		time.Sleep(time.Millisecond)
 	}
+}
+
+// written reports whether the session's output (a lockedWriter over a
+// bytes.Buffer) holds a line with every one of parts: a confirmation is
+// registered before its permission_request is written, and a line the
+// test sends next must not overtake it in the golden output.
+func written(s *streamSession, parts ...string) bool {
+	lw, ok := s.out.w.(*lockedWriter)
+	if !ok {
+		return true
+	}
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	buf, ok := lw.w.(*bytes.Buffer)
+	if !ok {
+		return true
+	}
+	for l := range strings.SplitSeq(buf.String(), "\n") {
+		all := true
+		for _, p := range parts {
+			all = all && strings.Contains(l, p)
+		}
+		if all {
+			return true
+		}
+	}
+	return false
 }
 
 // linePipe writes input lines; io.Pipe returns from a write only once the
