@@ -589,7 +589,7 @@ type typer struct{ s *Settings }
 
 func (t typer) warn(key, want string) {
 	v, _ := t.s.Get(key)
-	t.s.Warnings = append(t.s.Warnings, fmt.Sprintf("settings: %s should be %s, got %s; using the default", key, want, jsString(v)))
+	t.s.Warnings = append(t.s.Warnings, fmt.Sprintf("%s: %s should be %s, got %s; using the default", t.s.whereIs(key), key, want, jsString(v)))
 }
 
 func (t typer) str(key, def string) string {
@@ -650,7 +650,7 @@ func (t typer) strs(key string) []string {
 	case []any:
 		out := toStrings(x)
 		if len(out) != len(x) {
-			t.s.Warnings = append(t.s.Warnings, fmt.Sprintf("settings: %s should hold only strings; other values ignored", key))
+			t.s.Warnings = append(t.s.Warnings, fmt.Sprintf("%s: %s should hold only strings; other values ignored", t.s.whereIs(key), key))
 		}
 		return out
 	}

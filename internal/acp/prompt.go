@@ -37,6 +37,10 @@ func splitPrompt(blocks []sdk.ContentBlock, root string) (*promptInput, error) {
 	var files []string
 	for i, b := range blocks {
 		switch {
+		case b.Text != nil && b.Text.Type != "" && b.Text.Type != "text":
+			// The SDK decodes a block of a type it does not know as an
+			// empty text block; it would vanish from the prompt unnoticed.
+			return nil, fmt.Errorf("prompt[%d]: unsupported content block type %q: use text, image, audio, resource or resource_link", i, b.Text.Type)
 		case b.Text != nil:
 			text = append(text, b.Text.Text)
 		case b.Image != nil:
@@ -89,6 +93,10 @@ func splitPrompt(blocks []sdk.ContentBlock, root string) (*promptInput, error) {
 				return nil, fmt.Errorf("prompt[%d] (resource_link %s): %v", i, l.Uri, err)
 			}
 			files = append(files, includeText(displayURI(l.Uri, root), string(data)))
+		default:
+			// Gemini CLI refuses a block it does not know too ("Unexpected
+			// chunk type").
+			return nil, fmt.Errorf("prompt[%d]: unsupported content block type: use text, image, audio, resource or resource_link", i)
 		}
 	}
 	in.text = strings.Join(text, "")

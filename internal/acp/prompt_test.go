@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -34,6 +35,8 @@ func TestSplitPrompt(t *testing.T) {
 		{name: "image", blocks: []sdk.ContentBlock{sdk.TextBlock("look"), sdk.ImageBlock(png, "image/png")}, text: "look", context: []string{"image/png"}},
 		{name: "audio", blocks: []sdk.ContentBlock{sdk.AudioBlock(png, "audio/wav")}, context: []string{"audio/wav"}},
 		{name: "bad base64", blocks: []sdk.ContentBlock{sdk.ImageBlock("%%%", "image/png")}, errMatch: "prompt[0] (image)"},
+		{name: "unknown type", blocks: []sdk.ContentBlock{sdk.TextBlock("x"), {}}, errMatch: "prompt[1]: unsupported content block type"},
+		{name: "unknown type decoded as text", blocks: []sdk.ContentBlock{{Text: &sdk.ContentBlockText{Type: "video"}}}, errMatch: `prompt[0]: unsupported content block type "video"`},
 		{name: "embedded text", blocks: []sdk.ContentBlock{sdk.TextBlock("explain"), sdk.ResourceBlock(sdk.EmbeddedResourceResource{
 			TextResourceContents: &sdk.TextResourceContents{Uri: "file://" + linked, Text: "unsaved buffer", MimeType: &mt}})},
 			text: "explain", context: []string{"\n--- Content from referenced files ---\nContent from @src/a.go:\nunsaved buffer\n--- End of content ---"}},
@@ -130,5 +133,43 @@ func TestEnvDelta(t *testing.T) {
 	w, _ := json.Marshal(want)
 	if string(g) != string(w) {
 		t.Errorf("envDelta = %s, want %s", g, w)
+	}
+}
+
+// TestFilterLinesTooLarge: a message longer than the SDK reads is answered
+// here, and the lines after it still reach the connection: a request gets
+// an error response, a response to castor's own request becomes an error
+// for the SDK, a notification is dropped.
+func TestFilterLinesTooLarge(t *testing.T) {
+	big := strings.Repeat("x", maxMessage)
+	in := `{"jsonrpc":"2.0","id":7,"method":"session/prompt","params":{"text":"` + big + `"}}` + "\n" +
+		`{"jsonrpc":"2.0","id":"r1","result":{"content":"` + big + `"}}` + "\n" +
+		`{"jsonrpc":"2.0","method":"session/cancel","params":{"pad":"` + big + `"}}` + "\n" +
+		`{"jsonrpc":"2.0","id":8,"method":"session/prompt","params":{}}` + "\n"
+	var out, log bytes.Buffer
+	r := filterLines(strings.NewReader(in), &out, &log, nil, nil)
+	var passed bytes.Buffer
+	if _, err := passed.ReadFrom(r); err != nil {
+		t.Fatal(err)
+	}
+	wantPassed := `{"error":{"code":-32603,"message":"message too large: ` + strconv.Itoa(maxMessage+len(`{"jsonrpc":"2.0","id":"r1","result":{"content":""}}`)) + ` bytes, the limit is ` + strconv.Itoa(maxMessage) + `"},"id":"r1","jsonrpc":"2.0"}` + "\n" +
+		`{"jsonrpc":"2.0","id":8,"method":"session/prompt","params":{}}` + "\n"
+	if passed.String() != wantPassed {
+		t.Errorf("passed on:\n%s\nwant:\n%s", passed.String(), wantPassed)
+	}
+	var answer struct {
+		ID    int `json:"id"`
+		Error struct {
+			Code int `json:"code"`
+			Data struct {
+				Error string `json:"error"`
+			} `json:"data"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &answer); err != nil || answer.ID != 7 || answer.Error.Code != -32600 || !strings.Contains(answer.Error.Data.Error, "too large") {
+		t.Errorf("answer %s (%v)", out.String(), err)
+	}
+	if n := strings.Count(log.String(), "refused"); n != 3 {
+		t.Errorf("log:\n%s", log.String())
 	}
 }

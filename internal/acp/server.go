@@ -126,14 +126,18 @@ const drainGrace = 30 * time.Second
 
 func (s *Server) warn(msg string) { fmt.Fprintf(s.Log, "Warning: %s\n", msg) }
 
-// closeAll waits for every session's turn to end (their contexts are
-// cancelled by now) and closes them.
+// closeAll cancels every session's turn, waits for it to end and closes
+// the session.
 func (s *Server) closeAll() {
 	s.mu.Lock()
 	all := s.sessions
 	s.sessions = map[string]*session{}
 	s.mu.Unlock()
 	for _, ss := range all {
+		// A turn's context comes from its prompt request, not from
+		// Serve's: on a signal the client is still there and the turn
+		// would run on, so it is cancelled here.
+		ss.cancelTurn()
 		ss.close()
 	}
 }
@@ -445,7 +449,9 @@ func (l *lineWriter) after(f func(), match ...string) {
 // filterLines passes the client's well-formed JSON objects on to the
 // connection and answers anything else with a JSON-RPC error, which the
 // SDK would only log: -32700 for a line that is not JSON, -32600 for JSON
-// that is not a request object. Lines are unbounded in length.
+// that is not a request object. Lines are read whatever their length; one
+// longer than the SDK accepts (maxMessage) is answered here (tooLarge), as
+// the SDK would end the connection on it.
 //
 // request learns the id of every request passed on, and atEOF runs when
 // the input ends, before the connection sees the end.
@@ -463,6 +469,15 @@ func filterLines(r io.Reader, out io.Writer, log io.Writer, request func(id json
 					out.Write([]byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}` + "\n"))
 				case json.Unmarshal(t, &obj) != nil:
 					out.Write([]byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}` + "\n"))
+				case len(t) > maxMessage:
+					fmt.Fprintf(log, "acp: message of %d bytes refused: the limit is %d bytes\n", len(t), maxMessage)
+					if reply, toSDK := tooLarge(obj, len(t)); toSDK {
+						if _, werr := pw.Write(reply); werr != nil {
+							return
+						}
+					} else if reply != nil {
+						out.Write(reply)
+					}
 				default:
 					if id, ok := requestID(obj); ok && request != nil {
 						request(id)
@@ -486,6 +501,30 @@ func filterLines(r io.Reader, out io.Writer, log io.Writer, request func(id json
 		}
 	}()
 	return pr
+}
+
+// maxMessage is the longest line the SDK's reader takes (its scanner's
+// 10 MiB buffer holds the line and its newline).
+const maxMessage = 10<<20 - 1
+
+// tooLarge answers a message longer than maxMessage. A request gets an
+// error response written to the client; a response to one of castor's own
+// requests (a huge fs/read_text_file result) becomes an error response
+// passed on to the SDK (toSDK), so that the call waiting for it fails
+// instead of waiting forever; a notification is only logged (nil).
+func tooLarge(obj map[string]json.RawMessage, size int) (reply []byte, toSDK bool) {
+	id, hasID := obj["id"]
+	if !hasID || string(id) == "null" {
+		return nil, false
+	}
+	msg := fmt.Sprintf("message too large: %d bytes, the limit is %d", size, maxMessage)
+	if _, isRequest := obj["method"]; isRequest {
+		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{
+			"code": -32600, "message": "Invalid Request", "data": map[string]string{"error": msg}}})
+		return append(b, '\n'), false
+	}
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": -32603, "message": msg}})
+	return append(b, '\n'), true
 }
 
 // requestID is the id of a request (a message with a method and a

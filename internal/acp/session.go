@@ -32,6 +32,7 @@ type session struct {
 	mu     sync.Mutex
 	turn   context.Context // the running prompt's context, nil between turns
 	cancel context.CancelFunc
+	done   chan struct{} // closed when the running prompt returns
 	turns  sync.WaitGroup
 	closed bool
 }
@@ -310,17 +311,36 @@ func (ss *session) prompt(ctx context.Context, blocks []sdk.ContentBlock) (sdk.P
 		ss.mu.Unlock()
 		return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
 	}
+	for ss.cancel != nil {
+		// A prompt is still running. As in Gemini CLI, the new one cancels
+		// it and runs once it has returned: an editor that sends
+		// session/cancel and at once the user's next message must not get
+		// "busy" because the old turn is still unwinding.
+		cancelOld, done := ss.cancel, ss.done
+		ss.mu.Unlock()
+		cancelOld()
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
+		}
+		ss.mu.Lock()
+		if ss.closed {
+			ss.mu.Unlock()
+			return sdk.PromptResponse{}, &sdk.RequestError{Code: -32602, Message: "Session not found: " + ss.id}
+		}
+	}
 	ctx, cancel := context.WithCancel(ctx)
-	ss.turn, ss.cancel = ctx, cancel
+	done := make(chan struct{})
+	ss.turn, ss.cancel, ss.done = ctx, cancel, done
 	ss.turns.Add(1)
 	ss.mu.Unlock()
 	defer func() {
 		ss.mu.Lock()
-		if ss.turn == ctx {
-			ss.turn, ss.cancel = nil, nil
-		}
+		ss.turn, ss.cancel, ss.done = nil, nil, nil
 		ss.mu.Unlock()
 		cancel()
+		close(done)
 		ss.turns.Done()
 	}()
 

@@ -220,6 +220,9 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 	if f.listExtensions {
 		return listExtensionNames(stdio)
 	}
+	if err := checkSessionID(f.sessionID, wd); err != nil { // sessionid.go
+		return fail(err)
+	}
 
 	mode, err := f.mode()
 	if err != nil {
@@ -273,7 +276,7 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 			out.start("", f.model, prompt)
 			out.finish(castorStatsZero(), err, code, time.Since(start))
 		}
-		fmt.Fprintf(stdio.Stderr, "Error: %s\n", oneLine(err.Error()))
+		fmt.Fprintf(stdio.Stderr, "Error: %s\n", oneLine(errorMessage(err)))
 		return code
 	}
 	defer a.Close()
@@ -299,7 +302,7 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 	code := exitCode(runErr)
 	out.finish(a.Session.Stats(), runErr, code, time.Since(start))
 	if runErr != nil {
-		fmt.Fprintf(stdio.Stderr, "Error: %s\n", oneLine(runErr.Error()))
+		fmt.Fprintf(stdio.Stderr, "Error: %s\n", oneLine(errorMessage(runErr)))
 	}
 	return code
 }
@@ -317,6 +320,7 @@ func readPrompt(f *flags, args []string, stdio IO) (string, error) {
 		if err != nil {
 			return "", &inputError{msg: "reading stdin: " + err.Error()}
 		}
+		data = capPiped(data, stdio.Stderr) // pipedin.go
 		if in := strings.TrimSpace(string(data)); in != "" {
 			if prompt != "" {
 				prompt = in + "\n\n" + prompt
@@ -344,8 +348,9 @@ const (
 	maxPipedInput  = 8 << 20
 )
 
-// readPiped returns what r gives, up to maxPipedInput bytes, or nothing if
-// r gives nothing within wait. In that case a goroutine stays blocked in
+// readPiped returns what r gives, up to maxPipedInput bytes and one more
+// (so that capPiped can tell a cut), or nothing if r gives nothing within
+// wait. In that case a goroutine stays blocked in
 // r.Read; it holds nothing the run needs and ends with the process.
 func readPiped(r io.Reader, wait time.Duration) ([]byte, error) {
 	type chunk struct {
@@ -375,7 +380,7 @@ func readPiped(r io.Reader, wait time.Duration) ([]byte, error) {
 		if c.err != nil {
 			return nil, c.err
 		}
-		rest, err := io.ReadAll(io.LimitReader(r, maxPipedInput-int64(len(c.data))))
+		rest, err := io.ReadAll(io.LimitReader(r, maxPipedInput+1-int64(len(c.data))))
 		return append(c.data, rest...), err
 	case <-timer.C:
 		return nil, nil

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"testing/iotest"
 	"time"
+	"unicode/utf8"
 )
 
 func TestJoinOptionalValues(t *testing.T) {
@@ -117,7 +119,7 @@ func TestReadPiped(t *testing.T) {
 		{"error first", iotest.ErrReader(boom), "", boom},
 		{"one byte at a time", iotest.OneByteReader(strings.NewReader("slow")), "slow", nil},
 		{"data with EOF", iotest.DataErrReader(strings.NewReader("abc")), "abc", nil},
-		{"capped", strings.NewReader(strings.Repeat("a", maxPipedInput+10)), strings.Repeat("a", maxPipedInput), nil},
+		{"capped one past the limit", strings.NewReader(strings.Repeat("a", maxPipedInput+10)), strings.Repeat("a", maxPipedInput+1), nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -127,6 +129,32 @@ func TestReadPiped(t *testing.T) {
 			}
 			if tt.wantErr == nil && got != tt.want {
 				t.Errorf("got %d bytes %.20q, want %d bytes %.20q", len(got), got, len(tt.want), tt.want)
+			}
+		})
+	}
+}
+
+func TestCapPiped(t *testing.T) {
+	tests := []struct {
+		name     string
+		in       string
+		want     int // length kept
+		warnings int
+	}{
+		{"short", "hello", 5, 0},
+		{"at the limit", strings.Repeat("a", maxPipedInput), maxPipedInput, 0},
+		{"over", strings.Repeat("a", maxPipedInput+1), maxPipedInput, 1},
+		{"cut inside a character", strings.Repeat("a", maxPipedInput-1) + "é" + "z", maxPipedInput - 1, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stderr bytes.Buffer
+			got := capPiped([]byte(tt.in), &stderr)
+			if len(got) != tt.want || !utf8.Valid(got) {
+				t.Errorf("kept %d bytes (valid UTF-8 %v), want %d", len(got), utf8.Valid(got), tt.want)
+			}
+			if n := strings.Count(stderr.String(), "Warning: stdin input truncated to 8388608 bytes."); n != tt.warnings {
+				t.Errorf("stderr %q", stderr.String())
 			}
 		})
 	}

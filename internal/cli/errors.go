@@ -85,3 +85,17 @@ func errorType(err error) string {
 	}
 	return "Error"
 }
+
+// cancelledMessage is what Gemini CLI says of a run ended by SIGINT or
+// SIGTERM, rather than Go's "context canceled" or a transport error
+// ending in it.
+const cancelledMessage = "Operation cancelled."
+
+// errorMessage is the message shown for err on stderr and in the JSON
+// outputs.
+func errorMessage(err error) string {
+	if exitCode(err) == ExitCancelled {
+		return cancelledMessage
+	}
+	return err.Error()
+}

@@ -508,7 +508,11 @@ func listExtensionNames(stdio IO) int {
 		fmt.Fprintf(stdio.Stderr, "Error: %v\n", err)
 		return ExitError
 	}
-	exts, _ := p.load()
+	exts, warnings := p.load()
+	for _, w := range warnings {
+		// A broken extension is missing from the list; say why.
+		fmt.Fprintln(stdio.Stderr, "Warning: "+w)
+	}
 	fmt.Fprintln(stdio.Stdout, "Installed extensions:")
 	for _, e := range exts {
 		fmt.Fprintln(stdio.Stdout, "- "+e.Name)

@@ -55,6 +55,12 @@ func (r *jsonRenderer) track(ev *agent.Event) {
 		r.partial = ""
 	case agent.EventRetry, agent.EventFallback:
 		noticeLine(r.errw, ev, r.cleaner)
+	case agent.EventWarning:
+		// stdout holds one JSON object; the notes a person needs (a hook
+		// that failed, a setting ignored) go to stderr as in text mode.
+		fmt.Fprintf(r.errw, "Warning: %s\n", r.str(ev.Text))
+	case agent.EventHookMessage:
+		fmt.Fprintf(r.errw, "%s\n", r.str(ev.Text))
 	case agent.EventLoopDetected:
 		r.warnings = append(r.warnings, loopWarning)
 		if r.response = r.partial; r.response == "" {

@@ -226,7 +226,7 @@ func (r *jsonRenderer) finish(stats agent.Stats, err error, code int, _ time.Dur
 			SessionID string      `json:"session_id"`
 			Error     jsonError   `json:"error"`
 			Stats     agent.Stats `json:"stats"`
-		}{r.str(r.sessionID), jsonError{Type: errorType(err), Message: r.str(err.Error()), Code: code}, r.stats(stats)}
+		}{r.str(r.sessionID), jsonError{Type: errorType(err), Message: r.str(errorMessage(err)), Code: code}, r.stats(stats)}
 	} else {
 		out = struct {
 			SessionID string      `json:"session_id"`
@@ -329,6 +329,11 @@ func (r *streamRenderer) event(ev *agent.Event) {
 		}
 	case agent.EventRetry, agent.EventFallback:
 		noticeLine(r.errw, ev, r.cleaner)
+	case agent.EventHookMessage:
+		// A hook's systemMessage (or the warning of a hook that failed)
+		// has no stream-json event in Gemini CLI; it goes to stderr as in
+		// text mode rather than nowhere.
+		fmt.Fprintf(r.errw, "%s\n", r.str(ev.Text))
 	case agent.EventLoopDetected, agent.EventMaxSessionTurns, agent.EventWarning:
 		msg := ev.Text
 		switch ev.Type {
@@ -410,7 +415,7 @@ func (r *streamRenderer) finish(stats agent.Stats, err error, code int, elapsed 
 	}
 	if err != nil {
 		out.Status = "error"
-		out.Error = &jsonError{Type: errorType(err), Message: r.str(err.Error()), Code: code}
+		out.Error = &jsonError{Type: errorType(err), Message: r.str(errorMessage(err)), Code: code}
 	}
 	r.line(out)
 }

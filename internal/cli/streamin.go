@@ -138,7 +138,7 @@ func parseInputLine(b []byte) (*inputLine, error) {
 	}
 	var raw rawInput
 	if err := json.Unmarshal(b, &raw); err != nil {
-		return nil, fmt.Errorf("invalid JSON: %v", err)
+		return nil, fmt.Errorf("invalid JSON: %s", jsonProblem(err))
 	}
 	switch raw.Type {
 	case "user":
@@ -189,7 +189,7 @@ func parseUser(msg json.RawMessage) (*inputLine, error) {
 			Content json.RawMessage `json:"content"`
 		}
 		if err := json.Unmarshal(msg, &m); err != nil {
-			return nil, fmt.Errorf("message: %v", err)
+			return nil, fmt.Errorf("message: %s", jsonProblem(err))
 		}
 		if m.Role != "" && m.Role != "user" {
 			return nil, fmt.Errorf("message: role %q: only user messages are accepted", m.Role)
@@ -201,12 +201,12 @@ func parseUser(msg json.RawMessage) (*inputLine, error) {
 		return nil, errors.New(`message without "content"`)
 	case content[0] == '"':
 		if err := json.Unmarshal(content, &in.text); err != nil {
-			return nil, fmt.Errorf("message content: %v", err)
+			return nil, fmt.Errorf("message content: %s", jsonProblem(err))
 		}
 	default:
 		var blocks []contentBlock
 		if err := json.Unmarshal(content, &blocks); err != nil {
-			return nil, fmt.Errorf("message content must be a string or an array of blocks: %v", err)
+			return nil, fmt.Errorf("message content must be a string or an array of blocks: %s", jsonProblem(err))
 		}
 		var texts []string
 		for i, bl := range blocks {
@@ -567,7 +567,7 @@ func runStreamInput(ctx context.Context, opts setup.Options, first string, stdio
 		code := exitCode(err)
 		out.initEvent("", opts.Model)
 		out.finish(castorStatsZero(), err, code, time.Since(start))
-		fmt.Fprintf(stdio.Stderr, "Error: %s\n", oneLine(err.Error()))
+		fmt.Fprintf(stdio.Stderr, "Error: %s\n", oneLine(errorMessage(err)))
 		return code
 	}
 	defer a.Close()
@@ -593,7 +593,7 @@ func runStreamInput(ctx context.Context, opts setup.Options, first string, stdio
 		code = s.turn(ctx, a, in)
 	}
 	if ctx.Err() != nil {
-		fmt.Fprintf(stdio.Stderr, "Error: %s\n", oneLine(ctx.Err().Error()))
+		fmt.Fprintf(stdio.Stderr, "Error: %s\n", oneLine(errorMessage(ctx.Err())))
 		return ExitCancelled
 	}
 	return code

@@ -59,6 +59,9 @@ func TestParseInputLine(t *testing.T) {
 		{name: "role", line: `{"type":"user","message":{"role":"assistant","content":"x"}}`, err: `role "assistant"`},
 		{name: "no content", line: `{"type":"user","message":{"role":"user"}}`, err: `without "content"`},
 		{name: "content number", line: `{"type":"user","message":{"content":3}}`, err: "string or an array"},
+		{name: "type number", line: `{"type":5}`, err: `invalid JSON: "type" must be a string, not number`},
+		{name: "content block number", line: `{"type":"user","message":{"content":[7]}}`, err: "must be an object, not number"},
+		{name: "role number", line: `{"type":"user","message":{"role":1,"content":"x"}}`, err: `message: "role" must be a string, not number`},
 		{name: "tool_result block", line: `{"type":"user","message":{"content":[{"type":"tool_result"}]}}`, err: `content block 0: unsupported type "tool_result"`},
 		{name: "bad image", line: `{"type":"user","message":{"content":[{"type":"image","source":{"type":"url"}}]}}`, err: "base64 source"},
 		{name: "bad base64", line: `{"type":"user","message":{"content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"!!"}}]}}`, err: "image data"},
@@ -111,7 +114,7 @@ func FuzzParseInputLine(f *testing.F) {
 		`{"type":"control","subtype":"interrupt"}`,
 		`{"type":"control_request","request_id":"r","request":{"subtype":"interrupt"}}`,
 		`{"type":"elicitation_response","request_id":"elicit_1","action":"accept","content":{"a":1}}`,
-		"", "{", "null", `{"type":null}`,
+		"", "{", "null", `{"type":null}`, `{"type":5}`, `{"type":"user","message":{"content":[7]}}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -120,6 +123,9 @@ func FuzzParseInputLine(f *testing.F) {
 		if err != nil {
 			if in != nil {
 				t.Fatal("a line and an error")
+			}
+			if strings.Contains(err.Error(), "Go ") {
+				t.Fatalf("error names Go types: %v", err)
 			}
 			return
 		}
@@ -313,11 +319,38 @@ func waitFor(t *testing.T, s *streamSession, id string) {
 		s.mu.Lock()
 		_, ok := s.waiting[id]
 		s.mu.Unlock()
-		if ok {
+		if ok && written(s, `"permission_request"`, `__`+id+`"`) {
 			return
 		}
 		time.Sleep(time.Millisecond)
 	}
+}
+
+// written reports whether the session's output (a lockedWriter over a
+// bytes.Buffer) holds a line with every one of parts: a confirmation is
+// registered before its permission_request is written, and a line the
+// test sends next must not overtake it in the golden output.
+func written(s *streamSession, parts ...string) bool {
+	lw, ok := s.out.w.(*lockedWriter)
+	if !ok {
+		return true
+	}
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	buf, ok := lw.w.(*bytes.Buffer)
+	if !ok {
+		return true
+	}
+	for l := range strings.SplitSeq(buf.String(), "\n") {
+		all := true
+		for _, p := range parts {
+			all = all && strings.Contains(l, p)
+		}
+		if all {
+			return true
+		}
+	}
+	return false
 }
 
 // linePipe writes input lines; io.Pipe returns from a write only once the

@@ -22,7 +22,11 @@ var pattern = regexp.MustCompile(`(?s)\A---\r?\n(.*?)\r?\n---(?:\r?\n(.*))?`)
 
 // Split returns the YAML between the leading "---" lines and the body
 // after them; ok is false when the text does not start with front matter.
+// A byte order mark before the first "---" (Windows editors write one) is
+// skipped: the file visibly starts with front matter, and "no front
+// matter" would send its author looking for the wrong problem.
 func Split(text string) (front, body string, ok bool) {
+	text = strings.TrimPrefix(text, "\uFEFF")
 	m := pattern.FindStringSubmatch(text)
 	if m == nil {
 		return "", "", false

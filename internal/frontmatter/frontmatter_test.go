@@ -13,6 +13,7 @@ func TestSplit(t *testing.T) {
 	}{
 		{"basic", "---\nname: a\n---\nbody\n", "name: a", "body\n", true},
 		{"crlf", "---\r\nname: a\r\n---\r\nbody", "name: a", "body", true},
+		{"byte order mark", "\uFEFF---\r\nname: a\r\n---\r\nbody", "name: a", "body", true},
 		{"no body", "---\nname: a\n---", "name: a", "", true},
 		{"no front matter", "name: a\n", "", "", false},
 		{"unclosed", "---\nname: a\n", "", "", false},

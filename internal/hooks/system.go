@@ -231,9 +231,11 @@ func (s *System) runCommand(ctx context.Context, h *Hook, in *agent.HookInput) (
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	// The hook and whatever it starts are ended together on timeout.
 	Group(cmd, false)
-	cmd.WaitDelay = 5 * time.Second
+	cmd.WaitDelay = outputGrace
 	err = cmd.Run()
 	code := 0
+	// note is said besides the hook's answer, which still counts.
+	var note error
 	if err != nil {
 		var ee *exec.ExitError
 		switch {
@@ -241,13 +243,20 @@ func (s *System) runCommand(ctx context.Context, h *Hook, in *agent.HookInput) (
 			return nil, fmt.Errorf("hook %s (%s) timed out after %v", h.label(), h.Origin, h.Timeout)
 		case errors.As(err, &ee) && ee.Exited():
 			code = ee.ExitCode()
+		case errors.Is(err, exec.ErrWaitDelay) && cmd.ProcessState != nil && cmd.ProcessState.Exited():
+			// The hook exited, but a process it started in the
+			// background still holds its stdout or stderr. What it wrote
+			// before exiting is its answer: a deny must not be lost
+			// because the hook also launched a notifier.
+			code = cmd.ProcessState.ExitCode()
+			note = fmt.Errorf("hook %s (%s): a process it started kept its output open; what came after %v is ignored", h.label(), h.Origin, outputGrace)
 		default:
 			return nil, fmt.Errorf("hook %s (%s) could not run: %v", h.label(), h.Origin, err)
 		}
 	}
 	if h.Event == agent.HookBeforeToolSelection && code == 0 {
 		if out := toolNames(stdout.String()); out != nil {
-			return out, nil
+			return out, note
 		}
 	}
 	out := Result(code, stdout.String(), stderr.String())
@@ -256,8 +265,13 @@ func (s *System) runCommand(ctx context.Context, h *Hook, in *agent.HookInput) (
 		// where it is configured, besides blocking as any failure does.
 		return out, fmt.Errorf("hook %s (%s) could not run (exit %d): %s", h.label(), h.Origin, code, strings.TrimSpace(stderr.String()))
 	}
-	return out, nil
+	return out, note
 }
+
+// outputGrace is how long a command hook's output is read after the hook
+// exits, while processes it started in the background keep the pipes
+// open.
+var outputGrace = 5 * time.Second
 
 // toolNames reads a BeforeToolSelection hook's plain-text answer, a
 // comma-separated list of tool names, which sets mode ANY.

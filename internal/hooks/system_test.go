@@ -167,3 +167,21 @@ func TestToolNamesPlainText(t *testing.T) {
 		t.Errorf("tool config %+v", tc)
 	}
 }
+
+// TestBackgroundChildKeepsOutputOpen: a hook that answers and exits but
+// leaves a process running in the background with its stdout still counts
+// with what it wrote (here a deny), rather than "could not run".
+func TestBackgroundChildKeepsOutputOpen(t *testing.T) {
+	defer func(d time.Duration) { outputGrace = d }(outputGrace)
+	outputGrace = 100 * time.Millisecond
+	s := New(Options{Cwd: t.TempDir(), Env: []string{"PATH=" + os.Getenv("PATH")}}, []Hook{
+		{Event: agent.HookBeforeTool, Command: `echo '{"decision":"deny","reason":"not now"}'; sleep 2 &`, Origin: "o1"},
+	})
+	out, err := s.Fire(context.Background(), &agent.HookInput{HookEventName: agent.HookBeforeTool, ToolName: "run_shell_command"})
+	if out == nil || !out.Blocks() || out.Reason != "not now" {
+		t.Errorf("output %+v", out)
+	}
+	if err == nil || !strings.Contains(err.Error(), `hook "echo`) || !strings.Contains(err.Error(), "kept its output open") {
+		t.Errorf("err = %v", err)
+	}
+}

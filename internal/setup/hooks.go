@@ -1,6 +1,7 @@
 package setup
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -49,7 +50,7 @@ func settingsHooks(st *config.Settings, trusted bool, extRoots []string, workspa
 	}
 	if v, ok := st.Get("hooksConfig.enabled"); ok {
 		if _, isBool := v.(bool); !isBool {
-			warn("settings: hooksConfig.enabled must be true or false; hooks stay enabled")
+			warn(cmp.Or(st.FileOf("hooksConfig", "enabled"), "settings") + ": hooksConfig.enabled must be true or false; hooks stay enabled")
 		}
 	}
 	var out []hooks.Hook

@@ -3,8 +3,10 @@ package setup
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"mvdan.cc/sh/v3/shell"
@@ -30,9 +32,18 @@ func openMCP(ctx context.Context, st *config.Settings, at mcpPlace, allowedNames
 	if st == nil {
 		return nil
 	}
-	servers, errs := mcp.ParseServers(st.MCPServers)
-	for _, err := range errs {
-		warn(err.Error())
+	var servers []*mcp.ServerConfig
+	for _, name := range slices.Sorted(maps.Keys(st.MCPServers)) {
+		c, err := mcp.ParseServer(name, st.MCPServers[name])
+		if err != nil {
+			// Name the file to fix, as for every other bad setting.
+			if f := st.FileOf("mcpServers", name); f != "" {
+				err = fmt.Errorf("%s: %w", f, err)
+			}
+			warn(err.Error())
+			continue
+		}
+		servers = append(servers, c)
 	}
 	if at.getenv == nil {
 		at.getenv = os.Getenv

@@ -1,0 +1,108 @@
+package cli_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/castor-dev/castor/internal/fakegemini"
+)
+
+// TestInterruptMidTurn signals castor -p while the model has not answered,
+// in each output format: it exits 130 and says "Operation cancelled." as
+// Gemini CLI does, on stderr and in the JSON outputs' error, never Go's
+// "context canceled"; the session file keeps the prompt.
+func TestInterruptMidTurn(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no signals to a child on Windows")
+	}
+	for _, tc := range []struct {
+		format string
+		sig    syscall.Signal
+	}{
+		{"text", syscall.SIGINT},
+		{"json", syscall.SIGTERM},
+		{"stream-json", syscall.SIGINT},
+	} {
+		t.Run(tc.format, func(t *testing.T) {
+			e := newEnv(t, fakegemini.Hang())
+			cmd := exec.Command(castorBinary(t), "-o", tc.format, "-p", "never answered")
+			cmd.Dir = e.ws
+			cmd.Env = e.environ()
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			for len(e.srv.Requests()) == 0 {
+				time.Sleep(10 * time.Millisecond) // waiting for the turn to reach the model
+			}
+			if err := cmd.Process.Signal(tc.sig); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case err := <-done:
+				var ee *exec.ExitError
+				if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+					t.Errorf("exit = %v, want 130; stderr:\n%s", err, stderr.String())
+				}
+			case <-time.After(time.Minute): // a hang, not a timing assertion
+				cmd.Process.Kill()
+				t.Fatalf("castor did not exit after the signal; stderr:\n%s", stderr.String())
+			}
+			if got := stderr.String(); got != "Error: Operation cancelled.\n" {
+				t.Errorf("stderr = %q", got)
+			}
+			var msg any
+			switch tc.format {
+			case "text":
+				if stdout.Len() != 0 {
+					t.Errorf("stdout = %q", stdout.String())
+				}
+			case "json":
+				var out struct {
+					Error struct {
+						Type    string `json:"type"`
+						Message string `json:"message"`
+						Code    int    `json:"code"`
+					} `json:"error"`
+				}
+				if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+					t.Fatalf("%v: %s", err, stdout.String())
+				}
+				if out.Error.Type != "FatalCancellationError" || out.Error.Code != 130 {
+					t.Errorf("error = %+v", out.Error)
+				}
+				msg = out.Error.Message
+			case "stream-json":
+				lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+				var res struct {
+					Type   string `json:"type"`
+					Status string `json:"status"`
+					Error  struct {
+						Message string `json:"message"`
+					} `json:"error"`
+				}
+				if err := json.Unmarshal([]byte(lines[len(lines)-1]), &res); err != nil || res.Type != "result" || res.Status != "error" {
+					t.Fatalf("last line %q (%v)", lines[len(lines)-1], err)
+				}
+				msg = res.Error.Message
+			}
+			if msg != nil && msg != "Operation cancelled." {
+				t.Errorf("error message = %q", msg)
+			}
+			if b, err := os.ReadFile(e.sessionFile()); err != nil || !strings.Contains(string(b), "never answered") {
+				t.Errorf("session file lost the prompt: %v\n%s", err, b)
+			}
+		})
+	}
+}
