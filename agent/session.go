@@ -45,7 +45,9 @@ type Recorder interface {
 	// RecordUser records a user prompt (without the environment context).
 	RecordUser(promptID string, parts []*genai.Part)
 	// RecordModel records one model response with the tool calls it made
-	// and their results.
+	// and their results. A response that made calls is recorded twice
+	// under the same ModelTurn.ID: as its stream ends, without calls, and
+	// once its calls ended, with them; the recorder keeps the last.
 	RecordModel(turn *ModelTurn)
 	// RecordError records a failure that ended a turn.
 	RecordError(msg string)
@@ -413,7 +415,11 @@ func (r *run) emit(ev *Event) bool {
 
 func (r *run) fail(err error) {
 	if r.s.cfg.Recorder != nil {
-		r.s.cfg.Recorder.RecordError(err.Error())
+		msg := err.Error()
+		if errors.Is(err, context.Canceled) {
+			msg = "Request cancelled." // Gemini CLI's words, not Go's
+		}
+		r.s.cfg.Recorder.RecordError(msg)
 	}
 	if !r.stopped {
 		r.stopped = true
@@ -487,6 +493,13 @@ func (r *run) loop() {
 				r.fail(ErrLoopDetected)
 				return
 			}
+		}
+		if s.cfg.Recorder != nil && content != nil {
+			// Recorded as the stream ends, before any call runs, as Gemini
+			// CLI records it: a process killed during a long tool keeps
+			// the model's words. recordTurn records it again, under the
+			// same id, with the calls and their results.
+			s.cfg.Recorder.RecordModel(turn)
 		}
 		batch := &pendingBatch{promptID: r.promptID, calls: calls, turn: turn}
 		if !r.runBatch(batch) {

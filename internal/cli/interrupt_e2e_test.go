@@ -106,3 +106,44 @@ func TestInterruptMidTurn(t *testing.T) {
 		})
 	}
 }
+
+// TestKilledDuringToolKeepsModelText: castor killed (SIGKILL) while a tool
+// the model called runs keeps the model's words of that response in the
+// session file, as Gemini CLI records a response when its stream ends, and
+// the session resumes.
+func TestKilledDuringToolKeepsModelText(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no shell tool marker on Windows")
+	}
+	e := newEnv(t,
+		fakegemini.Parts(fakegemini.TextPart("Let me look around first."),
+			fakegemini.CallPart("run_shell_command", map[string]any{"command": "touch started && sleep 60"})),
+		fakegemini.Text("Resumed."))
+	cmd := exec.Command(castorBinary(t), "--approval-mode", "yolo", "-p", "look around")
+	cmd.Dir = e.ws
+	cmd.Env = e.environ()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	marker := e.ws + "/started"
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(marker); err == nil {
+			break
+		}
+		if time.Now().After(deadline) { // a hang, not a timing assertion
+			cmd.Process.Kill()
+			t.Fatalf("the tool never started; stderr:\n%s", stderr.String())
+		}
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	b, err := os.ReadFile(e.sessionFile())
+	if err != nil || !strings.Contains(string(b), "Let me look around first.") {
+		t.Fatalf("session file lost the model's words: %v\n%s", err, b)
+	}
+	if r := e.run("--resume", "latest", "-p", "go on"); r.code != 0 || !strings.Contains(r.stdout, "Resumed.") {
+		t.Fatalf("resume: exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+}
