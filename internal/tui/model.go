@@ -120,7 +120,10 @@ type model struct {
 	// printLog keeps everything printed, for tests.
 	printLog *[]string
 
-	bannerDue           bool
+	bannerDue bool
+	// waitFrame holds output back until the first frame is drawn (see
+	// frameWatch).
+	waitFrame           bool
 	sized               bool
 	exitAfterFirstFrame bool
 }
@@ -183,6 +186,9 @@ func (m *model) Init() tea.Cmd {
 		m.printBanner()
 	}
 	cmds := []tea.Cmd{tea.RequestBackgroundColor, m.flushOut()}
+	if m.waitFrame {
+		cmds = append(cmds, waitFirstFrame())
+	}
 	if m.exitAfterFirstFrame {
 		cmds = append(cmds, func() tea.Msg { return firstFrameMsg{} })
 	}
@@ -212,7 +218,7 @@ func (m *model) print(s string) {
 // live area by scrolling the screen and cannot scroll by more than the
 // screen holds.
 func (m *model) flushOut() tea.Cmd {
-	if m.printing || len(m.out) == 0 {
+	if m.printing || m.waitFrame || len(m.out) == 0 {
 		return nil
 	}
 	// Lines are wrapped one column short of the width: Bubble Tea counts a
@@ -264,6 +270,9 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case printedMsg:
 		m.printing = false
+		return nil
+	case frameDrawnMsg:
+		m.waitFrame = false
 		return nil
 	case firstFrameMsg:
 		return tea.Quit
