@@ -676,7 +676,7 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		if m.input.Line() == m.input.LineCount()-1 && m.hist != nil {
-			if v, ok := m.hist.next(); ok {
+			if v, ok := m.hist.next(m.input.Value()); ok {
 				m.input.SetValue(v)
 			}
 			return nil

@@ -174,11 +174,11 @@ func TestHistory(t *testing.T) {
 	if v, _ := h.prev("draft"); v != "two" {
 		t.Errorf("prev = %q", v)
 	}
-	if v, _ := h.prev(""); v != "one" {
+	if v, _ := h.prev("two"); v != "one" {
 		t.Errorf("prev = %q", v)
 	}
-	h.next()
-	if v, _ := h.next(); v != "draft" {
+	h.next("one")
+	if v, _ := h.next("two"); v != "draft" {
 		t.Errorf("back to the draft: %q", v)
 	}
 }
