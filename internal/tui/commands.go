@@ -143,6 +143,10 @@ func (m *model) onCommandDone(msg commandDoneMsg) tea.Cmd {
 			m.printNotice(noticeInfo, s)
 			break
 		}
+		if s, ok := dataText(r.Data); ok {
+			m.print(termtext.String(s))
+			break
+		}
 		b, err := json.MarshalIndent(r.Data, "", "  ")
 		if err != nil {
 			m.printNotice(noticeError, err.Error())
