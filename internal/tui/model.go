@@ -224,7 +224,7 @@ func (m *model) flushOut() tea.Cmd {
 	// Lines are wrapped one column short of the width: Bubble Tea counts a
 	// line exactly as wide as the screen as two rows, and a wrong count
 	// leaves stale rows behind.
-	text := ansi.Hardwrap(strings.Join(m.out, "\n"), max(m.width-1, 10), true)
+	text := wrapLines(strings.Join(m.out, "\n"), max(m.width-1, 10))
 	m.out = m.out[:0]
 	m.printing = true
 	room := max(m.height-strings.Count(m.render(), "\n")-2, 1)
