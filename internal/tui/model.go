@@ -97,6 +97,7 @@ type model struct {
 	stream    stream
 	answer    strings.Builder
 	thought   string
+	retry     *retryWait
 	calls     []*agent.ToolCall
 	dialog    *dialog
 	elicits   []*elicitForm // MCP servers' questions, the first shown
@@ -408,6 +409,7 @@ func (m *model) startTurn(text string) tea.Cmd {
 	gen := m.turnGen
 	m.running, m.turnStart, m.cancel = true, m.now(), cancel
 	m.thought = ""
+	m.retry = nil
 	m.answer.Reset()
 	a, send := m.agent, m.send
 	go func() {
@@ -440,6 +442,10 @@ func (m *model) cancelTurn() {
 }
 
 func (m *model) onEvent(ev *agent.Event) {
+	if ev.Type != agent.EventRetry {
+		// The model answers again.
+		m.retry = nil
+	}
 	switch ev.Type {
 	case agent.EventContent:
 		m.answer.WriteString(ev.Text)
@@ -474,7 +480,7 @@ func (m *model) onEvent(ev *agent.Event) {
 		if n := ev.Notice; n != nil && ev.Type == agent.EventFallback {
 			m.printNotice(noticeWarn, fmt.Sprintf("Switched from %s to %s.", n.From, n.To))
 		} else if n != nil && n.Err != nil {
-			m.printNotice(noticeWarn, fmt.Sprintf("Attempt %d failed (%v); retrying in %s.", n.Attempt, n.Err, n.Delay.Round(time.Millisecond)))
+			m.retry = newRetryWait(n, m.now())
 		}
 	case agent.EventWarning, agent.EventLoopDetected:
 		m.flushStream()
@@ -554,6 +560,7 @@ func (m *model) onTurnDone(err error) tea.Cmd {
 		m.printNotice(noticeError, err.Error())
 	}
 	m.thought = ""
+	m.retry = nil
 	if !m.lastBlank {
 		m.print("")
 	}
@@ -814,6 +821,9 @@ func (m *model) spinnerLine() string {
 	if m.thought != "" {
 		label = m.thought
 	}
+	if m.retry != nil {
+		label = m.retry.label(m.now())
+	}
 	elapsed := m.now().Sub(m.turnStart).Truncate(time.Second)
 	if m.shellRunning() && !m.running {
 		label = "Running shell command"
@@ -823,7 +833,12 @@ func (m *model) spinnerLine() string {
 	if m.screenReader {
 		frame = "…"
 	}
-	return ansi.Truncate(frame+" "+m.theme.accent.Render(label)+m.theme.dim.Render(fmt.Sprintf(" (esc to cancel, %s)", elapsed)), m.width, "…")
+	hint := fmt.Sprintf(" (esc to cancel, %s)", elapsed)
+	// A long label (a retry's reason) gives way, not how to cancel.
+	if room := m.width - ansi.StringWidth(frame) - 1 - ansi.StringWidth(hint); room >= 10 {
+		label = ansi.Truncate(label, room, "…")
+	}
+	return ansi.Truncate(frame+" "+m.theme.accent.Render(label)+m.theme.dim.Render(hint), m.width, "…")
 }
 
 // footer is one line: directory and branch, model and context left,
