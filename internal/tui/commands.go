@@ -12,6 +12,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 	"google.golang.org/genai"
 
 	"github.com/castor-dev/castor/agent"
@@ -201,7 +202,13 @@ func (m *model) cmdClear([]string) tea.Cmd {
 		m.printNotice(noticeError, err.Error())
 	}
 	m.promptTokens = 0
-	return tea.ClearScreen
+	// Bubble Tea's ClearScreen only redraws the live area when inline, so
+	// the conversation stayed on screen: the screen and the scrollback
+	// are cleared here, as Gemini CLI does, the cursor left at the top
+	// left, where ClearScreen then draws the whole live area again.
+	// The echoed "/clear" and anything not yet printed go too.
+	m.out = m.out[:0]
+	return tea.Sequence(tea.Raw(ansi.CursorHomePosition+ansi.EraseEntireScreen+ansi.EraseEntireDisplay), tea.ClearScreen)
 }
 
 func (m *model) cmdStats([]string) tea.Cmd {
