@@ -788,6 +788,11 @@ func (m *model) render() string {
 		}
 		parts = append(parts, m.renderCall(c, true))
 	}
+	if m.shell != nil {
+		if out := m.renderShell(); out != "" {
+			parts = append(parts, out)
+		}
+	}
 	// One status row, always there (blank when idle): the live area
 	// changing height while output is printed above it is what makes
 	// inline renderers misplace rows.
