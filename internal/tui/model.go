@@ -102,6 +102,7 @@ type model struct {
 	dialog    *dialog
 	elicits   []*elicitForm // MCP servers' questions, the first shown
 	shell     *shellRun
+	pastes    pastes
 	queued    []string
 
 	lastAnswer   string
@@ -332,6 +333,10 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 			return cmd
 		}
 		if m.dialog != nil {
+			return nil
+		}
+		if m.pasteInput(msg.Content) {
+			m.updateCompletion()
 			return nil
 		}
 		var cmd tea.Cmd
@@ -571,7 +576,7 @@ func (m *model) onTurnDone(err error) tea.Cmd {
 		}
 		// The turn failed: the note waits in the input, not lost.
 		if m.input.Value() == "" {
-			m.input.SetValue(note)
+			m.setInput(note)
 		}
 	}
 	return m.nextQueued()
@@ -609,7 +614,7 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 	switch ks {
 	case "ctrl+c":
 		if m.input.Value() != "" {
-			m.input.Reset()
+			m.resetInput()
 			m.comp = completion{}
 			return nil
 		}
@@ -655,11 +660,11 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 			m.acceptCompletion()
 			return nil
 		}
-		text := m.input.Value()
+		text := m.inputText()
 		if strings.TrimSpace(text) == "" {
 			return nil
 		}
-		m.input.Reset()
+		m.resetInput()
 		m.comp = completion{}
 		if m.hist != nil {
 			m.hist.add(text)
@@ -671,8 +676,8 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		if m.input.Line() == 0 && m.hist != nil {
-			if v, ok := m.hist.prev(m.input.Value()); ok {
-				m.input.SetValue(v)
+			if v, ok := m.hist.prev(m.inputText()); ok {
+				m.setInput(v)
 				m.input.MoveToBegin()
 			}
 			return nil
@@ -683,8 +688,8 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		if m.input.Line() == m.input.LineCount()-1 && m.hist != nil {
-			if v, ok := m.hist.next(m.input.Value()); ok {
-				m.input.SetValue(v)
+			if v, ok := m.hist.next(m.inputText()); ok {
+				m.setInput(v)
 			}
 			return nil
 		}
@@ -727,7 +732,7 @@ func (m *model) submit(text string, queued bool) tea.Cmd {
 }
 
 func (m *model) userBlock(text string) string {
-	lines := strings.Split(termtext.String(text), "\n")
+	lines := strings.Split(termtext.String(shownPrompt(text)), "\n")
 	for i, l := range lines {
 		if i == 0 {
 			lines[i] = "> " + l
