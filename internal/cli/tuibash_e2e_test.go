@@ -44,3 +44,26 @@ func TestTUIClearEmptiesScreen(t *testing.T) {
 		t.Errorf("the cleared conversation reached the model: %s", got)
 	}
 }
+
+// On exit the live area goes: the editor left on screen looked as if
+// castor still took input, and the exit words overwrote its footer.
+func TestTUIExitClearsLiveArea(t *testing.T) {
+	for _, quit := range [][]string{{"C-d"}, {"C-c", "C-c"}, {"/quit", "Enter"}} {
+		t.Run(quit[0], func(t *testing.T) {
+			e := newEnv(t)
+			tm := e.startTUI()
+			if strings.HasPrefix(quit[0], "/") {
+				tm.typeText(quit[0])
+				quit = quit[1:]
+			}
+			tm.keys(quit...)
+			s := tm.waitFor("[exited]")
+			if strings.Contains(s, "Type your message") || strings.Contains(s, "context left") {
+				t.Errorf("the live area stayed after exit:\n%s", s)
+			}
+			if !strings.Contains(s, "\nSession <session-id> saved.\nTo resume it: castor --resume <session-id>\n[exited]") {
+				t.Errorf("exit words:\n%s", s)
+			}
+		})
+	}
+}

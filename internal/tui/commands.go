@@ -43,8 +43,8 @@ var faceCommands []faceCommand
 func init() {
 	faceCommands = []faceCommand{
 		{name: "help", desc: "Show the commands and keys.", run: (*model).cmdHelp},
-		{name: "quit", desc: "Exit Castor.", run: func(*model, []string) tea.Cmd { return tea.Quit }},
-		{name: "exit", desc: "Exit Castor.", run: func(*model, []string) tea.Cmd { return tea.Quit }},
+		{name: "quit", desc: "Exit Castor.", run: func(m *model, _ []string) tea.Cmd { return m.quit() }},
+		{name: "exit", desc: "Exit Castor.", run: func(m *model, _ []string) tea.Cmd { return m.quit() }},
 		{name: "clear", desc: "Clear the screen and start the conversation afresh.", needsSession: true, run: (*model).cmdClear},
 		{name: "stats", desc: "Show the session's statistics.", needsSession: true, run: (*model).cmdStats},
 		{name: "tools", desc: "List the tools the model may call.", needsSession: true, run: (*model).cmdTools},

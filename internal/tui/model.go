@@ -113,6 +113,7 @@ type model struct {
 	rejectNote string
 	status     string
 	quitArmed  bool
+	quitting   bool
 
 	// out is output waiting to be printed above the live area; printing
 	// says a batch is on its way (one batch at a time keeps the order).
@@ -622,13 +623,13 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 			m.cancelTurn()
 		}
 		if m.quitArmed {
-			return tea.Quit
+			return m.quit()
 		}
 		m.quitArmed = true
 		return nil
 	case "ctrl+d":
 		if m.input.Value() == "" {
-			return tea.Quit
+			return m.quit()
 		}
 	case "esc":
 		if m.comp.active() {
@@ -766,8 +767,19 @@ func (m *model) cycleMode() {
 	m.agent.Policy.SetMode(next)
 }
 
+// quit ends the program. The live area goes first: the editor and its
+// footer left on screen looked as if castor still took input, and the
+// words printed on exit were written over the footer.
+func (m *model) quit() tea.Cmd {
+	m.quitting = true
+	return tea.Quit
+}
+
 // View draws the live area.
 func (m *model) View() tea.View {
+	if m.quitting {
+		return tea.NewView("")
+	}
 	v := tea.NewView(m.render())
 	// The cursor rests at the top left of the live area. Bubble Tea's
 	// inline renderer (v2.0.10) otherwise redraws a shrinking frame from
