@@ -873,12 +873,41 @@ func (m *model) footer() string {
 	if m.branch != "" {
 		dir += " (" + m.branch + ")"
 	}
+	// The footer gives way in steps on a narrow terminal: the directory
+	// first, then the hints, then the model; the approval mode always
+	// stays, as it says what tool calls will do (YOLO must never be cut).
+	var rest string
+	for level := range 3 {
+		rest = strings.Join(m.footerRight(level), " · ")
+		if ansi.StringWidth(rest)+2+min(ansi.StringWidth(dir), 12) <= m.width {
+			break
+		}
+	}
+	room := m.width - ansi.StringWidth(rest) - 2
+	switch {
+	case room < 4:
+		return ansi.Truncate(m.theme.dim.Render(rest), m.width, "…")
+	case ansi.StringWidth(dir) > room:
+		dir = ansi.TruncateLeft(dir, ansi.StringWidth(dir)-room+1, "…")
+	}
+	line := m.theme.accent.Render(dir) + "  " + m.theme.dim.Render(rest)
+	return ansi.Truncate(line, m.width, "…")
+}
+
+// footerRight is the footer's right part, shorter at each level: 0 says
+// all, 1 drops the hints, 2 the model too.
+func (m *model) footerRight(level int) []string {
 	right := []string{}
 	if m.status != "" {
 		right = append(right, m.status)
 	}
 	if m.modelID != "" {
-		right = append(right, fmt.Sprintf("%s (%d%% context left)", m.modelID, contextLeft(m.promptTokens)))
+		switch level {
+		case 0:
+			right = append(right, fmt.Sprintf("%s (%d%% context left)", m.modelID, contextLeft(m.promptTokens)))
+		case 1:
+			right = append(right, fmt.Sprintf("%s (%d%%)", m.modelID, contextLeft(m.promptTokens)))
+		}
 	}
 	if m.agent != nil && m.agent.Policy != nil {
 		mode := m.agent.Policy.Mode()
@@ -891,7 +920,10 @@ func (m *model) footer() string {
 		case policy.ModePlan:
 			s = m.theme.accent.Render("plan")
 		}
-		right = append(right, s+m.theme.dim.Render(" (shift+tab)"))
+		if level == 0 {
+			s += m.theme.dim.Render(" (shift+tab)")
+		}
+		right = append(right, s)
 	}
 	if m.agent != nil && m.agent.MCP != nil {
 		st := m.agent.MCP.Statuses()
@@ -906,13 +938,7 @@ func (m *model) footer() string {
 	if m.agent != nil && m.agent.IDE != nil {
 		right = append(right, "IDE")
 	}
-	// The directory gives way first: the rest says what the session does.
-	rest := strings.Join(right, " · ")
-	if room := m.width - ansi.StringWidth(rest) - 2; ansi.StringWidth(dir) > room {
-		dir = ansi.TruncateLeft(dir, ansi.StringWidth(dir)-max(room, 1)+1, "…")
-	}
-	line := m.theme.accent.Render(dir) + "  " + m.theme.dim.Render(rest)
-	return ansi.Truncate(line, m.width, "…")
+	return right
 }
 
 // contextLeft is the share of the model's window the last prompt left
