@@ -113,6 +113,7 @@ type model struct {
 	rejectNote string
 	status     string
 	quitArmed  bool
+	quitGen    int
 	quitting   bool
 
 	// out is output waiting to be printed above the live area; printing
@@ -276,6 +277,11 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case frameDrawnMsg:
 		m.waitFrame = false
+		return nil
+	case quitDisarmMsg:
+		if msg.gen == m.quitGen {
+			m.quitArmed = false
+		}
 		return nil
 	case firstFrameMsg:
 		return tea.Quit
@@ -625,7 +631,7 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 		if m.quitArmed {
 			return m.quit()
 		}
-		m.quitArmed = true
+		m.armQuit()
 		return nil
 	case "ctrl+d":
 		if m.input.Value() == "" {
@@ -765,6 +771,22 @@ func (m *model) cycleMode() {
 		next = policy.ModePlan
 	}
 	m.agent.Policy.SetMode(next)
+}
+
+// quitWindow is how long a Ctrl-C waits for the second one that quits.
+// Armed for good, a Ctrl-C that cancelled a turn made a later one, pressed
+// minutes after to clear an empty editor, end the session.
+const quitWindow = 2 * time.Second
+
+type quitDisarmMsg struct{ gen int }
+
+func (m *model) armQuit() {
+	m.quitArmed = true
+	m.quitGen++
+	gen, send := m.quitGen, m.send
+	// A timer, not a tea.Tick command: the window is a convenience, and
+	// the key's command stays empty.
+	time.AfterFunc(quitWindow, func() { send(quitDisarmMsg{gen: gen}) })
 }
 
 // quit ends the program. The live area goes first: the editor and its

@@ -246,3 +246,33 @@ func TestFileCompletionHonoursIgnoreFiles(t *testing.T) {
 		t.Errorf("ignored build/ offered: %+v", c.items)
 	}
 }
+
+// Ctrl-C arms quitting for a while only: a Ctrl-C long after the one
+// that cancelled a turn clears, it does not end the session.
+func TestCtrlCQuitWindow(t *testing.T) {
+	m, _ := newTestModel(t)
+	disarm := make(chan tea.Msg, 1)
+	m.send = func(msg tea.Msg) { disarm <- msg }
+	ctrlC := tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
+	m.running = true
+	if _, cmd := m.Update(ctrlC); isQuit(cmd) || !m.quitArmed {
+		t.Fatal("Ctrl-C during a turn must cancel it and arm quitting")
+	}
+	select {
+	case msg := <-disarm:
+		m.Update(msg)
+	case <-time.After(30 * time.Second):
+		t.Fatal("quitting stayed armed")
+	}
+	if m.quitArmed || strings.Contains(m.render(), "again to exit") {
+		t.Fatal("still armed after the window")
+	}
+	if _, cmd := m.Update(ctrlC); isQuit(cmd) {
+		t.Fatal("a Ctrl-C after the window quit")
+	}
+	// A stale disarm does not end a newer window.
+	m.Update(quitDisarmMsg{gen: m.quitGen - 1})
+	if _, cmd := m.Update(ctrlC); !isQuit(cmd) {
+		t.Fatal("the second Ctrl-C within the window must quit")
+	}
+}
