@@ -1,9 +1,11 @@
 package tui
 
 import (
+	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // Typing over an entry recalled (Up leaves the cursor at its start) from the history, or clearing it, starts
@@ -50,5 +52,20 @@ func TestHistoryKeepsEditedText(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The editor's prompt marks the first row of the message only.
+func TestEditorPromptFirstRowOnly(t *testing.T) {
+	m, _ := newTestModel(t)
+	m.update(tea.PasteMsg{Content: "first line\nsecond line, long enough to wrap at eighty columns, which it does right about here"})
+	var lines []string
+	for _, l := range strings.Split(ansi.Strip(m.input.View()), "\n") {
+		lines = append(lines, strings.TrimRight(l, " "))
+	}
+	got := strings.Join(lines, "\n")
+	want := "> first line\n  second line, long enough to wrap at eighty columns, which it does right about\n  here"
+	if !strings.HasPrefix(got, want) {
+		t.Errorf("editor:\n%s\nwant\n%s", got, want)
 	}
 }

@@ -148,6 +148,14 @@ func newModel(ctx context.Context, c Config) *model {
 
 	in := textarea.New()
 	in.Prompt = "> "
+	// The prompt marks the message's first row only: repeated on every
+	// row, a wrapped or multi-line message read as several messages.
+	in.SetPromptFunc(2, func(p textarea.PromptInfo) string {
+		if p.LineNumber == 0 {
+			return "> "
+		}
+		return "  "
+	})
 	in.Placeholder = "Type your message or @path/to/file"
 	in.ShowLineNumbers = false
 	in.DynamicHeight = true
