@@ -121,6 +121,7 @@ type model struct {
 	out       []string
 	printing  bool
 	lastBlank bool
+	lastCall  bool // the last thing printed is a finished tool call
 	// printLog keeps everything printed, for tests.
 	printLog *[]string
 
@@ -216,7 +217,7 @@ func (m *model) printBanner() {
 
 // print queues lines for the scrollback.
 func (m *model) print(s string) {
-	m.lastBlank = s == ""
+	m.lastBlank, m.lastCall = s == "", false
 	m.out = append(m.out, s)
 	if m.printLog != nil {
 		*m.printLog = append(*m.printLog, s)
@@ -543,6 +544,7 @@ func (m *model) onCall(c *agent.ToolCall) {
 			m.calls = append(m.calls[:i], m.calls[i+1:]...)
 		}
 		m.print(m.renderCall(c, false))
+		m.lastCall = true
 		return
 	}
 	if i >= 0 {
@@ -608,6 +610,10 @@ func (m *model) flushStream() {
 // line keeps it, as Markdown separates blocks with one.
 func (m *model) printMarkdown(src string) {
 	if out := m.md.render(src); out != "" {
+		if m.lastCall {
+			// The answer does not run on from a tool's block.
+			m.print("")
+		}
 		m.print(out)
 		if strings.HasSuffix(src, "\n\n") {
 			m.print("")

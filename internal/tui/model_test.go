@@ -276,3 +276,17 @@ func TestCtrlCQuitWindow(t *testing.T) {
 		t.Fatal("the second Ctrl-C within the window must quit")
 	}
 }
+
+// The answer that follows a finished tool call is set off from its
+// block by a blank row, as the prompt's answer is from the prompt.
+func TestAnswerAfterToolCallSpaced(t *testing.T) {
+	m, log := newTestModel(t)
+	m.running = true
+	done := &agent.ToolCall{ID: "c1", Name: "read_file", Description: "README.md", Status: agent.StatusSuccess}
+	m.update(eventMsg{ev: &agent.Event{Type: agent.EventToolCall, Call: done}})
+	m.update(content("The README describes a demo.\n\n"))
+	got := ansi.Strip(strings.Join(*log, "\n"))
+	if !strings.Contains(got, "README.md\n\n  The README describes a demo.") {
+		t.Errorf("printed:\n%s", got)
+	}
+}
