@@ -727,9 +727,11 @@ func (m *model) submit(text string, queued bool) tea.Cmd {
 	trimmed := strings.TrimSpace(text)
 	switch {
 	case strings.HasPrefix(trimmed, "/") && !strings.HasPrefix(trimmed, "//"):
+		m.separate()
 		m.print(m.theme.user.Render("> " + trimmed))
 		return m.runCommand(trimmed)
 	case strings.HasPrefix(trimmed, "!"):
+		m.separate()
 		m.print(m.theme.user.Render("! " + strings.TrimSpace(trimmed[1:])))
 		return m.runShell(strings.TrimSpace(trimmed[1:]))
 	}
@@ -738,6 +740,7 @@ func (m *model) submit(text string, queued bool) tea.Cmd {
 			m.printNotice(noticeError, "the session could not start: "+m.startErr.Error())
 			return nil
 		}
+		m.separate()
 		m.print(m.userBlock(text))
 		m.queued = append(m.queued, text)
 		if !m.ready {
@@ -746,10 +749,19 @@ func (m *model) submit(text string, queued bool) tea.Cmd {
 		return nil
 	}
 	if !queued {
+		m.separate()
 		m.print(m.userBlock(text))
 	}
 	m.print("")
 	return m.startTurn(text)
+}
+
+// separate sets what the user sends off from the output before it with
+// a blank row (command results and notices end without one).
+func (m *model) separate() {
+	if !m.lastBlank {
+		m.print("")
+	}
 }
 
 func (m *model) userBlock(text string) string {

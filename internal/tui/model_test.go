@@ -290,3 +290,18 @@ func TestAnswerAfterToolCallSpaced(t *testing.T) {
 		t.Errorf("printed:\n%s", got)
 	}
 }
+
+// What the user sends is set off from the output before it, notices
+// included (they end without a blank row).
+func TestSentSetOff(t *testing.T) {
+	for _, sent := range []string{"/help", "!true", "a prompt"} {
+		m, log := newTestModel(t)
+		m.printNotice(noticeInfo, "No MCP servers configured.")
+		m.submit(sent, false)
+		got := ansi.Strip(strings.Join(*log, "\n"))
+		if !strings.Contains(got, "configured.\n\n") {
+			t.Errorf("%s:\n%s", sent, got)
+		}
+		m.cancelShell()
+	}
+}
