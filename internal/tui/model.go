@@ -250,24 +250,32 @@ func (m *model) flushOut() tea.Cmd {
 }
 
 // splitRows cuts text into pieces of at most rows screen rows at width
-// columns (long lines wrap).
+// columns (long lines wrap). A piece that is one blank row is a space:
+// Bubble Tea prints nothing for an empty string, which lost the blank
+// row printed on its own after an answer or a notice.
 func splitRows(text string, rows, width int) []string {
 	var pieces []string
 	var cur []string
 	n := 0
+	piece := func() string {
+		if p := strings.Join(cur, "\n"); p != "" {
+			return p
+		}
+		return " "
+	}
 	for _, l := range strings.Split(text, "\n") {
 		h := 1
 		if w := ansi.StringWidth(l); width > 0 && w > width {
 			h = (w + width - 1) / width
 		}
 		if n+h > rows && len(cur) > 0 {
-			pieces = append(pieces, strings.Join(cur, "\n"))
+			pieces = append(pieces, piece())
 			cur, n = nil, 0
 		}
 		cur = append(cur, l)
 		n += h
 	}
-	return append(pieces, strings.Join(cur, "\n"))
+	return append(pieces, piece())
 }
 
 // Update handles one message.

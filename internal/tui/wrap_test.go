@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -69,4 +70,24 @@ func abs(n int) int {
 		return -n
 	}
 	return n
+}
+
+func TestSplitRows(t *testing.T) {
+	tests := []struct {
+		name, text  string
+		rows, width int
+		want        []string
+	}{
+		{"fits", "a\nb", 5, 80, []string{"a\nb"}},
+		{"cut", "a\nb\nc", 2, 80, []string{"a\nb", "c"}},
+		{"long lines count their rows", strings.Repeat("x", 15) + "\ny", 2, 10, []string{strings.Repeat("x", 15), "y"}},
+		// Bubble Tea prints nothing for "": a blank row alone is a space.
+		{"blank row alone", "", 5, 80, []string{" "}},
+		{"blank row cut off", "a\n\nb", 1, 80, []string{"a", " ", "b"}},
+	}
+	for _, tt := range tests {
+		if got := splitRows(tt.text, tt.rows, tt.width); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+	}
 }
