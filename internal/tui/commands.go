@@ -183,15 +183,25 @@ func (m *model) cmdHelp([]string) tea.Cmd {
 	var b strings.Builder
 	b.WriteString(m.theme.title.Render("Commands") + "\n")
 	for _, c := range m.allCommands() {
-		fmt.Fprintf(&b, "  /%-12s %s\n", c.name, termtext.String(firstLine(c.desc)))
+		b.WriteString(m.column(fmt.Sprintf("  /%-12s ", c.name), termtext.String(firstLine(c.desc))) + "\n")
 	}
 	b.WriteString("\n" + m.theme.title.Render("Keys") + "\n")
 	for _, k := range keys {
-		fmt.Fprintf(&b, "  %-32s %s\n", k[0], k[1])
+		b.WriteString(m.column(fmt.Sprintf("  %-32s ", k[0]), k[1]) + "\n")
 	}
 	m.print(strings.TrimRight(b.String(), "\n"))
 	m.print("")
 	return nil
+}
+
+// column is a row of a two-column list: text wraps under its own column
+// rather than under the label, while there is room for it.
+func (m *model) column(label, text string) string {
+	room := m.width - 1 - ansi.StringWidth(label)
+	if room < 20 || ansi.StringWidth(text) <= room {
+		return label + text
+	}
+	return label + strings.TrimLeft(wrapWords(text, room, strings.Repeat(" ", ansi.StringWidth(label))), " ")
 }
 
 func (m *model) cmdClear([]string) tea.Cmd {

@@ -91,3 +91,18 @@ func TestSplitRows(t *testing.T) {
 		}
 	}
 }
+
+// /help's descriptions wrap under their own column.
+func TestHelpDescriptionsWrapInColumn(t *testing.T) {
+	m, log := newTestModel(t)
+	m.width = 60
+	m.resize()
+	m.cmdHelp(nil)
+	got := ansi.Strip(strings.Join(*log, "\n"))
+	want := "  Esc                              cancel the running\n" +
+		"                                   request; close the\n" +
+		"                                   completion list\n"
+	if !strings.Contains(got, want) {
+		t.Errorf("help at 60 columns:\n%s", got)
+	}
+}
