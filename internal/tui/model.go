@@ -773,7 +773,7 @@ func (m *model) separate() {
 }
 
 func (m *model) userBlock(text string) string {
-	lines := strings.Split(termtext.String(shownPrompt(text)), "\n")
+	lines := strings.Split(termtext.String(shownPrompt(strings.TrimRight(text, "\n"))), "\n")
 	for i, l := range lines {
 		if i == 0 {
 			lines[i] = "> " + l

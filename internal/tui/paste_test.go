@@ -85,3 +85,17 @@ func BenchmarkKeystrokeAfterLargePaste(b *testing.B) {
 		_ = m.View()
 	}
 }
+
+// A pasted message's trailing newlines are not echoed as blank rows.
+func TestSentTrailingNewlinesNotEchoed(t *testing.T) {
+	m, log := newTestModel(t)
+	m.update(tea.PasteMsg{Content: "first line\nsecond line\n"})
+	m.update(tea.KeyPressMsg{Code: tea.KeyEnter})
+	got := ansi.Strip(strings.Join(*log, "\n"))
+	if !strings.Contains(got, "> first line\n  second line\n") || strings.Contains(got, "second line\n  \n") {
+		t.Errorf("echo:\n%q", got)
+	}
+	if len(m.queued) != 1 || m.queued[0] != "first line\nsecond line\n" {
+		t.Errorf("sent %q", m.queued)
+	}
+}
