@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -303,5 +304,26 @@ func TestSentSetOff(t *testing.T) {
 			t.Errorf("%s:\n%s", sent, got)
 		}
 		m.cancelShell()
+	}
+}
+
+// An edit dialog fits the terminal's height, its title (the file) kept
+// on screen however long the diff.
+func TestEditDialogFitsHeight(t *testing.T) {
+	var diff strings.Builder
+	diff.WriteString("--- a.txt\n+++ a.txt\n@@ -1,40 +1,40 @@\n")
+	for i := range 40 {
+		fmt.Fprintf(&diff, "-old %d\n+new %d\n", i, i)
+	}
+	for _, height := range []int{16, 24, 60} {
+		m, _ := newTestModel(t)
+		m.height = height
+		call := &agent.ToolCall{ID: "e1", Name: "replace", Description: "a.txt: old => new", Status: agent.StatusAwaitingApproval,
+			Confirmation: &agent.Confirmation{Details: &tool.ConfirmationDetails{Type: tool.ConfirmEdit, FileName: "a.txt", FileDiff: diff.String()}}}
+		m.update(confirmMsg{call: call, reply: make(chan tool.Decision, 1)})
+		view := ansi.Strip(m.render())
+		if rows := strings.Count(view, "\n") + 1; rows > height || !strings.Contains(view, "a.txt: old => new") || !strings.Contains(view, "more lines") {
+			t.Errorf("height %d: %d rows:\n%s", height, rows, view)
+		}
 	}
 }
