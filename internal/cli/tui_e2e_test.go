@@ -34,6 +34,13 @@ type term struct {
 
 // startTUI opens castor with args in a tmux pane sized tuiWidth×tuiHeight.
 func (e *env) startTUI(args ...string) *term {
+	e.t.Helper()
+	return e.startTUIAfter("", args...)
+}
+
+// startTUIAfter is startTUI with a shell command run first in the pane,
+// as a user's earlier work stays on the screen castor opens in.
+func (e *env) startTUIAfter(before string, args ...string) *term {
 	t := e.t
 	t.Helper()
 	npmtest.LookPath(t, "tmux") // skips without tmux, fails under CI=true
@@ -49,7 +56,7 @@ func (e *env) startTUI(args ...string) *term {
 		"CASTOR_RETRY_BASE_DELAY=5ms",
 		"EDITOR=true",
 	}
-	cmd := "cd " + shellQuote(e.ws) + " && env -i"
+	cmd := before + "cd " + shellQuote(e.ws) + " && env -i"
 	for _, kv := range envs {
 		cmd += " " + shellQuote(kv)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 	"google.golang.org/genai"
 
 	"github.com/castor-dev/castor/agent"
@@ -42,8 +43,8 @@ var faceCommands []faceCommand
 func init() {
 	faceCommands = []faceCommand{
 		{name: "help", desc: "Show the commands and keys.", run: (*model).cmdHelp},
-		{name: "quit", desc: "Exit Castor.", run: func(*model, []string) tea.Cmd { return tea.Quit }},
-		{name: "exit", desc: "Exit Castor.", run: func(*model, []string) tea.Cmd { return tea.Quit }},
+		{name: "quit", desc: "Exit Castor.", run: func(m *model, _ []string) tea.Cmd { return m.quit() }},
+		{name: "exit", desc: "Exit Castor.", run: func(m *model, _ []string) tea.Cmd { return m.quit() }},
 		{name: "clear", desc: "Clear the screen and start the conversation afresh.", needsSession: true, run: (*model).cmdClear},
 		{name: "stats", desc: "Show the session's statistics.", needsSession: true, run: (*model).cmdStats},
 		{name: "tools", desc: "List the tools the model may call.", needsSession: true, run: (*model).cmdTools},
@@ -143,6 +144,10 @@ func (m *model) onCommandDone(msg commandDoneMsg) tea.Cmd {
 			m.printNotice(noticeInfo, s)
 			break
 		}
+		if s, ok := dataText(r.Data); ok {
+			m.print(termtext.String(s))
+			break
+		}
 		b, err := json.MarshalIndent(r.Data, "", "  ")
 		if err != nil {
 			m.printNotice(noticeError, err.Error())
@@ -178,15 +183,25 @@ func (m *model) cmdHelp([]string) tea.Cmd {
 	var b strings.Builder
 	b.WriteString(m.theme.title.Render("Commands") + "\n")
 	for _, c := range m.allCommands() {
-		fmt.Fprintf(&b, "  /%-12s %s\n", c.name, termtext.String(firstLine(c.desc)))
+		b.WriteString(m.column(fmt.Sprintf("  /%-12s ", c.name), termtext.String(firstLine(c.desc))) + "\n")
 	}
 	b.WriteString("\n" + m.theme.title.Render("Keys") + "\n")
 	for _, k := range keys {
-		fmt.Fprintf(&b, "  %-32s %s\n", k[0], k[1])
+		b.WriteString(m.column(fmt.Sprintf("  %-32s ", k[0]), k[1]) + "\n")
 	}
 	m.print(strings.TrimRight(b.String(), "\n"))
 	m.print("")
 	return nil
+}
+
+// column is a row of a two-column list: text wraps under its own column
+// rather than under the label, while there is room for it.
+func (m *model) column(label, text string) string {
+	room := m.width - 1 - ansi.StringWidth(label)
+	if room < 20 || ansi.StringWidth(text) <= room {
+		return label + text
+	}
+	return label + strings.TrimLeft(wrapWords(text, room, strings.Repeat(" ", ansi.StringWidth(label))), " ")
 }
 
 func (m *model) cmdClear([]string) tea.Cmd {
@@ -197,7 +212,13 @@ func (m *model) cmdClear([]string) tea.Cmd {
 		m.printNotice(noticeError, err.Error())
 	}
 	m.promptTokens = 0
-	return tea.ClearScreen
+	// Bubble Tea's ClearScreen only redraws the live area when inline, so
+	// the conversation stayed on screen: the screen and the scrollback
+	// are cleared here, as Gemini CLI does, the cursor left at the top
+	// left, where ClearScreen then draws the whole live area again.
+	// The echoed "/clear" and anything not yet printed go too.
+	m.out = m.out[:0]
+	return tea.Sequence(tea.Raw(ansi.CursorHomePosition+ansi.EraseEntireScreen+ansi.EraseEntireDisplay), tea.ClearScreen)
 }
 
 func (m *model) cmdStats([]string) tea.Cmd {

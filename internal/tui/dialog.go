@@ -256,7 +256,12 @@ func (m *model) renderDialog() string {
 	lines = append(lines, ansi.Truncate(m.renderCall(c, false), inner, "…"))
 	switch det.Type {
 	case tool.ConfirmEdit:
-		lines = append(lines, m.renderDiff(det.FileDiff, maxDiffLines)...)
+		// The diff gives way to the terminal's height: taller than the
+		// screen, the dialog lost its top rows, which say what is edited.
+		// Around it: two borders, the title, a blank row, the question,
+		// the options and the footer under the dialog.
+		limit := min(maxDiffLines, max(m.height-6-len(d.options)-1, 3))
+		lines = append(lines, m.renderDiff(det.FileDiff, limit)...)
 	case tool.ConfirmExec:
 		for _, l := range headLines(termtext.String(det.Command), maxResultLines) {
 			lines = append(lines, m.theme.accent.Render("$ "+l))

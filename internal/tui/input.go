@@ -73,6 +73,7 @@ func (h *inputHistory) add(s string) {
 // prev returns the entry before the one shown; cur is the text in the
 // editor, kept as the draft when browsing starts.
 func (h *inputHistory) prev(cur string) (string, bool) {
+	h.edited(cur)
 	if h.pos == 0 {
 		return "", false
 	}
@@ -83,8 +84,10 @@ func (h *inputHistory) prev(cur string) (string, bool) {
 	return h.items[h.pos], true
 }
 
-func (h *inputHistory) next() (string, bool) {
-	if h.pos >= len(h.items) {
+// next returns the entry after the one shown, and the draft after the
+// newest; cur is the text in the editor.
+func (h *inputHistory) next(cur string) (string, bool) {
+	if h.edited(cur); h.pos >= len(h.items) {
 		return "", false
 	}
 	h.pos++
@@ -92,6 +95,16 @@ func (h *inputHistory) next() (string, bool) {
 		return h.draft, true
 	}
 	return h.items[h.pos], true
+}
+
+// edited stops browsing when the editor no longer holds the entry shown
+// (the user changed it, or cleared it with Ctrl-C): what they typed is the
+// new draft, never replaced by an older draft or lost.
+func (h *inputHistory) edited(cur string) {
+	if h.pos < len(h.items) && cur != h.items[h.pos] {
+		h.pos = len(h.items)
+		h.draft = cur
+	}
 }
 
 // completion is the list shown under the editor for "/" commands and

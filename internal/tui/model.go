@@ -97,10 +97,12 @@ type model struct {
 	stream    stream
 	answer    strings.Builder
 	thought   string
+	retry     *retryWait
 	calls     []*agent.ToolCall
 	dialog    *dialog
 	elicits   []*elicitForm // MCP servers' questions, the first shown
 	shell     *shellRun
+	pastes    pastes
 	queued    []string
 
 	lastAnswer   string
@@ -111,16 +113,22 @@ type model struct {
 	rejectNote string
 	status     string
 	quitArmed  bool
+	quitGen    int
+	quitting   bool
 
 	// out is output waiting to be printed above the live area; printing
 	// says a batch is on its way (one batch at a time keeps the order).
 	out       []string
 	printing  bool
 	lastBlank bool
+	lastCall  bool // the last thing printed is a finished tool call
 	// printLog keeps everything printed, for tests.
 	printLog *[]string
 
-	bannerDue           bool
+	bannerDue bool
+	// waitFrame holds output back until the first frame is drawn (see
+	// frameWatch).
+	waitFrame           bool
 	sized               bool
 	exitAfterFirstFrame bool
 }
@@ -141,6 +149,14 @@ func newModel(ctx context.Context, c Config) *model {
 
 	in := textarea.New()
 	in.Prompt = "> "
+	// The prompt marks the message's first row only: repeated on every
+	// row, a wrapped or multi-line message read as several messages.
+	in.SetPromptFunc(2, func(p textarea.PromptInfo) string {
+		if p.LineNumber == 0 {
+			return "> "
+		}
+		return "  "
+	})
 	in.Placeholder = "Type your message or @path/to/file"
 	in.ShowLineNumbers = false
 	in.DynamicHeight = true
@@ -183,6 +199,9 @@ func (m *model) Init() tea.Cmd {
 		m.printBanner()
 	}
 	cmds := []tea.Cmd{tea.RequestBackgroundColor, m.flushOut()}
+	if m.waitFrame {
+		cmds = append(cmds, waitFirstFrame())
+	}
 	if m.exitAfterFirstFrame {
 		cmds = append(cmds, func() tea.Msg { return firstFrameMsg{} })
 	}
@@ -198,7 +217,7 @@ func (m *model) printBanner() {
 
 // print queues lines for the scrollback.
 func (m *model) print(s string) {
-	m.lastBlank = s == ""
+	m.lastBlank, m.lastCall = s == "", false
 	m.out = append(m.out, s)
 	if m.printLog != nil {
 		*m.printLog = append(*m.printLog, s)
@@ -212,13 +231,13 @@ func (m *model) print(s string) {
 // live area by scrolling the screen and cannot scroll by more than the
 // screen holds.
 func (m *model) flushOut() tea.Cmd {
-	if m.printing || len(m.out) == 0 {
+	if m.printing || m.waitFrame || len(m.out) == 0 {
 		return nil
 	}
 	// Lines are wrapped one column short of the width: Bubble Tea counts a
 	// line exactly as wide as the screen as two rows, and a wrong count
 	// leaves stale rows behind.
-	text := ansi.Hardwrap(strings.Join(m.out, "\n"), max(m.width-1, 10), true)
+	text := wrapLines(strings.Join(m.out, "\n"), max(m.width-1, 10))
 	m.out = m.out[:0]
 	m.printing = true
 	room := max(m.height-strings.Count(m.render(), "\n")-2, 1)
@@ -231,24 +250,32 @@ func (m *model) flushOut() tea.Cmd {
 }
 
 // splitRows cuts text into pieces of at most rows screen rows at width
-// columns (long lines wrap).
+// columns (long lines wrap). A piece that is one blank row is a space:
+// Bubble Tea prints nothing for an empty string, which lost the blank
+// row printed on its own after an answer or a notice.
 func splitRows(text string, rows, width int) []string {
 	var pieces []string
 	var cur []string
 	n := 0
+	piece := func() string {
+		if p := strings.Join(cur, "\n"); p != "" {
+			return p
+		}
+		return " "
+	}
 	for _, l := range strings.Split(text, "\n") {
 		h := 1
 		if w := ansi.StringWidth(l); width > 0 && w > width {
 			h = (w + width - 1) / width
 		}
 		if n+h > rows && len(cur) > 0 {
-			pieces = append(pieces, strings.Join(cur, "\n"))
+			pieces = append(pieces, piece())
 			cur, n = nil, 0
 		}
 		cur = append(cur, l)
 		n += h
 	}
-	return append(pieces, strings.Join(cur, "\n"))
+	return append(pieces, piece())
 }
 
 // Update handles one message.
@@ -264,6 +291,14 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case printedMsg:
 		m.printing = false
+		return nil
+	case frameDrawnMsg:
+		m.waitFrame = false
+		return nil
+	case quitDisarmMsg:
+		if msg.gen == m.quitGen {
+			m.quitArmed = false
+		}
 		return nil
 	case firstFrameMsg:
 		return tea.Quit
@@ -322,6 +357,10 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 			return cmd
 		}
 		if m.dialog != nil {
+			return nil
+		}
+		if m.pasteInput(msg.Content) {
+			m.updateCompletion()
 			return nil
 		}
 		var cmd tea.Cmd
@@ -399,6 +438,7 @@ func (m *model) startTurn(text string) tea.Cmd {
 	gen := m.turnGen
 	m.running, m.turnStart, m.cancel = true, m.now(), cancel
 	m.thought = ""
+	m.retry = nil
 	m.answer.Reset()
 	a, send := m.agent, m.send
 	go func() {
@@ -431,6 +471,10 @@ func (m *model) cancelTurn() {
 }
 
 func (m *model) onEvent(ev *agent.Event) {
+	if ev.Type != agent.EventRetry {
+		// The model answers again.
+		m.retry = nil
+	}
 	switch ev.Type {
 	case agent.EventContent:
 		m.answer.WriteString(ev.Text)
@@ -465,7 +509,7 @@ func (m *model) onEvent(ev *agent.Event) {
 		if n := ev.Notice; n != nil && ev.Type == agent.EventFallback {
 			m.printNotice(noticeWarn, fmt.Sprintf("Switched from %s to %s.", n.From, n.To))
 		} else if n != nil && n.Err != nil {
-			m.printNotice(noticeWarn, fmt.Sprintf("Attempt %d failed (%v); retrying in %s.", n.Attempt, n.Err, n.Delay.Round(time.Millisecond)))
+			m.retry = newRetryWait(n, m.now())
 		}
 	case agent.EventWarning, agent.EventLoopDetected:
 		m.flushStream()
@@ -508,6 +552,7 @@ func (m *model) onCall(c *agent.ToolCall) {
 			m.calls = append(m.calls[:i], m.calls[i+1:]...)
 		}
 		m.print(m.renderCall(c, false))
+		m.lastCall = true
 		return
 	}
 	if i >= 0 {
@@ -545,6 +590,7 @@ func (m *model) onTurnDone(err error) tea.Cmd {
 		m.printNotice(noticeError, err.Error())
 	}
 	m.thought = ""
+	m.retry = nil
 	if !m.lastBlank {
 		m.print("")
 	}
@@ -555,7 +601,7 @@ func (m *model) onTurnDone(err error) tea.Cmd {
 		}
 		// The turn failed: the note waits in the input, not lost.
 		if m.input.Value() == "" {
-			m.input.SetValue(note)
+			m.setInput(note)
 		}
 	}
 	return m.nextQueued()
@@ -572,6 +618,10 @@ func (m *model) flushStream() {
 // line keeps it, as Markdown separates blocks with one.
 func (m *model) printMarkdown(src string) {
 	if out := m.md.render(src); out != "" {
+		if m.lastCall {
+			// The answer does not run on from a tool's block.
+			m.print("")
+		}
 		m.print(out)
 		if strings.HasSuffix(src, "\n\n") {
 			m.print("")
@@ -593,7 +643,7 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 	switch ks {
 	case "ctrl+c":
 		if m.input.Value() != "" {
-			m.input.Reset()
+			m.resetInput()
 			m.comp = completion{}
 			return nil
 		}
@@ -601,13 +651,13 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 			m.cancelTurn()
 		}
 		if m.quitArmed {
-			return tea.Quit
+			return m.quit()
 		}
-		m.quitArmed = true
+		m.armQuit()
 		return nil
 	case "ctrl+d":
 		if m.input.Value() == "" {
-			return tea.Quit
+			return m.quit()
 		}
 	case "esc":
 		if m.comp.active() {
@@ -639,11 +689,11 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 			m.acceptCompletion()
 			return nil
 		}
-		text := m.input.Value()
+		text := m.inputText()
 		if strings.TrimSpace(text) == "" {
 			return nil
 		}
-		m.input.Reset()
+		m.resetInput()
 		m.comp = completion{}
 		if m.hist != nil {
 			m.hist.add(text)
@@ -655,8 +705,8 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		if m.input.Line() == 0 && m.hist != nil {
-			if v, ok := m.hist.prev(m.input.Value()); ok {
-				m.input.SetValue(v)
+			if v, ok := m.hist.prev(m.inputText()); ok {
+				m.setInput(v)
 				m.input.MoveToBegin()
 			}
 			return nil
@@ -667,8 +717,8 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		if m.input.Line() == m.input.LineCount()-1 && m.hist != nil {
-			if v, ok := m.hist.next(); ok {
-				m.input.SetValue(v)
+			if v, ok := m.hist.next(m.inputText()); ok {
+				m.setInput(v)
 			}
 			return nil
 		}
@@ -685,9 +735,11 @@ func (m *model) submit(text string, queued bool) tea.Cmd {
 	trimmed := strings.TrimSpace(text)
 	switch {
 	case strings.HasPrefix(trimmed, "/") && !strings.HasPrefix(trimmed, "//"):
+		m.separate()
 		m.print(m.theme.user.Render("> " + trimmed))
 		return m.runCommand(trimmed)
 	case strings.HasPrefix(trimmed, "!"):
+		m.separate()
 		m.print(m.theme.user.Render("! " + strings.TrimSpace(trimmed[1:])))
 		return m.runShell(strings.TrimSpace(trimmed[1:]))
 	}
@@ -696,6 +748,7 @@ func (m *model) submit(text string, queued bool) tea.Cmd {
 			m.printNotice(noticeError, "the session could not start: "+m.startErr.Error())
 			return nil
 		}
+		m.separate()
 		m.print(m.userBlock(text))
 		m.queued = append(m.queued, text)
 		if !m.ready {
@@ -704,14 +757,23 @@ func (m *model) submit(text string, queued bool) tea.Cmd {
 		return nil
 	}
 	if !queued {
+		m.separate()
 		m.print(m.userBlock(text))
 	}
 	m.print("")
 	return m.startTurn(text)
 }
 
+// separate sets what the user sends off from the output before it with
+// a blank row (command results and notices end without one).
+func (m *model) separate() {
+	if !m.lastBlank {
+		m.print("")
+	}
+}
+
 func (m *model) userBlock(text string) string {
-	lines := strings.Split(termtext.String(text), "\n")
+	lines := strings.Split(termtext.String(shownPrompt(strings.TrimRight(text, "\n"))), "\n")
 	for i, l := range lines {
 		if i == 0 {
 			lines[i] = "> " + l
@@ -745,8 +807,35 @@ func (m *model) cycleMode() {
 	m.agent.Policy.SetMode(next)
 }
 
+// quitWindow is how long a Ctrl-C waits for the second one that quits.
+// Armed for good, a Ctrl-C that cancelled a turn made a later one, pressed
+// minutes after to clear an empty editor, end the session.
+const quitWindow = 2 * time.Second
+
+type quitDisarmMsg struct{ gen int }
+
+func (m *model) armQuit() {
+	m.quitArmed = true
+	m.quitGen++
+	gen, send := m.quitGen, m.send
+	// A timer, not a tea.Tick command: the window is a convenience, and
+	// the key's command stays empty.
+	time.AfterFunc(quitWindow, func() { send(quitDisarmMsg{gen: gen}) })
+}
+
+// quit ends the program. The live area goes first: the editor and its
+// footer left on screen looked as if castor still took input, and the
+// words printed on exit were written over the footer.
+func (m *model) quit() tea.Cmd {
+	m.quitting = true
+	return tea.Quit
+}
+
 // View draws the live area.
 func (m *model) View() tea.View {
+	if m.quitting {
+		return tea.NewView("")
+	}
 	v := tea.NewView(m.render())
 	// The cursor rests at the top left of the live area. Bubble Tea's
 	// inline renderer (v2.0.10) otherwise redraws a shrinking frame from
@@ -771,6 +860,11 @@ func (m *model) render() string {
 			continue
 		}
 		parts = append(parts, m.renderCall(c, true))
+	}
+	if m.shell != nil {
+		if out := m.renderShell(); out != "" {
+			parts = append(parts, out)
+		}
 	}
 	// One status row, always there (blank when idle): the live area
 	// changing height while output is printed above it is what makes
@@ -805,6 +899,9 @@ func (m *model) spinnerLine() string {
 	if m.thought != "" {
 		label = m.thought
 	}
+	if m.retry != nil {
+		label = m.retry.label(m.now())
+	}
 	elapsed := m.now().Sub(m.turnStart).Truncate(time.Second)
 	if m.shellRunning() && !m.running {
 		label = "Running shell command"
@@ -814,7 +911,12 @@ func (m *model) spinnerLine() string {
 	if m.screenReader {
 		frame = "…"
 	}
-	return ansi.Truncate(frame+" "+m.theme.accent.Render(label)+m.theme.dim.Render(fmt.Sprintf(" (esc to cancel, %s)", elapsed)), m.width, "…")
+	hint := fmt.Sprintf(" (esc to cancel, %s)", elapsed)
+	// A long label (a retry's reason) gives way, not how to cancel.
+	if room := m.width - ansi.StringWidth(frame) - 1 - ansi.StringWidth(hint); room >= 10 {
+		label = ansi.Truncate(label, room, "…")
+	}
+	return ansi.Truncate(frame+" "+m.theme.accent.Render(label)+m.theme.dim.Render(hint), m.width, "…")
 }
 
 // footer is one line: directory and branch, model and context left,
@@ -827,12 +929,41 @@ func (m *model) footer() string {
 	if m.branch != "" {
 		dir += " (" + m.branch + ")"
 	}
+	// The footer gives way in steps on a narrow terminal: the directory
+	// first, then the hints, then the model; the approval mode always
+	// stays, as it says what tool calls will do (YOLO must never be cut).
+	var rest string
+	for level := range 3 {
+		rest = strings.Join(m.footerRight(level), " · ")
+		if ansi.StringWidth(rest)+2+min(ansi.StringWidth(dir), 12) <= m.width {
+			break
+		}
+	}
+	room := m.width - ansi.StringWidth(rest) - 2
+	switch {
+	case room < 4:
+		return ansi.Truncate(m.theme.dim.Render(rest), m.width, "…")
+	case ansi.StringWidth(dir) > room:
+		dir = ansi.TruncateLeft(dir, ansi.StringWidth(dir)-room+1, "…")
+	}
+	line := m.theme.accent.Render(dir) + "  " + m.theme.dim.Render(rest)
+	return ansi.Truncate(line, m.width, "…")
+}
+
+// footerRight is the footer's right part, shorter at each level: 0 says
+// all, 1 drops the hints, 2 the model too.
+func (m *model) footerRight(level int) []string {
 	right := []string{}
 	if m.status != "" {
 		right = append(right, m.status)
 	}
 	if m.modelID != "" {
-		right = append(right, fmt.Sprintf("%s (%d%% context left)", m.modelID, contextLeft(m.promptTokens)))
+		switch level {
+		case 0:
+			right = append(right, fmt.Sprintf("%s (%d%% context left)", m.modelID, contextLeft(m.promptTokens)))
+		case 1:
+			right = append(right, fmt.Sprintf("%s (%d%%)", m.modelID, contextLeft(m.promptTokens)))
+		}
 	}
 	if m.agent != nil && m.agent.Policy != nil {
 		mode := m.agent.Policy.Mode()
@@ -845,7 +976,10 @@ func (m *model) footer() string {
 		case policy.ModePlan:
 			s = m.theme.accent.Render("plan")
 		}
-		right = append(right, s+m.theme.dim.Render(" (shift+tab)"))
+		if level == 0 {
+			s += m.theme.dim.Render(" (shift+tab)")
+		}
+		right = append(right, s)
 	}
 	if m.agent != nil && m.agent.MCP != nil {
 		st := m.agent.MCP.Statuses()
@@ -860,13 +994,7 @@ func (m *model) footer() string {
 	if m.agent != nil && m.agent.IDE != nil {
 		right = append(right, "IDE")
 	}
-	// The directory gives way first: the rest says what the session does.
-	rest := strings.Join(right, " · ")
-	if room := m.width - ansi.StringWidth(rest) - 2; ansi.StringWidth(dir) > room {
-		dir = ansi.TruncateLeft(dir, ansi.StringWidth(dir)-max(room, 1)+1, "…")
-	}
-	line := m.theme.accent.Render(dir) + "  " + m.theme.dim.Render(rest)
-	return ansi.Truncate(line, m.width, "…")
+	return right
 }
 
 // contextLeft is the share of the model's window the last prompt left

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -174,11 +175,11 @@ func TestHistory(t *testing.T) {
 	if v, _ := h.prev("draft"); v != "two" {
 		t.Errorf("prev = %q", v)
 	}
-	if v, _ := h.prev(""); v != "one" {
+	if v, _ := h.prev("two"); v != "one" {
 		t.Errorf("prev = %q", v)
 	}
-	h.next()
-	if v, _ := h.next(); v != "draft" {
+	h.next("one")
+	if v, _ := h.next("two"); v != "draft" {
 		t.Errorf("back to the draft: %q", v)
 	}
 }
@@ -244,5 +245,85 @@ func TestFileCompletionHonoursIgnoreFiles(t *testing.T) {
 	}
 	if c := fi.complete("bui"); len(c.items) != 0 {
 		t.Errorf("ignored build/ offered: %+v", c.items)
+	}
+}
+
+// Ctrl-C arms quitting for a while only: a Ctrl-C long after the one
+// that cancelled a turn clears, it does not end the session.
+func TestCtrlCQuitWindow(t *testing.T) {
+	m, _ := newTestModel(t)
+	disarm := make(chan tea.Msg, 1)
+	m.send = func(msg tea.Msg) { disarm <- msg }
+	ctrlC := tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
+	m.running = true
+	if _, cmd := m.Update(ctrlC); isQuit(cmd) || !m.quitArmed {
+		t.Fatal("Ctrl-C during a turn must cancel it and arm quitting")
+	}
+	select {
+	case msg := <-disarm:
+		m.Update(msg)
+	case <-time.After(30 * time.Second):
+		t.Fatal("quitting stayed armed")
+	}
+	if m.quitArmed || strings.Contains(m.render(), "again to exit") {
+		t.Fatal("still armed after the window")
+	}
+	if _, cmd := m.Update(ctrlC); isQuit(cmd) {
+		t.Fatal("a Ctrl-C after the window quit")
+	}
+	// A stale disarm does not end a newer window.
+	m.Update(quitDisarmMsg{gen: m.quitGen - 1})
+	if _, cmd := m.Update(ctrlC); !isQuit(cmd) {
+		t.Fatal("the second Ctrl-C within the window must quit")
+	}
+}
+
+// The answer that follows a finished tool call is set off from its
+// block by a blank row, as the prompt's answer is from the prompt.
+func TestAnswerAfterToolCallSpaced(t *testing.T) {
+	m, log := newTestModel(t)
+	m.running = true
+	done := &agent.ToolCall{ID: "c1", Name: "read_file", Description: "README.md", Status: agent.StatusSuccess}
+	m.update(eventMsg{ev: &agent.Event{Type: agent.EventToolCall, Call: done}})
+	m.update(content("The README describes a demo.\n\n"))
+	got := ansi.Strip(strings.Join(*log, "\n"))
+	if !strings.Contains(got, "README.md\n\n  The README describes a demo.") {
+		t.Errorf("printed:\n%s", got)
+	}
+}
+
+// What the user sends is set off from the output before it, notices
+// included (they end without a blank row).
+func TestSentSetOff(t *testing.T) {
+	for _, sent := range []string{"/help", "!true", "a prompt"} {
+		m, log := newTestModel(t)
+		m.printNotice(noticeInfo, "No MCP servers configured.")
+		m.submit(sent, false)
+		got := ansi.Strip(strings.Join(*log, "\n"))
+		if !strings.Contains(got, "configured.\n\n") {
+			t.Errorf("%s:\n%s", sent, got)
+		}
+		m.cancelShell()
+	}
+}
+
+// An edit dialog fits the terminal's height, its title (the file) kept
+// on screen however long the diff.
+func TestEditDialogFitsHeight(t *testing.T) {
+	var diff strings.Builder
+	diff.WriteString("--- a.txt\n+++ a.txt\n@@ -1,40 +1,40 @@\n")
+	for i := range 40 {
+		fmt.Fprintf(&diff, "-old %d\n+new %d\n", i, i)
+	}
+	for _, height := range []int{16, 24, 60} {
+		m, _ := newTestModel(t)
+		m.height = height
+		call := &agent.ToolCall{ID: "e1", Name: "replace", Description: "a.txt: old => new", Status: agent.StatusAwaitingApproval,
+			Confirmation: &agent.Confirmation{Details: &tool.ConfirmationDetails{Type: tool.ConfirmEdit, FileName: "a.txt", FileDiff: diff.String()}}}
+		m.update(confirmMsg{call: call, reply: make(chan tool.Decision, 1)})
+		view := ansi.Strip(m.render())
+		if rows := strings.Count(view, "\n") + 1; rows > height || !strings.Contains(view, "a.txt: old => new") || !strings.Contains(view, "more lines") {
+			t.Errorf("height %d: %d rows:\n%s", height, rows, view)
+		}
 	}
 }

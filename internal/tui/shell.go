@@ -3,13 +3,16 @@ package tui
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os/exec"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 	"google.golang.org/genai"
 
 	"github.com/castor-dev/castor/internal/termtext"
@@ -18,10 +21,12 @@ import (
 // maxShellOutput bounds what a "!" command keeps of its output.
 const maxShellOutput = 1 << 20
 
-// shellRun is a "!" command in progress.
+// shellRun is a "!" command in progress; its output so far shows in the
+// live area, as a model's shell call's does.
 type shellRun struct {
 	start  time.Time
 	cancel context.CancelFunc
+	out    *limitedBuffer
 }
 
 type shellDoneMsg struct {
@@ -48,7 +53,8 @@ func (m *model) runShell(command string) tea.Cmd {
 		return nil
 	}
 	ctx, cancel := context.WithCancel(m.ctx)
-	m.shell = &shellRun{start: m.now(), cancel: cancel}
+	out := &limitedBuffer{}
+	m.shell = &shellRun{start: m.now(), cancel: cancel, out: out}
 	env := m.cfg.Environ
 	if m.agent != nil && m.agent.Env != nil {
 		// Redacted as the shell tool's (security.environmentVariableRedaction).
@@ -65,11 +71,10 @@ func (m *model) runShell(command string) tea.Cmd {
 		cmd.Dir, cmd.Env = dir, env
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-		var out limitedBuffer
-		cmd.Stdout, cmd.Stderr = &out, &out
+		cmd.Stdout, cmd.Stderr = out, out
 		err := cmd.Run()
 		if ctx.Err() != nil {
-			err = ctx.Err()
+			err = errShellCancelled
 		}
 		send(shellDoneMsg{command: command, output: out.String(), err: err})
 	}()
@@ -103,12 +108,55 @@ func (m *model) onShellDone(msg shellDoneMsg) tea.Cmd {
 	return m.nextQueued()
 }
 
-// limitedBuffer keeps the first maxShellOutput bytes written to it.
-type limitedBuffer struct{ bytes.Buffer }
+// errShellCancelled ends a "!" command stopped with Esc.
+var errShellCancelled = errors.New("cancelled")
+
+// limitedBuffer keeps the first maxShellOutput bytes written to it. The
+// command writes while the live area reads, hence the lock.
+type limitedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
 
 func (b *limitedBuffer) Write(p []byte) (int, error) {
-	if room := maxShellOutput - b.Len(); room > 0 {
-		b.Buffer.Write(p[:min(len(p), room)])
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if room := maxShellOutput - b.buf.Len(); room > 0 {
+		b.buf.Write(p[:min(len(p), room)])
 	}
 	return len(p), nil
+}
+
+func (b *limitedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// liveTail is the end of the output so far, at most n bytes and cut at a
+// line start, so that each frame costs the same however much was written.
+func (b *limitedBuffer) liveTail(n int) string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	t := b.buf.Bytes()
+	if len(t) > n {
+		t = t[len(t)-n:]
+		if i := bytes.IndexByte(t, '\n'); i >= 0 {
+			t = t[i+1:]
+		}
+	}
+	return string(t)
+}
+
+// renderShell is the running "!" command's last lines of output.
+func (m *model) renderShell() string {
+	out := strings.TrimRight(termtext.String(m.shell.out.liveTail(8<<10)), "\n")
+	if out == "" {
+		return ""
+	}
+	lines := tailLines(out, maxLiveLines)
+	for i, l := range lines {
+		lines[i] = ansi.Truncate("  "+l, m.width, "…")
+	}
+	return strings.Join(lines, "\n")
 }

@@ -74,10 +74,20 @@ func Run(ctx context.Context, c Config) int {
 	if c.In != nil {
 		opts = append(opts, tea.WithInput(c.In))
 	}
-	if c.Out != nil {
+	var watch *frameWatch
+	if f, ok := c.Out.(*os.File); ok {
+		watch = &frameWatch{File: f}
+		opts = append(opts, tea.WithOutput(watch))
+		m.waitFrame = true
+	} else if c.Out != nil {
 		opts = append(opts, tea.WithOutput(c.Out))
 	}
 	p := tea.NewProgram(m, opts...)
+	if watch != nil {
+		// From the renderer's goroutine, under its lock: Send must not
+		// block there, as the event loop may be waiting for that lock.
+		watch.drawn = func() { go p.Send(frameDrawnMsg{}) }
+	}
 	m.send = p.Send
 	m.exitAfterFirstFrame = getenv(c.Environ, firstFrameEnv) != ""
 	assembled := make(chan *setup.Agent, 1)
