@@ -81,11 +81,38 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	select {
 	case <-s.conn.Done():
 	case <-ctx.Done():
+		s.answerBeforeExit()
 	}
 	cancel()
 	s.closeAll()
 	return nil
 }
+
+// answerBeforeExit cancels running turns when Serve is stopped (a signal)
+// while the client is still there, and waits, within exitGrace, until the
+// requests already read are answered: the prompts as cancelled, so that the
+// editor is told rather than left waiting on a pipe that closes.
+func (s *Server) answerBeforeExit() {
+	s.closing.Store(true)
+	s.mu.Lock()
+	all := make([]*session, 0, len(s.sessions))
+	for _, ss := range s.sessions {
+		all = append(all, ss)
+	}
+	s.mu.Unlock()
+	for _, ss := range all {
+		ss.cancelTurn()
+	}
+	grace := time.NewTimer(exitGrace)
+	defer grace.Stop()
+	select {
+	case <-s.inflight.idle():
+	case <-grace.C:
+	}
+}
+
+// exitGrace bounds how long a stopped server waits for its answers.
+const exitGrace = 5 * time.Second
 
 // drain runs when the client's input ends: running turns are cancelled
 // (new prompts are refused as cancelled) and the requests already read
