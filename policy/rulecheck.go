@@ -33,7 +33,10 @@ func CheckRule(s string) error {
 		return fmt.Errorf("has %q after the closing %q: write tool(arguments), e.g. run_shell_command(git status)", t[closing+1:], ")")
 	case strings.TrimSpace(t[open+1:closing]) == "":
 		name := strings.TrimSpace(t[:open])
-		return fmt.Errorf("has empty parentheses, which name no command: write %s alone for every call of the tool, or %s(command prefix)", name, name)
+		if shellNames[name] {
+			return fmt.Errorf("has empty parentheses, which name no command: write %s alone for every command, or %s(command prefix)", name, name)
+		}
+		return fmt.Errorf("has empty parentheses: write %s alone (only shell rules take arguments)", name)
 	}
 	return nil
 }

@@ -25,7 +25,8 @@ func TestCheckRule(t *testing.T) {
 		{"run_shell_command(git)x", `has "x" after the closing ")"`},
 		{"run_shell_command)(", `")" in the tool name`},
 		{"run_shell_command()", "empty parentheses"},
-		{"run_shell_command( )", "write run_shell_command alone"},
+		{"run_shell_command( )", "write run_shell_command alone for every command"},
+		{"write_file()", "write write_file alone (only shell rules take arguments)"},
 	}
 	for _, tt := range tests {
 		err := CheckRule(tt.rule)

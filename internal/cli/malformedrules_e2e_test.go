@@ -43,7 +43,7 @@ func TestMalformedToolRules(t *testing.T) {
 		if err := os.MkdirAll(policies, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(settings, []byte(`{"tools": {"allowed": ["read_file", "run_shell_command(git status"], "exclude": ["run_shell_command rm)"]}}`), 0o644); err != nil {
+		if err := os.WriteFile(settings, []byte(`{"tools": {"allowed": ["read_file", "run_shell_command(git status"], "exclude": ["run_shell_command rm)", "write_file()"]}}`), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		policy := filepath.Join(policies, "mine.toml")
@@ -58,6 +58,7 @@ func TestMalformedToolRules(t *testing.T) {
 			settings + `: tools.allowed entry "run_shell_command(git status" has "(" without a closing ")"`,
 			settings + `: tools.exclude entry "run_shell_command rm)" has ")" without an opening "("`,
 			"; it excludes nothing",
+			settings + `: tools.exclude entry "write_file()" has empty parentheses: write write_file alone (only shell rules take arguments); it excludes write_file entirely`,
 			policy + `: rule #1 (line 1): toolName: "run_shell_command(ls)": a policy rule's tool name has no parentheses`,
 		} {
 			if !strings.Contains(r.stderr, want) {

@@ -2,17 +2,19 @@ package setup
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/castor-dev/castor/config"
 	"github.com/castor-dev/castor/policy"
 )
 
 // ruleKeys are the settings lists of tool(args) rules, with what a
-// malformed entry then does: it names no tool, as in Gemini CLI.
-var ruleKeys = []struct{ key, effect string }{
-	{"tools.allowed", "it allows nothing"},
-	{"tools.exclude", "it excludes nothing"},
-	{"tools.core", "it enables no tool"},
+// malformed entry then does: it names no tool, as in Gemini CLI; or, with
+// empty parentheses, the whole tool (whole, given the tool's name).
+var ruleKeys = []struct{ key, effect, whole string }{
+	{"tools.allowed", "it allows nothing", "it allows every call of %s"},
+	{"tools.exclude", "it excludes nothing", "it excludes %s entirely"},
+	{"tools.core", "it enables no tool", "it enables %s"},
 }
 
 // warnMalformedRules says, through o.Warn and once per process, which
@@ -41,7 +43,11 @@ func warnMalformedRules(o Options, st *config.Settings) {
 						continue // the settings loader reports wrong types
 					}
 					if err := policy.CheckRule(s); err != nil {
-						say(fmt.Sprintf("%s: %s entry %q %v; %s", lf.Path, k.key, s, err, k.effect))
+						effect := k.effect
+						if name, _, ok := policy.ParseRule(s); ok && !strings.ContainsAny(name, "()") {
+							effect = fmt.Sprintf(k.whole, name)
+						}
+						say(fmt.Sprintf("%s: %s entry %q %v; %s", lf.Path, k.key, s, err, effect))
 					}
 				}
 			}
@@ -49,7 +55,11 @@ func warnMalformedRules(o Options, st *config.Settings) {
 	}
 	for _, s := range o.AllowedTools {
 		if err := policy.CheckRule(s); err != nil {
-			say(fmt.Sprintf("allowed tools rule %q %v; it allows nothing", s, err))
+			effect := "it allows nothing"
+			if name, _, ok := policy.ParseRule(s); ok && !strings.ContainsAny(name, "()") {
+				effect = "it allows every call of " + name
+			}
+			say(fmt.Sprintf("allowed tools rule %q %v; %s", s, err, effect))
 		}
 	}
 }
