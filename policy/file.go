@@ -416,7 +416,11 @@ func (p *fileParser) rule(i int, t map[string]any) {
 		ok = false
 	}
 	for _, n := range names {
-		if strings.Contains(n, "__") && r.mcpName == "" {
+		if strings.ContainsAny(n, "()") {
+			// The tool(args) form of tools.allowed is not a policy file's:
+			// Gemini CLI takes it as a name no tool has.
+			bad("toolName", "%q: a policy rule's tool name has no parentheses; for a command write toolName = \"run_shell_command\" with commandPrefix", n)
+		} else if strings.Contains(n, "__") && r.mcpName == "" {
 			bad("toolName", "%q: the \"__\" form of MCP tool names is deprecated; use mcpName or mcp_<server>_<tool>", n)
 		} else if s := typoOf(n); s != "" && r.mcpName == "" {
 			bad("toolName", "unrecognized tool name %q; did you mean %q?", n, s)

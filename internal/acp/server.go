@@ -217,6 +217,14 @@ func (s *Server) Authenticate(_ context.Context, p sdk.AuthenticateRequest) (sdk
 	if err != nil {
 		return sdk.AuthenticateResponse{}, err
 	}
+	if p.MethodId == authAPIKey && env["GEMINI_API_KEY"] == "" {
+		// Say now that no key can be found, not at the next session/new
+		// (authkey.go).
+		ks := s.keySearch()
+		if where, read := ks.find(); where == "" {
+			return sdk.AuthenticateResponse{}, ks.missingKeyError(read)
+		}
+	}
 	s.mu.Lock()
 	s.authEnv = env
 	s.mu.Unlock()

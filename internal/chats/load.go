@@ -8,6 +8,7 @@ import (
 	"os"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -31,6 +32,11 @@ type Conversation struct {
 	// verbatim so that migrating a legacy file does not lose it.
 	MemoryScratchpad json.RawMessage
 	Messages         []Message
+	// Skipped are the numbers (from 1) of the lines of a JSONL file that
+	// are not whole records and were skipped: the last line of a file cut
+	// short by a crash, or a line damaged otherwise. Never set for a
+	// legacy JSON file.
+	Skipped []int
 }
 
 // ErrNotSession reports a file that holds no session: no header with a
@@ -151,22 +157,25 @@ func isJSONString(raw json.RawMessage) bool {
 // skipped, which is what makes a file cut short by a crash still load.
 func Parse(data []byte) (*Conversation, error) {
 	var (
-		md  meta
-		log messageLog
+		md      meta
+		log     messageLog
+		skipped []int
 	)
-	for rest := data; len(rest) > 0; {
+	for n, rest := 0, data; len(rest) > 0; {
 		var line []byte
 		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
 			line, rest = rest[:i], rest[i+1:]
 		} else {
 			line, rest = rest, nil
 		}
+		n++
 		line = bytes.TrimSpace(line)
-		if len(line) == 0 || line[0] != '{' {
+		if len(line) == 0 {
 			continue
 		}
 		var f map[string]json.RawMessage
-		if json.Unmarshal(line, &f) != nil {
+		if line[0] != '{' || json.Unmarshal(line, &f) != nil {
+			skipped = append(skipped, n)
 			continue
 		}
 		// Classification follows Gemini CLI's order of checks.
@@ -194,7 +203,31 @@ func Parse(data []byte) (*Conversation, error) {
 	if md.sessionID == "" || md.projectHash == "" {
 		return parseLegacy(data)
 	}
-	return md.conversation(log.list), nil
+	c := md.conversation(log.list)
+	c.Skipped = skipped
+	return c, nil
+}
+
+// SkippedNotice is the one line that says which lines of the session file
+// at path were skipped when it was read, or "" when none were.
+func (c *Conversation) SkippedNotice(path string) string {
+	n := len(c.Skipped)
+	if n == 0 {
+		return ""
+	}
+	if n == 1 {
+		return fmt.Sprintf("session file %s: line %d is not a whole record (cut short by a crash?) and was skipped", path, c.Skipped[0])
+	}
+	const shown = 5
+	nums := make([]string, 0, shown)
+	for _, l := range c.Skipped[:min(n, shown)] {
+		nums = append(nums, strconv.Itoa(l))
+	}
+	list := strings.Join(nums, ", ")
+	if n > shown {
+		list += fmt.Sprintf(" and %d more", n-shown)
+	}
+	return fmt.Sprintf("session file %s: lines %s are not whole records (cut short by a crash?) and were skipped", path, list)
 }
 
 func (m *meta) conversation(msgs []Message) *Conversation {

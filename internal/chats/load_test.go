@@ -133,6 +133,8 @@ func TestParseTolerance(t *testing.T) {
 		{"bad field types keep message", hdr + "\n" + `{"id":"u1","timestamp":5,"type":"user","content":{"text":"hi"},"toolCalls":"x"}`, nil, []string{"u1"}},
 		{"checkpoint replaces", hdr + "\n" + user + "\n" + `{"$set":{"messages":[{"id":"c1","type":"user","content":"x"}]}}`, nil, []string{"c1"}},
 	}
+	// The lines each file has that are not whole records.
+	skipped := map[string][]int{"torn last line": {3}, "garbage between": {2, 3, 4}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c, err := Parse([]byte(tt.data))
@@ -149,7 +151,28 @@ func TestParseTolerance(t *testing.T) {
 			if !slices.Equal(ids, tt.wantIDs) {
 				t.Errorf("ids = %v, want %v", ids, tt.wantIDs)
 			}
+			if want := skipped[tt.name]; !slices.Equal(c.Skipped, want) {
+				t.Errorf("skipped lines %v, want %v", c.Skipped, want)
+			}
 		})
+	}
+}
+
+func TestSkippedNotice(t *testing.T) {
+	tests := []struct {
+		lines []int
+		want  string
+	}{
+		{nil, ""},
+		{[]int{7}, "session file /s.jsonl: line 7 is not a whole record (cut short by a crash?) and was skipped"},
+		{[]int{2, 9}, "session file /s.jsonl: lines 2, 9 are not whole records (cut short by a crash?) and were skipped"},
+		{[]int{1, 2, 3, 4, 5, 6, 7}, "session file /s.jsonl: lines 1, 2, 3, 4, 5 and 2 more are not whole records (cut short by a crash?) and were skipped"},
+	}
+	for _, tt := range tests {
+		c := &Conversation{Skipped: tt.lines}
+		if got := c.SkippedNotice("/s.jsonl"); got != tt.want {
+			t.Errorf("SkippedNotice(%v) = %q, want %q", tt.lines, got, tt.want)
+		}
 	}
 }
 

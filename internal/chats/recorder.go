@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -31,6 +32,10 @@ type Recorder struct {
 	pos    map[string]int
 	sigs   map[string][]byte
 	closed bool
+	// pending are lines not yet on disk: the header and any metadata
+	// patches of a session whose file the first record creates (f is nil
+	// until then). They go out in the same write as that record.
+	pending [][]byte
 }
 
 func newRecorder(f *os.File, path string, conv Conversation, now func() time.Time, newID func() string) *Recorder {
@@ -297,6 +302,13 @@ func (r *Recorder) patch(set map[string]any, apply func(*Conversation)) error {
 	if err != nil {
 		return err
 	}
+	if r.f == nil && len(r.conv.Messages) == 0 {
+		// Metadata alone does not make a session worth a file: it waits
+		// for the first message.
+		r.pending = append(r.pending, line)
+		apply(&r.conv)
+		return nil
+	}
 	if err := r.append(line); err != nil {
 		return err
 	}
@@ -338,6 +350,9 @@ func (r *Recorder) Close() error {
 		return nil
 	}
 	r.closed = true
+	if r.f == nil {
+		return nil
+	}
 	return r.f.Close()
 }
 
@@ -348,10 +363,25 @@ func setLine(set map[string]any) ([]byte, error) {
 // append writes lines in a single write and syncs. If the write fails part
 // way (a full disk), the partial bytes are cut off again so that the next
 // record does not fuse with a fragment; this is skipped if someone else has
-// appended meanwhile (Gemini CLI adds summaries to live files).
+// appended meanwhile (Gemini CLI adds summaries to live files). The
+// first append of a new session creates its file and writes the pending
+// header first; they stay pending until a write of them succeeds.
 func (r *Recorder) append(lines ...[]byte) error {
+	if r.f == nil {
+		if err := os.MkdirAll(filepath.Dir(r.path), 0o755); err != nil {
+			return err
+		}
+		// O_EXCL: two sessions must never share a file, and a file name
+		// clash (same id prefix within one minute) is better reported
+		// than merged.
+		f, err := os.OpenFile(r.path, os.O_RDWR|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
+		if err != nil {
+			return err
+		}
+		r.f = f
+	}
 	var buf bytes.Buffer
-	for _, l := range lines {
+	for _, l := range append(slices.Clone(r.pending), lines...) {
 		buf.Write(l)
 		buf.WriteByte('\n')
 	}
@@ -368,6 +398,7 @@ func (r *Recorder) append(lines ...[]byte) error {
 		}
 		return fmt.Errorf("chats: writing %s: %w", r.path, err)
 	}
+	r.pending = nil
 	if err := r.f.Sync(); err != nil {
 		return fmt.Errorf("chats: syncing %s: %w", r.path, err)
 	}

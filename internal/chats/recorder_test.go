@@ -3,7 +3,9 @@ package chats
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -228,6 +230,13 @@ func TestRecorderUpdateToolCallsTargets(t *testing.T) {
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("err = %v, wantErr %v", err, tt.wantErr)
 			}
+			if tt.wantMsgs == 0 {
+				// Nothing recorded: the session never got a file.
+				if _, err := os.Stat(r.Path()); !errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("session file after no record: %v", err)
+				}
+				return
+			}
 			c, err := LoadFile(r.Path())
 			if err != nil {
 				t.Fatal(err)
@@ -327,9 +336,81 @@ func TestCreateRejectsClash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := r.RecordUser("", textParts("hi"), ""); err != nil {
+		t.Fatal(err)
+	}
 	r.Close()
 	if _, err := s.Create("abcdefgh-2", CreateOptions{}); err == nil {
 		t.Error("second session with the same file name was created")
+	}
+	// Two sessions started together both pass Create; the second to
+	// record is refused rather than merged into the first one's file.
+	a, err := s.Create("ijklmnop-1", CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := s.Create("ijklmnop-2", CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if _, err := a.RecordUser("", textParts("first"), ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.RecordUser("", textParts("second"), ""); err == nil {
+		t.Error("second session recorded into the first one's file")
+	}
+	if c, err := LoadFile(a.Path()); err != nil || c.SessionID != "ijklmnop-1" || len(c.Messages) != 1 {
+		t.Errorf("first session's file: %+v, %v", c, err)
+	}
+}
+
+// TestCreateDefersFile checks that a session leaves no file until its
+// first record, even with metadata set, and that the first record then
+// writes the header, the metadata and the message together.
+func TestCreateDefersFile(t *testing.T) {
+	for _, kind := range []string{"main", "subagent"} {
+		t.Run(kind, func(t *testing.T) {
+			s := testStore(t, "2026-08-21T10:00:00Z")
+			r, err := s.Create("sess-1", CreateOptions{Kind: kind, ParentSessionID: "p"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := r.SetSummary("a summary"); err != nil {
+				t.Fatal(err)
+			}
+			if err := r.SetDirectories([]string{"/w"}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Stat(r.Path()); !errors.Is(err, fs.ErrNotExist) {
+				t.Fatalf("file before the first record: %v", err)
+			}
+			if _, err := r.RecordUser("", textParts("hello"), ""); err != nil {
+				t.Fatal(err)
+			}
+			c, err := LoadFile(r.Path())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.SessionID != "sess-1" || c.Summary != "a summary" || len(c.Directories) != 1 || len(c.Messages) != 1 {
+				t.Errorf("loaded %+v", c)
+			}
+			if err := r.Close(); err != nil {
+				t.Fatal(err)
+			}
+
+			unused, err := s.Create("sess-2", CreateOptions{Kind: kind, ParentSessionID: "p"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := unused.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Stat(unused.Path()); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("a session closed without a record left %s: %v", unused.Path(), err)
+			}
+		})
 	}
 }
 
@@ -342,6 +423,9 @@ func TestCreateSubagent(t *testing.T) {
 	defer r.Close()
 	if want := filepath.Join(s.Dir(), "parent_1", "child-1.jsonl"); r.Path() != want {
 		t.Errorf("path = %s, want %s", r.Path(), want)
+	}
+	if _, err := r.RecordInfo("started"); err != nil {
+		t.Fatal(err)
 	}
 	c, err := LoadFile(r.Path())
 	if err != nil {

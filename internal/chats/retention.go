@@ -173,15 +173,24 @@ type CleanupResult struct {
 	Deleted []Info
 	// Kept counts the listed sessions left in place.
 	Kept int
+	// Unprompted are the removed files of sessions that never got a
+	// message: a header alone, which Gemini CLI (and Castor before it
+	// created files on the first record) writes for a session closed
+	// before any prompt. Listings hide them, so only maxAge expires them.
+	Unprompted []string
 }
 
 // Cleanup deletes the sessions r expires, as Gemini CLI's start-up does,
 // but more cautiously:
 //
 //   - only sessions Store.List lists (they parse and hold a real
-//     exchange) are candidates; Gemini CLI also deletes files it cannot
-//     read and sessions without an exchange, which may be another running
-//     session's fresh file or a format newer than Castor's;
+//     exchange) are candidates, and header-only files of sessions that
+//     never got a message once maxAge expires them (Unprompted; never by
+//     maxCount, never within minRetention or since the file's last
+//     write, so a running Gemini CLI session's fresh file stays); Gemini
+//     CLI also deletes files it cannot read and every session without
+//     an exchange, which may hold messages or be a format newer than
+//     Castor's;
 //   - the session currentID (the one being started or resumed) is never
 //     deleted, matched by full id or, as Gemini CLI does, by its first 8
 //     characters in the file name;
@@ -257,7 +266,59 @@ func (s *Store) Cleanup(r Retention, currentID string) (CleanupResult, error) {
 		res.Kept++
 	}
 	slices.Reverse(res.Deleted)
+	if !cutoff.IsZero() {
+		res.Unprompted, errs = s.removeUnprompted(cutoff, floor, currentID, errs)
+	}
 	return res, errors.Join(errs...)
+}
+
+// unpromptedMaxSize bounds the files removeUnprompted reads: a header
+// and a few metadata patches are far smaller, and the sessions worth
+// keeping are not read twice at start-up.
+const unpromptedMaxSize = 4 << 10
+
+// removeUnprompted deletes the session files of the chats directory that
+// hold a main session's header and no message at all (not even a line
+// that failed to parse), last updated before both cutoff and floor, and
+// not of the session currentID; it returns their paths.
+func (s *Store) removeUnprompted(cutoff, floor time.Time, currentID string, errs []error) ([]string, []error) {
+	entries, err := os.ReadDir(s.dir)
+	if err != nil {
+		return nil, append(errs, err)
+	}
+	var removed []string
+	for _, e := range entries {
+		n := e.Name()
+		if e.IsDir() || !strings.HasPrefix(n, sessionFilePrefix) || !strings.HasSuffix(n, ".jsonl") {
+			continue
+		}
+		if currentID != "" && strings.Contains(n, currentID[:min(8, len(currentID))]) {
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil || !fi.Mode().IsRegular() || fi.Size() > unpromptedMaxSize {
+			continue
+		}
+		p := filepath.Join(s.dir, n)
+		c, err := LoadFile(p)
+		if err != nil || c.SessionID == "" || c.SessionID == currentID || c.Kind == "subagent" ||
+			len(c.Messages) > 0 || len(c.Skipped) > 0 {
+			continue
+		}
+		last := c.LastUpdated
+		if last.IsZero() || fi.ModTime().After(last) {
+			last = fi.ModTime() // never older than the file's last write
+		}
+		if !last.Before(cutoff) || !last.Before(floor) {
+			continue
+		}
+		if err := os.Remove(p); err != nil {
+			errs = append(errs, fmt.Errorf("deleting unprompted session file %s: %w", p, err))
+			continue
+		}
+		removed = append(removed, p)
+	}
+	return removed, errs
 }
 
 // removeSession deletes a session's files inside the chats directory
@@ -277,15 +338,24 @@ func (s *Store) removeSession(id string) error {
 // CleanupNotice is the one stderr line after a clean-up that deleted
 // something; "" when nothing was deleted.
 func CleanupNotice(r Retention, res CleanupResult) string {
-	n := len(res.Deleted)
-	if n == 0 {
+	n, u := len(res.Deleted), len(res.Unprompted)
+	if n == 0 && u == 0 {
 		return ""
 	}
-	noun := "sessions"
-	if n == 1 {
-		noun = "session"
+	plural := func(k int, one, many string) string {
+		if k == 1 {
+			return fmt.Sprintf("%d %s", k, one)
+		}
+		return fmt.Sprintf("%d %s", k, many)
 	}
-	msg := fmt.Sprintf("Removed %d recorded %s of this project (general.sessionRetention", n, noun)
+	var what []string
+	if n > 0 {
+		what = append(what, plural(n, "recorded session", "recorded sessions"))
+	}
+	if u > 0 {
+		what = append(what, plural(u, "session that never got a prompt", "sessions that never got a prompt"))
+	}
+	msg := fmt.Sprintf("Removed %s of this project (general.sessionRetention", strings.Join(what, " and "))
 	var limits []string
 	if r.MaxAge != "" {
 		limits = append(limits, "maxAge "+r.MaxAge)

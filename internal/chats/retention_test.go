@@ -46,6 +46,10 @@ func writeFakeSession(t testing.TB, dir string, fs fakeSession) string {
 	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The file was last written when the session was last updated.
+	if err := os.Chtimes(p, last, last); err != nil {
+		t.Fatal(err)
+	}
 	return p
 }
 
@@ -64,6 +68,8 @@ func TestCleanup(t *testing.T) {
 		current   string
 		wantGone  []string // ids deleted, oldest update first
 		wantError string
+		// wantUnprompted are the ids of header-only files removed.
+		wantUnprompted []string
 	}{
 		{
 			name:     "default policy deletes sessions idle over 30 days",
@@ -124,9 +130,17 @@ func TestCleanup(t *testing.T) {
 			wantGone: []string{"aaaaaaaa-1"},
 		},
 		{
-			name:     "sessions without an exchange are left alone",
-			policy:   defaults,
-			sessions: []fakeSession{{id: "aaaaaaaa-1", age: 90 * day, empty: true}},
+			name:   "sessions that never got a prompt expire by maxAge only",
+			policy: defaults,
+			sessions: []fakeSession{{id: "aaaaaaaa-1", age: 90 * day, empty: true}, {id: "bbbbbbbb-2", age: 10 * day, empty: true},
+				{id: "cccccccc-3", age: 40 * day, empty: true}},
+			current:        "cccccccc-3",
+			wantUnprompted: []string{"aaaaaaaa-1"},
+		},
+		{
+			name:     "sessions that never got a prompt are not counted by maxCount",
+			policy:   withCount(Retention{Enabled: true, MinRetention: "1h"}, 1),
+			sessions: []fakeSession{{id: "aaaaaaaa-1", age: 90 * day, empty: true}, {id: "bbbbbbbb-2", age: 3 * day, empty: true}},
 		},
 		{
 			name:      "bad maxAge deletes nothing",
@@ -196,9 +210,16 @@ func TestCleanup(t *testing.T) {
 			if !slices.Equal(gone, tt.wantGone) {
 				t.Errorf("deleted %v, want %v", gone, tt.wantGone)
 			}
+			var wantUnprompted []string
+			for _, id := range tt.wantUnprompted {
+				wantUnprompted = append(wantUnprompted, paths[id])
+			}
+			if !slices.Equal(res.Unprompted, wantUnprompted) {
+				t.Errorf("unprompted removed %v, want %v", res.Unprompted, wantUnprompted)
+			}
 			for id, p := range paths {
 				_, statErr := os.Stat(p)
-				if want := slices.Contains(tt.wantGone, id); want != os.IsNotExist(statErr) {
+				if want := slices.Contains(tt.wantGone, id) || slices.Contains(tt.wantUnprompted, id); want != os.IsNotExist(statErr) {
 					t.Errorf("%s: file gone = %v, want %v", id, os.IsNotExist(statErr), want)
 				}
 			}
@@ -333,6 +354,10 @@ func TestCleanupNotice(t *testing.T) {
 			"Removed 2 recorded sessions of this project (general.sessionRetention: maxAge 7d, maxCount 10)."},
 		{"the default limits", Retention{Enabled: true, MaxAge: "30d", Explicit: true}, one,
 			"Removed 1 recorded session of this project (general.sessionRetention: maxAge 30d)."},
+		{"unprompted sessions too", Retention{Enabled: true, MaxAge: "30d", Explicit: true}, CleanupResult{Deleted: one.Deleted, Unprompted: []string{"x", "y"}},
+			"Removed 1 recorded session and 2 sessions that never got a prompt of this project (general.sessionRetention: maxAge 30d)."},
+		{"unprompted sessions alone", Retention{Enabled: true, MaxAge: "30d", Explicit: true}, CleanupResult{Unprompted: []string{"x"}},
+			"Removed 1 session that never got a prompt of this project (general.sessionRetention: maxAge 30d)."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

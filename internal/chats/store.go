@@ -69,8 +69,11 @@ func sanitizeFilenamePart(s string) string {
 	return unsafeFileChars.ReplaceAllString(s, "_")
 }
 
-// Create starts a new session file and writes its header. An empty
-// sessionID is replaced by a new UUID.
+// Create starts a new session. Its file, named now, is written with its
+// header on the first record, so that a session closed before any
+// message (an editor's session/new, empty input, a terminal opened and
+// closed) leaves no header-only file that listings hide and retention
+// never deletes. An empty sessionID is replaced by a new UUID.
 func (s *Store) Create(sessionID string, opts CreateOptions) (*Recorder, error) {
 	if sessionID == "" {
 		sessionID = s.newID()
@@ -101,15 +104,14 @@ func (s *Store) Create(sessionID string, opts CreateOptions) (*Recorder, error) 
 		stamp := strings.ReplaceAll(now.UTC().Format("2006-01-02T15:04"), ":", "-")
 		name = sessionFilePrefix + stamp + "-" + safe[:min(8, len(safe))] + ".jsonl"
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
 	path := filepath.Join(dir, name)
-	// O_EXCL: two sessions must never share a file, and a file name clash
-	// (same id prefix within one minute) is better reported than merged.
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
-	if err != nil {
-		return nil, err
+	// The file is made on the first record (see Recorder.append), so a
+	// session that never gets a prompt leaves nothing behind. A name clash
+	// (same id prefix within one minute) is still reported here when the
+	// other file is already on disk, and by O_EXCL at the first record
+	// when both sessions start together.
+	if _, err := os.Lstat(path); err == nil {
+		return nil, &fs.PathError{Op: "create", Path: path, Err: fs.ErrExist}
 	}
 	conv := Conversation{
 		SessionID:   sessionID,
@@ -129,16 +131,12 @@ func (s *Store) Create(sessionID string, opts CreateOptions) (*Recorder, error) 
 		conv.Directories = slices.Clone(opts.Directories)
 		hdr.Directories = conv.Directories
 	}
-	r := newRecorder(f, path, conv, s.now, s.newID)
 	line, err := marshalNoEscape(hdr)
-	if err == nil {
-		err = r.append(line)
-	}
 	if err != nil {
-		f.Close()
-		os.Remove(path)
 		return nil, err
 	}
+	r := newRecorder(nil, path, conv, s.now, s.newID)
+	r.pending = [][]byte{line}
 	return r, nil
 }
 

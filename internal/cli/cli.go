@@ -261,6 +261,8 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 	if isInteractive {
 		return runInteractive(ctx, opts, prompt, tty)
 	}
+	ctx, stopRun := guardStdout(ctx, &stdio) // stdoutguard.go
+	defer stopRun(nil)
 	if f.inputFormat == InputStreamJSON {
 		return runStreamInput(ctx, opts, prompt, stdio, raw)
 	}
@@ -301,6 +303,10 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 	runErr = turnOutcome(runErr)
 	code := exitCode(runErr)
 	out.finish(a.Session.Stats(), runErr, code, time.Since(start))
+	if oe := outputFailure(ctx); oe != nil {
+		fmt.Fprintf(stdio.Stderr, "Error: %s\n", oe)
+		return ExitError
+	}
 	if runErr != nil {
 		fmt.Fprintf(stdio.Stderr, "Error: %s\n", oneLine(errorMessage(runErr)))
 	}

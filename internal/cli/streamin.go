@@ -592,6 +592,10 @@ func runStreamInput(ctx context.Context, opts setup.Options, first string, stdio
 		}
 		code = s.turn(ctx, a, in)
 	}
+	if oe := outputFailure(ctx); oe != nil {
+		fmt.Fprintf(stdio.Stderr, "Error: %s\n", oe) // stdoutguard.go
+		return ExitError
+	}
 	if ctx.Err() != nil {
 		fmt.Fprintf(stdio.Stderr, "Error: %s\n", oneLine(errorMessage(ctx.Err())))
 		return ExitCancelled

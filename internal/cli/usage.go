@@ -1,6 +1,11 @@
 package cli
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/castor-dev/castor/policy"
+)
 
 // usageError is a command line that does not parse: an unknown flag or
 // subcommand, a flag without its value, a value outside a flag's choices,
@@ -24,6 +29,32 @@ func checkRootFlags(f *flags, args []string, changed func(name string) bool) err
 		return &usageError{msg: "Cannot use both a positional prompt and the --prompt (-p) flag together"}
 	case f.prompt != "" && f.promptInteractive != "":
 		return &usageError{msg: "Cannot use both --prompt (-p) and --prompt-interactive (-i) together"}
+	}
+	return checkAllowedTools(f.allowedTools)
+}
+
+// checkAllowedTools refuses a malformed --allowed-tools rule
+// ("run_shell_command(" and the like). Gemini CLI 0.61 takes one as the
+// name of a tool that does not exist and says nothing, so the run then
+// asks for, or headless refuses, the very command the user meant to
+// allow. Empty entries (a trailing comma) are dropped, as Gemini CLI
+// drops them.
+func checkAllowedTools(rules []string) error {
+	for i, r := range rules {
+		if strings.TrimSpace(r) == "" {
+			continue
+		}
+		err := policy.CheckRule(r)
+		if err == nil {
+			continue
+		}
+		msg := fmt.Sprintf("--allowed-tools %q %v", r, err)
+		// The flag splits at commas (as Gemini CLI's does), so a command
+		// with a comma arrives as two halves.
+		if i+1 < len(rules) && !strings.Contains(r, ")") && strings.Contains(rules[i+1], ")") && !strings.Contains(rules[i+1], "(") {
+			msg += fmt.Sprintf(" (commas separate --allowed-tools rules, so %q was cut in two; allow such a command in a policy file with commandPrefix)", r+","+rules[i+1])
+		}
+		return &usageError{msg: msg}
 	}
 	return nil
 }

@@ -61,6 +61,9 @@ func (a *Agent) ResumeChat(ref string) (string, []*genai.Content, error) {
 	if err != nil {
 		return "", nil, err
 	}
+	if notice := conv.SkippedNotice(info.Path); notice != "" {
+		a.recorder.warn(notice)
+	}
 	history := append([]*genai.Content{genai.NewContentFromText(a.prompt.envContext(), genai.RoleUser)}, conv.History()...)
 	if err := a.Session.SetHistory(history); err != nil {
 		return "", nil, err

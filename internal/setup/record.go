@@ -50,6 +50,9 @@ func openRecording(o Options, a *Agent, sessionID string, envContext func() stri
 			if err != nil {
 				return nil, nil, "", &ResumeError{Err: err}
 			}
+			if notice := conv.SkippedNotice(info.Path); notice != "" {
+				o.Warn(notice) // said here only, not by every later read of the file
+			}
 			rec, err := store.Continue(info)
 			if err != nil {
 				return nil, nil, "", &ResumeError{Err: err}

@@ -115,6 +115,7 @@ func buildTools(ctx context.Context, o Options, a *Agent, client model.Model, mo
 // auto_edit), tools.allowed and the options' rules, trusted tools,
 // tools.exclude, and the rules of the policy files.
 func buildPolicy(o Options, st *config.Settings, trusted, interactive bool, askKinds []tool.Kind, trustedTools, customTools []string, lookup func(string) (tool.Tool, bool), rules []policy.Rule, save autoSave) (*policy.Engine, error) {
+	warnMalformedRules(o, st)
 	mode := o.ApprovalMode
 	if mode == "" && st.General.DefaultApprovalMode != "" {
 		m, err := policy.ParseMode(st.General.DefaultApprovalMode)

@@ -1,0 +1,104 @@
+package cli_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/castor-dev/castor/internal/fakegemini"
+)
+
+// TestBrokenStdout: when nobody reads stdout any more (the reader of a
+// pipe exited, or the disk of a redirect is full), a headless run exits 1
+// with one line on stderr instead of 0 (or dying of SIGPIPE with no
+// word), so a script does not take the exit for an answer; the session
+// file is left whole. Gemini CLI 0.61 exits 0 on a broken pipe.
+func TestBrokenStdout(t *testing.T) {
+	tests := []struct {
+		name  string
+		args  []string
+		stdin string
+	}{
+		{"text", []string{"-p", "hi"}, ""},
+		{"json", []string{"-o", "json", "-p", "hi"}, ""},
+		{"stream-json", []string{"-o", "stream-json", "-p", "hi"}, ""},
+		{"stream-json input", []string{"-o", "stream-json", "--input-format", "stream-json"}, `{"type":"message","role":"user","content":"hi"}` + "\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, fakegemini.Text("an answer nobody reads"))
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Close() // the reader is gone before castor writes
+			cmd := exec.Command(castorBinary(t), tt.args...)
+			cmd.Dir, cmd.Env = e.ws, e.environ()
+			cmd.Stdin = strings.NewReader(tt.stdin)
+			cmd.Stdout = w
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			err = cmd.Run()
+			w.Close()
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			const want = "Error: writing the output to stdout failed (broken pipe); the answer was not delivered\n"
+			if code != 1 || stderr.String() != want {
+				t.Errorf("exit %d, stderr %q; want exit 1 and %q", code, stderr.String(), want)
+			}
+			checkWholeSession(t, e)
+		})
+	}
+	if _, err := os.Stat("/dev/full"); err == nil {
+		t.Run("full disk", func(t *testing.T) {
+			e := newEnv(t, fakegemini.Text("an answer with no room"))
+			full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+			if err != nil {
+				t.Skip("cannot open /dev/full:", err)
+			}
+			defer full.Close()
+			cmd := exec.Command(castorBinary(t), "-o", "json", "-p", "hi")
+			cmd.Dir, cmd.Env, cmd.Stdout = e.ws, e.environ(), full
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			err = cmd.Run()
+			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(stderr.String(), "(no space left on device)") {
+				t.Errorf("exit %v, stderr %q", err, stderr.String())
+			}
+		})
+	}
+}
+
+// checkWholeSession fails unless e's session file, if any, holds only
+// whole JSON lines, the user's prompt among them. There is none when the
+// run stopped at its first write, before the turn (stream-json's init
+// event).
+func checkWholeSession(t *testing.T, e *env) {
+	t.Helper()
+	files := e.sessionFiles()
+	if len(files) == 0 {
+		return
+	}
+	if len(files) > 1 {
+		t.Fatalf("session files %v", files)
+	}
+	b, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasSuffix(b, []byte("\n")) || !bytes.Contains(b, []byte(`"text":"hi"`)) {
+		t.Errorf("session file:\n%s", b)
+	}
+	for i, l := range bytes.Split(bytes.TrimSuffix(b, []byte("\n")), []byte("\n")) {
+		if !json.Valid(l) {
+			t.Errorf("session line %d is not JSON: %s", i+1, l)
+		}
+	}
+}
