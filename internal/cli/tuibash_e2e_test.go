@@ -50,8 +50,10 @@ func TestTUIClearEmptiesScreen(t *testing.T) {
 func TestTUIExitClearsLiveArea(t *testing.T) {
 	for _, quit := range [][]string{{"C-d"}, {"C-c", "C-c"}, {"/quit", "Enter"}} {
 		t.Run(quit[0], func(t *testing.T) {
-			e := newEnv(t)
+			e := newEnv(t, fakegemini.Text("Noted."))
 			tm := e.startTUI()
+			tm.submit("Remember this")
+			tm.waitFor("Noted.")
 			if strings.HasPrefix(quit[0], "/") {
 				tm.typeText(quit[0])
 				quit = quit[1:]

@@ -2,6 +2,7 @@ package setup
 
 import (
 	"errors"
+	"os"
 
 	"github.com/google/uuid"
 	"google.golang.org/genai"
@@ -129,4 +130,15 @@ func (c *chatRecorder) RecordModel(t *agent.ModelTurn) {
 	}
 	_, err := c.rec.RecordModel(m)
 	c.report(err)
+}
+
+// Recorded reports whether the session's file holds anything to resume:
+// the file is created by the first record, so a session that never got a
+// prompt has none, and an exit hint pointing at --resume would fail.
+func (a *Agent) Recorded() bool {
+	if a.recorder == nil {
+		return false
+	}
+	_, err := os.Stat(a.recorder.rec.Path())
+	return err == nil
 }

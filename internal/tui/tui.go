@@ -110,7 +110,7 @@ func Run(ctx context.Context, c Config) int {
 		fmt.Fprintf(c.Err, "Error: %s\n", err)
 		code = 1
 	}
-	if a != nil && m.ready && !m.exitAfterFirstFrame {
+	if a != nil && m.ready && !m.exitAfterFirstFrame && a.Recorded() {
 		fmt.Fprintf(c.Err, "Session %s saved.\nTo resume it: castor --resume %s\n", a.Session.ID(), a.Session.ID())
 	}
 	return code
