@@ -16,7 +16,11 @@ package castor
 import (
 	"context"
 	"errors"
+	"fmt"
 	"iter"
+	"slices"
+	"sync"
+	"sync/atomic"
 
 	"google.golang.org/genai"
 
@@ -39,7 +43,9 @@ var Version = version.Version
 const DefaultModel = setup.DefaultModel
 
 // Option configures an Agent. Options compose: each adds to what the
-// others set, and none discards another.
+// others set, and none discards another; a nil Option is skipped. Options
+// that cannot go together (WithResume with WithSessionID or WithHistory)
+// make New fail with a *ConfigError.
 type Option func(*setup.Options)
 
 // WithWorkDir sets the workspace root (default: the current directory).
@@ -76,10 +82,12 @@ func WithInstructionsFunc(f func(SessionContext) string) Option {
 	}
 }
 
-// WithTools adds custom tools beside the built-in ones. Their calls are
-// confirmed like built-ins: a call whose Confirmation returns details is
-// asked about through WithConfirm (and refused when there is no one to
-// ask); one whose Confirmation returns nil runs.
+// WithTools adds custom tools beside the built-in ones. A call whose
+// Confirmation returns details is asked about through WithConfirm (or
+// paused, with WithPausedConfirmations) unless the approval mode or a rule
+// allows it, and refused when there is no one to ask; one whose
+// Confirmation returns nil runs. A tool made with NewTool returns nil
+// unless it was made with AskFirst. A nil tool makes New fail.
 func WithTools(tools ...tool.Tool) Option {
 	return func(o *setup.Options) { o.Tools = append(o.Tools, tools...) }
 }
@@ -90,7 +98,10 @@ func WithTrustedTools(tools ...tool.Tool) Option {
 	return func(o *setup.Options) {
 		o.Tools = append(o.Tools, tools...)
 		for _, t := range tools {
-			o.TrustedTools = append(o.TrustedTools, t.Name())
+			// A nil tool is reported by New, which can return an error.
+			if t != nil {
+				o.TrustedTools = append(o.TrustedTools, t.Name())
+			}
 		}
 	}
 }
@@ -175,10 +186,20 @@ func WithWarnings(f func(string)) Option {
 	}
 }
 
-// Agent is a configured Castor agent with one conversation.
+// Agent is a configured Castor agent with one conversation. Its methods
+// may be called from several goroutines, but one turn runs at a time:
+// Send, Stream or Resume while another turn runs fails with
+// agent.ErrBusy. Two Agents are independent and may run at once.
 type Agent struct {
 	a *setup.Agent
+
+	closeOnce sync.Once
+	closeErr  error
+	closed    atomic.Bool
 }
+
+// ErrClosed is returned by Send, Stream and Resume after Close.
+var ErrClosed = errors.New("castor: the agent is closed")
 
 // Result is the outcome of Send.
 type Result struct {
@@ -198,13 +219,34 @@ type Result struct {
 func New(ctx context.Context, opts ...Option) (*Agent, error) {
 	var o setup.Options
 	for _, f := range opts {
-		f(&o)
+		if f != nil {
+			f(&o)
+		}
+	}
+	if err := checkOptions(&o); err != nil {
+		return nil, err
 	}
 	a, err := setup.New(ctx, o)
 	if err != nil {
 		return nil, err
 	}
 	return &Agent{a: a}, nil
+}
+
+// checkOptions refuses what the options cannot mean, before anything
+// starts, rather than letting one option silently win or a nil panic deep
+// in the assembly.
+func checkOptions(o *setup.Options) error {
+	if i := slices.Index(o.Tools, nil); i >= 0 {
+		return &ConfigError{Err: fmt.Errorf("WithTools: tool %d of %d is nil", i+1, len(o.Tools))}
+	}
+	if o.Resume != "" && o.SessionID != "" {
+		return &ConfigError{Err: fmt.Errorf("WithResume(%q) and WithSessionID(%q) cannot go together: a resumed session keeps its id", o.Resume, o.SessionID)}
+	}
+	if o.Resume != "" && o.History != nil {
+		return &ConfigError{Err: fmt.Errorf("WithResume(%q) and WithHistory cannot go together: a resumed session starts from its recording", o.Resume)}
+	}
+	return nil
 }
 
 // Session returns the engine session, for programs that need all of it
@@ -221,7 +263,15 @@ func (a *Agent) Model() string { return a.a.Session.Model() }
 // "/name args" naming a custom command (an extension's, or a .toml under
 // .gemini/commands) sends that command's prompt, and @path includes the
 // file, as the castor command does.
+//
+// The turn runs while the caller ranges over the events; stopping early
+// (break) ends the turn there. Cancelling ctx stops the model call or the
+// running tools: the last pair carries ctx's error, the conversation
+// keeps what happened so far, and the agent takes the next prompt.
 func (a *Agent) Stream(ctx context.Context, prompt string) iter.Seq2[*agent.Event, error] {
+	if a.closed.Load() {
+		return func(yield func(*agent.Event, error) bool) { yield(nil, ErrClosed) }
+	}
 	parts, err := a.a.ExpandPrompt(ctx, prompt)
 	if err != nil {
 		return func(yield func(*agent.Event, error) bool) { yield(nil, err) }
@@ -229,7 +279,9 @@ func (a *Agent) Stream(ctx context.Context, prompt string) iter.Seq2[*agent.Even
 	return a.a.Session.Send(withSession(ctx, a.a), parts...)
 }
 
-// Send sends a prompt and waits for the turn to end.
+// Send sends a prompt and waits for the turn to end. On an error the
+// Result still holds the session id and stats; see Stream for
+// cancellation.
 func (a *Agent) Send(ctx context.Context, prompt string) (*Result, error) {
 	return a.collect(a.Stream(ctx, prompt))
 }
@@ -237,6 +289,9 @@ func (a *Agent) Send(ctx context.Context, prompt string) (*Result, error) {
 // Resume continues a turn that paused for confirmations once each was
 // answered (Session().Answer), and waits for it to end.
 func (a *Agent) Resume(ctx context.Context) (*Result, error) {
+	if a.closed.Load() {
+		return a.collect(func(yield func(*agent.Event, error) bool) { yield(nil, ErrClosed) })
+	}
 	return a.collect(a.a.Session.Resume(withSession(ctx, a.a)))
 }
 
@@ -302,8 +357,15 @@ func (a *Agent) RestoreCheckpoint(ctx context.Context, name string) error {
 }
 
 // Close releases what the agent holds (MCP servers, recording files, the
-// IDE connection).
-func (a *Agent) Close() error { return a.a.Close() }
+// IDE connection). Later calls return the first one's result. Cancel a
+// running turn's context and let it end before closing.
+func (a *Agent) Close() error {
+	a.closeOnce.Do(func() {
+		a.closed.Store(true)
+		a.closeErr = a.a.Close()
+	})
+	return a.closeErr
+}
 
 // ConfigError is a problem in settings or options (the CLI exits 52).
 type ConfigError = setup.ConfigError

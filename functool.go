@@ -16,14 +16,27 @@ import (
 // given to the model as is, anything else as JSON. A returned error is
 // given to the model as the call's error.
 //
-//	add := castor.NewTool("add", "add two numbers",
+// The program vouches for its own tools: their calls run without asking,
+// in every approval mode but plan (which allows only reading and hides
+// them), unless the tool is made with AskFirst.
+//
+//	add, err := castor.NewTool("add", "add two numbers",
 //		func(ctx context.Context, in struct {
 //			A float64 `json:"a" jsonschema:"first number to add"`
 //			B float64 `json:"b" jsonschema:"second number to add"`
 //		}) (float64, error) {
 //			return in.A + in.B, nil
 //		})
-func NewTool[In, Out any](name, description string, fn func(ctx context.Context, in In) (Out, error)) (tool.Tool, error) {
+func NewTool[In, Out any](name, description string, fn func(ctx context.Context, in In) (Out, error), opts ...ToolOption) (tool.Tool, error) {
+	t := &funcTool[In, Out]{name: name, description: description, fn: fn}
+	for _, o := range opts {
+		if o != nil {
+			o(&t.opts)
+		}
+	}
+	if fn == nil {
+		return nil, fmt.Errorf("tool %s: nil function", name)
+	}
 	s, err := jsonschema.For[In](nil)
 	if err != nil {
 		return nil, fmt.Errorf("tool %s: input schema: %w", name, err)
@@ -36,13 +49,30 @@ func NewTool[In, Out any](name, description string, fn func(ctx context.Context,
 	if err := json.Unmarshal(raw, &schema); err != nil {
 		return nil, fmt.Errorf("tool %s: input schema: %w", name, err)
 	}
-	return &funcTool[In, Out]{name: name, description: description, schema: schema, fn: fn}, nil
+	t.schema = schema
+	return t, nil
 }
+
+// ToolOption tunes a tool made with NewTool or MustTool.
+type ToolOption func(*toolOptions)
+
+type toolOptions struct {
+	askFirst bool
+}
+
+// AskFirst makes every call of the tool need approval, as the built-in
+// edit and shell tools do: it is asked about through WithConfirm (or
+// pauses the turn, with WithPausedConfirmations), unless the approval
+// mode (yolo), WithAllowedTools, an always-allow answer or a policy file
+// allows it, and refused when there is no one to ask. The confirmation's
+// Details name the tool (ToolName, ToolDisplayName) and carry the model's
+// arguments (ToolArgs).
+func AskFirst() ToolOption { return func(o *toolOptions) { o.askFirst = true } }
 
 // MustTool is NewTool that panics on a schema error, for package-level
 // tool variables.
-func MustTool[In, Out any](name, description string, fn func(ctx context.Context, in In) (Out, error)) tool.Tool {
-	t, err := NewTool(name, description, fn)
+func MustTool[In, Out any](name, description string, fn func(ctx context.Context, in In) (Out, error), opts ...ToolOption) tool.Tool {
+	t, err := NewTool(name, description, fn, opts...)
 	if err != nil {
 		panic(err)
 	}
@@ -53,6 +83,7 @@ type funcTool[In, Out any] struct {
 	name, description string
 	schema            map[string]any
 	fn                func(context.Context, In) (Out, error)
+	opts              toolOptions
 }
 
 func (t *funcTool[In, Out]) Name() string           { return t.name }
@@ -70,20 +101,31 @@ func (t *funcTool[In, Out]) Build(args map[string]any) (tool.Call, error) {
 	if err := json.Unmarshal(raw, &in); err != nil {
 		return nil, tool.Errorf(tool.ErrInvalidParams, "params do not match the tool's input: %v", err)
 	}
-	return &funcCall[In, Out]{t: t, in: in}, nil
+	return &funcCall[In, Out]{t: t, in: in, args: args}, nil
 }
 
 type funcCall[In, Out any] struct {
-	t  *funcTool[In, Out]
-	in In
+	t    *funcTool[In, Out]
+	in   In
+	args map[string]any
 }
 
 func (c *funcCall[In, Out]) Describe() string { return c.t.name }
 
-// Confirmation returns nil: an SDK user's own tools are trusted by the
-// program that registered them.
+// Confirmation returns nil unless the tool asks first: an SDK user's own
+// tools are trusted by the program that registered them.
 func (c *funcCall[In, Out]) Confirmation(context.Context) (*tool.ConfirmationDetails, error) {
-	return nil, nil
+	if !c.t.opts.askFirst {
+		return nil, nil
+	}
+	return &tool.ConfirmationDetails{
+		Type:            tool.ConfirmInfo,
+		Title:           "Confirm " + c.t.name,
+		Prompt:          c.t.description,
+		ToolName:        c.t.name,
+		ToolDisplayName: c.t.name,
+		ToolArgs:        c.args,
+	}, nil
 }
 
 func (c *funcCall[In, Out]) Execute(ctx context.Context, _ func(string)) *tool.Result {

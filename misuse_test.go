@@ -1,0 +1,331 @@
+package castor_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"google.golang.org/genai"
+
+	"github.com/castor-dev/castor"
+	"github.com/castor-dev/castor/agent"
+	"github.com/castor-dev/castor/model/fake"
+	"github.com/castor-dev/castor/policy"
+	"github.com/castor-dev/castor/tool"
+)
+
+// scriptOptions are the options of an agent that plays m on a fresh
+// workspace, with no settings, environment or recording of the machine.
+func scriptOptions(t testing.TB, m *fake.Model, opts ...castor.Option) []castor.Option {
+	t.Helper()
+	return append([]castor.Option{
+		castor.WithClient(m),
+		castor.WithoutSettings(),
+		castor.WithHomeDir(t.TempDir()),
+		castor.WithoutRecording(),
+		castor.WithEnv(noEnv),
+		castor.WithWorkDir(t.TempDir()),
+	}, opts...)
+}
+
+// scriptAgent builds an agent that plays m; the test closes it.
+func scriptAgent(t testing.TB, m *fake.Model, opts ...castor.Option) *castor.Agent {
+	t.Helper()
+	a, err := castor.New(context.Background(), scriptOptions(t, m, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	return a
+}
+
+// TestOptionMisuse checks that options a program got wrong make New
+// return a *ConfigError naming them, instead of panicking deep in the
+// assembly or letting one option silently win; a nil Option is skipped.
+func TestOptionMisuse(t *testing.T) {
+	echo := castor.MustTool("echo", "Echoes.", func(ctx context.Context, in struct{}) (string, error) { return "", nil })
+	tests := []struct {
+		name    string
+		opts    []castor.Option
+		wantErr string // "" when New succeeds
+	}{
+		{name: "nil option", opts: []castor.Option{nil}},
+		{name: "nil tool", opts: []castor.Option{castor.WithTools(echo, nil)}, wantErr: "WithTools: tool 2 of 2 is nil"},
+		{name: "nil trusted tool", opts: []castor.Option{castor.WithTrustedTools(nil)}, wantErr: "WithTools: tool 1 of 1 is nil"},
+		{name: "resume and session id", opts: []castor.Option{castor.WithResume("latest"), castor.WithSessionID("s1")}, wantErr: `WithResume("latest") and WithSessionID("s1") cannot go together`},
+		{name: "resume and history", opts: []castor.Option{castor.WithResume("latest"), castor.WithHistory([]*genai.Content{})}, wantErr: `WithResume("latest") and WithHistory cannot go together`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, err := castor.New(context.Background(), scriptOptions(t, fake.Script(), tt.opts...)...)
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				a.Close()
+				return
+			}
+			var ce *castor.ConfigError
+			if !errors.As(err, &ce) {
+				t.Fatalf("New: %v (%T), want a *ConfigError", err, err)
+			}
+			if got := err.Error(); !strings.Contains(got, tt.wantErr) {
+				t.Errorf("error %q lacks %q", got, tt.wantErr)
+			}
+		})
+	}
+}
+
+// TestClosedAgent checks that Close may be called twice (and at once from
+// two goroutines) and that a closed agent refuses new turns with
+// ErrClosed instead of calling the model without its recording and
+// servers.
+func TestClosedAgent(t *testing.T) {
+	m := fake.Script(fake.Text("never"))
+	a, err := castor.New(context.Background(), scriptOptions(t, m)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Go(func() {
+			if err := a.Close(); err != nil {
+				t.Errorf("Close: %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	if err := a.Close(); err != nil {
+		t.Errorf("third Close: %v", err)
+	}
+	if _, err := a.Send(context.Background(), "hi"); !errors.Is(err, castor.ErrClosed) {
+		t.Errorf("Send after Close: %v, want ErrClosed", err)
+	}
+	if _, err := a.Resume(context.Background()); !errors.Is(err, castor.ErrClosed) {
+		t.Errorf("Resume after Close: %v, want ErrClosed", err)
+	}
+	n := 0
+	for _, err := range a.Stream(context.Background(), "hi") {
+		n++
+		if !errors.Is(err, castor.ErrClosed) {
+			t.Errorf("Stream after Close: %v, want ErrClosed", err)
+		}
+	}
+	if n != 1 {
+		t.Errorf("Stream after Close yielded %d pairs, want 1", n)
+	}
+	if m.Remaining() != 1 {
+		t.Error("a closed agent called the model")
+	}
+}
+
+type deployIn struct {
+	Env string `json:"env" jsonschema:"staging or prod"`
+}
+
+// TestAskFirst checks that a NewTool tool made with AskFirst is
+// confirmed like a built-in edit (asked through WithConfirm, paused with
+// WithPausedConfirmations, refused with no one to ask, allowed by yolo,
+// WithAllowedTools and policy rules), and that one made without it runs
+// unasked even when the program can answer.
+func TestAskFirst(t *testing.T) {
+	tests := []struct {
+		name     string
+		askFirst bool
+		answer   tool.Outcome // "" for no WithConfirm
+		opts     []castor.Option
+		wantAsk  bool
+		wantRan  bool
+		wantText string // in the function response
+		wantHeld bool   // the turn paused with the call pending
+	}{
+		{name: "asked, allowed", askFirst: true, answer: tool.ProceedOnce, wantAsk: true, wantRan: true, wantText: "deployed prod"},
+		{name: "asked, refused", askFirst: true, answer: tool.Cancel, wantAsk: true},
+		{name: "no one to ask", askFirst: true, wantText: "denied by policy"},
+		{name: "paused", askFirst: true, opts: []castor.Option{castor.WithPausedConfirmations()}, wantHeld: true},
+		{name: "yolo", askFirst: true, answer: tool.Cancel, opts: []castor.Option{castor.WithApprovalMode(policy.ModeYolo)}, wantRan: true, wantText: "deployed prod"},
+		{name: "allowed tools", askFirst: true, answer: tool.Cancel, opts: []castor.Option{castor.WithAllowedTools("deploy")}, wantRan: true, wantText: "deployed prod"},
+		{name: "trusted by the program", answer: tool.Cancel, wantRan: true, wantText: "deployed prod"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ran, asked := false, false
+			var topts []castor.ToolOption
+			if tt.askFirst {
+				topts = append(topts, castor.AskFirst())
+			}
+			deploy := castor.MustTool("deploy", "Deploys the service.", func(ctx context.Context, in deployIn) (string, error) {
+				ran = true
+				return "deployed " + in.Env, nil
+			}, topts...)
+			opts := append([]castor.Option{castor.WithTools(deploy)}, tt.opts...)
+			if tt.answer != "" {
+				opts = append(opts, castor.WithConfirm(func(_ context.Context, c *agent.ToolCall) (tool.Decision, error) {
+					asked = true
+					d := c.Confirmation.Details
+					if d.ToolName != "deploy" || d.ToolArgs["env"] != "prod" || d.Title == "" {
+						t.Errorf("confirmation details %+v", d)
+					}
+					return tool.Decision{Outcome: tt.answer}, nil
+				}))
+			}
+			m := fake.Script(fake.Call("deploy", map[string]any{"env": "prod"}), fake.Text("done"))
+			a := scriptAgent(t, m, opts...)
+			res, err := a.Send(context.Background(), "deploy")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if asked != tt.wantAsk || ran != tt.wantRan {
+				t.Errorf("asked %v, ran %v; want %v, %v", asked, ran, tt.wantAsk, tt.wantRan)
+			}
+			if held := len(res.Pending) == 1; held != tt.wantHeld {
+				t.Errorf("%d calls pending", len(res.Pending))
+			}
+			if tt.wantText == "" {
+				return
+			}
+			h := a.Session().History()
+			var got string
+			for _, c := range h {
+				for _, p := range c.Parts {
+					if p.FunctionResponse != nil {
+						got = fmt.Sprint(p.FunctionResponse.Response)
+					}
+				}
+			}
+			if !strings.Contains(got, tt.wantText) {
+				t.Errorf("function response %q lacks %q", got, tt.wantText)
+			}
+		})
+	}
+}
+
+// settled waits (with a generous deadline, for slow machines) until the
+// number of goroutines is at most want, and returns the last count.
+func settled(want int) int {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		n := runtime.NumGoroutine()
+		if n <= want || time.Now().After(deadline) {
+			return n
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestNoGoroutineLeft builds agents, runs a turn with a tool call and a
+// cancelled turn on each, and closes them: no goroutine outlives Close.
+func TestNoGoroutineLeft(t *testing.T) {
+	before := runtime.NumGoroutine()
+	wait := castor.MustTool("wait", "Waits for cancellation.", func(ctx context.Context, in struct{}) (string, error) {
+		<-ctx.Done()
+		return "", ctx.Err()
+	})
+	for range 3 {
+		m := fake.Script(fake.Call("list_directory", map[string]any{"path": "."}), fake.Text("listed"), fake.Call("wait", map[string]any{}))
+		a, err := castor.New(context.Background(), scriptOptions(t, m, castor.WithTools(wait))...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := a.Send(context.Background(), "list"); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		_, err = a.Send(ctx, "wait")
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("cancelled turn: %v", err)
+		}
+		if err := a.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := settled(before); n > before {
+		buf := make([]byte, 1<<16)
+		t.Errorf("%d goroutines before, %d after Close:\n%s", before, n, buf[:runtime.Stack(buf, true)])
+	}
+}
+
+// TestCancelledTurnThenNextPrompt cancels a turn while its tool runs: the
+// error is the context's, and the same agent answers the next prompt
+// with the cancelled call in its history.
+func TestCancelledTurnThenNextPrompt(t *testing.T) {
+	started := make(chan struct{})
+	wait := castor.MustTool("wait", "Waits for cancellation.", func(ctx context.Context, in struct{}) (string, error) {
+		close(started)
+		<-ctx.Done()
+		return "", ctx.Err()
+	})
+	m := fake.Script(fake.Call("wait", map[string]any{}), fake.Text("next answer"))
+	a := scriptAgent(t, m, castor.WithTools(wait))
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-started; cancel() }()
+	var last error
+	for _, err := range a.Stream(ctx, "wait") {
+		last = err
+	}
+	if !errors.Is(last, context.Canceled) {
+		t.Fatalf("cancelled stream ended with %v", last)
+	}
+	res, err := a.Send(context.Background(), "again")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Text != "next answer" {
+		t.Errorf("next turn answered %q", res.Text)
+	}
+}
+
+// TestTwoAgentsAtOnce runs turns of several agents at the same time (run
+// with -race): each answers from its own script and its own workspace.
+func TestTwoAgentsAtOnce(t *testing.T) {
+	const n = 3
+	agents := make([]*castor.Agent, n)
+	for i := range agents {
+		agents[i] = scriptAgent(t, fake.Script(
+			fake.Call("list_directory", map[string]any{"path": "."}),
+			fake.Text(fmt.Sprint("agent ", i))))
+	}
+	var wg sync.WaitGroup
+	for i, a := range agents {
+		wg.Go(func() {
+			res, err := a.Send(context.Background(), "list")
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if want := fmt.Sprint("agent ", i); res.Text != want || res.Stats.Tools.TotalCalls != 1 {
+				t.Errorf("agent %d: %q after %d calls", i, res.Text, res.Stats.Tools.TotalCalls)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// TestOneTurnAtATime sends a prompt to an agent from inside its own
+// running turn: the second prompt fails with agent.ErrBusy, and the turn
+// goes on.
+func TestOneTurnAtATime(t *testing.T) {
+	var a *castor.Agent
+	var inner error
+	nested := castor.MustTool("nested", "Sends a prompt to its own agent.", func(ctx context.Context, in struct{}) (string, error) {
+		_, inner = a.Send(ctx, "inner")
+		return "tried", nil
+	})
+	a = scriptAgent(t, fake.Script(fake.Call("nested", map[string]any{}), fake.Text("done")), castor.WithTools(nested))
+	res, err := a.Send(context.Background(), "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !errors.Is(inner, agent.ErrBusy) {
+		t.Errorf("a prompt during a turn: %v, want agent.ErrBusy", inner)
+	}
+	if res.Text != "done" {
+		t.Errorf("the turn answered %q", res.Text)
+	}
+}
