@@ -122,7 +122,12 @@ func WithAllowedMCPServers(names ...string) Option {
 }
 
 // WithConfirm answers confirmations synchronously: every call that needs
-// approval is given to f, and the turn goes on with its decision.
+// approval is given to f, and the turn goes on with its decision. A
+// Decision whose Outcome is not valid (the zero Decision) refuses the
+// call, as tool.Cancel does. An error from f leaves the call unanswered:
+// the turn pauses with it in Result.Pending, and Send (or Stream's last
+// pair) returns the error, so the program may answer the call later with
+// Session().Answer and Resume.
 func WithConfirm(f func(ctx context.Context, call *agent.ToolCall) (tool.Decision, error)) Option {
 	return func(o *setup.Options) { o.Confirm = f }
 }
@@ -226,6 +231,9 @@ func New(ctx context.Context, opts ...Option) (*Agent, error) {
 	if err := checkOptions(&o); err != nil {
 		return nil, err
 	}
+	if o.Confirm != nil {
+		o.Confirm = reportingConfirm(o.Confirm)
+	}
 	a, err := setup.New(ctx, o)
 	if err != nil {
 		return nil, err
@@ -276,7 +284,9 @@ func (a *Agent) Stream(ctx context.Context, prompt string) iter.Seq2[*agent.Even
 	if err != nil {
 		return func(yield func(*agent.Event, error) bool) { yield(nil, err) }
 	}
-	return a.a.Session.Send(withSession(ctx, a.a), parts...)
+	return watchConfirm(ctx, func(ctx context.Context) iter.Seq2[*agent.Event, error] {
+		return a.a.Session.Send(withSession(ctx, a.a), parts...)
+	})
 }
 
 // Send sends a prompt and waits for the turn to end. On an error the
@@ -292,7 +302,9 @@ func (a *Agent) Resume(ctx context.Context) (*Result, error) {
 	if a.closed.Load() {
 		return a.collect(func(yield func(*agent.Event, error) bool) { yield(nil, ErrClosed) })
 	}
-	return a.collect(a.a.Session.Resume(withSession(ctx, a.a)))
+	return a.collect(watchConfirm(ctx, func(ctx context.Context) iter.Seq2[*agent.Event, error] {
+		return a.a.Session.Resume(withSession(ctx, a.a))
+	}))
 }
 
 // collect waits for the turn to end; Result.Text is the engine's answer
@@ -302,7 +314,7 @@ func (a *Agent) collect(events iter.Seq2[*agent.Event, error]) (*Result, error) 
 	text := ""
 	for ev, err := range events {
 		if err != nil {
-			return &Result{Text: text, SessionID: s.ID(), Stats: s.Stats()}, err
+			return &Result{Text: text, SessionID: s.ID(), Stats: s.Stats(), Pending: s.Pending()}, err
 		}
 		if ev.Type == agent.EventTurnEnd || ev.Type == agent.EventInputRequired {
 			text = ev.Text

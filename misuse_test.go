@@ -329,3 +329,35 @@ func TestOneTurnAtATime(t *testing.T) {
 		t.Errorf("the turn answered %q", res.Text)
 	}
 }
+
+// TestConfirmError checks that an error from the WithConfirm function is
+// returned by Send, naming the call, instead of pausing the turn in
+// silence, and that the call stays pending for Answer and Resume.
+func TestConfirmError(t *testing.T) {
+	ran := false
+	deploy := castor.MustTool("deploy", "Deploys.", func(ctx context.Context, in deployIn) (string, error) {
+		ran = true
+		return "deployed", nil
+	}, castor.AskFirst())
+	m := fake.Script(fake.Call("deploy", map[string]any{"env": "prod"}), fake.Text("done"))
+	a := scriptAgent(t, m, castor.WithTools(deploy), castor.WithConfirm(func(context.Context, *agent.ToolCall) (tool.Decision, error) {
+		return tool.Decision{}, errors.New("the approval window was closed")
+	}))
+	res, err := a.Send(context.Background(), "deploy")
+	if err == nil || !strings.Contains(err.Error(), "the approval window was closed") || !strings.Contains(err.Error(), "deploy") {
+		t.Fatalf("Send: %v, want the confirm function's error naming the tool", err)
+	}
+	if len(res.Pending) != 1 || ran {
+		t.Fatalf("%d calls pending, ran %v", len(res.Pending), ran)
+	}
+	if err := a.Session().Answer(res.Pending[0].ID, tool.Decision{Outcome: tool.ProceedOnce}); err != nil {
+		t.Fatal(err)
+	}
+	res, err = a.Resume(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ran || res.Text != "done" {
+		t.Errorf("after Resume: ran %v, answer %q", ran, res.Text)
+	}
+}
