@@ -146,6 +146,12 @@ func WithSessionID(id string) Option { return func(o *setup.Options) { o.Session
 
 // WithResume continues the recorded session with this id ("latest" for
 // the newest of the workspace), as the castor command's --resume does.
+// The recording keeps the conversation, not a turn paused for
+// confirmations: calls that were waiting are dropped. To take up a paused
+// turn in a new agent, keep Session().History() and
+// Session().PausedCalls() and give them to the new agent's
+// Session().Continue. A ResumeError says when the session cannot be
+// found or read.
 func WithResume(sessionID string) Option { return func(o *setup.Options) { o.Resume = sessionID } }
 
 // WithHistory starts from a conversation kept elsewhere, without the
@@ -277,16 +283,27 @@ func (a *Agent) Model() string { return a.a.Session.Model() }
 // running tools: the last pair carries ctx's error, the conversation
 // keeps what happened so far, and the agent takes the next prompt.
 func (a *Agent) Stream(ctx context.Context, prompt string) iter.Seq2[*agent.Event, error] {
-	if a.closed.Load() {
-		return func(yield func(*agent.Event, error) bool) { yield(nil, ErrClosed) }
+	// Nothing happens until the caller ranges: a custom command's !{…}
+	// runs then, and a Close in between is seen.
+	return func(yield func(*agent.Event, error) bool) {
+		if a.closed.Load() {
+			yield(nil, ErrClosed)
+			return
+		}
+		parts, err := a.a.ExpandPrompt(ctx, prompt)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		turn := watchConfirm(ctx, func(ctx context.Context) iter.Seq2[*agent.Event, error] {
+			return a.a.Session.Send(withSession(ctx, a.a), parts...)
+		})
+		for ev, err := range turn {
+			if !yield(ev, err) {
+				return
+			}
+		}
 	}
-	parts, err := a.a.ExpandPrompt(ctx, prompt)
-	if err != nil {
-		return func(yield func(*agent.Event, error) bool) { yield(nil, err) }
-	}
-	return watchConfirm(ctx, func(ctx context.Context) iter.Seq2[*agent.Event, error] {
-		return a.a.Session.Send(withSession(ctx, a.a), parts...)
-	})
 }
 
 // Send sends a prompt and waits for the turn to end. On an error the
