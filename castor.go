@@ -70,6 +70,9 @@ func WithInstructions(s string) Option {
 // WithInstructionsFunc adds instructions computed for each model call,
 // after those of earlier calls of this option.
 func WithInstructionsFunc(f func(SessionContext) string) Option {
+	if f == nil {
+		return nil
+	}
 	return func(o *setup.Options) {
 		prev := o.InstructionsFunc
 		o.InstructionsFunc = func(i setup.Info) string {
@@ -87,7 +90,9 @@ func WithInstructionsFunc(f func(SessionContext) string) Option {
 // paused, with WithPausedConfirmations) unless the approval mode or a rule
 // allows it, and refused when there is no one to ask; one whose
 // Confirmation returns nil runs. A tool made with NewTool returns nil
-// unless it was made with AskFirst. A nil tool makes New fail.
+// unless it was made with AskFirst. A tool named like a built-in replaces
+// it. A nil tool, a name Gemini does not accept or two tools of the same
+// name make New fail with a *ConfigError.
 func WithTools(tools ...tool.Tool) Option {
 	return func(o *setup.Options) { o.Tools = append(o.Tools, tools...) }
 }
@@ -107,7 +112,8 @@ func WithTrustedTools(tools ...tool.Tool) Option {
 }
 
 // WithApprovalMode sets the approval mode (default: the settings'
-// general.defaultApprovalMode, else policy.ModeDefault).
+// general.defaultApprovalMode, else policy.ModeDefault). A mode policy
+// does not know makes New fail with a *ConfigError.
 func WithApprovalMode(m policy.Mode) Option { return func(o *setup.Options) { o.ApprovalMode = m } }
 
 // WithAllowedTools adds rules for tools that run without confirmation, as
@@ -186,6 +192,9 @@ func WithIDE() Option { return func(o *setup.Options) { o.IDE = true } }
 // WithWarnings receives non-fatal problems found while building the
 // agent (a missing include directory, an MCP server that did not start).
 func WithWarnings(f func(string)) Option {
+	if f == nil {
+		return nil
+	}
 	return func(o *setup.Options) {
 		prev := o.Warn
 		o.Warn = func(s string) {
@@ -253,6 +262,24 @@ func New(ctx context.Context, opts ...Option) (*Agent, error) {
 func checkOptions(o *setup.Options) error {
 	if i := slices.Index(o.Tools, nil); i >= 0 {
 		return &ConfigError{Err: fmt.Errorf("WithTools: tool %d of %d is nil", i+1, len(o.Tools))}
+	}
+	seen := map[string]bool{}
+	for _, t := range o.Tools {
+		name := t.Name()
+		if err := checkToolName(name); err != nil {
+			return &ConfigError{Err: fmt.Errorf("WithTools: %w", err)}
+		}
+		if seen[name] {
+			return &ConfigError{Err: fmt.Errorf("WithTools: two tools are named %q", name)}
+		}
+		seen[name] = true
+	}
+	if o.ApprovalMode != "" {
+		m, err := policy.ParseMode(string(o.ApprovalMode))
+		if err != nil {
+			return &ConfigError{Err: fmt.Errorf("WithApprovalMode: %w", err)}
+		}
+		o.ApprovalMode = m
 	}
 	if o.Resume != "" && o.SessionID != "" {
 		return &ConfigError{Err: fmt.Errorf("WithResume(%q) and WithSessionID(%q) cannot go together: a resumed session keeps its id", o.Resume, o.SessionID)}

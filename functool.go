@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
+	"slices"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -15,6 +17,10 @@ import (
 // sees; the model's arguments are decoded into In. A string result is
 // given to the model as is, anything else as JSON. A returned error is
 // given to the model as the call's error.
+//
+// name must be a name Gemini accepts (letters, digits, '_', '.', ':' and
+// '-', starting with a letter or '_', at most 64), and In a struct or a
+// map: the model passes one JSON object.
 //
 // The program vouches for its own tools: their calls run without asking,
 // in every approval mode but plan (which allows only reading and hides
@@ -34,6 +40,9 @@ func NewTool[In, Out any](name, description string, fn func(ctx context.Context,
 			o(&t.opts)
 		}
 	}
+	if err := checkToolName(name); err != nil {
+		return nil, err
+	}
 	if fn == nil {
 		return nil, fmt.Errorf("tool %s: nil function", name)
 	}
@@ -45,12 +54,48 @@ func NewTool[In, Out any](name, description string, fn func(ctx context.Context,
 	if err != nil {
 		return nil, fmt.Errorf("tool %s: input schema: %w", name, err)
 	}
+	// An interface In has the schema true, which is no object either.
 	var schema map[string]any
 	if err := json.Unmarshal(raw, &schema); err != nil {
-		return nil, fmt.Errorf("tool %s: input schema: %w", name, err)
+		schema = map[string]any{"type": string(raw)}
+	}
+	// Gemini takes a function's parameters as one object: an In that is
+	// not a struct or a map could never be called.
+	if !objectSchema(schema) {
+		return nil, fmt.Errorf("tool %s: input %v must be a struct or a map, for its JSON Schema to be an object (it is %v)", name, reflect.TypeFor[In](), schema["type"])
 	}
 	t.schema = schema
 	return t, nil
+}
+
+// objectSchema reports whether a schema's type is object (or, for a
+// pointer, null or object).
+func objectSchema(schema map[string]any) bool {
+	switch t := schema["type"].(type) {
+	case string:
+		return t == "object"
+	case []any:
+		return slices.Contains(t, any("object"))
+	}
+	return false
+}
+
+// checkToolName applies Gemini's rule for function names, which the API
+// enforces by refusing every request that declares a bad one.
+func checkToolName(name string) error {
+	ok := name != "" && len(name) <= 64
+	for i, r := range name {
+		switch {
+		case r == '_' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z':
+		case i > 0 && ('0' <= r && r <= '9' || r == '.' || r == ':' || r == '-'):
+		default:
+			ok = false
+		}
+	}
+	if !ok {
+		return fmt.Errorf("tool name %q: Gemini accepts up to 64 letters, digits, '_', '.', ':' and '-', starting with a letter or '_'", name)
+	}
+	return nil
 }
 
 // ToolOption tunes a tool made with NewTool or MustTool.

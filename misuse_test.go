@@ -57,6 +57,11 @@ func TestOptionMisuse(t *testing.T) {
 		{name: "nil option", opts: []castor.Option{nil}},
 		{name: "nil tool", opts: []castor.Option{castor.WithTools(echo, nil)}, wantErr: "WithTools: tool 2 of 2 is nil"},
 		{name: "nil trusted tool", opts: []castor.Option{castor.WithTrustedTools(nil)}, wantErr: "WithTools: tool 1 of 1 is nil"},
+		{name: "nil warnings and instructions func", opts: []castor.Option{castor.WithWarnings(nil), castor.WithInstructionsFunc(nil), castor.WithIncludeDirectories("/nonexistent-castor-dir")}},
+		{name: "two tools of one name", opts: []castor.Option{castor.WithTools(echo), castor.WithTrustedTools(echo)}, wantErr: `two tools are named "echo"`},
+		{name: "bad tool name", opts: []castor.Option{castor.WithTools(badNameTool{})}, wantErr: `WithTools: tool name "launch rocket"`},
+		{name: "unknown approval mode", opts: []castor.Option{castor.WithApprovalMode("sometimes")}, wantErr: `WithApprovalMode: invalid approval mode "sometimes"`},
+		{name: "approval mode in capitals", opts: []castor.Option{castor.WithApprovalMode("YOLO")}},
 		{name: "resume and session id", opts: []castor.Option{castor.WithResume("latest"), castor.WithSessionID("s1")}, wantErr: `WithResume("latest") and WithSessionID("s1") cannot go together`},
 		{name: "resume and history", opts: []castor.Option{castor.WithResume("latest"), castor.WithHistory([]*genai.Content{})}, wantErr: `WithResume("latest") and WithHistory cannot go together`},
 	}
@@ -80,6 +85,11 @@ func TestOptionMisuse(t *testing.T) {
 		})
 	}
 }
+
+// badNameTool is a hand-written tool whose name Gemini refuses.
+type badNameTool struct{ askingTool }
+
+func (badNameTool) Name() string { return "launch rocket" }
 
 // TestClosedAgent checks that Close may be called twice (and at once from
 // two goroutines) and that a closed agent refuses new turns with
