@@ -20,7 +20,6 @@ import (
 	"iter"
 	"slices"
 	"sync"
-	"sync/atomic"
 
 	"google.golang.org/genai"
 
@@ -213,12 +212,20 @@ func WithWarnings(f func(string)) Option {
 type Agent struct {
 	a *setup.Agent
 
-	closeOnce sync.Once
-	closeErr  error
-	closed    atomic.Bool
+	// life ends when Close starts, cancelling the running turn. mu
+	// guards closed and turns, so that exactly one of Close and the end
+	// of the last running turn releases the assembly.
+	life    context.Context
+	stop    context.CancelFunc
+	mu      sync.Mutex
+	closed  bool
+	turns   int
+	release sync.Once
+	err     error // of the release, once done
 }
 
-// ErrClosed is returned by Send, Stream and Resume after Close.
+// ErrClosed is returned by Send, Stream and Resume after Close, and by a
+// turn that Close cancelled.
 var ErrClosed = errors.New("castor: the agent is closed")
 
 // Result is the outcome of Send.
@@ -253,7 +260,8 @@ func New(ctx context.Context, opts ...Option) (*Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Agent{a: a}, nil
+	life, stop := context.WithCancel(context.Background())
+	return &Agent{a: a, life: life, stop: stop}, nil
 }
 
 // checkOptions refuses what the options cannot mean, before anything
@@ -312,20 +320,44 @@ func (a *Agent) Model() string { return a.a.Session.Model() }
 func (a *Agent) Stream(ctx context.Context, prompt string) iter.Seq2[*agent.Event, error] {
 	// Nothing happens until the caller ranges: a custom command's !{…}
 	// runs then, and a Close in between is seen.
+	return a.turn(ctx, func(ctx context.Context) iter.Seq2[*agent.Event, error] {
+		parts, err := a.a.ExpandPrompt(ctx, prompt)
+		if err != nil {
+			return func(yield func(*agent.Event, error) bool) { yield(nil, err) }
+		}
+		return a.a.Session.Send(withSession(ctx, a.a), parts...)
+	})
+}
+
+// turn runs one turn of the engine: refused after Close, cancelled by
+// Close, and watched for the confirm function's errors.
+func (a *Agent) turn(ctx context.Context, run func(context.Context) iter.Seq2[*agent.Event, error]) iter.Seq2[*agent.Event, error] {
 	return func(yield func(*agent.Event, error) bool) {
-		if a.closed.Load() {
+		a.mu.Lock()
+		if a.closed {
+			a.mu.Unlock()
 			yield(nil, ErrClosed)
 			return
 		}
-		parts, err := a.a.ExpandPrompt(ctx, prompt)
-		if err != nil {
-			yield(nil, err)
-			return
-		}
-		turn := watchConfirm(ctx, func(ctx context.Context) iter.Seq2[*agent.Event, error] {
-			return a.a.Session.Send(withSession(ctx, a.a), parts...)
-		})
-		for ev, err := range turn {
+		a.turns++
+		a.mu.Unlock()
+		defer func() {
+			a.mu.Lock()
+			a.turns--
+			last := a.closed && a.turns == 0
+			a.mu.Unlock()
+			if last {
+				a.releaseAll()
+			}
+		}()
+		ctx, cancel := context.WithCancelCause(ctx)
+		defer cancel(nil)
+		defer context.AfterFunc(a.life, func() { cancel(ErrClosed) })()
+		for ev, err := range watchConfirm(ctx, run) {
+			if err != nil && errors.Is(context.Cause(ctx), ErrClosed) {
+				// Say why the turn was cancelled, not only that it was.
+				err = fmt.Errorf("%w: %w", ErrClosed, err)
+			}
 			if !yield(ev, err) {
 				return
 			}
@@ -343,10 +375,7 @@ func (a *Agent) Send(ctx context.Context, prompt string) (*Result, error) {
 // Resume continues a turn that paused for confirmations once each was
 // answered (Session().Answer), and waits for it to end.
 func (a *Agent) Resume(ctx context.Context) (*Result, error) {
-	if a.closed.Load() {
-		return a.collect(func(yield func(*agent.Event, error) bool) { yield(nil, ErrClosed) })
-	}
-	return a.collect(watchConfirm(ctx, func(ctx context.Context) iter.Seq2[*agent.Event, error] {
+	return a.collect(a.turn(ctx, func(ctx context.Context) iter.Seq2[*agent.Event, error] {
 		return a.a.Session.Resume(withSession(ctx, a.a))
 	}))
 }
@@ -413,14 +442,29 @@ func (a *Agent) RestoreCheckpoint(ctx context.Context, name string) error {
 }
 
 // Close releases what the agent holds (MCP servers, recording files, the
-// IDE connection). Later calls return the first one's result. Cancel a
-// running turn's context and let it end before closing.
+// IDE connection). A turn still running is cancelled, and what it uses is
+// released as soon as it has ended; Close does not wait for it, so a loop
+// over Stream's events may call Close. Later calls do nothing.
 func (a *Agent) Close() error {
-	a.closeOnce.Do(func() {
-		a.closed.Store(true)
-		a.closeErr = a.a.Close()
-	})
-	return a.closeErr
+	a.mu.Lock()
+	if a.closed {
+		a.mu.Unlock()
+		return nil
+	}
+	a.closed = true
+	idle := a.turns == 0
+	a.mu.Unlock()
+	a.stop()
+	if !idle {
+		return nil
+	}
+	return a.releaseAll()
+}
+
+// releaseAll closes the assembly, once.
+func (a *Agent) releaseAll() error {
+	a.release.Do(func() { a.err = a.a.Close() })
+	return a.err
 }
 
 // ConfigError is a problem in settings or options (the CLI exits 52).

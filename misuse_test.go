@@ -91,8 +91,8 @@ type badNameTool struct{ askingTool }
 
 func (badNameTool) Name() string { return "launch rocket" }
 
-// TestClosedAgent checks that Close may be called twice (and at once from
-// two goroutines) and that a closed agent refuses new turns with
+// TestClosedAgent checks that Close may be called again (and at once
+// from two goroutines) and that a closed agent refuses new turns with
 // ErrClosed instead of calling the model without its recording and
 // servers.
 func TestClosedAgent(t *testing.T) {
@@ -369,5 +369,49 @@ func TestConfirmError(t *testing.T) {
 	}
 	if !ran || res.Text != "done" {
 		t.Errorf("after Resume: ran %v, answer %q", ran, res.Text)
+	}
+}
+
+// TestCloseDuringTurn closes an agent while its tool runs, from another
+// goroutine and from the loop over Stream's events: the turn is
+// cancelled with ErrClosed, the model is not asked again, Close does not
+// wait for the turn (no deadlock in the loop), and no goroutine is left
+// once the turn has ended.
+func TestCloseDuringTurn(t *testing.T) {
+	before := runtime.NumGoroutine()
+	for _, fromLoop := range []bool{false, true} {
+		started := make(chan struct{})
+		wait := castor.MustTool("wait", "Waits for cancellation.", func(ctx context.Context, in struct{}) (string, error) {
+			close(started)
+			<-ctx.Done()
+			return "", ctx.Err()
+		})
+		m := fake.Script(fake.Call("wait", map[string]any{}), fake.Text("never"))
+		a, err := castor.New(context.Background(), scriptOptions(t, m, castor.WithTools(wait))...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !fromLoop {
+			go func() { <-started; a.Close() }()
+		}
+		var last error
+		for ev, err := range a.Stream(context.Background(), "wait") {
+			last = err
+			if fromLoop && ev != nil && ev.Type == agent.EventToolCall && ev.Call.Status == agent.StatusExecuting {
+				if err := a.Close(); err != nil {
+					t.Errorf("Close in the loop: %v", err)
+				}
+			}
+		}
+		if !errors.Is(last, castor.ErrClosed) || !errors.Is(last, context.Canceled) {
+			t.Errorf("fromLoop=%v: the turn ended with %v, want ErrClosed", fromLoop, last)
+		}
+		if m.Remaining() != 1 {
+			t.Errorf("fromLoop=%v: the model was asked again after Close", fromLoop)
+		}
+	}
+	if n := settled(before); n > before {
+		buf := make([]byte, 1<<16)
+		t.Errorf("%d goroutines before, %d after:\n%s", before, n, buf[:runtime.Stack(buf, true)])
 	}
 }
