@@ -8,9 +8,22 @@
 //	res, err := a.Send(ctx, "what does this project do?")
 //	fmt.Println(res.Text)
 //
-// Stream gives the engine's events as they happen instead. The package is
-// a small facade: the engine is package agent, and the wiring of settings,
-// credentials, tools and servers is shared with the castor command.
+// Stream gives the engine's events as they happen instead. One turn runs
+// at a time per Agent; separate Agents run side by side. Cancelling a
+// turn's context stops it and leaves the agent ready for the next prompt.
+//
+// Tools of the program (NewTool) run unasked unless made with AskFirst;
+// the built-in edit and shell tools ask. Someone must answer, or the call
+// is refused: WithConfirm answers from code at once,
+// WithPausedConfirmations stops the turn until Session().Answer and
+// Resume.
+//
+// Tests and examples replace Gemini with a scripted model:
+// WithClient(fake.Script(...)) from package model/fake.
+//
+// The package is a small facade: the engine is package agent, and the
+// wiring of settings, credentials, tools and servers is shared with the
+// castor command.
 package castor
 
 import (

@@ -90,3 +90,39 @@ func ExampleWithPausedConfirmations() {
 	// waiting for approval: write_file edit
 	// I wrote hello.txt.
 }
+
+// ExampleAgent_Stream_cancel stops a turn by cancelling its context while
+// a tool runs (here the tool cancels it itself, as a user pressing a stop
+// button would). The turn ends with the context's error, and the agent
+// takes the next prompt.
+func ExampleAgent_Stream_cancel() {
+	dir, cleanup := scratch()
+	defer cleanup()
+	ctx, stop := context.WithCancel(context.Background())
+	slow := castor.MustTool("build", "Builds the project.", func(ctx context.Context, in struct{}) (string, error) {
+		stop() // the user gives up
+		<-ctx.Done()
+		return "", ctx.Err()
+	})
+	a, err := castor.New(context.Background(),
+		castor.WithClient(fake.Script(fake.Call("build", map[string]any{}), fake.Text("Ready."))),
+		castor.WithoutSettings(), castor.WithHomeDir(dir), castor.WithWorkDir(dir),
+		castor.WithTools(slow))
+	if err != nil {
+		panic(err)
+	}
+	defer a.Close()
+	for _, err := range a.Stream(ctx, "Build it.") {
+		if err != nil {
+			fmt.Println("turn ended:", err)
+		}
+	}
+	res, err := a.Send(context.Background(), "Anything else?")
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(res.Text)
+	// Output:
+	// turn ended: context canceled
+	// Ready.
+}
