@@ -12,8 +12,8 @@
 // at a time per Agent; separate Agents run side by side. Cancelling a
 // turn's context stops it and leaves the agent ready for the next prompt.
 //
-// Tools of the program (NewTool) run unasked unless made with AskFirst;
-// the built-in edit and shell tools ask. Someone must answer, or the call
+// Tools of the program (NewTool) run unasked unless made with AskFirst
+// (or a policy file's rule asks); the built-in edit and shell tools ask. Someone must answer, or the call
 // is refused: WithConfirm answers from code at once,
 // WithPausedConfirmations stops the turn until Session().Answer and
 // Resume.
@@ -101,8 +101,9 @@ func WithInstructionsFunc(f func(SessionContext) string) Option {
 // Confirmation returns details is asked about through WithConfirm (or
 // paused, with WithPausedConfirmations) unless the approval mode or a rule
 // allows it, and refused when there is no one to ask; one whose
-// Confirmation returns nil runs. A tool made with NewTool returns nil
-// unless it was made with AskFirst. A tool named like a built-in replaces
+// Confirmation returns nil runs. A tool made with NewTool runs unasked
+// unless made with AskFirst or asked about by a policy file's rule (see
+// NewTool). A tool named like a built-in replaces
 // it. A nil tool, a name Gemini does not accept or two tools of the same
 // name make New fail with a *ConfigError.
 func WithTools(tools ...tool.Tool) Option {

@@ -24,7 +24,9 @@ import (
 //
 // The program vouches for its own tools: their calls run without asking,
 // in every approval mode but plan (which allows only reading and hides
-// them), unless the tool is made with AskFirst.
+// them), unless the tool is made with AskFirst or a rule of the user's
+// policy files (WithPolicyFiles, ~/.gemini/policies) asks about or denies
+// them.
 //
 //	add, err := castor.NewTool("add", "add two numbers",
 //		func(ctx context.Context, in struct {
@@ -157,12 +159,15 @@ type funcCall[In, Out any] struct {
 
 func (c *funcCall[In, Out]) Describe() string { return c.t.name }
 
-// Confirmation returns nil unless the tool asks first: an SDK user's own
-// tools are trusted by the program that registered them.
+// Trusted reports that the program vouches for the tool unless it asks
+// first: the policy then allows its calls as it does a trusted MCP
+// server's, below the rules of the user's and admin's policy files, so an
+// ask_user or deny rule there still decides.
+func (t *funcTool[In, Out]) Trusted() bool { return !t.opts.askFirst }
+
+// Confirmation always says what a user would approve; whether anyone is
+// asked is the policy's decision (see Trusted).
 func (c *funcCall[In, Out]) Confirmation(context.Context) (*tool.ConfirmationDetails, error) {
-	if !c.t.opts.askFirst {
-		return nil, nil
-	}
 	return &tool.ConfirmationDetails{
 		Type:            tool.ConfirmInfo,
 		Title:           "Confirm " + c.t.name,

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -141,9 +143,17 @@ type deployIn struct {
 // TestAskFirst checks that a NewTool tool made with AskFirst is
 // confirmed like a built-in edit (asked through WithConfirm, paused with
 // WithPausedConfirmations, refused with no one to ask, allowed by yolo,
-// WithAllowedTools and policy rules), and that one made without it runs
-// unasked even when the program can answer.
+// WithAllowedTools), and that one made without it runs unasked even when
+// the program can answer, unless a rule of a policy file asks or denies.
 func TestAskFirst(t *testing.T) {
+	dir := t.TempDir()
+	askPolicy, denyPolicy := filepath.Join(dir, "ask.toml"), filepath.Join(dir, "deny.toml")
+	for path, decision := range map[string]string{askPolicy: "ask_user", denyPolicy: "deny"} {
+		rule := "[[rule]]\ntoolName = \"deploy\"\ndecision = \"" + decision + "\"\npriority = 500\n"
+		if err := os.WriteFile(path, []byte(rule), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	tests := []struct {
 		name     string
 		askFirst bool
@@ -161,6 +171,8 @@ func TestAskFirst(t *testing.T) {
 		{name: "yolo", askFirst: true, answer: tool.Cancel, opts: []castor.Option{castor.WithApprovalMode(policy.ModeYolo)}, wantRan: true, wantText: "deployed prod"},
 		{name: "allowed tools", askFirst: true, answer: tool.Cancel, opts: []castor.Option{castor.WithAllowedTools("deploy")}, wantRan: true, wantText: "deployed prod"},
 		{name: "trusted by the program", answer: tool.Cancel, wantRan: true, wantText: "deployed prod"},
+		{name: "policy file asks", answer: tool.ProceedOnce, opts: []castor.Option{castor.WithPolicyFiles(askPolicy)}, wantAsk: true, wantRan: true, wantText: "deployed prod"},
+		{name: "policy file denies", answer: tool.ProceedOnce, opts: []castor.Option{castor.WithPolicyFiles(denyPolicy)}, wantText: `Tool "deploy" not found`}, // hidden, as Gemini CLI hides denied tools
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
