@@ -54,10 +54,13 @@ var Version = version.Version
 // the settings name one: "auto", routed per prompt as Gemini CLI does.
 const DefaultModel = setup.DefaultModel
 
-// Option configures an Agent. Options compose: each adds to what the
-// others set, and none discards another; a nil Option is skipped. Options
-// that cannot go together (WithResume with WithSessionID or WithHistory)
-// make New fail with a *ConfigError.
+// Option configures an Agent. Options that add (tools, instructions,
+// hooks, allowed tools, directories, skills, subagents, extensions,
+// policy files, warnings) add to what earlier ones gave; options that set
+// one value (the work dir, model, client, approval mode, confirm
+// function, environment…) take the last one given. A nil Option is
+// skipped. Options that cannot go together (WithResume with WithSessionID
+// or WithHistory) make New fail with a *ConfigError.
 type Option func(*setup.Options)
 
 // WithWorkDir sets the workspace root (default: the current directory).
