@@ -206,7 +206,9 @@ func WithRetry(r model.RetryOptions) Option { return func(o *setup.Options) { o.
 func WithIDE() Option { return func(o *setup.Options) { o.IDE = true } }
 
 // WithWarnings receives non-fatal problems found while building the
-// agent (a missing include directory, an MCP server that did not start).
+// agent (a missing include directory, an MCP server that did not start)
+// and, during Send and Resume, those of the turn (a hook that failed);
+// Stream gives the latter as agent.EventWarning events instead.
 func WithWarnings(f func(string)) Option {
 	if f == nil {
 		return nil
@@ -239,6 +241,9 @@ type Agent struct {
 	turns   int
 	release sync.Once
 	err     error // of the release, once done
+	// warn is WithWarnings' function, given the warnings of the turns
+	// Send and Resume run (Stream's caller sees them as events).
+	warn func(string)
 }
 
 // ErrClosed is returned by Send, Stream and Resume after Close, and by a
@@ -278,7 +283,7 @@ func New(ctx context.Context, opts ...Option) (*Agent, error) {
 		return nil, err
 	}
 	life, stop := context.WithCancel(context.Background())
-	return &Agent{a: a, life: life, stop: stop}, nil
+	return &Agent{a: a, life: life, stop: stop, warn: o.Warn}, nil
 }
 
 // checkOptions refuses what the options cannot mean, before anything
@@ -305,6 +310,14 @@ func checkOptions(o *setup.Options) error {
 			return &ConfigError{Err: fmt.Errorf("WithApprovalMode: %w", err)}
 		}
 		o.ApprovalMode = m
+	}
+	for i, h := range o.Hooks {
+		if !slices.Contains(agent.HookEvents, h.Event) {
+			return &ConfigError{Err: fmt.Errorf("WithHooks: hook %d (%q): unknown event %q", i+1, h.Name, h.Event)}
+		}
+		if h.Func == nil {
+			return &ConfigError{Err: fmt.Errorf("WithHooks: hook %d (%q, %s) has no Func", i+1, h.Name, h.Event)}
+		}
 	}
 	if o.Resume != "" && o.SessionID != "" {
 		return &ConfigError{Err: fmt.Errorf("WithResume(%q) and WithSessionID(%q) cannot go together: a resumed session keeps its id", o.Resume, o.SessionID)}
@@ -406,8 +419,13 @@ func (a *Agent) collect(events iter.Seq2[*agent.Event, error]) (*Result, error) 
 		if err != nil {
 			return &Result{Text: text, SessionID: s.ID(), Stats: s.Stats(), Pending: s.Pending()}, err
 		}
-		if ev.Type == agent.EventTurnEnd || ev.Type == agent.EventInputRequired {
+		switch ev.Type {
+		case agent.EventTurnEnd, agent.EventInputRequired:
 			text = ev.Text
+		case agent.EventWarning:
+			if a.warn != nil {
+				a.warn(ev.Text)
+			}
 		}
 	}
 	return &Result{Text: text, SessionID: s.ID(), Stats: s.Stats(), Pending: s.Pending()}, nil

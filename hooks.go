@@ -75,11 +75,17 @@ type Hook struct {
 }
 
 // WithHooks adds programmatic hooks; they run with those of the
-// settings files, before them.
+// settings files, before them. A hook without a Func or with an Event
+// that is not one of the hook events makes New fail with a *ConfigError.
 func WithHooks(hooks ...Hook) Option {
 	return func(o *setup.Options) {
 		for _, h := range hooks {
 			f := h.Func
+			if f == nil {
+				// New refuses it, naming the hook (checkOptions).
+				o.Hooks = append(o.Hooks, setup.RuntimeHook{Event: h.Event, Name: h.Name})
+				continue
+			}
 			o.Hooks = append(o.Hooks, setup.RuntimeHook{
 				Event: h.Event, Name: h.Name, Matcher: h.Matcher, Sequential: h.Sequential, Timeout: h.Timeout,
 				Func: func(ctx context.Context, a *setup.Agent, in *agent.HookInput) (*agent.HookOutput, error) {

@@ -64,6 +64,8 @@ func TestOptionMisuse(t *testing.T) {
 		{name: "bad tool name", opts: []castor.Option{castor.WithTools(badNameTool{})}, wantErr: `WithTools: tool name "launch rocket"`},
 		{name: "unknown approval mode", opts: []castor.Option{castor.WithApprovalMode("sometimes")}, wantErr: `WithApprovalMode: invalid approval mode "sometimes"`},
 		{name: "approval mode in capitals", opts: []castor.Option{castor.WithApprovalMode("YOLO")}},
+		{name: "hook without func", opts: []castor.Option{castor.WithHooks(castor.Hook{Event: castor.BeforeTool, Name: "audit"})}, wantErr: `WithHooks: hook 1 ("audit", BeforeTool) has no Func`},
+		{name: "hook of no event", opts: []castor.Option{castor.WithHooks(castor.Hook{Event: "BeforeEverything", Func: noHook})}, wantErr: `unknown event "BeforeEverything"`},
 		{name: "resume and session id", opts: []castor.Option{castor.WithResume("latest"), castor.WithSessionID("s1")}, wantErr: `WithResume("latest") and WithSessionID("s1") cannot go together`},
 		{name: "resume and history", opts: []castor.Option{castor.WithResume("latest"), castor.WithHistory([]*genai.Content{})}, wantErr: `WithResume("latest") and WithHistory cannot go together`},
 	}
@@ -425,5 +427,27 @@ func TestCloseDuringTurn(t *testing.T) {
 	if n := settled(before); n > before {
 		buf := make([]byte, 1<<16)
 		t.Errorf("%d goroutines before, %d after:\n%s", before, n, buf[:runtime.Stack(buf, true)])
+	}
+}
+
+func noHook(context.Context, *castor.HookInput, castor.SessionContext) (*castor.HookOutput, error) {
+	return nil, nil
+}
+
+// TestTurnWarningsReachWithWarnings checks that Send hands the warnings
+// of its turn (a hook that failed) to the WithWarnings function, which
+// otherwise only Stream's caller could see.
+func TestTurnWarningsReachWithWarnings(t *testing.T) {
+	failing := castor.Hook{Event: castor.BeforeAgent, Name: "audit", Func: func(context.Context, *castor.HookInput, castor.SessionContext) (*castor.HookOutput, error) {
+		return nil, errors.New("audit log is full")
+	}}
+	var warnings []string
+	a := scriptAgent(t, fake.Script(fake.Text("answer")), castor.WithHooks(failing), castor.WithWarnings(func(s string) { warnings = append(warnings, s) }))
+	res, err := a.Send(context.Background(), "hi")
+	if err != nil || res.Text != "answer" {
+		t.Fatalf("Send: %q, %v", res.Text, err)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], `hook "audit"`) || !strings.Contains(warnings[0], "audit log is full") {
+		t.Errorf("warnings %q, want the hook's error", warnings)
 	}
 }
