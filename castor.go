@@ -19,7 +19,10 @@
 // Resume.
 //
 // Tests and examples replace Gemini with a scripted model:
-// WithClient(fake.Script(...)) from package model/fake.
+// WithClient(fake.Script(...)) from package model/fake. An agent reads
+// the user's settings and records its session under ~/.gemini like the
+// castor command; WithoutSettings, WithHomeDir(t.TempDir()) and
+// WithoutRecording keep a test apart from the machine it runs on.
 //
 // The package is a small facade: the engine is package agent, and the
 // wiring of settings, credentials, tools and servers is shared with the
