@@ -13,10 +13,10 @@
 // turn's context stops it and leaves the agent ready for the next prompt.
 //
 // Tools of the program (NewTool) run unasked unless made with AskFirst
-// (or a policy file's rule asks); the built-in edit and shell tools ask. Someone must answer, or the call
-// is refused: WithConfirm answers from code at once,
-// WithPausedConfirmations stops the turn until Session().Answer and
-// Resume.
+// (or a policy file's rule asks); the built-in edit and shell tools ask.
+// Someone must answer, or the call is refused: WithConfirm answers from
+// code at once, WithPausedConfirmations stops the turn until
+// Session().Answer and Resume.
 //
 // Tests and examples replace Gemini with a scripted model:
 // WithClient(fake.Script(...)) from package model/fake. An agent reads
@@ -109,9 +109,9 @@ func WithInstructionsFunc(f func(SessionContext) string) Option {
 // allows it, and refused when there is no one to ask; one whose
 // Confirmation returns nil runs. A tool made with NewTool runs unasked
 // unless made with AskFirst or asked about by a policy file's rule (see
-// NewTool). A tool named like a built-in replaces
-// it. A nil tool, a name Gemini does not accept or two tools of the same
-// name make New fail with a *ConfigError.
+// NewTool). A tool named like a built-in replaces it. A nil tool, a name
+// Gemini does not accept or two tools of the same name make New fail
+// with a *ConfigError.
 func WithTools(tools ...tool.Tool) Option {
 	return func(o *setup.Options) { o.Tools = append(o.Tools, tools...) }
 }
@@ -166,7 +166,9 @@ func WithPausedConfirmations() Option { return func(o *setup.Options) { o.Intera
 // scripted model of package model/fake).
 func WithClient(m model.Model) Option { return func(o *setup.Options) { o.Client = m } }
 
-// WithSessionID fixes the id of a new session (default: a new UUID).
+// WithSessionID fixes the id of a new session (default: a new UUID). It
+// always starts a new conversation, even when a session of that id was
+// recorded before: WithResume continues one.
 func WithSessionID(id string) Option { return func(o *setup.Options) { o.SessionID = id } }
 
 // WithResume continues the recorded session with this id ("latest" for
