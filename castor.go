@@ -340,7 +340,9 @@ func (a *Agent) Session() *agent.Session { return a.a.Session }
 // SessionID returns the session id.
 func (a *Agent) SessionID() string { return a.a.Session.ID() }
 
-// Model returns the model in use.
+// Model returns the model the agent asks for, as given: an alias such as
+// auto or pro is not resolved here (the version that answered is the
+// Model of each agent.EventFinished).
 func (a *Agent) Model() string { return a.a.Session.Model() }
 
 // Stream sends a prompt and returns the engine's events. A leading
