@@ -8,15 +8,34 @@
 //	res, err := a.Send(ctx, "what does this project do?")
 //	fmt.Println(res.Text)
 //
-// Stream gives the engine's events as they happen instead. The package is
-// a small facade: the engine is package agent, and the wiring of settings,
-// credentials, tools and servers is shared with the castor command.
+// Stream gives the engine's events as they happen instead. One turn runs
+// at a time per Agent; separate Agents run side by side. Cancelling a
+// turn's context stops it and leaves the agent ready for the next prompt.
+//
+// Tools of the program (NewTool) run unasked unless made with AskFirst
+// (or a policy file's rule asks); the built-in edit and shell tools ask.
+// Someone must answer, or the call is refused: WithConfirm answers from
+// code at once, WithPausedConfirmations stops the turn until
+// Session().Answer and Resume.
+//
+// Tests and examples replace Gemini with a scripted model:
+// WithClient(fake.Script(...)) from package model/fake. An agent reads
+// the user's settings and records its session under ~/.gemini like the
+// castor command; WithoutSettings, WithHomeDir(t.TempDir()) and
+// WithoutRecording keep a test apart from the machine it runs on.
+//
+// The package is a small facade: the engine is package agent, and the
+// wiring of settings, credentials, tools and servers is shared with the
+// castor command.
 package castor
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"iter"
+	"slices"
+	"sync"
 
 	"google.golang.org/genai"
 
@@ -38,8 +57,13 @@ var Version = version.Version
 // the settings name one: "auto", routed per prompt as Gemini CLI does.
 const DefaultModel = setup.DefaultModel
 
-// Option configures an Agent. Options compose: each adds to what the
-// others set, and none discards another.
+// Option configures an Agent. Options that add (tools, instructions,
+// hooks, allowed tools, directories, skills, subagents, extensions,
+// policy files, warnings) add to what earlier ones gave; options that set
+// one value (the work dir, model, client, approval mode, confirm
+// function, environment…) take the last one given. A nil Option is
+// skipped. Options that cannot go together (WithResume with WithSessionID
+// or WithHistory) make New fail with a *ConfigError.
 type Option func(*setup.Options)
 
 // WithWorkDir sets the workspace root (default: the current directory).
@@ -64,6 +88,9 @@ func WithInstructions(s string) Option {
 // WithInstructionsFunc adds instructions computed for each model call,
 // after those of earlier calls of this option.
 func WithInstructionsFunc(f func(SessionContext) string) Option {
+	if f == nil {
+		return nil
+	}
 	return func(o *setup.Options) {
 		prev := o.InstructionsFunc
 		o.InstructionsFunc = func(i setup.Info) string {
@@ -76,10 +103,15 @@ func WithInstructionsFunc(f func(SessionContext) string) Option {
 	}
 }
 
-// WithTools adds custom tools beside the built-in ones. Their calls are
-// confirmed like built-ins: a call whose Confirmation returns details is
-// asked about through WithConfirm (and refused when there is no one to
-// ask); one whose Confirmation returns nil runs.
+// WithTools adds custom tools beside the built-in ones. A call whose
+// Confirmation returns details is asked about through WithConfirm (or
+// paused, with WithPausedConfirmations) unless the approval mode or a rule
+// allows it, and refused when there is no one to ask; one whose
+// Confirmation returns nil runs. A tool made with NewTool runs unasked
+// unless made with AskFirst or asked about by a policy file's rule (see
+// NewTool). A tool named like a built-in replaces it. A nil tool, a name
+// Gemini does not accept or two tools of the same name make New fail
+// with a *ConfigError.
 func WithTools(tools ...tool.Tool) Option {
 	return func(o *setup.Options) { o.Tools = append(o.Tools, tools...) }
 }
@@ -90,13 +122,17 @@ func WithTrustedTools(tools ...tool.Tool) Option {
 	return func(o *setup.Options) {
 		o.Tools = append(o.Tools, tools...)
 		for _, t := range tools {
-			o.TrustedTools = append(o.TrustedTools, t.Name())
+			// A nil tool is reported by New, which can return an error.
+			if t != nil {
+				o.TrustedTools = append(o.TrustedTools, t.Name())
+			}
 		}
 	}
 }
 
 // WithApprovalMode sets the approval mode (default: the settings'
-// general.defaultApprovalMode, else policy.ModeDefault).
+// general.defaultApprovalMode, else policy.ModeDefault). A mode policy
+// does not know makes New fail with a *ConfigError.
 func WithApprovalMode(m policy.Mode) Option { return func(o *setup.Options) { o.ApprovalMode = m } }
 
 // WithAllowedTools adds rules for tools that run without confirmation, as
@@ -111,7 +147,12 @@ func WithAllowedMCPServers(names ...string) Option {
 }
 
 // WithConfirm answers confirmations synchronously: every call that needs
-// approval is given to f, and the turn goes on with its decision.
+// approval is given to f, and the turn goes on with its decision. A
+// Decision whose Outcome is not valid (the zero Decision) refuses the
+// call, as tool.Cancel does. An error from f leaves the call unanswered:
+// the turn pauses with it in Result.Pending, and Send (or Stream's last
+// pair) returns the error, so the program may answer the call later with
+// Session().Answer and Resume.
 func WithConfirm(f func(ctx context.Context, call *agent.ToolCall) (tool.Decision, error)) Option {
 	return func(o *setup.Options) { o.Confirm = f }
 }
@@ -125,11 +166,19 @@ func WithPausedConfirmations() Option { return func(o *setup.Options) { o.Intera
 // scripted model of package model/fake).
 func WithClient(m model.Model) Option { return func(o *setup.Options) { o.Client = m } }
 
-// WithSessionID fixes the id of a new session (default: a new UUID).
+// WithSessionID fixes the id of a new session (default: a new UUID). It
+// always starts a new conversation, even when a session of that id was
+// recorded before: WithResume continues one.
 func WithSessionID(id string) Option { return func(o *setup.Options) { o.SessionID = id } }
 
 // WithResume continues the recorded session with this id ("latest" for
 // the newest of the workspace), as the castor command's --resume does.
+// The recording keeps the conversation, not a turn paused for
+// confirmations: calls that were waiting are dropped. To take up a paused
+// turn in a new agent, keep Session().History() and
+// Session().PausedCalls() and give them to the new agent's
+// Session().Continue. A ResumeError says when the session cannot be
+// found or read.
 func WithResume(sessionID string) Option { return func(o *setup.Options) { o.Resume = sessionID } }
 
 // WithHistory starts from a conversation kept elsewhere, without the
@@ -162,8 +211,13 @@ func WithRetry(r model.RetryOptions) Option { return func(o *setup.Options) { o.
 func WithIDE() Option { return func(o *setup.Options) { o.IDE = true } }
 
 // WithWarnings receives non-fatal problems found while building the
-// agent (a missing include directory, an MCP server that did not start).
+// agent (a missing include directory, an MCP server that did not start)
+// and, during Send and Resume, those of the turn (a hook that failed);
+// Stream gives the latter as agent.EventWarning events instead.
 func WithWarnings(f func(string)) Option {
+	if f == nil {
+		return nil
+	}
 	return func(o *setup.Options) {
 		prev := o.Warn
 		o.Warn = func(s string) {
@@ -175,10 +229,31 @@ func WithWarnings(f func(string)) Option {
 	}
 }
 
-// Agent is a configured Castor agent with one conversation.
+// Agent is a configured Castor agent with one conversation. Its methods
+// may be called from several goroutines, but one turn runs at a time:
+// Send, Stream or Resume while another turn runs fails with
+// agent.ErrBusy. Two Agents are independent and may run at once.
 type Agent struct {
 	a *setup.Agent
+
+	// life ends when Close starts, cancelling the running turn. mu
+	// guards closed and turns, so that exactly one of Close and the end
+	// of the last running turn releases the assembly.
+	life    context.Context
+	stop    context.CancelFunc
+	mu      sync.Mutex
+	closed  bool
+	turns   int
+	release sync.Once
+	err     error // of the release, once done
+	// warn is WithWarnings' function, given the warnings of the turns
+	// Send and Resume run (Stream's caller sees them as events).
+	warn func(string)
 }
+
+// ErrClosed is returned by Send, Stream and Resume after Close, and by a
+// turn that Close cancelled.
+var ErrClosed = errors.New("castor: the agent is closed")
 
 // Result is the outcome of Send.
 type Result struct {
@@ -198,13 +273,64 @@ type Result struct {
 func New(ctx context.Context, opts ...Option) (*Agent, error) {
 	var o setup.Options
 	for _, f := range opts {
-		f(&o)
+		if f != nil {
+			f(&o)
+		}
+	}
+	if err := checkOptions(&o); err != nil {
+		return nil, err
+	}
+	if o.Confirm != nil {
+		o.Confirm = reportingConfirm(o.Confirm)
 	}
 	a, err := setup.New(ctx, o)
 	if err != nil {
 		return nil, err
 	}
-	return &Agent{a: a}, nil
+	life, stop := context.WithCancel(context.Background())
+	return &Agent{a: a, life: life, stop: stop, warn: o.Warn}, nil
+}
+
+// checkOptions refuses what the options cannot mean, before anything
+// starts, rather than letting one option silently win or a nil panic deep
+// in the assembly.
+func checkOptions(o *setup.Options) error {
+	if i := slices.Index(o.Tools, nil); i >= 0 {
+		return &ConfigError{Err: fmt.Errorf("WithTools: tool %d of %d is nil", i+1, len(o.Tools))}
+	}
+	seen := map[string]bool{}
+	for _, t := range o.Tools {
+		name := t.Name()
+		if err := checkToolName(name); err != nil {
+			return &ConfigError{Err: fmt.Errorf("WithTools: %w", err)}
+		}
+		if seen[name] {
+			return &ConfigError{Err: fmt.Errorf("WithTools: two tools are named %q", name)}
+		}
+		seen[name] = true
+	}
+	if o.ApprovalMode != "" {
+		m, err := policy.ParseMode(string(o.ApprovalMode))
+		if err != nil {
+			return &ConfigError{Err: fmt.Errorf("WithApprovalMode: %w", err)}
+		}
+		o.ApprovalMode = m
+	}
+	for i, h := range o.Hooks {
+		if !slices.Contains(agent.HookEvents, h.Event) {
+			return &ConfigError{Err: fmt.Errorf("WithHooks: hook %d (%q): unknown event %q", i+1, h.Name, h.Event)}
+		}
+		if h.Func == nil {
+			return &ConfigError{Err: fmt.Errorf("WithHooks: hook %d (%q, %s) has no Func", i+1, h.Name, h.Event)}
+		}
+	}
+	if o.Resume != "" && o.SessionID != "" {
+		return &ConfigError{Err: fmt.Errorf("WithResume(%q) and WithSessionID(%q) cannot go together: a resumed session keeps its id", o.Resume, o.SessionID)}
+	}
+	if o.Resume != "" && o.History != nil {
+		return &ConfigError{Err: fmt.Errorf("WithResume(%q) and WithHistory cannot go together: a resumed session starts from its recording", o.Resume)}
+	}
+	return nil
 }
 
 // Session returns the engine session, for programs that need all of it
@@ -214,22 +340,71 @@ func (a *Agent) Session() *agent.Session { return a.a.Session }
 // SessionID returns the session id.
 func (a *Agent) SessionID() string { return a.a.Session.ID() }
 
-// Model returns the model in use.
+// Model returns the model the agent asks for, as given: an alias such as
+// auto or pro is not resolved here (the version that answered is the
+// Model of each agent.EventFinished).
 func (a *Agent) Model() string { return a.a.Session.Model() }
 
 // Stream sends a prompt and returns the engine's events. A leading
 // "/name args" naming a custom command (an extension's, or a .toml under
 // .gemini/commands) sends that command's prompt, and @path includes the
 // file, as the castor command does.
+//
+// The turn runs while the caller ranges over the events; stopping early
+// (break) ends the turn there. Cancelling ctx stops the model call or the
+// running tools: the last pair carries ctx's error, the conversation
+// keeps what happened so far, and the agent takes the next prompt.
 func (a *Agent) Stream(ctx context.Context, prompt string) iter.Seq2[*agent.Event, error] {
-	parts, err := a.a.ExpandPrompt(ctx, prompt)
-	if err != nil {
-		return func(yield func(*agent.Event, error) bool) { yield(nil, err) }
-	}
-	return a.a.Session.Send(withSession(ctx, a.a), parts...)
+	// Nothing happens until the caller ranges: a custom command's !{…}
+	// runs then, and a Close in between is seen.
+	return a.turn(ctx, func(ctx context.Context) iter.Seq2[*agent.Event, error] {
+		parts, err := a.a.ExpandPrompt(ctx, prompt)
+		if err != nil {
+			return func(yield func(*agent.Event, error) bool) { yield(nil, err) }
+		}
+		return a.a.Session.Send(withSession(ctx, a.a), parts...)
+	})
 }
 
-// Send sends a prompt and waits for the turn to end.
+// turn runs one turn of the engine: refused after Close, cancelled by
+// Close, and watched for the confirm function's errors.
+func (a *Agent) turn(ctx context.Context, run func(context.Context) iter.Seq2[*agent.Event, error]) iter.Seq2[*agent.Event, error] {
+	return func(yield func(*agent.Event, error) bool) {
+		a.mu.Lock()
+		if a.closed {
+			a.mu.Unlock()
+			yield(nil, ErrClosed)
+			return
+		}
+		a.turns++
+		a.mu.Unlock()
+		defer func() {
+			a.mu.Lock()
+			a.turns--
+			last := a.closed && a.turns == 0
+			a.mu.Unlock()
+			if last {
+				a.releaseAll()
+			}
+		}()
+		ctx, cancel := context.WithCancelCause(ctx)
+		defer cancel(nil)
+		defer context.AfterFunc(a.life, func() { cancel(ErrClosed) })()
+		for ev, err := range watchConfirm(ctx, run) {
+			if err != nil && errors.Is(context.Cause(ctx), ErrClosed) {
+				// Say why the turn was cancelled, not only that it was.
+				err = fmt.Errorf("%w: %w", ErrClosed, err)
+			}
+			if !yield(ev, err) {
+				return
+			}
+		}
+	}
+}
+
+// Send sends a prompt and waits for the turn to end. On an error the
+// Result still holds the session id and stats; see Stream for
+// cancellation.
 func (a *Agent) Send(ctx context.Context, prompt string) (*Result, error) {
 	return a.collect(a.Stream(ctx, prompt))
 }
@@ -237,7 +412,9 @@ func (a *Agent) Send(ctx context.Context, prompt string) (*Result, error) {
 // Resume continues a turn that paused for confirmations once each was
 // answered (Session().Answer), and waits for it to end.
 func (a *Agent) Resume(ctx context.Context) (*Result, error) {
-	return a.collect(a.a.Session.Resume(withSession(ctx, a.a)))
+	return a.collect(a.turn(ctx, func(ctx context.Context) iter.Seq2[*agent.Event, error] {
+		return a.a.Session.Resume(withSession(ctx, a.a))
+	}))
 }
 
 // collect waits for the turn to end; Result.Text is the engine's answer
@@ -247,10 +424,15 @@ func (a *Agent) collect(events iter.Seq2[*agent.Event, error]) (*Result, error) 
 	text := ""
 	for ev, err := range events {
 		if err != nil {
-			return &Result{Text: text, SessionID: s.ID(), Stats: s.Stats()}, err
+			return &Result{Text: text, SessionID: s.ID(), Stats: s.Stats(), Pending: s.Pending()}, err
 		}
-		if ev.Type == agent.EventTurnEnd || ev.Type == agent.EventInputRequired {
+		switch ev.Type {
+		case agent.EventTurnEnd, agent.EventInputRequired:
 			text = ev.Text
+		case agent.EventWarning:
+			if a.warn != nil {
+				a.warn(ev.Text)
+			}
 		}
 	}
 	return &Result{Text: text, SessionID: s.ID(), Stats: s.Stats(), Pending: s.Pending()}, nil
@@ -302,8 +484,30 @@ func (a *Agent) RestoreCheckpoint(ctx context.Context, name string) error {
 }
 
 // Close releases what the agent holds (MCP servers, recording files, the
-// IDE connection).
-func (a *Agent) Close() error { return a.a.Close() }
+// IDE connection). A turn still running is cancelled, and what it uses is
+// released as soon as it has ended; Close does not wait for it, so a loop
+// over Stream's events may call Close. Later calls do nothing.
+func (a *Agent) Close() error {
+	a.mu.Lock()
+	if a.closed {
+		a.mu.Unlock()
+		return nil
+	}
+	a.closed = true
+	idle := a.turns == 0
+	a.mu.Unlock()
+	a.stop()
+	if !idle {
+		return nil
+	}
+	return a.releaseAll()
+}
+
+// releaseAll closes the assembly, once.
+func (a *Agent) releaseAll() error {
+	a.release.Do(func() { a.err = a.a.Close() })
+	return a.err
+}
 
 // ConfigError is a problem in settings or options (the CLI exits 52).
 type ConfigError = setup.ConfigError

@@ -6,6 +6,7 @@ import (
 
 	"github.com/castor-dev/castor"
 	"github.com/castor-dev/castor/internal/fakegemini"
+	"github.com/castor-dev/castor/model/fake"
 	"github.com/castor-dev/castor/model/gemini"
 )
 
@@ -118,5 +119,28 @@ func BenchmarkSDKTurn(b *testing.B) {
 				b.StartTimer()
 			}
 		})
+	}
+}
+
+// BenchmarkSDKNewSend measures what a program pays for a one-shot
+// question: castor.New, one Send answered by a scripted model (package
+// model/fake: no HTTP), and Close.
+func BenchmarkSDKNewSend(b *testing.B) {
+	home, ws := b.TempDir(), b.TempDir()
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		a, err := castor.New(ctx,
+			castor.WithClient(fake.Script(fake.Text("Hello", " world."))),
+			castor.WithoutSettings(), castor.WithHomeDir(home), castor.WithoutRecording(),
+			castor.WithEnv(noEnv), castor.WithWorkDir(ws))
+		if err != nil {
+			b.Fatal(err)
+		}
+		res, err := a.Send(ctx, "benchmark prompt")
+		if err != nil || res.Text != "Hello world." {
+			b.Fatalf("%q, %v", res.Text, err)
+		}
+		a.Close()
 	}
 }

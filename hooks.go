@@ -75,11 +75,17 @@ type Hook struct {
 }
 
 // WithHooks adds programmatic hooks; they run with those of the
-// settings files, before them.
+// settings files, before them. A hook without a Func or with an Event
+// that is not one of the hook events makes New fail with a *ConfigError.
 func WithHooks(hooks ...Hook) Option {
 	return func(o *setup.Options) {
 		for _, h := range hooks {
 			f := h.Func
+			if f == nil {
+				// New refuses it, naming the hook (checkOptions).
+				o.Hooks = append(o.Hooks, setup.RuntimeHook{Event: h.Event, Name: h.Name})
+				continue
+			}
 			o.Hooks = append(o.Hooks, setup.RuntimeHook{
 				Event: h.Event, Name: h.Name, Matcher: h.Matcher, Sequential: h.Sequential, Timeout: h.Timeout,
 				Func: func(ctx context.Context, a *setup.Agent, in *agent.HookInput) (*agent.HookOutput, error) {
@@ -124,7 +130,8 @@ func AddContext(text string) *HookOutput {
 // RunAsCommand runs the hook as a command hook of a settings file: it
 // reads the input from stdin, calls Func and prints its output as JSON,
 // then exits with the code Gemini CLI expects (0; 1 with the error on
-// stderr when Func fails). The hook's Matcher is not applied: the
+// stderr when Func fails or panics, never the 2 that would block). The
+// hook's Matcher is not applied: the
 // settings' matcher selects when the command runs.
 func (h Hook) RunAsCommand() {
 	os.Exit(h.RunCommand(context.Background(), os.Stdin, os.Stdout, os.Stderr))
@@ -152,8 +159,12 @@ func (h Hook) RunCommand(ctx context.Context, stdin io.Reader, stdout, stderr io
 		ctx, cancel = context.WithTimeout(ctx, h.Timeout)
 		defer cancel()
 	}
+	if h.Func == nil {
+		fmt.Fprintf(stderr, "hook %s has no Func\n", h.Name)
+		return 1
+	}
 	sc := commandContext(in.SessionID, in.Cwd, in.TranscriptPath, hookTime(in.Timestamp))
-	out, err := h.Func(ctx, &in, sc)
+	out, err := h.callFunc(ctx, &in, sc)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
@@ -166,4 +177,16 @@ func (h Hook) RunCommand(ctx context.Context, stdin io.Reader, stdout, stderr io
 		return 1
 	}
 	return 0
+}
+
+// callFunc calls the hook's Func, turning a panic into an error: a Go
+// program dying of a panic exits 2, which Gemini CLI reads as a hook
+// that blocks, not one that failed.
+func (h Hook) callFunc(ctx context.Context, in *HookInput, sc SessionContext) (out *HookOutput, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			out, err = nil, fmt.Errorf("hook %s panicked: %v", h.Name, p)
+		}
+	}()
+	return h.Func(ctx, in, sc)
 }

@@ -324,11 +324,14 @@ func TestGoHookAsCommand(t *testing.T) {
 }
 
 // TestRunCommandExitCodes: RunCommand prints JSON and exits 0, or exits 1
-// with the error on stderr.
+// with the error on stderr (a panic included; a hook without a Func too).
 func TestRunCommandExitCodes(t *testing.T) {
 	h := castor.Hook{Event: castor.BeforeAgent, Func: func(_ context.Context, in *castor.HookInput, _ castor.SessionContext) (*castor.HookOutput, error) {
-		if *in.Prompt == "fail" {
+		switch *in.Prompt {
+		case "fail":
 			return nil, errors.New("cannot decide")
+		case "panic":
+			panic("out of its mind")
 		}
 		return castor.Block("no " + *in.Prompt), nil
 	}}
@@ -340,12 +343,18 @@ func TestRunCommandExitCodes(t *testing.T) {
 		{`{"hook_event_name":"BeforeAgent","prompt":"fail"}`, "", "cannot decide\n", 1},
 		{`{"hook_event_name":"AfterAgent"}`, "", " handles BeforeAgent, not AfterAgent\n", 1},
 		{`not json`, "", "stdin is not a hook input", 1},
+		// A panic would exit 2, which Gemini CLI reads as "block".
+		{`{"hook_event_name":"BeforeAgent","prompt":"panic"}`, "", "panicked: out of its mind\n", 1},
 	} {
 		var out, errw bytes.Buffer
 		code := h.RunCommand(context.Background(), strings.NewReader(tt.stdin), &out, &errw)
 		if code != tt.code || out.String() != tt.stdout || !strings.Contains(errw.String(), tt.stderr) {
 			t.Errorf("%s: code %d stdout %q stderr %q", tt.stdin, code, out.String(), errw.String())
 		}
+	}
+	var errw bytes.Buffer
+	if code := (castor.Hook{Name: "empty"}).RunCommand(context.Background(), strings.NewReader("{}"), io.Discard, &errw); code != 1 || errw.String() != "hook empty has no Func\n" {
+		t.Errorf("a hook without a Func: code %d, stderr %q", code, errw.String())
 	}
 }
 
