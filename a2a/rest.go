@@ -164,6 +164,10 @@ func (s *Server) handleExecuteREST(w http.ResponseWriter, r *http.Request) {
 		restError(w, http.StatusBadRequest, `"message" must be a string or an A2A message with parts`)
 		return
 	}
+	if e := checkFiles(&msg); e != nil {
+		restError(w, http.StatusBadRequest, e.Message)
+		return
+	}
 	msg.MessageID, msg.Role, msg.TaskID = cmp.Or(msg.MessageID, uuid.NewString()), cmp.Or(msg.Role, "user"), r.PathValue("id")
 	s.streamREST(w, r, func(sub *subscriber) (*task, bool, *Error) {
 		return s.begin(r.Context(), r.Header, &MessageSendParams{Message: &msg}, sub)

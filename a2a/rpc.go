@@ -166,7 +166,24 @@ func decodeSendParams(raw json.RawMessage) (*MessageSendParams, *Error) {
 	case c != nil && c.HistoryLength != nil && *c.HistoryLength < 0:
 		return nil, errInvalidParams("configuration.historyLength must not be negative.")
 	}
+	if e := checkFiles(m); e != nil {
+		return nil, e
+	}
 	return &p, nil
+}
+
+// checkFiles refuses a message whose inline file bytes are not base64: the
+// turn would otherwise go on without the file, and the client never learn.
+func checkFiles(m *Message) *Error {
+	for i, p := range m.Parts {
+		if p.Kind != PartFile || p.File.Bytes == "" {
+			continue
+		}
+		if _, err := p.File.decodeBytes(); err != nil {
+			return errInvalidParams("message.parts[%d].file.bytes is not base64: %v", i, err)
+		}
+	}
+	return nil
 }
 
 // begin resolves the task a message goes to (creating it for a message

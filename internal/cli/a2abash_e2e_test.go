@@ -1,0 +1,44 @@
+package cli_test
+
+import (
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/castor-dev/castor/internal/fakegemini"
+)
+
+// TestA2AFilePartBytes: a file part's inline bytes reach the model however
+// the client wrote its base64 (padded or not, standard or URL alphabet),
+// and bytes that are not base64 are refused with invalid params instead
+// of the turn going on without the file.
+func TestA2AFilePartBytes(t *testing.T) {
+	e := newEnv(t)
+	srv := e.startA2A(filepath.Join(t.TempDir(), "tasks"))
+	defer srv.stop(syscall.SIGTERM)
+	file := func(b64 string) map[string]any {
+		return map[string]any{"kind": "file", "file": map[string]any{"name": "a.bin", "mimeType": "application/octet-stream", "bytes": b64}}
+	}
+	text := map[string]any{"kind": "text", "text": "read the file"}
+	// "hi?>" is 0x68 0x69 0x3f 0x3e: its base64 differs between the
+	// alphabets ("aGk/Pg==" and "aGk_Pg==").
+	for _, b64 := range []string{"aGk/Pg==", "aGk/Pg", "aGk_Pg==", "aGk_Pg"} {
+		e.srv.Enqueue(fakegemini.Text("read."))
+		evs := srv.call("message/send", a2aMessage("", file(b64), text))
+		if a2aDig(evs[0], "status", "state") != "input-required" {
+			t.Fatalf("%s: %v", b64, evs[0])
+		}
+		if body := string(e.srv.LastRequest().Body); !strings.Contains(body, `"data":"aGk/Pg=="`) {
+			t.Errorf("%s: the model did not get the file's bytes (%d bytes asked)", b64, len(body))
+		}
+	}
+	n := len(e.srv.Requests())
+	got := srv.rpcError("message/send", a2aMessage("", file("!!not base64"), text))
+	if got["code"] != float64(-32602) || !strings.Contains(got["message"].(string), "message.parts[0].file.bytes is not base64") {
+		t.Errorf("bad base64: %v", got)
+	}
+	if len(e.srv.Requests()) != n {
+		t.Error("a message with bad file bytes reached the model")
+	}
+}
