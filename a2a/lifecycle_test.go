@@ -1,6 +1,7 @@
 package a2a_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -607,5 +608,35 @@ func TestParallelTasks(t *testing.T) {
 		if e := <-errs; e != "" {
 			t.Error(e)
 		}
+	}
+}
+
+// TestShutdownCutsHangingWebhook: a webhook that never answers does not
+// hold Shutdown for its timeouts and retries (a stopping server waited
+// the whole 30 seconds the CLI gives it).
+func TestShutdownCutsHangingWebhook(t *testing.T) {
+	h := newHarness(t, withPrivatePush(), withLimits(limitsWith(func(l *a2a.Limits) { l.PushTimeout = time.Hour })))
+	called := make(chan struct{}, 16)
+	release := make(chan struct{})
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		called <- struct{}{}
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer hook.Close()
+	defer close(release)
+	h.fake.Enqueue(fakegemini.Text("done"))
+	p := userMessage("hi", geminiSettings(h.ws), "")
+	p["configuration"] = map[string]any{"pushNotificationConfig": map[string]any{"url": hook.URL + "/hook"}}
+	if res := h.rpc("message/send", p); res["error"] != nil {
+		t.Fatal(res)
+	}
+	<-called
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	if err := h.srv.Shutdown(ctx); err != nil {
+		t.Errorf("Shutdown waited for the webhook: %v", err)
 	}
 }
