@@ -151,7 +151,9 @@ func NewServer(cfg Config) (*Server, error) {
 	}
 	cfg.AllowedRoot = root
 	if cfg.Workspace != "" {
-		ws, err := resolveWorkspace(cfg.Workspace, root)
+		// The operator's setting: its error is plain, not a client's
+		// invalid params.
+		ws, err := host.Workspace(cfg.Workspace, root)
 		if err != nil {
 			return nil, err
 		}

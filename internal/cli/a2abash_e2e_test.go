@@ -42,3 +42,22 @@ func TestA2AFilePartBytes(t *testing.T) {
 		t.Error("a message with bad file bytes reached the model")
 	}
 }
+
+// TestA2AServerBadWorkspace: a --workspace the server cannot use stops it
+// with exit 42 and the reason in the user's terms, not as a JSON-RPC
+// error ("jsonrpc error -32602: ...") no client asked for.
+func TestA2AServerBadWorkspace(t *testing.T) {
+	e := newEnv(t)
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--workspace", filepath.Join(e.ws, "missing")}, "Error: Workspace path " + filepath.Join(e.ws, "missing") + " does not exist"},
+		{[]string{"--workspace", e.ws, "--allowed-root", e.home}, "Error: Workspace path " + e.ws + " is outside the allowed root directory"},
+	} {
+		r := e.run(append([]string{"a2a-server", "--port", "0", "--memory-store"}, tt.args...)...)
+		if r.code != 42 || strings.TrimSpace(r.stderr) != tt.want {
+			t.Errorf("a2a-server %v: exit %d, stderr %q; want 42, %q", tt.args, r.code, r.stderr, tt.want)
+		}
+	}
+}
