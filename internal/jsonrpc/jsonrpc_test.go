@@ -69,7 +69,12 @@ func TestParseRequest(t *testing.T) {
 
 func TestDecodeParams(t *testing.T) {
 	type params struct {
-		ID string `json:"id"`
+		ID    string   `json:"id"`
+		N     int      `json:"n"`
+		List  []string `json:"list"`
+		Inner struct {
+			On bool `json:"on"`
+		} `json:"inner"`
 	}
 	for _, tt := range []struct {
 		raw, msg string
@@ -77,7 +82,11 @@ func TestDecodeParams(t *testing.T) {
 		{`{"id":"x"}`, ""},
 		{``, "Invalid parameters: params are required"},
 		{`[1]`, "Invalid parameters: params must be an object"},
-		{`{"id":5}`, "Invalid parameters: json: cannot unmarshal number into Go struct field params.id of type string"},
+		{`{"id":5}`, "Invalid parameters: id must be a string, not number"},
+		{`{"id":"x","n":"5"}`, "Invalid parameters: n must be a number, not string"},
+		{`{"id":"x","list":{}}`, "Invalid parameters: list must be an array, not object"},
+		{`{"id":"x","inner":{"on":1}}`, "Invalid parameters: inner.on must be true or false, not number"},
+		{`{"id":"x"`, "Invalid parameters: unexpected end of JSON input"},
 	} {
 		var p params
 		e := DecodeParams(json.RawMessage(tt.raw), &p)
