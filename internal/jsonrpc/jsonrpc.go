@@ -166,8 +166,10 @@ func paramsProblem(err error) string {
 	case reflect.Map, reflect.Struct:
 		want = "an object"
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
-		reflect.Float32, reflect.Float64:
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		// A fraction, or a number out of range, is a number too.
+		want = "an integer"
+	case reflect.Float32, reflect.Float64:
 		want = "a number"
 	}
 	return fmt.Sprintf("%s must be %s, not %s", te.Field, want, te.Value)
