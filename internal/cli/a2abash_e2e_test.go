@@ -1,6 +1,8 @@
 package cli_test
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -59,5 +61,33 @@ func TestA2AServerBadWorkspace(t *testing.T) {
 		if r.code != 42 || strings.TrimSpace(r.stderr) != tt.want {
 			t.Errorf("a2a-server %v: exit %d, stderr %q; want 42, %q", tt.args, r.code, r.stderr, tt.want)
 		}
+	}
+}
+
+// TestA2AServerStopsDespiteHangingWebhook: SIGTERM stops the server
+// within its shutdown deadline although a webhook never answers (it
+// waited the whole 30 seconds, "shutdown: context deadline exceeded").
+func TestA2AServerStopsDespiteHangingWebhook(t *testing.T) {
+	e := newEnv(t)
+	called := make(chan struct{}, 16)
+	release := make(chan struct{})
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		called <- struct{}{}
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer hook.Close()
+	defer close(release)
+	srv := e.startA2A(filepath.Join(t.TempDir(), "tasks"), "--allow-private-push")
+	e.srv.Enqueue(fakegemini.Text("done"))
+	p := a2aMessage("", map[string]any{"kind": "text", "text": "hi"})
+	p["configuration"] = map[string]any{"pushNotificationConfig": map[string]any{"url": hook.URL + "/hook"}}
+	srv.call("message/send", p)
+	<-called
+	srv.stop(syscall.SIGTERM)
+	if log := srv.stderr.String(); strings.Contains(log, "deadline exceeded") {
+		t.Errorf("the server waited out its shutdown deadline:\n%s", log)
 	}
 }
