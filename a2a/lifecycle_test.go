@@ -640,3 +640,37 @@ func TestShutdownCutsHangingWebhook(t *testing.T) {
 		t.Errorf("Shutdown waited for the webhook: %v", err)
 	}
 }
+
+// TestStreamWaitingForItsTurnStarts: a message/stream whose turn waits
+// for the task's previous turn answers at once with keep-alives instead
+// of no headers at all (Node's fetch gives up after five minutes without
+// them, and the waiting turn is then dropped), and reports the turn's
+// fate on the stream.
+func TestStreamWaitingForItsTurnStarts(t *testing.T) {
+	h := newHarness(t, withLimits(limitsWith(func(l *a2a.Limits) { l.KeepAlive = 10 * time.Millisecond })))
+	h.fake.Enqueue(fakegemini.Hang())
+	p := userMessage("hang", geminiSettings(h.ws), "")
+	p["configuration"] = map[string]any{"blocking": false}
+	id := dig(h.rpc("message/send", p), "result", "id").(string)
+	h.waitModelCalls(1)
+	got := make(chan *http.Response, 1)
+	go func() {
+		got <- h.post("/", map[string]any{"jsonrpc": "2.0", "id": 7, "method": "message/stream", "params": userMessage("next", nil, id)})
+	}()
+	var resp *http.Response
+	select {
+	case resp = <-got:
+	case <-time.After(guard):
+		h.rpc("tasks/cancel", map[string]any{"id": id})
+		t.Fatal("no answer while the turn waits for the previous one")
+	}
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Errorf("Content-Type %q", ct)
+	}
+	h.rpc("tasks/cancel", map[string]any{"id": id})
+	b, _ := io.ReadAll(resp.Body)
+	if !strings.Contains(string(b), ": keep-alive") || !strings.Contains(string(b), "event: error") || !strings.Contains(string(b), "terminal state") {
+		t.Errorf("stream: %s", b)
+	}
+}
