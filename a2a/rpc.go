@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"time"
 
 	legacy "github.com/a2aproject/a2a-go/a2a"
 	"github.com/google/uuid"
@@ -308,7 +307,7 @@ func (s *Server) rpcStream(w http.ResponseWriter, r *http.Request, req *jsonrpc.
 	// not give up on a request without headers (Node's fetch does after
 	// five minutes, and the waiting turn is then dropped).
 	asked := activated(r.Header, p.Message.Metadata, p.Metadata)
-	waited := keepAliveWhile(sw, s.cfg.Limits.KeepAlive, func() {
+	waited := sw.KeepAliveWhile(s.cfg.Limits.KeepAlive, func() {
 		if asked {
 			w.Header().Set(extensionHeader, ExtensionURI)
 		}
@@ -325,32 +324,6 @@ func (s *Server) rpcStream(w http.ResponseWriter, r *http.Request, req *jsonrpc.
 	}
 	sw.Start()
 	s.pump(r.Context(), t, sub, sw, newRenderer(ext, t.id, t.contextID))
-}
-
-// keepAliveWhile writes a keep-alive to sw every interval, calling first
-// before the first, until the returned stop is called; stop returns once
-// nothing more is written.
-func keepAliveWhile(sw *jsonrpc.Stream, interval time.Duration, first func()) (stop func()) {
-	done, exited := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(exited)
-		tick := time.NewTicker(interval)
-		defer tick.Stop()
-		for n := 0; ; n++ {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-				if n == 0 {
-					first()
-				}
-				if sw.KeepAlive() != nil {
-					return
-				}
-			}
-		}
-	}()
-	return func() { close(done); <-exited }
 }
 
 // pump writes a subscriber's updates until the final one, the client
