@@ -129,12 +129,27 @@ func TestJSONRPCEchoesID(t *testing.T) {
 	}
 }
 
+// TestBodyLimit: a body past the limit is answered 413 naming the limit on
+// every route that reads one, whichever protocol: a 1.0 client whose
+// message is too big must not be told its JSON does not parse.
 func TestBodyLimit(t *testing.T) {
 	h := newHarness(t, withLimits(limitsWith(func(l *limitsT) { l.MaxBodyBytes = 1024 })))
-	body := `{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"kind":"message","role":"user","messageId":"m","parts":[{"kind":"text","text":"` + strings.Repeat("x", 4096) + `"}]}}}`
-	resp := h.post("/", body)
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusRequestEntityTooLarge {
-		t.Errorf("HTTP %d, want 413", resp.StatusCode)
+	big := strings.Repeat("x", 4096)
+	for _, tt := range []struct {
+		path, body string
+		headers    []string
+	}{
+		{"/", `{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"kind":"message","role":"user","messageId":"m","parts":[{"kind":"text","text":"` + big + `"}]}}}`, nil},
+		{"/", `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"` + big + `"}]}}}`, []string{"A2A-Version", "1.0"}},
+		{"/a2a/message:send", `{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"` + big + `"}]}}`, []string{"A2A-Version", "1.0"}},
+		{"/a2a/message:stream", `{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"` + big + `"}]}}`, []string{"A2A-Version", "1.0"}},
+		{"/tasks", `{"contextId":"` + big + `"}`, nil},
+	} {
+		resp := h.post(tt.path, tt.body, tt.headers...)
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(string(b), "larger than 1024 bytes") {
+			t.Errorf("POST %s: HTTP %d %s, want 413 naming the limit", tt.path, resp.StatusCode, b)
+		}
 	}
 }

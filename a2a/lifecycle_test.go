@@ -1,6 +1,7 @@
 package a2a_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -607,5 +608,69 @@ func TestParallelTasks(t *testing.T) {
 		if e := <-errs; e != "" {
 			t.Error(e)
 		}
+	}
+}
+
+// TestShutdownCutsHangingWebhook: a webhook that never answers does not
+// hold Shutdown for its timeouts and retries (a stopping server waited
+// the whole 30 seconds the CLI gives it).
+func TestShutdownCutsHangingWebhook(t *testing.T) {
+	h := newHarness(t, withPrivatePush(), withLimits(limitsWith(func(l *a2a.Limits) { l.PushTimeout = time.Hour })))
+	called := make(chan struct{}, 16)
+	release := make(chan struct{})
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		called <- struct{}{}
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer hook.Close()
+	defer close(release)
+	h.fake.Enqueue(fakegemini.Text("done"))
+	p := userMessage("hi", geminiSettings(h.ws), "")
+	p["configuration"] = map[string]any{"pushNotificationConfig": map[string]any{"url": hook.URL + "/hook"}}
+	if res := h.rpc("message/send", p); res["error"] != nil {
+		t.Fatal(res)
+	}
+	<-called
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	if err := h.srv.Shutdown(ctx); err != nil {
+		t.Errorf("Shutdown waited for the webhook: %v", err)
+	}
+}
+
+// TestStreamWaitingForItsTurnStarts: a message/stream whose turn waits
+// for the task's previous turn answers at once with keep-alives instead
+// of no headers at all (Node's fetch gives up after five minutes without
+// them, and the waiting turn is then dropped), and reports the turn's
+// fate on the stream.
+func TestStreamWaitingForItsTurnStarts(t *testing.T) {
+	h := newHarness(t, withLimits(limitsWith(func(l *a2a.Limits) { l.KeepAlive = 10 * time.Millisecond })))
+	h.fake.Enqueue(fakegemini.Hang())
+	p := userMessage("hang", geminiSettings(h.ws), "")
+	p["configuration"] = map[string]any{"blocking": false}
+	id := dig(h.rpc("message/send", p), "result", "id").(string)
+	h.waitModelCalls(1)
+	got := make(chan *http.Response, 1)
+	go func() {
+		got <- h.post("/", map[string]any{"jsonrpc": "2.0", "id": 7, "method": "message/stream", "params": userMessage("next", nil, id)})
+	}()
+	var resp *http.Response
+	select {
+	case resp = <-got:
+	case <-time.After(guard):
+		h.rpc("tasks/cancel", map[string]any{"id": id})
+		t.Fatal("no answer while the turn waits for the previous one")
+	}
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Errorf("Content-Type %q", ct)
+	}
+	h.rpc("tasks/cancel", map[string]any{"id": id})
+	b, _ := io.ReadAll(resp.Body)
+	if !strings.Contains(string(b), ": keep-alive") || !strings.Contains(string(b), "event: error") || !strings.Contains(string(b), "terminal state") {
+		t.Errorf("stream: %s", b)
 	}
 }

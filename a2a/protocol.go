@@ -1,6 +1,7 @@
 package a2a
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -72,6 +73,20 @@ type FileContent struct {
 	URI      string `json:"uri,omitempty"`
 	Name     string `json:"name,omitempty"`
 	MimeType string `json:"mimeType,omitempty"`
+}
+
+// decodeBytes returns the file's inline bytes. Clients write base64
+// padded or not, in the standard or the URL alphabet (Go's []byte is
+// padded standard, browsers' base64url is neither), so each is accepted.
+func (f *FileContent) decodeBytes() ([]byte, error) {
+	var err error
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+		var b []byte
+		if b, err = enc.DecodeString(f.Bytes); err == nil {
+			return b, nil
+		}
+	}
+	return nil, err
 }
 
 // TextPart returns a text part.

@@ -1,7 +1,6 @@
 package a2a
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"slices"
@@ -63,7 +62,7 @@ func (s *Server) deliverPush(t *task) {
 			}
 			b = body1
 		}
-		if err := s.push.Send(context.Background(), c.URL, pushHeader(c), b); err != nil {
+		if err := s.push.Send(s.pushCtx, c.URL, pushHeader(c), b); err != nil {
 			s.log.Warn("a2a: push notification failed", "task", t.id, "url", c.URL, "error", err)
 		}
 	}

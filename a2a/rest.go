@@ -20,6 +20,22 @@ func restError(w http.ResponseWriter, status int, msg string) {
 	jsonrpc.WriteJSON(w, status, map[string]any{"error": msg})
 }
 
+// restTask finds the task of the route's {id}, answering the client when
+// it cannot: 404 only for a task that does not exist, not for one the
+// store cannot read or a busy server.
+func (s *Server) restTask(w http.ResponseWriter, r *http.Request) (*task, bool) {
+	t, err := s.lookupTask(r.Context(), r.PathValue("id"))
+	if err != nil {
+		if e := jsonrpc.AsError(err); e.Code != CodeTaskNotFound {
+			restError(w, restStatus(e), e.Message)
+		} else {
+			restError(w, http.StatusNotFound, "Task not found")
+		}
+		return nil, false
+	}
+	return t, true
+}
+
 // decodeREST reads a JSON body, answering the client when it cannot.
 func decodeREST(w http.ResponseWriter, r *http.Request, v any) bool {
 	if status, err := host.ReadJSON(r, v); err != nil {
@@ -105,9 +121,8 @@ func (s *Server) handleAllMetadata(w http.ResponseWriter, r *http.Request) {
 // GET /tasks/{id}/metadata → {metadata}, restoring the task from the
 // store if needed.
 func (s *Server) handleTaskMetadata(w http.ResponseWriter, r *http.Request) {
-	t, err := s.lookupTask(r.Context(), r.PathValue("id"))
-	if err != nil {
-		restError(w, http.StatusNotFound, "Task not found")
+	t, ok := s.restTask(w, r)
+	if !ok {
 		return
 	}
 	md, err := s.metadata(r.Context(), t)
@@ -134,9 +149,8 @@ func (s *Server) handleListTasks(w http.ResponseWriter, r *http.Request) {
 
 // GET /tasks/{id} → the task with its state, history and artifacts.
 func (s *Server) handleGetTaskREST(w http.ResponseWriter, r *http.Request) {
-	t, err := s.lookupTask(r.Context(), r.PathValue("id"))
-	if err != nil {
-		restError(w, http.StatusNotFound, "Task not found")
+	t, ok := s.restTask(w, r)
+	if !ok {
 		return
 	}
 	snap := t.snapshot(nil)
@@ -162,6 +176,10 @@ func (s *Server) handleExecuteREST(w http.ResponseWriter, r *http.Request) {
 		msg = Message{Kind: "message", Parts: []Part{TextPart(text)}}
 	} else if err := json.Unmarshal(body.Message, &msg); err != nil || len(msg.Parts) == 0 {
 		restError(w, http.StatusBadRequest, `"message" must be a string or an A2A message with parts`)
+		return
+	}
+	if e := checkFiles(&msg); e != nil {
+		restError(w, http.StatusBadRequest, e.Message)
 		return
 	}
 	msg.MessageID, msg.Role, msg.TaskID = cmp.Or(msg.MessageID, uuid.NewString()), cmp.Or(msg.Role, "user"), r.PathValue("id")

@@ -168,3 +168,29 @@ func TestRESTWorkspaceRequired(t *testing.T) {
 		t.Errorf("extensions needs no workspace: HTTP %d", resp.StatusCode)
 	}
 }
+
+// TestRESTUnreadableTask: a stored task the server cannot read is a
+// server error naming the file on the REST routes, as on JSON-RPC, not a
+// 404 telling the client the task does not exist.
+func TestRESTUnreadableTask(t *testing.T) {
+	dir := t.TempDir()
+	h := newHarness(t, withStore(openFileStore(t, dir)))
+	resp := h.post("/tasks", map[string]any{"agentSettings": map[string]any{"kind": "agent-settings", "workspacePath": h.ws}})
+	id, _ := decode(t, resp).(string)
+	h.stop()
+	if err := os.WriteFile(filepath.Join(dir, "tasks", id, "state.json"), []byte("{broken"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.start(withStore(openFileStore(t, dir)))
+	for _, path := range []string{"/tasks/" + id, "/tasks/" + id + "/metadata"} {
+		resp := h.get(path)
+		body, _ := decode(t, resp).(map[string]any)
+		if msg, _ := body["error"].(string); resp.StatusCode != http.StatusInternalServerError || !strings.Contains(msg, "state.json") {
+			t.Errorf("GET %s: HTTP %d %v, want 500 naming state.json", path, resp.StatusCode, body)
+		}
+	}
+	resp = h.get("/tasks/no-such-task")
+	if body := decode(t, resp); resp.StatusCode != http.StatusNotFound || body.(map[string]any)["error"] != "Task not found" {
+		t.Errorf("unknown task: HTTP %d %v", resp.StatusCode, body)
+	}
+}

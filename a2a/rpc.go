@@ -166,7 +166,24 @@ func decodeSendParams(raw json.RawMessage) (*MessageSendParams, *Error) {
 	case c != nil && c.HistoryLength != nil && *c.HistoryLength < 0:
 		return nil, errInvalidParams("configuration.historyLength must not be negative.")
 	}
+	if e := checkFiles(m); e != nil {
+		return nil, e
+	}
 	return &p, nil
+}
+
+// checkFiles refuses a message whose inline file bytes are not base64: the
+// turn would otherwise go on without the file, and the client never learn.
+func checkFiles(m *Message) *Error {
+	for i, p := range m.Parts {
+		if p.Kind != PartFile || p.File.Bytes == "" {
+			continue
+		}
+		if _, err := p.File.decodeBytes(); err != nil {
+			return errInvalidParams("message.parts[%d].file.bytes is not base64: %v", i, err)
+		}
+	}
+	return nil
 }
 
 // begin resolves the task a message goes to (creating it for a message
@@ -284,16 +301,27 @@ func (s *Server) rpcStream(w http.ResponseWriter, r *http.Request, req *jsonrpc.
 	}
 	defer s.releaseStream()
 	sub := newSubscriber()
+	sw := jsonrpc.NewStream(w, req.ID)
+	// The turn may wait for the task's previous turn or a free slot;
+	// meanwhile keep-alives start the stream, so that the client does
+	// not give up on a request without headers (Node's fetch does after
+	// five minutes, and the waiting turn is then dropped).
+	asked := activated(r.Header, p.Message.Metadata, p.Metadata)
+	waited := sw.KeepAliveWhile(s.cfg.Limits.KeepAlive, func() {
+		if asked {
+			w.Header().Set(extensionHeader, ExtensionURI)
+		}
+	})
 	t, ext, e := s.begin(r.Context(), r.Header, p, sub)
+	waited()
 	if e != nil {
-		streamError(w, req.ID, e)
+		sw.Fail(e)
 		return
 	}
 	defer t.unsubscribe(sub)
 	if ext {
 		w.Header().Set(extensionHeader, ExtensionURI)
 	}
-	sw := jsonrpc.NewStream(w, req.ID)
 	sw.Start()
 	s.pump(r.Context(), t, sub, sw, newRenderer(ext, t.id, t.contextID))
 }

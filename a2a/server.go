@@ -93,14 +93,18 @@ type Limits = host.Limits
 // Server is an A2A server for Castor: an http.Handler serving the A2A
 // 0.3.0 JSON-RPC transport, the agent card, and Gemini CLI's REST routes.
 type Server struct {
-	cfg      Config
-	mux      *http.ServeMux
-	store    TaskStore
-	cmds     *command.Registry
-	log      *slog.Logger
-	started  time.Time
-	now      func() time.Time
-	push     *webhook.Sender
+	cfg     Config
+	mux     *http.ServeMux
+	store   TaskStore
+	cmds    *command.Registry
+	log     *slog.Logger
+	started time.Time
+	now     func() time.Time
+	push    *webhook.Sender
+	// pushCtx is the deliveries' context: Shutdown cancels it pushGrace
+	// after it began (stopPush).
+	pushCtx  context.Context
+	stopPush context.CancelFunc
 	reqToken host.Token
 	// v1rpc and v1rest serve A2A 1.0 (a2a-go's transports over handler).
 	v1rpc, v1rest http.Handler
@@ -147,7 +151,9 @@ func NewServer(cfg Config) (*Server, error) {
 	}
 	cfg.AllowedRoot = root
 	if cfg.Workspace != "" {
-		ws, err := resolveWorkspace(cfg.Workspace, root)
+		// The operator's setting: its error is plain, not a client's
+		// invalid params.
+		ws, err := host.Workspace(cfg.Workspace, root)
 		if err != nil {
 			return nil, err
 		}
@@ -168,6 +174,7 @@ func NewServer(cfg Config) (*Server, error) {
 	}
 	s.push = webhook.NewSender(webhook.Options{AllowPrivate: cfg.AllowPrivatePush, Attempts: cfg.Limits.PushAttempts,
 		Backoff: cfg.Limits.PushBackoff, Timeout: cfg.Limits.PushTimeout})
+	s.pushCtx, s.stopPush = context.WithCancel(context.Background())
 	keep := a2asrv.WithTransportKeepAlive(cfg.Limits.KeepAlive)
 	s.v1rpc = a2asrv.NewJSONRPCHandler(handler{s}, keep)
 	s.v1rest = a2asrv.NewRESTHandler(handler{s}, keep)
@@ -338,14 +345,24 @@ func (s *Server) save(t *task) {
 }
 
 // Shutdown ends every running turn with a final event (the task stays
-// continuable), waits for turns and webhook deliveries to finish or ctx
-// to expire, and saves every task. Requests arriving afterwards are
+// continuable), waits for turns and webhook deliveries (these for at
+// most five seconds) to finish or ctx to expire, and saves every task. Requests arriving afterwards are
 // refused. Call it before http.Server.Shutdown, which waits for open
 // streams.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.closing.Store(true)
+	// Deliveries, those of the final states this shutdown gives the
+	// running turns included, get pushGrace; then they are cancelled, so
+	// that a webhook that hangs or is down does not hold the process for
+	// its timeouts and retries (PushTimeout × PushAttempts).
+	grace := time.AfterFunc(pushGrace, s.stopPush)
+	defer grace.Stop()
+	defer s.stopPush()
 	return s.host.Shutdown(ctx)
 }
+
+// pushGrace is how long Shutdown lets webhook deliveries run.
+const pushGrace = 5 * time.Second
 
 // CheckListenAddr refuses to serve on a non-loopback address without a
 // token: the server runs tools on this machine for whoever can reach it.

@@ -2,7 +2,6 @@ package a2a
 
 import (
 	"context"
-	"encoding/base64"
 	"fmt"
 	"iter"
 	"sync"
@@ -312,7 +311,7 @@ func userParts(m *Message) ([]*genai.Part, []agent.Answer) {
 				mime = "application/octet-stream"
 			}
 			if p.File.Bytes != "" {
-				if b, err := base64.StdEncoding.DecodeString(p.File.Bytes); err == nil {
+				if b, err := p.File.decodeBytes(); err == nil {
 					parts = append(parts, &genai.Part{InlineData: &genai.Blob{MIMEType: mime, Data: b}})
 				}
 			} else if p.File.URI != "" {

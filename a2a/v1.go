@@ -1,10 +1,12 @@
 package a2a
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"iter"
 	"mime"
 	"net/http"
@@ -457,6 +459,14 @@ func (s *Server) serveV1REST(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	// The body is read here, so that one past the limit is answered 413
+	// as on every other route (a2a-go's transport calls it a parse error).
+	b, status, err := host.ReadBody(r)
+	if err != nil {
+		restError(w, status, err.Error())
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(b))
 	http.StripPrefix(v1RESTPrefix, s.v1rest).ServeHTTP(v1Writer(w, r), r)
 }
 

@@ -23,6 +23,8 @@ type a2aServer struct {
 	t   *testing.T
 	cmd *exec.Cmd
 	url string
+	// stderr is the server's log; read it only after stop.
+	stderr *bytes.Buffer
 }
 
 // startA2A starts the built binary on a free loopback port with the file
@@ -43,8 +45,8 @@ func (e *env) startA2A(dir string, flags ...string) *a2aServer {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	stderr := &bytes.Buffer{}
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		e.t.Fatal(err)
 	}
@@ -54,7 +56,7 @@ func (e *env) startA2A(dir string, flags ...string) *a2aServer {
 		e.t.Fatalf("no URL printed: %v (stderr %s)", err, stderr.String())
 	}
 	go io.Copy(io.Discard, out)
-	return &a2aServer{t: e.t, cmd: cmd, url: strings.TrimSpace(line[strings.Index(line, "http://"):])}
+	return &a2aServer{t: e.t, cmd: cmd, url: strings.TrimSpace(line[strings.Index(line, "http://"):]), stderr: stderr}
 }
 
 // post sends one JSON-RPC request; the caller closes the answer's body.

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseRequest(t *testing.T) {
@@ -69,7 +70,12 @@ func TestParseRequest(t *testing.T) {
 
 func TestDecodeParams(t *testing.T) {
 	type params struct {
-		ID string `json:"id"`
+		ID    string   `json:"id"`
+		N     int      `json:"n"`
+		List  []string `json:"list"`
+		Inner struct {
+			On bool `json:"on"`
+		} `json:"inner"`
 	}
 	for _, tt := range []struct {
 		raw, msg string
@@ -77,7 +83,12 @@ func TestDecodeParams(t *testing.T) {
 		{`{"id":"x"}`, ""},
 		{``, "Invalid parameters: params are required"},
 		{`[1]`, "Invalid parameters: params must be an object"},
-		{`{"id":5}`, "Invalid parameters: json: cannot unmarshal number into Go struct field params.id of type string"},
+		{`{"id":5}`, "Invalid parameters: id must be a string, not number"},
+		{`{"id":"x","n":"5"}`, "Invalid parameters: n must be an integer, not string"},
+		{`{"id":"x","n":1.5}`, "Invalid parameters: n must be an integer, not number 1.5"},
+		{`{"id":"x","list":{}}`, "Invalid parameters: list must be an array, not object"},
+		{`{"id":"x","inner":{"on":1}}`, "Invalid parameters: inner.on must be true or false, not number"},
+		{`{"id":"x"`, "Invalid parameters: unexpected end of JSON input"},
 	} {
 		var p params
 		e := DecodeParams(json.RawMessage(tt.raw), &p)
@@ -239,4 +250,38 @@ func FuzzSSEFraming(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// TestKeepAliveWhile: keep-alives start the stream while a request waits,
+// first runs once before them, and nothing is written after stop.
+func TestKeepAliveWhile(t *testing.T) {
+	rec := httptest.NewRecorder()
+	s := NewStream(rec, json.RawMessage(`1`))
+	firsts := 0
+	ready := make(chan struct{})
+	stop := s.KeepAliveWhile(time.Millisecond, func() {
+		firsts++
+		rec.Header().Set("X-First", "yes")
+		close(ready)
+	})
+	<-ready
+	for !strings.Contains(bodyOf(s, rec), ": keep-alive\n\n: keep-alive") {
+		time.Sleep(time.Millisecond)
+	}
+	stop()
+	n := len(bodyOf(s, rec))
+	s.Event("done")
+	if firsts != 1 || rec.Header().Get("X-First") != "yes" || rec.Header().Get("Content-Type") != "text/event-stream" {
+		t.Errorf("first ran %d times; headers %v", firsts, rec.Header())
+	}
+	if got := bodyOf(s, rec)[n:]; got != "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":\"done\"}\n\n" {
+		t.Errorf("after stop: %q", got)
+	}
+}
+
+// bodyOf reads what s wrote to rec so far, under the stream's lock.
+func bodyOf(s *Stream, rec *httptest.ResponseRecorder) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return rec.Body.String()
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"time"
 )
 
 // Stream answers one request with Server-Sent Events: each event is one
@@ -70,6 +71,34 @@ func (s *Stream) Fail(e *Error) error {
 // KeepAlive writes an SSE comment, which clients ignore, so that proxies
 // do not cut an idle stream.
 func (s *Stream) KeepAlive() error { return s.write(": keep-alive\n\n") }
+
+// KeepAliveWhile writes a keep-alive every interval, calling first before
+// the first one, until the returned stop is called; stop returns once
+// nothing more is written. It covers a wait before the first event (a
+// request queued for its turn): the keep-alives start the stream, so that
+// clients and proxies do not give up on a request without headers.
+func (s *Stream) KeepAliveWhile(interval time.Duration, first func()) (stop func()) {
+	done, exited := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(exited)
+		tick := time.NewTicker(interval)
+		defer tick.Stop()
+		for n := 0; ; n++ {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				if n == 0 {
+					first()
+				}
+				if s.KeepAlive() != nil {
+					return
+				}
+			}
+		}
+	}()
+	return func() { close(done); <-exited }
+}
 
 func (s *Stream) write(frame string) error {
 	s.mu.Lock()
