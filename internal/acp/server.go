@@ -93,6 +93,18 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 // requests already read are answered: the prompts as cancelled, so that the
 // editor is told rather than left waiting on a pipe that closes.
 func (s *Server) answerBeforeExit() {
+	s.cancelTurns()
+	grace := time.NewTimer(exitGrace)
+	defer grace.Stop()
+	select {
+	case <-s.inflight.idle():
+	case <-grace.C:
+	}
+}
+
+// cancelTurns refuses new prompts (as cancelled) and cancels every
+// session's running turn.
+func (s *Server) cancelTurns() {
 	s.closing.Store(true)
 	s.mu.Lock()
 	all := make([]*session, 0, len(s.sessions))
@@ -102,12 +114,6 @@ func (s *Server) answerBeforeExit() {
 	s.mu.Unlock()
 	for _, ss := range all {
 		ss.cancelTurn()
-	}
-	grace := time.NewTimer(exitGrace)
-	defer grace.Stop()
-	select {
-	case <-s.inflight.idle():
-	case <-grace.C:
 	}
 }
 
@@ -119,16 +125,7 @@ const exitGrace = 5 * time.Second
 // are answered before the connection closes, so that a client piping a
 // few requests and closing its end still gets every answer.
 func (s *Server) drain() {
-	s.closing.Store(true)
-	s.mu.Lock()
-	all := make([]*session, 0, len(s.sessions))
-	for _, ss := range s.sessions {
-		all = append(all, ss)
-	}
-	s.mu.Unlock()
-	for _, ss := range all {
-		ss.cancelTurn()
-	}
+	s.cancelTurns()
 	// A request stuck past the grace period (a hung MCP server start)
 	// must not keep the process alive once its client is gone.
 	grace := time.NewTimer(drainGrace)
