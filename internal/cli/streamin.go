@@ -26,6 +26,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/castor-dev/castor/agent"
+	"github.com/castor-dev/castor/internal/jsonerr"
 	"github.com/castor-dev/castor/internal/setup"
 	"github.com/castor-dev/castor/mcp"
 	"github.com/castor-dev/castor/tool"
@@ -138,7 +139,7 @@ func parseInputLine(b []byte) (*inputLine, error) {
 	}
 	var raw rawInput
 	if err := json.Unmarshal(b, &raw); err != nil {
-		return nil, fmt.Errorf("invalid JSON: %s", jsonProblem(err))
+		return nil, fmt.Errorf("invalid JSON: %s", jsonerr.Describe(err))
 	}
 	switch raw.Type {
 	case "user":
@@ -189,7 +190,7 @@ func parseUser(msg json.RawMessage) (*inputLine, error) {
 			Content json.RawMessage `json:"content"`
 		}
 		if err := json.Unmarshal(msg, &m); err != nil {
-			return nil, fmt.Errorf("message: %s", jsonProblem(err))
+			return nil, fmt.Errorf("message: %s", jsonerr.Describe(err))
 		}
 		if m.Role != "" && m.Role != "user" {
 			return nil, fmt.Errorf("message: role %q: only user messages are accepted", m.Role)
@@ -201,12 +202,12 @@ func parseUser(msg json.RawMessage) (*inputLine, error) {
 		return nil, errors.New(`message without "content"`)
 	case content[0] == '"':
 		if err := json.Unmarshal(content, &in.text); err != nil {
-			return nil, fmt.Errorf("message content: %s", jsonProblem(err))
+			return nil, fmt.Errorf("message content: %s", jsonerr.Describe(err))
 		}
 	default:
 		var blocks []contentBlock
 		if err := json.Unmarshal(content, &blocks); err != nil {
-			return nil, fmt.Errorf("message content must be a string or an array of blocks: %s", jsonProblem(err))
+			return nil, fmt.Errorf("message content must be a string or an array of blocks: %s", jsonerr.Describe(err))
 		}
 		var texts []string
 		for i, bl := range blocks {

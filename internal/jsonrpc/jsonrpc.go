@@ -14,7 +14,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"reflect"
+
+	"github.com/castor-dev/castor/internal/jsonerr"
 )
 
 // The error codes JSON-RPC 2.0 reserves (§5.1).
@@ -142,37 +143,9 @@ func DecodeParams(raw json.RawMessage, v any) *Error {
 		return Errorf(CodeInvalidParams, "Invalid parameters: params must be an object")
 	}
 	if err := json.Unmarshal(raw, v); err != nil {
-		return Errorf(CodeInvalidParams, "Invalid parameters: %s", paramsProblem(err))
+		return Errorf(CodeInvalidParams, "Invalid parameters: %s", jsonerr.Describe(err))
 	}
 	return nil
-}
-
-// paramsProblem describes a decoding error in the client's terms:
-// encoding/json's type errors name the face's Go types ("Go struct field
-// TaskQueryParams.id of type a2a.TaskID"), which mean nothing to it.
-func paramsProblem(err error) string {
-	var te *json.UnmarshalTypeError
-	if !errors.As(err, &te) || te.Field == "" {
-		return err.Error()
-	}
-	want := "another kind of value"
-	switch te.Type.Kind() {
-	case reflect.String:
-		want = "a string"
-	case reflect.Bool:
-		want = "true or false"
-	case reflect.Slice, reflect.Array:
-		want = "an array"
-	case reflect.Map, reflect.Struct:
-		want = "an object"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		// A fraction, or a number out of range, is a number too.
-		want = "an integer"
-	case reflect.Float32, reflect.Float64:
-		want = "a number"
-	}
-	return fmt.Sprintf("%s must be %s, not %s", te.Field, want, te.Value)
 }
 
 // WithParams decodes params as P (DecodeParams) and, when they decode,

@@ -83,11 +83,11 @@ func TestDecodeParams(t *testing.T) {
 		{`{"id":"x"}`, ""},
 		{``, "Invalid parameters: params are required"},
 		{`[1]`, "Invalid parameters: params must be an object"},
-		{`{"id":5}`, "Invalid parameters: id must be a string, not number"},
-		{`{"id":"x","n":"5"}`, "Invalid parameters: n must be an integer, not string"},
-		{`{"id":"x","n":1.5}`, "Invalid parameters: n must be an integer, not number 1.5"},
-		{`{"id":"x","list":{}}`, "Invalid parameters: list must be an array, not object"},
-		{`{"id":"x","inner":{"on":1}}`, "Invalid parameters: inner.on must be true or false, not number"},
+		{`{"id":5}`, "Invalid parameters: \"id\" must be a string, not number"},
+		{`{"id":"x","n":"5"}`, "Invalid parameters: \"n\" must be an integer, not string"},
+		{`{"id":"x","n":1.5}`, "Invalid parameters: \"n\" must be an integer, not number 1.5"},
+		{`{"id":"x","list":{}}`, "Invalid parameters: \"list\" must be an array, not object"},
+		{`{"id":"x","inner":{"on":1}}`, "Invalid parameters: \"inner.on\" must be true or false, not number"},
 		{`{"id":"x"`, "Invalid parameters: unexpected end of JSON input"},
 	} {
 		var p params
