@@ -488,7 +488,8 @@ func mcpList(ctx context.Context, stdio IO) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			lines[i] = listLine(s, serverState(ctx, s, filter, trusted))
+			st, err := serverState(ctx, s, filter, trusted)
+			lines[i] = listLine(s, st) + failureLines(err)
 		}()
 	}
 	wg.Wait()
@@ -498,13 +499,14 @@ func mcpList(ctx context.Context, stdio IO) error {
 	return nil
 }
 
-// serverState is the status `mcp list` shows for one server.
-func serverState(ctx context.Context, s *mcp.ServerConfig, filter mcp.Filter, trusted bool) mcp.Status {
+// serverState is the status `mcp list` shows for one server, and why a
+// server that should connect did not.
+func serverState(ctx context.Context, s *mcp.ServerConfig, filter mcp.Filter, trusted bool) (mcp.Status, error) {
 	if blocked, _ := filter.Blocked(s.Name); blocked {
-		return mcp.StatusBlocked
+		return mcp.StatusBlocked, nil
 	}
 	if !trusted {
-		return mcp.StatusDisabled
+		return mcp.StatusDisabled, nil
 	}
 	err := mcp.Probe(ctx, s, mcp.Options{
 		ClientName:    "castor",
@@ -512,9 +514,24 @@ func serverState(ctx context.Context, s *mcp.ServerConfig, filter mcp.Filter, tr
 		Debug:         func(string) {},
 	})
 	if err != nil {
-		return mcp.StatusDisconnected
+		return mcp.StatusDisconnected, err
 	}
-	return mcp.StatusConnected
+	return mcp.StatusConnected, nil
+}
+
+// failureLines says, below a server's line of `mcp list`, why it did not
+// connect: Gemini CLI says only "Disconnected", which leaves the user to
+// guess between a typo, a crash and a server that logs to stdout.
+func failureLines(err error) string {
+	if err == nil {
+		return ""
+	}
+	text := err.Error()
+	if f, ok := errors.AsType[*mcp.Failure](err); ok {
+		// The line above names the server and its command or URL.
+		text = f.Details()
+	}
+	return "\n    " + strings.ReplaceAll(text, "\n", "\n    ")
 }
 
 // listLine is one line of `mcp list`, as Gemini CLI prints it.

@@ -111,6 +111,12 @@ func openMCP(ctx context.Context, st *config.Settings, at mcpPlace, allowedNames
 	for _, s := range statuses {
 		switch s.Status {
 		case mcp.StatusError:
+			if f := s.Failure; f != nil {
+				// Name the command or URL, say what went wrong and quote
+				// the server's last stderr lines.
+				warn(fmt.Sprintf("Error connecting to MCP server '%s' (%s): %s", s.Name, f.Target, f.Details()))
+				continue
+			}
 			warn(fmt.Sprintf("Error connecting to MCP server '%s': %s", s.Name, s.Reason))
 		case mcp.StatusBlocked, mcp.StatusDisabled:
 			// Gemini CLI lists these in /mcp and `mcp list`, not at start.
