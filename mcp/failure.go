@@ -31,9 +31,9 @@ const (
 	maxLineChars   = 240
 )
 
-// exitGrace is how long a failed call waits for a server process whose
-// connection just closed to be reaped, so that the report can say how it
-// ended. A process that closed stdout but lives on is not waited for.
+// exitGrace is how long a failure report waits for a server process whose
+// connection just closed to be reaped, so that it can say how the process
+// ended. A process that closed stdout but lives on is waited for no longer.
 const exitGrace = time.Second
 
 // Failure says why an MCP server could not be used, in words a user can
@@ -244,13 +244,10 @@ func (s *server) explain(err error, ph phase, out *processOutput, timeout time.D
 	f = &Failure{Server: s.cfg.Name, Target: s.cfg.target(), Err: err}
 	var ended string
 	if out != nil {
-		grace := exitGrace
-		if ph == phaseConnect || ph == phaseDiscover {
-			// The session was closed already, which waited for the
-			// process.
-			grace = 0
+		if timeout == 0 && connectionLost(err) {
+			// The server went away: say how, once it is reaped.
+			ended = out.ended(exitGrace)
 		}
-		ended = out.ended(grace)
 		f.Stderr = out.stderrTail()
 	}
 	f.Problem = s.problem(err, ph, out != nil, ended, timeout)

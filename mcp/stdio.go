@@ -76,7 +76,7 @@ func (t *stdioTransport) Connect(ctx context.Context) (sdk.Connection, error) {
 
 // filter copies JSON-RPC lines from the server's stdout to w, and sets
 // every other line aside.
-func (t *stdioTransport) filter(stdout *os.File, w *io.PipeWriter) {
+func (t *stdioTransport) filter(stdout io.ReadCloser, w *io.PipeWriter) {
 	defer stdout.Close()
 	r := bufio.NewReaderSize(stdout, 64<<10)
 	var line []byte
