@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
@@ -281,6 +282,14 @@ func (s *server) problem(err error, ph phase, stdio bool, ended string, timeout 
 	case !stdio:
 		return fmt.Sprintf("the server closed the connection %s", ph)
 	}
+	if !stdio {
+		switch answer, code := s.httpStatus.describe(err); {
+		case code == http.StatusNotFound:
+			return answer + ": is the URL's path right? (streamable HTTP servers often serve /mcp, SSE servers /sse)"
+		case code != 0:
+			return "the server answered " + answer
+		}
+	}
 	return httpProblem(err)
 }
 
@@ -327,6 +336,8 @@ func httpProblem(err error) string {
 		return "the server's TLS certificate is not trusted: " + innermost(err)
 	case errors.As(err, &rec):
 		return "TLS handshake failed (is the URL http:// rather than https://?)"
+	case strings.Contains(err.Error(), "server gave HTTP response to HTTPS client"):
+		return "the server speaks plain HTTP, not HTTPS: use an http:// URL"
 	case errors.Is(err, syscall.ECONNRESET):
 		return "the server reset the connection"
 	case errors.Is(err, context.DeadlineExceeded):

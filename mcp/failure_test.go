@@ -35,6 +35,19 @@ func TestFailureReports(t *testing.T) {
 		http.Error(w, "Unauthorized", http.StatusUnauthorized)
 	}))
 	t.Cleanup(unauthorized.Close)
+	notFound := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, "no MCP\x1b[2J here", http.StatusNotFound)
+	}))
+	t.Cleanup(notFound.Close)
+	htmlError := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusBadGateway)
+		_, _ = w.Write([]byte("<html><body>Bad gateway</body></html>"))
+	}))
+	t.Cleanup(htmlError.Close)
+	plain := httptest.NewServer(startHTTPHandler())
+	t.Cleanup(plain.Close)
+	httpsURL := strings.Replace(plain.URL, "http://", "https://", 1) + "/mcp"
 
 	chatty := helperConfig(t, "chatty", "chatty")
 	chatty.Timeout = 500 * time.Millisecond
@@ -69,7 +82,16 @@ func TestFailureReports(t *testing.T) {
 			problem: []string{"connection refused"}},
 		{cfg: &ServerConfig{Name: "locked", HTTPURL: unauthorized.URL},
 			target:  unauthorized.URL,
-			problem: []string{"requires authentication"}},
+			problem: []string{"HTTP 401 Unauthorized from " + unauthorized.URL + " (the server said: Unauthorized): the server requires authentication", `"headers"`}},
+		{cfg: &ServerConfig{Name: "notfound", URL: notFound.URL + "/mcp"},
+			target:  notFound.URL + "/mcp",
+			problem: []string{"HTTP 404 Not Found from " + notFound.URL + "/mcp (the server said: no MCP[2J here): is the URL's path right?"}},
+		{cfg: &ServerConfig{Name: "gateway", HTTPURL: htmlError.URL},
+			target:  htmlError.URL,
+			problem: []string{"the server answered HTTP 502 Bad Gateway from " + htmlError.URL}},
+		{cfg: &ServerConfig{Name: "https", HTTPURL: httpsURL},
+			target:  httpsURL,
+			problem: []string{"the server speaks plain HTTP, not HTTPS: use an http:// URL"}},
 	}
 	var cfgs []*ServerConfig
 	for _, tt := range tests {

@@ -87,6 +87,9 @@ type server struct {
 	out *processOutput
 	// failure is the report behind reason, when a connection failed.
 	failure *Failure
+	// httpStatus keeps the last error answer of a remote server, so that
+	// a failure can quote its status and what its body said.
+	httpStatus httpAnswer
 }
 
 func (s *server) snapshot() ServerStatus {
@@ -154,6 +157,7 @@ func (s *server) connect(ctx context.Context) error {
 
 	ctx, cancel := context.WithTimeout(ctx, s.connectTimeout())
 	defer cancel()
+	s.httpStatus.reset()
 	cs, used, err := s.dial(ctx)
 	ph := phaseConnect
 	if err == nil {
@@ -463,8 +467,13 @@ func (s *server) connectFailure(ctx context.Context, err error, ph phase, timeou
 		timeout = 0
 	}
 	if timeout == 0 && s.cfg.Endpoint() != "" && isAuthError(err) {
+		answer, _ := s.httpStatus.describe(err)
+		if answer == "" {
+			answer = "HTTP 401 Unauthorized"
+		}
 		return &Failure{Server: s.cfg.Name, Target: s.cfg.target(), Err: err,
-			Problem: "the server requires authentication and there is no valid stored OAuth token (" + httpProblem(err) + ")"}
+			Problem: answer + ": the server requires authentication and there is no valid stored OAuth token. " +
+				`Give it credentials in its "headers" (e.g. "Authorization": "Bearer …"), or sign in with Gemini CLI's /mcp auth ` + s.cfg.Name + ", whose stored token Castor uses"}
 	}
 	return s.explain(err, ph, s.output(), timeout)
 }
@@ -474,15 +483,15 @@ func (s *server) httpClient() *http.Client {
 	if base == nil {
 		base = http.DefaultClient
 	}
-	if len(s.cfg.Headers) == 0 {
-		return base
-	}
 	rt := base.Transport
 	if rt == nil {
 		rt = http.DefaultTransport
 	}
+	if len(s.cfg.Headers) > 0 {
+		rt = &headerTransport{base: rt, headers: s.cfg.Headers}
+	}
 	c := *base
-	c.Transport = &headerTransport{base: rt, headers: s.cfg.Headers}
+	c.Transport = &statusRecorder{base: rt, rec: &s.httpStatus}
 	return &c
 }
 
