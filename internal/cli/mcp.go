@@ -378,6 +378,9 @@ func mcpAdd(cmd *cobra.Command, args []string, stdio IO) error {
 		return fmt.Errorf("Not enough non-option arguments: got %d, need at least 2", len(pos))
 	}
 	name, target, serverArgs := pos[0], pos[1], pos[2:]
+	for _, w := range addWarnings(o) {
+		fmt.Fprintf(stdio.Stderr, "Warning: %s\n", w)
+	}
 	path, inHome, err := settingsPath(o.scope)
 	if err != nil {
 		return err

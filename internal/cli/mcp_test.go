@@ -82,6 +82,8 @@ func TestMCPAddRemove(t *testing.T) {
 		{"mcp", "remove", "-s", "user", "mine"},
 		{"mcp", "add", "-s", "bogus", "x", "y"},
 		{"mcp", "add", "onlyname"},
+		{"mcp", "add", "-e", "NOVALUE", "-e", "=x", "-H", "X-Stdio: 1", "loose", "python3", "server.py"},
+		{"mcp", "add", "-t", "sse", "-e", "A=1", "looseweb", "http://127.0.0.1:9/sse"},
 	}
 	for _, args := range steps {
 		code, out, errOut := runCLI(t, args...)
