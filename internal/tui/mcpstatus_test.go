@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/castor-dev/castor/mcp"
 )
 
@@ -27,5 +29,18 @@ func TestMCPCommandShowsFailure(t *testing.T) {
 		"      Error: TOKEN is not set"
 	if got := printed(log); !strings.Contains(got, want) {
 		t.Errorf("/mcp printed\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestMultilineNoticeNotPadded: the lines of a notice are not padded to
+// the widest, which wrapped into blank rows under a long first line.
+func TestMultilineNoticeNotPadded(t *testing.T) {
+	m, log := newTestModel(t)
+	m.theme = newTheme(true, false) // colours: styled blocks are padded
+	m.printNotice(noticeWarn, strings.Repeat("x", 100)+"\nLast lines on the server's stderr:\n  boom")
+	for _, l := range strings.Split(printed(log), "\n") {
+		if l = ansi.Strip(l); l != strings.TrimRight(l, " ") {
+			t.Errorf("padded line %q", l)
+		}
 	}
 }
