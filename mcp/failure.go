@@ -316,7 +316,7 @@ func (s *server) startProblem(err error) string {
 func connectionLost(err error) bool {
 	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, sdk.ErrConnectionClosed) ||
 		errors.Is(err, syscall.EPIPE) || errors.Is(err, os.ErrClosed) || errors.Is(err, io.ErrClosedPipe) ||
-		strings.Contains(err.Error(), "broken pipe") || strings.Contains(err.Error(), "client is closing")
+		strings.Contains(err.Error(), "broken pipe") || strings.HasSuffix(err.Error(), ": EOF")
 }
 
 // httpProblem says in plain words why a remote server could not be

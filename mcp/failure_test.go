@@ -191,13 +191,13 @@ func filterAll(input []byte) (passed []byte, strays []string) {
 }
 
 func TestFilter(t *testing.T) {
-	in := "Server ready\n{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\r\n\n  [{\"a\":1}]  \n{broken\n{\"jsonrpc\":\"2.0\",\"method\":\"x\"}"
+	in := "Server ready\n{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\r\n\n  [{\"a\":1}]  \n{broken\n{\"level\":30,\"msg\":\"started\"}\n{\"jsonrpc\":\"2.0\",\"method\":\"x\"}"
 	passed, strays := filterAll([]byte(in))
 	want := "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n[{\"a\":1}]\n{\"jsonrpc\":\"2.0\",\"method\":\"x\"}\n"
 	if string(passed) != want {
 		t.Errorf("passed %q, want %q", passed, want)
 	}
-	if strings.Join(strays, "|") != "Server ready|{broken" {
+	if strings.Join(strays, "|") != `Server ready|{broken|{"level":30,"msg":"started"}` {
 		t.Errorf("strays %q", strays)
 	}
 }

@@ -109,9 +109,19 @@ func (t *stdioTransport) filter(stdout io.ReadCloser, w *io.PipeWriter) {
 }
 
 // isMessage reports whether a stdout line is JSON-RPC (a message or a
-// batch) rather than a stray line of text.
+// batch) rather than a stray line: text, or JSON without "jsonrpc", such
+// as a structured logger writing {"level":30,"msg":"started"} to stdout.
 func isMessage(line []byte) bool {
-	return (line[0] == '{' || line[0] == '[') && json.Valid(line)
+	switch line[0] {
+	case '{':
+		var m struct {
+			JSONRPC *string `json:"jsonrpc"`
+		}
+		return json.Unmarshal(line, &m) == nil && m.JSONRPC != nil
+	case '[':
+		return json.Valid(line)
+	}
+	return false
 }
 
 // process is the writing end of a stdio session. Closing it shuts the
