@@ -142,6 +142,10 @@ func TestStrayStdoutSkipped(t *testing.T) {
 	if r := run(t, m, "echo", map[string]any{"message": "hi"}); r.Error != nil || r.Display != "Echo: hi" {
 		t.Fatalf("echo = %+v", r)
 	}
+	// A result longer than the SDK's line limit comes through whole.
+	if r := run(t, m, "big", nil); r.Error != nil || len(r.LLMParts) != 1 || !strings.Contains(r.LLMParts[0].Text, strings.Repeat("x", 17<<20)) {
+		t.Errorf("big: error %v, %d parts", r.Error, len(r.LLMParts))
+	}
 	if !d.contains("MCP server 'banner' wrote a line to stdout that is not an MCP message; skipped: Weather server ready on stdio") {
 		t.Errorf("the skipped line is not in the debug log:\n%s", d)
 	}

@@ -41,7 +41,13 @@ func runHelper(kind string) int {
 		// written with print() do: Gemini CLI skips such lines.
 		fmt.Println("Weather server ready on stdio")
 		fmt.Println()
-		if err := newTestServer("banner").Run(context.Background(), &sdk.StdioTransport{}); err != nil {
+		s := newTestServer("banner")
+		s.AddTool(&sdk.Tool{Name: "big", InputSchema: objectSchema(map[string]any{})},
+			func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+				// Above the SDK's 16 MB line limit.
+				return textResult(strings.Repeat("x", 17<<20)), nil
+			})
+		if err := s.Run(context.Background(), &sdk.StdioTransport{}); err != nil {
 			fmt.Fprintln(os.Stderr, "helper:", err)
 		}
 		return 0
