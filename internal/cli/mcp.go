@@ -515,6 +515,10 @@ func serverState(ctx context.Context, s *mcp.ServerConfig, filter mcp.Filter, tr
 		ClientName:    "castor",
 		ClientVersion: version.Version,
 		Debug:         func(string) {},
+		// A server signed in to (by Castor or Gemini CLI) connects with
+		// its stored token, as the session does: without it, `mcp list`
+		// called it disconnected.
+		OAuth: &mcp.OAuthOptions{TokenFile: filepath.Join(config.ResolveHome(nil).Dir, mcp.TokenFileName)},
 	})
 	if err != nil {
 		return mcp.StatusDisconnected, err

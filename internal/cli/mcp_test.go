@@ -14,6 +14,8 @@ import (
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/castor-dev/castor/mcp"
 )
 
 var updateGolden = flag.Bool("update-mcp", false, "rewrite the mcp command golden files")
@@ -186,4 +188,40 @@ func TestMCPList(t *testing.T) {
 	_, out, _ = runCLI(t, "mcp", "list")
 	out = strings.ReplaceAll(strings.ReplaceAll(out, hs.URL, "URL"), ws, "WS")
 	mcpGolden(t, "list_untrusted.txt", out)
+}
+
+// TestMCPListStoredToken: a server that needs the OAuth token stored for
+// it is listed as connected, as the session connects to it.
+func TestMCPListStoredToken(t *testing.T) {
+	home, _ := mcpEnv(t)
+	srv := sdk.NewServer(&sdk.Implementation{Name: "t", Version: "1"}, nil)
+	srv.AddTool(&sdk.Tool{Name: "t", InputSchema: map[string]any{"type": "object"}},
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return &sdk.CallToolResult{}, nil
+		})
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer stored-token" {
+			http.Error(w, "Unauthorized", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	defer hs.Close()
+	dir := filepath.Join(home, ".gemini")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	store := &mcp.TokenStore{Path: filepath.Join(dir, mcp.TokenFileName)}
+	if err := store.Save(mcp.OAuthCredentials{ServerName: "secure", Token: mcp.OAuthToken{AccessToken: "stored-token", TokenType: "Bearer"}}); err != nil {
+		t.Fatal(err)
+	}
+	settings := `{"mcpServers": {"secure": {"httpUrl": "` + hs.URL + `"}}}`
+	if err := os.WriteFile(filepath.Join(dir, "settings.json"), []byte(settings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, out, _ := runCLI(t, "mcp", "list")
+	if want := "✓ secure: " + hs.URL + " (http) - Connected\n"; !strings.Contains(out, want) {
+		t.Errorf("mcp list:\n%s\nwant %q", out, want)
+	}
 }
