@@ -200,8 +200,9 @@ func clip(s string, n int) string {
 	return b.String()
 }
 
-// target is how the server is run, as users wrote it.
-func (c *ServerConfig) target() string {
+// Target is how the server is run, as users wrote it: the command line of
+// a stdio server, the URL of a remote one.
+func (c *ServerConfig) Target() string {
 	if c.Command != "" {
 		return strings.TrimSpace(c.Command + " " + strings.Join(c.Args, " "))
 	}
@@ -242,7 +243,7 @@ func (s *server) explain(err error, ph phase, out *processOutput, timeout time.D
 	if errors.As(err, &f) {
 		return f
 	}
-	f = &Failure{Server: s.cfg.Name, Target: s.cfg.target(), Err: err}
+	f = &Failure{Server: s.cfg.Name, Target: s.cfg.Target(), Err: err}
 	var ended string
 	if out != nil {
 		if timeout == 0 && connectionLost(err) {

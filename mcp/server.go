@@ -471,7 +471,7 @@ func (s *server) connectFailure(ctx context.Context, err error, ph phase, timeou
 		if answer == "" {
 			answer = "HTTP 401 Unauthorized"
 		}
-		return &Failure{Server: s.cfg.Name, Target: s.cfg.target(), Err: err,
+		return &Failure{Server: s.cfg.Name, Target: s.cfg.Target(), Err: err,
 			Problem: answer + ": the server requires authentication and there is no valid stored OAuth token. " +
 				`Give it credentials in its "headers" (e.g. "Authorization": "Bearer …"), or sign in with Gemini CLI's /mcp auth ` + s.cfg.Name + ", whose stored token Castor uses"}
 	}

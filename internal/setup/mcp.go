@@ -76,7 +76,7 @@ func openMCP(ctx context.Context, st *config.Settings, at mcpPlace, allowedNames
 			}
 		}
 	}
-	m := mcp.Start(ctx, mcp.Options{
+	m := mcp.New(mcp.Options{
 		Servers: servers,
 		Filter: mcp.Filter{
 			Allowed:      st.MCP.Allowed,
@@ -101,6 +101,7 @@ func openMCP(ctx context.Context, st *config.Settings, at mcpPlace, allowedNames
 		// lead's interactive faces can pass OpenBrowser).
 		OAuth: &mcp.OAuthOptions{TokenFile: filepath.Join(at.geminiDir, mcp.TokenFileName)},
 	})
+	startMCP(ctx, m, warn)
 	if ctx.Err() != nil {
 		// Start-up was cancelled: the caller reports that, not each
 		// server it interrupted.
