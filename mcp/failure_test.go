@@ -226,3 +226,37 @@ func FuzzFilter(f *testing.F) {
 		}
 	})
 }
+
+// TestReconnectFailure: a call to a server that died and cannot be
+// restarted says so once, with what the new process said.
+func TestReconnectFailure(t *testing.T) {
+	dir := t.TempDir()
+	flag := filepath.Join(dir, "broken")
+	cfg := helperConfig(t, "flaky", "everything")
+	// The first start serves; once the flag file exists, a start fails.
+	cfg.Command = "sh"
+	exe, _ := os.Executable()
+	cfg.Args = []string{"-c", `if [ -e "` + flag + `" ]; then echo "config is corrupt" >&2; exit 4; fi; exec "` + exe + `"`}
+	m, d := startManager(t, Options{Servers: []*ServerConfig{cfg}})
+	if st, _ := m.Status("flaky"); st.Status != StatusConnected {
+		t.Fatalf("status = %+v\n%s", st, d)
+	}
+	if err := os.WriteFile(flag, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(t, m, "crash", nil); r.Error == nil {
+		t.Fatal("crash did not fail")
+	}
+	r := run(t, m, "echo", map[string]any{"message": "again"})
+	if r.Error == nil {
+		t.Fatal("echo after a failed restart succeeded")
+	}
+	for _, want := range []string{"MCP server 'flaky' (sh -c ", "): not connected, and reconnecting failed: the server exited with status 4 before completing the MCP handshake", "config is corrupt"} {
+		if !strings.Contains(r.Display, want) {
+			t.Errorf("display %q lacks %q", r.Display, want)
+		}
+	}
+	if strings.Count(r.Display, "MCP server 'flaky'") != 1 {
+		t.Errorf("display names the server more than once: %q", r.Display)
+	}
+}

@@ -260,6 +260,12 @@ func (s *server) ensure(ctx context.Context) (*sdk.ClientSession, error) {
 	}
 	s.m.debugf("MCP server '%s' is not connected; reconnecting", s.cfg.Name)
 	if err := s.connect(ctx); err != nil {
+		if f, ok := errors.AsType[*Failure](err); ok {
+			// One report naming the server once, with the server's words.
+			g := *f
+			g.Problem = "not connected, and reconnecting failed: " + f.Problem
+			return nil, &g
+		}
 		return nil, fmt.Errorf("MCP server '%s' is not connected and reconnecting failed: %w", s.cfg.Name, err)
 	}
 	s.mu.Lock()
