@@ -158,7 +158,7 @@ func (s *server) connect(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, s.connectTimeout())
 	defer cancel()
 	s.httpStatus.reset()
-	cs, used, err := s.dial(ctx)
+	cs, used, err := s.dialWithin(ctx)
 	ph := phaseConnect
 	if err == nil {
 		ph = phaseDiscover
@@ -381,6 +381,39 @@ func (s *server) dial(ctx context.Context) (*sdk.ClientSession, Transport, error
 		return nil, "", fmt.Errorf("streamable HTTP: %v; SSE: %w", err, sseErr)
 	}
 	return cs, TransportSSE, nil
+}
+
+// dialWithin is dial bounded by ctx. The SDK's Connect, when initialize
+// fails, closes the session and waits for requests in flight, which a
+// remote server that never answers holds open past the deadline (seconds
+// more); the attempt is abandoned at the deadline and its session, if it
+// comes, closed. A stdio server is waited for: closing it is what stops
+// its process, which must not outlive Castor.
+func (s *server) dialWithin(ctx context.Context) (*sdk.ClientSession, Transport, error) {
+	if s.cfg.Command != "" {
+		return s.dial(ctx)
+	}
+	type result struct {
+		cs   *sdk.ClientSession
+		used Transport
+		err  error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		cs, used, err := s.dial(ctx)
+		ch <- result{cs, used, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.cs, r.used, r.err
+	case <-ctx.Done():
+		go func() {
+			if r := <-ch; r.cs != nil {
+				_ = r.cs.Close()
+			}
+		}()
+		return nil, "", ctx.Err()
+	}
 }
 
 // isAuthError reports whether err is the server refusing us for want of
@@ -743,7 +776,7 @@ func Probe(ctx context.Context, cfg *ServerConfig, opts Options) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cs, _, err := s.dial(ctx)
+	cs, _, err := s.dialWithin(ctx)
 	if err != nil {
 		return s.connectFailure(ctx, err, phaseConnect, timeout)
 	}
