@@ -65,7 +65,7 @@ func newMCPCommand(ctx context.Context, stdio IO) *cobra.Command {
 			return mcpList(ctx, stdio)
 		},
 	}
-	cmd.AddCommand(add, remove, list)
+	cmd.AddCommand(add, remove, list, enableCommand(true, stdio), enableCommand(false, stdio))
 	return cmd
 }
 
@@ -482,6 +482,10 @@ func mcpList(ctx context.Context, stdio IO) error {
 			"User-level servers are also suppressed in untrusted folders to prevent accidental side-effects.\n\n")
 	}
 	filter := mcp.Filter{Allowed: st.MCP.Allowed, Excluded: st.MCP.Excluded}
+	filter.Disabled, err = mcp.LoadDisabled(enablementPath())
+	if err != nil {
+		fmt.Fprintf(stdio.Stderr, "Warning: %s\n", err)
+	}
 	fmt.Fprint(stdio.Stdout, "Configured MCP servers:\n\n")
 
 	// Probe concurrently, print in order.
@@ -505,6 +509,10 @@ func mcpList(ctx context.Context, stdio IO) error {
 // serverState is the status `mcp list` shows for one server, and why a
 // server that should connect did not.
 func serverState(ctx context.Context, s *mcp.ServerConfig, filter mcp.Filter, trusted bool) (mcp.Status, error) {
+	if filter.IsDisabled(s.Name) {
+		// Switched off by `mcp disable`, not by settings.
+		return mcp.StatusDisabled, nil
+	}
 	if blocked, _ := filter.Blocked(s.Name); blocked {
 		return mcp.StatusBlocked, nil
 	}

@@ -225,3 +225,43 @@ func TestMCPListStoredToken(t *testing.T) {
 		t.Errorf("mcp list:\n%s\nwant %q", out, want)
 	}
 }
+
+// TestMCPEnableDisable: `mcp disable` switches a server off in the file
+// Gemini CLI keeps, `mcp list` shows it disabled, `mcp enable` undoes it.
+func TestMCPEnableDisable(t *testing.T) {
+	home, _ := mcpEnv(t)
+	dir := filepath.Join(home, ".gemini")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	settings := `{"mcp": {"excluded": ["banned"]}, "mcpServers": {"Weather": {"command": "` + filepath.Join(home, "missing") + `"}, "banned": {"command": "x"}}}`
+	if err := os.WriteFile(filepath.Join(dir, "settings.json"), []byte(settings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, mcp.EnablementFileName)
+	steps := []struct {
+		args           []string
+		code           int
+		stdout, stderr string
+	}{
+		{[]string{"mcp", "disable", "weather"}, 0, "✓ MCP server 'weather' disabled.\n", ""},
+		{[]string{"mcp", "list"}, 0, "○ Weather: " + filepath.Join(home, "missing") + "  (stdio) - Disabled\n", ""},
+		{[]string{"mcp", "enable", "nope"}, 1, "", "Server 'nope' not found. Use 'castor mcp list' to see available servers."},
+		{[]string{"mcp", "enable", "banned"}, 1, "", "Server 'banned' is blocked by mcp.excluded."},
+		{[]string{"mcp", "enable", "Weather"}, 0, "✓ MCP server 'weather' enabled.\n", ""},
+	}
+	for i, s := range steps {
+		code, out, errOut := runCLI(t, s.args...)
+		if code != s.code || !strings.Contains(out, s.stdout) || !strings.Contains(errOut, s.stderr) {
+			t.Errorf("%q: exit %d\nstdout %q\nstderr %q", s.args, code, out, errOut)
+		}
+		if i == 0 {
+			if data, _ := os.ReadFile(file); !strings.Contains(string(data), `"weather": {`) || !strings.Contains(string(data), `"enabled": false`) {
+				t.Errorf("enablement file = %s", data)
+			}
+		}
+	}
+	if got, _ := mcp.LoadDisabled(file); got != nil {
+		t.Errorf("still disabled: %v", got)
+	}
+}

@@ -76,12 +76,18 @@ func openMCP(ctx context.Context, st *config.Settings, at mcpPlace, allowedNames
 			}
 		}
 	}
+	// Servers switched off with `gemini mcp disable` (or castor's) stay off.
+	disabled, err := mcp.LoadDisabled(filepath.Join(at.geminiDir, mcp.EnablementFileName))
+	if err != nil {
+		warn(err.Error())
+	}
 	m := mcp.New(mcp.Options{
 		Servers: servers,
 		Filter: mcp.Filter{
 			Allowed:      st.MCP.Allowed,
 			Excluded:     st.MCP.Excluded,
 			AllowedNames: allowedNames,
+			Disabled:     disabled,
 		},
 		FolderTrusted: st.Trust.IsTrusted() || !st.Trust.FolderTrustEnabled,
 		ClientName:    "castor",
