@@ -33,11 +33,11 @@ func LoadDisabled(path string) ([]string, error) {
 			Enabled *bool `json:"enabled"`
 		}
 		if json.Unmarshal(raw, &st) == nil && st.Enabled != nil && !*st.Enabled {
-			out = append(out, name)
+			out = append(out, normalizeName(name))
 		}
 	}
 	slices.Sort(out)
-	return out, nil
+	return slices.Compact(out), nil
 }
 
 // SetEnabled switches the server called name on (removing its entry, as
@@ -53,10 +53,16 @@ func SetEnabled(path, name string, enabled bool) error {
 	}
 	key := normalizeName(name)
 	if enabled {
-		if _, ok := states[key]; !ok {
+		// Entries written by hand may differ in case or spaces.
+		n := len(states)
+		for k := range states {
+			if normalizeName(k) == key {
+				delete(states, k)
+			}
+		}
+		if len(states) == n {
 			return nil
 		}
-		delete(states, key)
 	} else {
 		states[key] = json.RawMessage(`{"enabled":false}`)
 	}

@@ -57,3 +57,30 @@ func TestDisabledServerNotStarted(t *testing.T) {
 		t.Errorf("status %s %q, %d tools", st.Status, st.Reason, len(m.Tools()))
 	}
 }
+
+// FuzzLoadDisabled checks that any enablement file is read or refused
+// with an error, never a crash, and that what it disables can be enabled.
+func FuzzLoadDisabled(f *testing.F) {
+	f.Add([]byte(`{"a": {"enabled": false}, "b": {"enabled": true}}`))
+	f.Add([]byte(`{"a": 1, "b": null, "c": {"enabled": "no"}}`))
+	f.Add([]byte(`[]`))
+	f.Add([]byte(`{" A ": {"enabled": false}, "a": {"enabled": false}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(t.TempDir(), EnablementFileName)
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		names, err := LoadDisabled(path)
+		if err != nil {
+			return
+		}
+		for _, n := range names {
+			if err := SetEnabled(path, n, true); err != nil {
+				t.Fatalf("enable %q: %v", n, err)
+			}
+		}
+		if left, err := LoadDisabled(path); err != nil || len(left) != 0 {
+			t.Fatalf("after enabling all: %q %v", left, err)
+		}
+	})
+}

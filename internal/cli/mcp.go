@@ -20,7 +20,7 @@ import (
 	"github.com/castor-dev/castor/mcp"
 )
 
-// newMCPCommand is `castor mcp add|remove|list`, which edit and show the
+// newMCPCommand is `castor mcp add|remove|list|enable|disable`, which edit and show the
 // mcpServers settings as `gemini mcp` does, with the same flags, messages
 // and settings files.
 func newMCPCommand(ctx context.Context, stdio IO) *cobra.Command {
