@@ -404,6 +404,9 @@ type Filter struct {
 	// AllowedNames is --allowed-mcp-server-names. When set it replaces
 	// Allowed and switches Excluded off, as in Gemini CLI.
 	AllowedNames []string
+	// Disabled are the servers `mcp disable` switched off (see
+	// LoadDisabled); names match without regard to case.
+	Disabled []string
 }
 
 // Blocked reports whether the server called name may not run, and why (in
@@ -419,7 +422,21 @@ func (f Filter) Blocked(name string) (bool, string) {
 	if containsTrimmed(excluded, name) {
 		return true, fmt.Sprintf("Server '%s' is blocked by mcp.excluded. Remove it from settings.json mcp.excluded array to enable.", name)
 	}
+	if f.IsDisabled(name) {
+		return true, fmt.Sprintf("Server '%s' is disabled. Run 'castor mcp enable %s' to enable.", name, name)
+	}
 	return false, ""
+}
+
+// IsDisabled reports whether `mcp disable` switched the server off.
+func (f Filter) IsDisabled(name string) bool {
+	key := normalizeName(name)
+	for _, d := range f.Disabled {
+		if normalizeName(d) == key {
+			return true
+		}
+	}
+	return false
 }
 
 func containsTrimmed(list []string, name string) bool {

@@ -36,6 +36,34 @@ func runHelper(kind string) int {
 	case "exit":
 		fmt.Fprintln(os.Stderr, "fatal: missing configuration")
 		return 3
+	case "banner":
+		// A server that greets on stdout before serving, as servers
+		// written with print() do: Gemini CLI skips such lines.
+		fmt.Println("Weather server ready on stdio")
+		fmt.Println()
+		s := newTestServer("banner")
+		s.AddTool(&sdk.Tool{Name: "big", InputSchema: objectSchema(map[string]any{})},
+			func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+				// Above the SDK's 16 MB line limit.
+				return textResult(strings.Repeat("x", 17<<20)), nil
+			})
+		if err := s.Run(context.Background(), &sdk.StdioTransport{}); err != nil {
+			fmt.Fprintln(os.Stderr, "helper:", err)
+		}
+		return 0
+	case "chatty":
+		// Only text on stdout, never an answer.
+		fmt.Println("Listening on port 8080")
+		fmt.Fprintln(os.Stderr, "warning: no MCP transport configured")
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		return 0
+	case "traceback":
+		// Many stderr lines, then a crash: the report quotes the last ones.
+		for i := range 20 {
+			fmt.Fprintf(os.Stderr, "  frame %d\n", i)
+		}
+		fmt.Fprintln(os.Stderr, "ModuleNotFoundError: No module named 'mcp'\x1b[31m")
+		return 1
 	case "empty":
 		s := sdk.NewServer(&sdk.Implementation{Name: "empty", Version: "1"}, nil)
 		_ = s.Run(context.Background(), &sdk.StdioTransport{})

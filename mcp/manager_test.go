@@ -354,7 +354,7 @@ func TestCrashMidCallRestarts(t *testing.T) {
 		!strings.HasPrefix(r.Error.Message, `MCP tool 'crash' reported tool error for function call: {"name":"crash","args":{}} with response: [{"functionResponse":{"name":"crash","response":{"error":{"message":`) {
 		t.Fatalf("crash result = %+v", r.Error)
 	}
-	if r.Display != "Error: MCP tool 'crash' reported an error." {
+	if !strings.HasPrefix(r.Display, "Error: MCP tool 'crash' reported an error: MCP server 'crashy'") || !strings.Contains(r.Display, "exited with status 2 during the call") || !strings.Contains(r.Display, "crashing on purpose") {
 		t.Errorf("display = %q", r.Display)
 	}
 	// The server is restarted on next use.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
 	"net/http"
 	"net/url"
@@ -48,6 +49,10 @@ type ServerStatus struct {
 	Instructions string
 	// Config is the server's configuration.
 	Config *ServerConfig
+	// Failure is why the server is not connected, when it failed (Reason
+	// is its text); faces that show the server's name and command already
+	// print its Details.
+	Failure *Failure
 }
 
 // errNoCapabilities is Gemini CLI's verdict on a server that offers
@@ -77,6 +82,14 @@ type server struct {
 	// everConnected is set once discovery succeeded: only such servers have
 	// bridged tools worth reconnecting for.
 	everConnected bool
+	// out records the stderr, stray stdout and exit of the latest stdio
+	// server process, for failure reports.
+	out *processOutput
+	// failure is the report behind reason, when a connection failed.
+	failure *Failure
+	// httpStatus keeps the last error answer of a remote server, so that
+	// a failure can quote its status and what its body said.
+	httpStatus httpAnswer
 }
 
 func (s *server) snapshot() ServerStatus {
@@ -90,7 +103,16 @@ func (s *server) snapshot() ServerStatus {
 		Name: s.cfg.Name, Status: s.status, Reason: s.reason, Transport: t,
 		Tools: len(s.tools), Prompts: len(s.prompts), Resources: len(s.resources),
 		Instructions: s.instructions, Config: s.cfg,
+		Failure: s.failureLocked(),
 	}
+}
+
+// failureLocked is the failure that the current reason reports, if any.
+func (s *server) failureLocked() *Failure {
+	if s.failure == nil || s.failure.Error() != s.reason {
+		return nil
+	}
+	return s.failure
 }
 
 func (s *server) setStatus(st Status, reason string) {
@@ -135,19 +157,18 @@ func (s *server) connect(ctx context.Context) error {
 
 	ctx, cancel := context.WithTimeout(ctx, s.connectTimeout())
 	defer cancel()
-	cs, used, err := s.dial(ctx)
+	s.httpStatus.reset()
+	cs, used, err := s.dialWithin(ctx)
+	ph := phaseConnect
 	if err == nil {
+		ph = phaseDiscover
 		err = s.discover(ctx, cs)
 		if err != nil {
 			_ = cs.Close()
 		}
 	}
 	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
-			err = fmt.Errorf("timed out after %v", s.connectTimeout())
-		} else if s.cfg.Endpoint() != "" && isAuthError(err) {
-			err = fmt.Errorf("MCP server '%s' requires authentication and has no valid stored OAuth token: %w", s.cfg.Name, err)
-		}
+		err = s.connectFailure(ctx, err, ph, s.connectTimeout())
 		s.mu.Lock()
 		if s.everConnected {
 			s.status = StatusDisconnected
@@ -155,6 +176,7 @@ func (s *server) connect(ctx context.Context) error {
 			s.status = StatusError
 		}
 		s.reason = err.Error()
+		s.failure, _ = errors.AsType[*Failure](err)
 		s.mu.Unlock()
 		return err
 	}
@@ -176,7 +198,27 @@ func (s *server) connect(ctx context.Context) error {
 // watch waits for a session to end and records why, unless the session
 // was replaced or closed on purpose meanwhile.
 func (s *server) watch(cs *sdk.ClientSession) {
+	out := s.output()
 	err := cs.Wait()
+	s.mu.Lock()
+	if s.session != cs {
+		s.mu.Unlock()
+		return
+	}
+	if s.closed {
+		s.session = nil
+		s.status, s.reason = StatusDisconnected, ""
+		s.mu.Unlock()
+		return
+	}
+	s.mu.Unlock()
+	// Say how the server went (its exit status, its last stderr lines),
+	// which may take a moment for the process to be reaped.
+	if err == nil {
+		err = sdk.ErrConnectionClosed
+	}
+	f := s.explain(err, phaseSession, out, 0)
+	reason := f.Error()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.session != cs {
@@ -187,11 +229,7 @@ func (s *server) watch(cs *sdk.ClientSession) {
 		s.status, s.reason = StatusDisconnected, ""
 		return
 	}
-	reason := "the connection was closed"
-	if err != nil && !errors.Is(err, sdk.ErrConnectionClosed) {
-		reason = "the connection was closed: " + err.Error()
-	}
-	s.status, s.reason = StatusDisconnected, reason
+	s.status, s.reason, s.failure = StatusDisconnected, reason, f
 	s.m.debugf("MCP server '%s' disconnected: %s", s.cfg.Name, reason)
 }
 
@@ -222,6 +260,12 @@ func (s *server) ensure(ctx context.Context) (*sdk.ClientSession, error) {
 	}
 	s.m.debugf("MCP server '%s' is not connected; reconnecting", s.cfg.Name)
 	if err := s.connect(ctx); err != nil {
+		if f, ok := errors.AsType[*Failure](err); ok {
+			// One report naming the server once, with the server's words.
+			g := *f
+			g.Problem = "not connected, and reconnecting failed: " + f.Problem
+			return nil, &g
+		}
 		return nil, fmt.Errorf("MCP server '%s' is not connected and reconnecting failed: %w", s.cfg.Name, err)
 	}
 	s.mu.Lock()
@@ -243,20 +287,35 @@ func (s *server) withSession(ctx context.Context, f func(context.Context, *sdk.C
 	if err != nil {
 		return err
 	}
+	out := s.output()
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.RequestTimeout())
 	defer cancel()
 	err = f(ctx, cs)
-	if err == nil || !errors.Is(err, sdk.ErrConnectionClosed) {
+	if err == nil || !lost(err) {
 		return err
 	}
 	s.drop(cs, err)
 	if !notSent(err) {
-		return err
+		// The server went away with the request: say how (its exit
+		// status, its last stderr lines) rather than "EOF".
+		return s.explain(err, phaseCall, out, 0)
 	}
 	if cs, err = s.ensure(ctx); err != nil {
 		return err
 	}
-	return f(ctx, cs)
+	out = s.output()
+	if err = f(ctx, cs); err != nil && lost(err) {
+		s.drop(cs, err)
+		return s.explain(err, phaseCall, out, 0)
+	}
+	return err
+}
+
+// lost reports whether a request failed because the connection ended:
+// closed, or a stdio server's stdout reaching its end (the SDK reports
+// that as a bare EOF).
+func lost(err error) bool {
+	return errors.Is(err, sdk.ErrConnectionClosed) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
 }
 
 // notSent reports whether a connection error means the request was
@@ -324,6 +383,39 @@ func (s *server) dial(ctx context.Context) (*sdk.ClientSession, Transport, error
 	return cs, TransportSSE, nil
 }
 
+// dialWithin is dial bounded by ctx. The SDK's Connect, when initialize
+// fails, closes the session and waits for requests in flight, which a
+// remote server that never answers holds open past the deadline (seconds
+// more); the attempt is abandoned at the deadline and its session, if it
+// comes, closed. A stdio server is waited for: closing it is what stops
+// its process, which must not outlive Castor.
+func (s *server) dialWithin(ctx context.Context) (*sdk.ClientSession, Transport, error) {
+	if s.cfg.Command != "" {
+		return s.dial(ctx)
+	}
+	type result struct {
+		cs   *sdk.ClientSession
+		used Transport
+		err  error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		cs, used, err := s.dial(ctx)
+		ch <- result{cs, used, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.cs, r.used, r.err
+	case <-ctx.Done():
+		go func() {
+			if r := <-ch; r.cs != nil {
+				_ = r.cs.Close()
+			}
+		}()
+		return nil, "", ctx.Err()
+	}
+}
+
 // isAuthError reports whether err is the server refusing us for want of
 // credentials, which an SSE retry cannot cure.
 func isAuthError(err error) bool {
@@ -386,13 +478,43 @@ func (s *server) stdioTransport() (sdk.Transport, error) {
 	}
 	base := append([]string{"GEMINI_CLI=1", "CASTOR=1"}, redactEnv(s.m.environ(), s.m.envAllowed, s.m.envBlocked)...)
 	cmd.Env = mergeEnv(base, s.cfg.Env)
+	out := newProcessOutput(s.cfg.Name)
 	cmd.Stderr = &lineWriter{emit: func(line string) {
+		out.stderrLine(line)
 		s.m.debugf("[MCP STDERR (%s)]: %s", s.cfg.Name, line)
 	}}
 	// A server that leaves a grandchild holding stderr open must not keep
 	// Close waiting for it.
 	cmd.WaitDelay = time.Second
-	return &sdk.CommandTransport{Command: cmd, TerminateDuration: 500 * time.Millisecond}, nil
+	s.mu.Lock()
+	s.out = out
+	s.mu.Unlock()
+	return &stdioTransport{cmd: cmd, out: out, terminate: 500 * time.Millisecond, debug: s.m.debug}, nil
+}
+
+// output is the output record of the server's latest process (nil for a
+// remote server).
+func (s *server) output() *processOutput {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.out
+}
+
+// connectFailure explains err, met while connecting within timeout.
+func (s *server) connectFailure(ctx context.Context, err error, ph phase, timeout time.Duration) error {
+	if !errors.Is(err, context.DeadlineExceeded) || ctx.Err() == nil {
+		timeout = 0
+	}
+	if timeout == 0 && s.cfg.Endpoint() != "" && isAuthError(err) {
+		answer, _ := s.httpStatus.describe(err)
+		if answer == "" {
+			answer = "HTTP 401 Unauthorized"
+		}
+		return &Failure{Server: s.cfg.Name, Target: s.cfg.Target(), Err: err,
+			Problem: answer + ": the server requires authentication and there is no valid stored OAuth token. " +
+				`Give it credentials in its "headers" (e.g. "Authorization": "Bearer …"), or sign in with Gemini CLI's /mcp auth ` + s.cfg.Name + ", whose stored token Castor uses"}
+	}
+	return s.explain(err, ph, s.output(), timeout)
 }
 
 func (s *server) httpClient() *http.Client {
@@ -400,15 +522,15 @@ func (s *server) httpClient() *http.Client {
 	if base == nil {
 		base = http.DefaultClient
 	}
-	if len(s.cfg.Headers) == 0 {
-		return base
-	}
 	rt := base.Transport
 	if rt == nil {
 		rt = http.DefaultTransport
 	}
+	if len(s.cfg.Headers) > 0 {
+		rt = &headerTransport{base: rt, headers: s.cfg.Headers}
+	}
 	c := *base
-	c.Transport = &headerTransport{base: rt, headers: s.cfg.Headers}
+	c.Transport = &statusRecorder{base: rt, rec: &s.httpStatus}
 	return &c
 }
 
@@ -654,9 +776,9 @@ func Probe(ctx context.Context, cfg *ServerConfig, opts Options) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cs, _, err := s.dial(ctx)
+	cs, _, err := s.dialWithin(ctx)
 	if err != nil {
-		return err
+		return s.connectFailure(ctx, err, phaseConnect, timeout)
 	}
 	if err := cs.Ping(ctx, nil); err != nil {
 		m.debugf("MCP ping failed for %s, but connect succeeded: %v", cfg.Name, err)

@@ -203,6 +203,17 @@ func (c *call) transportError(err error) *tool.Result {
 	if errors.Is(err, context.DeadlineExceeded) {
 		msg = fmt.Sprintf("MCP error -32001: Request timed out after %v", c.t.srv.cfg.RequestTimeout())
 	}
+	if _, ok := errors.AsType[*Failure](err); ok {
+		// The server died or could not be reached: the user sees why,
+		// not only that the tool "reported an error".
+		r := c.transportResult(msg)
+		r.Display = fmt.Sprintf("Error: MCP tool '%s' reported an error: %s", c.t.serverTool, msg)
+		return r
+	}
+	return c.transportResult(msg)
+}
+
+func (c *call) transportResult(msg string) *tool.Result {
 	return c.toolError(struct {
 		Error struct {
 			Message string `json:"message"`

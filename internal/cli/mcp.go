@@ -20,7 +20,7 @@ import (
 	"github.com/castor-dev/castor/mcp"
 )
 
-// newMCPCommand is `castor mcp add|remove|list`, which edit and show the
+// newMCPCommand is `castor mcp add|remove|list|enable|disable`, which edit and show the
 // mcpServers settings as `gemini mcp` does, with the same flags, messages
 // and settings files.
 func newMCPCommand(ctx context.Context, stdio IO) *cobra.Command {
@@ -65,7 +65,7 @@ func newMCPCommand(ctx context.Context, stdio IO) *cobra.Command {
 			return mcpList(ctx, stdio)
 		},
 	}
-	cmd.AddCommand(add, remove, list)
+	cmd.AddCommand(add, remove, list, enableCommand(true, stdio), enableCommand(false, stdio))
 	return cmd
 }
 
@@ -378,6 +378,9 @@ func mcpAdd(cmd *cobra.Command, args []string, stdio IO) error {
 		return fmt.Errorf("Not enough non-option arguments: got %d, need at least 2", len(pos))
 	}
 	name, target, serverArgs := pos[0], pos[1], pos[2:]
+	for _, w := range addWarnings(o) {
+		fmt.Fprintf(stdio.Stderr, "Warning: %s\n", w)
+	}
 	path, inHome, err := settingsPath(o.scope)
 	if err != nil {
 		return err
@@ -479,6 +482,10 @@ func mcpList(ctx context.Context, stdio IO) error {
 			"User-level servers are also suppressed in untrusted folders to prevent accidental side-effects.\n\n")
 	}
 	filter := mcp.Filter{Allowed: st.MCP.Allowed, Excluded: st.MCP.Excluded}
+	filter.Disabled, err = mcp.LoadDisabled(enablementPath())
+	if err != nil {
+		fmt.Fprintf(stdio.Stderr, "Warning: %s\n", err)
+	}
 	fmt.Fprint(stdio.Stdout, "Configured MCP servers:\n\n")
 
 	// Probe concurrently, print in order.
@@ -488,7 +495,8 @@ func mcpList(ctx context.Context, stdio IO) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			lines[i] = listLine(s, serverState(ctx, s, filter, trusted))
+			st, err := serverState(ctx, s, filter, trusted)
+			lines[i] = listLine(s, st) + failureLines(err)
 		}()
 	}
 	wg.Wait()
@@ -498,23 +506,47 @@ func mcpList(ctx context.Context, stdio IO) error {
 	return nil
 }
 
-// serverState is the status `mcp list` shows for one server.
-func serverState(ctx context.Context, s *mcp.ServerConfig, filter mcp.Filter, trusted bool) mcp.Status {
+// serverState is the status `mcp list` shows for one server, and why a
+// server that should connect did not.
+func serverState(ctx context.Context, s *mcp.ServerConfig, filter mcp.Filter, trusted bool) (mcp.Status, error) {
+	if filter.IsDisabled(s.Name) {
+		// Switched off by `mcp disable`, not by settings.
+		return mcp.StatusDisabled, nil
+	}
 	if blocked, _ := filter.Blocked(s.Name); blocked {
-		return mcp.StatusBlocked
+		return mcp.StatusBlocked, nil
 	}
 	if !trusted {
-		return mcp.StatusDisabled
+		return mcp.StatusDisabled, nil
 	}
 	err := mcp.Probe(ctx, s, mcp.Options{
 		ClientName:    "castor",
 		ClientVersion: version.Version,
 		Debug:         func(string) {},
+		// A server signed in to (by Castor or Gemini CLI) connects with
+		// its stored token, as the session does: without it, `mcp list`
+		// called it disconnected.
+		OAuth: &mcp.OAuthOptions{TokenFile: filepath.Join(config.ResolveHome(nil).Dir, mcp.TokenFileName)},
 	})
 	if err != nil {
-		return mcp.StatusDisconnected
+		return mcp.StatusDisconnected, err
 	}
-	return mcp.StatusConnected
+	return mcp.StatusConnected, nil
+}
+
+// failureLines says, below a server's line of `mcp list`, why it did not
+// connect: Gemini CLI says only "Disconnected", which leaves the user to
+// guess between a typo, a crash and a server that logs to stdout.
+func failureLines(err error) string {
+	if err == nil {
+		return ""
+	}
+	text := err.Error()
+	if f, ok := errors.AsType[*mcp.Failure](err); ok {
+		// The line above names the server and its command or URL.
+		text = f.Details()
+	}
+	return "\n    " + strings.ReplaceAll(text, "\n", "\n    ")
 }
 
 // listLine is one line of `mcp list`, as Gemini CLI prints it.

@@ -14,6 +14,8 @@ import (
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/castor-dev/castor/mcp"
 )
 
 var updateGolden = flag.Bool("update-mcp", false, "rewrite the mcp command golden files")
@@ -82,6 +84,8 @@ func TestMCPAddRemove(t *testing.T) {
 		{"mcp", "remove", "-s", "user", "mine"},
 		{"mcp", "add", "-s", "bogus", "x", "y"},
 		{"mcp", "add", "onlyname"},
+		{"mcp", "add", "-e", "NOVALUE", "-e", "=x", "-H", "X-Stdio: 1", "loose", "python3", "server.py"},
+		{"mcp", "add", "-t", "sse", "-e", "A=1", "looseweb", "http://127.0.0.1:9/sse"},
 	}
 	for _, args := range steps {
 		code, out, errOut := runCLI(t, args...)
@@ -184,4 +188,80 @@ func TestMCPList(t *testing.T) {
 	_, out, _ = runCLI(t, "mcp", "list")
 	out = strings.ReplaceAll(strings.ReplaceAll(out, hs.URL, "URL"), ws, "WS")
 	mcpGolden(t, "list_untrusted.txt", out)
+}
+
+// TestMCPListStoredToken: a server that needs the OAuth token stored for
+// it is listed as connected, as the session connects to it.
+func TestMCPListStoredToken(t *testing.T) {
+	home, _ := mcpEnv(t)
+	srv := sdk.NewServer(&sdk.Implementation{Name: "t", Version: "1"}, nil)
+	srv.AddTool(&sdk.Tool{Name: "t", InputSchema: map[string]any{"type": "object"}},
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return &sdk.CallToolResult{}, nil
+		})
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer stored-token" {
+			http.Error(w, "Unauthorized", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	defer hs.Close()
+	dir := filepath.Join(home, ".gemini")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	store := &mcp.TokenStore{Path: filepath.Join(dir, mcp.TokenFileName)}
+	if err := store.Save(mcp.OAuthCredentials{ServerName: "secure", Token: mcp.OAuthToken{AccessToken: "stored-token", TokenType: "Bearer"}}); err != nil {
+		t.Fatal(err)
+	}
+	settings := `{"mcpServers": {"secure": {"httpUrl": "` + hs.URL + `"}}}`
+	if err := os.WriteFile(filepath.Join(dir, "settings.json"), []byte(settings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, out, _ := runCLI(t, "mcp", "list")
+	if want := "✓ secure: " + hs.URL + " (http) - Connected\n"; !strings.Contains(out, want) {
+		t.Errorf("mcp list:\n%s\nwant %q", out, want)
+	}
+}
+
+// TestMCPEnableDisable: `mcp disable` switches a server off in the file
+// Gemini CLI keeps, `mcp list` shows it disabled, `mcp enable` undoes it.
+func TestMCPEnableDisable(t *testing.T) {
+	home, _ := mcpEnv(t)
+	dir := filepath.Join(home, ".gemini")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	settings := `{"mcp": {"excluded": ["banned"]}, "mcpServers": {"Weather": {"command": "` + filepath.Join(home, "missing") + `"}, "banned": {"command": "x"}}}`
+	if err := os.WriteFile(filepath.Join(dir, "settings.json"), []byte(settings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, mcp.EnablementFileName)
+	steps := []struct {
+		args           []string
+		code           int
+		stdout, stderr string
+	}{
+		{[]string{"mcp", "disable", "weather"}, 0, "✓ MCP server 'weather' disabled.\n", ""},
+		{[]string{"mcp", "list"}, 0, "○ Weather: " + filepath.Join(home, "missing") + "  (stdio) - Disabled\n", ""},
+		{[]string{"mcp", "enable", "nope"}, 1, "", "Server 'nope' not found. Use 'castor mcp list' to see available servers."},
+		{[]string{"mcp", "enable", "banned"}, 1, "", "Server 'banned' is blocked by mcp.excluded."},
+		{[]string{"mcp", "enable", "Weather"}, 0, "✓ MCP server 'weather' enabled.\n", ""},
+	}
+	for i, s := range steps {
+		code, out, errOut := runCLI(t, s.args...)
+		if code != s.code || !strings.Contains(out, s.stdout) || !strings.Contains(errOut, s.stderr) {
+			t.Errorf("%q: exit %d\nstdout %q\nstderr %q", s.args, code, out, errOut)
+		}
+		if i == 0 {
+			if data, _ := os.ReadFile(file); !strings.Contains(string(data), `"weather": {`) || !strings.Contains(string(data), `"enabled": false`) {
+				t.Errorf("enablement file = %s", data)
+			}
+		}
+	}
+	if got, _ := mcp.LoadDisabled(file); got != nil {
+		t.Errorf("still disabled: %v", got)
+	}
 }

@@ -76,12 +76,18 @@ func openMCP(ctx context.Context, st *config.Settings, at mcpPlace, allowedNames
 			}
 		}
 	}
-	m := mcp.Start(ctx, mcp.Options{
+	// Servers switched off with `gemini mcp disable` (or castor's) stay off.
+	disabled, err := mcp.LoadDisabled(filepath.Join(at.geminiDir, mcp.EnablementFileName))
+	if err != nil {
+		warn(err.Error())
+	}
+	m := mcp.New(mcp.Options{
 		Servers: servers,
 		Filter: mcp.Filter{
 			Allowed:      st.MCP.Allowed,
 			Excluded:     st.MCP.Excluded,
 			AllowedNames: allowedNames,
+			Disabled:     disabled,
 		},
 		FolderTrusted: st.Trust.IsTrusted() || !st.Trust.FolderTrustEnabled,
 		ClientName:    "castor",
@@ -101,6 +107,7 @@ func openMCP(ctx context.Context, st *config.Settings, at mcpPlace, allowedNames
 		// lead's interactive faces can pass OpenBrowser).
 		OAuth: &mcp.OAuthOptions{TokenFile: filepath.Join(at.geminiDir, mcp.TokenFileName)},
 	})
+	startMCP(ctx, m, warn)
 	if ctx.Err() != nil {
 		// Start-up was cancelled: the caller reports that, not each
 		// server it interrupted.
@@ -111,6 +118,12 @@ func openMCP(ctx context.Context, st *config.Settings, at mcpPlace, allowedNames
 	for _, s := range statuses {
 		switch s.Status {
 		case mcp.StatusError:
+			if f := s.Failure; f != nil {
+				// Name the command or URL, say what went wrong and quote
+				// the server's last stderr lines.
+				warn(fmt.Sprintf("Error connecting to MCP server '%s' (%s): %s", s.Name, f.Target, f.Details()))
+				continue
+			}
 			warn(fmt.Sprintf("Error connecting to MCP server '%s': %s", s.Name, s.Reason))
 		case mcp.StatusBlocked, mcp.StatusDisabled:
 			// Gemini CLI lists these in /mcp and `mcp list`, not at start.

@@ -487,7 +487,11 @@ func (m *model) cmdMCP([]string) tea.Cmd {
 	b.WriteString(m.theme.title.Render("MCP servers") + "\n")
 	for _, s := range m.agent.MCP.Statuses() {
 		line := fmt.Sprintf("  %s: %s, %d tools, %d prompts", s.Name, s.Status, s.Tools, s.Prompts)
-		if s.Reason != "" {
+		if f := s.Failure; f != nil {
+			// The command or URL, what went wrong, the server's last
+			// stderr lines: one indented line each.
+			line += "\n    " + f.Target + ": " + strings.ReplaceAll(f.Details(), "\n", "\n    ")
+		} else if s.Reason != "" {
 			line += " (" + s.Reason + ")"
 		}
 		b.WriteString(termtext.String(line) + "\n")

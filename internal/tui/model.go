@@ -420,14 +420,21 @@ func (m *model) nextQueued() tea.Cmd {
 
 func (m *model) printNotice(kind noticeKind, text string) {
 	text = termtext.String(text)
+	style, mark := m.theme.dim, "ℹ "
 	switch kind {
 	case noticeWarn:
-		m.print(m.theme.warn.Render("⚠ " + text))
+		style, mark = m.theme.warn, "⚠ "
 	case noticeError:
-		m.print(m.theme.bad.Render("✕ " + text))
-	default:
-		m.print(m.theme.dim.Render("ℹ " + text))
+		style, mark = m.theme.bad, "✕ "
 	}
+	// Line by line: a style pads every line of a block to the widest, and
+	// the padding of a short line under a long one wraps into blank rows
+	// (an MCP server's failure and its stderr lines).
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		lines[i] = style.Render(l)
+	}
+	m.print(style.Render(mark) + strings.Join(lines, "\n"))
 }
 
 // startTurn sends text to the engine on a goroutine whose events come

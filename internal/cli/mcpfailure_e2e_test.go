@@ -1,0 +1,71 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/castor-dev/castor/internal/fakegemini"
+)
+
+// TestMCPFailuresExplained runs the binary with MCP servers that cannot
+// come up and checks that start-up and `castor mcp list` name each
+// server, its command or URL, the problem in plain words and the last
+// lines the server wrote to stderr (before, a crashing server read
+// "calling "initialize": client is closing: EOF", with its stderr only
+// under --debug).
+func TestMCPFailuresExplained(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := "http://" + ln.Addr().String() + "/mcp"
+	ln.Close()
+
+	e := newEnv(t, fakegemini.Text("fine"))
+	crash := `echo "starting weather server" >&2; echo "Error: WEATHER_API_KEY is not set" >&2; exit 2`
+	settings := map[string]any{"mcpServers": map[string]any{
+		"crash":   map[string]any{"command": "sh", "args": []string{"-c", crash}},
+		"missing": map[string]any{"command": "castor-no-such-mcp-server"},
+		"refused": map[string]any{"url": refused},
+	}}
+	raw, _ := json.Marshal(settings)
+	if err := os.MkdirAll(filepath.Join(e.home, ".gemini"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(e.home, ".gemini", "settings.json"), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	r := e.run("-p", "hi")
+	if r.code != 0 || r.stdout != "fine\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	for _, want := range []string{
+		"Error connecting to MCP server 'crash' (sh -c " + crash + "): the server exited with status 2 before completing the MCP handshake\n" +
+			"Last lines on the server's stderr:\n  starting weather server\n  Error: WEATHER_API_KEY is not set\n",
+		`Error connecting to MCP server 'missing' (castor-no-such-mcp-server): command "castor-no-such-mcp-server" not found on PATH; is it installed?` + "\n",
+		"Error connecting to MCP server 'refused' (" + refused + "): connection refused: nothing is listening there (is the server running?)\n",
+	} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("start-up stderr lacks\n%s\n--- stderr:\n%s", want, r.stderr)
+		}
+	}
+
+	r = e.run("mcp", "list")
+	want := "✗ crash: sh -c " + crash + " (stdio) - Disconnected\n" +
+		"    the server exited with status 2 before completing the MCP handshake\n" +
+		"    Last lines on the server's stderr:\n" +
+		"      starting weather server\n" +
+		"      Error: WEATHER_API_KEY is not set\n" +
+		"✗ missing: castor-no-such-mcp-server  (stdio) - Disconnected\n" +
+		"    command \"castor-no-such-mcp-server\" not found on PATH; is it installed?\n" +
+		"✗ refused: " + refused + " (http) - Disconnected\n" +
+		"    connection refused: nothing is listening there (is the server running?)\n"
+	if r.code != 0 || !strings.HasSuffix(r.stdout, want) {
+		t.Errorf("mcp list: exit %d\n%s\nwant suffix\n%s", r.code, r.stdout, want)
+	}
+}

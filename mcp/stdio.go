@@ -1,0 +1,168 @@
+package mcp
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// maxStdioLine bounds one line a stdio server writes. The SDK's own limit
+// (16 MB) is lower than results users meet (Gemini CLI has none); this one
+// only keeps a server that never ends a line from eating all memory.
+const maxStdioLine = 256 << 20
+
+// stdioTransport runs a server process and speaks MCP over its stdin and
+// stdout. Unlike the SDK's CommandTransport it skips stdout lines that are
+// not JSON-RPC messages (a banner, a stray print), as Gemini CLI's stdio
+// transport does, instead of dropping the connection with "invalid
+// character"; the lines go to the debug log and, in case the server then
+// fails, into its failure report. It also records how the process ended,
+// so that a failure can say "exited with status 1" rather than
+// "broken pipe".
+type stdioTransport struct {
+	cmd *exec.Cmd
+	// out collects what the process says besides MCP: stderr, stray stdout
+	// lines, its exit. A fresh one per process.
+	out *processOutput
+	// terminate is how long Close waits for the process to exit after
+	// closing its stdin, before SIGTERM, and again before SIGKILL.
+	terminate time.Duration
+	debug     func(string)
+}
+
+func (t *stdioTransport) Connect(ctx context.Context) (sdk.Connection, error) {
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, err
+	}
+	t.cmd.Stdin, t.cmd.Stdout = inR, outW
+	err = t.cmd.Start()
+	// The child holds its own copies of these ends now.
+	inR.Close()
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return nil, &startError{err: err}
+	}
+	done := make(chan struct{})
+	go func() {
+		err := t.cmd.Wait()
+		t.out.exit(t.cmd.ProcessState, err)
+		close(done)
+	}()
+	t.out.setDone(done)
+	msgs, msgW := io.Pipe()
+	go t.filter(outR, msgW)
+	p := &process{cmd: t.cmd, stdin: inW, stdout: outR, done: done, terminate: t.terminate}
+	return (&sdk.IOTransport{Reader: msgs, Writer: p, MaxLineLength: -1}).Connect(ctx)
+}
+
+// filter copies JSON-RPC lines from the server's stdout to w, and sets
+// every other line aside.
+func (t *stdioTransport) filter(stdout io.ReadCloser, w *io.PipeWriter) {
+	defer stdout.Close()
+	r := bufio.NewReaderSize(stdout, 64<<10)
+	var line []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		line = append(line, chunk...)
+		if errors.Is(err, bufio.ErrBufferFull) {
+			if len(line) > maxStdioLine {
+				w.CloseWithError(fmt.Errorf("the server wrote a line of more than %d MB to stdout", maxStdioLine>>20))
+				return
+			}
+			continue
+		}
+		if msg := bytes.TrimSpace(line); len(msg) > 0 {
+			if isMessage(msg) {
+				if _, werr := w.Write(append(msg, '\n')); werr != nil {
+					return
+				}
+			} else {
+				t.out.stray(string(msg))
+				t.debug(fmt.Sprintf("%s wrote a line to stdout that is not an MCP message; skipped: %s", t.out.name, clip(string(msg), maxLineChars)))
+			}
+		}
+		line = line[:0]
+		if err != nil {
+			w.Close() // EOF for the session: the server closed its stdout
+			return
+		}
+	}
+}
+
+// isMessage reports whether a stdout line is JSON-RPC (a message or a
+// batch) rather than a stray line: text, or JSON without "jsonrpc", such
+// as a structured logger writing {"level":30,"msg":"started"} to stdout.
+func isMessage(line []byte) bool {
+	switch line[0] {
+	case '{':
+		var m struct {
+			JSONRPC *string `json:"jsonrpc"`
+		}
+		return json.Unmarshal(line, &m) == nil && m.JSONRPC != nil
+	case '[':
+		return json.Valid(line)
+	}
+	return false
+}
+
+// process is the writing end of a stdio session. Closing it shuts the
+// server down the way the MCP specification asks: close its stdin, wait,
+// SIGTERM, wait, SIGKILL.
+type process struct {
+	cmd       *exec.Cmd
+	stdin     *os.File
+	stdout    *os.File
+	done      chan struct{}
+	terminate time.Duration
+}
+
+func (p *process) Write(b []byte) (int, error) { return p.stdin.Write(b) }
+
+func (p *process) Close() error {
+	p.stdin.Close()
+	if !p.wait() {
+		if p.cmd.Process.Signal(syscall.SIGTERM) != nil || !p.wait() {
+			_ = p.cmd.Process.Kill()
+			<-p.done
+		}
+	}
+	// A grandchild may still hold stdout open; stop reading it.
+	p.stdout.Close()
+	// How the process ended is in the server's output record; a server
+	// told to stop has nothing to report.
+	return nil
+}
+
+func (p *process) wait() bool {
+	select {
+	case <-p.done:
+		return true
+	case <-time.After(p.terminate):
+		return false
+	}
+}
+
+// startError is a stdio server's command that could not be started.
+type startError struct{ err error }
+
+func (e *startError) Error() string { return e.err.Error() }
+func (e *startError) Unwrap() error { return e.err }
