@@ -403,9 +403,12 @@ func (c *Client) lost(cn *conn, err error) {
 	}
 	c.conn = nil
 	c.ctx = nil
-	detail := "IDE connection closed"
+	// The transport's error (an SSE stream's retries, a session id) means
+	// nothing to the user, who closed the editor or restarted the
+	// companion: it goes to the debug log, the user reads what happened.
+	detail := "IDE connection closed (the IDE or its companion stopped)"
 	if err != nil && !c.closed {
-		detail += ": " + err.Error()
+		c.opts.logf("ide: session with %s ended: %v", cn.status.URL, err)
 	}
 	c.status = Status{State: Disconnected, Detail: detail, IDE: cn.status.IDE}
 	for p, ch := range c.diffs {

@@ -513,7 +513,8 @@ func (m *model) cmdIDE(args []string) tea.Cmd {
 			m.printNotice(noticeInfo, "IDE: not connected (start Castor with --ide or run /ide enable, with the IDE companion running).")
 			return nil
 		}
-		m.printNotice(noticeInfo, "IDE: connected.")
+		// The connection's state now: the editor may have closed since.
+		m.printNotice(noticeInfo, "IDE: "+m.agent.IDE.Summary())
 	case "enable", "disable":
 		on := sub == "enable"
 		if err := config.UpdateFile(path, "ide.enabled", on); err != nil {
