@@ -234,6 +234,25 @@ func (c *Client) waitInitialContext(ctx context.Context) {
 // dial discovers the companion and opens a session with it.
 func (c *Client) dial(ctx context.Context) (*conn, error) {
 	d := c.opts.discover()
+	cn, err := c.dialDiscovery(ctx, d)
+	var ce *ConnectError
+	if err == nil || !errors.As(err, &ce) || ce.Problem != ProblemRefused {
+		return cn, err
+	}
+	// Nothing listens where the selected file says: the file is stale.
+	// Another file of the workspace may be the live companion (Gemini CLI
+	// gives up here, and the user must delete the stale file).
+	for _, alt := range d.fallbacks {
+		c.opts.logf("ide: %v; trying %s", err, alt.Selected.Path)
+		if cn, aerr := c.dialDiscovery(ctx, alt); aerr == nil {
+			return cn, nil
+		}
+	}
+	return nil, err
+}
+
+// dialDiscovery connects to the companion d selects.
+func (c *Client) dialDiscovery(ctx context.Context, d *Discovery) (*conn, error) {
 	cwd := c.opts.workDir()
 	base := &ConnectError{Discovery: d}
 	if d.Selected != nil {
