@@ -74,3 +74,19 @@ func TestIDEStatusFollowsConnection(t *testing.T) {
 		t.Errorf("after the IDE closed, /ide status says:\n%s", out)
 	}
 }
+
+// TestIDEInstallCommand: /ide install is a sub-command (Gemini CLI's), not
+// an unknown one; outside VS Code it says what to do instead.
+func TestIDEInstallCommand(t *testing.T) {
+	m, log := newTestModel(t)
+	m.cfg.Environ = []string{"NVIM=/tmp/nvim.sock"}
+	withSession(t, m)
+	cmd := m.runCommand("/ide install")
+	if strings.Contains(printed(log), "Unknown sub-command") || cmd == nil {
+		t.Fatalf("/ide install is not a sub-command:\n%s", printed(log))
+	}
+	msg, ok := cmd().(noticeMsg)
+	if !ok || msg.kind != noticeError || !strings.Contains(msg.text, "no installer for Neovim") {
+		t.Errorf("/ide install in Neovim: %+v", msg)
+	}
+}
