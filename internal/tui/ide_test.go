@@ -55,6 +55,9 @@ func TestIDEStatusFollowsConnection(t *testing.T) {
 	m, log := newTestModel(t)
 	a := withSession(t, m)
 	a.IDE = c
+	if f := m.footer(); !strings.Contains(f, "IDE") || strings.Contains(f, "IDE disconnected") {
+		t.Errorf("connected: footer %q", f)
+	}
 	m.runCommand("/ide status")
 	for _, w := range []string{"Connected to Test IDE", file + " (active)"} {
 		if !strings.Contains(printed(log), w) {
@@ -72,6 +75,9 @@ func TestIDEStatusFollowsConnection(t *testing.T) {
 	out := printed(log)
 	if !strings.Contains(out, "Disconnected from Test IDE") || strings.Contains(out, "IDE: connected") {
 		t.Errorf("after the IDE closed, /ide status says:\n%s", out)
+	}
+	if f := m.footer(); !strings.Contains(f, "IDE disconnected") {
+		t.Errorf("after the IDE closed, the footer says %q", f)
 	}
 }
 
