@@ -668,6 +668,15 @@ func (c *Client) openDiff(ctx context.Context, path, newContent string) (*pendin
 	if err != nil {
 		unregister()
 		release()
+		if errors.Is(err, syscall.ECONNREFUSED) {
+			// The companion died without an event stream to tell us (MCP
+			// makes the stream optional): the session is over. Closing it
+			// runs lost, which reports it and looks for the companion
+			// again, instead of every later edit failing the same way.
+			c.opts.logf("ide: openDiff: %v", err)
+			cn.session.Close()
+			return nil, fmt.Errorf("the IDE companion at %s is gone (connection refused)", cn.status.URL)
+		}
 		return nil, fmt.Errorf("opening the diff in the IDE: %w", err)
 	}
 	return &pendingDiff{c: c, path: path, ch: ch, release: func() { unregister(); release() }}, nil
