@@ -523,6 +523,9 @@ func (m *model) cmdIDE(args []string) tea.Cmd {
 			return nil
 		}
 		switch {
+		case on && m.agent.IDE != nil && m.agent.IDE.Status().State != ide.Connected:
+			m.agent.IDE.Reconnect()
+			m.printNotice(noticeInfo, "IDE mode enabled in "+shown+"; the IDE connection was lost, looking for the companion now (/ide status tells).")
 		case on && m.agent.IDE != nil:
 			m.printNotice(noticeInfo, "IDE mode enabled in "+shown+"; this session is already connected.")
 		case on:

@@ -79,6 +79,14 @@ func TestIDEStatusFollowsConnection(t *testing.T) {
 	if f := m.footer(); !strings.Contains(f, "IDE disconnected") {
 		t.Errorf("after the IDE closed, the footer says %q", f)
 	}
+
+	// Gemini CLI's advice on a lost connection is /ide enable: it must not
+	// claim the session is connected.
+	*log = nil
+	m.runCommand("/ide enable")
+	if out := printed(log); strings.Contains(out, "already connected") || !strings.Contains(out, "looking for the companion now") {
+		t.Errorf("/ide enable after the IDE closed says:\n%s", out)
+	}
 }
 
 // TestIDEInstallCommand: /ide install is a sub-command (Gemini CLI's), not
