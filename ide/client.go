@@ -234,6 +234,25 @@ func (c *Client) waitInitialContext(ctx context.Context) {
 // dial discovers the companion and opens a session with it.
 func (c *Client) dial(ctx context.Context) (*conn, error) {
 	d := c.opts.discover()
+	cn, err := c.dialDiscovery(ctx, d)
+	var ce *ConnectError
+	if err == nil || !errors.As(err, &ce) || ce.Problem != ProblemRefused {
+		return cn, err
+	}
+	// Nothing listens where the selected file says: the file is stale.
+	// Another file of the workspace may be the live companion (Gemini CLI
+	// gives up here, and the user must delete the stale file).
+	for _, alt := range d.fallbacks {
+		c.opts.logf("ide: %v; trying %s", err, alt.Selected.Path)
+		if cn, aerr := c.dialDiscovery(ctx, alt); aerr == nil {
+			return cn, nil
+		}
+	}
+	return nil, err
+}
+
+// dialDiscovery connects to the companion d selects.
+func (c *Client) dialDiscovery(ctx context.Context, d *Discovery) (*conn, error) {
 	cwd := c.opts.workDir()
 	base := &ConnectError{Discovery: d}
 	if d.Selected != nil {
@@ -403,9 +422,12 @@ func (c *Client) lost(cn *conn, err error) {
 	}
 	c.conn = nil
 	c.ctx = nil
-	detail := "IDE connection closed"
+	// The transport's error (an SSE stream's retries, a session id) means
+	// nothing to the user, who closed the editor or restarted the
+	// companion: it goes to the debug log, the user reads what happened.
+	detail := "IDE connection closed (the IDE or its companion stopped)"
 	if err != nil && !c.closed {
-		detail += ": " + err.Error()
+		c.opts.logf("ide: session with %s ended: %v", cn.status.URL, err)
 	}
 	c.status = Status{State: Disconnected, Detail: detail, IDE: cn.status.IDE}
 	for p, ch := range c.diffs {
@@ -646,6 +668,15 @@ func (c *Client) openDiff(ctx context.Context, path, newContent string) (*pendin
 	if err != nil {
 		unregister()
 		release()
+		if errors.Is(err, syscall.ECONNREFUSED) {
+			// The companion died without an event stream to tell us (MCP
+			// makes the stream optional): the session is over. Closing it
+			// runs lost, which reports it and looks for the companion
+			// again, instead of every later edit failing the same way.
+			c.opts.logf("ide: openDiff: %v", err)
+			cn.session.Close()
+			return nil, fmt.Errorf("the IDE companion at %s is gone (connection refused)", cn.status.URL)
+		}
 		return nil, fmt.Errorf("opening the diff in the IDE: %w", err)
 	}
 	return &pendingDiff{c: c, path: path, ch: ch, release: func() { unregister(); release() }}, nil

@@ -143,6 +143,9 @@ type Discovery struct {
 	EnvPort int
 	// IDEInfo is the file's ideInfo, else what the environment suggests.
 	IDEInfo IDEInfo
+
+	// fallbacks select, in order, the other files whose workspace fits.
+	fallbacks []*Discovery
 }
 
 // DiscoverOptions configures Discover. Zero values mean the real process
@@ -209,9 +212,30 @@ func Discover(o DiscoverOptions) *Discovery {
 	d.Candidates = scanDir(d.Dir, d.IDEPID, d.Ancestors, alive)
 	d.Selected = selectCandidate(d.Candidates, o.WorkDir, d.EnvPort)
 
+	d.use(o, d.Selected)
+	// The other files of the workspace, for when the selected one is
+	// stale: a companion that crashed leaves its file behind, and the one
+	// restarted in the same IDE writes another with the same PID.
+	for _, c := range d.Candidates {
+		if c == d.Selected || c.File == nil || c.Legacy || CheckWorkspace(c.File.WorkspacePath, o.WorkDir) != nil {
+			continue
+		}
+		alt := *d
+		alt.fallbacks = nil
+		alt.use(o, c)
+		d.fallbacks = append(d.fallbacks, &alt)
+	}
+	return d
+}
+
+// use makes c the selected file: the connection takes its port, token,
+// workspace and IDE, with the environment variables as fallbacks.
+func (d *Discovery) use(o DiscoverOptions, c *Candidate) {
+	d.Selected = c
+	d.Port, d.AuthToken, d.WorkspacePath, d.IDEInfo = 0, "", nil, IDEInfo{}
 	var f *DiscoveryFile
-	if d.Selected != nil {
-		f = d.Selected.File
+	if c != nil {
+		f = c.File
 	}
 	if f != nil {
 		d.Port, d.AuthToken, d.WorkspacePath = int(f.Port), f.AuthToken, f.WorkspacePath
@@ -230,7 +254,6 @@ func Discover(o DiscoverOptions) *Discovery {
 	if d.IDEInfo.Name == "" {
 		d.IDEInfo = detectIDE(o.getenv)
 	}
-	return d
 }
 
 // lookupEnv tells an empty GEMINI_CLI_IDE_WORKSPACE_PATH (no folder open)

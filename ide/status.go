@@ -184,3 +184,45 @@ func orNone(tools []string) string {
 	}
 	return strings.Join(tools, ", ")
 }
+
+// Summary describes the live connection in a few lines, for a session's
+// /ide status: the IDE, where diffs show and the open files when
+// connected; why not, when the companion went away (the client keeps
+// looking for it). It reads the state now, not the state at Connect.
+func (c *Client) Summary() string {
+	st := c.Status()
+	if st.State != Connected {
+		detail := st.Detail
+		if detail == "" {
+			detail = "not connected"
+		}
+		return fmt.Sprintf("Disconnected from %s: %s. Castor keeps looking for the companion; `castor ide status` in this terminal explains what it finds.", orIDE(st.IDE), detail)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Connected to %s", orIDE(st.IDE))
+	if st.Diffing {
+		b.WriteString("; edits are shown as diffs in the IDE.")
+	} else {
+		b.WriteString("; the companion shows no diffs, edits are confirmed in the terminal.")
+	}
+	files := c.Context().Files()
+	if len(files) == 0 {
+		b.WriteString("\nNo open files.")
+	} else {
+		b.WriteString("\nOpen files:")
+		for _, f := range files {
+			b.WriteString("\n  " + f.Path)
+			if f.IsActive {
+				b.WriteString(" (active)")
+			}
+		}
+	}
+	return b.String()
+}
+
+func orIDE(info IDEInfo) string {
+	if info.DisplayName != "" {
+		return info.DisplayName
+	}
+	return "the IDE"
+}

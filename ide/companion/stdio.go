@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/castor-dev/castor/ide"
+	"github.com/castor-dev/castor/internal/jsonerr"
 )
 
 // Event types an editor plugin writes to ServeStdio's input, one JSON
@@ -69,7 +70,7 @@ func ParseEvent(line []byte) (Event, error) {
 	// version of the protocol keep working.
 	dec := json.NewDecoder(bytes.NewReader(line))
 	if err := dec.Decode(&e); err != nil {
-		return Event{}, fmt.Errorf("not a JSON event: %v", err)
+		return Event{}, fmt.Errorf("not a JSON event: %s", jsonerr.Describe(err))
 	}
 	if dec.More() {
 		return Event{}, errors.New("one JSON object per line")

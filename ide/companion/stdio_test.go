@@ -43,6 +43,9 @@ func TestParseEvent(t *testing.T) {
 		{`{"path":"/a"}`, companion.Event{}, "without a type"},
 		{`{"type":"opened","path":"/a"} {"type":"opened","path":"/b"}`, companion.Event{}, "one JSON object per line"},
 		{`not json`, companion.Event{}, "not a JSON event"},
+		// In the plugin's terms, not the companion's Go types.
+		{`{"type":"focused","path":"/a","selectedText":5}`, companion.Event{}, `not a JSON event: "selectedText" must be a string, not number`},
+		{`[1,2]`, companion.Event{}, "not a JSON event: the value must be an object, not array"},
 		{`{"type":"cursor","path":"/a","cursor":{"line":"1","character":1}}`, companion.Event{}, "not a JSON event"},
 	}
 	for _, tt := range tests {

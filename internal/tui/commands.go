@@ -18,6 +18,7 @@ import (
 	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/command"
 	"github.com/castor-dev/castor/config"
+	"github.com/castor-dev/castor/ide"
 	"github.com/castor-dev/castor/internal/chats"
 	"github.com/castor-dev/castor/internal/routing"
 	"github.com/castor-dev/castor/internal/setup"
@@ -56,7 +57,7 @@ func init() {
 		{name: "resume", desc: "List the recorded sessions of this project, or switch to one.", needsSession: true, run: (*model).cmdResume},
 		{name: "compress", desc: "Compresses the context by replacing it with a summary.", needsSession: true, run: (*model).cmdCompress},
 		{name: "mcp", desc: "List the MCP servers and their status.", needsSession: true, run: (*model).cmdMCP},
-		{name: "ide", desc: "Show the IDE connection; enable or disable IDE mode.", subs: []string{"status", "enable", "disable"}, needsSession: true, run: (*model).cmdIDE},
+		{name: "ide", desc: "Show the IDE connection; enable or disable IDE mode.", subs: []string{"status", "enable", "disable", "install"}, needsSession: true, run: (*model).cmdIDE},
 		{name: "directory", desc: "Add or show workspace directories.", subs: []string{"add", "show"}, needsSession: true, run: (*model).cmdDirectory},
 	}
 }
@@ -517,7 +518,8 @@ func (m *model) cmdIDE(args []string) tea.Cmd {
 			m.printNotice(noticeInfo, "IDE: not connected (start Castor with --ide or run /ide enable, with the IDE companion running).")
 			return nil
 		}
-		m.printNotice(noticeInfo, "IDE: connected.")
+		// The connection's state now: the editor may have closed since.
+		m.printNotice(noticeInfo, "IDE: "+m.agent.IDE.Summary())
 	case "enable", "disable":
 		on := sub == "enable"
 		if err := config.UpdateFile(path, "ide.enabled", on); err != nil {
@@ -525,6 +527,9 @@ func (m *model) cmdIDE(args []string) tea.Cmd {
 			return nil
 		}
 		switch {
+		case on && m.agent.IDE != nil && m.agent.IDE.Status().State != ide.Connected:
+			m.agent.IDE.Reconnect()
+			m.printNotice(noticeInfo, "IDE mode enabled in "+shown+"; the IDE connection was lost, looking for the companion now (/ide status tells).")
 		case on && m.agent.IDE != nil:
 			m.printNotice(noticeInfo, "IDE mode enabled in "+shown+"; this session is already connected.")
 		case on:
@@ -534,8 +539,20 @@ func (m *model) cmdIDE(args []string) tea.Cmd {
 		default:
 			m.printNotice(noticeInfo, "IDE mode disabled in "+shown+".")
 		}
+	case "install":
+		// Installing runs VS Code's `code` command, which takes seconds:
+		// off the event loop, the answer arrives as a notice.
+		ctx, environ := m.ctx, m.cfg.Environ
+		m.printNotice(noticeInfo, "Installing the IDE companion…")
+		return func() tea.Msg {
+			msg, err := ide.Install(ctx, ide.InstallOptions{Getenv: func(k string) string { return getenv(environ, k) }})
+			if err != nil {
+				return noticeMsg{kind: noticeError, text: err.Error()}
+			}
+			return noticeMsg{kind: noticeInfo, text: msg}
+		}
 	default:
-		m.printNotice(noticeError, "Unknown sub-command /ide "+sub+": use status, enable or disable.")
+		m.printNotice(noticeError, "Unknown sub-command /ide "+sub+": use status, enable, disable or install.")
 	}
 	return nil
 }

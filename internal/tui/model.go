@@ -15,6 +15,7 @@ import (
 
 	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/config"
+	"github.com/castor-dev/castor/ide"
 	"github.com/castor-dev/castor/internal/setup"
 	"github.com/castor-dev/castor/internal/termtext"
 	"github.com/castor-dev/castor/internal/version"
@@ -999,7 +1000,12 @@ func (m *model) footerRight(level int) []string {
 		right = append(right, fmt.Sprintf("MCP %d/%d", ok, len(st)))
 	}
 	if m.agent != nil && m.agent.IDE != nil {
-		right = append(right, "IDE")
+		// The editor may have closed since the session started.
+		if m.agent.IDE.Status().State == ide.Connected {
+			right = append(right, "IDE")
+		} else {
+			right = append(right, "IDE disconnected")
+		}
 	}
 	return right
 }
