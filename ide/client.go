@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -668,14 +669,14 @@ func (c *Client) openDiff(ctx context.Context, path, newContent string) (*pendin
 	if err != nil {
 		unregister()
 		release()
-		if errors.Is(err, syscall.ECONNREFUSED) {
+		if why := connectionBroke(err); why != "" {
 			// The companion died without an event stream to tell us (MCP
 			// makes the stream optional): the session is over. Closing it
 			// runs lost, which reports it and looks for the companion
 			// again, instead of every later edit failing the same way.
 			c.opts.logf("ide: openDiff: %v", err)
 			cn.session.Close()
-			return nil, fmt.Errorf("the IDE companion at %s is gone (connection refused)", cn.status.URL)
+			return nil, fmt.Errorf("the IDE companion at %s is gone (%s)", cn.status.URL, why)
 		}
 		return nil, fmt.Errorf("opening the diff in the IDE: %w", err)
 	}
@@ -808,4 +809,20 @@ func (p *prompter) next(cur *Context, first bool) string {
 	}
 	p.lastSent = cur
 	return text
+}
+
+// connectionBroke says, in a few words, how a request to the companion
+// failed when the failure is its connection's: refused (nothing listens
+// any more), reset, or closed under a kept-alive connection (a companion
+// killed between two requests). It is "" for any other error.
+func connectionBroke(err error) string {
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused"
+	case errors.Is(err, syscall.ECONNRESET):
+		return "connection reset"
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return "connection closed"
+	}
+	return ""
 }
