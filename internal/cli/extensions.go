@@ -22,7 +22,7 @@ import (
 )
 
 // newExtensionsCommand is `castor extensions list|install|uninstall|link|
-// enable|disable|validate`, which manage ~/.gemini/extensions as `gemini
+// enable|disable|validate|update|new`, which manage ~/.gemini/extensions as `gemini
 // extensions` does, in the same files and formats, so both tools share
 // their extensions.
 func newExtensionsCommand(ctx context.Context, stdio IO) *cobra.Command {
@@ -96,6 +96,7 @@ func newExtensionsCommand(ctx context.Context, stdio IO) *cobra.Command {
 		},
 	}
 	cmd.AddCommand(list, install, link, uninstall, enable, disable, validate)
+	cmd.AddCommand(newExtensionsUpdateCommand(ctx, stdio), newExtensionsNewCommand(stdio))
 	return cmd
 }
 
@@ -248,44 +249,11 @@ func extInstall(ctx context.Context, stdio IO, source, ref string, autoUpdate, l
 		}
 		return err
 	}
-	var src string
-	switch {
-	case gitSource.MatchString(source) && !link:
-		if _, err := exec.LookPath("git"); err != nil {
-			return errors.New("installing from a git URL needs git, which is not installed")
-		}
-		tmp, err := os.MkdirTemp("", "castor-extension")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(tmp)
-		args := []string{"clone", "--depth", "1"}
-		if ref != "" {
-			args = append(args, "--branch", ref)
-		}
-		args = append(args, "--", source, tmp)
-		c := exec.CommandContext(ctx, "git", args...)
-		c.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
-		if out, err := c.CombinedOutput(); err != nil {
-			return fmt.Errorf("Failed to clone Git repository from %s: %s", source, strings.TrimSpace(string(out)))
-		}
-		src, meta.Type = tmp, "git"
-	default:
-		abs, err := filepath.Abs(source)
-		if err != nil {
-			return err
-		}
-		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
-			return &inputError{msg: fmt.Sprintf("The source %q is not a valid URL or local path.", source)}
-		}
-		if real, err := filepath.EvalSymlinks(abs); err == nil {
-			abs = real
-		}
-		src, meta.Source = abs, abs
-		if link {
-			meta.Type = "link"
-		}
+	src, cleanup, err := fetchExtensionSource(ctx, &meta, link)
+	if err != nil {
+		return err
 	}
+	defer cleanup()
 	manifest := filepath.Join(src, config.ExtensionManifestName)
 	data, err := os.ReadFile(manifest)
 	if err != nil {
@@ -325,6 +293,53 @@ func extInstall(ctx context.Context, stdio IO, source, ref string, autoUpdate, l
 	}
 	fmt.Fprintf(stdio.Stdout, "Extension %q %s successfully and enabled.\n", m.Name, verb)
 	return nil
+}
+
+// fetchExtensionSource makes meta.Source readable as a folder: a git URL
+// is cloned (at meta.Ref) into a temporary folder that cleanup removes; a
+// local path is made absolute and real. meta.Type and meta.Source are set
+// to what was found. A link never clones.
+func fetchExtensionSource(ctx context.Context, meta *config.ExtensionInstall, link bool) (dir string, cleanup func(), err error) {
+	cleanup = func() {}
+	source := meta.Source
+	if gitSource.MatchString(source) && !link {
+		if _, err := exec.LookPath("git"); err != nil {
+			return "", cleanup, errors.New("installing from a git URL needs git, which is not installed")
+		}
+		tmp, err := os.MkdirTemp("", "castor-extension")
+		if err != nil {
+			return "", cleanup, err
+		}
+		cleanup = func() { os.RemoveAll(tmp) }
+		args := []string{"clone", "--depth", "1"}
+		if meta.Ref != "" {
+			args = append(args, "--branch", meta.Ref)
+		}
+		args = append(args, "--", source, tmp)
+		c := exec.CommandContext(ctx, "git", args...)
+		c.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
+		if out, err := c.CombinedOutput(); err != nil {
+			cleanup()
+			return "", func() {}, fmt.Errorf("Failed to clone Git repository from %s: %s", source, strings.TrimSpace(string(out)))
+		}
+		meta.Type = "git"
+		return tmp, cleanup, nil
+	}
+	abs, err := filepath.Abs(source)
+	if err != nil {
+		return "", cleanup, err
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return "", cleanup, &inputError{msg: fmt.Sprintf("The source %q is not a valid URL or local path.", source)}
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	meta.Source = abs
+	if link {
+		meta.Type = "link"
+	}
+	return abs, cleanup, nil
 }
 
 // copyTree copies the folder src to dest (which must not exist), files
