@@ -22,7 +22,7 @@ import (
 )
 
 // newExtensionsCommand is `castor extensions list|install|uninstall|link|
-// enable|disable|validate|update|new`, which manage ~/.gemini/extensions as `gemini
+// enable|disable|validate|update|new|config`, which manage ~/.gemini/extensions as `gemini
 // extensions` does, in the same files and formats, so both tools share
 // their extensions.
 func newExtensionsCommand(ctx context.Context, stdio IO) *cobra.Command {
@@ -39,15 +39,20 @@ func newExtensionsCommand(ctx context.Context, stdio IO) *cobra.Command {
 	}
 	list.Flags().StringVarP(&listFormat, "output-format", "o", "text", "The format of the CLI output (text or json)")
 	var ref string
-	var consent, autoUpdate bool
+	var consent, autoUpdate, skipSettings bool
 	install := &cobra.Command{
 		Use:   "install <source>",
 		Short: "Installs an extension from a git repository URL or a local path.",
 		Args:  exactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			return extInstall(ctx, stdio, args[0], ref, autoUpdate, false)
+			name, err := extInstall(ctx, stdio, args[0], ref, autoUpdate, false)
+			if err != nil || skipSettings {
+				return err
+			}
+			return promptInstallSettings(stdio, name)
 		},
 	}
+	install.Flags().BoolVar(&skipSettings, "skip-settings", false, "Skip the configuration of the extension's settings during install.")
 	install.Flags().StringVar(&ref, "ref", "", "The git ref to install from.")
 	install.Flags().BoolVar(&autoUpdate, "auto-update", false, "Enable auto-update for this extension.")
 	install.Flags().BoolVar(&consent, "consent", false, "Acknowledge the security risks of installing an extension and skip the confirmation prompt.")
@@ -56,9 +61,14 @@ func newExtensionsCommand(ctx context.Context, stdio IO) *cobra.Command {
 		Short: "Links an extension from a local path. Updates made to the local path will always be reflected.",
 		Args:  exactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			return extInstall(ctx, stdio, args[0], "", false, true)
+			name, err := extInstall(ctx, stdio, args[0], "", false, true)
+			if err != nil || skipSettings {
+				return err
+			}
+			return promptInstallSettings(stdio, name)
 		},
 	}
+	link.Flags().BoolVar(&skipSettings, "skip-settings", false, "Skip the configuration of the extension's settings during install.")
 	link.Flags().BoolVar(&consent, "consent", false, "Acknowledge the security risks of installing an extension and skip the confirmation prompt.")
 	uninstall := &cobra.Command{
 		Use:   "uninstall <names...>",
@@ -96,7 +106,7 @@ func newExtensionsCommand(ctx context.Context, stdio IO) *cobra.Command {
 		},
 	}
 	cmd.AddCommand(list, install, link, uninstall, enable, disable, validate)
-	cmd.AddCommand(newExtensionsUpdateCommand(ctx, stdio), newExtensionsNewCommand(stdio))
+	cmd.AddCommand(newExtensionsUpdateCommand(ctx, stdio), newExtensionsNewCommand(stdio), newExtensionsConfigCommand(stdio))
 	return cmd
 }
 
@@ -235,11 +245,12 @@ var gitSource = regexp.MustCompile(`^(https?://|git@|sso://|ssh://|git://|file:/
 
 // extInstall installs source (a git URL, cloned with git, or a local
 // folder, copied) as ~/.gemini/extensions/<name>, or with link records a
-// link to the local folder, which is then read in place.
-func extInstall(ctx context.Context, stdio IO, source, ref string, autoUpdate, link bool) error {
+// link to the local folder, which is then read in place. It returns the
+// extension's name.
+func extInstall(ctx context.Context, stdio IO, source, ref string, autoUpdate, link bool) (string, error) {
 	p, err := currentExtPlace()
 	if err != nil {
-		return err
+		return "", err
 	}
 	meta := config.ExtensionInstall{Source: source, Type: "local", Ref: ref, AutoUpdate: autoUpdate}
 	// The admin's allow-list is checked before anything is fetched.
@@ -247,29 +258,29 @@ func extInstall(ctx context.Context, stdio IO, source, ref string, autoUpdate, l
 		if err == nil {
 			err = errors.New(config.AllowedExtensionsInstallRefusal(source))
 		}
-		return err
+		return "", err
 	}
 	src, cleanup, err := fetchExtensionSource(ctx, &meta, link)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer cleanup()
 	manifest := filepath.Join(src, config.ExtensionManifestName)
 	data, err := os.ReadFile(manifest)
 	if err != nil {
-		return fmt.Errorf("Configuration file not found at %s", manifest)
+		return "", fmt.Errorf("Configuration file not found at %s", manifest)
 	}
 	m, err := config.ParseExtensionManifest(manifest, data, config.ExtensionVars(src, p.wd), nil, nil)
 	if err != nil {
-		return err
+		return "", err
 	}
 	dest := filepath.Join(config.ExtensionsDir(p.home.Dir), m.Name)
 	if _, err := os.Stat(dest); err == nil {
-		return fmt.Errorf("Extension %q is already installed. Please uninstall it first.", m.Name)
+		return "", fmt.Errorf("Extension %q is already installed. Please uninstall it first.", m.Name)
 	}
 	fmt.Fprintf(stdio.Stderr, "Installing extension %q.\n**Extensions may introduce unexpected behavior. Ensure you have investigated the extension source and trust the author.**\n", m.Name)
 	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
-		return err
+		return "", err
 	}
 	if link {
 		err = os.MkdirAll(dest, 0o755)
@@ -285,14 +296,14 @@ func extInstall(ctx context.Context, stdio IO, source, ref string, autoUpdate, l
 	}
 	if err != nil {
 		os.RemoveAll(dest)
-		return err
+		return "", err
 	}
 	verb := "installed"
 	if link {
 		verb = "linked"
 	}
 	fmt.Fprintf(stdio.Stdout, "Extension %q %s successfully and enabled.\n", m.Name, verb)
-	return nil
+	return m.Name, nil
 }
 
 // fetchExtensionSource makes meta.Source readable as a folder: a git URL
