@@ -171,7 +171,11 @@ func loadFileCommands(o Options, a *Agent, wd string) {
 		}
 	}
 	a.fileCommands = map[string]*command.FileCommand{}
-	for _, c := range command.Resolve(cmds, func(n string) bool { return builtins[n] }) {
+	resolved, conflicts := command.ResolveConflicts(cmds, func(n string) bool { return builtins[n] })
+	for _, c := range conflicts {
+		o.Warn(c.String())
+	}
+	for _, c := range resolved {
 		a.fileCommands[c.Name] = c
 		a.Commands.Register(c.Command(func(command.Env) command.Injector { return a.injector() }))
 	}
