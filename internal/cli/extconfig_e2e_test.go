@@ -39,7 +39,8 @@ func TestExtensionSettingsConfigured(t *testing.T) {
 	writeFiles(t, src, map[string]string{
 		"gemini-extension.json": `{"name": "set-ext", "version": "1.0.0",
 			"settings": [{"name": "Api Key", "description": "The service key", "envVar": "SET_EXT_KEY"},
-			             {"name": "Region", "envVar": "SET_EXT_REGION"}]}`,
+			             {"name": "Region", "envVar": "SET_EXT_REGION"},
+			             {"name": "Token", "envVar": "SET_EXT_TOKEN", "sensitive": true}]}`,
 		"hooks/hooks.json": `{"hooks": {"BeforeAgent": [{"hooks": [{"type": "command",
 			"command": "echo \"$SET_EXT_KEY|$SET_EXT_REGION\" >> ` + out + `; cat >/dev/null"}]}]}}`,
 	})
@@ -74,7 +75,10 @@ func TestExtensionSettingsConfigured(t *testing.T) {
 	if got, want := string(data), "my key #1|\nmy key #1|eu-west\n"; got != want {
 		t.Errorf("hook saw %q, want %q", got, want)
 	}
-	if r := e.run("extensions", "list"); !strings.Contains(r.stdout, "Region: eu-west") {
+	if r := e.runWithStdin("s3cret\n", "extensions", "config", "set-ext", "SET_EXT_TOKEN"); r.code != 0 {
+		t.Fatalf("config token: %s", r.stderr)
+	}
+	if r := e.run("extensions", "list"); !strings.Contains(r.stdout, "Region: eu-west") || !strings.Contains(r.stdout, "Token: ***") || strings.Contains(r.stdout, "s3cret") {
 		t.Errorf("list: %s", r.stdout)
 	}
 	for _, args := range [][]string{{"config", "nope"}, {"config", "set-ext", "NOPE"}, {"config", "--scope", "system", "set-ext"}} {

@@ -233,7 +233,9 @@ func extString(e *config.Extension, userEnabled, workspaceEnabled bool) string {
 			case !ok:
 				v = "[not set]"
 			case s.Sensitive:
-				v = "[value stored in keychain]"
+				// Masked as Gemini CLI masks it (which keeps it in the
+				// keychain; Castor has none and keeps it in the .env).
+				v = "***"
 			}
 			fmt.Fprintf(&b, "\n  %s: %s", s.Name, v)
 		}
