@@ -59,8 +59,8 @@ func TestParse(t *testing.T) {
 			},
 		},
 		{
-			name: "a tool matcher that does not compile is kept, and said",
-			in:   `{"BeforeTool": [{"matcher": "read_(", "hooks": [{"command": "a"}]}], "AfterTool": [{"matcher": "(?!x)", "hooks": [{"command": "b"}]}], "SessionStart": [{"matcher": "(", "hooks": [{"command": "c"}]}]}`,
+			name:  "a tool matcher that does not compile is kept, and said",
+			in:    `{"BeforeTool": [{"matcher": "read_(", "hooks": [{"command": "a"}]}], "AfterTool": [{"matcher": "(?!x)", "hooks": [{"command": "b"}]}], "SessionStart": [{"matcher": "(", "hooks": [{"command": "c"}]}]}`,
 			hooks: []string{"AfterTool (?!x) b  1m0s false", "BeforeTool read_( a  1m0s false", "SessionStart ( c  1m0s false"},
 			errs: []string{
 				"F: hooks.AfterTool[0].matcher: \"(?!x)\" is not a valid regular expression",
