@@ -185,7 +185,7 @@ func (p *settingPrompter) ask(question string, sensitive bool) (string, bool) {
 
 // promptInstallSettings asks for the settings an extension just installed
 // declares, as Gemini CLI's install does unless --skip-settings.
-func promptInstallSettings(stdio IO, name string) error {
+func promptInstallSettings(stdio IO, in *settingPrompter, name string) error {
 	p, err := currentExtPlace()
 	if err != nil {
 		return err
@@ -194,7 +194,7 @@ func promptInstallSettings(stdio IO, name string) error {
 	for _, e := range exts {
 		if e.Name == name && len(e.Settings) > 0 {
 			fmt.Fprintf(stdio.Stdout, "Configuring settings for %q...\n", e.Name)
-			return configureSettings(stdio, newSettingPrompter(stdio), p, e, e.Settings, "user")
+			return configureSettings(stdio, in, p, e, e.Settings, "user")
 		}
 	}
 	return nil

@@ -44,7 +44,7 @@ func TestExtensionSettingsConfigured(t *testing.T) {
 		"hooks/hooks.json": `{"hooks": {"BeforeAgent": [{"hooks": [{"type": "command",
 			"command": "echo \"$SET_EXT_KEY|$SET_EXT_REGION\" >> ` + out + `; cat >/dev/null"}]}]}}`,
 	})
-	r := e.runWithStdin("my key #1\n", "extensions", "install", src)
+	r := e.runWithStdin("y\nmy key #1\n", "extensions", "install", src)
 	if r.code != 0 || !strings.Contains(r.stdout, `Setting "Api Key" updated.`) || !strings.Contains(r.stderr, "The service key") {
 		t.Fatalf("install: exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
 	}
@@ -88,7 +88,43 @@ func TestExtensionSettingsConfigured(t *testing.T) {
 	}
 	// --skip-settings asks nothing.
 	e2 := newEnv(t)
-	if r := e2.runWithStdin("never read\n", "extensions", "install", "--skip-settings", src); r.code != 0 || strings.Contains(r.stdout, "updated") {
+	if r := e2.runWithStdin("never read\n", "extensions", "install", "--consent", "--skip-settings", src); r.code != 0 || strings.Contains(r.stdout, "updated") {
 		t.Errorf("--skip-settings: exit %d, stdout %s", r.code, r.stdout)
+	}
+}
+
+// TestExtensionInstallConsent: install asks "Do you want to continue?"
+// as Gemini CLI does; "n" cancels and leaves nothing behind, --consent
+// skips the question, and Enter or closed stdin take the default, yes.
+func TestExtensionInstallConsent(t *testing.T) {
+	e := newEnv(t)
+	src := filepath.Join(filepath.Dir(e.ws), "src", "ask-ext")
+	writeFiles(t, src, map[string]string{"gemini-extension.json": `{"name": "ask-ext", "version": "1.0.0"}`})
+	dest := filepath.Join(e.home, ".gemini", "extensions", "ask-ext")
+	r := e.runWithStdin("n\n", "extensions", "install", src)
+	if r.code == 0 || !strings.Contains(r.stderr, "Do you want to continue? [Y/n]") || !strings.Contains(r.stderr, `Installation cancelled for "ask-ext".`) {
+		t.Fatalf("answer n: exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(dest); err == nil {
+		t.Fatal("a cancelled install left the extension installed")
+	}
+	for _, tc := range []struct {
+		stdin string
+		args  []string
+	}{
+		{"n\n", []string{"extensions", "install", "--consent", src}},
+		{"\n", []string{"extensions", "install", src}},
+		{"", []string{"extensions", "link", src}},
+	} {
+		r := e.runWithStdin(tc.stdin, tc.args...)
+		if r.code != 0 {
+			t.Fatalf("%v with stdin %q: exit %d: %s", tc.args, tc.stdin, r.code, r.stderr)
+		}
+		if strings.Contains(tc.stdin, "n") && strings.Contains(r.stderr, "Do you want to continue") {
+			t.Errorf("--consent still asked: %s", r.stderr)
+		}
+		if r := e.run("extensions", "uninstall", "ask-ext"); r.code != 0 {
+			t.Fatalf("uninstall: %s", r.stderr)
+		}
 	}
 }

@@ -45,11 +45,12 @@ func newExtensionsCommand(ctx context.Context, stdio IO) *cobra.Command {
 		Short: "Installs an extension from a git repository URL or a local path.",
 		Args:  exactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			name, err := extInstall(ctx, stdio, args[0], ref, autoUpdate, false)
+			in := newSettingPrompter(stdio)
+			name, err := extInstall(ctx, stdio, args[0], ref, autoUpdate, false, consent, in)
 			if err != nil || skipSettings {
 				return err
 			}
-			return promptInstallSettings(stdio, name)
+			return promptInstallSettings(stdio, in, name)
 		},
 	}
 	install.Flags().BoolVar(&skipSettings, "skip-settings", false, "Skip the configuration of the extension's settings during install.")
@@ -61,11 +62,12 @@ func newExtensionsCommand(ctx context.Context, stdio IO) *cobra.Command {
 		Short: "Links an extension from a local path. Updates made to the local path will always be reflected.",
 		Args:  exactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			name, err := extInstall(ctx, stdio, args[0], "", false, true)
+			in := newSettingPrompter(stdio)
+			name, err := extInstall(ctx, stdio, args[0], "", false, true, consent, in)
 			if err != nil || skipSettings {
 				return err
 			}
-			return promptInstallSettings(stdio, name)
+			return promptInstallSettings(stdio, in, name)
 		},
 	}
 	link.Flags().BoolVar(&skipSettings, "skip-settings", false, "Skip the configuration of the extension's settings during install.")
@@ -248,8 +250,9 @@ var gitSource = regexp.MustCompile(`^(https?://|git@|sso://|ssh://|git://|file:/
 // extInstall installs source (a git URL, cloned with git, or a local
 // folder, copied) as ~/.gemini/extensions/<name>, or with link records a
 // link to the local folder, which is then read in place. It returns the
-// extension's name.
-func extInstall(ctx context.Context, stdio IO, source, ref string, autoUpdate, link bool) (string, error) {
+// extension's name. Without consent it asks before installing, as Gemini
+// CLI does; Enter or no answer at all (stdin closed) is its default, yes.
+func extInstall(ctx context.Context, stdio IO, source, ref string, autoUpdate, link, consent bool, in *settingPrompter) (string, error) {
 	p, err := currentExtPlace()
 	if err != nil {
 		return "", err
@@ -281,6 +284,12 @@ func extInstall(ctx context.Context, stdio IO, source, ref string, autoUpdate, l
 		return "", fmt.Errorf("Extension %q is already installed. Please uninstall it first.", m.Name)
 	}
 	fmt.Fprintf(stdio.Stderr, "Installing extension %q.\n**Extensions may introduce unexpected behavior. Ensure you have investigated the extension source and trust the author.**\n", m.Name)
+	if !consent {
+		answer, ok := in.ask("Do you want to continue? [Y/n]: ", false)
+		if a := strings.ToLower(strings.TrimSpace(answer)); ok && a != "" && a != "y" && a != "yes" {
+			return "", fmt.Errorf("Installation cancelled for %q.", m.Name)
+		}
+	}
 	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
 		return "", err
 	}
