@@ -252,9 +252,42 @@ func LoadFileCommands(dirs []CommandDir) ([]*FileCommand, []error) {
 // Resolve orders commands as Gemini CLI does: user commands, then project
 // commands replacing user ones of the same name, then extension commands,
 // which never replace another command: a clash renames the extension's
-// to "<extension>.<name>". taken reports names already used by other
-// commands (built-ins), which extension commands also avoid.
+// to "<extension>.<name>" (with a number added while that is taken too).
+// taken reports names already used by other commands (built-ins), which
+// extension commands also avoid. ResolveConflicts also says what was
+// renamed.
 func Resolve(cmds []*FileCommand, taken func(string) bool) []*FileCommand {
+	out, _ := ResolveConflicts(cmds, taken)
+	return out
+}
+
+// Conflict is an extension command renamed because its name was taken.
+type Conflict struct {
+	// Name is the command's own name, RenamedTo the name it got.
+	Name, RenamedTo string
+	// Extension is the renamed command's extension.
+	Extension string
+	// Winner is what holds Name: a *FileCommand, or nil for a built-in.
+	Winner *FileCommand
+}
+
+// String is Gemini CLI's notice of the rename.
+func (c Conflict) String() string {
+	winner := "built-in command"
+	switch {
+	case c.Winner == nil:
+	case c.Winner.Scope == ScopeExtension:
+		winner = fmt.Sprintf("extension '%s' command", c.Winner.Extension)
+	case c.Winner.Scope == ScopeUser:
+		winner = "user command"
+	default:
+		winner = "workspace command"
+	}
+	return fmt.Sprintf("Command '/%s' from extension '%s' command was renamed to '/%s' because it conflicts with %s.", c.Name, c.Extension, c.RenamedTo, winner)
+}
+
+// ResolveConflicts is Resolve, returning the renames too.
+func ResolveConflicts(cmds []*FileCommand, taken func(string) bool) ([]*FileCommand, []Conflict) {
 	rank := func(c *FileCommand) int {
 		switch c.Scope {
 		case ScopeUser:
@@ -267,17 +300,27 @@ func Resolve(cmds []*FileCommand, taken func(string) bool) []*FileCommand {
 	ordered := append([]*FileCommand(nil), cmds...)
 	sort.SliceStable(ordered, func(i, j int) bool { return rank(ordered[i]) < rank(ordered[j]) })
 	byName := map[string]int{}
+	used := func(n string) bool {
+		_, ok := byName[n]
+		return ok || (taken != nil && taken(n))
+	}
 	var out []*FileCommand
+	var conflicts []Conflict
 	for _, c := range ordered {
-		if c.Scope == ScopeExtension {
-			if _, clash := byName[c.Name]; clash || (taken != nil && taken(c.Name)) {
-				cp := *c
-				cp.Name = c.Extension + "." + c.Name
-				c = &cp
+		if c.Scope == ScopeExtension && used(c.Name) {
+			conflict := Conflict{Name: c.Name, Extension: c.Extension}
+			if i, ok := byName[c.Name]; ok {
+				conflict.Winner = out[i]
 			}
-			if _, clash := byName[c.Name]; clash {
-				continue
+			renamed := c.Extension + "." + c.Name
+			for n := 1; used(renamed); n++ {
+				renamed = fmt.Sprintf("%s.%s%d", c.Extension, c.Name, n)
 			}
+			cp := *c
+			cp.Name = renamed
+			c = &cp
+			conflict.RenamedTo = renamed
+			conflicts = append(conflicts, conflict)
 		}
 		if i, ok := byName[c.Name]; ok {
 			out[i] = c
@@ -286,7 +329,7 @@ func Resolve(cmds []*FileCommand, taken func(string) bool) []*FileCommand {
 		byName[c.Name] = len(out)
 		out = append(out, c)
 	}
-	return out
+	return out, conflicts
 }
 
 // Injector performs what a prompt's injections ask for. The assembly's

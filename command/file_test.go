@@ -257,3 +257,33 @@ func FuzzInjections(f *testing.F) {
 		}
 	})
 }
+
+func TestResolveConflicts(t *testing.T) {
+	cmds := []*FileCommand{
+		{Name: "deploy", Scope: ScopeExtension, Extension: "a"},
+		{Name: "deploy", Scope: ScopeExtension, Extension: "b"},
+		{Name: "a.deploy", Scope: ScopeProject},
+		{Name: "deploy", Scope: ScopeUser},
+		{Name: "memory", Scope: ScopeExtension, Extension: "a"},
+	}
+	out, conflicts := ResolveConflicts(cmds, func(n string) bool { return n == "memory" })
+	var names []string
+	for _, c := range out {
+		names = append(names, c.Name+"="+c.Scope+c.Extension)
+	}
+	if got, want := strings.Join(names, " "), "deploy=user a.deploy=project a.deploy1=extensiona b.deploy=extensionb a.memory=extensiona"; got != want {
+		t.Errorf("resolved %s\nwant     %s", got, want)
+	}
+	var notes []string
+	for _, c := range conflicts {
+		notes = append(notes, c.String())
+	}
+	want := []string{
+		"Command '/deploy' from extension 'a' command was renamed to '/a.deploy1' because it conflicts with user command.",
+		"Command '/deploy' from extension 'b' command was renamed to '/b.deploy' because it conflicts with user command.",
+		"Command '/memory' from extension 'a' command was renamed to '/a.memory' because it conflicts with built-in command.",
+	}
+	if strings.Join(notes, "\n") != strings.Join(want, "\n") {
+		t.Errorf("conflicts:\n%s\nwant:\n%s", strings.Join(notes, "\n"), strings.Join(want, "\n"))
+	}
+}

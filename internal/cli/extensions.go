@@ -22,7 +22,7 @@ import (
 )
 
 // newExtensionsCommand is `castor extensions list|install|uninstall|link|
-// enable|disable|validate`, which manage ~/.gemini/extensions as `gemini
+// enable|disable|validate|update|new|config`, which manage ~/.gemini/extensions as `gemini
 // extensions` does, in the same files and formats, so both tools share
 // their extensions.
 func newExtensionsCommand(ctx context.Context, stdio IO) *cobra.Command {
@@ -39,15 +39,21 @@ func newExtensionsCommand(ctx context.Context, stdio IO) *cobra.Command {
 	}
 	list.Flags().StringVarP(&listFormat, "output-format", "o", "text", "The format of the CLI output (text or json)")
 	var ref string
-	var consent, autoUpdate bool
+	var consent, autoUpdate, skipSettings bool
 	install := &cobra.Command{
 		Use:   "install <source>",
 		Short: "Installs an extension from a git repository URL or a local path.",
 		Args:  exactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			return extInstall(ctx, stdio, args[0], ref, autoUpdate, false)
+			in := newSettingPrompter(stdio)
+			name, err := extInstall(ctx, stdio, args[0], ref, autoUpdate, false, consent, in)
+			if err != nil || skipSettings {
+				return err
+			}
+			return promptInstallSettings(stdio, in, name)
 		},
 	}
+	install.Flags().BoolVar(&skipSettings, "skip-settings", false, "Skip the configuration of the extension's settings during install.")
 	install.Flags().StringVar(&ref, "ref", "", "The git ref to install from.")
 	install.Flags().BoolVar(&autoUpdate, "auto-update", false, "Enable auto-update for this extension.")
 	install.Flags().BoolVar(&consent, "consent", false, "Acknowledge the security risks of installing an extension and skip the confirmation prompt.")
@@ -56,9 +62,15 @@ func newExtensionsCommand(ctx context.Context, stdio IO) *cobra.Command {
 		Short: "Links an extension from a local path. Updates made to the local path will always be reflected.",
 		Args:  exactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			return extInstall(ctx, stdio, args[0], "", false, true)
+			in := newSettingPrompter(stdio)
+			name, err := extInstall(ctx, stdio, args[0], "", false, true, consent, in)
+			if err != nil || skipSettings {
+				return err
+			}
+			return promptInstallSettings(stdio, in, name)
 		},
 	}
+	link.Flags().BoolVar(&skipSettings, "skip-settings", false, "Skip the configuration of the extension's settings during install.")
 	link.Flags().BoolVar(&consent, "consent", false, "Acknowledge the security risks of installing an extension and skip the confirmation prompt.")
 	uninstall := &cobra.Command{
 		Use:   "uninstall <names...>",
@@ -96,6 +108,7 @@ func newExtensionsCommand(ctx context.Context, stdio IO) *cobra.Command {
 		},
 	}
 	cmd.AddCommand(list, install, link, uninstall, enable, disable, validate)
+	cmd.AddCommand(newExtensionsUpdateCommand(ctx, stdio), newExtensionsNewCommand(stdio), newExtensionsConfigCommand(stdio))
 	return cmd
 }
 
@@ -222,7 +235,9 @@ func extString(e *config.Extension, userEnabled, workspaceEnabled bool) string {
 			case !ok:
 				v = "[not set]"
 			case s.Sensitive:
-				v = "[value stored in keychain]"
+				// Masked as Gemini CLI masks it (which keeps it in the
+				// keychain; Castor has none and keeps it in the .env).
+				v = "***"
 			}
 			fmt.Fprintf(&b, "\n  %s: %s", s.Name, v)
 		}
@@ -234,11 +249,13 @@ var gitSource = regexp.MustCompile(`^(https?://|git@|sso://|ssh://|git://|file:/
 
 // extInstall installs source (a git URL, cloned with git, or a local
 // folder, copied) as ~/.gemini/extensions/<name>, or with link records a
-// link to the local folder, which is then read in place.
-func extInstall(ctx context.Context, stdio IO, source, ref string, autoUpdate, link bool) error {
+// link to the local folder, which is then read in place. It returns the
+// extension's name. Without consent it asks before installing, as Gemini
+// CLI does; Enter or no answer at all (stdin closed) is its default, yes.
+func extInstall(ctx context.Context, stdio IO, source, ref string, autoUpdate, link, consent bool, in *settingPrompter) (string, error) {
 	p, err := currentExtPlace()
 	if err != nil {
-		return err
+		return "", err
 	}
 	meta := config.ExtensionInstall{Source: source, Type: "local", Ref: ref, AutoUpdate: autoUpdate}
 	// The admin's allow-list is checked before anything is fetched.
@@ -246,62 +263,35 @@ func extInstall(ctx context.Context, stdio IO, source, ref string, autoUpdate, l
 		if err == nil {
 			err = errors.New(config.AllowedExtensionsInstallRefusal(source))
 		}
-		return err
+		return "", err
 	}
-	var src string
-	switch {
-	case gitSource.MatchString(source) && !link:
-		if _, err := exec.LookPath("git"); err != nil {
-			return errors.New("installing from a git URL needs git, which is not installed")
-		}
-		tmp, err := os.MkdirTemp("", "castor-extension")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(tmp)
-		args := []string{"clone", "--depth", "1"}
-		if ref != "" {
-			args = append(args, "--branch", ref)
-		}
-		args = append(args, "--", source, tmp)
-		c := exec.CommandContext(ctx, "git", args...)
-		c.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
-		if out, err := c.CombinedOutput(); err != nil {
-			return fmt.Errorf("Failed to clone Git repository from %s: %s", source, strings.TrimSpace(string(out)))
-		}
-		src, meta.Type = tmp, "git"
-	default:
-		abs, err := filepath.Abs(source)
-		if err != nil {
-			return err
-		}
-		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
-			return &inputError{msg: fmt.Sprintf("The source %q is not a valid URL or local path.", source)}
-		}
-		if real, err := filepath.EvalSymlinks(abs); err == nil {
-			abs = real
-		}
-		src, meta.Source = abs, abs
-		if link {
-			meta.Type = "link"
-		}
+	src, cleanup, err := fetchExtensionSource(ctx, &meta, link)
+	if err != nil {
+		return "", err
 	}
+	defer cleanup()
 	manifest := filepath.Join(src, config.ExtensionManifestName)
 	data, err := os.ReadFile(manifest)
 	if err != nil {
-		return fmt.Errorf("Configuration file not found at %s", manifest)
+		return "", fmt.Errorf("Configuration file not found at %s", manifest)
 	}
 	m, err := config.ParseExtensionManifest(manifest, data, config.ExtensionVars(src, p.wd), nil, nil)
 	if err != nil {
-		return err
+		return "", err
 	}
 	dest := filepath.Join(config.ExtensionsDir(p.home.Dir), m.Name)
 	if _, err := os.Stat(dest); err == nil {
-		return fmt.Errorf("Extension %q is already installed. Please uninstall it first.", m.Name)
+		return "", fmt.Errorf("Extension %q is already installed. Please uninstall it first.", m.Name)
 	}
 	fmt.Fprintf(stdio.Stderr, "Installing extension %q.\n**Extensions may introduce unexpected behavior. Ensure you have investigated the extension source and trust the author.**\n", m.Name)
+	if !consent {
+		answer, ok := in.ask("Do you want to continue? [Y/n]: ", false)
+		if a := strings.ToLower(strings.TrimSpace(answer)); ok && a != "" && a != "y" && a != "yes" {
+			return "", fmt.Errorf("Installation cancelled for %q.", m.Name)
+		}
+	}
 	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
-		return err
+		return "", err
 	}
 	if link {
 		err = os.MkdirAll(dest, 0o755)
@@ -317,14 +307,61 @@ func extInstall(ctx context.Context, stdio IO, source, ref string, autoUpdate, l
 	}
 	if err != nil {
 		os.RemoveAll(dest)
-		return err
+		return "", err
 	}
 	verb := "installed"
 	if link {
 		verb = "linked"
 	}
 	fmt.Fprintf(stdio.Stdout, "Extension %q %s successfully and enabled.\n", m.Name, verb)
-	return nil
+	return m.Name, nil
+}
+
+// fetchExtensionSource makes meta.Source readable as a folder: a git URL
+// is cloned (at meta.Ref) into a temporary folder that cleanup removes; a
+// local path is made absolute and real. meta.Type and meta.Source are set
+// to what was found. A link never clones.
+func fetchExtensionSource(ctx context.Context, meta *config.ExtensionInstall, link bool) (dir string, cleanup func(), err error) {
+	cleanup = func() {}
+	source := meta.Source
+	if gitSource.MatchString(source) && !link {
+		if _, err := exec.LookPath("git"); err != nil {
+			return "", cleanup, errors.New("installing from a git URL needs git, which is not installed")
+		}
+		tmp, err := os.MkdirTemp("", "castor-extension")
+		if err != nil {
+			return "", cleanup, err
+		}
+		cleanup = func() { os.RemoveAll(tmp) }
+		args := []string{"clone", "--depth", "1"}
+		if meta.Ref != "" {
+			args = append(args, "--branch", meta.Ref)
+		}
+		args = append(args, "--", source, tmp)
+		c := exec.CommandContext(ctx, "git", args...)
+		c.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
+		if out, err := c.CombinedOutput(); err != nil {
+			cleanup()
+			return "", func() {}, fmt.Errorf("Failed to clone Git repository from %s: %s", source, strings.TrimSpace(string(out)))
+		}
+		meta.Type = "git"
+		return tmp, cleanup, nil
+	}
+	abs, err := filepath.Abs(source)
+	if err != nil {
+		return "", cleanup, err
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return "", cleanup, &inputError{msg: fmt.Sprintf("The source %q is not a valid URL or local path.", source)}
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	meta.Source = abs
+	if link {
+		meta.Type = "link"
+	}
+	return abs, cleanup, nil
 }
 
 // copyTree copies the folder src to dest (which must not exist), files

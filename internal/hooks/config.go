@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -136,6 +137,9 @@ func Parse(raw any, source Source, origin string) ([]Hook, []error) {
 			matcher, err := optString(def, "matcher", at)
 			if err != nil {
 				errs = append(errs, err)
+			}
+			if err := checkMatcher(ev, matcher); err != nil {
+				errs = append(errs, fmt.Errorf("%s.matcher: %w", at, err))
 			}
 			seq, _ := def["sequential"].(bool)
 			if v, ok := def["sequential"]; ok && v != nil {
@@ -283,4 +287,20 @@ func LoadExtension(root, workspace string) ([]Hook, []error) {
 		hooks[i].Extension = name
 	}
 	return hooks, errs
+}
+
+// checkMatcher reports a tool event's matcher that is not a regular
+// expression Go can compile (a typo, or JavaScript-only syntax such as a
+// lookahead). The hook is kept and, as in Gemini CLI, the matcher then
+// matches the tool name literally; without the warning it would silently
+// match nothing.
+func checkMatcher(ev agent.HookEvent, matcher string) error {
+	m := strings.TrimSpace(matcher)
+	if m == "" || m == "*" || (ev != agent.HookBeforeTool && ev != agent.HookAfterTool) {
+		return nil
+	}
+	if _, err := regexp.Compile(m); err != nil {
+		return fmt.Errorf("%q is not a valid regular expression (%v); it matches only the tool named exactly %q", m, err, m)
+	}
+	return nil
 }

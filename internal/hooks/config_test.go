@@ -58,6 +58,15 @@ func TestParse(t *testing.T) {
 				"F: hooks.BeforeThing: unknown hook event",
 			},
 		},
+		{
+			name:  "a tool matcher that does not compile is kept, and said",
+			in:    `{"BeforeTool": [{"matcher": "read_(", "hooks": [{"command": "a"}]}], "AfterTool": [{"matcher": "(?!x)", "hooks": [{"command": "b"}]}], "SessionStart": [{"matcher": "(", "hooks": [{"command": "c"}]}]}`,
+			hooks: []string{"AfterTool (?!x) b  1m0s false", "BeforeTool read_( a  1m0s false", "SessionStart ( c  1m0s false"},
+			errs: []string{
+				"F: hooks.AfterTool[0].matcher: \"(?!x)\" is not a valid regular expression",
+				"F: hooks.BeforeTool[0].matcher: \"read_(\" is not a valid regular expression",
+			},
+		},
 		{name: "not an object", in: `[1]`, errs: []string{"F: hooks: must be an object of events, not a list"}},
 		{name: "null", in: `null`},
 	} {

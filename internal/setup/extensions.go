@@ -7,6 +7,7 @@ import (
 
 	"github.com/castor-dev/castor/command"
 	"github.com/castor-dev/castor/config"
+	"github.com/castor-dev/castor/internal/hooks"
 	"github.com/castor-dev/castor/tool"
 )
 
@@ -170,7 +171,11 @@ func loadFileCommands(o Options, a *Agent, wd string) {
 		}
 	}
 	a.fileCommands = map[string]*command.FileCommand{}
-	for _, c := range command.Resolve(cmds, func(n string) bool { return builtins[n] }) {
+	resolved, conflicts := command.ResolveConflicts(cmds, func(n string) bool { return builtins[n] })
+	for _, c := range conflicts {
+		o.Warn(c.String())
+	}
+	for _, c := range resolved {
 		a.fileCommands[c.Name] = c
 		a.Commands.Register(c.Command(func(command.Env) command.Injector { return a.injector() }))
 	}
@@ -200,4 +205,30 @@ func extensionRoots(a *Agent) []string {
 		roots = append(roots, e.Path)
 	}
 	return roots
+}
+
+// withExtensionSettingsEnv gives each extension hook the values of the
+// settings its extension declares, as environment variables over the
+// hook's own "env", as Gemini CLI does; an extension's MCP servers get
+// them the same way. A hook is its extension's when it came from that
+// extension's hooks/hooks.json.
+func withExtensionSettingsEnv(exts []*config.Extension, list []hooks.Hook) {
+	for _, e := range exts {
+		if len(e.Env) == 0 {
+			continue
+		}
+		file := filepath.Join(e.Path, "hooks", "hooks.json") + ":"
+		for i := range list {
+			h := &list[i]
+			if h.Source != hooks.SourceExtension || !strings.HasPrefix(h.Origin, file) {
+				continue
+			}
+			env := maps.Clone(h.Env)
+			if env == nil {
+				env = map[string]string{}
+			}
+			maps.Copy(env, e.Env)
+			h.Env = env
+		}
+	}
 }

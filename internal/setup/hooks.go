@@ -106,6 +106,7 @@ func buildHooks(o Options, a *Agent, extRoots []string, transcript func() string
 	wd := a.Workspace.Root()
 	if !o.IgnoreSettings {
 		list, disabled = settingsHooks(a.Settings, a.Trusted, extRoots, wd, o.Warn)
+		withExtensionSettingsEnv(a.Extensions, list)
 	}
 	for i, rh := range o.Hooks {
 		f := rh.Func

@@ -1,0 +1,97 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+
+	"github.com/castor-dev/castor/internal/fsutil"
+)
+
+// SetDotEnvValue sets key to value in the .env file at path, as the
+// extension settings commands store a setting: the line defining key is
+// replaced in place (every other line, comments included, is kept), or
+// the line is appended; a missing file is created readable by its owner
+// only, since settings are often secrets. ParseDotEnv reads back exactly
+// value.
+func SetDotEnvValue(path, key, value string) error {
+	if !dotenvKey.MatchString(key) {
+		return fmt.Errorf("%s: invalid variable name %q", path, key)
+	}
+	line, err := dotenvAssignment(key, value)
+	if err != nil {
+		return fmt.Errorf("%s: %s: %w", path, key, err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(data) == 0 {
+		lines = nil
+	}
+	replaced := false
+	var out []string
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		if m := dotenvDefines.FindStringSubmatch(l); m != nil && m[1] == key {
+			// A quoted value may span lines: skip to its closing quote.
+			rest := strings.TrimLeft(l[len(m[0]):], " \t")
+			if q := openQuote(rest); q != 0 && !strings.ContainsRune(rest[1:], rune(q)) {
+				for i+1 < len(lines) {
+					i++
+					if strings.ContainsRune(lines[i], rune(q)) {
+						break
+					}
+				}
+			}
+			if !replaced {
+				out = append(out, line)
+				replaced = true
+			}
+			continue
+		}
+		out = append(out, l)
+	}
+	if !replaced {
+		out = append(out, line)
+	}
+	return fsutil.WriteFileAtomic(path, []byte(strings.Join(out, "\n")+"\n"), 0o600)
+}
+
+var (
+	dotenvKey     = regexp.MustCompile(`^[\w.-]+$`)
+	dotenvDefines = regexp.MustCompile(`^\s*(?:export\s+)?([\w.-]+)(?:\s*=\s*|:\s+)`)
+	dotenvBare    = regexp.MustCompile(`^[^\s#'"` + "`" + `\\]+$`)
+)
+
+// openQuote is the quote a value starts with, 0 when it is bare.
+func openQuote(v string) byte {
+	v = strings.TrimLeft(v, " \t")
+	if v != "" && (v[0] == '"' || v[0] == '\'' || v[0] == '`') {
+		return v[0]
+	}
+	return 0
+}
+
+// dotenvAssignment writes KEY=value so that ParseDotEnv reads value back:
+// bare when it can be, else in the first quote it does not contain.
+func dotenvAssignment(key, value string) (string, error) {
+	switch {
+	case value == "":
+		return key + "=", nil
+	case dotenvBare.MatchString(value):
+		return key + "=" + value, nil
+	case strings.ContainsAny(value, "\r"):
+		return "", errors.New("a value cannot hold a carriage return")
+	case !strings.Contains(value, `"`) && !strings.Contains(value, `\n`) && !strings.Contains(value, `\r`):
+		return key + `="` + strings.ReplaceAll(value, "\n", `\n`) + `"`, nil
+	case !strings.Contains(value, "'") && !strings.Contains(value, "\n"):
+		return key + "='" + value + "'", nil
+	case !strings.Contains(value, "`") && !strings.Contains(value, "\n"):
+		return key + "=`" + value + "`", nil
+	}
+	return "", errors.New("the value mixes every kind of quote (or quotes and newlines); a .env file cannot hold it")
+}
