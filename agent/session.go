@@ -312,6 +312,13 @@ func (s *Session) Send(ctx context.Context, parts ...*genai.Part) iter.Seq2[*Eve
 		s.startContext = nil
 		s.mu.Unlock()
 
+		// The prompt's first content joins user content a turn that
+		// ended early left at the end of history (ending.go).
+		var add func(*genai.Content)
+		add = func(c *genai.Content) {
+			s.appendPrompt(c)
+			add = s.appendHistory
+		}
 		var userParts []*genai.Part
 		if first && s.cfg.EnvContext != nil {
 			if env := s.cfg.EnvContext(); env != "" {
@@ -321,14 +328,14 @@ func (s *Session) Send(ctx context.Context, parts ...*genai.Part) iter.Seq2[*Eve
 		if s.cfg.PromptContext != nil {
 			if extra := s.cfg.PromptContext(first); len(extra) > 0 {
 				if len(userParts) > 0 {
-					s.appendHistory(&genai.Content{Role: genai.RoleUser, Parts: userParts})
+					add(&genai.Content{Role: genai.RoleUser, Parts: userParts})
 					userParts = nil
 				}
-				s.appendHistory(&genai.Content{Role: genai.RoleUser, Parts: extra})
+				add(&genai.Content{Role: genai.RoleUser, Parts: extra})
 			}
 		}
 		userParts = append(userParts, parts...)
-		s.appendHistory(&genai.Content{Role: genai.RoleUser, Parts: userParts})
+		add(&genai.Content{Role: genai.RoleUser, Parts: userParts})
 		if pending != nil {
 			s.mu.Lock()
 			s.hist = RepairHistory(s.hist, reasonUnanswered)
@@ -563,6 +570,7 @@ func (r *run) callModel() (*genai.Content, []*ToolCall, error) {
 	for resp, err := range r.stream(req) {
 		if err != nil {
 			s.stats.request(orDefault(version, model.FailedModel(err, req.Model)), "main", time.Since(start), nil, err)
+			r.keepPartial(parts, orDefault(version, req.Model))
 			return nil, nil, err
 		}
 		if resp == nil {
@@ -592,13 +600,18 @@ func (r *run) callModel() (*genai.Content, []*ToolCall, error) {
 					th := parseThought(p.Text)
 					r.thoughts = append(r.thoughts, th)
 					if !r.emit(&Event{Type: EventThought, Thought: &th, Text: p.Text, ResponseID: responseID}) {
+						r.keepPartial(parts, orDefault(version, req.Model))
 						return nil, nil, context.Canceled
 					}
 				case p.Text != "" && !p.Thought:
 					if !r.emit(&Event{Type: EventContent, Text: p.Text, ResponseID: responseID}) {
+						r.keepPartial(parts, orDefault(version, req.Model))
 						return nil, nil, context.Canceled
 					}
 					if msg, loop := s.loops.content(p.Text); loop {
+						// The chanting is not kept: the next prompt joins
+						// this one instead (appendPrompt), so the model
+						// does not read its loop back.
 						r.emit(&Event{Type: EventLoopDetected, Text: msg})
 						return nil, nil, ErrLoopDetected
 					}
