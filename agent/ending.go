@@ -66,6 +66,27 @@ func (r *run) keepPartial(parts []*genai.Part, modelName string) {
 	r.s.cfg.Recorder.RecordModel(turn)
 }
 
+// joinUserContents joins user contents that follow one another, as a
+// recorded conversation holds them when a turn ended before the model
+// answered (Gemini CLI records the same), or when IDE context went as a
+// content of its own. Other contents are kept as they are; the joined
+// ones are new contents.
+func joinUserContents(h []*genai.Content) []*genai.Content {
+	out := h[:0:0]
+	for _, c := range h {
+		n := len(out)
+		if c == nil || c.Role != genai.RoleUser || n == 0 || out[n-1] == nil || out[n-1].Role != genai.RoleUser {
+			out = append(out, c)
+			continue
+		}
+		parts := make([]*genai.Part, 0, len(out[n-1].Parts)+len(c.Parts))
+		parts = append(parts, out[n-1].Parts...)
+		parts = append(parts, c.Parts...)
+		out[n-1] = &genai.Content{Role: genai.RoleUser, Parts: parts}
+	}
+	return out
+}
+
 // appendPrompt adds a prompt's user content to history, joining the user
 // content the history ends with, if any, so that roles keep alternating.
 // The content at the end is replaced, not changed: requests already sent

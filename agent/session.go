@@ -161,7 +161,7 @@ func New(cfg Config) *Session {
 	}
 	s := &Session{
 		cfg:   cfg,
-		hist:  RepairHistory(cfg.History, ""),
+		hist:  joinUserContents(RepairHistory(cfg.History, "")),
 		model: cfg.ModelName,
 		loops: newLoopDetector(cfg.DisableLoopDetection),
 		stats: newStatsRecorder(),
@@ -205,7 +205,7 @@ func (s *Session) SetHistory(h []*genai.Content) error {
 		return ErrBusy
 	}
 	defer s.turn.Unlock()
-	h = RepairHistory(h, reasonRestored)
+	h = joinUserContents(RepairHistory(h, reasonRestored))
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.hist = h
