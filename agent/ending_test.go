@@ -106,7 +106,9 @@ func TestEarlyEndingsKeepHistoryValid(t *testing.T) {
 	}
 	same := fake.Call("read", map[string]any{"text": "a"})
 	stopped := false
-	stopHook := func(*HookInput) (*HookOutput, error) { return &HookOutput{Continue: &stopped, StopReason: "enough"}, nil }
+	stopHook := func(*HookInput) (*HookOutput, error) {
+		return &HookOutput{Continue: &stopped, StopReason: "enough"}, nil
+	}
 	for _, tt := range []struct {
 		name   string
 		script []fake.Entry
@@ -175,9 +177,11 @@ func TestEarlyEndingsKeepHistoryValid(t *testing.T) {
 			return true
 		},
 	}, {
-		name:    "consumer stops at a confirmation",
-		script:  []fake.Entry{fake.Call("edit", map[string]any{"text": "a"})},
-		onEvent: func(ev *Event, _ context.CancelFunc) bool { return ev.Type != EventToolCall || ev.Call.Status != StatusAwaitingApproval },
+		name:   "consumer stops at a confirmation",
+		script: []fake.Entry{fake.Call("edit", map[string]any{"text": "a"})},
+		onEvent: func(ev *Event, _ context.CancelFunc) bool {
+			return ev.Type != EventToolCall || ev.Call.Status != StatusAwaitingApproval
+		},
 	}, {
 		name:   "confirmation never answered",
 		script: []fake.Entry{fake.Call("edit", map[string]any{"text": "a"})},
@@ -302,5 +306,3 @@ func TestResumedHistoryAlternates(t *testing.T) {
 		t.Errorf("restored history = %s", got)
 	}
 }
-
-
