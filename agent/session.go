@@ -135,6 +135,7 @@ type Session struct {
 	prompts    int
 	lastCallMs int64 // keeps generated call ids unique within the session
 	lastPrompt int32
+	answeredBy string // LastModel
 	started    bool
 	pending    *pendingBatch
 	loops      *loopDetector
@@ -186,6 +187,18 @@ func (s *Session) SetModel(name string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.model = name
+	s.answeredBy = ""
+}
+
+// LastModel returns the model that gave the latest response, as the
+// response names it (its modelVersion; the model asked when it names
+// none), or "" when none has answered since the session began or the
+// model was switched. It differs from Model when Model is an alias, such
+// as auto, that the transport resolves per prompt.
+func (s *Session) LastModel() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.answeredBy
 }
 
 // History returns a copy of the curated history.
@@ -399,6 +412,8 @@ type run struct {
 	// thoughts and usage of the latest model response, for the recorder.
 	thoughts []Thought
 	usage    *genai.GenerateContentResponseUsageMetadata
+	// answeredBy is the model version that gave the latest response.
+	answeredBy string
 	hk       runHooks
 }
 
@@ -467,7 +482,7 @@ func (r *run) loop() {
 			r.fail(err)
 			return
 		}
-		turn := &ModelTurn{ID: newID(), Time: s.cfg.Now(), Content: content, Model: s.Model(), Thoughts: r.thoughts, Usage: r.usage}
+		turn := &ModelTurn{ID: newID(), Time: s.cfg.Now(), Content: content, Model: orDefault(r.answeredBy, s.Model()), Thoughts: r.thoughts, Usage: r.usage}
 		if content != nil {
 			for _, p := range content.Parts {
 				if p.Text != "" {
@@ -548,6 +563,7 @@ func (r *run) callModel() (*genai.Content, []*ToolCall, error) {
 		case model.NoticeFallback:
 			s.mu.Lock()
 			s.model = n.To
+			s.answeredBy = ""
 			s.mu.Unlock()
 			r.emit(&Event{Type: EventFallback, Notice: &n, Model: n.To})
 		case model.NoticeUtility:
@@ -632,6 +648,10 @@ func (r *run) callModel() (*genai.Content, []*ToolCall, error) {
 	if version == "" {
 		version = req.Model
 	}
+	r.answeredBy = version
+	s.mu.Lock()
+	s.answeredBy = version
+	s.mu.Unlock()
 	s.stats.request(version, "main", time.Since(start), usage, nil)
 	r.usage = usage
 	if usage != nil {
