@@ -414,7 +414,7 @@ type run struct {
 	usage    *genai.GenerateContentResponseUsageMetadata
 	// answeredBy is the model version that gave the latest response.
 	answeredBy string
-	hk       runHooks
+	hk         runHooks
 }
 
 func (s *Session) newRun(ctx context.Context, yield func(*Event, error) bool) *run {
