@@ -11,7 +11,8 @@ import (
 // TestStreamJSONInterruptMidAnswerKeepsHistoryValid interrupts the built
 // binary while the model's answer streams: the next prompt's request
 // holds the answer's first part as the model's turn, so roles alternate
-// (user, model, user) rather than two user contents in a row.
+// (user, model, user) rather than two user contents in a row, and so do
+// the requests of the session resumed from its recording.
 func TestStreamJSONInterruptMidAnswerKeepsHistoryValid(t *testing.T) {
 	e := newEnv(t)
 	// The second chunk comes seconds after the first, long after the
@@ -49,5 +50,20 @@ func TestStreamJSONInterruptMidAnswerKeepsHistoryValid(t *testing.T) {
 	}
 	if got := contents[2].Parts[len(contents[2].Parts)-1].Text; got != "second" {
 		t.Errorf("next prompt %q", got)
+	}
+
+	// The recording holds the same turns: resumed, the session's next
+	// request alternates too, the cut answer in its place.
+	e.srv.Enqueue(fakegemini.Text("Third."))
+	if r := e.run("--resume", "latest", "-p", "third"); r.code != 0 {
+		t.Fatalf("resume exit %d: %s", r.code, r.stderr)
+	}
+	contents = e.srv.LastRequest().Contents
+	roles = roles[:0]
+	for _, c := range contents {
+		roles = append(roles, c.Role)
+	}
+	if strings.Join(roles, " ") != "user model user model user" || contents[1].Parts[0].Text != "Part one." {
+		t.Errorf("resumed request roles %v: %s", roles, mustJSON(contents))
 	}
 }
