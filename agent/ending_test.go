@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"iter"
 	"strings"
@@ -305,4 +306,39 @@ func TestResumedHistoryAlternates(t *testing.T) {
 	if got := mustJSON(s.History()); got != `[{"parts":[{"text":"a"},{"text":"b"}],"role":"user"}]` {
 		t.Errorf("restored history = %s", got)
 	}
+}
+
+// FuzzJoinUserContents: a recorded history, joined, never holds two user
+// contents in a row and keeps every part in order.
+func FuzzJoinUserContents(f *testing.F) {
+	f.Add(`[{"role":"user","parts":[{"text":"a"}]},{"role":"user","parts":[{"text":"b"}]},{"role":"model","parts":[{"text":"c"}]}]`)
+	f.Add(`[null,{"role":"user"},{"role":"user","parts":[null]},{"role":"model"}]`)
+	f.Fuzz(func(t *testing.T, in string) {
+		var h []*genai.Content
+		if json.Unmarshal([]byte(in), &h) != nil {
+			return
+		}
+		before := mustJSON(h)
+		out := joinUserContents(h)
+		if mustJSON(h) != before {
+			t.Fatalf("input changed: %s", mustJSON(h))
+		}
+		var parts, joined int
+		for i, c := range out {
+			if c != nil {
+				joined += len(c.Parts)
+			}
+			if i > 0 && c != nil && out[i-1] != nil && c.Role == genai.RoleUser && out[i-1].Role == genai.RoleUser {
+				t.Fatalf("two user contents in a row: %s", mustJSON(out))
+			}
+		}
+		for _, c := range h {
+			if c != nil {
+				parts += len(c.Parts)
+			}
+		}
+		if parts != joined {
+			t.Fatalf("%d parts, %d after joining", parts, joined)
+		}
+	})
 }
