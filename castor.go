@@ -340,10 +340,17 @@ func (a *Agent) Session() *agent.Session { return a.a.Session }
 // SessionID returns the session id.
 func (a *Agent) SessionID() string { return a.a.Session.ID() }
 
-// Model returns the model the agent asks for, as given: an alias such as
-// auto or pro is not resolved here (the version that answered is the
-// Model of each agent.EventFinished).
-func (a *Agent) Model() string { return a.a.Session.Model() }
+// Model returns the model that gave the latest answer (the modelVersion
+// it sent) once one has answered, and until then the model the agent
+// asks for, as given: an alias such as auto or pro stands for the model
+// it resolves to after the first answer. Each agent.EventFinished names
+// the version of its own answer.
+func (a *Agent) Model() string {
+	if m := a.a.Session.LastModel(); m != "" {
+		return m
+	}
+	return a.a.Session.Model()
+}
 
 // Stream sends a prompt and returns the engine's events. A leading
 // "/name args" naming a custom command (an extension's, or a .toml under

@@ -210,6 +210,6 @@ func ExampleWithResume() {
 	fmt.Println(res.Text)
 	// Output:
 	// same session: true
-	// messages before the new prompt: 3
+	// messages before the new prompt: 2
 	// Your name is Ada.
 }

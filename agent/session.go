@@ -135,6 +135,7 @@ type Session struct {
 	prompts    int
 	lastCallMs int64 // keeps generated call ids unique within the session
 	lastPrompt int32
+	answeredBy string // LastModel
 	started    bool
 	pending    *pendingBatch
 	loops      *loopDetector
@@ -161,7 +162,7 @@ func New(cfg Config) *Session {
 	}
 	s := &Session{
 		cfg:   cfg,
-		hist:  RepairHistory(cfg.History, ""),
+		hist:  joinUserContents(RepairHistory(cfg.History, "")),
 		model: cfg.ModelName,
 		loops: newLoopDetector(cfg.DisableLoopDetection),
 		stats: newStatsRecorder(),
@@ -186,6 +187,18 @@ func (s *Session) SetModel(name string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.model = name
+	s.answeredBy = ""
+}
+
+// LastModel returns the model that gave the latest response, as the
+// response names it (its modelVersion; the model asked when it names
+// none), or "" when none has answered since the session began or the
+// model was switched. It differs from Model when Model is an alias, such
+// as auto, that the transport resolves per prompt.
+func (s *Session) LastModel() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.answeredBy
 }
 
 // History returns a copy of the curated history.
@@ -205,7 +218,7 @@ func (s *Session) SetHistory(h []*genai.Content) error {
 		return ErrBusy
 	}
 	defer s.turn.Unlock()
-	h = RepairHistory(h, reasonRestored)
+	h = joinUserContents(RepairHistory(h, reasonRestored))
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.hist = h
@@ -312,6 +325,13 @@ func (s *Session) Send(ctx context.Context, parts ...*genai.Part) iter.Seq2[*Eve
 		s.startContext = nil
 		s.mu.Unlock()
 
+		// The prompt's first content joins user content a turn that
+		// ended early left at the end of history (ending.go).
+		var add func(*genai.Content)
+		add = func(c *genai.Content) {
+			s.appendPrompt(c)
+			add = s.appendHistory
+		}
 		var userParts []*genai.Part
 		if first && s.cfg.EnvContext != nil {
 			if env := s.cfg.EnvContext(); env != "" {
@@ -321,14 +341,14 @@ func (s *Session) Send(ctx context.Context, parts ...*genai.Part) iter.Seq2[*Eve
 		if s.cfg.PromptContext != nil {
 			if extra := s.cfg.PromptContext(first); len(extra) > 0 {
 				if len(userParts) > 0 {
-					s.appendHistory(&genai.Content{Role: genai.RoleUser, Parts: userParts})
+					add(&genai.Content{Role: genai.RoleUser, Parts: userParts})
 					userParts = nil
 				}
-				s.appendHistory(&genai.Content{Role: genai.RoleUser, Parts: extra})
+				add(&genai.Content{Role: genai.RoleUser, Parts: extra})
 			}
 		}
 		userParts = append(userParts, parts...)
-		s.appendHistory(&genai.Content{Role: genai.RoleUser, Parts: userParts})
+		add(&genai.Content{Role: genai.RoleUser, Parts: userParts})
 		if pending != nil {
 			s.mu.Lock()
 			s.hist = RepairHistory(s.hist, reasonUnanswered)
@@ -392,7 +412,9 @@ type run struct {
 	// thoughts and usage of the latest model response, for the recorder.
 	thoughts []Thought
 	usage    *genai.GenerateContentResponseUsageMetadata
-	hk       runHooks
+	// answeredBy is the model version that gave the latest response.
+	answeredBy string
+	hk         runHooks
 }
 
 func (s *Session) newRun(ctx context.Context, yield func(*Event, error) bool) *run {
@@ -460,7 +482,7 @@ func (r *run) loop() {
 			r.fail(err)
 			return
 		}
-		turn := &ModelTurn{ID: newID(), Time: s.cfg.Now(), Content: content, Model: s.Model(), Thoughts: r.thoughts, Usage: r.usage}
+		turn := &ModelTurn{ID: newID(), Time: s.cfg.Now(), Content: content, Model: orDefault(r.answeredBy, s.Model()), Thoughts: r.thoughts, Usage: r.usage}
 		if content != nil {
 			for _, p := range content.Parts {
 				if p.Text != "" {
@@ -541,6 +563,7 @@ func (r *run) callModel() (*genai.Content, []*ToolCall, error) {
 		case model.NoticeFallback:
 			s.mu.Lock()
 			s.model = n.To
+			s.answeredBy = ""
 			s.mu.Unlock()
 			r.emit(&Event{Type: EventFallback, Notice: &n, Model: n.To})
 		case model.NoticeUtility:
@@ -563,6 +586,7 @@ func (r *run) callModel() (*genai.Content, []*ToolCall, error) {
 	for resp, err := range r.stream(req) {
 		if err != nil {
 			s.stats.request(orDefault(version, model.FailedModel(err, req.Model)), "main", time.Since(start), nil, err)
+			r.keepPartial(parts, orDefault(version, req.Model))
 			return nil, nil, err
 		}
 		if resp == nil {
@@ -592,13 +616,18 @@ func (r *run) callModel() (*genai.Content, []*ToolCall, error) {
 					th := parseThought(p.Text)
 					r.thoughts = append(r.thoughts, th)
 					if !r.emit(&Event{Type: EventThought, Thought: &th, Text: p.Text, ResponseID: responseID}) {
+						r.keepPartial(parts, orDefault(version, req.Model))
 						return nil, nil, context.Canceled
 					}
 				case p.Text != "" && !p.Thought:
 					if !r.emit(&Event{Type: EventContent, Text: p.Text, ResponseID: responseID}) {
+						r.keepPartial(parts, orDefault(version, req.Model))
 						return nil, nil, context.Canceled
 					}
 					if msg, loop := s.loops.content(p.Text); loop {
+						// The chanting is not kept: the next prompt joins
+						// this one instead (appendPrompt), so the model
+						// does not read its loop back.
 						r.emit(&Event{Type: EventLoopDetected, Text: msg})
 						return nil, nil, ErrLoopDetected
 					}
@@ -619,6 +648,10 @@ func (r *run) callModel() (*genai.Content, []*ToolCall, error) {
 	if version == "" {
 		version = req.Model
 	}
+	r.answeredBy = version
+	s.mu.Lock()
+	s.answeredBy = version
+	s.mu.Unlock()
 	s.stats.request(version, "main", time.Since(start), usage, nil)
 	r.usage = usage
 	if usage != nil {

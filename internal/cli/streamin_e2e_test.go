@@ -244,8 +244,9 @@ func TestStreamJSONInputSession(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("resume exit %d: %s", r.code, r.stderr)
 	}
-	// The session context, the eight recorded contents, the new prompt.
-	if last := e.srv.LastRequest().Contents; len(last) != 10 || last[1].Parts[0].Text != "first" || last[9].Parts[0].Text != "fourth" {
+	// The session context joined with the first of the eight recorded
+	// contents (roles alternate), the others, the new prompt.
+	if last := e.srv.LastRequest().Contents; len(last) != 9 || last[0].Parts[1].Text != "first" || last[8].Parts[0].Text != "fourth" {
 		t.Errorf("resumed request has %d contents: %s", len(last), mustJSON(last))
 	}
 }

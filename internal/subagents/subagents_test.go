@@ -288,8 +288,11 @@ func TestGraceTurns(t *testing.T) {
 			if len(m.reqs) != tt.calls {
 				t.Errorf("%d model calls, want %d", len(m.reqs), tt.calls)
 			}
+			// The grace message joins the last calls' responses (agent's
+			// appendPrompt), so it is the last part.
 			last := m.reqs[len(m.reqs)-1].Contents
-			if msg := last[len(last)-1].Parts[0].Text; !strings.Contains(msg, "You have one final chance to complete the task") {
+			lastParts := last[len(last)-1].Parts
+			if msg := lastParts[len(lastParts)-1].Text; !strings.Contains(msg, "You have one final chance to complete the task") {
 				t.Errorf("grace turn message %q", msg)
 			}
 		})
@@ -423,7 +426,8 @@ func TestConfirmationsInsideSubagents(t *testing.T) {
 				t.Errorf("asked %v", asked)
 			}
 			last := m.reqs[len(m.reqs)-1].Contents
-			told := strings.Contains(last[len(last)-1].Parts[0].Text, "User rejected this operation.")
+			lastParts := last[len(last)-1].Parts
+			told := strings.Contains(lastParts[len(lastParts)-1].Text, "User rejected this operation.")
 			if told != (tt.outcome == tool.Cancel) {
 				t.Errorf("rejection told: %v", told)
 			}
