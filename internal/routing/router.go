@@ -86,13 +86,39 @@ func New(main, classifier model.Model, customTools bool) *Router {
 // GenerateContentStream implements model.Model. This is the main loop's
 // call, so an "auto" request starts a new routing decision per prompt.
 func (r *Router) GenerateContentStream(ctx context.Context, req *model.Request) iter.Seq2[*genai.GenerateContentResponse, error] {
-	return r.Main.GenerateContentStream(ctx, r.resolve(ctx, req, true))
+	resolved := r.resolve(ctx, req, true)
+	seq := r.Main.GenerateContentStream(ctx, resolved)
+	if resolved == req {
+		return seq
+	}
+	return func(yield func(*genai.GenerateContentResponse, error) bool) {
+		for resp, err := range seq {
+			if !yield(answeredBy(resp, resolved.Model), err) {
+				return
+			}
+		}
+	}
 }
 
 // GenerateContent implements model.Model. Unary calls (compression,
 // tools' own calls) reuse the prompt's decision and never classify.
 func (r *Router) GenerateContent(ctx context.Context, req *model.Request) (*genai.GenerateContentResponse, error) {
-	return r.Main.GenerateContent(ctx, r.resolve(ctx, req, false))
+	resolved := r.resolve(ctx, req, false)
+	resp, err := r.Main.GenerateContent(ctx, resolved)
+	if resolved != req {
+		resp = answeredBy(resp, resolved.Model)
+	}
+	return resp, err
+}
+
+// answeredBy names the model an alias was routed to in a response that
+// names none (a proxy or fake may leave modelVersion out), so that stats
+// and Agent.Model say which model answered, not "auto".
+func answeredBy(resp *genai.GenerateContentResponse, target string) *genai.GenerateContentResponse {
+	if resp != nil && resp.ModelVersion == "" {
+		resp.ModelVersion = target
+	}
+	return resp
 }
 
 // CountTokens implements model.Model.

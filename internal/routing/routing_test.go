@@ -3,6 +3,7 @@ package routing
 import (
 	"context"
 	"iter"
+	"strings"
 	"testing"
 
 	"google.golang.org/genai"
@@ -144,5 +145,45 @@ func TestRouterStickyPerPrompt(t *testing.T) {
 	r.GenerateContent(ctx, &model.Request{Model: "gemini-2.5-pro"})
 	if got := main.models[len(main.models)-1]; got != "gemini-2.5-pro" {
 		t.Errorf("passthrough went to %s", got)
+	}
+}
+
+// chunks streams two chunks, the first naming no model, the second its
+// own version.
+type chunks struct{ scripted }
+
+func (c *chunks) GenerateContentStream(_ context.Context, req *model.Request) iter.Seq2[*genai.GenerateContentResponse, error] {
+	c.models = append(c.models, req.Model)
+	return func(yield func(*genai.GenerateContentResponse, error) bool) {
+		if yield(textResp("a"), nil) {
+			last := textResp("b")
+			last.ModelVersion = "gemini-2.5-flash-002"
+			yield(last, nil)
+		}
+	}
+}
+
+// TestRoutedResponsesNameTheirModel: a response to an alias that names no
+// model names the one it was routed to; one that names its version keeps
+// it; a request for a concrete model is passed through untouched.
+func TestRoutedResponsesNameTheirModel(t *testing.T) {
+	for _, tt := range []struct {
+		model string
+		want  []string
+	}{
+		{"flash", []string{FlashModel, "gemini-2.5-flash-002"}},
+		{"gemini-2.5-pro", []string{"", "gemini-2.5-flash-002"}},
+	} {
+		r := New(&chunks{}, nil, false)
+		var got []string
+		for resp, err := range r.GenerateContentStream(context.Background(), &model.Request{Model: tt.model}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, resp.ModelVersion)
+		}
+		if strings.Join(got, " ") != strings.Join(tt.want, " ") {
+			t.Errorf("%s: versions %q, want %q", tt.model, got, tt.want)
+		}
 	}
 }
