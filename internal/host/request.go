@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/castor-dev/castor/internal/jsonerr"
 	"github.com/castor-dev/castor/internal/jsonrpc"
 )
 
@@ -47,7 +48,8 @@ func (t Token) Admits(r *http.Request) bool {
 
 // ReadJSON reads a request body (ReadBody) holding one JSON value into
 // v; an empty body leaves v as it was. It fails with the HTTP status to
-// answer.
+// answer, and an error that names a value of the wrong kind in the
+// JSON's terms (jsonerr), not the server's Go types.
 func ReadJSON(r *http.Request, v any) (int, error) {
 	b, status, err := ReadBody(r)
 	if err != nil {
@@ -57,7 +59,7 @@ func ReadJSON(r *http.Request, v any) (int, error) {
 		return 0, nil
 	}
 	if err := json.Unmarshal(b, v); err != nil {
-		return http.StatusBadRequest, fmt.Errorf("invalid JSON body: %w", err)
+		return http.StatusBadRequest, fmt.Errorf("invalid JSON body: %s", jsonerr.Describe(err))
 	}
 	return 0, nil
 }

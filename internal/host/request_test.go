@@ -45,6 +45,9 @@ func TestReadJSON(t *testing.T) {
 		{"", "kept", 0, ""},
 		{" \n", "kept", 0, ""},
 		{`{"a":`, "kept", http.StatusBadRequest, "invalid JSON body: unexpected end of JSON input"},
+		// A value of the wrong kind is named in the JSON's terms, not the
+		// server's Go types.
+		{`{"a":1}`, "kept", http.StatusBadRequest, `invalid JSON body: "A" must be a string, not number`},
 		{`{"a":"0123456789"}`, "kept", http.StatusRequestEntityTooLarge, "request body larger than 16 bytes"},
 	}
 	for _, tt := range tests {
