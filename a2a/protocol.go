@@ -78,15 +78,20 @@ type FileContent struct {
 // decodeBytes returns the file's inline bytes. Clients write base64
 // padded or not, in the standard or the URL alphabet (Go's []byte is
 // padded standard, browsers' base64url is neither), so each is accepted.
+// Bytes none of them reads get standard base64's error: the last form's
+// would point at a '+' or '/' rather than at the byte that is wrong.
 func (f *FileContent) decodeBytes() ([]byte, error) {
-	var err error
+	var first error
 	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
-		var b []byte
-		if b, err = enc.DecodeString(f.Bytes); err == nil {
+		b, err := enc.DecodeString(f.Bytes)
+		if err == nil {
 			return b, nil
 		}
+		if first == nil {
+			first = err
+		}
 	}
-	return nil, err
+	return nil, first
 }
 
 // TextPart returns a text part.
