@@ -115,10 +115,13 @@ func (r *Router) GenerateContent(ctx context.Context, req *model.Request) (*gena
 // names none (a proxy or fake may leave modelVersion out), so that stats
 // and Agent.Model say which model answered, not "auto".
 func answeredBy(resp *genai.GenerateContentResponse, target string) *genai.GenerateContentResponse {
-	if resp != nil && resp.ModelVersion == "" {
-		resp.ModelVersion = target
+	if resp == nil || resp.ModelVersion != "" {
+		return resp
 	}
-	return resp
+	// A copy: the inner model may hand out one response object twice.
+	cp := *resp
+	cp.ModelVersion = target
+	return &cp
 }
 
 // CountTokens implements model.Model.
