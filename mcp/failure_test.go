@@ -260,3 +260,24 @@ func TestReconnectFailure(t *testing.T) {
 		t.Errorf("display names the server more than once: %q", r.Display)
 	}
 }
+
+// TestFailureHidesURLSecrets checks that a remote server's failure, which
+// reaches logs, the terminal and (from a tool call) the model, does not
+// quote the credentials some servers take in their URL.
+func TestFailureHidesURLSecrets(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "no such endpoint", http.StatusNotFound)
+	}))
+	defer srv.Close()
+	u := strings.Replace(srv.URL, "http://", "http://user:pw-s3cret@", 1) + "/mcp?api_key=key-s3cret&mode=x"
+	err := Probe(t.Context(), &ServerConfig{Name: "remote", HTTPURL: u}, Options{Debug: func(string) {}})
+	if err == nil {
+		t.Fatal("Probe succeeded against a 404")
+	}
+	if strings.Contains(err.Error(), "s3cret") {
+		t.Errorf("the failure quotes a secret of the URL: %v", err)
+	}
+	if !strings.Contains(err.Error(), "/mcp?") || !strings.Contains(err.Error(), "404") {
+		t.Errorf("the failure no longer says where and what: %v", err)
+	}
+}
