@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/castor-dev/castor/internal/fsutil"
 )
 
 // EnablementFileName is the file under ~/.gemini where `gemini mcp
@@ -70,10 +71,9 @@ func SetEnabled(path, name string, enabled bool) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(path, data, 0o644)
+	// Gemini CLI reads this file too: replace it whole, never leave it
+	// half written.
+	return fsutil.WriteFileAtomic(path, data, 0o644)
 }
 
 func readEnablement(path string) (map[string]json.RawMessage, error) {

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,4 +84,33 @@ func FuzzLoadDisabled(f *testing.F) {
 			t.Fatalf("after enabling all: %q %v", left, err)
 		}
 	})
+}
+
+// TestSetEnabledReplacesAtomically checks that the enablement file, which
+// Gemini CLI reads too, is replaced whole rather than truncated and
+// rewritten in place: a reader holding the old file still reads all of it.
+func TestSetEnabledReplacesAtomically(t *testing.T) {
+	path := filepath.Join(t.TempDir(), EnablementFileName)
+	old := `{"other": {"enabled": false}}`
+	if err := os.WriteFile(path, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := SetEnabled(path, "weather", false); err != nil {
+		t.Fatal(err)
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(data) != old {
+		t.Errorf("a reader of the old file read %q: the file was rewritten in place", data)
+	}
+	if got, _ := LoadDisabled(path); strings.Join(got, ",") != "other,weather" {
+		t.Errorf("disabled = %v", got)
+	}
 }

@@ -201,15 +201,43 @@ func clip(s string, n int) string {
 }
 
 // Target is how the server is run, as users wrote it: the command line of
-// a stdio server, the URL of a remote one.
+// a stdio server, the URL of a remote one with the password and query
+// values some servers take as credentials hidden (see hideURLSecrets),
+// since failure reports reach logs and, from a tool call, the model.
 func (c *ServerConfig) Target() string {
 	if c.Command != "" {
 		return strings.TrimSpace(c.Command + " " + strings.Join(c.Args, " "))
 	}
-	if c.HTTPURL != "" {
-		return c.HTTPURL
+	u := c.HTTPURL
+	if u == "" {
+		u = c.URL
 	}
-	return c.URL
+	return c.hideURLSecrets(u)
+}
+
+// hideURLSecrets replaces, in text, the password and the query values of
+// the server's URL (wherever the URL or its query appears, as errors quote
+// it) with "xxxxx".
+func (c *ServerConfig) hideURLSecrets(text string) string {
+	for _, raw := range []string{c.HTTPURL, c.URL} {
+		u, err := url.Parse(raw)
+		if raw == "" || err != nil {
+			continue
+		}
+		if pw, ok := u.User.Password(); ok && pw != "" {
+			for _, form := range []string{pw, url.PathEscape(pw), url.QueryEscape(pw)} {
+				text = strings.ReplaceAll(text, ":"+form+"@", ":xxxxx@")
+			}
+		}
+		if u.RawQuery != "" {
+			q := u.Query()
+			for k := range q {
+				q[k] = []string{"xxxxx"}
+			}
+			text = strings.ReplaceAll(text, u.RawQuery, q.Encode())
+		}
+	}
+	return text
 }
 
 // phase names what a server was doing when it failed, for the report.
@@ -252,7 +280,7 @@ func (s *server) explain(err error, ph phase, out *processOutput, timeout time.D
 		}
 		f.Stderr = out.stderrTail()
 	}
-	f.Problem = s.problem(err, ph, out != nil, ended, timeout)
+	f.Problem = s.cfg.hideURLSecrets(s.problem(err, ph, out != nil, ended, timeout))
 	if out != nil {
 		if strays, n := out.strayTail(); n > 0 {
 			f.Problem += fmt.Sprintf(". It wrote %d line(s) to stdout that are not MCP messages (stdout is for MCP alone; logs belong on stderr), the last: %q", n, strays[len(strays)-1])

@@ -3,6 +3,7 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -258,5 +259,53 @@ func TestReconnectFailure(t *testing.T) {
 	}
 	if strings.Count(r.Display, "MCP server 'flaky'") != 1 {
 		t.Errorf("display names the server more than once: %q", r.Display)
+	}
+}
+
+// TestFailureHidesURLSecrets checks that a remote server's failure, which
+// reaches logs, the terminal and (from a tool call) the model, does not
+// quote the credentials some servers take in their URL.
+func TestFailureHidesURLSecrets(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "no such endpoint", http.StatusNotFound)
+	}))
+	defer srv.Close()
+	u := strings.Replace(srv.URL, "http://", "http://user:pw-s3cret@", 1) + "/mcp?api_key=key-s3cret&mode=x"
+	err := Probe(t.Context(), &ServerConfig{Name: "remote", HTTPURL: u}, Options{Debug: func(string) {}})
+	if err == nil {
+		t.Fatal("Probe succeeded against a 404")
+	}
+	if strings.Contains(err.Error(), "s3cret") {
+		t.Errorf("the failure quotes a secret of the URL: %v", err)
+	}
+	if !strings.Contains(err.Error(), "/mcp?") || !strings.Contains(err.Error(), "404") {
+		t.Errorf("the failure no longer says where and what: %v", err)
+	}
+}
+
+// roundTripFunc is an http.RoundTripper made of a function.
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestStatusRecorderBareResponse checks that an error answer from a
+// transport that does not set Response.Request (an SDK user's own
+// RoundTripper) is recorded rather than crashing the connection attempt.
+func TestStatusRecorderBareResponse(t *testing.T) {
+	base := roundTripFunc(func(*http.Request) (*http.Response, error) {
+		return &http.Response{StatusCode: 404, Status: "404 Not Found", Header: http.Header{},
+			Body: io.NopCloser(strings.NewReader("gone"))}, nil
+	})
+	var rec httpAnswer
+	req := httptest.NewRequest("POST", "http://127.0.0.1:1/mcp", nil)
+	resp, err := (&statusRecorder{base: base, rec: &rec}).RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body, _ := io.ReadAll(resp.Body); string(body) != "gone" {
+		t.Errorf("body = %q", body)
+	}
+	if got, code := rec.describe(errors.New("Not Found")); code != 404 || !strings.Contains(got, "http://127.0.0.1:1/mcp") {
+		t.Errorf("describe = %q, %d", got, code)
 	}
 }

@@ -26,13 +26,15 @@ type httpAnswer struct {
 	body   string
 }
 
-func (a *httpAnswer) record(resp *http.Response, body []byte) {
+// record notes resp, the answer to r: r rather than resp.Request, which
+// a RoundTripper other than http.Transport may leave nil.
+func (a *httpAnswer) record(r *http.Request, resp *http.Response, body []byte) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.status != "" {
 		return
 	}
-	a.code, a.status, a.url = resp.StatusCode, resp.Status, resp.Request.URL.String()
+	a.code, a.status, a.url = resp.StatusCode, resp.Status, r.URL.String()
 	a.body = strings.Join(strings.Fields(clip(string(body), 200)), " ")
 	if ct := resp.Header.Get("Content-Type"); strings.Contains(ct, "html") {
 		// An HTML error page quoted in a terminal helps nobody.
@@ -74,7 +76,7 @@ func (t *statusRecorder) RoundTrip(r *http.Request) (*http.Response, error) {
 		return resp, err
 	}
 	head, _ := io.ReadAll(io.LimitReader(resp.Body, maxBodyQuote))
-	t.rec.record(resp, head)
+	t.rec.record(r, resp, head)
 	resp.Body = struct {
 		io.Reader
 		io.Closer

@@ -511,7 +511,7 @@ func (s *server) connectFailure(ctx context.Context, err error, ph phase, timeou
 			answer = "HTTP 401 Unauthorized"
 		}
 		return &Failure{Server: s.cfg.Name, Target: s.cfg.Target(), Err: err,
-			Problem: answer + ": the server requires authentication and there is no valid stored OAuth token. " +
+			Problem: s.cfg.hideURLSecrets(answer) + ": the server requires authentication and there is no valid stored OAuth token. " +
 				`Give it credentials in its "headers" (e.g. "Authorization": "Bearer …"), or sign in with Gemini CLI's /mcp auth ` + s.cfg.Name + ", whose stored token Castor uses"}
 	}
 	return s.explain(err, ph, s.output(), timeout)

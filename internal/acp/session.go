@@ -329,6 +329,11 @@ func (ss *session) prompt(ctx context.Context, blocks []sdk.ContentBlock) (sdk.P
 			ss.mu.Unlock()
 			return sdk.PromptResponse{}, &sdk.RequestError{Code: -32602, Message: "Session not found: " + ss.id}
 		}
+		if ss.srv.closing.Load() {
+			// The server began closing while this prompt waited.
+			ss.mu.Unlock()
+			return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
+		}
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})

@@ -43,7 +43,7 @@ func extConfig(stdio IO, args []string, scope string) error {
 	if scope != "user" && scope != "workspace" {
 		return &usageError{msg: fmt.Sprintf("Invalid scope: %s. Please use one of user, workspace.", scope)}
 	}
-	exts, _ := p.load()
+	exts := loadExtensionsWarning(p, stdio)
 	in := newSettingPrompter(stdio)
 	if len(args) == 0 {
 		if len(exts) == 0 {

@@ -44,7 +44,7 @@ func extUpdate(ctx context.Context, stdio IO, names []string, all bool) error {
 	if err != nil {
 		return err
 	}
-	exts, _ := p.load()
+	exts := loadExtensionsWarning(p, stdio)
 	if !all {
 		var found *config.Extension
 		for _, e := range exts {
@@ -168,4 +168,15 @@ func updateExtension(ctx context.Context, p extPlace, e *config.Extension) (from
 	}
 	os.RemoveAll(old)
 	return e.Version, m.Version, nil
+}
+
+// loadExtensionsWarning loads the installed extensions and says on stderr
+// why any failed to load: one missing from the list would otherwise be
+// reported only as "not found".
+func loadExtensionsWarning(p extPlace, stdio IO) []*config.Extension {
+	exts, warnings := p.load()
+	for _, w := range warnings {
+		fmt.Fprintln(stdio.Stderr, "Warning: "+w)
+	}
+	return exts
 }
