@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -69,8 +68,7 @@ func (m *model) runShell(command string) tea.Cmd {
 			cmd = exec.CommandContext(ctx, "sh", "-c", command)
 		}
 		cmd.Dir, cmd.Env = dir, env
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+		killGroupOnCancel(cmd)
 		cmd.Stdout, cmd.Stderr = out, out
 		err := cmd.Run()
 		if ctx.Err() != nil {
