@@ -357,6 +357,11 @@ func TestCrashMidCallRestarts(t *testing.T) {
 	if !strings.HasPrefix(r.Display, "Error: MCP tool 'crash' reported an error: MCP server 'crashy'") || !strings.Contains(r.Display, "exited with status 2 during the call") || !strings.Contains(r.Display, "crashing on purpose") {
 		t.Errorf("display = %q", r.Display)
 	}
+	// The model is told the problem, not the command line or the
+	// server's stderr, which may hold secrets.
+	if !strings.Contains(r.LLMText, "exited with status 2 during the call") || strings.Contains(r.LLMText, "crashing on purpose") {
+		t.Errorf("model's text = %q", r.LLMText)
+	}
 	// The server is restarted on next use.
 	r = run(t, m, "echo", map[string]any{"message": "back"})
 	if r.Error != nil || r.Display != "Echo: back" {

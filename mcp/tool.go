@@ -203,10 +203,12 @@ func (c *call) transportError(err error) *tool.Result {
 	if errors.Is(err, context.DeadlineExceeded) {
 		msg = fmt.Sprintf("MCP error -32001: Request timed out after %v", c.t.srv.cfg.RequestTimeout())
 	}
-	if _, ok := errors.AsType[*Failure](err); ok {
+	if f, ok := errors.AsType[*Failure](err); ok {
 		// The server died or could not be reached: the user sees why,
-		// not only that the tool "reported an error".
-		r := c.transportResult(msg)
+		// not only that the tool "reported an error". The model gets the
+		// problem alone: the command line and the server's stderr may
+		// hold tokens, and are no use to it.
+		r := c.transportResult(fmt.Sprintf("MCP server '%s': %s", f.Server, f.Problem))
 		r.Display = fmt.Sprintf("Error: MCP tool '%s' reported an error: %s", c.t.serverTool, msg)
 		return r
 	}
