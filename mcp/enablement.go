@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -45,6 +46,18 @@ func LoadDisabled(path string) ([]string, error) {
 // Gemini CLI does) or off in the enablement file at path, keeping the
 // other entries as they are.
 func SetEnabled(path, name string, enabled bool) error {
+	// Two castor processes switching servers at once must not lose one
+	// change: the read, change and write hold a lock on a sidecar file
+	// (as "allow always and save" does); where the file system has no
+	// locks, the change goes on unlocked.
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	lock, err := fsutil.Lock(filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".lock"))
+	if err != nil && !errors.Is(err, errors.ErrUnsupported) {
+		return err
+	}
+	defer lock.Unlock()
 	states, err := readEnablement(path)
 	if err != nil {
 		return err

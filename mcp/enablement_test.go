@@ -1,10 +1,12 @@
 package mcp
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -112,5 +114,28 @@ func TestSetEnabledReplacesAtomically(t *testing.T) {
 	}
 	if got, _ := LoadDisabled(path); strings.Join(got, ",") != "other,weather" {
 		t.Errorf("disabled = %v", got)
+	}
+}
+
+// TestSetEnabledConcurrent: switches made at the same moment (several
+// `castor mcp disable` runs) are all kept, none lost to another's write.
+func TestSetEnabledConcurrent(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ".gemini", EnablementFileName)
+	const n = 24
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			if err := SetEnabled(path, fmt.Sprintf("server-%d", i), false); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	disabled, err := LoadDisabled(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(disabled) != n {
+		t.Errorf("%d of %d switches kept: %v", len(disabled), n, disabled)
 	}
 }
