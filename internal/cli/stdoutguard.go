@@ -77,11 +77,16 @@ func (g *stdoutGuard) Write(p []byte) (int, error) {
 // that went away makes writes fail with EPIPE instead of killing the
 // process in the middle of a turn with no word on stderr.
 func guardStdout(ctx context.Context, stdio *IO) (context.Context, context.CancelCauseFunc) {
-	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	catchSIGPIPE.Do(func() { signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE) })
 	ctx, stop := context.WithCancelCause(ctx)
 	stdio.Stdout = &stdoutGuard{w: stdio.Stdout, stop: stop}
 	return ctx, stop
 }
+
+// catchSIGPIPE registers for SIGPIPE once per process: a registration is
+// never undone, and a process that runs many commands (tests, a program
+// embedding the CLI) need not pile them up.
+var catchSIGPIPE sync.Once
 
 // outputFailure returns the failed stdout write that stopped ctx, or nil.
 func outputFailure(ctx context.Context) *outputError {
