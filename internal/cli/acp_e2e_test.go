@@ -384,10 +384,17 @@ func TestACPClientVanishes(t *testing.T) {
 		_ = cmd.Process.Kill()
 		t.Fatalf("did not exit; stderr:\n%s", stderr.String())
 	}
-	if s := stderr.String(); strings.Contains(s, "panic:") || strings.Contains(s, "goroutine ") {
-		t.Fatalf("stack trace:\n%s", s)
+	e.assertTurnKept(t, stderr.String(), "vanishing")
+}
+
+// assertTurnKept fails when castor's stderr holds a stack trace or the
+// session file lost the turn whose prompt holds word.
+func (e *env) assertTurnKept(t *testing.T, stderr, word string) {
+	t.Helper()
+	if strings.Contains(stderr, "panic:") || strings.Contains(stderr, "goroutine ") {
+		t.Fatalf("stack trace:\n%s", stderr)
 	}
-	if b, err := os.ReadFile(e.sessionFile()); err != nil || !strings.Contains(string(b), "vanishing") {
+	if b, err := os.ReadFile(e.sessionFile()); err != nil || !strings.Contains(string(b), word) {
 		t.Errorf("session file lost the turn: %v\n%s", err, b)
 	}
 }

@@ -1,11 +1,7 @@
 package cli
 
 import (
-	"bufio"
-	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -32,24 +28,7 @@ func TestIDEStatusSkipsStaleFile(t *testing.T) {
 	stale := filepath.Join(dir, "gemini-ide-server-5151-1.json")
 	os.WriteFile(stale, []byte(fmt.Sprintf(`{"port":%d,"workspacePath":%q,"authToken":"old"}`, dead, ws)), 0o600)
 
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	done := make(chan int, 1)
-	go func() {
-		code := Run(context.Background(), []string{"ide", "serve", "--workspace", ws, "--pid", "5151", "--ide-name", "neovim", "--ide-display-name", "Neovim"},
-			IO{Stdin: inR, Stdout: outW, Stderr: io.Discard})
-		outW.Close()
-		done <- code
-	}()
-	lines := bufio.NewScanner(outR)
-	if !lines.Scan() {
-		t.Fatal("no output from ide serve")
-	}
-	var ready struct{ Type, DiscoveryFile string }
-	if err := json.Unmarshal(lines.Bytes(), &ready); err != nil || ready.Type != "ready" {
-		t.Fatalf("first line %s", lines.Text())
-	}
-	go io.Copy(io.Discard, outR)
+	inW, discoveryFile, done := startIDEServe(t, ws)
 	defer func() {
 		inW.Close()
 		select {
@@ -67,7 +46,7 @@ func TestIDEStatusSkipsStaleFile(t *testing.T) {
 		switch {
 		case strings.Contains(line, filepath.Base(stale)) && strings.Contains(line, "(selected)"):
 			t.Errorf("the stale file is selected: %s", line)
-		case strings.Contains(line, filepath.Base(ready.DiscoveryFile)) && !strings.Contains(line, "(selected)"):
+		case strings.Contains(line, filepath.Base(discoveryFile)) && !strings.Contains(line, "(selected)"):
 			t.Errorf("the live file is not selected: %s", line)
 		}
 	}

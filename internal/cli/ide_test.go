@@ -57,26 +57,7 @@ func TestIDEStatusWithoutCompanion(t *testing.T) {
 
 func TestIDEServeAndStatus(t *testing.T) {
 	_, ws := ideEnv(t)
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	done := make(chan int, 1)
-	go func() {
-		code := Run(context.Background(), []string{"ide", "serve", "--workspace", ws, "--pid", "5151", "--ide-name", "neovim", "--ide-display-name", "Neovim"},
-			IO{Stdin: inR, Stdout: outW, Stderr: io.Discard})
-		outW.Close()
-		done <- code
-	}()
-	lines := bufio.NewScanner(outR)
-	if !lines.Scan() {
-		t.Fatal("no output from ide serve")
-	}
-	var ready struct {
-		Type, DiscoveryFile string
-	}
-	if err := json.Unmarshal(lines.Bytes(), &ready); err != nil || ready.Type != "ready" {
-		t.Fatalf("first line %s", lines.Text())
-	}
-	go io.Copy(io.Discard, outR)
+	inW, discoveryFile, done := startIDEServe(t, ws)
 	main := filepath.Join(ws, "main.go")
 	io.WriteString(inW, `{"type":"focused","path":"`+main+`","cursor":{"line":2,"character":1}}`+"\n")
 
@@ -105,9 +86,35 @@ func TestIDEServeAndStatus(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("serve did not stop at the end of its input")
 	}
-	if _, err := os.Stat(ready.DiscoveryFile); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(discoveryFile); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("discovery file left: %v", err)
 	}
+}
+
+// startIDEServe runs `castor ide serve` for ws as Neovim (pid 5151) until
+// the returned input is closed, and returns once it wrote its discovery
+// file; done receives its exit code.
+func startIDEServe(t *testing.T, ws string) (in io.WriteCloser, discoveryFile string, done <-chan int) {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	exit := make(chan int, 1)
+	go func() {
+		code := Run(context.Background(), []string{"ide", "serve", "--workspace", ws, "--pid", "5151", "--ide-name", "neovim", "--ide-display-name", "Neovim"},
+			IO{Stdin: inR, Stdout: outW, Stderr: io.Discard})
+		outW.Close()
+		exit <- code
+	}()
+	lines := bufio.NewScanner(outR)
+	if !lines.Scan() {
+		t.Fatal("no output from ide serve")
+	}
+	var ready struct{ Type, DiscoveryFile string }
+	if err := json.Unmarshal(lines.Bytes(), &ready); err != nil || ready.Type != "ready" {
+		t.Fatalf("first line %s", lines.Text())
+	}
+	go io.Copy(io.Discard, outR)
+	return inW, ready.DiscoveryFile, exit
 }
 
 func TestIDEServeBadWorkspace(t *testing.T) {
