@@ -562,6 +562,9 @@ func (s *Store) removeSessionFiles(id string) (safe string, errs []error) {
 			errs = append(errs, err)
 		}
 	}
+	// The id's claim file (claim.go) goes with the session; it is empty,
+	// so a failure to remove it is not worth a word.
+	_ = os.Remove(s.claimPath(safe))
 	return safe, errs
 }
 

@@ -220,9 +220,11 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 	if f.listExtensions {
 		return listExtensionNames(stdio)
 	}
-	if err := checkSessionID(f.sessionID, wd); err != nil { // sessionid.go
+	releaseID, err := checkSessionID(f.sessionID, wd) // sessionid.go
+	if err != nil {
 		return fail(err)
 	}
+	defer releaseID()
 
 	mode, err := f.mode()
 	if err != nil {

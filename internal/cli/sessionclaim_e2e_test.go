@@ -1,0 +1,80 @@
+package cli_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/castor-dev/castor/internal/fakegemini"
+)
+
+// TestSessionIDStartedTwiceAtOnce: runs started together with the same
+// new --session-id cannot all pass the "already exists" check before the
+// first of them records: exactly one runs and records the session, the
+// others are refused as a recorded id is (exit 42, pointing at --resume)
+// before they reach the model. A SessionStart hook that sleeps holds
+// every run between the check and its first record, the window the claim
+// closes.
+func TestSessionIDStartedTwiceAtOnce(t *testing.T) {
+	const runs, rounds = 6, 3
+	e := newEnv(t)
+	for range runs * rounds {
+		e.srv.Enqueue(fakegemini.Text("answered"))
+	}
+	if err := os.MkdirAll(filepath.Join(e.ws, ".gemini"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e.write(".gemini/settings.json", `{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "sleep 0.3"}]}]}}`)
+	for round := range rounds {
+		id := fmt.Sprintf("r%d-twice", round) // 8 characters: file names carry no more
+		results := make([]result, runs)
+		var wg sync.WaitGroup
+		for i := range runs {
+			wg.Go(func() {
+				cmd := exec.Command(castorBinary(t), "--session-id", id, "-p", fmt.Sprintf("run %d", i))
+				cmd.Dir, cmd.Env = e.ws, e.environ()
+				var stdout, stderr bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &stdout, &stderr
+				err := cmd.Run()
+				code := 0
+				if ee, ok := err.(*exec.ExitError); ok {
+					code = ee.ExitCode()
+				} else if err != nil {
+					code = -1
+				}
+				results[i] = result{code, stdout.String(), stderr.String()}
+			})
+		}
+		wg.Wait()
+		won := 0
+		for i, r := range results {
+			switch {
+			case r.code == 0 && r.stdout == "answered\n" && !strings.Contains(r.stderr, "recording"):
+				won++
+			case r.code == 42 && r.stdout == "" && strings.Contains(r.stderr, "--resume "+id) && strings.Count(r.stderr, "\n") == 1:
+			default:
+				t.Errorf("round %d run %d: exit %d, stdout %q, stderr %q", round, i, r.code, r.stdout, r.stderr)
+			}
+		}
+		if won != 1 {
+			t.Errorf("round %d: %d runs went through, want exactly 1", round, won)
+		}
+		files, _ := filepath.Glob(filepath.Join(e.home, ".gemini", "tmp", "*", "chats", "session-*-"+id+".jsonl"))
+		if len(files) != 1 {
+			t.Errorf("round %d: session files %v, want one", round, files)
+		}
+	}
+	// The claim ends with its run: the id is now refused as recorded,
+	// and resumable.
+	if r := e.run("--session-id", "r0-twice", "-p", "again"); r.code != 42 || !strings.Contains(r.stderr, "already exists") {
+		t.Errorf("after the runs: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if r := e.run("--resume", "r0-twice", "-p", "again"); r.code != 0 {
+		t.Errorf("resume: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
