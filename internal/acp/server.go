@@ -50,6 +50,9 @@ type Server struct {
 
 	inflight inflight
 	closing  atomic.Bool
+	// outFailed is set by the first failed write to the client: what
+	// fails after it is said once, by Serve.
+	outFailed atomic.Bool
 
 	mu       sync.Mutex
 	caps     sdk.ClientCapabilities
@@ -58,7 +61,8 @@ type Server struct {
 }
 
 // Serve answers the client writing to r and reading from w until the
-// client goes away (r ends) or ctx is cancelled; then it cancels running
+// client goes away (r ends, or a write to w fails) or ctx is cancelled;
+// then it cancels running
 // turns and closes every session, so that nothing recorded is lost. It
 // returns nil on a clean end.
 func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
@@ -69,7 +73,18 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	defer cancel()
 	s.base = ctx
 	s.sessions = map[string]*session{}
-	out := &lineWriter{w: w, answered: s.inflight.done}
+	// A client that stops reading (its end of stdout closed, the pipe
+	// broken) is gone as surely as one whose input ended: the SDK only
+	// drops what it fails to write, so turns would go on acting for no
+	// one. Serve ends as on a signal, sessions closed and recorded.
+	gone := make(chan error, 1)
+	out := &lineWriter{w: w, answered: s.inflight.done, failed: func(err error) {
+		s.outFailed.Store(true)
+		select {
+		case gone <- err:
+		default:
+		}
+	}}
 	s.out = out
 	// Nothing is read until the connection is fully set up: its handlers
 	// use s.conn, and the SDK reads its logger from its own goroutine.
@@ -82,10 +97,24 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	case <-s.conn.Done():
 	case <-ctx.Done():
 		s.answerBeforeExit()
+	case err := <-gone:
+		s.warn(fmt.Sprintf("the client stopped reading (writing to it failed: %s); its sessions are closed", rootCause(err)))
 	}
 	cancel()
 	s.closeAll()
 	return nil
+}
+
+// rootCause is the innermost error's text ("broken pipe" rather than
+// "write |1: broken pipe").
+func rootCause(err error) string {
+	for {
+		next := errors.Unwrap(err)
+		if next == nil {
+			return err.Error()
+		}
+		err = next
+	}
 }
 
 // answerBeforeExit cancels running turns when Serve is stopped (a signal)
@@ -420,6 +449,8 @@ type lineWriter struct {
 	running sync.WaitGroup
 	// answered learns the id of each response written.
 	answered func(id json.RawMessage)
+	// failed learns each write that failed.
+	failed func(err error)
 }
 
 // lineHook runs f once a written line holds every one of match.
@@ -432,6 +463,9 @@ func (l *lineWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	n, err := l.w.Write(p)
+	if err != nil && l.failed != nil {
+		l.failed(err)
+	}
 	kept := l.hooks[:0]
 	var fire []func()
 	for _, h := range l.hooks {

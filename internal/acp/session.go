@@ -170,7 +170,7 @@ func (ss *session) callContext() context.Context {
 }
 
 func (ss *session) send(ctx context.Context, u sdk.SessionUpdate) {
-	if err := ss.conn.SessionUpdate(ctx, sdk.SessionNotification{SessionId: sdk.SessionId(ss.id), Update: u}); err != nil && ctx.Err() == nil {
+	if err := ss.conn.SessionUpdate(ctx, sdk.SessionNotification{SessionId: sdk.SessionId(ss.id), Update: u}); err != nil && ctx.Err() == nil && !ss.srv.outFailed.Load() {
 		ss.srv.warn(fmt.Sprintf("session/update: %v", err))
 	}
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/castor-dev/castor/internal/acp"
 	"github.com/castor-dev/castor/internal/termtext"
@@ -33,8 +31,9 @@ func runACP(ctx context.Context, f *flags, stdio IO) int {
 		return fail(err)
 	}
 	// A client that closes its end must not kill the process with SIGPIPE
-	// on the next write: sessions are closed cleanly instead.
-	signal.Ignore(syscall.SIGPIPE)
+	// on the next write: sessions are closed cleanly instead
+	// (stdoutguard.go; caught, not ignored, so tools' programs keep it).
+	catchBrokenPipes()
 	wd, err := os.Getwd()
 	if err != nil {
 		return fail(err)

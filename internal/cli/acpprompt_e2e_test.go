@@ -126,10 +126,11 @@ type rawACP struct {
 	t      *testing.T
 }
 
-// startRawACP starts the built binary with --acp in e's workspace.
-func startRawACP(t *testing.T, e *env) *rawACP {
+// startRawACP starts the built binary with --acp and args in e's
+// workspace.
+func startRawACP(t *testing.T, e *env, args ...string) *rawACP {
 	t.Helper()
-	w := &rawACP{cmd: exec.Command(castorBinary(t), "--acp"), lines: make(chan string), t: t}
+	w := &rawACP{cmd: exec.Command(castorBinary(t), append([]string{"--acp"}, args...)...), lines: make(chan string), t: t}
 	w.cmd.Dir = e.ws
 	w.cmd.Env = e.environ()
 	w.stdin, _ = w.cmd.StdinPipe()

@@ -77,7 +77,7 @@ func (g *stdoutGuard) Write(p []byte) (int, error) {
 // that went away makes writes fail with EPIPE instead of killing the
 // process in the middle of a turn with no word on stderr.
 func guardStdout(ctx context.Context, stdio *IO) (context.Context, context.CancelCauseFunc) {
-	catchSIGPIPE.Do(func() { signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE) })
+	catchBrokenPipes()
 	ctx, stop := context.WithCancelCause(ctx)
 	stdio.Stdout = &stdoutGuard{w: stdio.Stdout, stop: stop}
 	return ctx, stop
@@ -87,6 +87,14 @@ func guardStdout(ctx context.Context, stdio *IO) (context.Context, context.Cance
 // never undone, and a process that runs many commands (tests, a program
 // embedding the CLI) need not pile them up.
 var catchSIGPIPE sync.Once
+
+// catchBrokenPipes makes a write to a pipe whose reader went away fail
+// with EPIPE instead of killing the process. The signal is caught, never
+// ignored: an ignored signal is inherited through exec, and the programs
+// tools start (yes | head, a pager) rely on dying of it.
+func catchBrokenPipes() {
+	catchSIGPIPE.Do(func() { signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE) })
+}
 
 // outputFailure returns the failed stdout write that stopped ctx, or nil.
 func outputFailure(ctx context.Context) *outputError {
