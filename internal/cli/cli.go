@@ -263,6 +263,9 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 	if isInteractive {
 		return runInteractive(ctx, opts, prompt, tty)
 	}
+	if closedAtStart(tty.Stdout) { // stdoutclosed_unix.go
+		return fail(errStdoutClosed)
+	}
 	ctx, stopRun := guardStdout(ctx, &stdio) // stdoutguard.go
 	defer stopRun(nil)
 	if f.inputFormat == InputStreamJSON {

@@ -104,3 +104,8 @@ func outputFailure(ctx context.Context) *outputError {
 	}
 	return nil
 }
+
+// errStdoutClosed refuses a headless run whose stdout was closed before
+// it started (closedAtStart): the answer could only be lost, so nothing
+// is run, and the exit is 1 as for a stdout that breaks mid-run.
+var errStdoutClosed = errors.New("stdout is closed: nothing would read the answer, so the prompt was not run")

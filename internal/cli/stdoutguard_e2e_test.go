@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -100,5 +101,48 @@ func checkWholeSession(t *testing.T, e *env) {
 		if !json.Valid(l) {
 			t.Errorf("session line %d is not JSON: %s", i+1, l)
 		}
+	}
+}
+
+// TestClosedStdout: a headless run started with stdout closed (`>&-`)
+// used to exit 0 with its answer written to the /dev/null the Go runtime
+// puts in place of a closed descriptor. It now exits 1 with one line on
+// stderr before reaching the model, as a stdout that breaks mid-run
+// does; `>/dev/null`, a choice to discard the answer, still runs.
+func TestClosedStdout(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("needs sh to start castor with a closed stdout")
+	}
+	const want = "Error: stdout is closed: nothing would read the answer, so the prompt was not run\n"
+	for _, format := range []string{"text", "json", "stream-json"} {
+		t.Run(format, func(t *testing.T) {
+			e := newEnv(t, fakegemini.Text("an answer for no one"))
+			for _, redirect := range []string{">&-", ">/dev/null"} {
+				cmd := exec.Command("sh", "-c", `exec "$0" "$@" `+redirect, castorBinary(t), "-o", format, "-p", "hi")
+				cmd.Dir, cmd.Env = e.ws, e.environ()
+				var stderr bytes.Buffer
+				cmd.Stderr = &stderr
+				err := cmd.Run()
+				code := 0
+				if ee, ok := err.(*exec.ExitError); ok {
+					code = ee.ExitCode()
+				} else if err != nil {
+					t.Fatal(err)
+				}
+				switch redirect {
+				case ">&-":
+					if code != 1 || stderr.String() != want {
+						t.Errorf("%s: exit %d, stderr %q; want exit 1 and %q", redirect, code, stderr.String(), want)
+					}
+					if n := len(e.srv.Requests()); n != 0 || len(e.sessionFiles()) != 0 {
+						t.Errorf("%s: %d model requests, session files %v; want none", redirect, n, e.sessionFiles())
+					}
+				default:
+					if code != 0 || stderr.String() != "" {
+						t.Errorf("%s: exit %d, stderr %q", redirect, code, stderr.String())
+					}
+				}
+			}
+		})
 	}
 }
