@@ -181,7 +181,11 @@ func (r *run) finishBatch(b *pendingBatch) bool {
 			// Gemini CLI cancels every queued call once one is refused.
 			cancelRest = true
 			b.refused = true
-			r.finishCall(c, StatusCancelled, tool.Fail(tool.ErrCancelled, "[Operation Cancelled] Reason: User denied execution."))
+			reason := "User denied execution."
+			if d.Reason != "" {
+				reason = d.Reason // tool.Decision.Reason: no one refused
+			}
+			r.finishCall(c, StatusCancelled, tool.Fail(tool.ErrCancelled, "[Operation Cancelled] Reason: "+reason))
 			b.decisions[c.ID] = "reject"
 			r.toolEvent(c)
 			continue

@@ -2,6 +2,7 @@ package ide
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/tool"
@@ -62,7 +63,7 @@ func (c *Client) Confirm(next ConfirmFunc) ConfirmFunc {
 				if r.err != nil {
 					// The IDE went away: the terminal, if any, still decides.
 					if next == nil {
-						return tool.Decision{Outcome: tool.Cancel}, nil
+						return c.goneMidDiff(d.FilePath), nil
 					}
 					ideCh = nil
 					continue
@@ -100,4 +101,17 @@ func ideDecision(r diffResult, proposed string) tool.Decision {
 		dec.NewContent = &content
 	}
 	return dec
+}
+
+// goneMidDiff is the answer for an edit whose diff was open in an IDE
+// that went away when no one else could answer (a headless run). The
+// edit is not made, as on a refusal, but neither the model nor the user
+// is told the user refused it. (Gemini CLI shows no diffs in headless
+// runs, and in its terminal the user still answers when the IDE goes.)
+func (c *Client) goneMidDiff(path string) tool.Decision {
+	c.opts.warn(fmt.Sprintf("the IDE closed while showing the diff of %s; the edit was not made", path))
+	return tool.Decision{
+		Outcome: tool.Cancel,
+		Reason:  fmt.Sprintf("The IDE closed before the user answered the diff of %s, so the edit was not made. The user did not refuse it.", path),
+	}
 }

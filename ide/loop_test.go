@@ -115,7 +115,18 @@ func TestConfirmInIDE(t *testing.T) {
 			t.Fatal(err)
 		}
 		r := recv(t, done, "the decision")
-		if r.err != nil || r.d.Outcome != tool.Cancel {
+		if r.err != nil || r.d.Outcome != tool.Cancel || r.d.Reason != "" {
+			t.Fatalf("decision = %+v, %v; a refusal is the user's, with no other reason", r.d, r.err)
+		}
+	})
+	// Last: the editor closes with the diff open, and no one else can
+	// answer. The edit is cancelled with a reason that is not a refusal.
+	t.Run("the IDE closes", func(t *testing.T) {
+		done := run()
+		recv(t, ed.opened, "openDiff")
+		s.Stop(context.Background())
+		r := recv(t, done, "the decision")
+		if r.err != nil || r.d.Outcome != tool.Cancel || !strings.Contains(r.d.Reason, "The IDE closed before the user answered the diff of "+path) {
 			t.Fatalf("decision = %+v, %v", r.d, r.err)
 		}
 	})

@@ -65,9 +65,13 @@ func (o Outcome) Valid() bool {
 
 // Decision is an answer to a confirmation. NewContent, when set on an edit,
 // replaces the proposed file content with what the user accepted.
+// Reason, on a Cancel that is not the user's refusal (the IDE showing the
+// diff closed before anyone answered), is what the model is told instead
+// of "User denied execution.": a sentence, ending with a full stop.
 type Decision struct {
 	Outcome    Outcome
 	NewContent *string
+	Reason     string
 }
 
 // Modifiable is implemented by calls whose proposal a user may change
