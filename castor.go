@@ -177,8 +177,8 @@ func WithSessionID(id string) Option { return func(o *setup.Options) { o.Session
 // confirmations: calls that were waiting are dropped. To take up a paused
 // turn in a new agent, keep Session().History() and
 // Session().PausedCalls() and give them to the new agent's
-// Session().Continue. A ResumeError says when the session cannot be
-// found or read.
+// Session().Continue. New returns a *ResumeError when the session cannot
+// be found or read.
 func WithResume(sessionID string) Option { return func(o *setup.Options) { o.Resume = sessionID } }
 
 // WithHistory starts from a conversation kept elsewhere, without the
@@ -283,9 +283,12 @@ func New(ctx context.Context, opts ...Option) (*Agent, error) {
 	if o.Confirm != nil {
 		o.Confirm = reportingConfirm(o.Confirm)
 	}
+	if o.Elicit == nil {
+		o.Elicit = declineElicit(o.Warn)
+	}
 	a, err := setup.New(ctx, o)
 	if err != nil {
-		return nil, err
+		return nil, sdkError(err, &o) // sdkerrors.go
 	}
 	life, stop := context.WithCancel(context.Background())
 	return &Agent{a: a, life: life, stop: stop, warn: o.Warn}, nil
@@ -518,9 +521,6 @@ func (a *Agent) releaseAll() error {
 
 // ConfigError is a problem in settings or options (the CLI exits 52).
 type ConfigError = setup.ConfigError
-
-// ResumeError is a session that cannot be resumed (the CLI exits 42).
-type ResumeError = setup.ResumeError
 
 // UntrustedError is a workspace that folder trust refuses (the CLI exits
 // 55).

@@ -14,3 +14,10 @@ import (
 func WithElicit(f mcp.ElicitFunc) Option {
 	return func(o *setup.Options) { o.Elicit = f }
 }
+
+// declineElicit is the answer of an agent built without WithElicit: every
+// question declined, and the warning says how a program answers them
+// (the assembly's own default words it for the castor command).
+func declineElicit(warn func(string)) mcp.ElicitFunc {
+	return mcp.DeclineElicit("this agent has no function to answer such questions: give one with castor.WithElicit.", warn)
+}

@@ -88,6 +88,8 @@ func WithHooks(hooks ...Hook) Option {
 			}
 			o.Hooks = append(o.Hooks, setup.RuntimeHook{
 				Event: h.Event, Name: h.Name, Matcher: h.Matcher, Sequential: h.Sequential, Timeout: h.Timeout,
+				// Numbered as checkOptions numbers them, across every WithHooks.
+				Origin: fmt.Sprintf("%s hook %d of WithHooks", h.Event, len(o.Hooks)+1),
 				Func: func(ctx context.Context, a *setup.Agent, in *agent.HookInput) (*agent.HookOutput, error) {
 					sc := newSessionContext(a, hookTime(in.Timestamp))
 					sc.TranscriptPath = in.TranscriptPath

@@ -21,6 +21,9 @@ type RuntimeHook struct {
 	Sequential bool
 	Timeout    time.Duration
 	Func       func(ctx context.Context, a *Agent, in *agent.HookInput) (*agent.HookOutput, error)
+	// Origin names the hook in errors in its caller's terms (default
+	// "Options.Hooks[i]").
+	Origin string
 }
 
 // hookSources are the settings layers that may define hooks, in Gemini
@@ -112,7 +115,7 @@ func buildHooks(o Options, a *Agent, extRoots []string, transcript func() string
 		f := rh.Func
 		list = append(list, hooks.Hook{
 			Event: rh.Event, Name: rh.Name, Matcher: rh.Matcher, Sequential: rh.Sequential, Timeout: rh.Timeout,
-			Source: hooks.SourceRuntime, Origin: fmt.Sprintf("Options.Hooks[%d]", i),
+			Source: hooks.SourceRuntime, Origin: orDefault(rh.Origin, fmt.Sprintf("Options.Hooks[%d]", i)),
 			Func: func(ctx context.Context, in *agent.HookInput) (*agent.HookOutput, error) { return f(ctx, a, in) },
 		})
 	}

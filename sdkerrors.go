@@ -1,0 +1,76 @@
+package castor
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/castor-dev/castor/internal/chats"
+	"github.com/castor-dev/castor/internal/setup"
+)
+
+// ResumeError is a session WithResume names that cannot be resumed: no
+// recorded session matches it, more than one does, or its file cannot be
+// read. (The castor command exits 42 for the same problems, in its own
+// words.)
+type ResumeError struct {
+	// Session is the reference given to WithResume.
+	Session string
+	// Err is the cause.
+	Err error
+}
+
+func (e *ResumeError) Error() string {
+	return fmt.Sprintf("castor: WithResume(%q): %v", e.Session, e.Err)
+}
+
+func (e *ResumeError) Unwrap() error { return e.Err }
+
+// sdkError words the assembly's errors for a Go program: the assembly
+// says what the castor command's user must do (flags such as --resume and
+// --list-sessions), which means nothing to a program calling New.
+func sdkError(err error, o *setup.Options) error {
+	var re *setup.ResumeError
+	if !errors.As(err, &re) {
+		return err
+	}
+	return &ResumeError{Session: o.Resume, Err: resumeCause(re.Err, o)}
+}
+
+// resumeCause rewords the causes of a failed resume that the chats store
+// words for the command line; the original stays in the chain.
+func resumeCause(err error, o *setup.Options) error {
+	var invalid *chats.InvalidSessionError
+	switch {
+	case o.DisableRecording:
+		return errors.New("WithoutRecording turns off the recordings a session is resumed from")
+	case errors.As(err, &invalid) && len(invalid.Matches) > 1:
+		return &rewordedError{
+			msg: fmt.Sprintf("%d recorded sessions of this workspace have ids starting with %q (%s): give more of the id",
+				len(invalid.Matches), invalid.Identifier, strings.Join(invalid.Matches, ", ")),
+			err: err,
+		}
+	case errors.As(err, &invalid):
+		where := ""
+		if invalid.ChatsDir != "" {
+			where = " (recordings are in " + invalid.ChatsDir + ")"
+		}
+		return &rewordedError{
+			msg: fmt.Sprintf("no recorded session of this workspace matches %q%s; give an id Agent.SessionID returned, or \"latest\"", invalid.Identifier, where),
+			err: err,
+		}
+	case errors.Is(err, chats.ErrNoSessions):
+		return &rewordedError{msg: "this workspace has no recorded session", err: err}
+	}
+	return err
+}
+
+// rewordedError says err in other words and keeps it for errors.Is and
+// errors.As.
+type rewordedError struct {
+	msg string
+	err error
+}
+
+func (e *rewordedError) Error() string { return e.msg }
+func (e *rewordedError) Unwrap() error { return e.err }
