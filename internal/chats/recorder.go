@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -36,6 +37,9 @@ type Recorder struct {
 	// patches of a session whose file the first record creates (f is nil
 	// until then). They go out in the same write as that record.
 	pending [][]byte
+	// alt is the file to create instead when path was taken meanwhile by
+	// another session whose id starts the same (Store.Create).
+	alt string
 }
 
 func newRecorder(f *os.File, path string, conv Conversation, now func() time.Time, newID func() string) *Recorder {
@@ -49,8 +53,13 @@ func newRecorder(f *os.File, path string, conv Conversation, now func() time.Tim
 // SessionID is the id of the recorded session.
 func (r *Recorder) SessionID() string { return r.conv.SessionID }
 
-// Path is the file being written.
-func (r *Recorder) Path() string { return r.path }
+// Path is the file being written. It may change until the first record
+// creates the file (a name clash, see Store.Create).
+func (r *Recorder) Path() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.path
+}
 
 // Conversation returns a snapshot of what has been recorded so far.
 func (r *Recorder) Conversation() *Conversation {
@@ -375,6 +384,13 @@ func (r *Recorder) append(lines ...[]byte) error {
 		// clash (same id prefix within one minute) is better reported
 		// than merged.
 		f, err := os.OpenFile(r.path, os.O_RDWR|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
+		if errors.Is(err, fs.ErrExist) && r.alt != "" && sessionIDOf(r.path) != r.conv.SessionID {
+			// Another session whose id starts the same began this
+			// minute, after Create looked: the longer name is ours. (The
+			// same session started twice is refused, as by Create.)
+			r.path, r.alt = r.alt, ""
+			f, err = os.OpenFile(r.path, os.O_RDWR|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
+		}
 		if err != nil {
 			return err
 		}

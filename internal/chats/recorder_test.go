@@ -340,17 +340,19 @@ func TestCreateRejectsClash(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.Close()
-	if _, err := s.Create("abcdefgh-2", CreateOptions{}); err == nil {
-		t.Error("second session with the same file name was created")
+	if _, err := s.Create("abcdefgh-1", CreateOptions{}); err == nil {
+		t.Error("second session with the same id and file name was created")
 	}
-	// Two sessions started together both pass Create; the second to
-	// record is refused rather than merged into the first one's file.
+	// Two sessions of one id started together both pass Create; the
+	// second to record is refused rather than merged into the first one's
+	// file. (Ids that only share their first 8 characters get two files:
+	// TestIDsSharingAPrefix.)
 	a, err := s.Create("ijklmnop-1", CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	b, err := s.Create("ijklmnop-2", CreateOptions{})
+	b, err := s.Create("ijklmnop-1", CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -105,13 +105,28 @@ func (s *Store) Create(sessionID string, opts CreateOptions) (*Recorder, error) 
 		name = sessionFilePrefix + stamp + "-" + safe[:min(8, len(safe))] + ".jsonl"
 	}
 	path := filepath.Join(dir, name)
+	// A main session's file is named after the first 8 characters of its
+	// id, as Gemini CLI names it; ids chosen by people (--session-id
+	// ci-job-42, ci-job-43) often share those, and two sessions started
+	// in one minute would want the same file. The later one is then named
+	// after its whole id (Gemini CLI lists and resumes files by the id
+	// inside them, whatever their name).
+	alt := ""
+	if kind != "subagent" && len(safe) > 8 {
+		alt = filepath.Join(dir, strings.TrimSuffix(name, safe[:8]+".jsonl")+safe+".jsonl")
+	}
 	// The file is made on the first record (see Recorder.append), so a
 	// session that never gets a prompt leaves nothing behind. A name clash
-	// (same id prefix within one minute) is still reported here when the
-	// other file is already on disk, and by O_EXCL at the first record
-	// when both sessions start together.
+	// is still reported here when both names are already on disk, and by
+	// O_EXCL at the first record.
 	if _, err := os.Lstat(path); err == nil {
-		return nil, &fs.PathError{Op: "create", Path: path, Err: fs.ErrExist}
+		if alt == "" || sessionIDOf(path) == sessionID {
+			return nil, &fs.PathError{Op: "create", Path: path, Err: fs.ErrExist}
+		}
+		path, alt = alt, ""
+		if _, err := os.Lstat(path); err == nil {
+			return nil, &fs.PathError{Op: "create", Path: path, Err: fs.ErrExist}
+		}
 	}
 	conv := Conversation{
 		SessionID:   sessionID,
@@ -137,6 +152,7 @@ func (s *Store) Create(sessionID string, opts CreateOptions) (*Recorder, error) 
 	}
 	r := newRecorder(nil, path, conv, s.now, s.newID)
 	r.pending = [][]byte{line}
+	r.alt = alt
 	return r, nil
 }
 
@@ -386,7 +402,6 @@ func (s *Store) Exists(sessionID string) (bool, error) {
 	if safe == "" {
 		return false, nil
 	}
-	short := safe[:min(8, len(safe))]
 	entries, err := os.ReadDir(s.dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -396,9 +411,7 @@ func (s *Store) Exists(sessionID string) (bool, error) {
 	}
 	for _, e := range entries {
 		n := e.Name()
-		if strings.HasPrefix(n, sessionFilePrefix) &&
-			(strings.HasSuffix(n, "-"+short+".json") || strings.HasSuffix(n, "-"+short+".jsonl")) &&
-			sessionIDOf(filepath.Join(s.dir, n)) == sessionID {
+		if namedFor(n, safe) && sessionIDOf(filepath.Join(s.dir, n)) == sessionID {
 			return true, nil
 		}
 	}
@@ -543,15 +556,13 @@ func (s *Store) removeSessionFiles(id string) (safe string, errs []error) {
 	if safe == "" || id == "." || id == ".." {
 		return "", []error{fmt.Errorf("chats: invalid session id %q", id)}
 	}
-	short := safe[:min(8, len(safe))]
 	entries, err := os.ReadDir(s.dir)
 	if err != nil {
 		return "", []error{err}
 	}
 	for _, e := range entries {
 		n := e.Name()
-		if e.IsDir() || !strings.HasPrefix(n, sessionFilePrefix) ||
-			!(strings.HasSuffix(n, "-"+short+".json") || strings.HasSuffix(n, "-"+short+".jsonl")) {
+		if e.IsDir() || !namedFor(n, safe) {
 			continue
 		}
 		p := filepath.Join(s.dir, n)
@@ -587,4 +598,20 @@ func sessionIDOf(path string) string {
 		return c.SessionID
 	}
 	return ""
+}
+
+// namedFor reports whether a chats directory entry may be a main session
+// file of the session whose filename-safe id is safe: named after the
+// id's first 8 characters (Gemini CLI's name) or after the whole id (a
+// clash, see Create). The id inside the file decides.
+func namedFor(name, safe string) bool {
+	if !strings.HasPrefix(name, sessionFilePrefix) {
+		return false
+	}
+	for _, tail := range []string{safe[:min(8, len(safe))], safe} {
+		if strings.HasSuffix(name, "-"+tail+".json") || strings.HasSuffix(name, "-"+tail+".jsonl") {
+			return true
+		}
+	}
+	return false
 }

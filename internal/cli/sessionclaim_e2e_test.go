@@ -78,3 +78,42 @@ func TestSessionIDStartedTwiceAtOnce(t *testing.T) {
 		t.Errorf("resume: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// TestSessionIDsSharingAPrefix: session files carry the first 8
+// characters of the id, as Gemini CLI names them, so ci-job-42 and
+// ci-job-43 run in one minute wanted one file and the second ran
+// unrecorded, with a warning. Both are recorded now, listed and resumed
+// by their own id.
+func TestSessionIDsSharingAPrefix(t *testing.T) {
+	e := newEnv(t, fakegemini.Text("one"), fakegemini.Text("two"), fakegemini.Text("resumed"))
+	for _, id := range []string{"ci-job-42", "ci-job-43"} {
+		if r := e.run("--session-id", id, "-p", "run "+id); r.code != 0 || r.stderr != "" {
+			t.Fatalf("%s: exit %d, stderr %q", id, r.code, r.stderr)
+		}
+	}
+	r := e.run("--list-sessions")
+	if !strings.Contains(r.stdout, "[ci-job-42]") || !strings.Contains(r.stdout, "[ci-job-43]") {
+		t.Errorf("--list-sessions:\n%s", r.stdout)
+	}
+	if r := e.run("--resume", "ci-job-43", "-p", "again"); r.code != 0 || r.stdout != "resumed\n" {
+		t.Errorf("resume: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	b, _ := os.ReadFile(sessionFileOf(t, e, "ci-job-43"))
+	if !strings.Contains(string(b), "run ci-job-43") || !strings.Contains(string(b), `"text":"again"`) || strings.Contains(string(b), "run ci-job-42") {
+		t.Errorf("ci-job-43's file:\n%s", b)
+	}
+}
+
+// sessionFileOf is the session file holding id's header.
+func sessionFileOf(t *testing.T, e *env, id string) string {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(e.home, ".gemini", "tmp", "*", "chats", "session-*.jsonl"))
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		if strings.HasPrefix(string(b), `{"sessionId":"`+id+`"`) {
+			return f
+		}
+	}
+	t.Fatalf("no session file of %s among %v", id, files)
+	return ""
+}
