@@ -30,6 +30,9 @@ func runACP(ctx context.Context, f *flags, stdio IO) int {
 	if err != nil {
 		return fail(err)
 	}
+	if closedAtStart(stdio.Stdout) { // stdoutclosed_unix.go
+		return fail(errACPStdoutClosed)
+	}
 	// A client that closes its end must not kill the process with SIGPIPE
 	// on the next write: sessions are closed cleanly instead
 	// (stdoutguard.go; caught, not ignored, so tools' programs keep it).

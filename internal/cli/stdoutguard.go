@@ -109,3 +109,7 @@ func outputFailure(ctx context.Context) *outputError {
 // it started (closedAtStart): the answer could only be lost, so nothing
 // is run, and the exit is 1 as for a stdout that breaks mid-run.
 var errStdoutClosed = errors.New("stdout is closed: nothing would read the answer, so the prompt was not run")
+
+// errACPStdoutClosed refuses `castor --acp` with stdout closed: nothing it
+// answers could reach the client.
+var errACPStdoutClosed = errors.New("stdout is closed: an ACP client reads castor's answers there")

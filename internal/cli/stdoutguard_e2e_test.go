@@ -146,3 +146,23 @@ func TestClosedStdout(t *testing.T) {
 		})
 	}
 }
+
+// TestACPClosedStdout: castor --acp started with stdout closed refuses at
+// once (exit 1, one line) instead of answering into the runtime's
+// /dev/null for as long as its input stays open.
+func TestACPClosedStdout(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("needs sh to start castor with a closed stdout")
+	}
+	e := newEnv(t)
+	cmd := exec.Command("sh", "-c", `exec "$0" "$@" >&-`, castorBinary(t), "--acp")
+	cmd.Dir, cmd.Env = e.ws, e.environ()
+	cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}` + "\n")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	const want = "Error: stdout is closed: an ACP client reads castor's answers there\n"
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || stderr.String() != want {
+		t.Errorf("exit %v, stderr %q; want exit 1 and %q", err, stderr.String(), want)
+	}
+}
