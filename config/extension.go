@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/castor-dev/castor/internal/extension/swap"
 )
 
 // Extension files and folders, named as Gemini CLI names them.
@@ -355,6 +357,9 @@ type ExtensionsOptions struct {
 // no extension is a warning too.
 func LoadExtensions(o ExtensionsOptions) (exts []*Extension, warnings []string) {
 	root := ExtensionsDir(o.GeminiDir)
+	// An update a crash interrupted is finished or rolled back first, so
+	// the extension is neither lost nor loaded twice.
+	warnings = append(warnings, swap.RecoverAll(root)...)
 	entries, err := os.ReadDir(root)
 	if err != nil {
 		if !errors.Is(err, os.ErrNotExist) {
@@ -378,7 +383,7 @@ func LoadExtensions(o ExtensionsOptions) (exts []*Extension, warnings []string) 
 	seen := map[string]bool{}
 	for _, e := range entries {
 		dir := filepath.Join(root, e.Name())
-		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() || swap.Leftover(e.Name()) {
 			continue
 		}
 		// The admin's rule comes before the manifest is even read. A
