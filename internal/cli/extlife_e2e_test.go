@@ -2,9 +2,13 @@ package cli_test
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/castor-dev/castor/internal/fakegemini"
+	"github.com/castor-dev/castor/internal/npmtest"
 )
 
 // TestInterruptedUpdateRecovered: what an update killed between its
@@ -56,5 +60,72 @@ func TestInterruptedUpdateRecovered(t *testing.T) {
 				t.Errorf("second start repeats the repair: %s", r.stderr)
 			}
 		})
+	}
+}
+
+// bareRepo makes a local bare git repository serving extension name at
+// version 1.0.0 and returns its file:// URL and a function that pushes a
+// new version to it. No network is used.
+func bareRepo(t *testing.T, name string) (url string, release func(version string)) {
+	t.Helper()
+	npmtest.LookPath(t, "git")
+	root := t.TempDir()
+	work, bare := filepath.Join(root, "work"), filepath.Join(root, name+".git")
+	git := func(dir string, args ...string) {
+		t.Helper()
+		c := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
+		c.Dir = dir
+		c.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+root)
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	commit := func(v string) {
+		writeFiles(t, work, map[string]string{"gemini-extension.json": `{"name": "` + name + `", "version": "` + v + `"}`})
+		git(work, "add", "-A")
+		git(work, "commit", "-q", "-m", v)
+	}
+	git(root, "init", "-q", "-b", "main", work)
+	commit("1.0.0")
+	git(root, "clone", "-q", "--bare", work, bare)
+	return "file://" + bare, func(v string) {
+		commit(v)
+		git(work, "push", "-q", bare, "main")
+	}
+}
+
+// TestAutoUpdateAtInteractiveStart: as in Gemini CLI, the interactive
+// terminal checks installed extensions in the background once started; one
+// installed with --auto-update from git is updated and says so in the
+// session, one without is announced; a -p run does not check at all.
+func TestAutoUpdateAtInteractiveStart(t *testing.T) {
+	e := newEnv(t, fakegemini.Text("done"))
+	autoURL, autoRelease := bareRepo(t, "ax")
+	manualURL, manualRelease := bareRepo(t, "mx")
+	if r := e.run("extensions", "install", autoURL, "--auto-update", "--consent"); r.code != 0 {
+		t.Fatalf("install: %s", r.stderr)
+	}
+	if r := e.run("extensions", "install", manualURL, "--consent"); r.code != 0 {
+		t.Fatalf("install: %s", r.stderr)
+	}
+	autoRelease("1.1.0")
+	manualRelease("2.0.0")
+	manifest := filepath.Join(e.home, ".gemini", "extensions", "ax", "gemini-extension.json")
+
+	if r := e.run("-p", "hi"); r.code != 0 || strings.Contains(r.stderr, "update") {
+		t.Fatalf("-p run: exit %d, stderr %s", r.code, r.stderr)
+	}
+	if data, _ := os.ReadFile(manifest); !strings.Contains(string(data), "1.0.0") {
+		t.Fatalf("a -p run updated the extension: %s", data)
+	}
+
+	tm := e.startTUI()
+	tm.waitFor(`Extension "ax" successfully updated: 1.0.0 → 1.1.0.`)
+	tm.waitFor(`You have 1 extension with an update available (mx 1.0.0 → 2.0.0).`)
+	if data, _ := os.ReadFile(manifest); !strings.Contains(string(data), "1.1.0") {
+		t.Errorf("installed manifest after the update: %s", data)
+	}
+	if r := e.run("extensions", "list"); !strings.Contains(r.stdout, "ax (1.1.0)") || !strings.Contains(r.stdout, "mx (1.0.0)") {
+		t.Errorf("list: %s", r.stdout)
 	}
 }
