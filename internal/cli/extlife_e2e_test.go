@@ -129,3 +129,39 @@ func TestAutoUpdateAtInteractiveStart(t *testing.T) {
 		t.Errorf("list: %s", r.stdout)
 	}
 }
+
+// TestMCPServerTemplate: `extensions new <path> mcp-server` writes an
+// extension whose MCP server runs with Node.js alone: once linked, a
+// session calls its tool and gets the answer.
+func TestMCPServerTemplate(t *testing.T) {
+	npmtest.LookPath(t, "node")
+	e := newEnv(t,
+		fakegemini.Call("count_words", map[string]any{"text": "the quick brown fox"}),
+		fakegemini.Text("Four words."))
+	dir := filepath.Join(filepath.Dir(e.ws), "my-mcp")
+	if r := e.run("extensions", "new", dir, "mcp-server"); r.code != 0 {
+		t.Fatalf("new: %s", r.stderr)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "README.md")); !strings.Contains(string(data), "Node.js") {
+		t.Errorf("the README does not say Node.js is needed:\n%s", data)
+	}
+	if r := e.run("extensions", "validate", dir); r.code != 0 {
+		t.Fatalf("validate: %s", r.stderr)
+	}
+	if r := e.run("extensions", "link", dir, "--consent"); r.code != 0 {
+		t.Fatalf("link: %s", r.stderr)
+	}
+	r := e.run("-p", "count the words of: the quick brown fox", "--yolo")
+	if r.code != 0 || !strings.Contains(r.stdout, "Four words.") {
+		t.Fatalf("run: exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+	}
+	reqs := e.srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	// As in Gemini CLI, an MCP tool's text follows its function response.
+	last := reqs[1].LastContent()
+	if name, _ := functionResponse(t, last, 0); name != "count_words" || !strings.Contains(mustJSON(last), `{\"words\":4,\"lines\":1}`) {
+		t.Errorf("tool answer %s: %s", name, mustJSON(last))
+	}
+}
