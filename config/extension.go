@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -91,6 +92,8 @@ type Extension struct {
 	Env      map[string]string
 	// Active is false when the enablement rules or -e leave it off.
 	Active bool
+	// notes are LoadExtensions' warnings about its settings' storage.
+	notes []string
 }
 
 // Dir returns one of the extension's conventional folders ("commands",
@@ -404,6 +407,11 @@ func LoadExtensions(o ExtensionsOptions) (exts []*Extension, warnings []string) 
 			continue
 		}
 		seen[ext.Name] = true
+		for _, n := range ext.notes {
+			if !slices.Contains(warnings, n) {
+				warnings = append(warnings, n)
+			}
+		}
 		ext.Active = en.enabled(rules, ext.Name, o.Workspace)
 		exts = append(exts, ext)
 	}
@@ -452,16 +460,10 @@ func LoadExtension(dir string, o ExtensionsOptions) (*Extension, error) {
 		Name string `json:"name"`
 	}
 	_ = json.Unmarshal(data, &peek)
-	env := map[string]string{}
+	env, plain := map[string]string{}, map[string]string{}
 	if ValidExtensionName(peek.Name) {
-		for k, v := range readDotEnvFile(filepath.Join(ext.InstallDir, ExtensionSettingsFileName)) {
-			env[k] = v
-		}
-		if o.Trusted && o.Workspace != "" {
-			for k, v := range readDotEnvFile(filepath.Join(o.Workspace, ExtensionSettingsFileName)) {
-				env[k] = v
-			}
-		}
+		// Sensitive values live in Castor's secrets file, never a .env.
+		env, plain, ext.notes = extensionEnv(peek.Name, ext.InstallDir, o)
 	}
 	m, err := ParseExtensionManifest(manifest, data, ExtensionVars(ext.Path, o.Workspace), env, o.Lookup)
 	if err != nil {
@@ -476,6 +478,7 @@ func LoadExtension(dir string, o ExtensionsOptions) (*Extension, error) {
 			ext.Env[s.EnvVar] = v
 		}
 	}
+	ext.notes = append(ext.notes, plainSecretNotes(ext, plain)...)
 	names := m.ContextFileNames
 	if names == nil {
 		names = []string{DefaultContextFileName}

@@ -234,7 +234,7 @@ func extString(e *config.Extension, userEnabled, workspaceEnabled bool) string {
 				v = "[not set]"
 			case s.Sensitive:
 				// Masked as Gemini CLI masks it (which keeps it in the
-				// keychain; Castor has none and keeps it in the .env).
+				// keychain; Castor in its 0600 secrets file).
 				v = "***"
 			}
 			fmt.Fprintf(&b, "\n  %s: %s", s.Name, v)

@@ -165,3 +165,72 @@ func TestMCPServerTemplate(t *testing.T) {
 		t.Errorf("tool answer %s: %s", name, mustJSON(last))
 	}
 }
+
+// TestSensitiveSettingsNeverPlain: a sensitive extension setting, even
+// configured for the workspace, is kept in ~/.gemini's 0600 secrets file,
+// never in a .env (the workspace's is committed); it still reaches the
+// extension. A plain value an earlier build wrote keeps working, is warned
+// about once per run, and moves to the secrets file at the next config.
+func TestSensitiveSettingsNeverPlain(t *testing.T) {
+	e := newEnv(t, fakegemini.Text("one"), fakegemini.Text("two"), fakegemini.Text("three"))
+	src := filepath.Join(filepath.Dir(e.ws), "src", "sec-ext")
+	out := filepath.Join(filepath.Dir(e.ws), "hook-env.txt")
+	writeFiles(t, src, map[string]string{
+		"gemini-extension.json": `{"name": "sec-ext", "version": "1.0.0",
+			"settings": [{"name": "Region", "envVar": "SEC_REGION"},
+			             {"name": "Token", "envVar": "SEC_TOKEN", "sensitive": true},
+			             {"name": "Old", "envVar": "SEC_OLD", "sensitive": true}]}`,
+		"hooks/hooks.json": `{"hooks": {"BeforeAgent": [{"hooks": [{"type": "command",
+			"command": "echo \"$SEC_REGION|$SEC_TOKEN|$SEC_OLD\" >> ` + out + `; cat >/dev/null"}]}]}}`,
+	})
+	if r := e.run("extensions", "install", src, "--consent", "--skip-settings"); r.code != 0 {
+		t.Fatalf("install: %s", r.stderr)
+	}
+	wsEnv := filepath.Join(e.ws, ".env")
+	extEnv := filepath.Join(e.home, ".gemini", "extensions", "sec-ext", ".env")
+	secrets := filepath.Join(e.home, ".gemini", "castor_extension_secrets.json")
+	os.WriteFile(wsEnv, []byte("APP_PORT=8080\n"), 0o644)
+
+	r := e.runWithStdin("s3cret\n", "extensions", "config", "--scope", "workspace", "sec-ext", "SEC_TOKEN")
+	if r.code != 0 || !strings.Contains(r.stdout, `Setting "Token" updated.`) {
+		t.Fatalf("config: exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+	}
+	for _, f := range []string{wsEnv, extEnv} {
+		if data, _ := os.ReadFile(f); strings.Contains(string(data), "s3cret") {
+			t.Errorf("the secret is in plain text in %s", f)
+		}
+	}
+	if fi, err := os.Stat(secrets); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("secrets file: %v %v", fi, err)
+	}
+	if data, _ := os.ReadFile(wsEnv); string(data) != "APP_PORT=8080\n" {
+		t.Errorf("workspace .env changed: %q", data)
+	}
+	if r := e.runWithStdin("eu\n", "extensions", "config", "sec-ext", "Region"); r.code != 0 {
+		t.Fatalf("config region: %s", r.stderr)
+	}
+	if r := e.run("-p", "hi"); r.code != 0 || strings.Contains(r.stderr, "plain text") {
+		t.Fatalf("run: exit %d, stderr %s", r.code, r.stderr)
+	}
+
+	// What an earlier build left: a sensitive value in the workspace .env.
+	os.WriteFile(wsEnv, []byte("APP_PORT=8080\nSEC_OLD=legacy\n"), 0o644)
+	r = e.run("-p", "hi")
+	if r.code != 0 || strings.Count(r.stderr, "is stored in plain text in "+wsEnv) != 1 {
+		t.Fatalf("legacy value: exit %d, stderr %s", r.code, r.stderr)
+	}
+	r = e.runWithStdin("", "extensions", "config", "sec-ext", "Region")
+	if !strings.Contains(r.stderr, `Moved the sensitive setting "Old" (SEC_OLD) of "sec-ext" from `+wsEnv) {
+		t.Fatalf("no migration: exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+	}
+	if data, _ := os.ReadFile(wsEnv); string(data) != "APP_PORT=8080\n" {
+		t.Errorf("workspace .env after the migration: %q", data)
+	}
+	if r := e.run("-p", "hi"); r.code != 0 || strings.Contains(r.stderr, "plain text") {
+		t.Fatalf("run after migration: exit %d, stderr %s", r.code, r.stderr)
+	}
+	data, _ := os.ReadFile(out)
+	if got, want := string(data), "eu|s3cret|\neu|s3cret|legacy\neu|s3cret|legacy\n"; got != want {
+		t.Errorf("hook saw %q, want %q", got, want)
+	}
+}
