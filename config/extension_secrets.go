@@ -77,10 +77,51 @@ func (s ExtensionSecrets) Get(name, workspace string) (map[string]string, error)
 }
 
 // Set stores key=value for extension name in workspace ("": the user's).
-// The file is rewritten whole, mode 0600, under a lock, so two commands
-// at once both keep their value; a file that does not parse is never
-// overwritten.
 func (s ExtensionSecrets) Set(name, workspace, key, value string) error {
+	return s.update(func(f *secretsFile) bool {
+		if f.Extensions == nil {
+			f.Extensions = map[string]*secretsScopes{}
+		}
+		e := f.Extensions[name]
+		if e == nil {
+			e = &secretsScopes{}
+			f.Extensions[name] = e
+		}
+		if workspace == "" {
+			if e.User == nil {
+				e.User = map[string]string{}
+			}
+			e.User[key] = value
+			return true
+		}
+		if e.Workspaces == nil {
+			e.Workspaces = map[string]map[string]string{}
+		}
+		ws := filepath.Clean(workspace)
+		if e.Workspaces[ws] == nil {
+			e.Workspaces[ws] = map[string]string{}
+		}
+		e.Workspaces[ws][key] = value
+		return true
+	})
+}
+
+// Remove forgets every value stored for extension name (it was
+// uninstalled).
+func (s ExtensionSecrets) Remove(name string) error {
+	return s.update(func(f *secretsFile) bool {
+		if _, ok := f.Extensions[name]; !ok {
+			return false
+		}
+		delete(f.Extensions, name)
+		return true
+	})
+}
+
+// update rewrites the file with change applied (when it reports a
+// change) under a lock, whole, mode 0600, so two commands at once both
+// keep their change; a file that does not parse is never overwritten.
+func (s ExtensionSecrets) update(change func(*secretsFile) bool) error {
 	lock, err := fsutil.Lock(s.Path + ".lock")
 	if err != nil {
 		return err
@@ -90,31 +131,9 @@ func (s ExtensionSecrets) Set(name, workspace, key, value string) error {
 	if err != nil {
 		return err
 	}
-	if f.Extensions == nil {
-		f.Extensions = map[string]*secretsScopes{}
+	if !change(f) {
+		return nil
 	}
-	e := f.Extensions[name]
-	if e == nil {
-		e = &secretsScopes{}
-		f.Extensions[name] = e
-	}
-	var m map[string]string
-	if workspace == "" {
-		if e.User == nil {
-			e.User = map[string]string{}
-		}
-		m = e.User
-	} else {
-		if e.Workspaces == nil {
-			e.Workspaces = map[string]map[string]string{}
-		}
-		ws := filepath.Clean(workspace)
-		if e.Workspaces[ws] == nil {
-			e.Workspaces[ws] = map[string]string{}
-		}
-		m = e.Workspaces[ws]
-	}
-	m[key] = value
 	data, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
 		return err

@@ -31,6 +31,15 @@ func TestExtensionSecrets(t *testing.T) {
 	if fi, err := os.Stat(s.Path); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("mode: %v %v", fi, err)
 	}
+	if err := s.Remove("x"); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := s.Get("x", "/ws"); v != nil {
+		t.Errorf("x after Remove: %v", v)
+	}
+	if v, _ := s.Get("y", ""); v["B"] != "other" {
+		t.Errorf("y after removing x: %v", v)
+	}
 	// A file that does not parse is reported with its name, never
 	// overwritten.
 	os.WriteFile(s.Path, []byte("{oops"), 0o600)

@@ -337,6 +337,10 @@ func extUninstall(stdio IO, names []string) error {
 		if err := p.enablement().Remove(found.Name); err != nil {
 			fmt.Fprintf(stdio.Stderr, "Warning: %v\n", err)
 		}
+		// Its sensitive settings go with it.
+		if err := p.secrets().Remove(found.Name); err != nil {
+			fmt.Fprintf(stdio.Stderr, "Warning: %v\n", err)
+		}
 		fmt.Fprintf(stdio.Stdout, "Extension %q successfully uninstalled.\n", found.Name)
 	}
 	if len(failed) > 0 {

@@ -233,4 +233,11 @@ func TestSensitiveSettingsNeverPlain(t *testing.T) {
 	if got, want := string(data), "eu|s3cret|\neu|s3cret|legacy\neu|s3cret|legacy\n"; got != want {
 		t.Errorf("hook saw %q, want %q", got, want)
 	}
+	// Uninstalling forgets its secrets.
+	if r := e.run("extensions", "uninstall", "sec-ext"); r.code != 0 {
+		t.Fatalf("uninstall: %s", r.stderr)
+	}
+	if data, _ := os.ReadFile(secrets); strings.Contains(string(data), "s3cret") || strings.Contains(string(data), "legacy") {
+		t.Errorf("secrets kept after uninstall: %s", data)
+	}
 }
