@@ -116,3 +116,32 @@ func FuzzRemoveDotEnvValue(f *testing.F) {
 		}
 	})
 }
+
+// FuzzExtensionSecrets: whatever the secrets file holds, reading it never
+// panics, and a file that does not parse is named in the error and left
+// as it is by Set.
+func FuzzExtensionSecrets(f *testing.F) {
+	f.Add([]byte(`{"extensions": {"x": {"user": {"A": "1"}, "workspaces": {"/w": {"B": "2"}}}}}`))
+	f.Add([]byte(`{"extensions": {"x": null}}`))
+	f.Add([]byte(`{"extensions": {"x": {"user": 3}}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s := ExtensionSecrets{Path: filepath.Join(t.TempDir(), ExtensionSecretsFileName)}
+		os.WriteFile(s.Path, data, 0o600)
+		_, err := s.Get("x", "/w")
+		if err != nil && !strings.Contains(err.Error(), s.Path) {
+			t.Fatalf("error without the file's name: %v", err)
+		}
+		if setErr := s.Set("x", "/w", "C", "3"); (setErr != nil) != (err != nil) {
+			t.Fatalf("Get error %v, Set error %v", err, setErr)
+		}
+		if err != nil {
+			if got, _ := os.ReadFile(s.Path); string(got) != string(data) {
+				t.Fatal("a file that does not parse was overwritten")
+			}
+			return
+		}
+		if v, err := s.Get("x", "/w"); err != nil || v["C"] != "3" {
+			t.Fatalf("after Set: %v %v", v, err)
+		}
+	})
+}
