@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -294,7 +295,14 @@ func extInstall(ctx context.Context, stdio IO, source, ref string, autoUpdate, l
 	if link {
 		from = ""
 	}
-	if err := extension.Install(dest, from, meta); err != nil {
+	note, err := extension.Install(dest, from, meta)
+	if note != "" {
+		fmt.Fprintln(stdio.Stderr, "Warning: "+note)
+	}
+	if errors.Is(err, fs.ErrExist) {
+		return "", fmt.Errorf("Extension %q is already installed. Please uninstall it first.", m.Name)
+	}
+	if err != nil {
 		return "", err
 	}
 	verb := "installed"

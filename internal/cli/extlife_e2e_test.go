@@ -241,3 +241,26 @@ func TestSensitiveSettingsNeverPlain(t *testing.T) {
 		t.Errorf("secrets kept after uninstall: %s", data)
 	}
 }
+
+// TestInstallOverInterruptedUpdate: installing again over what a killed
+// update left brings the old copy back (with the user's settings) and
+// refuses, as installing over an installed extension does, instead of
+// replacing it.
+func TestInstallOverInterruptedUpdate(t *testing.T) {
+	e := newEnv(t)
+	src := filepath.Join(filepath.Dir(e.ws), "src", "my-ext")
+	writeFiles(t, src, map[string]string{"gemini-extension.json": `{"name": "my-ext", "version": "1.0.0"}`})
+	if r := e.run("extensions", "install", src, "--consent"); r.code != 0 {
+		t.Fatalf("install: %s", r.stderr)
+	}
+	dir := filepath.Join(e.home, ".gemini", "extensions", "my-ext")
+	os.WriteFile(filepath.Join(dir, ".env"), []byte("REGION=eu\n"), 0o600)
+	os.Rename(dir, dir+".castor-old")
+	r := e.run("extensions", "install", src, "--consent")
+	if r.code == 0 || !strings.Contains(r.stderr, `Extension "my-ext" is already installed.`) || !strings.Contains(r.stderr, "rolled it back") {
+		t.Fatalf("install over the leftover: exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, ".env")); string(data) != "REGION=eu\n" {
+		t.Errorf("settings after the refused install: %q", data)
+	}
+}

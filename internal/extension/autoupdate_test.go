@@ -75,7 +75,7 @@ func install(t *testing.T, extensions string, meta config.ExtensionInstall) {
 	if meta.Type == "link" {
 		from = ""
 	}
-	if err := Install(filepath.Join(extensions, m.Name), from, meta); err != nil {
+	if _, err := Install(filepath.Join(extensions, m.Name), from, meta); err != nil {
 		t.Fatal(err)
 	}
 }

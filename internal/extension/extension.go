@@ -104,13 +104,15 @@ func CopyTree(src, dest string) error {
 	})
 }
 
-// Install puts the extension fetched into src (nil src: a link, an empty
-// folder) at dest with its install metadata, whole or not at all.
-func Install(dest, src string, meta config.ExtensionInstall) error {
+// Install puts the extension fetched into src ("": a link, an empty
+// folder) at dest with its install metadata, whole or not at all. An
+// existing dest is an error wrapping fs.ErrExist (so is one that
+// recovering an interrupted update brings back, which note then says).
+func Install(dest, src string, meta config.ExtensionInstall) (note string, err error) {
 	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
-		return err
+		return "", err
 	}
-	_, err := swap.Replace(dest, func(tmp string) error {
+	return swap.Create(dest, func(tmp string) error {
 		if src != "" {
 			if err := CopyTree(src, tmp); err != nil {
 				return err
@@ -118,7 +120,6 @@ func Install(dest, src string, meta config.ExtensionInstall) error {
 		}
 		return writeMetadata(tmp, &meta)
 	})
-	return err
 }
 
 func writeMetadata(dir string, meta *config.ExtensionInstall) error {

@@ -18,6 +18,7 @@ package swap
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -60,6 +61,17 @@ var step = func(string) {}
 // undoes the replacement. A replacement an earlier run left unfinished is
 // finished first; what was done then is returned in note.
 func Replace(dir string, build func(tmp string) error) (note string, err error) {
+	return replace(dir, build, false)
+}
+
+// Create is Replace for a folder that must not exist yet (an install): it
+// fails with an error wrapping fs.ErrExist when dir exists, also when
+// recovering an interrupted update brought it back.
+func Create(dir string, build func(tmp string) error) (note string, err error) {
+	return replace(dir, build, true)
+}
+
+func replace(dir string, build func(tmp string) error, create bool) (note string, err error) {
 	lock, err := fsutil.Lock(filepath.Join(filepath.Dir(dir), LockName))
 	if err != nil {
 		return "", err
@@ -68,6 +80,9 @@ func Replace(dir string, build func(tmp string) error) (note string, err error) 
 	note, err = recoverLocked(dir)
 	if err != nil {
 		return note, err
+	}
+	if create && exists(dir) {
+		return note, &fs.PathError{Op: "create", Path: dir, Err: fs.ErrExist}
 	}
 	partial, fresh, old := dir+partialSuffix, dir+newSuffix, dir+oldSuffix
 	if err := os.MkdirAll(partial, 0o755); err != nil {

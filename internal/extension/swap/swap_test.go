@@ -1,7 +1,9 @@
 package swap
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -195,6 +197,29 @@ func TestReplaceFailures(t *testing.T) {
 	}
 	if got := names(t, root); !slices.Equal(got, []string{"ext"}) {
 		t.Errorf("left: %v", got)
+	}
+}
+
+// TestCreate: an install never replaces an extension, not even one that
+// recovery brings back from where a crash left it.
+func TestCreate(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "ext")
+	os.Mkdir(dir+oldSuffix, 0o755)
+	writeVersion(dir+oldSuffix, "1")
+	note, err := Create(dir, func(tmp string) error { return writeVersion(tmp, "2") })
+	if !errors.Is(err, fs.ErrExist) || !strings.Contains(note, "rolled it back") {
+		t.Fatalf("note %q, err %v", note, err)
+	}
+	if got := installed(t, dir); got != "1" {
+		t.Errorf("installed %s", got)
+	}
+	os.RemoveAll(dir)
+	if _, err := Create(dir, func(tmp string) error { return writeVersion(tmp, "2") }); err != nil {
+		t.Fatal(err)
+	}
+	if got := installed(t, dir); got != "2" {
+		t.Errorf("installed %s", got)
 	}
 }
 
