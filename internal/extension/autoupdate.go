@@ -28,7 +28,10 @@ func CheckAll(ctx context.Context, exts []*config.Extension, wd string, say func
 		}
 		u, err := FetchUpstream(ctx, e, wd)
 		if err != nil {
-			if ctx.Err() == nil && !errors.Is(err, ErrNotUpdatable) {
+			// A local source folder that is gone (installed from a
+			// temporary copy) makes it not updatable, silently, as in
+			// Gemini CLI; anything else is said.
+			if ctx.Err() == nil && !errors.Is(err, ErrNotUpdatable) && !errors.Is(err, ErrBadSource) {
 				say(fmt.Sprintf("Extension %q: checking for an update failed: %s", e.Name, oneLine(err.Error())))
 			}
 			continue

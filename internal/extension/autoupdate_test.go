@@ -91,8 +91,8 @@ func versionOf(t *testing.T, dir string) string {
 
 // TestCheckAll: at start-up an extension installed from git with
 // --auto-update is updated, one without it is announced, a linked one and
-// an up-to-date one are left alone, and a source that is gone is one
-// line.
+// an up-to-date one are left alone, a git source that is gone is one
+// line and a local folder that is gone none.
 func TestCheckAll(t *testing.T) {
 	geminiDir := filepath.Join(t.TempDir(), ".gemini")
 	extensions := config.ExtensionsDir(geminiDir)
@@ -109,6 +109,11 @@ func TestCheckAll(t *testing.T) {
 	install(t, extensions, config.ExtensionInstall{Source: same.url(), AutoUpdate: true})
 	install(t, extensions, config.ExtensionInstall{Source: gone.url(), AutoUpdate: true})
 	install(t, extensions, config.ExtensionInstall{Source: local, Type: "link"})
+	tmpCopy := filepath.Join(t.TempDir(), "from-tmp")
+	os.MkdirAll(tmpCopy, 0o755)
+	os.WriteFile(filepath.Join(tmpCopy, config.ExtensionManifestName), []byte(`{"name": "from-tmp", "version": "1.0.0"}`), 0o644)
+	install(t, extensions, config.ExtensionInstall{Source: tmpCopy})
+	os.RemoveAll(tmpCopy)
 	os.WriteFile(filepath.Join(extensions, "auto", ".env"), []byte("TOKEN=kept\n"), 0o600)
 
 	auto.release("auto", "1.1.0")
@@ -117,7 +122,7 @@ func TestCheckAll(t *testing.T) {
 	os.WriteFile(filepath.Join(local, config.ExtensionManifestName), []byte(`{"name": "linked", "version": "9.0.0"}`), 0o644)
 
 	exts, warnings := config.LoadExtensions(config.ExtensionsOptions{GeminiDir: geminiDir})
-	if len(exts) != 5 || len(warnings) > 0 {
+	if len(exts) != 6 || len(warnings) > 0 {
 		t.Fatalf("loaded %d extensions, warnings %q", len(exts), warnings)
 	}
 	var said []string
