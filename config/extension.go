@@ -9,8 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
+
+	"github.com/castor-dev/castor/internal/extension/swap"
 )
 
 // Extension files and folders, named as Gemini CLI names them.
@@ -89,6 +92,8 @@ type Extension struct {
 	Env      map[string]string
 	// Active is false when the enablement rules or -e leave it off.
 	Active bool
+	// notes are LoadExtensions' warnings about its settings' storage.
+	notes []string
 }
 
 // Dir returns one of the extension's conventional folders ("commands",
@@ -355,6 +360,9 @@ type ExtensionsOptions struct {
 // no extension is a warning too.
 func LoadExtensions(o ExtensionsOptions) (exts []*Extension, warnings []string) {
 	root := ExtensionsDir(o.GeminiDir)
+	// An update a crash interrupted is finished or rolled back first, so
+	// the extension is neither lost nor loaded twice.
+	warnings = append(warnings, swap.RecoverAll(root)...)
 	entries, err := os.ReadDir(root)
 	if err != nil {
 		if !errors.Is(err, os.ErrNotExist) {
@@ -378,7 +386,7 @@ func LoadExtensions(o ExtensionsOptions) (exts []*Extension, warnings []string) 
 	seen := map[string]bool{}
 	for _, e := range entries {
 		dir := filepath.Join(root, e.Name())
-		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() || swap.Leftover(e.Name()) {
 			continue
 		}
 		// The admin's rule comes before the manifest is even read. A
@@ -399,6 +407,11 @@ func LoadExtensions(o ExtensionsOptions) (exts []*Extension, warnings []string) 
 			continue
 		}
 		seen[ext.Name] = true
+		for _, n := range ext.notes {
+			if !slices.Contains(warnings, n) {
+				warnings = append(warnings, n)
+			}
+		}
 		ext.Active = en.enabled(rules, ext.Name, o.Workspace)
 		exts = append(exts, ext)
 	}
@@ -447,16 +460,10 @@ func LoadExtension(dir string, o ExtensionsOptions) (*Extension, error) {
 		Name string `json:"name"`
 	}
 	_ = json.Unmarshal(data, &peek)
-	env := map[string]string{}
+	env, plain := map[string]string{}, map[string]string{}
 	if ValidExtensionName(peek.Name) {
-		for k, v := range readDotEnvFile(filepath.Join(ext.InstallDir, ExtensionSettingsFileName)) {
-			env[k] = v
-		}
-		if o.Trusted && o.Workspace != "" {
-			for k, v := range readDotEnvFile(filepath.Join(o.Workspace, ExtensionSettingsFileName)) {
-				env[k] = v
-			}
-		}
+		// Sensitive values live in Castor's secrets file, never a .env.
+		env, plain, ext.notes = extensionEnv(peek.Name, ext.InstallDir, o)
 	}
 	m, err := ParseExtensionManifest(manifest, data, ExtensionVars(ext.Path, o.Workspace), env, o.Lookup)
 	if err != nil {
@@ -471,6 +478,7 @@ func LoadExtension(dir string, o ExtensionsOptions) (*Extension, error) {
 			ext.Env[s.EnvVar] = v
 		}
 	}
+	ext.notes = append(ext.notes, plainSecretNotes(ext, plain)...)
 	names := m.ContextFileNames
 	if names == nil {
 		names = []string{DefaultContextFileName}

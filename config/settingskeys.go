@@ -361,5 +361,5 @@ var extensionTable = []settingKey{
 	{"settings", honoured, "", "", ""},
 	{"themes", cosmetic, "[]", "", noInk},
 	{"plan.directory", unsupported, "", "", ""},
-	{"migratedTo", notApplicable, "", "", "Castor does not update extensions"},
+	{"migratedTo", notApplicable, "", "", "castor extensions update does not follow it to the new source"},
 }

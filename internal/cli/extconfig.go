@@ -51,6 +51,9 @@ func extConfig(stdio IO, args []string, scope string) error {
 		}
 		for _, e := range exts {
 			if len(e.Settings) > 0 {
+				if err := migrateSecrets(stdio, p, e); err != nil {
+					return err
+				}
 				fmt.Fprintf(stdio.Stdout, "\nConfiguring settings for %q...\n", e.Name)
 				if err := configureSettings(stdio, in, p, e, e.Settings, scope); err != nil {
 					return err
@@ -67,6 +70,9 @@ func extConfig(stdio IO, args []string, scope string) error {
 	}
 	if ext == nil {
 		return fmt.Errorf("Extension %q is not installed.", args[0])
+	}
+	if err := migrateSecrets(stdio, p, ext); err != nil {
+		return err
 	}
 	settings := ext.Settings
 	if len(args) == 2 {
@@ -119,15 +125,39 @@ func settingsFile(p extPlace, e *config.Extension, scope string) string {
 	return filepath.Join(e.InstallDir, config.ExtensionSettingsFileName)
 }
 
+// secretScope is the workspace key of scope in the secrets file ("" for
+// the user's own values).
+func secretScope(p extPlace, scope string) string {
+	if scope == "workspace" {
+		return p.wd
+	}
+	return ""
+}
+
+func (p extPlace) secrets() config.ExtensionSecrets {
+	return config.ExtensionSecrets{Path: config.ExtensionSecretsPath(p.home.Dir)}
+}
+
 // configureSetting asks for one setting's value and stores it; a value
 // already stored is kept unless the user confirms, or force is set. End of
-// input leaves the setting as it was.
+// input leaves the setting as it was. A sensitive value goes to Castor's
+// secrets file (0600, in ~/.gemini), never to a .env: Gemini CLI keeps it
+// in the keychain.
 func configureSetting(stdio IO, in *settingPrompter, p extPlace, e *config.Extension, s config.ExtensionSetting, scope string, force bool) error {
 	file := settingsFile(p, e, scope)
 	current := map[string]string{}
 	if data, err := os.ReadFile(file); err == nil {
 		for _, kv := range config.ParseDotEnv(data) {
 			current[kv[0]] = kv[1]
+		}
+	}
+	if s.Sensitive {
+		stored, err := p.secrets().Get(e.Name, secretScope(p, scope))
+		if err != nil {
+			return err
+		}
+		for k, v := range stored {
+			current[k] = v
 		}
 	}
 	if _, set := current[s.EnvVar]; set && !force {
@@ -145,10 +175,55 @@ func configureSetting(stdio IO, in *settingPrompter, p extPlace, e *config.Exten
 		fmt.Fprintf(stdio.Stderr, "No value given for %q (%s); it is left unset. Set it later with: castor extensions config %s %q\n", s.Name, s.EnvVar, e.Name, s.EnvVar)
 		return nil
 	}
-	if err := config.SetDotEnvValue(file, s.EnvVar, value); err != nil {
+	if s.Sensitive {
+		if err := storeSecret(p, e, s, scope, value); err != nil {
+			return err
+		}
+	} else if err := config.SetDotEnvValue(file, s.EnvVar, value); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdio.Stdout, "Setting %q updated.\n", s.Name)
+	return nil
+}
+
+// storeSecret puts a sensitive value in the secrets file, then removes any
+// plain copy from scope's .env (the secret is stored first, so a failure
+// in between loses nothing).
+func storeSecret(p extPlace, e *config.Extension, s config.ExtensionSetting, scope, value string) error {
+	if err := p.secrets().Set(e.Name, secretScope(p, scope), s.EnvVar, value); err != nil {
+		return err
+	}
+	_, err := config.RemoveDotEnvValue(settingsFile(p, e, scope), s.EnvVar)
+	return err
+}
+
+// migrateSecrets moves the plain values of e's sensitive settings, which
+// earlier Castor builds wrote to the extension's .env or the workspace's,
+// to the secrets file, saying so on stderr; it runs when the user next
+// configures e.
+func migrateSecrets(stdio IO, p extPlace, e *config.Extension) error {
+	for _, scope := range []string{"user", "workspace"} {
+		file := settingsFile(p, e, scope)
+		data, err := os.ReadFile(file)
+		if err != nil {
+			continue
+		}
+		values := map[string]string{}
+		for _, kv := range config.ParseDotEnv(data) {
+			values[kv[0]] = kv[1]
+		}
+		for _, s := range e.Settings {
+			v, ok := values[s.EnvVar]
+			if !s.Sensitive || !ok {
+				continue
+			}
+			if err := storeSecret(p, e, s, scope, v); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdio.Stderr, "Moved the sensitive setting %q (%s) of %q from %s to %s, readable by you only.\n",
+				s.Name, s.EnvVar, e.Name, file, config.ExtensionSecretsPath(p.home.Dir))
+		}
+	}
 	return nil
 }
 

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -17,7 +16,7 @@ import (
 
 	"github.com/castor-dev/castor/command"
 	"github.com/castor-dev/castor/config"
-	"github.com/castor-dev/castor/internal/fsutil"
+	"github.com/castor-dev/castor/internal/extension"
 	"github.com/castor-dev/castor/internal/setup"
 )
 
@@ -236,7 +235,7 @@ func extString(e *config.Extension, userEnabled, workspaceEnabled bool) string {
 				v = "[not set]"
 			case s.Sensitive:
 				// Masked as Gemini CLI masks it (which keeps it in the
-				// keychain; Castor has none and keeps it in the .env).
+				// keychain; Castor in its 0600 secrets file).
 				v = "***"
 			}
 			fmt.Fprintf(&b, "\n  %s: %s", s.Name, v)
@@ -244,8 +243,6 @@ func extString(e *config.Extension, userEnabled, workspaceEnabled bool) string {
 	}
 	return b.String()
 }
-
-var gitSource = regexp.MustCompile(`^(https?://|git@|sso://|ssh://|git://|file://)`)
 
 // extInstall installs source (a git URL, cloned with git, or a local
 // folder, copied) as ~/.gemini/extensions/<name>, or with link records a
@@ -265,7 +262,10 @@ func extInstall(ctx context.Context, stdio IO, source, ref string, autoUpdate, l
 		}
 		return "", err
 	}
-	src, cleanup, err := fetchExtensionSource(ctx, &meta, link)
+	src, cleanup, err := extension.Fetch(ctx, &meta, link)
+	if errors.Is(err, extension.ErrBadSource) {
+		return "", &inputError{msg: err.Error()}
+	}
 	if err != nil {
 		return "", err
 	}
@@ -290,23 +290,19 @@ func extInstall(ctx context.Context, stdio IO, source, ref string, autoUpdate, l
 			return "", fmt.Errorf("Installation cancelled for %q.", m.Name)
 		}
 	}
-	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
-		return "", err
-	}
+	// Copied (or, for a link, created) whole or not at all.
+	from := src
 	if link {
-		err = os.MkdirAll(dest, 0o755)
-	} else {
-		err = copyTree(src, dest)
+		from = ""
 	}
-	if err == nil {
-		var md []byte
-		md, err = json.MarshalIndent(meta, "", "  ")
-		if err == nil {
-			err = os.WriteFile(filepath.Join(dest, config.ExtensionInstallMetadataName), md, 0o644)
-		}
+	note, err := extension.Install(dest, from, meta)
+	if note != "" {
+		fmt.Fprintln(stdio.Stderr, "Warning: "+note)
+	}
+	if errors.Is(err, fs.ErrExist) {
+		return "", fmt.Errorf("Extension %q is already installed. Please uninstall it first.", m.Name)
 	}
 	if err != nil {
-		os.RemoveAll(dest)
 		return "", err
 	}
 	verb := "installed"
@@ -315,75 +311,6 @@ func extInstall(ctx context.Context, stdio IO, source, ref string, autoUpdate, l
 	}
 	fmt.Fprintf(stdio.Stdout, "Extension %q %s successfully and enabled.\n", m.Name, verb)
 	return m.Name, nil
-}
-
-// fetchExtensionSource makes meta.Source readable as a folder: a git URL
-// is cloned (at meta.Ref) into a temporary folder that cleanup removes; a
-// local path is made absolute and real. meta.Type and meta.Source are set
-// to what was found. A link never clones.
-func fetchExtensionSource(ctx context.Context, meta *config.ExtensionInstall, link bool) (dir string, cleanup func(), err error) {
-	cleanup = func() {}
-	source := meta.Source
-	if gitSource.MatchString(source) && !link {
-		if _, err := exec.LookPath("git"); err != nil {
-			return "", cleanup, errors.New("installing from a git URL needs git, which is not installed")
-		}
-		tmp, err := os.MkdirTemp("", "castor-extension")
-		if err != nil {
-			return "", cleanup, err
-		}
-		cleanup = func() { os.RemoveAll(tmp) }
-		args := []string{"clone", "--depth", "1"}
-		if meta.Ref != "" {
-			args = append(args, "--branch", meta.Ref)
-		}
-		args = append(args, "--", source, tmp)
-		c := exec.CommandContext(ctx, "git", args...)
-		c.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
-		if out, err := c.CombinedOutput(); err != nil {
-			cleanup()
-			return "", func() {}, fmt.Errorf("Failed to clone Git repository from %s: %s", source, strings.TrimSpace(string(out)))
-		}
-		meta.Type = "git"
-		return tmp, cleanup, nil
-	}
-	abs, err := filepath.Abs(source)
-	if err != nil {
-		return "", cleanup, err
-	}
-	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
-		return "", cleanup, &inputError{msg: fmt.Sprintf("The source %q is not a valid URL or local path.", source)}
-	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = real
-	}
-	meta.Source = abs
-	if link {
-		meta.Type = "link"
-	}
-	return abs, cleanup, nil
-}
-
-// copyTree copies the folder src to dest (which must not exist), files
-// and folders only; the .git folder of a clone is left behind.
-func copyTree(src, dest string) error {
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dest, rel)
-		switch {
-		case d.IsDir():
-			if d.Name() == ".git" && p != src {
-				return filepath.SkipDir
-			}
-			return os.MkdirAll(target, 0o755)
-		case d.Type().IsRegular():
-			return fsutil.CopyFile(p, target, false)
-		}
-		return nil // symlinks and special files are not copied
-	})
 }
 
 func extUninstall(stdio IO, names []string) error {
@@ -416,6 +343,10 @@ func extUninstall(stdio IO, names []string) error {
 			continue
 		}
 		if err := p.enablement().Remove(found.Name); err != nil {
+			fmt.Fprintf(stdio.Stderr, "Warning: %v\n", err)
+		}
+		// Its sensitive settings go with it.
+		if err := p.secrets().Remove(found.Name); err != nil {
 			fmt.Fprintf(stdio.Stderr, "Warning: %v\n", err)
 		}
 		fmt.Fprintf(stdio.Stdout, "Extension %q successfully uninstalled.\n", found.Name)

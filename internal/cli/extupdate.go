@@ -2,16 +2,14 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/castor-dev/castor/config"
+	"github.com/castor-dev/castor/internal/extension"
 )
 
 // newExtensionsUpdateCommand is `castor extensions update <name> | --all`:
@@ -63,10 +61,13 @@ func extUpdate(ctx context.Context, stdio IO, names []string, all bool) error {
 			}
 			return errors.New(msg)
 		}
-		from, to, err := updateExtension(ctx, p, found)
+		from, to, note, err := extension.Update(ctx, found, p.wd)
+		if note != "" {
+			fmt.Fprintln(stdio.Stderr, "Warning: "+note)
+		}
 		switch {
-		case errors.Is(err, errNotUpdatable):
-			fmt.Fprintf(stdio.Stdout, "Extension %q is not updated: %v.\n", found.Name, strings.TrimPrefix(err.Error(), errNotUpdatable.Error()+": "))
+		case errors.Is(err, extension.ErrNotUpdatable):
+			fmt.Fprintf(stdio.Stdout, "Extension %q is not updated: %v.\n", found.Name, strings.TrimPrefix(err.Error(), extension.ErrNotUpdatable.Error()+": "))
 			return nil
 		case err != nil:
 			return fmt.Errorf("Failed to update %q: %w", found.Name, err)
@@ -80,9 +81,12 @@ func extUpdate(ctx context.Context, stdio IO, names []string, all bool) error {
 	var failed []string
 	updated := 0
 	for _, e := range exts {
-		from, to, err := updateExtension(ctx, p, e)
+		from, to, note, err := extension.Update(ctx, e, p.wd)
+		if note != "" {
+			fmt.Fprintln(stdio.Stderr, "Warning: "+note)
+		}
 		switch {
-		case errors.Is(err, errNotUpdatable):
+		case errors.Is(err, extension.ErrNotUpdatable):
 		case err != nil:
 			fmt.Fprintf(stdio.Stderr, "Failed to update %q: %v\n", e.Name, err)
 			failed = append(failed, e.Name)
@@ -98,76 +102,6 @@ func extUpdate(ctx context.Context, stdio IO, names []string, all bool) error {
 		fmt.Fprintln(stdio.Stdout, "No extensions to update.")
 	}
 	return nil
-}
-
-// errNotUpdatable marks an extension that is read in place (linked) or
-// whose origin is unknown.
-var errNotUpdatable = errors.New("not updatable")
-
-// updateExtension fetches e again from its recorded source and, when the
-// manifest's version differs from the installed one, swaps the new copy in
-// (the install metadata kept). The old copy is removed only once the new one
-// is in place, so a failure leaves the installed extension as it was.
-func updateExtension(ctx context.Context, p extPlace, e *config.Extension) (from, to string, err error) {
-	if e.Install == nil || e.InstallDir == "" {
-		return "", "", fmt.Errorf("%w: it has no install metadata (%s)", errNotUpdatable, config.ExtensionInstallMetadataName)
-	}
-	if e.Install.Type == "link" {
-		return "", "", fmt.Errorf("%w: it is linked from %s and read in place", errNotUpdatable, e.Install.Source)
-	}
-	meta := *e.Install
-	src, cleanup, err := fetchExtensionSource(ctx, &meta, false)
-	if err != nil {
-		return "", "", err
-	}
-	defer cleanup()
-	manifest := filepath.Join(src, config.ExtensionManifestName)
-	data, err := os.ReadFile(manifest)
-	if err != nil {
-		return "", "", fmt.Errorf("Configuration file not found at %s", manifest)
-	}
-	m, err := config.ParseExtensionManifest(manifest, data, config.ExtensionVars(src, p.wd), nil, nil)
-	if err != nil {
-		return "", "", err
-	}
-	if m.Name != e.Name {
-		return "", "", fmt.Errorf("the source at %s is now extension %q, not %q; uninstall and install it instead", e.Install.Source, m.Name, e.Name)
-	}
-	if m.Version == e.Version {
-		return e.Version, m.Version, nil
-	}
-	// The new copy is built beside the old one, then the two swap by rename.
-	fresh := e.InstallDir + ".castor-update"
-	old := e.InstallDir + ".castor-old"
-	os.RemoveAll(fresh)
-	os.RemoveAll(old)
-	if err := copyTree(src, fresh); err != nil {
-		os.RemoveAll(fresh)
-		return "", "", err
-	}
-	// The user's settings values live in the installed copy's .env.
-	if envData, err := os.ReadFile(filepath.Join(e.InstallDir, config.ExtensionSettingsFileName)); err == nil {
-		if err := os.WriteFile(filepath.Join(fresh, config.ExtensionSettingsFileName), envData, 0o600); err != nil {
-			os.RemoveAll(fresh)
-			return "", "", err
-		}
-	}
-	md, _ := json.MarshalIndent(e.Install, "", "  ")
-	if err := os.WriteFile(filepath.Join(fresh, config.ExtensionInstallMetadataName), md, 0o644); err != nil {
-		os.RemoveAll(fresh)
-		return "", "", err
-	}
-	if err := os.Rename(e.InstallDir, old); err != nil {
-		os.RemoveAll(fresh)
-		return "", "", err
-	}
-	if err := os.Rename(fresh, e.InstallDir); err != nil {
-		os.Rename(old, e.InstallDir)
-		os.RemoveAll(fresh)
-		return "", "", err
-	}
-	os.RemoveAll(old)
-	return e.Version, m.Version, nil
 }
 
 // loadExtensionsWarning loads the installed extensions and says on stderr

@@ -48,6 +48,8 @@ func runInteractive(ctx context.Context, opts setup.Options, prompt string, stdi
 	// user who opens a session in a folder vouches for it, as with the
 	// SDK. Headless runs keep enforcing it.
 	opts.EnforceTrust = false
+	// Installed extensions are checked for updates, in the background.
+	opts.ExtensionUpdates = true
 	return tui.Run(ctx, tui.Config{Options: opts, Prompt: prompt, In: stdio.Stdin, Out: stdio.Stdout, Err: stdio.Stderr})
 }
 

@@ -131,6 +131,11 @@ type Options struct {
 	Extensions []string
 	// CodeExtensions are extensions given in code (the SDK's).
 	CodeExtensions []*CodeExtension
+	// ExtensionUpdates checks the installed extensions for updates in the
+	// background once assembled, updating those installed with
+	// --auto-update, as Gemini CLI's interactive start-up does (the CLI
+	// sets it for the interactive terminal only).
+	ExtensionUpdates bool
 	// Skills load skills given by the program, added over the discovered
 	// ones; Subagents are subagents given by the program.
 	Skills    []func() ([]*skills.Skill, error)
@@ -403,6 +408,7 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 	loadFileCommands(o, a, wd)
 	a.Checkpoints = checkpoints(st, wd, a, tools.env, sess, o.Warn)
 	startHooks(ctx, o, a, (o.Resume != "" || len(o.History) > 0) && len(history) > 0)
+	startExtensionUpdates(ctx, o, a, wd)
 	return a, nil
 }
 

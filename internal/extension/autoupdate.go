@@ -1,0 +1,70 @@
+package extension
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/castor-dev/castor/config"
+)
+
+// CheckAll does what Gemini CLI 0.61's interactive start-up does with the
+// installed extensions: each one installed from a git URL or a local
+// folder is fetched again; one whose version changed is updated when it
+// was installed with --auto-update, and otherwise counted in one notice
+// that updates are available. Linked extensions are read in place and are
+// never checked. say receives each line for the user: an update made, the
+// notice, a check or update that failed (one line each). CheckAll stops
+// between extensions when ctx ends; it is meant to run in the background.
+func CheckAll(ctx context.Context, exts []*config.Extension, wd string, say func(string)) {
+	var available []string
+	for _, e := range exts {
+		if ctx.Err() != nil {
+			return
+		}
+		if e.Install == nil || e.InstallDir == "" || e.Install.Type == "link" {
+			continue
+		}
+		u, err := FetchUpstream(ctx, e, wd)
+		if err != nil {
+			// A local source folder that is gone (installed from a
+			// temporary copy) makes it not updatable, silently, as in
+			// Gemini CLI; anything else is said.
+			if ctx.Err() == nil && !errors.Is(err, ErrNotUpdatable) && !errors.Is(err, ErrBadSource) {
+				say(fmt.Sprintf("Extension %q: checking for an update failed: %s", e.Name, oneLine(err.Error())))
+			}
+			continue
+		}
+		if u.Manifest.Version == e.Version {
+			u.Close()
+			continue
+		}
+		if !e.Install.AutoUpdate {
+			available = append(available, fmt.Sprintf("%s %s → %s", e.Name, e.Version, u.Manifest.Version))
+			u.Close()
+			continue
+		}
+		note, err := Apply(e, u)
+		u.Close()
+		if note != "" {
+			say(note)
+		}
+		if err != nil {
+			say(fmt.Sprintf("Extension %q: the update to %s failed: %s", e.Name, u.Manifest.Version, oneLine(err.Error())))
+			continue
+		}
+		say(fmt.Sprintf("Extension %q successfully updated: %s → %s. It is used from the next session on.", e.Name, e.Version, u.Manifest.Version))
+	}
+	if n := len(available); n > 0 {
+		s := "s"
+		if n == 1 {
+			s = ""
+		}
+		say(fmt.Sprintf("You have %d extension%s with an update available (%s). Run \"castor extensions update <name>\" or \"castor extensions update --all\" to upgrade.", n, s, strings.Join(available, ", ")))
+	}
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
+}
