@@ -126,7 +126,7 @@ func (s *Server) enqueue(t *task, in turnInput, ext bool, sub *subscriber) (*que
 // drain runs t's queued messages one after the other, the first on place,
 // until none is left, the task ended or the server shuts down.
 func (s *Server) drain(t *task, place *host.Place) {
-	for {
+	for ran := false; ; ran = true {
 		wait, stop := context.WithCancel(context.Background())
 		t.mu.Lock()
 		t.stopWait = stop
@@ -142,7 +142,7 @@ func (s *Server) drain(t *task, place *host.Place) {
 			if turn != nil {
 				turn.End()
 			}
-			s.dropQueued(t, dropped, st, err)
+			s.dropQueued(t, dropped, st, err, ran)
 			return
 		}
 		q := t.queue[0]
@@ -168,8 +168,8 @@ func (s *Server) drain(t *task, place *host.Place) {
 // dropQueued tells the clients waiting for the dropped messages why they
 // will not run: the task ended (st), or the server is shutting down
 // (err), which ends the task's wait with a final input-required status,
-// as it ends running turns.
-func (s *Server) dropQueued(t *task, dropped []*queued, st TaskState, err error) {
+// as it ends running turns (unless a turn of the task just ended so).
+func (s *Server) dropQueued(t *task, dropped []*queued, st TaskState, err error, afterTurn bool) {
 	if len(dropped) == 0 {
 		return
 	}
@@ -180,7 +180,7 @@ func (s *Server) dropQueued(t *task, dropped []*queued, st TaskState, err error)
 	for _, q := range dropped {
 		q.drop(why)
 	}
-	if !st.Terminal() && s.host.Closing() {
+	if !st.Terminal() && s.host.Closing() && !afterTurn {
 		t.publish(&update{kind: uState, state: StateInputRequired, final: true, reason: reasonEnd, text: host.ErrShuttingDown.Error()})
 		s.save(t)
 	}
