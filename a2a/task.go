@@ -385,6 +385,11 @@ func (t *task) runTurn(ctx context.Context, in turnInput) (more bool) {
 	}
 	sess, err := t.ensureSession(ctx)
 	if err != nil {
+		if ctx.Err() != nil {
+			// Cancelled or interrupted while the session was being built.
+			final = t.endOnError(ctx, err)
+			return
+		}
 		final = &update{kind: uState, state: StateFailed, final: true, reason: reasonEnd, text: err.Error(), errMsg: err.Error()}
 		return
 	}
@@ -478,6 +483,16 @@ func (t *task) finishTurn(final *update) (more bool) {
 	return more
 }
 
+// saveProgress saves the conversation so far in the middle of a turn,
+// once a batch of calls has its results: a process that dies later in
+// the turn leaves the calls that ran, and what the model said, in the
+// stored conversation (the task was saved as running at the turn's
+// start, so a new process shows it interrupted).
+func (t *task) saveProgress() {
+	t.session.Remember()
+	t.srv.save(t)
+}
+
 // consume maps the engine's events to updates and reports whether the
 // turn paused for confirmations. Its only memory is Gemini CLI's order
 // within a batch: every call is reported validated before any asks for
@@ -515,6 +530,7 @@ func (t *task) consume(ctx context.Context, seq iter.Seq2[*agent.Event, error], 
 			if ev.Reason == "" {
 				publish(&update{kind: uState, state: StateWorking, reason: reasonToolsDone}, true)
 			}
+			t.saveProgress()
 		case agent.EventToolCall:
 			u := &update{kind: uTool, call: c}
 			switch c.Status {

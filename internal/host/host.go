@@ -69,6 +69,11 @@ type Usage struct {
 	Session bool
 	// LastActive is the time of the item's last update.
 	LastActive time.Time
+	// SessionUsed is the time of the last use of the item's session
+	// (Session.LastUsed): a turn, or a request that needed it without
+	// updating the item (its tools listed). TrimSessions counts it as
+	// activity.
+	SessionUsed time.Time
 }
 
 // idle reports whether an item may leave memory.
@@ -245,7 +250,8 @@ func (h *Host[T]) EvictIdle(cutoff time.Time) int {
 }
 
 // TrimSessions releases the sessions of the least recently active items
-// between turns past Limits.MaxIdleSessions. A released item keeps what
+// between turns past Limits.MaxIdleSessions (a use of the session counts
+// as activity). A released item keeps what
 // it saved, from which its next turn rebuilds the session as after a
 // restart.
 func (h *Host[T]) TrimSessions() {
@@ -257,7 +263,11 @@ func (h *Host[T]) TrimSessions() {
 	h.mu.Lock()
 	for _, it := range h.items {
 		if u := it.Usage(); u.Session && !u.Running {
-			cands = append(cands, cand{it, u.LastActive})
+			last := u.LastActive
+			if u.SessionUsed.After(last) {
+				last = u.SessionUsed
+			}
+			cands = append(cands, cand{it, last})
 		}
 	}
 	h.mu.Unlock()
