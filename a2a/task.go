@@ -31,7 +31,7 @@ type task struct {
 	srv       *Server
 	id        string
 	contextID string
-	// gate serialises turns: a message for a busy task waits its turn.
+	// gate serialises turns; the queue (queue.go) orders them.
 	gate host.Gate
 
 	mu        sync.Mutex

@@ -4,7 +4,9 @@
 // which stay in memory and which run:
 //
 //   - admission: at most Limits.MaxConcurrentTurns turns run at once, and
-//     a bounded queue of turns waits for a slot (admission.go);
+//     a bounded queue of turns waits for a slot (admission.go); a Place
+//     claims a turn's slot when the face accepts the turn, so that the
+//     client is answered before the turn starts;
 //   - the live set: at most Limits.MaxLiveTasks items in memory, the least
 //     recently active idle one saved and evicted to make room, idle items
 //     evicted after Limits.IdleTTL, and idle items' sessions released past
