@@ -129,6 +129,14 @@ func (s *Server) drain(t *task, place *host.Place) {
 	for ran := false; ; ran = true {
 		wait, stop := context.WithCancel(context.Background())
 		t.mu.Lock()
+		if len(t.queue) == 0 {
+			// Dropped (tasks/cancel) since the last turn ended.
+			t.running = false
+			t.mu.Unlock()
+			stop()
+			place.Drop()
+			return
+		}
 		t.stopWait = stop
 		t.mu.Unlock()
 		turn, err := s.host.Begin(wait, place, t.gate)

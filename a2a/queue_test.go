@@ -243,3 +243,23 @@ func waitHealth(t *testing.T, h *harness, ok func(map[string]any) bool) {
 		}
 	}
 }
+
+// TestCancelWaitingTask: cancelling a task whose message waits for a turn
+// slot cancels it at once and gives its place in the queue back.
+func TestCancelWaitingTask(t *testing.T) {
+	h := newHarness(t, withLimits(limitsWith(func(l *a2a.Limits) { l.MaxConcurrentTurns = 1 })))
+	h.fake.Enqueue(fakegemini.Hang())
+	busy := dig(h.sendNow(userMessage("hang", geminiSettings(h.ws), "")), "result", "id").(string)
+	h.waitModelCalls(1)
+	waiting := dig(h.sendNow(userMessage("waits", geminiSettings(h.ws), "")), "result", "id").(string)
+	waitHealth(t, h, func(m map[string]any) bool { return m["queuedTurns"] == float64(1) })
+	res := h.rpc("tasks/cancel", map[string]any{"id": waiting})
+	if st := dig(res, "result", "status", "state"); st != "canceled" {
+		t.Fatalf("cancel → %v", res)
+	}
+	waitHealth(t, h, func(m map[string]any) bool { return m["queuedTurns"] == float64(0) })
+	h.rpc("tasks/cancel", map[string]any{"id": busy})
+	if n := len(h.fake.Requests()); n != 1 {
+		t.Errorf("the cancelled task's message reached the model (%d calls)", n)
+	}
+}
