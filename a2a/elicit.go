@@ -55,7 +55,7 @@ func (t *task) elicit(ctx context.Context, req mcp.ElicitRequest) (mcp.ElicitRes
 	turnDone := t.turnDone
 	why := ""
 	switch {
-	case !t.running || t.question != nil:
+	case t.turn == nil || t.question != nil:
 		why = "the task is not running a turn or already waits for an answer."
 	case !t.ext:
 		why = "the A2A client did not activate the development-tool extension, through which questions are asked."

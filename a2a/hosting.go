@@ -36,7 +36,8 @@ func (t *task) ID() string { return t.id }
 func (t *task) Usage() host.Usage {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return host.Usage{Running: t.running, Watched: len(t.subs) > 0 || t.pushDeliver.Busy(), Session: t.session.Current() != nil, LastActive: t.lastActive}
+	return host.Usage{Running: t.running, Watched: len(t.subs) > 0 || t.pushDeliver.Busy(), Session: t.session.Current() != nil,
+		LastActive: t.lastActive, SessionUsed: t.session.LastUsed()}
 }
 
 // Save persists the task.

@@ -234,6 +234,12 @@ func geminiToolCall(c *agent.ToolCall, status, traceID string) map[string]any {
 	if traceID != "" {
 		req["traceId"] = traceID
 	}
+	if c.Checkpoint != "" {
+		// Gemini CLI names the checkpoint taken before an edit here; Castor
+		// takes it as the edit is written, so the call's updates carry it
+		// from its result on.
+		req["checkpoint"] = c.Checkpoint
+	}
 	m := map[string]any{"request": req, "status": status}
 	if c.Confirmation != nil && c.Confirmation.Details != nil {
 		m["confirmationDetails"] = c.Confirmation.Details

@@ -230,51 +230,9 @@ func (s *Server) begin(ctx context.Context, h http.Header, p *MessageSendParams,
 		return t, ext, nil
 	}
 	if e := s.startTurn(ctx, t, turnInput{msg: m, isNew: isNew}, ext, sub); e != nil {
-		if isNew {
-			s.host.Remove(t.id)
-		}
 		return nil, false, e
 	}
 	return t, ext, nil
-}
-
-// startTurn waits for the task's previous turn, checks the limits and
-// starts a turn in the background.
-func (s *Server) startTurn(ctx context.Context, t *task, in turnInput, ext bool, sub *subscriber) *Error {
-	turn, err := s.host.StartTurn(ctx, t.gate)
-	if err != nil {
-		return jsonrpc.AsError(asBusy(err))
-	}
-	t.mu.Lock()
-	if t.state.Terminal() {
-		st := t.state
-		t.mu.Unlock()
-		turn.End()
-		return jsonrpc.Errorf(CodeInvalidRequest, "Task %s is in a terminal state (%s) and cannot be modified.", t.id, st)
-	}
-	if t.turns >= s.cfg.Limits.MaxTurnsPerTask {
-		t.mu.Unlock()
-		turn.End()
-		return jsonrpc.Errorf(CodeInvalidRequest, "Task %s reached its limit of %d messages.", t.id, s.cfg.Limits.MaxTurnsPerTask)
-	}
-	if in.mode != "" {
-		t.mode = in.mode
-	}
-	t.turns++
-	t.running = true
-	t.ext = ext
-	t.turn = turn
-	t.turnDone = turn.Context().Done()
-	if sub != nil {
-		t.subs[sub] = struct{}{}
-	}
-	t.mu.Unlock()
-	t.addUserMessage(in.msg)
-	// Saved at once, so that a new task is still found, and the message
-	// still in the history, when the turn dies with the process.
-	s.save(t)
-	s.wg.Go(func() { t.runTurn(turn.Context(), in) })
-	return nil
 }
 
 // acquireStream counts a stream against MaxStreams; releaseStream
@@ -360,18 +318,23 @@ func (s *Server) rpcSend(w http.ResponseWriter, r *http.Request, req *jsonrpc.Re
 // send runs a message; unless the client asked not to block, it waits
 // for the turn's end (or Limits.RequestTimeout) and returns the task.
 func (s *Server) send(ctx context.Context, h http.Header, p *MessageSendParams) (*Task, bool, *Error) {
-	sub := newSubscriber()
+	blocking := p.Configuration == nil || p.Configuration.Blocking == nil || *p.Configuration.Blocking
+	var sub *subscriber
+	if blocking {
+		sub = newSubscriber()
+	}
+	// A non-blocking send answers as soon as its message is accepted
+	// (queue.go); a blocking one waits for its turn's end.
 	t, ext, e := s.begin(ctx, h, p, sub)
 	if e != nil {
 		return nil, false, e
 	}
-	defer t.unsubscribe(sub)
 	var hl *int
 	if p.Configuration != nil {
 		hl = p.Configuration.HistoryLength
 	}
-	blocking := p.Configuration == nil || p.Configuration.Blocking == nil || *p.Configuration.Blocking
 	if blocking {
+		defer t.unsubscribe(sub)
 		// Past RequestTimeout the task goes on; the client polls it with
 		// tasks/get. A subscriber that fell behind still sees the end.
 		wait, stop := context.WithTimeout(ctx, s.cfg.Limits.RequestTimeout)
@@ -419,7 +382,7 @@ func (s *Server) listTasks(ctx context.Context) []listed {
 	seen := map[string]bool{}
 	add := func(t *task) {
 		t.mu.Lock()
-		out = append(out, listed{id: t.id, contextID: t.contextID, state: t.state, timestamp: t.status.Timestamp, t: t})
+		out = append(out, listed{id: t.id, contextID: t.contextID, state: t.shownStateLocked(), timestamp: t.status.Timestamp, t: t})
 		t.mu.Unlock()
 	}
 	for _, t := range s.host.Live() {
@@ -479,16 +442,22 @@ func (s *Server) cancel(ctx context.Context, id string) (*Task, *Error) {
 }
 
 // cancelTask stops a running turn (its stream ends with a final canceled
-// event) or cancels an idle task.
+// event) or cancels an idle task; either way the messages queued for the
+// task are dropped.
 func (s *Server) cancelTask(ctx context.Context, t *task) *Error {
 	t.mu.Lock()
 	if t.state.Terminal() {
 		t.mu.Unlock()
 		return jsonrpc.Errorf(CodeTaskNotCancelable, "Task not cancelable: %s", t.id)
 	}
-	if t.running {
-		turn := t.turn
-		t.mu.Unlock()
+	dropped := t.queue
+	t.queue = nil
+	turn, stopWait := t.turn, t.stopWait
+	t.mu.Unlock()
+	for _, q := range dropped {
+		q.drop(errEnded(t.id, StateCanceled))
+	}
+	if turn != nil {
 		turn.Stop(ctx, host.ErrCanceled)
 		t.mu.Lock()
 		st := t.state
@@ -499,8 +468,11 @@ func (s *Server) cancelTask(ctx context.Context, t *task) *Error {
 		}
 		return nil
 	}
-	t.mu.Unlock()
-	// An idle task: hold its gate so that no turn starts meanwhile.
+	if stopWait != nil {
+		// The task's runner waits for a turn slot: it stops waiting.
+		stopWait()
+	}
+	// No turn runs: hold the task's gate so that none starts meanwhile.
 	if !t.gate.Enter(ctx) {
 		return jsonrpc.Errorf(CodeInternalError, "request cancelled")
 	}
@@ -729,7 +701,6 @@ func (s *Server) runCommand(ctx context.Context, cmd *command.Command, path, arg
 	if err == nil && res != nil && res.Kind == command.ResultSubmitPrompt {
 		in := turnInput{msg: msg, isNew: true, prompt: res.Content, mode: policy.Mode(res.Mode)}
 		if e := s.startTurn(ctx, t, in, ext, sub); e != nil {
-			s.host.Remove(t.id)
 			return nil, e
 		}
 		return t, nil

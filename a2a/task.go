@@ -31,7 +31,7 @@ type task struct {
 	srv       *Server
 	id        string
 	contextID string
-	// gate serialises turns: a message for a busy task waits its turn.
+	// gate serialises turns; the queue (queue.go) orders them.
 	gate host.Gate
 
 	mu        sync.Mutex
@@ -46,13 +46,19 @@ type task struct {
 	// session is the task's engine session, built on its first turn in
 	// this process; it keeps the conversation and the calls a paused turn
 	// waits on, which the store keeps (StoredTask.Conversation, Pending).
-	session     *host.Session
-	ext         bool
-	model       string
-	usage       *genai.GenerateContentResponseUsageMetadata
-	subs        map[*subscriber]struct{}
-	running     bool
-	turn        *host.Turn
+	session *host.Session
+	ext     bool
+	model   string
+	usage   *genai.GenerateContentResponseUsageMetadata
+	subs    map[*subscriber]struct{}
+	// running: a turn runs or messages wait for one (queue.go); turn is
+	// the running turn, nil while they wait.
+	running bool
+	turn    *host.Turn
+	// queue holds the messages accepted for the turns after this one;
+	// stopWait, set while the task waits for a turn slot, stops the wait.
+	queue       []*queued
+	stopWait    context.CancelFunc
 	turns       int
 	lastActive  time.Time
 	pushDeliver webhook.Coalescer // one webhook delivery at a time
@@ -105,6 +111,11 @@ func (t *task) snapshotLocked(historyLength *int) *Task {
 	}
 	st := t.status
 	st.State = t.state
+	if t.waitingLocked() {
+		// A message was accepted and waits for its turn: the task is
+		// submitted again, not yet working.
+		st = TaskStatus{State: StateSubmitted, Timestamp: st.Timestamp}
+	}
 	out := &Task{
 		Kind: "task", ID: t.id, ContextID: t.contextID, Status: st,
 		History:   append([]Message(nil), hist...),
@@ -112,6 +123,20 @@ func (t *task) snapshotLocked(historyLength *int) *Task {
 		Metadata:  t.metadataLocked(),
 	}
 	return out
+}
+
+// waitingLocked reports whether messages wait for a turn that has not
+// started.
+func (t *task) waitingLocked() bool {
+	return t.running && t.turn == nil && !t.state.Terminal()
+}
+
+// shownStateLocked is the state tasks/get and listings show.
+func (t *task) shownStateLocked() TaskState {
+	if t.waitingLocked() {
+		return StateSubmitted
+	}
+	return t.state
 }
 
 func (t *task) storedLocked() *StoredTask {
@@ -343,8 +368,9 @@ func expandParts(ctx context.Context, expand func(context.Context, *agent.Sessio
 }
 
 // runTurn runs one message to the end of the turn, publishing every
-// update; it always ends with exactly one final update.
-func (t *task) runTurn(ctx context.Context, in turnInput) {
+// update; it always ends with exactly one final update. more reports
+// that messages wait for the next turn.
+func (t *task) runTurn(ctx context.Context, in turnInput) (more bool) {
 	s := t.srv
 	final := &update{kind: uState, state: StateInputRequired, final: true, reason: reasonEnd}
 	defer func() {
@@ -352,13 +378,18 @@ func (t *task) runTurn(ctx context.Context, in turnInput) {
 			s.log.Error("a2a: turn panicked", "task", t.id, "panic", p)
 			final = &update{kind: uState, state: StateFailed, final: true, reason: reasonEnd, text: fmt.Sprintf("internal error: %v", p), errMsg: fmt.Sprint(p)}
 		}
-		t.finishTurn(final)
+		more = t.finishTurn(final)
 	}()
 	if in.isNew {
 		t.publish(&update{kind: uTask, task: t.newTaskEvent(in.msg)})
 	}
 	sess, err := t.ensureSession(ctx)
 	if err != nil {
+		if ctx.Err() != nil {
+			// Cancelled or interrupted while the session was being built.
+			final = t.endOnError(ctx, err)
+			return
+		}
 		final = &update{kind: uState, state: StateFailed, final: true, reason: reasonEnd, text: err.Error(), errMsg: err.Error()}
 		return
 	}
@@ -404,6 +435,7 @@ func (t *task) runTurn(ctx context.Context, in turnInput) {
 			final = t.endOnError(ctx, err)
 		}
 	}
+	return // more is finishTurn's
 }
 
 func (t *task) newTaskEvent(m *Message) *Task {
@@ -433,19 +465,32 @@ func (t *task) endOnError(ctx context.Context, err error) *update {
 }
 
 // finishTurn publishes the final update, keeps the conversation for the
-// store, saves the task and lets the next turn run.
-func (t *task) finishTurn(final *update) {
+// store, saves the task and lets the next turn run. It reports whether
+// messages wait for that turn.
+func (t *task) finishTurn(final *update) (more bool) {
 	t.session.Remember()
 	subs := t.record(final)
 	t.mu.Lock()
 	t.showPendingLocked()
 	t.question = nil
-	t.running = false
+	more = len(t.queue) > 0
+	t.running = more
 	turn := t.turn
 	t.turn = nil
 	t.mu.Unlock()
 	// Saved before clients see the final event (host.FinishTurn).
 	t.srv.host.FinishTurn(turn, func() { t.srv.save(t) }, func() { t.fanout(final, subs) })
+	return more
+}
+
+// saveProgress saves the conversation so far in the middle of a turn,
+// once a batch of calls has its results: a process that dies later in
+// the turn leaves the calls that ran, and what the model said, in the
+// stored conversation (the task was saved as running at the turn's
+// start, so a new process shows it interrupted).
+func (t *task) saveProgress() {
+	t.session.Remember()
+	t.srv.save(t)
 }
 
 // consume maps the engine's events to updates and reports whether the
@@ -485,6 +530,7 @@ func (t *task) consume(ctx context.Context, seq iter.Seq2[*agent.Event, error], 
 			if ev.Reason == "" {
 				publish(&update{kind: uState, state: StateWorking, reason: reasonToolsDone}, true)
 			}
+			t.saveProgress()
 		case agent.EventToolCall:
 			u := &update{kind: uTool, call: c}
 			switch c.Status {

@@ -180,6 +180,11 @@ type ToolCall struct {
 	Started  time.Time
 	Ended    time.Time
 
+	// Checkpoint names the checkpoint taken before the call's edit
+	// (general.checkpointing), once the call has run
+	// (tool.RecordCheckpoint).
+	Checkpoint string
+
 	call tool.Call
 	hk   callHooks
 }

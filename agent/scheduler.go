@@ -250,6 +250,8 @@ type callUpdate struct {
 	output string
 	res    *tool.Result
 	done   bool
+	// checkpoint is the one taken before the call's edit, if any.
+	checkpoint string
 }
 
 func (r *run) executeGroup(calls []*ToolCall) {
@@ -267,13 +269,19 @@ func (r *run) executeGroup(calls []*ToolCall) {
 		wg.Add(1)
 		go func(c *ToolCall) {
 			defer wg.Done()
-			res := safeExecute(tool.WithPromptID(tool.WithCallID(ctx, c.ID), c.PromptID), c.call, func(s string) {
+			var mu sync.Mutex
+			var checkpoint string
+			ectx := tool.WithCheckpointRecorder(ctx, func(name string) { mu.Lock(); checkpoint = name; mu.Unlock() })
+			res := safeExecute(tool.WithPromptID(tool.WithCallID(ectx, c.ID), c.PromptID), c.call, func(s string) {
 				select {
 				case updates <- callUpdate{c: c, output: s}:
 				case <-ctx.Done():
 				}
 			})
-			updates <- callUpdate{c: c, res: res, done: true}
+			mu.Lock()
+			u := callUpdate{c: c, res: res, done: true, checkpoint: checkpoint}
+			mu.Unlock()
+			updates <- u
 		}(c)
 	}
 	go func() { wg.Wait(); close(updates) }()
@@ -286,6 +294,7 @@ func (r *run) executeGroup(calls []*ToolCall) {
 			}
 			continue
 		}
+		c.Checkpoint = u.checkpoint
 		switch {
 		case ctx.Err() != nil && (u.res == nil || u.res.Error == nil || u.res.Error.Type == tool.ErrCancelled):
 			res := u.res

@@ -111,6 +111,23 @@ func CallID(ctx context.Context) string {
 	return id
 }
 
+type checkpointKey struct{}
+
+// WithCheckpointRecorder returns a context in which RecordCheckpoint
+// hands record the name of a checkpoint taken for the executing call: the
+// engine reports it with the call (agent.ToolCall.Checkpoint).
+func WithCheckpointRecorder(ctx context.Context, record func(name string)) context.Context {
+	return context.WithValue(ctx, checkpointKey{}, record)
+}
+
+// RecordCheckpoint tells the engine the name of the checkpoint taken
+// before the executing call's edit; without a recorder it does nothing.
+func RecordCheckpoint(ctx context.Context, name string) {
+	if record, _ := ctx.Value(checkpointKey{}).(func(string)); record != nil && name != "" {
+		record(name)
+	}
+}
+
 type promptIDKey struct{}
 
 // WithPromptID returns a context that carries the id of the user prompt

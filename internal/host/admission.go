@@ -1,6 +1,10 @@
 package host
 
-import "context"
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+)
 
 // Busy is the error of work refused for lack of room; the client may
 // retry later.
@@ -81,4 +85,96 @@ func (h *Host[T]) Stats() Stats {
 		}
 	}
 	return st
+}
+
+// Place is a turn's claim on one of the MaxConcurrentTurns slots, taken
+// when the face accepts the turn (Reserve, Line) and used when the turn
+// starts (Begin): a client hears at once whether its turn fits, and need
+// not wait for the turn to start. Drop gives the claim back.
+type Place struct {
+	slots  chan struct{}
+	queued *atomic.Int64
+	once   sync.Once
+	// held: the place holds a slot; else it is counted in Queued.
+	held bool
+}
+
+// Reserve takes a place for a turn: a free slot, or a place in the
+// queue of at most MaxQueuedTurns turns waiting for one. It fails as
+// Busy past both, and once the host is shutting down.
+func (h *Host[T]) Reserve() (*Place, error) {
+	if h.Closing() {
+		return nil, &Busy{What: "the server is shutting down"}
+	}
+	p := &Place{slots: h.slots, queued: &h.queued}
+	select {
+	case h.slots <- struct{}{}:
+		p.held = true
+		return p, nil
+	default:
+	}
+	if h.cfg.Limits.MaxQueuedTurns <= 0 {
+		return nil, &Busy{What: "too many turns running"}
+	}
+	if h.queued.Add(1) > int64(h.cfg.Limits.MaxQueuedTurns) {
+		h.queued.Add(-1)
+		return nil, &Busy{What: "too many turns running and waiting"}
+	}
+	return p, nil
+}
+
+// Line takes a place whatever the queue's bound: for a turn the face
+// accepted earlier (a message queued behind its item's previous turn),
+// which it can no longer refuse.
+func (h *Host[T]) Line() *Place {
+	p := &Place{slots: h.slots, queued: &h.queued}
+	select {
+	case h.slots <- struct{}{}:
+		p.held = true
+	default:
+		h.queued.Add(1)
+	}
+	return p
+}
+
+// Drop gives the place back: its slot, or its place in the queue. It is
+// safe to call more than once.
+func (p *Place) Drop() {
+	p.once.Do(func() {
+		if p.held {
+			<-p.slots
+		} else {
+			p.queued.Add(-1)
+		}
+	})
+}
+
+// Begin starts the turn of the item behind gate on place p: it waits for
+// p's slot and for the gate as long as ctx lasts and the host runs. The
+// turn then holds the slot (End, FreeSlot give it back); on failure, a
+// Busy error, p is dropped.
+func (h *Host[T]) Begin(ctx context.Context, p *Place, gate Gate) (*Turn, error) {
+	if !p.held {
+		select {
+		case p.slots <- struct{}{}:
+		case <-ctx.Done():
+			p.Drop()
+			return nil, &Busy{What: "the turn was dropped while it waited to run"}
+		case <-h.base.Done():
+			p.Drop()
+			return nil, &Busy{What: "the server is shutting down"}
+		}
+		// The slot is taken: the place leaves the queue and holds it.
+		p.queued.Add(-1)
+		p.held = true
+	}
+	if h.Closing() {
+		p.Drop()
+		return nil, &Busy{What: "the server is shutting down"}
+	}
+	if !gate.Enter(ctx) {
+		p.Drop()
+		return nil, &Busy{What: "the turn was dropped while it waited to run"}
+	}
+	return h.newTurn(gate, p.Drop), nil
 }

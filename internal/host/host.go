@@ -4,7 +4,9 @@
 // which stay in memory and which run:
 //
 //   - admission: at most Limits.MaxConcurrentTurns turns run at once, and
-//     a bounded queue of turns waits for a slot (admission.go);
+//     a bounded queue of turns waits for a slot (admission.go); a Place
+//     claims a turn's slot when the face accepts the turn, so that the
+//     client is answered before the turn starts;
 //   - the live set: at most Limits.MaxLiveTasks items in memory, the least
 //     recently active idle one saved and evicted to make room, idle items
 //     evicted after Limits.IdleTTL, and idle items' sessions released past
@@ -69,6 +71,11 @@ type Usage struct {
 	Session bool
 	// LastActive is the time of the item's last update.
 	LastActive time.Time
+	// SessionUsed is the time of the last use of the item's session
+	// (Session.LastUsed): a turn, or a request that needed it without
+	// updating the item (its tools listed). TrimSessions counts it as
+	// activity.
+	SessionUsed time.Time
 }
 
 // idle reports whether an item may leave memory.
@@ -245,7 +252,8 @@ func (h *Host[T]) EvictIdle(cutoff time.Time) int {
 }
 
 // TrimSessions releases the sessions of the least recently active items
-// between turns past Limits.MaxIdleSessions. A released item keeps what
+// between turns past Limits.MaxIdleSessions (a use of the session counts
+// as activity). A released item keeps what
 // it saved, from which its next turn rebuilds the session as after a
 // restart.
 func (h *Host[T]) TrimSessions() {
@@ -257,7 +265,11 @@ func (h *Host[T]) TrimSessions() {
 	h.mu.Lock()
 	for _, it := range h.items {
 		if u := it.Usage(); u.Session && !u.Running {
-			cands = append(cands, cand{it, u.LastActive})
+			last := u.LastActive
+			if u.SessionUsed.After(last) {
+				last = u.SessionUsed
+			}
+			cands = append(cands, cand{it, last})
 		}
 	}
 	h.mu.Unlock()

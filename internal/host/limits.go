@@ -13,6 +13,10 @@ type Limits struct {
 	// (4096); a turn past both limits fails as busy. Negative: turns
 	// never wait, and fail as busy once MaxConcurrentTurns run.
 	MaxQueuedTurns int
+	// MaxQueuedMessages bounds the messages waiting for one item's
+	// running turn (32): the item runs them one after the other, in the
+	// order they came, and refuses more as busy.
+	MaxQueuedMessages int
 	// MaxStreams bounds open streams (1024).
 	MaxStreams int
 	// MaxLiveTasks bounds items held in memory; idle ones are evicted to
@@ -62,6 +66,7 @@ func (l *Limits) Defaults() {
 	if l.MaxQueuedTurns == 0 {
 		l.MaxQueuedTurns = 4096
 	}
+	def(&l.MaxQueuedMessages, 32)
 	def(&l.MaxStreams, 1024)
 	def(&l.MaxLiveTasks, 1024)
 	def(&l.MaxIdleSessions, 256)

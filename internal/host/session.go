@@ -2,7 +2,10 @@ package host
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync"
+	"time"
 
 	"google.golang.org/genai"
 
@@ -15,20 +18,34 @@ import (
 // conversation and the calls a paused turn waits on, which the item saves
 // (Kept), and from which the next use rebuilds the session with
 // agent.Session.Continue, as after a restart.
+//
+// A build belongs to no caller: it runs detached from the context of the
+// use that started it, and every use waiting for it (a turn, a metadata
+// request) waits as long as its own context lasts. A request that gives
+// up does not cancel the build another use waits on.
 type Session struct {
 	build  BuildFunc
 	reason string
 	warn   func(error)
-
-	// building lets one build run at a time: two first uses at once
-	// (a turn and a metadata request) share one session.
-	building sync.Mutex
 
 	mu      sync.Mutex
 	sess    *agent.Session
 	close   func() error
 	history []*genai.Content
 	paused  []agent.PendingCall
+	// flight is the build in progress; closed is set by Close, after
+	// which a build that ends closes what it built.
+	flight *flight
+	closed bool
+	// used is the time of the last use (Get).
+	used time.Time
+}
+
+// flight is one build, which every use waiting for it shares.
+type flight struct {
+	done chan struct{}
+	sess *agent.Session
+	err  error
 }
 
 // BuildFunc builds an item's engine session, seeded with history; it
@@ -60,14 +77,23 @@ func (s *Session) Kept() ([]*genai.Content, []agent.PendingCall) {
 }
 
 // Remember keeps the live session's conversation and paused calls, as a
-// turn ends: they are what the item saves and what a rebuilt session
-// continues. Without a live session it keeps what it had.
+// turn ends or, mid-turn, before the item saves its progress: they are
+// what the item saves and what a rebuilt session continues. Without a
+// live session it keeps what it had.
 func (s *Session) Remember() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.sess != nil {
 		s.history, s.paused = s.sess.History(), s.sess.PausedCalls()
 	}
+}
+
+// LastUsed is the time of the session's last use (Get), which the item
+// reports as Usage.SessionUsed.
+func (s *Session) LastUsed() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.used
 }
 
 // Current returns the live session, or nil when none is built.
@@ -79,30 +105,67 @@ func (s *Session) Current() *agent.Session {
 
 // Get returns the live session, building it first when there is none:
 // the new session continues the kept conversation and pauses again on the
-// kept calls.
+// kept calls. It waits for a build as long as ctx lasts; the build goes on
+// without it (see Session).
 func (s *Session) Get(ctx context.Context) (*agent.Session, error) {
-	if sess := s.Current(); sess != nil {
+	s.mu.Lock()
+	s.used = time.Now()
+	if s.sess != nil {
+		sess := s.sess
+		s.mu.Unlock()
 		return sess, nil
 	}
-	s.building.Lock()
-	defer s.building.Unlock()
-	s.mu.Lock()
-	sess, history, paused := s.sess, s.history, s.paused
+	f := s.flight
+	if f == nil {
+		f = &flight{done: make(chan struct{})}
+		s.flight = f
+		go s.run(context.WithoutCancel(ctx), f, s.history, s.paused)
+	}
 	s.mu.Unlock()
-	if sess != nil {
-		return sess, nil // built while this call waited
+	select {
+	case <-f.done:
+		return f.sess, f.err
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
 	}
-	sess, closeSession, err := s.build(ctx, history)
-	if err != nil {
-		return nil, err
-	}
-	if err := sess.Continue(ctx, history, paused, s.reason); err != nil && s.warn != nil {
-		s.warn(err)
+}
+
+// run builds the session for flight f. A failed build is not kept: the
+// next use tries again.
+func (s *Session) run(ctx context.Context, f *flight, history []*genai.Content, paused []agent.PendingCall) {
+	defer close(f.done)
+	sess, closeSession, err := s.buildSafely(ctx, history)
+	if err == nil {
+		if cerr := sess.Continue(ctx, history, paused, s.reason); cerr != nil && s.warn != nil {
+			s.warn(cerr)
+		}
 	}
 	s.mu.Lock()
-	s.sess, s.close = sess, closeSession
+	s.flight = nil
+	closed := s.closed
+	if err == nil && !closed {
+		s.sess, s.close = sess, closeSession
+	}
 	s.mu.Unlock()
-	return sess, nil
+	if err == nil && closed {
+		// Shut down while building: nothing will release it otherwise.
+		if closeSession != nil {
+			closeSession()
+		}
+		sess, err = nil, errors.New("the session was closed while it was being built")
+	}
+	f.sess, f.err = sess, err
+}
+
+// buildSafely runs the build, turning a panic into an error: the build
+// runs on its own goroutine, where a panic would end the process.
+func (s *Session) buildSafely(ctx context.Context, history []*genai.Content) (sess *agent.Session, closeSession func() error, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			sess, closeSession, err = nil, nil, fmt.Errorf("building the session panicked: %v", p)
+		}
+	}()
+	return s.build(ctx, history)
 }
 
 // Release gives up the live session, keeping what it remembered, and
@@ -123,5 +186,11 @@ func (s *Session) Release() (closeSession func()) {
 	}
 }
 
-// Close gives up the live session and closes it at once (Shutdown).
-func (s *Session) Close() { s.Release()() }
+// Close gives up the live session and closes it at once (Shutdown); a
+// build in progress closes what it builds.
+func (s *Session) Close() {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	s.Release()()
+}

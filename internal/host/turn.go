@@ -55,9 +55,15 @@ func (h *Host[T]) StartTurn(ctx context.Context, gate Gate) (*Turn, error) {
 		gate.Leave()
 		return nil, err
 	}
+	return h.newTurn(gate, h.ReleaseTurn), nil
+}
+
+// newTurn returns a turn holding gate and a slot, which release gives
+// back.
+func (h *Host[T]) newTurn(gate Gate, release func()) *Turn {
 	cctx, cancel := context.WithCancelCause(h.base)
 	tctx, stop := context.WithTimeout(cctx, h.cfg.Limits.TurnTimeout)
-	return &Turn{ctx: tctx, cancel: cancel, stop: stop, done: make(chan struct{}), gate: gate, slot: sync.OnceFunc(h.ReleaseTurn)}, nil
+	return &Turn{ctx: tctx, cancel: cancel, stop: stop, done: make(chan struct{}), gate: gate, slot: sync.OnceFunc(release)}
 }
 
 // Context is the context the turn runs in.

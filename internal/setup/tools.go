@@ -179,7 +179,7 @@ func checkpoints(st *config.Settings, wd string, a *Agent, benv *builtin.Env, se
 	svc := checkpoint.ForProject(a.Home.Dir, a.TempDir, wd)
 	svc.Warn = warn
 	benv.BeforeEdit = func(ctx context.Context, e builtin.Edit) {
-		svc.Checkpoint(ctx, checkpoint.ToolCall{Name: e.Tool, Args: e.Args}, sess.History(), e.PromptID)
+		tool.RecordCheckpoint(ctx, svc.Checkpoint(ctx, checkpoint.ToolCall{Name: e.Tool, Args: e.Args}, sess.History(), e.PromptID))
 	}
 	return svc
 }
