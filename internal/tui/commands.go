@@ -115,7 +115,12 @@ func (m *model) runCommand(line string) tea.Cmd {
 		return nil
 	}
 	if c, _, _ := m.agent.Commands.Lookup(words[0]); c == nil {
-		m.printNotice(noticeError, "Unknown command: /"+words[0]+". Type /help for the list.")
+		msg := "Unknown command: /" + words[0] + ". Type /help for the list."
+		if m.mcpWaiting {
+			// It may be a prompt of a server not in yet.
+			msg += " (MCP servers are still connecting: their prompts are not commands yet.)"
+		}
+		m.printNotice(noticeError, msg)
 		return nil
 	}
 	a, send := m.agent, m.send

@@ -105,6 +105,8 @@ type model struct {
 	shell     *shellRun
 	pastes    pastes
 	queued    []string
+	// mcpWaiting holds prompts while MCP servers connect (mcpwait.go).
+	mcpWaiting bool
 
 	lastAnswer   string
 	promptTokens int32
@@ -316,6 +318,8 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case readyMsg:
 		return m.onReady(msg)
+	case mcpReadyMsg:
+		return m.onMCPReady()
 	case noticeMsg:
 		m.printNotice(msg.kind, msg.text)
 		return nil
@@ -345,7 +349,7 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 	case compressDoneMsg:
 		return m.onCompressDone(msg)
 	case spinner.TickMsg:
-		if !m.running && !m.shellRunning() {
+		if !m.running && !m.shellRunning() && !m.mcpWaiting {
 			return nil
 		}
 		var cmd tea.Cmd
@@ -405,13 +409,17 @@ func (m *model) onReady(msg readyMsg) tea.Cmd {
 		m.print(m.userBlock(p))
 		m.queued = append([]string{p}, m.queued...)
 	}
-	return m.nextQueued()
+	tick := m.watchMCP()
+	if m.mcpWaiting && len(m.queued) > 0 {
+		m.printNotice(noticeInfo, mcpWaitNotice)
+	}
+	return tea.Batch(tick, m.nextQueued())
 }
 
 // nextQueued starts the first prompt typed while the session was starting
 // or busy.
 func (m *model) nextQueued() tea.Cmd {
-	if !m.ready || m.running || m.compressing || m.dialog != nil || len(m.queued) == 0 {
+	if !m.ready || m.mcpWaiting || m.running || m.compressing || m.dialog != nil || len(m.queued) == 0 {
 		return nil
 	}
 	p := m.queued[0]
@@ -751,16 +759,22 @@ func (m *model) submit(text string, queued bool) tea.Cmd {
 		m.print(m.theme.user.Render("! " + strings.TrimSpace(trimmed[1:])))
 		return m.runShell(strings.TrimSpace(trimmed[1:]))
 	}
-	if !m.ready || m.running || m.compressing || m.dialog != nil || m.shellRunning() {
+	if !m.ready || m.mcpWaiting || m.running || m.compressing || m.dialog != nil || m.shellRunning() {
 		if m.startErr != nil {
 			m.printNotice(noticeError, "the session could not start: "+m.startErr.Error())
 			return nil
 		}
+		idle := !m.running && !m.compressing && m.dialog == nil && !m.shellRunning()
+		first := len(m.queued) == 0
 		m.separate()
 		m.print(m.userBlock(text))
 		m.queued = append(m.queued, text)
-		if !m.ready {
+		switch {
+		case !m.ready:
 			m.printNotice(noticeInfo, "Queued until the session is ready.")
+		case m.mcpWaiting && idle && first:
+			// Said once, for the first prompt held, as Gemini CLI does.
+			m.printNotice(noticeInfo, mcpWaitNotice)
 		}
 		return nil
 	}
@@ -885,6 +899,8 @@ func (m *model) render() string {
 		parts = append(parts, m.renderDialog())
 	case m.running || m.shellRunning():
 		status = m.spinnerLine()
+	case m.mcpWaiting:
+		status = m.mcpStatusLine()
 	}
 	if len(m.queued) > 0 && m.ready && status == "" {
 		status = m.theme.dim.Render(fmt.Sprintf("%d queued", len(m.queued)))

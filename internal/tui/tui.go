@@ -123,6 +123,8 @@ func (m *model) assemble(send func(tea.Msg)) *setup.Agent {
 	o.Confirm = m.confirm
 	o.Elicit = m.elicit
 	o.Warn = func(s string) { send(noticeMsg{kind: noticeWarn, text: s}) }
+	// The prompt is usable while MCP servers connect (mcpwait.go).
+	o.MCPInBackground = true
 	a, err := setup.New(m.ctx, o)
 	send(readyMsg{agent: a, err: err})
 	return a
