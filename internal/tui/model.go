@@ -241,6 +241,13 @@ func (m *model) flushOut() tea.Cmd {
 	// line exactly as wide as the screen as two rows, and a wrong count
 	// leaves stale rows behind.
 	text := wrapLines(strings.Join(m.out, "\n"), max(m.width-1, 10))
+	// No line keeps padding: the terminal reflows it into rows of blanks
+	// when it narrows (trimPadding).
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		lines[i] = trimPadding(l)
+	}
+	text = strings.Join(lines, "\n")
 	m.out = m.out[:0]
 	m.printing = true
 	room := max(m.height-strings.Count(m.render(), "\n")-2, 1)

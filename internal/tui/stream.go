@@ -123,11 +123,11 @@ func (m *markdown) render(src string) string {
 }
 
 // trimBlankLines drops blank lines (spaces and styling only) at both ends
-// and trailing spaces on each line, which glamour pads lines with.
+// and the padding on each line, which glamour adds (trimPadding).
 func trimBlankLines(s string) string {
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
-		lines[i] = strings.TrimRight(l, " ")
+		lines[i] = trimPadding(l)
 	}
 	blank := func(l string) bool { return strings.TrimSpace(ansi.Strip(l)) == "" }
 	for len(lines) > 0 && blank(lines[0]) {
