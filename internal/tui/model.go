@@ -290,7 +290,14 @@ func splitRows(text string, rows, width int) []string {
 
 // Update handles one message.
 func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	asking := m.dialog != nil
 	cmd := m.update(msg)
+	if asking && m.dialog == nil && m.running {
+		// The spinner's time starts again once a confirmation is
+		// answered, as Gemini CLI's does: time spent deciding is the
+		// user's, not the model's.
+		m.turnStart = m.now()
+	}
 	return m, tea.Batch(cmd, m.flushOut())
 }
 
