@@ -48,7 +48,9 @@ func TestTUIUsableWhileMCPStarts(t *testing.T) {
 	e := newEnv(t)
 	url, release := startGatedMCP(t)
 	writeUserSettings(t, e, map[string]any{"mcpServers": map[string]any{"slow": map[string]any{"httpUrl": url, "trust": true}}})
-	e.srv.Enqueue(fakegemini.Text("Hello back."))
+	// The server is trusted: its tool runs unasked, as when it was in at
+	// start-up.
+	e.srv.Enqueue(fakegemini.Call("slow_echo", map[string]any{}), fakegemini.Text("Hello back."))
 	tm := e.startTUI()
 	tm.waitFor("Connecting to MCP servers... (0/1) - Waiting for: slow")
 	tm.submit("/mcp")
@@ -66,9 +68,15 @@ func TestTUIUsableWhileMCPStarts(t *testing.T) {
 	if strings.Contains(s, "Connecting to MCP servers") {
 		t.Errorf("the MCP status stayed in the live area:\n%s", s)
 	}
+	if strings.Contains(s, "Allow") {
+		t.Errorf("a trusted server's tool was asked about:\n%s", s)
+	}
 	reqs := e.srv.Requests()
-	if len(reqs) != 1 {
-		t.Fatalf("%d model calls, want 1", len(reqs))
+	if len(reqs) != 2 {
+		t.Fatalf("%d model calls, want 2", len(reqs))
+	}
+	if got := mustJSON(reqs[1].LastContent()); !strings.Contains(got, "echo") {
+		t.Errorf("slow_echo's result: %s", got)
 	}
 	if !declaredSet(reqs[0])["slow_echo"] {
 		t.Errorf("the held prompt went without the slow server's tool: %v", declaredSet(reqs[0]))
