@@ -26,32 +26,55 @@ func streamedParagraphs(n int) []string {
 
 // TestTUIResizeMidStream: narrowing the terminal while an answer streams
 // leaves no rows behind. Glamour padded every line of a block to the
-// width with styled spaces; the terminal reflowed each padded line into a
-// row of text and a row of blanks, so paragraphs came apart and the live
-// area took more rows than Bubble Tea counted.
+// width with styled spaces, which the terminal reflowed into rows of
+// blanks between paragraphs; and frames drawn at the old width after the
+// terminal had narrowed left the old live area on the screen, a second
+// input box above the live one, until the screen is drawn again.
 func TestTUIResizeMidStream(t *testing.T) {
-	e := newEnv(t)
-	e.srv.Enqueue(fakegemini.Text(streamedParagraphs(24)...).Slow(100 * time.Millisecond))
-	tm := e.startTUI("Say something long")
-	// The screen changes with every piece: wait for one, not for calm.
-	deadline := time.Now().Add(screenWithin)
-	for !strings.Contains(tm.screen(), "Part 4:") {
-		if time.Now().After(deadline) {
-			t.Fatalf("the answer never streamed:\n%s", tm.screen())
-		}
-		time.Sleep(pollEvery)
+	tests := []struct {
+		name  string
+		parts int
+		delay time.Duration
+	}{
+		{"long answer, full screen", 24, 100 * time.Millisecond},
+		{"short answer", 8, 300 * time.Millisecond},
 	}
-	tm.tmux("resize-window", "-t", "main", "-x", "60")
-	tm.waitFor("THE END.")
-	// Blank rows matter here: read the screen as it is.
-	s := tm.screen()
-	answer := s[strings.Index(s, "> Say something long"):strings.LastIndex(s, "THE END.")]
-	if strings.Contains(answer, "\n\n\n") {
-		t.Errorf("rows left behind (two blank rows in a row):\n%s", s)
-	}
-	for _, once := range []string{"> Type your message", "THE END.", "Part 12:"} {
-		if n := strings.Count(s, once); n != 1 {
-			t.Errorf("%q is on the screen %d times:\n%s", once, n, s)
-		}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t)
+			e.srv.Enqueue(fakegemini.Text(streamedParagraphs(tt.parts)...).Slow(tt.delay))
+			tm := e.startTUI("Say something long")
+			// The screen changes with every piece: wait for one, not for
+			// calm.
+			deadline := time.Now().Add(screenWithin)
+			for !strings.Contains(tm.screen(), "Part 2:") {
+				if time.Now().After(deadline) {
+					t.Fatalf("the answer never streamed:\n%s", tm.screen())
+				}
+				time.Sleep(pollEvery)
+			}
+			tm.tmux("resize-window", "-t", "main", "-x", "60")
+			tm.waitFor("THE END.")
+			// Blank rows matter here: read the screen as it is.
+			s := tm.screen()
+			answer := s[strings.LastIndex(s, "> Say something long"):strings.LastIndex(s, "THE END.")]
+			if strings.Contains(answer, "\n\n\n") {
+				t.Errorf("rows left behind (two blank rows in a row):\n%s", s)
+			}
+			// The live area once, in the scrollback too: the old one is
+			// gone. (Lines printed before the answer may be there twice:
+			// the terminal had pushed them into its scrollback before the
+			// screen was drawn again.)
+			for _, once := range []string{"> Type your message", "THE END."} {
+				if n := strings.Count(s, once); n != 1 {
+					t.Errorf("%q is on the screen %d times:\n%s", once, n, s)
+				}
+			}
+			for i := range tt.parts {
+				if p := fmt.Sprintf("Part %d:", i); !strings.Contains(answer, p) {
+					t.Errorf("%s lost:\n%s", p, s)
+				}
+			}
+		})
 	}
 }

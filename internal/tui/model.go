@@ -127,6 +127,15 @@ type model struct {
 	lastCall  bool // the last thing printed is a finished tool call
 	// printLog keeps everything printed, for tests.
 	printLog *[]string
+	// shown are the last lines printed, and redraw a screen to draw again
+	// after the terminal narrowed (reflow.go); sizeSeen says the first
+	// size is known.
+	shown    []string
+	redraw   *redraw
+	sizeSeen bool
+	// rawOut writes to the terminal at once, around Bubble Tea (nil in
+	// tests).
+	rawOut func(string)
 
 	bannerDue bool
 	// waitFrame holds output back until the first frame is drawn (see
@@ -222,6 +231,7 @@ func (m *model) printBanner() {
 func (m *model) print(s string) {
 	m.lastBlank, m.lastCall = s == "", false
 	m.out = append(m.out, s)
+	m.remember(s)
 	if m.printLog != nil {
 		*m.printLog = append(*m.printLog, s)
 	}
@@ -234,8 +244,16 @@ func (m *model) print(s string) {
 // live area by scrolling the screen and cannot scroll by more than the
 // screen holds.
 func (m *model) flushOut() tea.Cmd {
-	if m.printing || m.waitFrame || len(m.out) == 0 {
+	if m.printing || m.waitFrame || (len(m.out) == 0 && m.redraw == nil) {
 		return nil
+	}
+	var cmds []tea.Cmd
+	if m.redraw != nil {
+		cmds = m.redrawCmds()
+	}
+	m.printing = true
+	if len(m.out) == 0 {
+		return tea.Sequence(append(cmds, func() tea.Msg { return printedMsg{} })...)
 	}
 	// Lines are wrapped one column short of the width: Bubble Tea counts a
 	// line exactly as wide as the screen as two rows, and a wrong count
@@ -249,9 +267,7 @@ func (m *model) flushOut() tea.Cmd {
 	}
 	text = strings.Join(lines, "\n")
 	m.out = m.out[:0]
-	m.printing = true
 	room := max(m.height-strings.Count(m.render(), "\n")-2, 1)
-	var cmds []tea.Cmd
 	for _, piece := range splitRows(text, room, m.width) {
 		cmds = append(cmds, tea.Println(piece))
 	}
@@ -320,6 +336,7 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 	case firstFrameMsg:
 		return tea.Quit
 	case tea.WindowSizeMsg:
+		m.noteResize(msg.Width, msg.Height)
 		m.width, m.height = msg.Width, msg.Height
 		m.resize()
 		m.printBanner()

@@ -78,6 +78,7 @@ func Run(ctx context.Context, c Config) int {
 	if f, ok := c.Out.(*os.File); ok {
 		watch = &frameWatch{File: f}
 		opts = append(opts, tea.WithOutput(watch))
+		m.rawOut = func(s string) { _, _ = f.WriteString(s) }
 		m.waitFrame = true
 	} else if c.Out != nil {
 		opts = append(opts, tea.WithOutput(c.Out))
