@@ -224,6 +224,8 @@ func (m *model) cmdClear([]string) tea.Cmd {
 	// left, where ClearScreen then draws the whole live area again.
 	// The echoed "/clear" and anything not yet printed go too.
 	m.out = m.out[:0]
+	// Nor is anything printed before drawn again after a resize.
+	m.shown, m.redraw = nil, nil
 	return tea.Sequence(tea.Raw(ansi.CursorHomePosition+ansi.EraseEntireScreen+ansi.EraseEntireDisplay), tea.ClearScreen)
 }
 

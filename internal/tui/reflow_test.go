@@ -77,3 +77,15 @@ func TestRedrawReprints(t *testing.T) {
 		t.Errorf("redraw %v, printing %v after the flush", m.redraw, m.printing)
 	}
 }
+
+// TestClearForgetsShown: after /clear, a later redraw prints nothing of
+// what was cleared.
+func TestClearForgetsShown(t *testing.T) {
+	m, _ := newTestModel(t)
+	withSession(t, m)
+	m.print("secret from before the clear")
+	m.cmdClear(nil)
+	if len(m.shown) != 0 {
+		t.Errorf("kept after /clear: %q", m.shown)
+	}
+}
