@@ -164,10 +164,9 @@ func loadFileCommands(o Options, a *Agent, wd string) {
 	for _, c := range a.Commands.Commands() {
 		builtins[c.Name] = true
 	}
-	if a.expand != nil && a.MCP != nil {
-		a.expand.mcpPrompts = map[string]bool{}
+	if a.expand != nil && a.MCP != nil && a.mcpStart == nil {
 		for _, c := range a.MCP.Commands() {
-			a.expand.mcpPrompts[c.Name] = true
+			a.expand.addMCPPrompt(c.Name)
 		}
 	}
 	a.fileCommands = map[string]*command.FileCommand{}

@@ -29,6 +29,16 @@ func openMCP(ctx context.Context, st *config.Settings, at mcpPlace, allowedNames
 	if warn == nil {
 		warn = func(string) {}
 	}
+	m := newMCP(st, at, allowedNames, warn)
+	if m != nil {
+		connectMCP(ctx, m, warn)
+	}
+	return m
+}
+
+// newMCP builds the manager of the servers openMCP starts, without
+// starting them; nil when no server is configured.
+func newMCP(st *config.Settings, at mcpPlace, allowedNames []string, warn func(string)) *mcp.Manager {
 	if st == nil {
 		return nil
 	}
@@ -81,7 +91,7 @@ func openMCP(ctx context.Context, st *config.Settings, at mcpPlace, allowedNames
 	if err != nil {
 		warn(err.Error())
 	}
-	m := mcp.New(mcp.Options{
+	return mcp.New(mcp.Options{
 		Servers: servers,
 		Filter: mcp.Filter{
 			Allowed:      st.MCP.Allowed,
@@ -107,11 +117,16 @@ func openMCP(ctx context.Context, st *config.Settings, at mcpPlace, allowedNames
 		// lead's interactive faces can pass OpenBrowser).
 		OAuth: &mcp.OAuthOptions{TokenFile: filepath.Join(at.geminiDir, mcp.TokenFileName)},
 	})
+}
+
+// connectMCP starts m's servers and reports through warn those that did
+// not come up.
+func connectMCP(ctx context.Context, m *mcp.Manager, warn func(string)) {
 	startMCP(ctx, m, warn)
 	if ctx.Err() != nil {
 		// Start-up was cancelled: the caller reports that, not each
 		// server it interrupted.
-		return m
+		return
 	}
 	statuses := m.Statuses()
 	sort.Slice(statuses, func(i, j int) bool { return statuses[i].Name < statuses[j].Name })
@@ -129,7 +144,6 @@ func openMCP(ctx context.Context, st *config.Settings, at mcpPlace, allowedNames
 			// Gemini CLI lists these in /mcp and `mcp list`, not at start.
 		}
 	}
-	return m
 }
 
 // mcpPlace is where MCP servers run: the workspace (their working

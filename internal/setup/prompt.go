@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"google.golang.org/genai"
@@ -76,11 +77,11 @@ func (a *Agent) ExpandPrompt(ctx context.Context, text string) ([]*genai.Part, e
 // prompt, which only builds a prompt, so every face may expand it here.
 func (a *Agent) expandMCPPrompt(ctx context.Context, text string) ([]*genai.Part, bool, error) {
 	raw := strings.TrimSpace(text)
-	if a.expand == nil || len(a.expand.mcpPrompts) == 0 || !strings.HasPrefix(raw, "/") {
+	if a.expand == nil || !strings.HasPrefix(raw, "/") {
 		return nil, false, nil
 	}
 	fields := strings.Fields(raw[1:])
-	if len(fields) == 0 || !a.expand.mcpPrompts[fields[0]] {
+	if len(fields) == 0 || !a.expand.isMCPPrompt(fields[0]) {
 		return nil, false, nil
 	}
 	name := fields[0]
@@ -120,9 +121,26 @@ type expander struct {
 	tools   *tool.Registry
 	confirm func(ctx context.Context, call *agent.ToolCall) (tool.Decision, error)
 	search  bool
-	// mcpPrompts are the names of the MCP prompt commands.
+	// mcpPrompts are the names of the MCP prompt commands; servers
+	// started in the background add theirs later (mcpbackground.go).
+	mcpMu      sync.RWMutex
 	mcpPrompts map[string]bool
 	seq        atomic.Int64
+}
+
+func (x *expander) isMCPPrompt(name string) bool {
+	x.mcpMu.RLock()
+	defer x.mcpMu.RUnlock()
+	return x.mcpPrompts[name]
+}
+
+func (x *expander) addMCPPrompt(name string) {
+	x.mcpMu.Lock()
+	defer x.mcpMu.Unlock()
+	if x.mcpPrompts == nil {
+		x.mcpPrompts = map[string]bool{}
+	}
+	x.mcpPrompts[name] = true
 }
 
 func newExpander(st *config.Settings, ts *toolSet, pol *policy.Engine, confirm func(context.Context, *agent.ToolCall) (tool.Decision, error)) *expander {

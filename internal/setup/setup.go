@@ -153,6 +153,11 @@ type Options struct {
 	// to open); nil declines each one with a line through Warn naming the
 	// server and the question.
 	Elicit mcp.ElicitFunc
+	// MCPInBackground lets New return while the MCP servers connect:
+	// their tools and prompts join the session once every server has
+	// connected or failed, and Agent.MCPReady says when. The interactive
+	// terminal sets it; the other faces wait for the servers in New.
+	MCPInBackground bool
 }
 
 // DefaultModel is the model used when neither an option, GEMINI_MODEL
@@ -214,6 +219,8 @@ type Agent struct {
 	// recorder is nil when recording is off.
 	prompt   *prompt
 	recorder *chatRecorder
+	// mcpStart is the MCP servers' start when it outlives New.
+	mcpStart *mcpStart
 }
 
 // Close releases what the agent holds (MCP servers, the IDE connection,
@@ -396,8 +403,9 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 	a.Session = sess
 	a.Policy = pol
 	a.MCP = tools.mcp
+	a.mcpStart = tools.mcpBG // servers still connecting (mcpbackground.go)
 	a.Commands = command.DefaultRegistry()
-	if a.MCP != nil {
+	if a.MCP != nil && a.mcpStart == nil {
 		for _, c := range a.MCP.Commands() {
 			a.Commands.Register(c)
 		}
@@ -406,6 +414,7 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 	a.liveCommands()
 	a.expand = newExpander(a.Settings, tools, pol, confirm)
 	loadFileCommands(o, a, wd)
+	a.finishMCPInBackground()
 	a.Checkpoints = checkpoints(st, wd, a, tools.env, sess, o.Warn)
 	startHooks(ctx, o, a, (o.Resume != "" || len(o.History) > 0) && len(history) > 0)
 	startExtensionUpdates(ctx, o, a, wd)

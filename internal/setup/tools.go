@@ -30,6 +30,8 @@ type toolSet struct {
 	// whether a call is asked about.
 	custom []string
 	mcp    *mcp.Manager
+	// mcpBG is mcp's start when it runs in the background.
+	mcpBG *mcpStart
 	// jit brings subfolder memory into tool output (nil: off).
 	jit *jitMemory
 }
@@ -96,6 +98,13 @@ func buildTools(ctx context.Context, o Options, a *Agent, client model.Model, mo
 	// Without settings, only extensions given in code bring servers.
 	if !o.IgnoreSettings || len(st.MCPServers) > 0 {
 		msync := &mcpSync{registry: ts.registry}
+		if o.MCPInBackground {
+			place := mcpPlace{workDir: wd, geminiDir: a.Home.Dir, environ: a.Env.Environ(), getenv: a.Env.Getenv, onToolsChanged: msync.update, tempDir: a.TempDir, elicit: elicitFor(o)}
+			if ts.mcp = newMCP(st, place, o.AllowedMCPServerNames, o.Warn); ts.mcp != nil {
+				ts.mcpBG = startMCPInBackground(ctx, a, ts.mcp, msync, o.Warn)
+			}
+			return ts, ctx.Err()
+		}
 		ts.mcp = openMCP(ctx, st, mcpPlace{workDir: wd, geminiDir: a.Home.Dir, environ: a.Env.Environ(), getenv: a.Env.Getenv, onToolsChanged: msync.update, tempDir: a.TempDir, elicit: elicitFor(o)}, o.AllowedMCPServerNames, o.Warn)
 		if ts.mcp != nil {
 			a.onClose(ts.mcp.Close)

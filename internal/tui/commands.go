@@ -115,7 +115,12 @@ func (m *model) runCommand(line string) tea.Cmd {
 		return nil
 	}
 	if c, _, _ := m.agent.Commands.Lookup(words[0]); c == nil {
-		m.printNotice(noticeError, "Unknown command: /"+words[0]+". Type /help for the list.")
+		msg := "Unknown command: /" + words[0] + ". Type /help for the list."
+		if m.mcpWaiting {
+			// It may be a prompt of a server not in yet.
+			msg += " (MCP servers are still connecting: their prompts are not commands yet.)"
+		}
+		m.printNotice(noticeError, msg)
 		return nil
 	}
 	a, send := m.agent, m.send
@@ -219,6 +224,8 @@ func (m *model) cmdClear([]string) tea.Cmd {
 	// left, where ClearScreen then draws the whole live area again.
 	// The echoed "/clear" and anything not yet printed go too.
 	m.out = m.out[:0]
+	// Nor is anything printed before drawn again after a resize.
+	m.shown, m.redraw = nil, nil
 	return tea.Sequence(tea.Raw(ansi.CursorHomePosition+ansi.EraseEntireScreen+ansi.EraseEntireDisplay), tea.ClearScreen)
 }
 

@@ -105,6 +105,8 @@ type model struct {
 	shell     *shellRun
 	pastes    pastes
 	queued    []string
+	// mcpWaiting holds prompts while MCP servers connect (mcpwait.go).
+	mcpWaiting bool
 
 	lastAnswer   string
 	promptTokens int32
@@ -125,6 +127,15 @@ type model struct {
 	lastCall  bool // the last thing printed is a finished tool call
 	// printLog keeps everything printed, for tests.
 	printLog *[]string
+	// shown are the last lines printed, and redraw a screen to draw again
+	// after the terminal narrowed (reflow.go); sizeSeen says the first
+	// size is known.
+	shown    []string
+	redraw   *redraw
+	sizeSeen bool
+	// rawOut writes to the terminal at once, around Bubble Tea (nil in
+	// tests).
+	rawOut func(string)
 
 	bannerDue bool
 	// waitFrame holds output back until the first frame is drawn (see
@@ -220,6 +231,7 @@ func (m *model) printBanner() {
 func (m *model) print(s string) {
 	m.lastBlank, m.lastCall = s == "", false
 	m.out = append(m.out, s)
+	m.remember(s)
 	if m.printLog != nil {
 		*m.printLog = append(*m.printLog, s)
 	}
@@ -232,17 +244,30 @@ func (m *model) print(s string) {
 // live area by scrolling the screen and cannot scroll by more than the
 // screen holds.
 func (m *model) flushOut() tea.Cmd {
-	if m.printing || m.waitFrame || len(m.out) == 0 {
+	if m.printing || m.waitFrame || (len(m.out) == 0 && m.redraw == nil) {
 		return nil
+	}
+	var cmds []tea.Cmd
+	if m.redraw != nil {
+		cmds = m.redrawCmds()
+	}
+	m.printing = true
+	if len(m.out) == 0 {
+		return tea.Sequence(append(cmds, func() tea.Msg { return printedMsg{} })...)
 	}
 	// Lines are wrapped one column short of the width: Bubble Tea counts a
 	// line exactly as wide as the screen as two rows, and a wrong count
 	// leaves stale rows behind.
 	text := wrapLines(strings.Join(m.out, "\n"), max(m.width-1, 10))
+	// No line keeps padding: the terminal reflows it into rows of blanks
+	// when it narrows (trimPadding).
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		lines[i] = trimPadding(l)
+	}
+	text = strings.Join(lines, "\n")
 	m.out = m.out[:0]
-	m.printing = true
 	room := max(m.height-strings.Count(m.render(), "\n")-2, 1)
-	var cmds []tea.Cmd
 	for _, piece := range splitRows(text, room, m.width) {
 		cmds = append(cmds, tea.Println(piece))
 	}
@@ -281,7 +306,14 @@ func splitRows(text string, rows, width int) []string {
 
 // Update handles one message.
 func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	asking := m.dialog != nil
 	cmd := m.update(msg)
+	if asking && m.dialog == nil && m.running {
+		// The spinner's time starts again once a confirmation is
+		// answered, as Gemini CLI's does: time spent deciding is the
+		// user's, not the model's.
+		m.turnStart = m.now()
+	}
 	return m, tea.Batch(cmd, m.flushOut())
 }
 
@@ -304,6 +336,7 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 	case firstFrameMsg:
 		return tea.Quit
 	case tea.WindowSizeMsg:
+		m.noteResize(msg.Width, msg.Height)
 		m.width, m.height = msg.Width, msg.Height
 		m.resize()
 		m.printBanner()
@@ -316,6 +349,8 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case readyMsg:
 		return m.onReady(msg)
+	case mcpReadyMsg:
+		return m.onMCPReady()
 	case noticeMsg:
 		m.printNotice(msg.kind, msg.text)
 		return nil
@@ -345,7 +380,7 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 	case compressDoneMsg:
 		return m.onCompressDone(msg)
 	case spinner.TickMsg:
-		if !m.running && !m.shellRunning() {
+		if !m.running && !m.shellRunning() && !m.mcpWaiting {
 			return nil
 		}
 		var cmd tea.Cmd
@@ -405,13 +440,17 @@ func (m *model) onReady(msg readyMsg) tea.Cmd {
 		m.print(m.userBlock(p))
 		m.queued = append([]string{p}, m.queued...)
 	}
-	return m.nextQueued()
+	tick := m.watchMCP()
+	if m.mcpWaiting && len(m.queued) > 0 {
+		m.printNotice(noticeInfo, mcpWaitNotice)
+	}
+	return tea.Batch(tick, m.nextQueued())
 }
 
 // nextQueued starts the first prompt typed while the session was starting
 // or busy.
 func (m *model) nextQueued() tea.Cmd {
-	if !m.ready || m.running || m.compressing || m.dialog != nil || len(m.queued) == 0 {
+	if !m.ready || m.mcpWaiting || m.running || m.compressing || m.dialog != nil || len(m.queued) == 0 {
 		return nil
 	}
 	p := m.queued[0]
@@ -751,16 +790,22 @@ func (m *model) submit(text string, queued bool) tea.Cmd {
 		m.print(m.theme.user.Render("! " + strings.TrimSpace(trimmed[1:])))
 		return m.runShell(strings.TrimSpace(trimmed[1:]))
 	}
-	if !m.ready || m.running || m.compressing || m.dialog != nil || m.shellRunning() {
+	if !m.ready || m.mcpWaiting || m.running || m.compressing || m.dialog != nil || m.shellRunning() {
 		if m.startErr != nil {
 			m.printNotice(noticeError, "the session could not start: "+m.startErr.Error())
 			return nil
 		}
+		idle := !m.running && !m.compressing && m.dialog == nil && !m.shellRunning()
+		first := len(m.queued) == 0
 		m.separate()
 		m.print(m.userBlock(text))
 		m.queued = append(m.queued, text)
-		if !m.ready {
+		switch {
+		case !m.ready:
 			m.printNotice(noticeInfo, "Queued until the session is ready.")
+		case m.mcpWaiting && idle && first:
+			// Said once, for the first prompt held, as Gemini CLI does.
+			m.printNotice(noticeInfo, mcpWaitNotice)
 		}
 		return nil
 	}
@@ -885,6 +930,8 @@ func (m *model) render() string {
 		parts = append(parts, m.renderDialog())
 	case m.running || m.shellRunning():
 		status = m.spinnerLine()
+	case m.mcpWaiting:
+		status = m.mcpStatusLine()
 	}
 	if len(m.queued) > 0 && m.ready && status == "" {
 		status = m.theme.dim.Render(fmt.Sprintf("%d queued", len(m.queued)))

@@ -91,20 +91,19 @@ type markdown struct {
 	width int
 	style string
 	plain bool
+	// narrow are renderers at the natural widths of tables (mdtable.go).
+	narrow map[int]*glamour.TermRenderer
 }
 
 func (m *markdown) set(width int, style string, plain bool) {
 	if width == m.width && style == m.style && plain == m.plain && (m.r != nil || plain) {
 		return
 	}
-	m.width, m.style, m.plain, m.r = width, style, plain, nil
+	m.width, m.style, m.plain, m.r, m.narrow = width, style, plain, nil, nil
 	if plain {
 		return
 	}
-	r, err := glamour.NewTermRenderer(glamour.WithStandardStyle(style), glamour.WithWordWrap(max(width-4, 20)))
-	if err == nil {
-		m.r = r
-	}
+	m.r = newGlamour(style, max(width-4, 20))
 }
 
 // render returns src rendered without leading and trailing blank lines.
@@ -115,19 +114,29 @@ func (m *markdown) render(src string) string {
 	if m.r == nil {
 		return strings.Trim(src, "\n")
 	}
-	out, err := m.r.Render(src)
-	if err != nil {
-		return strings.Trim(src, "\n")
+	var outs []string
+	for _, seg := range splitTables(src) {
+		r := m.r
+		if seg.table > 0 {
+			r = m.tableRenderer(seg.table)
+		}
+		out, err := r.Render(seg.src)
+		if err != nil {
+			return strings.Trim(src, "\n")
+		}
+		if out = trimBlankLines(out); out != "" {
+			outs = append(outs, out)
+		}
 	}
-	return trimBlankLines(out)
+	return strings.Join(outs, "\n\n")
 }
 
 // trimBlankLines drops blank lines (spaces and styling only) at both ends
-// and trailing spaces on each line, which glamour pads lines with.
+// and the padding on each line, which glamour adds (trimPadding).
 func trimBlankLines(s string) string {
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
-		lines[i] = strings.TrimRight(l, " ")
+		lines[i] = trimPadding(l)
 	}
 	blank := func(l string) bool { return strings.TrimSpace(ansi.Strip(l)) == "" }
 	for len(lines) > 0 && blank(lines[0]) {

@@ -78,6 +78,7 @@ func Run(ctx context.Context, c Config) int {
 	if f, ok := c.Out.(*os.File); ok {
 		watch = &frameWatch{File: f}
 		opts = append(opts, tea.WithOutput(watch))
+		m.rawOut = func(s string) { _, _ = f.WriteString(s) }
 		m.waitFrame = true
 	} else if c.Out != nil {
 		opts = append(opts, tea.WithOutput(c.Out))
@@ -123,6 +124,8 @@ func (m *model) assemble(send func(tea.Msg)) *setup.Agent {
 	o.Confirm = m.confirm
 	o.Elicit = m.elicit
 	o.Warn = func(s string) { send(noticeMsg{kind: noticeWarn, text: s}) }
+	// The prompt is usable while MCP servers connect (mcpwait.go).
+	o.MCPInBackground = true
 	a, err := setup.New(m.ctx, o)
 	send(readyMsg{agent: a, err: err})
 	return a
