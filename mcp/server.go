@@ -479,17 +479,14 @@ func (s *server) stdioTransport() (sdk.Transport, error) {
 	base := append([]string{"GEMINI_CLI=1", "CASTOR=1"}, redactEnv(s.m.environ(), s.m.envAllowed, s.m.envBlocked)...)
 	cmd.Env = mergeEnv(base, s.cfg.Env)
 	out := newProcessOutput(s.cfg.Name)
-	cmd.Stderr = &lineWriter{emit: func(line string) {
+	stderr := &lineWriter{emit: func(line string) {
 		out.stderrLine(line)
 		s.m.debugf("[MCP STDERR (%s)]: %s", s.cfg.Name, line)
 	}}
-	// A server that leaves a grandchild holding stderr open must not keep
-	// Close waiting for it.
-	cmd.WaitDelay = time.Second
 	s.mu.Lock()
 	s.out = out
 	s.mu.Unlock()
-	return &stdioTransport{cmd: cmd, out: out, terminate: 500 * time.Millisecond, debug: s.m.debug}, nil
+	return &stdioTransport{cmd: cmd, out: out, terminate: 500 * time.Millisecond, stderr: stderr, debug: s.m.debug}, nil
 }
 
 // output is the output record of the server's latest process (nil for a
