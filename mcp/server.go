@@ -90,6 +90,8 @@ type server struct {
 	// httpStatus keeps the last error answer of a remote server, so that
 	// a failure can quote its status and what its body said.
 	httpStatus httpAnswer
+	// progress routes the server's progress reports to its calls.
+	progress progressCalls
 }
 
 func (s *server) snapshot() ServerStatus {
@@ -451,7 +453,8 @@ func (s *server) newClient() *sdk.Client {
 			RootsV2:     &sdk.RootCapabilities{ListChanged: true},
 			Elicitation: &sdk.ElicitationCapabilities{Form: &sdk.FormElicitationCapabilities{}, URL: &sdk.URLElicitationCapabilities{}},
 		},
-		ElicitationHandler: s.elicit,
+		ElicitationHandler:          s.elicit,
+		ProgressNotificationHandler: s.progress.notify,
 		ElicitationCompleteHandler: func(_ context.Context, r *sdk.ElicitationCompleteNotificationRequest) {
 			if r.Params != nil {
 				s.m.debugf("MCP server '%s': elicitation %s completed", name, r.Params.ElicitationID)
