@@ -392,14 +392,10 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 	a.Policy = pol
 	a.MCP = tools.mcp
 	a.Commands = command.DefaultRegistry()
-	if a.MCP != nil {
-		for _, c := range a.MCP.Commands() {
-			a.Commands.Register(c)
-		}
-	}
 	a.sessionCommands(a.skills, a.hooks)
 	a.liveCommands()
 	a.expand = newExpander(a.Settings, tools, pol, confirm)
+	a.expand.mcpPrompts = registerMCPCommands(a.Commands, a.MCP) // mcpcommands.go
 	loadFileCommands(o, a, wd)
 	a.Checkpoints = checkpoints(st, wd, a, tools.env, sess, o.Warn)
 	startHooks(ctx, o, a, (o.Resume != "" || len(o.History) > 0) && len(history) > 0)
