@@ -314,10 +314,12 @@ func (s *server) withSession(ctx context.Context, f func(context.Context, *sdk.C
 }
 
 // lost reports whether a request failed because the connection ended:
-// closed, or a stdio server's stdout reaching its end (the SDK reports
-// that as a bare EOF).
+// closed, a stdio server's stdout reaching its end (the SDK reports that
+// as a bare EOF), or a remote server that could not be reached again
+// after its stream broke (the SDK words that error without wrapping).
 func lost(err error) bool {
-	return errors.Is(err, sdk.ErrConnectionClosed) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+	return errors.Is(err, sdk.ErrConnectionClosed) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		strings.Contains(err.Error(), "failed to reconnect")
 }
 
 // notSent reports whether a connection error means the request was
@@ -534,8 +536,16 @@ func (s *server) httpClient() *http.Client {
 	return &c
 }
 
+// httpReconnects is how many times a streamable HTTP session tries to
+// reconnect to its server before giving up.
+const httpReconnects = 2
+
 func (s *server) httpTransport() (sdk.Transport, error) {
-	t := &sdk.StreamableClientTransport{Endpoint: s.cfg.Endpoint(), HTTPClient: s.httpClient()}
+	// A server that went away is retried twice, as Gemini CLI's
+	// transport does (the TypeScript SDK's default), not the Go SDK's
+	// five times: a call to a stopped server failed after 13 to 20
+	// seconds of "connection refused".
+	t := &sdk.StreamableClientTransport{Endpoint: s.cfg.Endpoint(), HTTPClient: s.httpClient(), MaxRetries: httpReconnects}
 	h, err := s.m.oauthHandler(s.cfg)
 	if err != nil {
 		return nil, err
