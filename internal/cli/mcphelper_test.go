@@ -15,7 +15,8 @@ import (
 const mcpHelperEnv = "CASTOR_CLI_TEST_MCP"
 
 // serveHelperMCP serves, on stdin and stdout, the prompts "greet" and
-// "memory" (named like a built-in command) and the tool "hello", each
+// "memory" (named like a built-in command), the resources test://notes
+// (text) and test://logo (ten bytes of PNG) and the tool "hello", each
 // answering with the server's label.
 func serveHelperMCP(label string) int {
 	s := sdk.NewServer(&sdk.Implementation{Name: "castor-test-" + label, Version: "1"}, nil)
@@ -26,6 +27,14 @@ func serveHelperMCP(label string) int {
 				return &sdk.GetPromptResult{Messages: []*sdk.PromptMessage{{Role: "user", Content: &sdk.TextContent{Text: text}}}}, nil
 			})
 	}
+	s.AddResource(&sdk.Resource{URI: "test://notes", Name: "notes", MIMEType: "text/plain"},
+		func(context.Context, *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+			return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: "test://notes", MIMEType: "text/plain", Text: "notes of server " + label}}}, nil
+		})
+	s.AddResource(&sdk.Resource{URI: "test://logo", Name: "logo", MIMEType: "image/png"},
+		func(context.Context, *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+			return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: "test://logo", MIMEType: "image/png", Blob: []byte("0123456789")}}}, nil
+		})
 	s.AddTool(&sdk.Tool{Name: "hello", InputSchema: map[string]any{"type": "object"}},
 		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "hello from " + label}}}, nil

@@ -16,6 +16,7 @@ import (
 	"github.com/castor-dev/castor/command"
 	"github.com/castor-dev/castor/config"
 	"github.com/castor-dev/castor/internal/atpath"
+	"github.com/castor-dev/castor/mcp"
 	"github.com/castor-dev/castor/policy"
 	"github.com/castor-dev/castor/tool"
 	"github.com/castor-dev/castor/tool/builtin"
@@ -122,11 +123,13 @@ type expander struct {
 	search  bool
 	// mcpPrompts are the names of the MCP prompt commands.
 	mcpPrompts map[string]bool
-	seq        atomic.Int64
+	// mcp reads the resources @server:uri references name.
+	mcp *mcp.Manager
+	seq atomic.Int64
 }
 
 func newExpander(st *config.Settings, ts *toolSet, pol *policy.Engine, confirm func(context.Context, *agent.ToolCall) (tool.Decision, error)) *expander {
-	x := &expander{env: ts.env, respect: ts.respect, policy: pol, tools: ts.registry, confirm: confirm, search: true}
+	x := &expander{env: ts.env, respect: ts.respect, policy: pol, tools: ts.registry, confirm: confirm, search: true, mcp: ts.mcp}
 	// context.fileFiltering.enableRecursiveFileSearch (default true) lets
 	// an @name that names nothing be searched for.
 	if v, ok := st.GetBool("context.fileFiltering.enableRecursiveFileSearch"); ok {
