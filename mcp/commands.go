@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/castor-dev/castor/command"
@@ -12,12 +13,66 @@ import (
 // prompt with the given arguments (by name, --arg="value", or by
 // position) and submits its messages to the model; its "help" sub-command
 // explains the arguments.
-func (m *Manager) Commands() []*command.Command {
-	var out []*command.Command
-	for _, p := range m.Prompts() {
-		out = append(out, m.promptCommand(p))
+// Prompts of the same name on several servers are renamed (CommandsBeside).
+func (m *Manager) Commands() []*command.Command { return m.CommandsBeside(nil) }
+
+// CommandsBeside is Commands for a registry already holding the commands
+// taken reports (built-ins), named as Gemini CLI's slash-command resolver
+// names them (SlashCommandResolver in packages/cli/src/services): a
+// prompt keeps its name unless a built-in has it or another server's
+// prompt has it too; then it is "<server>.<name>", and so is every other
+// prompt of that name ("<server>.<name>1", 2… if that is taken as well),
+// so that no prompt hides another or a built-in. Before, the last
+// server's prompt replaced the others, and a prompt named like a built-in
+// (/help, /memory) replaced the built-in.
+func (m *Manager) CommandsBeside(taken func(name string) bool) []*command.Command {
+	prompts := m.Prompts()
+	names := PromptCommandNames(prompts, taken)
+	out := make([]*command.Command, len(prompts))
+	for i, p := range prompts {
+		p.Command = names[i]
+		out[i] = m.promptCommand(p)
 	}
 	return out
+}
+
+// PromptCommandNames returns the command name of each prompt, in order,
+// beside the names taken reports (see CommandsBeside).
+func PromptCommandNames(prompts []Prompt, taken func(name string) bool) []string {
+	names := make([]string, len(prompts))
+	holder := map[string]int{} // a command name → the prompt holding it
+	seen := map[string]bool{}  // names some prompt asked for
+	used := func(n string) bool {
+		_, ok := holder[n]
+		return ok || (taken != nil && taken(n))
+	}
+	rename := func(i int) string {
+		base := prompts[i].Server + "." + prompts[i].Command
+		n := base
+		for k := 1; used(n); k++ {
+			n = fmt.Sprintf("%s%d", base, k)
+		}
+		return n
+	}
+	for i, p := range prompts {
+		n := p.Command
+		if seen[n] || (taken != nil && taken(n)) {
+			renamed := rename(i)
+			holder[renamed] = i
+			// The prompt that held the name gives it up too.
+			if j, ok := holder[n]; ok {
+				delete(holder, n)
+				names[j] = rename(j)
+				holder[names[j]] = j
+			}
+			n = renamed
+		} else {
+			holder[n] = i
+		}
+		seen[p.Command] = true
+		names[i] = n
+	}
+	return names
 }
 
 func (m *Manager) promptCommand(p Prompt) *command.Command {

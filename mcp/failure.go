@@ -301,6 +301,8 @@ func (s *server) problem(err error, ph phase, stdio bool, ended string, timeout 
 		return fmt.Sprintf("timed out after %v waiting for the answer to initialize (a slow server needs a longer \"timeout\", in milliseconds, in its settings)", timeout)
 	case timeout > 0:
 		return fmt.Sprintf("timed out after %v %s", timeout, ph)
+	case !stdio && strings.Contains(err.Error(), "failed to reconnect"):
+		return fmt.Sprintf("the connection broke %s, and reconnecting failed: %s", ph, reconnectProblem(err))
 	case !connectionLost(err):
 		// The server answered, with an error; a process that ended
 		// did so because the session was closed on that error.
@@ -346,6 +348,23 @@ func connectionLost(err error) bool {
 	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, sdk.ErrConnectionClosed) ||
 		errors.Is(err, syscall.EPIPE) || errors.Is(err, os.ErrClosed) || errors.Is(err, io.ErrClosedPipe) ||
 		strings.Contains(err.Error(), "broken pipe") || strings.HasSuffix(err.Error(), ": EOF")
+}
+
+// reconnectProblem says why the SDK's attempts to resume a broken
+// stream failed; it words the error without wrapping it, so the cause is
+// read from the text.
+func reconnectProblem(err error) string {
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "connection refused"):
+		return "connection refused: nothing is listening there (is the server running?)"
+	case strings.Contains(msg, "connection reset"):
+		return "the server reset the connection"
+	}
+	if i := strings.LastIndex(msg, "): "); i >= 0 {
+		return msg[i+len("): "):]
+	}
+	return msg
 }
 
 // httpProblem says in plain words why a remote server could not be

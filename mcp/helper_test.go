@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -64,6 +65,41 @@ func runHelper(kind string) int {
 		}
 		fmt.Fprintln(os.Stderr, "ModuleNotFoundError: No module named 'mcp'\x1b[31m")
 		return 1
+	case "progress":
+		// Reports progress on the call's token, if the client gave one,
+		// and says whether it had one.
+		s := sdk.NewServer(&sdk.Implementation{Name: "progress", Version: "1"}, nil)
+		s.AddTool(&sdk.Tool{Name: "work", InputSchema: objectSchema(map[string]any{})},
+			func(ctx context.Context, r *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+				token := r.Params.GetProgressToken()
+				if token == nil {
+					return textResult("no progress token"), nil
+				}
+				for _, p := range []*sdk.ProgressNotificationParams{
+					{ProgressToken: token, Progress: 1, Total: 4, Message: "warming up"},
+					{ProgressToken: token, Progress: 2, Total: 4},
+					{ProgressToken: "not-ours", Progress: 3, Total: 4},
+					{ProgressToken: token, Progress: 7, Message: "no total"},
+				} {
+					if err := r.Session.NotifyProgress(ctx, p); err != nil {
+						return nil, err
+					}
+				}
+				// The answer could overtake the notifications in the
+				// client: wait (within bounds) for the test to say it
+				// has seen the last one, by creating this file.
+				if seen := os.Getenv("PROGRESS_SEEN"); seen != "" {
+					for range 1000 {
+						if _, err := os.Stat(seen); err == nil {
+							break
+						}
+						time.Sleep(10 * time.Millisecond)
+					}
+				}
+				return textResult("worked"), nil
+			})
+		_ = s.Run(context.Background(), &sdk.StdioTransport{})
+		return 0
 	case "empty":
 		s := sdk.NewServer(&sdk.Implementation{Name: "empty", Version: "1"}, nil)
 		_ = s.Run(context.Background(), &sdk.StdioTransport{})

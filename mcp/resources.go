@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"google.golang.org/genai"
 
 	"github.com/castor-dev/castor/tool"
 )
@@ -238,4 +239,45 @@ func (c *readResourceCall) Execute(ctx context.Context, _ func(string)) *tool.Re
 		LLMText: text,
 		Display: fmt.Sprintf("Successfully read resource \"%s\" from server \"%s\"", r.Name, r.Server),
 	}
+}
+
+// ResourceRef returns the resource an "@server:uri" reference of a
+// prompt names, as Gemini CLI's @ command finds one: by server and URI
+// only, so that a workspace path is never taken for a resource.
+func (m *Manager) ResourceRef(ref string) (Resource, bool) {
+	server, uri, ok := strings.Cut(ref, ":")
+	if !ok || server == "" {
+		return Resource{}, false
+	}
+	for _, r := range m.Resources() {
+		if r.Server == server && r.URI == uri {
+			return r, true
+		}
+	}
+	return Resource{}, false
+}
+
+// ResourceParts turns what a server returned for a resource into parts
+// for the model, as Gemini CLI's @ command does: the text of each text
+// content, and "[Binary resource content <type>, <size> bytes]" for each
+// binary one.
+func ResourceParts(res *sdk.ReadResourceResult) []*genai.Part {
+	var out []*genai.Part
+	if res == nil {
+		return out
+	}
+	for _, rc := range res.Contents {
+		switch {
+		case rc == nil:
+		case rc.Text != "":
+			out = append(out, genai.NewPartFromText(rc.Text))
+		case len(rc.Blob) > 0:
+			mime := rc.MIMEType
+			if mime == "" {
+				mime = "application/octet-stream"
+			}
+			out = append(out, genai.NewPartFromText(fmt.Sprintf("[Binary resource content %s, %d bytes]", mime, len(rc.Blob))))
+		}
+	}
+	return out
 }

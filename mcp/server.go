@@ -90,6 +90,8 @@ type server struct {
 	// httpStatus keeps the last error answer of a remote server, so that
 	// a failure can quote its status and what its body said.
 	httpStatus httpAnswer
+	// progress routes the server's progress reports to its calls.
+	progress progressCalls
 }
 
 func (s *server) snapshot() ServerStatus {
@@ -312,10 +314,12 @@ func (s *server) withSession(ctx context.Context, f func(context.Context, *sdk.C
 }
 
 // lost reports whether a request failed because the connection ended:
-// closed, or a stdio server's stdout reaching its end (the SDK reports
-// that as a bare EOF).
+// closed, a stdio server's stdout reaching its end (the SDK reports that
+// as a bare EOF), or a remote server that could not be reached again
+// after its stream broke (the SDK words that error without wrapping).
 func lost(err error) bool {
-	return errors.Is(err, sdk.ErrConnectionClosed) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+	return errors.Is(err, sdk.ErrConnectionClosed) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		strings.Contains(err.Error(), "failed to reconnect")
 }
 
 // notSent reports whether a connection error means the request was
@@ -451,7 +455,8 @@ func (s *server) newClient() *sdk.Client {
 			RootsV2:     &sdk.RootCapabilities{ListChanged: true},
 			Elicitation: &sdk.ElicitationCapabilities{Form: &sdk.FormElicitationCapabilities{}, URL: &sdk.URLElicitationCapabilities{}},
 		},
-		ElicitationHandler: s.elicit,
+		ElicitationHandler:          s.elicit,
+		ProgressNotificationHandler: s.progress.notify,
 		ElicitationCompleteHandler: func(_ context.Context, r *sdk.ElicitationCompleteNotificationRequest) {
 			if r.Params != nil {
 				s.m.debugf("MCP server '%s': elicitation %s completed", name, r.Params.ElicitationID)
@@ -479,17 +484,14 @@ func (s *server) stdioTransport() (sdk.Transport, error) {
 	base := append([]string{"GEMINI_CLI=1", "CASTOR=1"}, redactEnv(s.m.environ(), s.m.envAllowed, s.m.envBlocked)...)
 	cmd.Env = mergeEnv(base, s.cfg.Env)
 	out := newProcessOutput(s.cfg.Name)
-	cmd.Stderr = &lineWriter{emit: func(line string) {
+	stderr := &lineWriter{emit: func(line string) {
 		out.stderrLine(line)
 		s.m.debugf("[MCP STDERR (%s)]: %s", s.cfg.Name, line)
 	}}
-	// A server that leaves a grandchild holding stderr open must not keep
-	// Close waiting for it.
-	cmd.WaitDelay = time.Second
 	s.mu.Lock()
 	s.out = out
 	s.mu.Unlock()
-	return &stdioTransport{cmd: cmd, out: out, terminate: 500 * time.Millisecond, debug: s.m.debug}, nil
+	return &stdioTransport{cmd: cmd, out: out, terminate: 500 * time.Millisecond, stderr: stderr, debug: s.m.debug}, nil
 }
 
 // output is the output record of the server's latest process (nil for a
@@ -534,8 +536,16 @@ func (s *server) httpClient() *http.Client {
 	return &c
 }
 
+// httpReconnects is how many times a streamable HTTP session tries to
+// reconnect to its server before giving up.
+const httpReconnects = 2
+
 func (s *server) httpTransport() (sdk.Transport, error) {
-	t := &sdk.StreamableClientTransport{Endpoint: s.cfg.Endpoint(), HTTPClient: s.httpClient()}
+	// A server that went away is retried twice, as Gemini CLI's
+	// transport does (the TypeScript SDK's default), not the Go SDK's
+	// five times: a call to a stopped server failed after 13 to 20
+	// seconds of "connection refused".
+	t := &sdk.StreamableClientTransport{Endpoint: s.cfg.Endpoint(), HTTPClient: s.httpClient(), MaxRetries: httpReconnects}
 	h, err := s.m.oauthHandler(s.cfg)
 	if err != nil {
 		return nil, err

@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"syscall"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -35,43 +34,69 @@ type stdioTransport struct {
 	// lines, its exit. A fresh one per process.
 	out *processOutput
 	// terminate is how long Close waits for the process to exit after
-	// closing its stdin, before SIGTERM, and again before SIGKILL.
+	// closing its stdin, before SIGTERM, and again before SIGKILL; and
+	// how long the processes a server left behind get after SIGTERM.
 	terminate time.Duration
-	debug     func(string)
+	// stderr receives what the server writes to its stderr.
+	stderr io.Writer
+	debug  func(string)
 }
 
 func (t *stdioTransport) Connect(ctx context.Context) (sdk.Connection, error) {
-	inR, inW, err := os.Pipe()
-	if err != nil {
-		return nil, err
+	var pipes [6]*os.File // stdin r/w, stdout r/w, stderr r/w
+	for i := 0; i < len(pipes); i += 2 {
+		r, w, err := os.Pipe()
+		if err != nil {
+			closeFiles(pipes[:i]...)
+			return nil, err
+		}
+		pipes[i], pipes[i+1] = r, w
 	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		inR.Close()
-		inW.Close()
-		return nil, err
-	}
-	t.cmd.Stdin, t.cmd.Stdout = inR, outW
-	err = t.cmd.Start()
+	inR, inW, outR, outW, errR, errW := pipes[0], pipes[1], pipes[2], pipes[3], pipes[4], pipes[5]
+	// Files, not writers: Wait then returns as the server exits, not when
+	// a child it left behind closes its copy of stderr, so the child can
+	// be stopped at once.
+	t.cmd.Stdin, t.cmd.Stdout, t.cmd.Stderr = inR, outW, errW
+	prepareGroup(t.cmd)
+	err := t.cmd.Start()
 	// The child holds its own copies of these ends now.
-	inR.Close()
-	outW.Close()
+	closeFiles(inR, outW, errW)
 	if err != nil {
-		inW.Close()
-		outR.Close()
+		closeFiles(inW, outR, errR)
 		return nil, &startError{err: err}
 	}
+	group := joinGroup(t.cmd)
+	stderrDone := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(t.stderr, errR)
+		close(stderrDone)
+	}()
 	done := make(chan struct{})
 	go func() {
 		err := t.cmd.Wait()
+		// What the server started and left running goes with it.
+		group.sweep(t.terminate)
+		// Its last words on stderr belong in the record, unless a process
+		// outside the group still holds stderr open.
+		select {
+		case <-stderrDone:
+		case <-time.After(time.Second):
+		}
+		errR.Close()
 		t.out.exit(t.cmd.ProcessState, err)
 		close(done)
 	}()
 	t.out.setDone(done)
 	msgs, msgW := io.Pipe()
 	go t.filter(outR, msgW)
-	p := &process{cmd: t.cmd, stdin: inW, stdout: outR, done: done, terminate: t.terminate}
+	p := &process{group: group, stdin: inW, stdout: outR, done: done, terminate: t.terminate}
 	return (&sdk.IOTransport{Reader: msgs, Writer: p, MaxLineLength: -1}).Connect(ctx)
+}
+
+func closeFiles(fs ...*os.File) {
+	for _, f := range fs {
+		f.Close()
+	}
 }
 
 // filter copies JSON-RPC lines from the server's stdout to w, and sets
@@ -126,9 +151,11 @@ func isMessage(line []byte) bool {
 
 // process is the writing end of a stdio session. Closing it shuts the
 // server down the way the MCP specification asks: close its stdin, wait,
-// SIGTERM, wait, SIGKILL.
+// SIGTERM, wait, SIGKILL; the signals go to the server's whole process
+// group (procgroup_*.go), and what the server leaves of its group when it
+// exits is stopped the same way.
 type process struct {
-	cmd       *exec.Cmd
+	group     *procGroup
 	stdin     *os.File
 	stdout    *os.File
 	done      chan struct{}
@@ -140,11 +167,11 @@ func (p *process) Write(b []byte) (int, error) { return p.stdin.Write(b) }
 func (p *process) Close() error {
 	p.stdin.Close()
 	if !p.wait() {
-		if p.cmd.Process.Signal(syscall.SIGTERM) != nil || !p.wait() {
-			_ = p.cmd.Process.Kill()
-			<-p.done
+		if p.group.terminate() != nil || !p.wait() {
+			p.group.kill()
 		}
 	}
+	<-p.done // after the sweep of the server's group
 	// A grandchild may still hold stdout open; stop reading it.
 	p.stdout.Close()
 	// How the process ended is in the server's output record; a server

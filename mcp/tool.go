@@ -141,14 +141,20 @@ func (c *call) Confirmation(context.Context) (*tool.ConfirmationDetails, error) 
 
 // Execute calls the tool on its server, reconnecting first when the
 // server's connection was lost, and converts the result to parts.
-func (c *call) Execute(ctx context.Context, _ func(string)) *tool.Result {
+func (c *call) Execute(ctx context.Context, out func(string)) *tool.Result {
 	if ctx.Err() != nil {
 		return tool.Fail(tool.ErrCancelled, "Tool call aborted")
 	}
 	s := c.t.srv
+	token, done := s.progress.start(out)
+	defer done()
 	var res *sdk.CallToolResult
 	err := s.withSession(ctx, func(ctx context.Context, cs *sdk.ClientSession) (err error) {
-		res, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: c.t.serverTool, Arguments: c.args})
+		params := &sdk.CallToolParams{Name: c.t.serverTool, Arguments: c.args}
+		if token != "" {
+			params.SetProgressToken(token)
+		}
+		res, err = cs.CallTool(ctx, params)
 		return err
 	})
 	if err != nil {

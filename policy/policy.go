@@ -113,8 +113,13 @@ type Options struct {
 	Interactive bool
 	// Allowed are tools.allowed and --allowed-tools entries: a tool name, or
 	// "run_shell_command(git status)" to allow commands with that prefix.
+	// Arguments given to any other tool are ignored, as in Gemini CLI:
+	// "write_file(notes.md)" allows every write_file call (IgnoredArgs).
 	Allowed []string
-	// Excluded are tools.exclude entries, refused outright.
+	// Excluded are tools.exclude entries, refused outright;
+	// "run_shell_command(rm)" refuses the commands with that prefix. An
+	// entry giving arguments to any other tool refuses nothing, as in
+	// Gemini CLI (IgnoredArgs).
 	Excluded []string
 	// AskKinds are kinds of call that may still be confirmed when the run
 	// is not interactive: edits, when an IDE shows them as diffs.
@@ -177,11 +182,22 @@ func New(o Options) *Engine {
 	}
 	for _, s := range o.Allowed {
 		if r, ok := parseRule(s); ok {
+			if r.prefix != "" && !shellNames[r.name] {
+				// Gemini CLI reads arguments for its shell tool only:
+				// "write_file(notes.md)" allows every write_file call
+				// (see IgnoredArgs).
+				r.prefix = ""
+			}
 			e.allowed = append(e.allowed, r)
 		}
 	}
 	for _, s := range o.Excluded {
 		if r, ok := parseRule(s); ok {
+			if r.prefix != "" && !shellNames[r.name] {
+				// ...and its exclude rule of that text names a tool that
+				// does not exist, so it refuses nothing.
+				continue
+			}
 			e.excluded = append(e.excluded, r)
 		}
 	}

@@ -40,3 +40,29 @@ func CheckRule(s string) error {
 	}
 	return nil
 }
+
+// IgnoredArgs says what a well-formed tools.allowed, --allowed-tools or
+// tools.exclude entry that gives arguments to a tool other than the shell
+// ("write_file(notes.md)") does instead of what it seems to say, or
+// returns "" for any other entry. Gemini CLI reads the arguments of its
+// shell tool's rules only (createPolicyEngineConfig in
+// packages/core/src/policy/config.ts): an allow entry of that form
+// allows every call of the tool ("for non-shell tools, we allow the tool
+// itself but ignore args"), and an exclude entry is taken whole as a tool
+// name no tool has, so it excludes nothing. Castor's engine does the same
+// (Options.Allowed, Options.Excluded); the faces say so, since neither
+// reading is what the entry's author meant. exclude picks the reading of
+// tools.exclude.
+func IgnoredArgs(s string, exclude bool) string {
+	if CheckRule(s) != nil {
+		return "" // malformed: CheckRule's message covers it
+	}
+	r, ok := parseRule(s)
+	if !ok || r.prefix == "" || shellNames[r.name] {
+		return ""
+	}
+	if exclude {
+		return fmt.Sprintf("only shell rules take arguments, so it excludes nothing, as in Gemini CLI; write %s alone to exclude the tool, or refuse some calls with a policy file rule's argsPattern", r.name)
+	}
+	return fmt.Sprintf("only shell rules take arguments, so it allows every call of %s, as in Gemini CLI; write %s alone to say so, or allow some calls with a policy file rule's argsPattern", r.name, r.name)
+}

@@ -12,7 +12,6 @@ import (
 	"os/signal"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -90,7 +89,7 @@ func Main(args []string) int {
 	if !slices.Contains(args, "--debug") && !slices.Contains(args, "-d") {
 		log.SetOutput(io.Discard)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), stopSignals()...) // stopsignals.go
 	defer stop()
 	return Run(ctx, args, IO{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, StdinIsTerminal: stdinTTY})
 }

@@ -48,6 +48,9 @@ func castorBinary(t testing.TB) string {
 }
 
 func TestMain(m *testing.M) {
+	if label := os.Getenv(mcpHelperEnv); label != "" {
+		os.Exit(serveHelperMCP(label)) // mcphelper_test.go
+	}
 	code := m.Run()
 	if binDir != "" {
 		os.RemoveAll(binDir)

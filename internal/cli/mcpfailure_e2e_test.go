@@ -2,7 +2,6 @@ package cli_test
 
 import (
 	"encoding/json"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,12 +17,7 @@ import (
 // "calling "initialize": client is closing: EOF", with its stderr only
 // under --debug).
 func TestMCPFailuresExplained(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	refused := "http://" + ln.Addr().String() + "/mcp"
-	ln.Close()
+	refused := "http://" + refusedAddr(t) + "/mcp"
 
 	e := newEnv(t, fakegemini.Text("fine"))
 	crash := `echo "starting weather server" >&2; echo "Error: WEATHER_API_KEY is not set" >&2; exit 2`

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/castor-dev/castor/internal/atpath"
+	"github.com/castor-dev/castor/mcp"
 	"github.com/castor-dev/castor/tool/builtin"
 )
 
@@ -42,9 +43,14 @@ func (x *expander) atPaths(ctx context.Context, text string) ([]*genai.Part, err
 	parts := atpath.Parse(text)
 	filter := x.filter()
 	var refs []resolvedRef
+	var resources []mcp.Resource // @server:uri references (mcpresources.go)
 	for i := range parts {
 		p := &parts[i]
 		if !p.IsRef() {
+			continue
+		}
+		if r, ok := x.resourceRef(p.Path); ok {
+			resources = append(resources, r)
 			continue
 		}
 		abs, rel, ok := x.resolveRef(p.Path)
@@ -71,7 +77,7 @@ func (x *expander) atPaths(ctx context.Context, text string) ([]*genai.Part, err
 		}
 		refs = append(refs, resolvedRef{part: p, pathSpec: spec, label: label, abs: abs})
 	}
-	if len(refs) == 0 {
+	if len(refs) == 0 && len(resources) == 0 {
 		return []*genai.Part{genai.NewPartFromText(text)}, nil
 	}
 
@@ -92,6 +98,13 @@ func (x *expander) atPaths(ctx context.Context, text string) ([]*genai.Part, err
 		b.WriteString(content)
 	}
 	out := []*genai.Part{genai.NewPartFromText(strings.TrimSpace(b.String()))}
+	fromResources, err := x.readResources(ctx, resources)
+	if err != nil {
+		return nil, err
+	}
+	if len(refs) == 0 {
+		return withResources(out, fromResources), nil
+	}
 
 	include := make([]any, len(refs))
 	for i, r := range refs {
@@ -131,9 +144,11 @@ func (x *expander) atPaths(ctx context.Context, text string) ([]*genai.Part, err
 	}
 	if len(read) > 0 {
 		out = append(out, genai.NewPartFromText(refContentHeader))
+		out = append(out, fromResources...)
 		out = append(out, read...)
+		return out, nil
 	}
-	return out, nil
+	return withResources(out, fromResources), nil
 }
 
 // fileFrame is read_many_files' framing of one file.

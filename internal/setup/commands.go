@@ -35,8 +35,6 @@ func Commands(ctx context.Context, o Options) (*command.Registry, func() error) 
 	if m == nil {
 		return reg, noop
 	}
-	for _, c := range m.Commands() {
-		reg.Register(c)
-	}
+	registerMCPCommands(reg, m)
 	return reg, m.Close
 }

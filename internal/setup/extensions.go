@@ -164,11 +164,6 @@ func loadFileCommands(o Options, a *Agent, wd string) {
 	for _, c := range a.Commands.Commands() {
 		builtins[c.Name] = true
 	}
-	if a.expand != nil && a.MCP != nil && a.mcpStart == nil {
-		for _, c := range a.MCP.Commands() {
-			a.expand.addMCPPrompt(c.Name)
-		}
-	}
 	a.fileCommands = map[string]*command.FileCommand{}
 	resolved, conflicts := command.ResolveConflicts(cmds, func(n string) bool { return builtins[n] })
 	for _, c := range conflicts {

@@ -44,9 +44,10 @@ func startMCPInBackground(ctx context.Context, a *Agent, m *mcp.Manager, msync *
 }
 
 // finishMCPInBackground registers the servers' prompts as commands once
-// they are in, then closes ready. A prompt whose name a command of the
-// session already has is left out: the user may have run that command
-// while the servers connected, and it keeps its meaning.
+// they are in, then closes ready. A prompt named like a command the
+// session already has is renamed "<server>.<name>" (registerMCPCommands):
+// the user may have run that command while the servers connected, and it
+// keeps its meaning.
 func (a *Agent) finishMCPInBackground() {
 	bg := a.mcpStart
 	if bg == nil {
@@ -54,13 +55,9 @@ func (a *Agent) finishMCPInBackground() {
 	}
 	go func() {
 		<-bg.started
-		for _, c := range a.MCP.Commands() {
-			if taken, _, _ := a.Commands.Lookup(c.Name); taken != nil {
-				continue
-			}
-			a.Commands.Register(c)
+		for name := range registerMCPCommands(a.Commands, a.MCP) {
 			if a.expand != nil {
-				a.expand.addMCPPrompt(c.Name)
+				a.expand.addMCPPrompt(name)
 			}
 		}
 		close(bg.ready)

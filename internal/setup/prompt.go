@@ -17,6 +17,7 @@ import (
 	"github.com/castor-dev/castor/command"
 	"github.com/castor-dev/castor/config"
 	"github.com/castor-dev/castor/internal/atpath"
+	"github.com/castor-dev/castor/mcp"
 	"github.com/castor-dev/castor/policy"
 	"github.com/castor-dev/castor/tool"
 	"github.com/castor-dev/castor/tool/builtin"
@@ -125,7 +126,9 @@ type expander struct {
 	// started in the background add theirs later (mcpbackground.go).
 	mcpMu      sync.RWMutex
 	mcpPrompts map[string]bool
-	seq        atomic.Int64
+	// mcp reads the resources @server:uri references name.
+	mcp *mcp.Manager
+	seq atomic.Int64
 }
 
 func (x *expander) isMCPPrompt(name string) bool {
@@ -144,7 +147,7 @@ func (x *expander) addMCPPrompt(name string) {
 }
 
 func newExpander(st *config.Settings, ts *toolSet, pol *policy.Engine, confirm func(context.Context, *agent.ToolCall) (tool.Decision, error)) *expander {
-	x := &expander{env: ts.env, respect: ts.respect, policy: pol, tools: ts.registry, confirm: confirm, search: true}
+	x := &expander{env: ts.env, respect: ts.respect, policy: pol, tools: ts.registry, confirm: confirm, search: true, mcp: ts.mcp}
 	// context.fileFiltering.enableRecursiveFileSearch (default true) lets
 	// an @name that names nothing be searched for.
 	if v, ok := st.GetBool("context.fileFiltering.enableRecursiveFileSearch"); ok {

@@ -23,6 +23,8 @@ var ruleKeys = []struct{ key, effect, whole string }{
 // policy.CheckRule), and which of the options' AllowedTools are (the CLI
 // refuses a malformed --allowed-tools before it gets here; an SDK
 // program's rules are only reported). Gemini CLI says nothing about them.
+// Well-formed entries that give arguments to a tool other than the shell
+// are reported too, with what they do instead (policy.IgnoredArgs).
 func warnMalformedRules(o Options, st *config.Settings) {
 	say := func(line string) {
 		if _, said := warnedSettings.LoadOrStore(line, true); !said {
@@ -48,6 +50,8 @@ func warnMalformedRules(o Options, st *config.Settings) {
 							effect = fmt.Sprintf(k.whole, name)
 						}
 						say(fmt.Sprintf("%s: %s entry %q %v; %s", lf.Path, k.key, s, err, effect))
+					} else if note := policy.IgnoredArgs(s, k.key == "tools.exclude"); note != "" && k.key != "tools.core" {
+						say(fmt.Sprintf("%s: %s entry %q: %s", lf.Path, k.key, s, note))
 					}
 				}
 			}
@@ -60,6 +64,8 @@ func warnMalformedRules(o Options, st *config.Settings) {
 				effect = "it allows every call of " + name
 			}
 			say(fmt.Sprintf("allowed tools rule %q %v; %s", s, err, effect))
+		} else if note := policy.IgnoredArgs(s, false); note != "" {
+			say(fmt.Sprintf("allowed tools rule %q: %s", s, note))
 		}
 	}
 }

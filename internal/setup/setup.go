@@ -405,14 +405,12 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 	a.MCP = tools.mcp
 	a.mcpStart = tools.mcpBG // servers still connecting (mcpbackground.go)
 	a.Commands = command.DefaultRegistry()
-	if a.MCP != nil && a.mcpStart == nil {
-		for _, c := range a.MCP.Commands() {
-			a.Commands.Register(c)
-		}
-	}
 	a.sessionCommands(a.skills, a.hooks)
 	a.liveCommands()
 	a.expand = newExpander(a.Settings, tools, pol, confirm)
+	if a.mcpStart == nil {
+		a.expand.mcpPrompts = registerMCPCommands(a.Commands, a.MCP) // mcpcommands.go
+	}
 	loadFileCommands(o, a, wd)
 	a.finishMCPInBackground()
 	a.Checkpoints = checkpoints(st, wd, a, tools.env, sess, o.Warn)
