@@ -2,6 +2,7 @@ package ide
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/castor-dev/castor/agent"
@@ -36,13 +37,22 @@ func (c *Client) Confirm(next ConfirmFunc) ConfirmFunc {
 		if call != nil && call.Confirmation != nil {
 			d = call.Confirmation.Details
 		}
-		if d == nil || d.Type != tool.ConfirmEdit || d.FilePath == "" || !c.DiffingEnabled() {
+		if d == nil || d.Type != tool.ConfirmEdit || d.FilePath == "" {
 			return fallback(ctx, call)
+		}
+		if !c.DiffingEnabled() {
+			if next == nil {
+				return c.gone(d.FilePath, errNoDiffs), nil
+			}
+			return next(ctx, call)
 		}
 		diff, err := c.openDiff(ctx, d.FilePath, d.NewContent)
 		if err != nil {
+			if next == nil {
+				return c.gone(d.FilePath, err), nil
+			}
 			c.opts.warn(err.Error() + "; the edit is confirmed without the IDE")
-			return fallback(ctx, call)
+			return next(ctx, call)
 		}
 		defer diff.release()
 
@@ -113,5 +123,19 @@ func (c *Client) goneMidDiff(path string) tool.Decision {
 	return tool.Decision{
 		Outcome: tool.Cancel,
 		Reason:  fmt.Sprintf("The IDE closed before the user answered the diff of %s, so the edit was not made. The user did not refuse it.", path),
+	}
+}
+
+// errNoDiffs is why an edit found no IDE to show its diff.
+var errNoDiffs = errors.New("IDE mode: no connected IDE can show diffs")
+
+// gone is goneMidDiff for a diff the IDE could not show (it went away as
+// the diff was being opened, or refused to open it), with no one else to
+// answer.
+func (c *Client) gone(path string, err error) tool.Decision {
+	c.opts.warn(fmt.Sprintf("%v; the edit of %s was not made", err, path))
+	return tool.Decision{
+		Outcome: tool.Cancel,
+		Reason:  fmt.Sprintf("The IDE could not show the diff of %s, so the edit was not made. The user did not refuse it.", path),
 	}
 }

@@ -130,6 +130,14 @@ func TestConfirmInIDE(t *testing.T) {
 			t.Fatalf("decision = %+v, %v", r.d, r.err)
 		}
 	})
+	// The editor is gone before the next diff opens: the same, not a
+	// refusal.
+	t.Run("the IDE is gone", func(t *testing.T) {
+		r := recv(t, run(), "the decision")
+		if r.err != nil || r.d.Outcome != tool.Cancel || !strings.Contains(r.d.Reason, "The IDE could not show the diff of "+path) {
+			t.Fatalf("decision = %+v, %v", r.d, r.err)
+		}
+	})
 }
 
 func TestConfirmInTerminalClosesDiff(t *testing.T) {
