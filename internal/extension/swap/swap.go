@@ -78,6 +78,14 @@ func replace(dir string, build func(tmp string) error, create bool) (note string
 	}
 	defer lock.Unlock()
 	note, err = recoverLocked(dir)
+	if errors.Is(err, errOnlyLegacy) {
+		// The note told the user to reinstall; this is that install (or
+		// an update of a copy a later install brought back). The new copy
+		// built here replaces the doubtful one, which goes.
+		if err = os.RemoveAll(dir + legacySuffix); err == nil {
+			note = fmt.Sprintf("extension %q: removed %s, the possibly incomplete copy an interrupted update left", filepath.Base(dir), dir+legacySuffix)
+		}
+	}
 	if err != nil {
 		return note, err
 	}
@@ -226,7 +234,7 @@ func recoverLocked(dir string) (string, error) {
 	if exists(legacy) {
 		if !exists(dir) {
 			// Nothing else to install; keep it for the user to look at.
-			return "", fmt.Errorf("only %s is left, which may be incomplete; reinstall the extension", legacy)
+			return "", fmt.Errorf("%w: only %s is left, which may be incomplete; reinstall the extension", errOnlyLegacy, legacy)
 		}
 		if err := os.RemoveAll(legacy); err != nil {
 			return "", err
@@ -238,6 +246,11 @@ func recoverLocked(dir string) (string, error) {
 	}
 	return fmt.Sprintf("extension %q: an update was interrupted; %s", name, strings.Join(did, ", ")), nil
 }
+
+// errOnlyLegacy is recoverLocked's error when the only copy left is an
+// earlier build's possibly incomplete new copy: nothing can be installed
+// from it, and an install replaces it.
+var errOnlyLegacy = errors.New("no whole copy to install")
 
 func exists(p string) bool {
 	_, err := os.Lstat(p)

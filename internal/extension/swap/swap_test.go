@@ -223,6 +223,33 @@ func TestCreate(t *testing.T) {
 	}
 }
 
+// TestCreateOverLegacyCopy: when only an earlier build's possibly
+// incomplete copy is left, the note says to reinstall, and the install
+// does work, replacing that copy.
+func TestCreateOverLegacyCopy(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "ext")
+	if err := os.Mkdir(dir+legacySuffix, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if notes := RecoverAll(root); len(notes) != 1 || !strings.Contains(notes[0], "reinstall") {
+		t.Fatalf("notes %q", notes)
+	}
+	note, err := Create(dir, func(tmp string) error { return writeVersion(tmp, "2") })
+	if err != nil {
+		t.Fatalf("install after the note said to reinstall: %v", err)
+	}
+	if !strings.Contains(note, "removed") {
+		t.Errorf("note %q", note)
+	}
+	if got := installed(t, dir); got != "2" {
+		t.Errorf("installed %s", got)
+	}
+	if got := names(t, root); !slices.Equal(got, []string{"ext"}) {
+		t.Errorf("left: %v", got)
+	}
+}
+
 func TestLeftover(t *testing.T) {
 	for name, want := range map[string]bool{"ext": false, "ext.castor-old": true, "ext.castor-new": true, "ext.castor-partial": true, "ext.castor-update": true, "castor-old": false} {
 		if got := Leftover(name); got != want {
