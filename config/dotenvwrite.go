@@ -40,12 +40,7 @@ func SetDotEnvValue(path, key, value string) error {
 			// A quoted value may span lines: skip to its closing quote.
 			rest := strings.TrimLeft(l[len(m[0]):], " \t")
 			if q := openQuote(rest); q != 0 && !strings.ContainsRune(rest[1:], rune(q)) {
-				for i+1 < len(lines) {
-					i++
-					if strings.ContainsRune(lines[i], rune(q)) {
-						break
-					}
-				}
+				i = quotedEnd(lines, i, q)
 			}
 			if !replaced {
 				out = append(out, line)
@@ -66,6 +61,20 @@ var (
 	dotenvDefines = regexp.MustCompile(`^\s*(?:export\s+)?([\w.-]+)(?:\s*=\s*|:\s+)`)
 	dotenvBare    = regexp.MustCompile(`^[^\s#'"` + "`" + `\\]+$`)
 )
+
+// quotedEnd is the line closing a quoted value that line i opens and
+// does not close: the next line holding the quote, as ParseDotEnv reads
+// it, or i itself when no later line does (ParseDotEnv then reads a
+// one-line value, and the lines after it are other keys, never to be
+// dropped with it).
+func quotedEnd(lines []string, i int, q byte) int {
+	for j := i + 1; j < len(lines); j++ {
+		if strings.IndexByte(lines[j], q) >= 0 {
+			return j
+		}
+	}
+	return i
+}
 
 // openQuote is the quote a value starts with, 0 when it is bare.
 func openQuote(v string) byte {

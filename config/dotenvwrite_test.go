@@ -21,6 +21,7 @@ func TestSetDotEnvValue(t *testing.T) {
 		{"newline escaped", "", "K", "a\nb", "K=\"a\\nb\"\n"},
 		{"empty", "", "K", "", "K=\n"},
 		{"repeated key collapses", "K=1\nK=2\n", "K", "3", "K=3\n"},
+		{"unclosed quote is one line", "K=\"old\nB=2\n", "K", "v", "K=v\nB=2\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -64,6 +64,9 @@ func TestRemoveDotEnvValue(t *testing.T) {
 		{"export and multi-line quote", "export A=\"x\ny\"\nB=2\n", "A", "B=2\n", true},
 		{"absent", "B=2\n", "A", "B=2\n", false},
 		{"every definition", "A=1\nA=2\n", "A", "", true},
+		// An unclosed quote is a one-line value to ParseDotEnv: the
+		// lines after it are other keys, not its continuation.
+		{"unclosed quote", "A=\"abc\nB=2\nC='3\n", "A", "B=2\nC='3\n", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
