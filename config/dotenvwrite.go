@@ -40,7 +40,7 @@ func SetDotEnvValue(path, key, value string) error {
 			// A quoted value may span lines: skip to its closing quote.
 			rest := strings.TrimLeft(l[len(m[0]):], " \t")
 			if q := openQuote(rest); q != 0 && !strings.ContainsRune(rest[1:], rune(q)) {
-				i = quotedEnd(lines, i, q)
+				i = quotedEnd(lines, i)
 			}
 			if !replaced {
 				out = append(out, line)
@@ -63,17 +63,19 @@ var (
 )
 
 // quotedEnd is the line closing a quoted value that line i opens and
-// does not close: the next line holding the quote, as ParseDotEnv reads
-// it, or i itself when no later line does (ParseDotEnv then reads a
-// one-line value, and the lines after it are other keys, never to be
-// dropped with it).
-func quotedEnd(lines []string, i int, q byte) int {
-	for j := i + 1; j < len(lines); j++ {
-		if strings.IndexByte(lines[j], q) >= 0 {
-			return j
-		}
+// does not close, found as ParseDotEnv finds it: the quote closes on a
+// later line only when what follows it ends the definition. Otherwise
+// (no closing quote, or one that belongs to a later key) it is i itself:
+// ParseDotEnv reads a one-line value, and the lines after it are other
+// keys, never to be dropped with it.
+func quotedEnd(lines []string, i int) int {
+	rest := strings.Join(lines[i:], "\n")
+	loc := dotenvLine.FindStringIndex(rest)
+	if loc == nil || loc[0] != 0 {
+		return i
 	}
-	return i
+	// The pattern's trailing \s* may run over blank lines: they stay.
+	return i + strings.Count(strings.TrimRight(rest[:loc[1]], " \t\r\n"), "\n")
 }
 
 // openQuote is the quote a value starts with, 0 when it is bare.

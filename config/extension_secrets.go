@@ -163,7 +163,7 @@ func RemoveDotEnvValue(path, key string) (bool, error) {
 		if m := dotenvDefines.FindStringSubmatch(l); m != nil && m[1] == key {
 			rest := strings.TrimLeft(l[len(m[0]):], " \t")
 			if q := openQuote(rest); q != 0 && !strings.ContainsRune(rest[1:], rune(q)) {
-				i = quotedEnd(lines, i, q)
+				i = quotedEnd(lines, i)
 			}
 			removed = true
 			continue

@@ -67,6 +67,8 @@ func TestRemoveDotEnvValue(t *testing.T) {
 		// An unclosed quote is a one-line value to ParseDotEnv: the
 		// lines after it are other keys, not its continuation.
 		{"unclosed quote", "A=\"abc\nB=2\nC='3\n", "A", "B=2\nC='3\n", true},
+		{"quote closed by a later key", "A=\"x\nB=\"y\"\n", "A", "B=\"y\"\n", true},
+		{"blank line after a multi-line value", "A='x\ny'\n\nB=1\n", "A", "\nB=1\n", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
