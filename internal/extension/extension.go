@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/castor-dev/castor/config"
 	"github.com/castor-dev/castor/internal/extension/swap"
@@ -29,6 +30,10 @@ var ErrBadSource = errors.New("not a valid URL or local path")
 // ErrNotUpdatable is wrapped by the errors of extensions that are read in
 // place (linked) or whose origin is unknown.
 var ErrNotUpdatable = errors.New("not updatable")
+
+// cloneWaitDelay is how long a cancelled clone waits for git's helper
+// processes to let go of its output.
+const cloneWaitDelay = 2 * time.Second
 
 var gitSource = regexp.MustCompile(`^(https?://|git@|sso://|ssh://|git://|file://)`)
 
@@ -58,6 +63,10 @@ func Fetch(ctx context.Context, meta *config.ExtensionInstall, link bool) (dir s
 		args = append(args, "--", source, tmp)
 		c := exec.CommandContext(ctx, "git", args...)
 		c.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
+		// Cancelling kills git, not its transport helper (git-remote-http,
+		// ssh), which holds the output pipe until the server answers: do
+		// not wait for it, or a stalled server holds up the exit.
+		c.WaitDelay = cloneWaitDelay
 		if out, err := c.CombinedOutput(); err != nil {
 			cleanup()
 			return "", func() {}, fmt.Errorf("Failed to clone Git repository from %s: %s", source, strings.TrimSpace(string(out)))
