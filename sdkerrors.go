@@ -20,10 +20,12 @@ type ResumeError struct {
 	Err error
 }
 
+// Error says which WithResume reference failed, and why.
 func (e *ResumeError) Error() string {
 	return fmt.Sprintf("castor: WithResume(%q): %v", e.Session, e.Err)
 }
 
+// Unwrap returns the cause, for errors.Is and errors.As.
 func (e *ResumeError) Unwrap() error { return e.Err }
 
 // sdkError words the assembly's errors for a Go program: the assembly
