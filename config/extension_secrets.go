@@ -183,14 +183,21 @@ func RemoveDotEnvValue(path, key string) (bool, error) {
 // extensionEnv gathers the values of extension name's settings: the
 // extension's .env, then the user's secrets, then (in a trusted
 // workspace) the workspace's .env and the workspace's secrets, later
-// ones winning. plain says which values came from a .env file, and from
-// which; problems are returned as notes.
+// ones winning. plain says which values came from the extension's own
+// .env, which Castor writes: a project's .env is the project's, and its
+// variables may be its own too, so it is neither warned about nor
+// rewritten. Problems are returned as notes.
 func extensionEnv(name, installDir string, o ExtensionsOptions) (env, plain map[string]string, notes []string) {
 	env, plain = map[string]string{}, map[string]string{}
 	secrets := ExtensionSecrets{Path: ExtensionSecretsPath(extensionsGeminiDir(installDir, o))}
 	layer := func(file, workspace string) {
 		for k, v := range readDotEnvFile(file) {
-			env[k], plain[k] = v, file
+			env[k] = v
+			if workspace == "" {
+				plain[k] = file
+			} else {
+				delete(plain, k)
+			}
 		}
 		vals, err := secrets.Get(name, workspace)
 		if err != nil {

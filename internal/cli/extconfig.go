@@ -193,14 +193,20 @@ func storeSecret(p extPlace, e *config.Extension, s config.ExtensionSetting, sco
 	if err := p.secrets().Set(e.Name, secretScope(p, scope), s.EnvVar, value); err != nil {
 		return err
 	}
+	if scope == "workspace" {
+		// The project's .env is the project's (its app may read the same
+		// variable): it is left alone, and the value stored wins over it.
+		return nil
+	}
 	_, err := config.RemoveDotEnvValue(settingsFile(p, e, scope), s.EnvVar)
 	return err
 }
 
 // migrateSecrets moves the plain values of e's sensitive settings, which
-// earlier Castor builds wrote to the extension's .env or the workspace's,
-// to the secrets file, saying so on stderr; it runs when the user next
-// configures e.
+// earlier Castor builds wrote to the extension's .env, to the secrets
+// file, saying so on stderr; it runs when the user next configures e. A
+// value in the workspace's .env stays there (the project's file, which
+// earlier builds also wrote): the user is told, once, at this command.
 func migrateSecrets(stdio IO, p extPlace, e *config.Extension) error {
 	for _, scope := range []string{"user", "workspace"} {
 		file := settingsFile(p, e, scope)
@@ -215,6 +221,11 @@ func migrateSecrets(stdio IO, p extPlace, e *config.Extension) error {
 		for _, s := range e.Settings {
 			v, ok := values[s.EnvVar]
 			if !s.Sensitive || !ok {
+				continue
+			}
+			if scope == "workspace" {
+				fmt.Fprintf(stdio.Stderr, "Note: %s sets %s, the sensitive setting %q of %q, in plain text. Castor no longer writes it there and leaves the file alone; if only the extension uses it, store it with \"castor extensions config --scope workspace %s %s\" and remove the line.\n",
+					file, s.EnvVar, s.Name, e.Name, e.Name, s.EnvVar)
 				continue
 			}
 			if err := storeSecret(p, e, s, scope, v); err != nil {

@@ -213,21 +213,35 @@ func TestSensitiveSettingsNeverPlain(t *testing.T) {
 		t.Fatalf("run: exit %d, stderr %s", r.code, r.stderr)
 	}
 
-	// What an earlier build left: a sensitive value in the workspace .env.
-	os.WriteFile(wsEnv, []byte("APP_PORT=8080\nSEC_OLD=legacy\n"), 0o644)
+	// What an earlier build left: a sensitive value in the extension's
+	// .env.
+	extData, _ := os.ReadFile(extEnv)
+	os.WriteFile(extEnv, append(extData, "SEC_OLD=legacy\n"...), 0o600)
 	r = e.run("-p", "hi")
-	if r.code != 0 || strings.Count(r.stderr, "is stored in plain text in "+wsEnv) != 1 {
+	if r.code != 0 || strings.Count(r.stderr, "is stored in plain text in "+extEnv) != 1 {
 		t.Fatalf("legacy value: exit %d, stderr %s", r.code, r.stderr)
 	}
 	r = e.runWithStdin("", "extensions", "config", "sec-ext", "Region")
-	if !strings.Contains(r.stderr, `Moved the sensitive setting "Old" (SEC_OLD) of "sec-ext" from `+wsEnv) {
+	if !strings.Contains(r.stderr, `Moved the sensitive setting "Old" (SEC_OLD) of "sec-ext" from `+extEnv) {
 		t.Fatalf("no migration: exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
 	}
-	if data, _ := os.ReadFile(wsEnv); string(data) != "APP_PORT=8080\n" {
-		t.Errorf("workspace .env after the migration: %q", data)
+	if data, _ := os.ReadFile(extEnv); strings.Contains(string(data), "legacy") {
+		t.Errorf("extension .env after the migration: %q", data)
 	}
 	if r := e.run("-p", "hi"); r.code != 0 || strings.Contains(r.stderr, "plain text") {
 		t.Fatalf("run after migration: exit %d, stderr %s", r.code, r.stderr)
+	}
+	// The workspace's .env is the project's: a sensitive variable there
+	// (its app may read it too) is never moved or rewritten; configuring
+	// the extension says it is there.
+	ws := "APP_PORT=8080\nSEC_OLD=project\n"
+	os.WriteFile(wsEnv, []byte(ws), 0o644)
+	r = e.runWithStdin("", "extensions", "config", "sec-ext", "Region")
+	if !strings.Contains(r.stderr, "Note: "+wsEnv+" sets SEC_OLD") || strings.Contains(r.stderr, "Moved") {
+		t.Fatalf("workspace .env: exit %d\nstderr %s", r.code, r.stderr)
+	}
+	if data, _ := os.ReadFile(wsEnv); string(data) != ws {
+		t.Errorf("workspace .env rewritten: %q", data)
 	}
 	data, _ := os.ReadFile(out)
 	if got, want := string(data), "eu|s3cret|\neu|s3cret|legacy\neu|s3cret|legacy\n"; got != want {
