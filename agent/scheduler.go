@@ -171,6 +171,10 @@ func (r *run) finishBatch(b *pendingBatch) bool {
 		b.decisions = map[string]string{}
 	}
 	cancelRest := false
+	// reason is why the batch's calls are cancelled once one is: the
+	// user's refusal, or the first cancel's own reason (tool.Decision.Reason:
+	// no one refused), which the calls cancelled with it share.
+	reason := "User denied execution."
 	for _, c := range b.calls {
 		if c.Status != StatusAwaitingApproval {
 			continue
@@ -179,12 +183,11 @@ func (r *run) finishBatch(b *pendingBatch) bool {
 		c.Outcome = d.Outcome
 		if cancelRest || d.Outcome == tool.Cancel || !d.Outcome.Valid() {
 			// Gemini CLI cancels every queued call once one is refused.
+			if !cancelRest && d.Reason != "" {
+				reason = d.Reason
+			}
 			cancelRest = true
 			b.refused = true
-			reason := "User denied execution."
-			if d.Reason != "" {
-				reason = d.Reason // tool.Decision.Reason: no one refused
-			}
 			r.finishCall(c, StatusCancelled, tool.Fail(tool.ErrCancelled, "[Operation Cancelled] Reason: "+reason))
 			b.decisions[c.ID] = "reject"
 			r.toolEvent(c)
@@ -212,7 +215,7 @@ func (r *run) finishBatch(b *pendingBatch) bool {
 	if cancelRest {
 		for _, c := range b.calls {
 			if c.Status == StatusScheduled {
-				r.finishCall(c, StatusCancelled, tool.Fail(tool.ErrCancelled, "[Operation Cancelled] Reason: User denied execution."))
+				r.finishCall(c, StatusCancelled, tool.Fail(tool.ErrCancelled, "[Operation Cancelled] Reason: "+reason))
 				r.toolEvent(c)
 			}
 		}

@@ -334,3 +334,32 @@ func FuzzRepairHistory(f *testing.F) {
 		}
 	})
 }
+
+// TestCancelReasonSharedByBatch: a cancel that is not the user's refusal
+// (tool.Decision.Reason) tells the model its reason for every call of the
+// batch it cancels, not "User denied execution." for the others.
+func TestCancelReasonSharedByBatch(t *testing.T) {
+	const why = "The IDE closed before the user answered the diff of a, so the edit was not made."
+	var ran []string
+	edit := echoTool{name: "edit", kind: tool.KindEdit, ran: &ran, mu: &sync.Mutex{}}
+	m := &scripted{turns: [][]*genai.Part{{callID("e1", "edit", "a"), callID("e2", "edit", "b")}, {{Text: "fine"}}}}
+	s := newTestSession(m, policy.ModeDefault, true, edit)
+	s.cfg.Confirm = func(_ context.Context, c *ToolCall) (tool.Decision, error) {
+		if c.ID == "e1" {
+			return tool.Decision{Outcome: tool.Cancel, Reason: why}, nil
+		}
+		return tool.Decision{Outcome: tool.ProceedOnce}, nil
+	}
+	if _, err := collect(t, s.Send(context.Background(), genai.NewPartFromText("edit both"))); err != nil {
+		t.Fatal(err)
+	}
+	h := s.History()
+	want := `{"parts":[{"functionResponse":{"id":"e1","name":"edit","response":{"error":"[Operation Cancelled] Reason: ` + why + `"}}},` +
+		`{"functionResponse":{"id":"e2","name":"edit","response":{"error":"[Operation Cancelled] Reason: ` + why + `"}}}],"role":"user"}`
+	if len(h) != 3 || mustJSON(h[2]) != want {
+		t.Errorf("history = %s\nwant last %s", mustJSON(h), want)
+	}
+	if len(ran) != 0 {
+		t.Errorf("ran %v", ran)
+	}
+}
