@@ -211,7 +211,7 @@ func (x *expander) CheckShell(ctx context.Context, commands []string) error {
 		}
 		switch {
 		case d == policy.Deny && !x.policy.Interactive():
-			return fmt.Errorf("cannot be run. Blocked command: %q. Reason: Blocked by policy (a headless run cannot ask for approval: allow it with --allowed-tools \"run_shell_command(%s)\" or an approval mode)", c, c)
+			return &ShellRefusedError{Command: c}
 		case d == policy.Deny:
 			return fmt.Errorf("cannot be run. Blocked command: %q. Reason: Blocked by policy", c)
 		case d == policy.Allow || details == nil:
@@ -234,6 +234,25 @@ func (x *expander) CheckShell(ctx context.Context, commands []string) error {
 		}
 	}
 	return nil
+}
+
+// ShellRefusedError is a custom command's !{…} that a headless run's
+// policy does not allow and that no one can be asked about. Its message
+// names the castor command's flag; the SDK rewords it with Advice
+// (sdkerrors.go), since a program allows tools with an option instead.
+type ShellRefusedError struct {
+	// Command is the shell command that was refused.
+	Command string
+}
+
+func (e *ShellRefusedError) Error() string {
+	return e.Advice(`--allowed-tools "run_shell_command(` + e.Command + `)"`)
+}
+
+// Advice is the message with allow (how this face allows a tool) as the
+// way out.
+func (e *ShellRefusedError) Advice(allow string) string {
+	return fmt.Sprintf("cannot be run. Blocked command: %q. Reason: Blocked by policy (a headless run cannot ask for approval: allow it with %s or an approval mode)", e.Command, allow)
 }
 
 var exitCodeLine = regexp.MustCompile(`(?m)^Exit Code: (\d+)$`)
