@@ -370,6 +370,7 @@ func (a *Agent) Stream(ctx context.Context, prompt string) iter.Seq2[*agent.Even
 	return a.turn(ctx, func(ctx context.Context) iter.Seq2[*agent.Event, error] {
 		parts, err := a.a.ExpandPrompt(ctx, prompt)
 		if err != nil {
+			err = sdkPromptError(err) // sdkerrors.go
 			return func(yield func(*agent.Event, error) bool) { yield(nil, err) }
 		}
 		return a.a.Session.Send(withSession(ctx, a.a), parts...)

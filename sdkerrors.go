@@ -76,3 +76,15 @@ type rewordedError struct {
 
 func (e *rewordedError) Error() string { return e.msg }
 func (e *rewordedError) Unwrap() error { return e.err }
+
+// sdkPromptError words a prompt's expansion errors for a Go program: a
+// custom command's refused !{…} names WithAllowedTools, not the castor
+// command's flag. The rest of the message (which command) is kept.
+func sdkPromptError(err error) error {
+	var refused *setup.ShellRefusedError
+	if !errors.As(err, &refused) {
+		return err
+	}
+	sdk := refused.Advice(fmt.Sprintf("castor.WithAllowedTools(%q)", "run_shell_command("+refused.Command+")"))
+	return &rewordedError{msg: strings.Replace(err.Error(), refused.Error(), sdk, 1), err: err}
+}

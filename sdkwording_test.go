@@ -3,10 +3,13 @@ package castor_test
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/castor-dev/castor"
+	"github.com/castor-dev/castor/internal/setup"
 	"github.com/castor-dev/castor/model/fake"
 )
 
@@ -74,5 +77,38 @@ func TestErrorsSpeakGo(t *testing.T) {
 	}
 	if len(warnings) != 1 || !strings.Contains(warnings[0], `hook "audit" (BeforeAgent hook 2 of WithHooks) failed: audit log is full`) {
 		t.Errorf("warnings %q, want the hook named as the second WithHooks hook", warnings)
+	}
+}
+
+// TestRefusedShellSpeaksGo: a custom command whose !{…} a headless SDK
+// agent may not run says how a program allows it (WithAllowedTools), not
+// the castor command's --allowed-tools; the assembly's error stays in
+// the chain.
+func TestRefusedShellSpeaksGo(t *testing.T) {
+	ws := t.TempDir()
+	dir := filepath.Join(ws, ".gemini", "commands")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "status.toml"), []byte("prompt = \"Status: !{git status}\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, err := castor.New(context.Background(), castor.WithClient(fake.Script(fake.Text("ok"))),
+		castor.WithHomeDir(t.TempDir()), castor.WithoutRecording(), castor.WithEnv(noEnv), castor.WithWorkDir(ws))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	_, err = a.Send(context.Background(), "/status")
+	if err == nil {
+		t.Fatal("the refused command ran")
+	}
+	want := `command /status: cannot be run. Blocked command: "git status". Reason: Blocked by policy (a headless run cannot ask for approval: allow it with castor.WithAllowedTools("run_shell_command(git status)") or an approval mode)`
+	if err.Error() != want {
+		t.Errorf("error %q,\nwant %q", err, want)
+	}
+	var refused *setup.ShellRefusedError
+	if !errors.As(err, &refused) || refused.Command != "git status" {
+		t.Errorf("error %v does not keep the assembly's *setup.ShellRefusedError", err)
 	}
 }

@@ -183,7 +183,7 @@ func (s *Server) handleExecuteREST(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	msg.MessageID, msg.Role, msg.TaskID = cmp.Or(msg.MessageID, uuid.NewString()), cmp.Or(msg.Role, "user"), r.PathValue("id")
-	s.streamREST(w, r, func(sub *subscriber) (*task, bool, *Error) {
+	s.streamREST(w, r, msg.TaskID, func(sub *subscriber) (*task, bool, *Error) {
 		return s.begin(r.Context(), r.Header, &MessageSendParams{Message: &msg}, sub)
 	})
 }
@@ -191,21 +191,40 @@ func (s *Server) handleExecuteREST(w http.ResponseWriter, r *http.Request) {
 // streamREST answers with the events of the turn that start starts for
 // sub, as SSE (see pump), holding a stream slot meanwhile. REST requests
 // carry no JSON-RPC id, so the events carry the task's id in its place.
-func (s *Server) streamREST(w http.ResponseWriter, r *http.Request, start func(sub *subscriber) (t *task, ext bool, e *Error)) {
+// A message for an existing task (taskID) may wait in the task's queue
+// before start returns: keep-alives then start the stream, as
+// message/stream's do (rpcStream), and an error after they did is the
+// stream's error event rather than an HTTP status.
+func (s *Server) streamREST(w http.ResponseWriter, r *http.Request, taskID string, start func(sub *subscriber) (t *task, ext bool, e *Error)) {
 	if !s.acquireStream() {
 		restError(w, http.StatusTooManyRequests, "too many open streams")
 		return
 	}
 	defer s.releaseStream()
 	sub := newSubscriber()
+	var sw *jsonrpc.Stream
+	kept := false
+	waited := func() {}
+	if taskID != "" {
+		idJSON, _ := json.Marshal(taskID)
+		sw = jsonrpc.NewStream(w, idJSON)
+		waited = sw.KeepAliveWhile(s.cfg.Limits.KeepAlive, func() { kept = true })
+	}
 	t, ext, e := start(sub)
+	waited() // kept is settled once waited returns
 	if e != nil {
-		restError(w, restStatus(e), e.Message)
+		if kept {
+			sw.Fail(e)
+		} else {
+			restError(w, restStatus(e), e.Message)
+		}
 		return
 	}
 	defer t.unsubscribe(sub)
-	idJSON, _ := json.Marshal(t.id)
-	sw := jsonrpc.NewStream(w, idJSON)
+	if sw == nil {
+		idJSON, _ := json.Marshal(t.id)
+		sw = jsonrpc.NewStream(w, idJSON)
+	}
 	sw.Start()
 	s.pump(r.Context(), t, sub, sw, newRenderer(ext, t.id, t.contextID))
 }
@@ -284,7 +303,7 @@ func (s *Server) handleExecuteCommand(w http.ResponseWriter, r *http.Request) {
 		jsonrpc.WriteJSON(w, http.StatusOK, map[string]any{"name": name, "data": res.Payload()})
 		return
 	}
-	s.streamREST(w, r, func(sub *subscriber) (*task, bool, *Error) {
+	s.streamREST(w, r, "", func(sub *subscriber) (*task, bool, *Error) {
 		t, e := s.runCommand(r.Context(), cmd, path, args, env, false, sub)
 		return t, false, e
 	})

@@ -18,6 +18,9 @@ import (
 	"context"
 	"io"
 	"os"
+	"os/signal"
+	"sync"
+	"syscall"
 
 	"github.com/castor-dev/castor"
 	iacp "github.com/castor-dev/castor/internal/acp"
@@ -45,8 +48,9 @@ type Server struct {
 func NewServer(opts ...castor.Option) *Server { return &Server{opts: opts} }
 
 // Serve answers the ACP client that writes to r and reads from w until
-// the client closes r or ctx is cancelled; running turns are then
-// cancelled and every session closed with its record intact.
+// the client closes r, a write to w fails (the client stopped reading;
+// Log says so) or ctx is cancelled; running turns are then cancelled and
+// every session closed with its record intact, and Serve returns nil.
 func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	var o setup.Options
 	for _, opt := range s.opts {
@@ -59,9 +63,24 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 }
 
 // ServeStdio serves the client on the process's stdin and stdout, as an
-// editor that launched the program expects.
+// editor that launched the program expects. It catches SIGPIPE for the
+// rest of the process's life, as `castor --acp` does: an editor that
+// closes its end of stdout would otherwise kill the program on the next
+// write, with no session closed and no word on stderr. The signal is
+// caught, not ignored, so the programs tools start still die of it.
 func (s *Server) ServeStdio(ctx context.Context) error {
+	catchBrokenPipes()
 	return s.Serve(ctx, os.Stdin, os.Stdout)
+}
+
+// catchSIGPIPE registers once per process: a registration is never
+// undone, and a program may serve many times.
+var catchSIGPIPE sync.Once
+
+// catchBrokenPipes makes a write to a pipe whose reader went away fail
+// with EPIPE, which Serve sees, instead of killing the process.
+func catchBrokenPipes() {
+	catchSIGPIPE.Do(func() { signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE) })
 }
 
 // Serve serves agents built from opts over ACP on r and w; see

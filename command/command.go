@@ -152,6 +152,26 @@ func (r *Registry) Register(c *Command) {
 	r.cmds = append(r.cmds, c)
 }
 
+// Unregister removes the top-level command c if it is still the one
+// registered under its name, and reports whether it did: a command that
+// has since been replaced (a custom command of the same name) stays. It
+// lets a source whose commands change (an MCP server's prompts) take back
+// exactly the ones it registered.
+func (r *Registry) Unregister(c *Command) bool {
+	if c == nil {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i, old := range r.cmds {
+		if old == c {
+			r.cmds = append(r.cmds[:i:i], r.cmds[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
 // Commands returns the top-level commands sorted by name.
 func (r *Registry) Commands() []*Command {
 	r.mu.RLock()

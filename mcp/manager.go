@@ -71,6 +71,11 @@ type Options struct {
 	// server's tools change after Start (a list_changed notification or a
 	// reconnect that brought new tools).
 	OnToolsChanged func([]tool.Tool)
+	// OnPromptsChanged, if set, is called when a server's prompts may have
+	// changed after Start (a prompts/list_changed notification, or a
+	// reconnect), so that the commands made from them (Commands) can be
+	// made again.
+	OnPromptsChanged func()
 	// OutputLimit cuts a tool result that is a single text longer than
 	// this many characters (tools.truncateToolOutputThreshold), saving it
 	// whole under OutputDir, as Gemini CLI does; 0 keeps results whole.
@@ -100,6 +105,7 @@ type Manager struct {
 	reserved                  func(string) bool
 	debug                     func(string)
 	onChange                  func([]tool.Tool)
+	onPromptsChanged          func()
 	outputLimit               int
 	outputDir                 string
 	oauth                     *OAuthOptions
@@ -137,6 +143,7 @@ func New(opts Options) *Manager {
 		byName:         map[string]*server{},
 		bridged:        map[string]*Tool{},
 	}
+	m.onPromptsChanged = opts.OnPromptsChanged
 	if m.clientName == "" {
 		m.clientName = "castor"
 	}
@@ -305,6 +312,17 @@ func (m *Manager) serverChanged(*server) {
 	m.mu.Unlock()
 	if tools != nil {
 		m.onChange(tools)
+	}
+}
+
+// promptsChanged tells OnPromptsChanged that a server's prompts were
+// listed again after Start; before, Start's caller reads them all.
+func (m *Manager) promptsChanged() {
+	m.mu.Lock()
+	started := m.started
+	m.mu.Unlock()
+	if started && m.onPromptsChanged != nil {
+		m.onPromptsChanged()
 	}
 }
 

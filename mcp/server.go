@@ -673,6 +673,7 @@ func (s *server) discover(ctx context.Context, cs *sdk.ClientSession) error {
 	s.caps, s.instructions = caps, instructions
 	s.mu.Unlock()
 	s.m.serverChanged(s)
+	s.m.promptsChanged() // a reconnect may bring other prompts
 	return nil
 }
 
@@ -735,6 +736,9 @@ func (s *server) refresh(what string) {
 	}
 	s.m.debugf("MCP server '%s': %s updated", s.cfg.Name, what)
 	s.m.serverChanged(s)
+	if what == "prompts" {
+		s.m.promptsChanged()
+	}
 }
 
 // lineWriter turns a byte stream into lines for a logger.

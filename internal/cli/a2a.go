@@ -31,6 +31,7 @@ type a2aFlags struct {
 	port                                                        int
 	yolo, allowPrivatePush, memoryStore, debug                  bool
 	maxTurns, maxQueued, memLimitMB                             int
+	maxQueuedMessages                                           int
 	turnTimeout, retention                                      time.Duration
 }
 
@@ -70,6 +71,7 @@ func newA2ACommand(ctx context.Context, stdio IO) *cobra.Command {
 	fl.BoolVar(&f.allowPrivatePush, "allow-private-push", false, "let push notifications reach loopback, private and link-local addresses")
 	fl.IntVar(&f.maxTurns, "max-concurrent-turns", 0, "turns running at once across tasks (default 256)")
 	fl.IntVar(&f.maxQueued, "max-queued-turns", 0, "turns waiting for one of those to end before the server answers busy (default 4096; -1: none wait)")
+	fl.IntVar(&f.maxQueuedMessages, "max-queued-messages", 0, "messages waiting for their task's running turn before the server answers busy (default 32)")
 	fl.DurationVar(&f.turnTimeout, "turn-timeout", 0, "wall-time limit of one turn (default 30m)")
 	fl.IntVar(&f.memLimitMB, "memory-limit", 200, "soft memory limit in MiB: the garbage collector works harder near it, so that bursts of tasks stay within it (0: none; GOMEMLIMIT, when set, wins)")
 	fl.StringVar(&f.onDisconnect, "on-disconnect", string(a2a.DisconnectContinue), "what a client leaving mid-turn does to the turn: continue (it runs to its end; tasks/get and tasks/resubscribe show it) or cancel (as Gemini CLI's server)")
@@ -116,6 +118,9 @@ func runA2A(ctx context.Context, f *a2aFlags, stdio IO) error {
 		// A soft limit: with 1,000 tasks streaming at once the live heap is
 		// ~150 MB, which the default GC pacing lets grow to twice that.
 		debug.SetMemoryLimit(int64(f.memLimitMB) << 20)
+	}
+	if f.maxQueuedMessages < 0 {
+		return &usageError{msg: fmt.Sprintf("--max-queued-messages %d: must not be negative (0: the default, 32)", f.maxQueuedMessages)}
 	}
 	retention := f.retention
 	switch {
@@ -202,7 +207,7 @@ func runA2A(ctx context.Context, f *a2aFlags, stdio IO) error {
 		Retention:        retention,
 		AllowPrivatePush: f.allowPrivatePush,
 		OnDisconnect:     a2a.DisconnectMode(f.onDisconnect),
-		Limits:           a2a.Limits{MaxConcurrentTurns: f.maxTurns, MaxQueuedTurns: f.maxQueued, TurnTimeout: f.turnTimeout},
+		Limits:           a2a.Limits{MaxConcurrentTurns: f.maxTurns, MaxQueuedTurns: f.maxQueued, MaxQueuedMessages: f.maxQueuedMessages, TurnTimeout: f.turnTimeout},
 		Logger:           logger,
 	})
 	if err != nil {

@@ -471,6 +471,11 @@ func mcpList(ctx context.Context, stdio IO) error {
 	for _, e := range errs {
 		fmt.Fprintf(stdio.Stderr, "Warning: %s\n", termtext.String(e.Error()))
 	}
+	extServers, warnings := extensionServers(st, wd, trusted, servers) // mcpextlist.go
+	servers = append(servers, extServers...)
+	for _, w := range warnings {
+		fmt.Fprintf(stdio.Stderr, "Warning: %s\n", termtext.String(w))
+	}
 	if len(servers) == 0 {
 		if len(errs) == 0 {
 			fmt.Fprintln(stdio.Stdout, "No MCP servers configured.")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -17,7 +18,8 @@ const mcpHelperEnv = "CASTOR_CLI_TEST_MCP"
 // serveHelperMCP serves, on stdin and stdout, the prompts "greet" and
 // "memory" (named like a built-in command), the resources test://notes
 // (text) and test://logo (ten bytes of PNG) and the tool "hello", each
-// answering with the server's label.
+// answering with the server's label; a server whose label starts with
+// "swap" has the tool swap_prompts too.
 func serveHelperMCP(label string) int {
 	s := sdk.NewServer(&sdk.Implementation{Name: "castor-test-" + label, Version: "1"}, nil)
 	for _, name := range []string{"greet", "memory"} {
@@ -39,6 +41,18 @@ func serveHelperMCP(label string) int {
 		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "hello from " + label}}}, nil
 		})
+	if strings.HasPrefix(label, "swap") {
+		// swap_prompts takes greet away and offers farewell: the server
+		// sends notifications/prompts/list_changed.
+		s.AddTool(&sdk.Tool{Name: "swap_prompts", InputSchema: map[string]any{"type": "object"}},
+			func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+				s.RemovePrompts("greet")
+				s.AddPrompt(&sdk.Prompt{Name: "farewell"}, func(context.Context, *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
+					return &sdk.GetPromptResult{Messages: []*sdk.PromptMessage{{Role: "user", Content: &sdk.TextContent{Text: "prompt farewell of server " + label}}}}, nil
+				})
+				return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "swapped"}}}, nil
+			})
+	}
 	if err := s.Run(context.Background(), &sdk.StdioTransport{}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

@@ -110,9 +110,11 @@ func newMCP(st *config.Settings, at mcpPlace, allowedNames []string, warn func(s
 		Reserved:      func(n string) bool { return reserved[n] },
 		// A server's tools/list_changed reaches the session's registry.
 		OnToolsChanged: at.onToolsChanged,
-		OutputLimit:    st.Tools.TruncateToolOutputThreshold,
-		OutputDir:      at.tempDir,
-		Elicit:         at.elicit,
+		// A server's prompts/list_changed reaches the slash commands.
+		OnPromptsChanged: at.onPromptsChanged,
+		OutputLimit:      st.Tools.TruncateToolOutputThreshold,
+		OutputDir:        at.tempDir,
+		Elicit:           at.elicit,
 		// No browser here: a headless start uses stored tokens only (the
 		// lead's interactive faces can pass OpenBrowser).
 		OAuth: &mcp.OAuthOptions{TokenFile: filepath.Join(at.geminiDir, mcp.TokenFileName)},
@@ -159,6 +161,9 @@ type mcpPlace struct {
 	// onToolsChanged receives the whole MCP tool list after a server's
 	// tools changed during the session.
 	onToolsChanged func([]tool.Tool)
+	// onPromptsChanged learns that a server's prompts were listed again
+	// during the session (mcpCommands.refresh).
+	onPromptsChanged func()
 	// tempDir is where oversized tool results are saved whole.
 	tempDir string
 	// elicit answers servers' questions (see elicitFor).

@@ -55,10 +55,8 @@ func (a *Agent) finishMCPInBackground() {
 	}
 	go func() {
 		<-bg.started
-		for name := range registerMCPCommands(a.Commands, a.MCP) {
-			if a.expand != nil {
-				a.expand.addMCPPrompt(name)
-			}
+		if a.expand != nil {
+			a.expand.followMCPPrompts(a.Commands) // mcpcommands.go
 		}
 		close(bg.ready)
 	}()

@@ -69,6 +69,8 @@ func TestMCPInBackground(t *testing.T) {
 	if _, ok := a.Session.Tools().Get("slow_echo"); ok {
 		t.Error("slow_echo registered before its server answered")
 	}
+	// The start runs on a goroutine that may not have begun yet.
+	waitFor(t, "the start begins", func() bool { st, _ := a.MCP.Status("slow"); return st.Status != "disconnected" })
 	if st, _ := a.MCP.Status("slow"); st.Status != "connecting" {
 		t.Errorf("status %q while connecting", st.Status)
 	}

@@ -1,6 +1,8 @@
 package setup
 
 import (
+	"sync"
+
 	"github.com/castor-dev/castor/command"
 	"github.com/castor-dev/castor/mcp"
 )
@@ -24,4 +26,67 @@ func registerMCPCommands(reg *command.Registry, m *mcp.Manager) map[string]bool 
 		names[c.Name] = true
 	}
 	return names
+}
+
+// mcpCommands keeps a session's slash commands in step with its MCP
+// servers' prompts: once started, every prompts/list_changed (or a
+// reconnect) makes the prompt commands again, as Gemini CLI reloads its
+// commands, so that a removed prompt's command goes and a new one's
+// comes. The names follow the same rules as at the start
+// (registerMCPCommands): a prompt named like a built-in, a custom command
+// or another server's prompt is "<server>.<name>". Only the commands it
+// registered are taken back; a custom command that replaced one stays.
+type mcpCommands struct {
+	mu   sync.Mutex
+	reg  *command.Registry
+	m    *mcp.Manager
+	x    *expander
+	cmds []*command.Command // what the last refresh registered
+}
+
+// start registers the prompts of m as commands in reg (and as MCP
+// prompts for x's expansion) and follows their changes from then on. A
+// change notified before start is not lost: start reads the current
+// lists.
+func (c *mcpCommands) start(reg *command.Registry, m *mcp.Manager, x *expander) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	c.reg, c.m, c.x = reg, m, x
+	c.mu.Unlock()
+	c.refresh()
+}
+
+// refresh makes the prompt commands again from the servers' current
+// prompts; before start it does nothing (mcp.Options.OnPromptsChanged).
+func (c *mcpCommands) refresh() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.reg == nil || c.m == nil {
+		return
+	}
+	mine := make(map[*command.Command]bool, len(c.cmds))
+	for _, k := range c.cmds {
+		mine[k] = true
+	}
+	taken := map[string]bool{}
+	for _, k := range c.reg.Commands() {
+		if !mine[k] {
+			taken[k.Name] = true
+		}
+	}
+	next := c.m.CommandsBeside(func(n string) bool { return taken[n] })
+	for _, k := range c.cmds {
+		c.reg.Unregister(k)
+	}
+	names := make(map[string]bool, len(next))
+	for _, k := range next {
+		c.reg.Register(k)
+		names[k.Name] = true
+	}
+	c.cmds = next
+	if c.x != nil {
+		c.x.setMCPPrompts(names)
+	}
 }

@@ -123,12 +123,16 @@ type expander struct {
 	confirm func(ctx context.Context, call *agent.ToolCall) (tool.Decision, error)
 	search  bool
 	// mcpPrompts are the names of the MCP prompt commands; servers
-	// started in the background add theirs later (mcpbackground.go).
+	// started in the background add theirs later (mcpbackground.go), and
+	// a server's prompts/list_changed replaces them (mcpcommands.go).
 	mcpMu      sync.RWMutex
 	mcpPrompts map[string]bool
 	// mcp reads the resources @server:uri references name.
 	mcp *mcp.Manager
-	seq atomic.Int64
+	// mcpCommands follows the servers' prompts (mcpcommands.go); nil
+	// when no server can be configured.
+	mcpCommands *mcpCommands
+	seq         atomic.Int64
 }
 
 func (x *expander) isMCPPrompt(name string) bool {
@@ -137,17 +141,25 @@ func (x *expander) isMCPPrompt(name string) bool {
 	return x.mcpPrompts[name]
 }
 
-func (x *expander) addMCPPrompt(name string) {
+// setMCPPrompts replaces the names of the MCP prompt commands.
+func (x *expander) setMCPPrompts(names map[string]bool) {
 	x.mcpMu.Lock()
 	defer x.mcpMu.Unlock()
-	if x.mcpPrompts == nil {
-		x.mcpPrompts = map[string]bool{}
+	x.mcpPrompts = names
+}
+
+// followMCPPrompts registers the servers' prompts as commands in reg and
+// keeps them in step with the servers (mcpCommands).
+func (x *expander) followMCPPrompts(reg *command.Registry) {
+	if x.mcpCommands == nil {
+		x.setMCPPrompts(registerMCPCommands(reg, x.mcp))
+		return
 	}
-	x.mcpPrompts[name] = true
+	x.mcpCommands.start(reg, x.mcp, x)
 }
 
 func newExpander(st *config.Settings, ts *toolSet, pol *policy.Engine, confirm func(context.Context, *agent.ToolCall) (tool.Decision, error)) *expander {
-	x := &expander{env: ts.env, respect: ts.respect, policy: pol, tools: ts.registry, confirm: confirm, search: true, mcp: ts.mcp}
+	x := &expander{env: ts.env, respect: ts.respect, policy: pol, tools: ts.registry, confirm: confirm, search: true, mcp: ts.mcp, mcpCommands: ts.mcpCommands}
 	// context.fileFiltering.enableRecursiveFileSearch (default true) lets
 	// an @name that names nothing be searched for.
 	if v, ok := st.GetBool("context.fileFiltering.enableRecursiveFileSearch"); ok {
@@ -211,7 +223,7 @@ func (x *expander) CheckShell(ctx context.Context, commands []string) error {
 		}
 		switch {
 		case d == policy.Deny && !x.policy.Interactive():
-			return fmt.Errorf("cannot be run. Blocked command: %q. Reason: Blocked by policy (a headless run cannot ask for approval: allow it with --allowed-tools \"run_shell_command(%s)\" or an approval mode)", c, c)
+			return &ShellRefusedError{Command: c}
 		case d == policy.Deny:
 			return fmt.Errorf("cannot be run. Blocked command: %q. Reason: Blocked by policy", c)
 		case d == policy.Allow || details == nil:
@@ -234,6 +246,25 @@ func (x *expander) CheckShell(ctx context.Context, commands []string) error {
 		}
 	}
 	return nil
+}
+
+// ShellRefusedError is a custom command's !{…} that a headless run's
+// policy does not allow and that no one can be asked about. Its message
+// names the castor command's flag; the SDK rewords it with Advice
+// (sdkerrors.go), since a program allows tools with an option instead.
+type ShellRefusedError struct {
+	// Command is the shell command that was refused.
+	Command string
+}
+
+func (e *ShellRefusedError) Error() string {
+	return e.Advice(`--allowed-tools "run_shell_command(` + e.Command + `)"`)
+}
+
+// Advice is the message with allow (how this face allows a tool) as the
+// way out.
+func (e *ShellRefusedError) Advice(allow string) string {
+	return fmt.Sprintf("cannot be run. Blocked command: %q. Reason: Blocked by policy (a headless run cannot ask for approval: allow it with %s or an approval mode)", e.Command, allow)
 }
 
 var exitCodeLine = regexp.MustCompile(`(?m)^Exit Code: (\d+)$`)

@@ -409,7 +409,7 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 	a.liveCommands()
 	a.expand = newExpander(a.Settings, tools, pol, confirm)
 	if a.mcpStart == nil {
-		a.expand.mcpPrompts = registerMCPCommands(a.Commands, a.MCP) // mcpcommands.go
+		a.expand.followMCPPrompts(a.Commands) // mcpcommands.go
 	}
 	loadFileCommands(o, a, wd)
 	a.finishMCPInBackground()
