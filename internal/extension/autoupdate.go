@@ -14,10 +14,12 @@ import (
 // folder is fetched again; one whose version changed is updated when it
 // was installed with --auto-update, and otherwise counted in one notice
 // that updates are available. Linked extensions are read in place and are
-// never checked. say receives each line for the user: an update made, the
-// notice, a check or update that failed (one line each). CheckAll stops
-// between extensions when ctx ends; it is meant to run in the background.
-func CheckAll(ctx context.Context, exts []*config.Extension, wd string, say func(string)) {
+// never checked. info receives the lines that report no problem (an
+// update made, the notice of updates available), warn a check or update
+// that failed, one line each: the interactive terminal shows the first as
+// information, as Gemini CLI does, not as warnings. CheckAll stops between
+// extensions when ctx ends; it is meant to run in the background.
+func CheckAll(ctx context.Context, exts []*config.Extension, wd string, info, warn func(string)) {
 	var available []string
 	for _, e := range exts {
 		if ctx.Err() != nil {
@@ -32,7 +34,7 @@ func CheckAll(ctx context.Context, exts []*config.Extension, wd string, say func
 			// temporary copy) makes it not updatable, silently, as in
 			// Gemini CLI; anything else is said.
 			if ctx.Err() == nil && !errors.Is(err, ErrNotUpdatable) && !errors.Is(err, ErrBadSource) {
-				say(fmt.Sprintf("Extension %q: checking for an update failed: %s", e.Name, oneLine(err.Error())))
+				warn(fmt.Sprintf("Extension %q: checking for an update failed: %s", e.Name, oneLine(err.Error())))
 			}
 			continue
 		}
@@ -48,20 +50,20 @@ func CheckAll(ctx context.Context, exts []*config.Extension, wd string, say func
 		note, err := Apply(e, u)
 		u.Close()
 		if note != "" {
-			say(note)
+			warn(note)
 		}
 		if err != nil {
-			say(fmt.Sprintf("Extension %q: the update to %s failed: %s", e.Name, u.Manifest.Version, oneLine(err.Error())))
+			warn(fmt.Sprintf("Extension %q: the update to %s failed: %s", e.Name, u.Manifest.Version, oneLine(err.Error())))
 			continue
 		}
-		say(fmt.Sprintf("Extension %q successfully updated: %s → %s. It is used from the next session on.", e.Name, e.Version, u.Manifest.Version))
+		info(fmt.Sprintf("Extension %q successfully updated: %s → %s. It is used from the next session on.", e.Name, e.Version, u.Manifest.Version))
 	}
 	if n := len(available); n > 0 {
 		s := "s"
 		if n == 1 {
 			s = ""
 		}
-		say(fmt.Sprintf("You have %d extension%s with an update available (%s). Run \"castor extensions update <name>\" or \"castor extensions update --all\" to upgrade.", n, s, strings.Join(available, ", ")))
+		info(fmt.Sprintf("You have %d extension%s with an update available (%s). Run \"castor extensions update <name>\" or \"castor extensions update --all\" to upgrade.", n, s, strings.Join(available, ", ")))
 	}
 }
 

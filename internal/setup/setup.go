@@ -124,6 +124,10 @@ type Options struct {
 	Retry *model.RetryOptions
 	// Warn receives non-fatal setup problems (default: ignored).
 	Warn func(string)
+	// Info receives lines for the user that report no problem (an
+	// extension updated or with an update available), which a face may
+	// show unlike warnings; nil sends them to Warn.
+	Info func(string)
 	// Hooks are in-process hooks, run with those of the settings.
 	Hooks []RuntimeHook
 	// Extensions is -e/--extensions: only these installed extensions are
