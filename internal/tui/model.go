@@ -1060,9 +1060,9 @@ func (m *model) footerRight(level int) []string {
 		}
 		right = append(right, fmt.Sprintf("MCP %d/%d", ok, len(st)))
 	}
-	if m.agent != nil && m.agent.IDE != nil {
+	if c := m.ideClient(); c != nil {
 		// The editor may have closed since the session started.
-		if m.agent.IDE.Status().State == ide.Connected {
+		if c.Status().State == ide.Connected {
 			right = append(right, "IDE")
 		} else {
 			right = append(right, "IDE disconnected")
