@@ -11,7 +11,7 @@ import (
 
 // CheckAll does what Gemini CLI 0.61's interactive start-up does with the
 // installed extensions: each one installed from a git URL or a local
-// folder is fetched again; one whose version changed is updated when it
+// folder is checked (Newer); one that changed is updated when it
 // was installed with --auto-update, and otherwise counted in one notice
 // that updates are available. Linked extensions are read in place and are
 // never checked. info receives the lines that report no problem (an
@@ -28,7 +28,7 @@ func CheckAll(ctx context.Context, exts []*config.Extension, wd string, info, wa
 		if e.Install == nil || e.InstallDir == "" || e.Install.Type == "link" {
 			continue
 		}
-		u, err := FetchUpstream(ctx, e, wd)
+		u, err := Newer(ctx, e, wd)
 		if err != nil {
 			// A local source folder that is gone (installed from a
 			// temporary copy) makes it not updatable, silently, as in
@@ -38,12 +38,12 @@ func CheckAll(ctx context.Context, exts []*config.Extension, wd string, info, wa
 			}
 			continue
 		}
-		if u.Manifest.Version == e.Version {
-			u.Close()
-			continue
+		if u == nil {
+			continue // up to date
 		}
+		from, to := Versions(e, u)
 		if !e.Install.AutoUpdate {
-			available = append(available, fmt.Sprintf("%s %s → %s", e.Name, e.Version, u.Manifest.Version))
+			available = append(available, fmt.Sprintf("%s %s → %s", e.Name, from, to))
 			u.Close()
 			continue
 		}
@@ -53,10 +53,10 @@ func CheckAll(ctx context.Context, exts []*config.Extension, wd string, info, wa
 			warn(note)
 		}
 		if err != nil {
-			warn(fmt.Sprintf("Extension %q: the update to %s failed: %s", e.Name, u.Manifest.Version, oneLine(err.Error())))
+			warn(fmt.Sprintf("Extension %q: the update to %s failed: %s", e.Name, to, oneLine(err.Error())))
 			continue
 		}
-		info(fmt.Sprintf("Extension %q successfully updated: %s → %s. It is used from the next session on.", e.Name, e.Version, u.Manifest.Version))
+		info(fmt.Sprintf("Extension %q successfully updated: %s → %s. It is used from the next session on.", e.Name, from, to))
 	}
 	if n := len(available); n > 0 {
 		s := "s"

@@ -130,7 +130,7 @@ func TestCheckAll(t *testing.T) {
 	CheckAll(context.Background(), exts, t.TempDir(), func(s string) { said = append(said, "info: "+s) }, func(s string) { said = append(said, "warn: "+s) })
 	want := []string{
 		`info: Extension "auto" successfully updated: 1.0.0 → 1.1.0. It is used from the next session on.`,
-		`warn: Extension "gone": checking for an update failed: Failed to clone Git repository from ` + gone.url(),
+		`warn: Extension "gone": checking for an update failed: Failed to reach Git repository ` + gone.url() + `: `,
 		`info: You have 1 extension with an update available (manual 1.0.0 → 2.0.0). Run "castor extensions update <name>" or "castor extensions update --all" to upgrade.`,
 	}
 	if len(said) != len(want) {
