@@ -27,10 +27,18 @@ type liveIDE struct {
 	next ide.ConfirmFunc
 	// dial connects to the workspace's companion (nil: never).
 	dial func(ctx context.Context) (*ide.Client, error)
+	// gen counts disconnections, so that a connection made while
+	// DisconnectIDE or Close ran is dropped; closed is set by Close.
+	gen    int
+	closed bool
 }
 
-// errNoIDEDial is ConnectIDE's error for an agent not built by New.
-var errNoIDEDial = errors.New("this session cannot connect to an IDE")
+// ConnectIDE's errors: an agent not built by New, and a connection made
+// after DisconnectIDE or Close was asked for.
+var (
+	errNoIDEDial       = errors.New("this session cannot connect to an IDE")
+	errIDEDisconnected = errors.New("IDE mode was disabled while connecting")
+)
 
 // current is the connection now; nil when there is none.
 func (l *liveIDE) current() *ide.Client {
@@ -53,15 +61,41 @@ func (l *liveIDE) use(c *ide.Client) (old *ide.Client) {
 	return old
 }
 
-// adopt makes c the connection unless there is one already, and returns
-// the connection then.
-func (l *liveIDE) adopt(c *ide.Client) *ide.Client {
+// adopt makes c, dialled at generation gen, the connection unless there
+// is one already, and returns the connection then; nil when the session
+// was disconnected or closed since the dial began.
+func (l *liveIDE) adopt(c *ide.Client, gen int) *ide.Client {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.closed || l.gen != gen {
+		return nil
+	}
 	if l.client == nil {
 		l.client, l.confirm = c, c.Confirm(l.next)
 	}
 	return l.client
+}
+
+// generation is the count of disconnections so far.
+func (l *liveIDE) generation() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.gen
+}
+
+// disconnect ends the connection of the moment and any dial under way;
+// closing also refuses later ones.
+func (l *liveIDE) disconnect(closing bool) error {
+	l.mu.Lock()
+	old := l.client
+	l.client, l.confirm = nil, nil
+	l.gen++
+	l.closed = l.closed || closing
+	l.mu.Unlock()
+	if old != nil {
+		return old.Close()
+	}
+	return nil
 }
 
 // confirmCall is the engine's Confirm: edits as diffs in the connected
@@ -90,13 +124,8 @@ func (l *liveIDE) promptContext(first bool) []*genai.Part {
 	return nil
 }
 
-// close ends the connection of the moment; the agent's closer.
-func (l *liveIDE) close() error {
-	if old := l.use(nil); old != nil {
-		return old.Close()
-	}
-	return nil
-}
+// close ends the connection for good; the agent's closer.
+func (l *liveIDE) close() error { return l.disconnect(true) }
 
 // newLiveIDE is the indirection for a session whose face answers
 // confirmations with next, connected to c (nil: not connected), able to
@@ -137,16 +166,21 @@ func (a *Agent) ConnectIDE(ctx context.Context) (*ide.Client, error) {
 	if a.ide == nil || a.ide.dial == nil {
 		return nil, errNoIDEDial
 	}
+	gen := a.ide.generation()
 	c, err := a.ide.dial(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if won := a.ide.adopt(c); won != c {
-		// Another ConnectIDE connected first: keep its connection.
+	won := a.ide.adopt(c, gen)
+	if won != c {
+		// Another ConnectIDE connected first (keep its connection), or
+		// the session was disconnected or closed meanwhile.
 		c.Close()
-		return won, nil
 	}
-	return c, nil
+	if won == nil {
+		return nil, errIDEDisconnected
+	}
+	return won, nil
 }
 
 // DisconnectIDE ends the session's IDE connection, as Gemini CLI's /ide
@@ -156,7 +190,7 @@ func (a *Agent) DisconnectIDE() error {
 	if a.ide == nil {
 		return nil
 	}
-	return a.ide.close()
+	return a.ide.disconnect(false)
 }
 
 // UseIDE makes c, an already connected client, the session's IDE

@@ -114,3 +114,19 @@ func (e diffEditor) OpenDiff(_ context.Context, path, _ string) error {
 }
 
 func (e diffEditor) CloseDiff(context.Context, string) (string, error) { return "", nil }
+
+// TestIDEDisconnectDuringDial: a connection that lands after DisconnectIDE
+// or Close was asked for is dropped, not kept open behind the user's back.
+func TestIDEDisconnectDuringDial(t *testing.T) {
+	for _, closing := range []bool{false, true} {
+		l := &liveIDE{}
+		gen := l.generation()
+		l.disconnect(closing)
+		if got := l.adopt(&ide.Client{}, gen); got != nil || l.current() != nil {
+			t.Errorf("closing %v: a dial begun before the disconnection was kept", closing)
+		}
+		if got := l.adopt(&ide.Client{}, l.generation()); (got != nil) == closing {
+			t.Errorf("closing %v: a dial begun after it: kept %v", closing, got != nil)
+		}
+	}
+}
