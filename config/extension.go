@@ -64,6 +64,10 @@ type ExtensionInstall struct {
 	Type       string `json:"type"`
 	Ref        string `json:"ref,omitempty"`
 	AutoUpdate bool   `json:"autoUpdate,omitempty"`
+	// Commit is the commit a git install was cloned at, which the update
+	// check compares with the ref's commit upstream (Castor's own field:
+	// Gemini CLI keeps the clone's .git folder instead).
+	Commit string `json:"commit,omitempty"`
 }
 
 // Extension is an installed extension as a session sees it.

@@ -64,6 +64,8 @@ type env struct {
 	home string
 	ws   string
 	srv  *fakegemini.Server
+	// tuiEnv is added to the environment startTUI gives castor.
+	tuiEnv []string
 }
 
 func newEnv(t *testing.T, replies ...fakegemini.Reply) *env {

@@ -121,7 +121,13 @@ func TestAutoUpdateAtInteractiveStart(t *testing.T) {
 
 	tm := e.startTUI()
 	tm.waitFor(`Extension "ax" successfully updated: 1.0.0 → 1.1.0.`)
-	tm.waitFor(`You have 1 extension with an update available (mx 1.0.0 → 2.0.0).`)
+	screen := tm.waitFor(`You have 1 extension with an update available (mx 1.0.0 → 2.0.0).`)
+	// Information, as in Gemini CLI, not warnings.
+	for _, w := range []string{`ℹ Extension "ax" successfully updated`, `ℹ You have 1 extension`} {
+		if !strings.Contains(screen, w) {
+			t.Errorf("screen lacks %q:\n%s", w, screen)
+		}
+	}
 	if data, _ := os.ReadFile(manifest); !strings.Contains(string(data), "1.1.0") {
 		t.Errorf("installed manifest after the update: %s", data)
 	}

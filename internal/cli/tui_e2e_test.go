@@ -56,6 +56,7 @@ func (e *env) startTUIAfter(before string, args ...string) *term {
 		"CASTOR_RETRY_BASE_DELAY=5ms",
 		"EDITOR=true",
 	}
+	envs = append(envs, e.tuiEnv...)
 	cmd := before + "cd " + shellQuote(e.ws) + " && env -i"
 	for _, kv := range envs {
 		cmd += " " + shellQuote(kv)

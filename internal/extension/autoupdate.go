@@ -11,13 +11,15 @@ import (
 
 // CheckAll does what Gemini CLI 0.61's interactive start-up does with the
 // installed extensions: each one installed from a git URL or a local
-// folder is fetched again; one whose version changed is updated when it
+// folder is checked (Newer); one that changed is updated when it
 // was installed with --auto-update, and otherwise counted in one notice
 // that updates are available. Linked extensions are read in place and are
-// never checked. say receives each line for the user: an update made, the
-// notice, a check or update that failed (one line each). CheckAll stops
-// between extensions when ctx ends; it is meant to run in the background.
-func CheckAll(ctx context.Context, exts []*config.Extension, wd string, say func(string)) {
+// never checked. info receives the lines that report no problem (an
+// update made, the notice of updates available), warn a check or update
+// that failed, one line each: the interactive terminal shows the first as
+// information, as Gemini CLI does, not as warnings. CheckAll stops between
+// extensions when ctx ends; it is meant to run in the background.
+func CheckAll(ctx context.Context, exts []*config.Extension, wd string, info, warn func(string)) {
 	var available []string
 	for _, e := range exts {
 		if ctx.Err() != nil {
@@ -26,42 +28,42 @@ func CheckAll(ctx context.Context, exts []*config.Extension, wd string, say func
 		if e.Install == nil || e.InstallDir == "" || e.Install.Type == "link" {
 			continue
 		}
-		u, err := FetchUpstream(ctx, e, wd)
+		u, err := Newer(ctx, e, wd)
 		if err != nil {
 			// A local source folder that is gone (installed from a
 			// temporary copy) makes it not updatable, silently, as in
 			// Gemini CLI; anything else is said.
 			if ctx.Err() == nil && !errors.Is(err, ErrNotUpdatable) && !errors.Is(err, ErrBadSource) {
-				say(fmt.Sprintf("Extension %q: checking for an update failed: %s", e.Name, oneLine(err.Error())))
+				warn(fmt.Sprintf("Extension %q: checking for an update failed: %s", e.Name, oneLine(err.Error())))
 			}
 			continue
 		}
-		if u.Manifest.Version == e.Version {
-			u.Close()
-			continue
+		if u == nil {
+			continue // up to date
 		}
+		from, to := Versions(e, u)
 		if !e.Install.AutoUpdate {
-			available = append(available, fmt.Sprintf("%s %s → %s", e.Name, e.Version, u.Manifest.Version))
+			available = append(available, fmt.Sprintf("%s %s → %s", e.Name, from, to))
 			u.Close()
 			continue
 		}
 		note, err := Apply(e, u)
 		u.Close()
 		if note != "" {
-			say(note)
+			warn(note)
 		}
 		if err != nil {
-			say(fmt.Sprintf("Extension %q: the update to %s failed: %s", e.Name, u.Manifest.Version, oneLine(err.Error())))
+			warn(fmt.Sprintf("Extension %q: the update to %s failed: %s", e.Name, to, oneLine(err.Error())))
 			continue
 		}
-		say(fmt.Sprintf("Extension %q successfully updated: %s → %s. It is used from the next session on.", e.Name, e.Version, u.Manifest.Version))
+		info(fmt.Sprintf("Extension %q successfully updated: %s → %s. It is used from the next session on.", e.Name, from, to))
 	}
 	if n := len(available); n > 0 {
 		s := "s"
 		if n == 1 {
 			s = ""
 		}
-		say(fmt.Sprintf("You have %d extension%s with an update available (%s). Run \"castor extensions update <name>\" or \"castor extensions update --all\" to upgrade.", n, s, strings.Join(available, ", ")))
+		info(fmt.Sprintf("You have %d extension%s with an update available (%s). Run \"castor extensions update <name>\" or \"castor extensions update --all\" to upgrade.", n, s, strings.Join(available, ", ")))
 	}
 }
 

@@ -125,12 +125,13 @@ func TestCheckAll(t *testing.T) {
 	if len(exts) != 6 || len(warnings) > 0 {
 		t.Fatalf("loaded %d extensions, warnings %q", len(exts), warnings)
 	}
+	// Updates made and available are information, failures warnings.
 	var said []string
-	CheckAll(context.Background(), exts, t.TempDir(), func(s string) { said = append(said, s) })
+	CheckAll(context.Background(), exts, t.TempDir(), func(s string) { said = append(said, "info: "+s) }, func(s string) { said = append(said, "warn: "+s) })
 	want := []string{
-		`Extension "auto" successfully updated: 1.0.0 → 1.1.0. It is used from the next session on.`,
-		`Extension "gone": checking for an update failed: Failed to clone Git repository from ` + gone.url(),
-		`You have 1 extension with an update available (manual 1.0.0 → 2.0.0). Run "castor extensions update <name>" or "castor extensions update --all" to upgrade.`,
+		`info: Extension "auto" successfully updated: 1.0.0 → 1.1.0. It is used from the next session on.`,
+		`warn: Extension "gone": checking for an update failed: Failed to reach Git repository ` + gone.url() + `: `,
+		`info: You have 1 extension with an update available (manual 1.0.0 → 2.0.0). Run "castor extensions update <name>" or "castor extensions update --all" to upgrade.`,
 	}
 	if len(said) != len(want) {
 		t.Fatalf("said %q", said)
@@ -156,7 +157,8 @@ func TestCheckAll(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	said = nil
-	CheckAll(ctx, exts, t.TempDir(), func(s string) { said = append(said, s) })
+	say := func(s string) { said = append(said, s) }
+	CheckAll(ctx, exts, t.TempDir(), say, say)
 	if said != nil {
 		t.Errorf("cancelled check said %q", said)
 	}

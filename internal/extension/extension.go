@@ -72,6 +72,7 @@ func Fetch(ctx context.Context, meta *config.ExtensionInstall, link bool) (dir s
 			return "", func() {}, fmt.Errorf("Failed to clone Git repository from %s: %s", source, strings.TrimSpace(string(out)))
 		}
 		meta.Type = "git"
+		meta.Commit = headCommit(ctx, tmp)
 		return tmp, cleanup, nil
 	}
 	abs, err := filepath.Abs(source)
@@ -145,7 +146,9 @@ type Upstream struct {
 	Dir string
 	// Manifest is its gemini-extension.json.
 	Manifest *config.ExtensionManifest
-	cleanup  func()
+	// Commit is the commit cloned ("" for a local folder).
+	Commit  string
+	cleanup func()
 }
 
 // Close removes a cloned copy.
@@ -170,7 +173,7 @@ func FetchUpstream(ctx context.Context, e *config.Extension, wd string) (*Upstre
 	if err != nil {
 		return nil, err
 	}
-	u := &Upstream{Dir: src, cleanup: cleanup}
+	u := &Upstream{Dir: src, Commit: meta.Commit, cleanup: cleanup}
 	manifest := filepath.Join(src, config.ExtensionManifestName)
 	data, err := os.ReadFile(manifest)
 	if err != nil {
@@ -201,24 +204,30 @@ func Apply(e *config.Extension, u *Upstream) (note string, err error) {
 				return err
 			}
 		}
-		return writeMetadata(tmp, e.Install)
+		meta := *e.Install
+		if u.Commit != "" {
+			meta.Commit = u.Commit
+		}
+		return writeMetadata(tmp, &meta)
 	})
 }
 
-// Update fetches e again and installs the fetched copy when its version
-// differs from the installed one (from == to: it was up to date).
+// Update fetches e again and installs the fetched copy when it is newer
+// (Newer: another commit of a git source, else another version); from
+// and to name both, equal when it was up to date.
 func Update(ctx context.Context, e *config.Extension, wd string) (from, to, note string, err error) {
-	u, err := FetchUpstream(ctx, e, wd)
+	u, err := Newer(ctx, e, wd)
 	if err != nil {
 		return "", "", "", err
 	}
-	defer u.Close()
-	if u.Manifest.Version == e.Version {
+	if u == nil {
 		return e.Version, e.Version, "", nil
 	}
+	defer u.Close()
 	note, err = Apply(e, u)
 	if err != nil {
 		return "", "", note, err
 	}
-	return e.Version, u.Manifest.Version, note, nil
+	from, to = Versions(e, u)
+	return from, to, note, nil
 }

@@ -14,11 +14,12 @@ type ideConn struct {
 	client *ide.Client
 }
 
-func (c *ideConn) closer() func() error {
-	if c == nil || c.client == nil {
+// get is the client; nil when IDE mode is off or no companion answered.
+func (c *ideConn) get() *ide.Client {
+	if c == nil {
 		return nil
 	}
-	return c.client.Close
+	return c.client
 }
 
 // ideConnectTimeout bounds discovery and the handshake, so that a

@@ -24,7 +24,6 @@ import (
 	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/command"
 	"github.com/castor-dev/castor/config"
-	"github.com/castor-dev/castor/ide"
 	"github.com/castor-dev/castor/internal/chats"
 	"github.com/castor-dev/castor/internal/checkpoint"
 	"github.com/castor-dev/castor/internal/hooks"
@@ -124,6 +123,10 @@ type Options struct {
 	Retry *model.RetryOptions
 	// Warn receives non-fatal setup problems (default: ignored).
 	Warn func(string)
+	// Info receives lines for the user that report no problem (an
+	// extension updated or with an update available), which a face may
+	// show unlike warnings; nil sends them to Warn.
+	Info func(string)
 	// Hooks are in-process hooks, run with those of the settings.
 	Hooks []RuntimeHook
 	// Extensions is -e/--extensions: only these installed extensions are
@@ -185,8 +188,6 @@ type Agent struct {
 	Checkpoints *checkpoint.Service
 	// MCP is nil when no MCP server is configured.
 	MCP *mcp.Manager
-	// IDE is nil unless IDE mode is on and a companion answered.
-	IDE *ide.Client
 	// Policy is the session's policy engine (approval mode and rules).
 	Policy *policy.Engine
 	// Commands are the slash commands of this session: the built-in ones
@@ -221,6 +222,9 @@ type Agent struct {
 	recorder *chatRecorder
 	// mcpStart is the MCP servers' start when it outlives New.
 	mcpStart *mcpStart
+	// ide is the IDE connection, which may change while the session
+	// runs (idelive.go, IDEClient).
+	ide *liveIDE
 }
 
 // Close releases what the agent holds (MCP servers, the IDE connection,
@@ -272,7 +276,8 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 	var idec *ideConn
 	if !o.IgnoreSettings {
 		st, idec, err = loadSettings(ctx, o, wd, a.Env)
-		a.onClose(idec.closer())
+		a.ide = newLiveIDE(idec.get(), o.Confirm, wd, a.Env, o.Warn) // idelive.go
+		a.onClose(a.ide.close)
 		if err != nil {
 			return nil, err
 		}
@@ -295,9 +300,6 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 		maps.Copy(servers, st.MCPServers)
 		maps.Copy(servers, o.MCPServers)
 		st.MCPServers = servers
-	}
-	if idec != nil {
-		a.IDE = idec.client
 	}
 	a.Workspace = workspace(wd, st, o.IncludeDirectories, a.Home.UserDir, o.Warn)
 	a.TempDir = projectTempDir(a.Home, wd, o.Warn)
@@ -322,10 +324,12 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 	interactive := o.Confirm != nil || o.Interactive
 	confirm := o.Confirm
 	var askKinds []tool.Kind
-	if idec != nil {
+	if idec != nil || (o.Confirm != nil && a.ide != nil) {
 		// Edits are answered in the IDE's diff view, everything else by
-		// the face.
-		confirm = idec.client.Confirm(o.Confirm)
+		// the face; /ide enable and disable switch the IDE (idelive.go).
+		confirm = a.ide.confirmCall
+	}
+	if idec != nil {
 		if !interactive {
 			// A headless run with an IDE: edits are confirmed as diffs in
 			// the IDE, everything else keeps headless rules.
@@ -396,8 +400,8 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 		a.toolHooks = toolHooks{h}
 		a.hooks, _ = h.(*hooks.System)
 	}
-	if idec != nil {
-		cfg.PromptContext = idec.client.PromptContext
+	if a.ide != nil {
+		cfg.PromptContext = a.ide.promptContext
 	}
 	sess = agent.New(cfg)
 	a.Session = sess

@@ -508,10 +508,10 @@ func (m *model) cmdMCP([]string) tea.Cmd {
 	return nil
 }
 
-// cmdIDE shows the IDE connection, and turns IDE mode on or off in the
-// user's settings (ide.enabled). Connecting or disconnecting a running
-// session would mean rewiring its confirmations and prompt context, so
-// the change applies from the next session on, which the reply says.
+// cmdIDE shows the IDE connection, and turns IDE mode on or off: in the
+// user's settings (ide.enabled) for the next sessions, and in this one,
+// which /ide enable connects to the companion and /ide disable
+// disconnects from it, as Gemini CLI's do (idelive.go).
 func (m *model) cmdIDE(args []string) tea.Cmd {
 	sub := "status"
 	if len(args) > 0 {
@@ -519,14 +519,15 @@ func (m *model) cmdIDE(args []string) tea.Cmd {
 	}
 	path := m.agent.Home.SettingsPath()
 	shown := homeRelative(path)
+	c := m.agent.IDEClient()
 	switch sub {
 	case "status":
-		if m.agent.IDE == nil {
+		if c == nil {
 			m.printNotice(noticeInfo, "IDE: not connected (start Castor with --ide or run /ide enable, with the IDE companion running).")
 			return nil
 		}
 		// The connection's state now: the editor may have closed since.
-		m.printNotice(noticeInfo, "IDE: "+m.agent.IDE.Summary())
+		m.printNotice(noticeInfo, "IDE: "+c.Summary())
 	case "enable", "disable":
 		on := sub == "enable"
 		if err := config.UpdateFile(path, "ide.enabled", on); err != nil {
@@ -534,15 +535,19 @@ func (m *model) cmdIDE(args []string) tea.Cmd {
 			return nil
 		}
 		switch {
-		case on && m.agent.IDE != nil && m.agent.IDE.Status().State != ide.Connected:
-			m.agent.IDE.Reconnect()
+		case on && c != nil && c.Status().State != ide.Connected:
+			c.Reconnect()
 			m.printNotice(noticeInfo, "IDE mode enabled in "+shown+"; the IDE connection was lost, looking for the companion now (/ide status tells).")
-		case on && m.agent.IDE != nil:
+		case on && c != nil:
 			m.printNotice(noticeInfo, "IDE mode enabled in "+shown+"; this session is already connected.")
 		case on:
-			m.printNotice(noticeInfo, "IDE mode enabled in "+shown+". It applies to the next session: restart Castor (with the IDE companion running) to connect.")
-		case m.agent.IDE != nil:
-			m.printNotice(noticeInfo, "IDE mode disabled in "+shown+". This session keeps its IDE connection until it ends; the next one starts without the IDE.")
+			m.printNotice(noticeInfo, "IDE mode enabled in "+shown+"; connecting to the IDE companion…")
+			return m.connectIDE()
+		case c != nil:
+			if err := m.agent.DisconnectIDE(); err != nil {
+				m.printNotice(noticeWarn, "Disconnecting from the IDE: "+err.Error())
+			}
+			m.printNotice(noticeInfo, "IDE mode disabled in "+shown+"; disconnected from the IDE. To enable it again, run /ide enable.")
 		default:
 			m.printNotice(noticeInfo, "IDE mode disabled in "+shown+".")
 		}

@@ -124,7 +124,7 @@ func TestIDECommand(t *testing.T) {
 		on   bool
 	}{
 		{"/ide", "IDE: not connected", false},
-		{"/ide enable", "It applies to the next session", true},
+		{"/ide enable", "connecting to the IDE companion", true},
 		{"/ide status", "IDE: not connected", true},
 		{"/ide disable", "IDE mode disabled in " + path, false},
 		{"/ide frob", "Unknown sub-command /ide frob", false},

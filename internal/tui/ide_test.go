@@ -54,7 +54,7 @@ func TestIDEStatusFollowsConnection(t *testing.T) {
 
 	m, log := newTestModel(t)
 	a := withSession(t, m)
-	a.IDE = c
+	a.UseIDE(c)
 	if f := m.footer(); !strings.Contains(f, "IDE") || strings.Contains(f, "IDE disconnected") {
 		t.Errorf("connected: footer %q", f)
 	}

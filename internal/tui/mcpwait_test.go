@@ -1,13 +1,19 @@
 package tui
 
 import (
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"google.golang.org/genai"
 
+	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/command"
 	"github.com/castor-dev/castor/mcp"
+	"github.com/castor-dev/castor/model/fake"
 )
 
 // waitingFor gives the test model a session whose MCP servers named
@@ -87,5 +93,61 @@ func TestPromptHeldForMCP(t *testing.T) {
 	}
 	if strings.Contains(ansi.Strip(m.View().Content), "Connecting to MCP") {
 		t.Error("the MCP status stayed in the live area")
+	}
+}
+
+// TestHeldPromptsJoined: the prompts held for the MCP servers go to the
+// model as one prompt once the servers are in, in the order typed and
+// separated by a blank line, as Gemini CLI's message queue sends them,
+// not one turn each.
+func TestHeldPromptsJoined(t *testing.T) {
+	m, _ := newTestModel(t)
+	waitingFor(t, m, "slow", "off")
+	answer := []*genai.GenerateContentResponse{{Candidates: []*genai.Candidate{{Content: genai.NewContentFromText("ok", genai.RoleModel), FinishReason: genai.FinishReasonStop}}}}
+	m.agent.Session = agent.New(agent.Config{ModelName: "gemini-2.5-pro", Model: fake.New([]fake.Entry{{Method: fake.MethodGenerateContentStream, Stream: answer}}, false)})
+	done := make(chan struct{})
+	m.send = func(msg tea.Msg) {
+		if _, ok := msg.(turnDoneMsg); ok {
+			close(done)
+		}
+	}
+	m.submit("first", false)
+	m.submit("  second\n", false)
+	m.submit("third", false)
+	m.Update(mcpReadyMsg{})
+	if !m.running || m.turnGen != 1 || len(m.queued) != 0 {
+		t.Errorf("after the servers: running %v, turns %d, still queued %q", m.running, m.turnGen, m.queued)
+	}
+	select {
+	case <-done:
+	case <-time.After(time.Minute): // a hang, not a timing assertion
+		t.Fatal("the turn did not end")
+	}
+	var sent []string
+	for _, c := range m.agent.Session.History() {
+		if c.Role == genai.RoleUser {
+			for _, p := range c.Parts {
+				sent = append(sent, p.Text)
+			}
+		}
+	}
+	if want := "first\n\nsecond\n\nthird"; !slices.Contains(sent, want) {
+		t.Errorf("the model was sent %q, want one prompt %q", sent, want)
+	}
+}
+
+func TestJoinQueued(t *testing.T) {
+	tests := []struct {
+		in   []string
+		want string
+	}{
+		{[]string{"one"}, "one"},
+		{[]string{"first", "  second\n", "third"}, "first\n\nsecond\n\nthird"},
+		{[]string{"a\nb", " ", "c"}, "a\nb\n\nc"},
+	}
+	for _, tt := range tests {
+		if got := joinQueued(tt.in); got != tt.want {
+			t.Errorf("joinQueued(%q) = %q, want %q", tt.in, got, tt.want)
+		}
 	}
 }

@@ -447,14 +447,28 @@ func (m *model) onReady(msg readyMsg) tea.Cmd {
 	return tea.Batch(tick, m.nextQueued())
 }
 
-// nextQueued starts the first prompt typed while the session was starting
-// or busy.
+// nextQueued sends the prompts typed while the session was starting,
+// waiting for its MCP servers or busy: all of them as one prompt, as
+// Gemini CLI's message queue does (joinQueued).
 func (m *model) nextQueued() tea.Cmd {
 	if !m.ready || m.mcpWaiting || m.running || m.compressing || m.dialog != nil || len(m.queued) == 0 {
 		return nil
 	}
-	p := m.queued[0]
-	m.queued = m.queued[1:]
+	if t := strings.TrimSpace(m.queued[0]); strings.HasPrefix(t, "/") || strings.HasPrefix(t, "!") {
+		// A command held from the start (-i "/cmd") runs alone.
+		p := m.queued[0]
+		m.queued = m.queued[1:]
+		return m.submit(p, true)
+	}
+	n := len(m.queued)
+	for i, q := range m.queued {
+		if t := strings.TrimSpace(q); strings.HasPrefix(t, "/") || strings.HasPrefix(t, "!") {
+			n = i
+			break
+		}
+	}
+	p := joinQueued(m.queued[:n])
+	m.queued = m.queued[n:]
 	return m.submit(p, true)
 }
 
@@ -1046,9 +1060,9 @@ func (m *model) footerRight(level int) []string {
 		}
 		right = append(right, fmt.Sprintf("MCP %d/%d", ok, len(st)))
 	}
-	if m.agent != nil && m.agent.IDE != nil {
+	if c := m.ideClient(); c != nil {
 		// The editor may have closed since the session started.
-		if m.agent.IDE.Status().State == ide.Connected {
+		if c.Status().State == ide.Connected {
 			right = append(right, "IDE")
 		} else {
 			right = append(right, "IDE disconnected")

@@ -124,6 +124,7 @@ func (m *model) assemble(send func(tea.Msg)) *setup.Agent {
 	o.Confirm = m.confirm
 	o.Elicit = m.elicit
 	o.Warn = func(s string) { send(noticeMsg{kind: noticeWarn, text: s}) }
+	o.Info = func(s string) { send(noticeMsg{kind: noticeInfo, text: s}) }
 	// The prompt is usable while MCP servers connect (mcpwait.go).
 	o.MCPInBackground = true
 	a, err := setup.New(m.ctx, o)
