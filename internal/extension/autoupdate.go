@@ -20,6 +20,7 @@ import (
 // information, as Gemini CLI does, not as warnings. CheckAll stops between
 // extensions when ctx ends; it is meant to run in the background.
 func CheckAll(ctx context.Context, exts []*config.Extension, wd string, info, warn func(string)) {
+	ctx = context.WithValue(ctx, unattendedKey{}, true)
 	var available []string
 	for _, e := range exts {
 		if ctx.Err() != nil {

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
 	"strings"
 
@@ -63,7 +62,7 @@ func shortCommit(c string) string {
 func headCommit(ctx context.Context, dir string) string {
 	c := exec.CommandContext(ctx, "git", "rev-parse", "HEAD")
 	c.Dir = dir
-	c.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
+	c.Env = gitEnv(ctx)
 	out, err := c.Output()
 	if err != nil {
 		return ""
@@ -81,7 +80,7 @@ func remoteCommit(ctx context.Context, source, ref string) (string, error) {
 	// The peeled pattern too: git lists an annotated tag's commit only
 	// when asked for it.
 	c := exec.CommandContext(ctx, "git", "ls-remote", "--", source, ref, ref+"^{}")
-	c.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
+	c.Env = gitEnv(ctx)
 	var stderr strings.Builder
 	c.Stderr = &stderr
 	out, err := c.Output()

@@ -62,7 +62,7 @@ func Fetch(ctx context.Context, meta *config.ExtensionInstall, link bool) (dir s
 		}
 		args = append(args, "--", source, tmp)
 		c := exec.CommandContext(ctx, "git", args...)
-		c.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
+		c.Env = gitEnv(ctx)
 		// Cancelling kills git, not its transport helper (git-remote-http,
 		// ssh), which holds the output pipe until the server answers: do
 		// not wait for it, or a stalled server holds up the exit.
