@@ -119,6 +119,11 @@ func (s *Session) Get(ctx context.Context) (*agent.Session, error) {
 		s.mu.Unlock()
 		return sess, nil
 	}
+	if s.closed {
+		// Shut down: a build now would only be closed as it ends.
+		s.mu.Unlock()
+		return nil, errSessionClosed
+	}
 	f := s.flight
 	if f == nil {
 		f = &flight{done: make(chan struct{})}
@@ -133,6 +138,10 @@ func (s *Session) Get(ctx context.Context) (*agent.Session, error) {
 		return nil, context.Cause(ctx)
 	}
 }
+
+// errSessionClosed is the error of a use of a session closed (Close) or
+// released while it was being built.
+var errSessionClosed = errors.New("the session was closed before it could be used")
 
 // run builds the session for flight f. A failed build is not kept: the
 // next use tries again.
@@ -157,7 +166,7 @@ func (s *Session) run(ctx context.Context, f *flight, history []*genai.Content, 
 		if closeSession != nil {
 			closeSession()
 		}
-		sess, err = nil, errors.New("the session was closed or released while it was being built")
+		sess, err = nil, errSessionClosed
 	}
 	f.sess, f.err = sess, err
 }

@@ -161,3 +161,20 @@ func TestSessionReleasedWhileBuilding(t *testing.T) {
 		t.Fatalf("the use after the release: %v", err)
 	}
 }
+
+// TestSessionGetAfterClose: a use that comes after Close (a request
+// racing the shutdown) fails at once; it does not build a session (start
+// MCP servers) only for the build to close it.
+func TestSessionGetAfterClose(t *testing.T) {
+	b := &builder{}
+	s := host.NewSession(b.build, "restarted", nil)
+	s.Close()
+	if sess, err := s.Get(t.Context()); err == nil || sess != nil {
+		t.Fatalf("Get after Close = %v, %v; want an error", sess, err)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.built != 0 {
+		t.Errorf("Get after Close built %d sessions", b.built)
+	}
+}
