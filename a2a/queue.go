@@ -31,6 +31,8 @@ type queued struct {
 	// dropped, err then saying why.
 	started chan struct{}
 	err     *Error
+	// unsaved: the message's new task is saved as its turn starts.
+	unsaved bool
 }
 
 // drop tells whoever waits for q that it will not run.
@@ -65,16 +67,33 @@ func (s *Server) startTurn(ctx context.Context, t *task, in turnInput, ext bool,
 	}
 	t.mu.Lock()
 	q.sub = nil
+	removed := false
+	var stopWait context.CancelFunc
 	if s.cfg.OnDisconnect == DisconnectCancel {
 		for i, o := range t.queue {
 			if o == q {
 				t.queue = append(t.queue[:i:i], t.queue[i+1:]...)
 				q.drop(errBusy("the client left while the turn waited to run"))
+				removed = true
+				if len(t.queue) == 0 {
+					// Nothing left to run: the runner gives its place
+					// in the queue of turns back now.
+					stopWait = t.stopWait
+				}
 				break
 			}
 		}
 	}
 	t.mu.Unlock()
+	if stopWait != nil {
+		stopWait()
+	}
+	if removed && in.isNew {
+		// The client never learned the new task's id (the first event
+		// comes as the turn starts), and it was not saved (enqueue):
+		// nothing is left of it.
+		s.host.Remove(t.id)
+	}
 	// The turn may have started meanwhile, with sub subscribed.
 	s.clientLeft(t, sub)
 	return errBusy("the client left while the turn waited to run")
@@ -115,8 +134,14 @@ func (s *Server) enqueue(t *task, in turnInput, ext bool, sub *subscriber) (*que
 	t.running = true
 	t.mu.Unlock()
 	// Saved at once, so that a new task is still found, and the message
-	// still in the history, when the process dies before its turn ends.
-	s.save(t)
+	// still in the history, when the process dies before its turn ends;
+	// but a new task whose client waits for its turn (a stream, a
+	// blocking send) is saved as the turn starts (drain): that client
+	// learns the task's id only then, and one that leaves first must not
+	// leave it in the store.
+	if q.unsaved = in.isNew && sub != nil; !q.unsaved {
+		s.save(t)
+	}
 	if start {
 		s.wg.Go(func() { s.drain(t, place) })
 	}
@@ -165,6 +190,9 @@ func (s *Server) drain(t *task, place *host.Place) {
 			t.subs[q.sub] = struct{}{}
 		}
 		t.mu.Unlock()
+		if q.unsaved {
+			s.save(t)
+		}
 		close(q.started)
 		if !t.runTurn(turn.Context(), q.in) {
 			return

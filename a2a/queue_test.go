@@ -263,3 +263,32 @@ func TestCancelWaitingTask(t *testing.T) {
 		t.Errorf("the cancelled task's message reached the model (%d calls)", n)
 	}
 }
+
+// TestNewTaskLeftWhileWaitingUnderCancel: under DisconnectCancel a stream
+// that creates a task and leaves while its message waits for a turn slot
+// leaves nothing behind: its client never learned the task's id, so a
+// task kept (in memory, in the store, holding its place in the queue of
+// turns until a slot freed) would be an orphan, one per such client.
+func TestNewTaskLeftWhileWaitingUnderCancel(t *testing.T) {
+	h := newHarness(t, withLimits(limitsWith(func(l *a2a.Limits) {
+		l.MaxConcurrentTurns = 1
+		l.KeepAlive = 10 * time.Millisecond // the server notices the client left at a write
+	})), func(c *a2a.Config) {
+		c.OnDisconnect = a2a.DisconnectCancel
+		c.Store = a2a.NewMemoryStore()
+	})
+	h.fake.Enqueue(fakegemini.Hang())
+	busy := dig(h.sendNow(userMessage("hang", geminiSettings(h.ws), "")), "result", "id").(string)
+	h.waitModelCalls(1)
+	s := h.open("message/stream", userMessage("waits", geminiSettings(h.ws), ""))
+	waitHealth(t, h, func(m map[string]any) bool { return m["queuedTurns"] == float64(1) })
+	s.resp.Body.Close()
+	waitHealth(t, h, func(m map[string]any) bool {
+		return m["streams"] == float64(0) && m["queuedTurns"] == float64(0) && m["liveTasks"] == float64(1)
+	})
+	ids, err := h.store.List(t.Context())
+	if err != nil || len(ids) != 1 || ids[0] != busy {
+		t.Errorf("stored tasks %q (%v), want only %s", ids, err, busy)
+	}
+	h.rpc("tasks/cancel", map[string]any{"id": busy})
+}

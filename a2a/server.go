@@ -334,6 +334,11 @@ func errBusy(what string) *Error {
 // save persists a task; failures are logged, since the task lives on in
 // memory.
 func (s *Server) save(t *task) {
+	// Saves of one task run one at a time, each snapshot taken as its
+	// save starts: a save slow to write must not land after a newer one
+	// (a message accepted for the queue while the turn saves progress).
+	t.saving.Lock()
+	defer t.saving.Unlock()
 	t.mu.Lock()
 	st := t.storedLocked()
 	t.mu.Unlock()

@@ -33,6 +33,9 @@ type task struct {
 	contextID string
 	// gate serialises turns; the queue (queue.go) orders them.
 	gate host.Gate
+	// saving orders the task's saves (Server.save): a snapshot reaches
+	// the store only after the snapshots taken before it.
+	saving sync.Mutex
 
 	mu        sync.Mutex
 	settings  AgentSettings

@@ -66,6 +66,11 @@ func PromptCommandNames(prompts []Prompt, taken func(name string) bool) []string
 				holder[names[j]] = j
 			}
 			n = renamed
+		} else if _, held := holder[n]; held {
+			// An earlier prompt was renamed to this name: this one is
+			// renamed in turn rather than hide it.
+			n = rename(i)
+			holder[n] = i
 		} else {
 			holder[n] = i
 		}

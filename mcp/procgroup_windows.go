@@ -20,6 +20,10 @@ import (
 type procGroup struct {
 	mu  sync.Mutex // kill and sweep may race: Close and the server's exit
 	job windows.Handle
+	// cmd is the server's process, which kill ends itself when there is
+	// no job: else Close would wait forever for a server that ignores
+	// its closed stdin.
+	cmd *exec.Cmd
 }
 
 // prepareGroup is a no-op: the job is made once the process exists.
@@ -30,7 +34,7 @@ func prepareGroup(*exec.Cmd) {}
 func joinGroup(cmd *exec.Cmd) *procGroup {
 	job, err := windows.CreateJobObject(nil, nil)
 	if err != nil {
-		return &procGroup{}
+		return &procGroup{cmd: cmd}
 	}
 	info := windows.JOBOBJECT_EXTENDED_LIMIT_INFORMATION{
 		BasicLimitInformation: windows.JOBOBJECT_BASIC_LIMIT_INFORMATION{LimitFlags: windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE},
@@ -46,9 +50,9 @@ func joinGroup(cmd *exec.Cmd) *procGroup {
 	}
 	if err != nil {
 		windows.CloseHandle(job)
-		return &procGroup{}
+		return &procGroup{cmd: cmd}
 	}
-	return &procGroup{job: job}
+	return &procGroup{job: job, cmd: cmd}
 }
 
 // terminate fails: there is no signal to ask a console program to stop.
@@ -60,6 +64,10 @@ func (g *procGroup) kill() {
 	defer g.mu.Unlock()
 	if g.job != 0 {
 		_ = windows.TerminateJobObject(g.job, 1)
+		return
+	}
+	if g.cmd != nil && g.cmd.Process != nil {
+		_ = g.cmd.Process.Kill()
 	}
 }
 

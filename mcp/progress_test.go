@@ -1,11 +1,13 @@
 package mcp
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/castor-dev/castor/tool"
 )
@@ -68,4 +70,21 @@ func TestProgressText(t *testing.T) {
 			t.Errorf("ProgressText(%v, %v, %q) = %q, want %q", tt.progress, tt.total, tt.message, got, tt.want)
 		}
 	}
+}
+
+// FuzzProgressText: whatever numbers and message a server reports, the
+// bar is drawn whole, never a panic (math.Inf, NaN, huge and negative
+// values included).
+func FuzzProgressText(f *testing.F) {
+	f.Add(0.5, 1.0, "half")
+	f.Add(-3.0, 0.0, "")
+	f.Add(1e300, -1e300, "x\ny")
+	f.Add(math.Inf(1), math.NaN(), " ")
+	f.Fuzz(func(t *testing.T, progress, total float64, message string) {
+		text := ProgressText(progress, total, message)
+		bar, _, _ := strings.Cut(text, " ")
+		if n := utf8.RuneCountInString(bar); n != progressBarWidth {
+			t.Fatalf("ProgressText(%v, %v) bar of %d cells: %q", progress, total, n, text)
+		}
+	})
 }

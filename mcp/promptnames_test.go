@@ -25,6 +25,9 @@ func TestPromptCommandNames(t *testing.T) {
 		{"three servers", []Prompt{p("a", "x"), p("b", "x"), p("c", "x")}, nil, []string{"a.x", "b.x", "c.x"}},
 		{"prefixed name taken: numbered", []Prompt{p("a", "x"), p("b", "x")}, builtins, []string{"a.x", "b.x1"}},
 		{"same server twice", []Prompt{p("a", "x"), p("a", "x")}, nil, []string{"a.x1", "a.x"}},
+		// A prompt named like an earlier prompt's new name does not take
+		// it over: two commands of one name would hide one prompt.
+		{"named like a renaming", []Prompt{p("a", "x"), p("b", "x"), p("c", "a.x")}, nil, []string{"a.x", "b.x", "c.a.x"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -46,6 +46,10 @@ type flight struct {
 	done chan struct{}
 	sess *agent.Session
 	err  error
+	// released is set when the item gave the session up (Release) while
+	// the build ran: what it builds is closed, not kept, since the item
+	// (evicted, say) may never release it again.
+	released bool
 }
 
 // BuildFunc builds an item's engine session, seeded with history; it
@@ -115,6 +119,11 @@ func (s *Session) Get(ctx context.Context) (*agent.Session, error) {
 		s.mu.Unlock()
 		return sess, nil
 	}
+	if s.closed {
+		// Shut down: a build now would only be closed as it ends.
+		s.mu.Unlock()
+		return nil, errSessionClosed
+	}
 	f := s.flight
 	if f == nil {
 		f = &flight{done: make(chan struct{})}
@@ -130,6 +139,10 @@ func (s *Session) Get(ctx context.Context) (*agent.Session, error) {
 	}
 }
 
+// errSessionClosed is the error of a use of a session closed (Close) or
+// released while it was being built.
+var errSessionClosed = errors.New("the session was closed before it could be used")
+
 // run builds the session for flight f. A failed build is not kept: the
 // next use tries again.
 func (s *Session) run(ctx context.Context, f *flight, history []*genai.Content, paused []agent.PendingCall) {
@@ -142,17 +155,18 @@ func (s *Session) run(ctx context.Context, f *flight, history []*genai.Content, 
 	}
 	s.mu.Lock()
 	s.flight = nil
-	closed := s.closed
+	closed := s.closed || f.released
 	if err == nil && !closed {
 		s.sess, s.close = sess, closeSession
 	}
 	s.mu.Unlock()
 	if err == nil && closed {
-		// Shut down while building: nothing will release it otherwise.
+		// Shut down or released while building: nothing will close it
+		// otherwise.
 		if closeSession != nil {
 			closeSession()
 		}
-		sess, err = nil, errors.New("the session was closed while it was being built")
+		sess, err = nil, errSessionClosed
 	}
 	f.sess, f.err = sess, err
 }
@@ -172,12 +186,15 @@ func (s *Session) buildSafely(ctx context.Context, history []*genai.Content) (se
 // returns the function that closes it, which the caller runs outside its
 // own locks (closing may wait for MCP servers to stop). The item decides,
 // under its lock, that nothing uses the session; the next Get rebuilds
-// it.
+// it. A build under way then closes what it builds.
 func (s *Session) Release() (closeSession func()) {
 	s.mu.Lock()
 	c := s.close
 	held := s.sess != nil
 	s.sess, s.close = nil, nil
+	if s.flight != nil {
+		s.flight.released = true
+	}
 	s.mu.Unlock()
 	return func() {
 		if held && c != nil {

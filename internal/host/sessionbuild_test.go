@@ -121,3 +121,60 @@ func waitFor(t *testing.T, ok func() bool) {
 		}
 	}
 }
+
+// TestSessionReleasedWhileBuilding: an item released (evicted) while a
+// build another use started still runs does not keep what the build makes:
+// the evicted item would hold it, its MCP servers running, with nothing
+// left to close it. The build closes it, and the next use builds anew.
+func TestSessionReleasedWhileBuilding(t *testing.T) {
+	b := &builder{}
+	release := make(chan struct{})
+	started := make(chan struct{}, 1)
+	s := host.NewSession(func(ctx context.Context, h []*genai.Content) (*agent.Session, func() error, error) {
+		started <- struct{}{}
+		<-release
+		return b.build(ctx, h)
+	}, "restarted", nil)
+	metadata, leave := context.WithCancel(t.Context())
+	got := make(chan error, 1)
+	go func() { _, err := s.Get(metadata); got <- err }()
+	<-started
+	leave()
+	<-got
+	s.Release()()
+	close(release)
+	waitFor(t, func() bool {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		return b.built == 1 && (b.closed == 1 || s.Current() != nil)
+	})
+	b.mu.Lock()
+	closed := b.closed
+	b.mu.Unlock()
+	if s.Current() != nil || closed != 1 {
+		t.Fatalf("after a release during the build: live session %v, %d closed; want none live, 1 closed", s.Current() != nil, closed)
+	}
+	// The next use builds again.
+	go func() { <-started }()
+	sess, err := s.Get(t.Context())
+	if err != nil || sess == nil {
+		t.Fatalf("the use after the release: %v", err)
+	}
+}
+
+// TestSessionGetAfterClose: a use that comes after Close (a request
+// racing the shutdown) fails at once; it does not build a session (start
+// MCP servers) only for the build to close it.
+func TestSessionGetAfterClose(t *testing.T) {
+	b := &builder{}
+	s := host.NewSession(b.build, "restarted", nil)
+	s.Close()
+	if sess, err := s.Get(t.Context()); err == nil || sess != nil {
+		t.Fatalf("Get after Close = %v, %v; want an error", sess, err)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.built != 0 {
+		t.Errorf("Get after Close built %d sessions", b.built)
+	}
+}

@@ -1,0 +1,28 @@
+//go:build windows
+
+package mcp
+
+import (
+	"os/exec"
+	"testing"
+	"time"
+)
+
+// TestKillWithoutJob: a server that could not be put in a job object is
+// still killed, so that Close, which waits for its exit, does not wait
+// forever for a server that ignores its closed stdin.
+func TestKillWithoutJob(t *testing.T) {
+	cmd := exec.Command("powershell", "-NoProfile", "-Command", "Start-Sleep -Seconds 600")
+	if err := cmd.Start(); err != nil {
+		t.Skipf("no powershell to start: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	(&procGroup{cmd: cmd}).kill()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatal("kill without a job left the server running")
+	}
+}
