@@ -303,3 +303,25 @@ func TestStatusRecorderBareResponse(t *testing.T) {
 		t.Errorf("describe = %q, %d", got, code)
 	}
 }
+
+// TestIsAuthError: a 401 is found in what the server answered, never in
+// the digits of a port or an address.
+func TestIsAuthError(t *testing.T) {
+	for _, tt := range []struct {
+		msg  string
+		want bool
+	}{
+		{`sending "initialize": Unauthorized`, true},
+		{"unexpected status code 401", true},
+		{"HTTP 401: missing token", true},
+		{"401", true},
+		{`Post "http://127.0.0.1:40111/mcp": dial tcp 127.0.0.1:40111: connect: connection refused`, false},
+		{`Post "https://127.0.0.1:54013/mcp": http: server gave HTTP response to HTTPS client`, false},
+		{"dial tcp 10.0.401.7:80: no route to host", false},
+		{"dial tcp 127.0.0.1:4010: connection refused", false},
+	} {
+		if got := isAuthError(errors.New(tt.msg)); got != tt.want {
+			t.Errorf("isAuthError(%q) = %v, want %v", tt.msg, got, tt.want)
+		}
+	}
+}
