@@ -14,6 +14,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/castor-dev/castor/internal/nettest"
 )
 
 // TestFailureReports checks that each kind of broken server is reported
@@ -25,7 +27,7 @@ func TestFailureReports(t *testing.T) {
 	if err := os.WriteFile(notExec, []byte("#!/bin/sh\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	refused := "http://" + refusedAddr(t) + "/mcp"
+	refused := "http://" + nettest.RefusedAddr(t) + "/mcp"
 	unauthorized := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, "Unauthorized", http.StatusUnauthorized)
 	}))

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/castor-dev/castor/internal/fakegemini"
+	"github.com/castor-dev/castor/internal/nettest"
 )
 
 // TestMCPFailuresExplained runs the binary with MCP servers that cannot
@@ -17,7 +18,7 @@ import (
 // "calling "initialize": client is closing: EOF", with its stderr only
 // under --debug).
 func TestMCPFailuresExplained(t *testing.T) {
-	refused := "http://" + refusedAddr(t) + "/mcp"
+	refused := "http://" + nettest.RefusedAddr(t) + "/mcp"
 
 	e := newEnv(t, fakegemini.Text("fine"))
 	crash := `echo "starting weather server" >&2; echo "Error: WEATHER_API_KEY is not set" >&2; exit 2`

@@ -1,6 +1,6 @@
 //go:build unix
 
-package mcp
+package nettest
 
 import (
 	"fmt"
@@ -8,11 +8,11 @@ import (
 	"testing"
 )
 
-// refusedAddr returns a loopback address that refuses connections: a
+// RefusedAddr returns a loopback address that refuses connections: a
 // port bound and never listened on, held until the test ends, so that
 // no other server (tests run in parallel) can take it meanwhile, as one
 // did when the port was only picked and freed.
-func refusedAddr(t testing.TB) string {
+func RefusedAddr(t testing.TB) string {
 	t.Helper()
 	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
 	if err != nil {

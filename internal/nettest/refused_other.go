@@ -1,15 +1,15 @@
 //go:build !unix
 
-package mcp
+package nettest
 
 import (
 	"net"
 	"testing"
 )
 
-// refusedAddr returns a loopback address nothing listens on: a port
+// RefusedAddr returns a loopback address nothing listens on: a port
 // picked and freed (another server may take it meanwhile).
-func refusedAddr(t testing.TB) string {
+func RefusedAddr(t testing.TB) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

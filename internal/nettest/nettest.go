@@ -1,0 +1,2 @@
+// Package nettest gives tests network addresses with a known behaviour.
+package nettest
