@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/castor-dev/castor/internal/fsutil"
 )
@@ -32,8 +34,20 @@ func SetDotEnvValue(path, key, value string) error {
 	if len(data) == 0 {
 		lines = nil
 	}
-	replaced := false
-	var out []string
+	out, at := withoutKey(lines, key)
+	if at < 0 {
+		out = append(out, line)
+	} else {
+		out = slices.Insert(out, at, line)
+	}
+	return fsutil.WriteFileAtomic(path, []byte(strings.Join(out, "\n")+"\n"), 0o600)
+}
+
+// withoutKey returns lines without the definitions of key (a quoted
+// value spanning lines goes whole, as ParseDotEnv reads it), and where in
+// the result the first one stood (-1: there was none).
+func withoutKey(lines []string, key string) (out []string, at int) {
+	at = -1
 	for i := 0; i < len(lines); i++ {
 		l := lines[i]
 		if m := dotenvDefines.FindStringSubmatch(l); m != nil && m[1] == key {
@@ -42,18 +56,14 @@ func SetDotEnvValue(path, key, value string) error {
 			if q := openQuote(rest); q != 0 && !strings.ContainsRune(rest[1:], rune(q)) {
 				i = quotedEnd(lines, i)
 			}
-			if !replaced {
-				out = append(out, line)
-				replaced = true
+			if at < 0 {
+				at = len(out)
 			}
 			continue
 		}
 		out = append(out, l)
 	}
-	if !replaced {
-		out = append(out, line)
-	}
-	return fsutil.WriteFileAtomic(path, []byte(strings.Join(out, "\n")+"\n"), 0o600)
+	return out, at
 }
 
 var (
@@ -93,7 +103,9 @@ func dotenvAssignment(key, value string) (string, error) {
 	switch {
 	case value == "":
 		return key + "=", nil
-	case dotenvBare.MatchString(value):
+	case dotenvBare.MatchString(value) && !strings.ContainsFunc(value, unicode.IsSpace):
+		// ParseDotEnv trims every Unicode space around a bare value (\v,
+		// a no-break space), more than \s: such a value is quoted.
 		return key + "=" + value, nil
 	case strings.ContainsAny(value, "\r"):
 		return "", errors.New("a value cannot hold a carriage return")

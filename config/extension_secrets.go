@@ -156,21 +156,8 @@ func RemoveDotEnvValue(path, key string) (bool, error) {
 		return false, err
 	}
 	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
-	var out []string
-	removed := false
-	for i := 0; i < len(lines); i++ {
-		l := lines[i]
-		if m := dotenvDefines.FindStringSubmatch(l); m != nil && m[1] == key {
-			rest := strings.TrimLeft(l[len(m[0]):], " \t")
-			if q := openQuote(rest); q != 0 && !strings.ContainsRune(rest[1:], rune(q)) {
-				i = quotedEnd(lines, i)
-			}
-			removed = true
-			continue
-		}
-		out = append(out, l)
-	}
-	if !removed {
+	out, at := withoutKey(lines, key)
+	if at < 0 {
 		return false, nil
 	}
 	content := strings.Join(out, "\n")
