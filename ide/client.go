@@ -30,6 +30,10 @@ const ProtocolVersion = "2025-11-25"
 // IDE_REQUEST_TIMEOUT_MS).
 const requestTimeout = 10 * time.Minute
 
+// closeDiffTimeout bounds the closing of open diffs when the client
+// closes.
+const closeDiffTimeout = 5 * time.Second
+
 // connectTimeout bounds the MCP handshake with a companion on this machine.
 const connectTimeout = 10 * time.Second
 
@@ -547,7 +551,11 @@ func (c *Client) DiffingEnabled() bool {
 	return c.conn != nil && c.conn.status.Diffing
 }
 
-// Close ends the session and stops reconnecting.
+// Close ends the session and stops reconnecting. A diff still open in the
+// IDE is closed first, as Gemini CLI does when IDE mode is disabled, so
+// that the editor does not keep showing a change nobody will answer
+// there; whoever waits on it is told the IDE went away (Confirm's
+// terminal still answers the edit).
 func (c *Client) Close() error {
 	c.mu.Lock()
 	if c.closed {
@@ -557,9 +565,22 @@ func (c *Client) Close() error {
 	c.closed = true
 	close(c.done)
 	cn := c.conn
+	open := make([]string, 0, len(c.diffs))
+	for p := range c.diffs {
+		open = append(open, p)
+	}
 	c.mu.Unlock()
 	if cn == nil {
 		return nil
+	}
+	for _, p := range open {
+		// Bounded: a companion that stopped answering must not hold up
+		// /ide disable or the end of the session.
+		ctx, cancel := context.WithTimeout(context.Background(), closeDiffTimeout)
+		if _, _, err := c.closeDiff(ctx, p); err != nil {
+			c.opts.logf("ide: closing the diff of %s: %v", p, err)
+		}
+		cancel()
 	}
 	err := cn.session.Close()
 	cn.tr.base.CloseIdleConnections()

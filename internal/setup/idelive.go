@@ -185,7 +185,8 @@ func (a *Agent) ConnectIDE(ctx context.Context) (*ide.Client, error) {
 
 // DisconnectIDE ends the session's IDE connection, as Gemini CLI's /ide
 // disable does: edits are confirmed in the face again and prompts carry
-// no IDE context. A diff open in the IDE is left to the face to answer.
+// no IDE context. A diff open in the IDE is closed there, as Gemini CLI
+// closes it, and the face still answers the edit.
 func (a *Agent) DisconnectIDE() error {
 	if a.ide == nil {
 		return nil
