@@ -50,7 +50,8 @@ func errEnded(id string, st TaskState) *Error {
 // startTurn accepts a message for t (enqueue) and, when sub is set, waits
 // as long as ctx lasts for its turn to start, sub subscribed to it. A
 // client that leaves meanwhile leaves its message queued, unless
-// Config.OnDisconnect cancels turns nobody watches.
+// Config.OnDisconnect cancels turns nobody watches; a message so dropped
+// never ran and does not count toward Limits.MaxTurnsPerTask.
 func (s *Server) startTurn(ctx context.Context, t *task, in turnInput, ext bool, sub *subscriber) *Error {
 	q, e := s.enqueue(t, in, ext, sub)
 	if e != nil && in.isNew {
@@ -75,6 +76,9 @@ func (s *Server) startTurn(ctx context.Context, t *task, in turnInput, ext bool,
 				t.queue = append(t.queue[:i:i], t.queue[i+1:]...)
 				q.drop(errBusy("the client left while the turn waited to run"))
 				removed = true
+				// It never ran: it does not count toward
+				// Limits.MaxTurnsPerTask.
+				t.turns--
 				if len(t.queue) == 0 {
 					// Nothing left to run: the runner gives its place
 					// in the queue of turns back now.

@@ -292,3 +292,28 @@ func TestNewTaskLeftWhileWaitingUnderCancel(t *testing.T) {
 	}
 	h.rpc("tasks/cancel", map[string]any{"id": busy})
 }
+
+// TestLeftQueuedMessageGivesTurnBack: under DisconnectCancel a queued
+// message dropped because its client left never ran, so it does not count
+// toward Limits.MaxTurnsPerTask; the task takes another message in its
+// place.
+func TestLeftQueuedMessageGivesTurnBack(t *testing.T) {
+	h := newHarness(t, withLimits(limitsWith(func(l *a2a.Limits) {
+		l.MaxTurnsPerTask = 2
+		l.KeepAlive = 10 * time.Millisecond // the server notices the client left at a write
+	})), func(c *a2a.Config) { c.OnDisconnect = a2a.DisconnectCancel })
+	h.fake.Enqueue(fakegemini.Hang())
+	id := dig(h.sendNow(userMessage("hang", geminiSettings(h.ws), "")), "result", "id").(string)
+	h.waitModelCalls(1)
+	s := h.open("message/stream", userMessage("waits", nil, id))
+	s.resp.Body.Close()
+	waitHealth(t, h, func(m map[string]any) bool { return m["streams"] == float64(0) })
+	if res := h.sendNow(userMessage("in its place", nil, id)); res["error"] != nil {
+		t.Errorf("a message after the dropped one → %v", res)
+	}
+	// The limit still holds for messages that were accepted.
+	if res := h.sendNow(userMessage("one too many", nil, id)); !strings.Contains(toJSON(res), "reached its limit of 2 messages") {
+		t.Errorf("a third accepted message → %v", res)
+	}
+	h.rpc("tasks/cancel", map[string]any{"id": id})
+}
