@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/tool"
@@ -50,8 +51,15 @@ func TestCloseClosesOpenDiff(t *testing.T) {
 		t.Fatalf("decided without the terminal: %+v, %v", r.d, r.err)
 	default:
 	}
-	answer <- tool.Decision{Outcome: tool.ProceedOnce}
-	r := recv(t, done, "the terminal's decision")
+	var r result
+	select {
+	case answer <- tool.Decision{Outcome: tool.ProceedOnce}:
+		r = recv(t, done, "the terminal's decision")
+	case r = <-done:
+		t.Fatalf("decided without the terminal: %+v, %v", r.d, r.err)
+	case <-time.After(guard): // a hang, not a timing assertion
+		t.Fatal("the terminal was never asked")
+	}
 	if r.err != nil || r.d.Outcome != tool.ProceedOnce || r.d.NewContent != nil {
 		t.Fatalf("decision = %+v, %v", r.d, r.err)
 	}
