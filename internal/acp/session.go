@@ -35,6 +35,13 @@ type session struct {
 	done   chan struct{} // closed when the running prompt returns
 	turns  sync.WaitGroup
 	closed bool
+
+	// cmdMu orders the command announcements (commands.go): each reads
+	// the registry and sends under it, so the last one sent is the
+	// newest set; sent is that set, following whether changes are sent.
+	cmdMu     sync.Mutex
+	sent      []sdk.AvailableCommand
+	following bool
 }
 
 // open assembles a session in cwd with the client's MCP servers; resume
@@ -173,12 +180,6 @@ func (ss *session) send(ctx context.Context, u sdk.SessionUpdate) {
 	if err := ss.conn.SessionUpdate(ctx, sdk.SessionNotification{SessionId: sdk.SessionId(ss.id), Update: u}); err != nil && ctx.Err() == nil && !ss.srv.outFailed.Load() {
 		ss.srv.warn(fmt.Sprintf("session/update: %v", err))
 	}
-}
-
-// announceCommands sends the session's slash commands.
-func (ss *session) announceCommands(ctx context.Context) {
-	cmds := availableCommands(ss.a.Commands)
-	ss.send(ctx, sdk.SessionUpdate{AvailableCommandsUpdate: &sdk.SessionAvailableCommandsUpdate{AvailableCommands: cmds}})
 }
 
 func availableCommands(reg *command.Registry) []sdk.AvailableCommand {

@@ -1,6 +1,7 @@
 package setup
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/castor-dev/castor/command"
@@ -42,6 +43,16 @@ type mcpCommands struct {
 	m    *mcp.Manager
 	x    *expander
 	cmds []*command.Command // what the last refresh registered
+	// listeners hear of a refresh that changed the commands
+	// (Agent.OnCommandsChanged); they run after mu is released.
+	listeners []func()
+}
+
+// listen adds f to what a changing refresh calls.
+func (c *mcpCommands) listen(f func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.listeners = append(c.listeners, f)
 }
 
 // start registers the prompts of m as commands in reg (and as MCP
@@ -61,10 +72,19 @@ func (c *mcpCommands) start(reg *command.Registry, m *mcp.Manager, x *expander) 
 // refresh makes the prompt commands again from the servers' current
 // prompts; before start it does nothing (mcp.Options.OnPromptsChanged).
 func (c *mcpCommands) refresh() {
+	for _, f := range c.update() {
+		f()
+	}
+}
+
+// update is refresh under mu: it returns the listeners to call, none
+// when the commands came out as they were (a reconnect, a
+// list_changed that changed nothing a client shows).
+func (c *mcpCommands) update() []func() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.reg == nil || c.m == nil {
-		return
+		return nil
 	}
 	mine := make(map[*command.Command]bool, len(c.cmds))
 	for _, k := range c.cmds {
@@ -85,8 +105,22 @@ func (c *mcpCommands) refresh() {
 		c.reg.Register(k)
 		names[k.Name] = true
 	}
+	same := sameCommands(c.cmds, next)
 	c.cmds = next
 	if c.x != nil {
 		c.x.setMCPPrompts(names)
 	}
+	if same {
+		return nil
+	}
+	return slices.Clone(c.listeners)
+}
+
+// sameCommands reports whether a and b show alike in a command list:
+// names, descriptions and arguments, in order.
+func sameCommands(a, b []*command.Command) bool {
+	return slices.EqualFunc(a, b, func(x, y *command.Command) bool {
+		return x.Name == y.Name && x.Description == y.Description &&
+			slices.EqualFunc(x.Arguments, y.Arguments, func(p, q command.Argument) bool { return p.Name == q.Name })
+	})
 }
