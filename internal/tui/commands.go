@@ -544,10 +544,15 @@ func (m *model) cmdIDE(args []string) tea.Cmd {
 			m.printNotice(noticeInfo, "IDE mode enabled in "+shown+"; connecting to the IDE companion…")
 			return m.connectIDE()
 		case c != nil:
-			if err := m.agent.DisconnectIDE(); err != nil {
-				m.printNotice(noticeWarn, "Disconnecting from the IDE: "+err.Error())
+			// Off the event loop: closing the diffs still open in the
+			// editor waits for its answers (up to a few seconds each).
+			a := m.agent
+			return func() tea.Msg {
+				if err := a.DisconnectIDE(); err != nil {
+					return noticeMsg{kind: noticeWarn, text: "IDE mode disabled in " + shown + "; disconnecting from the IDE: " + err.Error()}
+				}
+				return noticeMsg{kind: noticeInfo, text: "IDE mode disabled in " + shown + "; disconnected from the IDE. To enable it again, run /ide enable."}
 			}
-			m.printNotice(noticeInfo, "IDE mode disabled in "+shown+"; disconnected from the IDE. To enable it again, run /ide enable.")
 		default:
 			m.printNotice(noticeInfo, "IDE mode disabled in "+shown+".")
 		}
