@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/castor-dev/castor/agent"
-	"github.com/castor-dev/castor/ide"
 	"github.com/castor-dev/castor/ide/companion"
 	"github.com/castor-dev/castor/tool"
 )
@@ -16,15 +15,7 @@ import (
 // edit waits as a diff in the IDE closes that diff in the editor, as
 // Gemini CLI's disconnect does; the face still answers the edit.
 func TestDisconnectIDEClosesOpenDiff(t *testing.T) {
-	tmp := t.TempDir()
-	t.Setenv("TMPDIR", tmp) // where discovery files live
-	ws, _ := filepath.EvalSymlinks(t.TempDir())
-	env := NewEnv(func(k string) (string, bool) {
-		if k == ide.EnvIDEPID {
-			return "4647", true
-		}
-		return "", false
-	})
+	tmp, ws, env := ideTestEnv(t, 4647)
 	answer := make(chan tool.Decision)
 	face := func(ctx context.Context, _ *agent.ToolCall) (tool.Decision, error) {
 		select {

@@ -3,6 +3,7 @@ package setup
 import (
 	"context"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -18,15 +19,7 @@ import (
 // context follow ConnectIDE and DisconnectIDE, so that /ide enable and
 // /ide disable change a running session as in Gemini CLI.
 func TestIDEConnectsMidSession(t *testing.T) {
-	tmp := t.TempDir()
-	t.Setenv("TMPDIR", tmp) // where discovery files live
-	ws, _ := filepath.EvalSymlinks(t.TempDir())
-	env := NewEnv(func(k string) (string, bool) {
-		if k == ide.EnvIDEPID {
-			return "4646", true
-		}
-		return "", false
-	})
+	tmp, ws, env := ideTestEnv(t, 4646)
 	// The face: it approves at once, unless it is told to wait, as a
 	// user who answers in the IDE leaves the terminal's dialog open.
 	var asked atomic.Int32
@@ -129,4 +122,22 @@ func TestIDEDisconnectDuringDial(t *testing.T) {
 			t.Errorf("closing %v: a dial begun after it: kept %v", closing, got != nil)
 		}
 	}
+}
+
+// ideTestEnv is what an IDE test's session needs: the temporary folder
+// where discovery files live (TMPDIR), a workspace, and an environment
+// naming pid as the IDE's process (the companion started with that PID
+// is the one found).
+func ideTestEnv(t *testing.T, pid int) (tmp, ws string, env *Env) {
+	t.Helper()
+	tmp = t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	ws, _ = filepath.EvalSymlinks(t.TempDir())
+	env = NewEnv(func(k string) (string, bool) {
+		if k == ide.EnvIDEPID {
+			return strconv.Itoa(pid), true
+		}
+		return "", false
+	})
+	return tmp, ws, env
 }
