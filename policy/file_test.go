@@ -78,6 +78,11 @@ denyMessage = "No deleting."
 		{"subshell denied", denyRm, "", "", Options{Mode: ModeYolo}, shellCall("(cd x; rm y)"), Deny, "Tool execution denied by policy. No deleting."},
 		{"assignment and path denied", denyRm, "", "", Options{Mode: ModeYolo}, shellCall("LANG=C /usr/bin/rm -rf build"), Deny, "Tool execution denied by policy. No deleting."},
 		{"bash -c wrapper denied", denyRm, "", "", Options{Mode: ModeYolo}, shellCall("bash -c 'rm -rf /'"), Deny, "Tool execution denied by policy. No deleting."},
+		{"leading space denied", denyRm, "", "", Options{Mode: ModeYolo}, shellCall(" rm victim"), Deny, "Tool execution denied by policy. No deleting."},
+		{"leading tab denied", denyRm, "", "", Options{Mode: ModeYolo}, shellCall("\trm victim"), Deny, "Tool execution denied by policy. No deleting."},
+		{"leading newline denied", denyRm, "", "", Options{Mode: ModeYolo}, shellCall("\n\nrm victim"), Deny, "Tool execution denied by policy. No deleting."},
+		{"trailing newline denied", denyRm, "", "", Options{Mode: ModeYolo}, shellCall("rm victim\n"), Deny, "Tool execution denied by policy. No deleting."},
+		{"leading space excluded", "", "", "", Options{Mode: ModeYolo, Excluded: []string{"run_shell_command(rm)"}}, shellCall(" rm victim"), Deny, "Tool execution denied by policy."},
 		{"deny beats tools.allowed when higher", `
 [[rule]]
 toolName = "write_file"
@@ -542,4 +547,64 @@ func FuzzParseRules(f *testing.F) {
 			e.Decide(Call{Name: "write_file", Kind: tool.KindEdit, Args: map[string]any{"file_path": "x"}})
 		}
 	})
+}
+
+// TestShellWhitespaceDecidesAsTrimmed checks that white space around a
+// shell command, which the shell ignores, changes no rule's decision: a
+// leading space once slipped past every deny and ask rule.
+func TestShellWhitespaceDecidesAsTrimmed(t *testing.T) {
+	files := map[string]string{
+		"deny prefix": `
+[[rule]]
+toolName = "run_shell_command"
+commandPrefix = "rm"
+decision = "deny"
+priority = 100
+`,
+		"ask prefix": `
+[[rule]]
+toolName = "run_shell_command"
+commandPrefix = "rm"
+decision = "ask_user"
+priority = 999
+`,
+		"deny regex": `
+[[rule]]
+toolName = "run_shell_command"
+commandRegex = "rm .*victim"
+decision = "deny"
+priority = 100
+`,
+		"allow prefix": `
+[[rule]]
+toolName = "run_shell_command"
+commandPrefix = "git status"
+decision = "allow"
+priority = 100
+`,
+	}
+	modes := []Options{{Mode: ModeYolo}, {Mode: ModeDefault, Interactive: true}, {Mode: ModeDefault}, {Mode: ModeYolo, Excluded: []string{"run_shell_command(rm)"}}}
+	commands := []string{"rm victim", "git status"}
+	pads := []string{" %s", "\t%s", "\n%s", "%s\n", " \t\n%s \n", "\r\n%s"}
+	for name, src := range files {
+		for _, o := range modes {
+			o.Rules = rules(t, TierUser, src)
+			e := New(o)
+			for _, cmd := range commands {
+				want, wantMsg := e.Decide(shellCall(cmd))
+				for _, pad := range pads {
+					padded := strings.Replace(pad, "%s", cmd, 1)
+					got, msg := e.Decide(shellCall(padded))
+					if got != want || msg != wantMsg {
+						t.Errorf("%s, %+v: Decide(%q) = %s %q; Decide(%q) = %s %q", name, o.Mode, padded, got, msg, cmd, want, wantMsg)
+					}
+				}
+			}
+			if name == "deny prefix" || name == "deny regex" || o.Excluded != nil {
+				if d, _ := e.Decide(shellCall(" rm victim")); d != Deny {
+					t.Errorf("%s, %+v: Decide(\" rm victim\") = %s, want deny", name, o.Mode, d)
+				}
+			}
+		}
+	}
 }

@@ -229,6 +229,7 @@ func (e *Engine) Decide(c Call) (Decision, string) {
 			c = withTool(c, t)
 		}
 	}
+	c = trimmedShell(c)
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	if _, shell := isShell(c); len(e.rules) > 0 || shell {
@@ -247,6 +248,24 @@ func (e *Engine) Decide(c Call) (Decision, string) {
 		return Deny, "Tool execution denied by policy."
 	}
 	return d, ""
+}
+
+// trimmedShell returns c with a shell call's command stripped of the
+// white space around it. The shell ignores it, so a rule must too: " rm x"
+// or "\nrm x" runs rm, and every prefix, regex and exclude rule reads the
+// command as the shell will run it. Other calls are returned as they are.
+func trimmedShell(c Call) Call {
+	cmd, ok := isShell(c)
+	if !ok || strings.TrimSpace(cmd) == cmd {
+		return c
+	}
+	args := make(map[string]any, len(c.Args))
+	for k, v := range c.Args {
+		args[k] = v
+	}
+	args["command"] = strings.TrimSpace(cmd)
+	c.Args = args
+	return c
 }
 
 // CanAsk reports whether a call that needs approval can be asked about
