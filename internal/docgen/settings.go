@@ -130,12 +130,15 @@ func cell(s string) string {
 	return strings.ReplaceAll(s, "|", `\|`)
 }
 
-// sentence capitalises a note and ends it with a full stop.
+// sentence capitalises a note and ends it with a full stop; a note that
+// starts with a command ("castor extensions update …") keeps its case.
 func sentence(s string) string {
 	if s == "" {
 		return ""
 	}
-	s = strings.ToUpper(s[:1]) + s[1:]
+	if !strings.HasPrefix(s, "castor ") {
+		s = strings.ToUpper(s[:1]) + s[1:]
+	}
 	if !strings.HasSuffix(s, ".") {
 		s += "."
 	}
