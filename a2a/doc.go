@@ -44,4 +44,36 @@
 // a2a/blobstore) and continue after a restart. The server enforces an
 // optional bearer token, body size, concurrency, per-task and wall-time
 // limits.
+//
+// # Durable tasks
+//
+// The server saves a task as a message is accepted (the message, the task
+// marked running), after each batch of tool calls (the conversation so
+// far) and as the turn ends. Messages to a task whose turn runs queue in
+// the task, in order (queue.go: one runner per busy task takes them one
+// turn at a time; tasks/cancel and shutdown drop them, leaving them in the
+// history). A turn paused for confirmations is saved with
+// agent.Session.PausedCalls as StoredTask.Pending, which a new process
+// hands to agent.Session.Continue; several answers in one client message
+// go through Session.AnswerAll, the face only parsing its wire format.
+//
+// The blob store saves a task it knows as one journal line holding what
+// changed (blobstore/journal.go: one append, no fsync, so kill -9 loses
+// nothing saved) and folds the journal into the files in the background,
+// fsyncing them, once the task settles; at shutdown the host saves its
+// items and Close folds, side by side (blobstore/durable.go). A file store
+// sweeps the temporary files a crash left when it opens (blobstore/sweep.go:
+// all of them when no other process has the directory open, which a shared
+// flock on the directory tells, else only hour-old ones). Listing tasks
+// asks a store that implements TaskSummarizer for summaries (the blob
+// store reads state.json and the journal after it, no index to go stale)
+// and loads only the page it shows.
+//
+// Admission, the live set, retention, a client leaving (Config.OnDisconnect)
+// and the order of a turn's end are internal/host's (hosting.go makes the
+// task a host.Item), so that this package keeps only what is A2A: states,
+// history, artifacts, rendering (task.go, render.go), push configs (the
+// deliveries are internal/webhook's), elicitation questions to extension
+// clients (elicit.go) and the 1.0 binding (v1.go implements
+// a2asrv.RequestHandler).
 package a2a

@@ -1,8 +1,3 @@
-// Package agent is Castor's engine: a Session holds the curated history of
-// one conversation and runs the turn loop (model call, tool scheduling,
-// confirmations, loop detection, compression), reporting everything it does
-// as a stream of Events that every face (CLI, A2A, IDE, ACP, SDK) renders in
-// its own protocol.
 package agent
 
 import (

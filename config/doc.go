@@ -15,4 +15,19 @@
 // entry point takes the environment and home directory as options, which is
 // what lets tests (and embedders running several sessions in one process)
 // stay isolated.
+//
+// # Where things are
+//
+// settingskeys.go is the one table of Gemini CLI's settings keys and what
+// Castor does with each (honoured, cosmetic, not applicable, not
+// supported), with a line describing each: Settings.IgnoredSettings and
+// IgnoredExtensionKeys list from it what a user set that Castor ignores,
+// and internal/docgen renders it as docs/configuration/settings.md.
+// validate.go checks value types per file; the loader turns a problem into
+// the file's FileError (exit 52). Settings.FileOf names the file whose
+// value of a key the merge kept, so that readers name it in warnings;
+// Settings.DotEnv is the .env load the advanced.* settings ask for;
+// security.go holds YoloDisabled and AlwaysAllowDisabled;
+// extension_secrets.go keeps extensions' sensitive settings in
+// ~/.gemini/castor_extension_secrets.json.
 package config

@@ -14,4 +14,12 @@
 // Connect discovers and connects; the Client's PromptContext and Confirm
 // plug into the agent (agent.Config.PromptContext and Confirm). Diagnose
 // explains, step by step, why a connection fails.
+//
+// A stale discovery file falls through to the workspace's other files. An
+// IDE that closes mid-diff with no one else to answer cancels the edit
+// with a tool.Decision.Reason, which the engine tells the model instead of
+// "User denied execution". Summary is the live state for /ide status;
+// Install is /ide install. A session's connection may change while it
+// runs: internal/setup/idelive.go routes the engine's Confirm and
+// PromptContext to whichever client is connected.
 package ide

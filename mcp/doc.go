@@ -18,4 +18,21 @@
 // one of its tools is called.
 //
 // The protocol itself is the official github.com/modelcontextprotocol/go-sdk.
+//
+// # Where things are
+//
+// stdio.go runs stdio servers (it skips stdout lines that are not
+// JSON-RPC, and records stderr and the exit); procgroup_*.go makes each
+// stdio server lead a process group (a job object on Windows) that
+// stopping it, or its exit, stops whole (SIGTERM, a grace period,
+// SIGKILL). failure.go turns a failure into a Failure (server, command or
+// URL, plain words, last stderr lines) that ServerStatus.Failure, Probe
+// and dead-server call results carry. progress.go gives every call a
+// progress token and turns notifications/progress into the call's live
+// output. elicit.go offers form and URL elicitation to every server and
+// hands each elicitation/create to Options.Elicit (ElicitRequest →
+// ElicitResult, content decoded and checked against the requested schema).
+// CommandsBeside names prompt commands as Gemini CLI's resolver does
+// (<server>.<name> beside a built-in or another server's prompt);
+// ResourceRef and ResourceParts read @server:uri prompt references.
 package mcp

@@ -4,6 +4,10 @@
 // Requests and responses use google.golang.org/genai types, so every
 // transport (Gemini API, Vertex, Code Assist, scripted fakes) speaks the same
 // message currency as the rest of Castor.
+//
+// Empty answers (no text, no function call) are asked for again by the
+// Retrier, up to MaxEmptyRetries times (empty.go), its held-back final
+// chunk keeping the retry invisible to the engine.
 package model
 
 import (

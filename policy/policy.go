@@ -1,8 +1,3 @@
-// Package policy decides whether a tool call may run, must be confirmed by
-// a user, or is refused: approval modes, allow and exclude rules from
-// settings and flags, the "always allow" answers given during a session,
-// and the rules of Gemini CLI's TOML policy files (LoadRules), which slot
-// in among the others by priority as in Gemini CLI.
 package policy
 
 import (

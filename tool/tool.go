@@ -1,9 +1,3 @@
-// Package tool defines what a tool is to the engine: its declaration, how a
-// call is validated, confirmed and executed, and how its result becomes the
-// functionResponse parts the model sees.
-//
-// Built-in tools live in tool/builtin; MCP and SDK-defined tools implement
-// the same interfaces.
 package tool
 
 import (

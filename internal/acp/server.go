@@ -1,11 +1,3 @@
-// Package acp is Castor's Agent Client Protocol face: it serves ACP v1
-// (newline-delimited JSON-RPC over any reader and writer, stdio for
-// `castor --acp`) with github.com/coder/acp-go-sdk, one assembled
-// session (internal/setup) per ACP session, mapping the engine's events
-// to session/update notifications and its confirmations to
-// session/request_permission. When the client offers them, file text and
-// shell commands of the built-in tools go through the client's editor
-// (fs/*) and terminals (terminal/*).
 package acp
 
 import (

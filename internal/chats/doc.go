@@ -35,4 +35,13 @@
 // costs that line only. Files written by older Gemini CLI versions hold one
 // JSON object (the whole conversation) and are read as well; resuming one
 // continues into a sibling ".jsonl" file, as Gemini CLI does.
+//
+// # Castor's differences
+//
+// The file is created by the session's first record, so a session that
+// never gets a prompt leaves none. A second session whose id shares its
+// first 8 characters with another's in the same minute is named after its
+// whole id. A session id is held by one process at a time, with a lock
+// under chats/.claims (claim.go), and retention.go is the start-up
+// clean-up of general.sessionRetention.
 package chats

@@ -1,5 +1,3 @@
-// Package cli is the castor command: flags, headless runs with Gemini CLI's
-// output formats and exit codes, and session management.
 package cli
 
 import (

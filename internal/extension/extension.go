@@ -1,8 +1,3 @@
-// Package extension installs and updates Gemini CLI extensions in
-// ~/.gemini/extensions: it fetches a source (a git URL, cloned, or a local
-// folder), copies it in through package swap so a crash never leaves a
-// half-copied or missing extension, and checks installed extensions for
-// newer versions (Check, AutoUpdate) the way Gemini CLI does at start-up.
 package extension
 
 import (

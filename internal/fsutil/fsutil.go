@@ -1,6 +1,11 @@
 // Package fsutil holds the file-system helpers that several Castor
 // packages need to agree on: replacing a file atomically, and resolving
 // symlinks in a path that may not exist yet.
+//
+// It also takes advisory file locks (Lock, LockShared, TryLock; lock*.go:
+// flock, LockFileEx, an O_EXCL fallback), which the policy saver,
+// extension swaps, extension secrets, MCP enablement, session claims and
+// the blob store's sweep share.
 package fsutil
 
 import (

@@ -6,6 +6,12 @@
 // own types (DecodeParams) and adds its own error codes beside the
 // standard ones here. Batches are not supported: a body that is not one
 // JSON object is an invalid request.
+//
+// Request ids are echoed byte for byte; WithParams answers a method with
+// its decoded params; Stream writes one response per SSE data: line, and
+// KeepAliveWhile keeps a request that waits for its turn alive before its
+// first event. The a2a package adds its own codes and methods (a2a.Error
+// is an alias of Error).
 package jsonrpc
 
 import (

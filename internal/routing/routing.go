@@ -8,6 +8,11 @@
 // The Router is a model.Model placed in front of the retrying transport, so
 // the engine keeps asking for "auto" (which is what faces report, as
 // Gemini CLI does) and never learns about routing.
+//
+// The classifier is asked once per prompt: its decision is kept by the
+// request's PromptID, so the calls of one prompt go to one model. Its own
+// call is reported as a model.NoticeUtility, which the engine counts under
+// the role utility_router.
 package routing
 
 import "unicode/utf16"

@@ -1,13 +1,3 @@
-// Package setup is Castor's assembly: it turns options, settings files and
-// the environment into a ready engine session (agent.Session) with its
-// model client, tools, policy, memory, MCP servers, IDE connection,
-// recording and checkpoints. Every face (the CLI, the A2A server, the SDK
-// facade, and the faces to come) asks this package for its sessions, so
-// each of them stays a thin mapping of the same engine.
-//
-// New runs small steps, each in its own file with its own tests; every
-// step that may wait (the IDE handshake, MCP servers, sign-in) takes the
-// caller's context, so start-up can be cancelled.
 package setup
 
 import (

@@ -4,6 +4,10 @@
 // "Available Sub-Agents" section of the system instruction, and the
 // invoke_agent tool, which runs a subagent's own turn loop on the engine
 // until it calls complete_task.
+//
+// A subagent's stats join the invoking session's call by call
+// (agent.Config.OnStats → Session.AddStats, role subagent), so /stats
+// shows a subagent that is still running.
 package subagents
 
 import (

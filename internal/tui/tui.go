@@ -1,21 +1,3 @@
-// Package tui is Castor's interactive terminal: the face people meet when
-// they run castor in a terminal. It asks internal/setup for a session,
-// maps the engine's events (agent.Event) to a Bubble Tea program, and runs
-// slash commands from the session's shared registry (package command).
-//
-// The program runs inline, not in the alternate screen: finished output
-// (the user's prompts, finished Markdown blocks, tool calls, command
-// results) is printed once above the live area and belongs to the
-// terminal's own scrollback from then on, so scrolling, selecting and
-// copying work as in any terminal and nothing is redrawn twice. The live
-// area holds only what still changes: the unfinished tail of the answer
-// being streamed, running tool calls, an approval dialog, the spinner, the
-// input and the footer.
-//
-// The first frame is drawn before the session is assembled: settings,
-// memory, MCP servers and the IDE connect in the background while the
-// user starts typing, and a prompt sent before the session is ready waits
-// for it.
 package tui
 
 import (
