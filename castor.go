@@ -41,6 +41,7 @@ import (
 
 	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/config"
+	"github.com/castor-dev/castor/internal/sdkopts"
 	"github.com/castor-dev/castor/internal/setup"
 	"github.com/castor-dev/castor/internal/textutil"
 	"github.com/castor-dev/castor/internal/version"
@@ -64,25 +65,47 @@ const DefaultModel = setup.DefaultModel
 // function, environment…) take the last one given. A nil Option is
 // skipped. Options that cannot go together (WithResume with WithSessionID
 // or WithHistory) make New fail with a *ConfigError.
-type Option func(*setup.Options)
+type Option func(*options)
+
+// options is what the options build: the assembly's options, kept out of
+// the API so that they can change without breaking a program.
+type options struct{ setup.Options }
+
+// resolve applies opts in order, skipping nil ones.
+func resolve(opts []Option) setup.Options {
+	var o options
+	for _, f := range opts {
+		if f != nil {
+			f(&o)
+		}
+	}
+	return o.Options
+}
+
+// The SDK's other public packages (acp) build agents from the same
+// options; they read them through sdkopts rather than the root package
+// exporting how an Option is made.
+func init() {
+	sdkopts.Resolve = func(v any) setup.Options { return resolve(v.([]Option)) }
+}
 
 // WithWorkDir sets the workspace root (default: the current directory).
-func WithWorkDir(dir string) Option { return func(o *setup.Options) { o.WorkDir = dir } }
+func WithWorkDir(dir string) Option { return func(o *options) { o.WorkDir = dir } }
 
 // WithIncludeDirectories adds workspace directories beside the root.
 func WithIncludeDirectories(dirs ...string) Option {
-	return func(o *setup.Options) { o.IncludeDirectories = append(o.IncludeDirectories, dirs...) }
+	return func(o *options) { o.IncludeDirectories = append(o.IncludeDirectories, dirs...) }
 }
 
 // WithModel sets the model name (default: GEMINI_MODEL, settings
 // model.name, then DefaultModel). Gemini CLI's aliases (pro, flash,
 // flash-lite, auto) are accepted.
-func WithModel(name string) Option { return func(o *setup.Options) { o.Model = name } }
+func WithModel(name string) Option { return func(o *options) { o.Model = name } }
 
 // WithInstructions adds static instructions to the system instruction,
 // after earlier ones.
 func WithInstructions(s string) Option {
-	return func(o *setup.Options) { o.Instructions = textutil.Paragraphs(o.Instructions, s) }
+	return func(o *options) { o.Instructions = textutil.Paragraphs(o.Instructions, s) }
 }
 
 // WithInstructionsFunc adds instructions computed for each model call,
@@ -91,7 +114,7 @@ func WithInstructionsFunc(f func(SessionContext) string) Option {
 	if f == nil {
 		return nil
 	}
-	return func(o *setup.Options) {
+	return func(o *options) {
 		prev := o.InstructionsFunc
 		o.InstructionsFunc = func(i setup.Info) string {
 			s := f(newSessionContext(i.Agent, i.Timestamp))
@@ -113,13 +136,13 @@ func WithInstructionsFunc(f func(SessionContext) string) Option {
 // Gemini does not accept or two tools of the same name make New fail
 // with a *ConfigError.
 func WithTools(tools ...tool.Tool) Option {
-	return func(o *setup.Options) { o.Tools = append(o.Tools, tools...) }
+	return func(o *options) { o.Tools = append(o.Tools, tools...) }
 }
 
 // WithTrustedTools adds custom tools that always run without
 // confirmation.
 func WithTrustedTools(tools ...tool.Tool) Option {
-	return func(o *setup.Options) {
+	return func(o *options) {
 		o.Tools = append(o.Tools, tools...)
 		for _, t := range tools {
 			// A nil tool is reported by New, which can return an error.
@@ -133,17 +156,17 @@ func WithTrustedTools(tools ...tool.Tool) Option {
 // WithApprovalMode sets the approval mode (default: the settings'
 // general.defaultApprovalMode, else policy.ModeDefault). A mode policy
 // does not know makes New fail with a *ConfigError.
-func WithApprovalMode(m policy.Mode) Option { return func(o *setup.Options) { o.ApprovalMode = m } }
+func WithApprovalMode(m policy.Mode) Option { return func(o *options) { o.ApprovalMode = m } }
 
 // WithAllowedTools adds rules for tools that run without confirmation, as
 // --allowed-tools takes them ("write_file", "run_shell_command(git status)").
 func WithAllowedTools(rules ...string) Option {
-	return func(o *setup.Options) { o.AllowedTools = append(o.AllowedTools, rules...) }
+	return func(o *options) { o.AllowedTools = append(o.AllowedTools, rules...) }
 }
 
 // WithAllowedMCPServers limits the MCP servers started to these names.
 func WithAllowedMCPServers(names ...string) Option {
-	return func(o *setup.Options) { o.AllowedMCPServerNames = append(o.AllowedMCPServerNames, names...) }
+	return func(o *options) { o.AllowedMCPServerNames = append(o.AllowedMCPServerNames, names...) }
 }
 
 // WithConfirm answers confirmations synchronously: every call that needs
@@ -154,22 +177,22 @@ func WithAllowedMCPServers(names ...string) Option {
 // pair) returns the error, so the program may answer the call later with
 // Session().Answer and Resume.
 func WithConfirm(f func(ctx context.Context, call *agent.ToolCall) (tool.Decision, error)) Option {
-	return func(o *setup.Options) { o.Confirm = f }
+	return func(o *options) { o.Confirm = f }
 }
 
 // WithPausedConfirmations makes calls that need approval pause the turn
 // (agent.EventInputRequired; Result.Pending) instead of being refused,
 // for programs that answer later with Answer and Resume.
-func WithPausedConfirmations() Option { return func(o *setup.Options) { o.Interactive = true } }
+func WithPausedConfirmations() Option { return func(o *options) { o.Interactive = true } }
 
 // WithClient replaces the model transport (a custom backend, or the
 // scripted model of package model/fake).
-func WithClient(m model.Model) Option { return func(o *setup.Options) { o.Client = m } }
+func WithClient(m model.Model) Option { return func(o *options) { o.Client = m } }
 
 // WithSessionID fixes the id of a new session (default: a new UUID). It
 // always starts a new conversation, even when a session of that id was
 // recorded before: WithResume continues one.
-func WithSessionID(id string) Option { return func(o *setup.Options) { o.SessionID = id } }
+func WithSessionID(id string) Option { return func(o *options) { o.SessionID = id } }
 
 // WithResume continues the recorded session with this id ("latest" for
 // the newest of the workspace), as the castor command's --resume does.
@@ -179,36 +202,36 @@ func WithSessionID(id string) Option { return func(o *setup.Options) { o.Session
 // Session().PausedCalls() and give them to the new agent's
 // Session().Continue. New returns a *ResumeError when the session cannot
 // be found or read.
-func WithResume(sessionID string) Option { return func(o *setup.Options) { o.Resume = sessionID } }
+func WithResume(sessionID string) Option { return func(o *options) { o.Resume = sessionID } }
 
 // WithHistory starts from a conversation kept elsewhere, without the
 // environment context being added again.
-func WithHistory(h []*genai.Content) Option { return func(o *setup.Options) { o.History = h } }
+func WithHistory(h []*genai.Content) Option { return func(o *options) { o.History = h } }
 
 // WithoutRecording turns off session recording under ~/.gemini/tmp.
-func WithoutRecording() Option { return func(o *setup.Options) { o.DisableRecording = true } }
+func WithoutRecording() Option { return func(o *options) { o.DisableRecording = true } }
 
 // WithoutSettings ignores settings files, .env files and GEMINI.md memory:
 // only the options count.
-func WithoutSettings() Option { return func(o *setup.Options) { o.IgnoreSettings = true } }
+func WithoutSettings() Option { return func(o *options) { o.IgnoreSettings = true } }
 
 // WithEnv sets the environment the agent reads (credentials, endpoints,
 // GEMINI_MODEL…) instead of the process environment. The workspace's
 // .env file is layered on top for this agent only; the process
 // environment is never changed.
 func WithEnv(lookup func(key string) (string, bool)) Option {
-	return func(o *setup.Options) { o.Env = config.LookupFunc(lookup) }
+	return func(o *options) { o.Env = config.LookupFunc(lookup) }
 }
 
 // WithHomeDir sets the user's home directory (default: the OS one).
-func WithHomeDir(dir string) Option { return func(o *setup.Options) { o.HomeDir = dir } }
+func WithHomeDir(dir string) Option { return func(o *options) { o.HomeDir = dir } }
 
 // WithRetry tunes retries of failed model calls.
-func WithRetry(r model.RetryOptions) Option { return func(o *setup.Options) { o.Retry = &r } }
+func WithRetry(r model.RetryOptions) Option { return func(o *options) { o.Retry = &r } }
 
 // WithIDE turns IDE mode on: editor context from the IDE companion, edits
 // confirmed as diffs in the IDE.
-func WithIDE() Option { return func(o *setup.Options) { o.IDE = true } }
+func WithIDE() Option { return func(o *options) { o.IDE = true } }
 
 // WithWarnings receives non-fatal problems found while building the
 // agent (a missing include directory, an MCP server that did not start)
@@ -218,7 +241,7 @@ func WithWarnings(f func(string)) Option {
 	if f == nil {
 		return nil
 	}
-	return func(o *setup.Options) {
+	return func(o *options) {
 		prev := o.Warn
 		o.Warn = func(s string) {
 			if prev != nil {
@@ -271,12 +294,7 @@ type Result struct {
 // the castor command does, and starts (or resumes) a session. Cancelling
 // ctx stops the start-up (MCP servers, IDE handshake, sign-in).
 func New(ctx context.Context, opts ...Option) (*Agent, error) {
-	var o setup.Options
-	for _, f := range opts {
-		if f != nil {
-			f(&o)
-		}
-	}
+	o := resolve(opts)
 	if err := checkOptions(&o); err != nil {
 		return nil, err
 	}
@@ -520,9 +538,28 @@ func (a *Agent) releaseAll() error {
 	return a.err
 }
 
-// ConfigError is a problem in settings or options (the CLI exits 52).
-type ConfigError = setup.ConfigError
+// ConfigError is a problem in settings or options: a malformed settings
+// file, an option New cannot use. (The castor command exits 52.)
+type ConfigError struct {
+	// Err is the problem, naming the file and key or the option.
+	Err error
+}
 
-// UntrustedError is a workspace that folder trust refuses (the CLI exits
-// 55).
-type UntrustedError = setup.UntrustedError
+// Error says what is wrong.
+func (e *ConfigError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the cause, for errors.Is and errors.As.
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// UntrustedError is a workspace that folder trust refuses. (The castor
+// command exits 55.)
+type UntrustedError struct {
+	// Err says which folder, and how to trust it.
+	Err error
+}
+
+// Error says which folder is not trusted.
+func (e *UntrustedError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the cause, for errors.Is and errors.As.
+func (e *UntrustedError) Unwrap() error { return e.Err }

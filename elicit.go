@@ -1,7 +1,6 @@
 package castor
 
 import (
-	"github.com/castor-dev/castor/internal/setup"
 	"github.com/castor-dev/castor/mcp"
 )
 
@@ -12,7 +11,7 @@ import (
 // server's schema, its defaults filled in, before it is sent. Without it,
 // every question is declined and reported through WithWarnings.
 func WithElicit(f mcp.ElicitFunc) Option {
-	return func(o *setup.Options) { o.Elicit = f }
+	return func(o *options) { o.Elicit = f }
 }
 
 // declineElicit is the answer of an agent built without WithElicit: every

@@ -5,15 +5,14 @@ import (
 	"testing"
 
 	"github.com/castor-dev/castor"
-	"github.com/castor-dev/castor/internal/setup"
+	"github.com/castor-dev/castor/internal/sdkopts"
 	"github.com/castor-dev/castor/mcp"
 )
 
 func TestWithElicit(t *testing.T) {
-	var o setup.Options
-	castor.WithElicit(func(context.Context, mcp.ElicitRequest) (mcp.ElicitResult, error) {
+	o := sdkopts.Resolve([]castor.Option{castor.WithElicit(func(context.Context, mcp.ElicitRequest) (mcp.ElicitResult, error) {
 		return mcp.ElicitResult{Action: mcp.ElicitCancel}, nil
-	})(&o)
+	})})
 	if o.Elicit == nil {
 		t.Fatal("WithElicit did not set the callback")
 	}

@@ -67,7 +67,7 @@ type Command struct {
 // name, a command whose prompt has an unclosed !{ or @{) makes New fail
 // with a *ConfigError.
 func WithExtensions(exts ...Extension) Option {
-	return func(o *setup.Options) {
+	return func(o *options) {
 		for _, e := range exts {
 			o.CodeExtensions = append(o.CodeExtensions, e.toSetup())
 			// Hooks, skills and subagents of an extension are the same
@@ -88,7 +88,7 @@ func WithExtensions(exts ...Extension) Option {
 // WithExtensionNames limits the installed extensions to these names, as
 // the castor command's -e flag does; "none" uses none of them.
 func WithExtensionNames(names ...string) Option {
-	return func(o *setup.Options) { o.Extensions = append(o.Extensions, names...) }
+	return func(o *options) { o.Extensions = append(o.Extensions, names...) }
 }
 
 func (e Extension) toSetup() *setup.CodeExtension {

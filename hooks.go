@@ -78,7 +78,7 @@ type Hook struct {
 // settings files, before them. A hook without a Func or with an Event
 // that is not one of the hook events makes New fail with a *ConfigError.
 func WithHooks(hooks ...Hook) Option {
-	return func(o *setup.Options) {
+	return func(o *options) {
 		for _, h := range hooks {
 			f := h.Func
 			if f == nil {

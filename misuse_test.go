@@ -451,3 +451,26 @@ func TestTurnWarningsReachWithWarnings(t *testing.T) {
 		t.Errorf("warnings %q, want the hook's error", warnings)
 	}
 }
+
+// TestMalformedSettingsIsConfigError: a settings file that does not parse
+// makes New return the SDK's own *ConfigError (not the assembly's, which a
+// program cannot name), naming the file.
+func TestMalformedSettingsIsConfigError(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	settings := filepath.Join(home, ".gemini", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(settings), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(settings, []byte(`{"model": {"name": `), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := castor.New(context.Background(), castor.WithClient(fake.Script()), castor.WithHomeDir(home),
+		castor.WithWorkDir(ws), castor.WithoutRecording(), castor.WithEnv(noEnv))
+	var ce *castor.ConfigError
+	if !errors.As(err, &ce) {
+		t.Fatalf("New: %v (%T), want a *castor.ConfigError", err, err)
+	}
+	if !strings.Contains(err.Error(), settings) {
+		t.Errorf("error %q does not name %s", err, settings)
+	}
+}

@@ -32,11 +32,20 @@ func (e *ResumeError) Unwrap() error { return e.Err }
 // says what the castor command's user must do (flags such as --resume and
 // --list-sessions), which means nothing to a program calling New.
 func sdkError(err error, o *setup.Options) error {
-	var re *setup.ResumeError
-	if !errors.As(err, &re) {
-		return err
+	var (
+		re *setup.ResumeError
+		ce *setup.ConfigError
+		ue *setup.UntrustedError
+	)
+	switch {
+	case errors.As(err, &re):
+		return &ResumeError{Session: o.Resume, Err: resumeCause(re.Err, o)}
+	case errors.As(err, &ce):
+		return &ConfigError{Err: ce.Err}
+	case errors.As(err, &ue):
+		return &UntrustedError{Err: ue.Err}
 	}
-	return &ResumeError{Session: o.Resume, Err: resumeCause(re.Err, o)}
+	return err
 }
 
 // resumeCause rewords the causes of a failed resume that the chats store

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/castor-dev/castor/internal/setup"
 	"github.com/castor-dev/castor/internal/skills"
 )
 
@@ -72,7 +71,7 @@ func SkillFS(fsys fs.FS) SkillSource {
 // confirmation (Gemini CLI asks a user first, and refuses it in headless
 // runs).
 func WithSkills(sources ...SkillSource) Option {
-	return func(o *setup.Options) {
+	return func(o *options) {
 		o.AllowedTools = append(o.AllowedTools, skills.ToolName)
 		for _, s := range sources {
 			if s.load != nil {

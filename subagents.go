@@ -5,7 +5,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/castor-dev/castor/internal/setup"
 	"github.com/castor-dev/castor/internal/subagents"
 )
 
@@ -51,7 +50,7 @@ type Subagent struct {
 // WithoutSettings leaves out); a subagent given here wins over a file of
 // the same name. An invalid name makes New fail.
 func WithSubagents(subs ...Subagent) Option {
-	return func(o *setup.Options) {
+	return func(o *options) {
 		for _, s := range subs {
 			o.Subagents = append(o.Subagents, s.definition())
 		}

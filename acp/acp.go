@@ -24,7 +24,7 @@ import (
 
 	"github.com/castor-dev/castor"
 	iacp "github.com/castor-dev/castor/internal/acp"
-	"github.com/castor-dev/castor/internal/setup"
+	"github.com/castor-dev/castor/internal/sdkopts"
 )
 
 // Server serves agents built from castor options over ACP. Each ACP
@@ -52,13 +52,7 @@ func NewServer(opts ...castor.Option) *Server { return &Server{opts: opts} }
 // Log says so) or ctx is cancelled; running turns are then cancelled and
 // every session closed with its record intact, and Serve returns nil.
 func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
-	var o setup.Options
-	for _, opt := range s.opts {
-		if opt != nil {
-			opt(&o)
-		}
-	}
-	srv := &iacp.Server{Options: o, Name: s.Name, Title: s.Title, Version: s.Version, Log: s.Log}
+	srv := &iacp.Server{Options: sdkopts.Resolve(s.opts), Name: s.Name, Title: s.Title, Version: s.Version, Log: s.Log}
 	return srv.Serve(ctx, r, w)
 }
 
