@@ -303,6 +303,7 @@ func TestWebFetchHostBlocked(t *testing.T) {
 		{"10.1.2.3", true}, {"172.16.0.1", true}, {"192.168.1.1", true}, {"169.254.169.254", true},
 		{"100.64.0.1", true}, {"0.0.0.0", true}, {"198.18.0.1", true}, {"224.0.0.1", true},
 		{"::ffff:127.0.0.1", true}, {"fc00::1", true}, {"fe80::1%eth0", true}, {"2001:db8::1", true},
+		{"64:ff9b::7f00:1", true}, {"2002:7f00:1::1", true}, {"2001:0:4136:e378:8000:63bf:80ff:fffe", true}, {"127.1", true},
 		{"8.8.8.8", false}, {"2606:4700:4700::1111", false}, {"example.com", false}, {"github.com", false},
 	}
 	for _, tc := range tests {
