@@ -9,6 +9,13 @@
 // a message or data) or asks its face to run a prompt through the agent
 // (ResultSubmitPrompt, what /init does), since the agent belongs to the
 // face, not to the command.
+//
+// A registry is the one table of a session's commands: each command says
+// which faces offer it (Faces). The terminal registers the commands only
+// it can carry out (/clear, /theme) in its session's registry, marked
+// FaceTerminal, with its action as their Execute; its /help, completion
+// and dispatch read that registry, and ACP's available commands and the
+// A2A listing read theirs through CommandsFor.
 package command
 
 import (

@@ -301,3 +301,10 @@ func FuzzParseHost(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkClassify(b *testing.B) {
+	addrs := []netip.Addr{ip("8.8.8.8"), ip("2606:4700:4700::1111"), ip("64:ff9b::7f00:1"), ip("2001:0:4136:e378:8000:63bf:80ff:fffe"), ip("64:ff9b:1::808:808")}
+	for i := 0; b.Loop(); i++ {
+		Classify(addrs[i%len(addrs)])
+	}
+}
