@@ -249,7 +249,7 @@ func (s *Server) handleListCommands(w http.ResponseWriter, r *http.Request) {
 		Arguments   []arg  `json:"arguments"`
 		SubCommands []cmd  `json:"subCommands"`
 	}
-	out := command.Tree(reg.Commands(), true, func(c *command.Command, name string, subs []cmd) cmd {
+	out := command.Tree(reg.CommandsFor(command.FaceA2A), true, func(c *command.Command, name string, subs []cmd) cmd {
 		out := cmd{Name: name, Description: c.Description, Arguments: []arg{}, SubCommands: subs}
 		for _, a := range c.Arguments {
 			out.Arguments = append(out.Arguments, arg{a.Name, a.Description, a.Required})

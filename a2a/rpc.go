@@ -645,7 +645,7 @@ func (s *Server) pushDelete(ctx context.Context, taskID, id string) *Error {
 
 // devCommands lists reg's commands as the extension's SlashCommands.
 func devCommands(reg *command.Registry) []devSlashCommand {
-	return command.Tree(reg.Commands(), false, func(c *command.Command, name string, subs []devSlashCommand) devSlashCommand {
+	return command.Tree(reg.CommandsFor(command.FaceA2A), false, func(c *command.Command, name string, subs []devSlashCommand) devSlashCommand {
 		out := devSlashCommand{Name: name, Description: c.Description, Arguments: []devSlashCommandArgument{}, SubCommands: subs}
 		for _, a := range c.Arguments {
 			out.Arguments = append(out.Arguments, devSlashCommandArgument{Name: a.Name, Description: a.Description, IsRequired: a.Required})

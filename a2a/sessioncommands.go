@@ -53,6 +53,9 @@ func (s *Server) commandsFor(ctx context.Context, taskID string, build bool) (*c
 // MethodNotFound, one that needs the workspace env lacks InvalidParams.
 func findCommand(reg *command.Registry, env command.Env, name string, path ...string) (*command.Command, []string, *Error) {
 	cmd, cpath, err := reg.Find(env, path...)
+	if err == nil && !cmd.OfferedIn(command.FaceA2A) {
+		err = command.ErrNotFound // another face's own command
+	}
 	switch {
 	case errors.Is(err, command.ErrNotFound):
 		return nil, nil, jsonrpc.Errorf(CodeMethodNotFound, "Command not found: %s", name)

@@ -1,6 +1,7 @@
 package a2a_test
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"os"
@@ -153,5 +154,28 @@ func TestCLIServerListsSessionCommands(t *testing.T) {
 		if !slices.Contains(got, n) {
 			t.Errorf("castor a2a-server /listCommands lacks %s: %v", n, got)
 		}
+	}
+}
+
+// TestTerminalCommandsNotServed: a command only the terminal offers is
+// neither listed nor run by the A2A server, though its registry holds it.
+func TestTerminalCommandsNotServed(t *testing.T) {
+	reg := command.DefaultRegistry()
+	reg.Register(&command.Command{Name: "clear", Description: "Clear the screen.", Faces: command.FaceTerminal,
+		Execute: func(context.Context, *command.Invocation) (*command.Result, error) {
+			return command.Info("cleared"), nil
+		}})
+	h := newHarness(t, func(c *a2a.Config) { c.Commands = reg })
+	for name, cmds := range map[string][]any{
+		"/listCommands": asSlice(dig(decode(t, h.get("/listCommands")), "commands")),
+		"commands/get":  asSlice(dig(h.rpc("commands/get", map[string]any{}, extHeader()...), "result", "commands")),
+	} {
+		got := listedNames(t, cmds)
+		if slices.Contains(got, "clear") || !slices.Contains(got, "memory") {
+			t.Errorf("%s lists %v", name, got)
+		}
+	}
+	if code, body := executeCommand(t, h, `{"command":"clear"}`); code != http.StatusNotFound || strings.Contains(body, "cleared") {
+		t.Errorf("/executeCommand clear: HTTP %d %s", code, body)
 	}
 }

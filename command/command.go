@@ -9,6 +9,13 @@
 // a message or data) or asks its face to run a prompt through the agent
 // (ResultSubmitPrompt, what /init does), since the agent belongs to the
 // face, not to the command.
+//
+// A registry is the one table of a session's commands: each command says
+// which faces offer it (Faces). The terminal registers the commands only
+// it can carry out (/clear, /theme) in its session's registry, marked
+// FaceTerminal, with its action as their Execute; its /help, completion
+// and dispatch read that registry, and ACP's available commands and the
+// A2A listing read theirs through CommandsFor.
 package command
 
 import (
@@ -39,6 +46,27 @@ const (
 	// ResultSubmitPrompt asks the face to send Content to the agent as a
 	// prompt, with the approval mode in Mode.
 	ResultSubmitPrompt ResultKind = "submit_prompt"
+	// ResultAction carries the face's own follow-up (Action) from a
+	// command only that face offers: the terminal's /clear returns the
+	// screen work its event loop runs next.
+	ResultAction ResultKind = "action"
+)
+
+// Face is a set of the faces a command is offered in.
+type Face uint8
+
+// The faces. A command offered in none of them (Faces zero) is offered
+// in all.
+const (
+	// FaceTerminal is the interactive terminal UI.
+	FaceTerminal Face = 1 << iota
+	// FaceACP is the Agent Client Protocol server (available commands).
+	FaceACP
+	// FaceA2A is the A2A server (listCommands, executeCommand).
+	FaceA2A
+	// FaceStream is the headless and stream-json input, where a leading
+	// "/name" expands a custom command or an MCP prompt.
+	FaceStream
 )
 
 // Message types of a ResultMessage.
@@ -59,6 +87,9 @@ type Result struct {
 	// Mode is the approval mode the prompt of a ResultSubmitPrompt should
 	// run with ("" means the face's default).
 	Mode string
+	// Action is the follow-up of a ResultAction, of a type only the face
+	// that made it knows.
+	Action any
 }
 
 // Payload returns what Gemini CLI's /executeCommand puts in "data": the
@@ -107,6 +138,11 @@ type Command struct {
 	// Streaming marks commands whose result is a prompt the face streams
 	// (Gemini CLI's init).
 	Streaming bool
+	// Faces are the faces that offer the command; zero means every face.
+	// A command that needs one face's machinery (the terminal's /clear
+	// and /theme) is registered by that face, marked with it alone, and
+	// its Execute is that face's action.
+	Faces Face
 	// Execute runs the command; nil means the command only groups
 	// sub-commands.
 	Execute func(ctx context.Context, inv *Invocation) (*Result, error)
@@ -178,6 +214,21 @@ func (r *Registry) Commands() []*Command {
 	defer r.mu.RUnlock()
 	out := append([]*Command(nil), r.cmds...)
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// OfferedIn reports whether face offers c.
+func (c *Command) OfferedIn(face Face) bool { return c.Faces == 0 || c.Faces&face != 0 }
+
+// CommandsFor returns the top-level commands face offers, sorted by name:
+// the listing a face shows its users.
+func (r *Registry) CommandsFor(face Face) []*Command {
+	var out []*Command
+	for _, c := range r.Commands() {
+		if c.OfferedIn(face) {
+			out = append(out, c)
+		}
+	}
 	return out
 }
 

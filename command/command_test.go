@@ -212,3 +212,30 @@ func TestRestoreWithoutCheckpoints(t *testing.T) {
 		t.Error("restoring a missing checkpoint must fail")
 	}
 }
+
+// TestFaces: a command is offered where its Faces say, every face when
+// it names none, and CommandsFor lists only those.
+func TestFaces(t *testing.T) {
+	r := NewRegistry(
+		&Command{Name: "all"},
+		&Command{Name: "clear", Faces: FaceTerminal},
+		&Command{Name: "both", Faces: FaceACP | FaceA2A},
+	)
+	for _, tt := range []struct {
+		face Face
+		want string
+	}{
+		{FaceTerminal, "all clear"},
+		{FaceACP, "all both"},
+		{FaceA2A, "all both"},
+		{FaceStream, "all"},
+	} {
+		var got []string
+		for _, c := range r.CommandsFor(tt.face) {
+			got = append(got, c.Name)
+		}
+		if strings.Join(got, " ") != tt.want {
+			t.Errorf("CommandsFor(%d) = %v, want %s", tt.face, got, tt.want)
+		}
+	}
+}

@@ -187,7 +187,7 @@ func availableCommands(reg *command.Registry) []sdk.AvailableCommand {
 	if reg == nil {
 		return out
 	}
-	for _, c := range reg.Commands() {
+	for _, c := range reg.CommandsFor(command.FaceACP) {
 		ac := sdk.AvailableCommand{Name: c.Name, Description: c.Description}
 		var hint []string
 		for _, a := range c.Arguments {
@@ -405,7 +405,7 @@ func (ss *session) prompt(ctx context.Context, blocks []sdk.ContentBlock) (sdk.P
 // CLI; submit is the prompt a command asks to run.
 func (ss *session) runCommand(ctx context.Context, line string) (submit string, handled bool) {
 	name := strings.TrimPrefix(strings.TrimSpace(line), "/")
-	if c, _, _ := ss.a.Commands.Lookup(name); c == nil {
+	if c, _, _ := ss.a.Commands.Lookup(name); c == nil || !c.OfferedIn(command.FaceACP) {
 		return "", false
 	}
 	res, err := ss.a.Commands.RunLine(ctx, name, command.Env{Workspace: ss.root, HomeDir: ss.srv.Options.HomeDir, Trusted: ss.a.Trusted})

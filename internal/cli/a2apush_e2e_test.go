@@ -57,6 +57,8 @@ func TestA2APushNotifications(t *testing.T) {
 	for _, tt := range []struct{ url, msg string }{
 		{hook.URL + "/hook", "push notification target is a loopback, private or link-local address"},
 		{"http://[::ffff:127.0.0.1]/hook", "push notification target is a loopback, private or link-local address"},
+		{"http://[64:ff9b::7f00:1]/hook", "push notification target is a loopback, private or link-local address"}, // NAT64
+		{"http://[2002:7f00:1::1]/hook", "push notification target is a loopback, private or link-local address"},  // 6to4
 		{"ftp://example.com/hook", "pushNotificationConfig.url must be an absolute http(s) URL without credentials"},
 	} {
 		e := srv.rpcError("tasks/pushNotificationConfig/set", map[string]any{"taskId": id, "pushNotificationConfig": map[string]any{"url": tt.url}})

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,69 +27,76 @@ import (
 	"github.com/castor-dev/castor/internal/version"
 )
 
-// faceCommand is a slash command that needs the terminal or the live
-// session (clear the screen, quit, read the session's stats). They sit in
-// front of the session's shared registry (setup.Agent.Commands), whose
-// commands (memory, init, restore, extensions, MCP prompts, custom
-// commands) run as they do for every face.
-type faceCommand struct {
-	name, desc string
-	subs       []string
-	// needsSession commands wait for the assembly.
-	needsSession bool
-	run          func(m *model, args []string) tea.Cmd
-}
-
-var faceCommands []faceCommand
-
-func init() {
-	faceCommands = []faceCommand{
-		{name: "help", desc: "Show the commands and keys.", run: (*model).cmdHelp},
-		{name: "quit", desc: "Exit Castor.", run: func(m *model, _ []string) tea.Cmd { return m.quit() }},
-		{name: "exit", desc: "Exit Castor.", run: func(m *model, _ []string) tea.Cmd { return m.quit() }},
-		{name: "clear", desc: "Clear the screen and start the conversation afresh.", needsSession: true, run: (*model).cmdClear},
-		{name: "stats", desc: "Show the session's statistics.", needsSession: true, run: (*model).cmdStats},
-		{name: "tools", desc: "List the tools the model may call.", needsSession: true, run: (*model).cmdTools},
-		{name: "model", desc: "Show the model in use, or switch to another one.", subs: modelChoices, run: (*model).cmdModel},
-		{name: "about", desc: "Show version information.", run: (*model).cmdAbout},
-		{name: "copy", desc: "Copy the last answer to the clipboard.", run: (*model).cmdCopy},
-		{name: "theme", desc: "Switch between the dark and the light theme.", run: (*model).cmdTheme},
-		{name: "chat", desc: "Save, resume, list or delete conversation checkpoints.", subs: []string{"save", "resume", "list", "delete"}, needsSession: true, run: (*model).cmdChat},
-		{name: "resume", desc: "List the recorded sessions of this project, or switch to one.", needsSession: true, run: (*model).cmdResume},
-		{name: "compress", desc: "Compresses the context by replacing it with a summary.", needsSession: true, run: (*model).cmdCompress},
-		{name: "mcp", desc: "List the MCP servers and their status.", needsSession: true, run: (*model).cmdMCP},
-		{name: "ide", desc: "Show the IDE connection; enable or disable IDE mode.", subs: []string{"status", "enable", "disable", "install"}, needsSession: true, run: (*model).cmdIDE},
-		{name: "directory", desc: "Add or show workspace directories.", subs: []string{"add", "show"}, needsSession: true, run: (*model).cmdDirectory},
+// terminalCommands are the slash commands that need the terminal or the
+// live session (clear the screen, quit, read the session's stats). They
+// are registered in the session's registry (setup.Agent.Commands) beside
+// the commands every face runs alike (memory, init, restore, extensions,
+// MCP prompts, custom commands), marked command.FaceTerminal, their
+// Execute the terminal's action: the registry is the one table the
+// terminal dispatches, lists in /help and completes from. Same-named
+// commands there give way to them, as they did when they sat in front.
+// Until the session is assembled they are the whole table (m.commands).
+func (m *model) terminalCommands() []*command.Command {
+	cmd := func(name, desc string, session bool, run func(m *model, args []string) tea.Cmd) *command.Command {
+		return &command.Command{Name: name, Description: desc, Faces: command.FaceTerminal,
+			Execute: func(_ context.Context, inv *command.Invocation) (*command.Result, error) {
+				if session && m.agent == nil {
+					m.printNotice(noticeWarn, "Castor is still starting; try again in a moment.")
+					return nil, nil
+				}
+				return &command.Result{Kind: command.ResultAction, Action: run(m, inv.Args)}, nil
+			}}
+	}
+	quit := func(m *model, _ []string) tea.Cmd { return m.quit() }
+	return []*command.Command{
+		cmd("help", "Show the commands and keys.", false, (*model).cmdHelp),
+		cmd("quit", "Exit Castor.", false, quit),
+		cmd("exit", "Exit Castor.", false, quit),
+		cmd("clear", "Clear the screen and start the conversation afresh.", true, (*model).cmdClear),
+		cmd("stats", "Show the session's statistics.", true, (*model).cmdStats),
+		cmd("tools", "List the tools the model may call.", true, (*model).cmdTools),
+		cmd("model", "Show the model in use, or switch to another one.", false, (*model).cmdModel),
+		cmd("about", "Show version information.", false, (*model).cmdAbout),
+		cmd("copy", "Copy the last answer to the clipboard.", false, (*model).cmdCopy),
+		cmd("theme", "Switch between the dark and the light theme.", false, (*model).cmdTheme),
+		cmd("chat", "Save, resume, list or delete conversation checkpoints.", true, (*model).cmdChat),
+		cmd("resume", "List the recorded sessions of this project, or switch to one.", true, (*model).cmdResume),
+		cmd("compress", "Compresses the context by replacing it with a summary.", true, (*model).cmdCompress),
+		cmd("mcp", "List the MCP servers and their status.", true, (*model).cmdMCP),
+		cmd("ide", "Show the IDE connection; enable or disable IDE mode.", true, (*model).cmdIDE),
+		cmd("directory", "Add or show workspace directories.", true, (*model).cmdDirectory),
 	}
 }
 
-func findFace(name string) *faceCommand {
-	for i := range faceCommands {
-		if faceCommands[i].name == name {
-			return &faceCommands[i]
+// commands is the table the terminal reads: the session's registry once
+// it is assembled, holding the terminal's commands (put back if a
+// same-named command replaced one, since the terminal's win, as they did
+// when they sat in front of the registry); before, the terminal's
+// commands alone.
+func (m *model) commands() *command.Registry {
+	if m.bootCommands == nil {
+		m.bootCommands = command.NewRegistry(m.terminalCommands()...)
+	}
+	if m.agent == nil || m.agent.Commands == nil {
+		return m.bootCommands
+	}
+	reg := m.agent.Commands
+	for _, c := range m.bootCommands.Commands() {
+		if have, _, _ := reg.Lookup(c.Name); have != c {
+			reg.Register(c)
 		}
 	}
-	return nil
+	return reg
 }
 
 type cmdEntry struct{ name, desc string }
 
-// allCommands lists the face's commands and the registry's, sorted.
+// allCommands lists the commands the terminal offers, sorted.
 func (m *model) allCommands() []cmdEntry {
-	seen := map[string]bool{}
 	var out []cmdEntry
-	for _, c := range faceCommands {
-		seen[c.name] = true
-		out = append(out, cmdEntry{c.name, c.desc})
+	for _, c := range m.commands().CommandsFor(command.FaceTerminal) {
+		out = append(out, cmdEntry{c.Name, c.Description})
 	}
-	if m.agent != nil && m.agent.Commands != nil {
-		for _, c := range m.agent.Commands.Commands() {
-			if !seen[c.Name] {
-				out = append(out, cmdEntry{c.Name, c.Description})
-			}
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
 	return out
 }
 
@@ -103,18 +111,22 @@ func (m *model) runCommand(line string) tea.Cmd {
 	if len(words) == 0 {
 		return nil
 	}
-	if fc := findFace(words[0]); fc != nil {
-		if fc.needsSession && m.agent == nil {
-			m.printNotice(noticeWarn, "Castor is still starting; try again in a moment.")
-			return nil
+	c, _, _ := m.commands().Lookup(words[0])
+	if c != nil && c.Faces == command.FaceTerminal && c.Execute != nil {
+		// The terminal's own: it touches the screen, so it runs here,
+		// on the event loop.
+		res, err := c.Execute(m.ctx, &command.Invocation{Path: words[:1], Args: words[1:]})
+		if err == nil && res != nil && res.Kind == command.ResultAction {
+			act, _ := res.Action.(tea.Cmd)
+			return act
 		}
-		return fc.run(m, words[1:])
+		return m.onCommandDone(commandDoneMsg{line: line, res: res, err: err})
 	}
 	if m.agent == nil {
 		m.printNotice(noticeWarn, "Castor is still starting; try again in a moment.")
 		return nil
 	}
-	if c, _, _ := m.agent.Commands.Lookup(words[0]); c == nil {
+	if c == nil || !c.OfferedIn(command.FaceTerminal) {
 		msg := "Unknown command: /" + words[0] + ". Type /help for the list."
 		if m.mcpWaiting {
 			// It may be a prompt of a server not in yet.

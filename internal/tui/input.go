@@ -173,7 +173,7 @@ func (m *model) slashCompletion(typed string) completion {
 		}
 		prefix = p
 	case len(words) == 1 && trailing, len(words) == 2 && !trailing:
-		c, _, _ := m.agent.Commands.Lookup(words[0])
+		c, _, _ := m.commands().Lookup(words[0])
 		if c == nil {
 			return completion{}
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/castor-dev/castor/agent"
+	"github.com/castor-dev/castor/command"
 	"github.com/castor-dev/castor/config"
 	"github.com/castor-dev/castor/ide"
 	"github.com/castor-dev/castor/internal/setup"
@@ -77,6 +78,10 @@ type model struct {
 	homeDir  string
 	branch   string
 	modelID  string
+
+	// bootCommands is the command table until the session's registry
+	// exists (commands.go).
+	bootCommands *command.Registry
 
 	width, height int
 	theme         theme
@@ -420,6 +425,7 @@ func (m *model) onReady(msg readyMsg) tea.Cmd {
 	}
 	a := msg.agent
 	m.agent, m.ready = a, true
+	m.commands() // the terminal's commands join the session's before MCP prompts are named
 	m.status = ""
 	m.modelID = a.Session.Model()
 	m.hist = loadHistory(a.TempDir)

@@ -17,23 +17,15 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"strings"
 	"syscall"
 	"time"
+
+	"github.com/castor-dev/castor/internal/netguard"
 )
 
 // ErrForbiddenTarget is a webhook on an address the server refuses to
-// call: loopback, private, link-local and the like.
+// call: loopback, private, link-local and the like (netguard judges).
 var ErrForbiddenTarget = errors.New("push notification target is a loopback, private or link-local address")
-
-// forbiddenIP reports whether ip is not a public unicast address.
-// IPv4-mapped IPv6 addresses are judged as the IPv4 address they carry.
-func forbiddenIP(ip net.IP) bool {
-	return ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
-		ip.IsInterfaceLocalMulticast() || ip.IsMulticast() || ip.IsUnspecified() ||
-		// Carrier-grade NAT, shared address space (100.64.0.0/10).
-		(ip.To4() != nil && ip.To4()[0] == 100 && ip.To4()[1]&0xc0 == 64)
-}
 
 // CheckURL validates a webhook URL when a client configures it: an
 // absolute http(s) URL without credentials (which would end up in logs),
@@ -49,11 +41,7 @@ func CheckURL(field, raw string, allowPrivate bool) error {
 	if allowPrivate {
 		return nil
 	}
-	host := u.Hostname()
-	if ip := net.ParseIP(host); ip != nil && forbiddenIP(ip) {
-		return ErrForbiddenTarget
-	}
-	if h := strings.ToLower(strings.TrimSuffix(host, ".")); h == "localhost" || strings.HasSuffix(h, ".localhost") {
+	if netguard.CheckHost(u.Hostname()) != nil {
 		return ErrForbiddenTarget
 	}
 	return nil
@@ -86,13 +74,9 @@ func NewSender(o Options) *Sender {
 	o.Attempts = max(o.Attempts, 1)
 	d := &net.Dialer{Timeout: o.Timeout}
 	if !o.AllowPrivate {
-		d.Control = func(_, address string, _ syscall.RawConn) error {
-			host, _, err := net.SplitHostPort(address)
-			if err != nil {
-				return err
-			}
-			if ip := net.ParseIP(host); ip == nil || forbiddenIP(ip) {
-				return ErrForbiddenTarget
+		d.Control = func(network, address string, c syscall.RawConn) error {
+			if err := netguard.Control(network, address, c); err != nil {
+				return fmt.Errorf("%w: %w", ErrForbiddenTarget, err)
 			}
 			return nil
 		}

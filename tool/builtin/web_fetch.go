@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"os"
 	"regexp"
@@ -25,6 +24,7 @@ import (
 	"golang.org/x/net/html"
 	"google.golang.org/genai"
 
+	"github.com/castor-dev/castor/internal/netguard"
 	"github.com/castor-dev/castor/model"
 	"github.com/castor-dev/castor/tool"
 )
@@ -197,53 +197,13 @@ func webProxyAddrs() map[string]bool {
 	return out
 }
 
-// webBlockedPrefixes are address ranges that are not public internet even
-// though Go's classification calls them global unicast (documentation,
-// benchmarking, translation and tunnelling ranges), matching what
-// ipaddr.js, which Gemini CLI uses, does not call "unicast".
-var webBlockedPrefixes = []netip.Prefix{
-	netip.MustParsePrefix("0.0.0.0/8"),
-	netip.MustParsePrefix("100.64.0.0/10"),
-	netip.MustParsePrefix("192.0.0.0/24"),
-	netip.MustParsePrefix("192.0.2.0/24"),
-	netip.MustParsePrefix("192.88.99.0/24"),
-	netip.MustParsePrefix("198.18.0.0/15"),
-	netip.MustParsePrefix("198.51.100.0/24"),
-	netip.MustParsePrefix("203.0.113.0/24"),
-	netip.MustParsePrefix("240.0.0.0/4"),
-	netip.MustParsePrefix("64:ff9b::/96"),
-	netip.MustParsePrefix("100::/64"),
-	netip.MustParsePrefix("2001::/23"),
-	netip.MustParsePrefix("2001:db8::/32"),
-	netip.MustParsePrefix("2002::/16"),
-}
-
 // WebFetchHostBlocked is web_fetch's default host check: localhost names
 // and IP literals outside the public unicast space (loopback, private,
-// link-local, carrier-grade NAT, multicast, reserved, ...) are blocked.
+// link-local, carrier-grade NAT, multicast, reserved, and IPv4 of those
+// kinds inside NAT64, 6to4 or Teredo addresses), as netguard judges.
 // Other names pass here; the default client checks what they resolve to.
 func WebFetchHostBlocked(host string) bool {
-	h := strings.ToLower(strings.TrimSuffix(strings.Trim(host, "[]"), "."))
-	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
-		return true
-	}
-	if i := strings.IndexByte(h, '%'); i >= 0 {
-		h = h[:i] // zone of a link-local IPv6 literal
-	}
-	addr, err := netip.ParseAddr(h)
-	if err != nil {
-		return false
-	}
-	addr = addr.Unmap()
-	if !addr.IsGlobalUnicast() || addr.IsPrivate() {
-		return true
-	}
-	for _, p := range webBlockedPrefixes {
-		if p.Contains(addr) {
-			return true
-		}
-	}
-	return false
+	return netguard.CheckHost(host) != nil
 }
 
 // webParsePrompt finds the URLs in a prompt: every whitespace-separated

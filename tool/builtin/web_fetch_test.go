@@ -303,7 +303,11 @@ func TestWebFetchHostBlocked(t *testing.T) {
 		{"10.1.2.3", true}, {"172.16.0.1", true}, {"192.168.1.1", true}, {"169.254.169.254", true},
 		{"100.64.0.1", true}, {"0.0.0.0", true}, {"198.18.0.1", true}, {"224.0.0.1", true},
 		{"::ffff:127.0.0.1", true}, {"fc00::1", true}, {"fe80::1%eth0", true}, {"2001:db8::1", true},
+		{"64:ff9b::7f00:1", true}, {"2002:7f00:1::1", true}, {"2001:0:4136:e378:8000:63bf:80ff:fffe", true}, {"127.1", true},
 		{"8.8.8.8", false}, {"2606:4700:4700::1111", false}, {"example.com", false}, {"github.com", false},
+		// NAT64 and 6to4 addresses of a public IPv4 address are public
+		// (DNS64 networks give every IPv4-only site such an address).
+		{"64:ff9b::808:808", false}, {"2002:808:808::1", false},
 	}
 	for _, tc := range tests {
 		if got := WebFetchHostBlocked(tc.host); got != tc.blocked {
