@@ -1,0 +1,189 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/castor-dev/castor/config"
+	"github.com/castor-dev/castor/internal/setup"
+	"github.com/castor-dev/castor/internal/termtext"
+)
+
+// The folder trust dialog (Gemini CLI's FolderTrustDialog): the assembly
+// asks through askTrust before it reads anything from a folder that no
+// rule decides, and waits. The dialog replaces the input and lists what
+// the folder would run; Enter saves the choice, Esc or Ctrl-C leave
+// castor with nothing from the folder run (exit 130, as Gemini CLI).
+
+// trustExitCode is Gemini CLI's FATAL_CANCELLATION_ERROR, its exit code
+// when the trust dialog is left with Esc.
+const trustExitCode = 130
+
+// trustAskMsg shows the dialog.
+type trustAskMsg struct{ ask *trustAsk }
+
+// trustAsk is the question on screen and where its answer goes.
+type trustAsk struct {
+	q      setup.TrustQuestion
+	labels []string
+	levels []config.TrustLevel
+	sel    int
+	reply  chan<- trustReply
+	done   bool
+}
+
+type trustReply struct {
+	level config.TrustLevel
+	err   error
+}
+
+func (t *trustAsk) answer(r trustReply) {
+	if !t.done {
+		t.done = true
+		t.reply <- r
+	}
+}
+
+// askTrust is the assembly's setup.Options.AskTrust: it shows the dialog
+// and waits for the choice.
+func (m *model) askTrust(ctx context.Context, q setup.TrustQuestion) (config.TrustLevel, error) {
+	reply := make(chan trustReply, 1)
+	labels, levels := setup.TrustChoices(q.Folder)
+	m.send(trustAskMsg{ask: &trustAsk{q: q, labels: labels, levels: levels, reply: reply}})
+	select {
+	case r := <-reply:
+		return r.level, r.err
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+// onTrust handles the dialog's messages; it reports whether msg was one
+// (a paste while the dialog is shown goes nowhere).
+func (m *model) onTrust(msg tea.Msg) bool {
+	switch msg := msg.(type) {
+	case trustAskMsg:
+		m.trust = msg.ask
+		m.status = "waiting for folder trust"
+		return true
+	case tea.PasteMsg:
+		return m.trust != nil
+	}
+	return false
+}
+
+// trustKey handles a key while the dialog is shown.
+func (m *model) trustKey(k tea.KeyPressMsg) tea.Cmd {
+	t := m.trust
+	ks := k.String()
+	switch ks {
+	case "up", "k":
+		t.sel = (t.sel + len(t.levels) - 1) % len(t.levels)
+	case "down", "j", "tab":
+		t.sel = (t.sel + 1) % len(t.levels)
+	case "enter":
+		return m.chooseTrust(t.sel)
+	case "esc", "ctrl+c":
+		m.trust = nil
+		t.answer(trustReply{err: setup.ErrTrustNotGiven})
+		key := "escape"
+		if ks == "ctrl+c" {
+			key = "Ctrl-C"
+		}
+		m.exitNote = fmt.Sprintf("%s Exiting since %s was pressed.", setup.ErrTrustNotGiven, key)
+		m.exitCode = trustExitCode
+		return m.quit()
+	default:
+		if len(ks) == 1 && ks[0] >= '1' && int(ks[0]-'0') <= len(t.levels) {
+			return m.chooseTrust(int(ks[0] - '1'))
+		}
+	}
+	return nil
+}
+
+// chooseTrust answers with choice i; the assembly saves it and goes on.
+func (m *model) chooseTrust(i int) tea.Cmd {
+	t := m.trust
+	m.trust = nil
+	m.status = "starting…"
+	m.print(m.theme.dim.Render("Folder trust: " + termtext.String(t.labels[i])))
+	t.answer(trustReply{level: t.levels[i]})
+	return nil
+}
+
+// noteUntrusted says on screen that the session runs without the
+// folder's configuration, as Gemini CLI does at start-up.
+func (m *model) noteUntrusted(a *setup.Agent) {
+	if a.Trusted || !a.Settings.Trust.FolderTrustEnabled {
+		return
+	}
+	m.printNotice(noticeInfo, setup.UntrustedNotice("To trust it, set it to TRUST_FOLDER in ~/.gemini/trustedFolders.json (or remove its DO_NOT_TRUST rule) and start castor again."))
+}
+
+// trustIntro is Gemini CLI's explanation above the list.
+const trustIntro = "Trusting a folder allows Castor to load its local configurations, including custom commands, hooks, MCP servers, agent skills, and settings. These configurations could execute code on your behalf or change the behavior of the CLI."
+
+// renderTrust draws the dialog and the footer in place of the input. The
+// list of what the folder holds gives way to the terminal's height; the
+// title and the choices always show.
+func (m *model) renderTrust() string {
+	t := m.trust
+	inner := max(m.width-4, 20)
+	wrap := func(s string) []string {
+		return strings.Split(ansi.Wordwrap(termtext.String(s), inner, " "), "\n")
+	}
+	head := []string{m.theme.title.Render("Do you trust the files in this folder?"), m.theme.dim.Render(termtext.String(t.q.Folder)), ""}
+	head = append(head, wrap(trustIntro)...)
+
+	var found []string
+	f := t.q.Found
+	if len(f.Errors) > 0 {
+		found = append(found, "", m.theme.bad.Render("Discovery Errors:"))
+		for _, e := range f.Errors {
+			found = append(found, m.theme.bad.Render("  • "+termtext.String(e)))
+		}
+	}
+	if len(f.Warnings) > 0 {
+		found = append(found, "", m.theme.warn.Render("Security Warnings:"))
+		for _, w := range f.Warnings {
+			found = append(found, m.theme.warn.Render("  • "+termtext.String(w)))
+		}
+	}
+	if groups := f.Groups(); len(groups) > 0 {
+		found = append(found, "", m.theme.title.Render("This folder contains:"))
+		for _, g := range groups {
+			found = append(found, fmt.Sprintf("  • %s (%d):", g.Label, len(g.Items)))
+			for _, it := range g.Items {
+				found = append(found, "    - "+termtext.String(it))
+			}
+		}
+	}
+
+	var choices []string
+	for i, l := range t.labels {
+		label := fmt.Sprintf("%d. %s", i+1, termtext.String(l))
+		if i == t.sel {
+			choices = append(choices, m.theme.selected.Render("● "+label))
+		} else {
+			choices = append(choices, "  "+label)
+		}
+	}
+	choices = append([]string{""}, choices...)
+	choices = append(choices, "", m.theme.dim.Render("Enter chooses · Esc leaves castor without running anything from this folder"))
+
+	// Two borders and the footer around the dialog.
+	room := m.height - 3 - len(head) - len(choices)
+	if len(found) > room {
+		keep := max(room-1, 0)
+		found = append(found[:keep:keep], m.theme.dim.Render(fmt.Sprintf("… %d more lines (a taller terminal shows them)", len(found)-keep)))
+	}
+	lines := append(append(head, found...), choices...)
+	for i, l := range lines {
+		lines[i] = ansi.Truncate(l, inner, "…")
+	}
+	return m.theme.dialog.Width(m.width).Render(strings.Join(lines, "\n")) + "\n" + m.footer()
+}
