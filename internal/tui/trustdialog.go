@@ -127,30 +127,40 @@ func (m *model) noteUntrusted(a *setup.Agent) {
 // trustIntro is Gemini CLI's explanation above the list.
 const trustIntro = "Trusting a folder allows Castor to load its local configurations, including custom commands, hooks, MCP servers, agent skills, and settings. These configurations could execute code on your behalf or change the behavior of the CLI."
 
-// renderTrust draws the dialog and the footer in place of the input. The
-// list of what the folder holds gives way to the terminal's height; the
-// title and the choices always show.
+// renderTrust draws the dialog and the footer in place of the input. On
+// a short terminal the explanation goes first, then the end of the list
+// of what the folder holds; the title and the choices always show.
 func (m *model) renderTrust() string {
 	t := m.trust
 	inner := max(m.width-4, 20)
-	wrap := func(s string) []string {
-		return strings.Split(ansi.Wordwrap(termtext.String(s), inner, " "), "\n")
+	// item wraps one entry under its bullet, later rows indented.
+	item := func(bullet, text string, style func(...string) string) []string {
+		rows := strings.Split(ansi.Wrap(termtext.String(text), max(inner-ansi.StringWidth(bullet), 10), " "), "\n")
+		for i, r := range rows {
+			if i == 0 {
+				rows[i] = style(bullet + r)
+			} else {
+				rows[i] = style(strings.Repeat(" ", ansi.StringWidth(bullet)) + r)
+			}
+		}
+		return rows
 	}
-	head := []string{m.theme.title.Render("Do you trust the files in this folder?"), m.theme.dim.Render(termtext.String(t.q.Folder)), ""}
-	head = append(head, wrap(trustIntro)...)
+	plain := func(s ...string) string { return strings.Join(s, "") }
+	head := []string{m.theme.title.Render("Do you trust the files in this folder?"), m.theme.dim.Render(termtext.String(t.q.Folder))}
+	intro := append([]string{""}, strings.Split(ansi.Wordwrap(trustIntro, inner, " "), "\n")...)
 
 	var found []string
 	f := t.q.Found
 	if len(f.Errors) > 0 {
 		found = append(found, "", m.theme.bad.Render("Discovery Errors:"))
 		for _, e := range f.Errors {
-			found = append(found, m.theme.bad.Render("  • "+termtext.String(e)))
+			found = append(found, item("  • ", e, m.theme.bad.Render)...)
 		}
 	}
 	if len(f.Warnings) > 0 {
 		found = append(found, "", m.theme.warn.Render("Security Warnings:"))
 		for _, w := range f.Warnings {
-			found = append(found, m.theme.warn.Render("  • "+termtext.String(w)))
+			found = append(found, item("  • ", w, m.theme.warn.Render)...)
 		}
 	}
 	if groups := f.Groups(); len(groups) > 0 {
@@ -158,12 +168,12 @@ func (m *model) renderTrust() string {
 		for _, g := range groups {
 			found = append(found, fmt.Sprintf("  • %s (%d):", g.Label, len(g.Items)))
 			for _, it := range g.Items {
-				found = append(found, "    - "+termtext.String(it))
+				found = append(found, item("    - ", it, plain)...)
 			}
 		}
 	}
 
-	var choices []string
+	choices := []string{""}
 	for i, l := range t.labels {
 		label := fmt.Sprintf("%d. %s", i+1, termtext.String(l))
 		if i == t.sel {
@@ -172,16 +182,22 @@ func (m *model) renderTrust() string {
 			choices = append(choices, "  "+label)
 		}
 	}
-	choices = append([]string{""}, choices...)
 	choices = append(choices, "", m.theme.dim.Render("Enter chooses · Esc leaves castor without running anything from this folder"))
 
 	// Two borders and the footer around the dialog.
 	room := m.height - 3 - len(head) - len(choices)
-	if len(found) > room {
-		keep := max(room-1, 0)
-		found = append(found[:keep:keep], m.theme.dim.Render(fmt.Sprintf("… %d more lines (a taller terminal shows them)", len(found)-keep)))
+	body := append(intro, found...)
+	if len(body) > room {
+		body = found
 	}
-	lines := append(append(head, found...), choices...)
+	if len(body) > room {
+		keep := max(room-1, 0)
+		body = body[:keep:keep]
+		if room > 0 {
+			body = append(body, m.theme.dim.Render(fmt.Sprintf("… %d more lines (a taller terminal shows them)", len(found)-keep)))
+		}
+	}
+	lines := append(append(head, body...), choices...)
 	for i, l := range lines {
 		lines[i] = ansi.Truncate(l, inner, "…")
 	}
