@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -143,7 +144,7 @@ func (d *FolderDiscovery) discoverSettings(path string) {
 	}
 	sort.Strings(d.Settings)
 	if servers, ok := obj["mcpServers"].(map[string]any); ok {
-		for _, name := range sortedKeys(servers) {
+		for _, name := range slices.Sorted(maps.Keys(servers)) {
 			d.MCPServers = append(d.MCPServers, name+": "+mcpTarget(servers[name]))
 		}
 	}
@@ -211,15 +212,6 @@ func joinAny(vs []any) string {
 		s[i] = fmt.Sprint(v)
 	}
 	return strings.Join(s, " ")
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // discoverCommands lists the .toml commands under dir as Gemini CLI names

@@ -158,12 +158,12 @@ func TestDiscoverFolder(t *testing.T) {
 				"sse": {"url": "https://example.com/sse"}
 			}
 		}`,
-		".gemini/commands/deploy.toml":     `prompt = "deploy"`,
-		".gemini/commands/git/commit.toml": `prompt = "!{git diff}"`,
-		".gemini/skills/review/SKILL.md":   "---\nname: review\n---\n",
-		".gemini/skills/empty/README.md":   "not a skill",
-		".gemini/agents/helper.md":         "---\nname: helper\n---\n",
-		".gemini/agents/_draft.md":         "ignored",
+		".gemini/commands/deploy.toml":                 `prompt = "deploy"`,
+		".gemini/commands/git/commit.toml":             `prompt = "!{git diff}"`,
+		".gemini/skills/review/SKILL.md":               "---\nname: review\n---\n",
+		".gemini/skills/empty/README.md":               "not a skill",
+		".gemini/agents/helper.md":                     "---\nname: helper\n---\n",
+		".gemini/agents/_draft.md":                     "ignored",
 		".gemini/extensions/ext/gemini-extension.json": `{"name": "ext"}`,
 	}
 	for name, content := range files {
