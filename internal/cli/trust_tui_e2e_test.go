@@ -116,7 +116,7 @@ func (tm *term) waitReady() string {
 // TestTUITrustDialogDontTrust: "Don't trust" saves DO_NOT_TRUST, says the
 // session runs without the folder's configuration, and nothing of the
 // folder runs: no hook, no MCP server, no YOLO (the model's shell call is
-// asked about, and rejected here).
+// asked about, and rejected here). /permissions trust then trusts it.
 func TestTUITrustDialogDontTrust(t *testing.T) {
 	e := newEnv(t)
 	tm := untrustedTUI(t, e)
@@ -135,6 +135,14 @@ func TestTUITrustDialogDontTrust(t *testing.T) {
 	tm.waitFor("Rejected.")
 	if ran := ranMarkers(e); len(ran) > 0 {
 		t.Errorf("the untrusted folder's code ran: %v", ran)
+	}
+	// /permissions changes the folder's trust for the next start.
+	tm.submit("/permissions trust")
+	tm.waitFor("Current Level: untrusted")
+	tm.keys("Enter")
+	tm.waitFor("Restart castor to apply the trust change.")
+	if got := trustRules(t, e)[e.ws]; got != "TRUST_FOLDER" {
+		t.Errorf("after /permissions the rule is %q, want TRUST_FOLDER", got)
 	}
 }
 

@@ -275,16 +275,8 @@ func askTrust(ctx context.Context, o Options, wd string, env *Env, st *config.Se
 	if o.HomeDir != "" {
 		home = config.HomeAt(o.HomeDir)
 	}
-	path := home.TrustedFoldersPath(env.Lookup)
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return false, configErrorf("%s: cannot save the folder's trust: %v", path, err)
-	}
-	tf, err := config.LoadTrustedFolders(path)
-	if err == nil {
-		err = tf.Set(wd, level)
-	}
-	if err != nil {
-		return false, configErrorf("%s: cannot save the folder's trust: %v", path, err)
+	if _, err := SaveTrust(home, env.Lookup, wd, level); err != nil {
+		return false, &ConfigError{Err: err}
 	}
 	trusted := level != config.DoNotTrust
 	st.Trust.Source = config.TrustSourceFile
@@ -293,6 +285,24 @@ func askTrust(ctx context.Context, o Options, wd string, env *Env, st *config.Se
 		st.Trust.State = config.Trusted
 	}
 	return trusted, nil
+}
+
+// SaveTrust records level for folder in home's trustedFolders.json
+// (GEMINI_CLI_TRUSTED_FOLDERS_PATH, read through lookup, names another
+// file), in Gemini CLI's format, and returns the file.
+func SaveTrust(home config.Home, lookup config.LookupFunc, folder string, level config.TrustLevel) (string, error) {
+	path := home.TrustedFoldersPath(lookup)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return path, fmt.Errorf("%s: cannot save the folder's trust: %w", path, err)
+	}
+	tf, err := config.LoadTrustedFolders(path)
+	if err == nil {
+		err = tf.Set(folder, level)
+	}
+	if err != nil {
+		return path, fmt.Errorf("%s: cannot save the folder's trust: %w", path, err)
+	}
+	return path, nil
 }
 
 // trustLevels are the answers of a trust question, for faces that list

@@ -59,6 +59,7 @@ func init() {
 		{name: "mcp", desc: "List the MCP servers and their status.", needsSession: true, run: (*model).cmdMCP},
 		{name: "ide", desc: "Show the IDE connection; enable or disable IDE mode.", subs: []string{"status", "enable", "disable", "install"}, needsSession: true, run: (*model).cmdIDE},
 		{name: "directory", desc: "Add or show workspace directories.", subs: []string{"add", "show"}, needsSession: true, run: (*model).cmdDirectory},
+		{name: "permissions", desc: "Manage folder trust settings and other permissions", subs: []string{"trust"}, needsSession: true, run: (*model).cmdPermissions}, // trustdialog.go
 	}
 }
 

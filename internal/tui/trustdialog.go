@@ -3,6 +3,8 @@ package tui
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -18,6 +20,8 @@ import (
 // rule decides, and waits. The dialog replaces the input and lists what
 // the folder would run; Enter saves the choice, Esc or Ctrl-C leave
 // castor with nothing from the folder run (exit 130, as Gemini CLI).
+// /permissions trust [dir] shows the same dialog to change a folder's
+// trust later; its answer is saved and applies from the next start.
 
 // trustExitCode is Gemini CLI's FATAL_CANCELLATION_ERROR, its exit code
 // when the trust dialog is left with Esc.
@@ -34,6 +38,10 @@ type trustAsk struct {
 	sel    int
 	reply  chan<- trustReply
 	done   bool
+	// modify is /permissions' dialog: saved by the face, Esc closes it;
+	// current is the folder's trust then.
+	modify  bool
+	current string
 }
 
 type trustReply struct {
@@ -42,7 +50,7 @@ type trustReply struct {
 }
 
 func (t *trustAsk) answer(r trustReply) {
-	if !t.done {
+	if !t.done && t.reply != nil {
 		t.done = true
 		t.reply <- r
 	}
@@ -89,6 +97,10 @@ func (m *model) trustKey(k tea.KeyPressMsg) tea.Cmd {
 		return m.chooseTrust(t.sel)
 	case "esc", "ctrl+c":
 		m.trust = nil
+		if t.modify {
+			m.printNotice(noticeInfo, "Folder trust unchanged.")
+			return nil
+		}
 		t.answer(trustReply{err: setup.ErrTrustNotGiven})
 		key := "escape"
 		if ks == "ctrl+c" {
@@ -109,6 +121,10 @@ func (m *model) trustKey(k tea.KeyPressMsg) tea.Cmd {
 func (m *model) chooseTrust(i int) tea.Cmd {
 	t := m.trust
 	m.trust = nil
+	if t.modify {
+		m.saveTrust(t.q.Folder, t.levels[i])
+		return nil
+	}
 	m.status = "starting…"
 	m.print(m.theme.dim.Render("Folder trust: " + termtext.String(t.labels[i])))
 	t.answer(trustReply{level: t.levels[i]})
@@ -121,7 +137,61 @@ func (m *model) noteUntrusted(a *setup.Agent) {
 	if a.Trusted || !a.Settings.Trust.FolderTrustEnabled {
 		return
 	}
-	m.printNotice(noticeInfo, setup.UntrustedNotice("To trust it, set it to TRUST_FOLDER in ~/.gemini/trustedFolders.json (or remove its DO_NOT_TRUST rule) and start castor again."))
+	m.printNotice(noticeInfo, setup.UntrustedNotice("Use the `/permissions` command to change the trust level."))
+}
+
+// permissionsUsage is Gemini CLI's.
+const permissionsUsage = "Usage: /permissions trust [<directory-path>]"
+
+// cmdPermissions is Gemini CLI's /permissions trust [dir]: the trust
+// dialog for the workspace or dir, showing its current trust.
+func (m *model) cmdPermissions(args []string) tea.Cmd {
+	switch {
+	case len(args) == 0:
+		m.printNotice(noticeError, "Please provide a subcommand for /permissions. "+permissionsUsage)
+		return nil
+	case args[0] != "trust":
+		m.printNotice(noticeError, fmt.Sprintf("Invalid subcommand for /permissions: %s. %s", args[0], permissionsUsage))
+		return nil
+	}
+	dir := m.agent.Workspace.Root()
+	if p := strings.TrimSpace(strings.Join(args[1:], " ")); p != "" {
+		if p == "~" || strings.HasPrefix(p, "~/") {
+			p = filepath.Join(m.homeDir, strings.TrimPrefix(p, "~"))
+		}
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		dir = filepath.Clean(p)
+	}
+	if fi, err := os.Stat(dir); err != nil {
+		m.printNotice(noticeError, fmt.Sprintf("Error accessing path: %s. %v", dir, err))
+		return nil
+	} else if !fi.IsDir() {
+		m.printNotice(noticeError, "Path is not a directory: "+dir)
+		return nil
+	}
+	current := "Not Set"
+	if tf, err := config.LoadTrustedFolders(m.agent.Home.TrustedFoldersPath(m.agent.Env.Lookup)); err != nil {
+		m.printNotice(noticeError, err.Error())
+		return nil
+	} else if st := tf.Lookup(dir); st != config.TrustUnknown {
+		current = st.String()
+	}
+	labels, levels := setup.TrustChoices(dir)
+	labels[0] = strings.Replace(labels[0], "Trust folder", "Trust this folder", 1)
+	m.trust = &trustAsk{q: setup.TrustQuestion{Folder: dir, Found: setup.DiscoverFolder(dir)}, labels: labels, levels: levels, modify: true, current: current}
+	return nil
+}
+
+// saveTrust saves /permissions' answer.
+func (m *model) saveTrust(dir string, level config.TrustLevel) {
+	path, err := setup.SaveTrust(m.agent.Home, m.agent.Env.Lookup, dir, level)
+	if err != nil {
+		m.printNotice(noticeError, err.Error())
+		return
+	}
+	m.printNotice(noticeInfo, fmt.Sprintf("Saved %s for %s in %s. Restart castor to apply the trust change.", level, dir, homeRelative(path)))
 }
 
 // trustIntro is Gemini CLI's explanation above the list.
@@ -147,6 +217,11 @@ func (m *model) renderTrust() string {
 	}
 	plain := func(s ...string) string { return strings.Join(s, "") }
 	head := []string{m.theme.title.Render("Do you trust the files in this folder?"), m.theme.dim.Render(termtext.String(t.q.Folder))}
+	leave := "Esc leaves castor without running anything from this folder"
+	if t.modify {
+		head = []string{m.theme.title.Render("Modify Trust Level"), "Folder: " + termtext.String(t.q.Folder), "Current Level: " + m.theme.title.Render(t.current)}
+		leave = "Esc closes"
+	}
 	intro := append([]string{""}, strings.Split(ansi.Wordwrap(trustIntro, inner, " "), "\n")...)
 
 	var found []string
@@ -182,7 +257,7 @@ func (m *model) renderTrust() string {
 			choices = append(choices, "  "+label)
 		}
 	}
-	choices = append(choices, "", m.theme.dim.Render("Enter chooses · Esc leaves castor without running anything from this folder"))
+	choices = append(choices, "", m.theme.dim.Render("Enter chooses · "+leave))
 
 	// Two borders and the footer around the dialog.
 	room := m.height - 3 - len(head) - len(choices)

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -10,6 +11,7 @@ import (
 
 	"github.com/castor-dev/castor/config"
 	"github.com/castor-dev/castor/internal/setup"
+	"github.com/castor-dev/castor/tool"
 )
 
 var trustQuestion = setup.TrustQuestion{
@@ -131,5 +133,56 @@ func TestAskTrustCallback(t *testing.T) {
 	cancel()
 	if r := <-done; !errors.Is(r.err, context.Canceled) {
 		t.Errorf("a cancelled start-up returned %+v", r)
+	}
+}
+
+// TestPermissionsTrust runs /permissions trust: the dialog shows the
+// folder's current trust, a choice is saved to trustedFolders.json, Esc
+// changes nothing, and a wrong use says how to use it.
+func TestPermissionsTrust(t *testing.T) {
+	m, log := newTestModel(t)
+	home, ws := t.TempDir(), t.TempDir()
+	m.agent = &setup.Agent{Home: config.HomeAt(home), Env: setup.NewEnv(func(string) (string, bool) { return "", false }), Workspace: tool.NewWorkspace(ws)}
+	rules := func() map[string]config.TrustLevel {
+		tf, err := config.LoadTrustedFolders(filepath.Join(home, ".gemini", "trustedFolders.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tf.Rules
+	}
+	m.cmdPermissions([]string{"trust"})
+	if v := m.View().Content; !strings.Contains(v, "Modify Trust Level") || !strings.Contains(v, "Current Level: Not Set") || !strings.Contains(v, "Trust this folder (") {
+		t.Fatalf("the dialog:\n%s", v)
+	}
+	for _, k := range formKeys("3") {
+		m.Update(k)
+	}
+	if got := rules()[ws]; got != config.DoNotTrust || m.trust != nil || m.quitting {
+		t.Errorf("rule %q after Don't trust (dialog %v, quitting %v)", got, m.trust, m.quitting)
+	}
+	m.cmdPermissions([]string{"trust", ws})
+	if v := m.View().Content; !strings.Contains(v, "Current Level: untrusted") {
+		t.Errorf("the dialog does not show the saved level:\n%s", v)
+	}
+	for _, k := range formKeys("{esc}") {
+		m.Update(k)
+	}
+	if got := rules()[ws]; got != config.DoNotTrust || m.trust != nil || m.quitting {
+		t.Errorf("Esc changed the rule to %q (dialog %v, quitting %v)", got, m.trust, m.quitting)
+	}
+	m.cmdPermissions(nil)
+	m.cmdPermissions([]string{"reset"})
+	m.cmdPermissions([]string{"trust", "missing"})
+	out := strings.Join(*log, "\n")
+	for _, want := range []string{
+		"Saved DO_NOT_TRUST for " + ws,
+		"Folder trust unchanged.",
+		"Please provide a subcommand for /permissions. Usage: /permissions trust [<directory-path>]",
+		"Invalid subcommand for /permissions: reset.",
+		"Error accessing path: " + filepath.Join(ws, "missing"),
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("printed %q, want %q", out, want)
+		}
 	}
 }
