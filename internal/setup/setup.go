@@ -450,8 +450,10 @@ func resolveWorkDir(wd string) (string, error) {
 
 // loadSettings loads the settings layers, asks a connected IDE about
 // trust (its answer overrides trustedFolders.json, as in Gemini CLI), and
-// applies folder trust: refused when o.EnforceTrust, otherwise the
-// workspace is vouched for by the caller and its layer loaded.
+// applies folder trust to a folder nothing decided: refused when
+// o.EnforceTrust, asked about through o.AskTrust when set (the answer
+// saved, the folder's layer loaded only once trusted), otherwise vouched
+// for by the caller and its layer loaded.
 func loadSettings(ctx context.Context, o Options, wd string, env *Env) (*config.Settings, *ideConn, error) {
 	load := func(lookup config.LookupFunc, ideTrust *bool) (*config.Settings, error) {
 		st, err := config.Load(config.LoadOptions{Workspace: wd, Env: lookup, HomeDir: o.HomeDir, IDETrust: ideTrust})
