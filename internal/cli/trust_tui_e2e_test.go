@@ -193,3 +193,27 @@ func waitFile(t *testing.T, path string) {
 		}
 	}
 }
+
+// TestHeadlessUntrustedFolderRefused: -p keeps refusing a folder no rule
+// trusts (exit 55), before anything of it runs; nothing is asked or
+// saved.
+func TestHeadlessUntrustedFolderRefused(t *testing.T) {
+	e := newEnv(t)
+	writeClonedRepo(t, e)
+	var env []string
+	for _, kv := range e.environ() {
+		if !strings.HasPrefix(kv, "GEMINI_CLI_TRUST_WORKSPACE=") {
+			env = append(env, kv)
+		}
+	}
+	r := runCastor(t, e.ws, env, "-p", "set things up")
+	if r.code != 55 || !strings.Contains(r.stderr, "not running in a trusted directory") {
+		t.Errorf("exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	if ran := ranMarkers(e); len(ran) > 0 {
+		t.Errorf("the untrusted folder's code ran: %v", ran)
+	}
+	if rules := trustRules(t, e); rules != nil || len(e.srv.Requests()) > 0 {
+		t.Errorf("saved %v, %d model requests", rules, len(e.srv.Requests()))
+	}
+}
