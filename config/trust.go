@@ -83,7 +83,7 @@ func (r TrustResult) IsTrusted() bool { return r.State == Trusted }
 // folder that is not trusted while folder trust is on (exit code 55).
 var ErrUntrustedWorkspace = errors.New("Castor is not running in a trusted directory. To proceed, either use `--skip-trust`, " +
 	"set the `GEMINI_CLI_TRUST_WORKSPACE=true` environment variable, or trust this directory " +
-	"(add it as TRUST_FOLDER to ~/.gemini/trustedFolders.json, or trust it in Gemini CLI's interactive mode). " +
+	"(add it as TRUST_FOLDER to ~/.gemini/trustedFolders.json, or run castor in it interactively and choose \"Trust folder\"). " +
 	"For more details, see https://geminicli.com/docs/cli/trusted-folders/#headless-and-automated-environments")
 
 // HeadlessTrustError returns ErrUntrustedWorkspace when a non-interactive

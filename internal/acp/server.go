@@ -265,8 +265,8 @@ func (s *Server) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.N
 	}
 	// The client learns the session id from the answer: the commands
 	// follow it.
-	s.out.after(func() { ss.announceCommands(s.base) }, `"result"`, `"sessionId":"`+ss.id+`"`)
-	return sdk.NewSessionResponse{SessionId: sdk.SessionId(ss.id), Modes: ss.modes(), ConfigOptions: ss.configOptions()}, nil
+	s.out.after(func() { ss.noteTrust(s.base); ss.announceCommands(s.base) }, `"result"`, `"sessionId":"`+ss.id+`"`)
+	return sdk.NewSessionResponse{SessionId: sdk.SessionId(ss.id), Modes: ss.modes(), ConfigOptions: ss.configOptions(), Meta: ss.trustMeta()}, nil
 }
 
 // LoadSession implements sdk.AgentLoader: the recorded session is resumed
@@ -279,8 +279,9 @@ func (s *Server) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk
 	if err := ss.replay(ctx); err != nil {
 		return sdk.LoadSessionResponse{}, err
 	}
+	ss.noteTrust(ctx) // trust.go
 	ss.announceCommands(ctx)
-	return sdk.LoadSessionResponse{Modes: ss.modes(), ConfigOptions: ss.configOptions()}, nil
+	return sdk.LoadSessionResponse{Modes: ss.modes(), ConfigOptions: ss.configOptions(), Meta: ss.trustMeta()}, nil
 }
 
 // ResumeSession implements sdk.Agent: session/load without the replay.
@@ -289,8 +290,9 @@ func (s *Server) ResumeSession(ctx context.Context, p sdk.ResumeSessionRequest) 
 	if err != nil {
 		return sdk.ResumeSessionResponse{}, err
 	}
+	ss.noteTrust(ctx)
 	ss.announceCommands(ctx)
-	return sdk.ResumeSessionResponse{Modes: ss.modes(), ConfigOptions: ss.configOptions()}, nil
+	return sdk.ResumeSessionResponse{Modes: ss.modes(), ConfigOptions: ss.configOptions(), Meta: ss.trustMeta()}, nil
 }
 
 // resume returns the open session id, or opens the recorded one.

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/castor-dev/castor/config"
 	"github.com/castor-dev/castor/internal/acp"
+	"github.com/castor-dev/castor/internal/setup"
 	"github.com/castor-dev/castor/internal/termtext"
 )
 
@@ -46,6 +48,12 @@ func runACP(ctx context.Context, f *flags, stdio IO) int {
 	}
 	opts := f.sessionOptions(wd, mode)
 	opts.Warn = func(s string) { fmt.Fprintf(stderr, "Warning: %s\n", s) }
+	if !f.skipTrust {
+		// A folder that no rule decides runs in safe mode, as with
+		// `gemini --acp`: there is nobody to ask on the protocol, and the
+		// editor is told how to trust it (internal/acp/trust.go).
+		opts.AskTrust = func(context.Context, setup.TrustQuestion) (config.TrustLevel, error) { return "", nil }
+	}
 	srv := &acp.Server{Log: stderr, Options: opts}
 	if err := srv.Serve(ctx, stdio.Stdin, stdio.Stdout); err != nil {
 		return fail(err)

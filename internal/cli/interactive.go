@@ -44,13 +44,14 @@ func runInteractive(ctx context.Context, opts setup.Options, prompt string, stdi
 	if !stdio.StdinIsTerminal {
 		return fail(stdio, &inputError{msg: "The --prompt-interactive flag cannot be used when input is piped from stdin."})
 	}
-	// Folder trust is asked about interactively in Gemini CLI; here the
-	// user who opens a session in a folder vouches for it, as with the
-	// SDK. Headless runs keep enforcing it.
+	// A folder that no rule decides is asked about, as Gemini CLI's
+	// folder trust dialog does, before anything is read from it;
+	// --skip-trust (EnforceTrust off) trusts it for this run.
+	ask := opts.EnforceTrust
 	opts.EnforceTrust = false
 	// Installed extensions are checked for updates, in the background.
 	opts.ExtensionUpdates = true
-	return tui.Run(ctx, tui.Config{Options: opts, Prompt: prompt, In: stdio.Stdin, Out: stdio.Stdout, Err: stdio.Stderr})
+	return tui.Run(ctx, tui.Config{Options: opts, Prompt: prompt, In: stdio.Stdin, Out: stdio.Stdout, Err: stdio.Stderr, AskTrust: ask})
 }
 
 func fail(stdio IO, err error) int {

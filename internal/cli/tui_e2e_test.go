@@ -41,6 +41,28 @@ func (e *env) startTUI(args ...string) *term {
 // startTUIAfter is startTUI with a shell command run first in the pane,
 // as a user's earlier work stays on the screen castor opens in.
 func (e *env) startTUIAfter(before string, args ...string) *term {
+	e.t.Helper()
+	tm := e.launchTUI(before, args...)
+	// The first frame comes before the session is assembled; a prompt
+	// typed then is queued with a notice of its own, which is not the
+	// screen the tests expect. Start-up is over when the footer no longer
+	// says so.
+	s := tm.waitUntil("the session ready", func(s string) bool {
+		footer := s[strings.LastIndex(strings.TrimSuffix(s, "\n"), "\n")+1:]
+		return strings.Contains(footer, "context left") && !strings.Contains(footer, startingStatus)
+	})
+	// Only the footer is looked at above, so that a start-up frame left
+	// in the scrollback is reported as what it is: a rendering bug users
+	// see too, not a slow test.
+	if strings.Contains(s, startingStatus) {
+		e.t.Errorf("the start-up frame stayed on screen above the live area:\n%s", s)
+	}
+	return tm
+}
+
+// launchTUI opens castor as startTUIAfter does, without waiting for
+// anything.
+func (e *env) launchTUI(before string, args ...string) *term {
 	t := e.t
 	t.Helper()
 	npmtest.LookPath(t, "tmux") // skips without tmux, fails under CI=true
@@ -69,20 +91,6 @@ func (e *env) startTUIAfter(before string, args ...string) *term {
 	cmd += "; echo '[exited]'; sleep 600"
 	tm.tmux("-f", "/dev/null", "new-session", "-d", "-s", "main", "-x", fmt.Sprint(tuiWidth), "-y", fmt.Sprint(tuiHeight), cmd)
 	t.Cleanup(func() { exec.Command("tmux", "-L", tm.sock, "kill-server").Run() })
-	// The first frame comes before the session is assembled; a prompt
-	// typed then is queued with a notice of its own, which is not the
-	// screen the tests expect. Start-up is over when the footer no longer
-	// says so.
-	s := tm.waitUntil("the session ready", func(s string) bool {
-		footer := s[strings.LastIndex(strings.TrimSuffix(s, "\n"), "\n")+1:]
-		return strings.Contains(footer, "context left") && !strings.Contains(footer, startingStatus)
-	})
-	// Only the footer is looked at above, so that a start-up frame left
-	// in the scrollback is reported as what it is: a rendering bug users
-	// see too, not a slow test.
-	if strings.Contains(s, startingStatus) {
-		t.Errorf("the start-up frame stayed on screen above the live area:\n%s", s)
-	}
 	return tm
 }
 

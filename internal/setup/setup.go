@@ -100,9 +100,15 @@ type Options struct {
 	// IgnoreSettings skips settings files, .env and GEMINI.md.
 	IgnoreSettings bool
 	// EnforceTrust refuses a workspace that folder trust does not trust,
-	// as headless Gemini CLI does; without it the workspace counts as
-	// trusted.
+	// as headless Gemini CLI does; without it (and without AskTrust) the
+	// workspace counts as trusted.
 	EnforceTrust bool
+	// AskTrust, when set and EnforceTrust is not, is asked about a
+	// workspace that folder trust neither trusts nor distrusts, before
+	// anything is read from it (trustfolder.go). A level is saved to
+	// trustedFolders.json and applied; "" leaves the folder untrusted for
+	// this session only (the ACP face); an error ends New with it.
+	AskTrust func(ctx context.Context, q TrustQuestion) (config.TrustLevel, error)
 	// Env is the environment the session starts from (default: the
 	// process environment). The workspace's .env file is layered on top
 	// for this session only: the process environment is never changed.
@@ -434,8 +440,10 @@ func resolveWorkDir(wd string) (string, error) {
 
 // loadSettings loads the settings layers, asks a connected IDE about
 // trust (its answer overrides trustedFolders.json, as in Gemini CLI), and
-// applies folder trust: refused when o.EnforceTrust, otherwise the
-// workspace is vouched for by the caller and its layer loaded.
+// applies folder trust to a folder nothing decided: refused when
+// o.EnforceTrust, asked about through o.AskTrust when set (the answer
+// saved, the folder's layer loaded only once trusted), otherwise vouched
+// for by the caller and its layer loaded.
 func loadSettings(ctx context.Context, o Options, wd string, env *Env) (*config.Settings, *ideConn, error) {
 	load := func(lookup config.LookupFunc, ideTrust *bool) (*config.Settings, error) {
 		st, err := config.Load(config.LoadOptions{Workspace: wd, Env: lookup, HomeDir: o.HomeDir, IDETrust: ideTrust})
@@ -462,11 +470,22 @@ func loadSettings(ctx context.Context, o Options, wd string, env *Env) (*config.
 			}
 		}
 	}
-	if o.EnforceTrust {
+	unknown := !st.Trust.IsTrusted() && st.Trust.State != config.Untrusted
+	switch {
+	case o.EnforceTrust:
 		if err := st.Trust.HeadlessTrustError(); err != nil {
 			return nil, idec, &UntrustedError{Err: err}
 		}
-	} else if !st.Trust.IsTrusted() && st.Trust.State != config.Untrusted {
+	case unknown && o.AskTrust != nil:
+		trusted, err := askTrust(ctx, o, wd, env, st) // trustfolder.go
+		if err != nil || !trusted {
+			return st, idec, err
+		}
+		// The saved rule now trusts the folder: its layer comes in.
+		if st, err = load(env.Lookup, nil); err != nil {
+			return nil, idec, err
+		}
+	case unknown:
 		// Reload with the workspace layer, which an unknown folder's
 		// settings load leaves out.
 		if st, err = load(trustLookup(env.Lookup), nil); err != nil {

@@ -107,6 +107,7 @@ type model struct {
 	calls     []*agent.ToolCall
 	dialog    *dialog
 	elicits   []*elicitForm // MCP servers' questions, the first shown
+	trust     *trustAsk     // the folder trust question (trustdialog.go)
 	shell     *shellRun
 	pastes    pastes
 	queued    []string
@@ -148,6 +149,10 @@ type model struct {
 	waitFrame           bool
 	sized               bool
 	exitAfterFirstFrame bool
+	// exitCode and exitNote are the process's exit code and last words
+	// when the program ends on its own terms (the trust dialog left).
+	exitCode int
+	exitNote string
 }
 
 func newModel(ctx context.Context, c Config) *model {
@@ -323,7 +328,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 func (m *model) update(msg tea.Msg) tea.Cmd {
-	if m.onElicit(msg) {
+	if m.onElicit(msg) || m.onTrust(msg) {
 		return nil
 	}
 	switch msg := msg.(type) {
@@ -417,6 +422,9 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 }
 
 func (m *model) onReady(msg readyMsg) tea.Cmd {
+	if m.quitting {
+		return nil // left from the trust dialog: Run closes what was built
+	}
 	if msg.err != nil {
 		m.startErr = msg.err
 		m.status = "start-up failed"
@@ -437,6 +445,7 @@ func (m *model) onReady(msg readyMsg) tea.Cmd {
 		m.applyTheme()
 	}
 	m.files = newFileIndex(a.Workspace.Root())
+	m.noteUntrusted(a)
 	if h := a.Session.History(); len(h) > 0 {
 		m.printHistory(fmt.Sprintf("Resumed session %s.", a.Session.ID()), h)
 	}
@@ -701,6 +710,9 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 	if ks != "ctrl+c" {
 		m.quitArmed = false
 	}
+	if m.trust != nil {
+		return m.trustKey(k)
+	}
 	if len(m.elicits) > 0 {
 		return m.elicitKey(k)
 	}
@@ -918,6 +930,9 @@ func (m *model) View() tea.View {
 }
 
 func (m *model) render() string {
+	if m.trust != nil {
+		return m.renderTrust()
+	}
 	if len(m.elicits) > 0 {
 		return m.renderElicit()
 	}

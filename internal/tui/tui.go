@@ -29,6 +29,9 @@ type Config struct {
 	// Environ is the environment the program inspects (TERM, NO_COLOR,
 	// EDITOR); nil means the process environment.
 	Environ []string
+	// AskTrust shows the folder trust dialog for a folder that no rule
+	// decides, instead of vouching for it (trustdialog.go).
+	AskTrust bool
 }
 
 // firstFrameEnv makes the program exit right after its first frame; the
@@ -88,7 +91,10 @@ func Run(ctx context.Context, c Config) int {
 	if a != nil {
 		a.Close()
 	}
-	code := 0
+	code := m.exitCode
+	if m.exitNote != "" {
+		fmt.Fprintln(c.Err, m.exitNote)
+	}
 	if err != nil && ctx.Err() == nil {
 		fmt.Fprintf(c.Err, "Error: %s\n", err)
 		code = 1
@@ -109,6 +115,9 @@ func (m *model) assemble(send func(tea.Msg)) *setup.Agent {
 	o.Info = func(s string) { send(noticeMsg{kind: noticeInfo, text: s}) }
 	// The prompt is usable while MCP servers connect (mcpwait.go).
 	o.MCPInBackground = true
+	if m.cfg.AskTrust {
+		o.AskTrust = m.askTrust
+	}
 	a, err := setup.New(m.ctx, o)
 	send(readyMsg{agent: a, err: err})
 	return a
