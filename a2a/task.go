@@ -90,10 +90,15 @@ func (t *task) metadataLocked() map[string]any {
 	st := t.settings
 	st.Kind = "agent-settings"
 	st.IsTrusted = false
-	return map[string]any{
+	meta := map[string]any{
 		"__persistedState": map[string]any{"_agentSettings": st, "_taskState": t.state},
 		"_contextId":       t.contextID,
 	}
+	if note := t.srv.approvalCapped(st); note != "" {
+		// Where a client that asked for autoExecute looks first.
+		meta["approvalModeCapped"] = note
+	}
+	return meta
 }
 
 // snapshot returns the task as tasks/get shows it, with at most
@@ -294,8 +299,11 @@ func (t *task) buildSession(ctx context.Context, history []*genai.Content) (*age
 	t.mu.Unlock()
 	spec := SessionSpec{WorkDir: settings.WorkspacePath, SessionID: t.id, History: history, Elicit: t.elicit}
 	switch {
-	case t.srv.cfg.YOLO || settings.AutoExecute:
+	case t.srv.cfg.YOLO:
 		spec.ApprovalMode = policy.ModeYolo
+	case settings.AutoExecute:
+		// The client's ask, within the operator's ceiling.
+		spec.ApprovalMode, _ = policy.ModeYolo.AtMost(t.srv.cfg.MaxApprovalMode)
 	case mode != "":
 		spec.ApprovalMode = mode
 	}
