@@ -24,6 +24,7 @@
 package httpguard
 
 import (
+	"encoding/json"
 	"fmt"
 	"mime"
 	"net"
@@ -31,8 +32,6 @@ import (
 	"net/url"
 	"os"
 	"strings"
-
-	"github.com/castor-dev/castor/internal/jsonrpc"
 )
 
 // Options say what a listener admits.
@@ -215,7 +214,10 @@ type RefuseFunc func(w http.ResponseWriter, r *http.Request, why *Refusal)
 // WriteRefusal answers a refused request with its status and a JSON body
 // {"error": reason}.
 func WriteRefusal(w http.ResponseWriter, _ *http.Request, why *Refusal) {
-	jsonrpc.WriteJSON(w, why.Status, map[string]any{"error": why.Reason})
+	b, _ := json.Marshal(map[string]string{"error": why.Reason})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(why.Status)
+	w.Write(append(b, '\n'))
 }
 
 // Handler serves requests that pass Check with next and answers the rest
