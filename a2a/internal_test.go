@@ -15,8 +15,8 @@ import (
 
 	"google.golang.org/genai"
 
+	"github.com/castor-dev/castor/a2a/internal/semver"
 	"github.com/castor-dev/castor/agent"
-	"github.com/castor-dev/castor/internal/semver"
 	"github.com/castor-dev/castor/tool"
 )
 

@@ -19,11 +19,11 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"google.golang.org/genai"
 
+	"github.com/castor-dev/castor/a2a/internal/host"
+	"github.com/castor-dev/castor/a2a/internal/jsonrpc"
 	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/command"
-	"github.com/castor-dev/castor/internal/host"
 	"github.com/castor-dev/castor/internal/httpguard"
-	"github.com/castor-dev/castor/internal/jsonrpc"
 	"github.com/castor-dev/castor/internal/version"
 	"github.com/castor-dev/castor/internal/webhook"
 	"github.com/castor-dev/castor/mcp"

@@ -6,8 +6,8 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/castor-dev/castor/a2a/internal/jsonrpc"
 	"github.com/castor-dev/castor/command"
-	"github.com/castor-dev/castor/internal/jsonrpc"
 )
 
 // commandsFor returns the registry that lists and runs commands for the

@@ -21,9 +21,9 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 
-	"github.com/castor-dev/castor/internal/host"
-	"github.com/castor-dev/castor/internal/jsonrpc"
-	"github.com/castor-dev/castor/internal/mediatype"
+	"github.com/castor-dev/castor/a2a/internal/host"
+	"github.com/castor-dev/castor/a2a/internal/jsonrpc"
+	"github.com/castor-dev/castor/a2a/internal/mediatype"
 )
 
 // handler serves A2A 1.0 through a2a-go's transports (a2asrv's JSON-RPC
