@@ -15,8 +15,8 @@ import (
 
 	"github.com/castor-dev/castor/a2a/internal/host"
 	"github.com/castor-dev/castor/a2a/internal/jsonrpc"
+	"github.com/castor-dev/castor/a2a/internal/webhook"
 	"github.com/castor-dev/castor/command"
-	"github.com/castor-dev/castor/internal/webhook"
 	"github.com/castor-dev/castor/policy"
 )
 

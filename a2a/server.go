@@ -21,11 +21,11 @@ import (
 
 	"github.com/castor-dev/castor/a2a/internal/host"
 	"github.com/castor-dev/castor/a2a/internal/jsonrpc"
+	"github.com/castor-dev/castor/a2a/internal/webhook"
 	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/command"
 	"github.com/castor-dev/castor/internal/httpguard"
 	"github.com/castor-dev/castor/internal/version"
-	"github.com/castor-dev/castor/internal/webhook"
 	"github.com/castor-dev/castor/mcp"
 	"github.com/castor-dev/castor/policy"
 )

@@ -11,8 +11,8 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/castor-dev/castor/a2a/internal/host"
+	"github.com/castor-dev/castor/a2a/internal/webhook"
 	"github.com/castor-dev/castor/agent"
-	"github.com/castor-dev/castor/internal/webhook"
 	"github.com/castor-dev/castor/policy"
 	"github.com/castor-dev/castor/tool"
 )
