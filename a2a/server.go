@@ -47,10 +47,6 @@ type Config struct {
 	URL string
 	// NewSession builds each task's engine session; it is required.
 	NewSession NewSessionFunc
-	// ExpandPrompt, when set, turns the text of a message into the parts
-	// sent to the task's session (custom commands, @path includes); nil
-	// sends the text as written.
-	ExpandPrompt func(ctx context.Context, sess *agent.Session, text string) ([]*genai.Part, error)
 	// HomeDir is the user's home directory workspace commands see ("":
 	// the OS one).
 	HomeDir string
@@ -84,12 +80,6 @@ type Config struct {
 	// Commands are the slash commands served; nil means
 	// command.DefaultRegistry().
 	Commands *command.Registry
-	// SessionCommands, when set, returns the slash commands a task's
-	// session accepts (nil: Commands). Listing and running commands for a
-	// task (a taskId with GET /listCommands, commands/get, POST
-	// /executeCommand, command/execute) use it, so /compress acts on that
-	// task's conversation (sessioncommands.go).
-	SessionCommands func(sess *agent.Session) *command.Registry
 	// OnDisconnect says what happens to a running turn when the client
 	// streaming it (or waiting for it in a blocking message/send) leaves
 	// before its end: "" or DisconnectContinue, DisconnectCancel.
@@ -232,11 +222,32 @@ type SessionSpec struct {
 	Elicit mcp.ElicitFunc
 }
 
+// TaskSession is what a NewSessionFunc builds for a task: the engine
+// session and what the assembly adds to it. The server keeps it with the
+// task while the session lives, so that the task reaches its own
+// commands and prompt expansion.
+type TaskSession struct {
+	// Session is the engine session; it is required.
+	Session *agent.Session
+	// Close releases what the session holds; nil means nothing.
+	Close func() error
+	// ExpandPrompt turns the text of a message into the parts sent to the
+	// session (custom commands, @path includes); nil sends the text as
+	// written.
+	ExpandPrompt func(ctx context.Context, text string) ([]*genai.Part, error)
+	// Commands are the slash commands the session accepts (built-ins,
+	// custom and MCP prompt commands, and the session's own /compress):
+	// listing and running commands for the task (a taskId with GET
+	// /listCommands, commands/get, POST /executeCommand, command/execute)
+	// use them, so /compress acts on that task's conversation. nil means
+	// Config.Commands.
+	Commands *command.Registry
+}
+
 // NewSessionFunc builds the engine session of a task. The session must
 // pause turns for confirmations (the client answers them in a later
-// message) and need not record itself: the task store is the record. It
-// returns the session and a function releasing what it holds.
-type NewSessionFunc func(ctx context.Context, spec SessionSpec) (*agent.Session, func() error, error)
+// message) and need not record itself: the task store is the record.
+type NewSessionFunc func(ctx context.Context, spec SessionSpec) (*TaskSession, error)
 
 // resolveWorkspace checks a client's workspace path (host.Workspace).
 func resolveWorkspace(p, root string) (string, error) {

@@ -214,13 +214,11 @@ func runA2A(ctx context.Context, f *a2aFlags, stdio IO) error {
 	defer stopMCP()
 	srv, err := a2a.NewServer(a2a.Config{
 		Commands:         setup.WithSessionCommands(commands), // lists /compress, /skills, /hooks too
-		SessionCommands:  a2asession.Commands,
 		Workspace:        f.workspace,
 		AllowedRoot:      f.allowedRoot,
 		AuthToken:        f.token,
 		URL:              cardURL,
 		NewSession:       a2asession.Factory(setup.Options{Model: f.model, Env: env.Lookup, Warn: warn}),
-		ExpandPrompt:     a2asession.ExpandPrompt,
 		YOLO:             f.yolo,
 		MaxApprovalMode:  maxMode,
 		ListenHost:       f.host,
