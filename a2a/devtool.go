@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/castor-dev/castor/internal/semver"
+	"github.com/castor-dev/castor/a2a/internal/semver"
 )
 
 // ExtensionURI identifies the development-tool extension; its path embeds

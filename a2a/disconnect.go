@@ -1,6 +1,6 @@
 package a2a
 
-import "github.com/castor-dev/castor/internal/host"
+import "github.com/castor-dev/castor/a2a/internal/host"
 
 // DisconnectMode says what a client leaving does to the turn it watched
 // (internal/host holds the policy).

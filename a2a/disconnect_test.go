@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/castor-dev/castor/a2a"
-	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
@@ -71,7 +70,7 @@ func summaryOf(v any) string {
 }
 
 func TestUnknownDisconnectMode(t *testing.T) {
-	newSession := func(context.Context, a2a.SessionSpec) (*agent.Session, func() error, error) { return nil, nil, nil }
+	newSession := func(context.Context, a2a.SessionSpec) (*a2a.TaskSession, error) { return nil, nil }
 	_, err := a2a.NewServer(a2a.Config{NewSession: newSession, AllowedRoot: t.TempDir(), OnDisconnect: "drop"})
 	if err == nil || !strings.Contains(err.Error(), `"drop"`) {
 		t.Fatalf("NewServer with an unknown mode: %v", err)

@@ -5,7 +5,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/castor-dev/castor/internal/jsonrpc"
+	"github.com/castor-dev/castor/a2a/internal/jsonrpc"
 	"github.com/castor-dev/castor/mcp"
 )
 

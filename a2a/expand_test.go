@@ -6,20 +6,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/castor-dev/castor/a2a"
-	"github.com/castor-dev/castor/internal/a2asession"
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
-func withExpand() option {
-	return func(c *a2a.Config) { c.ExpandPrompt = a2asession.ExpandPrompt }
-}
-
 // TestMessageTextExpanded: a message's text goes through the task agent's
-// ExpandPrompt: a custom command of the workspace expands, and @path
+// ExpandPrompt (a2a.TaskSession.ExpandPrompt, which a2asession.Factory
+// sets): a custom command of the workspace expands, and @path
 // includes the file.
 func TestMessageTextExpanded(t *testing.T) {
-	h := newHarness(t, withExpand())
+	h := newHarness(t)
 	cmds := filepath.Join(h.ws, ".gemini", "commands")
 	if err := os.MkdirAll(cmds, 0o755); err != nil {
 		t.Fatal(err)

@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/castor-dev/castor/a2a"
 	"github.com/castor-dev/castor/internal/fakegemini"
+	"github.com/castor-dev/castor/policy"
 )
 
 // The sequences of Gemini CLI's app.test.ts (reference §1.6) and of the
@@ -168,16 +170,45 @@ func TestGeminiYOLO(t *testing.T) {
 	}
 }
 
+// TestGeminiAutoExecute: a client's autoExecute (Gemini CLI's or the
+// extension's auto_execute) runs tool calls unasked only up to the
+// server's MaxApprovalMode: by default the call waits for approval and
+// the task's metadata says why.
 func TestGeminiAutoExecute(t *testing.T) {
-	h := newHarness(t)
-	target := filepath.Join(h.ws, "auto.txt")
-	h.fake.Enqueue(writeCall(target, "auto"), fakegemini.Text("done"))
-	meta := geminiSettings(h.ws)
-	meta["coderAgent"].(map[string]any)["autoExecute"] = true
-	evs := h.stream(userMessage("write", meta, ""))
-	assertUniqueFinalIsLast(t, evs)
-	if b, _ := os.ReadFile(target); string(b) != "auto" {
-		t.Fatalf("autoExecute did not run the call: %q\n%s", b, summary(evs))
+	for _, tt := range []struct {
+		name    string
+		ceiling policy.Mode
+		ext     bool
+		ran     bool
+	}{
+		{"yolo allowed", policy.ModeYolo, false, true},
+		{"extension, yolo allowed", policy.ModeYolo, true, true},
+		{"default", "", false, false},
+		{"extension, default", "", true, false},
+		{"auto_edit", policy.ModeAutoEdit, false, true},
+		{"plan", policy.ModePlan, false, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, withMaxApprovalMode(tt.ceiling))
+			target := filepath.Join(h.ws, "auto.txt")
+			h.fake.Enqueue(writeCall(target, "auto"), fakegemini.Text("done"))
+			meta := geminiSettings(h.ws)
+			meta["coderAgent"].(map[string]any)["autoExecute"] = true
+			if tt.ext {
+				meta = map[string]any{a2a.ExtensionURI: map[string]any{"workspace_path": h.ws, "auto_execute": true}}
+			}
+			evs := h.stream(userMessage("write", meta, ""))
+			assertUniqueFinalIsLast(t, evs)
+			b, _ := os.ReadFile(target)
+			if ran := string(b) == "auto"; ran != tt.ran {
+				t.Fatalf("the call ran: %v, want %v\n%s", ran, tt.ran, summary(evs))
+			}
+			task := h.rpc("tasks/get", map[string]any{"id": taskID(evs)})
+			capped, _ := dig(task, "result", "metadata", "approvalModeCapped").(string)
+			if want := tt.ceiling != policy.ModeYolo; (capped != "") != want || want && !strings.Contains(capped, "autoExecute") {
+				t.Errorf("approvalModeCapped = %q, want it set: %v", capped, want)
+			}
+		})
 	}
 }
 

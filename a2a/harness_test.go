@@ -22,6 +22,7 @@ import (
 	"github.com/castor-dev/castor/internal/fakegemini"
 	"github.com/castor-dev/castor/internal/setup"
 	"github.com/castor-dev/castor/model/gemini"
+	"github.com/castor-dev/castor/policy"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -42,9 +43,12 @@ type option func(*a2a.Config)
 
 func withStore(s a2a.TaskStore) option { return func(c *a2a.Config) { c.Store = s } }
 func withYOLO() option                 { return func(c *a2a.Config) { c.YOLO = true } }
-func withToken(tok string) option      { return func(c *a2a.Config) { c.AuthToken = tok } }
-func withLimits(l a2a.Limits) option   { return func(c *a2a.Config) { c.Limits = l } }
-func withPrivatePush() option          { return func(c *a2a.Config) { c.AllowPrivatePush = true } }
+func withMaxApprovalMode(m policy.Mode) option {
+	return func(c *a2a.Config) { c.MaxApprovalMode = m }
+}
+func withToken(tok string) option    { return func(c *a2a.Config) { c.AuthToken = tok } }
+func withLimits(l a2a.Limits) option { return func(c *a2a.Config) { c.Limits = l } }
+func withPrivatePush() option        { return func(c *a2a.Config) { c.AllowPrivatePush = true } }
 
 func newHarness(t testing.TB, opts ...option) *harness {
 	t.Helper()

@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"errors"
 
-	"github.com/castor-dev/castor/internal/host"
+	"github.com/castor-dev/castor/a2a/internal/host"
 )
 
 // hostConfig is how internal/host keeps this server's tasks.

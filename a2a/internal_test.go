@@ -15,8 +15,8 @@ import (
 
 	"google.golang.org/genai"
 
+	"github.com/castor-dev/castor/a2a/internal/semver"
 	"github.com/castor-dev/castor/agent"
-	"github.com/castor-dev/castor/internal/semver"
 	"github.com/castor-dev/castor/tool"
 )
 
@@ -425,6 +425,6 @@ func FuzzServeHTTP(f *testing.F) {
 }
 
 // noSession is a session factory for tests that never run a turn.
-func noSession(context.Context, SessionSpec) (*agent.Session, func() error, error) {
-	return nil, nil, errors.New("no model in this test")
+func noSession(context.Context, SessionSpec) (*TaskSession, error) {
+	return nil, errors.New("no model in this test")
 }

@@ -1,6 +1,6 @@
 package a2a
 
-import "github.com/castor-dev/castor/internal/jsonrpc"
+import "github.com/castor-dev/castor/a2a/internal/jsonrpc"
 
 // JSON-RPC and A2A error codes (A2A 0.3.0 §8).
 const (

@@ -275,6 +275,7 @@ func TestAuth(t *testing.T) {
 					method = http.MethodGet
 				}
 				req, _ := http.NewRequest(method, h.ts.URL+path, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"x"}}`))
+				req.Header.Set("Content-Type", "application/json")
 				if tt.header != "" {
 					req.Header.Set("Authorization", tt.header)
 				}

@@ -3,8 +3,8 @@ package a2a
 import (
 	"context"
 
-	"github.com/castor-dev/castor/internal/host"
-	"github.com/castor-dev/castor/internal/jsonrpc"
+	"github.com/castor-dev/castor/a2a/internal/host"
+	"github.com/castor-dev/castor/a2a/internal/jsonrpc"
 )
 
 // Messages to a task queue: each is accepted at once (in the history and

@@ -8,9 +8,9 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/castor-dev/castor/a2a/internal/host"
+	"github.com/castor-dev/castor/a2a/internal/jsonrpc"
 	"github.com/castor-dev/castor/command"
-	"github.com/castor-dev/castor/internal/host"
-	"github.com/castor-dev/castor/internal/jsonrpc"
 )
 
 // The REST routes of Gemini CLI's A2A server, which Gemini Code Assist

@@ -13,10 +13,10 @@ import (
 	legacy "github.com/a2aproject/a2a-go/a2a"
 	"github.com/google/uuid"
 
+	"github.com/castor-dev/castor/a2a/internal/host"
+	"github.com/castor-dev/castor/a2a/internal/jsonrpc"
+	"github.com/castor-dev/castor/a2a/internal/webhook"
 	"github.com/castor-dev/castor/command"
-	"github.com/castor-dev/castor/internal/host"
-	"github.com/castor-dev/castor/internal/jsonrpc"
-	"github.com/castor-dev/castor/internal/webhook"
 	"github.com/castor-dev/castor/policy"
 )
 

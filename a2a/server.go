@@ -1,6 +1,7 @@
 package a2a
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -14,15 +15,17 @@ import (
 	"sync/atomic"
 	"time"
 
+	v1 "github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"google.golang.org/genai"
 
+	"github.com/castor-dev/castor/a2a/internal/host"
+	"github.com/castor-dev/castor/a2a/internal/jsonrpc"
+	"github.com/castor-dev/castor/a2a/internal/webhook"
 	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/command"
-	"github.com/castor-dev/castor/internal/host"
-	"github.com/castor-dev/castor/internal/jsonrpc"
+	"github.com/castor-dev/castor/internal/httpguard"
 	"github.com/castor-dev/castor/internal/version"
-	"github.com/castor-dev/castor/internal/webhook"
 	"github.com/castor-dev/castor/mcp"
 	"github.com/castor-dev/castor/policy"
 )
@@ -44,15 +47,29 @@ type Config struct {
 	URL string
 	// NewSession builds each task's engine session; it is required.
 	NewSession NewSessionFunc
-	// ExpandPrompt, when set, turns the text of a message into the parts
-	// sent to the task's session (custom commands, @path includes); nil
-	// sends the text as written.
-	ExpandPrompt func(ctx context.Context, sess *agent.Session, text string) ([]*genai.Part, error)
 	// HomeDir is the user's home directory workspace commands see ("":
 	// the OS one).
 	HomeDir string
 	// YOLO approves every tool call (GEMINI_YOLO_MODE=true).
 	YOLO bool
+	// MaxApprovalMode is the most permissive approval mode a client may
+	// ask for (a task's autoExecute asks for yolo): a request above it is
+	// capped, which the task's metadata (approvalModeCapped) and the log
+	// say. "" means policy.ModeDefault: every tool call that asks, asks.
+	// YOLO raises it to yolo.
+	MaxApprovalMode policy.Mode
+	// ListenHost is the host the server listens on; with AllowedHosts it
+	// is what a request's Host may name (internal/httpguard): loopback
+	// names always, any IP address when it is "" or unspecified (0.0.0.0,
+	// ::). Other names are refused 421, which stops DNS rebinding.
+	ListenHost string
+	// AllowedHosts are more names clients reach the server by (a reverse
+	// proxy's); "*" accepts any.
+	AllowedHosts []string
+	// AllowedOrigins are the browser origins allowed to call the server
+	// across origins ("https://ui.example"; "*" any), answered with CORS
+	// headers. Requests from other web pages are refused 403.
+	AllowedOrigins []string
 	// Store persists tasks; nil keeps them in memory only.
 	Store TaskStore
 	// Retention is how long a task is kept after its last activity: idle
@@ -63,12 +80,6 @@ type Config struct {
 	// Commands are the slash commands served; nil means
 	// command.DefaultRegistry().
 	Commands *command.Registry
-	// SessionCommands, when set, returns the slash commands a task's
-	// session accepts (nil: Commands). Listing and running commands for a
-	// task (a taskId with GET /listCommands, commands/get, POST
-	// /executeCommand, command/execute) use it, so /compress acts on that
-	// task's conversation (sessioncommands.go).
-	SessionCommands func(sess *agent.Session) *command.Registry
 	// OnDisconnect says what happens to a running turn when the client
 	// streaming it (or waiting for it in a blocking message/send) leaves
 	// before its end: "" or DisconnectContinue, DisconnectCancel.
@@ -93,7 +104,10 @@ type Limits = host.Limits
 // Server is an A2A server for Castor: an http.Handler serving the A2A
 // 0.3.0 JSON-RPC transport, the agent card, and Gemini CLI's REST routes.
 type Server struct {
-	cfg     Config
+	cfg Config
+	// door checks every request's Host, Origin and body type before mux
+	// (internal/httpguard).
+	door    http.Handler
 	mux     *http.ServeMux
 	store   TaskStore
 	cmds    *command.Registry
@@ -115,6 +129,8 @@ type Server struct {
 	wg *sync.WaitGroup
 	// closing refuses requests once Shutdown is called.
 	closing atomic.Bool
+	// capped logs the first client request capped by MaxApprovalMode.
+	capped sync.Once
 }
 
 // NewServer returns a server for cfg. It checks the workspace settings
@@ -168,6 +184,9 @@ func NewServer(cfg Config) (*Server, error) {
 	if err := cfg.OnDisconnect.Check(); err != nil {
 		return nil, fmt.Errorf("a2a: %w", err)
 	}
+	if cfg.YOLO {
+		cfg.MaxApprovalMode = policy.ModeYolo
+	}
 	s := &Server{
 		cfg: cfg, store: cfg.Store, cmds: cfg.Commands, log: cfg.Logger,
 		now: cfg.Now, started: cfg.Now(), reqToken: host.NewToken(cfg.AuthToken),
@@ -179,6 +198,10 @@ func NewServer(cfg Config) (*Server, error) {
 	s.v1rpc = a2asrv.NewJSONRPCHandler(handler{s}, keep)
 	s.v1rest = a2asrv.NewRESTHandler(handler{s}, keep)
 	s.routes()
+	s.door = httpguard.New(httpguard.Options{
+		ListenHost: cfg.ListenHost, Hosts: cfg.AllowedHosts, Origins: cfg.AllowedOrigins,
+		HostHint: "castor a2a-server --allowed-host adds names", OriginHint: "castor a2a-server --allowed-origin adds origins",
+	}).Handler(s.mux, refuse)
 	s.host = host.New[*task](s.hostConfig())
 	s.wg = s.host.Work()
 	return s, nil
@@ -199,11 +222,32 @@ type SessionSpec struct {
 	Elicit mcp.ElicitFunc
 }
 
+// TaskSession is what a NewSessionFunc builds for a task: the engine
+// session and what the assembly adds to it. The server keeps it with the
+// task while the session lives, so that the task reaches its own
+// commands and prompt expansion.
+type TaskSession struct {
+	// Session is the engine session; it is required.
+	Session *agent.Session
+	// Close releases what the session holds; nil means nothing.
+	Close func() error
+	// ExpandPrompt turns the text of a message into the parts sent to the
+	// session (custom commands, @path includes); nil sends the text as
+	// written.
+	ExpandPrompt func(ctx context.Context, text string) ([]*genai.Part, error)
+	// Commands are the slash commands the session accepts (built-ins,
+	// custom and MCP prompt commands, and the session's own /compress):
+	// listing and running commands for the task (a taskId with GET
+	// /listCommands, commands/get, POST /executeCommand, command/execute)
+	// use them, so /compress acts on that task's conversation. nil means
+	// Config.Commands.
+	Commands *command.Registry
+}
+
 // NewSessionFunc builds the engine session of a task. The session must
 // pause turns for confirmations (the client answers them in a later
-// message) and need not record itself: the task store is the record. It
-// returns the session and a function releasing what it holds.
-type NewSessionFunc func(ctx context.Context, spec SessionSpec) (*agent.Session, func() error, error)
+// message) and need not record itself: the task store is the record.
+type NewSessionFunc func(ctx context.Context, spec SessionSpec) (*TaskSession, error)
 
 // resolveWorkspace checks a client's workspace path (host.Workspace).
 func resolveWorkspace(p, root string) (string, error) {
@@ -214,6 +258,19 @@ func resolveWorkspace(p, root string) (string, error) {
 	return ws, nil
 }
 
+// approvalCapped says how the server's MaxApprovalMode bounds what the
+// task's client asked for, or "" when it does not.
+func (s *Server) approvalCapped(st AgentSettings) string {
+	if !st.AutoExecute || s.cfg.YOLO {
+		return ""
+	}
+	most, capped := policy.ModeYolo.AtMost(s.cfg.MaxApprovalMode)
+	if !capped {
+		return ""
+	}
+	return fmt.Sprintf("a client asked for autoExecute (the yolo approval mode); this server allows at most %s, so tool calls beyond it ask for approval", cmp.Or(most, policy.ModeDefault))
+}
+
 // settingsFor resolves the settings of a new task; the client's isTrusted
 // claim is dropped.
 func (s *Server) settingsFor(in *AgentSettings) (AgentSettings, error) {
@@ -221,6 +278,9 @@ func (s *Server) settingsFor(in *AgentSettings) (AgentSettings, error) {
 	if in != nil {
 		out.AutoExecute = in.AutoExecute
 		out.WorkspacePath = strings.TrimSpace(in.WorkspacePath)
+	}
+	if note := s.approvalCapped(out); note != "" {
+		s.capped.Do(func() { s.log.Warn("a2a: " + note + " (castor a2a-server --max-approval-mode raises it)") })
 	}
 	if out.WorkspacePath == "" {
 		out.WorkspacePath = s.cfg.Workspace
@@ -241,9 +301,10 @@ func (s *Server) settingsFor(in *AgentSettings) (AgentSettings, error) {
 }
 
 func (s *Server) routes() {
-	// Every route but the agent card asks for the token.
+	// Every route but the agent card asks for the token, then for a JSON
+	// body (a client without the token hears 401 whatever it sent).
 	guard := func(h http.HandlerFunc) http.Handler {
-		return s.reqToken.Guard(h, "castor-a2a", s.cfg.Limits.MaxBodyBytes)
+		return s.reqToken.Guard(jsonBodies(h), "castor-a2a", s.cfg.Limits.MaxBodyBytes)
 	}
 	m := http.NewServeMux()
 	m.HandleFunc("GET /.well-known/agent-card.json", s.handleCard)
@@ -273,7 +334,45 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			jsonrpc.WriteError(w, http.StatusInternalServerError, jsonrpc.NullID, jsonrpc.Errorf(CodeInternalError, "Internal error"))
 		}
 	}()
-	s.mux.ServeHTTP(w, r)
+	s.door.ServeHTTP(w, r)
+}
+
+// jsonBodies refuses a request body that is not JSON (httpguard.JSONBody)
+// with 415 before h reads it.
+func jsonBodies(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if why := httpguard.JSONBody(r); why != nil {
+			refuse(w, r, why)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// refuse answers a request the door refused in its route's terms: a
+// JSON-RPC error at the JSON-RPC endpoint (ContentTypeNotSupported for a
+// body that is not JSON, as the A2A TCK expects), an AIP-193 error under
+// the 1.0 HTTP+JSON binding, and {"error": reason} on Gemini CLI's routes.
+func refuse(w http.ResponseWriter, r *http.Request, why *httpguard.Refusal) {
+	switch {
+	case r.URL.Path == "/":
+		code := CodeInvalidRequest
+		if why.What == "content-type" {
+			code = CodeContentTypeNotSupported
+		}
+		jsonrpc.WriteError(w, why.Status, jsonrpc.NullID, jsonrpc.Errorf(code, "%s", why.Reason))
+	case strings.HasPrefix(r.URL.Path, v1RESTPrefix+"/"):
+		status, reason := "PERMISSION_DENIED", "REQUEST_REFUSED"
+		if why.What == "content-type" {
+			status, reason = "INVALID_ARGUMENT", "CONTENT_TYPE_NOT_SUPPORTED"
+		}
+		jsonrpc.WriteJSON(w, why.Status, map[string]any{"error": map[string]any{
+			"code": why.Status, "status": status, "message": why.Reason,
+			"details": []any{map[string]any{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": reason, "domain": v1.ProtocolDomain}},
+		}})
+	default:
+		restError(w, why.Status, why.Reason)
+	}
 }
 
 // lookupTask returns a task from memory or the store.

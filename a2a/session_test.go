@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/castor-dev/castor/a2a"
-	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
@@ -46,7 +45,7 @@ func TestMetadataCountsAsSessionUse(t *testing.T) {
 	var builds atomic.Int32
 	h := newHarness(t, withLimits(limitsWith(func(l *a2a.Limits) { l.MaxIdleSessions = 2 })), func(c *a2a.Config) {
 		next := c.NewSession
-		c.NewSession = func(ctx context.Context, spec a2a.SessionSpec) (*agent.Session, func() error, error) {
+		c.NewSession = func(ctx context.Context, spec a2a.SessionSpec) (*a2a.TaskSession, error) {
 			builds.Add(1)
 			return next(ctx, spec)
 		}

@@ -6,13 +6,13 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/castor-dev/castor/a2a/internal/jsonrpc"
 	"github.com/castor-dev/castor/command"
-	"github.com/castor-dev/castor/internal/jsonrpc"
 )
 
 // commandsFor returns the registry that lists and runs commands for the
 // task taskID, and the environment they run in: its session's registry
-// (Config.SessionCommands) and its workspace once it has a session, else
+// (TaskSession.Commands) and its workspace once it has a session, else
 // the server's. With build, a task whose session is not built yet in this
 // process (restored from the store) gets it built, as its next turn
 // would: a command that acts on the conversation needs it. Without a
@@ -31,19 +31,14 @@ func (s *Server) commandsFor(ctx context.Context, taskID string, build bool) (*c
 	ws := t.settings.WorkspacePath
 	t.mu.Unlock()
 	env := command.EnvAt(cmp.Or(ws, s.cfg.Workspace), s.cfg.HomeDir)
-	if s.cfg.SessionCommands == nil {
-		return s.cmds, env, nil
-	}
 	sess := t.session.Current()
 	if sess == nil && build {
 		if sess, err = t.ensureSession(ctx); err != nil {
 			return nil, command.Env{}, jsonrpc.AsError(err)
 		}
 	}
-	if sess != nil {
-		if reg := s.cfg.SessionCommands(sess); reg != nil {
-			return reg, env, nil
-		}
+	if b := t.builtFor(sess); b != nil && b.Commands != nil {
+		return b.Commands, env, nil
 	}
 	return s.cmds, env, nil
 }

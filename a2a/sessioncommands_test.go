@@ -12,7 +12,6 @@ import (
 
 	"github.com/castor-dev/castor/a2a"
 	"github.com/castor-dev/castor/command"
-	"github.com/castor-dev/castor/internal/a2asession"
 	"github.com/castor-dev/castor/internal/fakegemini"
 	"github.com/castor-dev/castor/internal/setup"
 )
@@ -21,7 +20,6 @@ import (
 func withSessionCommands() option {
 	return func(c *a2a.Config) {
 		c.Commands = setup.WithSessionCommands(command.DefaultRegistry())
-		c.SessionCommands = a2asession.Commands
 	}
 }
 

@@ -9,8 +9,8 @@ import (
 
 	"google.golang.org/genai"
 
+	"github.com/castor-dev/castor/a2a/internal/memstore"
 	"github.com/castor-dev/castor/agent"
-	"github.com/castor-dev/castor/internal/memstore"
 )
 
 // ErrNotFound is returned by a TaskStore for a task it does not hold.

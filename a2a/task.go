@@ -2,6 +2,7 @@ package a2a
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"sync"
@@ -10,9 +11,9 @@ import (
 	"github.com/google/uuid"
 	"google.golang.org/genai"
 
+	"github.com/castor-dev/castor/a2a/internal/host"
+	"github.com/castor-dev/castor/a2a/internal/webhook"
 	"github.com/castor-dev/castor/agent"
-	"github.com/castor-dev/castor/internal/host"
-	"github.com/castor-dev/castor/internal/webhook"
 	"github.com/castor-dev/castor/policy"
 	"github.com/castor-dev/castor/tool"
 )
@@ -50,10 +51,13 @@ type task struct {
 	// this process; it keeps the conversation and the calls a paused turn
 	// waits on, which the store keeps (StoredTask.Conversation, Pending).
 	session *host.Session
-	ext     bool
-	model   string
-	usage   *genai.GenerateContentResponseUsageMetadata
-	subs    map[*subscriber]struct{}
+	// built is what NewSession built with the session last: the task's
+	// commands and prompt expansion (builtFor).
+	built *TaskSession
+	ext   bool
+	model string
+	usage *genai.GenerateContentResponseUsageMetadata
+	subs  map[*subscriber]struct{}
 	// running: a turn runs or messages wait for one (queue.go); turn is
 	// the running turn, nil while they wait.
 	running bool
@@ -90,10 +94,15 @@ func (t *task) metadataLocked() map[string]any {
 	st := t.settings
 	st.Kind = "agent-settings"
 	st.IsTrusted = false
-	return map[string]any{
+	meta := map[string]any{
 		"__persistedState": map[string]any{"_agentSettings": st, "_taskState": t.state},
 		"_contextId":       t.contextID,
 	}
+	if note := t.srv.approvalCapped(st); note != "" {
+		// Where a client that asked for autoExecute looks first.
+		meta["approvalModeCapped"] = note
+	}
+	return meta
 }
 
 // snapshot returns the task as tasks/get shows it, with at most
@@ -294,12 +303,40 @@ func (t *task) buildSession(ctx context.Context, history []*genai.Content) (*age
 	t.mu.Unlock()
 	spec := SessionSpec{WorkDir: settings.WorkspacePath, SessionID: t.id, History: history, Elicit: t.elicit}
 	switch {
-	case t.srv.cfg.YOLO || settings.AutoExecute:
+	case t.srv.cfg.YOLO:
 		spec.ApprovalMode = policy.ModeYolo
+	case settings.AutoExecute:
+		// The client's ask, within the operator's ceiling.
+		spec.ApprovalMode, _ = policy.ModeYolo.AtMost(t.srv.cfg.MaxApprovalMode)
 	case mode != "":
 		spec.ApprovalMode = mode
 	}
-	return t.srv.cfg.NewSession(ctx, spec)
+	ts, err := t.srv.cfg.NewSession(ctx, spec)
+	if err != nil {
+		return nil, nil, err
+	}
+	if ts == nil || ts.Session == nil {
+		return nil, nil, errors.New("a2a: NewSession built no session")
+	}
+	t.mu.Lock()
+	t.built = ts
+	t.mu.Unlock()
+	closeSession := ts.Close
+	if closeSession == nil {
+		closeSession = func() error { return nil }
+	}
+	return ts.Session, closeSession, nil
+}
+
+// builtFor returns what NewSession built along with sess, or nil when
+// sess is not the task's current build (released since, or nil).
+func (t *task) builtFor(sess *agent.Session) *TaskSession {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if sess == nil || t.built == nil || t.built.Session != sess {
+		return nil
+	}
+	return t.built
 }
 
 // ensureSession returns the task's engine session, built on the task's
@@ -351,8 +388,8 @@ func userParts(m *Message) ([]*genai.Part, []agent.Answer) {
 }
 
 // expandParts passes each text part through expand (when set).
-func expandParts(ctx context.Context, expand func(context.Context, *agent.Session, string) ([]*genai.Part, error), sess *agent.Session, parts []*genai.Part) ([]*genai.Part, error) {
-	if expand == nil {
+func expandParts(ctx context.Context, built *TaskSession, parts []*genai.Part) ([]*genai.Part, error) {
+	if built == nil || built.ExpandPrompt == nil {
 		return parts, nil
 	}
 	var out []*genai.Part
@@ -361,7 +398,7 @@ func expandParts(ctx context.Context, expand func(context.Context, *agent.Sessio
 			out = append(out, p)
 			continue
 		}
-		ps, err := expand(ctx, sess, p.Text)
+		ps, err := built.ExpandPrompt(ctx, p.Text)
 		if err != nil {
 			return nil, err
 		}
@@ -400,7 +437,7 @@ func (t *task) runTurn(ctx context.Context, in turnInput) (more bool) {
 	parts, confs := userParts(in.msg)
 	if in.prompt != "" {
 		parts = []*genai.Part{genai.NewPartFromText(in.prompt)}
-	} else if parts, err = expandParts(ctx, s.cfg.ExpandPrompt, sess, parts); err != nil {
+	} else if parts, err = expandParts(ctx, t.builtFor(sess), parts); err != nil {
 		t.publish(&update{kind: uError, text: err.Error(), errMsg: err.Error()})
 		return
 	}

@@ -21,9 +21,9 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 
-	"github.com/castor-dev/castor/internal/host"
-	"github.com/castor-dev/castor/internal/jsonrpc"
-	"github.com/castor-dev/castor/internal/mediatype"
+	"github.com/castor-dev/castor/a2a/internal/host"
+	"github.com/castor-dev/castor/a2a/internal/jsonrpc"
+	"github.com/castor-dev/castor/a2a/internal/mediatype"
 )
 
 // handler serves A2A 1.0 through a2a-go's transports (a2asrv's JSON-RPC
@@ -417,8 +417,9 @@ const mediaType = "application/a2a+json"
 
 // checkContent refuses a 1.0 request whose Content-Type is not one A2A
 // 1.0 allows (application/json or application/a2a+json, any parameters)
-// with ContentTypeNotSupported. 0.3 requests are not checked: Gemini
-// CLI's server reads any body, and curl users rely on that.
+// with ContentTypeNotSupported. The door (Server.refuse) has already
+// refused bodies that are not JSON at all, whatever the version; this
+// narrows 1.0's to its two types.
 func checkContent(h http.Header) *Error {
 	ct := h.Get("Content-Type")
 	if mt, _, err := mime.ParseMediaType(ct); ct != "" && (err != nil || mt != "application/json" && mt != mediaType) {

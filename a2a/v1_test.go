@@ -218,7 +218,7 @@ func TestV1Wire(t *testing.T) {
 		{"1.0 request as text/plain", "GetTask", map[string]any{"id": "nope"}, []string{"Content-Type", "text/plain", "A2A-Version", "1.0"},
 			[]string{`"code":-32005`}, ""},
 		{"0.3 request as text/plain", "tasks/get", map[string]any{"id": "nope"}, []string{"Content-Type", "text/plain"},
-			[]string{`"code":-32001`}, ""},
+			[]string{`"code":-32005`, `text/plain`}, ""},
 		{"ListTasks page size 0", "ListTasks", map[string]any{"pageSize": 0}, nil, []string{`"code":-32602`}, ""},
 		{"ListTasks bad timestamp", "ListTasks", map[string]any{"statusTimestampAfter": "-1"}, nil, []string{`"code":-32602`}, ""},
 		{"ListTasks bad status", "ListTasks", map[string]any{"status": "TASK_STATE_BORED"}, nil, []string{`"code":-32602`}, ""},

@@ -20,6 +20,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/castor-dev/castor/internal/fsutil"
+	"github.com/castor-dev/castor/internal/httpguard"
 )
 
 // TokenFileName is the file under ~/.gemini where Gemini CLI keeps MCP
@@ -301,7 +302,7 @@ func (m *Manager) oauthHandler(cfg *ServerConfig) (auth.OAuthHandler, error) {
 		RequestRefreshToken: true,
 		InitialTokenSource:  initial,
 		AuthorizationCodeFetcher: func(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
-			return m.fetchCode(ctx, cfg.Name, port, args.URL)
+			return m.fetchCode(ctx, cfg.Name, redirect, port, args.URL)
 		},
 		NewTokenSource: func(ctx context.Context, c *oauth2.Config, t *oauth2.Token) (oauth2.TokenSource, error) {
 			src := &savingSource{base: c.TokenSource(ctx, t), store: store, server: cfg.Name, clientID: c.ClientID, tokenURL: c.Endpoint.TokenURL, url: cfg.Endpoint()}
@@ -368,7 +369,11 @@ func redirectFor(cfg *ServerConfig) (redirect string, port int, err error) {
 
 // fetchCode runs the browser half of the authorization: it listens on the
 // loopback port, opens the authorization URL and waits for the redirect.
-func (m *Manager) fetchCode(ctx context.Context, server string, port int, authURL string) (*auth.AuthorizationResult, error) {
+func (m *Manager) fetchCode(ctx context.Context, server, redirect string, port int, authURL string) (*auth.AuthorizationResult, error) {
+	var redirectHost string
+	if u, err := url.Parse(redirect); err == nil {
+		redirectHost = u.Hostname()
+	}
 	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
 	if err != nil {
 		return nil, fmt.Errorf("OAuth callback listener: %w", err)
@@ -378,9 +383,13 @@ func (m *Manager) fetchCode(ctx context.Context, server string, port int, authUR
 		err error
 	}
 	ch := make(chan answer, 1)
+	// A web page's request (another Host, a foreign Origin) is refused;
+	// the browser comes back by the redirect, to 127.0.0.1 or the host of
+	// the configured redirectUri.
+	door := httpguard.New(httpguard.Options{ListenHost: "127.0.0.1", Hosts: []string{redirectHost}})
 	srv := &http.Server{
 		ReadHeaderTimeout: 10 * time.Second,
-		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		Handler: door.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Path != redirectPath {
 				http.NotFound(w, r)
 				return
@@ -398,7 +407,7 @@ func (m *Manager) fetchCode(ctx context.Context, server string, port int, authUR
 			case ch <- a:
 			default:
 			}
-		}),
+		}), nil),
 	}
 	go func() { _ = srv.Serve(l) }()
 	defer srv.Close()

@@ -185,3 +185,47 @@ func TestOAuthWithoutTokenOrBrowser(t *testing.T) {
 		t.Errorf("status = %s %q", st.Status, st.Reason)
 	}
 }
+
+// TestOAuthCallbackRefusesWebPages: the loopback callback refuses what a
+// web page can send it (another Host, another Origin), with the right
+// state even; the browser's own redirect then completes the sign-in.
+func TestOAuthCallbackRefusesWebPages(t *testing.T) {
+	f := newFakeOAuth(t)
+	var opened atomic.Int32
+	var codes []int
+	real := browser(t, &opened)
+	open := func(authURL string) error {
+		au, err := url.Parse(authURL)
+		if err != nil {
+			return err
+		}
+		cb, err := url.Parse(au.Query().Get("redirect_uri"))
+		if err != nil {
+			return err
+		}
+		cb.RawQuery = url.Values{"state": {au.Query().Get("state")}, "code": {"stolen"}}.Encode()
+		for _, page := range []struct{ host, origin string }{{"evil.example", ""}, {"", "https://evil.example"}} {
+			req, _ := http.NewRequest("GET", cb.String(), nil)
+			req.Host = page.host
+			if page.origin != "" {
+				req.Header.Set("Origin", page.origin)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				return err
+			}
+			resp.Body.Close()
+			codes = append(codes, resp.StatusCode)
+		}
+		return real(authURL)
+	}
+	cfg := &ServerConfig{Name: "secure", HTTPURL: f.mcpURL()}
+	m, d := startManager(t, Options{Servers: []*ServerConfig{cfg}, OAuth: &OAuthOptions{TokenFile: filepath.Join(t.TempDir(), TokenFileName), OpenBrowser: open, CallbackTimeout: time.Minute}})
+	defer m.Close()
+	if st, _ := m.Status("secure"); st.Status != StatusConnected {
+		t.Fatalf("status = %+v\n%s", st, d)
+	}
+	if len(codes) != 2 || codes[0] != http.StatusMisdirectedRequest || codes[1] != http.StatusForbidden {
+		t.Errorf("web pages' callbacks answered %v, want [421 403]", codes)
+	}
+}

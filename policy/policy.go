@@ -35,6 +35,30 @@ func ParseMode(s string) (Mode, error) {
 	return "", fmt.Errorf("invalid approval mode %q: use default, auto_edit, yolo or plan", s)
 }
 
+// rank orders the modes from the least permissive; "" is the default.
+func (m Mode) rank() int {
+	switch m {
+	case ModePlan:
+		return 0
+	case ModeAutoEdit:
+		return 2
+	case ModeYolo:
+		return 3
+	}
+	return 1
+}
+
+// AtMost bounds m by ceiling: it returns ceiling, and true, when m is more
+// permissive (plan < default < auto_edit < yolo), so that a mode someone
+// asks for never exceeds what the operator allows; a less permissive m is
+// kept.
+func (m Mode) AtMost(ceiling Mode) (Mode, bool) {
+	if m.rank() > ceiling.rank() {
+		return ceiling, true
+	}
+	return m, false
+}
+
 // Decision is what the policy says about one call.
 type Decision int
 

@@ -155,3 +155,23 @@ func TestMCPNames(t *testing.T) {
 		}
 	}
 }
+
+func TestModeAtMost(t *testing.T) {
+	for _, tt := range []struct {
+		m, ceiling, want Mode
+		capped           bool
+	}{
+		{ModeYolo, ModeDefault, ModeDefault, true},
+		{ModeYolo, "", "", true},
+		{ModeYolo, ModeAutoEdit, ModeAutoEdit, true},
+		{ModeYolo, ModeYolo, ModeYolo, false},
+		{ModeAutoEdit, ModeDefault, ModeDefault, true},
+		{ModePlan, ModeDefault, ModePlan, false},
+		{ModeDefault, ModePlan, ModePlan, true},
+		{"", ModeDefault, "", false},
+	} {
+		if got, capped := tt.m.AtMost(tt.ceiling); got != tt.want || capped != tt.capped {
+			t.Errorf("%q.AtMost(%q) = %q, %v; want %q, %v", tt.m, tt.ceiling, got, capped, tt.want, tt.capped)
+		}
+	}
+}

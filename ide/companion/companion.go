@@ -36,6 +36,7 @@ import (
 
 	"github.com/castor-dev/castor/ide"
 	"github.com/castor-dev/castor/internal/fsutil"
+	"github.com/castor-dev/castor/internal/httpguard"
 	"github.com/castor-dev/castor/internal/textutil"
 )
 
@@ -319,31 +320,34 @@ func (s *Server) Env() map[string]string {
 func (s *Server) Handler(port int) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/mcp", s.serveMCP)
-	return s.guard(port, mux)
+	return s.guard(mux)
 }
 
 // guard rejects what a local web page or another user could send, as the
-// VS Code companion does: any request from a browser (an Origin header),
-// a Host other than this port on loopback (DNS rebinding), and anything
-// without the token.
-func (s *Server) guard(port int, next http.Handler) http.Handler {
-	hosts := []string{"localhost:" + strconv.Itoa(port), "127.0.0.1:" + strconv.Itoa(port)}
+// VS Code companion does: a request from a web page (a foreign Origin), a
+// Host that is not a loopback name (DNS rebinding) and a body that is not
+// JSON (internal/httpguard), and anything without the token.
+func (s *Server) guard(next http.Handler) http.Handler {
 	want := []byte("Bearer " + s.token)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Origin") != "" {
-			writeJSONError(w, http.StatusForbidden, "Request denied by CORS policy.")
-			return
-		}
-		if !slices.Contains(hosts, r.Host) {
-			writeJSONError(w, http.StatusForbidden, "Invalid Host header")
-			return
-		}
+	door := httpguard.New(httpguard.Options{ListenHost: "127.0.0.1", JSONBodies: true})
+	return door.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
 			s.logf("companion: rejected a request without the right token")
 			http.Error(w, "Unauthorized", http.StatusUnauthorized)
 			return
 		}
 		next.ServeHTTP(w, r)
+	}), func(w http.ResponseWriter, r *http.Request, why *httpguard.Refusal) {
+		s.logf("companion: refused a request: %s", why.Reason)
+		// The VS Code companion's answers, which its clients know.
+		switch why.What {
+		case "origin":
+			writeJSONError(w, http.StatusForbidden, "Request denied by CORS policy.")
+		case "host":
+			writeJSONError(w, http.StatusForbidden, "Invalid Host header")
+		default:
+			writeJSONError(w, why.Status, why.Reason)
+		}
 	})
 }
 

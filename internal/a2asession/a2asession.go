@@ -8,14 +8,16 @@ import (
 	"context"
 
 	"github.com/castor-dev/castor/a2a"
-	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/internal/setup"
 )
 
-// Factory builds each task's session from base with setup.NewTask.
+// Factory builds each task's session from base with setup.NewTask, with
+// the assembled agent's prompt expansion (custom commands, @path
+// includes) and whole command registry (built-ins, custom and MCP
+// commands, and the session's own /compress, /skills, /hooks).
 func Factory(base setup.Options) a2a.NewSessionFunc {
 	base = withElicit(base)
-	return func(ctx context.Context, spec a2a.SessionSpec) (*agent.Session, func() error, error) {
+	return func(ctx context.Context, spec a2a.SessionSpec) (*a2a.TaskSession, error) {
 		o := base
 		if spec.Elicit != nil {
 			// The task asks its client (a2a/elicit.go).
@@ -23,8 +25,8 @@ func Factory(base setup.Options) a2a.NewSessionFunc {
 		}
 		a, err := setup.NewTask(ctx, o, setup.TaskSpec{WorkDir: spec.WorkDir, SessionID: spec.SessionID, History: spec.History, ApprovalMode: spec.ApprovalMode})
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		return a.Session, track(a), nil
+		return &a2a.TaskSession{Session: a.Session, Close: a.Close, ExpandPrompt: a.ExpandPrompt, Commands: a.Commands}, nil
 	}
 }

@@ -21,13 +21,15 @@ import (
 	"github.com/castor-dev/castor/config"
 	"github.com/castor-dev/castor/internal/a2asession"
 	"github.com/castor-dev/castor/internal/setup"
+	"github.com/castor-dev/castor/policy"
 )
 
 // a2aFlags are the a2a-server options; each defaults to the environment
 // variable Gemini CLI's server reads, where there is one.
 type a2aFlags struct {
 	host, workspace, token, allowedRoot, store, storeDir, model string
-	onDisconnect                                                string
+	onDisconnect, maxApprovalMode                               string
+	allowedHosts, allowedOrigins                                []string
 	port                                                        int
 	yolo, allowPrivatePush, memoryStore, debug                  bool
 	maxTurns, maxQueued, memLimitMB                             int
@@ -51,7 +53,17 @@ func newA2ACommand(ctx context.Context, stdio IO) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "a2a-server",
 		Short: "Serve the agent over A2A (Gemini CLI's a2a-server, with the development-tool extension)",
-		Args:  cobra.NoArgs,
+		Long: `Serve the agent over A2A (Gemini CLI's a2a-server, with the development-tool extension).
+
+What a web page in a browser can send is refused: a Host that is not a name
+of the server (421; --allowed-host adds names such as a reverse proxy's), a
+request from another origin (403; --allowed-origin allows a page), and a
+POST body that is not JSON (415).
+
+A client's autoExecute asks for the yolo approval mode; it is granted at most
+--max-approval-mode (default: default, so tool calls ask for approval), and
+a capped task says so in its metadata (approvalModeCapped).`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runA2A(ctx, &f, stdio)
 		},
@@ -68,6 +80,9 @@ func newA2ACommand(ctx context.Context, stdio IO) *cobra.Command {
 	c.MarkFlagsMutuallyExclusive("store", "store-dir", "memory-store")
 	fl.StringVarP(&f.model, "model", "m", "", "model to use")
 	fl.BoolVar(&f.yolo, "yolo", envBool("GEMINI_YOLO_MODE"), "approve every tool call (GEMINI_YOLO_MODE=true)")
+	fl.StringVar(&f.maxApprovalMode, "max-approval-mode", "default", "the most a client may ask for: its autoExecute asks for yolo, and is capped to this (plan, default, auto_edit or yolo; --yolo implies yolo)")
+	fl.StringSliceVar(&f.allowedHosts, "allowed-host", nil, "another name clients reach the server by, e.g. a reverse proxy's (repeatable; * accepts any Host). Loopback names, the --host, and on 0.0.0.0 or :: any IP address are always accepted")
+	fl.StringSliceVar(&f.allowedOrigins, "allowed-origin", nil, "a web page origin (https://ui.example) allowed to call the server from a browser (repeatable; * allows any). Requests from other pages are refused")
 	fl.BoolVar(&f.allowPrivatePush, "allow-private-push", false, "let push notifications reach loopback, private and link-local addresses")
 	fl.IntVar(&f.maxTurns, "max-concurrent-turns", 0, "turns running at once across tasks (default 256)")
 	fl.IntVar(&f.maxQueued, "max-queued-turns", 0, "turns waiting for one of those to end before the server answers busy (default 4096; -1: none wait)")
@@ -107,6 +122,10 @@ func a2aStoreURL(f *a2aFlags, geminiDir string, getenv func(string) string) (u s
 func runA2A(ctx context.Context, f *a2aFlags, stdio IO) error {
 	if err := a2a.CheckListenAddr(f.host, f.token); err != nil {
 		return &usageError{msg: err.Error()}
+	}
+	maxMode, err := policy.ParseMode(f.maxApprovalMode)
+	if err != nil {
+		return &usageError{msg: "--max-approval-mode: " + err.Error()}
 	}
 	if m := a2a.DisconnectMode(f.onDisconnect); m != a2a.DisconnectContinue && m != a2a.DisconnectCancel {
 		return &usageError{msg: fmt.Sprintf("--on-disconnect %q: must be continue or cancel", f.onDisconnect)}
@@ -195,14 +214,16 @@ func runA2A(ctx context.Context, f *a2aFlags, stdio IO) error {
 	defer stopMCP()
 	srv, err := a2a.NewServer(a2a.Config{
 		Commands:         setup.WithSessionCommands(commands), // lists /compress, /skills, /hooks too
-		SessionCommands:  a2asession.Commands,
 		Workspace:        f.workspace,
 		AllowedRoot:      f.allowedRoot,
 		AuthToken:        f.token,
 		URL:              cardURL,
 		NewSession:       a2asession.Factory(setup.Options{Model: f.model, Env: env.Lookup, Warn: warn}),
-		ExpandPrompt:     a2asession.ExpandPrompt,
 		YOLO:             f.yolo,
+		MaxApprovalMode:  maxMode,
+		ListenHost:       f.host,
+		AllowedHosts:     f.allowedHosts,
+		AllowedOrigins:   f.allowedOrigins,
 		Store:            store,
 		Retention:        retention,
 		AllowPrivatePush: f.allowPrivatePush,

@@ -25,6 +25,7 @@ var guardMethods = map[string]bool{
 var listenerDirs = []string{
 	"internal/host",       // Loopback: a face served on loopback needs no token
 	"internal/fakegemini", // the test model server refuses to bind off loopback
+	"internal/httpguard",  // a request's Host must name this listener: loopback literals do
 }
 
 // TestOneGuard fails when a second address guard appears: a non-test Go

@@ -23,6 +23,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/castor-dev/castor/config"
+	"github.com/castor-dev/castor/internal/httpguard"
 	"github.com/castor-dev/castor/model"
 )
 
@@ -203,7 +204,10 @@ func startCallback(o LoginOptions) (*callback, error) {
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc(callbackPath, func(w http.ResponseWriter, r *http.Request) { cb.serve(w, r, o) })
-	cb.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 30 * time.Second}
+	// The browser comes back to 127.0.0.1 by Google's redirect: a web
+	// page's request (another Host, a foreign Origin) is refused.
+	door := httpguard.New(httpguard.Options{ListenHost: host})
+	cb.srv = &http.Server{Handler: door.Handler(mux, nil), ReadHeaderTimeout: 30 * time.Second}
 	go cb.srv.Serve(l)
 	return cb, nil
 }

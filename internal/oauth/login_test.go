@@ -469,3 +469,48 @@ func TestPastedCode(t *testing.T) {
 		}
 	}
 }
+
+// TestLoginRefusesWebPages: the loopback callback refuses what a web page
+// can send it, even with the right state: a request naming another Host
+// (DNS rebinding) and one from another Origin; the user's own redirect
+// still completes the login.
+func TestLoginRefusesWebPages(t *testing.T) {
+	o := startOAuth(t)
+	br := newBrowser()
+	got := make(chan []int, 1)
+	open := func(u string) error {
+		go func() {
+			au, _ := url.Parse(u)
+			cb, _ := url.Parse(au.Query().Get("redirect_uri"))
+			cb.RawQuery = url.Values{"state": {au.Query().Get("state")}, "code": {"stolen"}}.Encode()
+			var codes []int
+			for _, h := range []map[string]string{{"Host": "evil.example"}, {"Origin": "https://evil.example"}} {
+				req, _ := http.NewRequest("GET", cb.String(), nil)
+				req.Host = h["Host"]
+				if h["Origin"] != "" {
+					req.Header.Set("Origin", h["Origin"])
+				}
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					codes = append(codes, -1)
+					continue
+				}
+				resp.Body.Close()
+				codes = append(codes, resp.StatusCode)
+			}
+			got <- codes
+			br.visit(u)
+		}()
+		return nil
+	}
+	creds, err := Login(context.Background(), LoginOptions{Endpoints: fakeEndpoints(o), OpenBrowser: open})
+	if err != nil || creds.RefreshToken == "" {
+		t.Fatalf("login = %+v, %v", creds, err)
+	}
+	if codes := <-got; len(codes) != 2 || codes[0] != http.StatusMisdirectedRequest || codes[1] != http.StatusForbidden {
+		t.Errorf("web pages' callbacks answered %v, want [421 403]", codes)
+	}
+	if o.Grants("authorization_code") != 1 {
+		t.Errorf("codes exchanged: %d", o.Grants("authorization_code"))
+	}
+}

@@ -9,8 +9,8 @@ import (
 
 	"google.golang.org/genai"
 
+	"github.com/castor-dev/castor/a2a/internal/host"
 	"github.com/castor-dev/castor/agent"
-	"github.com/castor-dev/castor/internal/host"
 )
 
 // TestSessionBuildOutlivesItsCaller: a use that gives up (a metadata

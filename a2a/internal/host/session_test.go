@@ -8,8 +8,8 @@ import (
 
 	"google.golang.org/genai"
 
+	"github.com/castor-dev/castor/a2a/internal/host"
 	"github.com/castor-dev/castor/agent"
-	"github.com/castor-dev/castor/internal/host"
 	"github.com/castor-dev/castor/model/fake"
 )
 

@@ -12,8 +12,8 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/castor-dev/castor/a2a/internal/jsonrpc"
 	"github.com/castor-dev/castor/internal/jsonerr"
-	"github.com/castor-dev/castor/internal/jsonrpc"
 )
 
 // Token is the bearer token a face's clients must send ("Authorization:

@@ -26,7 +26,9 @@
 //   - the door: a bearer Token (Token.Guard), ReadBody and ReadJSON within
 //     the body limit, Loopback listen addresses, and Workspace, which keeps
 //     the directories clients name under an allowed root (request.go,
-//     workspace.go).
+//     workspace.go). The Host, Origin and Content-Type checks every
+//     listener shares are internal/httpguard's, which the face applies
+//     before the token.
 //
 // The host knows nothing of the face's protocol: an item says its id, what
 // uses it (Usage), how to save itself and how to release its session.

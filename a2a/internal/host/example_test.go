@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/castor-dev/castor/internal/host"
+	"github.com/castor-dev/castor/a2a/internal/host"
 )
 
 // chat is a face's conversation: what a host keeps.
