@@ -87,7 +87,7 @@ func (t *task) elicit(ctx context.Context, req mcp.ElicitRequest) (mcp.ElicitRes
 // answerQuestion hands the answer in m to the question t waits on, if
 // any, and subscribes sub to the rest of the turn. handled is false when
 // no question waits: m starts a turn as usual.
-func (t *task) answerQuestion(m *Message, sub *subscriber) (handled bool, e *Error) {
+func (t *task) answerQuestion(m *Message, sub *subscriber) (handled bool, e *rpcError) {
 	t.mu.Lock()
 	q := t.question
 	if q == nil {

@@ -10,7 +10,7 @@ import (
 // hostConfig is how internal/host keeps this server's tasks.
 func (s *Server) hostConfig() host.Config {
 	// Retention zero is the default; negative keeps tasks forever.
-	c := host.Config{Limits: s.cfg.Limits, Retention: cmp.Or(s.cfg.Retention, DefaultRetention), Now: s.now, Log: s.log}
+	c := host.Config{Limits: host.Limits(s.cfg.Limits), Retention: cmp.Or(s.cfg.Retention, DefaultRetention), Now: s.now, Log: s.log}
 	if p, ok := s.store.(TaskPruner); ok {
 		c.Prune = p.Prune
 	}

@@ -21,13 +21,14 @@ const (
 	CodeVersionNotSupported = -32009
 )
 
-// Error is a JSON-RPC error object.
-type Error = jsonrpc.Error
+// rpcError is a JSON-RPC error object, the machinery's: the server
+// answers clients with it and never hands one to a program.
+type rpcError = jsonrpc.Error
 
-func errTaskNotFound(id string) *Error {
+func errTaskNotFound(id string) *rpcError {
 	return jsonrpc.Errorf(CodeTaskNotFound, "Task not found: %s", id)
 }
 
-func errInvalidParams(format string, args ...any) *Error {
+func errInvalidParams(format string, args ...any) *rpcError {
 	return jsonrpc.Errorf(CodeInvalidParams, format, args...)
 }

@@ -30,20 +30,20 @@ type queued struct {
 	// started is closed when the turn starts, or when the message is
 	// dropped, err then saying why.
 	started chan struct{}
-	err     *Error
+	err     *rpcError
 	// unsaved: the message's new task is saved as its turn starts.
 	unsaved bool
 }
 
 // drop tells whoever waits for q that it will not run.
-func (q *queued) drop(why *Error) {
+func (q *queued) drop(why *rpcError) {
 	q.err = why
 	close(q.started)
 }
 
 // errEnded is the error of a message to a task that reached a terminal
 // state.
-func errEnded(id string, st TaskState) *Error {
+func errEnded(id string, st TaskState) *rpcError {
 	return jsonrpc.Errorf(CodeInvalidRequest, "Task %s is in a terminal state (%s) and cannot be modified.", id, st)
 }
 
@@ -52,7 +52,7 @@ func errEnded(id string, st TaskState) *Error {
 // client that leaves meanwhile leaves its message queued, unless
 // Config.OnDisconnect cancels turns nobody watches; a message so dropped
 // never ran and does not count toward Limits.MaxTurnsPerTask.
-func (s *Server) startTurn(ctx context.Context, t *task, in turnInput, ext bool, sub *subscriber) *Error {
+func (s *Server) startTurn(ctx context.Context, t *task, in turnInput, ext bool, sub *subscriber) *rpcError {
 	q, e := s.enqueue(t, in, ext, sub)
 	if e != nil && in.isNew {
 		// A new task whose first message was refused is forgotten.
@@ -106,7 +106,7 @@ func (s *Server) startTurn(ctx context.Context, t *task, in turnInput, ext bool,
 // enqueue accepts a message for t: it checks the task and the limits,
 // puts the message in the history and the queue, saves the task and, when
 // no turn runs or waits, starts the task's runner (drain).
-func (s *Server) enqueue(t *task, in turnInput, ext bool, sub *subscriber) (*queued, *Error) {
+func (s *Server) enqueue(t *task, in turnInput, ext bool, sub *subscriber) (*queued, *rpcError) {
 	if s.host.Closing() {
 		return nil, errBusy("the server is shutting down")
 	}

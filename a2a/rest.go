@@ -183,7 +183,7 @@ func (s *Server) handleExecuteREST(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	msg.MessageID, msg.Role, msg.TaskID = cmp.Or(msg.MessageID, uuid.NewString()), cmp.Or(msg.Role, "user"), r.PathValue("id")
-	s.streamREST(w, r, msg.TaskID, func(sub *subscriber) (*task, bool, *Error) {
+	s.streamREST(w, r, msg.TaskID, func(sub *subscriber) (*task, bool, *rpcError) {
 		return s.begin(r.Context(), r.Header, &MessageSendParams{Message: &msg}, sub)
 	})
 }
@@ -195,7 +195,7 @@ func (s *Server) handleExecuteREST(w http.ResponseWriter, r *http.Request) {
 // before start returns: keep-alives then start the stream, as
 // message/stream's do (rpcStream), and an error after they did is the
 // stream's error event rather than an HTTP status.
-func (s *Server) streamREST(w http.ResponseWriter, r *http.Request, taskID string, start func(sub *subscriber) (t *task, ext bool, e *Error)) {
+func (s *Server) streamREST(w http.ResponseWriter, r *http.Request, taskID string, start func(sub *subscriber) (t *task, ext bool, e *rpcError)) {
 	if !s.acquireStream() {
 		restError(w, http.StatusTooManyRequests, "too many open streams")
 		return
@@ -303,7 +303,7 @@ func (s *Server) handleExecuteCommand(w http.ResponseWriter, r *http.Request) {
 		jsonrpc.WriteJSON(w, http.StatusOK, map[string]any{"name": name, "data": res.Payload()})
 		return
 	}
-	s.streamREST(w, r, "", func(sub *subscriber) (*task, bool, *Error) {
+	s.streamREST(w, r, "", func(sub *subscriber) (*task, bool, *rpcError) {
 		t, e := s.runCommand(r.Context(), cmd, path, args, env, false, sub)
 		return t, false, e
 	})

@@ -92,7 +92,7 @@ func (s *Server) handleRPC(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var result any
-	var e *Error
+	var e *rpcError
 	ctx := r.Context()
 	switch req.Method {
 	case methodStream:
@@ -104,19 +104,19 @@ func (s *Server) handleRPC(w http.ResponseWriter, r *http.Request) {
 	case methodSend:
 		result, e = s.rpcSend(w, r, req)
 	case methodGet:
-		result, e = jsonrpc.WithParams(req.Params, func(p *legacy.TaskQueryParams) (any, *Error) { return s.getTask(ctx, string(p.ID), p.HistoryLength) })
+		result, e = jsonrpc.WithParams(req.Params, func(p *legacy.TaskQueryParams) (any, *rpcError) { return s.getTask(ctx, string(p.ID), p.HistoryLength) })
 	case methodCancel:
-		result, e = jsonrpc.WithParams(req.Params, func(p *legacy.TaskIDParams) (any, *Error) { return s.cancel(ctx, string(p.ID)) })
+		result, e = jsonrpc.WithParams(req.Params, func(p *legacy.TaskIDParams) (any, *rpcError) { return s.cancel(ctx, string(p.ID)) })
 	case methodPushSet:
-		result, e = jsonrpc.WithParams(req.Params, func(p *TaskPushNotificationConfig) (any, *Error) {
+		result, e = jsonrpc.WithParams(req.Params, func(p *TaskPushNotificationConfig) (any, *rpcError) {
 			return s.pushSet(ctx, p.TaskID, p.PushNotificationConfig)
 		})
 	case methodPushGet:
-		result, e = jsonrpc.WithParams(req.Params, func(p *pushConfigParams) (any, *Error) { return s.pushGet(ctx, p.ID, p.ConfigID) })
+		result, e = jsonrpc.WithParams(req.Params, func(p *pushConfigParams) (any, *rpcError) { return s.pushGet(ctx, p.ID, p.ConfigID) })
 	case methodPushList:
-		result, e = jsonrpc.WithParams(req.Params, func(p *pushConfigParams) (any, *Error) { return s.pushList(ctx, p.ID) })
+		result, e = jsonrpc.WithParams(req.Params, func(p *pushConfigParams) (any, *rpcError) { return s.pushList(ctx, p.ID) })
 	case methodPushDelete:
-		result, e = jsonrpc.WithParams(req.Params, func(p *pushConfigParams) (any, *Error) { return nil, s.pushDelete(ctx, p.ID, p.ConfigID) })
+		result, e = jsonrpc.WithParams(req.Params, func(p *pushConfigParams) (any, *rpcError) { return nil, s.pushDelete(ctx, p.ID, p.ConfigID) })
 	case methodExtendedCard:
 		e = jsonrpc.Errorf(CodeExtendedCardNotConfigured, "Authenticated Extended Card is not configured")
 	case methodCommandsGet:
@@ -125,7 +125,7 @@ func (s *Server) handleRPC(w http.ResponseWriter, r *http.Request) {
 		if len(req.Params) == 0 || req.Params[0] != '{' {
 			req.Params = json.RawMessage("{}")
 		}
-		result, e = jsonrpc.WithParams(req.Params, func(p *taskRef) (any, *Error) {
+		result, e = jsonrpc.WithParams(req.Params, func(p *taskRef) (any, *rpcError) {
 			reg, _, e := s.commandsFor(ctx, p.taskID(), false)
 			if e != nil {
 				return nil, e
@@ -133,7 +133,7 @@ func (s *Server) handleRPC(w http.ResponseWriter, r *http.Request) {
 			return map[string]any{"commands": devCommands(reg)}, nil
 		})
 	case methodCommandExecute:
-		result, e = jsonrpc.WithParams(req.Params, func(p *executeSlashCommandRequest) (any, *Error) { return s.rpcCommandExecute(ctx, p) })
+		result, e = jsonrpc.WithParams(req.Params, func(p *executeSlashCommandRequest) (any, *rpcError) { return s.rpcCommandExecute(ctx, p) })
 	default:
 		e = jsonrpc.Errorf(CodeMethodNotFound, "Method not found: %s", req.Method)
 	}
@@ -146,7 +146,7 @@ func (s *Server) handleRPC(w http.ResponseWriter, r *http.Request) {
 
 // decodeSendParams reads and checks message/send and message/stream
 // params.
-func decodeSendParams(raw json.RawMessage) (*MessageSendParams, *Error) {
+func decodeSendParams(raw json.RawMessage) (*MessageSendParams, *rpcError) {
 	var p MessageSendParams
 	if e := jsonrpc.DecodeParams(raw, &p); e != nil {
 		return nil, e
@@ -174,7 +174,7 @@ func decodeSendParams(raw json.RawMessage) (*MessageSendParams, *Error) {
 
 // checkFiles refuses a message whose inline file bytes are not base64: the
 // turn would otherwise go on without the file, and the client never learn.
-func checkFiles(m *Message) *Error {
+func checkFiles(m *Message) *rpcError {
 	for i, p := range m.Parts {
 		if p.Kind != PartFile || p.File.Bytes == "" {
 			continue
@@ -189,7 +189,7 @@ func checkFiles(m *Message) *Error {
 // begin resolves the task a message goes to (creating it for a message
 // without taskId) and starts its turn. sub, when set, is subscribed before
 // the first event.
-func (s *Server) begin(ctx context.Context, h http.Header, p *MessageSendParams, sub *subscriber) (*task, bool, *Error) {
+func (s *Server) begin(ctx context.Context, h http.Header, p *MessageSendParams, sub *subscriber) (*task, bool, *rpcError) {
 	m := p.Message
 	ext := activated(h, m.Metadata, p.Metadata)
 	var t *task
@@ -243,7 +243,7 @@ func (s *Server) releaseStream()      { s.host.ReleaseStream() }
 // streamError answers a streaming method's error as a one-event stream:
 // A2A clients (and the TCK) read a streaming method's answer as SSE
 // whatever it holds.
-func streamError(w http.ResponseWriter, id []byte, e *Error) {
+func streamError(w http.ResponseWriter, id []byte, e *rpcError) {
 	jsonrpc.NewStream(w, id).Fail(e)
 }
 
@@ -303,7 +303,7 @@ func (s *Server) pump(ctx context.Context, t *task, sub *subscriber, sw *jsonrpc
 	}
 }
 
-func (s *Server) rpcSend(w http.ResponseWriter, r *http.Request, req *jsonrpc.Request) (any, *Error) {
+func (s *Server) rpcSend(w http.ResponseWriter, r *http.Request, req *jsonrpc.Request) (any, *rpcError) {
 	p, e := decodeSendParams(req.Params)
 	if e != nil {
 		return nil, e
@@ -317,7 +317,7 @@ func (s *Server) rpcSend(w http.ResponseWriter, r *http.Request, req *jsonrpc.Re
 
 // send runs a message; unless the client asked not to block, it waits
 // for the turn's end (or Limits.RequestTimeout) and returns the task.
-func (s *Server) send(ctx context.Context, h http.Header, p *MessageSendParams) (*Task, bool, *Error) {
+func (s *Server) send(ctx context.Context, h http.Header, p *MessageSendParams) (*Task, bool, *rpcError) {
 	blocking := p.Configuration == nil || p.Configuration.Blocking == nil || *p.Configuration.Blocking
 	var sub *subscriber
 	if blocking {
@@ -351,7 +351,7 @@ func (s *Server) send(ctx context.Context, h http.Header, p *MessageSendParams) 
 	return t.snapshot(hl), ext, nil
 }
 
-func (s *Server) getTask(ctx context.Context, id string, historyLength *int) (*Task, *Error) {
+func (s *Server) getTask(ctx context.Context, id string, historyLength *int) (*Task, *rpcError) {
 	if id != "" && historyLength != nil && *historyLength < 0 {
 		return nil, errInvalidParams("historyLength must not be negative.")
 	}
@@ -430,7 +430,7 @@ func (s *Server) snapshotListed(ctx context.Context, e listed, historyLength *in
 	return t.snapshot(historyLength)
 }
 
-func (s *Server) cancel(ctx context.Context, id string) (*Task, *Error) {
+func (s *Server) cancel(ctx context.Context, id string) (*Task, *rpcError) {
 	t, e := s.taskNamed(ctx, "id", id)
 	if e == nil {
 		e = s.cancelTask(ctx, t)
@@ -444,7 +444,7 @@ func (s *Server) cancel(ctx context.Context, id string) (*Task, *Error) {
 // cancelTask stops a running turn (its stream ends with a final canceled
 // event) or cancels an idle task; either way the messages queued for the
 // task are dropped.
-func (s *Server) cancelTask(ctx context.Context, t *task) *Error {
+func (s *Server) cancelTask(ctx context.Context, t *task) *rpcError {
 	t.mu.Lock()
 	if t.state.Terminal() {
 		t.mu.Unlock()
@@ -520,7 +520,7 @@ func (s *Server) rpcResubscribe(w http.ResponseWriter, r *http.Request, req *jso
 
 // subscribe finds a task and, when a turn runs, subscribes to it (sub
 // is then non-nil, and holds a stream slot the caller gives back).
-func (s *Server) subscribe(ctx context.Context, id string) (*task, *subscriber, *Task, *Error) {
+func (s *Server) subscribe(ctx context.Context, id string) (*task, *subscriber, *Task, *rpcError) {
 	if id == "" {
 		return nil, nil, nil, errInvalidParams("id is required.")
 	}
@@ -544,7 +544,7 @@ func (s *Server) subscribe(ctx context.Context, id string) (*task, *subscriber, 
 }
 
 // setPush stores a webhook for a task.
-func (s *Server) setPush(t *task, c PushNotificationConfig) *Error {
+func (s *Server) setPush(t *task, c PushNotificationConfig) *rpcError {
 	if err := webhook.CheckURL("pushNotificationConfig.url", c.URL, s.cfg.AllowPrivatePush); err != nil {
 		return errInvalidParams("%v", err)
 	}
@@ -567,7 +567,7 @@ func (s *Server) setPush(t *task, c PushNotificationConfig) *Error {
 	return nil
 }
 
-func (s *Server) pushSet(ctx context.Context, taskID string, c PushNotificationConfig) (*TaskPushNotificationConfig, *Error) {
+func (s *Server) pushSet(ctx context.Context, taskID string, c PushNotificationConfig) (*TaskPushNotificationConfig, *rpcError) {
 	t, e := s.taskNamed(ctx, "taskId", taskID)
 	if e == nil {
 		e = s.setPush(t, c)
@@ -580,7 +580,7 @@ func (s *Server) pushSet(ctx context.Context, taskID string, c PushNotificationC
 }
 
 // taskNamed is the task id names, which the request's field gave.
-func (s *Server) taskNamed(ctx context.Context, field, id string) (*task, *Error) {
+func (s *Server) taskNamed(ctx context.Context, field, id string) (*task, *rpcError) {
 	if id == "" {
 		return nil, errInvalidParams("%s is required.", field)
 	}
@@ -591,7 +591,7 @@ func (s *Server) taskNamed(ctx context.Context, field, id string) (*task, *Error
 	return t, nil
 }
 
-func (s *Server) pushGet(ctx context.Context, taskID, id string) (*TaskPushNotificationConfig, *Error) {
+func (s *Server) pushGet(ctx context.Context, taskID, id string) (*TaskPushNotificationConfig, *rpcError) {
 	all, e := s.pushList(ctx, taskID)
 	if e != nil {
 		return nil, e
@@ -609,7 +609,7 @@ func (s *Server) pushGet(ctx context.Context, taskID, id string) (*TaskPushNotif
 	return nil, errInvalidParams("push notification config %q not found for task %s", id, taskID)
 }
 
-func (s *Server) pushList(ctx context.Context, taskID string) ([]TaskPushNotificationConfig, *Error) {
+func (s *Server) pushList(ctx context.Context, taskID string) ([]TaskPushNotificationConfig, *rpcError) {
 	t, e := s.taskNamed(ctx, "id", taskID)
 	if e != nil {
 		return nil, e
@@ -623,7 +623,7 @@ func (s *Server) pushList(ctx context.Context, taskID string) ([]TaskPushNotific
 	return out, nil
 }
 
-func (s *Server) pushDelete(ctx context.Context, taskID, id string) *Error {
+func (s *Server) pushDelete(ctx context.Context, taskID, id string) *rpcError {
 	t, e := s.taskNamed(ctx, "id", taskID)
 	if e != nil {
 		return e
@@ -657,7 +657,7 @@ func devCommands(reg *command.Registry) []devSlashCommand {
 // rpcCommandExecute is the extension's command/execute: the command runs
 // as a task whose id is the execution id, so its output is read with
 // tasks/get or tasks/resubscribe like any task's.
-func (s *Server) rpcCommandExecute(ctx context.Context, p *executeSlashCommandRequest) (any, *Error) {
+func (s *Server) rpcCommandExecute(ctx context.Context, p *executeSlashCommandRequest) (any, *rpcError) {
 	path := p.CommandPath
 	if len(path) == 0 {
 		path = p.CommandPathCamel
@@ -682,7 +682,7 @@ func (s *Server) rpcCommandExecute(ctx context.Context, p *executeSlashCommandRe
 
 // runCommand runs a command as a new task. A message or data result
 // completes the task at once; a prompt starts a turn, streamed to sub.
-func (s *Server) runCommand(ctx context.Context, cmd *command.Command, path, args []string, env command.Env, ext bool, sub *subscriber) (*task, *Error) {
+func (s *Server) runCommand(ctx context.Context, cmd *command.Command, path, args []string, env command.Env, ext bool, sub *subscriber) (*task, *rpcError) {
 	settings, err := s.settingsFor(&AgentSettings{WorkspacePath: env.Workspace})
 	if err != nil {
 		return nil, jsonrpc.AsError(err)

@@ -97,9 +97,57 @@ type Config struct {
 	Now func() time.Time
 }
 
-// Limits bound the resources clients can take; the fields and their
-// defaults are internal/host's, which keeps the tasks.
-type Limits = host.Limits
+// Limits bound the resources clients can take. A zero field takes its
+// default, given in brackets.
+type Limits struct {
+	// MaxBodyBytes bounds a request body (4 MiB).
+	MaxBodyBytes int64
+	// MaxConcurrentTurns bounds turns running at once across tasks (256).
+	MaxConcurrentTurns int
+	// MaxQueuedTurns bounds the turns waiting for one of those slots
+	// (4096); a turn past both limits fails as busy. Negative: turns never
+	// wait, and fail as busy once MaxConcurrentTurns run.
+	MaxQueuedTurns int
+	// MaxQueuedMessages bounds the messages waiting for one task's running
+	// turn (32): the task runs them one after the other, in the order they
+	// came, and refuses more as busy.
+	MaxQueuedMessages int
+	// MaxStreams bounds open streams (1024).
+	MaxStreams int
+	// MaxLiveTasks bounds tasks held in memory; idle ones are evicted to
+	// the store to make room (1024).
+	MaxLiveTasks int
+	// MaxIdleSessions bounds the engine sessions kept by tasks between
+	// their turns (256): past it, the least recently active task's session
+	// is released and rebuilt from the stored conversation (and pending
+	// calls) at its next turn, so that memory follows the turns running
+	// rather than every task seen.
+	MaxIdleSessions int
+	// MaxTurnsPerTask bounds the messages one task may run (1000).
+	MaxTurnsPerTask int
+	// TurnTimeout bounds one turn's wall time (30m).
+	TurnTimeout time.Duration
+	// RequestTimeout bounds how long a blocking request waits for its
+	// turn's end before answering with the task as it is (5m).
+	RequestTimeout time.Duration
+	// IdleTTL is how long an idle task stays in memory (30m).
+	IdleTTL time.Duration
+	// KeepAlive is the interval of stream keep-alive messages (15s).
+	KeepAlive time.Duration
+	// PushAttempts and PushBackoff govern webhook retries (4, 500ms
+	// doubling); PushTimeout bounds one webhook call (10s).
+	PushAttempts int
+	PushBackoff  time.Duration
+	PushTimeout  time.Duration
+}
+
+// withDefaults returns l with zero fields set to their defaults, which
+// the machinery keeping the tasks decides.
+func (l Limits) withDefaults() Limits {
+	h := host.Limits(l)
+	h.Defaults()
+	return Limits(h)
+}
 
 // Server is an A2A server for Castor: an http.Handler serving the A2A
 // 0.3.0 JSON-RPC transport, the agent card, and Gemini CLI's REST routes.
@@ -140,7 +188,7 @@ func NewServer(cfg Config) (*Server, error) {
 	if cfg.NewSession == nil {
 		return nil, errors.New("a2a: Config.NewSession is required")
 	}
-	cfg.Limits.Defaults()
+	cfg.Limits = cfg.Limits.withDefaults()
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -181,7 +229,7 @@ func NewServer(cfg Config) (*Server, error) {
 	if cfg.Commands == nil {
 		cfg.Commands = command.DefaultRegistry()
 	}
-	if err := cfg.OnDisconnect.Check(); err != nil {
+	if err := host.DisconnectMode(cfg.OnDisconnect).Check(); err != nil {
 		return nil, fmt.Errorf("a2a: %w", err)
 	}
 	if cfg.YOLO {
@@ -426,8 +474,8 @@ func (s *Server) restore(st *StoredTask) *task {
 	return t
 }
 
-func errBusy(what string) *Error {
-	return &Error{Code: CodeInternalError, Message: "Server busy: " + what + "; retry later", Data: map[string]any{"busy": true}}
+func errBusy(what string) *rpcError {
+	return &rpcError{Code: CodeInternalError, Message: "Server busy: " + what + "; retry later", Data: map[string]any{"busy": true}}
 }
 
 // save persists a task; failures are logged, since the task lives on in

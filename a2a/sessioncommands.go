@@ -19,7 +19,7 @@ import (
 // task id it is the server's registry, which lists what a task's session
 // accepts when the server was configured with one that does
 // (setup.WithSessionCommands).
-func (s *Server) commandsFor(ctx context.Context, taskID string, build bool) (*command.Registry, command.Env, *Error) {
+func (s *Server) commandsFor(ctx context.Context, taskID string, build bool) (*command.Registry, command.Env, *rpcError) {
 	if taskID == "" {
 		return s.cmds, command.EnvAt(s.cfg.Workspace, s.cfg.HomeDir), nil
 	}
@@ -46,7 +46,7 @@ func (s *Server) commandsFor(ctx context.Context, taskID string, build bool) (*c
 // findCommand looks up the command named name (path in words) to run in
 // env (command.Registry.Find): a command that does not exist is
 // MethodNotFound, one that needs the workspace env lacks InvalidParams.
-func findCommand(reg *command.Registry, env command.Env, name string, path ...string) (*command.Command, []string, *Error) {
+func findCommand(reg *command.Registry, env command.Env, name string, path ...string) (*command.Command, []string, *rpcError) {
 	cmd, cpath, err := reg.Find(env, path...)
 	if err == nil && !cmd.OfferedIn(command.FaceA2A) {
 		err = command.ErrNotFound // another face's own command
@@ -61,7 +61,7 @@ func findCommand(reg *command.Registry, env command.Env, name string, path ...st
 }
 
 // restStatus is the HTTP status of a REST request that failed with e.
-func restStatus(e *Error) int {
+func restStatus(e *rpcError) int {
 	switch {
 	case busy(e):
 		return http.StatusTooManyRequests
@@ -74,4 +74,4 @@ func restStatus(e *Error) int {
 }
 
 // busy reports whether e is errBusy's: the server is out of room.
-func busy(e *Error) bool { return e.Data != nil }
+func busy(e *rpcError) bool { return e.Data != nil }

@@ -49,7 +49,7 @@ var v1Errors = map[int]error{
 }
 
 // v1Error turns our error into a2a-go's, keeping code and message.
-func v1Error(e *Error) error {
+func v1Error(e *rpcError) error {
 	if e == nil {
 		return nil
 	}
@@ -79,7 +79,7 @@ func toV1Task(t *Task) (*v1.Task, error) {
 }
 
 // v1Task answers a 1.0 method with the task t, or the error e.
-func v1Task(t *Task, e *Error) (*v1.Task, error) {
+func v1Task(t *Task, e *rpcError) (*v1.Task, error) {
 	if e != nil {
 		return nil, v1Error(e)
 	}
@@ -132,7 +132,7 @@ func pushBody1(snap *Task) ([]byte, error) {
 
 // ended refuses, as A2A 1.0 does (UnsupportedOperation), a message to
 // or a subscription on a task that reached a terminal state.
-func (s *Server) ended(ctx context.Context, id string) *Error {
+func (s *Server) ended(ctx context.Context, id string) *rpcError {
 	t, err := s.lookupTask(ctx, id)
 	if err != nil {
 		return nil // the method says what is wrong with the id
@@ -151,7 +151,7 @@ func (s *Server) ended(ctx context.Context, id string) *Error {
 // an ended task (it would answer in an event stream), and ListTasks
 // params that decode to its defaults or fail as a parse error (pageSize
 // 0, a malformed statusTimestampAfter).
-func (s *Server) precheck(ctx context.Context, req *jsonrpc.Request) *Error {
+func (s *Server) precheck(ctx context.Context, req *jsonrpc.Request) *rpcError {
 	var p struct {
 		ID        string          `json:"id"`
 		PageSize  *int            `json:"pageSize"`
@@ -341,7 +341,7 @@ func (h handler) SubscribeToTask(ctx context.Context, req *v1.SubscribeToTaskReq
 }
 
 // v1Push answers a 1.0 push method with the config c, or the error e.
-func v1Push(c *TaskPushNotificationConfig, e *Error) (*v1.PushConfig, error) {
+func v1Push(c *TaskPushNotificationConfig, e *rpcError) (*v1.PushConfig, error) {
 	if e != nil {
 		return nil, v1Error(e)
 	}
@@ -420,7 +420,7 @@ const mediaType = "application/a2a+json"
 // with ContentTypeNotSupported. The door (Server.refuse) has already
 // refused bodies that are not JSON at all, whatever the version; this
 // narrows 1.0's to its two types.
-func checkContent(h http.Header) *Error {
+func checkContent(h http.Header) *rpcError {
 	ct := h.Get("Content-Type")
 	if mt, _, err := mime.ParseMediaType(ct); ct != "" && (err != nil || mt != "application/json" && mt != mediaType) {
 		return jsonrpc.Errorf(CodeContentTypeNotSupported, "Incompatible content types: A2A 1.0 requests are application/json or %s, not %q", mediaType, ct)
