@@ -65,14 +65,18 @@ func (g *Group) Run() error {
 func (g *Group) Pid() int { return g.cmd.Process.Pid }
 
 // Stop ends the group: SIGTERM, then SIGKILL for whatever is left once
-// the grace period passes. It returns when the group is empty or killed.
+// the grace period passes. It returns once the group is empty, or a
+// moment after SIGKILL when a process is stuck in the kernel.
 func (g *Group) Stop() {
-	if g.opts.Grace <= 0 || g.Terminate() != nil {
-		_ = g.Kill()
+	if g.opts.Grace > 0 && g.Terminate() == nil && g.awaitEmpty(g.opts.Grace) {
 		return
 	}
-	g.killAfterGrace()
+	_ = g.Kill()
+	g.awaitEmpty(killWait)
 }
+
+// killWait bounds how long Stop waits for killed processes to go.
+const killWait = time.Second
 
 // cancel is exec.Cmd.Cancel: Stop without waiting.
 func (g *Group) cancel() error {
@@ -82,19 +86,25 @@ func (g *Group) cancel() error {
 	if err := g.Terminate(); err != nil {
 		return g.Kill()
 	}
-	go g.killAfterGrace()
+	go func() {
+		if !g.awaitEmpty(g.opts.Grace) {
+			_ = g.Kill()
+		}
+	}()
 	return nil
 }
 
-// killAfterGrace waits for the group to empty after SIGTERM, and kills
-// what is left when the grace period is over.
-func (g *Group) killAfterGrace() {
-	deadline := time.Now().Add(g.opts.Grace)
-	for pause := 5 * time.Millisecond; time.Now().Before(deadline); pause = min(2*pause, 50*time.Millisecond) {
-		time.Sleep(min(pause, time.Until(deadline)))
+// awaitEmpty waits up to d for the group to empty and reports whether it
+// did.
+func (g *Group) awaitEmpty(d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for pause := time.Millisecond; ; pause = min(2*pause, 50*time.Millisecond) {
 		if !g.Alive() {
-			return
+			return true
 		}
+		if !time.Now().Before(deadline) {
+			return false
+		}
+		time.Sleep(min(pause, time.Until(deadline)))
 	}
-	_ = g.Kill()
 }

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/castor-dev/castor/internal/proc/proctest"
 )
 
 // startScript starts script under sh in a group and returns the pid it
@@ -45,29 +47,6 @@ func startScript(t *testing.T, ctx context.Context, script string, o Options) (*
 	return g, cmd, pid
 }
 
-// gone reports whether pid has exited: no such process, or a zombie
-// waiting to be reaped.
-func gone(pid int) bool {
-	if errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
-		return true
-	}
-	out, err := exec.Command("ps", "-o", "stat=", "-p", strconv.Itoa(pid)).Output()
-	return err != nil || strings.HasPrefix(strings.TrimSpace(string(out)), "Z")
-}
-
-// waitGone waits for pid to exit; the bound is on a hang, not a timing
-// assertion: the group has been killed already.
-func waitGone(t *testing.T, pid int) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if gone(pid) {
-			return
-		}
-	}
-	_ = syscall.Kill(pid, syscall.SIGKILL)
-	t.Errorf("process %d still runs after its group was stopped", pid)
-}
-
 // TestStop: Stop ends the command and what it left in the background,
 // SIGKILL reaching those that ignore SIGTERM once the grace is over.
 func TestStop(t *testing.T) {
@@ -83,15 +62,16 @@ func TestStop(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g, cmd, child := startScript(t, context.Background(), tt.script, Options{Grace: tt.grace})
-			if gone(child) {
+			if proctest.Gone(child) {
 				t.Fatal("the child is not running before the stop")
 			}
 			g.Stop()
 			if g.Alive() {
+				_ = g.Kill() // so that Wait returns
 				t.Error("the group is alive after Stop")
 			}
 			_ = cmd.Wait()
-			waitGone(t, child)
+			proctest.WaitGone(t, child)
 		})
 	}
 }
@@ -116,7 +96,7 @@ func TestCancel(t *testing.T) {
 			if ws := ee.Sys().(syscall.WaitStatus); !ws.Signaled() || ws.Signal() != want {
 				t.Errorf("ended by %v, want %v", ee, want)
 			}
-			waitGone(t, child)
+			proctest.WaitGone(t, child)
 		})
 	}
 }
@@ -135,7 +115,7 @@ func TestPIDs(t *testing.T) {
 		t.Error("Alive() = false with a child running")
 	}
 	g.Stop()
-	waitGone(t, child)
+	proctest.WaitGone(t, child)
 	if g.Alive() {
 		t.Error("Alive() = true after Stop")
 	}
