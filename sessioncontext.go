@@ -11,13 +11,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"sync"
 	"time"
 
 	"google.golang.org/genai"
 
 	"github.com/castor-dev/castor/internal/chats"
-	"github.com/castor-dev/castor/internal/hooks"
+	"github.com/castor-dev/castor/internal/proc"
 	"github.com/castor-dev/castor/internal/setup"
 	"github.com/castor-dev/castor/policy"
 	"github.com/castor-dev/castor/tool"
@@ -217,6 +216,7 @@ type Process struct {
 	Stdout io.ReadCloser
 	Stderr io.ReadCloser
 	cmd    *exec.Cmd
+	group  *proc.Group
 	cancel context.CancelFunc
 }
 
@@ -227,6 +227,7 @@ func (p *Process) Pid() int { return p.cmd.Process.Pid }
 // and returns its exit code.
 func (p *Process) Wait() (int, error) {
 	defer p.cancel()
+	defer p.group.Release()
 	err := p.cmd.Wait()
 	var ee *exec.ExitError
 	if errors.As(err, &ee) && ee.Exited() {
@@ -239,7 +240,7 @@ func (p *Process) Wait() (int, error) {
 }
 
 // Kill ends the command and whatever it started.
-func (p *Process) Kill() error { return hooks.KillGroup(p.cmd) }
+func (p *Process) Kill() error { return p.group.Kill() }
 
 func (s *Shell) command(ctx context.Context, command string, o *ShellOptions) (*exec.Cmd, context.CancelFunc, error) {
 	if o == nil {
@@ -280,7 +281,6 @@ func (s *Shell) command(ctx context.Context, command string, o *ShellOptions) (*
 	for k, v := range o.Env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	hooks.Group(cmd, true)
 	cmd.WaitDelay = time.Second
 	return cmd, cancel, nil
 }
@@ -295,10 +295,11 @@ func (s *Shell) Exec(ctx context.Context, command string, o *ShellOptions) (*She
 	}
 	defer cancel()
 	var stdout, stderr bytes.Buffer
-	var both syncBuffer
+	// Unbounded: the program chose the command and reads all it says.
+	var both proc.Buffer
 	cmd.Stdout = io.MultiWriter(&stdout, &both)
 	cmd.Stderr = io.MultiWriter(&stderr, &both)
-	err = cmd.Run()
+	err = proc.New(cmd, proc.Options{}).Run()
 	res := &ShellResult{Stdout: stdout.String(), Stderr: stderr.String(), Output: both.String()}
 	var ee *exec.ExitError
 	switch {
@@ -322,11 +323,11 @@ func (s *Shell) Start(ctx context.Context, command string, o *ShellOptions) (*Pr
 	if err != nil {
 		return nil, err
 	}
-	p := &Process{cmd: cmd, cancel: cancel}
+	p := &Process{cmd: cmd, group: proc.New(cmd, proc.Options{}), cancel: cancel}
 	if p.Stdin, err = cmd.StdinPipe(); err == nil {
 		if p.Stdout, err = cmd.StdoutPipe(); err == nil {
 			if p.Stderr, err = cmd.StderrPipe(); err == nil {
-				err = cmd.Start()
+				err = p.group.Start()
 			}
 		}
 	}
@@ -335,24 +336,6 @@ func (s *Shell) Start(ctx context.Context, command string, o *ShellOptions) (*Pr
 		return nil, err
 	}
 	return p, nil
-}
-
-// syncBuffer is a buffer two writers share.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // sessionKey carries the assembled agent in the context of a turn.

@@ -3,15 +3,13 @@
 package mcp
 
 import (
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/castor-dev/castor/internal/proc/proctest"
 )
 
 // TestStopLeavesNothingBehind: stopping a stdio server stops what it
@@ -45,7 +43,7 @@ func TestStopLeavesNothingBehind(t *testing.T) {
 				t.Fatalf("status = %+v\n%s", st, d)
 			}
 			pid := readPid(t, pidFile)
-			if gone(pid) {
+			if proctest.Gone(pid) {
 				t.Fatalf("child %d is not running before the stop", pid)
 			}
 			if err := m.Close(); err != nil {
@@ -53,7 +51,7 @@ func TestStopLeavesNothingBehind(t *testing.T) {
 			}
 			// A generous bound on a hang, not a timing assertion: Close
 			// has returned, so the child is dead or being reaped.
-			waitGone(t, pid)
+			proctest.WaitGone(t, pid)
 		})
 	}
 }
@@ -78,7 +76,7 @@ func TestCrashedServerLeavesNothingBehind(t *testing.T) {
 	if !strings.Contains(r.Display, "exited with status 2 during the call") || !strings.Contains(r.Display, "crashing on purpose") {
 		t.Errorf("display = %q", r.Display)
 	}
-	waitGone(t, pid)
+	proctest.WaitGone(t, pid)
 }
 
 func readPid(t *testing.T, file string) int {
@@ -92,25 +90,4 @@ func readPid(t *testing.T, file string) int {
 		t.Fatal(err)
 	}
 	return pid
-}
-
-// gone reports whether pid has exited: no such process, or a zombie
-// waiting for init to reap it.
-func gone(pid int) bool {
-	if errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
-		return true
-	}
-	out, err := exec.Command("ps", "-o", "stat=", "-p", strconv.Itoa(pid)).Output()
-	return err != nil || strings.HasPrefix(strings.TrimSpace(string(out)), "Z")
-}
-
-func waitGone(t *testing.T, pid int) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if gone(pid) {
-			return
-		}
-	}
-	_ = syscall.Kill(pid, syscall.SIGKILL)
-	t.Errorf("child %d still runs after the server was stopped", pid)
 }

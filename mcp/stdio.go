@@ -13,6 +13,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/castor-dev/castor/internal/proc"
 )
 
 // maxStdioLine bounds one line a stdio server writes. The SDK's own limit
@@ -57,15 +59,14 @@ func (t *stdioTransport) Connect(ctx context.Context) (sdk.Connection, error) {
 	// a child it left behind closes its copy of stderr, so the child can
 	// be stopped at once.
 	t.cmd.Stdin, t.cmd.Stdout, t.cmd.Stderr = inR, outW, errW
-	prepareGroup(t.cmd)
-	err := t.cmd.Start()
+	group := proc.New(t.cmd, proc.Options{Grace: t.terminate, Tether: true})
+	err := group.Start()
 	// The child holds its own copies of these ends now.
 	closeFiles(inR, outW, errW)
 	if err != nil {
 		closeFiles(inW, outR, errR)
 		return nil, &startError{err: err}
 	}
-	group := joinGroup(t.cmd)
 	stderrDone := make(chan struct{})
 	go func() {
 		_, _ = io.Copy(t.stderr, errR)
@@ -75,7 +76,10 @@ func (t *stdioTransport) Connect(ctx context.Context) (sdk.Connection, error) {
 	go func() {
 		err := t.cmd.Wait()
 		// What the server started and left running goes with it.
-		group.sweep(t.terminate)
+		if group.Alive() {
+			group.Stop()
+		}
+		group.Release()
 		// Its last words on stderr belong in the record, unless a process
 		// outside the group still holds stderr open.
 		select {
@@ -152,10 +156,10 @@ func isMessage(line []byte) bool {
 // process is the writing end of a stdio session. Closing it shuts the
 // server down the way the MCP specification asks: close its stdin, wait,
 // SIGTERM, wait, SIGKILL; the signals go to the server's whole process
-// group (procgroup_*.go), and what the server leaves of its group when it
+// group (internal/proc), and what the server leaves of its group when it
 // exits is stopped the same way.
 type process struct {
-	group     *procGroup
+	group     *proc.Group
 	stdin     *os.File
 	stdout    *os.File
 	done      chan struct{}
@@ -167,8 +171,8 @@ func (p *process) Write(b []byte) (int, error) { return p.stdin.Write(b) }
 func (p *process) Close() error {
 	p.stdin.Close()
 	if !p.wait() {
-		if p.group.terminate() != nil || !p.wait() {
-			p.group.kill()
+		if p.group.Terminate() != nil || !p.wait() {
+			_ = p.group.Kill()
 		}
 	}
 	<-p.done // after the sweep of the server's group

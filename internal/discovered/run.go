@@ -6,10 +6,9 @@ import (
 	"errors"
 	"os/exec"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/castor-dev/castor/internal/hooks"
+	"github.com/castor-dev/castor/internal/proc"
 )
 
 // maxOutput bounds what is kept of a command's stdout and of its stderr
@@ -55,12 +54,15 @@ func runCommand(ctx context.Context, argv []string, dir string, env []string, st
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
-	hooks.Group(cmd, true)
 	cmd.WaitDelay = waitDelay
-	stdout, stderr := &capped{over: stop}, &capped{over: stop}
+	group := proc.New(cmd, proc.Options{})
+	// Past the limit the command is killed before the write that passed
+	// it returns, so that it does not race on to an exit of its own.
+	over := func() { _ = group.Kill(); stop() }
+	stdout, stderr := &proc.Buffer{Limit: maxOutput, OnFull: over}, &proc.Buffer{Limit: maxOutput, OnFull: over}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	err := cmd.Run()
-	o := &outcome{stdout: stdout.text(), stderr: stderr.text(), overflow: stdout.overflow() || stderr.overflow()}
+	err := group.Run()
+	o := &outcome{stdout: text(stdout), stderr: text(stderr), overflow: stdout.Truncated() || stderr.Truncated()}
 	if cmd.ProcessState == nil {
 		o.err = err
 		return o
@@ -76,42 +78,6 @@ func runCommand(ctx context.Context, argv []string, dir string, env []string, st
 	return o
 }
 
-var errOverflow = errors.New("output over the size limit")
-
-// capped keeps up to maxOutput bytes and calls over once when more come.
-type capped struct {
-	mu   sync.Mutex
-	buf  bytes.Buffer
-	over func()
-	full bool
-}
-
-func (c *capped) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.full {
-		return 0, errOverflow
-	}
-	if c.buf.Len()+len(p) > maxOutput {
-		// Reading no more leaves the command blocked on its pipe until
-		// over has it killed, rather than racing to an exit of its own.
-		c.full = true
-		c.over()
-		return 0, errOverflow
-	}
-	return c.buf.Write(p)
-}
-
-func (c *capped) overflow() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.full
-}
-
 // text is the output as text, invalid UTF-8 replaced as Node's decoder
 // replaces it.
-func (c *capped) text() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return strings.ToValidUTF8(c.buf.String(), "\uFFFD")
-}
+func text(b *proc.Buffer) string { return strings.ToValidUTF8(b.String(), "\uFFFD") }

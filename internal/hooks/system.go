@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/castor-dev/castor/agent"
+	"github.com/castor-dev/castor/internal/proc"
 )
 
 // Options configures a System.
@@ -227,12 +228,11 @@ func (s *System) runCommand(ctx context.Context, h *Hook, in *agent.HookInput) (
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
 	cmd.Stdin = bytes.NewReader(stdin)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	// The hook and whatever it starts are ended together on timeout.
-	Group(cmd, false)
+	stdout, stderr := &proc.Buffer{Limit: maxOutput}, &proc.Buffer{Limit: maxOutput}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.WaitDelay = outputGrace
-	err = cmd.Run()
+	// The hook and whatever it starts are ended together on timeout.
+	err = proc.New(cmd, proc.Options{Grace: stopGrace}).Run()
 	code := 0
 	// note is said besides the hook's answer, which still counts.
 	var note error
@@ -267,6 +267,14 @@ func (s *System) runCommand(ctx context.Context, h *Hook, in *agent.HookInput) (
 	}
 	return out, note
 }
+
+// maxOutput bounds what is kept of a command hook's stdout and of its
+// stderr, as the shell tool bounds a command's output.
+const maxOutput = 16 << 20
+
+// stopGrace is how long a command hook that timed out, and what it
+// started, have between SIGTERM and SIGKILL.
+const stopGrace = time.Second
 
 // outputGrace is how long a command hook's output is read after the hook
 // exits, while processes it started in the background keep the pipes

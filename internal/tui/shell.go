@@ -1,23 +1,23 @@
 package tui
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os/exec"
 	"strings"
-	"sync"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"google.golang.org/genai"
 
+	"github.com/castor-dev/castor/internal/proc"
 	"github.com/castor-dev/castor/internal/termtext"
 )
 
-// maxShellOutput bounds what a "!" command keeps of its output.
+// maxShellOutput bounds what a "!" command keeps of its output (the end
+// of it, as for the shell tool).
 const maxShellOutput = 1 << 20
 
 // shellRun is a "!" command in progress; its output so far shows in the
@@ -25,7 +25,7 @@ const maxShellOutput = 1 << 20
 type shellRun struct {
 	start  time.Time
 	cancel context.CancelFunc
-	out    *limitedBuffer
+	out    *proc.Buffer
 }
 
 type shellDoneMsg struct {
@@ -52,12 +52,12 @@ func (m *model) runShell(command string) tea.Cmd {
 		return nil
 	}
 	ctx, cancel := context.WithCancel(m.ctx)
-	out := &limitedBuffer{}
+	out := &proc.Buffer{Limit: maxShellOutput}
 	m.shell = &shellRun{start: m.now(), cancel: cancel, out: out}
 	env := m.cfg.Environ
 	if m.agent != nil && m.agent.Env != nil {
 		// Redacted as the shell tool's (security.environmentVariableRedaction).
-		env = m.agent.RedactShellEnv(m.agent.Env.Environ())
+		env = proc.Env(m.agent.Env.Environ(), nil, m.agent.RedactShellEnv)
 	}
 	dir := m.workDir
 	send := m.send
@@ -68,9 +68,10 @@ func (m *model) runShell(command string) tea.Cmd {
 			cmd = exec.CommandContext(ctx, "sh", "-c", command)
 		}
 		cmd.Dir, cmd.Env = dir, env
-		killGroupOnCancel(cmd)
 		cmd.Stdout, cmd.Stderr = out, out
-		err := cmd.Run()
+		// Cancelling kills the whole group, so that what the command
+		// started in the background stops with it.
+		err := proc.New(cmd, proc.Options{}).Run()
 		if ctx.Err() != nil {
 			err = errShellCancelled
 		}
@@ -109,46 +110,9 @@ func (m *model) onShellDone(msg shellDoneMsg) tea.Cmd {
 // errShellCancelled ends a "!" command stopped with Esc.
 var errShellCancelled = errors.New("cancelled")
 
-// limitedBuffer keeps the first maxShellOutput bytes written to it. The
-// command writes while the live area reads, hence the lock.
-type limitedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *limitedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if room := maxShellOutput - b.buf.Len(); room > 0 {
-		b.buf.Write(p[:min(len(p), room)])
-	}
-	return len(p), nil
-}
-
-func (b *limitedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-// liveTail is the end of the output so far, at most n bytes and cut at a
-// line start, so that each frame costs the same however much was written.
-func (b *limitedBuffer) liveTail(n int) string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	t := b.buf.Bytes()
-	if len(t) > n {
-		t = t[len(t)-n:]
-		if i := bytes.IndexByte(t, '\n'); i >= 0 {
-			t = t[i+1:]
-		}
-	}
-	return string(t)
-}
-
 // renderShell is the running "!" command's last lines of output.
 func (m *model) renderShell() string {
-	out := strings.TrimRight(termtext.String(m.shell.out.liveTail(8<<10)), "\n")
+	out := strings.TrimRight(termtext.String(m.shell.out.Tail(8<<10)), "\n")
 	if out == "" {
 		return ""
 	}

@@ -14,6 +14,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/castor-dev/castor/internal/proc"
 	"github.com/castor-dev/castor/internal/shellword"
 	"github.com/castor-dev/castor/tool"
 )
@@ -356,11 +357,11 @@ func shellEnv(e *Env) []string {
 	} else {
 		env = os.Environ()
 	}
-	env = append(env, "GEMINI_CLI=1", "CASTOR=1", "TERM=xterm-256color", "PAGER=cat", "GIT_PAGER=cat")
-	if e != nil && e.Redact != nil {
-		env = e.Redact(env)
+	var redact func([]string) []string
+	if e != nil {
+		redact = e.Redact
 	}
-	return env
+	return proc.Env(env, []string{"GEMINI_CLI=1", "CASTOR=1", "TERM=xterm-256color", "PAGER=cat", "GIT_PAGER=cat"}, redact)
 }
 
 // ---------------------------------------------------------------------------

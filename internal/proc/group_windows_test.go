@@ -1,6 +1,6 @@
 //go:build windows
 
-package mcp
+package proc
 
 import (
 	"os/exec"
@@ -8,9 +8,9 @@ import (
 	"time"
 )
 
-// TestKillWithoutJob: a server that could not be put in a job object is
-// still killed, so that Close, which waits for its exit, does not wait
-// forever for a server that ignores its closed stdin.
+// TestKillWithoutJob: a command that could not be put in a job object is
+// still killed, so that an MCP server's Close, which waits for its exit,
+// does not wait forever for a server that ignores its closed stdin.
 func TestKillWithoutJob(t *testing.T) {
 	cmd := exec.Command("powershell", "-NoProfile", "-Command", "Start-Sleep -Seconds 600")
 	if err := cmd.Start(); err != nil {
@@ -18,7 +18,7 @@ func TestKillWithoutJob(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	(&procGroup{cmd: cmd}).kill()
+	_ = New(cmd, Options{}).Kill()
 	select {
 	case <-done:
 	case <-time.After(30 * time.Second):

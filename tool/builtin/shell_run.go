@@ -1,5 +1,3 @@
-//go:build unix
-
 package builtin
 
 import (
@@ -12,6 +10,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/castor-dev/castor/internal/proc"
 )
 
 // Output buffering limits, as Gemini CLI's child-process runner has them.
@@ -26,13 +26,12 @@ const (
 // shellOutput collects a run's combined output. The reader goroutine
 // writes, the runner's loop reads snapshots.
 type shellOutput struct {
-	mu        sync.Mutex
-	buf       []byte
-	truncated bool
-	binary    bool
-	total     int  // bytes received, binary or not
-	version   int  // bumped on every write, to spot unsent live output
-	discard   bool // nobody will read any more: drop data
+	mu      sync.Mutex
+	buf     proc.Buffer // keeps the last maxShellBuffer bytes
+	binary  bool
+	total   int  // bytes received, binary or not
+	version int  // bumped on every write, to spot unsent live output
+	discard bool // nobody will read any more: drop data
 }
 
 func (o *shellOutput) write(p []byte) {
@@ -43,8 +42,8 @@ func (o *shellOutput) write(p []byte) {
 	if o.discard {
 		return
 	}
-	if !o.binary && len(o.buf) < binarySniffLen {
-		sniff := append(o.buf[:len(o.buf):len(o.buf)], p[:min(len(p), binarySniffLen)]...)
+	if !o.binary && o.buf.Len() < binarySniffLen {
+		sniff := append(o.buf.Head(binarySniffLen), p[:min(len(p), binarySniffLen)]...)
 		if looksBinaryOutput(sniff[:min(len(sniff), binarySniffLen)]) {
 			o.binary = true
 		}
@@ -52,11 +51,7 @@ func (o *shellOutput) write(p []byte) {
 	if o.binary {
 		return
 	}
-	o.buf = append(o.buf, p...)
-	if len(o.buf) > maxShellBuffer {
-		o.buf = append([]byte(nil), o.buf[len(o.buf)-maxShellBuffer:]...)
-		o.truncated = true
-	}
+	_, _ = o.buf.Write(p)
 }
 
 // looksBinaryOutput is the test for binary command output: a NUL byte.
@@ -75,8 +70,8 @@ func looksBinaryOutput(b []byte) bool {
 func (o *shellOutput) text() string {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	s := strings.ToValidUTF8(string(o.buf), "\uFFFD")
-	if o.truncated {
+	s := strings.ToValidUTF8(o.buf.String(), "\uFFFD")
+	if o.buf.Truncated() {
 		s += "\n[GEMINI_CLI_WARNING: Output truncated. The buffer is limited to 16MB.]"
 	}
 	return s
@@ -117,14 +112,13 @@ func formatBytes(n int) string {
 }
 
 // runShell runs req.command with bash in a new process group whose id is
-// the shell's pid, and waits for it, the context, the inactivity timeout
+// the shell's pid (a job object on Windows), and waits for it, the context, the inactivity timeout
 // or (with req.background) the backgrounding delay.
 func runShell(ctx context.Context, req shellRequest) shellResult {
 	one := 1
 	cmd := exec.Command("bash", "-c", req.command)
 	cmd.Dir = req.dir
 	cmd.Env = req.env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return shellResult{err: err, exitCode: &one}
@@ -132,15 +126,17 @@ func runShell(ctx context.Context, req shellRequest) shellResult {
 	// One pipe for both streams keeps stdout and stderr interleaved in the
 	// order the command wrote them.
 	cmd.Stdout, cmd.Stderr = pw, pw
-	if err := cmd.Start(); err != nil {
+	group := proc.New(cmd, proc.Options{Grace: killGrace})
+	if err := group.Start(); err != nil {
 		pw.Close()
 		pr.Close()
 		return shellResult{err: err, exitCode: &one}
 	}
+	defer group.Release()
 	pw.Close()
-	pid := cmd.Process.Pid
+	pid := group.Pid()
 
-	out := &shellOutput{}
+	out := &shellOutput{buf: proc.Buffer{Limit: maxShellBuffer}}
 	activity := make(chan struct{}, 1)
 	// drained is closed once everything the shell wrote before exiting has
 	// been read: at EOF, or when the read deadline set after the exit
@@ -232,16 +228,16 @@ wait:
 		case <-done:
 			res.aborted = true
 			done, timer = nil, nil
-			go terminateGroup(pid, exited)
+			go group.Stop()
 		case <-timer:
 			res.timedOut = true
 			done, timer = nil, nil
-			go terminateGroup(pid, exited)
+			go group.Stop()
 		}
 	}
 
 	if !res.aborted && !res.timedOut {
-		res.backgroundPIDs = groupPIDs(pid)
+		res.backgroundPIDs = group.PIDs()
 	}
 	// A deadline rather than a timer here: data already in the pipe is
 	// read however late the reader runs; only an empty pipe times out.
@@ -270,91 +266,4 @@ wait:
 		res.err = waitErr
 	}
 	return res
-}
-
-// terminateGroup ends every process of the group: SIGTERM, then SIGKILL
-// for whatever is still there after a short grace.
-func terminateGroup(pgid int, exited <-chan struct{}) {
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
-	deadline := time.After(killGrace)
-	for {
-		select {
-		case <-deadline:
-			_ = syscall.Kill(-pgid, syscall.SIGKILL)
-			return
-		case <-time.After(20 * time.Millisecond):
-			if !groupAlive(pgid) {
-				return
-			}
-		}
-	}
-}
-
-// groupAlive reports whether any process (zombies aside) is still in the
-// process group.
-func groupAlive(pgid int) bool {
-	if syscall.Kill(-pgid, 0) != nil {
-		return false
-	}
-	if pids, ok := procGroupPIDs(pgid); ok {
-		return len(pids) > 0
-	}
-	return true
-}
-
-// groupPIDs lists the live processes of a process group: after the shell
-// has exited these are the background processes it started. /proc is read
-// where there is one; elsewhere pgrep is asked, as Gemini CLI does.
-func groupPIDs(pgid int) []int {
-	if pids, ok := procGroupPIDs(pgid); ok {
-		return pids
-	}
-	out, err := exec.Command("pgrep", "-g", strconv.Itoa(pgid)).Output()
-	if err != nil {
-		return nil
-	}
-	var pids []int
-	for _, f := range strings.Fields(string(out)) {
-		if n, err := strconv.Atoi(f); err == nil && n != pgid {
-			pids = append(pids, n)
-		}
-	}
-	return pids
-}
-
-// procGroupPIDs scans /proc for processes of the group that are not
-// zombies; ok is false when /proc cannot be read.
-func procGroupPIDs(pgid int) ([]int, bool) {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil, false
-	}
-	var pids []int
-	found := false
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		found = true
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		// The command name in parentheses may hold spaces; the fields we
-		// want follow the last ')': state, ppid, pgrp.
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		fields := strings.Fields(s[i+1:])
-		if len(fields) < 3 || fields[0] == "Z" || fields[0] == "X" {
-			continue
-		}
-		if g, err := strconv.Atoi(fields[2]); err == nil && g == pgid && pid != pgid {
-			pids = append(pids, pid)
-		}
-	}
-	return pids, found
 }
