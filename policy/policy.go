@@ -74,6 +74,14 @@ type Call struct {
 	// annotation, for policy-file rules.
 	serverTool   string
 	readOnlyHint *bool
+	// unknown is set on one command of a shell line that cannot be known
+	// before it runs (shell.go): it says why. Such a command matches
+	// every deny and ask rule of the shell tool and no allow rule.
+	unknown string
+	// resolved is set on one command of a shell line as its words
+	// resolve: its text is for rules to read, not to be read again as a
+	// shell line (its redirections and substitutions are the line's).
+	resolved bool
 }
 
 // Engine holds the rules of one session. It is safe for concurrent use.
@@ -98,6 +106,9 @@ type Engine struct {
 	autoSave string
 	onSave   func(path string, err error)
 	saveMu   sync.Mutex
+
+	// workspace is Options.Workspace.
+	workspace *tool.Workspace
 }
 
 // Options configure an Engine.
@@ -155,6 +166,11 @@ type Options struct {
 	// *SaveError naming the file (the answer then holds for this session
 	// only).
 	OnSave func(path string, err error)
+	// Workspace is the session's workspace: a known-safe shell command
+	// (cat, ls, grep, …) runs unasked only when the files it names are
+	// inside it, as Gemini CLI asks when a path leaves the workspace.
+	// Nil: the process's working directory.
+	Workspace *tool.Workspace
 }
 
 // New returns an engine.
@@ -164,6 +180,7 @@ func New(o Options) *Engine {
 	}
 	e := &Engine{mode: o.Mode, interactive: o.Interactive, untrusted: o.Untrusted, always: map[string]bool{}, askKinds: map[tool.Kind]bool{}, selfConfirm: map[string]bool{}, lookup: o.Lookup}
 	e.autoSave, e.onSave = o.AutoSave, o.OnSave
+	e.workspace = o.Workspace
 	e.rules = sortRules(o.Rules)
 	if o.DisableAlwaysAllow {
 		e.noAlways, e.autoSave = true, ""
@@ -231,7 +248,7 @@ func (e *Engine) Decide(c Call) (Decision, string) {
 		return e.decideFilesLocked(c)
 	}
 	for _, r := range e.excluded {
-		if r.matches(c) {
+		if r.matches(c, true) {
 			return Deny, "Tool execution denied by policy."
 		}
 	}
@@ -288,7 +305,7 @@ func (e *Engine) decideLocked(c Call) (Decision, int) {
 	}
 	best := -1
 	for _, r := range e.allowed {
-		if r.matches(c) {
+		if r.matches(c, false) {
 			best = prioAllowed
 			break
 		}
@@ -307,7 +324,9 @@ func (e *Engine) decideLocked(c Call) (Decision, int) {
 	}
 	// auto_edit approves edits and fetches, as Gemini CLI's policy does
 	// (replace, write_file, web_fetch).
-	if best < 0 && e.mode == ModeAutoEdit && (c.Kind == tool.KindEdit || c.Kind == tool.KindFetch) {
+	// An edit of a file under .git/ or .gemini/ is asked about: it can
+	// make git or Castor run a program (hooks, fsmonitor, settings).
+	if best < 0 && e.mode == ModeAutoEdit && (c.Kind == tool.KindEdit && !editsProtected(c) || c.Kind == tool.KindFetch) {
 		best = prioAutoEdit
 	}
 	if best >= 0 {
@@ -329,7 +348,7 @@ func (e *Engine) Visible(t tool.Tool) bool {
 		}
 	}
 	for _, r := range e.excluded {
-		if r.prefix == "" && r.matches(c) {
+		if r.prefix == "" && r.matches(c, true) {
 			return false
 		}
 	}
@@ -369,7 +388,7 @@ func (e *Engine) Remember(c Call, o tool.Outcome) {
 		return
 	}
 	if cmd, ok := isShell(c); ok {
-		e.alwaysShell.remember(c.Name, cmd, c.RootCommands)
+		e.alwaysShell.remember(c.Name, cmd)
 		return
 	}
 	switch {
@@ -430,8 +449,11 @@ func (e *Engine) rememberSaved(c Call) bool {
 }
 
 func (e *Engine) alwaysLocked(c Call) bool {
+	if c.unknown != "" {
+		return false
+	}
 	if cmd, ok := isShell(c); ok {
-		return e.alwaysShell.allows(c.Name, cmd, c.RootCommands)
+		return e.alwaysShell.allows(c.Name, cmd)
 	}
 	if e.always["tool:"+c.Name] {
 		return true
@@ -525,12 +547,18 @@ func (r rule) nameMatches(c Call) bool {
 	return shellNames[r.name] && c.Kind == tool.KindExecute && shellNames[c.Name]
 }
 
-func (r rule) matches(c Call) bool {
+// matches reports whether r applies to c; deny is set for an exclude
+// rule, which applies to a shell command that cannot be known before it
+// runs, where an allow rule does not.
+func (r rule) matches(c Call, deny bool) bool {
 	if !r.nameMatches(c) {
 		return false
 	}
 	if r.prefix == "" {
 		return true
+	}
+	if c.unknown != "" {
+		return deny
 	}
 	cmd, _ := c.Args["command"].(string)
 	cmd = strings.TrimSpace(cmd)

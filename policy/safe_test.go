@@ -90,11 +90,13 @@ priority = 100
 		{"ls; rm -rf x", []Decision{K, D, K, A, D, K, K, D, D, D, K}},
 		{"cd sub && rm -f x", []Decision{K, D, K, A, D, K, K, D, K, A, K}},
 		{"ls | wc -l", []Decision{K, D, K, A, D, K, A, A, D, D, A}},
-		{"echo $(rm -rf x)", []Decision{K, D, K, A, D, K, A, A, K, A, A}},
+		// Castor reads the substitution: rm -rf is dangerous there too.
+		{"echo $(rm -rf x)", []Decision{K, D, K, A, D, K, K, D, K, A, K}},
 		{"bash -c 'ls'", []Decision{K, D, K, A, D, K, A, A, D, D, A}},
 		{"/bin/ls", []Decision{K, D, K, A, D, K, A, A, D, D, A}},
 		{"rg foo", []Decision{K, D, K, A, D, K, A, A, K, A, A}},
-		{`echo "unterminated`, []Decision{K, D, K, A, D, K, K, D, K, A, K}},
+		// A line that does not parse may run anything: deny rules apply.
+		{`echo "unterminated`, []Decision{K, D, K, A, D, K, K, D, D, D, K}},
 	}
 	for i, en := range engines {
 		t.Run(en.name, func(t *testing.T) {
@@ -209,13 +211,13 @@ func TestRunsGit(t *testing.T) {
 // TestReadmeListsSafeCommands keeps the README's list of safe commands
 // in step with the code.
 func TestReadmeListsSafeCommands(t *testing.T) {
-	b, err := os.ReadFile("../README.md")
+	b, err := os.ReadFile("../docs/policies.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, sec, ok := strings.Cut(string(b), "### Safe shell commands")
+	_, sec, ok := strings.Cut(string(b), "Safe shell commands")
 	if !ok {
-		t.Fatal("README has no Safe shell commands section")
+		t.Fatal("docs/policies.md has no Safe shell commands section")
 	}
 	sec, _, _ = strings.Cut(sec, "\n#")
 	for c := range safeCommands {
