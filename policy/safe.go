@@ -527,6 +527,11 @@ func (e *Engine) safeLineLocked(c Call, l *shellLine) bool {
 	if !l.known() {
 		return false
 	}
+	for _, w := range l.writes {
+		if !e.insideLocked(c, w) {
+			return false
+		}
+	}
 	for _, sc := range l.cmds {
 		if sc.raw || pathFree[sc.root] {
 			continue

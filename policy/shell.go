@@ -188,6 +188,9 @@ func (a *analyzer) wrote(w *syntax.Word) {
 
 // prescan records the aliases a command defines and the files it writes.
 func (a *analyzer) prescan(ce *syntax.CallExpr) {
+	if len(ce.Args) == 0 {
+		return
+	}
 	name, ok := literalWord(ce.Args[0])
 	if !ok {
 		return
@@ -270,15 +273,23 @@ func (a *analyzer) call(src string, st *syntax.Stmt, ce *syntax.CallExpr, produc
 			}
 			body := strings.Join(parts, " ") + "\n"
 			in.body = &body
-		case syntax.RdrIn:
+		case syntax.RdrIn, syntax.RdrInOut:
 			if s, ok := literalWord(r.Word); ok {
 				in.file = s
 			} else {
 				in.unknown = true
 			}
+		case syntax.DplIn:
+			// <&3: what another descriptor holds.
+			if r.N == nil || r.N.Value == "0" {
+				in.unknown = true
+			}
 		}
-		if r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc || r.Op == syntax.WordHdoc || r.Op == syntax.RdrIn {
-			in.producer = nil
+		switch r.Op {
+		case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc, syntax.RdrIn, syntax.RdrInOut, syntax.DplIn:
+			if r.N == nil || r.N.Value == "0" {
+				in.producer = nil
+			}
 		}
 	}
 	if len(ws) == 0 {
