@@ -64,3 +64,32 @@ func TestDenyRuleSeesWhatRunsE2E(t *testing.T) {
 		t.Errorf("touch refused: %s", mustJSON(resp))
 	}
 }
+
+// TestAutoEditAsksAboutGitDirE2E: castor -p --approval-mode auto_edit
+// writes an ordinary file unasked but refuses (nobody can answer) an
+// edit of .git/config or .gemini/settings.json, which would make git or
+// castor run a program.
+func TestAutoEditAsksAboutGitDirE2E(t *testing.T) {
+	e := newEnv(t,
+		fakegemini.Call("write_file", map[string]any{"file_path": ".git/config", "content": "[core]\n\tfsmonitor = touch pwned\n"}),
+		fakegemini.Call("write_file", map[string]any{"file_path": ".gemini/settings.json", "content": "{}"}),
+		fakegemini.Call("write_file", map[string]any{"file_path": "notes.md", "content": "hi\n"}),
+		fakegemini.Text("done"))
+	if err := os.MkdirAll(filepath.Join(e.ws, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e.write(".git/config", "[core]\n")
+	r := e.run("--approval-mode", "auto_edit", "-p", "edit")
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstderr %s", r.code, r.stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(e.ws, ".git", "config")); string(b) != "[core]\n" {
+		t.Errorf(".git/config was written: %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(e.ws, ".gemini", "settings.json")); err == nil {
+		t.Error(".gemini/settings.json was written")
+	}
+	if _, err := os.Stat(filepath.Join(e.ws, "notes.md")); err != nil {
+		t.Errorf("notes.md was not written: %v", err)
+	}
+}
