@@ -82,6 +82,8 @@ type Call struct {
 	// resolve: its text is for rules to read, not to be read again as a
 	// shell line (its redirections and substitutions are the line's).
 	resolved bool
+	// scan is the shell line read once per decision (lineOf).
+	scan *shellLine
 }
 
 // Engine holds the rules of one session. It is safe for concurrent use.

@@ -261,11 +261,14 @@ func isShell(c Call) (string, bool) {
 // in Gemini CLI for compound commands. A refusal that comes from a
 // command the line spells otherwise says which command it is.
 func (e *Engine) decideFilesLocked(c Call) (Decision, string) {
+	if cmd, ok := isShell(c); ok {
+		c.scan = lineOf(c, cmd)
+	}
 	d, msg := e.decideAtomicLocked(c, true)
 	why := "" // an unknown command that made the line ask
 	if cmd, ok := isShell(c); ok && d != Deny {
 		whole := strings.TrimSpace(cmd)
-		l := scanShell(whole)
+		l := c.scan
 		var raw shellCmd
 		rawD, rawKnown := Allow, false
 		for _, p := range l.cmds {
@@ -284,7 +287,7 @@ func (e *Engine) decideFilesLocked(c Call) (Decision, string) {
 				// the line): its resolved form counts where a rule reads
 				// it otherwise, not for the lack of one.
 				if !rawKnown {
-					rawD, _ = e.decideCommandLocked(c, raw, "")
+					rawD, _ = e.decideCommandLocked(c, raw, whole)
 					rawKnown = true
 				}
 				if !stricter(sd, rawD) {
@@ -318,6 +321,10 @@ func (e *Engine) decideFilesLocked(c Call) (Decision, string) {
 func (e *Engine) decideCommandLocked(c Call, p shellCmd, whole string) (Decision, string) {
 	sub := c
 	sub.RootCommands = nil
+	sub.scan = nil
+	if p.raw && p.text == whole {
+		sub.scan = c.scan
+	}
 	sub.Args = map[string]any{"command": p.text}
 	for _, k := range []string{"dir_path", "directory"} {
 		if dir, ok := c.Args[k]; ok {
@@ -400,7 +407,7 @@ func (e *Engine) decideAtomicLocked(c Call, whole bool) (Decision, string) {
 			d = e.shellHeuristicLocked(c, cmd, d)
 		}
 		if d == Allow {
-			l := scanShell(cmd)
+			l := lineOf(c, cmd)
 			switch {
 			case !l.ok && e.mode == ModeYolo && traits.patterned:
 				// The arguments a pattern allowed cannot be checked.

@@ -447,20 +447,20 @@ func (e *Engine) shellHeuristicLocked(c Call, cmd string, d Decision) Decision {
 		// The line does not parse either: it is asked about anyway.
 		return d
 	}
-	l := scanShell(strings.TrimSpace(cmd))
+	l := lineOf(c, cmd)
 	if e.untrusted && (runsGit(toks) || slices.ContainsFunc(l.cmds, func(sc shellCmd) bool { return sc.root == "git" })) {
 		return Ask
 	}
 	// Gemini CLI looks at the first command of the line only, so under an
 	// allow-all shell rule "ls; rm -rf x" would run unasked; Castor asks
 	// when any command of the line is dangerous.
-	if slices.ContainsFunc(splitTokens(toks), dangerous) || e.dangerousLineLocked(c, &l) {
+	if slices.ContainsFunc(splitTokens(toks), dangerous) || e.dangerousLineLocked(c, l) {
 		if e.mode == ModeYolo {
 			return d
 		}
 		return Ask
 	}
-	if d == Ask && knownSafe(toks) && e.safeLineLocked(c, &l) {
+	if d == Ask && knownSafe(toks) && e.safeLineLocked(c, l) {
 		return Allow
 	}
 	return d

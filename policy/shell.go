@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/expand"
@@ -62,6 +63,16 @@ type shellLine struct {
 	writes []string
 }
 
+// lineOf is what the policy reads of c's shell line cmd: read once per
+// decision.
+func lineOf(c Call, cmd string) *shellLine {
+	if c.scan != nil {
+		return c.scan
+	}
+	l := scanShell(strings.TrimSpace(cmd))
+	return &l
+}
+
 // known reports whether every command of the line is known.
 func (l *shellLine) known() bool {
 	for _, c := range l.cmds {
@@ -104,7 +115,9 @@ type stdin struct {
 	producer *syntax.Stmt
 }
 
-var shellParser = syntax.NewParser(syntax.Variant(syntax.LangBash))
+// parsers holds bash parsers: a parser is not safe for concurrent use,
+// and decisions run concurrently.
+var parsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }}
 
 func (a *analyzer) unknown(reason string) {
 	a.line.cmds = append(a.line.cmds, shellCmd{unknown: reason})
@@ -116,7 +129,9 @@ func (a *analyzer) script(src string, depth int, via string) {
 		a.unknown(fmt.Sprintf("The script given to `%s` is nested too deep to be read before it runs.", via))
 		return
 	}
-	f, err := shellParser.Parse(strings.NewReader(src), "")
+	p := parsers.Get().(*syntax.Parser)
+	f, err := p.Parse(strings.NewReader(src), "")
+	parsers.Put(p)
 	if err != nil {
 		a.line.ok = false
 		if via == "" {
@@ -228,6 +243,11 @@ func (a *analyzer) prescan(ce *syntax.CallExpr) {
 
 // literalWord is a word's single value when it is known.
 func literalWord(w *syntax.Word) (string, bool) {
+	if len(w.Parts) == 1 {
+		if l, ok := w.Parts[0].(*syntax.Lit); ok && !strings.ContainsAny(l.Value, "\\{*?[~") {
+			return l.Value, true
+		}
+	}
 	ws := resolveWord(w, "")
 	if len(ws) != 1 || !ws[0].known {
 		return "", false
@@ -955,7 +975,13 @@ func resolveWord(w *syntax.Word, src string) []word {
 	}
 	var out []word
 	for _, bw := range words {
-		out = append(out, fieldsOf(bw, sourceOf(w, src))...)
+		out = append(out, fieldsOf(bw)...)
+	}
+	for i := range out {
+		if !out[i].known || out[i].glob || i == 0 {
+			// Messages name the word as written; only these need it.
+			out[i].src = sourceOf(w, src)
+		}
 	}
 	return out
 }
@@ -984,13 +1010,13 @@ func copyWord(w *syntax.Word) *syntax.Word {
 }
 
 // fieldsOf resolves one word (braces already expanded).
-func fieldsOf(w *syntax.Word, src string) []word {
+func fieldsOf(w *syntax.Word) []word {
 	var out []word
 	var cur strings.Builder
 	has, known, glob := false, true, false
 	flush := func() {
 		if has {
-			out = append(out, word{s: cur.String(), known: known, glob: glob, src: src})
+			out = append(out, word{s: cur.String(), known: known, glob: glob})
 		}
 		cur.Reset()
 		has, known, glob = false, true, false
