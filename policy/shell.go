@@ -970,7 +970,14 @@ func resolveWord(w *syntax.Word, src string) []word {
 	if hasBrace(w) {
 		c := copyWord(w)
 		if syntax.SplitBraces(c) {
-			words = expand.Braces(c)
+			words = nil
+			for bw, err := range expand.BracesSeq(nil, c) {
+				if err != nil || len(words) == maxBraceWords {
+					// Too many words to read: the word is not known.
+					return []word{{s: sourceOf(w, src), src: sourceOf(w, src)}}
+				}
+				words = append(words, bw)
+			}
 		}
 	}
 	var out []word
@@ -985,6 +992,9 @@ func resolveWord(w *syntax.Word, src string) []word {
 	}
 	return out
 }
+
+// maxBraceWords bounds the words a brace expansion is read into.
+const maxBraceWords = 256
 
 func hasBrace(w *syntax.Word) bool {
 	for _, p := range w.Parts {
