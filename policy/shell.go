@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -788,7 +789,7 @@ func skipOptions(ws []word, i int, withValue string, longValue ...string) (int, 
 		case strings.HasPrefix(s, "--"):
 			name, _, eq := strings.Cut(s, "=")
 			i++
-			if !eq && contains(longValue, name) {
+			if !eq && slices.Contains(longValue, name) {
 				i++
 			}
 			continue
@@ -807,15 +808,6 @@ func skipOptions(ws []word, i int, withValue string, longValue ...string) (int, 
 		return i, true
 	}
 	return i, true
-}
-
-func contains(list []string, s string) bool {
-	for _, l := range list {
-		if l == s {
-			return true
-		}
-	}
-	return false
 }
 
 func skipAssignments(ws []word, i int) int {
