@@ -262,6 +262,19 @@ func (a *analyzer) call(src string, st *syntax.Stmt, ce *syntax.CallExpr, produc
 	for _, w := range ce.Args {
 		ws = append(ws, resolveWord(w, src)...)
 	}
+	for _, as := range ce.Assigns {
+		if as.Name != nil && commandVars[as.Name.Value] {
+			v := word{known: true}
+			if as.Value != nil {
+				if vs := resolveWord(as.Value, src); len(vs) == 1 {
+					v = vs[0]
+				} else {
+					v.known = len(vs) == 0
+				}
+			}
+			a.code(as.Name.Value, []word{v}, false, depth)
+		}
+	}
 	raw := ""
 	if start, end := int(ce.Pos().Offset()), int(ce.End().Offset()); start >= 0 && end <= len(src) && start < end {
 		raw = strings.TrimSpace(src[start:end])
@@ -387,6 +400,14 @@ func (a *analyzer) run(ws []word, in stdin, extra bool, depth int) {
 		a.run(ws[1:], in, extra, depth)
 		return
 	}
+	if base == "env" || base == "sudo" {
+		// env PAGER='…' git log: the value runs as a command.
+		for _, w := range ws[1:] {
+			if name, v, ok := strings.Cut(w.s, "="); ok && w.known && commandVars[name] {
+				a.code(name, []word{{s: v, known: true}}, false, depth)
+			}
+		}
+	}
 	if i, ok := wrapped(base, ws); i != 0 {
 		if !ok || i == unreadable {
 			a.unknown(fmt.Sprintf("The command `%s` runs cannot be known before it runs.", base))
@@ -412,6 +433,8 @@ func (a *analyzer) run(ws []word, in stdin, extra bool, depth int) {
 		a.watch(ws, depth)
 	case base == "flock":
 		a.flock(ws, in, extra, depth)
+	case base == "git":
+		a.gitConfig(ws, depth)
 	case base == "su":
 		for i := 1; i+1 < len(ws); i++ {
 			if ws[i].s == "-c" || ws[i].s == "--command" {
@@ -849,6 +872,60 @@ func (a *analyzer) flock(ws []word, in stdin, extra bool, depth int) {
 	}
 	if i < len(ws) {
 		a.run(ws[i:], in, extra, depth)
+	}
+}
+
+// commandVars are variables whose value programs run as a shell command
+// (git, ssh, pagers, editors).
+var commandVars = map[string]bool{
+	"GIT_SSH_COMMAND": true, "GIT_PAGER": true, "PAGER": true, "GIT_EDITOR": true, "EDITOR": true,
+	"VISUAL": true, "GIT_EXTERNAL_DIFF": true, "GIT_SEQUENCE_EDITOR": true, "MANPAGER": true,
+	"PROMPT_COMMAND": true, "BASH_ENV": true, "ENV": true,
+}
+
+// gitCommandKeys are git configuration keys whose value git runs as a
+// shell command; alias values starting with "!" are commands too.
+var gitCommandKeys = []string{
+	"core.fsmonitor", "core.pager", "core.editor", "core.sshcommand", "core.askpass", "sequence.editor",
+	"diff.external", "gpg.program", "credential.helper", "uploadpack.packobjectshook", "core.hookspath",
+}
+
+// gitConfig reads the commands git -c settings make git run: an alias
+// "!…", core.fsmonitor, pagers, editors, drivers and helpers. A value
+// given through the environment (--config-env) cannot be known.
+func (a *analyzer) gitConfig(ws []word, depth int) {
+	for i := 1; i < len(ws); i++ {
+		s := ws[i].s
+		var kv string
+		switch {
+		case !strings.HasPrefix(s, "-"):
+			return
+		case s == "-c" && i+1 < len(ws):
+			i++
+			kv = ws[i].s
+			if !ws[i].known {
+				a.unknown("The command a `git -c` setting runs cannot be known before it runs.")
+				continue
+			}
+		case strings.HasPrefix(s, "-c") && len(s) > 2:
+			kv = s[2:]
+		case s == "--config-env" || strings.HasPrefix(s, "--config-env="):
+			a.unknown("The command a `git --config-env` setting runs cannot be known before it runs.")
+			continue
+		default:
+			continue
+		}
+		key, v, _ := strings.Cut(kv, "=")
+		key = strings.ToLower(key)
+		switch {
+		case strings.HasPrefix(v, "!"):
+			a.code("git -c "+key, []word{{s: v[1:], known: true}}, false, depth)
+		case slices.Contains(gitCommandKeys, key) || strings.HasPrefix(key, "pager.") ||
+			strings.HasSuffix(key, ".command") || strings.HasSuffix(key, ".textconv") || strings.HasSuffix(key, ".driver") ||
+			strings.HasSuffix(key, ".clean") || strings.HasSuffix(key, ".smudge") || strings.HasSuffix(key, ".process") ||
+			strings.HasSuffix(key, ".helper") || strings.HasSuffix(key, ".program") || strings.HasSuffix(key, ".cmd"):
+			a.code("git -c "+key, []word{{s: v, known: true}}, false, depth)
+		}
 	}
 }
 
