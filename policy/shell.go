@@ -288,9 +288,6 @@ func (a *analyzer) call(src string, st *syntax.Stmt, ce *syntax.CallExpr, produc
 	for _, r := range st.Redirs {
 		switch r.Op {
 		case syntax.Hdoc, syntax.DashHdoc:
-			if r.Hdoc == nil {
-				continue
-			}
 			if body, ok := heredocBody(r); ok {
 				in.body = &body
 			} else {
@@ -341,7 +338,10 @@ func (a *analyzer) call(src string, st *syntax.Stmt, ce *syntax.CallExpr, produc
 
 // heredocBody is a here-document's text as the command reads it.
 func heredocBody(r *syntax.Redirect) (string, bool) {
-	quoted := len(r.Word.Parts) != 1
+	if r.Hdoc == nil {
+		return "", true // an empty here-document
+	}
+	quoted := r.Word == nil || len(r.Word.Parts) != 1
 	if !quoted {
 		_, lit := r.Word.Parts[0].(*syntax.Lit)
 		quoted = !lit
