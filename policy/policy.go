@@ -78,6 +78,9 @@ type Call struct {
 	// before it runs (shell.go): it says why. Such a command matches
 	// every deny and ask rule of the shell tool and no allow rule.
 	unknown string
+	// owner is the command that runs an unknown one (shellCmd.owner):
+	// allow rules are matched against it.
+	owner string
 	// resolved is set on one command of a shell line as its words
 	// resolve: its text is for rules to read, not to be read again as a
 	// shell line (its redirections and substitutions are the line's).
@@ -559,10 +562,13 @@ func (r rule) matches(c Call, deny bool) bool {
 	if r.prefix == "" {
 		return true
 	}
-	if c.unknown != "" {
-		return deny
-	}
 	cmd, _ := c.Args["command"].(string)
+	if c.unknown != "" {
+		if deny || c.owner == "" {
+			return deny
+		}
+		cmd = c.owner
+	}
 	cmd = strings.TrimSpace(cmd)
 	// A prefix allows one simple command only: anything that could chain,
 	// substitute or redirect makes the rule not match, so the call falls

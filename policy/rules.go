@@ -206,8 +206,12 @@ func (r *Rule) matches(c Call, mode Mode, interactive bool, args func() string, 
 	if r.args != nil && !ignoreArgs {
 		if c.unknown != "" {
 			// A command that cannot be known before it runs may be
-			// anything: every deny and ask rule applies, no allow rule.
-			return r.decision != Allow
+			// anything: every deny and ask rule applies, and an allow
+			// rule only when it allows the command that runs it.
+			if r.decision != Allow || c.owner == "" {
+				return r.decision != Allow
+			}
+			return r.args.MatchString(stableArgs(map[string]any{"command": c.owner}))
 		}
 		if c.Args == nil || !r.args.MatchString(args()) {
 			return false
@@ -332,7 +336,7 @@ func (e *Engine) decideCommandLocked(c Call, p shellCmd, whole string) (Decision
 		}
 	}
 	if p.unknown != "" {
-		sub.unknown = p.unknown
+		sub.unknown, sub.owner = p.unknown, p.owner
 		sub.Args["command"] = whole
 		d, msg := e.decideAtomicLocked(sub, false)
 		if d == Deny {

@@ -38,8 +38,11 @@ type shellCmd struct {
 	// which rules see too, as before the words were resolved; variant
 	// for the same command resolved, which follows it.
 	raw, variant bool
-	// unknown says why the command cannot be known before it runs.
-	unknown string
+	// unknown says why the command cannot be known before it runs;
+	// owner is the text of the command that runs it (python3 -c '…',
+	// bash -c "$x"), if any: an allow rule for that command, which allows
+	// it whatever it is given, allows what it runs.
+	unknown, owner string
 }
 
 // word is one resolved word of a command.
@@ -105,6 +108,8 @@ type analyzer struct {
 	// variant is set while the command run adds is the resolved form of
 	// the raw one before it.
 	variant bool
+	// owner is the command whose code or arguments are being read.
+	owner string
 }
 
 // stdin is where a command's standard input comes from, for shells and
@@ -121,7 +126,7 @@ type stdin struct {
 var parsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }}
 
 func (a *analyzer) unknown(reason string) {
-	a.line.cmds = append(a.line.cmds, shellCmd{unknown: reason})
+	a.line.cmds = append(a.line.cmds, shellCmd{unknown: reason, owner: a.owner})
 }
 
 // script reads the shell code src; via names what runs it ("bash -c").
@@ -396,6 +401,8 @@ func (a *analyzer) run(ws []word, in stdin, extra bool, depth int) {
 	nc := newCmd(norm)
 	nc.variant, a.variant = a.variant, false
 	a.line.cmds = append(a.line.cmds, nc)
+	defer func(owner string) { a.owner = owner }(a.owner)
+	a.owner = nc.text
 	if base == "busybox" {
 		a.run(ws[1:], in, extra, depth)
 		return

@@ -81,9 +81,31 @@ func TestUnknownCommandAsks(t *testing.T) {
 			t.Errorf("allow ls: %q is %v", cmd, d)
 		}
 	}
-	for _, cmd := range []string{"a=ls; $a", "/bin/l? x", "ls && $CMD"} {
+	for _, cmd := range []string{"a=ls; $a", "/bin/l? x", "ls && $CMD", "python3 -c 'print(1)'", "ls | sh"} {
 		if d, _ := New(allow).Decide(shellCall(cmd)); d != Ask {
 			t.Errorf("allow ls: %q is %v, want ask", cmd, d)
+		}
+	}
+	// An allow rule for the program that runs the code allows the code:
+	// it allows that program whatever it is given.
+	cases := map[string]Decision{
+		"python3 -c 'import this'":      Allow,
+		"bash -c 'ls'":                  Deny, // ls itself is not allowed
+		"sudo python3 -c 'import this'": Deny,
+		"$PY -c 'import this'":          Deny,
+	}
+	e := New(Options{Allowed: []string{"run_shell_command(python3)", "run_shell_command(bash)"}})
+	for cmd, want := range cases {
+		if d, msg := e.Decide(shellCall(cmd)); d != want {
+			t.Errorf("tools.allowed python3, bash: %q is %v %q, want %v", cmd, d, msg, want)
+		}
+	}
+	// tools.allowed refuses lines with $, <, (, …; policy files read them.
+	cases[`bash -c "$SCRIPT"`] = Allow
+	e = New(Options{Rules: rules(t, TierUser, strings.ReplaceAll(strings.ReplaceAll(denyRm, "deny", "allow"), `"rm"`, `["python3", "bash"]`))})
+	for cmd, want := range cases {
+		if d, msg := e.Decide(shellCall(cmd)); d != want {
+			t.Errorf("policy file allowing python3, bash: %q is %v %q, want %v", cmd, d, msg, want)
 		}
 	}
 }
