@@ -433,8 +433,12 @@ func (a *analyzer) run(ws []word, in stdin, extra bool, depth int) {
 	case base == "eval":
 		a.code(base, ws[1:], extra, depth)
 	case base == "trap":
-		if len(ws) > 2 && ws[1].s != "-" && !strings.HasPrefix(ws[1].s, "-") {
-			a.code(base, ws[1:2], false, depth)
+		args := ws[1:]
+		if len(args) > 0 && args[0].s == "--" {
+			args = args[1:]
+		}
+		if len(args) > 1 && args[0].s != "-" && !strings.HasPrefix(args[0].s, "-") {
+			a.code(base, args[:1], false, depth)
 		}
 	case base == "watch":
 		a.watch(ws, depth)
@@ -965,6 +969,10 @@ var interpreters = map[string]string{
 	"pwsh": "c", "powershell": "c", "jshell": "", "irb": "", "julia": "e", "gawk": "", "awk": "", "mawk": "", "nawk": "",
 }
 
+// interpreterValues are the interpreters' short options that take the
+// next word as their value.
+var interpreterValues = map[string]string{"python": "WX", "python2": "WX", "python3": "WX", "pypy": "WX", "pypy3": "WX", "perl": "IMx", "ruby": "IEr", "node": "r", "nodejs": "r"}
+
 func isInterpreter(base string) bool {
 	_, ok := interpreters[interpreterName(base)]
 	return ok
@@ -997,13 +1005,18 @@ func interpreterCode(base string, ws []word) string {
 		}
 		return ""
 	}
-	for _, w := range ws[1:] {
+	for i := 1; i < len(ws); i++ {
+		w := ws[i]
 		s := w.s
 		if !w.known {
 			return fmt.Sprintf("`%s` runs code the policy cannot read, so the commands it runs cannot be known before it runs.", base)
 		}
 		if s == "--" || !strings.HasPrefix(s, "-") {
 			break
+		}
+		if v := interpreterValues[name]; len(s) == 2 && strings.IndexByte(v, s[1]) >= 0 {
+			i++ // python3 -W ignore -c …
+			continue
 		}
 		if s == "--eval" || s == "--print" || strings.HasPrefix(s, "--eval=") || strings.HasPrefix(s, "--print=") || name == "deno" && s == "eval" ||
 			!strings.HasPrefix(s, "--") && strings.ContainsAny(s[1:], letters) && letters != "" {
