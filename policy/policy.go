@@ -61,7 +61,9 @@ type Call struct {
 	DisplayName string
 	Kind        tool.Kind
 	Args        map[string]any
-	// RootCommands are the commands a shell call runs (exec confirmations).
+	// RootCommands are the commands an exec confirmation names. The
+	// shell tool's calls are decided on the line itself (shell.go); for
+	// other tools' exec confirmations, "always allow" remembers these.
 	RootCommands []string
 	// ServerName is the MCP server of an MCP tool.
 	ServerName string
