@@ -601,7 +601,8 @@ func (e *Engine) insideLocked(c Call, p string) bool {
 // protectedPath reports a path under a .git or .gemini directory.
 func protectedPath(p string) bool {
 	for _, part := range strings.Split(filepath.ToSlash(p), "/") {
-		if part == ".git" || part == ".gemini" {
+		// Folded: macOS and Windows file systems ignore case.
+		if strings.EqualFold(part, ".git") || strings.EqualFold(part, ".gemini") {
 			return true
 		}
 	}

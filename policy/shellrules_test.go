@@ -248,6 +248,7 @@ func TestProtectedEditsAsk(t *testing.T) {
 		".gitignore":            Allow,
 		".git/config":           Ask,
 		".git/hooks/pre-commit": Ask,
+		".GIT/config":           Ask,
 		"/w/.git/config":        Ask,
 		".gemini/settings.json": Ask,
 		"sub/.gemini/GEMINI.md": Ask,
