@@ -7,93 +7,111 @@ import "strings"
 // commandPrefix for each command the line runs, and sets the rule's
 // allowRedirection only when the line answered redirected: after "always
 // allow" on `git status`, `git log > out.txt` is asked about again, while
-// after "always allow" on `git log > a.txt` it is not. Castor keeps the
-// same two facts per root command.
+// after "always allow" on `git log > a.txt` it is not.
+//
+// Castor keeps the same facts per command the line runs, read as the
+// shell runs it (shell.go), and narrower than Gemini CLI's root command:
+// a program with subcommands is remembered with its first argument
+// ("git add"), so that an answer about `git add f` does not allow
+// `git -c core.fsmonitor=… status` or `git push`. A line with a command
+// that cannot be known before it runs is never allowed by an answer, and
+// an answer about one counts as "once".
 //
 // The zero value holds no answers; the Engine's lock guards it.
 type alwaysShell struct {
-	// roots maps a tool name and a root command to whether redirections
-	// were allowed with it.
-	roots map[alwaysRoot]bool
-	// lines are answers about lines that name no command Castor can read
-	// ("$RUNNER build"): as in Gemini CLI, the line itself is remembered
-	// as a command prefix, never the whole shell tool.
-	lines []alwaysLine
+	// keys maps a tool name and a command key (sessionKey) to whether
+	// redirections were allowed with it.
+	keys map[alwaysKey]bool
 }
 
-type alwaysRoot struct{ tool, root string }
+type alwaysKey struct{ tool, key string }
 
-type alwaysLine struct {
-	tool, prefix string
-	redirect     bool
+// subcommandPrograms are programs whose first argument picks what they do:
+// an answer about one covers that subcommand only.
+var subcommandPrograms = map[string]bool{
+	"git": true, "npm": true, "pnpm": true, "yarn": true, "npx": true, "bun": true, "go": true,
+	"cargo": true, "rustup": true, "docker": true, "podman": true, "kubectl": true, "helm": true,
+	"gh": true, "pip": true, "pip3": true, "uv": true, "poetry": true, "apt": true, "apt-get": true,
+	"brew": true, "dotnet": true, "mvn": true, "gradle": true, "terraform": true, "systemctl": true,
+	"conda": true, "nix": true, "hg": true, "svn": true, "jj": true, "make": true, "deno": true,
 }
 
-// remember records an answer about the shell line cmd of tool, which
-// runs the commands roots.
-func (a *alwaysShell) remember(tool, cmd string, roots []string) {
-	redirect := lineRedirects(cmd)
-	if len(roots) == 0 {
-		a.lines = append(a.lines, alwaysLine{tool: tool, prefix: strings.TrimSpace(cmd), redirect: redirect})
+// sessionKey is what an answer about the command remembers: its program,
+// with its first argument for a program with subcommands.
+func sessionKey(c shellCmd) string {
+	if subcommandPrograms[c.root] && len(c.words) > 1 {
+		return c.root + " " + shellQuote(c.words[1].s)
+	}
+	return c.root
+}
+
+// lineKeys are the keys of the commands a line runs; ok is false when
+// one of them cannot be known before it runs.
+func lineKeys(l *shellLine) (keys []string, ok bool) {
+	if !l.known() {
+		return nil, false
+	}
+	for _, c := range l.cmds {
+		if c.raw {
+			continue
+		}
+		keys = append(keys, sessionKey(c))
+	}
+	return keys, len(keys) > 0
+}
+
+// remember records an answer about the shell line cmd of tool.
+func (a *alwaysShell) remember(tool, cmd string) {
+	l := scanShell(cmd)
+	keys, ok := lineKeys(&l)
+	if !ok {
 		return
 	}
-	if a.roots == nil {
-		a.roots = map[alwaysRoot]bool{}
+	if a.keys == nil {
+		a.keys = map[alwaysKey]bool{}
 	}
-	for _, r := range roots {
-		k := alwaysRoot{tool, r}
+	for _, k := range keys {
+		key := alwaysKey{tool, k}
 		// A later answer about a redirecting line of the same command
 		// adds the allowance; none takes it away. (Gemini CLI keeps both
 		// rules and the first one added wins, so there the second answer
 		// would not stop the asking; Castor honours it.)
-		a.roots[k] = a.roots[k] || redirect
+		a.keys[key] = a.keys[key] || l.redirects
 	}
 }
 
-// allows reports whether the answers allow the shell line cmd of tool,
-// running the commands roots: every root was answered, or a remembered
-// line is a prefix of cmd.
-func (a *alwaysShell) allows(tool, cmd string, roots []string) bool {
-	ok, _ := a.match(tool, cmd, roots)
+// allows reports whether the answers allow the shell line cmd of tool:
+// every command it runs was answered.
+func (a *alwaysShell) allows(tool, cmd string) bool {
+	ok, _ := a.match(tool, cmd)
 	return ok
 }
 
 // allowsRedirect reports whether the answers that allow cmd allow its
-// redirections too: every root was answered about a redirecting line,
-// or a remembered redirecting line is a prefix of cmd.
-func (a *alwaysShell) allowsRedirect(tool, cmd string, roots []string) bool {
-	_, redirect := a.match(tool, cmd, roots)
+// redirections too: every command was answered about a redirecting line.
+func (a *alwaysShell) allowsRedirect(tool, cmd string) bool {
+	_, redirect := a.match(tool, cmd)
 	return redirect
 }
 
-func (a *alwaysShell) match(tool, cmd string, roots []string) (allowed, redirect bool) {
-	if len(roots) > 0 {
-		allowed, redirect = true, true
-		for _, r := range roots {
-			red, ok := a.roots[alwaysRoot{tool, r}]
-			if !ok {
-				allowed, redirect = false, false
-				break
-			}
-			redirect = redirect && red
+func (a *alwaysShell) match(tool, cmd string) (allowed, redirect bool) {
+	if len(a.keys) == 0 {
+		return false, false
+	}
+	l := scanShell(strings.TrimSpace(cmd))
+	keys, ok := lineKeys(&l)
+	if !ok {
+		return false, false
+	}
+	redirect = true
+	for _, k := range keys {
+		red, ok := a.keys[alwaysKey{tool, k}]
+		if !ok {
+			return false, false
 		}
+		redirect = redirect && red
 	}
-	cmd = strings.TrimSpace(cmd)
-	for _, l := range a.lines {
-		if l.tool == tool && linePrefix(l.prefix, cmd) {
-			allowed = true
-			redirect = redirect || l.redirect
-		}
-	}
-	return allowed, redirect
-}
-
-// linePrefix reports whether prefix begins cmd as Gemini CLI's
-// commandPrefix does: the whole line, or followed by a space or a quote.
-func linePrefix(prefix, cmd string) bool {
-	if prefix == "" || !strings.HasPrefix(cmd, prefix) {
-		return false
-	}
-	return len(cmd) == len(prefix) || cmd[len(prefix)] == ' ' || cmd[len(prefix)] == '"'
+	return true, redirect
 }
 
 // lineRedirects reports whether a shell line redirects; a line that does

@@ -25,7 +25,7 @@ func decideShell(e *Engine, cmd string) Decision {
 // confirmation lists them.
 func lineRoots(cmd string) []string {
 	var roots []string
-	for _, p := range scanShell(cmd).parts {
+	for _, p := range scanShell(cmd).cmds {
 		if p.root != "" && !slices.Contains(roots, p.root) {
 			roots = append(roots, p.root)
 		}
@@ -55,7 +55,12 @@ func TestAlwaysAllowShell(t *testing.T) {
 		want     Decision
 	}{
 		{"plain", ModeDefault, plain, "git commit -m again", Allow},
-		{"plain, same root piped", ModeDefault, plain, "git log | git stripspace", Allow},
+		{"plain, same subcommand piped", ModeDefault, plain, "git commit -m a | git commit -F -", Allow},
+		// An answer covers the subcommand it was given for, not git.
+		{"other subcommand", ModeDefault, plain, "git push", Ask},
+		{"git -c before the subcommand", ModeDefault, plain, `git -c core.fsmonitor="touch pwned" commit -m x`, Ask},
+		{"git alias", ModeDefault, plain, `git -c alias.x="!touch pwned" x`, Ask},
+		{"unknown command", ModeDefault, plain, "$GIT commit -m x", Ask},
 		{"quoted > is no redirection", ModeDefault, plain, `git commit -m "a > b"`, Allow},
 		{"single-quoted $( ) is literal", ModeDefault, plain, "git commit -m '$(not run)'", Allow},
 		{">", ModeDefault, plain, "git log > out.txt", Ask},
@@ -82,7 +87,7 @@ func TestAlwaysAllowShell(t *testing.T) {
 
 		// auto_edit lets redirections through (Gemini CLI's downgrade
 		// skips it), not substitutions; yolo lets everything through.
-		{"auto_edit >", ModeAutoEdit, plain, "git log > out.txt", Allow},
+		{"auto_edit >", ModeAutoEdit, plain, "git commit -m x > out.txt", Allow},
 		{"auto_edit $( )", ModeAutoEdit, plain, `git commit -m "$(git log -1)"`, Ask},
 		{"yolo >", ModeYolo, plain, "git log > out.txt", Allow},
 		{"yolo $( )", ModeYolo, plain, `git commit -m "$(git log -1)"`, Allow},
@@ -120,17 +125,18 @@ func TestAlwaysAllowShellLater(t *testing.T) {
 	}
 }
 
-// TestAlwaysAllowShellWithoutRoots: an answer about a line naming no
-// command Castor can read remembers the line as a prefix, never the whole
-// shell tool, whatever the outcome says.
+// TestAlwaysAllowShellWithoutRoots: an answer about a line running a
+// command that cannot be known before it runs ($RUNNER) counts as once:
+// it allows nothing later, never the whole shell tool, whatever the
+// outcome says.
 func TestAlwaysAllowShellWithoutRoots(t *testing.T) {
 	for _, o := range []tool.Outcome{tool.ProceedAlways, tool.ProceedAlwaysTool, tool.ProceedAlwaysServer} {
 		t.Run(string(o), func(t *testing.T) {
 			e := New(Options{Interactive: true})
 			answerAlways(e, "$RUNNER build", o)
 			for cmd, want := range map[string]Decision{
-				"$RUNNER build":            Allow,
-				"$RUNNER build --fast":     Allow,
+				"$RUNNER build":            Ask,
+				"$RUNNER build --fast":     Ask,
 				"$RUNNER buildx":           Ask,
 				"$RUNNER build > out.txt":  Ask,
 				"$RUNNER test":             Ask,
@@ -198,6 +204,8 @@ func FuzzAlwaysShell(f *testing.F) {
 		}
 		answerAlways(e, answered, tool.ProceedAlways)
 		d := decideShell(e, cmd)
+		// The engine reads the line without the white space around it.
+		cmd = strings.TrimSpace(cmd)
 		l := scanShell(cmd)
 		if d == Allow && !slices.ContainsFunc(lineRoots(cmd), func(r string) bool { return slices.Contains(lineRoots(answered), r) }) && !strings.HasPrefix(strings.TrimSpace(cmd), strings.TrimSpace(answered)) {
 			t.Fatalf("after %q, %q (another command) is allowed", answered, cmd)

@@ -15,8 +15,15 @@
 // see an MCP tool's other names (mcp_<server>_<tool>) and server
 // (mcp_<server>_*).
 //
-// always.go holds "always allow" answers: a shell answer remembers its root
-// commands and whether the line redirected. save.go holds "allow always and
+// shell.go reads a shell line as it will run (mvdan.cc/sh): every command,
+// its words resolved, wrappers and code given to shells looked through;
+// a command that cannot be known before it runs matches every deny rule
+// and no allow rule. Every shell rule is decided on those commands
+// (rules.go's decideFilesLocked).
+//
+// always.go holds "always allow" answers: a shell answer remembers the
+// commands the line runs (with the subcommand of git, npm, …) and whether
+// the line redirected. save.go holds "allow always and
 // save" answers: the user-tier rule is applied at once and written to
 // ~/.gemini/policies/auto-saved.toml when
 // security.enablePermanentToolApproval is on (Options.AutoSave).
@@ -29,6 +36,7 @@
 // priority/1000, shell lines split with mvdan.cc/sh. Built-in decisions
 // carry Gemini CLI's priorities so that file rules slot in among them.
 // safe.go holds Gemini CLI's shell heuristics: a lone known-safe command
-// runs unasked, dangerous lines and git in untrusted folders are asked
-// about.
+// runs unasked when the files it names are in the workspace
+// (Options.Workspace), dangerous lines, writes into .git/ and .gemini/ and
+// git in untrusted folders are asked about.
 package policy

@@ -85,7 +85,9 @@ type Call struct {
 	DisplayName string
 	Kind        tool.Kind
 	Args        map[string]any
-	// RootCommands are the commands a shell call runs (exec confirmations).
+	// RootCommands are the commands an exec confirmation names. The
+	// shell tool's calls are decided on the line itself (shell.go); for
+	// other tools' exec confirmations, "always allow" remembers these.
 	RootCommands []string
 	// ServerName is the MCP server of an MCP tool.
 	ServerName string
@@ -98,6 +100,19 @@ type Call struct {
 	// annotation, for policy-file rules.
 	serverTool   string
 	readOnlyHint *bool
+	// unknown is set on one command of a shell line that cannot be known
+	// before it runs (shell.go): it says why. Such a command matches
+	// every deny and ask rule of the shell tool and no allow rule.
+	unknown string
+	// owner is the command that runs an unknown one (shellCmd.owner):
+	// allow rules are matched against it.
+	owner string
+	// resolved is set on one command of a shell line as its words
+	// resolve: its text is for rules to read, not to be read again as a
+	// shell line (its redirections and substitutions are the line's).
+	resolved bool
+	// scan is the shell line read once per decision (lineOf).
+	scan *shellLine
 }
 
 // Engine holds the rules of one session. It is safe for concurrent use.
@@ -122,6 +137,9 @@ type Engine struct {
 	autoSave string
 	onSave   func(path string, err error)
 	saveMu   sync.Mutex
+
+	// workspace is Options.Workspace.
+	workspace *tool.Workspace
 }
 
 // Options configure an Engine.
@@ -179,6 +197,11 @@ type Options struct {
 	// *SaveError naming the file (the answer then holds for this session
 	// only).
 	OnSave func(path string, err error)
+	// Workspace is the session's workspace: a known-safe shell command
+	// (cat, ls, grep, …) runs unasked only when the files it names are
+	// inside it, as Gemini CLI asks when a path leaves the workspace.
+	// Nil: the process's working directory.
+	Workspace *tool.Workspace
 }
 
 // New returns an engine.
@@ -188,6 +211,7 @@ func New(o Options) *Engine {
 	}
 	e := &Engine{mode: o.Mode, interactive: o.Interactive, untrusted: o.Untrusted, always: map[string]bool{}, askKinds: map[tool.Kind]bool{}, selfConfirm: map[string]bool{}, lookup: o.Lookup}
 	e.autoSave, e.onSave = o.AutoSave, o.OnSave
+	e.workspace = o.Workspace
 	e.rules = sortRules(o.Rules)
 	if o.DisableAlwaysAllow {
 		e.noAlways, e.autoSave = true, ""
@@ -255,7 +279,7 @@ func (e *Engine) Decide(c Call) (Decision, string) {
 		return e.decideFilesLocked(c)
 	}
 	for _, r := range e.excluded {
-		if r.matches(c) {
+		if r.matches(c, true) {
 			return Deny, "Tool execution denied by policy."
 		}
 	}
@@ -312,7 +336,7 @@ func (e *Engine) decideLocked(c Call) (Decision, int) {
 	}
 	best := -1
 	for _, r := range e.allowed {
-		if r.matches(c) {
+		if r.matches(c, false) {
 			best = prioAllowed
 			break
 		}
@@ -331,7 +355,9 @@ func (e *Engine) decideLocked(c Call) (Decision, int) {
 	}
 	// auto_edit approves edits and fetches, as Gemini CLI's policy does
 	// (replace, write_file, web_fetch).
-	if best < 0 && e.mode == ModeAutoEdit && (c.Kind == tool.KindEdit || c.Kind == tool.KindFetch) {
+	// An edit of a file under .git/ or .gemini/ is asked about: it can
+	// make git or Castor run a program (hooks, fsmonitor, settings).
+	if best < 0 && e.mode == ModeAutoEdit && (c.Kind == tool.KindEdit && !editsProtected(c) || c.Kind == tool.KindFetch) {
 		best = prioAutoEdit
 	}
 	if best >= 0 {
@@ -353,7 +379,7 @@ func (e *Engine) Visible(t tool.Tool) bool {
 		}
 	}
 	for _, r := range e.excluded {
-		if r.prefix == "" && r.matches(c) {
+		if r.prefix == "" && r.matches(c, true) {
 			return false
 		}
 	}
@@ -393,7 +419,7 @@ func (e *Engine) Remember(c Call, o tool.Outcome) {
 		return
 	}
 	if cmd, ok := isShell(c); ok {
-		e.alwaysShell.remember(c.Name, cmd, c.RootCommands)
+		e.alwaysShell.remember(c.Name, cmd)
 		return
 	}
 	switch {
@@ -454,8 +480,11 @@ func (e *Engine) rememberSaved(c Call) bool {
 }
 
 func (e *Engine) alwaysLocked(c Call) bool {
+	if c.unknown != "" {
+		return false
+	}
 	if cmd, ok := isShell(c); ok {
-		return e.alwaysShell.allows(c.Name, cmd, c.RootCommands)
+		return e.alwaysShell.allows(c.Name, cmd)
 	}
 	if e.always["tool:"+c.Name] {
 		return true
@@ -549,7 +578,10 @@ func (r rule) nameMatches(c Call) bool {
 	return shellNames[r.name] && c.Kind == tool.KindExecute && shellNames[c.Name]
 }
 
-func (r rule) matches(c Call) bool {
+// matches reports whether r applies to c; deny is set for an exclude
+// rule, which applies to a shell command that cannot be known before it
+// runs, where an allow rule does not.
+func (r rule) matches(c Call, deny bool) bool {
 	if !r.nameMatches(c) {
 		return false
 	}
@@ -557,6 +589,12 @@ func (r rule) matches(c Call) bool {
 		return true
 	}
 	cmd, _ := c.Args["command"].(string)
+	if c.unknown != "" {
+		if deny || c.owner == "" {
+			return deny
+		}
+		cmd = c.owner
+	}
 	cmd = strings.TrimSpace(cmd)
 	// A prefix allows one simple command only: anything that could chain,
 	// substitute or redirect makes the rule not match, so the call falls

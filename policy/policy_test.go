@@ -58,8 +58,8 @@ func TestRememberAlways(t *testing.T) {
 	if d, _ := e.Decide(c); d != Allow {
 		t.Fatalf("after: %v", d)
 	}
-	other := c
-	other.RootCommands = []string{"git", "rm"}
+	other := shellCall("git commit -m wip && rm x")
+	other.Kind = tool.KindExecute
 	if d, _ := e.Decide(other); d != Ask {
 		t.Fatalf("a chain with an unapproved root command must still ask, got %v", d)
 	}

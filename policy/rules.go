@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"sort"
@@ -203,6 +204,15 @@ func (r *Rule) matches(c Call, mode Mode, interactive bool, args func() string, 
 		return false
 	}
 	if r.args != nil && !ignoreArgs {
+		if c.unknown != "" {
+			// A command that cannot be known before it runs may be
+			// anything: every deny and ask rule applies, and an allow
+			// rule only when it allows the command that runs it.
+			if r.decision != Allow || c.owner == "" {
+				return r.decision != Allow
+			}
+			return r.args.MatchString(stableArgs(map[string]any{"command": c.owner}))
+		}
 		if c.Args == nil || !r.args.MatchString(args()) {
 			return false
 		}
@@ -249,39 +259,124 @@ func isShell(c Call) (string, bool) {
 // decideFilesLocked decides c with the policy-file rules in the game (and
 // every shell call, with or without them): the built-in decision, adjusted
 // by the shell heuristics, unless a file rule of at least its priority
-// matches;
-// then, for a compound shell command, every simple command it runs is
-// decided the same way, and one refusal refuses the whole line (one
-// that needs approval makes the line need approval), as in Gemini CLI.
+// matches; then, for a shell line, every command it runs (shell.go) is
+// decided the same way on its resolved words, and one refusal refuses the
+// whole line (one that needs approval makes the line need approval), as
+// in Gemini CLI for compound commands. A refusal that comes from a
+// command the line spells otherwise says which command it is.
 func (e *Engine) decideFilesLocked(c Call) (Decision, string) {
+	if cmd, ok := isShell(c); ok {
+		c.scan = lineOf(c, cmd)
+	}
 	d, msg := e.decideAtomicLocked(c, true)
+	why := "" // an unknown command that made the line ask
 	if cmd, ok := isShell(c); ok && d != Deny {
-		parts, _, parsed := shellParts(cmd)
-		if parsed && !(len(parts) == 1 && parts[0].text == strings.TrimSpace(cmd)) {
-			for _, p := range parts {
-				sub := c
-				sub.Args = map[string]any{"command": p.text}
-				if dir, ok := c.Args["dir_path"]; ok {
-					sub.Args["dir_path"] = dir
+		whole := strings.TrimSpace(cmd)
+		l := c.scan
+		var raw shellCmd
+		rawD, rawKnown := Allow, false
+		for _, p := range l.cmds {
+			if p.raw {
+				raw, rawKnown = p, false
+			}
+			if p.unknown == "" && p.text == whole && p.plain == whole {
+				continue
+			}
+			sd, smsg := e.decideCommandLocked(c, p, whole)
+			switch {
+			case p.raw:
+				rawD, rawKnown = sd, true
+			case p.variant:
+				// The command as the line spells it was decided (or is
+				// the line): its resolved form counts where a rule reads
+				// it otherwise, not for the lack of one.
+				if !rawKnown {
+					rawD, _ = e.decideCommandLocked(c, raw, whole)
+					rawKnown = true
 				}
-				sub.RootCommands = nil
-				if p.root != "" {
-					sub.RootCommands = []string{p.root}
+				if !stricter(sd, rawD) {
+					continue
 				}
-				sd, smsg := e.decideAtomicLocked(sub, false)
-				if sd == Deny {
-					return Deny, smsg
-				}
-				if sd == Ask && d == Allow {
-					d = Ask
-				}
+			}
+			if sd == Deny {
+				return Deny, smsg
+			}
+			if sd == Ask && d == Allow {
+				d = Ask
+			}
+			if sd == Ask && why == "" {
+				why = p.unknown
 			}
 		}
 	}
 	if d == Ask && !e.canAskLocked(c) && !e.selfConfirm[c.Name] {
+		if why != "" {
+			return Deny, deniedByPolicy + " " + why
+		}
 		return Deny, deniedByPolicy
 	}
 	return d, msg
+}
+
+// decideCommandLocked decides one command p of the shell line whole that
+// c runs: the stricter of its two spellings (words quoted, words joined),
+// or, for a command that cannot be known, as one that matches every deny
+// rule and no allow rule.
+func (e *Engine) decideCommandLocked(c Call, p shellCmd, whole string) (Decision, string) {
+	sub := c
+	sub.RootCommands = nil
+	sub.scan = nil
+	if p.raw && p.text == whole {
+		sub.scan = c.scan
+	}
+	sub.Args = map[string]any{"command": p.text}
+	for _, k := range []string{"dir_path", "directory"} {
+		if dir, ok := c.Args[k]; ok {
+			sub.Args[k] = dir
+		}
+	}
+	if p.unknown != "" {
+		sub.unknown, sub.owner = p.unknown, p.owner
+		sub.Args["command"] = whole
+		d, msg := e.decideAtomicLocked(sub, false)
+		if d == Deny {
+			msg += " " + p.unknown
+		}
+		return d, msg
+	}
+	if p.root != "" {
+		sub.RootCommands = []string{p.root}
+	}
+	sub.resolved = !p.raw
+	d, msg := e.decideAtomicLocked(sub, false)
+	if d != Deny && p.plain != p.text {
+		sub.Args = maps.Clone(sub.Args)
+		sub.Args["command"] = p.plain
+		// The joined words are not shell (`rm 'a b'` reads `rm a b`): a
+		// rule refusing them counts, nothing else read from them.
+		if pd, pmsg := e.decideAtomicLocked(sub, false); pd == Deny {
+			d, msg = pd, pmsg
+			p.text = p.plain
+		}
+	}
+	if d == Deny && whole != "" && !strings.Contains(whole, p.text) {
+		msg += " The line runs `" + p.text + "`."
+	}
+	return d, msg
+}
+
+// stricter reports whether a is stricter than b: deny, then ask, then allow.
+func stricter(a, b Decision) bool {
+	rank := func(d Decision) int {
+		switch d {
+		case Deny:
+			return 2
+		case Ask:
+			return 1
+		}
+		return 0
+	}
+	return rank(a) > rank(b)
 }
 
 // decideAtomicLocked decides one call, without splitting shell lines.
@@ -311,12 +406,12 @@ func (e *Engine) decideAtomicLocked(c Call, whole bool) (Decision, string) {
 		traits = shellTraits{heuristics: r.args == nil, allowRedirect: r.allowRedi, patterned: r.args != nil}
 		break
 	}
-	if cmd, ok := isShell(c); ok && !traits.unchecked {
+	if cmd, ok := isShell(c); ok && !traits.unchecked && !c.resolved {
 		if whole && traits.heuristics {
-			d = e.shellHeuristicLocked(cmd, d)
+			d = e.shellHeuristicLocked(c, cmd, d)
 		}
 		if d == Allow {
-			l := scanShell(cmd)
+			l := lineOf(c, cmd)
 			switch {
 			case !l.ok && e.mode == ModeYolo && traits.patterned:
 				// The arguments a pattern allowed cannot be checked.
@@ -342,7 +437,7 @@ func (e *Engine) decideAtomicLocked(c Call, whole bool) (Decision, string) {
 // builtinLocked is the decision without policy files, with its priority.
 func (e *Engine) builtinLocked(c Call) (Decision, int) {
 	for _, r := range e.excluded {
-		if r.matches(c) {
+		if r.matches(c, true) {
 			return Deny, prioExcluded
 		}
 	}

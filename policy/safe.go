@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/castor-dev/castor/tool"
 )
 
 // Gemini CLI's shell heuristics (0.61, POSIX hosts without a sandbox):
@@ -432,8 +434,11 @@ func isAssignment(t string) bool {
 }
 
 // shellHeuristicLocked adjusts d, the decision a rule without an argument
-// pattern gives the shell line cmd, as Gemini CLI does.
-func (e *Engine) shellHeuristicLocked(cmd string, d Decision) Decision {
+// pattern gives the shell line cmd of c, as Gemini CLI does, with what
+// the parsed line shows besides: the commands wrappers run, the files a
+// known-safe command names (inside the workspace only), writes under
+// .git/ and .gemini/.
+func (e *Engine) shellHeuristicLocked(c Call, cmd string, d Decision) Decision {
 	if d == Deny {
 		return d
 	}
@@ -442,22 +447,184 @@ func (e *Engine) shellHeuristicLocked(cmd string, d Decision) Decision {
 		// The line does not parse either: it is asked about anyway.
 		return d
 	}
-	if e.untrusted && runsGit(toks) {
+	l := lineOf(c, cmd)
+	if e.untrusted && (runsGit(toks) || slices.ContainsFunc(l.cmds, func(sc shellCmd) bool { return sc.root == "git" })) {
 		return Ask
 	}
 	// Gemini CLI looks at the first command of the line only, so under an
 	// allow-all shell rule "ls; rm -rf x" would run unasked; Castor asks
 	// when any command of the line is dangerous.
-	if slices.ContainsFunc(splitTokens(toks), dangerous) {
+	if slices.ContainsFunc(splitTokens(toks), dangerous) || e.dangerousLineLocked(c, l) {
 		if e.mode == ModeYolo {
 			return d
 		}
 		return Ask
 	}
-	if d == Ask && knownSafe(toks) {
+	if d == Ask && knownSafe(toks) && e.safeLineLocked(c, l) {
 		return Allow
 	}
 	return d
+}
+
+// dangerousLineLocked reports what the parsed line shows that is always
+// asked about outside yolo mode: a dangerous command behind a wrapper, a
+// write under .git/ or .gemini/ (hooks, fsmonitor and settings run
+// programs), git pointed at a repository outside the workspace.
+func (e *Engine) dangerousLineLocked(c Call, l *shellLine) bool {
+	if slices.ContainsFunc(l.writes, protectedPath) {
+		return true
+	}
+	for _, sc := range l.cmds {
+		if sc.raw || sc.unknown != "" {
+			continue
+		}
+		if dangerous(wordStrings(sc.words)) {
+			return true
+		}
+		if sc.root == "git" && !e.gitInsideLocked(c, sc.words) {
+			return true
+		}
+	}
+	return false
+}
+
+// gitInsideLocked reports whether git's -C, --git-dir and --work-tree
+// name directories inside the workspace.
+func (e *Engine) gitInsideLocked(c Call, ws []word) bool {
+	for i := 1; i < len(ws); i++ {
+		s := ws[i].s
+		var dir string
+		switch {
+		case !strings.HasPrefix(s, "-"):
+			return true
+		case s == "-C" || s == "--git-dir" || s == "--work-tree":
+			if i+1 < len(ws) {
+				dir = ws[i+1].s
+				i++
+			}
+		case strings.HasPrefix(s, "--git-dir=") || strings.HasPrefix(s, "--work-tree="):
+			_, dir, _ = strings.Cut(s, "=")
+		case strings.HasPrefix(s, "-C"):
+			dir = s[2:]
+		default:
+			continue
+		}
+		if dir != "" && !e.insideLocked(c, dir) {
+			return false
+		}
+	}
+	return true
+}
+
+// pathFree are the known-safe commands that name no file.
+var pathFree = map[string]bool{"echo": true, "pwd": true, "true": true, "false": true, "id": true, "uname": true, "whoami": true, "seq": true, "expr": true, "numfmt": true, "which": true}
+
+// safeLineLocked reports whether the commands of a known-safe line stay
+// inside the workspace and write nothing: every word known, every file
+// named (any operand, any option value holding a path) inside the
+// workspace, uniq given one file at most (a second is its output).
+func (e *Engine) safeLineLocked(c Call, l *shellLine) bool {
+	if !l.known() {
+		return false
+	}
+	for _, w := range l.writes {
+		if !e.insideLocked(c, w) {
+			return false
+		}
+	}
+	for _, sc := range l.cmds {
+		if sc.raw || pathFree[sc.root] {
+			continue
+		}
+		operands := 0
+		for i := 1; i < len(sc.words); i++ {
+			w := sc.words[i]
+			if !w.known {
+				return false
+			}
+			s := w.s
+			if strings.HasPrefix(s, "-") && len(s) > 1 {
+				if sc.root == "uniq" && (s == "-f" || s == "-s" || s == "-w") {
+					i++
+					continue
+				}
+				_, v, eq := strings.Cut(s, "=")
+				if eq && (strings.ContainsAny(v, "/~") || strings.HasPrefix(v, ".")) && !e.insideLocked(c, v) {
+					return false
+				}
+				continue
+			}
+			operands++
+			if !e.insideLocked(c, s) {
+				return false
+			}
+		}
+		if sc.root == "uniq" && operands > 1 {
+			return false
+		}
+	}
+	return true
+}
+
+// insideLocked reports whether the path p, as a command of c names it, is
+// inside the workspace.
+func (e *Engine) insideLocked(c Call, p string) bool {
+	ws := e.workspace
+	if ws == nil {
+		wd, err := os.Getwd()
+		if err != nil {
+			return false
+		}
+		ws = tool.NewWorkspace(wd)
+	}
+	dir := ws.Root()
+	for _, k := range []string{"dir_path", "directory"} {
+		if d, _ := c.Args[k].(string); d != "" {
+			dir = ws.Resolve(d)
+		}
+	}
+	switch {
+	case p == "~" || strings.HasPrefix(p, "~/"):
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return false
+		}
+		p = filepath.Join(home, p[1:])
+	case strings.HasPrefix(p, "~"):
+		return false // ~user
+	case !filepath.IsAbs(p):
+		p = filepath.Join(dir, p)
+	}
+	return ws.Contains(filepath.Clean(p))
+}
+
+// protectedPath reports a path under a .git or .gemini directory.
+func protectedPath(p string) bool {
+	for _, part := range strings.Split(filepath.ToSlash(p), "/") {
+		// Folded: macOS and Windows file systems ignore case.
+		if strings.EqualFold(part, ".git") || strings.EqualFold(part, ".gemini") {
+			return true
+		}
+	}
+	return false
+}
+
+// editsProtected reports an edit of a file under .git/ or .gemini/.
+func editsProtected(c Call) bool {
+	for _, k := range []string{"file_path", "path", "absolute_path"} {
+		if p, _ := c.Args[k].(string); p != "" && protectedPath(p) {
+			return true
+		}
+	}
+	return false
+}
+
+func wordStrings(ws []word) []string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = w.s
+	}
+	return out
 }
 
 // shellTraits describe the Gemini CLI rule that stands for a decision on
@@ -478,7 +645,7 @@ func (e *Engine) builtinShellTraitsLocked(c Call, d Decision, prio int) shellTra
 	switch prio {
 	case prioAllowed:
 		for _, r := range e.allowed {
-			if r.matches(c) {
+			if r.matches(c, false) {
 				return shellTraits{heuristics: r.prefix == "", patterned: r.prefix != ""}
 			}
 		}
@@ -488,7 +655,7 @@ func (e *Engine) builtinShellTraitsLocked(c Call, d Decision, prio int) shellTra
 		// only when the command answered had one (always.go). A line
 		// with a command or process substitution is asked about again.
 		cmd, _ := isShell(c)
-		return shellTraits{patterned: true, allowRedirect: e.alwaysShell.allowsRedirect(c.Name, cmd, c.RootCommands), askSubstitution: true}
+		return shellTraits{patterned: true, allowRedirect: e.alwaysShell.allowsRedirect(c.Name, cmd), askSubstitution: true}
 	case prioYolo:
 		// yolo.toml: allow everything, redirections included.
 		return shellTraits{heuristics: true, allowRedirect: true}

@@ -90,11 +90,13 @@ priority = 100
 		{"ls; rm -rf x", []Decision{K, D, K, A, D, K, K, D, D, D, K}},
 		{"cd sub && rm -f x", []Decision{K, D, K, A, D, K, K, D, K, A, K}},
 		{"ls | wc -l", []Decision{K, D, K, A, D, K, A, A, D, D, A}},
-		{"echo $(rm -rf x)", []Decision{K, D, K, A, D, K, A, A, K, A, A}},
+		// Castor reads the substitution: rm -rf is dangerous there too.
+		{"echo $(rm -rf x)", []Decision{K, D, K, A, D, K, K, D, K, A, K}},
 		{"bash -c 'ls'", []Decision{K, D, K, A, D, K, A, A, D, D, A}},
 		{"/bin/ls", []Decision{K, D, K, A, D, K, A, A, D, D, A}},
 		{"rg foo", []Decision{K, D, K, A, D, K, A, A, K, A, A}},
-		{`echo "unterminated`, []Decision{K, D, K, A, D, K, K, D, K, A, K}},
+		// A line that does not parse may run anything: deny rules apply.
+		{`echo "unterminated`, []Decision{K, D, K, A, D, K, K, D, D, D, K}},
 	}
 	for i, en := range engines {
 		t.Run(en.name, func(t *testing.T) {

@@ -64,13 +64,18 @@ func savedRuleFor(c Call, mode Mode) (savedRule, bool) {
 		r.modes = permissiveness[i:]
 	}
 	if cmd, ok := isShell(c); ok {
-		for _, root := range c.RootCommands {
-			if root != "" && !slices.Contains(r.commandPrefix, root) {
-				r.commandPrefix = append(r.commandPrefix, root)
-			}
+		// The commands as a session answer keeps them ("git add", not
+		// "git"); a line running a command that cannot be known makes
+		// no rule (and the answer counts as once).
+		l := scanShell(strings.TrimSpace(cmd))
+		keys, ok := lineKeys(&l)
+		if !ok {
+			return r, false
 		}
-		if len(r.commandPrefix) == 0 {
-			r.commandPrefix = []string{strings.TrimSpace(cmd)}
+		for _, k := range keys {
+			if !slices.Contains(r.commandPrefix, k) {
+				r.commandPrefix = append(r.commandPrefix, k)
+			}
 		}
 		r.redirect = lineRedirects(cmd)
 		return r, true

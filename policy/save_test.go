@@ -78,17 +78,17 @@ func TestSavedRuleWritten(t *testing.T) {
 		tool tool.Tool // what Lookup finds, if anything
 		want string
 	}{
-		{"shell root", ModeDefault, withRoots(shellCall("git status"), "git"), nil, `
+		{"shell command and subcommand", ModeDefault, withRoots(shellCall("git status"), "git"), nil, `
 [[rule]]
-commandPrefix = ["git"]
+commandPrefix = ["git status"]
 decision = "allow"
 modes = ["default", "autoEdit", "yolo"]
 priority = 950
 toolName = "run_shell_command"
 `},
-		{"shell roots of a compound line, once each", ModeDefault, withRoots(shellCall("git add . && git commit && npm test"), "git", "git", "npm"), nil, `
+		{"shell commands of a compound line, once each", ModeDefault, withRoots(shellCall("git add . && git commit && npm test && git add x && ls -la"), "git", "git", "npm"), nil, `
 [[rule]]
-commandPrefix = ["git", "npm"]
+commandPrefix = ["git add", "git commit", "npm test", "ls"]
 decision = "allow"
 modes = ["default", "autoEdit", "yolo"]
 priority = 950
@@ -97,15 +97,7 @@ toolName = "run_shell_command"
 		{"shell redirection", ModeDefault, withRoots(shellCall("git log > log.txt"), "git"), nil, `
 [[rule]]
 allowRedirection = true
-commandPrefix = ["git"]
-decision = "allow"
-modes = ["default", "autoEdit", "yolo"]
-priority = 950
-toolName = "run_shell_command"
-`},
-		{"shell line without roots", ModeDefault, shellCall("  $RUNNER build "), nil, `
-[[rule]]
-commandPrefix = ["$RUNNER build"]
+commandPrefix = ["git log"]
 decision = "allow"
 modes = ["default", "autoEdit", "yolo"]
 priority = 950
@@ -285,8 +277,8 @@ denyMessage = "never"
 	if err := os.WriteFile(s.path, []byte(mine), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s.Remember(withRoots(shellCall("git status"), "git"), tool.ProceedAlwaysSave)
-	s.Remember(withRoots(shellCall("git diff"), "git"), tool.ProceedAlwaysSave)
+	s.Remember(withRoots(shellCall("git log"), "git"), tool.ProceedAlwaysSave)
+	s.Remember(withRoots(shellCall("git log --oneline"), "git"), tool.ProceedAlwaysSave)
 	s.Remember(withRoots(shellCall("git log > log.txt"), "git"), tool.ProceedAlwaysSave)
 	for _, err := range s.errs {
 		if err != nil {
@@ -302,7 +294,7 @@ toolName = "run_shell_command"
 
 [[rule]]
 allowRedirection = true
-commandPrefix = ["git"]
+commandPrefix = ["git log"]
 decision = "allow"
 modes = ["default", "autoEdit", "yolo"]
 priority = 950

@@ -332,7 +332,7 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 			askKinds = []tool.Kind{tool.KindEdit}
 		}
 	}
-	pol, err := buildPolicy(o, st, a.Trusted, interactive, askKinds, tools.trusted, tools.custom, tools.registry.Get, policyFiles(o, st, a.Home, wd, a.Extensions, o.Warn), autoSaveFor(st, a.Home, o.Warn))
+	pol, err := buildPolicy(o, st, a.Trusted, interactive, askKinds, tools.trusted, tools.custom, tools.registry.Get, policyFiles(o, st, a.Home, wd, a.Extensions, o.Warn), autoSaveFor(st, a.Home, o.Warn), a.Workspace)
 	if err != nil {
 		return nil, err
 	}

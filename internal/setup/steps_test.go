@@ -139,7 +139,7 @@ func TestBuildPolicyMode(t *testing.T) {
 		st := &config.Settings{}
 		st.General.DefaultApprovalMode = tt.setting
 		o := Options{ApprovalMode: policy.Mode(tt.option), Warn: func(string) {}}
-		pol, err := buildPolicy(o, st, tt.trusted, false, nil, nil, nil, nil, nil, autoSave{})
+		pol, err := buildPolicy(o, st, tt.trusted, false, nil, nil, nil, nil, nil, autoSave{}, nil)
 		if tt.wantErr {
 			var ce *ConfigError
 			if !errors.As(err, &ce) || !strings.Contains(err.Error(), "general.defaultApprovalMode") {

@@ -125,8 +125,9 @@ func buildTools(ctx context.Context, o Options, a *Agent, client model.Model, mo
 // buildPolicy builds the approval rules: the mode (from the options, else
 // general.defaultApprovalMode; an untrusted folder never gets yolo or
 // auto_edit), tools.allowed and the options' rules, trusted tools,
-// tools.exclude, and the rules of the policy files.
-func buildPolicy(o Options, st *config.Settings, trusted, interactive bool, askKinds []tool.Kind, trustedTools, customTools []string, lookup func(string) (tool.Tool, bool), rules []policy.Rule, save autoSave) (*policy.Engine, error) {
+// tools.exclude, and the rules of the policy files. ws is the session's
+// workspace, which known-safe shell commands must stay inside.
+func buildPolicy(o Options, st *config.Settings, trusted, interactive bool, askKinds []tool.Kind, trustedTools, customTools []string, lookup func(string) (tool.Tool, bool), rules []policy.Rule, save autoSave, ws *tool.Workspace) (*policy.Engine, error) {
 	warnMalformedRules(o, st)
 	mode := o.ApprovalMode
 	if mode == "" && st.General.DefaultApprovalMode != "" {
@@ -162,6 +163,7 @@ func buildPolicy(o Options, st *config.Settings, trusted, interactive bool, askK
 		// security.disableAlwaysAllow: answers are "once" only.
 		DisableAlwaysAllow: st.AlwaysAllowDisabled(),
 		OnSave:             save.onSave,
+		Workspace:          ws,
 	}), nil
 }
 

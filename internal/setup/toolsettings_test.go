@@ -108,7 +108,7 @@ func TestDisableYoloModeSetting(t *testing.T) {
 		st := loadUserSettings(t, tt.settings)
 		var warned bool
 		o := Options{ApprovalMode: tt.option, Warn: func(string) { warned = true }}
-		pol, err := buildPolicy(o, st, true, false, nil, nil, nil, nil, nil, autoSave{})
+		pol, err := buildPolicy(o, st, true, false, nil, nil, nil, nil, nil, autoSave{}, nil)
 		if err != nil || pol.Mode() != tt.want || warned != tt.warned {
 			t.Errorf("%s, option %q: mode %v (err %v, warned %v), want %v (warned %v)", tt.settings, tt.option, pol.Mode(), err, warned, tt.want, tt.warned)
 		}
