@@ -22,6 +22,10 @@
 #   -s SEED   sample seed (default 24)
 #   -x RE     skip files whose name matches RE (perl regexp, e.g.
 #             '^(grep|shell)' for files other people are changing)
+#   -r RE     test again only the sampled mutants whose
+#             "file:line:column:TYPE" matches RE (perl regexp), e.g. the
+#             ones that lived, after adding tests; the others only compile
+#             to keep their place in the sample
 #   -k        keep the temporary directory (mutated files, test logs)
 # Environment: GREMLINS (default $(go env GOPATH)/bin/gremlins), TIMEOUT
 # (per test run, default 10m), GOFLAGS is honoured.
@@ -44,18 +48,20 @@ export LC_ALL=C
 N=30
 SEED=24
 EXCLUDE=
+ONLY=
 KEEP=
-while getopts n:s:x:k opt; do
+while getopts n:s:x:r:k opt; do
 	case $opt in
 	n) N=$OPTARG ;;
 	s) SEED=$OPTARG ;;
 	x) EXCLUDE=$OPTARG ;;
+	r) ONLY=$OPTARG ;;
 	k) KEEP=1 ;;
 	*) sed -n '2,/^set -e/p' "$0" | sed 's/^# \{0,1\}//;$d' >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -gt 0 ] || { echo "usage: bench/mutants.sh [-n N] [-s SEED] [-x RE] [-k] PKG..." >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: bench/mutants.sh [-n N] [-s SEED] [-x RE] [-r RE] [-k] PKG..." >&2; exit 2; }
 
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -118,7 +124,7 @@ for pkg in "$@"; do
 	total=$(wc -l <"$work/order.tsv")
 	echo "== $name: $total mutants, sample of $N, seed $SEED"
 
-	tested=0 lived=0 i=0
+	tested=0 lived=0 again=0 i=0
 	while IFS=$'\t' read -r _ file line col type cover; do
 		[ "$tested" -lt "$N" ] || break
 		i=$((i + 1))
@@ -129,6 +135,14 @@ for pkg in "$@"; do
 			continue
 		fi
 		printf '{"Replace":{"%s":"%s"}}' "$src" "$out" >"$work/m$i.json"
+		if [ -n "$ONLY" ] && ! printf '%s' "$file:$line:$col:$type" | perl -ne "exit !/$ONLY/"; then
+			# Not tested again, but it takes its place in the sample if it
+			# compiles, so that the sample stays that of a run without -r.
+			if go build -o /dev/null -overlay "$work/m$i.json" "$pkg" >/dev/null 2>&1; then
+				tested=$((tested + 1))
+			fi
+			continue
+		fi
 		res=KILLED
 		if timeout "$TIMEOUT" go test -count=1 -vet=off -failfast -overlay "$work/m$i.json" "$pkg" </dev/null >"$work/m$i.log" 2>&1; then
 			res=LIVED
@@ -143,10 +157,12 @@ for pkg in "$@"; do
 		[ "$cover" = "NOT COVERED" ] && cover=" (not covered)" || cover=
 		printf '%-9s %s/%s:%s:%s  %s  `%s`%s\n' "$res" "$name" "$file" "$line" "$col" "$type" "$text" "$cover"
 		[ "$res" = NOTVIABLE ] && continue
-		tested=$((tested + 1))
+		tested=$((tested + 1)) again=$((again + 1))
 		[ "$res" = LIVED ] && lived=$((lived + 1))
 	done <"$work/order.tsv"
-	if [ "$tested" -gt 0 ]; then
+	if [ -n "$ONLY" ]; then
+		echo "$name: $lived lived of the $again tested again (the other $((tested - again)) of the sample: as in a run without -r)"
+	elif [ "$tested" -gt 0 ]; then
 		echo "$name: $lived lived of $tested ($((lived * 100 / tested)) %)"
 	fi
 done
