@@ -380,3 +380,69 @@ func TestNotificationAndPreCompress(t *testing.T) {
 		t.Errorf("precompress %s", mustJSON(p))
 	}
 }
+
+// TestReplaceChunk: an AfterModel replacement's texts take the place of a
+// chunk's texts candidate by candidate; each candidate keeps its calls,
+// thoughts, finish reason (unless the hook gives one) and citations; a
+// candidate the chunk did not have is taken as the hook wrote it.
+func TestReplaceChunk(t *testing.T) {
+	cite := &genai.CitationMetadata{Citations: []*genai.Citation{{URI: "https://example.com"}}}
+	call := genai.NewPartFromFunctionCall("ls", nil)
+	resp := &genai.GenerateContentResponse{ModelVersion: "v", Candidates: []*genai.Candidate{{
+		Content: &genai.Content{Role: genai.RoleModel, Parts: []*genai.Part{
+			{Text: "old"}, {Text: "thinking", Thought: true}, call, nil,
+		}},
+		FinishReason:     genai.FinishReasonMaxTokens,
+		CitationMetadata: cite,
+	}}}
+	tests := []struct {
+		name string
+		lr   *LLMResponse
+		want []*genai.Candidate // nil: the chunk unchanged
+	}{
+		{"no replacement", nil, nil},
+		{"no candidates", &LLMResponse{Text: "t"}, nil},
+		{"no parts", &LLMResponse{Candidates: []LLMCandidate{{}}}, nil},
+		{"texts replaced", &LLMResponse{Candidates: []LLMCandidate{{Content: LLMContent{Parts: []string{"new"}}}}},
+			[]*genai.Candidate{{
+				Content:          &genai.Content{Role: genai.RoleModel, Parts: []*genai.Part{{Text: "new"}, {Text: "thinking", Thought: true}, call}},
+				FinishReason:     genai.FinishReasonMaxTokens,
+				CitationMetadata: cite,
+			}}},
+		{"the hook's finish reason", &LLMResponse{Candidates: []LLMCandidate{{Content: LLMContent{Parts: []string{"new"}}, FinishReason: "STOP"}}},
+			[]*genai.Candidate{{
+				Content:          &genai.Content{Role: genai.RoleModel, Parts: []*genai.Part{{Text: "new"}, {Text: "thinking", Thought: true}, call}},
+				FinishReason:     genai.FinishReasonStop,
+				CitationMetadata: cite,
+			}}},
+		{"a candidate more", &LLMResponse{Candidates: []LLMCandidate{
+			{Content: LLMContent{Parts: []string{"one"}}}, {Content: LLMContent{Parts: []string{"two"}}},
+		}}, []*genai.Candidate{
+			{
+				Content:          &genai.Content{Role: genai.RoleModel, Parts: []*genai.Part{{Text: "one"}, {Text: "thinking", Thought: true}, call}},
+				FinishReason:     genai.FinishReasonMaxTokens,
+				CitationMetadata: cite,
+			},
+			{Content: &genai.Content{Role: genai.RoleModel, Parts: []*genai.Part{{Text: "two"}}}},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := mustJSON(resp)
+			got := replaceChunk(resp, tt.lr)
+			if mustJSON(resp) != before {
+				t.Fatalf("the chunk itself changed: %s", mustJSON(resp))
+			}
+			if tt.want == nil {
+				if got != resp {
+					t.Errorf("got %s, want the chunk", mustJSON(got))
+				}
+				return
+			}
+			want := &genai.GenerateContentResponse{ModelVersion: "v", Candidates: tt.want}
+			if mustJSON(got) != mustJSON(want) {
+				t.Errorf("got  %s\nwant %s", mustJSON(got), mustJSON(want))
+			}
+		})
+	}
+}
