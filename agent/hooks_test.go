@@ -210,6 +210,26 @@ func TestHookPoints(t *testing.T) {
 			},
 		},
 		{
+			name:  "BeforeTool input adds to the call's arguments",
+			turns: [][]*genai.Part{{callID("r1", "read", "x")}, {{Text: "done"}}},
+			on: map[HookEvent]func(*HookInput) (*HookOutput, error){HookBeforeTool: out(&HookOutput{HookSpecificOutput: &HookSpecificOutput{
+				ToolInput: map[string]any{"extra": "e"}}})},
+			check: func(t *testing.T, evs []*Event, m *scripted, ran []string, _ *fakeHooks) {
+				if len(ran) != 1 || ran[0] != "x" {
+					t.Errorf("ran %v, want the call's own text", ran)
+				}
+				var args []string
+				for _, ev := range evs {
+					if ev.Type == EventToolCall && ev.Call.Status == StatusSuccess {
+						args = append(args, mustJSON(ev.Call.Args))
+					}
+				}
+				if len(args) != 1 || args[0] != `{"extra":"e","text":"x"}` {
+					t.Errorf("arguments of the calls that ran: %v", args)
+				}
+			},
+		},
+		{
 			name:  "BeforeTool stop halts after the batch",
 			turns: [][]*genai.Part{{callID("r1", "read", "x")}, {{Text: "never"}}},
 			on:    map[HookEvent]func(*HookInput) (*HookOutput, error){HookBeforeTool: out(&HookOutput{Continue: falsePtr(), StopReason: "halt"})},
@@ -375,6 +395,9 @@ func TestNotificationAndPreCompress(t *testing.T) {
 	n := h.inputs(HookNotification)
 	if len(n) != 1 || n[0].NotificationType != "ToolPermission" || n[0].Details["tool_name"] != "edit" || n[0].Message == "" {
 		t.Errorf("notification %s", mustJSON(n))
+	}
+	if got, want := mustJSON(n[0].Details), `{"title":"echo x","tool_input":{"text":"x"},"tool_name":"edit","type":"info"}`; got != want {
+		t.Errorf("notification details %s, want %s", got, want)
 	}
 	if p := h.inputs(HookPreCompress); len(p) == 0 || p[0].Trigger != "auto" {
 		t.Errorf("precompress %s", mustJSON(p))
