@@ -23,8 +23,12 @@ func (m *summariser) GenerateContent(ctx context.Context, req *model.Request) (*
 	return m.scripted.GenerateContent(ctx, req)
 }
 
-func user(n int) *genai.Content  { return genai.NewContentFromText(strings.Repeat("u", n), genai.RoleUser) }
-func reply(n int) *genai.Content { return genai.NewContentFromText(strings.Repeat("m", n), genai.RoleModel) }
+func user(n int) *genai.Content {
+	return genai.NewContentFromText(strings.Repeat("u", n), genai.RoleUser)
+}
+func reply(n int) *genai.Content {
+	return genai.NewContentFromText(strings.Repeat("m", n), genai.RoleModel)
+}
 
 // answer is a user entry holding a function response with a string value
 // of n characters under the key "output" (6 characters).
