@@ -66,3 +66,30 @@ func TestSelectLines(t *testing.T) {
 		}
 	})
 }
+
+// TestDetectBOM: each mark is recognised when the file holds nothing
+// else, and a shorter prefix of one is not taken for it.
+func TestDetectBOM(t *testing.T) {
+	tests := []struct {
+		in   string
+		enc  textEncoding
+		size int
+	}{
+		{"", encUTF8, 0},
+		{"\xff\xfe\x00\x00", encUTF32LE, 4},
+		{"\x00\x00\xfe\xff", encUTF32BE, 4},
+		{"\xef\xbb\xbf", encUTF8, 3},
+		{"\xff\xfe", encUTF16LE, 2},
+		{"\xfe\xff", encUTF16BE, 2},
+		{"\xff\xfe\x00", encUTF16LE, 2},
+		{"\x00\x00\xfe", encUTF8, 0},
+		{"\xef\xbb", encUTF8, 0},
+		{"\xff", encUTF8, 0},
+		{"\xfe", encUTF8, 0},
+	}
+	for _, tt := range tests {
+		if enc, size := detectBOM([]byte(tt.in)); enc != tt.enc || size != tt.size {
+			t.Errorf("detectBOM(%q) = %d, %d; want %d, %d", tt.in, enc, size, tt.enc, tt.size)
+		}
+	}
+}
