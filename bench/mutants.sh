@@ -13,9 +13,13 @@
 # only on the seed and on the non-test code, so the same command picks the
 # same mutants before and after tests are added. Mutants on lines no test
 # covers are part of the sample: they are exactly the ones no test can
-# catch.
+# catch. The tests are the files as they are when each mutant runs: do not
+# edit them during a run (or run a copy: git archive HEAD | tar -x -C DIR).
 #
-# Usage: bench/mutants.sh [-n N] [-s SEED] [-x REGEXP] [-k] PKG...
+# Issue #24's numbers: bench/mutants.sh ./agent ./policy ./tool, and
+# bench/mutants.sh -x '^(grep|shell)' ./tool/builtin
+#
+# Usage: bench/mutants.sh [-n N] [-s SEED] [-x RE] [-r RE] [-k] PKG...
 #   PKG       a package directory, e.g. ./agent (its subpackages are not
 #             included)
 #   -n N      sample size per package (default 30)
@@ -30,10 +34,12 @@
 # Environment: GREMLINS (default $(go env GOPATH)/bin/gremlins), TIMEOUT
 # (per test run, default 10m), GOFLAGS is honoured.
 #
-# Reading the output: one line per sampled mutant,
-#   KILLED   agent/compress.go:120:15  ARITHMETIC_BASE  `keep := n - 1`
-#   LIVED    ...
-# where the quoted text is the mutated line. KILLED means a test failed
+# Reading the output: a header per package ("== agent: 567 mutants, sample
+# of 30, seed 24"), then one line per sampled mutant,
+#   KILLED    agent/compress.go:56:17  ARITHMETIC_BASE  `return int32(n * 4)`
+#   LIVED     agent/history.go:53:19  CONDITIONALS_NEGATION  `if p.InlineData == nil || ...` (not covered)
+# where the quoted text is the mutated line and "(not covered)" says no
+# test runs that line (gremlins' coverage). KILLED means a test failed
 # with the mutant in place (good), LIVED means every test still passed (a
 # behaviour no test pins, or an equivalent mutant), TIMEOUT means the tests
 # hung (counted as killed). Mutants that do not compile (e.g. `-` on
