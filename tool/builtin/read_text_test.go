@@ -40,6 +40,8 @@ func TestSelectLines(t *testing.T) {
 		{"range", "1\n2\n3\n4", 2, 3, "2\n3", 2, 3, 4, true},
 		{"start only reads to the end", "1\n2\n3", 2, 0, "2\n3", 2, 3, 3, true},
 		{"end past the end", "1\n2", 1, 10, "1\n2", 1, 2, 2, false},
+		{"end only reads from the start", "1\n2\n3\n4", 0, 2, "1\n2", 1, 2, 4, true},
+		{"first line alone", "1\n2\n3", 1, 1, "1", 1, 1, 3, true},
 		{"start past the end", "1\n2", 5, 6, "", 3, 2, 2, true},
 		{"long line", long, 0, 0, strings.Repeat("x", maxLineLength) + "... [truncated]", 1, 1, 1, true},
 	}

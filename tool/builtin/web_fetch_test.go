@@ -477,3 +477,35 @@ func TestWebFetchSizeLimit(t *testing.T) {
 		})
 	}
 }
+
+// TestWebNoneRetrieved: only metadata listing URLs, none of them
+// retrieved, says the primary fetch got nothing.
+func TestWebNoneRetrieved(t *testing.T) {
+	withStatus := func(st ...genai.URLRetrievalStatus) *genai.GenerateContentResponse {
+		md := &genai.URLContextMetadata{}
+		for _, s := range st {
+			md.URLMetadata = append(md.URLMetadata, &genai.URLMetadata{RetrievedURL: "https://example.com/" + string(s), URLRetrievalStatus: s})
+		}
+		return &genai.GenerateContentResponse{Candidates: []*genai.Candidate{{URLContextMetadata: md}}}
+	}
+	withNil := withStatus(genai.URLRetrievalStatusError)
+	withNil.Candidates[0].URLContextMetadata.URLMetadata = append(withNil.Candidates[0].URLContextMetadata.URLMetadata, nil)
+	tests := []struct {
+		name string
+		resp *genai.GenerateContentResponse
+		want bool
+	}{
+		{"no response", nil, false},
+		{"no candidates", &genai.GenerateContentResponse{}, false},
+		{"no metadata", &genai.GenerateContentResponse{Candidates: []*genai.Candidate{{}}}, false},
+		{"no URLs listed", withStatus(), false},
+		{"every URL failed", withStatus(genai.URLRetrievalStatusError, genai.URLRetrievalStatusPaywall), true},
+		{"one URL retrieved", withStatus(genai.URLRetrievalStatusError, genai.URLRetrievalStatusSuccess), false},
+		{"a failure and an empty entry", withNil, true},
+	}
+	for _, tt := range tests {
+		if got := webNoneRetrieved(tt.resp); got != tt.want {
+			t.Errorf("%s: webNoneRetrieved = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
