@@ -19,13 +19,15 @@
 # Issue #24's numbers: bench/mutants.sh ./agent ./policy ./tool, and
 # bench/mutants.sh -x '^(grep|shell)' ./tool/builtin
 #
-# Usage: bench/mutants.sh [-n N] [-s SEED] [-x RE] [-r RE] [-k] PKG...
+# Usage: bench/mutants.sh [-n N] [-s SEED] [-x RE] [-f RE] [-r RE] [-k] PKG...
 #   PKG       a package directory, e.g. ./agent (its subpackages are not
 #             included)
 #   -n N      sample size per package (default 30)
 #   -s SEED   sample seed (default 24)
 #   -x RE     skip files whose name matches RE (perl regexp, e.g.
 #             '^(grep|shell)' for files other people are changing)
+#   -f RE     take only files whose name matches RE (e.g. '^compress' with
+#             -n 100: every mutant of one file)
 #   -r RE     test again only the sampled mutants whose
 #             "file:line:column:TYPE" matches RE (perl regexp), e.g. the
 #             ones that lived, after adding tests; the others only compile
@@ -54,20 +56,22 @@ export LC_ALL=C
 N=30
 SEED=24
 EXCLUDE=
+FILES=
 ONLY=
 KEEP=
-while getopts n:s:x:r:k opt; do
+while getopts n:s:x:f:r:k opt; do
 	case $opt in
 	n) N=$OPTARG ;;
 	s) SEED=$OPTARG ;;
 	x) EXCLUDE=$OPTARG ;;
+	f) FILES=$OPTARG ;;
 	r) ONLY=$OPTARG ;;
 	k) KEEP=1 ;;
 	*) sed -n '2,/^set -e/p' "$0" | sed 's/^# \{0,1\}//;$d' >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -gt 0 ] || { echo "usage: bench/mutants.sh [-n N] [-s SEED] [-x RE] [-r RE] [-k] PKG..." >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: bench/mutants.sh [-n N] [-s SEED] [-x RE] [-f RE] [-r RE] [-k] PKG..." >&2; exit 2; }
 
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -122,9 +126,10 @@ for pkg in "$@"; do
 		continue
 	fi
 	jq -r '.files[] | .file_name as $f | .mutations[] | [$f, .line, .column, .type, .status] | @tsv' "$work/dry.json" |
-		SEED=$SEED EXCLUDE=$EXCLUDE perl -MDigest::SHA=sha256_hex -F'\t' -lane '
+		SEED=$SEED EXCLUDE=$EXCLUDE FILES=$FILES perl -MDigest::SHA=sha256_hex -F'\t' -lane '
 			next if $F[0] =~ m{/};
 			next if length $ENV{EXCLUDE} && $F[0] =~ /$ENV{EXCLUDE}/;
+			next if length $ENV{FILES} && $F[0] !~ /$ENV{FILES}/;
 			print join("\t", sha256_hex("$ENV{SEED}:$F[0]:$F[1]:$F[2]:$F[3]"), @F);
 		' | sort >"$work/order.tsv"
 	total=$(wc -l <"$work/order.tsv")
