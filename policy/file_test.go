@@ -250,6 +250,24 @@ toolName = "mcp_*"
 decision = "deny"
 priority = 10
 `, "", "", Options{Mode: ModeYolo, Lookup: lookup}, write, Allow, ""},
+		{"mcp_*_<tool> on any server", `
+[[rule]]
+toolName = "mcp_*_search"
+decision = "deny"
+priority = 10
+`, "", "", Options{Mode: ModeYolo, Lookup: lookup}, mcpCall(jira), Deny, "Tool execution denied by policy."},
+		{"mcp_*_<tool> not another tool of the server", `
+[[rule]]
+toolName = "mcp_*_search"
+decision = "deny"
+priority = 10
+`, "", "", Options{Mode: ModeYolo, Lookup: lookup}, mcpCall(jiraRO), Allow, ""},
+		{"mcp_*_<tool> not a built-in of that name", `
+[[rule]]
+toolName = "mcp_*_search"
+decision = "deny"
+priority = 10
+`, "", "", Options{Mode: ModeYolo, Lookup: lookup}, Call{Name: "search", Kind: tool.KindOther}, Allow, ""},
 		{"toolAnnotations readOnlyHint", `
 [[rule]]
 toolName = "*"

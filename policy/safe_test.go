@@ -249,3 +249,17 @@ func FuzzShellTokens(f *testing.F) {
 		}
 	})
 }
+
+// TestIsAssignment: NAME=value, where NAME is a shell variable name
+// (letters, digits after the first character, underscores).
+func TestIsAssignment(t *testing.T) {
+	for tok, want := range map[string]bool{
+		"LANG=C": true, "_x=1": true, "a1_B2=": true, "Z9=z": true, "z=": true,
+		"=x": false, "1a=x": false, "a-b=x": false, "a b=x": false, "ls": false, "a.b=c": false,
+		"a@=x": false, "a[=x": false, "a`=x": false, "a{=x": false, "a/=x": false, "a:=x": false,
+	} {
+		if got := isAssignment(tok); got != want {
+			t.Errorf("isAssignment(%q) = %v, want %v", tok, got, want)
+		}
+	}
+}

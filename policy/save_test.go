@@ -483,3 +483,31 @@ func BenchmarkSaveRule(b *testing.B) {
 		}
 	}
 }
+
+// TestSaveWidensModes: the same answer given again in a less permissive
+// mode updates the saved rule's modes instead of adding a second rule.
+func TestSaveWidensModes(t *testing.T) {
+	s := newSaving(t, Options{Mode: ModeAutoEdit})
+	s.Remember(withRoots(shellCall("git status"), "git"), tool.ProceedAlwaysSave)
+	first := s.file(t)
+	if !strings.Contains(first, `modes = ["autoEdit", "yolo"]`) {
+		t.Fatalf("saved in autoEdit:\n%s", first)
+	}
+	s.SetMode(ModeDefault)
+	s.Remember(withRoots(shellCall("git status"), "git"), tool.ProceedAlwaysSave)
+	for _, err := range s.errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := `[[rule]]
+commandPrefix = ["git"]
+decision = "allow"
+modes = ["default", "autoEdit", "yolo"]
+priority = 950
+toolName = "run_shell_command"
+`
+	if got := s.file(t); got != want {
+		t.Errorf("saved:\n%s\nwant:\n%s", got, want)
+	}
+}
