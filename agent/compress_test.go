@@ -262,7 +262,8 @@ func TestCompressOutcomes(t *testing.T) {
 		status     string
 		err        error
 	}{
-		{"split at the second entry", []*genai.Content{user(1000), user(10)}, summary, 900, "", ErrNothingToCompress},
+		// (New joins adjacent user entries, so the first is the model's.)
+		{"split at the second entry", []*genai.Content{reply(1000), user(10)}, summary, 900, "", ErrNothingToCompress},
 		{"no split", []*genai.Content{user(1000), reply(10)}, summary, 900, "", ErrNothingToCompress},
 		{"as big as before", pairs(10), summary, newTokens, "COMPRESSION_FAILED_INFLATED_TOKEN_COUNT", nil},
 		{"one token smaller", pairs(10), summary, newTokens + 1, "COMPRESSED", nil},
