@@ -230,6 +230,19 @@ func TestHookPoints(t *testing.T) {
 			},
 		},
 		{
+			name:  "BeforeTool ask: an allowed call needs approval, which headless is a refusal",
+			turns: [][]*genai.Part{{callID("r1", "read", "x")}, {{Text: "done"}}},
+			on:    map[HookEvent]func(*HookInput) (*HookOutput, error){HookBeforeTool: out(&HookOutput{Decision: "ask"})},
+			check: func(t *testing.T, evs []*Event, m *scripted, ran []string, _ *fakeHooks) {
+				if len(ran) != 0 {
+					t.Errorf("tool ran: %v", ran)
+				}
+				if got := requestText(m.reqs[1].Contents); !strings.Contains(got, `{"error":"Tool execution denied by policy."}`) {
+					t.Errorf("request %q", got)
+				}
+			},
+		},
+		{
 			name:  "BeforeTool stop halts after the batch",
 			turns: [][]*genai.Part{{callID("r1", "read", "x")}, {{Text: "never"}}},
 			on:    map[HookEvent]func(*HookInput) (*HookOutput, error){HookBeforeTool: out(&HookOutput{Continue: falsePtr(), StopReason: "halt"})},
