@@ -1,6 +1,7 @@
 package tool
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -166,5 +167,18 @@ func TestResponseText(t *testing.T) {
 		if got := tt.res.ResponseText(); got != tt.want {
 			t.Errorf("%s: ResponseText = %q, want %q", tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestRecordCheckpoint: a checkpoint's name reaches the recorder of the
+// call's context; an empty name, or a context without one, records nothing.
+func TestRecordCheckpoint(t *testing.T) {
+	var got []string
+	ctx := WithCheckpointRecorder(context.Background(), func(name string) { got = append(got, name) })
+	RecordCheckpoint(ctx, "cp-1")
+	RecordCheckpoint(ctx, "")
+	RecordCheckpoint(context.Background(), "lost")
+	if strings.Join(got, ",") != "cp-1" {
+		t.Errorf("recorded %q, want [cp-1]", got)
 	}
 }
