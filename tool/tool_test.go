@@ -182,3 +182,25 @@ func TestRecordCheckpoint(t *testing.T) {
 		t.Errorf("recorded %q, want [cp-1]", got)
 	}
 }
+
+// TestNotFound: the three names closest to the one called, nearest first
+// (ties in the candidates' order); no suggestion when there is none.
+func TestNotFound(t *testing.T) {
+	tests := []struct {
+		name       string
+		candidates []string
+		want       string
+	}{
+		{"read_fil", nil, `Tool "read_fil" not found.`},
+		{"read_fil", []string{}, `Tool "read_fil" not found.`},
+		{"read_fil", []string{"glob"}, `Tool "read_fil" not found. Did you mean one of: "glob"?`},
+		{"read_fil", []string{"write_file", "glob", "read_file", "read_many_files"},
+			`Tool "read_fil" not found. Did you mean one of: "read_file", "write_file", "read_many_files"?`},
+	}
+	for _, tt := range tests {
+		err := NotFound(tt.name, tt.candidates)
+		if err.Type != ErrToolNotRegistered || err.Message != tt.want {
+			t.Errorf("NotFound(%q, %q) = %s %q, want %q", tt.name, tt.candidates, err.Type, err.Message, tt.want)
+		}
+	}
+}
