@@ -82,6 +82,20 @@ denyMessage = "No deleting."
 		{"leading tab denied", denyRm, "", "", Options{Mode: ModeYolo}, shellCall("\trm victim"), Deny, "Tool execution denied by policy. No deleting."},
 		{"leading newline denied", denyRm, "", "", Options{Mode: ModeYolo}, shellCall("\n\nrm victim"), Deny, "Tool execution denied by policy. No deleting."},
 		{"trailing newline denied", denyRm, "", "", Options{Mode: ModeYolo}, shellCall("rm victim\n"), Deny, "Tool execution denied by policy. No deleting."},
+		{"yolo: a line that does not parse, allowed by a pattern, is refused", `
+[[rule]]
+toolName = "run_shell_command"
+argsPattern = "echo"
+decision = "allow"
+priority = 100
+`, "", "", Options{Mode: ModeYolo}, shellCall("echo 'unterminated"), Deny, "Tool execution denied by policy."},
+		{"default: a line that does not parse, allowed by a pattern, is asked about", `
+[[rule]]
+toolName = "run_shell_command"
+argsPattern = "echo"
+decision = "allow"
+priority = 100
+`, "", "", Options{Interactive: true}, shellCall("echo 'unterminated"), Ask, ""},
 		{"leading space excluded", "", "", "", Options{Mode: ModeYolo, Excluded: []string{"run_shell_command(rm)"}}, shellCall(" rm victim"), Deny, "Tool execution denied by policy."},
 		{"deny beats tools.allowed when higher", `
 [[rule]]
@@ -628,5 +642,28 @@ priority = 100
 				}
 			}
 		}
+	}
+}
+
+// TestRuleString: a rule in one line, its priority as tier.priority.
+func TestRuleString(t *testing.T) {
+	src := "[[rule]]\ntoolName = \"write_file\"\nargsPattern = \"x\"\ndecision = \"deny\"\npriority = 7\n\n" +
+		"[[rule]]\nmcpName = \"srv\"\ntoolName = \"t\"\ndecision = \"allow\"\npriority = 950\n\n" +
+		"[[rule]]\ntoolName = \"*\"\ndecision = \"ask_user\"\npriority = 0\n"
+	rs, errs := ParseRules("f.toml", []byte(src), TierWorkspace)
+	if len(errs) != 0 {
+		t.Fatal(errs)
+	}
+	var got []string
+	for _, r := range rs {
+		got = append(got, r.String())
+	}
+	want := []string{
+		"deny write_file args~x priority=3.007 (f.toml)",
+		"allow t mcpName=srv priority=3.950 (f.toml)",
+		"ask_user * priority=3.000 (f.toml)",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

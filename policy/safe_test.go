@@ -1,7 +1,9 @@
 package policy
 
 import (
+	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -261,5 +263,58 @@ func TestIsAssignment(t *testing.T) {
 		if got := isAssignment(tok); got != want {
 			t.Errorf("isAssignment(%q) = %v, want %v", tok, got, want)
 		}
+	}
+}
+
+// TestSplitTokens: a line's tokens cut into its simple commands; a
+// separator at either end adds no empty command.
+func TestSplitTokens(t *testing.T) {
+	tests := []struct {
+		tokens []string
+		want   string
+	}{
+		{nil, `[]`},
+		{[]string{";"}, `[]`},
+		{[]string{"ls", ";"}, `[[ls]]`},
+		{[]string{"&&", "ls"}, `[[ls]]`},
+		{[]string{"ls", "-l", "&&", "pwd", "|", "wc", ">", "f"}, `[[ls -l] [pwd] [wc > f]]`},
+		{[]string{"a", "||", "b", "|&", "c", ";;", "d", "&", "e"}, `[[a] [b] [c] [d] [e]]`},
+	}
+	for _, tt := range tests {
+		if got := fmt.Sprint(splitTokens(tt.tokens)); got != tt.want {
+			t.Errorf("splitTokens(%q) = %s, want %s", tt.tokens, got, tt.want)
+		}
+	}
+}
+
+// TestSystemPath: rg and the like count as trusted only by an absolute
+// path into a system directory.
+func TestSystemPath(t *testing.T) {
+	for _, tt := range []struct {
+		dir, p string
+		want   bool
+	}{
+		{"/usr/bin", "/usr/bin", true},
+		{"/usr/bin", "/usr/bin/rg", true},
+		{"/usr/bin", "/usr/binx/rg", false},
+		{"/usr/bin", "/usr", false},
+		{"/usr/bin", "/opt/usr/bin/rg", false},
+	} {
+		if got := within(tt.dir, tt.p); got != tt.want {
+			t.Errorf("within(%q, %q) = %v, want %v", tt.dir, tt.p, got, tt.want)
+		}
+	}
+	if systemPath("sh") {
+		t.Error("a bare name counted as a system path")
+	}
+	if systemPath(filepath.Join(t.TempDir(), "sh")) {
+		t.Error("a missing file counted as a system path")
+	}
+	sh, err := filepath.EvalSymlinks("/bin/sh")
+	if err != nil {
+		t.Skipf("no /bin/sh here: %v", err)
+	}
+	if !systemPath("/bin/sh") {
+		t.Errorf("/bin/sh (%s) is not a system path", sh)
 	}
 }
