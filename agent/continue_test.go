@@ -143,3 +143,32 @@ func TestContinueBusy(t *testing.T) {
 		t.Errorf("a busy Continue changed the history: %s", mustJSON(s.History()))
 	}
 }
+
+// TestContinueFirstPrompt: a session continued from a conversation sends
+// its next prompt without the environment context (which the conversation
+// began with); one continued from nothing sends it, as a new session does.
+func TestContinueFirstPrompt(t *testing.T) {
+	conv := []*genai.Content{genai.NewContentFromText("earlier", genai.RoleUser), genai.NewContentFromText("reply", genai.RoleModel)}
+	for _, tt := range []struct {
+		name    string
+		conv    []*genai.Content
+		withEnv bool
+	}{
+		{"from a conversation", conv, false},
+		{"from nothing", nil, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m := &scripted{turns: [][]*genai.Part{{{Text: "ok"}}}}
+			s := New(Config{Model: m, ModelName: "gemini-2.5-pro", EnvContext: func() string { return "ENV" }})
+			if err := s.Continue(context.Background(), tt.conv, nil, ""); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := collect(t, s.Send(context.Background(), genai.NewPartFromText("next"))); err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Contains(requestText(m.reqs[0].Contents), "ENV"); got != tt.withEnv {
+				t.Errorf("environment context sent = %v, want %v: %q", got, tt.withEnv, requestText(m.reqs[0].Contents))
+			}
+		})
+	}
+}

@@ -210,6 +210,39 @@ func TestHookPoints(t *testing.T) {
 			},
 		},
 		{
+			name:  "BeforeTool input adds to the call's arguments",
+			turns: [][]*genai.Part{{callID("r1", "read", "x")}, {{Text: "done"}}},
+			on: map[HookEvent]func(*HookInput) (*HookOutput, error){HookBeforeTool: out(&HookOutput{HookSpecificOutput: &HookSpecificOutput{
+				ToolInput: map[string]any{"extra": "e"}}})},
+			check: func(t *testing.T, evs []*Event, m *scripted, ran []string, _ *fakeHooks) {
+				if len(ran) != 1 || ran[0] != "x" {
+					t.Errorf("ran %v, want the call's own text", ran)
+				}
+				var args []string
+				for _, ev := range evs {
+					if ev.Type == EventToolCall && ev.Call.Status == StatusSuccess {
+						args = append(args, mustJSON(ev.Call.Args))
+					}
+				}
+				if len(args) != 1 || args[0] != `{"extra":"e","text":"x"}` {
+					t.Errorf("arguments of the calls that ran: %v", args)
+				}
+			},
+		},
+		{
+			name:  "BeforeTool ask: an allowed call needs approval, which headless is a refusal",
+			turns: [][]*genai.Part{{callID("r1", "read", "x")}, {{Text: "done"}}},
+			on:    map[HookEvent]func(*HookInput) (*HookOutput, error){HookBeforeTool: out(&HookOutput{Decision: "ask"})},
+			check: func(t *testing.T, evs []*Event, m *scripted, ran []string, _ *fakeHooks) {
+				if len(ran) != 0 {
+					t.Errorf("tool ran: %v", ran)
+				}
+				if got := requestText(m.reqs[1].Contents); !strings.Contains(got, `{"error":"Tool execution denied by policy."}`) {
+					t.Errorf("request %q", got)
+				}
+			},
+		},
+		{
 			name:  "BeforeTool stop halts after the batch",
 			turns: [][]*genai.Part{{callID("r1", "read", "x")}, {{Text: "never"}}},
 			on:    map[HookEvent]func(*HookInput) (*HookOutput, error){HookBeforeTool: out(&HookOutput{Continue: falsePtr(), StopReason: "halt"})},
@@ -376,7 +409,76 @@ func TestNotificationAndPreCompress(t *testing.T) {
 	if len(n) != 1 || n[0].NotificationType != "ToolPermission" || n[0].Details["tool_name"] != "edit" || n[0].Message == "" {
 		t.Errorf("notification %s", mustJSON(n))
 	}
+	if got, want := mustJSON(n[0].Details), `{"title":"echo x","tool_input":{"text":"x"},"tool_name":"edit","type":"info"}`; got != want {
+		t.Errorf("notification details %s, want %s", got, want)
+	}
 	if p := h.inputs(HookPreCompress); len(p) == 0 || p[0].Trigger != "auto" {
 		t.Errorf("precompress %s", mustJSON(p))
+	}
+}
+
+// TestReplaceChunk: an AfterModel replacement's texts take the place of a
+// chunk's texts candidate by candidate; each candidate keeps its calls,
+// thoughts, finish reason (unless the hook gives one) and citations; a
+// candidate the chunk did not have is taken as the hook wrote it.
+func TestReplaceChunk(t *testing.T) {
+	cite := &genai.CitationMetadata{Citations: []*genai.Citation{{URI: "https://example.com"}}}
+	call := genai.NewPartFromFunctionCall("ls", nil)
+	resp := &genai.GenerateContentResponse{ModelVersion: "v", Candidates: []*genai.Candidate{{
+		Content: &genai.Content{Role: genai.RoleModel, Parts: []*genai.Part{
+			{Text: "old"}, {Text: "thinking", Thought: true}, call, nil,
+		}},
+		FinishReason:     genai.FinishReasonMaxTokens,
+		CitationMetadata: cite,
+	}}}
+	tests := []struct {
+		name string
+		lr   *LLMResponse
+		want []*genai.Candidate // nil: the chunk unchanged
+	}{
+		{"no replacement", nil, nil},
+		{"no candidates", &LLMResponse{Text: "t"}, nil},
+		{"no parts", &LLMResponse{Candidates: []LLMCandidate{{}}}, nil},
+		{"texts replaced", &LLMResponse{Candidates: []LLMCandidate{{Content: LLMContent{Parts: []string{"new"}}}}},
+			[]*genai.Candidate{{
+				Content:          &genai.Content{Role: genai.RoleModel, Parts: []*genai.Part{{Text: "new"}, {Text: "thinking", Thought: true}, call}},
+				FinishReason:     genai.FinishReasonMaxTokens,
+				CitationMetadata: cite,
+			}}},
+		{"the hook's finish reason", &LLMResponse{Candidates: []LLMCandidate{{Content: LLMContent{Parts: []string{"new"}}, FinishReason: "STOP"}}},
+			[]*genai.Candidate{{
+				Content:          &genai.Content{Role: genai.RoleModel, Parts: []*genai.Part{{Text: "new"}, {Text: "thinking", Thought: true}, call}},
+				FinishReason:     genai.FinishReasonStop,
+				CitationMetadata: cite,
+			}}},
+		{"a candidate more", &LLMResponse{Candidates: []LLMCandidate{
+			{Content: LLMContent{Parts: []string{"one"}}}, {Content: LLMContent{Parts: []string{"two"}}},
+		}}, []*genai.Candidate{
+			{
+				Content:          &genai.Content{Role: genai.RoleModel, Parts: []*genai.Part{{Text: "one"}, {Text: "thinking", Thought: true}, call}},
+				FinishReason:     genai.FinishReasonMaxTokens,
+				CitationMetadata: cite,
+			},
+			{Content: &genai.Content{Role: genai.RoleModel, Parts: []*genai.Part{{Text: "two"}}}},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := mustJSON(resp)
+			got := replaceChunk(resp, tt.lr)
+			if mustJSON(resp) != before {
+				t.Fatalf("the chunk itself changed: %s", mustJSON(resp))
+			}
+			if tt.want == nil {
+				if got != resp {
+					t.Errorf("got %s, want the chunk", mustJSON(got))
+				}
+				return
+			}
+			want := &genai.GenerateContentResponse{ModelVersion: "v", Candidates: tt.want}
+			if mustJSON(got) != mustJSON(want) {
+				t.Errorf("got  %s\nwant %s", mustJSON(got), mustJSON(want))
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -39,5 +40,41 @@ func TestTableIsNotChanting(t *testing.T) {
 	chant := strings.Repeat("I will try the very same thing once more now. ", 40)
 	if _, loop := newLoopDetector(false).content(chant); !loop {
 		t.Error("plain chanting not detected")
+	}
+}
+
+// TestChantingCloseTogether: ten recurrences of a 50-character window
+// within a short span are a loop wherever they start in the text; the same
+// window recurring far apart is not.
+func TestChantingCloseTogether(t *testing.T) {
+	unique := func(n int) string {
+		var b strings.Builder
+		for i := 0; b.Len() < n; i++ {
+			fmt.Fprintf(&b, "w%d ", i)
+		}
+		return b.String()
+	}
+	const sentence = "I will try the very same thing once more now. "
+	var spread strings.Builder
+	for i := range 12 {
+		spread.WriteString(sentence)
+		spread.WriteString(unique(300) + fmt.Sprint(i))
+	}
+	tests := []struct {
+		name string
+		text string
+		want bool
+	}{
+		{"chanting from the start", strings.Repeat(sentence, 12), true},
+		{"chanting after other text", unique(2500) + strings.Repeat(sentence, 12), true},
+		{"too few recurrences", strings.Repeat(sentence, 8), false},
+		{"recurrences far apart", spread.String(), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, loop := newLoopDetector(false).content(tt.text); loop != tt.want {
+				t.Errorf("loop = %v, want %v (%d characters)", loop, tt.want, len(tt.text))
+			}
+		})
 	}
 }

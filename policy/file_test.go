@@ -82,6 +82,20 @@ denyMessage = "No deleting."
 		{"leading tab denied", denyRm, "", "", Options{Mode: ModeYolo}, shellCall("\trm victim"), Deny, "Tool execution denied by policy. No deleting."},
 		{"leading newline denied", denyRm, "", "", Options{Mode: ModeYolo}, shellCall("\n\nrm victim"), Deny, "Tool execution denied by policy. No deleting."},
 		{"trailing newline denied", denyRm, "", "", Options{Mode: ModeYolo}, shellCall("rm victim\n"), Deny, "Tool execution denied by policy. No deleting."},
+		{"yolo: a line that does not parse, allowed by a pattern, is refused", `
+[[rule]]
+toolName = "run_shell_command"
+argsPattern = "echo"
+decision = "allow"
+priority = 100
+`, "", "", Options{Mode: ModeYolo}, shellCall("echo 'unterminated"), Deny, "Tool execution denied by policy."},
+		{"default: a line that does not parse, allowed by a pattern, is asked about", `
+[[rule]]
+toolName = "run_shell_command"
+argsPattern = "echo"
+decision = "allow"
+priority = 100
+`, "", "", Options{Interactive: true}, shellCall("echo 'unterminated"), Ask, ""},
 		{"leading space excluded", "", "", "", Options{Mode: ModeYolo, Excluded: []string{"run_shell_command(rm)"}}, shellCall(" rm victim"), Deny, "Tool execution denied by policy."},
 		{"deny beats tools.allowed when higher", `
 [[rule]]
@@ -250,6 +264,24 @@ toolName = "mcp_*"
 decision = "deny"
 priority = 10
 `, "", "", Options{Mode: ModeYolo, Lookup: lookup}, write, Allow, ""},
+		{"mcp_*_<tool> on any server", `
+[[rule]]
+toolName = "mcp_*_search"
+decision = "deny"
+priority = 10
+`, "", "", Options{Mode: ModeYolo, Lookup: lookup}, mcpCall(jira), Deny, "Tool execution denied by policy."},
+		{"mcp_*_<tool> not another tool of the server", `
+[[rule]]
+toolName = "mcp_*_search"
+decision = "deny"
+priority = 10
+`, "", "", Options{Mode: ModeYolo, Lookup: lookup}, mcpCall(jiraRO), Allow, ""},
+		{"mcp_*_<tool> not a built-in of that name", `
+[[rule]]
+toolName = "mcp_*_search"
+decision = "deny"
+priority = 10
+`, "", "", Options{Mode: ModeYolo, Lookup: lookup}, Call{Name: "search", Kind: tool.KindOther}, Allow, ""},
 		{"toolAnnotations readOnlyHint", `
 [[rule]]
 toolName = "*"
@@ -437,6 +469,10 @@ func TestParseRulesWarnings(t *testing.T) {
 			[]string{`policy file f.toml: rule #1 (line 1): toolName: "run_shell_command(git status)": a policy rule's tool name has no parentheses; for a command write toolName = "run_shell_command" with commandPrefix`}},
 		{"unclosed toolName", TierUser, "[[rule]]\ntoolName = [\"read_file\", \"run_shell_command(\"]\ndecision = \"deny\"\npriority = 1\n", 2,
 			[]string{`toolName: "run_shell_command(": a policy rule's tool name has no parentheses`}},
+		{"__ form of an MCP tool", TierUser, "[[rule]]\ntoolName = \"srv__tool\"\ndecision = \"deny\"\npriority = 1\n", 1,
+			[]string{`policy file f.toml: rule #1 (line 1): toolName: "srv__tool": the "__" form of MCP tool names is deprecated; use mcpName or mcp_<server>_<tool>`}},
+		{"__ in a server's tool name", TierUser, "[[rule]]\nmcpName = \"srv\"\ntoolName = \"a__b\"\ndecision = \"deny\"\npriority = 1\n", 1, nil},
+		{"a server's tool named like a typo", TierUser, "[[rule]]\nmcpName = \"srv\"\ntoolName = \"run_shell_comand\"\ndecision = \"deny\"\npriority = 1\n", 1, nil},
 		{"inline array of rules", TierUser, "rule = [{ toolName = \"write_file\", decision = \"deny\", priority = 1 }]\n", 1, nil},
 		{"rule not a table", TierUser, "rule = [1]\n", 0, []string{`policy file f.toml: rule: must be an array of tables ([[rule]])`}},
 		{"deny_message snake case", TierUser, "[[rule]]\ntoolName = \"tool_alpha\"\ndecision = \"deny\"\npriority = 1\ndeny_message = \"m\"\nallow_redirection = true\n", 1, nil},
@@ -610,5 +646,28 @@ priority = 100
 				}
 			}
 		}
+	}
+}
+
+// TestRuleString: a rule in one line, its priority as tier.priority.
+func TestRuleString(t *testing.T) {
+	src := "[[rule]]\ntoolName = \"write_file\"\nargsPattern = \"x\"\ndecision = \"deny\"\npriority = 7\n\n" +
+		"[[rule]]\nmcpName = \"srv\"\ntoolName = \"t\"\ndecision = \"allow\"\npriority = 950\n\n" +
+		"[[rule]]\ntoolName = \"*\"\ndecision = \"ask_user\"\npriority = 0\n"
+	rs, errs := ParseRules("f.toml", []byte(src), TierWorkspace)
+	if len(errs) != 0 {
+		t.Fatal(errs)
+	}
+	var got []string
+	for _, r := range rs {
+		got = append(got, r.String())
+	}
+	want := []string{
+		"deny write_file args~x priority=3.007 (f.toml)",
+		"allow t mcpName=srv priority=3.950 (f.toml)",
+		"ask_user * priority=3.000 (f.toml)",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -21,6 +21,8 @@ func TestCheckRule(t *testing.T) {
 		{"run_shell_command(", `without a closing ")"`},
 		{"run_shell_command(git status", `without a closing ")"`},
 		{"run_shell_command git status)", `without an opening "("`},
+		{")", `without an opening "("`},
+		{")run_shell_command", `without an opening "("`},
 		{"(git status)", "names no tool"},
 		{"run_shell_command(git)x", `has "x" after the closing ")"`},
 		{"run_shell_command)(", `")" in the tool name`},

@@ -1,7 +1,9 @@
 package policy
 
 import (
+	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -161,6 +163,13 @@ func TestKnownSafeAndDangerous(t *testing.T) {
 		{"bash -c 'ls; rm x'", false, false},
 		{"rm -f x", false, true},
 		{"rm -r x", false, false},
+		{"rm", false, false},
+		{"rm -rf x", false, true},
+		{"rm -fr x", false, true},
+		{"rm x -f", false, false},
+		{"sudo rm -f x", false, true},
+		{"sudo rm x", false, false},
+		{"sudo", false, false},
 		{"sudo find / -exec rm {} ;", false, true},
 		{"rg --pre cat x", false, true},
 		{"/usr/bin/rg --search-zip x", false, true},
@@ -243,4 +252,71 @@ func FuzzShellTokens(f *testing.F) {
 			t.Fatalf("decision %v", d)
 		}
 	})
+}
+
+// TestIsAssignment: NAME=value, where NAME is a shell variable name
+// (letters, digits after the first character, underscores).
+func TestIsAssignment(t *testing.T) {
+	for tok, want := range map[string]bool{
+		"LANG=C": true, "_x=1": true, "a1_B2=": true, "Z9=z": true, "z=": true,
+		"=x": false, "1a=x": false, "a-b=x": false, "a b=x": false, "ls": false, "a.b=c": false,
+		"a@=x": false, "a[=x": false, "a`=x": false, "a{=x": false, "a/=x": false, "a:=x": false,
+	} {
+		if got := isAssignment(tok); got != want {
+			t.Errorf("isAssignment(%q) = %v, want %v", tok, got, want)
+		}
+	}
+}
+
+// TestSplitTokens: a line's tokens cut into its simple commands; a
+// separator at either end adds no empty command.
+func TestSplitTokens(t *testing.T) {
+	tests := []struct {
+		tokens []string
+		want   string
+	}{
+		{nil, `[]`},
+		{[]string{";"}, `[]`},
+		{[]string{"ls", ";"}, `[[ls]]`},
+		{[]string{"&&", "ls"}, `[[ls]]`},
+		{[]string{"ls", "-l", "&&", "pwd", "|", "wc", ">", "f"}, `[[ls -l] [pwd] [wc > f]]`},
+		{[]string{"a", "||", "b", "|&", "c", ";;", "d", "&", "e"}, `[[a] [b] [c] [d] [e]]`},
+	}
+	for _, tt := range tests {
+		if got := fmt.Sprint(splitTokens(tt.tokens)); got != tt.want {
+			t.Errorf("splitTokens(%q) = %s, want %s", tt.tokens, got, tt.want)
+		}
+	}
+}
+
+// TestSystemPath: rg and the like count as trusted only by an absolute
+// path into a system directory.
+func TestSystemPath(t *testing.T) {
+	for _, tt := range []struct {
+		dir, p string
+		want   bool
+	}{
+		{"/usr/bin", "/usr/bin", true},
+		{"/usr/bin", "/usr/bin/rg", true},
+		{"/usr/bin", "/usr/binx/rg", false},
+		{"/usr/bin", "/usr", false},
+		{"/usr/bin", "/opt/usr/bin/rg", false},
+	} {
+		if got := within(tt.dir, tt.p); got != tt.want {
+			t.Errorf("within(%q, %q) = %v, want %v", tt.dir, tt.p, got, tt.want)
+		}
+	}
+	if systemPath("sh") {
+		t.Error("a bare name counted as a system path")
+	}
+	if systemPath(filepath.Join(t.TempDir(), "sh")) {
+		t.Error("a missing file counted as a system path")
+	}
+	sh, err := filepath.EvalSymlinks("/bin/sh")
+	if err != nil {
+		t.Skipf("no /bin/sh here: %v", err)
+	}
+	if !systemPath("/bin/sh") {
+		t.Errorf("/bin/sh (%s) is not a system path", sh)
+	}
 }

@@ -475,3 +475,57 @@ func BenchmarkSaveRule(b *testing.B) {
 		}
 	}
 }
+
+// TestSaveWidensModes: the same answer given again in a less permissive
+// mode updates the saved rule's modes instead of adding a second rule.
+func TestSaveWidensModes(t *testing.T) {
+	s := newSaving(t, Options{Mode: ModeAutoEdit})
+	s.Remember(withRoots(shellCall("git status"), "git"), tool.ProceedAlwaysSave)
+	first := s.file(t)
+	if !strings.Contains(first, `modes = ["autoEdit", "yolo"]`) {
+		t.Fatalf("saved in autoEdit:\n%s", first)
+	}
+	s.SetMode(ModeDefault)
+	s.Remember(withRoots(shellCall("git status"), "git"), tool.ProceedAlwaysSave)
+	for _, err := range s.errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := `[[rule]]
+commandPrefix = ["git"]
+decision = "allow"
+modes = ["default", "autoEdit", "yolo"]
+priority = 950
+toolName = "run_shell_command"
+`
+	if got := s.file(t); got != want {
+		t.Errorf("saved:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestSaveStringPrefixIsAnotherRule: a saved rule whose commandPrefix is a
+// lone string is not the rule of an answer, whose prefixes are a list (Gemini
+// CLI compares their JSON), so the answer adds its own rule.
+func TestSaveStringPrefixIsAnotherRule(t *testing.T) {
+	s := newSaving(t, Options{})
+	if err := os.MkdirAll(filepath.Dir(s.path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const mine = "[[rule]]\ncommandPrefix = \"git\"\ndecision = \"allow\"\nmodes = [\"yolo\"]\npriority = 950\ntoolName = \"run_shell_command\"\n"
+	if err := os.WriteFile(s.path, []byte(mine), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.Remember(withRoots(shellCall("git status"), "git"), tool.ProceedAlwaysSave)
+	want := mine + `
+[[rule]]
+commandPrefix = ["git"]
+decision = "allow"
+modes = ["default", "autoEdit", "yolo"]
+priority = 950
+toolName = "run_shell_command"
+`
+	if got := s.file(t); got != want {
+		t.Errorf("saved:\n%s\nwant:\n%s", got, want)
+	}
+}

@@ -1,6 +1,7 @@
 package tool
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -119,5 +120,87 @@ func TestNewFileDiff(t *testing.T) {
 	}
 	if !strings.Contains(d.FileDiff, "+e") || !strings.Contains(d.FileDiff, "f.txt\tProposed") {
 		t.Errorf("unified diff:\n%s", d.FileDiff)
+	}
+}
+
+// TestCountDiffLines: lines added and removed, and their characters
+// without the diff's +/- marks or line ends.
+func TestCountDiffLines(t *testing.T) {
+	tests := []struct {
+		old, new                                 string
+		added, removed, addedChars, removedChars int
+	}{
+		{"", "", 0, 0, 0, 0},
+		{"a\n", "a\n", 0, 0, 0, 0},
+		{"", "abc\nde\n", 2, 0, 5, 0},
+		{"abc\nde\n", "", 0, 2, 0, 5},
+		{"keep\nold line\n", "keep\nnew\n", 1, 1, 3, 8},
+		{"x\n", "x\n\n", 1, 0, 0, 0},
+	}
+	for _, tt := range tests {
+		a, r, ac, rc := CountDiffLines(tt.old, tt.new)
+		if a != tt.added || r != tt.removed || ac != tt.addedChars || rc != tt.removedChars {
+			t.Errorf("CountDiffLines(%q, %q) = %d, %d, %d, %d; want %d, %d, %d, %d",
+				tt.old, tt.new, a, r, ac, rc, tt.added, tt.removed, tt.addedChars, tt.removedChars)
+		}
+	}
+}
+
+// TestResponseText: what displays and records show of a result.
+func TestResponseText(t *testing.T) {
+	img := &genai.Part{InlineData: &genai.Blob{MIMEType: "image/png", Data: []byte{1}}}
+	file := &genai.Part{FileData: &genai.FileData{MIMEType: "application/pdf", FileURI: "gs://b/f.pdf"}}
+	tests := []struct {
+		name string
+		res  *Result
+		want string
+	}{
+		{"error", Fail(ErrFileNotFound, "File not found: /x"), "File not found: /x"},
+		{"text", Text("hello"), "hello"},
+		{"text part", &Result{LLMPart: &genai.Part{Text: "t"}}, "t"},
+		{"inline data", &Result{LLMPart: img}, "[image/png data]"},
+		{"file data", &Result{LLMPart: file}, "[application/pdf file gs://b/f.pdf]"},
+		{"empty part", &Result{LLMPart: &genai.Part{}}, ""},
+		{"parts, one a line", &Result{LLMParts: []*genai.Part{{Text: "a"}, img, file}}, "a\n[image/png data]\n[application/pdf file gs://b/f.pdf]"},
+	}
+	for _, tt := range tests {
+		if got := tt.res.ResponseText(); got != tt.want {
+			t.Errorf("%s: ResponseText = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestRecordCheckpoint: a checkpoint's name reaches the recorder of the
+// call's context; an empty name, or a context without one, records nothing.
+func TestRecordCheckpoint(t *testing.T) {
+	var got []string
+	ctx := WithCheckpointRecorder(context.Background(), func(name string) { got = append(got, name) })
+	RecordCheckpoint(ctx, "cp-1")
+	RecordCheckpoint(ctx, "")
+	RecordCheckpoint(context.Background(), "lost")
+	if strings.Join(got, ",") != "cp-1" {
+		t.Errorf("recorded %q, want [cp-1]", got)
+	}
+}
+
+// TestNotFound: the three names closest to the one called, nearest first
+// (ties in the candidates' order); no suggestion when there is none.
+func TestNotFound(t *testing.T) {
+	tests := []struct {
+		name       string
+		candidates []string
+		want       string
+	}{
+		{"read_fil", nil, `Tool "read_fil" not found.`},
+		{"read_fil", []string{}, `Tool "read_fil" not found.`},
+		{"read_fil", []string{"glob"}, `Tool "read_fil" not found. Did you mean one of: "glob"?`},
+		{"read_fil", []string{"write_file", "glob", "read_file", "read_many_files"},
+			`Tool "read_fil" not found. Did you mean one of: "read_file", "write_file", "read_many_files"?`},
+	}
+	for _, tt := range tests {
+		err := NotFound(tt.name, tt.candidates)
+		if err.Type != ErrToolNotRegistered || err.Message != tt.want {
+			t.Errorf("NotFound(%q, %q) = %s %q, want %q", tt.name, tt.candidates, err.Type, err.Message, tt.want)
+		}
 	}
 }

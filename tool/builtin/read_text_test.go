@@ -40,6 +40,8 @@ func TestSelectLines(t *testing.T) {
 		{"range", "1\n2\n3\n4", 2, 3, "2\n3", 2, 3, 4, true},
 		{"start only reads to the end", "1\n2\n3", 2, 0, "2\n3", 2, 3, 3, true},
 		{"end past the end", "1\n2", 1, 10, "1\n2", 1, 2, 2, false},
+		{"end only reads from the start", "1\n2\n3\n4", 0, 2, "1\n2", 1, 2, 4, true},
+		{"first line alone", "1\n2\n3", 1, 1, "1", 1, 1, 3, true},
 		{"start past the end", "1\n2", 5, 6, "", 3, 2, 2, true},
 		{"long line", long, 0, 0, strings.Repeat("x", maxLineLength) + "... [truncated]", 1, 1, 1, true},
 	}
@@ -65,4 +67,31 @@ func TestSelectLines(t *testing.T) {
 			t.Errorf("line not cut at %d UTF-16 units: %q", maxLineLength, w.Content[len(w.Content)-30:])
 		}
 	})
+}
+
+// TestDetectBOM: each mark is recognised when the file holds nothing
+// else, and a shorter prefix of one is not taken for it.
+func TestDetectBOM(t *testing.T) {
+	tests := []struct {
+		in   string
+		enc  textEncoding
+		size int
+	}{
+		{"", encUTF8, 0},
+		{"\xff\xfe\x00\x00", encUTF32LE, 4},
+		{"\x00\x00\xfe\xff", encUTF32BE, 4},
+		{"\xef\xbb\xbf", encUTF8, 3},
+		{"\xff\xfe", encUTF16LE, 2},
+		{"\xfe\xff", encUTF16BE, 2},
+		{"\xff\xfe\x00", encUTF16LE, 2},
+		{"\x00\x00\xfe", encUTF8, 0},
+		{"\xef\xbb", encUTF8, 0},
+		{"\xff", encUTF8, 0},
+		{"\xfe", encUTF8, 0},
+	}
+	for _, tt := range tests {
+		if enc, size := detectBOM([]byte(tt.in)); enc != tt.enc || size != tt.size {
+			t.Errorf("detectBOM(%q) = %d, %d; want %d, %d", tt.in, enc, size, tt.enc, tt.size)
+		}
+	}
 }

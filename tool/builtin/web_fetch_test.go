@@ -426,3 +426,90 @@ func TestWebFetchNoURL(t *testing.T) {
 	}
 	auxErrorIs(t, r, tool.ErrWebFetchNoURLInPrompt, "No URL provided.")
 }
+
+// TestWebFetchSizeLimit: a body of exactly webFetchMaxBody bytes is read,
+// one byte more is refused, whether the server declares its length or
+// streams it.
+func TestWebFetchSizeLimit(t *testing.T) {
+	mux := http.NewServeMux()
+	serve := func(n int, declared bool) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/plain")
+			if declared {
+				w.Header().Set("Content-Length", fmt.Sprint(n))
+			}
+			chunk := []byte(strings.Repeat("a", 64*1024))
+			for n > 0 {
+				k := min(n, len(chunk))
+				if _, err := w.Write(chunk[:k]); err != nil {
+					return
+				}
+				if !declared {
+					w.(http.Flusher).Flush() // no Content-Length: chunked
+				}
+				n -= k
+			}
+		}
+	}
+	mux.HandleFunc("/limit", serve(webFetchMaxBody, false))
+	mux.HandleFunc("/over", serve(webFetchMaxBody+1, false))
+	mux.HandleFunc("/over-declared", serve(webFetchMaxBody+1, true))
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	tooBig := fmt.Sprintf("Content exceeds size limit of %d bytes", webFetchMaxBody)
+	for _, tc := range []struct {
+		path    string
+		refused bool
+	}{
+		{"/limit", false},
+		{"/over", true},
+		{"/over-declared", true},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			env, _ := auxTestEnv(t)
+			r := fsRun(t, webTestTool(env), map[string]any{"prompt": "Read " + srv.URL + tc.path})
+			if tc.refused {
+				want := "Error: All fallback fetch attempts failed: " + srv.URL + tc.path + ": " + tooBig
+				if r.LLMText != want {
+					t.Errorf("LLMText = %.200q, want %q", r.LLMText, want)
+				}
+				return
+			}
+			if r.Error != nil || !strings.Contains(r.LLMText, strings.Repeat("a", webFetchBudget)+webFetchTruncated) {
+				t.Errorf("page at the limit not read: %v %.200q", r.Error, r.LLMText)
+			}
+		})
+	}
+}
+
+// TestWebNoneRetrieved: only metadata listing URLs, none of them
+// retrieved, says the primary fetch got nothing.
+func TestWebNoneRetrieved(t *testing.T) {
+	withStatus := func(st ...genai.URLRetrievalStatus) *genai.GenerateContentResponse {
+		md := &genai.URLContextMetadata{}
+		for _, s := range st {
+			md.URLMetadata = append(md.URLMetadata, &genai.URLMetadata{RetrievedURL: "https://example.com/" + string(s), URLRetrievalStatus: s})
+		}
+		return &genai.GenerateContentResponse{Candidates: []*genai.Candidate{{URLContextMetadata: md}}}
+	}
+	withNil := withStatus(genai.URLRetrievalStatusError)
+	withNil.Candidates[0].URLContextMetadata.URLMetadata = append(withNil.Candidates[0].URLContextMetadata.URLMetadata, nil)
+	tests := []struct {
+		name string
+		resp *genai.GenerateContentResponse
+		want bool
+	}{
+		{"no response", nil, false},
+		{"no candidates", &genai.GenerateContentResponse{}, false},
+		{"no metadata", &genai.GenerateContentResponse{Candidates: []*genai.Candidate{{}}}, false},
+		{"no URLs listed", withStatus(), false},
+		{"every URL failed", withStatus(genai.URLRetrievalStatusError, genai.URLRetrievalStatusPaywall), true},
+		{"one URL retrieved", withStatus(genai.URLRetrievalStatusError, genai.URLRetrievalStatusSuccess), false},
+		{"a failure and an empty entry", withNil, true},
+	}
+	for _, tt := range tests {
+		if got := webNoneRetrieved(tt.resp); got != tt.want {
+			t.Errorf("%s: webNoneRetrieved = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
