@@ -493,7 +493,7 @@ func TestSaveWidensModes(t *testing.T) {
 		}
 	}
 	want := `[[rule]]
-commandPrefix = ["git"]
+commandPrefix = ["git status"]
 decision = "allow"
 modes = ["default", "autoEdit", "yolo"]
 priority = 950
@@ -519,7 +519,7 @@ func TestSaveStringPrefixIsAnotherRule(t *testing.T) {
 	s.Remember(withRoots(shellCall("git status"), "git"), tool.ProceedAlwaysSave)
 	want := mine + `
 [[rule]]
-commandPrefix = ["git"]
+commandPrefix = ["git status"]
 decision = "allow"
 modes = ["default", "autoEdit", "yolo"]
 priority = 950
