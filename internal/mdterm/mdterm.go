@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -131,7 +132,9 @@ var blockRE = sync.OnceValue(func() map[string]*regexp.Regexp {
 // at either end.
 func (r *Renderer) Render(src string) string {
 	re := blockRE()
-	lines := strings.Split(strings.ReplaceAll(src, "\r\n", "\n"), "\n")
+	// Invalid bytes would be measured one way alone and another in a line.
+	src = strings.ToValidUTF8(strings.ReplaceAll(src, "\r\n", "\n"), "\uFFFD")
+	lines := strings.Split(src, "\n")
 	var out []string
 	blank := func() {
 		if len(out) > 0 && out[len(out)-1] != "" {
@@ -189,7 +192,7 @@ func (r *Renderer) Render(src string) string {
 			}
 			out = append(out, r.table(lines[i:j])...)
 			i = j - 1
-		case re["quote"].MatchString(l):
+		case r.width > 12 && re["quote"].MatchString(l): // deeper quotes are text
 			flush()
 			var q []string
 			for ; i < len(lines); i++ {
@@ -201,7 +204,8 @@ func (r *Renderer) Render(src string) string {
 			}
 			i--
 			bar := r.render(stDim, "│") + " "
-			for _, ql := range strings.Split(r.Render(strings.Join(q, "\n")), "\n") {
+			inner := &Renderer{width: r.width - 2, theme: r.theme, styles: r.styles}
+			for _, ql := range strings.Split(inner.Render(strings.Join(q, "\n")), "\n") {
 				out = append(out, bar+ql)
 			}
 		case re["ulist"].MatchString(l) || re["olist"].MatchString(l):
@@ -213,7 +217,8 @@ func (r *Renderer) Render(src string) string {
 				m := re["olist"].FindStringSubmatch(l)
 				indent, marker, text = m[1], m[2]+m[3]+" ", m[4]
 			}
-			indent = strings.Repeat(" ", ansi.StringWidth(strings.ReplaceAll(indent, "\t", "    ")))
+			// Deep nesting stops indenting at half the width.
+			indent = strings.Repeat(" ", min(ansi.StringWidth(strings.ReplaceAll(indent, "\t", "    ")), r.width/2))
 			// Lines that follow without a blank line or a block of their
 			// own continue the item.
 			for i+1 < len(lines) && strings.TrimSpace(lines[i+1]) != "" && !startsBlock(lines[i+1]) {
@@ -469,9 +474,9 @@ func (r *Renderer) wrap(spans []span, width int, first, rest string) []string {
 			}
 			pendingSpace = false
 			for ww > avail && avail > 0 { // a word longer than a line
-				cut := ansi.Truncate(w, avail-col, "")
+				cut := prefixOfWidth(w, avail-col)
 				put(sp.st, cut)
-				w = strings.TrimPrefix(w, cut)
+				w = w[len(cut):]
 				ww = ansi.StringWidth(w)
 				newLine()
 			}
@@ -484,6 +489,23 @@ func (r *Renderer) wrap(spans []span, width int, first, rest string) []string {
 		lines = append(lines, lead+line.String())
 	}
 	return lines
+}
+
+// prefixOfWidth is the longest prefix of w at most room columns wide,
+// and at least its first character, so that cutting a word always moves
+// on.
+func prefixOfWidth(w string, room int) string {
+	n, width := 0, 0
+	for n < len(w) {
+		_, size := utf8.DecodeRuneInString(w[n:])
+		cw := ansi.StringWidth(w[n : n+size])
+		if n > 0 && width+cw > room {
+			break
+		}
+		n += size
+		width += cw
+	}
+	return w[:n]
 }
 
 // code renders a fenced block's lines, highlighted for lang, indented by

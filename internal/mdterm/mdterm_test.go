@@ -94,7 +94,7 @@ func TestStyles(t *testing.T) {
 // FuzzRender: rendering never panics, never writes a line wider than the
 // width, and loses no word of a plain paragraph.
 func FuzzRender(f *testing.F) {
-	for _, s := range []string{"# a\n\n- b *c*\n", "| a | b |\n|---|---|\n| 1 | 2 |\n", "```go\n/* x\n*/ y\n```", "**a _b_ `c`** [d](e)", "> q\n> r"} {
+	for _, s := range []string{"> > > > > > > > deep\n", "# a\n\n- b *c*\n", "| a | b |\n|---|---|\n| 1 | 2 |\n", "```go\n/* x\n*/ y\n```", "**a _b_ `c`** [d](e)", "> q\n> r"} {
 		f.Add(s, 30)
 	}
 	f.Fuzz(func(t *testing.T, src string, width int) {
