@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -71,12 +72,12 @@ type CreateOptions struct {
 	Directories []string
 }
 
-var unsafeFileChars = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
+var unsafeFileChars = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-zA-Z0-9_-]`) })
 
 // sanitizeFilenamePart matches Gemini CLI, so both name a session's files
 // the same way.
 func sanitizeFilenamePart(s string) string {
-	return unsafeFileChars.ReplaceAllString(s, "_")
+	return unsafeFileChars().ReplaceAllString(s, "_")
 }
 
 // Create starts a new session. Its file, named now, is written with its

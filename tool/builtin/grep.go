@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -767,7 +768,7 @@ func (c *grepCall) dirOfSearch() string {
 // gitUnsafeRE matches regexp syntax whose meaning differs between Go's RE2
 // and the POSIX extended expressions git grep -E uses (\d is a literal "d"
 // there, for one), so such patterns go to the Go walker instead.
-var gitUnsafeRE = regexp.MustCompile(`\\[dDpPAzQE]|\(\?|[*+?}]\?`)
+var gitUnsafeRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\\[dDpPAzQE]|\(\?|[*+?}]\?`) })
 
 // canUseGitGrep reports whether git grep can answer this search: a git
 // binary, a directory inside a work tree, no context lines (git's --null
@@ -778,7 +779,7 @@ func (c *grepCall) canUseGitGrep(ctx context.Context) bool {
 	if c.tool.gitPath == "" || o.searchIsFile || o.before > 0 || o.after > 0 {
 		return false
 	}
-	if !o.fixedStrings && gitUnsafeRE.MatchString(o.pattern) {
+	if !o.fixedStrings && gitUnsafeRE().MatchString(o.pattern) {
 		return false
 	}
 	cmd := exec.CommandContext(ctx, c.tool.gitPath, "rev-parse", "--is-inside-work-tree")
