@@ -22,7 +22,8 @@
 #   -s  skip the search part (no tree is written)
 #   -k  keep the temporary directory (binaries, tree, logs)
 # Environment: RUNS (default 20), SEARCH_RUNS (default 5), FILES (default
-# 200000).
+# 200000), TREE (a tree bench/gentree wrote before, searched instead of a
+# new one).
 #
 # Needs bash, git, Go, /usr/bin/time (Debian package time) and, for the
 # search rows with ripgrep, rg. Nothing leaves the machine.
@@ -43,7 +44,7 @@ while getopts "n:f:r:skh" opt; do
 	s) SEARCH=0 ;;
 	k) KEEP=1 ;;
 	*)
-		sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'
+		sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'
 		exit 2
 		;;
 	esac
@@ -152,9 +153,13 @@ for b in prev now; do
 done
 
 ((SEARCH)) || exit 0
-TREE=$TMP/tree
-echo "writing $FILES files into $TREE ..." >&2
-"$BIN/gentree" -dir "$TREE" -files "$FILES"
+if [[ -n ${TREE:-} && -d $TREE ]]; then
+	echo "searching the tree $TREE (TREE)" >&2
+else
+	TREE=$TMP/tree
+	echo "writing $FILES files into $TREE ..." >&2
+	"$BIN/gentree" -dir "$TREE" -files "$FILES"
+fi
 {
 	turn '[{"functionCall":{"name":"search_file_content","args":{"pattern":"needle","path":"'"$TREE"'"}}}]'
 	turn '[{"text":"Found them."}]'
@@ -171,7 +176,7 @@ done
 ENV_NORG=("${ENV[@]}")
 ENV_NORG[2]=PATH=$NORG
 # The page cache warm for everyone.
-cat "$TREE"/*/* >/dev/null
+find "$TREE" -type f -exec cat {} + >/dev/null
 printf '%-34s %9s %9s %8s\n' "search, $FILES files" "CPU ms" "wall ms" "RSS MB"
 if command -v rg >/dev/null; then
 	measure "rg alone" "$SEARCH_RUNS" rg --ignore-case --line-number needle "$TREE"
