@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -401,4 +402,90 @@ func rgKeptInput(o grepOptions, files, perFile int) []grepMatch {
 		}
 	}
 	return out
+}
+
+func TestRgParseLine(t *testing.T) {
+	tests := []struct {
+		line    string
+		path    string
+		number  int
+		text    string
+		context bool
+		ok      bool
+	}{
+		{"/w/a.go\x0012:func main() {", "/w/a.go", 12, "func main() {", false, true},
+		{"/w/a.go\x003-// a: b", "/w/a.go", 3, "// a: b", true, true},
+		{"/w/a:1.go\x007:x:y", "/w/a:1.go", 7, "x:y", false, true},
+		{"/w/a.go\x001:", "/w/a.go", 1, "", false, true},
+		{"--", "", 0, "", false, false},
+		{"/w/bin\x00: binary file matches", "", 0, "", false, false},
+		{"/w/a.go\x00x:1", "", 0, "", false, false},
+		{"/w/a.go\x0012345678901:x", "", 0, "", false, false},
+	}
+	for _, tt := range tests {
+		path, number, text, context, ok := rgParseLine([]byte(tt.line))
+		if ok != tt.ok || (ok && (string(path) != tt.path || number != tt.number || string(text) != tt.text || context != tt.context)) {
+			t.Errorf("rgParseLine(%q) = %q %d %q %v %v", tt.line, path, number, text, context, ok)
+		}
+	}
+}
+
+// FuzzRgParseLine: a parsed line gives back its parts, in order.
+func FuzzRgParseLine(f *testing.F) {
+	f.Add([]byte("/w/a.go\x0012:func main() {"))
+	f.Add([]byte("--"))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		path, number, text, context, ok := rgParseLine(line)
+		if !ok {
+			return
+		}
+		sep := ":"
+		if context {
+			sep = "-"
+		}
+		if got := string(path) + "\x00" + strconv.Itoa(number) + sep + string(text); !strings.HasSuffix(string(line), got[len(path)+1+len(strconv.Itoa(number)):]) || number < 0 {
+			t.Errorf("rgParseLine(%q) = %q %d %q %v", line, path, number, text, context)
+		}
+	})
+}
+
+// TestGrepRipgrepOddFiles: ripgrep and the walker agree on binary files,
+// lines that are not UTF-8 and a user's ripgrep config that would change
+// ripgrep's output.
+func TestGrepRipgrepOddFiles(t *testing.T) {
+	rg := npmtest.LookPath(t, "rg")
+	dir := t.TempDir()
+	for name, content := range map[string]string{
+		"bin.dat":    "hello\x00world\nhello again\n",
+		"latin1.txt": "h\xe9llo hello\nhello plain\n",
+		"ok.txt":     "hello there\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rc := filepath.Join(t.TempDir(), "ripgreprc")
+	if err := os.WriteFile(rc, []byte("--json\n--column\n--heading\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("RIPGREP_CONFIG_PATH", rc)
+	env := searchBenchEnv(dir)
+	for _, args := range []map[string]any{{"pattern": "hello"}, {"pattern": "hello", "path": "bin.dat"}, {"pattern": "hello", "path": "latin1.txt"}} {
+		var texts []string
+		for _, gt := range []*grepTool{{env: env, rgPath: rg}, {env: env}} {
+			c, terr := fsPrepare(gt, "", args)
+			if terr != nil {
+				t.Fatal(terr.Message)
+			}
+			if gt.rgPath != "" {
+				if _, err := c.(*grepCall).searchRipgrep(t.Context()); err != nil {
+					t.Fatalf("ripgrep failed: %v", err)
+				}
+			}
+			texts = append(texts, c.Execute(t.Context(), nil).LLMText)
+		}
+		if texts[0] != texts[1] {
+			t.Errorf("%v: ripgrep and the walker disagree:\n--- ripgrep ---\n%s\n--- walker ---\n%s", args, texts[0], texts[1])
+		}
+	}
 }
