@@ -1,7 +1,8 @@
 // Command gentree writes a tree of many small text files for the search
 // benchmarks (bench/startup.sh): files spread over directories of a fixed
 // size, every line made of common words, one line in every few files
-// holding the word the benchmark searches for. The content depends only on
+// holding the word the benchmark searches for, and a second word only in
+// the last tenth of the tree, where a search in path order comes last. The content depends only on
 // the flags, so two runs write the same tree.
 package main
 
@@ -20,7 +21,8 @@ func main() {
 	perDir := flag.Int("per-dir", 500, "files per directory")
 	lines := flag.Int("lines", 20, "lines per file")
 	every := flag.Int("every", 3, "one file in every N holds a match")
-	word := flag.String("word", "needle", "the word searched for")
+	word := flag.String("word", "needle", "the word searched for, spread over the whole tree")
+	late := flag.String("late-word", "haystack", "a second word, only in the last tenth of the tree (in path order)")
 	flag.Parse()
 	if *dir == "" || *perDir < 1 || *every < 1 {
 		log.Fatal("gentree: -dir is required; -per-dir and -every must be positive")
@@ -41,6 +43,10 @@ func main() {
 		for l := range *lines {
 			if i%*every == 0 && l == (i / *every)%*lines {
 				fmt.Fprintf(w, "line %d has the %s in it\n", l, *word)
+				continue
+			}
+			if i >= *files*9/10 && i%*every == 1 && l == 0 {
+				fmt.Fprintf(w, "a %s line\n", *late)
 				continue
 			}
 			fmt.Fprintf(w, "%s %s %s %d\n", words[(i+l)%len(words)], words[(i*7+l)%len(words)], words[l%len(words)], i*l)
