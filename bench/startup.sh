@@ -176,8 +176,11 @@ for d in "${dirs[@]}"; do
 		[[ -x $x && ! -d $x && $(basename "$x") != rg && ! -e $NORG/$(basename "$x") ]] && ln -s "$x" "$NORG/"
 	done
 done
-ENV_NORG=("${ENV[@]}")
-ENV_NORG[2]=PATH=$NORG
+ENV_NORG=()
+for v in "${ENV[@]}"; do
+	[[ $v == PATH=* ]] && v=PATH=$NORG
+	ENV_NORG+=("$v")
+done
 # The page cache warm for everyone.
 find "$TREE" -type f -exec cat {} + >/dev/null
 # "needle" is in a third of the files all over the tree: a search in path
