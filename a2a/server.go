@@ -428,7 +428,7 @@ func (s *Server) lookupTask(ctx context.Context, id string) (*task, error) {
 	if t, ok := s.host.Get(id); ok {
 		return t, nil
 	}
-	if !validTaskID.MatchString(id) {
+	if !validTaskID().MatchString(id) {
 		return nil, errTaskNotFound(id)
 	}
 	st, err := s.store.Load(ctx, id)

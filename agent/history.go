@@ -3,6 +3,7 @@ package agent
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"google.golang.org/genai"
 
@@ -79,12 +80,12 @@ func ensureThoughtSignature(modelName string, c *genai.Content) {
 	}
 }
 
-var boldSpan = regexp.MustCompile(`\*\*(.*?)\*\*`)
+var boldSpan = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\*\*(.*?)\*\*`) })
 
 // parseThought splits thought text: the first **bold** span is the subject,
 // everything else the description.
 func parseThought(text string) Thought {
-	loc := boldSpan.FindStringSubmatchIndex(text)
+	loc := boldSpan().FindStringSubmatchIndex(text)
 	if loc == nil {
 		return Thought{Description: strings.TrimSpace(text)}
 	}

@@ -3,11 +3,12 @@ package config
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // envRef matches $NAME, ${NAME} and ${NAME:-default}, the three forms Gemini
 // CLI expands in settings values.
-var envRef = regexp.MustCompile(`\$(?:(\w+)|\{([^}]+?)(?::-([^}]*))?\})`)
+var envRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$(?:(\w+)|\{([^}]+?)(?::-([^}]*))?\})`) })
 
 // ExpandEnvVars replaces $NAME, ${NAME} and ${NAME:-default} in s. A variable
 // that is set (even to "") gives its value; an unset one gives the default
@@ -22,7 +23,7 @@ func ExpandEnvVars(s string, lookup LookupFunc) string {
 	lookup = orOS(lookup)
 	var b strings.Builder
 	last := 0
-	for _, m := range envRef.FindAllStringSubmatchIndex(s, -1) {
+	for _, m := range envRef().FindAllStringSubmatchIndex(s, -1) {
 		b.WriteString(s[last:m[0]])
 		last = m[1]
 		name := ""

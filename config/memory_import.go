@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"unicode/utf8"
 
@@ -211,12 +212,12 @@ func inRegions(regions [][2]int, at int) bool {
 }
 
 // urlImport matches imports that name URLs, which are never fetched.
-var urlImport = regexp.MustCompile(`^(file|https?)://`)
+var urlImport = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(file|https?)://`) })
 
 // validImportPath reports whether importPath, relative to dir, stays inside
 // root once symlinks are resolved.
 func validImportPath(importPath, dir, root string) bool {
-	if urlImport.MatchString(importPath) {
+	if urlImport().MatchString(importPath) {
 		return false
 	}
 	target := fsutil.ResolveExisting(resolvePath(dir, importPath))

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Environment variables the CLI side reads, as Gemini CLI names them.
@@ -40,7 +41,7 @@ func DiscoveryFileName(pid, port int) string {
 }
 
 // discoveryFileRe is Gemini CLI's IDE_SERVER_FILE_REGEX.
-var discoveryFileRe = regexp.MustCompile(`^gemini-ide-server-(\d+)-\d+\.json$`)
+var discoveryFileRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^gemini-ide-server-(\d+)-\d+\.json$`) })
 
 // IDEInfo names the IDE.
 type IDEInfo struct {
@@ -288,7 +289,7 @@ func scanDir(dir string, idePID int, ancestors []int, alive func(int) bool) []*C
 	}
 	var files []*Candidate
 	for _, e := range entries {
-		m := discoveryFileRe.FindStringSubmatch(e.Name())
+		m := discoveryFileRe().FindStringSubmatch(e.Name())
 		if m == nil {
 			continue
 		}

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -50,11 +51,11 @@ func prefixPattern(prefix string) string {
 
 // nestedQuantifier is Gemini CLI's heuristic for patterns prone to
 // catastrophic backtracking: a quantified group holding a quantifier.
-var nestedQuantifier = regexp.MustCompile(`\([^)]*[*+?{].*\)[*+?{]`)
+var nestedQuantifier = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\([^)]*[*+?{].*\)[*+?{]`) })
 
 // jsUnicodeEscape matches JavaScript's \uXXXX escape, which Go's regexp
 // spells \x{XXXX}.
-var jsUnicodeEscape = regexp.MustCompile(`\\u([0-9A-Fa-f]{4})`)
+var jsUnicodeEscape = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\\u([0-9A-Fa-f]{4})`) })
 
 // compileArgsPattern compiles a rule's regular expression. Go's RE2 never
 // backtracks, but patterns Gemini CLI refuses as unsafe are refused here
@@ -63,10 +64,10 @@ func compileArgsPattern(p string) (*regexp.Regexp, error) {
 	if len(p) > 2048 {
 		return nil, fmt.Errorf("pattern is longer than 2048 characters")
 	}
-	if nestedQuantifier.MatchString(p) {
+	if nestedQuantifier().MatchString(p) {
 		return nil, fmt.Errorf("pattern %q nests quantifiers (refused as unsafe, as Gemini CLI does)", p)
 	}
-	re, err := regexp.Compile(jsUnicodeEscape.ReplaceAllString(p, `\x{$1}`))
+	re, err := regexp.Compile(jsUnicodeEscape().ReplaceAllString(p, `\x{$1}`))
 	if err != nil {
 		return nil, fmt.Errorf("pattern %q is not a regular expression Castor can run (Go RE2 has no lookaround or backreferences): %v", p, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sync"
 	"time"
 
 	"github.com/castor-dev/castor/internal/fsutil"
@@ -36,7 +37,7 @@ const staleTemp = time.Hour
 // tempName matches the temporary names the store and fileblob give the
 // objects of a task (history.json.123.tmp, 0003.json.18a3f.tmp,
 // 00000012.jsonl.9.tmp), and nothing a user would name so.
-var tempName = regexp.MustCompile(`^[0-9a-z]+\.jsonl?\.[0-9a-f]+\.tmp$`)
+var tempName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-z]+\.jsonl?\.[0-9a-f]+\.tmp$`) })
 
 // openDir sweeps the temporary files a crash left in the store's
 // directory and takes the shared lock Close releases.
@@ -74,7 +75,7 @@ func (s *Store) sweepTemps(cutoff time.Time) int {
 			return
 		}
 		for _, e := range ents {
-			if !e.Type().IsRegular() || !tempName.MatchString(e.Name()) {
+			if !e.Type().IsRegular() || !tempName().MatchString(e.Name()) {
 				continue
 			}
 			if !cutoff.IsZero() {
@@ -89,7 +90,7 @@ func (s *Store) sweepTemps(cutoff time.Time) int {
 		}
 	}
 	for _, t := range tasks {
-		if !t.IsDir() || !validTaskID.MatchString(t.Name()) {
+		if !t.IsDir() || !validTaskID().MatchString(t.Name()) {
 			continue
 		}
 		td := filepath.Join(root, t.Name())

@@ -49,6 +49,11 @@ func LoadFile(path string) (*Conversation, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseFile(path, data)
+}
+
+// parseFile is Parse naming the file in its errors.
+func parseFile(path string, data []byte) (*Conversation, error) {
 	c, err := Parse(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -25,15 +26,25 @@ const sessionFilePrefix = "session-"
 type Store struct {
 	dir         string
 	projectHash string
-	// now and newID are replaced by tests.
-	now   func() time.Time
-	newID func() string
+	// now, newID and readFile are replaced by tests.
+	now      func() time.Time
+	newID    func() string
+	readFile func(string) ([]byte, error)
 }
 
 // NewStore returns the store for a chats directory. projectHash is written
 // into new sessions; see ProjectHash.
 func NewStore(chatsDir, projectHash string) *Store {
-	return &Store{dir: chatsDir, projectHash: projectHash, now: time.Now, newID: uuid.NewString}
+	return &Store{dir: chatsDir, projectHash: projectHash, now: time.Now, newID: uuid.NewString, readFile: os.ReadFile}
+}
+
+// load reads and parses a session file (LoadFile through s.readFile).
+func (s *Store) load(path string) (*Conversation, error) {
+	data, err := s.readFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return parseFile(path, data)
 }
 
 // OpenStore returns the store of a project, allocating the project's temp
@@ -61,12 +72,12 @@ type CreateOptions struct {
 	Directories []string
 }
 
-var unsafeFileChars = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
+var unsafeFileChars = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-zA-Z0-9_-]`) })
 
 // sanitizeFilenamePart matches Gemini CLI, so both name a session's files
 // the same way.
 func sanitizeFilenamePart(s string) string {
-	return unsafeFileChars.ReplaceAllString(s, "_")
+	return unsafeFileChars().ReplaceAllString(s, "_")
 }
 
 // Create starts a new session. Its file, named now, is written with its
@@ -169,6 +180,10 @@ type header struct {
 
 // Info describes a listed session.
 type Info struct {
+	// conv is the file as the listing parsed it, handed along by Resolve
+	// so that resuming reads the file once; nil in List's results, whose
+	// callers need no more than the listing.
+	conv *Conversation
 	// ID is the full session id.
 	ID string
 	// Path is the session file; FileName its base name.
@@ -197,6 +212,15 @@ type Info struct {
 // updated copy); oldest start first, numbered from 1. A missing directory
 // is an empty list.
 func (s *Store) List() ([]Info, error) {
+	infos, err := s.list()
+	for i := range infos {
+		infos[i].conv = nil
+	}
+	return infos, err
+}
+
+// list is List with each Info's parsed file.
+func (s *Store) list() ([]Info, error) {
 	entries, err := os.ReadDir(s.dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -240,7 +264,7 @@ func (s *Store) List() ([]Info, error) {
 // would not list.
 func (s *Store) describe(name string) (Info, bool) {
 	path := filepath.Join(s.dir, name)
-	c, err := LoadFile(path)
+	c, err := s.load(path)
 	if err != nil || c.SessionID == "" || c.Kind == "subagent" {
 		return Info{}, false
 	}
@@ -262,6 +286,7 @@ func (s *Store) describe(name string) (Info, bool) {
 	}
 	first := firstUserMessage(c.Messages)
 	info := Info{
+		conv:             c,
 		ID:               c.SessionID,
 		Path:             path,
 		FileName:         name,
@@ -335,8 +360,11 @@ const Latest = "latest"
 // matches exactly one session id (all-digit prefixes need 8 characters, so
 // that an out-of-range index is not taken for one). Gemini CLI accepts the
 // first three; the prefix form is Castor's.
+//
+// The Info carries the file as the listing parsed it, so that Load and
+// Continue of it read nothing again.
 func (s *Store) Resolve(ref string) (Info, error) {
-	infos, err := s.List()
+	infos, err := s.list()
 	if err != nil {
 		return Info{}, err
 	}
@@ -418,9 +446,13 @@ func (s *Store) Exists(sessionID string) (bool, error) {
 	return false, nil
 }
 
-// Load reads a listed session.
+// Load reads a listed session: the conversation Resolve parsed, else the
+// file.
 func (s *Store) Load(info Info) (*Conversation, error) {
-	return LoadFile(info.Path)
+	if info.conv != nil {
+		return info.conv, nil
+	}
+	return s.load(info.Path)
 }
 
 // Continue reopens a listed session for appending, as Gemini CLI does on
@@ -429,10 +461,15 @@ func (s *Store) Load(info Info) (*Conversation, error) {
 // into a sibling .jsonl file (header, messages, scratchpad), which is then
 // continued; the .json file is left alone.
 func (s *Store) Continue(info Info) (*Recorder, error) {
-	conv, err := LoadFile(info.Path)
+	conv, err := s.Load(info)
 	if err != nil {
 		return nil, err
 	}
+	// The recorder changes its messages in place; the caller's copy stays
+	// as it was read.
+	own := *conv
+	own.Messages = slices.Clone(conv.Messages)
+	conv = &own
 	path := info.Path
 	legacy := strings.HasSuffix(path, ".json")
 	flags := os.O_RDWR | os.O_APPEND

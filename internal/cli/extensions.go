@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -399,7 +400,9 @@ func extSetEnabled(stdio IO, name, scope string, scoped, enable bool) error {
 	return nil
 }
 
-var semverRE = regexp.MustCompile(`^v?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
+var semverRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^v?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
+})
 
 // extValidate checks an extension folder: its manifest, its context
 // files, its version, and its custom commands.
@@ -428,7 +431,7 @@ func extValidate(stdio IO, path string) error {
 	if len(missing) > 0 {
 		errs = append(errs, "The following context files referenced in gemini-extension.json are missing: "+strings.Join(missing, ","))
 	}
-	if !semverRE.MatchString(m.Version) {
+	if !semverRE().MatchString(m.Version) {
 		warnings = append(warnings, fmt.Sprintf("Warning: Version '%s' does not appear to be standard semver (e.g., 1.0.0).", m.Version))
 	}
 	errs = append(errs, validateCommands(filepath.Join(abs, "commands"))...)

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -18,7 +19,7 @@ import (
 // pattern is Gemini CLI's FRONTMATTER_REGEX: "---", a newline, the YAML
 // (as little as possible), a newline and "---", then optionally a newline
 // and the body.
-var pattern = regexp.MustCompile(`(?s)\A---\r?\n(.*?)\r?\n---(?:\r?\n(.*))?`)
+var pattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)\A---\r?\n(.*?)\r?\n---(?:\r?\n(.*))?`) })
 
 // Split returns the YAML between the leading "---" lines and the body
 // after them; ok is false when the text does not start with front matter.
@@ -27,7 +28,7 @@ var pattern = regexp.MustCompile(`(?s)\A---\r?\n(.*?)\r?\n---(?:\r?\n(.*))?`)
 // matter" would send its author looking for the wrong problem.
 func Split(text string) (front, body string, ok bool) {
 	text = strings.TrimPrefix(text, "\uFEFF")
-	m := pattern.FindStringSubmatch(text)
+	m := pattern().FindStringSubmatch(text)
 	if m == nil {
 		return "", "", false
 	}
@@ -49,7 +50,7 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s: %s", e.File, e.Msg)
 }
 
-var yamlLine = regexp.MustCompile(`line (\d+): `)
+var yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`line (\d+): `) })
 
 // Decode parses front (as returned by Split) into v. With strict, keys v
 // does not declare are errors. Errors are *Error values whose line is
@@ -74,7 +75,7 @@ func Wrap(file string, err error) *Error {
 	msg = strings.ReplaceAll(msg, "unmarshal errors:\n  ", "")
 	msg = strings.ReplaceAll(msg, "\n  ", "; ")
 	line := 0
-	if m := yamlLine.FindStringSubmatchIndex(msg); m != nil {
+	if m := yamlLine().FindStringSubmatchIndex(msg); m != nil {
 		n, _ := strconv.Atoi(msg[m[2]:m[3]])
 		line = n + 1
 		// The line is said once, in the position.

@@ -15,6 +15,7 @@ package redaction
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Rules are one redaction's settings.
@@ -36,7 +37,7 @@ func (r Rules) Secure() Rules {
 	var allowed []string
 	for _, k := range r.Allowed {
 		up := strings.ToUpper(k)
-		if !neverAllowed[up] && !secretName.MatchString(up) {
+		if !neverAllowed[up] && !secretName().MatchString(up) {
 			allowed = append(allowed, k)
 		}
 	}
@@ -82,7 +83,7 @@ func withheld(key, value string, allow, block map[string]bool, strict bool) bool
 	if strings.HasPrefix(key, "GEMINI_CLI_") {
 		return false
 	}
-	for _, re := range secretValue {
+	for _, re := range secretValue() {
 		if re.MatchString(value) {
 			return true
 		}
@@ -97,7 +98,7 @@ func withheld(key, value string, allow, block map[string]bool, strict bool) bool
 	case neverAllowed[key], strict:
 		return true
 	}
-	return secretName.MatchString(key)
+	return secretName().MatchString(key)
 }
 
 func upperSet(list []string) map[string]bool {
@@ -132,26 +133,30 @@ var neverAllowed = map[string]bool{
 }
 
 // secretName matches the names of variables that usually hold secrets.
-var secretName = regexp.MustCompile(`(?i)TOKEN|SECRET|PASSWORD|PASSWD|KEY|AUTH|CREDENTIAL|CREDS|PRIVATE|CERT`)
+var secretName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)TOKEN|SECRET|PASSWORD|PASSWD|KEY|AUTH|CREDENTIAL|CREDS|PRIVATE|CERT`)
+})
 
 // secretValue matches values shaped like credentials. RE2 cannot
 // backtrack, so unbounded repeats stand where Gemini CLI caps them at 1024
 // or 10240 characters against catastrophic backtracking.
-var secretValue = []*regexp.Regexp{
-	regexp.MustCompile(`(?i)-----BEGIN (RSA|OPENSSH|EC|PGP) PRIVATE KEY-----`),
-	regexp.MustCompile(`(?i)-----BEGIN CERTIFICATE-----`),
-	// A password in a URL.
-	regexp.MustCompile(`(?i)(https?|ftp|smtp)://[^:\s]+:[^@\s]+@`),
-	// GitHub tokens (classic, fine-grained, OAuth, app).
-	regexp.MustCompile(`(?i)(ghp|gho|ghu|ghs|ghr|github_pat)_[a-zA-Z0-9_]{36,}`),
-	// Google API keys.
-	regexp.MustCompile(`(?i)AIzaSy[a-zA-Z0-9_\\-]{33}`),
-	// AWS access key ids.
-	regexp.MustCompile(`(?i)AKIA[A-Z0-9]{16}`),
-	// JWTs and other OAuth tokens.
-	regexp.MustCompile(`(?i)eyJ[a-zA-Z0-9_-]*\.[a-zA-Z0-9_-]*\.[a-zA-Z0-9_-]*`),
-	// Stripe keys.
-	regexp.MustCompile(`(?i)(s|r)k_(live|test)_[0-9a-zA-Z]{24}`),
-	// Slack tokens.
-	regexp.MustCompile(`(?i)xox[abpr]-[a-zA-Z0-9-]+`),
-}
+var secretValue = sync.OnceValue(func() []*regexp.Regexp {
+	return []*regexp.Regexp{
+		regexp.MustCompile(`(?i)-----BEGIN (RSA|OPENSSH|EC|PGP) PRIVATE KEY-----`),
+		regexp.MustCompile(`(?i)-----BEGIN CERTIFICATE-----`),
+		// A password in a URL.
+		regexp.MustCompile(`(?i)(https?|ftp|smtp)://[^:\s]+:[^@\s]+@`),
+		// GitHub tokens (classic, fine-grained, OAuth, app).
+		regexp.MustCompile(`(?i)(ghp|gho|ghu|ghs|ghr|github_pat)_[a-zA-Z0-9_]{36,}`),
+		// Google API keys.
+		regexp.MustCompile(`(?i)AIzaSy[a-zA-Z0-9_\\-]{33}`),
+		// AWS access key ids.
+		regexp.MustCompile(`(?i)AKIA[A-Z0-9]{16}`),
+		// JWTs and other OAuth tokens.
+		regexp.MustCompile(`(?i)eyJ[a-zA-Z0-9_-]*\.[a-zA-Z0-9_-]*\.[a-zA-Z0-9_-]*`),
+		// Stripe keys.
+		regexp.MustCompile(`(?i)(s|r)k_(live|test)_[0-9a-zA-Z]{24}`),
+		// Slack tokens.
+		regexp.MustCompile(`(?i)xox[abpr]-[a-zA-Z0-9-]+`),
+	}
+})

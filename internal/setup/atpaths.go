@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"google.golang.org/genai"
 
@@ -135,7 +136,7 @@ func (x *expander) atPaths(ctx context.Context, text string) ([]*genai.Part, err
 			read = append(read, p)
 			continue
 		}
-		m := fileFrame.FindStringSubmatch(p.Text)
+		m := fileFrame().FindStringSubmatch(p.Text)
 		if m == nil {
 			read = append(read, p)
 			continue
@@ -152,7 +153,7 @@ func (x *expander) atPaths(ctx context.Context, text string) ([]*genai.Part, err
 }
 
 // fileFrame is read_many_files' framing of one file.
-var fileFrame = regexp.MustCompile(`(?s)^--- (.*?) ---\n\n(.*?)\n\n$`)
+var fileFrame = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)^--- (.*?) ---\n\n(.*?)\n\n$`) })
 
 // displayPath names a file read for an @path: the reference as typed
 // when it named the file, else its path relative to a workspace folder.

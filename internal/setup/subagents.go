@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"google.golang.org/genai"
@@ -130,7 +131,7 @@ func (a *Agent) addSubagents(o Options, ts *toolSet, e subagentEnv) error {
 }
 
 // atMention is "@name" at the start of the text or after white space.
-var atMention = regexp.MustCompile(`(?:^|\s)@([a-z0-9_-]+)`)
+var atMention = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|\s)@([a-z0-9_-]+)`) })
 
 // SubagentNudge returns the note Gemini CLI adds to a prompt that
 // mentions subagents with "@name" (the text itself is sent as typed), or
@@ -138,7 +139,7 @@ var atMention = regexp.MustCompile(`(?:^|\s)@([a-z0-9_-]+)`)
 // own parts.
 func (a *Agent) SubagentNudge(text string) *genai.Part {
 	var names []string
-	for _, m := range atMention.FindAllStringSubmatch(text, -1) {
+	for _, m := range atMention().FindAllStringSubmatch(text, -1) {
 		if slices.Contains(a.subagentNames, m[1]) && !slices.Contains(names, m[1]) {
 			names = append(names, m[1])
 		}

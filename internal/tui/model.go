@@ -201,14 +201,14 @@ func (m *model) applyTheme() {
 	}
 	m.input.SetStyles(st)
 	m.spin.Style = m.theme.accent
-	m.md.set(m.width, m.theme.glamourStyle(), m.screenReader)
+	m.md.set(m.width, m.theme.mdStyle(), m.screenReader)
 	m.tailCache.src, m.tailCache.out = "", ""
 	m.resize()
 }
 
 func (m *model) resize() {
 	m.input.SetWidth(max(m.width, 10))
-	m.md.set(m.width, m.theme.glamourStyle(), m.screenReader)
+	m.md.set(m.width, m.theme.mdStyle(), m.screenReader)
 	m.tailCache.src = "\x00"
 }
 

@@ -3,8 +3,7 @@ package tui
 import (
 	"strings"
 
-	"charm.land/glamour/v2"
-	"github.com/charmbracelet/x/ansi"
+	"github.com/castor-dev/castor/internal/mdterm"
 )
 
 // maxTailLines bounds the part of a streaming answer that is re-rendered
@@ -85,65 +84,48 @@ func (s *stream) cut() string {
 }
 
 // markdown renders Markdown for the terminal at a width, reusing one
-// glamour renderer until the width or style changes.
+// renderer until the width or style changes. The renderer is made on the
+// first render, so a terminal that never shows an answer never makes one.
 type markdown struct {
-	r     *glamour.TermRenderer
+	r     *mdterm.Renderer
 	width int
 	style string
 	plain bool
-	// narrow are renderers at the natural widths of tables (mdtable.go).
-	narrow map[int]*glamour.TermRenderer
 }
 
 func (m *markdown) set(width int, style string, plain bool) {
-	if width == m.width && style == m.style && plain == m.plain && (m.r != nil || plain) {
+	if width == m.width && style == m.style && plain == m.plain {
 		return
 	}
-	m.width, m.style, m.plain, m.r, m.narrow = width, style, plain, nil, nil
-	if plain {
-		return
-	}
-	m.r = newGlamour(style, max(width-4, 20))
+	m.width, m.style, m.plain, m.r = width, style, plain, nil
 }
+
+// mdIndent is the margin of an answer's lines.
+const mdIndent = "  "
 
 // render returns src rendered without leading and trailing blank lines.
 func (m *markdown) render(src string) string {
 	if strings.TrimSpace(src) == "" {
 		return ""
 	}
-	if m.r == nil {
+	if m.plain {
 		return strings.Trim(src, "\n")
 	}
-	var outs []string
-	for _, seg := range splitTables(src) {
-		r := m.r
-		if seg.table > 0 {
-			r = m.tableRenderer(seg.table)
+	if m.r == nil {
+		t := mdterm.Theme{}
+		switch m.style {
+		case "dark":
+			t = mdterm.DarkTheme
+		case "light":
+			t = mdterm.LightTheme
 		}
-		out, err := r.Render(seg.src)
-		if err != nil {
-			return strings.Trim(src, "\n")
-		}
-		if out = trimBlankLines(out); out != "" {
-			outs = append(outs, out)
-		}
+		m.r = mdterm.New(max(m.width-4, 20)-len(mdIndent), t)
 	}
-	return strings.Join(outs, "\n\n")
-}
-
-// trimBlankLines drops blank lines (spaces and styling only) at both ends
-// and the padding on each line, which glamour adds (trimPadding).
-func trimBlankLines(s string) string {
-	lines := strings.Split(s, "\n")
+	lines := strings.Split(m.r.Render(src), "\n")
 	for i, l := range lines {
-		lines[i] = trimPadding(l)
-	}
-	blank := func(l string) bool { return strings.TrimSpace(ansi.Strip(l)) == "" }
-	for len(lines) > 0 && blank(lines[0]) {
-		lines = lines[1:]
-	}
-	for len(lines) > 0 && blank(lines[len(lines)-1]) {
-		lines = lines[:len(lines)-1]
+		if l != "" {
+			lines[i] = mdIndent + l
+		}
 	}
 	return strings.Join(lines, "\n")
 }

@@ -53,8 +53,9 @@ func newTheme(dark, plain bool) theme {
 	return t
 }
 
-// glamourStyle is the glamour standard style for the theme.
-func (t theme) glamourStyle() string {
+// mdStyle is the Markdown colours for the theme: "dark", "light", or
+// "notty" for none.
+func (t theme) mdStyle() string {
 	switch {
 	case t.plain:
 		return "notty"

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,7 +16,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -374,6 +375,14 @@ func grepPathLess(a, b string) bool {
 	return len(a) < len(b)
 }
 
+// grepMatchLess orders lines by file (grepPathLess), then line.
+func grepMatchLess(a, b grepMatch) bool {
+	if a.file != b.file {
+		return grepPathLess(a.file, b.file)
+	}
+	return a.line < b.line
+}
+
 // postProcess applies what every strategy shares: the filters of
 // grepKeep, the per-file and total caps, and a stable order.
 func (c *grepCall) postProcess(ms []grepMatch) []grepMatch {
@@ -385,12 +394,7 @@ func (c *grepCall) postProcess(ms []grepMatch) []grepMatch {
 			kept = append(kept, m)
 		}
 	}
-	sort.SliceStable(kept, func(i, j int) bool {
-		if kept[i].file != kept[j].file {
-			return grepPathLess(kept[i].file, kept[j].file)
-		}
-		return kept[i].line < kept[j].line
-	})
+	sort.SliceStable(kept, func(i, j int) bool { return grepMatchLess(kept[i], kept[j]) })
 	// Caps count matches, not context lines. A context line stays only
 	// next to a kept match: the lines around matches dropped by a cap go
 	// with them, whichever backend read how far past the cap.
@@ -512,52 +516,25 @@ func includeMatches(include, rel string) bool {
 // ---------------------------------------------------------------------------
 // ripgrep
 
-// Prefixes of the ripgrep --json messages that carry no lines.
-var (
-	rgBegin   = []byte(`{"type":"begin"`)
-	rgEnd     = []byte(`{"type":"end"`)
-	rgSummary = []byte(`{"type":"summary"`)
-)
-
-type rgMessage struct {
-	Type string `json:"type"`
-	Data struct {
-		Path struct {
-			Text string `json:"text"`
-		} `json:"path"`
-		Lines struct {
-			Text *string `json:"text"`
-		} `json:"lines"`
-		LineNumber int `json:"line_number"`
-	} `json:"data"`
-}
-
-// searchRipgrep runs `rg --json` with Gemini CLI's arguments. An error
+// searchRipgrep runs ripgrep with Gemini CLI's arguments, once. An error
 // (anything but exit status 0 or 1) makes the caller fall back.
 //
-// ripgrep searches in parallel, in no fixed order. When it finds so many
-// matches that it is stopped early, which of them it found first is
-// chance, so the search is run again sorted by path and stopped once the
-// cap is reached: the result is then the first matches of a complete
-// search, as the other backends return.
+// Its output is the plain one, each line "path NUL number:text" (a match)
+// or "path NUL number-text" (a context line): an eighth of what --json
+// writes for the same lines, so ripgrep and the reading here both stay
+// close to what ripgrep alone costs.
+//
+// ripgrep searches in parallel, in no fixed order, so a search stopped at
+// the cap would return whichever matches it happened to find first. It
+// runs to the end instead, kept cheap: no file can give more matches than
+// the cap (--max-count), and the lines that can no longer make the cut are
+// dropped as they stream in (rgKept), so memory stays bounded and the
+// result is the first matches of a complete search, as the other backends
+// return, at the cost of one parallel ripgrep run.
 func (c *grepCall) searchRipgrep(ctx context.Context) ([]grepMatch, error) {
-	out, stopped, err := c.runRipgrep(ctx, false)
-	if err != nil || !stopped {
-		return out, err
-	}
-	out, _, err = c.runRipgrep(ctx, true)
-	return out, err
-}
-
-// runRipgrep runs one ripgrep search. Unsorted, it stops after twice the
-// cap of raw matches; sorted, once the cap of matches that survive the
-// shared filters is reached. stopped reports an early stop.
-func (c *grepCall) runRipgrep(ctx context.Context, sorted bool) (out []grepMatch, stopped bool, err error) {
 	o := c.o
-	args := []string{"--json", "--hidden"}
-	if sorted {
-		args = append(args, "--sort", "path")
-	}
+	// --no-config: a user's ripgreprc must not change the output's shape.
+	args := []string{"--no-config", "--null", "--no-heading", "--with-filename", "--line-number", "--color", "never", "--hidden"}
 	if !o.caseSensitive {
 		args = append(args, "--ignore-case")
 	}
@@ -571,8 +548,15 @@ func (c *grepCall) runRipgrep(ctx context.Context, sorted bool) (out []grepMatch
 	if o.before > 0 {
 		args = append(args, "--before-context", strconv.Itoa(o.before))
 	}
-	if o.maxPerFile > 0 {
-		args = append(args, "--max-count", strconv.Itoa(o.maxPerFile))
+	// A file's first matches are the only ones of it that can be among the
+	// first of the whole search; exclude_pattern drops matches after
+	// ripgrep counted them, so then only max_matches_per_file bounds it.
+	perFile := o.maxPerFile
+	if o.exclude == nil && (perFile == 0 || o.maxMatches < perFile) {
+		perFile = o.maxMatches
+	}
+	if perFile > 0 {
+		args = append(args, "--max-count", strconv.Itoa(perFile))
 	}
 	if o.include != "" {
 		args = append(args, "--glob", o.include)
@@ -582,86 +566,169 @@ func (c *grepCall) runRipgrep(ctx context.Context, sorted bool) (out []grepMatch
 	}
 	args = append(args, "--threads", "4", o.searchPath)
 
-	cctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	cmd := exec.CommandContext(cctx, c.tool.rgPath, args...)
+	cmd := exec.CommandContext(ctx, c.tool.rgPath, args...)
 	cmd.Dir = c.dirOfSearch()
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	base := c.dirOfSearch()
-	keep := c.newKeep()
-	found := 0
+	kept := rgKept{o: o, keep: c.newKeep(), base: base}
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 64*1024), 256*1024*1024)
 	for sc.Scan() {
-		line := sc.Bytes()
-		// Most lines are the begin and end messages around each file;
-		// they are skipped before paying for a JSON decode.
-		if bytes.HasPrefix(line, rgBegin) || bytes.HasPrefix(line, rgEnd) || bytes.HasPrefix(line, rgSummary) {
+		path, number, text, context, ok := rgParseLine(sc.Bytes())
+		// Lines of files past the cut are dropped before any copy.
+		if !ok || kept.pastCut(path) {
 			continue
 		}
-		var msg rgMessage
-		if json.Unmarshal(line, &msg) != nil || (msg.Type != "match" && msg.Type != "context") {
-			continue
+		if !utf8.Valid(path) {
+			continue // a path the model could not name
 		}
-		if msg.Data.Path.Text == "" || msg.Data.Lines.Text == nil {
-			continue // non-UTF-8 path or binary line
-		}
-		rel, err := filepath.Rel(base, msg.Data.Path.Text)
+		// A line that is not UTF-8 stays as read, as the walker keeps it
+		// (the request to the model carries U+FFFD for its bad bytes).
+		rel, err := filepath.Rel(base, string(path))
 		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			continue
 		}
-		m := grepMatch{file: filepath.ToSlash(rel), line: msg.Data.LineNumber,
-			text: strings.TrimRight(*msg.Data.Lines.Text, "\r\n"), context: msg.Type == "context"}
-		out = append(out, m)
-		if m.context {
-			continue
-		}
-		if sorted {
-			// Stop at the first surviving match past the cap, so that the
-			// last kept match's after-context lines have all arrived.
-			if keep.keep(m) {
-				if found >= o.maxMatches {
-					stopped = true
-					cancel()
-					break
-				}
-				found++
-			}
-			continue
-		}
-		found++
-		// Stop well after the cap: ignore files and exclude_pattern may
-		// still drop some of these.
-		if found >= 2*o.maxMatches {
-			stopped = true
-			cancel()
-			break
-		}
+		kept.add(grepMatch{file: filepath.ToSlash(rel), line: number,
+			text: strings.TrimRight(string(text), "\r"), context: context})
 	}
 	_, _ = io.Copy(io.Discard, stdout)
 	werr := cmd.Wait()
 	if ctx.Err() != nil {
-		return nil, false, ctx.Err()
-	}
-	if stopped {
-		return out, stopped, nil
+		return nil, ctx.Err()
 	}
 	var ee *exec.ExitError
-	if errors.As(werr, &ee) && ee.ExitCode() == 1 {
-		return out, stopped, nil
+	if werr != nil && !(errors.As(werr, &ee) && ee.ExitCode() == 1) {
+		return nil, fmt.Errorf("ripgrep failed: %v: %s", werr, strings.TrimSpace(stderr.String()))
 	}
-	if werr != nil {
-		return nil, false, fmt.Errorf("ripgrep failed: %v: %s", werr, strings.TrimSpace(stderr.String()))
+	return kept.lines, nil
+}
+
+// rgParseLine splits a line of ripgrep's output; ok is false for lines
+// that are neither a match nor a context line (the "--" between context
+// groups, warnings).
+func rgParseLine(line []byte) (path []byte, number int, text []byte, context, ok bool) {
+	nul := bytes.IndexByte(line, 0)
+	if nul < 0 {
+		return nil, 0, nil, false, false
 	}
-	return out, stopped, nil
+	path, rest := line[:nul], line[nul+1:]
+	i := 0
+	for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
+		number = number*10 + int(rest[i]-'0')
+		i++
+	}
+	if i == 0 || i >= len(rest) || i > 9 || (rest[i] != ':' && rest[i] != '-') {
+		return nil, 0, nil, false, false
+	}
+	return path, number, rest[i+1:], rest[i] == '-', true
+}
+
+// rgKept holds the lines of a streaming ripgrep search that can still be
+// among the results: once more than enough matches have arrived, those
+// past the cap's cut (in the order postProcess sorts by) are dropped, and
+// so is every later line past it.
+type rgKept struct {
+	o     *grepOptions
+	base  string // the search directory
+	keep  *grepKeep
+	lines []grepMatch
+	// live counts the matches in lines that survive the filters.
+	live int
+	// cut is the last match that can still be kept; zero until the first
+	// prune.
+	cut grepMatch
+	// cutAbs is the cut's file as ripgrep writes it, slash-separated.
+	cutAbs string
+	// next is the count of live at which to prune again.
+	next int
+}
+
+func (k *rgKept) add(m grepMatch) {
+	if k.cut.file != "" && k.past(m) {
+		return
+	}
+	k.lines = append(k.lines, m)
+	if m.context || !k.keep.keep(m) {
+		return
+	}
+	k.live++
+	// Pruning sorts everything kept, so it waits until the kept matches
+	// are a few times the cap: its cost stays linear in the output.
+	if k.next == 0 {
+		k.next = 4*k.o.maxMatches + 256
+	}
+	if k.live >= k.next {
+		k.prune()
+		k.next = max(k.next, 2*k.live)
+	}
+}
+
+// past reports whether a line comes after the cut: in a later file, or
+// in the cut's file beyond the after-context lines of the cut match.
+func (k *rgKept) past(m grepMatch) bool {
+	if m.file != k.cut.file {
+		return grepPathLess(k.cut.file, m.file)
+	}
+	return m.line > k.cut.line+k.o.after
+}
+
+// pastCut is past for a file's path as ripgrep wrote it: all paths start
+// with the search directory, so they sort as their relative paths do.
+func (k *rgKept) pastCut(abs []byte) bool {
+	if k.cutAbs == "" {
+		return false
+	}
+	p := filepath.ToSlash(string(abs))
+	return p != k.cutAbs && grepPathLess(k.cutAbs, p)
+}
+
+// prune finds the match at which the caps are reached and drops every line
+// past it: later matches can only push that cut earlier.
+func (k *rgKept) prune() {
+	var ms []grepMatch
+	for _, m := range k.lines {
+		if !m.context && k.keep.keep(m) {
+			ms = append(ms, m)
+		}
+	}
+	sort.Slice(ms, func(i, j int) bool { return grepMatchLess(ms[i], ms[j]) })
+	perFile := map[string]int{}
+	n := 0
+	for _, m := range ms {
+		if k.o.maxPerFile > 0 && perFile[m.file] >= k.o.maxPerFile {
+			continue
+		}
+		perFile[m.file]++
+		if n++; n == k.o.maxMatches {
+			k.cut = m
+			k.cutAbs = filepath.ToSlash(filepath.Join(k.base, filepath.FromSlash(m.file)))
+			break
+		}
+	}
+	if n < k.o.maxMatches {
+		return
+	}
+	out := k.lines[:0]
+	k.live = 0
+	for _, m := range k.lines {
+		if k.past(m) {
+			continue
+		}
+		out = append(out, m)
+		if !m.context && k.keep.keep(m) {
+			k.live++
+		}
+	}
+	clear(k.lines[len(out):])
+	k.lines = out
 }
 
 // dirOfSearch is the directory output paths are relative to.
@@ -678,7 +745,7 @@ func (c *grepCall) dirOfSearch() string {
 // gitUnsafeRE matches regexp syntax whose meaning differs between Go's RE2
 // and the POSIX extended expressions git grep -E uses (\d is a literal "d"
 // there, for one), so such patterns go to the Go walker instead.
-var gitUnsafeRE = regexp.MustCompile(`\\[dDpPAzQE]|\(\?|[*+?}]\?`)
+var gitUnsafeRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\\[dDpPAzQE]|\(\?|[*+?}]\?`) })
 
 // canUseGitGrep reports whether git grep can answer this search: a git
 // binary, a directory inside a work tree, no context lines (git's --null
@@ -689,7 +756,7 @@ func (c *grepCall) canUseGitGrep(ctx context.Context) bool {
 	if c.tool.gitPath == "" || o.searchIsFile || o.before > 0 || o.after > 0 {
 		return false
 	}
-	if !o.fixedStrings && gitUnsafeRE.MatchString(o.pattern) {
+	if !o.fixedStrings && gitUnsafeRE().MatchString(o.pattern) {
 		return false
 	}
 	cmd := exec.CommandContext(ctx, c.tool.gitPath, "rev-parse", "--is-inside-work-tree")

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -207,7 +210,7 @@ func TestGitUnsafePatterns(t *testing.T) {
 	for pat, unsafe := range map[string]bool{
 		`\d+`: true, `a*?`: true, `(?i)x`: true, `\bword\b`: false, `foo|bar`: false, `x{2}?`: true, `\w+\s`: false,
 	} {
-		if got := gitUnsafeRE.MatchString(pat); got != unsafe {
+		if got := gitUnsafeRE().MatchString(pat); got != unsafe {
 			t.Errorf("%q: unsafe = %v, want %v", pat, got, unsafe)
 		}
 	}
@@ -233,6 +236,11 @@ func TestGrepBackendsAgreeOnGoSource(t *testing.T) {
 		{"pattern": "err", "before": 2.0, "after": 1.0, "total_max_matches": 30.0},
 		{"pattern": "TODO", "max_matches_per_file": 1.0},
 		{"pattern": "conn", "exclude_pattern": "Conn", "case_sensitive": true, "total_max_matches": 40.0},
+		// Caps far below the matches, so that ripgrep's stream is cut
+		// many times over while it runs.
+		{"pattern": "return", "max_matches_per_file": 3.0, "total_max_matches": 7.0, "after": 2.0},
+		{"pattern": "t", "before": 1.0, "total_max_matches": 3.0},
+		{"pattern": "a", "exclude_pattern": "the", "total_max_matches": 11.0},
 	}
 	for _, args := range tests {
 		t.Run(fmt.Sprint(args), func(t *testing.T) {
@@ -321,4 +329,163 @@ func FuzzGrepBuffer(f *testing.F) {
 			t.Fatalf("streamed %v\nbuffered %v", streamed, want)
 		}
 	})
+}
+
+// TestRgKeptMatchesFullSearch feeds rgKept the lines of a search file by
+// file in a scrambled order, as parallel ripgrep writes them, and checks
+// that what it keeps gives the same result as keeping every line.
+func TestRgKeptMatchesFullSearch(t *testing.T) {
+	tests := []struct {
+		name string
+		o    grepOptions
+		// inOrder feeds the files in path order, so that the first cut is
+		// already the last one.
+		inOrder bool
+	}{
+		{"cap", grepOptions{maxMatches: 5}, false},
+		{"cap, in order", grepOptions{maxMatches: 5, after: 2}, true},
+		{"cap and after", grepOptions{maxMatches: 7, after: 3}, false},
+		{"cap and before", grepOptions{maxMatches: 3, before: 2}, false},
+		{"per file", grepOptions{maxMatches: 20, maxPerFile: 2, after: 1}, false},
+		{"exclude", grepOptions{maxMatches: 9, exclude: regexp.MustCompile("x"), after: 2}, false},
+		{"cap above the matches", grepOptions{maxMatches: 5000}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lines := rgKeptInput(tt.o, 400, 12)
+			if tt.inOrder {
+				sort.SliceStable(lines, func(i, j int) bool { return grepPathLess(lines[i].file, lines[j].file) })
+			}
+			call := &grepCall{tool: &grepTool{}, o: &tt.o}
+			want := call.format(call.postProcess(lines)).LLMText
+			k := rgKept{o: &tt.o, keep: call.newKeep()}
+			for _, l := range lines {
+				k.add(l)
+			}
+			if k.cut.file == "" && tt.o.maxMatches < 1000 {
+				t.Fatal("rgKept never cut the stream: the test does not exercise it")
+			}
+			if len(k.lines) >= len(lines) && tt.o.maxMatches < 1000 {
+				t.Errorf("rgKept kept all %d lines", len(lines))
+			}
+			if got := call.format(call.postProcess(k.lines)).LLMText; got != want {
+				t.Errorf("rgKept changed the result:\n--- got ---\n%s\n--- want ---\n%s", grepHead(got), grepHead(want))
+			}
+		})
+	}
+}
+
+// rgKeptInput makes the lines of a search over files files of up to
+// perFile matches each, with the context lines o asks for, file by file
+// in a scrambled but fixed order.
+func rgKeptInput(o grepOptions, files, perFile int) []grepMatch {
+	rnd := rand.New(rand.NewPCG(1, 2))
+	order := rnd.Perm(files)
+	var out []grepMatch
+	for _, f := range order {
+		name := fmt.Sprintf("d%d/f%03d.go", f%7, f)
+		line := 1
+		for range 1 + rnd.IntN(perFile) {
+			line += 1 + rnd.IntN(6)
+			for b := max(1, line-o.before); b < line; b++ {
+				out = append(out, grepMatch{file: name, line: b, text: "ctx", context: true})
+			}
+			text := "match"
+			if rnd.IntN(3) == 0 {
+				text = "match x"
+			}
+			out = append(out, grepMatch{file: name, line: line, text: text})
+			for a := line + 1; a <= line+o.after; a++ {
+				out = append(out, grepMatch{file: name, line: a, text: "ctx", context: true})
+			}
+			line += o.after
+		}
+	}
+	return out
+}
+
+func TestRgParseLine(t *testing.T) {
+	tests := []struct {
+		line    string
+		path    string
+		number  int
+		text    string
+		context bool
+		ok      bool
+	}{
+		{"/w/a.go\x0012:func main() {", "/w/a.go", 12, "func main() {", false, true},
+		{"/w/a.go\x003-// a: b", "/w/a.go", 3, "// a: b", true, true},
+		{"/w/a:1.go\x007:x:y", "/w/a:1.go", 7, "x:y", false, true},
+		{"/w/a.go\x001:", "/w/a.go", 1, "", false, true},
+		{"--", "", 0, "", false, false},
+		{"/w/bin\x00: binary file matches", "", 0, "", false, false},
+		{"/w/a.go\x00x:1", "", 0, "", false, false},
+		{"/w/a.go\x0012345678901:x", "", 0, "", false, false},
+	}
+	for _, tt := range tests {
+		path, number, text, context, ok := rgParseLine([]byte(tt.line))
+		if ok != tt.ok || (ok && (string(path) != tt.path || number != tt.number || string(text) != tt.text || context != tt.context)) {
+			t.Errorf("rgParseLine(%q) = %q %d %q %v %v", tt.line, path, number, text, context, ok)
+		}
+	}
+}
+
+// FuzzRgParseLine: a parsed line gives back its parts, in order.
+func FuzzRgParseLine(f *testing.F) {
+	f.Add([]byte("/w/a.go\x0012:func main() {"))
+	f.Add([]byte("--"))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		path, number, text, context, ok := rgParseLine(line)
+		if !ok {
+			return
+		}
+		sep := ":"
+		if context {
+			sep = "-"
+		}
+		if got := string(path) + "\x00" + strconv.Itoa(number) + sep + string(text); !strings.HasSuffix(string(line), got[len(path)+1+len(strconv.Itoa(number)):]) || number < 0 {
+			t.Errorf("rgParseLine(%q) = %q %d %q %v", line, path, number, text, context)
+		}
+	})
+}
+
+// TestGrepRipgrepOddFiles: ripgrep and the walker agree on binary files,
+// lines that are not UTF-8 and a user's ripgrep config that would change
+// ripgrep's output.
+func TestGrepRipgrepOddFiles(t *testing.T) {
+	rg := npmtest.LookPath(t, "rg")
+	dir := t.TempDir()
+	for name, content := range map[string]string{
+		"bin.dat":    "hello\x00world\nhello again\n",
+		"latin1.txt": "h\xe9llo hello\nhello plain\n",
+		"ok.txt":     "hello there\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rc := filepath.Join(t.TempDir(), "ripgreprc")
+	if err := os.WriteFile(rc, []byte("--json\n--column\n--heading\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("RIPGREP_CONFIG_PATH", rc)
+	env := searchBenchEnv(dir)
+	for _, args := range []map[string]any{{"pattern": "hello"}, {"pattern": "hello", "path": "bin.dat"}, {"pattern": "hello", "path": "latin1.txt"}} {
+		var texts []string
+		for _, gt := range []*grepTool{{env: env, rgPath: rg}, {env: env}} {
+			c, terr := fsPrepare(gt, "", args)
+			if terr != nil {
+				t.Fatal(terr.Message)
+			}
+			if gt.rgPath != "" {
+				if _, err := c.(*grepCall).searchRipgrep(t.Context()); err != nil {
+					t.Fatalf("ripgrep failed: %v", err)
+				}
+			}
+			texts = append(texts, c.Execute(t.Context(), nil).LLMText)
+		}
+		if texts[0] != texts[1] {
+			t.Errorf("%v: ripgrep and the walker disagree:\n--- ripgrep ---\n%s\n--- walker ---\n%s", args, texts[0], texts[1])
+		}
+	}
 }

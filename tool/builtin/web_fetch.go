@@ -287,7 +287,7 @@ func webNormalizeURL(s string) string {
 }
 
 // webGithubBlob matches the owner/repo part of a GitHub blob URL path.
-var webGithubBlob = regexp.MustCompile(`^/([^/]+/[^/]+)/blob/`)
+var webGithubBlob = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^/([^/]+/[^/]+)/blob/`) })
 
 // webGithubRaw turns a github.com blob URL into the raw file's URL, so the
 // fetch gets the file rather than GitHub's page around it.
@@ -297,7 +297,7 @@ func webGithubRaw(s string) string {
 		return s
 	}
 	u.Host = "raw.githubusercontent.com"
-	u.Path = webGithubBlob.ReplaceAllString(u.Path, "/$1/")
+	u.Path = webGithubBlob().ReplaceAllString(u.Path, "/$1/")
 	u.RawPath = ""
 	return u.String()
 }

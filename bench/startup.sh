@@ -1,0 +1,208 @@
+#!/usr/bin/env bash
+# bench/startup.sh — start-up cost and capped search of this build against
+# a previous release, built on the same machine.
+#
+# Builds castor from the work tree and from REV (default: the last commit
+# before the Markdown/highlighting stack entered go.mod, the previous
+# release of issue #24) into a temporary directory (REV through a
+# temporary `git worktree`, removed at the end), then measures for both:
+#
+#   1. castor --version: CPU (user+sys) and peak RSS, median of RUNS runs
+#      (/usr/bin/time), and the heap allocated by package initialisation
+#      (GODEBUG=inittrace=1, summed over every package);
+#   2. a headless list-read run (-y -o json -p with --fake-responses: the
+#      model lists the workspace, reads a file, answers): CPU, RSS, wall;
+#   3. capped searches: the model calls search_file_content for a word
+#      found in a third of the files of a FILES-file tree (written once by
+#      bench/gentree), and for one found only in its last tenth (in path
+#      order), answered with the first 100 matches; with ripgrep on PATH
+#      and without it (the Go walker), beside `rg` alone on the same tree
+#      (rg --ignore-case --line-number WORD TREE).
+#
+# Usage: bench/startup.sh [-n RUNS] [-f FILES] [-r REV] [-s] [-k]
+#   -s  skip the search part (no tree is written)
+#   -k  keep the temporary directory (binaries, tree, logs)
+# Environment: RUNS (default 20), SEARCH_RUNS (default 5), FILES (default
+# 200000), TREE (a tree bench/gentree wrote before, searched instead of a
+# new one).
+#
+# Needs bash, git, Go, /usr/bin/time (Debian package time) and, for the
+# search rows with ripgrep, rg. Nothing leaves the machine.
+set -euo pipefail
+export LC_ALL=C
+
+RUNS=${RUNS:-20}
+SEARCH_RUNS=${SEARCH_RUNS:-5}
+FILES=${FILES:-200000}
+REV=
+SEARCH=1
+KEEP=0
+while getopts "n:f:r:skh" opt; do
+	case $opt in
+	n) RUNS=$OPTARG ;;
+	f) FILES=$OPTARG ;;
+	r) REV=$OPTARG ;;
+	s) SEARCH=0 ;;
+	k) KEEP=1 ;;
+	*)
+		sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'
+		exit 2
+		;;
+	esac
+done
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/castor-startup.XXXXXX")
+PREV_WT=$TMP/prev-src
+cleanup() {
+	if [[ -d $PREV_WT ]]; then
+		git -C "$ROOT" worktree remove --force "$PREV_WT" 2>/dev/null || true
+	fi
+	if ((KEEP)); then echo "kept $TMP"; else rm -rf "$TMP"; fi
+}
+trap cleanup EXIT
+die() {
+	echo "startup.sh: $*" >&2
+	exit 1
+}
+[[ -x /usr/bin/time ]] || die "/usr/bin/time is missing (Debian package time)"
+
+if [[ -z $REV ]]; then
+	first=$(git -C "$ROOT" log --format=%H -S 'charm.land/glamour' -- go.mod | tail -n 1)
+	[[ -n $first ]] || die "cannot find the commit that added glamour to go.mod; pass -r REV"
+	REV=$(git -C "$ROOT" rev-parse "$first^")
+fi
+
+BIN=$TMP/bin
+mkdir -p "$BIN" "$TMP/log"
+echo "building this tree and $(git -C "$ROOT" log --oneline -1 "$REV" | cut -c1-70) ..." >&2
+(cd "$ROOT" && go build -o "$BIN/castor-now" ./cmd/castor) || die "go build failed"
+git -C "$ROOT" worktree add --quiet --detach "$PREV_WT" "$REV" || die "git worktree add $REV failed"
+(cd "$PREV_WT" && go build -o "$BIN/castor-prev" ./cmd/castor) || die "go build of $REV failed"
+git -C "$ROOT" worktree remove --force "$PREV_WT"
+(cd "$ROOT" && go build -o "$BIN/gentree" ./bench/gentree) || die "go build gentree failed"
+
+# A workspace and the scripted model.
+WS=$TMP/ws
+mkdir -p "$WS/src" "$TMP/home"
+printf '# Greeter\n\nA tiny program that greets whoever runs it.\n' >"$WS/README.md"
+printf 'package main\n\nfunc main() { println("hello") }\n' >"$WS/src/main.go"
+turn() { # turn <parts-json>
+	printf '{"method":"generateContentStream","response":[{"candidates":[{"content":{"role":"model","parts":%s},"index":0,"finishReason":"STOP"}],"modelVersion":"gemini-2.5-pro","usageMetadata":{"promptTokenCount":1000,"candidatesTokenCount":20,"totalTokenCount":1020}}]}\n' "$1"
+}
+{
+	turn '[{"functionCall":{"name":"list_directory","args":{"path":"'"$WS"'"}}}]'
+	turn '[{"functionCall":{"name":"read_file","args":{"absolute_path":"'"$WS"'/README.md"}}}]'
+	turn '[{"text":"It greets people."}]'
+} >"$TMP/listread.jsonl"
+
+SYS_PATH=$PATH
+# env(1) gives castor only what it needs (env execs castor, so it is not
+# timed apart); ENV_NORG is the same without ripgrep on PATH.
+ENV=(env -i HOME="$TMP/home" PATH="$SYS_PATH" LC_ALL=C NO_COLOR=1 GEMINI_API_KEY=bench GEMINI_CLI_TRUST_WORKSPACE=true)
+
+# measure <label> <runs> <cmd...>: CPU (user+sys) and wall time, median
+# over the runs, and the peak RSS over them. CPU is perf's task-clock
+# (to the microsecond) when perf works, else /usr/bin/time's user+sys
+# (to 10 ms).
+PERF=0
+if command -v perf >/dev/null && perf stat -x, -e task-clock -o /dev/null true 2>/dev/null; then PERF=1; fi
+measure() {
+	local label=$1 runs=$2
+	shift 2
+	local f=$TMP/log/$label.time
+	: >"$f"
+	for ((i = 0; i < runs; i++)); do
+		local cpu=
+		if ((PERF)); then
+			/usr/bin/time -o "$f.one" -f '%U %S %e %M' perf stat -x, -e task-clock -o "$f.perf" -- "$@" \
+				>"$TMP/log/$label.out" 2>"$TMP/log/$label.err" || die "$label failed: $(tail -n 3 "$TMP/log/$label.err")"
+			cpu=$(awk -F, '/task-clock/ { print $1 }' "$f.perf")
+		else
+			/usr/bin/time -o "$f.one" -f '%U %S %e %M' "$@" >"$TMP/log/$label.out" 2>"$TMP/log/$label.err" ||
+				die "$label failed: $(tail -n 3 "$TMP/log/$label.err")"
+		fi
+		echo "$(cat "$f.one") $cpu" >>"$f"
+	done
+	awk -v label="$label" '
+		{ cpu[NR] = ($5 != "") ? $5 : ($1 + $2) * 1000; wall[NR] = $3 * 1000; if ($4 > rss) rss = $4 }
+		function median(a, n,   i, j, x) {
+			for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j+1] = a[j]; a[j+1] = x }
+			return (n % 2) ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
+		}
+		END { printf "%-34s %9.1f %9.0f %8.1f\n", label, median(cpu, NR), median(wall, NR), rss / 1024 }' "$f"
+}
+
+# init_allocs <bin>: heap bytes and allocations of every package's init.
+init_allocs() {
+	GODEBUG=inittrace=1 "$1" --version 2>&1 >/dev/null |
+		awk '/^init /{ b += $8; a += $10 } END { printf "%.2f MB in %d allocations", b / 1e6, a }'
+}
+
+echo "machine: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); $(go version | cut -d' ' -f3)" >&2
+printf '%-34s %9s %9s %8s\n' "run (median of runs)" "CPU ms" "wall ms" "RSS MB"
+for b in prev now; do
+	measure "$b --version" "$RUNS" "${ENV[@]}" "$BIN/castor-$b" --version
+done
+for b in prev now; do
+	(cd "$WS" && measure "$b -p list-read" "$RUNS" "${ENV[@]}" "$BIN/castor-$b" -y -o json \
+		--fake-responses "$TMP/listread.jsonl" -p "What does this project do?")
+	grep -q 'It greets people' "$TMP/log/$b -p list-read.out" || die "$b -p list-read: unexpected answer"
+done
+for b in prev now; do
+	echo "$b: package initialisation allocates $(init_allocs "$BIN/castor-$b")"
+done
+
+((SEARCH)) || exit 0
+if [[ -n ${TREE:-} && -d $TREE ]]; then
+	echo "searching the tree $TREE (TREE)" >&2
+else
+	TREE=$TMP/tree
+	echo "writing $FILES files into $TREE ..." >&2
+	"$BIN/gentree" -dir "$TREE" -files "$FILES"
+fi
+for word in needle haystack; do
+	{
+		turn '[{"functionCall":{"name":"search_file_content","args":{"pattern":"'"$word"'","path":"'"$TREE"'"}}}]'
+		turn '[{"text":"Found them."}]'
+	} >"$TMP/search-$word.jsonl"
+done
+# A PATH without rg: every directory of PATH, rg's own left out.
+NORG=$TMP/norg
+mkdir -p "$NORG"
+IFS=: read -ra dirs <<<"$SYS_PATH"
+for d in "${dirs[@]}"; do
+	for x in "$d"/*; do
+		[[ -x $x && ! -d $x && $(basename "$x") != rg && ! -e $NORG/$(basename "$x") ]] && ln -s "$x" "$NORG/"
+	done
+done
+ENV_NORG=()
+for v in "${ENV[@]}"; do
+	[[ $v == PATH=* ]] && v=PATH=$NORG
+	ENV_NORG+=("$v")
+done
+# The page cache warm for everyone.
+find "$TREE" -type f -exec cat {} + >/dev/null
+# "needle" is in a third of the files all over the tree: a search in path
+# order reaches the cap within the first files. "haystack" is only in the
+# last tenth: one in path order reads nine tenths of the tree first.
+for word in needle haystack; do
+	printf '%-34s %9s %9s %8s\n' "search \"$word\", $(find "$TREE" -type f | wc -l) files" "CPU ms" "wall ms" "RSS MB"
+	if command -v rg >/dev/null; then
+		measure "rg alone, $word" "$SEARCH_RUNS" rg --ignore-case --line-number "$word" "$TREE"
+		for b in prev now; do
+			(cd "$TREE" && measure "$b search, ripgrep, $word" "$SEARCH_RUNS" "${ENV[@]}" "$BIN/castor-$b" -y -o stream-json \
+				--fake-responses "$TMP/search-$word.jsonl" -p "Find the $word")
+		done
+	else
+		echo "rg is not on PATH: no ripgrep rows" >&2
+	fi
+	for b in prev now; do
+		(cd "$TREE" && measure "$b search, no ripgrep, $word" "$SEARCH_RUNS" "${ENV_NORG[@]}" "$BIN/castor-$b" -y -o stream-json \
+			--fake-responses "$TMP/search-$word.jsonl" -p "Find the $word")
+	done
+done
+# Every search answered (no deadline exceeded).
+for f in "$TMP"/log/*search*.out; do
+	grep -q '"type":"tool_result".*"status":"success"' "$f" || echo "startup.sh: $(basename "$f" .out): the search failed" >&2
+done

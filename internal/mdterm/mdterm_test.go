@@ -1,0 +1,116 @@
+package mdterm
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// TestRender renders each testdata/*.md at two widths and compares the
+// text (colours stripped) with the .golden beside it.
+func TestRender(t *testing.T) {
+	files, _ := filepath.Glob("testdata/*.md")
+	if len(files) == 0 {
+		t.Fatal("no testdata/*.md")
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			src, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b strings.Builder
+			for _, w := range []int{80, 32} {
+				out := New(w, DarkTheme).Render(string(src))
+				b.WriteString("=== width " + strings.Repeat("-", 0) + itoa(w) + "\n" + ansi.Strip(out) + "\n")
+				for _, l := range strings.Split(out, "\n") {
+					if lw := ansi.StringWidth(l); lw > w {
+						t.Errorf("width %d: a line of %d columns: %q", w, lw, ansi.Strip(l))
+					}
+				}
+			}
+			golden := strings.TrimSuffix(f, ".md") + ".golden"
+			if *update {
+				if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b.String() != string(want) {
+				t.Errorf("%s differs (go test -update rewrites it)\n--- got\n%s\n--- want\n%s", golden, b.String(), want)
+			}
+		})
+	}
+}
+
+func itoa(n int) string {
+	s := ""
+	for ; n > 0; n /= 10 {
+		s = string(rune('0'+n%10)) + s
+	}
+	return s
+}
+
+// TestStyles checks the attributes a reader sees: the escape sequences
+// around inline styles and highlighted code.
+func TestStyles(t *testing.T) {
+	tests := []struct {
+		name, src string
+		want      []string // substrings of the output
+	}{
+		{"bold", "a **strong** word", []string{"\x1b[1m", "strong"}},
+		{"italic", "an *emphasised* word", []string{"\x1b[3m"}},
+		{"strike", "a ~~gone~~ word", []string{"\x1b[9m"}},
+		{"code span without padding", "run `go test` now", []string{"run \x1b[38;2;245;194;231mgo test\x1b[m now"}},
+		{"link", "see [the docs](https://example.com/x)", []string{"the docs (", "https://example.com/x"}},
+		{"go keyword", "```go\nfunc main() {}\n```", []string{"\x1b[38;2;203;166;247mfunc"}},
+		{"python comment", "```python\nx = 1  # note\n```", []string{"\x1b[38;2;127;132;156m# note"}},
+		{"string", "```js\nconst s = \"hi\";\n```", []string{"\x1b[38;2;166;227;161m\"hi\""}},
+		{"heading", "## Title", []string{"\x1b[38;2;137;180;250;1mTitle"}},
+		{"nested", "**bold ~~and struck~~**", []string{"\x1b[1;9mand"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := New(80, DarkTheme).Render(tt.src)
+			for _, w := range tt.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("%q lacks %q", out, w)
+				}
+			}
+		})
+	}
+}
+
+// FuzzRender: rendering never panics, never writes a line wider than the
+// width, and loses no word of a plain paragraph.
+func FuzzRender(f *testing.F) {
+	for _, s := range []string{"> > > > > > > > deep\n", "# a\n\n- b *c*\n", "| a | b |\n|---|---|\n| 1 | 2 |\n", "```go\n/* x\n*/ y\n```", "**a _b_ `c`** [d](e)", "> q\n> r"} {
+		f.Add(s, 30)
+	}
+	f.Fuzz(func(t *testing.T, src string, width int) {
+		width = 20 + abs(width)%100
+		out := New(width, LightTheme).Render(src)
+		for _, l := range strings.Split(out, "\n") {
+			if lw := ansi.StringWidth(l); lw > width {
+				t.Fatalf("width %d: a line of %d columns in %q", width, lw, out)
+			}
+		}
+	})
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
