@@ -1,4 +1,4 @@
-package cli_test
+package a2a_test
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
@@ -57,9 +58,10 @@ func (s *a2aServer) executeCommand(body map[string]any) string {
 // conversation, also after a restart (the session is rebuilt from the
 // store).
 func TestA2AListsSessionCommands(t *testing.T) {
-	e := newEnv(t, fakegemini.Text("hello"))
-	store := filepath.Join(filepath.Dir(e.ws), "tasks")
-	srv := e.startA2A(store)
+	t.Parallel()
+	e := e2etest.New(t, fakegemini.Text("hello"))
+	store := filepath.Join(filepath.Dir(e.WS), "tasks")
+	srv := startA2A(e, store)
 	for _, n := range []string{"compress", "skills", "hooks", "memory", "init"} {
 		if got := srv.listCommands(""); !slices.Contains(got, n) {
 			t.Errorf("/listCommands lacks %s: %v", n, got)
@@ -81,7 +83,7 @@ func TestA2AListsSessionCommands(t *testing.T) {
 	}
 	srv.stop(syscall.SIGTERM)
 
-	srv = e.startA2A(store)
+	srv = startA2A(e, store)
 	if out := srv.executeCommand(map[string]any{"command": "compress", "taskId": id}); !strings.Contains(out, "Nothing to compress") {
 		t.Errorf("compress on the task after a restart: %s", out)
 	}

@@ -1,4 +1,4 @@
-package cli_test
+package a2a_test
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
@@ -17,16 +18,17 @@ import (
 // (GET /listCommands?taskId=), /farewell then expands to the server's
 // prompt and /greet is sent as typed.
 func TestMCPPromptsChangeMidSession(t *testing.T) {
-	e := newEnv(t)
-	writeUserSettings(t, e, map[string]any{"mcpServers": map[string]any{"live": helperMCPServer(t, "swap")}})
-	srv := e.startA2A(filepath.Join(filepath.Dir(e.ws), "tasks"), "--yolo")
-	e.srv.Enqueue(fakegemini.Call("swap_prompts", map[string]any{}), fakegemini.Text("swapped"))
+	t.Parallel()
+	e := e2etest.New(t)
+	e2etest.WriteSettings(t, e, map[string]any{"mcpServers": map[string]any{"live": e2etest.HelperMCPServer(t, "swap")}})
+	srv := startA2A(e, filepath.Join(filepath.Dir(e.WS), "tasks"), "--yolo")
+	e.Srv.Enqueue(fakegemini.Call("swap_prompts", map[string]any{}), fakegemini.Text("swapped"))
 	evs := srv.call("message/stream", a2aMessage("", map[string]any{"kind": "text", "text": "swap the prompts"}))
 	id, _ := evs[0]["id"].(string)
 	if id == "" {
 		t.Fatalf("no task in %v", evs)
 	}
-	if !strings.Contains(string(e.srv.LastRequest().Body), "swapped") {
+	if !strings.Contains(string(e.Srv.LastRequest().Body), "swapped") {
 		t.Fatal("swap_prompts did not run")
 	}
 	commands := func() map[string]bool {
@@ -57,9 +59,9 @@ func TestMCPPromptsChangeMidSession(t *testing.T) {
 		{"/farewell", "prompt farewell of server swap"},
 		{"/greet", "/greet"}, // no such command any more: sent as typed
 	} {
-		e.srv.Enqueue(fakegemini.Text("ok"))
+		e.Srv.Enqueue(fakegemini.Text("ok"))
 		srv.call("message/stream", a2aMessage(id, map[string]any{"kind": "text", "text": tt.line}))
-		if got := lastUserText(e.srv.LastRequest()); !strings.Contains(got, tt.want) || (tt.want[0] == '/' && strings.Contains(got, "prompt ")) {
+		if got := e2etest.LastUserText(e.Srv.LastRequest()); !strings.Contains(got, tt.want) || (tt.want[0] == '/' && strings.Contains(got, "prompt ")) {
 			t.Errorf("%s reached the model as %q, want %q", tt.line, got, tt.want)
 		}
 	}

@@ -1,4 +1,4 @@
-package cli_test
+package a2a_test
 
 import (
 	"encoding/json"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
@@ -34,7 +35,8 @@ func (s *a2aServer) rpcError(method string, params any) map[string]any {
 // loopback unless started with --allow-private-push, and with it delivers
 // the task's final state to the webhook with the client's token.
 func TestA2APushNotifications(t *testing.T) {
-	e := newEnv(t)
+	t.Parallel()
+	e := e2etest.New(t)
 	type delivery struct {
 		token string
 		task  map[string]any
@@ -51,8 +53,8 @@ func TestA2APushNotifications(t *testing.T) {
 	}))
 	defer hook.Close()
 
-	e.srv.Enqueue(fakegemini.Text("first"))
-	srv := e.startA2A(filepath.Join(t.TempDir(), "tasks"))
+	e.Srv.Enqueue(fakegemini.Text("first"))
+	srv := startA2A(e, filepath.Join(t.TempDir(), "tasks"))
 	id, _ := srv.call("message/send", a2aMessage("", map[string]any{"kind": "text", "text": "hi"}))[0]["id"].(string)
 	for _, tt := range []struct{ url, msg string }{
 		{hook.URL + "/hook", "push notification target is a loopback, private or link-local address"},
@@ -66,8 +68,8 @@ func TestA2APushNotifications(t *testing.T) {
 	}
 	srv.stop(syscall.SIGTERM)
 
-	e.srv.Enqueue(fakegemini.Text("second"))
-	srv = e.startA2A(filepath.Join(t.TempDir(), "tasks"), "--allow-private-push")
+	e.Srv.Enqueue(fakegemini.Text("second"))
+	srv = startA2A(e, filepath.Join(t.TempDir(), "tasks"), "--allow-private-push")
 	p := a2aMessage("", map[string]any{"kind": "text", "text": "hi"})
 	p["configuration"] = map[string]any{"pushNotificationConfig": map[string]any{"url": hook.URL + "/hook", "token": "tok-1"}}
 	id, _ = srv.call("message/send", p)[0]["id"].(string)

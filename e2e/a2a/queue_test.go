@@ -1,4 +1,4 @@
-package cli_test
+package a2a_test
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
@@ -14,12 +15,13 @@ import (
 // 1` lets one message wait for its task's running turn and answers the
 // next busy; a negative bound is refused as a usage error.
 func TestA2AMaxQueuedMessagesFlag(t *testing.T) {
-	e := newEnv(t)
-	if r := e.run("a2a-server", "--port", "0", "--max-queued-messages", "-1"); r.code == 0 || !strings.Contains(r.stderr, "--max-queued-messages -1: must not be negative") {
-		t.Errorf("a negative bound: exit %d, stderr %q", r.code, r.stderr)
+	t.Parallel()
+	e := e2etest.New(t)
+	if r := e.Run("a2a-server", "--port", "0", "--max-queued-messages", "-1"); r.Code == 0 || !strings.Contains(r.Stderr, "--max-queued-messages -1: must not be negative") {
+		t.Errorf("a negative bound: exit %d, stderr %q", r.Code, r.Stderr)
 	}
-	e.srv.Enqueue(fakegemini.Hang())
-	srv := e.startA2A(filepath.Join(filepath.Dir(e.ws), "tasks"), "--max-queued-messages", "1")
+	e.Srv.Enqueue(fakegemini.Hang())
+	srv := startA2A(e, filepath.Join(filepath.Dir(e.WS), "tasks"), "--max-queued-messages", "1")
 	send := func(taskID, text string) map[string]any {
 		p := a2aMessage(taskID, map[string]any{"kind": "text", "text": text})
 		p["configuration"] = map[string]any{"blocking": false}
@@ -36,7 +38,7 @@ func TestA2AMaxQueuedMessagesFlag(t *testing.T) {
 		t.Fatal("no task")
 	}
 	defer srv.call("tasks/cancel", map[string]any{"id": id})
-	for deadline := time.Now().Add(time.Minute); len(e.srv.Requests()) == 0; time.Sleep(5 * time.Millisecond) {
+	for deadline := time.Now().Add(time.Minute); len(e.Srv.Requests()) == 0; time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) { // a hang, not a timing assertion
 			t.Fatal("the first turn never called the model")
 		}

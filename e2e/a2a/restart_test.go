@@ -1,4 +1,4 @@
-package cli_test
+package a2a_test
 
 import (
 	"bufio"
@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
@@ -23,40 +24,40 @@ type a2aServer struct {
 	t   *testing.T
 	cmd *exec.Cmd
 	url string
-	// stderr is the server's log; read it only after stop.
-	stderr *bytes.Buffer
+	// Stderr is the server's log; read it only after stop.
+	Stderr *bytes.Buffer
 }
 
 // startA2A starts the built binary on a free loopback port with the file
 // store in dir and any more flags.
-func (e *env) startA2A(dir string, flags ...string) *a2aServer {
-	e.t.Helper()
-	cmd := exec.Command(castorBinary(e.t), append([]string{"a2a-server", "--port", "0", "--workspace", e.ws, "--allowed-root", filepath.Dir(e.ws), "--store-dir", dir}, flags...)...)
-	cmd.Dir = e.ws
+func startA2A(e *e2etest.Env, dir string, flags ...string) *a2aServer {
+	e.T.Helper()
+	cmd := e2etest.Command(e.T, append([]string{"a2a-server", "--port", "0", "--workspace", e.WS, "--allowed-root", filepath.Dir(e.WS), "--store-dir", dir}, flags...)...)
+	cmd.Dir = e.WS
 	cmd.Env = []string{
-		"HOME=" + e.home,
+		"HOME=" + e.Home,
 		"PATH=" + os.Getenv("PATH"),
 		"GEMINI_API_KEY=test-key",
-		"GOOGLE_GEMINI_BASE_URL=" + e.srv.URL,
+		"GOOGLE_GEMINI_BASE_URL=" + e.Srv.URL,
 		"GEMINI_CLI_TRUST_WORKSPACE=true",
 		"CASTOR_RETRY_BASE_DELAY=5ms",
 	}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	stderr := &bytes.Buffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
-	e.t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	e.T.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	line, err := bufio.NewReader(out).ReadString('\n')
 	if err != nil {
-		e.t.Fatalf("no URL printed: %v (stderr %s)", err, stderr.String())
+		e.T.Fatalf("no URL printed: %v (stderr %s)", err, stderr.String())
 	}
 	go io.Copy(io.Discard, out)
-	return &a2aServer{t: e.t, cmd: cmd, url: strings.TrimSpace(line[strings.Index(line, "http://"):]), stderr: stderr}
+	return &a2aServer{t: e.T, cmd: cmd, url: strings.TrimSpace(line[strings.Index(line, "http://"):]), Stderr: stderr}
 }
 
 // post sends one JSON-RPC request; the caller closes the answer's body.
@@ -136,13 +137,14 @@ func a2aMessage(taskID string, parts ...map[string]any) map[string]any {
 // same store, and approves: the file is written, the turn goes on and the
 // history holds the whole conversation.
 func TestA2APendingConfirmationSurvivesRestart(t *testing.T) {
+	t.Parallel()
 	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
-			e := newEnv(t)
-			store := filepath.Join(filepath.Dir(e.ws), "tasks")
-			target := filepath.Join(e.ws, "kept.txt")
-			e.srv.Enqueue(fakegemini.Call("write_file", map[string]any{"file_path": target, "content": "survived\n"}))
-			srv := e.startA2A(store)
+			e := e2etest.New(t)
+			store := filepath.Join(filepath.Dir(e.WS), "tasks")
+			target := filepath.Join(e.WS, "kept.txt")
+			e.Srv.Enqueue(fakegemini.Call("write_file", map[string]any{"file_path": target, "content": "survived\n"}))
+			srv := startA2A(e, store)
 			evs := srv.call("message/stream", a2aMessage("", map[string]any{"kind": "text", "text": "write kept.txt"}))
 			id, _ := evs[0]["id"].(string)
 			var callID string
@@ -156,13 +158,13 @@ func TestA2APendingConfirmationSurvivesRestart(t *testing.T) {
 			}
 			srv.stop(sig)
 
-			srv = e.startA2A(store)
+			srv = startA2A(e, store)
 			got := srv.call("tasks/get", map[string]any{"id": id})[0]
 			p := a2aParts(got["status"])
 			if a2aDig(got, "status", "state") != "input-required" || len(p) != 1 || a2aDig(p[0], "data", "request", "callId") != callID {
 				t.Fatalf("after the restart tasks/get shows %v", got["status"])
 			}
-			e.srv.Enqueue(fakegemini.Text("kept.txt is written."))
+			e.Srv.Enqueue(fakegemini.Text("kept.txt is written."))
 			evs = srv.call("message/stream", a2aMessage(id, map[string]any{"kind": "data", "data": map[string]any{"callId": callID, "outcome": "proceed_once"}}))
 			if b, err := os.ReadFile(target); err != nil || string(b) != "survived\n" {
 				t.Errorf("approved after the restart: file %q, %v", b, err)
@@ -178,7 +180,7 @@ func TestA2APendingConfirmationSurvivesRestart(t *testing.T) {
 					t.Errorf("history lacks %q: %s", w, hist)
 				}
 			}
-			body := string(e.srv.LastRequest().Body)
+			body := string(e.Srv.LastRequest().Body)
 			for _, w := range []string{"write kept.txt", "Successfully created and wrote"} {
 				if !strings.Contains(body, w) {
 					t.Errorf("the continued conversation lacks %q", w)

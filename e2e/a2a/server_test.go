@@ -1,4 +1,4 @@
-package cli_test
+package a2a_test
 
 import (
 	"net/http"
@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
@@ -16,8 +17,9 @@ import (
 // and bytes that are not base64 are refused with invalid params instead
 // of the turn going on without the file.
 func TestA2AFilePartBytes(t *testing.T) {
-	e := newEnv(t)
-	srv := e.startA2A(filepath.Join(t.TempDir(), "tasks"))
+	t.Parallel()
+	e := e2etest.New(t)
+	srv := startA2A(e, filepath.Join(t.TempDir(), "tasks"))
 	defer srv.stop(syscall.SIGTERM)
 	file := func(b64 string) map[string]any {
 		return map[string]any{"kind": "file", "file": map[string]any{"name": "a.bin", "mimeType": "application/octet-stream", "bytes": b64}}
@@ -26,21 +28,21 @@ func TestA2AFilePartBytes(t *testing.T) {
 	// "hi?>" is 0x68 0x69 0x3f 0x3e: its base64 differs between the
 	// alphabets ("aGk/Pg==" and "aGk_Pg==").
 	for _, b64 := range []string{"aGk/Pg==", "aGk/Pg", "aGk_Pg==", "aGk_Pg"} {
-		e.srv.Enqueue(fakegemini.Text("read."))
+		e.Srv.Enqueue(fakegemini.Text("read."))
 		evs := srv.call("message/send", a2aMessage("", file(b64), text))
 		if a2aDig(evs[0], "status", "state") != "input-required" {
 			t.Fatalf("%s: %v", b64, evs[0])
 		}
-		if body := string(e.srv.LastRequest().Body); !strings.Contains(body, `"data":"aGk/Pg=="`) {
+		if body := string(e.Srv.LastRequest().Body); !strings.Contains(body, `"data":"aGk/Pg=="`) {
 			t.Errorf("%s: the model did not get the file's bytes (%d bytes asked)", b64, len(body))
 		}
 	}
-	n := len(e.srv.Requests())
+	n := len(e.Srv.Requests())
 	got := srv.rpcError("message/send", a2aMessage("", file("!!not base64"), text))
 	if got["code"] != float64(-32602) || !strings.Contains(got["message"].(string), "message.parts[0].file.bytes is not base64") {
 		t.Errorf("bad base64: %v", got)
 	}
-	if len(e.srv.Requests()) != n {
+	if len(e.Srv.Requests()) != n {
 		t.Error("a message with bad file bytes reached the model")
 	}
 }
@@ -49,17 +51,18 @@ func TestA2AFilePartBytes(t *testing.T) {
 // with exit 42 and the reason in the user's terms, not as a JSON-RPC
 // error ("jsonrpc error -32602: ...") no client asked for.
 func TestA2AServerBadWorkspace(t *testing.T) {
-	e := newEnv(t)
+	t.Parallel()
+	e := e2etest.New(t)
 	for _, tt := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"--workspace", filepath.Join(e.ws, "missing")}, "Error: Workspace path " + filepath.Join(e.ws, "missing") + " does not exist"},
-		{[]string{"--workspace", e.ws, "--allowed-root", e.home}, "Error: Workspace path " + e.ws + " is outside the allowed root directory"},
+		{[]string{"--workspace", filepath.Join(e.WS, "missing")}, "Error: Workspace path " + filepath.Join(e.WS, "missing") + " does not exist"},
+		{[]string{"--workspace", e.WS, "--allowed-root", e.Home}, "Error: Workspace path " + e.WS + " is outside the allowed root directory"},
 	} {
-		r := e.run(append([]string{"a2a-server", "--port", "0", "--memory-store"}, tt.args...)...)
-		if r.code != 42 || strings.TrimSpace(r.stderr) != tt.want {
-			t.Errorf("a2a-server %v: exit %d, stderr %q; want 42, %q", tt.args, r.code, r.stderr, tt.want)
+		r := e.Run(append([]string{"a2a-server", "--port", "0", "--memory-store"}, tt.args...)...)
+		if r.Code != 42 || strings.TrimSpace(r.Stderr) != tt.want {
+			t.Errorf("a2a-server %v: exit %d, stderr %q; want 42, %q", tt.args, r.Code, r.Stderr, tt.want)
 		}
 	}
 }
@@ -68,7 +71,8 @@ func TestA2AServerBadWorkspace(t *testing.T) {
 // within its shutdown deadline although a webhook never answers (it
 // waited the whole 30 seconds, "shutdown: context deadline exceeded").
 func TestA2AServerStopsDespiteHangingWebhook(t *testing.T) {
-	e := newEnv(t)
+	t.Parallel()
+	e := e2etest.New(t)
 	called := make(chan struct{}, 16)
 	release := make(chan struct{})
 	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -80,14 +84,14 @@ func TestA2AServerStopsDespiteHangingWebhook(t *testing.T) {
 	}))
 	defer hook.Close()
 	defer close(release)
-	srv := e.startA2A(filepath.Join(t.TempDir(), "tasks"), "--allow-private-push")
-	e.srv.Enqueue(fakegemini.Text("done"))
+	srv := startA2A(e, filepath.Join(t.TempDir(), "tasks"), "--allow-private-push")
+	e.Srv.Enqueue(fakegemini.Text("done"))
 	p := a2aMessage("", map[string]any{"kind": "text", "text": "hi"})
 	p["configuration"] = map[string]any{"pushNotificationConfig": map[string]any{"url": hook.URL + "/hook"}}
 	srv.call("message/send", p)
 	<-called
 	srv.stop(syscall.SIGTERM)
-	if log := srv.stderr.String(); strings.Contains(log, "deadline exceeded") {
+	if log := srv.Stderr.String(); strings.Contains(log, "deadline exceeded") {
 		t.Errorf("the server waited out its shutdown deadline:\n%s", log)
 	}
 }

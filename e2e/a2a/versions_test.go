@@ -1,4 +1,4 @@
-package cli_test
+package a2a_test
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
@@ -36,10 +37,11 @@ func (s *a2aServer) post1(path string, body any) map[string]any {
 // 0.3 client, continues it for a 1.0 client over JSON-RPC, and after a
 // restart shows the whole history over 1.0's HTTP+JSON binding.
 func TestA2AServerSpeaksBothVersions(t *testing.T) {
-	e := newEnv(t)
-	store := filepath.Join(filepath.Dir(e.ws), "tasks")
-	e.srv.Enqueue(fakegemini.Text("Hello from 0.3."), fakegemini.Text("Hello from 1.0."))
-	srv := e.startA2A(store)
+	t.Parallel()
+	e := e2etest.New(t)
+	store := filepath.Join(filepath.Dir(e.WS), "tasks")
+	e.Srv.Enqueue(fakegemini.Text("Hello from 0.3."), fakegemini.Text("Hello from 1.0."))
+	srv := startA2A(e, store)
 	evs := srv.call("message/stream", a2aMessage("", map[string]any{"kind": "text", "text": "first"}))
 	id, _ := evs[0]["id"].(string)
 
@@ -50,7 +52,7 @@ func TestA2AServerSpeaksBothVersions(t *testing.T) {
 	}
 	srv.stop(syscall.SIGTERM)
 
-	srv = e.startA2A(store)
+	srv = startA2A(e, store)
 	resp, err := http.Get(strings.TrimSuffix(srv.url, "/") + "/a2a/tasks/" + id)
 	if err != nil {
 		t.Fatal(err)

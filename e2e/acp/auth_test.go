@@ -1,10 +1,9 @@
-package cli_test
+package acp_test
 
 import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/castor-dev/castor/acp"
+	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
@@ -21,6 +21,7 @@ import (
 // .env from the process's directory up, the home's), and succeeds with
 // a key from _meta, the environment or a .env file.
 func TestACPAuthenticateAPIKey(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		env     string            // extra variable, "K=V"
@@ -38,8 +39,8 @@ func TestACPAuthenticateAPIKey(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := newEnv(t, fakegemini.Text("hello"))
-			root := filepath.Dir(e.home)
+			e := e2etest.New(t, fakegemini.Text("hello"))
+			root := filepath.Dir(e.Home)
 			for name, content := range tt.files {
 				p := filepath.Join(root, name)
 				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -49,9 +50,9 @@ func TestACPAuthenticateAPIKey(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			cmd := exec.Command(castorBinary(t), "--acp")
-			cmd.Dir = e.ws
-			cmd.Env = []string{"HOME=" + e.home, "PATH=" + os.Getenv("PATH"), "GOOGLE_GEMINI_BASE_URL=" + e.srv.URL, "GEMINI_CLI_TRUST_WORKSPACE=true"}
+			cmd := e2etest.Command(t, "--acp")
+			cmd.Dir = e.WS
+			cmd.Env = []string{"HOME=" + e.Home, "PATH=" + os.Getenv("PATH"), "GOOGLE_GEMINI_BASE_URL=" + e.Srv.URL, "GEMINI_CLI_TRUST_WORKSPACE=true"}
 			if tt.env != "" {
 				cmd.Env = append(cmd.Env, tt.env)
 			}
@@ -69,10 +70,10 @@ func TestACPAuthenticateAPIKey(t *testing.T) {
 				var re *sdk.RequestError
 				if !errors.As(err, &re) || re.Code != -32000 ||
 					!strings.HasPrefix(re.Message, "Gemini API key is missing or not configured: GEMINI_API_KEY is not set") ||
-					!strings.Contains(re.Message, "searched from "+e.ws+" up, then "+e.home+"/.gemini/.env") {
+					!strings.Contains(re.Message, "searched from "+e.WS+" up, then "+e.Home+"/.gemini/.env") {
 					t.Fatalf("authenticate: %#v", err)
 				}
-				if tt.files["home/.env"] != "" && !strings.Contains(re.Message, "none in "+filepath.Join(e.home, ".env")) {
+				if tt.files["home/.env"] != "" && !strings.Contains(re.Message, "none in "+filepath.Join(e.Home, ".env")) {
 					t.Errorf("the .env read is not named: %s", re.Message)
 				}
 				return
@@ -80,7 +81,7 @@ func TestACPAuthenticateAPIKey(t *testing.T) {
 			if err != nil {
 				t.Fatalf("authenticate: %v", err)
 			}
-			if _, err := c.NewSession(ctx, sdk.NewSessionRequest{Cwd: e.ws, McpServers: []sdk.McpServer{}}); err != nil {
+			if _, err := c.NewSession(ctx, sdk.NewSessionRequest{Cwd: e.WS, McpServers: []sdk.McpServer{}}); err != nil {
 				t.Errorf("session/new after authenticate: %v", err)
 			}
 		})

@@ -1,4 +1,4 @@
-package cli_test
+package acp_test
 
 import (
 	"bufio"
@@ -18,6 +18,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/castor-dev/castor/acp"
+	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
 	"github.com/castor-dev/castor/internal/npmtest"
 )
@@ -37,20 +38,20 @@ func acpClientDir(t *testing.T) (node, dir string) {
 
 // runACPClient runs acp/testdata/client.mjs against the built binary and
 // returns its steps by name.
-func runACPClient(t *testing.T, e *env, extra ...string) map[string]map[string]any {
+func runACPClient(t *testing.T, e *e2etest.Env, extra ...string) map[string]map[string]any {
 	t.Helper()
 	node, dir := acpClientDir(t)
-	cmd := exec.Command(node, "client.mjs")
+	cmd := e2etest.DieWithTest(exec.Command(node, "client.mjs"))
 	cmd.Dir = dir
 	cmd.Env = append([]string{
-		"HOME=" + e.home,
+		"HOME=" + e.Home,
 		"PATH=" + os.Getenv("PATH"),
 		"GEMINI_API_KEY=test-key",
-		"GOOGLE_GEMINI_BASE_URL=" + e.srv.URL,
+		"GOOGLE_GEMINI_BASE_URL=" + e.Srv.URL,
 		"GEMINI_CLI_TRUST_WORKSPACE=true",
 		"CASTOR_RETRY_BASE_DELAY=5ms",
-		"CASTOR_BIN=" + castorBinary(t),
-		"ACP_WORKSPACE=" + e.ws,
+		"CASTOR_BIN=" + e2etest.Binary(t),
+		"ACP_WORKSPACE=" + e.WS,
 	}, extra...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -93,10 +94,11 @@ func runACPClient(t *testing.T, e *env, extra ...string) map[string]map[string]a
 // while a permission is pending, then session/load in a new process
 // replaying everything with the session file intact.
 func TestACPInteropNpmClient(t *testing.T) {
+	t.Parallel()
 	acpClientDir(t)
-	e := newEnv(t)
-	target := filepath.Join(e.ws, "out.txt")
-	e.srv.Enqueue(
+	e := e2etest.New(t)
+	target := filepath.Join(e.WS, "out.txt")
+	e.Srv.Enqueue(
 		fakegemini.Parts(fakegemini.ThoughtPart("**Planning** a greeting"), fakegemini.TextPart("hello "), fakegemini.TextPart("world")),
 		fakegemini.Text("summary"),
 		fakegemini.Call("write_file", map[string]any{"file_path": target, "content": "written by castor\n"}),
@@ -107,8 +109,8 @@ func TestACPInteropNpmClient(t *testing.T) {
 	steps := runACPClient(t, e, "ACP_STEP=run")
 	check := func(step, key string, want any) {
 		t.Helper()
-		if got := mustJSON(steps[step][key]); got != mustJSON(want) {
-			t.Errorf("%s.%s = %s, want %s", step, key, got, mustJSON(want))
+		if got := e2etest.MustJSON(steps[step][key]); got != e2etest.MustJSON(want) {
+			t.Errorf("%s.%s = %s, want %s", step, key, got, e2etest.MustJSON(want))
 		}
 	}
 	check("initialize", "protocolVersion", 1)
@@ -120,7 +122,7 @@ func TestACPInteropNpmClient(t *testing.T) {
 	check("text", "stopReason", "end_turn")
 	check("text", "updates", []string{"agent_thought_chunk:**Planning**\na greeting", "agent_message_chunk:hello ", "agent_message_chunk:world"})
 	check("context", "updates", []string{"agent_message_chunk:summary"})
-	if reqs := e.srv.Requests(); len(reqs) < 2 {
+	if reqs := e.Srv.Requests(); len(reqs) < 2 {
 		t.Errorf("%d model requests", len(reqs))
 	} else {
 		var text, mime string
@@ -148,7 +150,7 @@ func TestACPInteropNpmClient(t *testing.T) {
 	check("cancel", "stopReason", "cancelled")
 	check("exit", "code", 0)
 	sessionID, _ := steps["new"]["sessionId"].(string)
-	file := e.sessionFile()
+	file := e.SessionFile()
 	before, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
@@ -167,7 +169,7 @@ func TestACPInteropNpmClient(t *testing.T) {
 	})
 	check("unknown", "code", -32602)
 	check("exit", "code", 0)
-	after, err := os.ReadFile(e.sessionFile())
+	after, err := os.ReadFile(e.SessionFile())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,12 +183,13 @@ func TestACPInteropNpmClient(t *testing.T) {
 // client that goes away mid-turn ends the process cleanly with the
 // session recorded.
 func TestACPRawWire(t *testing.T) {
-	e := newEnv(t, fakegemini.Hang())
-	cmd := exec.Command(castorBinary(t), "--acp")
-	cmd.Dir = e.ws
+	t.Parallel()
+	e := e2etest.New(t, fakegemini.Hang())
+	cmd := e2etest.Command(t, "--acp")
+	cmd.Dir = e.WS
 	cmd.Env = []string{
-		"HOME=" + e.home, "PATH=" + os.Getenv("PATH"), "GEMINI_API_KEY=test-key",
-		"GOOGLE_GEMINI_BASE_URL=" + e.srv.URL, "GEMINI_CLI_TRUST_WORKSPACE=true",
+		"HOME=" + e.Home, "PATH=" + os.Getenv("PATH"), "GEMINI_API_KEY=test-key",
+		"GOOGLE_GEMINI_BASE_URL=" + e.Srv.URL, "GEMINI_CLI_TRUST_WORKSPACE=true",
 	}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -234,7 +237,7 @@ func TestACPRawWire(t *testing.T) {
 				if _, isNote := m["method"]; isNote {
 					continue
 				}
-				if mustJSON(m["id"]) == mustJSON(id) {
+				if e2etest.MustJSON(m["id"]) == e2etest.MustJSON(id) {
 					return m
 				}
 				t.Fatalf("unexpected message %v", m)
@@ -267,7 +270,7 @@ func TestACPRawWire(t *testing.T) {
 	if c := code(next(4.0)); c != -32602.0 {
 		t.Errorf("unknown session: code %v", c)
 	}
-	send(`{"jsonrpc":"2.0","id":5,"method":"session/new","params":{"cwd":` + mustJSON(e.ws) + `,"mcpServers":[]}}`)
+	send(`{"jsonrpc":"2.0","id":5,"method":"session/new","params":{"cwd":` + e2etest.MustJSON(e.WS) + `,"mcpServers":[]}}`)
 	res, _ := next(5.0)["result"].(map[string]any)
 	sid, _ := res["sessionId"].(string)
 	if sid == "" {
@@ -275,7 +278,7 @@ func TestACPRawWire(t *testing.T) {
 	}
 	// The model never answers; the client leaves mid-turn.
 	send(`{"jsonrpc":"2.0","id":6,"method":"session/prompt","params":{"sessionId":"` + sid + `","prompt":[{"type":"text","text":"wait for me"}]}}`)
-	for len(e.srv.Requests()) == 0 {
+	for len(e.Srv.Requests()) == 0 {
 		select {
 		case <-lines:
 		case <-time.After(10 * time.Millisecond):
@@ -300,7 +303,7 @@ func TestACPRawWire(t *testing.T) {
 	if s := stderr.String(); strings.Contains(s, "panic:") || strings.Contains(s, "goroutine ") {
 		t.Fatalf("stack trace on stderr:\n%s", s)
 	}
-	b, err := os.ReadFile(e.sessionFile())
+	b, err := os.ReadFile(e.SessionFile())
 	if err != nil || !strings.Contains(string(b), sid) || !strings.Contains(string(b), "wait for me") {
 		t.Errorf("session file lost the turn: %v\n%s", err, b)
 	}
@@ -310,12 +313,13 @@ func TestACPRawWire(t *testing.T) {
 // protocol messages: the deprecation of --experimental-acp is reported
 // on stderr.
 func TestACPStdoutIsProtocolOnly(t *testing.T) {
+	t.Parallel()
 	for _, flag := range []string{"--acp", "--experimental-acp"} {
 		t.Run(flag, func(t *testing.T) {
-			e := newEnv(t)
-			cmd := exec.Command(castorBinary(t), flag)
-			cmd.Dir = e.ws
-			cmd.Env = []string{"HOME=" + e.home, "PATH=" + os.Getenv("PATH"), "GEMINI_API_KEY=k", "GOOGLE_GEMINI_BASE_URL=" + e.srv.URL}
+			e := e2etest.New(t)
+			cmd := e2etest.Command(t, flag)
+			cmd.Dir = e.WS
+			cmd.Env = []string{"HOME=" + e.Home, "PATH=" + os.Getenv("PATH"), "GEMINI_API_KEY=k", "GOOGLE_GEMINI_BASE_URL=" + e.Srv.URL}
 			cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}` + "\n")
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -337,10 +341,11 @@ func TestACPStdoutIsProtocolOnly(t *testing.T) {
 // process ends without a signal or a stack trace and the session file
 // keeps the turn.
 func TestACPClientVanishes(t *testing.T) {
-	e := newEnv(t, fakegemini.Hang())
-	cmd := exec.Command(castorBinary(t), "--acp")
-	cmd.Dir = e.ws
-	cmd.Env = []string{"HOME=" + e.home, "PATH=" + os.Getenv("PATH"), "GEMINI_API_KEY=k", "GOOGLE_GEMINI_BASE_URL=" + e.srv.URL}
+	t.Parallel()
+	e := e2etest.New(t, fakegemini.Hang())
+	cmd := e2etest.Command(t, "--acp")
+	cmd.Dir = e.WS
+	cmd.Env = []string{"HOME=" + e.Home, "PATH=" + os.Getenv("PATH"), "GEMINI_API_KEY=k", "GOOGLE_GEMINI_BASE_URL=" + e.Srv.URL}
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	var stderr bytes.Buffer
@@ -351,7 +356,7 @@ func TestACPClientVanishes(t *testing.T) {
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(nil, 1<<20)
 	io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`+"\n")
-	io.WriteString(stdin, `{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":`+mustJSON(e.ws)+`,"mcpServers":[]}}`+"\n")
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":`+e2etest.MustJSON(e.WS)+`,"mcpServers":[]}}`+"\n")
 	var sid string
 	for sid == "" && sc.Scan() {
 		var m struct {
@@ -368,7 +373,7 @@ func TestACPClientVanishes(t *testing.T) {
 		t.Fatalf("no session; stderr:\n%s", stderr.String())
 	}
 	io.WriteString(stdin, `{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"`+sid+`","prompt":[{"type":"text","text":"vanishing"}]}}`+"\n")
-	for len(e.srv.Requests()) == 0 {
+	for len(e.Srv.Requests()) == 0 {
 		time.Sleep(10 * time.Millisecond) // waiting for the turn to reach the model, not asserting time
 	}
 	stdout.Close()
@@ -384,27 +389,28 @@ func TestACPClientVanishes(t *testing.T) {
 		_ = cmd.Process.Kill()
 		t.Fatalf("did not exit; stderr:\n%s", stderr.String())
 	}
-	e.assertTurnKept(t, stderr.String(), "vanishing")
+	assertTurnKept(e, t, stderr.String(), "vanishing")
 }
 
 // assertTurnKept fails when castor's stderr holds a stack trace or the
 // session file lost the turn whose prompt holds word.
-func (e *env) assertTurnKept(t *testing.T, stderr, word string) {
+func assertTurnKept(e *e2etest.Env, t *testing.T, stderr, word string) {
 	t.Helper()
 	if strings.Contains(stderr, "panic:") || strings.Contains(stderr, "goroutine ") {
 		t.Fatalf("stack trace:\n%s", stderr)
 	}
-	if b, err := os.ReadFile(e.sessionFile()); err != nil || !strings.Contains(string(b), word) {
+	if b, err := os.ReadFile(e.SessionFile()); err != nil || !strings.Contains(string(b), word) {
 		t.Errorf("session file lost the turn: %v\n%s", err, b)
 	}
 }
 
 // TestACPGoClient drives the binary with the SDK's Go client (acp.Start).
 func TestACPGoClient(t *testing.T) {
-	e := newEnv(t, fakegemini.Text("hello from the binary"))
+	t.Parallel()
+	e := e2etest.New(t, fakegemini.Text("hello from the binary"))
 	var mu sync.Mutex
 	var text strings.Builder
-	c, sid, stderr := startACPClient(t, e, acp.Handler{Update: func(_ context.Context, n sdk.SessionNotification) {
+	c, sid, stderr := e2etest.StartACPClient(t, e, acp.Handler{Update: func(_ context.Context, n sdk.SessionNotification) {
 		if u := n.Update.AgentMessageChunk; u != nil && u.Content.Text != nil {
 			mu.Lock()
 			text.WriteString(u.Content.Text.Text)
@@ -423,29 +429,4 @@ func TestACPGoClient(t *testing.T) {
 	if r.StopReason != sdk.StopReasonEndTurn || text.String() != "hello from the binary" {
 		t.Errorf("stop %s, text %q", r.StopReason, text.String())
 	}
-}
-
-// startACPClient starts the built binary with --acp in e's workspace
-// (trusted), connects the SDK's Go client with h, and opens one session;
-// stderr collects the agent's.
-func startACPClient(t *testing.T, e *env, h acp.Handler) (*acp.Client, sdk.SessionId, *bytes.Buffer) {
-	t.Helper()
-	cmd := exec.Command(castorBinary(t), "--acp")
-	cmd.Dir = e.ws
-	cmd.Env = []string{"HOME=" + e.home, "PATH=" + os.Getenv("PATH"), "GEMINI_API_KEY=k", "GOOGLE_GEMINI_BASE_URL=" + e.srv.URL, "GEMINI_CLI_TRUST_WORKSPACE=true"}
-	stderr := &bytes.Buffer{}
-	cmd.Stderr = stderr
-	c, err := acp.Start(cmd, h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	if _, err := c.Init(ctx); err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.NewSession(ctx, sdk.NewSessionRequest{Cwd: e.ws, McpServers: []sdk.McpServer{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c, s.SessionId, stderr
 }

@@ -1,4 +1,4 @@
-package cli_test
+package acp_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/castor-dev/castor/acp"
+	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
@@ -20,8 +21,9 @@ import (
 // Gemini CLI does when it reloads its commands; /farewell then expands
 // to the server's prompt.
 func TestACPCommandsFollowMCPPrompts(t *testing.T) {
-	e := newEnv(t)
-	writeUserSettings(t, e, map[string]any{"mcpServers": map[string]any{"live": helperMCPServer(t, "swap")}})
+	t.Parallel()
+	e := e2etest.New(t)
+	e2etest.WriteSettings(t, e, map[string]any{"mcpServers": map[string]any{"live": e2etest.HelperMCPServer(t, "swap")}})
 	var mu sync.Mutex
 	var lists [][]string // every available_commands_update, in order
 	h := acp.Handler{
@@ -45,7 +47,7 @@ func TestACPCommandsFollowMCPPrompts(t *testing.T) {
 			return sdk.RequestPermissionResponse{Outcome: sdk.RequestPermissionOutcome{Cancelled: &sdk.RequestPermissionOutcomeCancelled{}}}, nil
 		},
 	}
-	c, sid, stderr := startACPClient(t, e, h)
+	c, sid, stderr := e2etest.StartACPClient(t, e, h)
 	defer c.Close()
 	// last waits for an update satisfying ok and returns how many came.
 	last := func(what string, ok func(map[string]bool) bool) int {
@@ -72,11 +74,11 @@ func TestACPCommandsFollowMCPPrompts(t *testing.T) {
 		}
 	}
 	before := last("with greet", func(m map[string]bool) bool { return m["greet"] && !m["farewell"] })
-	e.srv.Enqueue(fakegemini.Call("swap_prompts", map[string]any{}), fakegemini.Text("swapped"))
+	e.Srv.Enqueue(fakegemini.Call("swap_prompts", map[string]any{}), fakegemini.Text("swapped"))
 	if _, err := c.PromptText(context.Background(), sid, "swap the prompts"); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(e.srv.LastRequest().Body), "swapped") {
+	if !strings.Contains(string(e.Srv.LastRequest().Body), "swapped") {
 		t.Fatal("swap_prompts did not run")
 	}
 	after := last("with farewell and without greet", func(m map[string]bool) bool { return m["farewell"] && !m["greet"] && m["compress"] })
@@ -86,11 +88,11 @@ func TestACPCommandsFollowMCPPrompts(t *testing.T) {
 		t.Errorf("%d updates after the swap, want 1: %v", after-before, lists[before:])
 		mu.Unlock()
 	}
-	e.srv.Enqueue(fakegemini.Text("ok"))
+	e.Srv.Enqueue(fakegemini.Text("ok"))
 	if _, err := c.PromptText(context.Background(), sid, "/farewell"); err != nil {
 		t.Fatal(err)
 	}
-	if got := lastUserText(e.srv.LastRequest()); !strings.Contains(got, "prompt farewell of server swap") {
+	if got := e2etest.LastUserText(e.Srv.LastRequest()); !strings.Contains(got, "prompt farewell of server swap") {
 		t.Errorf("/farewell reached the model as %q", got)
 	}
 }

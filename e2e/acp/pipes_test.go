@@ -1,4 +1,4 @@
-package cli_test
+package acp_test
 
 import (
 	"bufio"
@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
@@ -22,23 +22,24 @@ import (
 // through exec and the programs a shell call starts (yes | head) rely on
 // dying of it. Read from /proc, so Linux only.
 func TestACPToolsKeepSIGPIPE(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS != "linux" {
 		t.Skip("reads the signal mask from /proc/self/status")
 	}
-	e := newEnv(t,
+	e := e2etest.New(t,
 		fakegemini.Call("run_shell_command", map[string]any{"command": "grep SigIgn /proc/self/status > sigign.txt"}),
 		fakegemini.Text("done"))
 	w := startRawACP(t, e, "--approval-mode", "yolo")
 	io.WriteString(w.stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`+"\n")
 	w.answer(1)
-	io.WriteString(w.stdin, `{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":`+mustJSON(e.ws)+`,"mcpServers":[]}}`+"\n")
+	io.WriteString(w.stdin, `{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":`+e2etest.MustJSON(e.WS)+`,"mcpServers":[]}}`+"\n")
 	res, _ := w.answer(2)["result"].(map[string]any)
 	sid, _ := res["sessionId"].(string)
 	io.WriteString(w.stdin, `{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"`+sid+`","prompt":[{"type":"text","text":"look"}]}}`+"\n")
 	if res, _ := w.answer(3)["result"].(map[string]any); res["stopReason"] != "end_turn" {
-		t.Fatalf("prompt answer %v; stderr:\n%s", res, w.stderr.String())
+		t.Fatalf("prompt answer %v; stderr:\n%s", res, w.Stderr.String())
 	}
-	b, err := os.ReadFile(filepath.Join(e.ws, "sigign.txt"))
+	b, err := os.ReadFile(filepath.Join(e.WS, "sigign.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,9 +59,10 @@ func TestACPToolsKeepSIGPIPE(t *testing.T) {
 // the turn recorded and exits 0, instead of serving no one until its input
 // closes.
 func TestACPClientStopsReading(t *testing.T) {
-	e := newEnv(t, fakegemini.Text("first chunk", " second chunk", " third chunk").Slow(200*time.Millisecond))
-	cmd := exec.Command(castorBinary(t), "--acp")
-	cmd.Dir, cmd.Env = e.ws, e.environ()
+	t.Parallel()
+	e := e2etest.New(t, fakegemini.Text("first chunk", " second chunk", " third chunk").Slow(200*time.Millisecond))
+	cmd := e2etest.Command(t, "--acp")
+	cmd.Dir, cmd.Env = e.WS, e.Environ()
 	stdin, _ := cmd.StdinPipe()
 	defer stdin.Close()
 	stdout, _ := cmd.StdoutPipe()
@@ -83,7 +85,7 @@ func TestACPClientStopsReading(t *testing.T) {
 	}
 	io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`+"\n")
 	next(`"id":1`)
-	io.WriteString(stdin, `{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":`+mustJSON(e.ws)+`,"mcpServers":[]}}`+"\n")
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":`+e2etest.MustJSON(e.WS)+`,"mcpServers":[]}}`+"\n")
 	var m struct {
 		Result struct {
 			SessionID string `json:"sessionId"`
@@ -108,5 +110,5 @@ func TestACPClientStopsReading(t *testing.T) {
 	if s := stderr.String(); strings.Count(s, "\n") != 1 || !strings.Contains(s, "the client stopped reading") || !strings.Contains(s, "broken pipe") {
 		t.Errorf("stderr %q, want one line saying the client stopped reading", s)
 	}
-	e.assertTurnKept(t, stderr.String(), "unread")
+	assertTurnKept(e, t, stderr.String(), "unread")
 }

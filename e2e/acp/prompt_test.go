@@ -1,4 +1,4 @@
-package cli_test
+package acp_test
 
 import (
 	"bufio"
@@ -18,6 +18,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/castor-dev/castor/acp"
+	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
@@ -27,10 +28,11 @@ import (
 // new prompt cancels the running turn and is answered, rather than
 // refused because the session is busy.
 func TestACPNewPromptCancelsRunningTurn(t *testing.T) {
-	e := newEnv(t, fakegemini.Hang(), fakegemini.Text("second answer"))
+	t.Parallel()
+	e := e2etest.New(t, fakegemini.Hang(), fakegemini.Text("second answer"))
 	var mu sync.Mutex
 	var text strings.Builder
-	c, sid, stderr := startACPClient(t, e, acp.Handler{Update: func(_ context.Context, n sdk.SessionNotification) {
+	c, sid, stderr := e2etest.StartACPClient(t, e, acp.Handler{Update: func(_ context.Context, n sdk.SessionNotification) {
 		if u := n.Update.AgentMessageChunk; u != nil && u.Content.Text != nil {
 			mu.Lock()
 			text.WriteString(u.Content.Text.Text)
@@ -48,7 +50,7 @@ func TestACPNewPromptCancelsRunningTurn(t *testing.T) {
 		r, err := c.PromptText(ctx, sid, "first, never answered")
 		first <- answer{r, err}
 	}()
-	for len(e.srv.Requests()) == 0 {
+	for len(e.Srv.Requests()) == 0 {
 		time.Sleep(10 * time.Millisecond) // waiting for the first turn to reach the model
 	}
 	r, err := c.PromptText(ctx, sid, "second")
@@ -78,22 +80,23 @@ func TestACPNewPromptCancelsRunningTurn(t *testing.T) {
 // cancelled, and the process exits with the session file keeping the
 // prompt, instead of running on until the client closes stdin.
 func TestACPSignalMidTurn(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("no SIGTERM to a child on Windows")
 	}
-	e := newEnv(t, fakegemini.Hang())
+	e := e2etest.New(t, fakegemini.Hang())
 	w := startRawACP(t, e)
-	cmd, stdin, stderr, lines, answer := w.cmd, w.stdin, &w.stderr, w.lines, w.answer
+	cmd, stdin, stderr, lines, answer := w.cmd, w.stdin, &w.Stderr, w.lines, w.answer
 	io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`+"\n")
 	answer(1)
-	io.WriteString(stdin, `{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":`+mustJSON(e.ws)+`,"mcpServers":[]}}`+"\n")
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":`+e2etest.MustJSON(e.WS)+`,"mcpServers":[]}}`+"\n")
 	res, _ := answer(2)["result"].(map[string]any)
 	sid, _ := res["sessionId"].(string)
 	if sid == "" {
 		t.Fatalf("no session; stderr:\n%s", stderr.String())
 	}
 	io.WriteString(stdin, `{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"`+sid+`","prompt":[{"type":"text","text":"signalled"}]}}`+"\n")
-	for len(e.srv.Requests()) == 0 {
+	for len(e.Srv.Requests()) == 0 {
 		time.Sleep(10 * time.Millisecond) // waiting for the turn to reach the model
 	}
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
@@ -114,29 +117,29 @@ func TestACPSignalMidTurn(t *testing.T) {
 		_ = cmd.Process.Kill()
 		t.Fatalf("castor --acp did not exit after SIGTERM; stderr:\n%s", stderr.String())
 	}
-	e.assertTurnKept(t, stderr.String(), "signalled")
+	assertTurnKept(e, t, stderr.String(), "signalled")
 }
 
 // rawACP is castor --acp driven line by line.
 type rawACP struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
-	stderr bytes.Buffer
+	Stderr bytes.Buffer
 	lines  chan string
 	t      *testing.T
 }
 
 // startRawACP starts the built binary with --acp and args in e's
 // workspace.
-func startRawACP(t *testing.T, e *env, args ...string) *rawACP {
+func startRawACP(t *testing.T, e *e2etest.Env, args ...string) *rawACP {
 	t.Helper()
-	w := &rawACP{cmd: exec.Command(castorBinary(t), append([]string{"--acp"}, args...)...), lines: make(chan string), t: t}
-	w.cmd.Dir = e.ws
-	w.cmd.Env = e.environ()
+	w := &rawACP{cmd: e2etest.Command(t, append([]string{"--acp"}, args...)...), lines: make(chan string), t: t}
+	w.cmd.Dir = e.WS
+	w.cmd.Env = e.Environ()
 	w.stdin, _ = w.cmd.StdinPipe()
 	t.Cleanup(func() { w.stdin.Close() })
 	stdout, _ := w.cmd.StdoutPipe()
-	w.cmd.Stderr = &w.stderr
+	w.cmd.Stderr = &w.Stderr
 	if err := w.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +161,7 @@ func (w *rawACP) answer(id int) map[string]any {
 		select {
 		case l, ok := <-w.lines:
 			if !ok {
-				w.t.Fatalf("stdout closed before answer %d; stderr:\n%s", id, w.stderr.String())
+				w.t.Fatalf("stdout closed before answer %d; stderr:\n%s", id, w.Stderr.String())
 			}
 			var m map[string]any
 			if json.Unmarshal([]byte(l), &m) == nil && m["id"] == float64(id) {
@@ -166,7 +169,7 @@ func (w *rawACP) answer(id int) map[string]any {
 			}
 		case <-time.After(time.Minute): // a hang, not a timing assertion
 			_ = w.cmd.Process.Kill()
-			w.t.Fatalf("no answer %d; stderr:\n%s", id, w.stderr.String())
+			w.t.Fatalf("no answer %d; stderr:\n%s", id, w.Stderr.String())
 		}
 	}
 }
@@ -176,15 +179,16 @@ func (w *rawACP) answer(id int) map[string]any {
 // naming the limit and goes on serving, instead of ending the connection
 // without a word.
 func TestACPMessageTooLarge(t *testing.T) {
-	e := newEnv(t, fakegemini.Text("still here"))
+	t.Parallel()
+	e := e2etest.New(t, fakegemini.Text("still here"))
 	w := startRawACP(t, e)
 	io.WriteString(w.stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`+"\n")
 	w.answer(1)
-	io.WriteString(w.stdin, `{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":`+mustJSON(e.ws)+`,"mcpServers":[]}}`+"\n")
+	io.WriteString(w.stdin, `{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":`+e2etest.MustJSON(e.WS)+`,"mcpServers":[]}}`+"\n")
 	res, _ := w.answer(2)["result"].(map[string]any)
 	sid, _ := res["sessionId"].(string)
 	if sid == "" {
-		t.Fatalf("no session; stderr:\n%s", w.stderr.String())
+		t.Fatalf("no session; stderr:\n%s", w.Stderr.String())
 	}
 	big := strings.Repeat("x", 11<<20)
 	io.WriteString(w.stdin, `{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"`+sid+`","prompt":[{"type":"text","text":"`+big+`"}]}}`+"\n")
@@ -194,9 +198,9 @@ func TestACPMessageTooLarge(t *testing.T) {
 	}
 	io.WriteString(w.stdin, `{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":"`+sid+`","prompt":[{"type":"text","text":"small"}]}}`+"\n")
 	if res, _ := w.answer(4)["result"].(map[string]any); res["stopReason"] != "end_turn" {
-		t.Errorf("next prompt: %v; stderr:\n%s", res, w.stderr.String())
+		t.Errorf("next prompt: %v; stderr:\n%s", res, w.Stderr.String())
 	}
-	if !strings.Contains(w.stderr.String(), "refused") {
-		t.Errorf("stderr:\n%s", w.stderr.String())
+	if !strings.Contains(w.Stderr.String(), "refused") {
+		t.Errorf("stderr:\n%s", w.Stderr.String())
 	}
 }

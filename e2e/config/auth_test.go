@@ -1,4 +1,4 @@
-package cli_test
+package config_test
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
@@ -17,7 +18,8 @@ import (
 // that this file does not contain them either, and a string the binary
 // must contain proves the scan reads it.
 func TestBinaryHasNoGeminiCLIClient(t *testing.T) {
-	data, err := os.ReadFile(castorBinary(t))
+	t.Parallel()
+	data, err := os.ReadFile(e2etest.Executable(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,21 +85,21 @@ func (u *authUser) settings(json string) {
 	u.write(filepath.Join(u.home, ".gemini", "settings.json"), json)
 }
 
-func (u *authUser) run(args ...string) result {
+func (u *authUser) run(args ...string) e2etest.Result {
 	u.t.Helper()
 	var env []string
 	for k, v := range u.env {
 		env = append(env, k+"="+v)
 	}
-	return runCastor(u.t, u.ws, env, args...)
+	return e2etest.RunCastor(u.t, u.ws, env, args...)
 }
 
 // checkGeminiCLIIgnored fails if output names Gemini CLI's file or the
 // file changed.
-func (u *authUser) checkGeminiCLIIgnored(r result) {
+func (u *authUser) checkGeminiCLIIgnored(r e2etest.Result) {
 	u.t.Helper()
-	if strings.Contains(r.stdout+r.stderr, string(filepath.Separator)+"oauth"+"_creds.json") || strings.Contains(r.stdout+r.stderr, "gemini-cli-access") {
-		u.t.Errorf("output mentions Gemini CLI's sign-in:\n%s\n%s", r.stdout, r.stderr)
+	if strings.Contains(r.Stdout+r.Stderr, string(filepath.Separator)+"oauth"+"_creds.json") || strings.Contains(r.Stdout+r.Stderr, "gemini-cli-access") {
+		u.t.Errorf("output mentions Gemini CLI's sign-in:\n%s\n%s", r.Stdout, r.Stderr)
 	}
 	if b, err := os.ReadFile(u.geminiPath); err != nil || string(b) != geminiCLISignIn {
 		u.t.Errorf("Gemini CLI's file changed: %s %v", b, err)
@@ -109,6 +111,7 @@ func (u *authUser) checkGeminiCLIIgnored(r result) {
 // stderr saying why and what to use instead, even with an API key and
 // Gemini CLI's sign-in at hand.
 func TestOAuthPersonalWithoutOwnClientExits41(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		settings string
@@ -134,11 +137,11 @@ func TestOAuthPersonalWithoutOwnClientExits41(t *testing.T) {
 			}
 			r := u.run(tt.args...)
 			want := "Error: " + tt.source + ": oauth-personal (Sign in with Google) needs an OAuth client of your own: Gemini CLI's sign-in cannot be reused by third-party tools under Google's terms; "
-			if r.code != 41 || !strings.HasPrefix(r.stderr, want) || strings.Count(r.stderr, "\n") != 1 {
-				t.Fatalf("exit %d\nstderr %q", r.code, r.stderr)
+			if r.Code != 41 || !strings.HasPrefix(r.Stderr, want) || strings.Count(r.Stderr, "\n") != 1 {
+				t.Fatalf("exit %d\nstderr %q", r.Code, r.Stderr)
 			}
 			for _, w := range []string{"GEMINI_API_KEY", "Vertex AI", "`gcloud auth application-default login`", "compute-default-credentials", "CASTOR_OAUTH_CLIENT_ID and CASTOR_OAUTH_CLIENT_SECRET"} {
-				if !strings.Contains(r.stderr, w) {
+				if !strings.Contains(r.Stderr, w) {
 					t.Errorf("stderr lacks %q", w)
 				}
 			}
@@ -156,6 +159,7 @@ func TestOAuthPersonalWithoutOwnClientExits41(t *testing.T) {
 // Default Credentials (nothing saved). Gemini CLI's fresh sign-in is never
 // used.
 func TestCodeAssistPathsEndToEnd(t *testing.T) {
+	t.Parallel()
 	const clientID, secret = "e2e-client.apps.example.com", "e2e-secret"
 	tests := []struct {
 		name  string
@@ -193,12 +197,12 @@ func TestCodeAssistPathsEndToEnd(t *testing.T) {
 			tt.setup(u, o)
 
 			status := u.run("auth", "status")
-			if status.code != 0 {
-				t.Fatalf("status exit %d\n%s\n%s", status.code, status.stdout, status.stderr)
+			if status.Code != 0 {
+				t.Fatalf("status exit %d\n%s\n%s", status.Code, status.Stdout, status.Stderr)
 			}
 			r := u.run("-p", "hi")
-			if r.code != 0 || !strings.Contains(r.stdout, "Hello from Code Assist.") {
-				t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+			if r.Code != 0 || !strings.Contains(r.Stdout, "Hello from Code Assist.") {
+				t.Fatalf("exit %d\n%s\n%s", r.Code, r.Stdout, r.Stderr)
 			}
 			var gens int
 			for _, req := range srv.Requests() {

@@ -1,8 +1,10 @@
-package cli_test
+package config_test
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/castor-dev/castor/internal/e2etest"
 )
 
 // TestCommandGroupsBare: `castor mcp`, `castor skills` and `castor
@@ -11,7 +13,8 @@ import (
 // command before continuing." on stderr, nothing on stdout, exit 1. Asked
 // for, the help goes to stdout with exit 0.
 func TestCommandGroupsBare(t *testing.T) {
-	e := newEnv(t)
+	t.Parallel()
+	e := e2etest.New(t)
 	groups := []struct {
 		args []string
 		sub  string // a subcommand the help lists
@@ -23,22 +26,22 @@ func TestCommandGroupsBare(t *testing.T) {
 	}
 	for _, g := range groups {
 		t.Run(g.args[0], func(t *testing.T) {
-			r := e.run(g.args...)
-			if r.code != 1 || r.stdout != "" {
-				t.Errorf("exit %d, stdout %q", r.code, r.stdout)
+			r := e.Run(g.args...)
+			if r.Code != 1 || r.Stdout != "" {
+				t.Errorf("exit %d, stdout %q", r.Code, r.Stdout)
 			}
 			for _, want := range []string{"Usage:", "  " + g.sub + " ", "Error: You need at least one command before continuing."} {
-				if !strings.Contains(r.stderr, want) {
-					t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+				if !strings.Contains(r.Stderr, want) {
+					t.Errorf("stderr lacks %q:\n%s", want, r.Stderr)
 				}
 			}
-			h := e.run(append(g.args, "--help")...)
-			if h.code != 0 || !strings.Contains(h.stdout, "  "+g.sub+" ") || strings.Contains(h.stderr, "Error") {
-				t.Errorf("--help: exit %d\nstdout %s\nstderr %s", h.code, h.stdout, h.stderr)
+			h := e.Run(append(g.args, "--help")...)
+			if h.Code != 0 || !strings.Contains(h.Stdout, "  "+g.sub+" ") || strings.Contains(h.Stderr, "Error") {
+				t.Errorf("--help: exit %d\nstdout %s\nstderr %s", h.Code, h.Stdout, h.Stderr)
 			}
 		})
 	}
-	if len(e.srv.Requests()) != 0 {
+	if len(e.Srv.Requests()) != 0 {
 		t.Error("a command group reached the model")
 	}
 }

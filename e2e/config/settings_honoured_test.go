@@ -1,4 +1,4 @@
-package cli_test
+package config_test
 
 import (
 	"encoding/json"
@@ -7,25 +7,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
-
-// writeUserSettings writes ~/.gemini/settings.json of e.
-func (e *env) writeUserSettings(content string) {
-	e.t.Helper()
-	p := filepath.Join(e.home, ".gemini", "settings.json")
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		e.t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		e.t.Fatal(err)
-	}
-}
 
 // TestDisableYoloModeRefusesFlags: with security.disableYoloMode, asking
 // for YOLO mode by flag stops castor before any request with Gemini CLI's
 // error and exit 52; other modes still run.
 func TestDisableYoloModeRefusesFlags(t *testing.T) {
+	t.Parallel()
 	const refused = "Error: YOLO mode is disabled by your administrator. To enable it, please request an update to the settings at: https://goo.gle/manage-gemini-cli\n"
 	tests := []struct {
 		name     string
@@ -42,48 +32,49 @@ func TestDisableYoloModeRefusesFlags(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := newEnv(t, fakegemini.Text("Hello."))
-			e.writeUserSettings(`{"security": {"disableYoloMode": true}}`)
-			r := e.run(tt.args...)
-			if r.code != tt.wantCode {
-				t.Fatalf("exit %d, want %d\nstderr: %s", r.code, tt.wantCode, r.stderr)
+			e := e2etest.New(t, fakegemini.Text("Hello."))
+			e.WriteUserSettings(`{"security": {"disableYoloMode": true}}`)
+			r := e.Run(tt.args...)
+			if r.Code != tt.wantCode {
+				t.Fatalf("exit %d, want %d\nstderr: %s", r.Code, tt.wantCode, r.Stderr)
 			}
-			if strings.Contains(r.stderr, "YOLO mode is enabled") {
-				t.Errorf("the YOLO notice was printed:\n%s", r.stderr)
+			if strings.Contains(r.Stderr, "YOLO mode is enabled") {
+				t.Errorf("the YOLO notice was printed:\n%s", r.Stderr)
 			}
 			if tt.wantCode == 0 {
-				if !strings.Contains(r.stdout, "Hello.") || strings.Contains(r.stderr, "disableYoloMode") {
-					t.Errorf("stdout %q stderr %q", r.stdout, r.stderr)
+				if !strings.Contains(r.Stdout, "Hello.") || strings.Contains(r.Stderr, "disableYoloMode") {
+					t.Errorf("stdout %q stderr %q", r.Stdout, r.Stderr)
 				}
 				return
 			}
-			if r.stderr != refused {
-				t.Errorf("stderr = %q, want %q", r.stderr, refused)
+			if r.Stderr != refused {
+				t.Errorf("stderr = %q, want %q", r.Stderr, refused)
 			}
-			if r.stdout != "" {
-				t.Errorf("stdout = %q", r.stdout)
+			if r.Stdout != "" {
+				t.Errorf("stdout = %q", r.Stdout)
 			}
-			if n := len(e.srv.Requests()); n != 0 {
+			if n := len(e.Srv.Requests()); n != 0 {
 				t.Errorf("%d model requests before the refusal", n)
 			}
 		})
 	}
 	// Without the setting, -y runs as before.
-	e := newEnv(t, fakegemini.Text("Hello."))
-	if r := e.run("-p", "hi", "-y"); r.code != 0 || !strings.Contains(r.stderr, "YOLO mode is enabled") {
-		t.Errorf("without the setting: exit %d, stderr %q", r.code, r.stderr)
+	e := e2etest.New(t, fakegemini.Text("Hello."))
+	if r := e.Run("-p", "hi", "-y"); r.Code != 0 || !strings.Contains(r.Stderr, "YOLO mode is enabled") {
+		t.Errorf("without the setting: exit %d, stderr %q", r.Code, r.Stderr)
 	}
 }
 
 // TestDisableYoloModeTUI: Shift+Tab skips YOLO with Gemini CLI's warning.
 func TestDisableYoloModeTUI(t *testing.T) {
-	e := newEnv(t)
-	e.writeUserSettings(`{"security": {"disableYoloMode": true}}`)
-	tm := e.startTUI()
-	tm.keys("BTab")
-	tm.waitFor("auto-accept edits")
-	tm.keys("BTab")
-	s := tm.waitFor("You cannot enter YOLO mode since it is disabled in your settings.")
+	t.Parallel()
+	e := e2etest.New(t)
+	e.WriteUserSettings(`{"security": {"disableYoloMode": true}}`)
+	tm := e.StartTUI()
+	tm.Keys("BTab")
+	tm.WaitFor("auto-accept edits")
+	tm.Keys("BTab")
+	s := tm.WaitFor("You cannot enter YOLO mode since it is disabled in your settings.")
 	if strings.Contains(s, "YOLO (shift+tab)") {
 		t.Errorf("YOLO mode entered:\n%s", s)
 	}
@@ -96,21 +87,22 @@ func TestDisableYoloModeTUI(t *testing.T) {
 // permission_request offers no "always" answers, and one sent anyway
 // counts as once: the next edit is asked about again.
 func TestDisableAlwaysAllowStreamJSON(t *testing.T) {
+	t.Parallel()
 	for _, disable := range []bool{false, true} {
 		t.Run(map[bool]string{false: "default", true: "disabled"}[disable], func(t *testing.T) {
-			e := newEnv(t)
+			e := e2etest.New(t)
 			if disable {
-				e.writeUserSettings(`{"security": {"disableAlwaysAllow": true}}`)
+				e.WriteUserSettings(`{"security": {"disableAlwaysAllow": true}}`)
 			}
-			a, b := filepath.Join(e.ws, "a.txt"), filepath.Join(e.ws, "b.txt")
-			e.srv.Enqueue(
+			a, b := filepath.Join(e.WS, "a.txt"), filepath.Join(e.WS, "b.txt")
+			e.Srv.Enqueue(
 				fakegemini.Call("write_file", map[string]any{"file_path": a, "content": "a\n"}),
 				fakegemini.Call("write_file", map[string]any{"file_path": b, "content": "b\n"}),
 				fakegemini.Text("Both written."),
 			)
-			p := e.startStream("-p", "--input-format", "stream-json", "-o", "stream-json")
-			p.send(`{"type":"user","message":"write a.txt and b.txt"}`)
-			req := p.until("permission_request")
+			p := e.StartStream("-p", "--input-format", "stream-json", "-o", "stream-json")
+			p.Send(`{"type":"user","message":"write a.txt and b.txt"}`)
+			req := p.Until("permission_request")
 			var ids []string
 			for _, o := range req["options"].([]any) {
 				ids = append(ids, o.(map[string]any)["id"].(string))
@@ -122,21 +114,21 @@ func TestDisableAlwaysAllowStreamJSON(t *testing.T) {
 			if got := strings.Join(ids, " "); got != want {
 				t.Errorf("options %q, want %q", got, want)
 			}
-			p.send(`{"type":"permission_response","tool_id":"` + req["tool_id"].(string) + `","decision":"proceed_always"}`)
+			p.Send(`{"type":"permission_response","tool_id":"` + req["tool_id"].(string) + `","decision":"proceed_always"}`)
 			if disable {
-				second := p.until("permission_request")
+				second := p.Until("permission_request")
 				if params, _ := second["parameters"].(map[string]any); params["file_path"] != b {
 					t.Fatalf("second permission_request = %v", second)
 				}
-				p.send(`{"type":"permission_response","tool_id":"` + second["tool_id"].(string) + `","decision":"proceed_once"}`)
+				p.Send(`{"type":"permission_response","tool_id":"` + second["tool_id"].(string) + `","decision":"proceed_once"}`)
 			}
-			if res := p.until("result"); res["status"] != "success" {
+			if res := p.Until("result"); res["status"] != "success" {
 				t.Fatalf("result = %v", res)
 			}
-			if code := p.close(); code != 0 {
-				t.Fatalf("exit %d; stderr: %s", code, p.stderr.String())
+			if code := p.Close(); code != 0 {
+				t.Fatalf("exit %d; stderr: %s", code, p.Stderr.String())
 			}
-			if n, want := p.count("permission_request"), map[bool]int{false: 1, true: 2}[disable]; n != want {
+			if n, want := p.Count("permission_request"), map[bool]int{false: 1, true: 2}[disable]; n != want {
 				t.Errorf("%d permission requests, want %d", n, want)
 			}
 			for _, f := range []string{a, b} {
@@ -150,6 +142,7 @@ func TestDisableAlwaysAllowStreamJSON(t *testing.T) {
 
 // TestOutputFormatSetting: output.format is -o's default; the flag wins.
 func TestOutputFormatSetting(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		settings string
@@ -165,28 +158,28 @@ func TestOutputFormatSetting(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := newEnv(t, fakegemini.Text("Hello."))
-			e.writeUserSettings(tt.settings)
-			r := e.run(tt.args...)
-			if r.code != tt.wantCode {
-				t.Fatalf("exit %d, want %d\nstderr: %s", r.code, tt.wantCode, r.stderr)
+			e := e2etest.New(t, fakegemini.Text("Hello."))
+			e.WriteUserSettings(tt.settings)
+			r := e.Run(tt.args...)
+			if r.Code != tt.wantCode {
+				t.Fatalf("exit %d, want %d\nstderr: %s", r.Code, tt.wantCode, r.Stderr)
 			}
 			if tt.wantCode != 0 {
-				if !strings.Contains(r.stderr, "Invalid configuration: output.format") {
-					t.Errorf("stderr = %q", r.stderr)
+				if !strings.Contains(r.Stderr, "Invalid configuration: output.format") {
+					t.Errorf("stderr = %q", r.Stderr)
 				}
 				return
 			}
 			var out map[string]any
-			isJSON := json.Unmarshal([]byte(r.stdout), &out) == nil
+			isJSON := json.Unmarshal([]byte(r.Stdout), &out) == nil
 			if isJSON != tt.wantJSON {
-				t.Fatalf("stdout JSON %v, want %v: %q", isJSON, tt.wantJSON, r.stdout)
+				t.Fatalf("stdout JSON %v, want %v: %q", isJSON, tt.wantJSON, r.Stdout)
 			}
 			if tt.wantJSON && out["response"] != "Hello." {
 				t.Errorf("response = %v", out["response"])
 			}
-			if !tt.wantJSON && r.stdout != "Hello.\n" {
-				t.Errorf("stdout = %q", r.stdout)
+			if !tt.wantJSON && r.Stdout != "Hello.\n" {
+				t.Errorf("stdout = %q", r.Stdout)
 			}
 		})
 	}
@@ -196,26 +189,28 @@ func TestOutputFormatSetting(t *testing.T) {
 // general.preferredEditor names, as Gemini CLI does (vscode: code
 // --wait), and the edited content is what gets written.
 func TestPreferredEditorTUI(t *testing.T) {
-	e := newEnv(t)
+	t.Parallel()
+	e := e2etest.New(t)
 	bin := t.TempDir()
-	argsFile := filepath.Join(e.home, "editor-args.txt")
+	argsFile := filepath.Join(e.Home, "editor-args.txt")
 	script := "#!/bin/sh\necho \"$@\" > " + argsFile + "\nfor last; do :; done\nprintf 'one\\nEDITED\\nthree\\n' > \"$last\"\n"
 	if err := os.WriteFile(filepath.Join(bin, "code"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	e.writeUserSettings(`{"general": {"preferredEditor": "vscode"}}`)
-	e.write("notes.txt", "one\ntwo\nthree\n")
-	e.srv.Enqueue(
-		fakegemini.Call("replace", map[string]any{"file_path": filepath.Join(e.ws, "notes.txt"), "old_string": "two", "new_string": "TWO", "instruction": "shout two"}),
+	// env(1) sets its assignments in order: this PATH wins over the usual one.
+	e.TUIEnv = append(e.TUIEnv, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	e.WriteUserSettings(`{"general": {"preferredEditor": "vscode"}}`)
+	e.Write("notes.txt", "one\ntwo\nthree\n")
+	e.Srv.Enqueue(
+		fakegemini.Call("replace", map[string]any{"file_path": filepath.Join(e.WS, "notes.txt"), "old_string": "two", "new_string": "TWO", "instruction": "shout two"}),
 		fakegemini.Text("Changed it."),
 	)
-	tm := e.startTUI()
-	tm.submit("Shout the second line")
-	tm.waitFor("Apply this change?")
-	tm.keys("3") // Modify in $EDITOR, then allow
-	tm.waitFor("Changed it.")
-	if got, _ := os.ReadFile(filepath.Join(e.ws, "notes.txt")); string(got) != "one\nEDITED\nthree\n" {
+	tm := e.StartTUI()
+	tm.Submit("Shout the second line")
+	tm.WaitFor("Apply this change?")
+	tm.Keys("3") // Modify in $EDITOR, then allow
+	tm.WaitFor("Changed it.")
+	if got, _ := os.ReadFile(filepath.Join(e.WS, "notes.txt")); string(got) != "one\nEDITED\nthree\n" {
 		t.Errorf("notes.txt = %q", got)
 	}
 	args, _ := os.ReadFile(argsFile)

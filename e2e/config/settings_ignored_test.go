@@ -1,4 +1,4 @@
-package cli_test
+package config_test
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
@@ -14,18 +15,19 @@ import (
 // stderr, once, naming the file and the key; honoured keys and keys set to
 // their default stay silent, and stdout is what it is without them.
 func TestIgnoredSettingsWarn(t *testing.T) {
+	t.Parallel()
 	for _, format := range []string{"text", "json"} {
 		t.Run(format, func(t *testing.T) {
-			plain := newEnv(t, fakegemini.Text("Hello."))
-			want := plain.run("-p", "hi", "-o", format)
-			if want.code != 0 {
-				t.Fatalf("exit %d: %s", want.code, want.stderr)
+			plain := e2etest.New(t, fakegemini.Text("Hello."))
+			want := plain.Run("-p", "hi", "-o", format)
+			if want.Code != 0 {
+				t.Fatalf("exit %d: %s", want.Code, want.Stderr)
 			}
 
-			e := newEnv(t, fakegemini.Text("Hello."))
-			userFile := filepath.Join(e.home, ".gemini", "settings.json")
-			wsFile := filepath.Join(e.ws, ".gemini", "settings.json")
-			manifest := filepath.Join(e.home, ".gemini", "extensions", "demo", "gemini-extension.json")
+			e := e2etest.New(t, fakegemini.Text("Hello."))
+			userFile := filepath.Join(e.Home, ".gemini", "settings.json")
+			wsFile := filepath.Join(e.WS, ".gemini", "settings.json")
+			manifest := filepath.Join(e.Home, ".gemini", "extensions", "demo", "gemini-extension.json")
 			for p, content := range map[string]string{
 				userFile: `{
 					// set by the user for Gemini CLI
@@ -42,41 +44,41 @@ func TestIgnoredSettingsWarn(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			r := e.run("-p", "hi", "-o", format)
-			if r.code != 0 {
-				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			r := e.Run("-p", "hi", "-o", format)
+			if r.Code != 0 {
+				t.Fatalf("exit %d: %s", r.Code, r.Stderr)
 			}
 			for _, line := range []string{
 				"Warning: " + userFile + ": security.autoAddToPolicyByDefault is not supported by Castor yet; ignored\n",
 				"Warning: " + wsFile + ": contxt is not a setting Castor knows (a typo, or a newer Gemini CLI setting?); ignored\n",
 				"Warning: " + manifest + ": plan.directory is not supported by Castor yet; ignored\n",
 			} {
-				if n := strings.Count(r.stderr, line); n != 1 {
-					t.Errorf("stderr has %q %d times, want once:\n%s", line, n, r.stderr)
+				if n := strings.Count(r.Stderr, line); n != 1 {
+					t.Errorf("stderr has %q %d times, want once:\n%s", line, n, r.Stderr)
 				}
 			}
 			for _, quiet := range []string{"hideBanner", "model.name", "folderTrust", "mcpServers"} {
-				if strings.Contains(r.stderr, quiet) {
-					t.Errorf("stderr mentions %s:\n%s", quiet, r.stderr)
+				if strings.Contains(r.Stderr, quiet) {
+					t.Errorf("stderr mentions %s:\n%s", quiet, r.Stderr)
 				}
 			}
 			if format == "text" {
-				if r.stdout != want.stdout {
-					t.Errorf("stdout = %q, without the settings %q", r.stdout, want.stdout)
+				if r.Stdout != want.Stdout {
+					t.Errorf("stdout = %q, without the settings %q", r.Stdout, want.Stdout)
 				}
 				return
 			}
 			var got, base map[string]any
-			if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
-				t.Fatalf("stdout is not JSON: %v\n%s", err, r.stdout)
+			if err := json.Unmarshal([]byte(r.Stdout), &got); err != nil {
+				t.Fatalf("stdout is not JSON: %v\n%s", err, r.Stdout)
 			}
-			json.Unmarshal([]byte(want.stdout), &base)
+			json.Unmarshal([]byte(want.Stdout), &base)
 			for _, k := range []string{"session_id", "stats"} {
 				delete(got, k)
 				delete(base, k)
 			}
-			if mustJSON(got) != mustJSON(base) {
-				t.Errorf("stdout = %s, without the settings %s", mustJSON(got), mustJSON(base))
+			if e2etest.MustJSON(got) != e2etest.MustJSON(base) {
+				t.Errorf("stdout = %s, without the settings %s", e2etest.MustJSON(got), e2etest.MustJSON(base))
 			}
 		})
 	}
@@ -85,17 +87,18 @@ func TestIgnoredSettingsWarn(t *testing.T) {
 // TestTUIIgnoredSettingsWarn: the interactive terminal shows the same
 // line among its start-up warnings.
 func TestTUIIgnoredSettingsWarn(t *testing.T) {
-	e := newEnv(t)
-	userFile := filepath.Join(e.home, ".gemini", "settings.json")
+	t.Parallel()
+	e := e2etest.New(t)
+	userFile := filepath.Join(e.Home, ".gemini", "settings.json")
 	os.MkdirAll(filepath.Dir(userFile), 0o755)
 	os.WriteFile(userFile, []byte(`{"security": {"autoAddToPolicyByDefault": true}}`), 0o644)
-	tm := e.startTUI()
-	s := tm.waitFor("ignored")
+	tm := e.StartTUI()
+	s := tm.WaitFor("ignored")
 	flat := strings.Join(strings.Fields(s), "")
 	want := strings.Join(strings.Fields("<home>/.gemini/settings.json: security.autoAddToPolicyByDefault is not supported by Castor yet; ignored"), "")
 	if strings.Count(flat, want) != 1 {
 		t.Errorf("the screen does not show the warning once:\n%s", s)
 	}
-	tm.keys("C-d")
-	tm.waitFor("[exited]")
+	tm.Keys("C-d")
+	tm.WaitFor("[exited]")
 }

@@ -1,10 +1,12 @@
-package cli_test
+package config_test
 
 import (
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/castor-dev/castor/internal/e2etest"
 )
 
 // TestSettingsTypeErrors: a settings value of the wrong type, or an
@@ -12,6 +14,7 @@ import (
 // "Invalid configuration") and a line naming the file, the key and what
 // was expected.
 func TestSettingsTypeErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, settings string
 		want           []string
@@ -23,20 +26,20 @@ func TestSettingsTypeErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := newEnv(t)
-			os.MkdirAll(filepath.Join(e.ws, ".gemini"), 0o755)
-			file := filepath.Join(e.ws, ".gemini", "settings.json")
+			e := e2etest.New(t)
+			os.MkdirAll(filepath.Join(e.WS, ".gemini"), 0o755)
+			file := filepath.Join(e.WS, ".gemini", "settings.json")
 			os.WriteFile(file, []byte(tt.settings), 0o644)
-			r := e.run("-p", "hi")
-			if r.code != 52 {
-				t.Fatalf("exit %d, want 52; stderr %q", r.code, r.stderr)
+			r := e.Run("-p", "hi")
+			if r.Code != 52 {
+				t.Fatalf("exit %d, want 52; stderr %q", r.Code, r.Stderr)
 			}
 			for _, w := range append(tt.want, file, "Invalid configuration") {
-				if !strings.Contains(r.stderr, w) {
-					t.Errorf("stderr lacks %q:\n%s", w, r.stderr)
+				if !strings.Contains(r.Stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, r.Stderr)
 				}
 			}
-			if len(e.srv.Requests()) != 0 {
+			if len(e.Srv.Requests()) != 0 {
 				t.Error("the model was called")
 			}
 		})

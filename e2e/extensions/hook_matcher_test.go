@@ -1,9 +1,10 @@
-package cli_test
+package extensions_test
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
@@ -11,14 +12,15 @@ import (
 // compile (here a JavaScript lookahead) is reported with its settings key
 // instead of silently matching nothing; the run goes on.
 func TestHookMatcherThatDoesNotCompile(t *testing.T) {
-	e := newEnv(t, fakegemini.Text("fine"))
-	e.write("x", "")
-	writeFiles(t, e.home, map[string]string{".gemini/settings.json": `{"hooks": {"BeforeTool": [{"matcher": "^(?!write_file)", "hooks": [{"type": "command", "command": "true"}]}]}}`})
-	r := e.run("-p", "hi")
-	if r.code != 0 || !strings.Contains(r.stdout, "fine") {
-		t.Fatalf("exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+	t.Parallel()
+	e := e2etest.New(t, fakegemini.Text("fine"))
+	e.Write("x", "")
+	e2etest.WriteFiles(t, e.Home, map[string]string{".gemini/settings.json": `{"hooks": {"BeforeTool": [{"matcher": "^(?!write_file)", "hooks": [{"type": "command", "command": "true"}]}]}}`})
+	r := e.Run("-p", "hi")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "fine") {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", r.Code, r.Stdout, r.Stderr)
 	}
-	if !strings.Contains(r.stderr, `hooks.BeforeTool[0].matcher: "^(?!write_file)" is not a valid regular expression`) {
-		t.Errorf("no warning naming the matcher: %s", r.stderr)
+	if !strings.Contains(r.Stderr, `hooks.BeforeTool[0].matcher: "^(?!write_file)" is not a valid regular expression`) {
+		t.Errorf("no warning naming the matcher: %s", r.Stderr)
 	}
 }

@@ -1,4 +1,4 @@
-package cli_test
+package extensions_test
 
 import (
 	"bufio"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
@@ -61,21 +62,22 @@ func hookLog(t *testing.T, logs, name string) []map[string]any {
 // user's settings and checks what each received, what reached the model
 // and that a BeforeTool exit 2 stops a shell command.
 func TestHooksAllEvents(t *testing.T) {
-	e := newEnv(t,
+	t.Parallel()
+	e := e2etest.New(t,
 		fakegemini.Call("run_shell_command", map[string]any{"command": "touch created.txt"}),
 		fakegemini.Call("read_file", map[string]any{"absolute_path": "README.md"}),
 		fakegemini.Text("done"),
 	)
-	e.write("README.md", readme)
-	logs := filepath.Join(e.home, "hooklogs")
-	scripts := filepath.Join(e.home, "hooks")
+	e.Write("README.md", e2etest.Readme)
+	logs := filepath.Join(e.Home, "hooklogs")
+	scripts := filepath.Join(e.Home, "hooks")
 	for _, d := range []string{logs, scripts} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
 	ctx := func(s string) string {
-		return mustJSON(map[string]any{"hookSpecificOutput": map[string]any{"additionalContext": s}})
+		return e2etest.MustJSON(map[string]any{"hookSpecificOutput": map[string]any{"additionalContext": s}})
 	}
 	def := func(matcher, cmd string) []any {
 		d := map[string]any{"hooks": []any{map[string]any{"type": "command", "command": cmd, "timeout": 20000}}}
@@ -100,24 +102,24 @@ func TestHooksAllEvents(t *testing.T) {
 		"Notification": def("ToolPermission", hookScript(t, scripts, logs, "Notification", "", "", 0)),
 	}
 	settings := map[string]any{"hooks": cfg, "model": map[string]any{"compressionThreshold": 0.0000001}}
-	if err := os.MkdirAll(filepath.Join(e.home, ".gemini"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(e.Home, ".gemini"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(e.home, ".gemini", "settings.json"), []byte(mustJSON(settings)), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(e.Home, ".gemini", "settings.json"), []byte(e2etest.MustJSON(settings)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 
 	start := time.Now().Add(-time.Minute)
-	r := e.run("-y", "-o", "json", "-p", "Look at the project")
-	if r.code != 0 {
-		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	r := e.Run("-y", "-o", "json", "-p", "Look at the project")
+	if r.Code != 0 {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.Code, r.Stdout, r.Stderr)
 	}
 	var out struct {
 		SessionID string `json:"session_id"`
 		Response  string `json:"response"`
 	}
-	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
-		t.Fatalf("stdout: %v\n%s", err, r.stdout)
+	if err := json.Unmarshal([]byte(r.Stdout), &out); err != nil {
+		t.Fatalf("stdout: %v\n%s", err, r.Stdout)
 	}
 	if out.Response != "done" {
 		t.Errorf("response %q", out.Response)
@@ -135,18 +137,18 @@ func TestHooksAllEvents(t *testing.T) {
 		in := hookLog(t, logs, name)
 		inputs[name] = in
 		for _, m := range in {
-			if m["hook_event_name"] != ev || m["session_id"] != out.SessionID || m["cwd"] != e.ws {
-				t.Errorf("%s: common fields wrong: %s", name, mustJSON(m))
+			if m["hook_event_name"] != ev || m["session_id"] != out.SessionID || m["cwd"] != e.WS {
+				t.Errorf("%s: common fields wrong: %s", name, e2etest.MustJSON(m))
 			}
 			if ts, err := time.Parse(time.RFC3339, fmt.Sprint(m["timestamp"])); err != nil || ts.Before(start) {
 				t.Errorf("%s: timestamp %v", name, m["timestamp"])
 			}
-			if tp, _ := m["transcript_path"].(string); tp == "" || !strings.HasPrefix(tp, e.home) {
+			if tp, _ := m["transcript_path"].(string); tp == "" || !strings.HasPrefix(tp, e.Home) {
 				t.Errorf("%s: transcript_path %q", name, tp)
 			}
 		}
 		env, err := os.ReadFile(filepath.Join(logs, name+".env"))
-		if want := fmt.Sprintf("ENV %s|%s|%s", e.ws, e.ws, out.SessionID); err != nil || !strings.Contains(string(env), want) {
+		if want := fmt.Sprintf("ENV %s|%s|%s", e.WS, e.WS, out.SessionID); err != nil || !strings.Contains(string(env), want) {
 			t.Errorf("%s: environment %q, want %q", name, env, want)
 		}
 	}
@@ -160,22 +162,22 @@ func TestHooksAllEvents(t *testing.T) {
 		return inputs[name][0]
 	}
 	if one("SessionStart")["source"] != "startup" || one("SessionEnd")["reason"] != "exit" || one("PreCompress")["trigger"] != "auto" {
-		t.Errorf("lifecycle fields: %s %s %s", mustJSON(one("SessionStart")), mustJSON(one("SessionEnd")), mustJSON(one("PreCompress")))
+		t.Errorf("lifecycle fields: %s %s %s", e2etest.MustJSON(one("SessionStart")), e2etest.MustJSON(one("SessionEnd")), e2etest.MustJSON(one("PreCompress")))
 	}
 	if one("BeforeAgent")["prompt"] != "Look at the project" {
-		t.Errorf("BeforeAgent input %s", mustJSON(one("BeforeAgent")))
+		t.Errorf("BeforeAgent input %s", e2etest.MustJSON(one("BeforeAgent")))
 	}
 	if a := one("AfterAgent"); a["prompt"] != "Look at the project" || a["prompt_response"] != "done" || a["stop_hook_active"] != false {
-		t.Errorf("AfterAgent input %s", mustJSON(a))
+		t.Errorf("AfterAgent input %s", e2etest.MustJSON(a))
 	}
-	if sh := one("BeforeToolShell"); sh["tool_name"] != "run_shell_command" || mustJSON(sh["tool_input"]) != `{"command":"touch created.txt"}` {
-		t.Errorf("BeforeTool (shell) input %s", mustJSON(sh))
+	if sh := one("BeforeToolShell"); sh["tool_name"] != "run_shell_command" || e2etest.MustJSON(sh["tool_input"]) != `{"command":"touch created.txt"}` {
+		t.Errorf("BeforeTool (shell) input %s", e2etest.MustJSON(sh))
 	}
 	if len(inputs["BeforeToolShell"]) != 1 || len(inputs["BeforeTool"]) != 1 || one("BeforeTool")["tool_name"] != "read_file" {
 		t.Errorf("matchers: shell hook ran %d times, read hook %d times", len(inputs["BeforeToolShell"]), len(inputs["BeforeTool"]))
 	}
-	if at := one("AfterTool"); at["tool_name"] != "read_file" || !strings.Contains(mustJSON(at["tool_response"]), "Demo project") {
-		t.Errorf("AfterTool input %s", mustJSON(at))
+	if at := one("AfterTool"); at["tool_name"] != "read_file" || !strings.Contains(e2etest.MustJSON(at["tool_response"]), "Demo project") {
+		t.Errorf("AfterTool input %s", e2etest.MustJSON(at))
 	}
 	if len(inputs["AfterTool"]) != 1 {
 		t.Errorf("AfterTool ran %d times; a blocked call is never executed", len(inputs["AfterTool"]))
@@ -184,16 +186,16 @@ func TestHooksAllEvents(t *testing.T) {
 		if len(inputs[name]) < 3 {
 			t.Errorf("%s ran %d times for 3 model calls", name, len(inputs[name]))
 		}
-		if req, _ := one(name)["llm_request"].(map[string]any); req == nil || !strings.Contains(mustJSON(req["messages"]), "Look at the project") {
-			t.Errorf("%s llm_request %s", name, mustJSON(one(name)["llm_request"]))
+		if req, _ := one(name)["llm_request"].(map[string]any); req == nil || !strings.Contains(e2etest.MustJSON(req["messages"]), "Look at the project") {
+			t.Errorf("%s llm_request %s", name, e2etest.MustJSON(one(name)["llm_request"]))
 		}
 	}
-	if resp := mustJSON(inputs["AfterModel"][len(inputs["AfterModel"])-1]["llm_response"]); !strings.Contains(resp, "done") {
+	if resp := e2etest.MustJSON(inputs["AfterModel"][len(inputs["AfterModel"])-1]["llm_response"]); !strings.Contains(resp, "done") {
 		t.Errorf("AfterModel llm_response %s", resp)
 	}
 
 	// What reached the model.
-	reqs := e.srv.Requests()
+	reqs := e.Srv.Requests()
 	if len(reqs) != 3 {
 		t.Fatalf("%d model requests", len(reqs))
 	}
@@ -208,16 +210,16 @@ func TestHooksAllEvents(t *testing.T) {
 			t.Errorf("first request lacks %s:\n%s", want, first)
 		}
 	}
-	_, resp := functionResponse(t, reqs[1].LastContent(), 0)
+	_, resp := e2etest.FunctionResponse(t, reqs[1].LastContent(), 0)
 	if resp["error"] != "Tool execution blocked: shell is not allowed here" {
-		t.Errorf("shell response %s", mustJSON(resp))
+		t.Errorf("shell response %s", e2etest.MustJSON(resp))
 	}
-	if _, err := os.Stat(filepath.Join(e.ws, "created.txt")); err == nil {
+	if _, err := os.Stat(filepath.Join(e.WS, "created.txt")); err == nil {
 		t.Error("the blocked shell command ran")
 	}
-	_, resp = functionResponse(t, reqs[2].LastContent(), 0)
+	_, resp = e2etest.FunctionResponse(t, reqs[2].LastContent(), 0)
 	if o, _ := resp["output"].(string); !strings.Contains(o, "Demo project") || !strings.HasSuffix(o, "<hook_context>ctx-from-after-tool</hook_context>") {
-		t.Errorf("read_file response %s", mustJSON(resp))
+		t.Errorf("read_file response %s", e2etest.MustJSON(resp))
 	}
 }
 
@@ -225,26 +227,27 @@ func TestHooksAllEvents(t *testing.T) {
 // error on stderr naming the settings file and key, not a silent skip;
 // a definition of an unknown event is reported the same way.
 func TestHookCommandNotFound(t *testing.T) {
-	e := newEnv(t, fakegemini.Text("fine"))
+	t.Parallel()
+	e := e2etest.New(t, fakegemini.Text("fine"))
 	settings := `{"hooks": {
 		"BeforeAgent": [{"hooks": [{"type": "command", "command": "no-such-hook-command-xyz"}]}],
 		"SessionStart": [{"hooks": [{"type": "command", "command": "echo '{\"systemMessage\": \"hello from a hook\"}'"}]}],
 		"BeforeEverything": []}}`
-	if err := os.MkdirAll(filepath.Join(e.ws, ".gemini"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(e.WS, ".gemini"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	e.write(".gemini/settings.json", settings)
-	r := e.run("-p", "hi")
-	t.Logf("stderr:\n%s", r.stderr)
-	path := filepath.Join(e.ws, ".gemini", "settings.json")
+	e.Write(".gemini/settings.json", settings)
+	r := e.Run("-p", "hi")
+	t.Logf("stderr:\n%s", r.Stderr)
+	path := filepath.Join(e.WS, ".gemini", "settings.json")
 	for _, want := range []string{
 		path + ": hooks.BeforeAgent[0].hooks[0]",
 		"no-such-hook-command-xyz",
 		path + ": hooks.BeforeEverything: unknown hook event",
 		"hello from a hook",
 	} {
-		if !strings.Contains(r.stderr, want) {
-			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		if !strings.Contains(r.Stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.Stderr)
 		}
 	}
 }
@@ -252,16 +255,17 @@ func TestHookCommandNotFound(t *testing.T) {
 // TestHookHaltsHeadless: a BeforeAgent hook answering continue: false
 // stops the run before the model is called, and says why.
 func TestHookHaltsHeadless(t *testing.T) {
-	e := newEnv(t, fakegemini.Text("never"))
-	if err := os.MkdirAll(filepath.Join(e.ws, ".gemini"), 0o755); err != nil {
+	t.Parallel()
+	e := e2etest.New(t, fakegemini.Text("never"))
+	if err := os.MkdirAll(filepath.Join(e.WS, ".gemini"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	e.write(".gemini/settings.json", `{"hooks": {"BeforeAgent": [{"hooks": [{"type": "command", "command": "echo '{\"continue\": false, \"stopReason\": \"maintenance window\"}'"}]}]}}`)
-	r := e.run("-p", "hi")
-	if r.code != 0 || !strings.Contains(r.stderr, "Agent execution stopped: maintenance window") {
-		t.Errorf("exit %d\nstderr: %s", r.code, r.stderr)
+	e.Write(".gemini/settings.json", `{"hooks": {"BeforeAgent": [{"hooks": [{"type": "command", "command": "echo '{\"continue\": false, \"stopReason\": \"maintenance window\"}'"}]}]}}`)
+	r := e.Run("-p", "hi")
+	if r.Code != 0 || !strings.Contains(r.Stderr, "Agent execution stopped: maintenance window") {
+		t.Errorf("exit %d\nstderr: %s", r.Code, r.Stderr)
 	}
-	if n := len(e.srv.Requests()); n != 0 {
+	if n := len(e.Srv.Requests()); n != 0 {
 		t.Errorf("%d model requests after a halt", n)
 	}
 }

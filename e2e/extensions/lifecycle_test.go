@@ -1,4 +1,4 @@
-package cli_test
+package extensions_test
 
 import (
 	"os"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
 	"github.com/castor-dev/castor/internal/npmtest"
 )
@@ -17,6 +18,7 @@ import (
 // listed and runs, with one line on stderr saying so, and the working
 // folders are gone.
 func TestInterruptedUpdateRecovered(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		leave   func(installed string)
@@ -30,25 +32,25 @@ func TestInterruptedUpdateRecovered(t *testing.T) {
 		{"whole new copy not yet in place", func(d string) {
 			os.Rename(d, d+".castor-old")
 			os.MkdirAll(d+".castor-new", 0o755)
-			writeFiles(t, d+".castor-new", map[string]string{"gemini-extension.json": `{"name": "my-ext", "version": "2.0.0"}`})
+			e2etest.WriteFiles(t, d+".castor-new", map[string]string{"gemini-extension.json": `{"name": "my-ext", "version": "2.0.0"}`})
 		}, "2.0.0", "finished it"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := newEnv(t)
-			src := filepath.Join(filepath.Dir(e.ws), "src", "my-ext")
-			writeFiles(t, src, map[string]string{"gemini-extension.json": `{"name": "my-ext", "version": "1.0.0"}`})
-			if r := e.run("extensions", "install", src, "--consent"); r.code != 0 {
-				t.Fatalf("install: %s", r.stderr)
+			e := e2etest.New(t)
+			src := filepath.Join(filepath.Dir(e.WS), "src", "my-ext")
+			e2etest.WriteFiles(t, src, map[string]string{"gemini-extension.json": `{"name": "my-ext", "version": "1.0.0"}`})
+			if r := e.Run("extensions", "install", src, "--consent"); r.Code != 0 {
+				t.Fatalf("install: %s", r.Stderr)
 			}
-			root := filepath.Join(e.home, ".gemini", "extensions")
+			root := filepath.Join(e.Home, ".gemini", "extensions")
 			tt.leave(filepath.Join(root, "my-ext"))
-			r := e.run("extensions", "list")
-			if r.code != 0 || !strings.Contains(r.stdout, "my-ext ("+tt.version+")") {
-				t.Fatalf("list after the crash: exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+			r := e.Run("extensions", "list")
+			if r.Code != 0 || !strings.Contains(r.Stdout, "my-ext ("+tt.version+")") {
+				t.Fatalf("list after the crash: exit %d\nstdout %s\nstderr %s", r.Code, r.Stdout, r.Stderr)
 			}
-			if n := strings.Count(r.stderr, "an update was interrupted"); n != 1 || !strings.Contains(r.stderr, tt.says) {
-				t.Errorf("stderr %q: want one line saying %q", r.stderr, tt.says)
+			if n := strings.Count(r.Stderr, "an update was interrupted"); n != 1 || !strings.Contains(r.Stderr, tt.says) {
+				t.Errorf("stderr %q: want one line saying %q", r.Stderr, tt.says)
 			}
 			entries, _ := os.ReadDir(root)
 			for _, d := range entries {
@@ -56,8 +58,8 @@ func TestInterruptedUpdateRecovered(t *testing.T) {
 					t.Errorf("left behind: %s", d.Name())
 				}
 			}
-			if r := e.run("extensions", "list"); strings.Contains(r.stderr, "interrupted") {
-				t.Errorf("second start repeats the repair: %s", r.stderr)
+			if r := e.Run("extensions", "list"); strings.Contains(r.Stderr, "interrupted") {
+				t.Errorf("second start repeats the repair: %s", r.Stderr)
 			}
 		})
 	}
@@ -81,7 +83,7 @@ func bareRepo(t *testing.T, name string) (url string, release func(version strin
 		}
 	}
 	commit := func(v string) {
-		writeFiles(t, work, map[string]string{"gemini-extension.json": `{"name": "` + name + `", "version": "` + v + `"}`})
+		e2etest.WriteFiles(t, work, map[string]string{"gemini-extension.json": `{"name": "` + name + `", "version": "` + v + `"}`})
 		git(work, "add", "-A")
 		git(work, "commit", "-q", "-m", v)
 	}
@@ -99,29 +101,30 @@ func bareRepo(t *testing.T, name string) (url string, release func(version strin
 // installed with --auto-update from git is updated and says so in the
 // session, one without is announced; a -p run does not check at all.
 func TestAutoUpdateAtInteractiveStart(t *testing.T) {
-	e := newEnv(t, fakegemini.Text("done"))
+	t.Parallel()
+	e := e2etest.New(t, fakegemini.Text("done"))
 	autoURL, autoRelease := bareRepo(t, "ax")
 	manualURL, manualRelease := bareRepo(t, "mx")
-	if r := e.run("extensions", "install", autoURL, "--auto-update", "--consent"); r.code != 0 {
-		t.Fatalf("install: %s", r.stderr)
+	if r := e.Run("extensions", "install", autoURL, "--auto-update", "--consent"); r.Code != 0 {
+		t.Fatalf("install: %s", r.Stderr)
 	}
-	if r := e.run("extensions", "install", manualURL, "--consent"); r.code != 0 {
-		t.Fatalf("install: %s", r.stderr)
+	if r := e.Run("extensions", "install", manualURL, "--consent"); r.Code != 0 {
+		t.Fatalf("install: %s", r.Stderr)
 	}
 	autoRelease("1.1.0")
 	manualRelease("2.0.0")
-	manifest := filepath.Join(e.home, ".gemini", "extensions", "ax", "gemini-extension.json")
+	manifest := filepath.Join(e.Home, ".gemini", "extensions", "ax", "gemini-extension.json")
 
-	if r := e.run("-p", "hi"); r.code != 0 || strings.Contains(r.stderr, "update") {
-		t.Fatalf("-p run: exit %d, stderr %s", r.code, r.stderr)
+	if r := e.Run("-p", "hi"); r.Code != 0 || strings.Contains(r.Stderr, "update") {
+		t.Fatalf("-p run: exit %d, stderr %s", r.Code, r.Stderr)
 	}
 	if data, _ := os.ReadFile(manifest); !strings.Contains(string(data), "1.0.0") {
 		t.Fatalf("a -p run updated the extension: %s", data)
 	}
 
-	tm := e.startTUI()
-	tm.waitFor(`Extension "ax" successfully updated: 1.0.0 → 1.1.0.`)
-	screen := tm.waitFor(`You have 1 extension with an update available (mx 1.0.0 → 2.0.0).`)
+	tm := e.StartTUI()
+	tm.WaitFor(`Extension "ax" successfully updated: 1.0.0 → 1.1.0.`)
+	screen := tm.WaitFor(`You have 1 extension with an update available (mx 1.0.0 → 2.0.0).`)
 	// Information, as in Gemini CLI, not warnings.
 	for _, w := range []string{`ℹ Extension "ax" successfully updated`, `ℹ You have 1 extension`} {
 		if !strings.Contains(screen, w) {
@@ -131,8 +134,8 @@ func TestAutoUpdateAtInteractiveStart(t *testing.T) {
 	if data, _ := os.ReadFile(manifest); !strings.Contains(string(data), "1.1.0") {
 		t.Errorf("installed manifest after the update: %s", data)
 	}
-	if r := e.run("extensions", "list"); !strings.Contains(r.stdout, "ax (1.1.0)") || !strings.Contains(r.stdout, "mx (1.0.0)") {
-		t.Errorf("list: %s", r.stdout)
+	if r := e.Run("extensions", "list"); !strings.Contains(r.Stdout, "ax (1.1.0)") || !strings.Contains(r.Stdout, "mx (1.0.0)") {
+		t.Errorf("list: %s", r.Stdout)
 	}
 }
 
@@ -140,35 +143,36 @@ func TestAutoUpdateAtInteractiveStart(t *testing.T) {
 // extension whose MCP server runs with Node.js alone: once linked, a
 // session calls its tool and gets the answer.
 func TestMCPServerTemplate(t *testing.T) {
+	t.Parallel()
 	npmtest.LookPath(t, "node")
-	e := newEnv(t,
+	e := e2etest.New(t,
 		fakegemini.Call("count_words", map[string]any{"text": "the quick brown fox"}),
 		fakegemini.Text("Four words."))
-	dir := filepath.Join(filepath.Dir(e.ws), "my-mcp")
-	if r := e.run("extensions", "new", dir, "mcp-server"); r.code != 0 {
-		t.Fatalf("new: %s", r.stderr)
+	dir := filepath.Join(filepath.Dir(e.WS), "my-mcp")
+	if r := e.Run("extensions", "new", dir, "mcp-server"); r.Code != 0 {
+		t.Fatalf("new: %s", r.Stderr)
 	}
 	if data, _ := os.ReadFile(filepath.Join(dir, "README.md")); !strings.Contains(string(data), "Node.js") {
 		t.Errorf("the README does not say Node.js is needed:\n%s", data)
 	}
-	if r := e.run("extensions", "validate", dir); r.code != 0 {
-		t.Fatalf("validate: %s", r.stderr)
+	if r := e.Run("extensions", "validate", dir); r.Code != 0 {
+		t.Fatalf("validate: %s", r.Stderr)
 	}
-	if r := e.run("extensions", "link", dir, "--consent"); r.code != 0 {
-		t.Fatalf("link: %s", r.stderr)
+	if r := e.Run("extensions", "link", dir, "--consent"); r.Code != 0 {
+		t.Fatalf("link: %s", r.Stderr)
 	}
-	r := e.run("-p", "count the words of: the quick brown fox", "--yolo")
-	if r.code != 0 || !strings.Contains(r.stdout, "Four words.") {
-		t.Fatalf("run: exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+	r := e.Run("-p", "count the words of: the quick brown fox", "--yolo")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "Four words.") {
+		t.Fatalf("run: exit %d\nstdout %s\nstderr %s", r.Code, r.Stdout, r.Stderr)
 	}
-	reqs := e.srv.Requests()
+	reqs := e.Srv.Requests()
 	if len(reqs) != 2 {
 		t.Fatalf("%d requests", len(reqs))
 	}
 	// As in Gemini CLI, an MCP tool's text follows its function response.
 	last := reqs[1].LastContent()
-	if name, _ := functionResponse(t, last, 0); name != "count_words" || !strings.Contains(mustJSON(last), `{\"words\":4,\"lines\":1}`) {
-		t.Errorf("tool answer %s: %s", name, mustJSON(last))
+	if name, _ := e2etest.FunctionResponse(t, last, 0); name != "count_words" || !strings.Contains(e2etest.MustJSON(last), `{\"words\":4,\"lines\":1}`) {
+		t.Errorf("tool answer %s: %s", name, e2etest.MustJSON(last))
 	}
 }
 
@@ -178,10 +182,11 @@ func TestMCPServerTemplate(t *testing.T) {
 // extension. A plain value an earlier build wrote keeps working, is warned
 // about once per run, and moves to the secrets file at the next config.
 func TestSensitiveSettingsNeverPlain(t *testing.T) {
-	e := newEnv(t, fakegemini.Text("one"), fakegemini.Text("two"), fakegemini.Text("three"))
-	src := filepath.Join(filepath.Dir(e.ws), "src", "sec-ext")
-	out := filepath.Join(filepath.Dir(e.ws), "hook-env.txt")
-	writeFiles(t, src, map[string]string{
+	t.Parallel()
+	e := e2etest.New(t, fakegemini.Text("one"), fakegemini.Text("two"), fakegemini.Text("three"))
+	src := filepath.Join(filepath.Dir(e.WS), "src", "sec-ext")
+	out := filepath.Join(filepath.Dir(e.WS), "hook-env.txt")
+	e2etest.WriteFiles(t, src, map[string]string{
 		"gemini-extension.json": `{"name": "sec-ext", "version": "1.0.0",
 			"settings": [{"name": "Region", "envVar": "SEC_REGION"},
 			             {"name": "Token", "envVar": "SEC_TOKEN", "sensitive": true},
@@ -189,17 +194,17 @@ func TestSensitiveSettingsNeverPlain(t *testing.T) {
 		"hooks/hooks.json": `{"hooks": {"BeforeAgent": [{"hooks": [{"type": "command",
 			"command": "echo \"$SEC_REGION|$SEC_TOKEN|$SEC_OLD\" >> ` + out + `; cat >/dev/null"}]}]}}`,
 	})
-	if r := e.run("extensions", "install", src, "--consent", "--skip-settings"); r.code != 0 {
-		t.Fatalf("install: %s", r.stderr)
+	if r := e.Run("extensions", "install", src, "--consent", "--skip-settings"); r.Code != 0 {
+		t.Fatalf("install: %s", r.Stderr)
 	}
-	wsEnv := filepath.Join(e.ws, ".env")
-	extEnv := filepath.Join(e.home, ".gemini", "extensions", "sec-ext", ".env")
-	secrets := filepath.Join(e.home, ".gemini", "castor_extension_secrets.json")
+	wsEnv := filepath.Join(e.WS, ".env")
+	extEnv := filepath.Join(e.Home, ".gemini", "extensions", "sec-ext", ".env")
+	secrets := filepath.Join(e.Home, ".gemini", "castor_extension_secrets.json")
 	os.WriteFile(wsEnv, []byte("APP_PORT=8080\n"), 0o644)
 
-	r := e.runWithStdin("s3cret\n", "extensions", "config", "--scope", "workspace", "sec-ext", "SEC_TOKEN")
-	if r.code != 0 || !strings.Contains(r.stdout, `Setting "Token" updated.`) {
-		t.Fatalf("config: exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+	r := e.RunWithStdin("s3cret\n", "extensions", "config", "--scope", "workspace", "sec-ext", "SEC_TOKEN")
+	if r.Code != 0 || !strings.Contains(r.Stdout, `Setting "Token" updated.`) {
+		t.Fatalf("config: exit %d\nstdout %s\nstderr %s", r.Code, r.Stdout, r.Stderr)
 	}
 	for _, f := range []string{wsEnv, extEnv} {
 		if data, _ := os.ReadFile(f); strings.Contains(string(data), "s3cret") {
@@ -212,39 +217,39 @@ func TestSensitiveSettingsNeverPlain(t *testing.T) {
 	if data, _ := os.ReadFile(wsEnv); string(data) != "APP_PORT=8080\n" {
 		t.Errorf("workspace .env changed: %q", data)
 	}
-	if r := e.runWithStdin("eu\n", "extensions", "config", "sec-ext", "Region"); r.code != 0 {
-		t.Fatalf("config region: %s", r.stderr)
+	if r := e.RunWithStdin("eu\n", "extensions", "config", "sec-ext", "Region"); r.Code != 0 {
+		t.Fatalf("config region: %s", r.Stderr)
 	}
-	if r := e.run("-p", "hi"); r.code != 0 || strings.Contains(r.stderr, "plain text") {
-		t.Fatalf("run: exit %d, stderr %s", r.code, r.stderr)
+	if r := e.Run("-p", "hi"); r.Code != 0 || strings.Contains(r.Stderr, "plain text") {
+		t.Fatalf("run: exit %d, stderr %s", r.Code, r.Stderr)
 	}
 
 	// What an earlier build left: a sensitive value in the extension's
 	// .env.
 	extData, _ := os.ReadFile(extEnv)
 	os.WriteFile(extEnv, append(extData, "SEC_OLD=legacy\n"...), 0o600)
-	r = e.run("-p", "hi")
-	if r.code != 0 || strings.Count(r.stderr, "is stored in plain text in "+extEnv) != 1 {
-		t.Fatalf("legacy value: exit %d, stderr %s", r.code, r.stderr)
+	r = e.Run("-p", "hi")
+	if r.Code != 0 || strings.Count(r.Stderr, "is stored in plain text in "+extEnv) != 1 {
+		t.Fatalf("legacy value: exit %d, stderr %s", r.Code, r.Stderr)
 	}
-	r = e.runWithStdin("", "extensions", "config", "sec-ext", "Region")
-	if !strings.Contains(r.stderr, `Moved the sensitive setting "Old" (SEC_OLD) of "sec-ext" from `+extEnv) {
-		t.Fatalf("no migration: exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+	r = e.RunWithStdin("", "extensions", "config", "sec-ext", "Region")
+	if !strings.Contains(r.Stderr, `Moved the sensitive setting "Old" (SEC_OLD) of "sec-ext" from `+extEnv) {
+		t.Fatalf("no migration: exit %d\nstdout %s\nstderr %s", r.Code, r.Stdout, r.Stderr)
 	}
 	if data, _ := os.ReadFile(extEnv); strings.Contains(string(data), "legacy") {
 		t.Errorf("extension .env after the migration: %q", data)
 	}
-	if r := e.run("-p", "hi"); r.code != 0 || strings.Contains(r.stderr, "plain text") {
-		t.Fatalf("run after migration: exit %d, stderr %s", r.code, r.stderr)
+	if r := e.Run("-p", "hi"); r.Code != 0 || strings.Contains(r.Stderr, "plain text") {
+		t.Fatalf("run after migration: exit %d, stderr %s", r.Code, r.Stderr)
 	}
 	// The workspace's .env is the project's: a sensitive variable there
 	// (its app may read it too) is never moved or rewritten; configuring
 	// the extension says it is there.
 	ws := "APP_PORT=8080\nSEC_OLD=project\n"
 	os.WriteFile(wsEnv, []byte(ws), 0o644)
-	r = e.runWithStdin("", "extensions", "config", "sec-ext", "Region")
-	if !strings.Contains(r.stderr, "Note: "+wsEnv+" sets SEC_OLD") || strings.Contains(r.stderr, "Moved") {
-		t.Fatalf("workspace .env: exit %d\nstderr %s", r.code, r.stderr)
+	r = e.RunWithStdin("", "extensions", "config", "sec-ext", "Region")
+	if !strings.Contains(r.Stderr, "Note: "+wsEnv+" sets SEC_OLD") || strings.Contains(r.Stderr, "Moved") {
+		t.Fatalf("workspace .env: exit %d\nstderr %s", r.Code, r.Stderr)
 	}
 	if data, _ := os.ReadFile(wsEnv); string(data) != ws {
 		t.Errorf("workspace .env rewritten: %q", data)
@@ -254,8 +259,8 @@ func TestSensitiveSettingsNeverPlain(t *testing.T) {
 		t.Errorf("hook saw %q, want %q", got, want)
 	}
 	// Uninstalling forgets its secrets.
-	if r := e.run("extensions", "uninstall", "sec-ext"); r.code != 0 {
-		t.Fatalf("uninstall: %s", r.stderr)
+	if r := e.Run("extensions", "uninstall", "sec-ext"); r.Code != 0 {
+		t.Fatalf("uninstall: %s", r.Stderr)
 	}
 	if data, _ := os.ReadFile(secrets); strings.Contains(string(data), "s3cret") || strings.Contains(string(data), "legacy") {
 		t.Errorf("secrets kept after uninstall: %s", data)
@@ -267,18 +272,19 @@ func TestSensitiveSettingsNeverPlain(t *testing.T) {
 // refuses, as installing over an installed extension does, instead of
 // replacing it.
 func TestInstallOverInterruptedUpdate(t *testing.T) {
-	e := newEnv(t)
-	src := filepath.Join(filepath.Dir(e.ws), "src", "my-ext")
-	writeFiles(t, src, map[string]string{"gemini-extension.json": `{"name": "my-ext", "version": "1.0.0"}`})
-	if r := e.run("extensions", "install", src, "--consent"); r.code != 0 {
-		t.Fatalf("install: %s", r.stderr)
+	t.Parallel()
+	e := e2etest.New(t)
+	src := filepath.Join(filepath.Dir(e.WS), "src", "my-ext")
+	e2etest.WriteFiles(t, src, map[string]string{"gemini-extension.json": `{"name": "my-ext", "version": "1.0.0"}`})
+	if r := e.Run("extensions", "install", src, "--consent"); r.Code != 0 {
+		t.Fatalf("install: %s", r.Stderr)
 	}
-	dir := filepath.Join(e.home, ".gemini", "extensions", "my-ext")
+	dir := filepath.Join(e.Home, ".gemini", "extensions", "my-ext")
 	os.WriteFile(filepath.Join(dir, ".env"), []byte("REGION=eu\n"), 0o600)
 	os.Rename(dir, dir+".castor-old")
-	r := e.run("extensions", "install", src, "--consent")
-	if r.code == 0 || !strings.Contains(r.stderr, `Extension "my-ext" is already installed.`) || !strings.Contains(r.stderr, "rolled it back") {
-		t.Fatalf("install over the leftover: exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+	r := e.Run("extensions", "install", src, "--consent")
+	if r.Code == 0 || !strings.Contains(r.Stderr, `Extension "my-ext" is already installed.`) || !strings.Contains(r.Stderr, "rolled it back") {
+		t.Fatalf("install over the leftover: exit %d\nstdout %s\nstderr %s", r.Code, r.Stdout, r.Stderr)
 	}
 	if data, _ := os.ReadFile(filepath.Join(dir, ".env")); string(data) != "REGION=eu\n" {
 		t.Errorf("settings after the refused install: %q", data)

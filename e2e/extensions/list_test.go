@@ -1,10 +1,12 @@
-package cli_test
+package extensions_test
 
 import (
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/castor-dev/castor/internal/e2etest"
 )
 
 // TestListExtensionsNamesBrokenOnes: -l leaves out an extension whose
@@ -12,12 +14,13 @@ import (
 // file, as `extensions list` and a session's start do, instead of leaving
 // it out silently.
 func TestListExtensionsNamesBrokenOnes(t *testing.T) {
-	e := newEnv(t)
+	t.Parallel()
+	e := e2etest.New(t)
 	for name, manifest := range map[string]string{
 		"good":   `{"name": "good", "version": "1.0.0"}`,
 		"broken": `{"name": "broken", "version": `,
 	} {
-		dir := filepath.Join(e.home, ".gemini", "extensions", name)
+		dir := filepath.Join(e.Home, ".gemini", "extensions", name)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -25,12 +28,12 @@ func TestListExtensionsNamesBrokenOnes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	r := e.run("-l")
-	if r.code != 0 || r.stdout != "Installed extensions:\n- good\n" {
-		t.Errorf("-l: exit %d: %q", r.code, r.stdout)
+	r := e.Run("-l")
+	if r.Code != 0 || r.Stdout != "Installed extensions:\n- good\n" {
+		t.Errorf("-l: exit %d: %q", r.Code, r.Stdout)
 	}
-	broken := filepath.Join(e.home, ".gemini", "extensions", "broken", "gemini-extension.json")
-	if !strings.Contains(r.stderr, "Warning: ") || !strings.Contains(r.stderr, broken) {
-		t.Errorf("stderr does not name %s:\n%s", broken, r.stderr)
+	broken := filepath.Join(e.Home, ".gemini", "extensions", "broken", "gemini-extension.json")
+	if !strings.Contains(r.Stderr, "Warning: ") || !strings.Contains(r.Stderr, broken) {
+		t.Errorf("stderr does not name %s:\n%s", broken, r.Stderr)
 	}
 }

@@ -1,4 +1,4 @@
-package cli_test
+package extensions_test
 
 import (
 	"encoding/json"
@@ -8,18 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
-
-func writeAt(t *testing.T, p, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
 
 func declaredNames(r *fakegemini.Request) []string {
 	var names []string
@@ -33,19 +24,20 @@ func declaredNames(r *fakegemini.Request) []string {
 // instruction, the model activates it, and the skill's body and folder
 // reach the model in activate_skill's response.
 func TestSkillActivationE2E(t *testing.T) {
-	e := newEnv(t)
-	skillDir := filepath.Join(e.home, ".gemini", "skills", "release-notes")
-	writeAt(t, filepath.Join(skillDir, "SKILL.md"), "---\nname: release-notes\ndescription: Writes release notes from git history.\n---\nGroup changes by Added, Fixed and Removed.\n")
-	writeAt(t, filepath.Join(skillDir, "template.md"), "## Added\n")
-	e.srv.Enqueue(
+	t.Parallel()
+	e := e2etest.New(t)
+	skillDir := filepath.Join(e.Home, ".gemini", "skills", "release-notes")
+	e2etest.WriteAt(t, filepath.Join(skillDir, "SKILL.md"), "---\nname: release-notes\ndescription: Writes release notes from git history.\n---\nGroup changes by Added, Fixed and Removed.\n")
+	e2etest.WriteAt(t, filepath.Join(skillDir, "template.md"), "## Added\n")
+	e.Srv.Enqueue(
 		fakegemini.Call("activate_skill", map[string]any{"name": "release-notes"}),
 		fakegemini.Text("Notes written the skill's way."),
 	)
-	r := e.run("--allowed-tools", "activate_skill", "-o", "json", "-p", "Write release notes")
-	if r.code != 0 {
-		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	r := e.Run("--allowed-tools", "activate_skill", "-o", "json", "-p", "Write release notes")
+	if r.Code != 0 {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.Code, r.Stdout, r.Stderr)
 	}
-	reqs := e.srv.Requests()
+	reqs := e.Srv.Requests()
 	if len(reqs) != 2 {
 		t.Fatalf("%d model calls", len(reqs))
 	}
@@ -58,7 +50,7 @@ func TestSkillActivationE2E(t *testing.T) {
 	if !slices.Contains(declaredNames(reqs[0]), "activate_skill") {
 		t.Errorf("activate_skill not declared: %v", declaredNames(reqs[0]))
 	}
-	name, resp := functionResponse(t, reqs[1].Contents[len(reqs[1].Contents)-1], 0)
+	name, resp := e2etest.FunctionResponse(t, reqs[1].Contents[len(reqs[1].Contents)-1], 0)
 	out, _ := resp["output"].(string)
 	if name != "activate_skill" || !strings.HasPrefix(out, "<activated_skill name=\"release-notes\">\n  <instructions>\n    Group changes by Added, Fixed and Removed.\n  </instructions>") || !strings.Contains(out, "└───template.md") {
 		t.Errorf("activate_skill response %s %v", name, resp)
@@ -68,13 +60,14 @@ func TestSkillActivationE2E(t *testing.T) {
 // TestSkillHiddenHeadlessWithoutApproval: as in Gemini CLI, a headless
 // run that may not ask refuses activate_skill, so it is not declared.
 func TestSkillHiddenHeadlessWithoutApproval(t *testing.T) {
-	e := newEnv(t, fakegemini.Text("ok"))
-	writeAt(t, filepath.Join(e.ws, ".gemini", "skills", "s", "SKILL.md"), "---\nname: s\ndescription: d\n---\nbody")
-	r := e.run("-p", "hi")
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	t.Parallel()
+	e := e2etest.New(t, fakegemini.Text("ok"))
+	e2etest.WriteAt(t, filepath.Join(e.WS, ".gemini", "skills", "s", "SKILL.md"), "---\nname: s\ndescription: d\n---\nbody")
+	r := e.Run("-p", "hi")
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
 	}
-	if slices.Contains(declaredNames(e.srv.LastRequest()), "activate_skill") {
+	if slices.Contains(declaredNames(e.Srv.LastRequest()), "activate_skill") {
 		t.Error("activate_skill declared in a headless run that cannot ask")
 	}
 }
@@ -84,30 +77,31 @@ func TestSkillHiddenHeadlessWithoutApproval(t *testing.T) {
 // model as invoke_agent's response, and its run is recorded beside the
 // session.
 func TestSubagentE2E(t *testing.T) {
-	e := newEnv(t)
-	e.write("main.go", "package main\n")
-	writeAt(t, filepath.Join(e.home, ".gemini", "agents", "reviewer.md"),
+	t.Parallel()
+	e := e2etest.New(t)
+	e.Write("main.go", "package main\n")
+	e2etest.WriteAt(t, filepath.Join(e.Home, ".gemini", "agents", "reviewer.md"),
 		"---\nname: reviewer\ndescription: Reviews Go code.\ntools: [read_file]\nmax_turns: 5\n---\nYou are a careful Go reviewer. Review: ${query}\n")
-	e.srv.Enqueue(
+	e.Srv.Enqueue(
 		// The main model delegates.
 		fakegemini.Call("invoke_agent", map[string]any{"agent_name": "reviewer", "prompt": "Review main.go"}),
 		// The subagent's own model calls.
-		fakegemini.Call("read_file", map[string]any{"absolute_path": filepath.Join(e.ws, "main.go")}),
+		fakegemini.Call("read_file", map[string]any{"absolute_path": filepath.Join(e.WS, "main.go")}),
 		fakegemini.Call("complete_task", map[string]any{"result": "main.go is an empty main package."}),
 		// The main model answers with the subagent's findings.
 		fakegemini.Text("The reviewer found an empty main package."),
 	)
-	r := e.run("-o", "json", "-p", "Review my code")
-	if r.code != 0 {
-		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	r := e.Run("-o", "json", "-p", "Review my code")
+	if r.Code != 0 {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.Code, r.Stdout, r.Stderr)
 	}
 	var out struct {
 		Response string `json:"response"`
 	}
-	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || out.Response != "The reviewer found an empty main package." {
+	if err := json.Unmarshal([]byte(r.Stdout), &out); err != nil || out.Response != "The reviewer found an empty main package." {
 		t.Fatalf("response %q (%v)", out.Response, err)
 	}
-	reqs := e.srv.Requests()
+	reqs := e.Srv.Requests()
 	if len(reqs) != 4 {
 		t.Fatalf("%d model calls, want 4", len(reqs))
 	}
@@ -127,11 +121,11 @@ func TestSubagentE2E(t *testing.T) {
 	if len(sub.Contents) != 1 || sub.Contents[0].Parts[0].Text != "Review main.go" {
 		t.Errorf("subagent's first message %+v", sub.Contents)
 	}
-	name, resp := functionResponse(t, reqs[3].Contents[len(reqs[3].Contents)-1], 0)
+	name, resp := e2etest.FunctionResponse(t, reqs[3].Contents[len(reqs[3].Contents)-1], 0)
 	if name != "invoke_agent" || resp["output"] != "Subagent 'reviewer' finished.\nTermination Reason: GOAL\nResult:\nmain.go is an empty main package." {
 		t.Errorf("invoke_agent response %s %v", name, resp)
 	}
-	session := e.sessionFile()
+	session := e.SessionFile()
 	var hdr struct {
 		SessionID string `json:"sessionId"`
 	}
@@ -150,63 +144,65 @@ func TestSubagentE2E(t *testing.T) {
 // TestSubagentWithoutNameE2E: a definition without a name is reported,
 // naming the file, and the run goes on.
 func TestSubagentWithoutNameE2E(t *testing.T) {
-	e := newEnv(t, fakegemini.Text("ok"))
-	bad := filepath.Join(e.home, ".gemini", "agents", "nameless.md")
-	writeAt(t, bad, "---\ndescription: no name here\n---\nprompt")
-	r := e.run("-p", "hi")
-	if r.code != 0 || strings.TrimSpace(r.stdout) != "ok" {
-		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	t.Parallel()
+	e := e2etest.New(t, fakegemini.Text("ok"))
+	bad := filepath.Join(e.Home, ".gemini", "agents", "nameless.md")
+	e2etest.WriteAt(t, bad, "---\ndescription: no name here\n---\nprompt")
+	r := e.Run("-p", "hi")
+	if r.Code != 0 || strings.TrimSpace(r.Stdout) != "ok" {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.Code, r.Stdout, r.Stderr)
 	}
-	if !strings.Contains(r.stderr, "Failed to load agent from "+bad) || !strings.Contains(r.stderr, "name: Required") {
-		t.Errorf("stderr %q", r.stderr)
+	if !strings.Contains(r.Stderr, "Failed to load agent from "+bad) || !strings.Contains(r.Stderr, "name: Required") {
+		t.Errorf("stderr %q", r.Stderr)
 	}
 }
 
 // TestSkillsCommandE2E lists, disables and enables skills through the
 // binary, as `gemini skills` does.
 func TestSkillsCommandE2E(t *testing.T) {
-	e := newEnv(t)
-	userSkill := filepath.Join(e.home, ".gemini", "skills", "pdf", "SKILL.md")
-	writeAt(t, userSkill, "---\nname: pdf\ndescription: Reads PDFs.\n---\nbody")
-	wsSkill := filepath.Join(e.ws, ".agents", "skills", "deploy", "SKILL.md")
-	writeAt(t, wsSkill, "---\nname: deploy\ndescription: Deploys.\n---\nbody")
-	writeAt(t, filepath.Join(e.ws, ".gemini", "skills", "broken", "SKILL.md"), "---\nname: [\n---\n")
+	t.Parallel()
+	e := e2etest.New(t)
+	userSkill := filepath.Join(e.Home, ".gemini", "skills", "pdf", "SKILL.md")
+	e2etest.WriteAt(t, userSkill, "---\nname: pdf\ndescription: Reads PDFs.\n---\nbody")
+	wsSkill := filepath.Join(e.WS, ".agents", "skills", "deploy", "SKILL.md")
+	e2etest.WriteAt(t, wsSkill, "---\nname: deploy\ndescription: Deploys.\n---\nbody")
+	e2etest.WriteAt(t, filepath.Join(e.WS, ".gemini", "skills", "broken", "SKILL.md"), "---\nname: [\n---\n")
 
-	r := e.run("skills", "list")
+	r := e.Run("skills", "list")
 	want := "Discovered Agent Skills:\n\n" +
 		"deploy [Enabled]\n  Description: Deploys.\n  Location:    " + wsSkill + "\n\n" +
 		"pdf [Enabled]\n  Description: Reads PDFs.\n  Location:    " + userSkill + "\n\n"
-	if r.code != 0 || r.stdout != want {
-		t.Errorf("list: exit %d\n%s\nwant\n%s", r.code, r.stdout, want)
+	if r.Code != 0 || r.Stdout != want {
+		t.Errorf("list: exit %d\n%s\nwant\n%s", r.Code, r.Stdout, want)
 	}
-	if !strings.Contains(r.stderr, filepath.Join(e.ws, ".gemini", "skills", "broken", "SKILL.md")+":2: invalid YAML front matter") {
-		t.Errorf("list stderr %q", r.stderr)
+	if !strings.Contains(r.Stderr, filepath.Join(e.WS, ".gemini", "skills", "broken", "SKILL.md")+":2: invalid YAML front matter") {
+		t.Errorf("list stderr %q", r.Stderr)
 	}
 
-	wsSettings := filepath.Join(e.ws, ".gemini", "settings.json")
-	r = e.run("skills", "disable", "pdf")
-	if r.code != 0 || r.stdout != "Skill \"pdf\" disabled by adding it to the disabled list in workspace ("+wsSettings+") settings.\n" {
-		t.Errorf("disable: %d %q %q", r.code, r.stdout, r.stderr)
+	wsSettings := filepath.Join(e.WS, ".gemini", "settings.json")
+	r = e.Run("skills", "disable", "pdf")
+	if r.Code != 0 || r.Stdout != "Skill \"pdf\" disabled by adding it to the disabled list in workspace ("+wsSettings+") settings.\n" {
+		t.Errorf("disable: %d %q %q", r.Code, r.Stdout, r.Stderr)
 	}
-	if r = e.run("skills", "disable", "pdf"); r.stdout != "Skill \"pdf\" is already disabled.\n" {
-		t.Errorf("disable again: %q", r.stdout)
+	if r = e.Run("skills", "disable", "pdf"); r.Stdout != "Skill \"pdf\" is already disabled.\n" {
+		t.Errorf("disable again: %q", r.Stdout)
 	}
-	if r = e.run("skills", "list"); !strings.Contains(r.stdout, "pdf [Disabled]") {
-		t.Errorf("list after disable:\n%s", r.stdout)
+	if r = e.Run("skills", "list"); !strings.Contains(r.Stdout, "pdf [Disabled]") {
+		t.Errorf("list after disable:\n%s", r.Stdout)
 	}
-	if r = e.run("skills", "enable", "pdf"); r.stdout != "Skill \"pdf\" enabled by removing it from the disabled list in workspace ("+wsSettings+") settings.\n" {
-		t.Errorf("enable: %q %q", r.stdout, r.stderr)
+	if r = e.Run("skills", "enable", "pdf"); r.Stdout != "Skill \"pdf\" enabled by removing it from the disabled list in workspace ("+wsSettings+") settings.\n" {
+		t.Errorf("enable: %q %q", r.Stdout, r.Stderr)
 	}
-	if r = e.run("skills", "enable", "pdf"); r.stdout != "Skill \"pdf\" is already enabled.\n" {
-		t.Errorf("enable again: %q", r.stdout)
+	if r = e.Run("skills", "enable", "pdf"); r.Stdout != "Skill \"pdf\" is already enabled.\n" {
+		t.Errorf("enable again: %q", r.Stdout)
 	}
-	if r = e.run("skills", "disable", "pdf", "--scope", "team"); r.code == 0 {
-		t.Errorf("bad scope accepted: %q", r.stdout)
+	if r = e.Run("skills", "disable", "pdf", "--scope", "team"); r.Code == 0 {
+		t.Errorf("bad scope accepted: %q", r.Stdout)
 	}
-	os.RemoveAll(filepath.Join(e.home, ".gemini", "skills"))
-	os.RemoveAll(filepath.Join(e.ws, ".agents"))
-	os.RemoveAll(filepath.Join(e.ws, ".gemini", "skills"))
-	if r = e.run("skills", "list"); r.stdout != "No skills discovered.\n" {
-		t.Errorf("empty list: %q", r.stdout)
+	os.RemoveAll(filepath.Join(e.Home, ".gemini", "skills"))
+	os.RemoveAll(filepath.Join(e.WS, ".agents"))
+	os.RemoveAll(filepath.Join(e.WS, ".gemini", "skills"))
+	if r = e.Run("skills", "list"); r.Stdout != "No skills discovered.\n" {
+		t.Errorf("empty list: %q", r.Stdout)
 	}
 }

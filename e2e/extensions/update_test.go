@@ -1,4 +1,4 @@
-package cli_test
+package extensions_test
 
 import (
 	"os"
@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/castor-dev/castor/internal/e2etest"
 )
 
 // TestExtensionsNewThenUpdate walks an extension author's loop with the
@@ -14,45 +16,46 @@ import (
 // then swaps the new copy in keeping the user's settings (.env); a linked
 // extension is never updated; bad arguments are refused.
 func TestExtensionsNewThenUpdate(t *testing.T) {
-	e := newEnv(t)
-	src := filepath.Join(filepath.Dir(e.ws), "src", "my-ext")
-	r := e.run("extensions", "new", src, "custom-commands")
-	if r.code != 0 || !strings.Contains(r.stdout, `Successfully created new extension from template "custom-commands"`) {
-		t.Fatalf("new: exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+	t.Parallel()
+	e := e2etest.New(t)
+	src := filepath.Join(filepath.Dir(e.WS), "src", "my-ext")
+	r := e.Run("extensions", "new", src, "custom-commands")
+	if r.Code != 0 || !strings.Contains(r.Stdout, `Successfully created new extension from template "custom-commands"`) {
+		t.Fatalf("new: exit %d\nstdout %s\nstderr %s", r.Code, r.Stdout, r.Stderr)
 	}
-	if r := e.run("extensions", "validate", src); r.code != 0 {
-		t.Fatalf("the boilerplate does not validate: %s", r.stderr)
+	if r := e.Run("extensions", "validate", src); r.Code != 0 {
+		t.Fatalf("the boilerplate does not validate: %s", r.Stderr)
 	}
-	if r := e.run("extensions", "new", src); r.code == 0 || !strings.Contains(r.stderr, "Path already exists") {
-		t.Errorf("new over an existing folder: exit %d, stderr %s", r.code, r.stderr)
+	if r := e.Run("extensions", "new", src); r.Code == 0 || !strings.Contains(r.Stderr, "Path already exists") {
+		t.Errorf("new over an existing folder: exit %d, stderr %s", r.Code, r.Stderr)
 	}
-	if r := e.run("extensions", "new", filepath.Join(e.ws, "x"), "no-such-template"); r.code == 0 || !strings.Contains(r.stderr, "custom-commands") {
-		t.Errorf("unknown template: exit %d, stderr %s", r.code, r.stderr)
+	if r := e.Run("extensions", "new", filepath.Join(e.WS, "x"), "no-such-template"); r.Code == 0 || !strings.Contains(r.Stderr, "custom-commands") {
+		t.Errorf("unknown template: exit %d, stderr %s", r.Code, r.Stderr)
 	}
-	plain := filepath.Join(filepath.Dir(e.ws), "src", "plain")
-	if r := e.run("extensions", "new", plain); r.code != 0 {
-		t.Fatalf("new without template: %s", r.stderr)
+	plain := filepath.Join(filepath.Dir(e.WS), "src", "plain")
+	if r := e.Run("extensions", "new", plain); r.Code != 0 {
+		t.Fatalf("new without template: %s", r.Stderr)
 	}
 	if data, _ := os.ReadFile(filepath.Join(plain, "gemini-extension.json")); !strings.Contains(string(data), `"name": "plain"`) {
 		t.Errorf("manifest %s", data)
 	}
 
-	if r := e.run("extensions", "install", src); r.code != 0 {
-		t.Fatalf("install: %s", r.stderr)
+	if r := e.Run("extensions", "install", src); r.Code != 0 {
+		t.Fatalf("install: %s", r.Stderr)
 	}
-	installed := filepath.Join(e.home, ".gemini", "extensions", "my-ext")
+	installed := filepath.Join(e.Home, ".gemini", "extensions", "my-ext")
 	os.WriteFile(filepath.Join(installed, ".env"), []byte("TOKEN=kept\n"), 0o600)
-	r = e.run("extensions", "update", "my-ext")
-	if r.code != 0 || !strings.Contains(r.stdout, `Extension "my-ext" is already up to date.`) {
-		t.Fatalf("update unchanged: exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+	r = e.Run("extensions", "update", "my-ext")
+	if r.Code != 0 || !strings.Contains(r.Stdout, `Extension "my-ext" is already up to date.`) {
+		t.Fatalf("update unchanged: exit %d\nstdout %s\nstderr %s", r.Code, r.Stdout, r.Stderr)
 	}
-	writeFiles(t, src, map[string]string{
+	e2etest.WriteFiles(t, src, map[string]string{
 		"gemini-extension.json": `{"name": "my-ext", "version": "1.1.0"}`,
 		"commands/added.toml":   "prompt = \"added\"\n",
 	})
-	r = e.run("extensions", "update", "--all")
-	if r.code != 0 || !strings.Contains(r.stdout, `Extension "my-ext" successfully updated: 1.0.0 → 1.1.0.`) {
-		t.Fatalf("update --all: exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+	r = e.Run("extensions", "update", "--all")
+	if r.Code != 0 || !strings.Contains(r.Stdout, `Extension "my-ext" successfully updated: 1.0.0 → 1.1.0.`) {
+		t.Fatalf("update --all: exit %d\nstdout %s\nstderr %s", r.Code, r.Stdout, r.Stderr)
 	}
 	if _, err := os.Stat(filepath.Join(installed, "commands", "added.toml")); err != nil {
 		t.Errorf("the new file was not installed: %v", err)
@@ -63,42 +66,43 @@ func TestExtensionsNewThenUpdate(t *testing.T) {
 	if data, _ := os.ReadFile(filepath.Join(installed, ".gemini-extension-install.json")); !strings.Contains(string(data), `"type": "local"`) {
 		t.Errorf("install metadata lost: %s", data)
 	}
-	r = e.run("extensions", "list")
-	if !strings.Contains(r.stdout, "my-ext (1.1.0)") {
-		t.Errorf("list after update: %s", r.stdout)
+	r = e.Run("extensions", "list")
+	if !strings.Contains(r.Stdout, "my-ext (1.1.0)") {
+		t.Errorf("list after update: %s", r.Stdout)
 	}
-	if r := e.run("extensions", "update", "--all"); !strings.Contains(r.stdout, "No extensions to update.") {
-		t.Errorf("second update --all: %s", r.stdout)
+	if r := e.Run("extensions", "update", "--all"); !strings.Contains(r.Stdout, "No extensions to update.") {
+		t.Errorf("second update --all: %s", r.Stdout)
 	}
 
-	if r := e.run("extensions", "link", plain); r.code != 0 {
-		t.Fatalf("link: %s", r.stderr)
+	if r := e.Run("extensions", "link", plain); r.Code != 0 {
+		t.Fatalf("link: %s", r.Stderr)
 	}
-	if r := e.run("extensions", "update", "plain"); r.code != 0 || !strings.Contains(r.stdout, "linked") {
-		t.Errorf("update of a link: exit %d, stdout %s, stderr %s", r.code, r.stdout, r.stderr)
+	if r := e.Run("extensions", "update", "plain"); r.Code != 0 || !strings.Contains(r.Stdout, "linked") {
+		t.Errorf("update of a link: exit %d, stdout %s, stderr %s", r.Code, r.Stdout, r.Stderr)
 	}
 	for _, args := range [][]string{{"update"}, {"update", "my-ext", "--all"}} {
-		if r := e.run(append([]string{"extensions"}, args...)...); r.code == 0 {
+		if r := e.Run(append([]string{"extensions"}, args...)...); r.Code == 0 {
 			t.Errorf("%v: exit 0", args)
 		}
 	}
-	if r := e.run("extensions", "update", "nope"); r.code == 0 || !strings.Contains(r.stderr, "my-ext (1.1.0)") {
-		t.Errorf("update of a missing extension: exit %d, stderr %s", r.code, r.stderr)
+	if r := e.Run("extensions", "update", "nope"); r.Code == 0 || !strings.Contains(r.Stderr, "my-ext (1.1.0)") {
+		t.Errorf("update of a missing extension: exit %d, stderr %s", r.Code, r.Stderr)
 	}
 }
 
 // TestExtensionsUpdateFromGit updates an extension installed from a git
 // repository (a file:// URL, so no network) after a new commit bumps it.
 func TestExtensionsUpdateFromGit(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatal("git is not installed")
 		}
 		t.Skip("git is not installed")
 	}
-	e := newEnv(t)
-	repo := filepath.Join(filepath.Dir(e.ws), "repo")
-	writeFiles(t, repo, map[string]string{"gemini-extension.json": `{"name": "git-ext", "version": "1.0.0"}`})
+	e := e2etest.New(t)
+	repo := filepath.Join(filepath.Dir(e.WS), "repo")
+	e2etest.WriteFiles(t, repo, map[string]string{"gemini-extension.json": `{"name": "git-ext", "version": "1.0.0"}`})
 	git := func(args ...string) {
 		t.Helper()
 		c := exec.Command("git", append([]string{"-C", repo, "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
@@ -109,16 +113,16 @@ func TestExtensionsUpdateFromGit(t *testing.T) {
 	git("init", "-q")
 	git("add", ".")
 	git("commit", "-q", "-m", "one")
-	if r := e.run("extensions", "install", "file://"+repo); r.code != 0 {
-		t.Fatalf("install: %s", r.stderr)
+	if r := e.Run("extensions", "install", "file://"+repo); r.Code != 0 {
+		t.Fatalf("install: %s", r.Stderr)
 	}
-	writeFiles(t, repo, map[string]string{"gemini-extension.json": `{"name": "git-ext", "version": "2.0.0"}`})
+	e2etest.WriteFiles(t, repo, map[string]string{"gemini-extension.json": `{"name": "git-ext", "version": "2.0.0"}`})
 	git("commit", "-q", "-am", "two")
-	r := e.run("extensions", "update", "git-ext")
-	if r.code != 0 || !strings.Contains(r.stdout, "1.0.0 → 2.0.0") {
-		t.Fatalf("update: exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+	r := e.Run("extensions", "update", "git-ext")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "1.0.0 → 2.0.0") {
+		t.Fatalf("update: exit %d\nstdout %s\nstderr %s", r.Code, r.Stdout, r.Stderr)
 	}
-	if r := e.run("extensions", "list"); !strings.Contains(r.stdout, "(Type: git)") || !strings.Contains(r.stdout, "git-ext (2.0.0)") {
-		t.Errorf("list: %s", r.stdout)
+	if r := e.Run("extensions", "list"); !strings.Contains(r.Stdout, "(Type: git)") || !strings.Contains(r.Stdout, "git-ext (2.0.0)") {
+		t.Errorf("list: %s", r.Stdout)
 	}
 }

@@ -1,4 +1,4 @@
-package cli_test
+package headless_test
 
 import (
 	"encoding/json"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
@@ -80,33 +81,34 @@ func checkCleanJSON(t *testing.T, where string, v any) {
 const hostileText = "Hello thereredmoved hidden?c1 end\n"
 
 func TestControlSequencesRemoved(t *testing.T) {
+	t.Parallel()
 	t.Run("text", func(t *testing.T) {
-		e := newEnv(t)
-		e.srv.Enqueue(hostileCall(e.ws), hostileReply())
-		r := e.run("-p", "hi")
-		if r.code != 0 {
-			t.Fatalf("exit %d: %q", r.code, r.stderr)
+		e := e2etest.New(t)
+		e.Srv.Enqueue(hostileCall(e.WS), hostileReply())
+		r := e.Run("-p", "hi")
+		if r.Code != 0 {
+			t.Fatalf("exit %d: %q", r.Code, r.Stderr)
 		}
-		checkClean(t, "stdout", r.stdout)
-		checkClean(t, "stderr", r.stderr)
-		if r.stdout != hostileText {
-			t.Errorf("stdout = %q, want %q", r.stdout, hostileText)
+		checkClean(t, "stdout", r.Stdout)
+		checkClean(t, "stderr", r.Stderr)
+		if r.Stdout != hostileText {
+			t.Errorf("stdout = %q, want %q", r.Stdout, hostileText)
 		}
-		if !strings.Contains(r.stderr, "Error executing tool read_file") {
-			t.Errorf("stderr lacks the tool error: %q", r.stderr)
+		if !strings.Contains(r.Stderr, "Error executing tool read_file") {
+			t.Errorf("stderr lacks the tool error: %q", r.Stderr)
 		}
 	})
 	t.Run("json", func(t *testing.T) {
-		e := newEnv(t)
-		e.srv.Enqueue(hostileCall(e.ws), hostileReply())
-		r := e.run("-o", "json", "-p", "hi")
-		if r.code != 0 {
-			t.Fatalf("exit %d: %q", r.code, r.stderr)
+		e := e2etest.New(t)
+		e.Srv.Enqueue(hostileCall(e.WS), hostileReply())
+		r := e.Run("-o", "json", "-p", "hi")
+		if r.Code != 0 {
+			t.Fatalf("exit %d: %q", r.Code, r.Stderr)
 		}
-		checkClean(t, "stderr", r.stderr)
+		checkClean(t, "stderr", r.Stderr)
 		var out map[string]any
-		if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
-			t.Fatalf("stdout is not JSON: %v\n%s", err, r.stdout)
+		if err := json.Unmarshal([]byte(r.Stdout), &out); err != nil {
+			t.Fatalf("stdout is not JSON: %v\n%s", err, r.Stdout)
 		}
 		checkCleanJSON(t, "output", out)
 		if out["response"] != hostileText {
@@ -114,16 +116,16 @@ func TestControlSequencesRemoved(t *testing.T) {
 		}
 	})
 	t.Run("stream-json", func(t *testing.T) {
-		e := newEnv(t)
-		e.srv.Enqueue(hostileCall(e.ws), hostileReply())
-		r := e.run("-o", "stream-json", "-p", "hi"+hostile[0])
-		if r.code != 0 {
-			t.Fatalf("exit %d: %q", r.code, r.stderr)
+		e := e2etest.New(t)
+		e.Srv.Enqueue(hostileCall(e.WS), hostileReply())
+		r := e.Run("-o", "stream-json", "-p", "hi"+hostile[0])
+		if r.Code != 0 {
+			t.Fatalf("exit %d: %q", r.Code, r.Stderr)
 		}
-		checkClean(t, "stderr", r.stderr)
+		checkClean(t, "stderr", r.Stderr)
 		var text strings.Builder
 		toolError := false
-		for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		for _, line := range strings.Split(strings.TrimSpace(r.Stdout), "\n") {
 			var ev map[string]any
 			if err := json.Unmarshal([]byte(line), &ev); err != nil {
 				t.Fatalf("line is not JSON: %q", line)
@@ -150,20 +152,22 @@ func TestControlSequencesRemoved(t *testing.T) {
 // (today the session store already drops them from titles, leaving the
 // printable rest of a sequence, and the CLI cleans the list again).
 func TestSessionListCleaned(t *testing.T) {
-	e := newEnv(t, fakegemini.Text("ok"))
-	if r := e.run("-p", "title "+hostile[0]+hostile[2]+hostile[10]+"end"); r.code != 0 {
-		t.Fatalf("exit %d: %q", r.code, r.stderr)
+	t.Parallel()
+	e := e2etest.New(t, fakegemini.Text("ok"))
+	if r := e.Run("-p", "title "+hostile[0]+hostile[2]+hostile[10]+"end"); r.Code != 0 {
+		t.Fatalf("exit %d: %q", r.Code, r.Stderr)
 	}
 	for _, format := range []string{"text", "json"} {
-		r := e.run("-o", format, "--list-sessions")
-		checkNoControl(t, "session list", r.stdout)
-		if !strings.Contains(r.stdout, "1. title ") {
-			t.Errorf("session list = %q", r.stdout)
+		r := e.Run("-o", format, "--list-sessions")
+		checkNoControl(t, "session list", r.Stdout)
+		if !strings.Contains(r.Stdout, "1. title ") {
+			t.Errorf("session list = %q", r.Stdout)
 		}
 	}
 }
 
 func TestRawOutput(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name    string
 		args    []string
@@ -173,19 +177,19 @@ func TestRawOutput(t *testing.T) {
 		{"raw, risk accepted", []string{"--raw-output", "--accept-raw-output-risk"}, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			e := newEnv(t)
-			e.srv.Enqueue(hostileReply())
-			r := e.run(append(tt.args, "-p", "hi")...)
-			if r.code != 0 {
-				t.Fatalf("exit %d: %q", r.code, r.stderr)
+			e := e2etest.New(t)
+			e.Srv.Enqueue(hostileReply())
+			r := e.Run(append(tt.args, "-p", "hi")...)
+			if r.Code != 0 {
+				t.Fatalf("exit %d: %q", r.Code, r.Stderr)
 			}
 			for _, seq := range hostile {
-				if !strings.Contains(r.stdout, seq) {
-					t.Errorf("stdout lacks %q: %q", seq, r.stdout)
+				if !strings.Contains(r.Stdout, seq) {
+					t.Errorf("stdout lacks %q: %q", seq, r.Stdout)
 				}
 			}
-			if got := strings.Contains(r.stderr, "--raw-output is on"); got != tt.warning {
-				t.Errorf("warning printed: %v, want %v; stderr %q", got, tt.warning, r.stderr)
+			if got := strings.Contains(r.Stderr, "--raw-output is on"); got != tt.warning {
+				t.Errorf("warning printed: %v, want %v; stderr %q", got, tt.warning, r.Stderr)
 			}
 		})
 	}

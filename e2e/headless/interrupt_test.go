@@ -1,4 +1,4 @@
-package cli_test
+package headless_test
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
@@ -20,6 +21,7 @@ import (
 // Gemini CLI does, on stderr and in the JSON outputs' error, never Go's
 // "context canceled"; the session file keeps the prompt.
 func TestInterruptMidTurn(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("no signals to a child on Windows")
 	}
@@ -32,16 +34,16 @@ func TestInterruptMidTurn(t *testing.T) {
 		{"stream-json", syscall.SIGINT},
 	} {
 		t.Run(tc.format, func(t *testing.T) {
-			e := newEnv(t, fakegemini.Hang())
-			cmd := exec.Command(castorBinary(t), "-o", tc.format, "-p", "never answered")
-			cmd.Dir = e.ws
-			cmd.Env = e.environ()
+			e := e2etest.New(t, fakegemini.Hang())
+			cmd := e2etest.Command(t, "-o", tc.format, "-p", "never answered")
+			cmd.Dir = e.WS
+			cmd.Env = e.Environ()
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			for len(e.srv.Requests()) == 0 {
+			for len(e.Srv.Requests()) == 0 {
 				time.Sleep(10 * time.Millisecond) // waiting for the turn to reach the model
 			}
 			if err := cmd.Process.Signal(tc.sig); err != nil {
@@ -100,7 +102,7 @@ func TestInterruptMidTurn(t *testing.T) {
 			if msg != nil && msg != "Operation cancelled." {
 				t.Errorf("error message = %q", msg)
 			}
-			if b, err := os.ReadFile(e.sessionFile()); err != nil || !strings.Contains(string(b), "never answered") {
+			if b, err := os.ReadFile(e.SessionFile()); err != nil || !strings.Contains(string(b), "never answered") {
 				t.Errorf("session file lost the prompt: %v\n%s", err, b)
 			}
 		})
@@ -112,22 +114,23 @@ func TestInterruptMidTurn(t *testing.T) {
 // session file, as Gemini CLI records a response when its stream ends, and
 // the session resumes.
 func TestKilledDuringToolKeepsModelText(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("no shell tool marker on Windows")
 	}
-	e := newEnv(t,
+	e := e2etest.New(t,
 		fakegemini.Parts(fakegemini.TextPart("Let me look around first."),
 			fakegemini.CallPart("run_shell_command", map[string]any{"command": "touch started && sleep 60"})),
 		fakegemini.Text("Resumed."))
-	cmd := exec.Command(castorBinary(t), "--approval-mode", "yolo", "-p", "look around")
-	cmd.Dir = e.ws
-	cmd.Env = e.environ()
+	cmd := e2etest.Command(t, "--approval-mode", "yolo", "-p", "look around")
+	cmd.Dir = e.WS
+	cmd.Env = e.Environ()
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	marker := e.ws + "/started"
+	marker := e.WS + "/started"
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
 		if _, err := os.Stat(marker); err == nil {
 			break
@@ -139,11 +142,11 @@ func TestKilledDuringToolKeepsModelText(t *testing.T) {
 	}
 	cmd.Process.Kill()
 	cmd.Wait()
-	b, err := os.ReadFile(e.sessionFile())
+	b, err := os.ReadFile(e.SessionFile())
 	if err != nil || !strings.Contains(string(b), "Let me look around first.") {
 		t.Fatalf("session file lost the model's words: %v\n%s", err, b)
 	}
-	if r := e.run("--resume", "latest", "-p", "go on"); r.code != 0 || !strings.Contains(r.stdout, "Resumed.") {
-		t.Fatalf("resume: exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	if r := e.Run("--resume", "latest", "-p", "go on"); r.Code != 0 || !strings.Contains(r.Stdout, "Resumed.") {
+		t.Fatalf("resume: exit %d\nstdout: %s\nstderr: %s", r.Code, r.Stdout, r.Stderr)
 	}
 }

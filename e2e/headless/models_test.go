@@ -1,4 +1,4 @@
-package cli_test
+package headless_test
 
 import (
 	"encoding/json"
@@ -7,21 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
-
-// runExtraEnv is run with more environment variables.
-func (e *env) runExtraEnv(extra []string, args ...string) result {
-	e.t.Helper()
-	return runCastor(e.t, e.ws, append([]string{
-		"HOME=" + e.home,
-		"PATH=" + os.Getenv("PATH"),
-		"GEMINI_API_KEY=test-key",
-		"GOOGLE_GEMINI_BASE_URL=" + e.srv.URL,
-		"GEMINI_CLI_TRUST_WORKSPACE=true",
-		"CASTOR_RETRY_BASE_DELAY=5ms",
-	}, extra...), args...)
-}
 
 // mainModels are the models of the main-loop calls, in order.
 func mainModels(srv *fakegemini.Server) []string {
@@ -35,6 +23,7 @@ func mainModels(srv *fakegemini.Server) []string {
 // TestModelRouting pins the model names on the wire for the default
 // ("auto", routed per prompt by a classifier call) and each alias.
 func TestModelRouting(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		args   []string
@@ -54,28 +43,28 @@ func TestModelRouting(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := newEnv(t)
-			e.write("a.txt", "alpha\n")
-			e.srv.Enqueue(fakegemini.Call("read_file", map[string]any{"file_path": filepath.Join(e.ws, "a.txt")}), fakegemini.Text("done"))
+			e := e2etest.New(t)
+			e.Write("a.txt", "alpha\n")
+			e.Srv.Enqueue(fakegemini.Call("read_file", map[string]any{"file_path": filepath.Join(e.WS, "a.txt")}), fakegemini.Text("done"))
 			if tt.route != nil {
-				e.srv.EnqueueRoute(*tt.route)
+				e.Srv.EnqueueRoute(*tt.route)
 			}
-			r := e.run(append(tt.args, "-o", "stream-json", "-p", "read a.txt")...)
-			if r.code != 0 {
-				t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+			r := e.Run(append(tt.args, "-o", "stream-json", "-p", "read a.txt")...)
+			if r.Code != 0 {
+				t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.Code, r.Stdout, r.Stderr)
 			}
-			got := mainModels(e.srv)
+			got := mainModels(e.Srv)
 			want := []string{tt.want + ":streamGenerateContent", tt.want + ":streamGenerateContent"}
 			if strings.Join(got, " ") != strings.Join(want, " ") {
 				t.Errorf("main calls = %v, want %v (one prompt keeps its route)", got, want)
 			}
-			routes := e.srv.RouteRequests()
+			routes := e.Srv.RouteRequests()
 			if len(routes) != tt.routes {
 				t.Fatalf("%d routing calls, want %d", len(routes), tt.routes)
 			}
 			// stream-json's init.model is the name as given.
 			var init struct{ Model string }
-			json.Unmarshal([]byte(strings.SplitN(r.stdout, "\n", 2)[0]), &init)
+			json.Unmarshal([]byte(strings.SplitN(r.Stdout, "\n", 2)[0]), &init)
 			given := "auto"
 			if len(tt.args) == 2 {
 				given = tt.args[1]
@@ -89,11 +78,11 @@ func TestModelRouting(t *testing.T) {
 			rt := routes[0]
 			if rt.Model != "gemini-3.5-flash-lite" || len(rt.Tools) != 0 || rt.SystemInstruction == nil ||
 				rt.GenerationConfig.ResponseMIMEType != "application/json" {
-				t.Errorf("routing call %s with tools %d, config %s", rt.Model, len(rt.Tools), mustJSON(rt.GenerationConfig))
+				t.Errorf("routing call %s with tools %d, config %s", rt.Model, len(rt.Tools), e2etest.MustJSON(rt.GenerationConfig))
 			}
 			// The session context and the prompt, as two user contents.
 			if n := len(rt.Contents); n != 2 || !strings.HasPrefix(rt.Contents[0].Parts[0].Text, "<session_context>") || rt.Contents[1].Parts[0].Text != "read a.txt" {
-				t.Errorf("routing contents = %s", mustJSON(rt.Contents))
+				t.Errorf("routing contents = %s", e2etest.MustJSON(rt.Contents))
 			}
 		})
 	}
@@ -104,14 +93,15 @@ func ptr[T any](v T) *T { return &v }
 // TestModelPrecedence: GEMINI_MODEL beats model.name from settings, as in
 // Gemini CLI 0.61, and -m beats both.
 func TestModelPrecedence(t *testing.T) {
-	e := newEnv(t)
-	if err := os.MkdirAll(filepath.Join(e.home, ".gemini"), 0o755); err != nil {
+	t.Parallel()
+	e := e2etest.New(t)
+	if err := os.MkdirAll(filepath.Join(e.Home, ".gemini"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(e.home, ".gemini", "settings.json"), []byte(`{"model":{"name":"gemini-settings"}}`), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(e.Home, ".gemini", "settings.json"), []byte(`{"model":{"name":"gemini-settings"}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	e.srv.Enqueue(fakegemini.Text("one"), fakegemini.Text("two"), fakegemini.Text("three"))
+	e.Srv.Enqueue(fakegemini.Text("one"), fakegemini.Text("two"), fakegemini.Text("three"))
 	for _, c := range []struct {
 		env  []string
 		args []string
@@ -121,11 +111,11 @@ func TestModelPrecedence(t *testing.T) {
 		{[]string{"GEMINI_MODEL=flash"}, nil, "gemini-3.8-flash"},
 		{[]string{"GEMINI_MODEL=flash"}, []string{"-m", "gemini-option"}, "gemini-option"},
 	} {
-		r := e.runExtraEnv(c.env, append(c.args, "-p", "hi")...)
-		if r.code != 0 {
-			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		r := e.RunExtraEnv(c.env, append(c.args, "-p", "hi")...)
+		if r.Code != 0 {
+			t.Fatalf("exit %d: %s", r.Code, r.Stderr)
 		}
-		if got := e.srv.LastRequest().Model; got != c.want {
+		if got := e.Srv.LastRequest().Model; got != c.want {
 			t.Errorf("env %v args %v: model %q, want %q", c.env, c.args, got, c.want)
 		}
 	}
@@ -134,12 +124,13 @@ func TestModelPrecedence(t *testing.T) {
 // TestRouterStats: the classifier's call is counted in -o json stats under
 // the role utility_router.
 func TestRouterStats(t *testing.T) {
-	e := newEnv(t)
-	e.srv.EnqueueRoute(fakegemini.Text(`{"complexity_reasoning":"x","complexity_score":90}`).WithModelVersion("router-version"))
-	e.srv.Enqueue(fakegemini.Text("hello"))
-	r := e.run("-o", "json", "-p", "hi")
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	t.Parallel()
+	e := e2etest.New(t)
+	e.Srv.EnqueueRoute(fakegemini.Text(`{"complexity_reasoning":"x","complexity_score":90}`).WithModelVersion("router-version"))
+	e.Srv.Enqueue(fakegemini.Text("hello"))
+	r := e.Run("-o", "json", "-p", "hi")
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
 	}
 	var out struct {
 		Stats struct {
@@ -152,34 +143,35 @@ func TestRouterStats(t *testing.T) {
 			} `json:"models"`
 		} `json:"stats"`
 	}
-	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+	if err := json.Unmarshal([]byte(r.Stdout), &out); err != nil {
 		t.Fatal(err)
 	}
 	router, ok := out.Stats.Models["router-version"]
 	if !ok || router.API.TotalRequests != 1 || router.Roles["utility_router"] == nil {
-		t.Errorf("router stats missing: %s", r.stdout)
+		t.Errorf("router stats missing: %s", r.Stdout)
 	}
 	if main := out.Stats.Models["gemini-fake"]; main.Roles["main"] == nil || main.API.TotalRequests != 1 {
-		t.Errorf("main stats: %s", r.stdout)
+		t.Errorf("main stats: %s", r.Stdout)
 	}
 }
 
 // TestFakeResponsesKeepAlias: with --fake-responses there is no routing
 // call, and stream-json's init.model is still the alias as given.
 func TestFakeResponsesKeepAlias(t *testing.T) {
-	e := newEnv(t)
-	script := filepath.Join(e.ws, "script.jsonl")
+	t.Parallel()
+	e := e2etest.New(t)
+	script := filepath.Join(e.WS, "script.jsonl")
 	os.WriteFile(script, []byte(`{"method": "generateContentStream", "response": [{"candidates": [{"content": {"role": "model", "parts": [{"text": "replayed"}]}, "index": 0, "finishReason": "STOP"}]}]}`+"\n"), 0o644)
-	r := e.run("--fake-responses", script, "-o", "stream-json", "-p", "hi")
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	r := e.Run("--fake-responses", script, "-o", "stream-json", "-p", "hi")
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
 	}
 	var init struct{ Model string }
-	json.Unmarshal([]byte(strings.SplitN(r.stdout, "\n", 2)[0]), &init)
-	if init.Model != "auto" || !strings.Contains(r.stdout, "replayed") {
-		t.Errorf("init.model %q, output %s", init.Model, r.stdout)
+	json.Unmarshal([]byte(strings.SplitN(r.Stdout, "\n", 2)[0]), &init)
+	if init.Model != "auto" || !strings.Contains(r.Stdout, "replayed") {
+		t.Errorf("init.model %q, output %s", init.Model, r.Stdout)
 	}
-	if n := len(e.srv.RouteRequests()) + len(e.srv.Requests()); n != 0 {
+	if n := len(e.Srv.RouteRequests()) + len(e.Srv.Requests()); n != 0 {
 		t.Errorf("%d calls reached the server", n)
 	}
 }

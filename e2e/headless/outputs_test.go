@@ -1,4 +1,4 @@
-package cli_test
+package headless_test
 
 import (
 	"encoding/json"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
@@ -13,15 +14,16 @@ import (
 // that was retried is a request with an error of its own, and calls that
 // ran without confirmation (--yolo) count as accepted.
 func TestJSONStatsAs061(t *testing.T) {
-	e := newEnv(t)
-	e.write("a.txt", "alpha\n")
-	e.srv.Enqueue(
+	t.Parallel()
+	e := e2etest.New(t)
+	e.Write("a.txt", "alpha\n")
+	e.Srv.Enqueue(
 		fakegemini.Error(503, "overloaded"),
-		fakegemini.Call("read_file", map[string]any{"file_path": filepath.Join(e.ws, "a.txt")}),
+		fakegemini.Call("read_file", map[string]any{"file_path": filepath.Join(e.WS, "a.txt")}),
 		fakegemini.Text("done"))
-	r := e.run("-y", "-m", "gemini-2.5-pro", "-o", "json", "-p", "read a.txt")
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	r := e.Run("-y", "-m", "gemini-2.5-pro", "-o", "json", "-p", "read a.txt")
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
 	}
 	var out struct {
 		Stats struct {
@@ -37,16 +39,16 @@ func TestJSONStatsAs061(t *testing.T) {
 			} `json:"tools"`
 		} `json:"stats"`
 	}
-	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+	if err := json.Unmarshal([]byte(r.Stdout), &out); err != nil {
 		t.Fatal(err)
 	}
 	ok := out.Stats.Models["gemini-fake"]
 	if ok.API.TotalRequests != 2 || ok.API.TotalErrors != 0 || ok.API.ErrorsByType == nil || len(*ok.API.ErrorsByType) != 0 {
-		t.Errorf("successful model entry: %s", r.stdout)
+		t.Errorf("successful model entry: %s", r.Stdout)
 	}
 	failed := out.Stats.Models["gemini-2.5-pro"]
 	if failed.API.TotalRequests != 1 || failed.API.TotalErrors != 1 || failed.API.ErrorsByType == nil || (*failed.API.ErrorsByType)["ApiError"] != 1 {
-		t.Errorf("failed attempt entry: %s", r.stdout)
+		t.Errorf("failed attempt entry: %s", r.Stdout)
 	}
 	if d := out.Stats.Tools.TotalDecisions; d["accept"] != 1 || d["auto_accept"] != 0 {
 		t.Errorf("decisions %v", d)
@@ -57,23 +59,24 @@ func TestJSONStatsAs061(t *testing.T) {
 // 0.61: absent for list_directory and grep_search, "" for read_file,
 // the display text for glob, and present on errors.
 func TestStreamJSONToolOutput(t *testing.T) {
-	e := newEnv(t)
-	e.write("a.txt", "alpha\n")
-	e.srv.Enqueue(
+	t.Parallel()
+	e := e2etest.New(t)
+	e.Write("a.txt", "alpha\n")
+	e.Srv.Enqueue(
 		fakegemini.Parts(
-			fakegemini.CallPart("list_directory", map[string]any{"dir_path": e.ws}),
+			fakegemini.CallPart("list_directory", map[string]any{"dir_path": e.WS}),
 			fakegemini.CallPart("grep_search", map[string]any{"pattern": "alpha"}),
-			fakegemini.CallPart("read_file", map[string]any{"file_path": filepath.Join(e.ws, "a.txt")}),
+			fakegemini.CallPart("read_file", map[string]any{"file_path": filepath.Join(e.WS, "a.txt")}),
 			fakegemini.CallPart("glob", map[string]any{"pattern": "*.txt"}),
-			fakegemini.CallPart("read_file", map[string]any{"file_path": filepath.Join(e.ws, "missing.txt")}),
+			fakegemini.CallPart("read_file", map[string]any{"file_path": filepath.Join(e.WS, "missing.txt")}),
 		),
 		fakegemini.Text("done"))
-	r := e.run("-y", "-o", "stream-json", "-p", "look")
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	r := e.Run("-y", "-o", "stream-json", "-p", "look")
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
 	}
 	var results []map[string]any
-	for _, l := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+	for _, l := range strings.Split(strings.TrimSpace(r.Stdout), "\n") {
 		var ev map[string]any
 		json.Unmarshal([]byte(l), &ev)
 		if ev["type"] == "tool_result" {
@@ -81,7 +84,7 @@ func TestStreamJSONToolOutput(t *testing.T) {
 		}
 	}
 	if len(results) != 5 {
-		t.Fatalf("%d tool results:\n%s", len(results), r.stdout)
+		t.Fatalf("%d tool results:\n%s", len(results), r.Stdout)
 	}
 	byTool := map[string][]map[string]any{}
 	for _, ev := range results {
@@ -117,11 +120,12 @@ func TestStreamJSONToolOutput(t *testing.T) {
 // TestFailedCallStatsKey: a call that fails for good under "auto" is
 // counted under the model it went to, not under the alias.
 func TestFailedCallStatsKey(t *testing.T) {
-	e := newEnv(t)
-	e.srv.Enqueue(fakegemini.Error(400, "bad request"))
-	r := e.run("-o", "json", "-p", "hi")
-	if r.code == 0 {
-		t.Fatalf("exit 0: %s", r.stdout)
+	t.Parallel()
+	e := e2etest.New(t)
+	e.Srv.Enqueue(fakegemini.Error(400, "bad request"))
+	r := e.Run("-o", "json", "-p", "hi")
+	if r.Code == 0 {
+		t.Fatalf("exit 0: %s", r.Stdout)
 	}
 	var out struct {
 		Error struct{ Message string } `json:"error"`
@@ -134,12 +138,12 @@ func TestFailedCallStatsKey(t *testing.T) {
 			} `json:"models"`
 		} `json:"stats"`
 	}
-	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
-		t.Fatalf("%v: %s", err, r.stdout)
+	if err := json.Unmarshal([]byte(r.Stdout), &out); err != nil {
+		t.Fatalf("%v: %s", err, r.Stdout)
 	}
 	m, ok := out.Stats.Models["gemini-3.1-pro-preview-customtools"]
 	if _, alias := out.Stats.Models["auto"]; alias || !ok || m.API.TotalErrors != 1 || m.API.ErrorsByType["ApiError"] != 1 {
-		t.Errorf("stats %s", r.stdout)
+		t.Errorf("stats %s", r.Stdout)
 	}
 	if !strings.Contains(out.Error.Message, "bad request") {
 		t.Errorf("error %q", out.Error.Message)

@@ -1,11 +1,11 @@
-package cli_test
+package headless_test
 
 import (
 	"bytes"
-	"os/exec"
 	"strings"
 	"testing"
 
+	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
@@ -13,10 +13,11 @@ import (
 // the prompt is cut and castor says so on stderr with Gemini CLI's
 // warning, instead of answering a silently shortened prompt.
 func TestPipedInputTooLong(t *testing.T) {
-	e := newEnv(t, fakegemini.Text("read it"))
-	cmd := exec.Command(castorBinary(t), "-p", "summarize")
-	cmd.Dir = e.ws
-	cmd.Env = e.environ()
+	t.Parallel()
+	e := e2etest.New(t, fakegemini.Text("read it"))
+	cmd := e2etest.Command(t, "-p", "summarize")
+	cmd.Dir = e.WS
+	cmd.Env = e.Environ()
 	cmd.Stdin = strings.NewReader(strings.Repeat("log line\n", (9<<20)/9))
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

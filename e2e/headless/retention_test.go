@@ -1,4 +1,4 @@
-package cli_test
+package headless_test
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
@@ -42,11 +43,12 @@ func exists(p string) bool {
 // alone; a bad maxAge is reported in Gemini CLI's words and deletes
 // nothing; enabled: false keeps everything.
 func TestSessionRetention(t *testing.T) {
-	e := newEnv(t, fakegemini.Text("one"))
-	if r := e.run("-p", "first"); r.code != 0 {
-		t.Fatalf("first run: %d %s", r.code, r.stderr)
+	t.Parallel()
+	e := e2etest.New(t, fakegemini.Text("one"))
+	if r := e.Run("-p", "first"); r.Code != 0 {
+		t.Fatalf("first run: %d %s", r.Code, r.Stderr)
 	}
-	first := e.sessionFile()
+	first := e.SessionFile()
 	chats := filepath.Dir(first)
 	old := writeOldSession(t, chats, "0ld5e55i-0000-4000-8000-000000000001", 45*24*time.Hour)
 	young := writeOldSession(t, chats, "y0un6000-0000-4000-8000-000000000002", 10*24*time.Hour)
@@ -56,23 +58,23 @@ func TestSessionRetention(t *testing.T) {
 	}
 
 	// Without a word about it in the settings, nothing is deleted.
-	e.srv.Enqueue(fakegemini.Text("two"))
-	r := e.run("-p", "second")
-	if r.code != 0 || r.stdout != "two\n" || !exists(old) || strings.Contains(r.stderr, "ession") {
-		t.Fatalf("second run: %d %q, old kept %v, stderr:\n%s", r.code, r.stdout, exists(old), r.stderr)
+	e.Srv.Enqueue(fakegemini.Text("two"))
+	r := e.Run("-p", "second")
+	if r.Code != 0 || r.Stdout != "two\n" || !exists(old) || strings.Contains(r.Stderr, "ession") {
+		t.Fatalf("second run: %d %q, old kept %v, stderr:\n%s", r.Code, r.Stdout, exists(old), r.Stderr)
 	}
-	settings := filepath.Join(e.home, ".gemini", "settings.json")
+	settings := filepath.Join(e.Home, ".gemini", "settings.json")
 	if err := os.WriteFile(settings, []byte(`{"general": {"sessionRetention": {"enabled": true}}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	e.srv.Enqueue(fakegemini.Text("two"))
-	r = e.run("-p", "second")
-	if r.code != 0 || r.stdout != "two\n" {
-		t.Fatalf("third run: %d %q %s", r.code, r.stdout, r.stderr)
+	e.Srv.Enqueue(fakegemini.Text("two"))
+	r = e.Run("-p", "second")
+	if r.Code != 0 || r.Stdout != "two\n" {
+		t.Fatalf("third run: %d %q %s", r.Code, r.Stdout, r.Stderr)
 	}
 	const notice = "Removed 1 recorded session of this project (general.sessionRetention: maxAge 30d)."
-	if strings.Count(r.stderr, notice) != 1 {
-		t.Errorf("stderr lacks the notice once:\n%s", r.stderr)
+	if strings.Count(r.Stderr, notice) != 1 {
+		t.Errorf("stderr lacks the notice once:\n%s", r.Stderr)
 	}
 	if exists(old) {
 		t.Error("the 45-day-old session survived")
@@ -85,10 +87,10 @@ func TestSessionRetention(t *testing.T) {
 
 	// The session being resumed is kept however old.
 	resumed := writeOldSession(t, chats, "4e5u3ed0-0000-4000-8000-000000000003", 60*24*time.Hour)
-	e.srv.Enqueue(fakegemini.Text("three"))
-	r = e.run("--resume", "4e5u3ed0-0000-4000-8000-000000000003", "-p", "again")
-	if r.code != 0 || !exists(resumed) || strings.Contains(r.stderr, "Removed") {
-		t.Errorf("resuming an old session: exit %d, kept %v, stderr:\n%s", r.code, exists(resumed), r.stderr)
+	e.Srv.Enqueue(fakegemini.Text("three"))
+	r = e.Run("--resume", "4e5u3ed0-0000-4000-8000-000000000003", "-p", "again")
+	if r.Code != 0 || !exists(resumed) || strings.Contains(r.Stderr, "Removed") {
+		t.Errorf("resuming an old session: exit %d, kept %v, stderr:\n%s", r.Code, exists(resumed), r.Stderr)
 	}
 
 	// A bad maxAge disables the clean-up with Gemini CLI's message.
@@ -96,20 +98,20 @@ func TestSessionRetention(t *testing.T) {
 	if err := os.WriteFile(settings, []byte(`{"general": {"sessionRetention": {"maxAge": "30 days"}}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	e.srv.Enqueue(fakegemini.Text("four"))
-	r = e.run("-p", "bad")
+	e.Srv.Enqueue(fakegemini.Text("four"))
+	r = e.Run("-p", "bad")
 	want := "Session cleanup disabled: Error: Invalid retention period format: 30 days. Expected format: <number><unit> where unit is h, d, w, or m"
-	if r.code != 0 || !strings.Contains(r.stderr, want) || !exists(old2) {
-		t.Errorf("bad maxAge: exit %d, old kept %v, stderr:\n%s", r.code, exists(old2), r.stderr)
+	if r.Code != 0 || !strings.Contains(r.Stderr, want) || !exists(old2) {
+		t.Errorf("bad maxAge: exit %d, old kept %v, stderr:\n%s", r.Code, exists(old2), r.Stderr)
 	}
 
 	// enabled: false keeps everything, silently.
 	if err := os.WriteFile(settings, []byte(`{"general": {"sessionRetention": {"enabled": false}}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	e.srv.Enqueue(fakegemini.Text("five"))
-	r = e.run("-p", "off")
-	if r.code != 0 || !exists(old2) || strings.Contains(r.stderr, "ession") {
-		t.Errorf("disabled: exit %d, old kept %v, stderr:\n%s", r.code, exists(old2), r.stderr)
+	e.Srv.Enqueue(fakegemini.Text("five"))
+	r = e.Run("-p", "off")
+	if r.Code != 0 || !exists(old2) || strings.Contains(r.Stderr, "ession") {
+		t.Errorf("disabled: exit %d, old kept %v, stderr:\n%s", r.Code, exists(old2), r.Stderr)
 	}
 }

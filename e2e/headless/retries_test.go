@@ -1,4 +1,4 @@
-package cli_test
+package headless_test
 
 import (
 	"encoding/json"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
@@ -15,11 +16,11 @@ type jsonOut struct {
 	Error    any      `json:"error"`
 }
 
-func parseJSONOut(t *testing.T, r result) jsonOut {
+func parseJSONOut(t *testing.T, r e2etest.Result) jsonOut {
 	t.Helper()
 	var out jsonOut
-	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
-		t.Fatalf("stdout is not JSON: %v\n%s\nstderr %s", err, r.stdout, r.stderr)
+	if err := json.Unmarshal([]byte(r.Stdout), &out); err != nil {
+		t.Fatalf("stdout is not JSON: %v\n%s\nstderr %s", err, r.Stdout, r.Stderr)
 	}
 	return out
 }
@@ -27,43 +28,45 @@ func parseJSONOut(t *testing.T, r result) jsonOut {
 // TestEmptyResponseRetried: an empty answer is asked for again (up to 3
 // times, as Gemini CLI 0.61), and json mode says so on stderr.
 func TestEmptyResponseRetried(t *testing.T) {
-	e := newEnv(t)
-	e.srv.Enqueue(fakegemini.Text(""), fakegemini.Thought("**Thinking**"), fakegemini.Text("the answer"))
-	r := e.run("-o", "json", "-p", "hi")
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	t.Parallel()
+	e := e2etest.New(t)
+	e.Srv.Enqueue(fakegemini.Text(""), fakegemini.Thought("**Thinking**"), fakegemini.Text("the answer"))
+	r := e.Run("-o", "json", "-p", "hi")
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
 	}
 	if out := parseJSONOut(t, r); out.Response != "the answer" {
 		t.Errorf("response %q", out.Response)
 	}
-	if n := len(e.srv.Requests()); n != 3 {
+	if n := len(e.Srv.Requests()); n != 3 {
 		t.Errorf("%d model calls, want 3", n)
 	}
-	if !strings.Contains(r.stderr, "Attempt 1 failed: the model returned an empty response. Retrying with backoff...") ||
-		!strings.Contains(r.stderr, "Attempt 2 failed") {
-		t.Errorf("stderr: %q", r.stderr)
+	if !strings.Contains(r.Stderr, "Attempt 1 failed: the model returned an empty response. Retrying with backoff...") ||
+		!strings.Contains(r.Stderr, "Attempt 2 failed") {
+		t.Errorf("stderr: %q", r.Stderr)
 	}
 
 	// Four empty answers: three retries, then the empty answer stands.
-	e = newEnv(t)
-	e.srv.Enqueue(fakegemini.Text(""), fakegemini.Text(""), fakegemini.Text(""), fakegemini.Text(""), fakegemini.Text("unused"))
-	if r := e.run("-o", "json", "-p", "hi"); r.code != 0 || len(e.srv.Requests()) != 4 {
-		t.Errorf("exit %d after %d calls: %s", r.code, len(e.srv.Requests()), r.stderr)
+	e = e2etest.New(t)
+	e.Srv.Enqueue(fakegemini.Text(""), fakegemini.Text(""), fakegemini.Text(""), fakegemini.Text(""), fakegemini.Text("unused"))
+	if r := e.Run("-o", "json", "-p", "hi"); r.Code != 0 || len(e.Srv.Requests()) != 4 {
+		t.Errorf("exit %d after %d calls: %s", r.Code, len(e.Srv.Requests()), r.Stderr)
 	}
 }
 
 // TestRetryNoticeOnStderr: while a failing call is retried in json and
 // stream-json modes, stderr says so (stdout keeps its format).
 func TestRetryNoticeOnStderr(t *testing.T) {
+	t.Parallel()
 	for _, format := range []string{"json", "stream-json"} {
-		e := newEnv(t)
-		e.srv.Enqueue(fakegemini.Error(503, "overloaded"), fakegemini.Text("ok"))
-		r := e.run("-o", format, "-p", "hi")
-		if r.code != 0 {
-			t.Fatalf("%s: exit %d: %s", format, r.code, r.stderr)
+		e := e2etest.New(t)
+		e.Srv.Enqueue(fakegemini.Error(503, "overloaded"), fakegemini.Text("ok"))
+		r := e.Run("-o", format, "-p", "hi")
+		if r.Code != 0 {
+			t.Fatalf("%s: exit %d: %s", format, r.Code, r.Stderr)
 		}
-		if !strings.Contains(r.stderr, "Attempt 1 failed with status 503. Retrying with backoff...") || strings.Contains(r.stdout, "Attempt 1") {
-			t.Errorf("%s: stderr %q", format, r.stderr)
+		if !strings.Contains(r.Stderr, "Attempt 1 failed with status 503. Retrying with backoff...") || strings.Contains(r.Stdout, "Attempt 1") {
+			t.Errorf("%s: stderr %q", format, r.Stderr)
 		}
 	}
 }
@@ -72,27 +75,28 @@ func TestRetryNoticeOnStderr(t *testing.T) {
 // (json: "warnings"; stream-json: a warning event, then a successful
 // result), while a long Markdown table with repeated rows is not a loop.
 func TestLoopDetection(t *testing.T) {
+	t.Parallel()
 	chant := strings.Repeat("I will now try again to fix the failing test suite. ", 30)
 	t.Run("json", func(t *testing.T) {
-		e := newEnv(t)
-		e.srv.Enqueue(fakegemini.Text("Let me see. ", chant))
-		r := e.run("-o", "json", "-p", "hi")
-		if r.code != 0 {
-			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		e := e2etest.New(t)
+		e.Srv.Enqueue(fakegemini.Text("Let me see. ", chant))
+		r := e.Run("-o", "json", "-p", "hi")
+		if r.Code != 0 {
+			t.Fatalf("exit %d: %s", r.Code, r.Stderr)
 		}
 		out := parseJSONOut(t, r)
 		if len(out.Warnings) != 1 || out.Warnings[0] != "Loop detected, stopping execution" || out.Error != nil || !strings.HasPrefix(out.Response, "Let me see.") {
-			t.Errorf("output %s", r.stdout)
+			t.Errorf("output %s", r.Stdout)
 		}
 	})
 	t.Run("stream-json", func(t *testing.T) {
-		e := newEnv(t)
-		e.srv.Enqueue(fakegemini.Text(chant))
-		r := e.run("-o", "stream-json", "-p", "hi")
-		if r.code != 0 {
-			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		e := e2etest.New(t)
+		e.Srv.Enqueue(fakegemini.Text(chant))
+		r := e.Run("-o", "stream-json", "-p", "hi")
+		if r.Code != 0 {
+			t.Fatalf("exit %d: %s", r.Code, r.Stderr)
 		}
-		lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+		lines := strings.Split(strings.TrimSpace(r.Stdout), "\n")
 		var warn, last map[string]any
 		for _, l := range lines {
 			var ev map[string]any
@@ -110,14 +114,14 @@ func TestLoopDetection(t *testing.T) {
 		}
 	})
 	t.Run("identical tool calls", func(t *testing.T) {
-		e := newEnv(t)
-		e.write("a.txt", "a\n")
+		e := e2etest.New(t)
+		e.Write("a.txt", "a\n")
 		for range 6 {
-			e.srv.Enqueue(fakegemini.Call("list_directory", map[string]any{"dir_path": "."}))
+			e.Srv.Enqueue(fakegemini.Call("list_directory", map[string]any{"dir_path": "."}))
 		}
-		r := e.run("-o", "json", "-p", "hi")
-		if out := parseJSONOut(t, r); r.code != 0 || len(out.Warnings) != 1 {
-			t.Errorf("exit %d, output %s", r.code, r.stdout)
+		r := e.Run("-o", "json", "-p", "hi")
+		if out := parseJSONOut(t, r); r.Code != 0 || len(out.Warnings) != 1 {
+			t.Errorf("exit %d, output %s", r.Code, r.Stdout)
 		}
 	})
 	t.Run("markdown table is not a loop", func(t *testing.T) {
@@ -132,12 +136,12 @@ func TestLoopDetection(t *testing.T) {
 		for i := 0; i < len(table); i += 97 {
 			pieces = append(pieces, table[i:min(i+97, len(table))])
 		}
-		e := newEnv(t)
-		e.srv.Enqueue(fakegemini.Text(pieces...))
-		r := e.run("-o", "json", "-p", "summarise the packages")
+		e := e2etest.New(t)
+		e.Srv.Enqueue(fakegemini.Text(pieces...))
+		r := e.Run("-o", "json", "-p", "summarise the packages")
 		out := parseJSONOut(t, r)
-		if r.code != 0 || len(out.Warnings) != 0 || out.Response != table {
-			t.Errorf("exit %d, warnings %v, response %d bytes of %d", r.code, out.Warnings, len(out.Response), len(table))
+		if r.Code != 0 || len(out.Warnings) != 0 || out.Response != table {
+			t.Errorf("exit %d, warnings %v, response %d bytes of %d", r.Code, out.Warnings, len(out.Response), len(table))
 		}
 	})
 	_ = fmt.Sprint
@@ -145,12 +149,13 @@ func TestLoopDetection(t *testing.T) {
 
 // TestYoloNotice: -y says so on stderr, as Gemini CLI 0.61 does.
 func TestYoloNotice(t *testing.T) {
-	e := newEnv(t)
-	e.srv.Enqueue(fakegemini.Text("ok"), fakegemini.Text("ok"))
-	if r := e.run("-y", "-p", "hi"); r.code != 0 || !strings.Contains(r.stderr, "YOLO mode is enabled.") {
-		t.Errorf("exit %d stderr %q", r.code, r.stderr)
+	t.Parallel()
+	e := e2etest.New(t)
+	e.Srv.Enqueue(fakegemini.Text("ok"), fakegemini.Text("ok"))
+	if r := e.Run("-y", "-p", "hi"); r.Code != 0 || !strings.Contains(r.Stderr, "YOLO mode is enabled.") {
+		t.Errorf("exit %d stderr %q", r.Code, r.Stderr)
 	}
-	if r := e.run("-p", "hi"); strings.Contains(r.stderr, "YOLO") {
-		t.Errorf("stderr without -y: %q", r.stderr)
+	if r := e.Run("-p", "hi"); strings.Contains(r.Stderr, "YOLO") {
+		t.Errorf("stderr without -y: %q", r.Stderr)
 	}
 }

@@ -1,4 +1,4 @@
-package cli_test
+package headless_test
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
@@ -21,23 +22,24 @@ import (
 // every run between the check and its first record, the window the claim
 // closes.
 func TestSessionIDStartedTwiceAtOnce(t *testing.T) {
+	t.Parallel()
 	const runs, rounds = 6, 3
-	e := newEnv(t)
+	e := e2etest.New(t)
 	for range runs * rounds {
-		e.srv.Enqueue(fakegemini.Text("answered"))
+		e.Srv.Enqueue(fakegemini.Text("answered"))
 	}
-	if err := os.MkdirAll(filepath.Join(e.ws, ".gemini"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(e.WS, ".gemini"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	e.write(".gemini/settings.json", `{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "sleep 0.3"}]}]}}`)
+	e.Write(".gemini/settings.json", `{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "sleep 0.3"}]}]}}`)
 	for round := range rounds {
 		id := fmt.Sprintf("r%d-twice", round) // 8 characters: file names carry no more
-		results := make([]result, runs)
+		results := make([]e2etest.Result, runs)
 		var wg sync.WaitGroup
 		for i := range runs {
 			wg.Go(func() {
-				cmd := exec.Command(castorBinary(t), "--session-id", id, "-p", fmt.Sprintf("run %d", i))
-				cmd.Dir, cmd.Env = e.ws, e.environ()
+				cmd := e2etest.Command(t, "--session-id", id, "-p", fmt.Sprintf("run %d", i))
+				cmd.Dir, cmd.Env = e.WS, e.Environ()
 				var stdout, stderr bytes.Buffer
 				cmd.Stdout, cmd.Stderr = &stdout, &stderr
 				err := cmd.Run()
@@ -47,35 +49,35 @@ func TestSessionIDStartedTwiceAtOnce(t *testing.T) {
 				} else if err != nil {
 					code = -1
 				}
-				results[i] = result{code, stdout.String(), stderr.String()}
+				results[i] = e2etest.Result{Code: code, Stdout: stdout.String(), Stderr: stderr.String()}
 			})
 		}
 		wg.Wait()
 		won := 0
 		for i, r := range results {
 			switch {
-			case r.code == 0 && r.stdout == "answered\n" && !strings.Contains(r.stderr, "recording"):
+			case r.Code == 0 && r.Stdout == "answered\n" && !strings.Contains(r.Stderr, "recording"):
 				won++
-			case r.code == 42 && r.stdout == "" && strings.Contains(r.stderr, "--resume "+id) && strings.Count(r.stderr, "\n") == 1:
+			case r.Code == 42 && r.Stdout == "" && strings.Contains(r.Stderr, "--resume "+id) && strings.Count(r.Stderr, "\n") == 1:
 			default:
-				t.Errorf("round %d run %d: exit %d, stdout %q, stderr %q", round, i, r.code, r.stdout, r.stderr)
+				t.Errorf("round %d run %d: exit %d, stdout %q, stderr %q", round, i, r.Code, r.Stdout, r.Stderr)
 			}
 		}
 		if won != 1 {
 			t.Errorf("round %d: %d runs went through, want exactly 1", round, won)
 		}
-		files, _ := filepath.Glob(filepath.Join(e.home, ".gemini", "tmp", "*", "chats", "session-*-"+id+".jsonl"))
+		files, _ := filepath.Glob(filepath.Join(e.Home, ".gemini", "tmp", "*", "chats", "session-*-"+id+".jsonl"))
 		if len(files) != 1 {
 			t.Errorf("round %d: session files %v, want one", round, files)
 		}
 	}
 	// The claim ends with its run: the id is now refused as recorded,
 	// and resumable.
-	if r := e.run("--session-id", "r0-twice", "-p", "again"); r.code != 42 || !strings.Contains(r.stderr, "already exists") {
-		t.Errorf("after the runs: exit %d, stderr %q", r.code, r.stderr)
+	if r := e.Run("--session-id", "r0-twice", "-p", "again"); r.Code != 42 || !strings.Contains(r.Stderr, "already exists") {
+		t.Errorf("after the runs: exit %d, stderr %q", r.Code, r.Stderr)
 	}
-	if r := e.run("--resume", "r0-twice", "-p", "again"); r.code != 0 {
-		t.Errorf("resume: exit %d, stderr %q", r.code, r.stderr)
+	if r := e.Run("--resume", "r0-twice", "-p", "again"); r.Code != 0 {
+		t.Errorf("resume: exit %d, stderr %q", r.Code, r.Stderr)
 	}
 }
 
@@ -85,18 +87,19 @@ func TestSessionIDStartedTwiceAtOnce(t *testing.T) {
 // unrecorded, with a warning. Both are recorded now, listed and resumed
 // by their own id.
 func TestSessionIDsSharingAPrefix(t *testing.T) {
-	e := newEnv(t, fakegemini.Text("one"), fakegemini.Text("two"), fakegemini.Text("resumed"))
+	t.Parallel()
+	e := e2etest.New(t, fakegemini.Text("one"), fakegemini.Text("two"), fakegemini.Text("resumed"))
 	for _, id := range []string{"ci-job-42", "ci-job-43"} {
-		if r := e.run("--session-id", id, "-p", "run "+id); r.code != 0 || r.stderr != "" {
-			t.Fatalf("%s: exit %d, stderr %q", id, r.code, r.stderr)
+		if r := e.Run("--session-id", id, "-p", "run "+id); r.Code != 0 || r.Stderr != "" {
+			t.Fatalf("%s: exit %d, stderr %q", id, r.Code, r.Stderr)
 		}
 	}
-	r := e.run("--list-sessions")
-	if !strings.Contains(r.stdout, "[ci-job-42]") || !strings.Contains(r.stdout, "[ci-job-43]") {
-		t.Errorf("--list-sessions:\n%s", r.stdout)
+	r := e.Run("--list-sessions")
+	if !strings.Contains(r.Stdout, "[ci-job-42]") || !strings.Contains(r.Stdout, "[ci-job-43]") {
+		t.Errorf("--list-sessions:\n%s", r.Stdout)
 	}
-	if r := e.run("--resume", "ci-job-43", "-p", "again"); r.code != 0 || r.stdout != "resumed\n" {
-		t.Errorf("resume: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	if r := e.Run("--resume", "ci-job-43", "-p", "again"); r.Code != 0 || r.Stdout != "resumed\n" {
+		t.Errorf("resume: exit %d, stdout %q, stderr %q", r.Code, r.Stdout, r.Stderr)
 	}
 	b, _ := os.ReadFile(sessionFileOf(t, e, "ci-job-43"))
 	if !strings.Contains(string(b), "run ci-job-43") || !strings.Contains(string(b), `"text":"again"`) || strings.Contains(string(b), "run ci-job-42") {
@@ -105,9 +108,9 @@ func TestSessionIDsSharingAPrefix(t *testing.T) {
 }
 
 // sessionFileOf is the session file holding id's header.
-func sessionFileOf(t *testing.T, e *env, id string) string {
+func sessionFileOf(t *testing.T, e *e2etest.Env, id string) string {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(e.home, ".gemini", "tmp", "*", "chats", "session-*.jsonl"))
+	files, _ := filepath.Glob(filepath.Join(e.Home, ".gemini", "tmp", "*", "chats", "session-*.jsonl"))
 	for _, f := range files {
 		b, _ := os.ReadFile(f)
 		if strings.HasPrefix(string(b), `{"sessionId":"`+id+`"`) {

@@ -1,10 +1,11 @@
-package cli_test
+package headless_test
 
 import (
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
@@ -14,26 +15,27 @@ import (
 // session over two files; an id that is not a plain name is a usage
 // error, as in Gemini CLI.
 func TestSessionIDReused(t *testing.T) {
-	e := newEnv(t, fakegemini.Text("first"), fakegemini.Text("resumed"))
+	t.Parallel()
+	e := e2etest.New(t, fakegemini.Text("first"), fakegemini.Text("resumed"))
 	const id = "ci-job-42"
-	if r := e.run("--session-id", id, "-p", "one"); r.code != 0 || r.stdout != "first\n" {
-		t.Fatalf("first run: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	if r := e.Run("--session-id", id, "-p", "one"); r.Code != 0 || r.Stdout != "first\n" {
+		t.Fatalf("first run: exit %d, stdout %q, stderr %q", r.Code, r.Stdout, r.Stderr)
 	}
-	r := e.run("--session-id", id, "-p", "two")
-	if r.code != 42 || r.stdout != "" || !strings.Contains(r.stderr, "--resume "+id) {
-		t.Errorf("reused id: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	r := e.Run("--session-id", id, "-p", "two")
+	if r.Code != 42 || r.Stdout != "" || !strings.Contains(r.Stderr, "--resume "+id) {
+		t.Errorf("reused id: exit %d, stdout %q, stderr %q", r.Code, r.Stdout, r.Stderr)
 	}
-	if r := e.run("--resume", id, "-p", "two"); r.code != 0 || r.stdout != "resumed\n" {
-		t.Errorf("resume: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	if r := e.Run("--resume", id, "-p", "two"); r.Code != 0 || r.Stdout != "resumed\n" {
+		t.Errorf("resume: exit %d, stdout %q, stderr %q", r.Code, r.Stdout, r.Stderr)
 	}
-	files, _ := filepath.Glob(filepath.Join(e.home, ".gemini", "tmp", "*", "chats", "session-*.jsonl"))
+	files, _ := filepath.Glob(filepath.Join(e.Home, ".gemini", "tmp", "*", "chats", "session-*.jsonl"))
 	if len(files) != 1 {
 		t.Errorf("session files %v, want one", files)
 	}
-	if r := e.run("--session-id", "../escape", "-p", "x"); r.code != 1 || !strings.Contains(r.stderr, "invalid session ID") {
-		t.Errorf("bad id: exit %d, stderr %q", r.code, r.stderr)
+	if r := e.Run("--session-id", "../escape", "-p", "x"); r.Code != 1 || !strings.Contains(r.Stderr, "invalid session ID") {
+		t.Errorf("bad id: exit %d, stderr %q", r.Code, r.Stderr)
 	}
-	if n := len(e.srv.Requests()); n != 2 {
+	if n := len(e.Srv.Requests()); n != 2 {
 		t.Errorf("%d model requests, want 2", n)
 	}
 }

@@ -1,4 +1,4 @@
-package cli_test
+package headless_test
 
 import (
 	"bytes"
@@ -12,27 +12,30 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/castor-dev/castor/internal/e2etest"
 )
 
 // TestInterruptDuringStartup sends SIGINT while an MCP server that never
 // answers holds up the start: castor exits 130 at once, with one line on
 // stderr, instead of waiting for the server's one-minute connect timeout.
 func TestInterruptDuringStartup(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("no SIGINT to a child on Windows")
 	}
-	e := newEnv(t)
+	e := e2etest.New(t)
 	settings := `{"mcpServers":{"hang":{"command":"sleep","args":["600"]}}}`
-	if err := os.MkdirAll(filepath.Join(e.home, ".gemini"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(e.Home, ".gemini"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(e.home, ".gemini", "settings.json"), []byte(settings), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(e.Home, ".gemini", "settings.json"), []byte(settings), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(castorBinary(t), "-p", "hi")
-	cmd.Dir = e.ws
-	cmd.Env = []string{"HOME=" + e.home, "PATH=" + os.Getenv("PATH"), "GEMINI_API_KEY=k",
-		"GOOGLE_GEMINI_BASE_URL=" + e.srv.URL, "GEMINI_CLI_TRUST_WORKSPACE=true"}
+	cmd := e2etest.Command(t, "-p", "hi")
+	cmd.Dir = e.WS
+	cmd.Env = []string{"HOME=" + e.Home, "PATH=" + os.Getenv("PATH"), "GEMINI_API_KEY=k",
+		"GOOGLE_GEMINI_BASE_URL=" + e.Srv.URL, "GEMINI_CLI_TRUST_WORKSPACE=true"}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
@@ -66,7 +69,7 @@ func TestInterruptDuringStartup(t *testing.T) {
 	if lines := strings.Split(strings.TrimSpace(stderr.String()), "\n"); len(lines) != 1 || !strings.HasPrefix(lines[0], "Error: ") {
 		t.Errorf("stderr should be one error line:\n%s", stderr.String())
 	}
-	if len(e.srv.Requests()) != 0 {
+	if len(e.Srv.Requests()) != 0 {
 		t.Error("the model was called after the interrupt")
 	}
 }

@@ -1,4 +1,4 @@
-package cli_test
+package headless_test
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
@@ -18,6 +19,7 @@ import (
 // word), so a script does not take the exit for an answer; the session
 // file is left whole. Gemini CLI 0.61 exits 0 on a broken pipe.
 func TestBrokenStdout(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		args  []string
@@ -30,14 +32,14 @@ func TestBrokenStdout(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := newEnv(t, fakegemini.Text("an answer nobody reads"))
+			e := e2etest.New(t, fakegemini.Text("an answer nobody reads"))
 			r, w, err := os.Pipe()
 			if err != nil {
 				t.Fatal(err)
 			}
 			r.Close() // the reader is gone before castor writes
-			cmd := exec.Command(castorBinary(t), tt.args...)
-			cmd.Dir, cmd.Env = e.ws, e.environ()
+			cmd := e2etest.Command(t, tt.args...)
+			cmd.Dir, cmd.Env = e.WS, e.Environ()
 			cmd.Stdin = strings.NewReader(tt.stdin)
 			cmd.Stdout = w
 			var stderr bytes.Buffer
@@ -59,14 +61,14 @@ func TestBrokenStdout(t *testing.T) {
 	}
 	if _, err := os.Stat("/dev/full"); err == nil {
 		t.Run("full disk", func(t *testing.T) {
-			e := newEnv(t, fakegemini.Text("an answer with no room"))
+			e := e2etest.New(t, fakegemini.Text("an answer with no room"))
 			full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
 			if err != nil {
 				t.Skip("cannot open /dev/full:", err)
 			}
 			defer full.Close()
-			cmd := exec.Command(castorBinary(t), "-o", "json", "-p", "hi")
-			cmd.Dir, cmd.Env, cmd.Stdout = e.ws, e.environ(), full
+			cmd := e2etest.Command(t, "-o", "json", "-p", "hi")
+			cmd.Dir, cmd.Env, cmd.Stdout = e.WS, e.Environ(), full
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
 			err = cmd.Run()
@@ -81,9 +83,9 @@ func TestBrokenStdout(t *testing.T) {
 // whole JSON lines, the user's prompt among them. There is none when the
 // run stopped at its first write, before the turn (stream-json's init
 // event).
-func checkWholeSession(t *testing.T, e *env) {
+func checkWholeSession(t *testing.T, e *e2etest.Env) {
 	t.Helper()
-	files := e.sessionFiles()
+	files := e.SessionFiles()
 	if len(files) == 0 {
 		return
 	}
@@ -110,16 +112,17 @@ func checkWholeSession(t *testing.T, e *env) {
 // stderr before reaching the model, as a stdout that breaks mid-run
 // does; `>/dev/null`, a choice to discard the answer, still runs.
 func TestClosedStdout(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("needs sh to start castor with a closed stdout")
 	}
 	const want = "Error: stdout is closed: nothing would read the answer, so the prompt was not run\n"
 	for _, format := range []string{"text", "json", "stream-json"} {
 		t.Run(format, func(t *testing.T) {
-			e := newEnv(t, fakegemini.Text("an answer for no one"))
+			e := e2etest.New(t, fakegemini.Text("an answer for no one"))
 			for _, redirect := range []string{">&-", ">/dev/null"} {
-				cmd := exec.Command("sh", "-c", `exec "$0" "$@" `+redirect, castorBinary(t), "-o", format, "-p", "hi")
-				cmd.Dir, cmd.Env = e.ws, e.environ()
+				cmd := e2etest.DieWithTest(exec.Command("sh", "-c", `exec "$0" "$@" `+redirect, e2etest.Binary(t), "-o", format, "-p", "hi"))
+				cmd.Dir, cmd.Env = e.WS, e.Environ()
 				var stderr bytes.Buffer
 				cmd.Stderr = &stderr
 				err := cmd.Run()
@@ -134,8 +137,8 @@ func TestClosedStdout(t *testing.T) {
 					if code != 1 || stderr.String() != want {
 						t.Errorf("%s: exit %d, stderr %q; want exit 1 and %q", redirect, code, stderr.String(), want)
 					}
-					if n := len(e.srv.Requests()); n != 0 || len(e.sessionFiles()) != 0 {
-						t.Errorf("%s: %d model requests, session files %v; want none", redirect, n, e.sessionFiles())
+					if n := len(e.Srv.Requests()); n != 0 || len(e.SessionFiles()) != 0 {
+						t.Errorf("%s: %d model requests, session files %v; want none", redirect, n, e.SessionFiles())
 					}
 				default:
 					if code != 0 || stderr.String() != "" {
@@ -151,12 +154,13 @@ func TestClosedStdout(t *testing.T) {
 // once (exit 1, one line) instead of answering into the runtime's
 // /dev/null for as long as its input stays open.
 func TestACPClosedStdout(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("needs sh to start castor with a closed stdout")
 	}
-	e := newEnv(t)
-	cmd := exec.Command("sh", "-c", `exec "$0" "$@" >&-`, castorBinary(t), "--acp")
-	cmd.Dir, cmd.Env = e.ws, e.environ()
+	e := e2etest.New(t)
+	cmd := e2etest.DieWithTest(exec.Command("sh", "-c", `exec "$0" "$@" >&-`, e2etest.Binary(t), "--acp"))
+	cmd.Dir, cmd.Env = e.WS, e.Environ()
 	cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}` + "\n")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

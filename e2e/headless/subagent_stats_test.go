@@ -1,4 +1,4 @@
-package cli_test
+package headless_test
 
 import (
 	"encoding/json"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/castor-dev/castor/agent"
+	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
@@ -14,33 +15,34 @@ import (
 // role "subagent" beside the main loop's, its tool calls (complete_task
 // included) with the main model's.
 func TestSubagentStatsJSON(t *testing.T) {
-	e := newEnv(t)
-	withReviewer(t, e)
-	e.srv.Enqueue(
+	t.Parallel()
+	e := e2etest.New(t)
+	e2etest.WithReviewer(t, e)
+	e.Srv.Enqueue(
 		fakegemini.Call("invoke_agent", map[string]any{"agent_name": "reviewer", "prompt": "Review main.go"}),
-		fakegemini.Call("read_file", map[string]any{"absolute_path": filepath.Join(e.ws, "main.go")}),
+		fakegemini.Call("read_file", map[string]any{"absolute_path": filepath.Join(e.WS, "main.go")}),
 		fakegemini.Call("complete_task", map[string]any{"result": "Empty main package."}),
 		fakegemini.Text("Reviewed."),
 	)
 	// A named model: no router calls beside the main loop's and the
 	// subagent's.
-	r := e.run("-m", "gemini-2.5-flash", "-o", "json", "-p", "Review my code")
-	if r.code != 0 {
-		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	r := e.Run("-m", "gemini-2.5-flash", "-o", "json", "-p", "Review my code")
+	if r.Code != 0 {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.Code, r.Stdout, r.Stderr)
 	}
 	var out struct {
 		Stats agent.Stats `json:"stats"`
 	}
-	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+	if err := json.Unmarshal([]byte(r.Stdout), &out); err != nil {
 		t.Fatal(err)
 	}
 	m := out.Stats.Models[fakegemini.DefaultModelVersion]
 	if m == nil || len(out.Stats.Models) != 1 {
-		t.Fatalf("models %s", mustJSON(out.Stats.Models))
+		t.Fatalf("models %s", e2etest.MustJSON(out.Stats.Models))
 	}
 	main, sub := m.Roles["main"], m.Roles["subagent"]
 	if main == nil || sub == nil {
-		t.Fatalf("roles %s", mustJSON(m.Roles))
+		t.Fatalf("roles %s", e2etest.MustJSON(m.Roles))
 	}
 	tools := out.Stats.Tools
 	tests := []struct {
@@ -66,7 +68,7 @@ func TestSubagentStatsJSON(t *testing.T) {
 	}
 	for _, name := range []string{"invoke_agent", "read_file", "complete_task"} {
 		if n := tools.ByName[name]; n == nil || n.Count != 1 || n.Success != 1 {
-			t.Errorf("tools.byName.%s = %s", name, mustJSON(n))
+			t.Errorf("tools.byName.%s = %s", name, e2etest.MustJSON(n))
 		}
 	}
 }
@@ -75,19 +77,20 @@ func TestSubagentStatsJSON(t *testing.T) {
 // model gets the thinking config of the model auto stands for, as the
 // main loop does, not none.
 func TestSubagentThinkingUnderAuto(t *testing.T) {
-	e := newEnv(t)
-	writeAt(t, filepath.Join(e.home, ".gemini", "agents", "helper.md"),
+	t.Parallel()
+	e := e2etest.New(t)
+	e2etest.WriteAt(t, filepath.Join(e.Home, ".gemini", "agents", "helper.md"),
 		"---\nname: helper\ndescription: Helps.\ntools: []\n---\nHelp with: ${query}\n")
-	e.srv.Enqueue(
+	e.Srv.Enqueue(
 		fakegemini.Call("invoke_agent", map[string]any{"agent_name": "helper", "prompt": "help"}),
 		fakegemini.Call("complete_task", map[string]any{"result": "helped"}),
 		fakegemini.Text("Done."),
 	)
-	if r := e.run("-o", "json", "-p", "get help"); r.code != 0 {
-		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	if r := e.Run("-o", "json", "-p", "get help"); r.Code != 0 {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.Code, r.Stdout, r.Stderr)
 	}
 	var main, sub *fakegemini.Request
-	for _, req := range e.srv.Requests() {
+	for _, req := range e.Srv.Requests() {
 		switch {
 		case req.IsRoute():
 		case main == nil:
@@ -97,18 +100,9 @@ func TestSubagentThinkingUnderAuto(t *testing.T) {
 		}
 	}
 	if sub == nil || sub.GenerationConfig == nil || main.GenerationConfig == nil {
-		t.Fatalf("requests %s", mustJSON(e.srv.Requests()))
+		t.Fatalf("requests %s", e2etest.MustJSON(e.Srv.Requests()))
 	}
-	if got, want := mustJSON(sub.GenerationConfig.ThinkingConfig), mustJSON(main.GenerationConfig.ThinkingConfig); got != want || got == "null" {
+	if got, want := e2etest.MustJSON(sub.GenerationConfig.ThinkingConfig), e2etest.MustJSON(main.GenerationConfig.ThinkingConfig); got != want || got == "null" {
 		t.Errorf("subagent thinkingConfig %s, main loop's %s", got, want)
 	}
-}
-
-// withReviewer gives e's user a "reviewer" subagent (read_file only) and
-// the workspace a main.go for it to read.
-func withReviewer(t *testing.T, e *env) {
-	t.Helper()
-	e.write("main.go", "package main\n")
-	writeAt(t, filepath.Join(e.home, ".gemini", "agents", "reviewer.md"),
-		"---\nname: reviewer\ndescription: Reviews Go code.\ntools: [read_file]\n---\nReview: ${query}\n")
 }

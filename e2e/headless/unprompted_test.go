@@ -1,22 +1,13 @@
-package cli_test
+package headless_test
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 
 	"github.com/castor-dev/castor/acp"
+	"github.com/castor-dev/castor/internal/e2etest"
 	sdk "github.com/coder/acp-go-sdk"
 )
-
-// sessionFiles lists every recorded session file of e's home, subagent
-// sessions included.
-func (e *env) sessionFiles() []string {
-	e.t.Helper()
-	main, _ := filepath.Glob(filepath.Join(e.home, ".gemini", "tmp", "*", "chats", "*.jsonl"))
-	sub, _ := filepath.Glob(filepath.Join(e.home, ".gemini", "tmp", "*", "chats", "*", "*.jsonl"))
-	return append(main, sub...)
-}
 
 // TestUnpromptedSessionsLeaveNoFile: a session that never gets a prompt
 // (an editor's session/new before it closes, stream-json with empty
@@ -24,26 +15,27 @@ func (e *env) sessionFiles() []string {
 // start-up; such files are hidden by listings and never expired, so they
 // piled up.
 func TestUnpromptedSessionsLeaveNoFile(t *testing.T) {
+	t.Parallel()
 	t.Run("stream-json", func(t *testing.T) {
-		e := newEnv(t)
-		r := e.run("--input-format", "stream-json", "-o", "stream-json")
-		if r.code != 0 {
-			t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+		e := e2etest.New(t)
+		r := e.Run("--input-format", "stream-json", "-o", "stream-json")
+		if r.Code != 0 {
+			t.Fatalf("exit %d, stderr %q", r.Code, r.Stderr)
 		}
-		if f := e.sessionFiles(); len(f) != 0 {
+		if f := e.SessionFiles(); len(f) != 0 {
 			t.Errorf("session files after empty input: %v", f)
 		}
 	})
 	t.Run("acp", func(t *testing.T) {
-		e := newEnv(t)
-		c, _, stderr := startACPClient(t, e, acp.Handler{})
-		if _, err := c.NewSession(context.Background(), sdk.NewSessionRequest{Cwd: e.ws, McpServers: []sdk.McpServer{}}); err != nil {
+		e := e2etest.New(t)
+		c, _, stderr := e2etest.StartACPClient(t, e, acp.Handler{})
+		if _, err := c.NewSession(context.Background(), sdk.NewSessionRequest{Cwd: e.WS, McpServers: []sdk.McpServer{}}); err != nil {
 			t.Fatal(err)
 		}
 		if err := c.Close(); err != nil {
 			t.Errorf("close: %v; stderr:\n%s", err, stderr.String())
 		}
-		if f := e.sessionFiles(); len(f) != 0 {
+		if f := e.SessionFiles(); len(f) != 0 {
 			t.Errorf("session files after session/new alone: %v", f)
 		}
 	})

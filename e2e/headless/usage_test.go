@@ -1,8 +1,10 @@
-package cli_test
+package headless_test
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/castor-dev/castor/internal/e2etest"
 )
 
 // TestUsageExitCodes: a command line that does not parse exits 1 before
@@ -10,6 +12,7 @@ import (
 // exit 1"); input that parses but cannot be used keeps 42
 // (FatalInputError).
 func TestUsageExitCodes(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		args   []string
@@ -40,19 +43,19 @@ func TestUsageExitCodes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := newEnv(t)
-			r := e.run(tt.args...)
-			if r.code != tt.code || !strings.Contains(r.stderr, tt.stderr) {
+			e := e2etest.New(t)
+			r := e.Run(tt.args...)
+			if r.Code != tt.code || !strings.Contains(r.Stderr, tt.stderr) {
 				t.Errorf("castor %s: exit %d, want %d; stderr %q, want it to contain %q",
-					strings.Join(tt.args, " "), r.code, tt.code, r.stderr, tt.stderr)
+					strings.Join(tt.args, " "), r.Code, tt.code, r.Stderr, tt.stderr)
 			}
-			if lines := strings.Count(strings.TrimSpace(r.stderr), "\n"); lines != 0 {
-				t.Errorf("stderr is %d lines, want one: %q", lines+1, r.stderr)
+			if lines := strings.Count(strings.TrimSpace(r.Stderr), "\n"); lines != 0 {
+				t.Errorf("stderr is %d lines, want one: %q", lines+1, r.Stderr)
 			}
-			if r.stdout != "" {
-				t.Errorf("stdout %q, want nothing", r.stdout)
+			if r.Stdout != "" {
+				t.Errorf("stdout %q, want nothing", r.Stdout)
 			}
-			if n := len(e.srv.Requests()); n != 0 {
+			if n := len(e.Srv.Requests()); n != 0 {
 				t.Errorf("%d model calls, want none", n)
 			}
 		})

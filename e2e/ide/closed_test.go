@@ -1,17 +1,17 @@
-package cli_test
+package ide_test
 
 import (
 	"bufio"
 	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
@@ -20,18 +20,19 @@ import (
 // told the IDE went away (not that the user denied the edit), the user
 // reads the same on stderr, and the file is left alone.
 func TestIDEClosedMidDiff(t *testing.T) {
-	e := newEnv(t)
-	target := filepath.Join(e.ws, "hello.txt")
-	e.srv.Enqueue(
+	t.Parallel()
+	e := e2etest.New(t)
+	target := filepath.Join(e.WS, "hello.txt")
+	e.Srv.Enqueue(
 		fakegemini.Call("write_file", map[string]any{"file_path": target, "content": "hello\n"}),
 		fakegemini.Text("the edit did not happen"),
 	)
 	tmp := t.TempDir()
 	pid := strconv.Itoa(os.Getpid())
-	environ := append(e.environ(), "TMPDIR="+tmp, "GEMINI_CLI_IDE_PID="+pid)
+	environ := append(e.Environ(), "TMPDIR="+tmp, "GEMINI_CLI_IDE_PID="+pid)
 
 	// The editor: castor ide serve, read by this test.
-	serve := exec.Command(castorBinary(t), "ide", "serve", "--workspace", e.ws, "--pid", pid, "--ide-name", "testeditor")
+	serve := e2etest.Command(t, "ide", "serve", "--workspace", e.WS, "--pid", pid, "--ide-name", "testeditor")
 	serve.Env = environ
 	in, _ := serve.StdinPipe()
 	out, _ := serve.StdoutPipe()
@@ -69,8 +70,8 @@ func TestIDEClosedMidDiff(t *testing.T) {
 	}
 	await("ready")
 
-	run := exec.Command(castorBinary(t), "--ide", "-p", "write hello.txt")
-	run.Dir, run.Env = e.ws, environ
+	run := e2etest.Command(t, "--ide", "-p", "write hello.txt")
+	run.Dir, run.Env = e.WS, environ
 	var stdout, stderr bytes.Buffer
 	run.Stdout, run.Stderr = &stdout, &stderr
 	if err := run.Start(); err != nil {
@@ -94,7 +95,7 @@ func TestIDEClosedMidDiff(t *testing.T) {
 	}
 	// The turn ends there, as on a refusal; the call's answer waits in
 	// the session for the next prompt (--resume).
-	session, err := os.ReadFile(e.sessionFile())
+	session, err := os.ReadFile(e.SessionFile())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package cli_test
+package ide_test
 
 import (
 	"bufio"
@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
@@ -28,7 +28,7 @@ type editor struct {
 // waits for it to be ready.
 func startEditor(t *testing.T, ws string, environ []string) *editor {
 	t.Helper()
-	serve := exec.Command(castorBinary(t), "ide", "serve", "--workspace", ws, "--pid", strconv.Itoa(os.Getpid()), "--ide-name", "testeditor")
+	serve := e2etest.Command(t, "ide", "serve", "--workspace", ws, "--pid", strconv.Itoa(os.Getpid()), "--ide-name", "testeditor")
 	serve.Env = environ
 	in, _ := serve.StdinPipe()
 	out, _ := serve.StdoutPipe()
@@ -92,59 +92,60 @@ func ideShown(s string) bool {
 // disconnects: the footer drops IDE and the next edit is asked about in
 // the terminal.
 func TestTUIIDEEnableMidSession(t *testing.T) {
-	e := newEnv(t)
+	t.Parallel()
+	e := e2etest.New(t)
 	tmp := t.TempDir()
 	ideEnv := []string{"TMPDIR=" + tmp, "GEMINI_CLI_IDE_PID=" + strconv.Itoa(os.Getpid())}
-	ed := startEditor(t, e.ws, append(e.environ(), ideEnv...))
-	focused := filepath.Join(e.ws, "main.go")
-	e.write("main.go", "package main\n")
+	ed := startEditor(t, e.WS, append(e.Environ(), ideEnv...))
+	focused := filepath.Join(e.WS, "main.go")
+	e.Write("main.go", "package main\n")
 	ed.send(map[string]any{"type": "focused", "path": focused, "cursor": map[string]any{"line": 1, "character": 1}})
 
-	e.tuiEnv = ideEnv
-	tm := e.startTUI()
-	if s := tm.screen(); ideShown(s) {
+	e.TUIEnv = ideEnv
+	tm := e.StartTUI()
+	if s := tm.Screen(); ideShown(s) {
 		t.Fatalf("connected before /ide enable:\n%s", s)
 	}
-	tm.submit("/ide status")
-	tm.waitFor("IDE: not connected")
+	tm.Submit("/ide status")
+	tm.WaitFor("IDE: not connected")
 
-	tm.submit("/ide enable")
-	tm.waitFor("Connected to testeditor.")
-	tm.waitUntil("IDE in the footer", func(s string) bool { return ideShown(s) })
-	tm.submit("/ide status")
-	tm.waitFor("Connected to testeditor")
+	tm.Submit("/ide enable")
+	tm.WaitFor("Connected to testeditor.")
+	tm.WaitUntil("IDE in the footer", func(s string) bool { return ideShown(s) })
+	tm.Submit("/ide status")
+	tm.WaitFor("Connected to testeditor")
 
-	target := filepath.Join(e.ws, "hello.txt")
-	e.srv.Enqueue(
+	target := filepath.Join(e.WS, "hello.txt")
+	e.Srv.Enqueue(
 		fakegemini.Call("write_file", map[string]any{"file_path": target, "content": "hello\n"}),
 		fakegemini.Text("Wrote it."),
 	)
-	tm.submit("write hello.txt")
+	tm.Submit("write hello.txt")
 	diff := ed.await("openDiff")
 	if diff["path"] != target {
 		t.Fatalf("openDiff %v, want %s", diff, target)
 	}
 	ed.send(map[string]any{"type": "diffAccepted", "path": target})
-	tm.waitFor("Wrote it.")
+	tm.WaitFor("Wrote it.")
 	if got, _ := os.ReadFile(target); string(got) != "hello\n" {
 		t.Errorf("hello.txt = %q after the diff was accepted", got)
 	}
-	if reqs := e.srv.Requests(); len(reqs) == 0 || !strings.Contains(string(reqs[0].Body), "editor context") || !strings.Contains(string(reqs[0].Body), "main.go") {
+	if reqs := e.Srv.Requests(); len(reqs) == 0 || !strings.Contains(string(reqs[0].Body), "editor context") || !strings.Contains(string(reqs[0].Body), "main.go") {
 		t.Errorf("the first prompt after /ide enable carried no editor context")
 	}
 
-	tm.submit("/ide disable")
-	tm.waitFor("disconnected from the IDE")
-	tm.waitUntil("no IDE in the footer", func(s string) bool { return !ideShown(s) })
-	second := filepath.Join(e.ws, "second.txt")
-	e.srv.Enqueue(
+	tm.Submit("/ide disable")
+	tm.WaitFor("disconnected from the IDE")
+	tm.WaitUntil("no IDE in the footer", func(s string) bool { return !ideShown(s) })
+	second := filepath.Join(e.WS, "second.txt")
+	e.Srv.Enqueue(
 		fakegemini.Call("write_file", map[string]any{"file_path": second, "content": "two\n"}),
 		fakegemini.Text("Second done."),
 	)
-	tm.submit("write second.txt")
-	tm.waitFor("Apply this change?")
-	tm.keys("Enter")
-	tm.waitFor("Second done.")
+	tm.Submit("write second.txt")
+	tm.WaitFor("Apply this change?")
+	tm.Keys("Enter")
+	tm.WaitFor("Second done.")
 	if got, _ := os.ReadFile(second); string(got) != "two\n" {
 		t.Errorf("second.txt = %q", got)
 	}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package cli_test
+package mcp_test
 
 import (
 	"bufio"
@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
 	"github.com/castor-dev/castor/internal/npmtest"
 )
@@ -26,6 +27,7 @@ import (
 // Before, castor stopped the shell only: the server and a child it
 // started were left behind.
 func TestMCPServerChildrenStopWithCastor(t *testing.T) {
+	t.Parallel()
 	node, everything := npmtest.Server(t, "server-everything")
 	cases := []struct {
 		name string
@@ -38,18 +40,18 @@ func TestMCPServerChildrenStopWithCastor(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			e := newEnv(t, fakegemini.Text("done"))
-			pidFile := filepath.Join(e.ws, "pids")
+			e := e2etest.New(t, fakegemini.Text("done"))
+			pidFile := filepath.Join(e.WS, "pids")
 			// The shell waits for the server; the server and the sleep
 			// are the shell's children. (A background command's stdin is
 			// /dev/null unless given: fd 3 keeps castor's pipe.)
 			script := `exec 3<&0; sleep 300 & echo $! > "$PIDFILE"; ` + strconv.Quote(node) + ` ` + strconv.Quote(everything) + ` stdio <&3 3<&- & echo $! >> "$PIDFILE"; wait`
-			writeUserSettings(t, e, map[string]any{"mcpServers": map[string]any{
+			e2etest.WriteSettings(t, e, map[string]any{"mcpServers": map[string]any{
 				"kids": map[string]any{"command": "sh", "args": []string{"-c", script}, "env": map[string]string{"PIDFILE": pidFile}, "trust": true},
 			}})
 			if c.sig == 0 {
-				if r := e.run("-p", "hi"); r.code != 0 || r.stdout != "done\n" || r.stderr != "" {
-					t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+				if r := e.Run("-p", "hi"); r.Code != 0 || r.Stdout != "done\n" || r.Stderr != "" {
+					t.Fatalf("exit %d, stdout %q, stderr %q", r.Code, r.Stdout, r.Stderr)
 				}
 				for _, pid := range readPids(t, pidFile) {
 					waitExited(t, pid)
@@ -62,8 +64,8 @@ func TestMCPServerChildrenStopWithCastor(t *testing.T) {
 				t.Skip("SIGHUP is ignored in this environment (nohup), so castor rightly ignores it too")
 			}
 			// A session that waits on stdin for its next message.
-			cmd := exec.Command(castorBinary(t), "--input-format", "stream-json", "-o", "stream-json")
-			cmd.Dir, cmd.Env = e.ws, e.environ()
+			cmd := e2etest.Command(t, "--input-format", "stream-json", "-o", "stream-json")
+			cmd.Dir, cmd.Env = e.WS, e.Environ()
 			stdin, err := cmd.StdinPipe()
 			if err != nil {
 				t.Fatal(err)

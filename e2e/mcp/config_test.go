@@ -1,4 +1,4 @@
-package cli_test
+package mcp_test
 
 import (
 	"os"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
@@ -13,17 +14,18 @@ import (
 // reported with the settings file it is in and its key, and the run goes
 // on without that server.
 func TestMCPConfigErrorNamesFile(t *testing.T) {
-	e := newEnv(t, fakegemini.Text("fine"))
-	if err := os.MkdirAll(filepath.Join(e.ws, ".gemini"), 0o755); err != nil {
+	t.Parallel()
+	e := e2etest.New(t, fakegemini.Text("fine"))
+	if err := os.MkdirAll(filepath.Join(e.WS, ".gemini"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	e.write(".gemini/settings.json", `{"mcpServers": {"broken": {"command": 5}}}`)
-	r := e.run("-p", "hi")
-	if r.code != 0 || r.stdout != "fine\n" {
-		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	e.Write(".gemini/settings.json", `{"mcpServers": {"broken": {"command": 5}}}`)
+	r := e.Run("-p", "hi")
+	if r.Code != 0 || r.Stdout != "fine\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", r.Code, r.Stdout, r.Stderr)
 	}
-	want := filepath.Join(e.ws, ".gemini", "settings.json") + ": mcpServers.broken.command"
-	if !strings.Contains(r.stderr, want) {
-		t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+	want := filepath.Join(e.WS, ".gemini", "settings.json") + ": mcpServers.broken.command"
+	if !strings.Contains(r.Stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, r.Stderr)
 	}
 }

@@ -1,4 +1,4 @@
-package cli_test
+package mcp_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
@@ -50,36 +51,37 @@ func askingServer(t *testing.T) string {
 // question, so castor declines it, tells the server so (which tells the
 // model), and says on stderr which server asked what.
 func TestElicitationHeadless(t *testing.T) {
+	t.Parallel()
 	url := askingServer(t)
-	e := newEnv(t,
+	e := e2etest.New(t,
 		fakegemini.Call("ask_name", map[string]any{}),
 		fakegemini.Call("sign_in", map[string]any{}),
 		fakegemini.Text("done"))
 	raw, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"asker": map[string]any{"httpUrl": url, "trust": true}}})
-	os.MkdirAll(filepath.Join(e.home, ".gemini"), 0o755)
-	os.WriteFile(filepath.Join(e.home, ".gemini", "settings.json"), raw, 0o644)
+	os.MkdirAll(filepath.Join(e.Home, ".gemini"), 0o755)
+	os.WriteFile(filepath.Join(e.Home, ".gemini", "settings.json"), raw, 0o644)
 
-	r := e.run("-p", "who am I?")
-	if r.code != 0 || strings.TrimSpace(r.stdout) != "done" {
-		t.Fatalf("exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+	r := e.Run("-p", "who am I?")
+	if r.Code != 0 || strings.TrimSpace(r.Stdout) != "done" {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", r.Code, r.Stdout, r.Stderr)
 	}
-	t.Logf("stderr:\n%s", r.stderr)
+	t.Logf("stderr:\n%s", r.Stderr)
 	for _, want := range []string{
 		`Warning: MCP server 'asker' asked: "What is your name?" (fields: name). Declined: no one can answer in this non-interactive session`,
 		`Warning: MCP server 'asker' asked: "Sign in to continue" (open https://example.com/login). Declined: `,
 	} {
-		if !strings.Contains(r.stderr, want) {
-			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		if !strings.Contains(r.Stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.Stderr)
 		}
 	}
-	reqs := e.srv.Requests()
+	reqs := e.Srv.Requests()
 	if len(reqs) != 3 {
 		t.Fatalf("%d model requests", len(reqs))
 	}
 	for i, name := range []string{"ask_name", "sign_in"} {
 		c := reqs[i+1].LastContent()
 		got, _ := json.Marshal(c.Parts)
-		if n, _ := functionResponse(t, c, 0); n != name || !strings.Contains(string(got), "the user answered decline") {
+		if n, _ := e2etest.FunctionResponse(t, c, 0); n != name || !strings.Contains(string(got), "the user answered decline") {
 			t.Errorf("%s response = %s", name, got)
 		}
 	}
@@ -88,19 +90,20 @@ func TestElicitationHeadless(t *testing.T) {
 // TestElicitationTUI: in the interactive terminal the server's question
 // is a form; what the user types there reaches the server.
 func TestElicitationTUI(t *testing.T) {
+	t.Parallel()
 	url := askingServer(t)
-	e := newEnv(t,
+	e := e2etest.New(t,
 		fakegemini.Call("ask_name", map[string]any{}),
 		fakegemini.Text("Nice to meet you."))
 	raw, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"asker": map[string]any{"httpUrl": url, "trust": true}}})
-	os.MkdirAll(filepath.Join(e.home, ".gemini"), 0o755)
-	os.WriteFile(filepath.Join(e.home, ".gemini", "settings.json"), raw, 0o644)
+	os.MkdirAll(filepath.Join(e.Home, ".gemini"), 0o755)
+	os.WriteFile(filepath.Join(e.Home, ".gemini", "settings.json"), raw, 0o644)
 
-	tm := e.startTUI("-i", "who am I?")
-	t.Logf("form:\n%s", tm.waitFor("MCP server 'asker' asks:"))
-	tm.submit("Ada")
-	tm.waitFor("Nice to meet you.")
-	reqs := e.srv.Requests()
+	tm := e.StartTUI("-i", "who am I?")
+	t.Logf("form:\n%s", tm.WaitFor("MCP server 'asker' asks:"))
+	tm.Submit("Ada")
+	tm.WaitFor("Nice to meet you.")
+	reqs := e.Srv.Requests()
 	if len(reqs) != 2 {
 		t.Fatalf("%d model requests", len(reqs))
 	}

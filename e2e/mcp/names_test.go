@@ -1,12 +1,10 @@
-package cli_test
+package mcp_test
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +12,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
@@ -82,89 +81,71 @@ func startGrowingMCP(t *testing.T) string {
 	return hs.URL
 }
 
-func writeUserSettings(t *testing.T, e *env, v any) {
-	t.Helper()
-	raw, _ := json.Marshal(v)
-	if err := os.MkdirAll(filepath.Join(e.home, ".gemini"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(e.home, ".gemini", "settings.json"), raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func declaredSet(r *fakegemini.Request) map[string]bool {
-	out := map[string]bool{}
-	for _, d := range r.FunctionDeclarations() {
-		out[d.Name] = true
-	}
-	return out
-}
-
 // TestMCPPolicyNames: rules written with Gemini CLI's MCP tool names
 // (mcp_<server>_<tool>, mcp_<server>_*) apply in tools.exclude,
 // tools.allowed and --allowed-tools.
 func TestMCPPolicyNames(t *testing.T) {
+	t.Parallel()
 	t.Run("tools.exclude removes the tool", func(t *testing.T) {
-		e := newEnv(t)
-		writeUserSettings(t, e, map[string]any{
+		e := e2etest.New(t)
+		e2etest.WriteSettings(t, e, map[string]any{
 			"mcpServers": map[string]any{"srv": map[string]any{"httpUrl": startGrowingMCP(t)}},
 			"tools":      map[string]any{"exclude": []string{"mcp_srv_secret"}},
 		})
-		e.srv.Enqueue(fakegemini.Call("secret", map[string]any{}), fakegemini.Text("ok"))
-		if r := e.run("-y", "-p", "hi"); r.code != 0 {
-			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		e.Srv.Enqueue(fakegemini.Call("secret", map[string]any{}), fakegemini.Text("ok"))
+		if r := e.Run("-y", "-p", "hi"); r.Code != 0 {
+			t.Fatalf("exit %d: %s", r.Code, r.Stderr)
 		}
-		reqs := e.srv.Requests()
+		reqs := e.Srv.Requests()
 		// loose has an untyped parameter: declared all the same, as 0.61.
-		if d := declaredSet(reqs[0]); d["secret"] || d["mcp_srv_secret"] || !d["echo"] || !d["loose"] {
+		if d := e2etest.DeclaredSet(reqs[0]); d["secret"] || d["mcp_srv_secret"] || !d["echo"] || !d["loose"] {
 			t.Errorf("declared %v", d)
 		}
-		if got := mustJSON(reqs[1].LastContent()); strings.Contains(got, "the secret") || !strings.Contains(got, "error") {
+		if got := e2etest.MustJSON(reqs[1].LastContent()); strings.Contains(got, "the secret") || !strings.Contains(got, "error") {
 			t.Errorf("excluded tool ran: %s", got)
 		}
 	})
 	t.Run("tools.allowed", func(t *testing.T) {
-		e := newEnv(t)
-		writeUserSettings(t, e, map[string]any{
+		e := e2etest.New(t)
+		e2etest.WriteSettings(t, e, map[string]any{
 			"mcpServers": map[string]any{"srv": map[string]any{"httpUrl": startGrowingMCP(t)}},
 			"tools":      map[string]any{"allowed": []string{"mcp_srv_echo"}},
 		})
-		e.srv.Enqueue(fakegemini.Call("mcp_srv_echo", map[string]any{"message": "hi"}), fakegemini.Text("ok"))
-		if r := e.run("-p", "hi"); r.code != 0 {
-			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		e.Srv.Enqueue(fakegemini.Call("mcp_srv_echo", map[string]any{"message": "hi"}), fakegemini.Text("ok"))
+		if r := e.Run("-p", "hi"); r.Code != 0 {
+			t.Fatalf("exit %d: %s", r.Code, r.Stderr)
 		}
-		reqs := e.srv.Requests()
-		if d := declaredSet(reqs[0]); !d["echo"] || d["grow"] || d["secret"] {
+		reqs := e.Srv.Requests()
+		if d := e2etest.DeclaredSet(reqs[0]); !d["echo"] || d["grow"] || d["secret"] {
 			t.Errorf("declared %v", d)
 		}
-		if got := mustJSON(reqs[1].LastContent()); !strings.Contains(got, "Echo:") {
+		if got := e2etest.MustJSON(reqs[1].LastContent()); !strings.Contains(got, "Echo:") {
 			t.Errorf("allowed call: %s", got)
 		}
 	})
 	t.Run("--allowed-tools wildcard and list_changed", func(t *testing.T) {
-		e := newEnv(t)
-		writeUserSettings(t, e, map[string]any{
+		e := e2etest.New(t)
+		e2etest.WriteSettings(t, e, map[string]any{
 			"mcpServers": map[string]any{"srv": map[string]any{"httpUrl": startGrowingMCP(t)}},
 		})
-		e.srv.Enqueue(
+		e.Srv.Enqueue(
 			fakegemini.Call("grow", map[string]any{}),
 			fakegemini.Call("fresh", map[string]any{}),
 			fakegemini.Text("ok"))
-		if r := e.run("--allowed-tools", "mcp_srv_*", "-p", "hi"); r.code != 0 {
-			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		if r := e.Run("--allowed-tools", "mcp_srv_*", "-p", "hi"); r.Code != 0 {
+			t.Fatalf("exit %d: %s", r.Code, r.Stderr)
 		}
-		reqs := e.srv.Requests()
+		reqs := e.Srv.Requests()
 		if len(reqs) != 3 {
 			t.Fatalf("%d model calls", len(reqs))
 		}
-		if d := declaredSet(reqs[0]); !d["echo"] || !d["grow"] || d["fresh"] {
+		if d := e2etest.DeclaredSet(reqs[0]); !d["echo"] || !d["grow"] || d["fresh"] {
 			t.Errorf("first call declared %v", d)
 		}
-		if d := declaredSet(reqs[1]); !d["fresh"] {
+		if d := e2etest.DeclaredSet(reqs[1]); !d["fresh"] {
 			t.Errorf("fresh not declared after list_changed: %v", d)
 		}
-		if got := mustJSON(reqs[2].LastContent()); !strings.Contains(got, "fresh answer") {
+		if got := e2etest.MustJSON(reqs[2].LastContent()); !strings.Contains(got, "fresh answer") {
 			t.Errorf("fresh call: %s", got)
 		}
 	})
@@ -174,18 +155,19 @@ func TestMCPPolicyNames(t *testing.T) {
 // tools.truncateToolOutputThreshold reaches the model cut as Gemini CLI
 // cuts it, the whole text saved in the project's temp directory.
 func TestMCPOutputLimit(t *testing.T) {
-	e := newEnv(t)
-	writeUserSettings(t, e, map[string]any{
+	t.Parallel()
+	e := e2etest.New(t)
+	e2etest.WriteSettings(t, e, map[string]any{
 		"mcpServers": map[string]any{"srv": map[string]any{"httpUrl": startGrowingMCP(t), "trust": true}},
 		"tools":      map[string]any{"truncateToolOutputThreshold": 1000},
 	})
-	e.srv.Enqueue(fakegemini.Call("big", map[string]any{}), fakegemini.Text("ok"))
-	if r := e.run("-p", "hi"); r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	e.Srv.Enqueue(fakegemini.Call("big", map[string]any{}), fakegemini.Text("ok"))
+	if r := e.Run("-p", "hi"); r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
 	}
 	// MCP text goes beside the function response (the wire spec's form).
 	var out string
-	for _, p := range e.srv.LastRequest().LastContent().Parts {
+	for _, p := range e.Srv.LastRequest().LastContent().Parts {
 		if p.Text != "" {
 			out = p.Text
 		}

@@ -1,9 +1,10 @@
-package cli_test
+package mcp_test
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
@@ -13,10 +14,11 @@ import (
 // Before, the last server's prompt replaced the other's under /greet,
 // and the prompt took /memory from the built-in.
 func TestMCPPromptNameConflicts(t *testing.T) {
-	e := newEnv(t)
-	writeUserSettings(t, e, map[string]any{"mcpServers": map[string]any{
-		"one": helperMCPServer(t, "one"),
-		"two": helperMCPServer(t, "two"),
+	t.Parallel()
+	e := e2etest.New(t)
+	e2etest.WriteSettings(t, e, map[string]any{"mcpServers": map[string]any{
+		"one": e2etest.HelperMCPServer(t, "one"),
+		"two": e2etest.HelperMCPServer(t, "two"),
 	}})
 	for _, tt := range []struct{ line, want string }{
 		{"/one.greet", "prompt greet of server one"},
@@ -25,11 +27,11 @@ func TestMCPPromptNameConflicts(t *testing.T) {
 		{"/greet", "/greet"},   // no such command: sent as typed
 		{"/memory", "/memory"}, // the built-in's name, not the prompt's
 	} {
-		e.srv.Enqueue(fakegemini.Text("ok"))
-		if r := e.run("-p", tt.line); r.code != 0 {
-			t.Fatalf("%s: exit %d\nstderr %s", tt.line, r.code, r.stderr)
+		e.Srv.Enqueue(fakegemini.Text("ok"))
+		if r := e.Run("-p", tt.line); r.Code != 0 {
+			t.Fatalf("%s: exit %d\nstderr %s", tt.line, r.Code, r.Stderr)
 		}
-		if got := lastUserText(e.srv.LastRequest()); !strings.Contains(got, tt.want) || (tt.want[0] == '/' && strings.Contains(got, "prompt ")) {
+		if got := e2etest.LastUserText(e.Srv.LastRequest()); !strings.Contains(got, tt.want) || (tt.want[0] == '/' && strings.Contains(got, "prompt ")) {
 			t.Errorf("%s reached the model as %q, want %q", tt.line, got, tt.want)
 		}
 	}

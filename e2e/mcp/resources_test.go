@@ -1,10 +1,11 @@
-package cli_test
+package mcp_test
 
 import (
 	"encoding/json"
 	"strings"
 	"testing"
 
+	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
@@ -14,15 +15,16 @@ import (
 // Before, the reference was sent as typed and the model never saw the
 // resource.
 func TestMCPResourceReferences(t *testing.T) {
-	e := newEnv(t)
-	e.write("hello.txt", "hello from the workspace\n")
-	writeUserSettings(t, e, map[string]any{"mcpServers": map[string]any{
-		"one": helperMCPServer(t, "one"),
-		"two": helperMCPServer(t, "two"),
+	t.Parallel()
+	e := e2etest.New(t)
+	e.Write("hello.txt", "hello from the workspace\n")
+	e2etest.WriteSettings(t, e, map[string]any{"mcpServers": map[string]any{
+		"one": e2etest.HelperMCPServer(t, "one"),
+		"two": e2etest.HelperMCPServer(t, "two"),
 	}})
 	var texts []string
 	parts := func() string {
-		c := e.srv.LastRequest().LastContent()
+		c := e.Srv.LastRequest().LastContent()
 		texts = texts[:0]
 		for _, p := range c.Parts {
 			texts = append(texts, p.Text)
@@ -31,9 +33,9 @@ func TestMCPResourceReferences(t *testing.T) {
 		return string(b)
 	}
 
-	e.srv.Enqueue(fakegemini.Text("ok"))
-	if r := e.run("-p", "compare @two:test://notes with @one:test://logo"); r.code != 0 {
-		t.Fatalf("exit %d\nstderr %s", r.code, r.stderr)
+	e.Srv.Enqueue(fakegemini.Text("ok"))
+	if r := e.Run("-p", "compare @two:test://notes with @one:test://logo"); r.Code != 0 {
+		t.Fatalf("exit %d\nstderr %s", r.Code, r.Stderr)
 	}
 	got := parts()
 	want := []string{
@@ -43,14 +45,14 @@ func TestMCPResourceReferences(t *testing.T) {
 		"\nContent from @test://logo:\n", "[Binary resource content image/png, 10 bytes]",
 		"\n--- End of content ---",
 	}
-	if !strings.HasSuffix(got, mustJSON(want)[1:]) {
-		t.Errorf("parts\n%s\nwant them to end with\n%s", got, mustJSON(want))
+	if !strings.HasSuffix(got, e2etest.MustJSON(want)[1:]) {
+		t.Errorf("parts\n%s\nwant them to end with\n%s", got, e2etest.MustJSON(want))
 	}
 
 	// With a file: resources first, then the files, closed once.
-	e.srv.Enqueue(fakegemini.Text("ok"))
-	if r := e.run("-p", "read @hello.txt and @one:test://notes"); r.code != 0 {
-		t.Fatalf("exit %d\nstderr %s", r.code, r.stderr)
+	e.Srv.Enqueue(fakegemini.Text("ok"))
+	if r := e.Run("-p", "read @hello.txt and @one:test://notes"); r.Code != 0 {
+		t.Fatalf("exit %d\nstderr %s", r.Code, r.Stderr)
 	}
 	got = parts()
 	want = []string{
@@ -60,14 +62,14 @@ func TestMCPResourceReferences(t *testing.T) {
 		"\nContent from @hello.txt:\n", "hello from the workspace",
 		"\n--- End of content ---",
 	}
-	if !strings.HasSuffix(got, mustJSON(want)[1:]) {
-		t.Errorf("parts\n%s\nwant them to end with\n%s", got, mustJSON(want))
+	if !strings.HasSuffix(got, e2etest.MustJSON(want)[1:]) {
+		t.Errorf("parts\n%s\nwant them to end with\n%s", got, e2etest.MustJSON(want))
 	}
 
 	// A reference to no listed resource stays text (a path, maybe).
-	e.srv.Enqueue(fakegemini.Text("ok"))
-	if r := e.run("-p", "what is @one:test://missing"); r.code != 0 {
-		t.Fatalf("exit %d\nstderr %s", r.code, r.stderr)
+	e.Srv.Enqueue(fakegemini.Text("ok"))
+	if r := e.Run("-p", "what is @one:test://missing"); r.Code != 0 {
+		t.Fatalf("exit %d\nstderr %s", r.Code, r.Stderr)
 	}
 	if got := parts(); strings.Contains(got, "Content from") {
 		t.Errorf("parts %s", got)

@@ -1,4 +1,4 @@
-package cli_test
+package mcp_test
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
 	"github.com/castor-dev/castor/internal/npmtest"
 )
@@ -16,35 +17,36 @@ import (
 // settings.json (server-everything over stdio, SSE and streamable HTTP,
 // server-filesystem over stdio) and has the model call a tool of each.
 func TestMCPServers(t *testing.T) {
+	t.Parallel()
 	node, everything := npmtest.Server(t, "server-everything")
 	_, filesystem := npmtest.Server(t, "server-filesystem")
 	sse := npmtest.StartHTTP(t, node, everything, "sse")
 	stream := npmtest.StartHTTP(t, node, everything, "streamableHttp")
 
-	e := newEnv(t)
-	e.write("hello.txt", "hello from the workspace\n")
+	e := e2etest.New(t)
+	e.Write("hello.txt", "hello from the workspace\n")
 	// The filesystem call needs the workspace path, known only now.
-	e.srv.Enqueue(
+	e.Srv.Enqueue(
 		fakegemini.Call("evstdio__echo", map[string]any{"message": "over stdio"}),
 		fakegemini.Call("evsse__get-sum", map[string]any{"a": 2, "b": 3}),
 		fakegemini.Call("evhttp__echo", map[string]any{"message": "over http"}),
-		fakegemini.Call("read_text_file", map[string]any{"path": filepath.Join(e.ws, "hello.txt")}),
+		fakegemini.Call("read_text_file", map[string]any{"path": filepath.Join(e.WS, "hello.txt")}),
 		fakegemini.Text("all done"))
 	settings := map[string]any{"mcpServers": map[string]any{
 		"evstdio": map[string]any{"command": node, "args": []string{everything, "stdio"}, "trust": true},
 		"evsse":   map[string]any{"url": fmt.Sprintf("http://127.0.0.1:%d/sse", sse), "type": "sse", "trust": true},
 		"evhttp":  map[string]any{"httpUrl": fmt.Sprintf("http://127.0.0.1:%d/mcp", stream), "trust": true},
-		"fs":      map[string]any{"command": node, "args": []string{filesystem, e.ws}, "trust": true},
+		"fs":      map[string]any{"command": node, "args": []string{filesystem, e.WS}, "trust": true},
 	}}
 	raw, _ := json.Marshal(settings)
-	os.MkdirAll(filepath.Join(e.home, ".gemini"), 0o755)
-	os.WriteFile(filepath.Join(e.home, ".gemini", "settings.json"), raw, 0o644)
+	os.MkdirAll(filepath.Join(e.Home, ".gemini"), 0o755)
+	os.WriteFile(filepath.Join(e.Home, ".gemini", "settings.json"), raw, 0o644)
 
-	r := e.run("-o", "json", "-p", "use the MCP tools")
-	if r.code != 0 {
-		t.Fatalf("exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+	r := e.Run("-o", "json", "-p", "use the MCP tools")
+	if r.Code != 0 {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", r.Code, r.Stdout, r.Stderr)
 	}
-	reqs := e.srv.Requests()
+	reqs := e.Srv.Requests()
 	if len(reqs) != 5 {
 		t.Fatalf("%d model requests", len(reqs))
 	}
@@ -61,7 +63,7 @@ func TestMCPServers(t *testing.T) {
 		t.Helper()
 		c := reqs[i+1].LastContent()
 		got, _ := json.Marshal(c.Parts)
-		if n, _ := functionResponse(t, c, 0); n != name || !want(string(got)) {
+		if n, _ := e2etest.FunctionResponse(t, c, 0); n != name || !want(string(got)) {
 			t.Errorf("%s response = %s", name, got)
 		}
 	}
@@ -75,33 +77,34 @@ func TestMCPServers(t *testing.T) {
 // hidden from a headless default-mode run, and --allowed-tools brings it
 // back.
 func TestMCPToolHeadlessApproval(t *testing.T) {
+	t.Parallel()
 	node, everything := npmtest.Server(t, "server-everything")
-	e := newEnv(t)
+	e := e2etest.New(t)
 	raw, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
 		"ev": map[string]any{"command": node, "args": []string{everything, "stdio"}},
 	}})
-	os.MkdirAll(filepath.Join(e.home, ".gemini"), 0o755)
-	os.WriteFile(filepath.Join(e.home, ".gemini", "settings.json"), raw, 0o644)
+	os.MkdirAll(filepath.Join(e.Home, ".gemini"), 0o755)
+	os.WriteFile(filepath.Join(e.Home, ".gemini", "settings.json"), raw, 0o644)
 
 	declared := func() map[string]bool {
 		out := map[string]bool{}
-		for _, d := range e.srv.LastRequest().FunctionDeclarations() {
+		for _, d := range e.Srv.LastRequest().FunctionDeclarations() {
 			out[d.Name] = true
 		}
 		return out
 	}
-	e.srv.Enqueue(fakegemini.Text("ok"))
-	if r := e.run("-p", "hi"); r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	e.Srv.Enqueue(fakegemini.Text("ok"))
+	if r := e.Run("-p", "hi"); r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
 	}
 	if declared()["echo"] {
 		t.Error("an untrusted server's tool was offered in a headless run")
 	}
-	e.srv.Enqueue(fakegemini.Call("echo", map[string]any{"message": "allowed"}), fakegemini.Text("ok"))
-	if r := e.run("--allowed-tools", "echo", "-p", "hi"); r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	e.Srv.Enqueue(fakegemini.Call("echo", map[string]any{"message": "allowed"}), fakegemini.Text("ok"))
+	if r := e.Run("--allowed-tools", "echo", "-p", "hi"); r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
 	}
-	got, _ := json.Marshal(e.srv.LastRequest().LastContent().Parts)
+	got, _ := json.Marshal(e.Srv.LastRequest().LastContent().Parts)
 	if !strings.Contains(string(got), "Echo: allowed") {
 		t.Errorf("allowed MCP call: %s", got)
 	}

@@ -1,4 +1,4 @@
-package cli_test
+package tools_test
 
 import (
 	"encoding/json"
@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
@@ -20,6 +21,7 @@ import (
 // the same queue, in order. Every call must succeed and the session must
 // end normally.
 func TestEveryBuiltinTool(t *testing.T) {
+	t.Parallel()
 	const page = "<html><head><title>Castor</title></head><body><h1>Local page</h1><p>The fetched body text.</p></body></html>"
 	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -27,29 +29,29 @@ func TestEveryBuiltinTool(t *testing.T) {
 	}))
 	defer web.Close()
 
-	e := newEnv(t)
-	e.write("README.md", readme)
+	e := e2etest.New(t)
+	e.Write("README.md", e2etest.Readme)
 	// The page is on 127.0.0.1, which web_fetch refuses unless the user
 	// allows private addresses.
-	settings := filepath.Join(e.home, ".gemini", "settings.json")
+	settings := filepath.Join(e.Home, ".gemini", "settings.json")
 	if err := os.MkdirAll(filepath.Dir(settings), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(settings, []byte(`{"tools":{"webFetch":{"allowPrivateAddresses":true}}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	notes := filepath.Join(e.ws, "notes.txt")
+	notes := filepath.Join(e.WS, "notes.txt")
 	calls := []struct {
 		name string
 		args map[string]any
 		// aux are the answers to the tool's own model calls.
 		aux []fakegemini.Reply
 	}{
-		{"read_file", map[string]any{"absolute_path": filepath.Join(e.ws, "README.md")}, nil},
+		{"read_file", map[string]any{"absolute_path": filepath.Join(e.WS, "README.md")}, nil},
 		{"write_file", map[string]any{"file_path": notes, "content": "alpha\nbeta\n"}, nil},
 		{"replace", map[string]any{"file_path": notes, "old_string": "alpha", "new_string": "gamma"}, nil},
 		{"smart_edit", map[string]any{"file_path": notes, "instruction": "Rename beta to delta.", "old_string": "beta", "new_string": "delta"}, nil},
-		{"list_directory", map[string]any{"path": e.ws}, nil},
+		{"list_directory", map[string]any{"path": e.WS}, nil},
 		{"glob", map[string]any{"pattern": "**/*.txt"}, nil},
 		{"search_file_content", map[string]any{"pattern": "gam+a"}, nil},
 		{"read_many_files", map[string]any{"paths": []any{"*.md", "notes.txt"}}, nil},
@@ -67,14 +69,14 @@ func TestEveryBuiltinTool(t *testing.T) {
 		{"write_todos", map[string]any{"todos": []any{map[string]any{"description": "Ship it", "status": "in_progress"}}}, nil},
 	}
 	for _, c := range calls {
-		e.srv.Enqueue(fakegemini.Call(c.name, c.args))
-		e.srv.Enqueue(c.aux...)
+		e.Srv.Enqueue(fakegemini.Call(c.name, c.args))
+		e.Srv.Enqueue(c.aux...)
 	}
-	e.srv.Enqueue(fakegemini.Text("All tools ran."))
+	e.Srv.Enqueue(fakegemini.Text("All tools ran."))
 
-	r := e.run("-y", "-o", "json", "-p", "Use every tool once")
-	if r.code != 0 {
-		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	r := e.Run("-y", "-o", "json", "-p", "Use every tool once")
+	if r.Code != 0 {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.Code, r.Stdout, r.Stderr)
 	}
 	var out struct {
 		Response string `json:"response"`
@@ -85,19 +87,19 @@ func TestEveryBuiltinTool(t *testing.T) {
 			} `json:"tools"`
 		} `json:"stats"`
 	}
-	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
-		t.Fatalf("stdout is not JSON: %v\n%s", err, r.stdout)
+	if err := json.Unmarshal([]byte(r.Stdout), &out); err != nil {
+		t.Fatalf("stdout is not JSON: %v\n%s", err, r.Stdout)
 	}
 	if out.Response != "All tools ran." || out.Stats.Tools.TotalCalls != len(calls) || out.Stats.Tools.TotalSuccess != len(calls) {
 		t.Errorf("response %q, tool stats %+v", out.Response, out.Stats.Tools)
 	}
-	if n := e.srv.Pending(); n != 0 {
+	if n := e.Srv.Pending(); n != 0 {
 		t.Errorf("%d scripted replies were never asked for", n)
 	}
 
 	// The last request carries every call's response: none may be an error.
 	seen := map[string]bool{}
-	for _, c := range e.srv.LastRequest().Contents {
+	for _, c := range e.Srv.LastRequest().Contents {
 		for _, p := range c.Parts {
 			fr := p.FunctionResponse
 			if fr == nil {
@@ -124,11 +126,11 @@ func TestEveryBuiltinTool(t *testing.T) {
 	if got, _ := os.ReadFile(notes); string(got) != "gamma\ndelta\n" {
 		t.Errorf("notes.txt = %q", got)
 	}
-	if mem, _ := os.ReadFile(filepath.Join(e.home, ".gemini", "GEMINI.md")); !strings.Contains(string(mem), "- I prefer tea.") {
+	if mem, _ := os.ReadFile(filepath.Join(e.Home, ".gemini", "GEMINI.md")); !strings.Contains(string(mem), "- I prefer tea.") {
 		t.Errorf("GEMINI.md = %q", mem)
 	}
 	fetched := false
-	for _, req := range e.srv.Requests() {
+	for _, req := range e.Srv.Requests() {
 		if len(req.Contents) == 0 {
 			continue
 		}
@@ -152,10 +154,10 @@ func TestEveryBuiltinTool(t *testing.T) {
 
 // responseContains reports whether the functionResponse of the named tool
 // in the last request mentions text.
-func responseContains(e *env, name, text string) bool {
-	for _, c := range e.srv.LastRequest().Contents {
+func responseContains(e *e2etest.Env, name, text string) bool {
+	for _, c := range e.Srv.LastRequest().Contents {
 		for _, p := range c.Parts {
-			if fr := p.FunctionResponse; fr != nil && fr.Name == name && strings.Contains(mustJSON(fr.Response), text) {
+			if fr := p.FunctionResponse; fr != nil && fr.Name == name && strings.Contains(e2etest.MustJSON(fr.Response), text) {
 				return true
 			}
 		}

@@ -1,8 +1,9 @@
-package cli_test
+package tools_test
 
 import (
 	"testing"
 
+	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
@@ -10,7 +11,8 @@ import (
 // their tool's schema: each is refused before running, and the model gets
 // Gemini CLI's Ajv-worded message back as the call's error.
 func TestInvalidToolArgs(t *testing.T) {
-	e := newEnv(t)
+	t.Parallel()
+	e := e2etest.New(t)
 	calls := []struct {
 		name string
 		args map[string]any
@@ -22,16 +24,16 @@ func TestInvalidToolArgs(t *testing.T) {
 		{"write_todos", map[string]any{"todos": []any{map[string]any{"description": "a", "status": "done"}}}, "params/todos/0/status must be equal to one of the allowed values"},
 	}
 	for _, c := range calls {
-		e.srv.Enqueue(fakegemini.Call(c.name, c.args))
+		e.Srv.Enqueue(fakegemini.Call(c.name, c.args))
 	}
-	e.srv.Enqueue(fakegemini.Text("Done."))
+	e.Srv.Enqueue(fakegemini.Text("Done."))
 
-	r := e.run("-y", "-o", "json", "-p", "Call tools badly")
-	if r.code != 0 {
-		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	r := e.Run("-y", "-o", "json", "-p", "Call tools badly")
+	if r.Code != 0 {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.Code, r.Stdout, r.Stderr)
 	}
 	got := map[string]any{}
-	for _, c := range e.srv.LastRequest().Contents {
+	for _, c := range e.Srv.LastRequest().Contents {
 		for _, p := range c.Parts {
 			if fr := p.FunctionResponse; fr != nil {
 				got[fr.Name] = fr.Response["error"]

@@ -1,4 +1,4 @@
-package cli_test
+package tools_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/castor-dev/castor/acp"
+	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
@@ -20,22 +21,22 @@ import (
 
 // enablePermanentApproval turns security.enablePermanentToolApproval on
 // for the user.
-func (e *env) enablePermanentApproval() {
-	e.t.Helper()
-	dir := filepath.Join(e.home, ".gemini")
+func enablePermanentApproval(e *e2etest.Env) {
+	e.T.Helper()
+	dir := filepath.Join(e.Home, ".gemini")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "settings.json"), []byte(`{"security": {"enablePermanentToolApproval": true}}`), 0o644); err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 }
 
-func (e *env) autoSaved() string {
-	e.t.Helper()
-	b, err := os.ReadFile(filepath.Join(e.home, ".gemini", "policies", "auto-saved.toml"))
+func autoSaved(e *e2etest.Env) string {
+	e.T.Helper()
+	b, err := os.ReadFile(filepath.Join(e.Home, ".gemini", "policies", "auto-saved.toml"))
 	if err != nil {
-		e.t.Fatalf("auto-saved.toml: %v", err)
+		e.T.Fatalf("auto-saved.toml: %v", err)
 	}
 	return string(b)
 }
@@ -50,15 +51,15 @@ toolName = "run_shell_command"
 
 // runsSavedCommandUnasked runs a headless castor, which cannot ask, whose
 // model calls touch again: the saved rule lets it run.
-func (e *env) runsSavedCommandUnasked(file string) {
-	e.t.Helper()
-	e.srv.Enqueue(fakegemini.Call("run_shell_command", map[string]any{"command": "touch " + file}), fakegemini.Text("Made it again."))
-	r := e.run("-p", "make another file")
-	if r.code != 0 || !strings.Contains(r.stdout, "Made it again.") {
-		e.t.Fatalf("second castor: exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+func runsSavedCommandUnasked(e *e2etest.Env, file string) {
+	e.T.Helper()
+	e.Srv.Enqueue(fakegemini.Call("run_shell_command", map[string]any{"command": "touch " + file}), fakegemini.Text("Made it again."))
+	r := e.Run("-p", "make another file")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "Made it again.") {
+		e.T.Fatalf("second castor: exit %d\nstdout: %s\nstderr: %s", r.Code, r.Stdout, r.Stderr)
 	}
-	if _, err := os.Stat(filepath.Join(e.ws, file)); err != nil {
-		e.t.Errorf("the second castor did not run touch %s: %v\nstderr: %s", file, err, r.stderr)
+	if _, err := os.Stat(filepath.Join(e.WS, file)); err != nil {
+		e.T.Errorf("the second castor did not run touch %s: %v\nstderr: %s", file, err, r.Stderr)
 	}
 }
 
@@ -66,57 +67,60 @@ func (e *env) runsSavedCommandUnasked(file string) {
 // interactive terminal's dialog; a second castor process then runs the
 // same command unasked.
 func TestTUIAllowAlwaysAndSave(t *testing.T) {
-	e := newEnv(t)
-	e.enablePermanentApproval()
-	e.srv.Enqueue(fakegemini.Call("run_shell_command", map[string]any{"command": "touch first.txt"}), fakegemini.Text("Made it."))
-	tm := e.startTUI()
-	tm.submit("Make a file")
-	screen := tm.waitFor("Allow execution of: touch?")
+	t.Parallel()
+	e := e2etest.New(t)
+	enablePermanentApproval(e)
+	e.Srv.Enqueue(fakegemini.Call("run_shell_command", map[string]any{"command": "touch first.txt"}), fakegemini.Text("Made it."))
+	tm := e.StartTUI()
+	tm.Submit("Make a file")
+	screen := tm.WaitFor("Allow execution of: touch?")
 	if !strings.Contains(screen, "3. Allow always and save ~/.gemini/policies/auto-saved.toml") {
 		t.Fatalf("the dialog does not offer it:\n%s", screen)
 	}
-	tm.keys("3")
-	tm.waitFor("Made it.")
-	if _, err := os.Stat(filepath.Join(e.ws, "first.txt")); err != nil {
+	tm.Keys("3")
+	tm.WaitFor("Made it.")
+	if _, err := os.Stat(filepath.Join(e.WS, "first.txt")); err != nil {
 		t.Fatalf("touch did not run: %v", err)
 	}
-	if got := e.autoSaved(); got != savedTouchRule {
+	if got := autoSaved(e); got != savedTouchRule {
 		t.Errorf("auto-saved.toml:\n%s\nwant:\n%s", got, savedTouchRule)
 	}
-	e.runsSavedCommandUnasked("second.txt")
+	runsSavedCommandUnasked(e, "second.txt")
 }
 
 // TestTUIWithoutPermanentApproval checks that the dialog does not offer
 // the choice when the setting is off.
 func TestTUIWithoutPermanentApproval(t *testing.T) {
-	e := newEnv(t)
-	e.srv.Enqueue(fakegemini.Call("run_shell_command", map[string]any{"command": "touch first.txt"}), fakegemini.Text("Made it."))
-	tm := e.startTUI()
-	tm.submit("Make a file")
-	if screen := tm.waitFor("Allow execution of: touch?"); strings.Contains(screen, "and save") {
+	t.Parallel()
+	e := e2etest.New(t)
+	e.Srv.Enqueue(fakegemini.Call("run_shell_command", map[string]any{"command": "touch first.txt"}), fakegemini.Text("Made it."))
+	tm := e.StartTUI()
+	tm.Submit("Make a file")
+	if screen := tm.WaitFor("Allow execution of: touch?"); strings.Contains(screen, "and save") {
 		t.Fatalf("the dialog offers to save:\n%s", screen)
 	}
-	tm.keys("Escape", "Escape")
+	tm.Keys("Escape", "Escape")
 }
 
 // TestACPAllowAlwaysAndSave checks session/request_permission's options
 // with the setting off and on, and that choosing proceed_always_and_save
 // saves the rule a second castor process then follows.
 func TestACPAllowAlwaysAndSave(t *testing.T) {
+	t.Parallel()
 	for _, on := range []bool{false, true} {
 		name := "off"
 		if on {
 			name = "on"
 		}
 		t.Run(name, func(t *testing.T) {
-			e := newEnv(t)
+			e := e2etest.New(t)
 			if on {
-				e.enablePermanentApproval()
+				enablePermanentApproval(e)
 			}
-			e.srv.Enqueue(fakegemini.Call("run_shell_command", map[string]any{"command": "touch first.txt"}), fakegemini.Text("Made it."))
+			e.Srv.Enqueue(fakegemini.Call("run_shell_command", map[string]any{"command": "touch first.txt"}), fakegemini.Text("Made it."))
 			var mu sync.Mutex
 			var options []string
-			c, sid, stderr := startACPClient(t, e, acp.Handler{
+			c, sid, stderr := e2etest.StartACPClient(t, e, acp.Handler{
 				Permission: func(_ context.Context, r sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
 					mu.Lock()
 					defer mu.Unlock()
@@ -146,20 +150,20 @@ func TestACPAllowAlwaysAndSave(t *testing.T) {
 			if got != want {
 				t.Fatalf("options %s, want %s", got, want)
 			}
-			if _, err := os.Stat(filepath.Join(e.ws, "first.txt")); err != nil {
+			if _, err := os.Stat(filepath.Join(e.WS, "first.txt")); err != nil {
 				t.Fatalf("touch did not run: %v", err)
 			}
-			saved := filepath.Join(e.home, ".gemini", "policies", "auto-saved.toml")
+			saved := filepath.Join(e.Home, ".gemini", "policies", "auto-saved.toml")
 			if !on {
 				if _, err := os.Stat(saved); err == nil {
 					t.Fatal("auto-saved.toml written with the setting off")
 				}
 				return
 			}
-			if got := e.autoSaved(); got != savedTouchRule {
+			if got := autoSaved(e); got != savedTouchRule {
 				t.Errorf("auto-saved.toml:\n%s\nwant:\n%s", got, savedTouchRule)
 			}
-			e.runsSavedCommandUnasked("second.txt")
+			runsSavedCommandUnasked(e, "second.txt")
 		})
 	}
 }
@@ -168,9 +172,10 @@ func TestACPAllowAlwaysAndSave(t *testing.T) {
 // auto-saved.toml Castor cannot read: the file stays as it was, the
 // warning names it, and the answer still holds for the session.
 func TestMalformedAutoSavedFileKept(t *testing.T) {
-	e := newEnv(t)
-	e.enablePermanentApproval()
-	saved := filepath.Join(e.home, ".gemini", "policies", "auto-saved.toml")
+	t.Parallel()
+	e := e2etest.New(t)
+	enablePermanentApproval(e)
+	saved := filepath.Join(e.Home, ".gemini", "policies", "auto-saved.toml")
 	os.MkdirAll(filepath.Dir(saved), 0o755)
 	const broken = "[[rule]\ntoolName = \"mine\"\n"
 	if err := os.WriteFile(saved, []byte(broken), 0o644); err != nil {
@@ -179,29 +184,29 @@ func TestMalformedAutoSavedFileKept(t *testing.T) {
 	shell := func(cmd string) fakegemini.Reply {
 		return fakegemini.Call("run_shell_command", map[string]any{"command": cmd})
 	}
-	e.srv.Enqueue(shell("touch one.txt"), shell("touch two.txt"), fakegemini.Text("Done."))
-	p := e.startStream("-p", "--input-format", "stream-json", "-o", "stream-json")
-	p.send(`{"type":"user","message":"make files"}`)
-	first := p.until("permission_request")
-	p.send(`{"type":"permission_response","tool_id":"` + first["tool_id"].(string) + `","decision":"proceed_always_and_save"}`)
-	if res := p.until("result"); res["status"] != "success" {
+	e.Srv.Enqueue(shell("touch one.txt"), shell("touch two.txt"), fakegemini.Text("Done."))
+	p := e.StartStream("-p", "--input-format", "stream-json", "-o", "stream-json")
+	p.Send(`{"type":"user","message":"make files"}`)
+	first := p.Until("permission_request")
+	p.Send(`{"type":"permission_response","tool_id":"` + first["tool_id"].(string) + `","decision":"proceed_always_and_save"}`)
+	if res := p.Until("result"); res["status"] != "success" {
 		t.Fatalf("result = %v", res)
 	}
-	if n := p.count("permission_request"); n != 1 {
+	if n := p.Count("permission_request"); n != 1 {
 		t.Errorf("%d permission requests: the answer does not hold for the session", n)
 	}
 	for _, f := range []string{"one.txt", "two.txt"} {
-		if _, err := os.Stat(filepath.Join(e.ws, f)); err != nil {
+		if _, err := os.Stat(filepath.Join(e.WS, f)); err != nil {
 			t.Errorf("%s: %v", f, err)
 		}
 	}
-	if code := p.close(); code != 0 {
-		t.Fatalf("exit %d; stderr: %s", code, p.stderr.String())
+	if code := p.Close(); code != 0 {
+		t.Fatalf("exit %d; stderr: %s", code, p.Stderr.String())
 	}
 	if got, _ := os.ReadFile(saved); string(got) != broken {
 		t.Errorf("auto-saved.toml changed to:\n%s", got)
 	}
-	if stderr := p.stderr.String(); !strings.Contains(stderr, saved) || !strings.Contains(stderr, "for this session only") {
+	if stderr := p.Stderr.String(); !strings.Contains(stderr, saved) || !strings.Contains(stderr, "for this session only") {
 		t.Errorf("stderr does not name the file:\n%s", stderr)
 	}
 }

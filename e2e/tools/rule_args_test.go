@@ -1,4 +1,4 @@
-package cli_test
+package tools_test
 
 import (
 	"os"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
@@ -16,6 +17,7 @@ import (
 // stderr. Before, write_file(other.md) allowed nothing, silently: the
 // headless write was refused.
 func TestRuleArgsOfNonShellTools(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name     string
 		settings string
@@ -31,28 +33,28 @@ func TestRuleArgsOfNonShellTools(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			e := newEnv(t)
-			target := filepath.Join(e.ws, "notes.md")
-			e.srv.Enqueue(
+			e := e2etest.New(t)
+			target := filepath.Join(e.WS, "notes.md")
+			e.Srv.Enqueue(
 				fakegemini.Call("write_file", map[string]any{"file_path": target, "content": "written\n"}),
 				fakegemini.Text("done"))
 			if c.settings != "" {
-				if err := os.MkdirAll(filepath.Join(e.home, ".gemini"), 0o755); err != nil {
+				if err := os.MkdirAll(filepath.Join(e.Home, ".gemini"), 0o755); err != nil {
 					t.Fatal(err)
 				}
-				if err := os.WriteFile(filepath.Join(e.home, ".gemini", "settings.json"), []byte(c.settings), 0o644); err != nil {
+				if err := os.WriteFile(filepath.Join(e.Home, ".gemini", "settings.json"), []byte(c.settings), 0o644); err != nil {
 					t.Fatal(err)
 				}
 			}
-			r := e.run(append(c.args, "-p", "write it")...)
-			if r.code != 0 || !strings.HasSuffix(r.stdout, "done\n") {
-				t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+			r := e.Run(append(c.args, "-p", "write it")...)
+			if r.Code != 0 || !strings.HasSuffix(r.Stdout, "done\n") {
+				t.Fatalf("exit %d, stdout %q, stderr %q", r.Code, r.Stdout, r.Stderr)
 			}
 			if b, err := os.ReadFile(target); err != nil || string(b) != "written\n" {
-				t.Errorf("the write did not happen: %q, %v\nstderr %s", b, err, r.stderr)
+				t.Errorf("the write did not happen: %q, %v\nstderr %s", b, err, r.Stderr)
 			}
-			if !strings.Contains(r.stderr, c.warn) {
-				t.Errorf("stderr lacks %q:\n%s", c.warn, r.stderr)
+			if !strings.Contains(r.Stderr, c.warn) {
+				t.Errorf("stderr lacks %q:\n%s", c.warn, r.Stderr)
 			}
 		})
 	}

@@ -1,4 +1,4 @@
-package cli_test
+package tui_test
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
 	"github.com/castor-dev/castor/internal/routing"
 )
@@ -29,26 +30,27 @@ func requestText(r *fakegemini.Request) string {
 }
 
 func TestTUIRejectWithNote(t *testing.T) {
-	e := newEnv(t)
-	e.srv.Enqueue(
+	t.Parallel()
+	e := e2etest.New(t)
+	e.Srv.Enqueue(
 		fakegemini.Call("run_shell_command", map[string]any{"command": "touch pwned"}),
 		fakegemini.Text("Fine, I will use mkdir."),
 	)
-	tm := e.startTUI()
-	tm.submit("Create a file")
-	tm.waitFor("Allow execution of: touch?")
-	tm.keys("Escape")
-	tm.waitFor("What should the model do instead?")
-	tm.typeText("use mkdir instead")
-	tm.golden("reject_note", tm.waitFor("> use mkdir instead"))
-	tm.keys("Enter")
-	tm.waitFor("Fine, I will use mkdir.")
-	if _, err := os.Stat(filepath.Join(e.ws, "pwned")); err == nil {
+	tm := e.StartTUI()
+	tm.Submit("Create a file")
+	tm.WaitFor("Allow execution of: touch?")
+	tm.Keys("Escape")
+	tm.WaitFor("What should the model do instead?")
+	tm.TypeText("use mkdir instead")
+	tm.Golden("reject_note", tm.WaitFor("> use mkdir instead"))
+	tm.Keys("Enter")
+	tm.WaitFor("Fine, I will use mkdir.")
+	if _, err := os.Stat(filepath.Join(e.WS, "pwned")); err == nil {
 		t.Error("the rejected command ran")
 	}
-	reqs := e.srv.Requests()
+	reqs := e.Srv.Requests()
 	last := reqs[len(reqs)-1]
-	if sent := mustJSON(last.Contents); !strings.Contains(sent, "User denied execution") || !strings.Contains(sent, "use mkdir instead") {
+	if sent := e2etest.MustJSON(last.Contents); !strings.Contains(sent, "User denied execution") || !strings.Contains(sent, "use mkdir instead") {
 		t.Errorf("the note did not go with the cancelled response: %s", sent)
 	}
 }
@@ -56,7 +58,8 @@ func TestTUIRejectWithNote(t *testing.T) {
 var compressedRE = regexp.MustCompile(`Chat history compressed from (\d+) to (\d+) tokens\.`)
 
 func TestTUICompress(t *testing.T) {
-	e := newEnv(t)
+	t.Parallel()
+	e := e2etest.New(t)
 	// Long answers without repeats (which loop detection would stop).
 	long := func(topic string) string {
 		var b strings.Builder
@@ -65,26 +68,26 @@ func TestTUICompress(t *testing.T) {
 		}
 		return b.String()
 	}
-	e.srv.Enqueue(fakegemini.Text(long("apples")), fakegemini.Text(long("pears")), fakegemini.Text("Short."))
-	tm := e.startTUI()
+	e.Srv.Enqueue(fakegemini.Text(long("apples")), fakegemini.Text(long("pears")), fakegemini.Text("Short."))
+	tm := e.StartTUI()
 	for _, q := range []string{"First?", "Second?", "Third?"} {
-		tm.typeText(q)
-		tm.keys("Enter")
-		tm.waitFor("context left") // the turn's end leaves the footer
+		tm.TypeText(q)
+		tm.Keys("Enter")
+		tm.WaitFor("context left") // the turn's end leaves the footer
 	}
-	tm.waitFor("Short.")
-	e.srv.Enqueue(fakegemini.Text("<state_snapshot>the user asked three questions</state_snapshot>").For(fakegemini.RPCGenerateContent))
-	tm.submit("/compress")
-	s := tm.waitFor("tokens.")
+	tm.WaitFor("Short.")
+	e.Srv.Enqueue(fakegemini.Text("<state_snapshot>the user asked three questions</state_snapshot>").For(fakegemini.RPCGenerateContent))
+	tm.Submit("/compress")
+	s := tm.WaitFor("tokens.")
 	m := compressedRE.FindStringSubmatch(s)
 	if m == nil {
 		t.Fatalf("no compression message:\n%s", s)
 	}
 	// The next prompt goes with the summary instead of the old turns.
-	e.srv.Enqueue(fakegemini.Text("Still here."))
-	tm.submit("Go on")
-	tm.waitFor("Still here.")
-	reqs := e.srv.Requests()
+	e.Srv.Enqueue(fakegemini.Text("Still here."))
+	tm.Submit("Go on")
+	tm.WaitFor("Still here.")
+	reqs := e.Srv.Requests()
 	sent := requestText(reqs[len(reqs)-1])
 	if !strings.Contains(sent, "the user asked three questions") || strings.Contains(sent, "on apples") {
 		t.Errorf("the request after /compress:\n%s", sent)
@@ -92,24 +95,25 @@ func TestTUICompress(t *testing.T) {
 }
 
 func TestTUIModelAndIDE(t *testing.T) {
-	e := newEnv(t)
-	tm := e.startTUI()
-	tm.submit("/model flash")
-	tm.waitFor("Model set to flash")
-	tm.submit("/ide enable")
+	t.Parallel()
+	e := e2etest.New(t)
+	tm := e.StartTUI()
+	tm.Submit("/model flash")
+	tm.WaitFor("Model set to flash")
+	tm.Submit("/ide enable")
 	// No companion runs: the connection /ide enable tries fails and says
 	// why (where it looked depends on the machine's temporary directory).
-	if s := tm.waitFor("for details)"); !strings.Contains(s, "connecting to the IDE companion") || !strings.Contains(s, "✕ IDE mode: no IDE companion found") {
+	if s := tm.WaitFor("for details)"); !strings.Contains(s, "connecting to the IDE companion") || !strings.Contains(s, "✕ IDE mode: no IDE companion found") {
 		t.Errorf("/ide enable without a companion:\n%s", s)
 	}
-	e.srv.Enqueue(fakegemini.Text("Quick answer."))
-	tm.submit("Be quick")
-	tm.waitFor("Quick answer.")
-	reqs := e.srv.Requests()
+	e.Srv.Enqueue(fakegemini.Text("Quick answer."))
+	tm.Submit("Be quick")
+	tm.WaitFor("Quick answer.")
+	reqs := e.Srv.Requests()
 	if got := reqs[len(reqs)-1].Model; got != routing.FlashModel {
 		t.Errorf("model asked %q, want %q", got, routing.FlashModel)
 	}
-	b, err := os.ReadFile(filepath.Join(e.home, ".gemini", "settings.json"))
+	b, err := os.ReadFile(filepath.Join(e.Home, ".gemini", "settings.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,39 +126,41 @@ func TestTUIModelAndIDE(t *testing.T) {
 }
 
 func TestTUIMemoryRefresh(t *testing.T) {
-	e := newEnv(t)
-	tm := e.startTUI()
-	e.write("GEMINI.md", "Always answer in haiku.")
-	tm.submit("/memory refresh")
-	tm.waitFor("Memory reloaded successfully")
-	e.srv.Enqueue(fakegemini.Text("Leaves fall."))
-	tm.submit("Autumn?")
-	tm.waitFor("Leaves fall.")
-	reqs := e.srv.Requests()
+	t.Parallel()
+	e := e2etest.New(t)
+	tm := e.StartTUI()
+	e.Write("GEMINI.md", "Always answer in haiku.")
+	tm.Submit("/memory refresh")
+	tm.WaitFor("Memory reloaded successfully")
+	e.Srv.Enqueue(fakegemini.Text("Leaves fall."))
+	tm.Submit("Autumn?")
+	tm.WaitFor("Leaves fall.")
+	reqs := e.Srv.Requests()
 	last := reqs[len(reqs)-1]
-	if si := mustJSON(last.SystemInstruction) + requestText(last); !strings.Contains(si, "Always answer in haiku.") {
+	if si := e2etest.MustJSON(last.SystemInstruction) + requestText(last); !strings.Contains(si, "Always answer in haiku.") {
 		t.Errorf("the refreshed memory did not reach the model:\n%s", si)
 	}
 }
 
 func TestTUIResumeInPlace(t *testing.T) {
-	e := newEnv(t)
-	e.srv.Enqueue(fakegemini.Text("The **first** answer."))
-	if r := e.run("-p", "First question"); r.code != 0 {
-		t.Fatalf("headless run: exit %d: %s", r.code, r.stderr)
+	t.Parallel()
+	e := e2etest.New(t)
+	e.Srv.Enqueue(fakegemini.Text("The **first** answer."))
+	if r := e.Run("-p", "First question"); r.Code != 0 {
+		t.Fatalf("headless run: exit %d: %s", r.Code, r.Stderr)
 	}
-	tm := e.startTUI()
-	tm.submit("/resume 1")
-	tm.golden("resumed_in_place", tm.waitFor("Resumed session"))
-	e.srv.Enqueue(fakegemini.Text("The second answer."))
-	tm.submit("Second question")
-	tm.waitFor("The second answer.")
-	reqs := e.srv.Requests()
+	tm := e.StartTUI()
+	tm.Submit("/resume 1")
+	tm.Golden("resumed_in_place", tm.WaitFor("Resumed session"))
+	e.Srv.Enqueue(fakegemini.Text("The second answer."))
+	tm.Submit("Second question")
+	tm.WaitFor("The second answer.")
+	reqs := e.Srv.Requests()
 	if sent := requestText(reqs[len(reqs)-1]); !strings.Contains(sent, "First question") || !strings.Contains(sent, "The **first** answer.") {
 		t.Errorf("the resumed conversation did not reach the model:\n%s", sent)
 	}
 	// The new turn is recorded in the resumed session's file.
-	files, _ := filepath.Glob(filepath.Join(e.home, ".gemini", "tmp", "*", "chats", "session-*.jsonl"))
+	files, _ := filepath.Glob(filepath.Join(e.Home, ".gemini", "tmp", "*", "chats", "session-*.jsonl"))
 	found := false
 	for _, f := range files {
 		b, _ := os.ReadFile(f)

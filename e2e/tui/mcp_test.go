@@ -1,4 +1,4 @@
-package cli_test
+package tui_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
@@ -45,41 +46,42 @@ func startGatedMCP(t *testing.T) (url string, release func()) {
 // notice; once the server is in, the prompt goes to the model with the
 // server's tool declared.
 func TestTUIUsableWhileMCPStarts(t *testing.T) {
-	e := newEnv(t)
+	t.Parallel()
+	e := e2etest.New(t)
 	url, release := startGatedMCP(t)
-	writeUserSettings(t, e, map[string]any{"mcpServers": map[string]any{"slow": map[string]any{"httpUrl": url, "trust": true}}})
+	e2etest.WriteSettings(t, e, map[string]any{"mcpServers": map[string]any{"slow": map[string]any{"httpUrl": url, "trust": true}}})
 	// The server is trusted: its tool runs unasked, as when it was in at
 	// start-up.
-	e.srv.Enqueue(fakegemini.Call("slow_echo", map[string]any{}), fakegemini.Text("Hello back."))
-	tm := e.startTUI()
-	tm.waitFor("Connecting to MCP servers... (0/1) - Waiting for: slow")
-	tm.submit("/mcp")
-	tm.waitFor("slow: connecting, 0 tools")
-	tm.submit("hello")
-	s := tm.waitFor("Waiting for: slow · 1 queued")
+	e.Srv.Enqueue(fakegemini.Call("slow_echo", map[string]any{}), fakegemini.Text("Hello back."))
+	tm := e.StartTUI()
+	tm.WaitFor("Connecting to MCP servers... (0/1) - Waiting for: slow")
+	tm.Submit("/mcp")
+	tm.WaitFor("slow: connecting, 0 tools")
+	tm.Submit("hello")
+	s := tm.WaitFor("Waiting for: slow · 1 queued")
 	if !strings.Contains(s, "Waiting for MCP servers to initialize... Slash commands are still available and prompts will be") {
 		t.Errorf("no notice for the held prompt:\n%s", s)
 	}
-	if n := len(e.srv.Requests()); n != 0 {
+	if n := len(e.Srv.Requests()); n != 0 {
 		t.Fatalf("%d model calls before the MCP server was in", n)
 	}
 	release()
-	s = tm.waitFor("Hello back.")
+	s = tm.WaitFor("Hello back.")
 	if strings.Contains(s, "Connecting to MCP servers") {
 		t.Errorf("the MCP status stayed in the live area:\n%s", s)
 	}
 	if strings.Contains(s, "Allow") {
 		t.Errorf("a trusted server's tool was asked about:\n%s", s)
 	}
-	reqs := e.srv.Requests()
+	reqs := e.Srv.Requests()
 	if len(reqs) != 2 {
 		t.Fatalf("%d model calls, want 2", len(reqs))
 	}
-	if got := mustJSON(reqs[1].LastContent()); !strings.Contains(got, "echo") {
+	if got := e2etest.MustJSON(reqs[1].LastContent()); !strings.Contains(got, "echo") {
 		t.Errorf("slow_echo's result: %s", got)
 	}
-	if !declaredSet(reqs[0])["slow_echo"] {
-		t.Errorf("the held prompt went without the slow server's tool: %v", declaredSet(reqs[0]))
+	if !e2etest.DeclaredSet(reqs[0])["slow_echo"] {
+		t.Errorf("the held prompt went without the slow server's tool: %v", e2etest.DeclaredSet(reqs[0]))
 	}
 }
 
@@ -87,17 +89,18 @@ func TestTUIUsableWhileMCPStarts(t *testing.T) {
 // prompt only for its timeout; it is then reported as failed and the
 // prompt goes without it.
 func TestTUIHungMCPServerTimesOut(t *testing.T) {
-	e := newEnv(t)
+	t.Parallel()
+	e := e2etest.New(t)
 	url, _ := startGatedMCP(t)
-	writeUserSettings(t, e, map[string]any{"mcpServers": map[string]any{"hung": map[string]any{"httpUrl": url, "timeout": 2000}}})
-	e.srv.Enqueue(fakegemini.Text("Answered without it."))
-	tm := e.startTUI("-i", "hello")
-	s := tm.waitFor("Answered without it.")
+	e2etest.WriteSettings(t, e, map[string]any{"mcpServers": map[string]any{"hung": map[string]any{"httpUrl": url, "timeout": 2000}}})
+	e.Srv.Enqueue(fakegemini.Text("Answered without it."))
+	tm := e.StartTUI("-i", "hello")
+	s := tm.WaitFor("Answered without it.")
 	failed := strings.Index(s, "Error connecting to MCP server 'hung'")
 	if failed < 0 || failed > strings.Index(s, "Answered without it.") {
 		t.Errorf("the hung server was not reported before the answer:\n%s", s)
 	}
-	if reqs := e.srv.Requests(); len(reqs) != 1 || declaredSet(reqs[0])["slow_echo"] {
+	if reqs := e.Srv.Requests(); len(reqs) != 1 || e2etest.DeclaredSet(reqs[0])["slow_echo"] {
 		t.Errorf("%d model calls", len(reqs))
 	}
 }

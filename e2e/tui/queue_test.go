@@ -1,9 +1,10 @@
-package cli_test
+package tui_test
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
@@ -12,19 +13,20 @@ import (
 // separated by a blank line, as Gemini CLI's message queue sends them:
 // one model call, not a turn each.
 func TestTUIHeldPromptsJoined(t *testing.T) {
-	e := newEnv(t)
+	t.Parallel()
+	e := e2etest.New(t)
 	url, release := startGatedMCP(t)
-	writeUserSettings(t, e, map[string]any{"mcpServers": map[string]any{"slow": map[string]any{"httpUrl": url, "trust": true}}})
-	e.srv.Enqueue(fakegemini.Text("Both answered."))
-	tm := e.startTUI()
-	tm.waitFor("Waiting for: slow")
-	tm.submit("first question")
-	tm.waitFor("1 queued")
-	tm.submit("second question")
-	tm.waitFor("2 queued")
+	e2etest.WriteSettings(t, e, map[string]any{"mcpServers": map[string]any{"slow": map[string]any{"httpUrl": url, "trust": true}}})
+	e.Srv.Enqueue(fakegemini.Text("Both answered."))
+	tm := e.StartTUI()
+	tm.WaitFor("Waiting for: slow")
+	tm.Submit("first question")
+	tm.WaitFor("1 queued")
+	tm.Submit("second question")
+	tm.WaitFor("2 queued")
 	release()
-	tm.waitFor("Both answered.")
-	reqs := e.srv.Requests()
+	tm.WaitFor("Both answered.")
+	reqs := e.Srv.Requests()
 	if len(reqs) != 1 {
 		t.Fatalf("%d model calls, want 1", len(reqs))
 	}

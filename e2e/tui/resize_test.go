@@ -1,4 +1,4 @@
-package cli_test
+package tui_test
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
@@ -31,6 +32,7 @@ func streamedParagraphs(n int) []string {
 // terminal had narrowed left the old live area on the screen, a second
 // input box above the live one, until the screen is drawn again.
 func TestTUIResizeMidStream(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		parts int
@@ -41,22 +43,16 @@ func TestTUIResizeMidStream(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := newEnv(t)
-			e.srv.Enqueue(fakegemini.Text(streamedParagraphs(tt.parts)...).Slow(tt.delay))
-			tm := e.startTUI("Say something long")
+			e := e2etest.New(t)
+			e.Srv.Enqueue(fakegemini.Text(streamedParagraphs(tt.parts)...).Slow(tt.delay))
+			tm := e.StartTUI("Say something long")
 			// The screen changes with every piece: wait for one, not for
 			// calm.
-			deadline := time.Now().Add(screenWithin)
-			for !strings.Contains(tm.screen(), "Part 2:") {
-				if time.Now().After(deadline) {
-					t.Fatalf("the answer never streamed:\n%s", tm.screen())
-				}
-				time.Sleep(pollEvery)
-			}
-			tm.tmux("resize-window", "-t", "main", "-x", "60")
-			tm.waitFor("THE END.")
+			tm.WaitRaw("the answer streaming", func(s string) bool { return strings.Contains(s, "Part 2:") })
+			tm.Tmux("resize-window", "-t", "main", "-x", "60")
+			tm.WaitFor("THE END.")
 			// Blank rows matter here: read the screen as it is.
-			s := tm.screen()
+			s := tm.Screen()
 			answer := s[strings.LastIndex(s, "> Say something long"):strings.LastIndex(s, "THE END.")]
 			if strings.Contains(answer, "\n\n\n") {
 				t.Errorf("rows left behind (two blank rows in a row):\n%s", s)

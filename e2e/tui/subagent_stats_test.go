@@ -1,10 +1,11 @@
-package cli_test
+package tui_test
 
 import (
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
@@ -14,23 +15,24 @@ import (
 // and its read_file call, while its second request is still waiting for
 // the model.
 func TestTUIStatsDuringSubagent(t *testing.T) {
-	e := newEnv(t)
-	withReviewer(t, e)
-	e.srv.Enqueue(
+	t.Parallel()
+	e := e2etest.New(t)
+	e2etest.WithReviewer(t, e)
+	e.Srv.Enqueue(
 		fakegemini.Call("invoke_agent", map[string]any{"agent_name": "reviewer", "prompt": "Review main.go"}),
-		fakegemini.Call("read_file", map[string]any{"absolute_path": filepath.Join(e.ws, "main.go")}),
+		fakegemini.Call("read_file", map[string]any{"absolute_path": filepath.Join(e.WS, "main.go")}),
 		fakegemini.Hang(), // the subagent's second model call
 	)
-	tm := e.startTUI("-m", "gemini-2.5-flash", "--approval-mode", "yolo")
-	tm.submit("Review my code")
+	tm := e.StartTUI("-m", "gemini-2.5-flash", "--approval-mode", "yolo")
+	tm.Submit("Review my code")
 	// A generous deadline: it only bounds a hang.
-	for deadline := time.Now().Add(30 * time.Second); len(e.srv.Requests()) < 3; time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); len(e.Srv.Requests()) < 3; time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("the subagent's second model call never came (%d requests):\n%s", len(e.srv.Requests()), tm.screen())
+			t.Fatalf("the subagent's second model call never came (%d requests):\n%s", len(e.Srv.Requests()), tm.Screen())
 		}
 	}
-	tm.submit("/stats")
-	tm.waitFor(": 2 requests (0 errors)") // under the version the fake reports
-	tm.waitFor("Tool calls: 1 (1 succeeded, 0 failed)")
-	tm.keys("Escape")
+	tm.Submit("/stats")
+	tm.WaitFor(": 2 requests (0 errors)") // under the version the fake reports
+	tm.WaitFor("Tool calls: 1 (1 succeeded, 0 failed)")
+	tm.Keys("Escape")
 }

@@ -1,78 +1,33 @@
-package cli_test
+package e2etest
 
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
-// End-to-end tests run the built castor command against the fake Gemini
-// server, each as an isolated user.
-
-// The castor binary is built once per test binary, by the first test that
-// needs it, so that running only the unit tests of the package costs no
-// build.
-var (
-	buildOnce sync.Once
-	binDir    string
-	binary    string
-	buildErr  error
-)
-
-// castorBinary returns the path of the built castor command.
-func castorBinary(t testing.TB) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		binDir, buildErr = os.MkdirTemp("", "castor-e2e")
-		if buildErr != nil {
-			return
-		}
-		binary = filepath.Join(binDir, "castor")
-		out, err := exec.Command("go", "build", "-o", binary, "github.com/castor-dev/castor/cmd/castor").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build ./cmd/castor: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return binary
+// Env is an isolated user: a home, a workspace and the fake server.
+type Env struct {
+	T    *testing.T
+	Home string
+	WS   string
+	Srv  *fakegemini.Server
+	// TUIEnv is added to the environment StartTUI gives castor.
+	TUIEnv []string
 }
 
-func TestMain(m *testing.M) {
-	if label := os.Getenv(mcpHelperEnv); label != "" {
-		os.Exit(serveHelperMCP(label)) // mcphelper_test.go
-	}
-	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
-	os.Exit(code)
-}
-
-// env is an isolated user: a home, a workspace and the fake server.
-type env struct {
-	t    *testing.T
-	home string
-	ws   string
-	srv  *fakegemini.Server
-	// tuiEnv is added to the environment startTUI gives castor.
-	tuiEnv []string
-}
-
-func newEnv(t *testing.T, replies ...fakegemini.Reply) *env {
+// New makes a user for t whose fake server answers with replies first.
+func New(t *testing.T, replies ...fakegemini.Reply) *Env {
 	t.Helper()
 	root := t.TempDir()
-	e := &env{t: t, home: filepath.Join(root, "home"), ws: filepath.Join(root, "ws"), srv: fakegemini.Start(t, replies...)}
-	for _, d := range []string{e.home, e.ws} {
+	e := &Env{T: t, Home: filepath.Join(root, "home"), WS: filepath.Join(root, "ws"), Srv: fakegemini.Start(t, replies...)}
+	for _, d := range []string{e.Home, e.WS} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -80,35 +35,58 @@ func newEnv(t *testing.T, replies ...fakegemini.Reply) *env {
 	return e
 }
 
-type result struct {
-	code           int
-	stdout, stderr string
+// Result is how a castor run ended.
+type Result struct {
+	Code           int
+	Stdout, Stderr string
 }
 
-func (e *env) run(args ...string) result {
-	e.t.Helper()
-	return runCastor(e.t, e.ws, e.environ(), args...)
+// Run runs castor with args in the workspace as this user.
+func (e *Env) Run(args ...string) Result {
+	e.T.Helper()
+	return RunCastor(e.T, e.WS, e.Environ(), args...)
 }
 
-// environ is the environment castor runs with as this user.
-func (e *env) environ() []string {
+// RunExtraEnv is Run with more environment variables.
+func (e *Env) RunExtraEnv(extra []string, args ...string) Result {
+	e.T.Helper()
+	return RunCastor(e.T, e.WS, append(e.Environ(), extra...), args...)
+}
+
+// RunWithStdin is Run with stdin fed from in.
+func (e *Env) RunWithStdin(in string, args ...string) Result {
+	e.T.Helper()
+	cmd := Command(e.T, args...)
+	cmd.Dir, cmd.Env, cmd.Stdin = e.WS, e.Environ(), strings.NewReader(in)
+	return runCmd(e.T, cmd, false)
+}
+
+// Environ is the environment castor runs with as this user.
+func (e *Env) Environ() []string {
 	return []string{
-		"HOME=" + e.home,
+		"HOME=" + e.Home,
 		"PATH=" + os.Getenv("PATH"),
 		"GEMINI_API_KEY=test-key",
-		"GOOGLE_GEMINI_BASE_URL=" + e.srv.URL,
+		"GOOGLE_GEMINI_BASE_URL=" + e.Srv.URL,
 		"GEMINI_CLI_TRUST_WORKSPACE=true",
 		"CASTOR_RETRY_BASE_DELAY=5ms",
 	}
 }
 
-// runCastor runs the built binary in dir with exactly the environment env,
+// RunCastor runs the built binary in dir with exactly the environment env,
 // and fails the test on a stack trace.
-func runCastor(t *testing.T, dir string, env []string, args ...string) result {
+func RunCastor(t *testing.T, dir string, env []string, args ...string) Result {
 	t.Helper()
-	cmd := exec.Command(castorBinary(t), args...)
+	cmd := Command(t, args...)
 	cmd.Dir = dir
 	cmd.Env = env
+	return runCmd(t, cmd, true)
+}
+
+// runCmd runs cmd to its end; with noTrace a stack trace on stderr fails
+// the test.
+func runCmd(t *testing.T, cmd *exec.Cmd, noTrace bool) Result {
+	t.Helper()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -118,31 +96,54 @@ func runCastor(t *testing.T, dir string, env []string, args ...string) result {
 	} else if err != nil {
 		t.Fatal(err)
 	}
-	r := result{code, stdout.String(), stderr.String()}
-	if strings.Contains(r.stderr, "goroutine ") || strings.Contains(r.stderr, "panic:") {
-		t.Fatalf("stack trace on stderr:\n%s", r.stderr)
+	r := Result{code, stdout.String(), stderr.String()}
+	if noTrace && (strings.Contains(r.Stderr, "goroutine ") || strings.Contains(r.Stderr, "panic:")) {
+		t.Fatalf("stack trace on stderr:\n%s", r.Stderr)
 	}
 	return r
 }
 
-func (e *env) write(name, content string) {
-	e.t.Helper()
-	if err := os.WriteFile(filepath.Join(e.ws, name), []byte(content), 0o644); err != nil {
-		e.t.Fatal(err)
+// Write writes the workspace file name.
+func (e *Env) Write(name, content string) {
+	e.T.Helper()
+	if err := os.WriteFile(filepath.Join(e.WS, name), []byte(content), 0o644); err != nil {
+		e.T.Fatal(err)
 	}
 }
 
-// sessionFile returns the only session file of the workspace.
-func (e *env) sessionFile() string {
-	e.t.Helper()
-	files, _ := filepath.Glob(filepath.Join(e.home, ".gemini", "tmp", "*", "chats", "session-*.jsonl"))
+// WriteUserSettings writes ~/.gemini/settings.json of e.
+func (e *Env) WriteUserSettings(content string) {
+	e.T.Helper()
+	p := filepath.Join(e.Home, ".gemini", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		e.T.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		e.T.Fatal(err)
+	}
+}
+
+// SessionFile returns the only session file of the workspace.
+func (e *Env) SessionFile() string {
+	e.T.Helper()
+	files, _ := filepath.Glob(filepath.Join(e.Home, ".gemini", "tmp", "*", "chats", "session-*.jsonl"))
 	if len(files) != 1 {
-		e.t.Fatalf("want one session file, got %v", files)
+		e.T.Fatalf("want one session file, got %v", files)
 	}
 	return files[0]
 }
 
-func mustJSON(v any) string {
+// SessionFiles lists every recorded session file of e's home, subagent
+// sessions included.
+func (e *Env) SessionFiles() []string {
+	e.T.Helper()
+	main, _ := filepath.Glob(filepath.Join(e.Home, ".gemini", "tmp", "*", "chats", "*.jsonl"))
+	sub, _ := filepath.Glob(filepath.Join(e.Home, ".gemini", "tmp", "*", "chats", "*", "*.jsonl"))
+	return append(main, sub...)
+}
+
+// MustJSON is v as JSON, for messages.
+func MustJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }

@@ -1,4 +1,4 @@
-package cli_test
+package e2etest
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 // mcpHelperEnv makes the test binary a stdio MCP server (serveHelperMCP)
 // labelled with the variable's value, for end-to-end tests that need a
 // server offering something the npm servers do not.
-const mcpHelperEnv = "CASTOR_CLI_TEST_MCP"
+const mcpHelperEnv = "CASTOR_E2E_TEST_MCP"
 
 // serveHelperMCP serves, on stdin and stdout, the prompts "greet" and
 // "memory" (named like a built-in command), the resources test://notes
@@ -60,8 +60,9 @@ func serveHelperMCP(label string) int {
 	return 0
 }
 
-// helperMCPServer is the settings entry of a helper server.
-func helperMCPServer(t *testing.T, label string) map[string]any {
+// HelperMCPServer is the settings entry of a helper MCP server: this
+// test binary, started again as the server (Main), answering as label.
+func HelperMCPServer(t *testing.T, label string) map[string]any {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
