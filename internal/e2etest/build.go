@@ -30,6 +30,13 @@ import (
 // coverage data; unset, the binary is built without coverage.
 const CoverDirEnv = "CASTOR_E2E_COVERDIR"
 
+// The temporary folders of a test binary start with these prefixes and
+// its pid, so that the next run can tell leftovers (removeLeftovers).
+const (
+	binDirPrefix  = "castor-e2e-"
+	tmuxDirPrefix = "castor-tmux-"
+)
+
 // The castor binary is built once per test binary, by the first test that
 // needs it, so that a run that skips every end-to-end test costs no build.
 var (
@@ -49,6 +56,7 @@ func Main(m *testing.M) {
 	if label := os.Getenv(mcpHelperEnv); label != "" {
 		os.Exit(serveHelperMCP(label))
 	}
+	removeLeftovers()
 	flag.Parse()
 	parallelSet := false
 	flag.Visit(func(f *flag.Flag) { parallelSet = parallelSet || f.Name == "test.parallel" })
@@ -83,7 +91,7 @@ func Executable(t testing.TB) string {
 
 func build() {
 	buildOnce.Do(func() {
-		binDir, buildErr = os.MkdirTemp("", "castor-e2e-")
+		binDir, buildErr = os.MkdirTemp("", fmt.Sprintf("%s%d-", binDirPrefix, os.Getpid()))
 		if buildErr != nil {
 			return
 		}

@@ -46,7 +46,7 @@ func (e *Env) StartTUIAfter(before string, args ...string) *Term {
 	bin := Binary(t)
 	// A socket path must be short (about 100 bytes), which a test's
 	// TempDir may not be.
-	dir, err := os.MkdirTemp("", "castor-tmux-")
+	dir, err := os.MkdirTemp("", fmt.Sprintf("%s%d-", tmuxDirPrefix, os.Getpid()))
 	if err != nil {
 		t.Fatal(err)
 	}
