@@ -340,16 +340,16 @@ func (tm *Term) Normalise(s string) string {
 // writes the first settled, idle screen.
 func (tm *Term) Golden(name, screen string) {
 	tm.t.Helper()
-	path := filepath.Join("testdata", "tui", name+".txt")
+	name = "tui/" + name + ".txt"
 	if golden.Update() {
 		got := screen
 		if !Idle(got) {
 			got = tm.WaitUntil("an idle screen for "+name, Idle)
 		}
-		golden.Write(tm.t, path, []byte(got))
+		golden.Write(tm.t, name, got)
 		return
 	}
-	want := string(golden.Read(tm.t, path))
+	want := string(golden.Read(tm.t, name))
 	if screen == want {
 		return
 	}
