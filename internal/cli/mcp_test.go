@@ -18,9 +18,8 @@ import (
 	"github.com/castor-dev/castor/mcp"
 )
 
-// mcpTestdata is absolute because the tests change directory.
-var mcpTestdata, _ = filepath.Abs(filepath.Join("testdata", "mcp"))
-
+// mcpGolden compares got with testdata/mcp/name; golden.Check finds it
+// although the tests change directory.
 func mcpGolden(t *testing.T, name string, got string) {
 	t.Helper()
 	golden.Check(t, "mcp/"+name, got)
