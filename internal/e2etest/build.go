@@ -13,6 +13,27 @@
 // With CASTOR_E2E_COVERDIR set to a folder, the binary is built with
 // -cover over the whole module and every castor process writes its
 // coverage counters there (bench/coverage.sh reads them).
+//
+// Moving an end-to-end test written in internal/cli's old style
+// (package cli_test, newEnv, e.run, r.code…) into e2e/<face>/:
+//
+//	git mv internal/cli/x_e2e_test.go e2e/<face>/what_it_checks_test.go
+//
+// then in that file: package <face>_test; newEnv → e2etest.New;
+// *env → *e2etest.Env; e.srv/ws/home/tuiEnv/t → e.Srv/WS/Home/TUIEnv/T;
+// e.run/write/environ/sessionFile → e.Run/Write/Environ/SessionFile;
+// result and r.code/stdout/stderr → e2etest.Result and r.Code/Stdout/
+// Stderr; e.startTUI → e.StartTUI and tm.waitFor/submit/keys/golden/
+// screen → tm.WaitFor/Submit/Keys/Golden/Screen; e.startStream →
+// e.StartStream (p.Until/Send/Close/All); castorBinary(t) →
+// e2etest.Binary(t), and exec.Command(castorBinary(t), args...) →
+// e2etest.Command(t, args...); mustJSON → e2etest.MustJSON;
+// helperMCPServer → e2etest.HelperMCPServer. Methods a test file
+// defined on env become functions taking the *e2etest.Env. Golden
+// screens move to e2e/<face>/testdata/tui/. Independent tests start with
+// t.Parallel() (each has its own home, ports and tmux server); a new
+// e2e/<face> package needs only main_test.go with
+// func TestMain(m *testing.M) { e2etest.Main(m) }.
 package e2etest
 
 import (
