@@ -23,14 +23,18 @@ full=()
 for p in "${pkgs[@]}"; do full+=("$mod/$p"); done
 coverpkg=$(IFS=,; echo "${full[*]}")
 
-echo "== end-to-end tests (the binary built with -cover)"
-CASTOR_E2E_COVERDIR="$data/e2e" go test -count=1 ./e2e/... | tail -n +1
+echo "== end-to-end tests (the binary built with -cover, and the tests' own"
+echo "   client code, such as the acp package's Go client)"
+CASTOR_E2E_COVERDIR="$data/e2e" go test -count=1 -cover -coverpkg="$coverpkg" ./e2e/... -args -test.gocoverdir="$data/e2e" 2>&1 |
+  grep -v "^warning: no packages being tested depend"
 echo "== unit tests of the packages"
 go test -count=1 -cover -coverpkg="$coverpkg" "${pkgs[@]/#/./}" -args -test.gocoverdir="$data/unit" >/dev/null
 
 go tool covdata merge -i="$data/e2e,$data/unit" -o "$data/all"
-# percent prints "pkg coverage: N% of statements" per package.
-pct() { go tool covdata percent -i="$1" -pkg="$coverpkg" | awk '{print $1, $3}'; }
-printf '\n%-40s %10s %10s %10s\n' package e2e unit both
-join <(pct "$data/e2e" | sort) <(pct "$data/unit" | sort) | join - <(pct "$data/all" | sort) |
-  while read -r p e u a; do printf '%-40s %10s %10s %10s\n' "${p#"$mod"/}" "$e" "$u" "$a"; done
+# percent prints "pkg coverage: N% of statements" per package it saw.
+pct() { go tool covdata percent -i="$1" -pkg="$coverpkg" | awk -v set="$2" '{print $1, set, $3}'; }
+printf '\n%-30s %8s %8s %8s\n' package e2e unit both
+{ pct "$data/e2e" e2e; pct "$data/unit" unit; pct "$data/all" both; } |
+  awk -v mod="$mod/" '{ sub(mod, "", $1); v[$1, $2] = $3; p[$1] = 1 }
+    END { for (k in p) printf "%-30s %8s %8s %8s\n", k, (k SUBSEP "e2e") in v ? v[k, "e2e"] : "-",
+      (k SUBSEP "unit") in v ? v[k, "unit"] : "-", (k SUBSEP "both") in v ? v[k, "both"] : "-" }' | sort
