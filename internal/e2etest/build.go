@@ -45,6 +45,8 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+
+	"github.com/castor-dev/castor/internal/npmtest"
 )
 
 // CoverDirEnv names the folder where a -cover build of castor writes its
@@ -149,6 +151,10 @@ func build() {
 		}
 	})
 }
+
+// DieWithTest makes cmd end with the test binary, even on go test's
+// timeout, which runs no cleanup (npmtest.DieWithTest); it returns cmd.
+func DieWithTest(cmd *exec.Cmd) *exec.Cmd { return npmtest.DieWithTest(cmd) }
 
 // Command is exec.Command of the built binary with args, ended with the
 // test binary should it die (DieWithTest).

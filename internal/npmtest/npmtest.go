@@ -41,6 +41,7 @@ func StartHTTP(t testing.TB, node, entry string, args ...string) int {
 	t.Helper()
 	preload := filepath.Join(dir(), "loopback.cjs")
 	cmd := exec.Command(node, append([]string{"-r", preload, entry}, args...)...)
+	DieWithTest(cmd)
 	cmd.Env = append(os.Environ(), "PORT=0")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
