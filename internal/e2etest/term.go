@@ -40,6 +40,30 @@ func (e *Env) StartTUI(args ...string) *Term {
 // StartTUIAfter is StartTUI with a shell command run first in the pane,
 // as a user's earlier work stays on the screen castor opens in.
 func (e *Env) StartTUIAfter(before string, args ...string) *Term {
+	e.T.Helper()
+	tm := e.LaunchTUI(before, args...)
+	// The first frame comes before the session is assembled; a prompt
+	// typed then is queued with a notice of its own, which is not the
+	// screen the tests expect. Start-up is over when the footer no longer
+	// says so.
+	tm.WaitUntil("the session ready", func(s string) bool {
+		footer := s[strings.LastIndex(strings.TrimSuffix(s, "\n"), "\n")+1:]
+		return strings.Contains(footer, "context left") && !strings.Contains(footer, StartingStatus)
+	})
+	// A start-up frame left in the scrollback above the live area is a
+	// rendering fault users see too, but only when the first frame comes
+	// late (a loaded machine): it is reported, and the screens the tests
+	// read leave it out (dropStartupFrames).
+	if raw := tm.capture(); dropStartupFrames(raw) != raw {
+		e.T.Logf("a start-up frame stayed on screen above the live area:\n%s", raw)
+	}
+	return tm
+}
+
+// LaunchTUI opens castor as StartTUIAfter does, without waiting for
+// anything: for a test of what comes before the session is ready (a
+// dialog at start-up).
+func (e *Env) LaunchTUI(before string, args ...string) *Term {
 	t := e.T
 	t.Helper()
 	tmux := npmtest.LookPath(t, "tmux") // skips without tmux, fails under CI=true
@@ -95,21 +119,6 @@ func (e *Env) StartTUIAfter(before string, args ...string) *Term {
 	// the pane ends with its server.
 	cmd += "; echo '[exited]'; sleep 600"
 	tm.Tmux("new-session", "-d", "-s", "main", "-x", fmt.Sprint(tuiWidth), "-y", fmt.Sprint(tuiHeight), cmd)
-	// The first frame comes before the session is assembled; a prompt
-	// typed then is queued with a notice of its own, which is not the
-	// screen the tests expect. Start-up is over when the footer no longer
-	// says so.
-	tm.WaitUntil("the session ready", func(s string) bool {
-		footer := s[strings.LastIndex(strings.TrimSuffix(s, "\n"), "\n")+1:]
-		return strings.Contains(footer, "context left") && !strings.Contains(footer, StartingStatus)
-	})
-	// A start-up frame left in the scrollback above the live area is a
-	// rendering fault users see too, but only when the first frame comes
-	// late (a loaded machine): it is reported, and the screens the tests
-	// read leave it out (dropStartupFrames).
-	if raw := tm.capture(); dropStartupFrames(raw) != raw {
-		t.Logf("a start-up frame stayed on screen above the live area:\n%s", raw)
-	}
 	return tm
 }
 
