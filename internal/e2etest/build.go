@@ -156,9 +156,18 @@ func build() {
 // timeout, which runs no cleanup (npmtest.DieWithTest); it returns cmd.
 func DieWithTest(cmd *exec.Cmd) *exec.Cmd { return npmtest.DieWithTest(cmd) }
 
-// Command is exec.Command of the built binary with args, ended with the
-// test binary should it die (DieWithTest).
+// Command is exec.Command of the built binary with args. A castor it
+// starts is killed when the test ends (a test that fails half-way leaves
+// none running), and with the test binary should that die
+// (DieWithTest).
 func Command(t testing.TB, args ...string) *exec.Cmd {
 	t.Helper()
-	return DieWithTest(exec.Command(Binary(t), args...))
+	cmd := DieWithTest(exec.Command(Binary(t), args...))
+	t.Cleanup(func() {
+		if cmd.Process != nil {
+			// Harmless once it has exited: os.Process knows it did.
+			_ = cmd.Process.Kill()
+		}
+	})
+	return cmd
 }
