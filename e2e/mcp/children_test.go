@@ -4,9 +4,6 @@ package mcp_test
 
 import (
 	"bufio"
-	"errors"
-	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strconv"
@@ -53,8 +50,8 @@ func TestMCPServerChildrenStopWithCastor(t *testing.T) {
 				if r := e.Run("-p", "hi"); r.Code != 0 || r.Stdout != "done\n" || r.Stderr != "" {
 					t.Fatalf("exit %d, stdout %q, stderr %q", r.Code, r.Stdout, r.Stderr)
 				}
-				for _, pid := range readPids(t, pidFile) {
-					waitExited(t, pid)
+				for _, pid := range e2etest.ReadPids(t, pidFile) {
+					e2etest.WaitExited(t, pid)
 				}
 				return
 			}
@@ -83,7 +80,7 @@ func TestMCPServerChildrenStopWithCastor(t *testing.T) {
 				cmd.Process.Kill()
 				t.Fatalf("first line %q, %v", first, err)
 			}
-			pids := readPids(t, pidFile)
+			pids := e2etest.ReadPids(t, pidFile)
 			if err := cmd.Process.Signal(c.sig); err != nil {
 				t.Fatal(err)
 			}
@@ -96,48 +93,8 @@ func TestMCPServerChildrenStopWithCastor(t *testing.T) {
 				t.Fatal("castor did not exit")
 			}
 			for _, pid := range pids {
-				waitExited(t, pid)
+				e2etest.WaitExited(t, pid)
 			}
 		})
 	}
-}
-
-// readPids waits for the server's script to have written its two child
-// pids and returns them.
-func readPids(t *testing.T, file string) []int {
-	t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		b, _ := os.ReadFile(file)
-		if f := strings.Fields(string(b)); len(f) == 2 {
-			var pids []int
-			for _, s := range f {
-				pid, err := strconv.Atoi(s)
-				if err != nil {
-					t.Fatal(err)
-				}
-				pids = append(pids, pid)
-			}
-			return pids
-		}
-	}
-	t.Fatalf("the server never wrote its children's pids to %s", file)
-	return nil
-}
-
-// waitExited waits for pid to be gone (or a zombie awaiting its reaper),
-// and kills it if it is not: a generous bound on a hang, not a timing.
-func waitExited(t *testing.T, pid int) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
-			return
-		}
-		out, err := exec.Command("ps", "-o", "stat=", "-p", strconv.Itoa(pid)).Output()
-		if err != nil || strings.HasPrefix(strings.TrimSpace(string(out)), "Z") {
-			return
-		}
-	}
-	_ = syscall.Kill(pid, syscall.SIGKILL)
-	out, _ := exec.Command("ps", "-o", "args=", "-p", strconv.Itoa(pid)).Output()
-	t.Errorf("process %d (%s) still runs after castor exited", pid, strings.TrimSpace(string(out)))
 }

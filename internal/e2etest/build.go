@@ -19,7 +19,8 @@
 //
 //	git mv internal/cli/x_e2e_test.go e2e/<face>/what_it_checks_test.go
 //
-// then in that file: package <face>_test; newEnv → e2etest.New;
+// then `sed -i -f internal/e2etest/adopt.sed` on it makes these renames:
+// package <face>_test (FACE in the clause is left for you); newEnv → e2etest.New;
 // *env → *e2etest.Env; e.srv/ws/home/tuiEnv/t → e.Srv/WS/Home/TUIEnv/T;
 // e.run/write/environ/sessionFile → e.Run/Write/Environ/SessionFile;
 // result and r.code/stdout/stderr → e2etest.Result and r.Code/Stdout/
