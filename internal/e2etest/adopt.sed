@@ -70,3 +70,9 @@ s/exec\.Command(e2etest\.Binary(\(t\|e\.T\)))/e2etest.Command(\1)/g
 s/) result {$/) e2etest.Result {/
 s/\breadPids(/e2etest.ReadPids(/g
 s/\bwaitExited(/e2etest.WaitExited(/g
+s/\b\([a-z]\w*\)\.startA2A(/startA2A(\1, /g
+s/\b\([a-z]\w*\)\.assertTurnKept(/assertTurnKept(\1, /g
+s/\b\([a-z]\w*\)\.useAsker(/useAsker(\1, /g
+s/\b\([a-z]\w*\)\.enablePermanentApproval()/enablePermanentApproval(\1)/g
+s/\b\([a-z]\w*\)\.autoSaved()/autoSaved(\1)/g
+s/\b\([a-z]\w*\)\.runsSavedCommandUnasked(/runsSavedCommandUnasked(\1, /g

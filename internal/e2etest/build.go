@@ -47,7 +47,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/castor-dev/castor/internal/npmtest"
+	"github.com/castor-dev/castor/internal/proc/proctest"
 )
 
 // CoverDirEnv names the folder where a -cover build of castor writes its
@@ -154,8 +154,8 @@ func build() {
 }
 
 // DieWithTest makes cmd end with the test binary, even on go test's
-// timeout, which runs no cleanup (npmtest.DieWithTest); it returns cmd.
-func DieWithTest(cmd *exec.Cmd) *exec.Cmd { return npmtest.DieWithTest(cmd) }
+// timeout, which runs no cleanup (proctest.DieWithTest); it returns cmd.
+func DieWithTest(cmd *exec.Cmd) *exec.Cmd { return proctest.DieWithTest(cmd) }
 
 // Command is exec.Command of the built binary with args. A castor it
 // starts is killed when the test ends (a test that fails half-way leaves

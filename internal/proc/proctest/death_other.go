@@ -1,6 +1,6 @@
 //go:build !linux
 
-package npmtest
+package proctest
 
 import "os/exec"
 
