@@ -25,7 +25,7 @@ func TestRFCAppendixFlow(t *testing.T) {
 	// confirmation_request, final input-required.
 	evs := h.stream(userMessage("Create hello.txt", extSettings(h.ws), ""), extHeader()...)
 	assertUniqueFinalIsLast(t, evs)
-	golden(t, "ext-appendix-1", summary(evs))
+	checkGolden(t, "ext-appendix-1", summary(evs))
 	tc := extToolCallOf(t, evs[2])
 	cr, _ := tc["confirmation_request"].(map[string]any)
 	if cr == nil || cr["file_edit_details"] == nil {
@@ -42,7 +42,7 @@ func TestRFCAppendixFlow(t *testing.T) {
 	evs2 := h.stream(userMessage("", nil, taskID(evs), map[string]any{"kind": "data", "data": map[string]any{
 		"tool_call_id": tc["tool_call_id"], "selected_option_id": "proceed_once"}}), extHeader()...)
 	assertUniqueFinalIsLast(t, evs2)
-	golden(t, "ext-appendix-2", summary(evs2))
+	checkGolden(t, "ext-appendix-2", summary(evs2))
 	if b, _ := os.ReadFile(target); string(b) != "hi\n" {
 		t.Fatalf("file = %q", b)
 	}
@@ -104,7 +104,7 @@ func TestExtensionCancel(t *testing.T) {
 	evs := h.stream(userMessage("write", extSettings(h.ws), ""), extHeader()...)
 	id := extToolCallOf(t, evs[2])["tool_call_id"].(string)
 	evs2 := h.stream(userMessage("", nil, taskID(evs), map[string]any{"kind": "data", "data": map[string]any{"tool_call_id": id, "selected_option_id": "cancel"}}), extHeader()...)
-	golden(t, "ext-cancel", summary(evs2))
+	checkGolden(t, "ext-cancel", summary(evs2))
 }
 
 // Activation by metadata alone, and the version check.
@@ -154,7 +154,7 @@ func TestExtensionThoughtAndText(t *testing.T) {
 	h := newHarness(t)
 	h.fake.Enqueue(fakegemini.Thought("**Plan**\n\nthink").Then(fakegemini.Text("answer")))
 	evs := h.stream(userMessage("q", extSettings(h.ws), ""), extHeader()...)
-	golden(t, "ext-thought", summary(evs))
+	checkGolden(t, "ext-thought", summary(evs))
 	d := dig(asSlice(dig(evs[2], "status", "message", "parts"))[0], "data")
 	if dig(d, "subject") != "Plan" || dig(d, "description") != "think" {
 		t.Errorf("AgentThought = %v", d)

@@ -22,7 +22,7 @@ func TestGeminiTextReply(t *testing.T) {
 	if len(evs) != 4 {
 		t.Errorf("%d events, want 4:\n%s", len(evs), summary(evs))
 	}
-	golden(t, "gemini-text", summary(evs))
+	checkGolden(t, "gemini-text", summary(evs))
 	// The task event carries Gemini CLI's persisted metadata.
 	if dig(evs[0], "metadata", "__persistedState", "_agentSettings", "workspacePath") == nil {
 		t.Errorf("task metadata = %v", evs[0]["metadata"])
@@ -45,7 +45,7 @@ func TestGeminiWriteFileProceedOnce(t *testing.T) {
 	if len(evs) != 6 {
 		t.Errorf("%d events, want 6:\n%s", len(evs), summary(evs))
 	}
-	golden(t, "gemini-write-1", summary(evs))
+	checkGolden(t, "gemini-write-1", summary(evs))
 	if _, err := os.Stat(target); err == nil {
 		t.Fatal("file written before confirmation")
 	}
@@ -54,7 +54,7 @@ func TestGeminiWriteFileProceedOnce(t *testing.T) {
 	// survives the first one closing.
 	evs2 := h.stream(userMessage("", nil, id, map[string]any{"kind": "data", "data": map[string]any{"callId": call, "outcome": "proceed_once"}}))
 	assertUniqueFinalIsLast(t, evs2)
-	golden(t, "gemini-write-2", summary(evs2))
+	checkGolden(t, "gemini-write-2", summary(evs2))
 	b, err := os.ReadFile(target)
 	if err != nil || string(b) != "Hello, world!\n" {
 		t.Fatalf("file = %q, %v", b, err)
@@ -69,7 +69,7 @@ func TestGeminiWriteFileCancel(t *testing.T) {
 	requests := len(h.fake.Requests())
 	evs2 := h.stream(userMessage("", nil, taskID(evs), map[string]any{"kind": "data", "data": map[string]any{"callId": toolCallID(evs), "outcome": "cancel"}}))
 	assertUniqueFinalIsLast(t, evs2)
-	golden(t, "gemini-cancel", summary(evs2))
+	checkGolden(t, "gemini-cancel", summary(evs2))
 	if _, err := os.Stat(target); err == nil {
 		t.Error("file written after cancel")
 	}
@@ -105,7 +105,7 @@ func TestGeminiModifyWithEditorKeepsCallPending(t *testing.T) {
 	evs := h.stream(userMessage("write it", geminiSettings(h.ws), ""))
 	id, call := taskID(evs), toolCallID(evs)
 	evs2 := h.stream(userMessage("", nil, id, map[string]any{"kind": "data", "data": map[string]any{"callId": call, "outcome": "modify_with_editor"}}))
-	golden(t, "gemini-modify-with-editor", summary(evs2))
+	checkGolden(t, "gemini-modify-with-editor", summary(evs2))
 	if _, err := os.Stat(target); err == nil {
 		t.Fatal("file written while the client edits")
 	}
@@ -126,7 +126,7 @@ func TestGeminiTwoToolsNeedApproval(t *testing.T) {
 	if len(evs) != 8 {
 		t.Errorf("%d events, want 8:\n%s", len(evs), summary(evs))
 	}
-	golden(t, "gemini-two-tools", summary(evs))
+	checkGolden(t, "gemini-two-tools", summary(evs))
 	// Answer both in one message: parallel confirmations.
 	var parts []map[string]any
 	for _, ev := range evs {
@@ -155,7 +155,7 @@ func TestGeminiToolWithoutApproval(t *testing.T) {
 	if len(evs) != 10 {
 		t.Errorf("%d events, want 10:\n%s", len(evs), summary(evs))
 	}
-	golden(t, "gemini-no-approval", summary(evs))
+	checkGolden(t, "gemini-no-approval", summary(evs))
 }
 
 func TestGeminiYOLO(t *testing.T) {
@@ -164,7 +164,7 @@ func TestGeminiYOLO(t *testing.T) {
 	h.fake.Enqueue(writeCall(target, "yolo"), fakegemini.Text("done"))
 	evs := h.stream(userMessage("write", geminiSettings(h.ws), ""))
 	assertUniqueFinalIsLast(t, evs)
-	golden(t, "gemini-yolo", summary(evs))
+	checkGolden(t, "gemini-yolo", summary(evs))
 	if b, _ := os.ReadFile(target); string(b) != "yolo" {
 		t.Fatalf("file = %q", b)
 	}
@@ -216,7 +216,7 @@ func TestGeminiThought(t *testing.T) {
 	h := newHarness(t)
 	h.fake.Enqueue(fakegemini.Thought("**Planning**\n\nI will greet.").Then(fakegemini.Text("Hi!")))
 	evs := h.stream(userMessage("hello", geminiSettings(h.ws), ""))
-	golden(t, "gemini-thought", summary(evs))
+	checkGolden(t, "gemini-thought", summary(evs))
 	// One model response keeps one message id across its chunks.
 	if dig(evs[2], "status", "message", "messageId") != dig(evs[3], "status", "message", "messageId") {
 		t.Error("thought and text of one response have different message ids")
@@ -305,7 +305,7 @@ func TestModelErrorKeepsTaskOpen(t *testing.T) {
 	h.fake.Enqueue(fakegemini.Error(400, "bad request"))
 	evs := h.stream(userMessage("hi", geminiSettings(h.ws), ""))
 	assertUniqueFinalIsLast(t, evs)
-	golden(t, "gemini-model-error", summary(evs))
+	checkGolden(t, "gemini-model-error", summary(evs))
 	if dig(evs[2], "metadata", "error") == nil {
 		t.Errorf("no metadata.error: %v", evs[2]["metadata"])
 	}

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -20,12 +19,11 @@ import (
 	"github.com/castor-dev/castor/a2a"
 	"github.com/castor-dev/castor/internal/a2asession"
 	"github.com/castor-dev/castor/internal/fakegemini"
+	"github.com/castor-dev/castor/internal/golden"
 	"github.com/castor-dev/castor/internal/setup"
 	"github.com/castor-dev/castor/model/gemini"
 	"github.com/castor-dev/castor/policy"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // harness is a server over the fake model, on loopback.
 type harness struct {
@@ -335,23 +333,10 @@ func asSlice(v any) []any {
 	return s
 }
 
-// golden compares got with testdata/<name>.golden.
-func golden(t *testing.T, name, got string) {
+// checkGolden compares got with testdata/<name>.golden.
+func checkGolden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s mismatch\n--- got ---\n%s--- want ---\n%s", name, got, want)
-	}
+	golden.Check(t, name+".golden", got)
 }
 
 // assertUniqueFinalIsLast is Gemini CLI's invariant: exactly one final

@@ -152,7 +152,7 @@ func TestRESTInitStreams(t *testing.T) {
 	resp = h.post("/executeCommand", `{"command":"init"}`)
 	evs = readSSE(t, resp)
 	resp.Body.Close()
-	golden(t, "rest-init-exists", summary(evs))
+	checkGolden(t, "rest-init-exists", summary(evs))
 }
 
 func TestRESTWorkspaceRequired(t *testing.T) {

@@ -98,7 +98,7 @@ func TestLegacyRenderGolden(t *testing.T) {
 			if strings.Join(got, "|") != strings.Join(tt.kinds, "|") {
 				t.Errorf("events %q, want %q", got, tt.kinds)
 			}
-			golden(t, tt.name, normalized(t, evs, ""))
+			checkGolden(t, tt.name, normalized(t, evs, ""))
 		})
 	}
 }
@@ -157,8 +157,8 @@ func TestTaskArtifactsAlwaysArray(t *testing.T) {
 			}
 		})
 	}
-	golden(t, "wire-task-event", normalized(t, evs[0], h.ws))
-	golden(t, "wire-tasks-get", normalized(t, got["result"], h.ws))
+	checkGolden(t, "wire-task-event", normalized(t, evs[0], h.ws))
+	checkGolden(t, "wire-tasks-get", normalized(t, got["result"], h.ws))
 }
 
 // TestSecondStreamNoRepeatedConfirmation: the stream that answers a

@@ -1,15 +1,14 @@
 package agent
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files")
+	"github.com/castor-dev/castor/internal/golden"
+)
 
 func TestEnvContextGolden(t *testing.T) {
 	got := EnvContext(EnvInfo{
@@ -20,17 +19,7 @@ func TestEnvContextGolden(t *testing.T) {
 		Tree:    "Showing up to 200 items (files + folders).\n\n/work/ws/\n├───README.md\n└───src/\n    └───main.go\n",
 		Memory:  "--- Context from: /work/ws/GEMINI.md ---\nUse tabs.\n--- End of Context from: /work/ws/GEMINI.md ---",
 	})
-	golden := filepath.Join("testdata", "env_context.golden")
-	if *update {
-		os.WriteFile(golden, []byte(got), 0o644)
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		t.Errorf("env context:\n%s\nwant:\n%s", got, want)
-	}
+	golden.Check(t, "env_context.golden", got)
 }
 
 func TestSystemPromptOverrideAndDump(t *testing.T) {

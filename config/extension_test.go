@@ -138,7 +138,7 @@ func TestLoadExtensionsGolden(t *testing.T) {
 				Enabled:   tt.enabled,
 				Lookup:    func(string) (string, bool) { return "", false },
 			})
-			golden(t, "extensions/"+tt.name+".golden", describeExtensions(exts, warnings), root)
+			checkGolden(t, "extensions/"+tt.name+".golden", describeExtensions(exts, warnings), root)
 		})
 	}
 }

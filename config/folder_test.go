@@ -58,7 +58,7 @@ func TestFolderStructureGolden(t *testing.T) {
 			if tt.filter != nil {
 				f = tt.filter(root)
 			}
-			golden(t, "folder/"+tt.golden, FolderStructure(root, tt.maxItems, f), root)
+			checkGolden(t, "folder/"+tt.golden, FolderStructure(root, tt.maxItems, f), root)
 		})
 	}
 }

@@ -128,7 +128,7 @@ func TestLoadMemoryGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, tt.golden, describe(m), root)
+			checkGolden(t, tt.golden, describe(m), root)
 		})
 	}
 }

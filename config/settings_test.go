@@ -486,5 +486,5 @@ func TestLoadMergedGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "settings/merged.golden.json", string(b)+"\n", "")
+	checkGolden(t, "settings/merged.golden.json", string(b)+"\n", "")
 }

@@ -1,15 +1,13 @@
 package config
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// update rewrites golden files: go test ./config -run X -update
-var update = flag.Bool("update", false, "rewrite golden files")
+	"github.com/castor-dev/castor/internal/golden"
+)
 
 // writeTree creates files under root; a key ending in "/" makes a
 // directory.
@@ -32,32 +30,16 @@ func writeTree(t *testing.T, root string, files map[string]string) {
 	}
 }
 
-// golden compares got with testdata/<name>, rewriting it under -update.
-// "$ROOT" in the golden file stands for root, so goldens do not depend on
-// the temporary directory.
-func golden(t *testing.T, name, got, root string) {
+// checkGolden compares got with testdata/<name> (golden.Check). "$ROOT"
+// in the golden file stands for root, so goldens do not depend on the
+// temporary directory.
+func checkGolden(t *testing.T, name, got, root string) {
 	t.Helper()
 	if root != "" {
 		got = strings.ReplaceAll(got, filepath.ToSlash(root), "$ROOT")
 		got = strings.ReplaceAll(got, root, "$ROOT")
 	}
-	path := filepath.Join("testdata", filepath.FromSlash(name))
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("reading golden file (run with -update to create it): %v", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s mismatch\n--- got ---\n%s\n--- want ---\n%s", name, got, want)
-	}
+	golden.Check(t, name, got)
 }
 
 // realTempDir is t.TempDir with symlinks resolved (macOS's /var is a

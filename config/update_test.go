@@ -40,7 +40,7 @@ func TestUpdateFileGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, "update/"+tt.name+".golden.json", string(out), "")
+			checkGolden(t, "update/"+tt.name+".golden.json", string(out), "")
 
 			// The result reads back with the new value in place.
 			v, err := ParseJSONC(out)

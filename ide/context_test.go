@@ -2,40 +2,15 @@ package ide
 
 import (
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/castor-dev/castor/internal/golden"
 	"github.com/google/go-cmp/cmp"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
-
-// golden compares got with testdata/<name>, or rewrites it with -update.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s differs (-want +got):\n%s", path, diff)
-	}
-}
 
 func ptr[T any](v T) *T { return &v }
 
@@ -211,7 +186,7 @@ func TestPromptTexts(t *testing.T) {
 			} else {
 				text = DeltaText(tt.last, tt.cur)
 			}
-			golden(t, filepath.Join("prompt", tt.name+".golden"), text)
+			golden.Check(t, filepath.Join("prompt", tt.name+".golden"), text)
 		})
 	}
 }

@@ -17,10 +17,8 @@ import (
 	"testing"
 
 	"github.com/castor-dev/castor/ide"
+	"github.com/castor-dev/castor/internal/golden"
 )
-
-// golden compares got with testdata/<name> (-update rewrites it).
-var golden = ide.Golden
 
 // writeDiscovery writes a discovery file as a companion would.
 func (e env) writeDiscovery(t *testing.T, port int, workspace, token string) string {
@@ -183,7 +181,7 @@ func TestDiagnose(t *testing.T) {
 			var b bytes.Buffer
 			r.Write(&b)
 			out := strings.NewReplacer(e.tmp, "$TMP", e.ws, "$WS", filepath.Dir(e.ws), "$ROOT", strconv.Itoa(port), "$PORT").Replace(b.String())
-			golden(t, filepath.Join("status", tt.name+".golden"), out)
+			golden.Check(t, filepath.Join("status", tt.name+".golden"), out)
 		})
 	}
 }

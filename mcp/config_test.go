@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/castor-dev/castor/internal/golden"
 )
 
 func TestParseServersGolden(t *testing.T) {
@@ -30,7 +32,7 @@ func TestParseServersGolden(t *testing.T) {
 	for _, e := range errs {
 		fmt.Fprintf(&b, "  %s\n", strings.ReplaceAll(e.Error(), "\n", "\n  "))
 	}
-	golden(t, "config/servers.golden", []byte(b.String()))
+	golden.Check(t, "config/servers.golden", []byte(b.String()))
 }
 
 func TestParseServerForms(t *testing.T) {

@@ -3,7 +3,6 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,32 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/castor-dev/castor/internal/golden"
 	"github.com/castor-dev/castor/tool"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
-
-// golden compares got with testdata/<name>, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if string(want) != string(got) {
-		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
-}
 
 // startManager starts a manager over servers and closes it at cleanup.
 func startManager(t *testing.T, o Options) (*Manager, *debugLog) {
@@ -157,7 +133,7 @@ func TestContentKinds(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, "results/"+name+".golden", append(b, '\n'))
+			golden.Check(t, "results/"+name+".golden", append(b, '\n'))
 		})
 	}
 }
@@ -201,7 +177,7 @@ func TestNamesAndSchemas(t *testing.T) {
 	for _, tl := range m.Tools() {
 		names = append(names, tl.Name())
 	}
-	golden(t, "names.golden", []byte(strings.Join(names, "\n")+"\n"))
+	golden.Check(t, "names.golden", []byte(strings.Join(names, "\n")+"\n"))
 	// Gemini CLI 0.61 declares a tool with untyped parameters as is.
 	if !d.contains("Tool 'untyped' from MCP server 'one' has missing types in its parameter schema; declared as is.") || !slices.Contains(names, "untyped") {
 		t.Errorf("untyped tool: names %v, debug:\n%s", names, d)
@@ -407,7 +383,7 @@ func TestPromptsAndResources(t *testing.T) {
 	m, _ := startManager(t, Options{Servers: []*ServerConfig{{Name: "p", URL: f.streamURL, Type: "http"}}})
 	ps := m.Prompts()
 	b, _ := json.MarshalIndent(ps, "", "  ")
-	golden(t, "prompts.golden", append(b, '\n'))
+	golden.Check(t, "prompts.golden", append(b, '\n'))
 
 	args, err := ParsePromptArgs(`Ada Lovelace`, ps[0].Arguments)
 	if err != nil {
@@ -447,7 +423,7 @@ func TestPromptsAndResources(t *testing.T) {
 		}
 		out = append(out, c.name+" "+marshalJS(c.args), "  llm: "+r.ResponseText(), "  display: "+r.Display, "  error: "+et)
 	}
-	golden(t, "resources.golden", []byte(strings.Join(out, "\n")+"\n"))
+	golden.Check(t, "resources.golden", []byte(strings.Join(out, "\n")+"\n"))
 }
 
 func TestToolsChangedCallback(t *testing.T) {

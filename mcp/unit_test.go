@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/castor-dev/castor/internal/golden"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/oauth2"
 )
@@ -138,7 +139,7 @@ func TestParsePromptArgs(t *testing.T) {
 
 func TestPromptHelp(t *testing.T) {
 	p := Prompt{Name: "add", Arguments: []PromptArgument{{Name: "x", Description: "first", Required: true}, {Name: "y"}}}
-	golden(t, "prompt_help.golden", []byte(p.Help()))
+	golden.Check(t, "prompt_help.golden", []byte(p.Help()))
 	if got := (Prompt{Name: "bare"}).Help(); got != `Prompt "bare" has no arguments.` {
 		t.Errorf("bare help = %q", got)
 	}

@@ -3,7 +3,6 @@ package tool
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -11,10 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/castor-dev/castor/internal/golden"
 	"github.com/castor-dev/castor/internal/npmtest"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/ajv/cases.json's messages from Ajv (needs npm ci in testdata/ajv)")
 
 var readSchema = map[string]any{
 	"type": "object",
@@ -109,7 +107,7 @@ func TestAjvMessages(t *testing.T) {
 	node := ajvNode(t)
 	cases := loadCases(t)
 	msgs := ajvRun(t, node, cases)
-	if *update {
+	if golden.Update() {
 		for i := range cases {
 			cases[i].Want = msgs[i]
 		}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/castor-dev/castor/ide"
+	"github.com/castor-dev/castor/internal/golden"
 )
 
 // rawSession speaks MCP over HTTP by hand, to see the bytes the companion
@@ -115,14 +116,14 @@ func TestToolResultShapes(t *testing.T) {
 	s, _ := startServer(t, ed)
 	r := newRawSession(t, s)
 
-	golden(t, "tools_list.golden", r.call("tools/list", `{}`))
-	golden(t, "open_diff_ok.golden", r.call("tools/call", `{"name":"openDiff","arguments":{"filePath":"/ws/a/x.go","newContent":"package x\n"}}`))
-	golden(t, "close_diff_ok.golden", r.call("tools/call", `{"name":"closeDiff","arguments":{"filePath":"/ws/a/x.go","suppressNotification":true}}`))
-	golden(t, "close_diff_not_open.golden", r.call("tools/call", `{"name":"closeDiff","arguments":{"filePath":"/ws/a/x.go"}}`))
-	golden(t, "open_diff_relative.golden", r.call("tools/call", `{"name":"openDiff","arguments":{"filePath":"x.go","newContent":""}}`))
-	golden(t, "open_diff_missing_content.golden", r.call("tools/call", `{"name":"openDiff","arguments":{"filePath":"/ws/a/x.go"}}`))
+	golden.Check(t, "tools_list.golden", r.call("tools/list", `{}`))
+	golden.Check(t, "open_diff_ok.golden", r.call("tools/call", `{"name":"openDiff","arguments":{"filePath":"/ws/a/x.go","newContent":"package x\n"}}`))
+	golden.Check(t, "close_diff_ok.golden", r.call("tools/call", `{"name":"closeDiff","arguments":{"filePath":"/ws/a/x.go","suppressNotification":true}}`))
+	golden.Check(t, "close_diff_not_open.golden", r.call("tools/call", `{"name":"closeDiff","arguments":{"filePath":"/ws/a/x.go"}}`))
+	golden.Check(t, "open_diff_relative.golden", r.call("tools/call", `{"name":"openDiff","arguments":{"filePath":"x.go","newContent":""}}`))
+	golden.Check(t, "open_diff_missing_content.golden", r.call("tools/call", `{"name":"openDiff","arguments":{"filePath":"/ws/a/x.go"}}`))
 	ed.fail = errors.New("the editor is busy")
-	golden(t, "open_diff_editor_fails.golden", r.call("tools/call", `{"name":"openDiff","arguments":{"filePath":"/ws/a/x.go","newContent":"y"}}`))
+	golden.Check(t, "open_diff_editor_fails.golden", r.call("tools/call", `{"name":"openDiff","arguments":{"filePath":"/ws/a/x.go","newContent":"y"}}`))
 }
 
 func TestToolsWithoutEditor(t *testing.T) {
@@ -182,12 +183,12 @@ func TestNotificationsOnTheStream(t *testing.T) {
 	if err := s.AcceptDiff("/ws/a/x.go", "new <edited> & kept"); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "diff_accepted.golden", nextDiff()+"\n")
+	golden.Check(t, "diff_accepted.golden", nextDiff()+"\n")
 	r.call("tools/call", `{"name":"openDiff","arguments":{"filePath":"/ws/a/y.go","newContent":"new"}}`)
 	if err := s.RejectDiff("/ws/a/y.go"); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "diff_rejected.golden", nextDiff()+"\n")
+	golden.Check(t, "diff_rejected.golden", nextDiff()+"\n")
 	if err := s.RejectDiff("/ws/a/y.go"); !errors.Is(err, ErrNoDiff) {
 		t.Errorf("second answer: %v", err)
 	}
@@ -212,7 +213,7 @@ func TestContextWireForm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "context_update.golden", string(data)+"\n")
+	golden.Check(t, "context_update.golden", string(data)+"\n")
 	empty, _ := notification("ide/contextUpdate", wireContext(New(Options{}).Context()))
 	if string(empty) != `{"jsonrpc":"2.0","method":"ide/contextUpdate","params":{"workspaceState":{"openFiles":[]}}}` {
 		t.Errorf("empty context: %s", empty)

@@ -1,11 +1,7 @@
 package acp
 
 import (
-	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
-	"path/filepath"
 	"testing"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -13,37 +9,19 @@ import (
 
 	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/internal/chats"
+	"github.com/castor-dev/castor/internal/golden"
 	"github.com/castor-dev/castor/tool"
 	"github.com/castor-dev/castor/tool/builtin"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata")
-
-// golden compares v's indented JSON with testdata/name.json.
-func golden(t *testing.T, name string, v any) {
+// goldenJSON compares v's indented JSON with testdata/name.json.
+func goldenJSON(t *testing.T, name string, v any) {
 	t.Helper()
 	got, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		t.Fatal(err)
 	}
-	got = append(got, '\n')
-	path := filepath.Join("testdata", name+".json")
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file:\n%s", path, got)
-	}
+	golden.Check(t, name+".json", append(got, '\n'))
 }
 
 const root = "/work/project"
@@ -153,7 +131,7 @@ func TestMapping(t *testing.T) {
 			for _, ev := range c.events {
 				ups = append(ups, m.updates(ev)...)
 			}
-			golden(t, "mapping/"+c.name, map[string]any{"updates": ups, "stopReason": m.stop, "usage": m.usage})
+			goldenJSON(t, "mapping/"+c.name, map[string]any{"updates": ups, "stopReason": m.stop, "usage": m.usage})
 		})
 	}
 }
@@ -175,7 +153,7 @@ func TestPermissionOptions(t *testing.T) {
 			// security.enablePermanentToolApproval on
 			name += "_save"
 		}
-		golden(t, name, out)
+		goldenJSON(t, name, out)
 	}
 }
 
@@ -222,5 +200,5 @@ func TestReplay(t *testing.T) {
 		{Type: chats.TypeUser, Content: []*genai.Part{{Text: "look"}, {InlineData: &genai.Blob{MIMEType: "image/png", Data: []byte{1, 2}}}}},
 		{Type: chats.TypeGemini, Content: []*genai.Part{{Text: "done"}}},
 	}}
-	golden(t, "replay", replay(conv, reg, root))
+	goldenJSON(t, "replay", replay(conv, reg, root))
 }

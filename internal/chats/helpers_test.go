@@ -2,7 +2,6 @@ package chats
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,9 +9,9 @@ import (
 	"sync"
 	"testing"
 	"time"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files")
+	"github.com/castor-dev/castor/internal/golden"
+)
 
 // fakeClock hands out strictly increasing times so that every record has a
 // distinct, reproducible timestamp.
@@ -57,23 +56,10 @@ func testStore(t *testing.T, start string) *Store {
 	return s
 }
 
-// assertGolden compares got with testdata/name, rewriting it under -update.
+// assertGolden compares got with testdata/name.
 func assertGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("reading golden (run with -update to create): %v", err)
-	}
-	if string(got) != string(want) {
-		t.Errorf("%s mismatch\n--- got ---\n%s\n--- want ---\n%s", name, got, want)
-	}
+	golden.Check(t, name, got)
 }
 
 // assertJSONEqual compares two JSON documents by meaning, not by bytes, so

@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -15,33 +14,15 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/castor-dev/castor/internal/golden"
 	"github.com/castor-dev/castor/mcp"
 )
 
-var updateGolden = flag.Bool("update-mcp", false, "rewrite the mcp command golden files")
-
-// mcpTestdata is absolute because the tests change directory.
-var mcpTestdata, _ = filepath.Abs(filepath.Join("testdata", "mcp"))
-
+// mcpGolden compares got with testdata/mcp/name; golden.Check finds it
+// although the tests change directory.
 func mcpGolden(t *testing.T, name string, got string) {
 	t.Helper()
-	path := filepath.Join(mcpTestdata, name)
-	if *updateGolden {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update-mcp)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s:\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
+	golden.Check(t, "mcp/"+name, got)
 }
 
 // mcpEnv gives a test its own home and workspace and returns them.

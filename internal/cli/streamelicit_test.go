@@ -92,5 +92,5 @@ func TestStreamElicitAnswers(t *testing.T) {
 	if err := answer(`{"type":"elicitation_response","request_id":"elicit_2","action":"accept"}`); err == nil {
 		t.Error("an answer to a dismissed question was taken")
 	}
-	golden(t, "elicit.jsonl", written)
+	checkGolden(t, "elicit.jsonl", written)
 }

@@ -4,10 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"io"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -17,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/castor-dev/castor/agent"
+	"github.com/castor-dev/castor/internal/golden"
 	"github.com/castor-dev/castor/mcp"
 	"github.com/castor-dev/castor/tool"
 )
@@ -222,26 +220,10 @@ func TestCheckInputFormat(t *testing.T) {
 	}
 }
 
-// golden compares got with testdata/streamin/name, or rewrites it with
-// -update (the flag the e2e tests of this test binary declare).
-func golden(t *testing.T, name string, got []byte) {
+// checkGolden compares got with testdata/streamin/name.
+func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", "streamin", name)
-	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs:\n got %s\nwant %s", path, got, want)
-	}
+	golden.Check(t, "streamin/"+name, got)
 }
 
 var timestamps = regexp.MustCompile(`"timestamp":"[^"]*"`)
@@ -308,7 +290,7 @@ func TestStreamSessionProtocol(t *testing.T) {
 	if !utf8.Valid(got) {
 		t.Fatal("output is not UTF-8")
 	}
-	golden(t, "protocol.jsonl", got)
+	checkGolden(t, "protocol.jsonl", got)
 }
 
 // waitFor waits until a confirmation of call id is registered: the test

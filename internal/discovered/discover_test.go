@@ -3,17 +3,15 @@ package discovered
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/castor-dev/castor/internal/golden"
 	"github.com/castor-dev/castor/tool"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 // testdataDir is the absolute testdata folder, where the commands run.
 func testdataDir(t *testing.T) string {
@@ -155,19 +153,7 @@ func TestDeclarationGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	got = append(got, '\n')
-	golden := filepath.Join("testdata", "declarations.golden")
-	if *update {
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(got) != string(want) {
-		t.Errorf("declarations differ from %s (-update rewrites it):\n%s", golden, got)
-	}
+	golden.Check(t, "declarations.golden", got)
 }
 
 func errText(err error) string {

@@ -13,6 +13,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/castor-dev/castor/internal/proc/proctest"
 )
 
 // dir is this package's directory, found from this file's location so
@@ -41,6 +43,7 @@ func StartHTTP(t testing.TB, node, entry string, args ...string) int {
 	t.Helper()
 	preload := filepath.Join(dir(), "loopback.cjs")
 	cmd := exec.Command(node, append([]string{"-r", preload, entry}, args...)...)
+	proctest.DieWithTest(cmd)
 	cmd.Env = append(os.Environ(), "PORT=0")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,9 +11,9 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files")
+	"github.com/castor-dev/castor/internal/golden"
+)
 
 func readTestdata(t *testing.T, name string) []byte {
 	t.Helper()
@@ -145,19 +144,7 @@ func TestMarshalGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden := filepath.Join("testdata", "signin_reordered.golden.json")
-	if *update {
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("got\n%s\nwant\n%s", got, want)
-	}
+	golden.Check(t, "signin_reordered.golden.json", got)
 	if err := sameShape(got, readTestdata(t, "signin.json")); err != nil {
 		t.Error(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,12 +14,11 @@ import (
 	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/command"
 	"github.com/castor-dev/castor/config"
+	"github.com/castor-dev/castor/internal/golden"
 	"github.com/castor-dev/castor/model/fake"
 	"github.com/castor-dev/castor/policy"
 	"github.com/castor-dev/castor/tool"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // place is a workspace and a home for one test.
 type place struct {
@@ -76,23 +74,6 @@ func partsString(parts []*genai.Part, root string) string {
 	return b.String()
 }
 
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		os.MkdirAll(filepath.Dir(path), 0o755)
-		os.WriteFile(path, []byte(got), 0o644)
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs:\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
-}
-
 // A 1x1 PNG.
 var pngBytes = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\rIDATx\x9cc\xf8\x0f\x00\x00\x01\x01\x00\x05\x18\xd8N\x00\x00\x00\x00IEND\xaeB`\x82")
 
@@ -130,7 +111,7 @@ func TestExpandPromptAtPaths(t *testing.T) {
 		all.WriteString("=== " + tt.name + ": " + strings.ReplaceAll(tt.prompt, p.ws, "$WS") + "\n")
 		all.WriteString(strings.ReplaceAll(partsString(parts, filepath.Dir(p.ws)), "$ROOT/ws", "$WS"))
 	}
-	golden(t, "expand/atpaths.golden", all.String())
+	golden.Check(t, "expand/atpaths.golden", all.String())
 }
 
 func TestExpandPromptCommands(t *testing.T) {

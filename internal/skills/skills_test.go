@@ -2,7 +2,6 @@ package skills
 
 import (
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,27 +10,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/castor-dev/castor/internal/golden"
 	"github.com/castor-dev/castor/tool"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	p := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := cmp.Diff(string(want), got); d != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", name, d)
-	}
-}
 
 func write(t testing.TB, p, content string) {
 	t.Helper()
@@ -161,7 +142,7 @@ func TestSectionGolden(t *testing.T) {
 	set := &Set{}
 	set.Add(&Skill{Name: "pdf", Description: "Reads PDF files.", Location: "/home/u/.gemini/skills/pdf/SKILL.md"},
 		&Skill{Name: "deploy", Description: "Deploys the app.", Location: "/ws/.gemini/skills/deploy/SKILL.md"})
-	golden(t, "section.golden", Section(set.Enabled()))
+	golden.Check(t, "section.golden", Section(set.Enabled()))
 	if Section(nil) != "" {
 		t.Error("section without skills")
 	}
@@ -196,7 +177,7 @@ func TestActivateSkill(t *testing.T) {
 		t.Fatal(res.Error)
 	}
 	got := strings.ReplaceAll(res.LLMText, dir, "$DIR")
-	golden(t, "activate.golden", got)
+	golden.Check(t, "activate.golden", got)
 	if !ws.Contains(filepath.Join(dir, "pdf", "scripts", "extract.sh")) {
 		t.Error("skill folder not added to the workspace")
 	}
@@ -219,7 +200,7 @@ func TestActivateSkillFromFS(t *testing.T) {
 	set.Add(found...)
 	call, _ := NewTool(set, nil).Build(map[string]any{"name": "greet"})
 	res := call.Execute(context.Background(), nil)
-	golden(t, "activate_fs.golden", res.LLMText)
+	golden.Check(t, "activate_fs.golden", res.LLMText)
 	if _, err := LoadFS(fstest.MapFS{"x.txt": {}}, ".", true); err == nil {
 		t.Error("a root without skills loaded")
 	}

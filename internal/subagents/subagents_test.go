@@ -2,7 +2,6 @@ package subagents
 
 import (
 	"context"
-	"flag"
 	"iter"
 	"os"
 	"path/filepath"
@@ -15,13 +14,12 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/castor-dev/castor/agent"
+	"github.com/castor-dev/castor/internal/golden"
 	"github.com/castor-dev/castor/model"
 	"github.com/castor-dev/castor/model/fake"
 	"github.com/castor-dev/castor/policy"
 	"github.com/castor-dev/castor/tool"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 func write(t testing.TB, p, content string) {
 	t.Helper()
@@ -135,14 +133,7 @@ func TestDiscover(t *testing.T) {
 
 func TestSectionGolden(t *testing.T) {
 	got := Section([]*Definition{{Name: "reviewer", Description: "Reviews code."}, {Name: "tester", Description: "Runs tests."}})
-	p := filepath.Join("testdata", "section.golden")
-	if *update {
-		os.WriteFile(p, []byte(got), 0o644)
-	}
-	want, _ := os.ReadFile(p)
-	if d := cmp.Diff(string(want), got); d != "" {
-		t.Errorf("(-want +got):\n%s", d)
-	}
+	golden.Check(t, "section.golden", got)
 }
 
 // spy records the requests a scripted model answers.

@@ -2,7 +2,6 @@ package textutil
 
 import (
 	"encoding/json"
-	"flag"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -11,10 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/castor-dev/castor/internal/golden"
 	"github.com/castor-dev/castor/internal/npmtest"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/collate/names.golden with Node's order (needs node)")
 
 const namesGolden = "testdata/collate/names.golden"
 
@@ -23,7 +21,7 @@ const namesGolden = "testdata/collate/names.golden"
 // rewrites the file from Node), starting from the reverse order.
 func TestCollatorGolden(t *testing.T) {
 	want := readLines(t, namesGolden)
-	if *update {
+	if golden.Update() {
 		want = nodeSort(t, want)
 		if err := os.WriteFile(namesGolden, []byte(strings.Join(want, "\n")+"\n"), 0o644); err != nil {
 			t.Fatal(err)

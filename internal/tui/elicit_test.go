@@ -187,5 +187,5 @@ func TestElicitView(t *testing.T) {
 	for _, k := range formKeys("Ada{tab}") {
 		m.Update(k)
 	}
-	golden(t, "elicit_form", strings.Join(*log, "\n")+"\n=== live area\n"+m.View().Content+"\n")
+	checkGolden(t, "elicit_form", strings.Join(*log, "\n")+"\n=== live area\n"+m.View().Content+"\n")
 }

@@ -83,7 +83,7 @@ func TestDialogNoteView(t *testing.T) {
 	m.Update(confirmMsg{call: exec, reply: make(chan tool.Decision, 1)})
 	m.Update(tea.KeyPressMsg{Code: tea.KeyEscape})
 	m.Update(tea.PasteMsg{Content: "keep the build"})
-	golden(t, "dialog_note", strings.Join(*log, "\n")+"\n=== live area\n"+m.View().Content+"\n")
+	checkGolden(t, "dialog_note", strings.Join(*log, "\n")+"\n=== live area\n"+m.View().Content+"\n")
 }
 
 func TestModelCommand(t *testing.T) {

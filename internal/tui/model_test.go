@@ -2,7 +2,6 @@ package tui
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,10 +13,9 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/castor-dev/castor/agent"
+	"github.com/castor-dev/castor/internal/golden"
 	"github.com/castor-dev/castor/tool"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden views under testdata")
 
 // newTestModel is a model without a session, 80×24, colourless, at a
 // fixed time, that keeps what it prints.
@@ -34,23 +32,10 @@ func newTestModel(t testing.TB) (*model, *[]string) {
 	return m, &log
 }
 
-func golden(t *testing.T, name, got string) {
+// checkGolden compares got, without colour, with testdata/<name>.golden.
+func checkGolden(t *testing.T, name, got string) {
 	t.Helper()
-	got = ansi.Strip(got)
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs (go test -update rewrites it)\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
+	golden.Check(t, name+".golden", ansi.Strip(got))
 }
 
 func content(text string) tea.Msg {
@@ -84,7 +69,7 @@ func TestViews(t *testing.T) {
 			for _, msg := range tt.msgs {
 				m.Update(msg)
 			}
-			golden(t, tt.name, strings.Join(*log, "\n")+"\n=== live area\n"+m.View().Content+"\n")
+			checkGolden(t, tt.name, strings.Join(*log, "\n")+"\n=== live area\n"+m.View().Content+"\n")
 		})
 	}
 }

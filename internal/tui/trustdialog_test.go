@@ -86,7 +86,7 @@ func TestTrustDialog(t *testing.T) {
 func TestTrustDialogView(t *testing.T) {
 	m, _ := newTestModel(t)
 	openTrust(m)
-	golden(t, "trust_dialog", m.View().Content)
+	checkGolden(t, "trust_dialog", m.View().Content)
 
 	m.height = 16
 	v := m.View().Content

@@ -1,13 +1,9 @@
 package codeassist_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
-	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -16,12 +12,11 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/castor-dev/castor/internal/fakegemini"
+	"github.com/castor-dev/castor/internal/golden"
 	"github.com/castor-dev/castor/model"
 	"github.com/castor-dev/castor/model/codeassist"
 	"github.com/castor-dev/castor/model/gemini"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 func newModel(t *testing.T, srv *fakegemini.Server, mut ...func(*codeassist.Config)) *codeassist.Model {
 	t.Helper()
@@ -160,19 +155,7 @@ func TestRequestEnvelopeGolden(t *testing.T) {
 
 func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, append(got, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(append(got, '\n'), want) {
-		t.Errorf("%s: got\n%s\nwant\n%s", name, got, want)
-	}
+	golden.Check(t, name, append(got, '\n'))
 }
 
 func TestUnaryAndCountTokens(t *testing.T) {

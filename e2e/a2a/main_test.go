@@ -1,0 +1,9 @@
+package a2a_test
+
+import (
+	"testing"
+
+	"github.com/castor-dev/castor/internal/e2etest"
+)
+
+func TestMain(m *testing.M) { e2etest.Main(m) }
