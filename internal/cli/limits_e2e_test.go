@@ -21,6 +21,7 @@ import (
 func TestSilentModelStream(t *testing.T) {
 	e := newEnv(t, fakegemini.Text("first words ", "never sent").StallAfter(1))
 	r := e.runExtraEnv([]string{"CASTOR_STREAM_IDLE_TIMEOUT=300ms"}, "-p", "hi")
+	t.Logf("exit %d, stderr:\n%s", r.code, r.stderr)
 	if r.code == 0 {
 		t.Fatalf("exit 0 on a silent stream; stdout:\n%s", r.stdout)
 	}
