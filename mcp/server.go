@@ -537,6 +537,9 @@ func (s *server) httpClient() *http.Client {
 	if len(s.cfg.Headers) > 0 {
 		rt = &headerTransport{base: rt, headers: s.cfg.Headers}
 	}
+	// Messages are bounded while read, under the recorder, which keeps
+	// the start of an error answer.
+	rt = &limitTransport{base: rt, max: s.m.maxMessage(), dir: s.m.outputDir, server: s.cfg.Name, maxChars: s.m.outputLimit}
 	c := *base
 	c.Transport = &statusRecorder{base: rt, rec: &s.httpStatus}
 	return &c
