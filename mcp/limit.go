@@ -8,10 +8,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	mrand "math/rand/v2"
 	"mime"
 	"net/http"
 	"strconv"
-	"sync/atomic"
+	"time"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -44,7 +45,6 @@ type limitTransport struct {
 	dir      string // where spooled outputs go
 	server   string
 	maxChars int // the model's share of a spooled output
-	seq      atomic.Int64
 }
 
 func (t *limitTransport) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -202,7 +202,9 @@ func (b *limitedBody) end() {
 }
 
 func (t *limitTransport) newSpooler() *spooler {
-	id := fmt.Sprintf("%s_result_%d", t.server, t.seq.Add(1))
+	// Named like a cut result of the tool (milliseconds and a random
+	// number), so that runs do not overwrite each other's outputs.
+	id := fmt.Sprintf("%s_%d_%d", t.server, time.Now().UnixMilli(), mrand.Uint32())
 	out, err := tool.NewOutputSpool(t.dir, "mcp", id, t.maxChars)
 	return &spooler{out: out, err: err, keyBuf: make([]byte, 0, 16)}
 }

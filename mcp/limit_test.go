@@ -1,12 +1,8 @@
 package mcp
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"runtime"
@@ -14,61 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/castor-dev/castor/mcp/mcptest"
 )
-
-// hugeBlock is one block of the oversized result as sent (JSON string
-// content) and as the model's text holds it (decoded).
-const (
-	hugeBlockWire = `line with \"quotes\", \u00e9 and \ud83d\ude00 and a tab\t.\n`
-	hugeBlockText = "line with \"quotes\", é and 😀 and a tab\t.\n"
-)
-
-// hugeResultHandler serves an MCP server whose every answer but tools/call
-// comes from the SDK; tools/call gets a result whose one text is blocks
-// blocks long, written as it goes (never held whole), as JSON or SSE.
-func hugeResultHandler(blocks int, sse bool) http.Handler {
-	srv := sdk.NewServer(&sdk.Implementation{Name: "big", Version: "1"}, nil)
-	srv.AddTool(&sdk.Tool{Name: "huge", InputSchema: objectSchema(map[string]any{})},
-		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-			return textResult("small"), nil
-		})
-	inner := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, &sdk.StreamableHTTPOptions{JSONResponse: !sse})
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost {
-			inner.ServeHTTP(w, r)
-			return
-		}
-		body, _ := io.ReadAll(r.Body)
-		var msg struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-		}
-		_ = json.Unmarshal(body, &msg)
-		if msg.Method != "tools/call" {
-			r.Body = io.NopCloser(bytes.NewReader(body))
-			inner.ServeHTTP(w, r)
-			return
-		}
-		if sse {
-			w.Header().Set("Content-Type", "text/event-stream")
-			fmt.Fprint(w, "event: message\ndata: ")
-		} else {
-			w.Header().Set("Content-Type", "application/json")
-		}
-		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"`, msg.ID)
-		chunk := []byte(strings.Repeat(hugeBlockWire, 1024))
-		for i := 0; i < blocks; i += 1024 {
-			if _, err := w.Write(chunk); err != nil {
-				return
-			}
-		}
-		fmt.Fprint(w, `"}],"isError":false}}`)
-		if sse {
-			fmt.Fprint(w, "\n\n")
-		}
-	})
-}
 
 // TestHugeRemoteResult: a 300 MB tool result from a streamable HTTP
 // server is cut while it is read: the model gets Gemini CLI's truncated
@@ -78,10 +21,10 @@ func TestHugeRemoteResult(t *testing.T) {
 	if testing.Short() {
 		t.Skip("sends 300 MB")
 	}
-	blocks := (300 << 20) / len(hugeBlockWire) / 1024 * 1024
+	blocks := mcptest.HugeBlocks(300)
 	for _, sse := range []bool{true, false} {
 		t.Run(fmt.Sprintf("sse=%v", sse), func(t *testing.T) {
-			hs := httptest.NewServer(hugeResultHandler(blocks, sse))
+			hs := httptest.NewServer(mcptest.HugeResult(blocks, sse))
 			t.Cleanup(hs.Close)
 			dir := t.TempDir()
 			m, d := startManager(t, Options{
@@ -138,14 +81,14 @@ func TestHugeRemoteResult(t *testing.T) {
 			if len(text) > 60000 {
 				t.Errorf("the model gets %d bytes", len(text))
 			}
-			if !strings.HasSuffix(text, strings.Repeat(hugeBlockText, 3)) || !strings.Contains(text, "\n"+hugeBlockText) {
+			if !strings.HasSuffix(text, strings.Repeat(mcptest.HugeBlockText, 3)) || !strings.Contains(text, "\n"+mcptest.HugeBlockText) {
 				t.Errorf("the text's start or end is not the decoded result: %.300q … %.300q", text, text[len(text)-300:])
 			}
 			st, err := os.Stat(file)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := int64(blocks * len(hugeBlockText)); st.Size() != want {
+			if want := int64(blocks * len(mcptest.HugeBlockText)); st.Size() != want {
 				t.Errorf("%s holds %d bytes, want the whole text's %d", file, st.Size(), want)
 			}
 			f, err := os.Open(file)
@@ -153,8 +96,8 @@ func TestHugeRemoteResult(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			start := make([]byte, 4*len(hugeBlockText))
-			if _, err := io.ReadFull(f, start); err != nil || string(start) != strings.Repeat(hugeBlockText, 4) {
+			start := make([]byte, 4*len(mcptest.HugeBlockText))
+			if _, err := io.ReadFull(f, start); err != nil || string(start) != strings.Repeat(mcptest.HugeBlockText, 4) {
 				t.Errorf("the file starts %q (%v)", start, err)
 			}
 

@@ -2,10 +2,14 @@ package cli_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"math/rand/v2"
+	"net/http/httptest"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"syscall"
@@ -13,6 +17,7 @@ import (
 	"time"
 
 	"github.com/castor-dev/castor/internal/fakegemini"
+	"github.com/castor-dev/castor/mcp/mcptest"
 )
 
 // TestSilentModelStream: a model stream that sends one chunk and then
@@ -95,5 +100,56 @@ func TestTerminateLongStream(t *testing.T) {
 		t.Logf("exited %v after SIGTERM; CPU user %v sys %v", time.Since(start), cmd.ProcessState.UserTime(), cmd.ProcessState.SystemTime())
 	case <-time.After(time.Minute): // a hang, not a timing assertion
 		t.Fatalf("castor did not exit within a minute of SIGTERM; stderr:\n%s", stderr.String())
+	}
+}
+
+// TestHugeMCPResult: castor -p calling a remote MCP tool whose result is
+// 300 MB stays far below that in memory (the whole process's peak RSS):
+// the model gets the truncated output naming the file that holds it all.
+func TestHugeMCPResult(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("peak RSS is read from Linux's rusage")
+	}
+	blocks := mcptest.HugeBlocks(300)
+	hs := httptest.NewServer(mcptest.HugeResult(blocks, true))
+	t.Cleanup(hs.Close)
+	e := newEnv(t, fakegemini.Call("huge", map[string]any{}), fakegemini.Text("done"))
+	raw, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"big": map[string]any{"httpUrl": hs.URL, "trust": true}}})
+	if err := os.MkdirAll(filepath.Join(e.home, ".gemini"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(e.home, ".gemini", "settings.json"), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(castorBinary(t), "-p", "call huge")
+	cmd.Dir = e.ws
+	cmd.Env = e.environ()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v\nstdout %s\nstderr %s", err, stdout.String(), stderr.String())
+	}
+	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10 // KiB on Linux
+	t.Logf("peak RSS %d MiB", rss>>20)
+	if rss > 200<<20 {
+		t.Errorf("castor's peak RSS was %d MiB for a 300 MB result, want under 200 MiB", rss>>20)
+	}
+	reqs := e.srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d model requests; stderr:\n%s", len(reqs), stderr.String())
+	}
+	got, _ := json.Marshal(reqs[1].LastContent().Parts)
+	const notice = "Output too large. Showing first 8,000 and last 32,000 characters. For full output see: "
+	_, after, ok := strings.Cut(string(got), notice)
+	if !ok || len(got) > 100000 {
+		t.Fatalf("the model got %d bytes without the notice: %.500s", len(got), got)
+	}
+	file, _, _ := strings.Cut(after, `\n`)
+	st, err := os.Stat(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := int64(blocks * len(mcptest.HugeBlockText)); st.Size() != want {
+		t.Errorf("%s holds %d bytes, want %d", file, st.Size(), want)
 	}
 }
