@@ -36,15 +36,29 @@ var spooledKey = func() string {
 	return "castor/spooled-" + hex.EncodeToString(b)
 }()
 
-// limitTransport bounds the JSON-RPC messages of an MCP server's HTTP
-// responses (a JSON body or the events of an SSE stream) while they are
-// read, so that an oversized one is never held in memory.
-type limitTransport struct {
-	base     http.RoundTripper
+// messageLimit is the bound on one message from a server, and where and
+// how an oversized one's text is kept.
+type messageLimit struct {
 	max      int
 	dir      string // where spooled outputs go
 	server   string
 	maxChars int // the model's share of a spooled output
+}
+
+// bound is the largest message kept whole (MaxMessageBytes when unset).
+func (l *messageLimit) bound() int {
+	if l.max > 0 {
+		return l.max
+	}
+	return MaxMessageBytes
+}
+
+// limitTransport bounds the JSON-RPC messages of an MCP server's HTTP
+// responses (a JSON body or the events of an SSE stream) while they are
+// read, so that an oversized one is never held in memory.
+type limitTransport struct {
+	base http.RoundTripper
+	messageLimit
 }
 
 func (t *limitTransport) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -160,7 +174,7 @@ func (b *limitedBody) add(frag []byte, data bool) {
 		return
 	}
 	b.ev = append(b.ev, frag...)
-	if len(b.ev) <= b.t.max {
+	if len(b.ev) <= b.t.bound() {
 		return
 	}
 	b.sp = b.t.newSpooler()
@@ -201,12 +215,12 @@ func (b *limitedBody) end() {
 	b.meta = nil
 }
 
-func (t *limitTransport) newSpooler() *spooler {
+func (t *messageLimit) newSpooler() *spooler {
 	// Named like a cut result of the tool (milliseconds and a random
 	// number), so that runs do not overwrite each other's outputs.
 	id := fmt.Sprintf("%s_%d_%d", t.server, time.Now().UnixMilli(), mrand.Uint32())
 	out, err := tool.NewOutputSpool(t.dir, "mcp", id, t.maxChars)
-	return &spooler{out: out, err: err, keyBuf: make([]byte, 0, 16)}
+	return &spooler{out: out, err: err, keyBuf: make([]byte, 0, 16), bound: t.bound()}
 }
 
 // spooler reads an oversized JSON-RPC message as it streams by, in
@@ -214,8 +228,9 @@ func (t *limitTransport) newSpooler() *spooler {
 // message's top-level "id" and whether it is a result or an error, and
 // writes the decoded value of every "text" string to the output spool.
 type spooler struct {
-	out *tool.OutputSpool
-	err error
+	out   *tool.OutputSpool
+	err   error
+	bound int // the limit the message passed
 
 	depth    int
 	objects  []bool // per open container, whether it is an object (capped)
@@ -430,14 +445,14 @@ func (s *spooler) finish() []byte {
 	var notice string
 	switch {
 	case s.err != nil:
-		notice = fmt.Sprintf("The result (%d bytes) was too large to keep (over %d bytes) and could not be saved: %v", s.bytes, MaxMessageBytes, s.err)
+		notice = fmt.Sprintf("The result (%d bytes) was too large to keep (over %d bytes) and could not be saved: %v", s.bytes, s.bound, s.err)
 	default:
 		if err := s.out.Close(); err != nil && s.err == nil {
 			s.err = err
 		}
 		notice = s.out.Notice()
 		if !s.textSeen {
-			notice = fmt.Sprintf("The result (%d bytes) was too large to keep (over %d bytes) and held no text.", s.bytes, MaxMessageBytes)
+			notice = fmt.Sprintf("The result (%d bytes) was too large to keep (over %d bytes) and held no text.", s.bytes, s.bound)
 		}
 	}
 	id := bytes.TrimSpace(s.idRaw)

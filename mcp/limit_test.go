@@ -1,10 +1,12 @@
 package mcp
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -107,4 +109,84 @@ func TestHugeRemoteResult(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestHugeStdioResult: a stdio server's line longer than the bound is
+// spooled as a remote one's message is, and the session goes on.
+func TestHugeStdioResult(t *testing.T) {
+	dir := t.TempDir()
+	m, d := startManager(t, Options{
+		Servers:     []*ServerConfig{helperConfig(t, "banner", "banner")},
+		OutputLimit: 1000, OutputDir: dir, MaxMessageBytes: 1 << 20,
+	})
+	if st, _ := m.Status("banner"); st.Status != StatusConnected {
+		t.Fatalf("status = %+v\n%s", st, d)
+	}
+	r := run(t, m, "big", nil)
+	if r.Error != nil {
+		t.Fatalf("big: %v", r.Error)
+	}
+	text := r.LLMParts[0].Text
+	_, after, ok := strings.Cut(text, "Output too large. Showing first 200 and last 800 characters. For full output see: ")
+	if !ok || len(text) > 2000 || !strings.Contains(text, strings.Repeat("x", 800)) {
+		t.Fatalf("big gave the model %d bytes: %.300q", len(text), text)
+	}
+	file, _, _ := strings.Cut(after, "\n")
+	// Spooled while read (mcp_<server>_…), not cut after it was held whole
+	// (<tool>_…).
+	if !strings.HasPrefix(filepath.Base(file), "mcp_banner_") {
+		t.Errorf("the output was not spooled while read: %s", file)
+	}
+	if st, err := os.Stat(file); err != nil || st.Size() != 17<<20 {
+		t.Errorf("the saved output: %v, %v", st, err)
+	}
+	if r := run(t, m, "echo", map[string]any{"message": "hi"}); r.Error != nil || r.Display != "Echo: hi" {
+		t.Errorf("echo after the big result = %+v", r)
+	}
+}
+
+// FuzzSpooler: whatever a server sends, the spooler does not fail; the
+// text of a result, however split and escaped, is saved exactly as
+// encoding/json decodes it, and the stand-in answers the message's id.
+func FuzzSpooler(f *testing.F) {
+	f.Add([]byte("plain"), 3)
+	f.Add([]byte("é😀\"\\\n\t\x00\xff"), 1)
+	f.Add([]byte(`{"id":"x","result":{"text":"\ud83d"}}`), 5)
+	f.Fuzz(func(t *testing.T, text []byte, split int) {
+		wire, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 7, "result": map[string]any{
+			"content": []any{map[string]any{"type": "text", "text": string(text)}}}})
+		var want string
+		_ = json.Unmarshal(must(json.Marshal(string(text))), &want)
+		l := messageLimit{dir: t.TempDir(), server: "s", maxChars: 1 << 20}
+		for i, msg := range [][]byte{wire, text} {
+			sp := l.newSpooler()
+			split := min(max(split, 0), len(msg))
+			sp.write(msg[:split])
+			sp.write(msg[split:])
+			out := sp.finish()
+			if i > 0 {
+				continue // raw input: only no panic
+			}
+			var got struct {
+				ID     int `json:"id"`
+				Result struct {
+					Content []struct{ Text string } `json:"content"`
+				} `json:"result"`
+			}
+			if err := json.Unmarshal(out, &got); err != nil || got.ID != 7 || len(got.Result.Content) != 1 {
+				t.Fatalf("stand-in %s: %v", out, err)
+			}
+			saved, err := os.ReadFile(sp.out.Path())
+			if err != nil || string(saved) != want {
+				t.Fatalf("saved %q, want %q (%v)", saved, want, err)
+			}
+		}
+	})
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
 }
