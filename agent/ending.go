@@ -59,10 +59,7 @@ func (r *run) keepPartial(parts []*genai.Part, modelName string) {
 	if r.s.cfg.Recorder == nil {
 		return
 	}
-	turn := &ModelTurn{ID: newID(), Time: r.s.cfg.Now(), Content: c, Model: modelName, Thoughts: r.thoughts}
-	for _, p := range c.Parts {
-		turn.Text += p.Text
-	}
+	turn := &ModelTurn{ID: newID(), Time: r.s.cfg.Now(), Content: c, Model: modelName, Thoughts: r.thoughts, Text: answerText(c)}
 	r.s.cfg.Recorder.RecordModel(turn)
 }
 

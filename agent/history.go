@@ -21,6 +21,16 @@ var syntheticThoughtSignature = []byte("skip_thought_signature_validator")
 func curateModelContent(parts []*genai.Part) *genai.Content {
 	var out []*genai.Part
 	var carried []byte
+	// run gathers the text of adjacent text parts merged into the last
+	// part of out, so that a long answer streamed in many chunks is
+	// joined in linear time rather than copied again on every chunk.
+	var run strings.Builder
+	flush := func() {
+		if run.Len() > 0 {
+			out[len(out)-1].Text = run.String()
+			run.Reset()
+		}
+	}
 	for _, p := range parts {
 		if p == nil {
 			continue
@@ -32,6 +42,7 @@ func curateModelContent(parts []*genai.Part) *genai.Content {
 			continue
 		}
 		if p.FunctionCall != nil {
+			flush()
 			cp := *p
 			if len(cp.ThoughtSignature) == 0 && carried != nil {
 				cp.ThoughtSignature = carried
@@ -42,23 +53,43 @@ func curateModelContent(parts []*genai.Part) *genai.Content {
 		}
 		if p.Text != "" {
 			if n := len(out); n > 0 && out[n-1].Text != "" && out[n-1].FunctionCall == nil && len(p.ThoughtSignature) == 0 {
-				merged := *out[n-1]
-				merged.Text += p.Text
-				out[n-1] = &merged
+				// out[n-1] is this function's own copy of a text part.
+				if run.Len() == 0 {
+					run.WriteString(out[n-1].Text)
+				}
+				run.WriteString(p.Text)
 				continue
 			}
+			flush()
 			cp := *p
 			out = append(out, &cp)
 			continue
 		}
 		if p.InlineData != nil || p.FileData != nil || p.ExecutableCode != nil || p.CodeExecutionResult != nil {
+			flush()
 			out = append(out, p)
 		}
 	}
+	flush()
 	if len(out) == 0 {
 		return nil
 	}
 	return &genai.Content{Role: genai.RoleModel, Parts: out}
+}
+
+// answerText is the text of a model content without its thoughts, joined
+// in one pass (a content can hold many text parts).
+func answerText(c *genai.Content) string {
+	if c == nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, p := range c.Parts {
+		if p != nil && !p.Thought {
+			b.WriteString(p.Text)
+		}
+	}
+	return b.String()
 }
 
 // ensureThoughtSignature gives the first function call of a Gemini 3 model

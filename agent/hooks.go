@@ -587,6 +587,7 @@ func genaiResponse(lr *LLMResponse) *genai.GenerateContentResponse {
 // hookResponse is the hooks' view of a response chunk.
 func hookResponse(resp *genai.GenerateContentResponse) *LLMResponse {
 	lr := &LLMResponse{Candidates: []LLMCandidate{}}
+	var text strings.Builder
 	for _, c := range resp.Candidates {
 		if c == nil {
 			continue
@@ -596,15 +597,16 @@ func hookResponse(resp *genai.GenerateContentResponse) *LLMResponse {
 			for _, p := range c.Content.Parts {
 				if p != nil && p.Text != "" && !p.Thought {
 					lc.Content.Parts = append(lc.Content.Parts, p.Text)
-					lr.Text += p.Text
 				}
 			}
+			text.WriteString(answerText(c.Content))
 		}
 		lr.Candidates = append(lr.Candidates, lc)
 	}
 	if u := resp.UsageMetadata; u != nil {
 		lr.UsageMetadata = &LLMUsageMetadata{PromptTokenCount: u.PromptTokenCount, CandidatesTokenCount: u.CandidatesTokenCount, TotalTokenCount: u.TotalTokenCount}
 	}
+	lr.Text = text.String()
 	return lr
 }
 

@@ -149,12 +149,7 @@ func (s *Session) restorePending(ctx context.Context, content *genai.Content, ca
 		s.mu.Unlock()
 		return nil
 	}
-	b.turn = &ModelTurn{ID: newID(), Time: s.cfg.Now(), Content: content, Model: s.Model()}
-	for _, p := range content.Parts {
-		if p != nil && p.Text != "" && !p.Thought {
-			b.turn.Text += p.Text
-		}
-	}
+	b.turn = &ModelTurn{ID: newID(), Time: s.cfg.Now(), Content: content, Model: s.Model(), Text: answerText(content)}
 	s.mu.Lock()
 	s.hist = append(s.hist, content)
 	s.pending = b

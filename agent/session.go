@@ -482,14 +482,7 @@ func (r *run) loop() {
 			r.fail(err)
 			return
 		}
-		turn := &ModelTurn{ID: newID(), Time: s.cfg.Now(), Content: content, Model: orDefault(r.answeredBy, s.Model()), Thoughts: r.thoughts, Usage: r.usage}
-		if content != nil {
-			for _, p := range content.Parts {
-				if p.Text != "" {
-					turn.Text += p.Text
-				}
-			}
-		}
+		turn := &ModelTurn{ID: newID(), Time: s.cfg.Now(), Content: content, Model: orDefault(r.answeredBy, s.Model()), Thoughts: r.thoughts, Usage: r.usage, Text: answerText(content)}
 		if len(calls) == 0 {
 			if s.cfg.Recorder != nil && content != nil {
 				s.cfg.Recorder.RecordModel(turn)

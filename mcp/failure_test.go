@@ -132,7 +132,9 @@ func TestFailureReports(t *testing.T) {
 // TestStrayStdoutSkipped checks that a server printing a banner on stdout
 // still works: Gemini CLI's stdio transport skips lines that do not parse.
 func TestStrayStdoutSkipped(t *testing.T) {
-	m, d := startManager(t, Options{Servers: []*ServerConfig{helperConfig(t, "banner", "banner")}})
+	// The message bound raised above the 17 MB result, which must come
+	// through whole past the SDK's own line limit.
+	m, d := startManager(t, Options{Servers: []*ServerConfig{helperConfig(t, "banner", "banner")}, MaxMessageBytes: 32 << 20})
 	if st, _ := m.Status("banner"); st.Status != StatusConnected {
 		t.Fatalf("status = %+v\n%s", st, d)
 	}

@@ -81,6 +81,11 @@ type Options struct {
 	// whole under OutputDir, as Gemini CLI does; 0 keeps results whole.
 	OutputLimit int
 	OutputDir   string
+	// MaxMessageBytes bounds one message from a remote (HTTP or SSE)
+	// server, applied while it is read: the text of a larger tool result
+	// is streamed to a file under OutputDir and the call gets the
+	// truncated output naming it. 0 means MaxMessageBytes.
+	MaxMessageBytes int
 
 	// OAuth configures authorization for remote servers; nil disables the
 	// browser flow but still uses tokens stored by Gemini CLI or Castor.
@@ -108,6 +113,7 @@ type Manager struct {
 	onPromptsChanged          func()
 	outputLimit               int
 	outputDir                 string
+	maxMessageBytes           int
 	oauth                     *OAuthOptions
 	elicit                    ElicitFunc
 	slog                      *slog.Logger
@@ -122,26 +128,35 @@ type Manager struct {
 	res     []tool.Tool      // list_mcp_resources, read_mcp_resource
 }
 
+// maxMessage is the bound on one message from a remote server.
+func (m *Manager) maxMessage() int {
+	if m.maxMessageBytes > 0 {
+		return m.maxMessageBytes
+	}
+	return MaxMessageBytes
+}
+
 // New returns a manager for opts.Servers. Nothing is started until Start.
 func New(opts Options) *Manager {
 	m := &Manager{
-		clientName:     opts.ClientName,
-		clientVersion:  opts.ClientVersion,
-		workDir:        opts.WorkDir,
-		roots:          opts.Roots,
-		envAllowed:     opts.EnvAllowed,
-		envBlocked:     opts.EnvBlocked,
-		httpClient:     opts.HTTPClient,
-		connectTimeout: opts.ConnectTimeout,
-		reserved:       opts.Reserved,
-		debug:          opts.Debug,
-		onChange:       opts.OnToolsChanged,
-		outputLimit:    opts.OutputLimit,
-		outputDir:      opts.OutputDir,
-		oauth:          opts.OAuth,
-		elicit:         opts.Elicit,
-		byName:         map[string]*server{},
-		bridged:        map[string]*Tool{},
+		clientName:      opts.ClientName,
+		clientVersion:   opts.ClientVersion,
+		workDir:         opts.WorkDir,
+		roots:           opts.Roots,
+		envAllowed:      opts.EnvAllowed,
+		envBlocked:      opts.EnvBlocked,
+		httpClient:      opts.HTTPClient,
+		connectTimeout:  opts.ConnectTimeout,
+		reserved:        opts.Reserved,
+		debug:           opts.Debug,
+		onChange:        opts.OnToolsChanged,
+		outputLimit:     opts.OutputLimit,
+		outputDir:       opts.OutputDir,
+		maxMessageBytes: opts.MaxMessageBytes,
+		oauth:           opts.OAuth,
+		elicit:          opts.Elicit,
+		byName:          map[string]*server{},
+		bridged:         map[string]*Tool{},
 	}
 	m.onPromptsChanged = opts.OnPromptsChanged
 	if m.clientName == "" {

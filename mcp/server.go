@@ -497,7 +497,12 @@ func (s *server) stdioTransport() (sdk.Transport, error) {
 	s.mu.Lock()
 	s.out = out
 	s.mu.Unlock()
-	return &stdioTransport{cmd: cmd, out: out, terminate: 500 * time.Millisecond, stderr: stderr, debug: s.m.debug}, nil
+	return &stdioTransport{cmd: cmd, out: out, terminate: 500 * time.Millisecond, stderr: stderr, debug: s.m.debug, limit: s.messageLimit()}, nil
+}
+
+// messageLimit is the bound on the server's messages.
+func (s *server) messageLimit() messageLimit {
+	return messageLimit{max: s.m.maxMessage(), dir: s.m.outputDir, server: s.cfg.Name, maxChars: s.m.outputLimit}
 }
 
 // output is the output record of the server's latest process (nil for a
@@ -537,6 +542,9 @@ func (s *server) httpClient() *http.Client {
 	if len(s.cfg.Headers) > 0 {
 		rt = &headerTransport{base: rt, headers: s.cfg.Headers}
 	}
+	// Messages are bounded while read, under the recorder, which keeps
+	// the start of an error answer.
+	rt = &limitTransport{base: rt, messageLimit: s.messageLimit()}
 	c := *base
 	c.Transport = &statusRecorder{base: rt, rec: &s.httpStatus}
 	return &c

@@ -17,11 +17,6 @@ import (
 	"github.com/castor-dev/castor/internal/proc"
 )
 
-// maxStdioLine bounds one line a stdio server writes. The SDK's own limit
-// (16 MB) is lower than results users meet (Gemini CLI has none); this one
-// only keeps a server that never ends a line from eating all memory.
-const maxStdioLine = 256 << 20
-
 // stdioTransport runs a server process and speaks MCP over its stdin and
 // stdout. Unlike the SDK's CommandTransport it skips stdout lines that are
 // not JSON-RPC messages (a banner, a stray print), as Gemini CLI's stdio
@@ -42,6 +37,8 @@ type stdioTransport struct {
 	// stderr receives what the server writes to its stderr.
 	stderr io.Writer
 	debug  func(string)
+	// limit bounds one message (a line); a longer one is spooled.
+	limit messageLimit
 }
 
 func (t *stdioTransport) Connect(ctx context.Context) (sdk.Connection, error) {
@@ -109,12 +106,35 @@ func (t *stdioTransport) filter(stdout io.ReadCloser, w *io.PipeWriter) {
 	defer stdout.Close()
 	r := bufio.NewReaderSize(stdout, 64<<10)
 	var line []byte
+	var sp *spooler // set while a line longer than the limit is read
 	for {
 		chunk, err := r.ReadSlice('\n')
-		line = append(line, chunk...)
+		if sp != nil {
+			sp.write(chunk)
+		} else {
+			line = append(line, chunk...)
+			if len(line) > t.limit.bound() {
+				// Too large to hold: its text streams to a file and a
+				// short stand-in takes its place (see limitTransport).
+				sp = t.limit.newSpooler()
+				sp.write(line)
+				line = nil
+			}
+		}
 		if errors.Is(err, bufio.ErrBufferFull) {
-			if len(line) > maxStdioLine {
-				w.CloseWithError(fmt.Errorf("the server wrote a line of more than %d MB to stdout", maxStdioLine>>20))
+			continue
+		}
+		if sp != nil {
+			msg := sp.finish()
+			sp = nil
+			if msg != nil {
+				if _, werr := w.Write(append(msg, '\n')); werr != nil {
+					return
+				}
+			}
+			line = line[:0]
+			if err != nil {
+				w.Close()
 				return
 			}
 			continue

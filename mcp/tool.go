@@ -167,7 +167,7 @@ func (c *call) Execute(ctx context.Context, out func(string)) *tool.Result {
 		return c.toolError(res)
 	}
 	parts := ResultParts(c.t.serverTool, res.Content, s.cfg.wrapsOutput())
-	if m := s.m; m != nil && m.outputLimit > 0 && len(parts) == 1 && parts[0].Text != "" {
+	if m := s.m; m != nil && m.outputLimit > 0 && len(parts) == 1 && parts[0].Text != "" && !spooled(res.Meta) {
 		// Gemini CLI cuts single-text MCP results like shell output.
 		id := fmt.Sprintf("%d_%d", time.Now().UnixMilli(), rand.Uint32())
 		parts[0].Text = tool.LimitOutput(parts[0].Text, m.outputDir, c.t.name, id, m.outputLimit)

@@ -48,6 +48,12 @@ type RetryOptions struct {
 	// Rand returns a number in [0, 1) for the jitter; nil means
 	// math/rand/v2. A constant 0.5 gives the un-jittered delay.
 	Rand func() float64
+	// FirstChunkTimeout and StreamIdleTimeout end a stream that sends
+	// nothing for that long, before its first chunk and between chunks,
+	// with a *StreamIdleError (defaults DefaultFirstChunkTimeout and
+	// DefaultStreamIdleTimeout; negative: no limit).
+	FirstChunkTimeout time.Duration
+	StreamIdleTimeout time.Duration
 }
 
 // DefaultFallback is Gemini CLI 0.61's model fallback chain on exhausted
@@ -184,7 +190,11 @@ func (r *Retrier) GenerateContentStream(ctx context.Context, req *Request) iter.
 			err := r.run(ctx, req, func(cur *Request) (bool, error) {
 				started := false
 				held, answered = nil, false
-				for chunk, err := range r.m.GenerateContentStream(ctx, cur) {
+				first, idle := r.opts.idleTimeouts()
+				stream := watchIdle(ctx, first, idle, func(ctx context.Context) iter.Seq2[*genai.GenerateContentResponse, error] {
+					return r.m.GenerateContentStream(ctx, cur)
+				})
+				for chunk, err := range stream {
 					if err != nil {
 						return started, err
 					}
@@ -338,7 +348,8 @@ func IsRetryable(err error) bool {
 	if errors.As(err, &authErr) {
 		return false
 	}
-	if errors.Is(err, ErrStreamCut) || errors.Is(err, io.ErrUnexpectedEOF) {
+	var idle *StreamIdleError
+	if errors.Is(err, ErrStreamCut) || errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &idle) {
 		return true
 	}
 	for _, errno := range []syscall.Errno{syscall.ECONNRESET, syscall.ECONNREFUSED, syscall.EPIPE, syscall.ETIMEDOUT, syscall.ECONNABORTED} {

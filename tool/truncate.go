@@ -3,7 +3,6 @@ package tool
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -60,9 +59,14 @@ func truncateOutput(content, outputFile string, maxChars int) string {
 	u := utf16.Encode([]rune(content))
 	head := maxChars / 5
 	tail := maxChars - head
+	return noticeText(string(utf16.Decode(u[:head])), string(utf16.Decode(u[len(u)-tail:])), head, tail, len(u)-head-tail, outputFile)
+}
+
+// noticeText is Gemini CLI's text for a cut output: start and end (of
+// headChars and tailChars), omitted characters left out, saved to file.
+func noticeText(start, end string, headChars, tailChars, omitted int, file string) string {
 	return fmt.Sprintf("Output too large. Showing first %s and last %s characters. For full output see: %s\n%s\n\n... [%s characters omitted] ...\n\n%s",
-		thousands(head), thousands(tail), outputFile,
-		string(utf16.Decode(u[:head])), thousands(len(u)-head-tail), string(utf16.Decode(u[len(u)-tail:])))
+		thousands(headChars), thousands(tailChars), file, start, thousands(omitted), end)
 }
 
 // safeFilePart replaces every character but [A-Za-z0-9_-] with "_" and
@@ -81,19 +85,10 @@ func safeFilePart(s string) string {
 // already starts with the tool name) and returns the file's path.
 // tempDir "" uses the system temp directory.
 func saveOutput(tempDir, toolName, id, content string) (string, error) {
-	if tempDir == "" {
-		tempDir = os.TempDir()
-	}
-	safeTool, safeID := safeFilePart(toolName), safeFilePart(id)
-	name := safeTool + "_" + safeID + ".txt"
-	if strings.HasPrefix(safeID, safeTool) {
-		name = safeID + ".txt"
-	}
-	dir := filepath.Join(tempDir, "tool-outputs")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	p, err := outputPath(tempDir, toolName, id)
+	if err != nil {
 		return "", err
 	}
-	p := filepath.Join(dir, name)
 	return p, os.WriteFile(p, []byte(content), 0o644)
 }
 

@@ -47,12 +47,12 @@ func noticeLine(errw io.Writer, ev *agent.Event, c cleaner) {
 func (r *jsonRenderer) track(ev *agent.Event) {
 	switch ev.Type {
 	case agent.EventContent:
-		r.partial += ev.Text
+		r.partial.WriteString(ev.Text)
 	case agent.EventFinished:
-		if r.partial != "" {
-			r.lastText = r.partial
+		if r.partial.Len() > 0 {
+			r.lastText = r.partial.String()
 		}
-		r.partial = ""
+		r.partial.Reset()
 	case agent.EventRetry, agent.EventFallback:
 		noticeLine(r.errw, ev, r.cleaner)
 	case agent.EventWarning:
@@ -63,7 +63,7 @@ func (r *jsonRenderer) track(ev *agent.Event) {
 		fmt.Fprintf(r.errw, "%s\n", r.str(ev.Text))
 	case agent.EventLoopDetected:
 		r.warnings = append(r.warnings, loopWarning)
-		if r.response = r.partial; r.response == "" {
+		if r.response = r.partial.String(); r.response == "" {
 			r.response = r.lastText
 		}
 	}

@@ -199,9 +199,11 @@ type jsonRenderer struct {
 	sessionID string
 	response  string
 	// partial is the text of the response being streamed, the answer
-	// when a loop stops the turn; warnings go in the output as 0.61's.
-	partial, lastText string
-	warnings          []string
+	// when a loop stops the turn (a builder, so a long answer is gathered
+	// in linear time); warnings go in the output as 0.61's.
+	partial  strings.Builder
+	lastText string
+	warnings []string
 }
 
 func (r *jsonRenderer) start(sessionID, _, _ string) { r.sessionID = sessionID }

@@ -46,6 +46,10 @@ type Reply struct {
 	cutAfter   int
 	cut        bool
 	hang       bool
+	// stall, when set, makes a stream go silent after stallAfter chunks
+	// with the connection kept open.
+	stall      bool
+	stallAfter int
 	modelVer   string
 	// fail, when set, is sent as an SSE error frame after failAfter
 	// chunks.
@@ -242,6 +246,14 @@ func (r Reply) Signed(sig []byte) Reply {
 // body is cut in the middle.
 func (r Reply) CutAfter(n int) Reply {
 	r.cut, r.cutAfter = true, max(0, n)
+	return r
+}
+
+// StallAfter makes a stream send n chunks and then fall silent, the
+// connection held open until the client goes away or the server closes,
+// as a stuck backend or proxy does.
+func (r Reply) StallAfter(n int) Reply {
+	r.stall, r.stallAfter = true, max(0, n)
 	return r
 }
 

@@ -505,6 +505,10 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, rec *Request, re
 		if rep.cut && i >= rep.cutAfter {
 			abort(w)
 		}
+		if rep.stall && i >= rep.stallAfter {
+			s.sleep(r.Context(), -1)
+			return
+		}
 		if rep.fail != nil && i >= rep.failAfter {
 			break
 		}
@@ -521,6 +525,11 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, rec *Request, re
 		if flusher != nil {
 			flusher.Flush()
 		}
+	}
+	if rep.stall {
+		// Every chunk went out (n ≥ the chunks): silence before the end.
+		s.sleep(r.Context(), -1)
+		return
 	}
 	if rep.fail != nil {
 		b, _ := json.Marshal(errorEnvelope(rep.fail.status, rep.fail.rpcStatus, rep.fail.message, rep.fail.details))

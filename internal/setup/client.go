@@ -84,5 +84,17 @@ func retryOptions(o Options, st *config.Settings, getenv func(string) string) (m
 		}
 		ro.InitialDelay, ro.MaxDelay = d, 6*d
 	}
+	if v := getenv("CASTOR_STREAM_IDLE_TIMEOUT"); v != "" {
+		// One value for both the first chunk and the gaps after it; "0"
+		// turns the limit off.
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return ro, configErrorf("CASTOR_STREAM_IDLE_TIMEOUT=%q is not a duration like 2m or 0 (off)", v)
+		}
+		if d == 0 {
+			d = -1
+		}
+		ro.FirstChunkTimeout, ro.StreamIdleTimeout = d, d
+	}
 	return ro, nil
 }

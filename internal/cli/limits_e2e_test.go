@@ -1,0 +1,155 @@
+package cli_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/castor-dev/castor/internal/fakegemini"
+	"github.com/castor-dev/castor/mcp/mcptest"
+)
+
+// TestSilentModelStream: a model stream that sends one chunk and then
+// nothing ends castor -p with an error saying so, instead of hanging
+// (CASTOR_STREAM_IDLE_TIMEOUT shortens the 2 minutes of the default).
+func TestSilentModelStream(t *testing.T) {
+	e := newEnv(t, fakegemini.Text("first words ", "never sent").StallAfter(1))
+	r := e.runExtraEnv([]string{"CASTOR_STREAM_IDLE_TIMEOUT=300ms"}, "-p", "hi")
+	t.Logf("exit %d, stderr:\n%s", r.code, r.stderr)
+	if r.code == 0 {
+		t.Fatalf("exit 0 on a silent stream; stdout:\n%s", r.stdout)
+	}
+	if want := "the model stream went silent for 300ms after 1 chunk"; !strings.Contains(r.stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "first words") {
+		t.Errorf("the chunk that came is not shown; stdout:\n%s", r.stdout)
+	}
+	if n := len(e.srv.Requests()); n != 1 {
+		t.Errorf("%d model requests, want 1 (output had been shown: no retry)", n)
+	}
+
+	bad := e.runExtraEnv([]string{"CASTOR_STREAM_IDLE_TIMEOUT=soon"}, "-p", "hi")
+	if bad.code == 0 || !strings.Contains(bad.stderr, `CASTOR_STREAM_IDLE_TIMEOUT="soon"`) {
+		t.Errorf("a bad CASTOR_STREAM_IDLE_TIMEOUT is not named (exit %d):\n%s", bad.code, bad.stderr)
+	}
+}
+
+// TestTerminateLongStream: SIGTERM while the model streams a long answer
+// (16 MiB reached the terminal already) ends castor promptly with 130; the
+// partial answer kept for the session used to be joined in quadratic time,
+// which kept castor busy for minutes after the signal.
+func TestTerminateLongStream(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no signals to a child on Windows")
+	}
+	const chunk = 4096
+	const before = 16 << 20
+	// Random words, so that the loop detector sees no chanting.
+	rng := rand.New(rand.NewPCG(1, 2))
+	pieces := make([]string, 2*before/chunk)
+	for i := range pieces {
+		b := make([]byte, chunk)
+		for j := range b {
+			b[j] = "abcdefghijklmnopqrstuvwxyz     "[rng.IntN(31)]
+		}
+		b[chunk-1] = '\n'
+		pieces[i] = string(b)
+	}
+	e := newEnv(t, fakegemini.Text(pieces...).StallAfter(len(pieces)))
+	cmd := exec.Command(castorBinary(t), "-p", "write a lot")
+	cmd.Dir = e.ws
+	cmd.Env = e.environ()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	if _, err := io.CopyN(io.Discard, stdout, before); err != nil {
+		t.Fatalf("reading the answer: %v; stderr:\n%s", err, stderr.String())
+	}
+	start := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _, _ = io.Copy(io.Discard, stdout) }()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+			t.Errorf("exit = %v, want 130; stderr:\n%s", err, stderr.String())
+		}
+		t.Logf("exited %v after SIGTERM; CPU user %v sys %v", time.Since(start), cmd.ProcessState.UserTime(), cmd.ProcessState.SystemTime())
+	case <-time.After(time.Minute): // a hang, not a timing assertion
+		t.Fatalf("castor did not exit within a minute of SIGTERM; stderr:\n%s", stderr.String())
+	}
+}
+
+// TestHugeMCPResult: castor -p calling a remote MCP tool whose result is
+// 300 MB stays far below that in memory (the whole process's peak RSS):
+// the model gets the truncated output naming the file that holds it all.
+func TestHugeMCPResult(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("peak RSS is read from Linux's rusage")
+	}
+	blocks := mcptest.HugeBlocks(300)
+	hs := httptest.NewServer(mcptest.HugeResult(blocks, true))
+	t.Cleanup(hs.Close)
+	e := newEnv(t, fakegemini.Call("huge", map[string]any{}), fakegemini.Text("done"))
+	raw, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"big": map[string]any{"httpUrl": hs.URL, "trust": true}}})
+	if err := os.MkdirAll(filepath.Join(e.home, ".gemini"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(e.home, ".gemini", "settings.json"), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(castorBinary(t), "-p", "call huge")
+	cmd.Dir = e.ws
+	cmd.Env = e.environ()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v\nstdout %s\nstderr %s", err, stdout.String(), stderr.String())
+	}
+	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10 // KiB on Linux
+	t.Logf("peak RSS %d MiB", rss>>20)
+	if rss > 200<<20 {
+		t.Errorf("castor's peak RSS was %d MiB for a 300 MB result, want under 200 MiB", rss>>20)
+	}
+	reqs := e.srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d model requests; stderr:\n%s", len(reqs), stderr.String())
+	}
+	got, _ := json.Marshal(reqs[1].LastContent().Parts)
+	const notice = "Output too large. Showing first 8,000 and last 32,000 characters. For full output see: "
+	_, after, ok := strings.Cut(string(got), notice)
+	if !ok || len(got) > 100000 {
+		t.Fatalf("the model got %d bytes without the notice: %.500s", len(got), got)
+	}
+	file, _, _ := strings.Cut(after, `\n`)
+	st, err := os.Stat(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := int64(blocks * len(mcptest.HugeBlockText)); st.Size() != want {
+		t.Errorf("%s holds %d bytes, want %d", file, st.Size(), want)
+	}
+}
