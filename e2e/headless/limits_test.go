@@ -1,4 +1,4 @@
-package cli_test
+package headless_test
 
 import (
 	"bytes"
@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
 	"github.com/castor-dev/castor/mcp/mcptest"
 )
@@ -24,25 +25,25 @@ import (
 // nothing ends castor -p with an error saying so, instead of hanging
 // (CASTOR_STREAM_IDLE_TIMEOUT shortens the 2 minutes of the default).
 func TestSilentModelStream(t *testing.T) {
-	e := newEnv(t, fakegemini.Text("first words ", "never sent").StallAfter(1))
-	r := e.runExtraEnv([]string{"CASTOR_STREAM_IDLE_TIMEOUT=300ms"}, "-p", "hi")
-	t.Logf("exit %d, stderr:\n%s", r.code, r.stderr)
-	if r.code == 0 {
-		t.Fatalf("exit 0 on a silent stream; stdout:\n%s", r.stdout)
+	e := e2etest.New(t, fakegemini.Text("first words ", "never sent").StallAfter(1))
+	r := e.RunExtraEnv([]string{"CASTOR_STREAM_IDLE_TIMEOUT=300ms"}, "-p", "hi")
+	t.Logf("exit %d, stderr:\n%s", r.Code, r.Stderr)
+	if r.Code == 0 {
+		t.Fatalf("exit 0 on a silent stream; stdout:\n%s", r.Stdout)
 	}
-	if want := "the model stream went silent for 300ms after 1 chunk"; !strings.Contains(r.stderr, want) {
-		t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+	if want := "the model stream went silent for 300ms after 1 chunk"; !strings.Contains(r.Stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, r.Stderr)
 	}
-	if !strings.Contains(r.stdout, "first words") {
-		t.Errorf("the chunk that came is not shown; stdout:\n%s", r.stdout)
+	if !strings.Contains(r.Stdout, "first words") {
+		t.Errorf("the chunk that came is not shown; stdout:\n%s", r.Stdout)
 	}
-	if n := len(e.srv.Requests()); n != 1 {
+	if n := len(e.Srv.Requests()); n != 1 {
 		t.Errorf("%d model requests, want 1 (output had been shown: no retry)", n)
 	}
 
-	bad := e.runExtraEnv([]string{"CASTOR_STREAM_IDLE_TIMEOUT=soon"}, "-p", "hi")
-	if bad.code == 0 || !strings.Contains(bad.stderr, `CASTOR_STREAM_IDLE_TIMEOUT="soon"`) {
-		t.Errorf("a bad CASTOR_STREAM_IDLE_TIMEOUT is not named (exit %d):\n%s", bad.code, bad.stderr)
+	bad := e.RunExtraEnv([]string{"CASTOR_STREAM_IDLE_TIMEOUT=soon"}, "-p", "hi")
+	if bad.Code == 0 || !strings.Contains(bad.Stderr, `CASTOR_STREAM_IDLE_TIMEOUT="soon"`) {
+		t.Errorf("a bad CASTOR_STREAM_IDLE_TIMEOUT is not named (exit %d):\n%s", bad.Code, bad.Stderr)
 	}
 }
 
@@ -67,10 +68,10 @@ func TestTerminateLongStream(t *testing.T) {
 		b[chunk-1] = '\n'
 		pieces[i] = string(b)
 	}
-	e := newEnv(t, fakegemini.Text(pieces...).StallAfter(len(pieces)))
-	cmd := exec.Command(castorBinary(t), "-p", "write a lot")
-	cmd.Dir = e.ws
-	cmd.Env = e.environ()
+	e := e2etest.New(t, fakegemini.Text(pieces...).StallAfter(len(pieces)))
+	cmd := e2etest.Command(t, "-p", "write a lot")
+	cmd.Dir = e.WS
+	cmd.Env = e.Environ()
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdout, err := cmd.StdoutPipe()
@@ -113,17 +114,17 @@ func TestHugeMCPResult(t *testing.T) {
 	blocks := mcptest.HugeBlocks(300)
 	hs := httptest.NewServer(mcptest.HugeResult(blocks, true))
 	t.Cleanup(hs.Close)
-	e := newEnv(t, fakegemini.Call("huge", map[string]any{}), fakegemini.Text("done"))
+	e := e2etest.New(t, fakegemini.Call("huge", map[string]any{}), fakegemini.Text("done"))
 	raw, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"big": map[string]any{"httpUrl": hs.URL, "trust": true}}})
-	if err := os.MkdirAll(filepath.Join(e.home, ".gemini"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(e.Home, ".gemini"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(e.home, ".gemini", "settings.json"), raw, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(e.Home, ".gemini", "settings.json"), raw, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(castorBinary(t), "-p", "call huge")
-	cmd.Dir = e.ws
-	cmd.Env = e.environ()
+	cmd := e2etest.Command(t, "-p", "call huge")
+	cmd.Dir = e.WS
+	cmd.Env = e.Environ()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -134,7 +135,7 @@ func TestHugeMCPResult(t *testing.T) {
 	if rss > 200<<20 {
 		t.Errorf("castor's peak RSS was %d MiB for a 300 MB result, want under 200 MiB", rss>>20)
 	}
-	reqs := e.srv.Requests()
+	reqs := e.Srv.Requests()
 	if len(reqs) != 2 {
 		t.Fatalf("%d model requests; stderr:\n%s", len(reqs), stderr.String())
 	}
