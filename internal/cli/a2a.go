@@ -159,6 +159,11 @@ func runA2A(ctx context.Context, f *a2aFlags, stdio IO) error {
 	if ws == "" {
 		ws, _ = os.Getwd()
 	}
+	// On by default, as for yolo mode: a server's tools run for whoever
+	// reaches it (sandbox.go).
+	if err := startSandbox(nil, true, ws, nil, stdio.Stderr); err != nil {
+		return err
+	}
 	// The server's own .env (API key, base URL) is read once into the
 	// server's environment, never into the process: each task layers its
 	// workspace's .env on top of it for that task only.

@@ -46,6 +46,9 @@ func runACP(ctx context.Context, f *flags, stdio IO) int {
 	if err := refuseYolo(mode, wd); err != nil {
 		return fail(err)
 	}
+	if err := startSandbox(f.sandboxChoice, true, wd, f.includeDirs, stderr); err != nil { // sandbox.go
+		return fail(err)
+	}
 	opts := f.sessionOptions(wd, mode)
 	opts.Warn = func(s string) { fmt.Fprintf(stderr, "Warning: %s\n", s) }
 	if !f.skipTrust {

@@ -3,8 +3,41 @@ package proc
 import (
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"time"
 )
+
+// Sandbox confines the commands started from here (internal/sandbox).
+type Sandbox interface {
+	// Wrap rewrites a command, not yet started, to run confined.
+	Wrap(cmd *exec.Cmd)
+	// Denials explains, in lines for the model, what in a failed
+	// command's output the sandbox denied; "" when nothing.
+	Denials(output string) string
+}
+
+// sandbox is the active Sandbox, if any.
+var sandbox atomic.Pointer[Sandbox]
+
+// SetSandbox makes every command started from now on run confined by s
+// (nil: unconfined): the one place the sandbox plugs in, so that no
+// runner of user commands can forget it.
+func SetSandbox(s Sandbox) {
+	if s == nil {
+		sandbox.Store(nil)
+		return
+	}
+	sandbox.Store(&s)
+}
+
+// Denials is the active sandbox's explanation of a failed command's
+// output ("" without a sandbox).
+func Denials(output string) string {
+	if s := sandbox.Load(); s != nil {
+		return (*s).Denials(output)
+	}
+	return ""
+}
 
 // Options say how a command's group is stopped and how long it lives.
 type Options struct {
@@ -39,6 +72,9 @@ func New(cmd *exec.Cmd, o Options) *Group { return &Group{cmd: cmd, opts: o} }
 // with exec.CommandContext stops its whole group when the context ends,
 // as Options.Grace says, rather than killing its own process only.
 func (g *Group) Start() error {
+	if s := sandbox.Load(); s != nil {
+		(*s).Wrap(g.cmd)
+	}
 	prepare(g.cmd)
 	if g.cmd.Cancel != nil {
 		g.cmd.Cancel = g.cancel
