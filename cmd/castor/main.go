@@ -6,14 +6,8 @@ import (
 	"os"
 
 	"github.com/castor-dev/castor/internal/cli"
-	"github.com/castor-dev/castor/internal/sandbox"
 )
 
 func main() {
-	// A sandboxed command's re-exec of Castor: confine, then exec the
-	// command (internal/sandbox). Nothing else of Castor runs there.
-	if sandbox.Main(os.Args) {
-		return
-	}
 	os.Exit(cli.Main(os.Args[1:]))
 }

@@ -159,11 +159,6 @@ func runA2A(ctx context.Context, f *a2aFlags, stdio IO) error {
 	if ws == "" {
 		ws, _ = os.Getwd()
 	}
-	// On by default, as for yolo mode: a server's tools run for whoever
-	// reaches it (sandbox.go).
-	if err := startSandbox(nil, true, ws, nil, stdio.Stderr); err != nil {
-		return err
-	}
 	// The server's own .env (API key, base URL) is read once into the
 	// server's environment, never into the process: each task layers its
 	// workspace's .env on top of it for that task only.
@@ -213,6 +208,18 @@ func runA2A(ctx context.Context, f *a2aFlags, stdio IO) error {
 		// client reached the server at.
 		cardURL = ""
 	}
+	// On by default, as for yolo mode: a server's tools run for whoever
+	// reaches it. Tasks may work anywhere beneath --allowed-root
+	// (sandbox.go).
+	var roots []string
+	if f.allowedRoot != "" {
+		roots = append(roots, f.allowedRoot)
+	}
+	notice, err := startSandbox(nil, true, ws, roots)
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	warn := func(s string) { logger.Warn(s) }
 	// MCP prompts are served as slash commands beside the built-in ones.
 	commands, stopMCP := setup.Commands(ctx, setup.Options{WorkDir: f.workspace, Env: env.Lookup, Warn: warn})
@@ -240,6 +247,7 @@ func runA2A(ctx context.Context, f *a2aFlags, stdio IO) error {
 		ln.Close()
 		return &inputError{msg: err.Error()}
 	}
+	printNotice(stdio.Stderr, notice)
 	hs := &http.Server{
 		Handler:           srv,
 		ReadHeaderTimeout: 10 * time.Second,

@@ -46,9 +46,11 @@ func runACP(ctx context.Context, f *flags, stdio IO) int {
 	if err := refuseYolo(mode, wd); err != nil {
 		return fail(err)
 	}
-	if err := startSandbox(f.sandboxChoice, true, wd, f.includeDirs, stderr); err != nil { // sandbox.go
+	notice, err := startSandbox(f.sandboxChoice, true, wd, f.includeDirs) // sandbox.go
+	if err != nil {
 		return fail(err)
 	}
+	printNotice(stderr, notice)
 	opts := f.sessionOptions(wd, mode)
 	opts.Warn = func(s string) { fmt.Fprintf(stderr, "Warning: %s\n", s) }
 	if !f.skipTrust {

@@ -233,9 +233,11 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 	if err := refuseYolo(mode, wd); err != nil { // yolo.go
 		return fail(err)
 	}
-	if err := startSandbox(f.sandboxChoice, mode == policy.ModeYolo, wd, f.includeDirs, stdio.Stderr); err != nil { // sandbox.go
+	notice, err := startSandbox(f.sandboxChoice, mode == policy.ModeYolo, wd, f.includeDirs) // sandbox.go
+	if err != nil {
 		return fail(err)
 	}
+	printNotice(stdio.Stderr, notice)
 	if mode == policy.ModeYolo {
 		fmt.Fprintln(stdio.Stderr, yoloNotice)
 	}

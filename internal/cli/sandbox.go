@@ -28,8 +28,10 @@ func sandboxFlag(cmd *cobra.Command, f *flags) *bool {
 // choose; byDefault turns it on when none of them says anything (yolo
 // mode, the A2A and ACP servers). A sandbox asked for and unavailable is
 // an error (exit 44), never an unconfined run; one on by default and
-// unavailable is a warning. The active profile is told on stderr.
-func startSandbox(flag *bool, byDefault bool, wd string, include []string, stderr io.Writer) error {
+// unavailable is a warning. The notice (the active profile, or that
+// warning; "" without a sandbox) is for stderr, once the caller has
+// checked the rest of its command line.
+func startSandbox(flag *bool, byDefault bool, wd string, include []string) (notice string, err error) {
 	st, err := config.Load(config.LoadOptions{Workspace: wd})
 	if err != nil {
 		st = nil // the assembly reports settings that do not load
@@ -43,11 +45,11 @@ func startSandbox(flag *bool, byDefault bool, wd string, include []string, stder
 	}
 	choice, err := sandbox.Choose(os.Getenv("GEMINI_SANDBOX"), flag, get("tools.sandbox"), byDefault)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if choice.Method == "" {
 		proc.SetSandbox(nil)
-		return nil
+		return "", nil
 	}
 	o := sandbox.Options{
 		Name:      os.Getenv("SEATBELT_PROFILE"),
@@ -72,19 +74,17 @@ func startSandbox(flag *bool, byDefault bool, wd string, include []string, stder
 		var sb *sandbox.Sandbox
 		if sb, err = sandbox.New(p); err == nil {
 			proc.SetSandbox(sb)
-			fmt.Fprintf(stderr, "Sandbox: %s\n", p.Describe())
-			return nil
+			return "Sandbox: " + p.Describe(), nil
 		}
 	}
 	if choice.Asked {
 		var ue *sandbox.UnavailableError
 		if errors.As(err, &ue) {
-			return err
+			return "", err
 		}
-		return &sandbox.UnavailableError{Method: choice.Method, Cause: err}
+		return "", &sandbox.UnavailableError{Method: choice.Method, Cause: err}
 	}
-	fmt.Fprintf(stderr, "Warning: %v; tools run without a sandbox (--sandbox=false or tools.sandbox: false silences this).\n", err)
-	return nil
+	return fmt.Sprintf("Warning: %v; tools run without a sandbox (--sandbox=false or tools.sandbox: false silences this).", err), nil
 }
 
 // expandHome resolves a directory as the settings and flags write it:
@@ -99,4 +99,11 @@ func expandHome(dir, wd, home string) string {
 		return filepath.Join(wd, dir)
 	}
 	return dir
+}
+
+// printNotice prints a startSandbox notice, if any, on w.
+func printNotice(w io.Writer, notice string) {
+	if notice != "" {
+		fmt.Fprintln(w, notice)
+	}
 }

@@ -168,3 +168,10 @@ func TestSandboxFailsClosedE2E(t *testing.T) {
 		})
 	}
 }
+
+// dropSandboxNotice is stderr without the line naming the active
+// sandbox, for tests of other lines of servers that turn it on.
+func dropSandboxNotice(stderr string) string {
+	lines := strings.SplitAfter(stderr, "\n")
+	return strings.Join(slices.DeleteFunc(lines, func(l string) bool { return strings.HasPrefix(l, "Sandbox: ") }), "")
+}

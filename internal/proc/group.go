@@ -9,8 +9,8 @@ import (
 
 // Sandbox confines the commands started from here (internal/sandbox).
 type Sandbox interface {
-	// Wrap rewrites a command, not yet started, to run confined.
-	Wrap(cmd *exec.Cmd)
+	// Start starts cmd (exec.Cmd.Start) confined.
+	Start(cmd *exec.Cmd) error
 	// Denials explains, in lines for the model, what in a failed
 	// command's output the sandbox denied; "" when nothing.
 	Denials(output string) string
@@ -72,14 +72,15 @@ func New(cmd *exec.Cmd, o Options) *Group { return &Group{cmd: cmd, opts: o} }
 // with exec.CommandContext stops its whole group when the context ends,
 // as Options.Grace says, rather than killing its own process only.
 func (g *Group) Start() error {
-	if s := sandbox.Load(); s != nil {
-		(*s).Wrap(g.cmd)
-	}
 	prepare(g.cmd)
 	if g.cmd.Cancel != nil {
 		g.cmd.Cancel = g.cancel
 	}
-	if err := g.cmd.Start(); err != nil {
+	start := g.cmd.Start
+	if s := sandbox.Load(); s != nil {
+		start = func() error { return (*s).Start(g.cmd) }
+	}
+	if err := start(); err != nil {
 		return err
 	}
 	g.mu.Lock()

@@ -4,9 +4,12 @@ package sandbox
 
 import (
 	"fmt"
+	"os/exec"
+	"runtime"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
 )
 
 // landlockCheck says why the profile cannot be enforced here, or nil.
@@ -21,10 +24,18 @@ func landlockCheck(p Profile) error {
 	return nil
 }
 
-// landlockRestrict confines this process, and what it execs, to p.
-func landlockRestrict(p Profile) error {
+// landlockRuleset is the profile as a Landlock ruleset, made once: its
+// file descriptor (close-on-exec, kept for the life of the process) and
+// the flags its enforcement takes.
+type landlockRuleset struct {
+	fd    int
+	flags uint32
+}
+
+// newLandlockRuleset builds the ruleset for p.
+func newLandlockRuleset(p Profile) (*landlockRuleset, error) {
 	if err := landlockCheck(p); err != nil {
-		return err
+		return nil, err
 	}
 	cfg := landlock.V11.BestEffort()
 	if p.Network {
@@ -54,8 +65,34 @@ func landlockRestrict(p Profile) error {
 		}
 		rules = append(rules, r.IgnoreIfMissing())
 	}
-	if err := cfg.Restrict(rules...); err != nil {
-		return fmt.Errorf("applying the Landlock sandbox: %w", err)
+	fd, flags, err := cfg.NewRulesetFD(rules...)
+	if err != nil {
+		return nil, fmt.Errorf("building the Landlock ruleset: %w", err)
 	}
-	return nil
+	if fd < 0 {
+		return nil, fmt.Errorf("Landlock restricts nothing here")
+	}
+	return &landlockRuleset{fd: fd, flags: flags}, nil
+}
+
+// start starts cmd confined. Go cannot run code between fork and exec,
+// but a Landlock domain belongs to a thread and passes to the processes
+// it forks: cmd is started from a thread of its own, confined first and
+// never given back (the runtime ends a thread whose goroutine exits
+// locked to it), so nothing else of Castor is confined.
+func (r *landlockRuleset) start(cmd *exec.Cmd) error {
+	errc := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked, on purpose
+		if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+			errc <- fmt.Errorf("sandbox: prctl(PR_SET_NO_NEW_PRIVS): %w; the command did not run", err)
+			return
+		}
+		if err := llsys.LandlockRestrictSelf(r.fd, r.flags); err != nil {
+			errc <- fmt.Errorf("sandbox: applying Landlock: %w; the command did not run", err)
+			return
+		}
+		errc <- cmd.Start()
+	}()
+	return <-errc
 }

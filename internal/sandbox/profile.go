@@ -4,18 +4,16 @@
 // directory; no reading of the credential files under the home directory;
 // no network in the "*-closed" profiles.
 //
-// On Linux the confinement is Landlock, applied by a small re-exec of
-// Castor itself (Go cannot run code between fork and exec): internal/proc
-// turns each command into "castor __sandbox-exec <profile> -- argv", and
-// Main, called first thing by the castor binary, restricts itself and
-// execs the command. bubblewrap is used instead when asked for ("bwrap").
+// On Linux the confinement is Landlock: internal/proc starts each command
+// from a thread confined for that purpose alone (a Landlock domain passes
+// from a thread to what it forks), so neither Castor nor an SDK program
+// is confined, and no re-exec is needed. bubblewrap is used instead when
+// asked for ("bwrap").
 // What is asked for and unavailable fails: nothing runs unconfined
 // behind the user's back.
 package sandbox
 
 import (
-	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -51,8 +49,7 @@ const (
 	Bwrap = "bwrap"
 )
 
-// Profile is what a confined command may do. Paths are absolute and
-// clean.
+// Profile is what a confined command may do. Paths are absolute.
 type Profile struct {
 	// Name is one of Profiles.
 	Name string `json:"name"`
@@ -161,9 +158,9 @@ func Build(o Options) (Profile, error) {
 	if permissive {
 		p.Read = []string{"/"}
 	} else {
-		for _, r := range systemReads {
-			add(&p.Read, r)
-		}
+		// As they are, links included (/bin -> usr/bin): bubblewrap
+		// binds them where programs look for them.
+		p.Read = slices.Clone(systemReads)
 	}
 	if home != "" {
 		for _, s := range Secrets {
@@ -219,21 +216,3 @@ func beneath(path, root string) bool {
 	return strings.HasPrefix(path, root+string(filepath.Separator))
 }
 
-// encode is the profile as one command-line word for the re-exec.
-func (p Profile) encode() string {
-	b, _ := json.Marshal(p) // a struct of strings and bools always marshals
-	return base64.RawURLEncoding.EncodeToString(b)
-}
-
-// decode reads what encode wrote.
-func decode(s string) (Profile, error) {
-	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil {
-		return Profile{}, fmt.Errorf("decoding the sandbox profile: %w", err)
-	}
-	var p Profile
-	if err := json.Unmarshal(b, &p); err != nil {
-		return Profile{}, fmt.Errorf("decoding the sandbox profile: %w", err)
-	}
-	return p, nil
-}

@@ -10,13 +10,8 @@ import (
 	"strings"
 )
 
-// ExecArg is the first argument of the re-exec that confines a command:
-// "castor __sandbox-exec <profile> <path> <argv...>".
-const ExecArg = "__sandbox-exec"
-
 // ExitCode is the exit code of a run whose sandbox cannot be had, as
-// Gemini CLI's FatalSandboxError; the re-exec exits with it too when it
-// cannot confine itself.
+// Gemini CLI's FatalSandboxError.
 const ExitCode = 44
 
 // ForceUnavailableEnv, set to 1, makes every method unavailable: for
@@ -112,10 +107,9 @@ func (e *UnavailableError) Unwrap() error { return e.Cause }
 type Sandbox struct {
 	// Profile is what the commands may do.
 	Profile Profile
-	// exe is the Castor binary the Landlock re-exec runs; bwrap the
-	// bubblewrap binary.
-	exe, bwrap string
-	encoded    string
+	// ruleset is the Landlock ruleset; bwrap the bubblewrap binary.
+	ruleset *landlockRuleset
+	bwrap   string
 }
 
 // New checks that the profile can be enforced here and returns the
@@ -125,17 +119,14 @@ func New(p Profile) (*Sandbox, error) {
 	if os.Getenv(ForceUnavailableEnv) == "1" {
 		return fail(errors.New(ForceUnavailableEnv + " is set"))
 	}
-	s := &Sandbox{Profile: p, encoded: p.encode()}
+	s := &Sandbox{Profile: p}
 	switch p.Method {
 	case Landlock:
-		if err := landlockCheck(p); err != nil {
+		r, err := newLandlockRuleset(p)
+		if err != nil {
 			return fail(err)
 		}
-		exe, err := os.Executable()
-		if err != nil {
-			return fail(fmt.Errorf("finding the castor binary to re-exec: %w", err))
-		}
-		s.exe = exe
+		s.ruleset = r
 	case Bwrap:
 		if runtime.GOOS != "linux" {
 			return fail(errors.New("bubblewrap is Linux only"))
@@ -156,46 +147,22 @@ func New(p Profile) (*Sandbox, error) {
 	return s, nil
 }
 
-// Wrap rewrites cmd, not yet started, to run confined: through the
-// Castor re-exec for Landlock, under bwrap for bubblewrap. A command
-// whose program was not found is left to fail as it would.
-func (s *Sandbox) Wrap(cmd *exec.Cmd) {
+// Start starts cmd confined: from a Landlock-confined thread, or under
+// bwrap. A command whose program was not found fails as it would
+// unconfined.
+func (s *Sandbox) Start(cmd *exec.Cmd) error {
 	if cmd.Err != nil || cmd.Path == "" {
-		return
+		return cmd.Start()
 	}
-	argv := cmd.Args
-	if len(argv) == 0 {
-		argv = []string{cmd.Path}
-	}
-	switch s.Profile.Method {
-	case Bwrap:
+	if s.Profile.Method == Bwrap {
+		argv := cmd.Args
+		if len(argv) == 0 {
+			argv = []string{cmd.Path}
+		}
 		args := append([]string{s.bwrap}, s.bwrapArgs()...)
 		cmd.Args = append(append(args, "--", cmd.Path), argv[1:]...)
 		cmd.Path = s.bwrap
-	default:
-		cmd.Args = append([]string{s.exe, ExecArg, s.encoded, cmd.Path}, argv...)
-		cmd.Path = s.exe
+		return cmd.Start()
 	}
-}
-
-// Main runs the re-exec when args (os.Args) are one: it confines the
-// process and execs the command, or exits with ExitCode saying why it
-// could not. It returns false, at once, for any other command line; the
-// castor binary calls it before anything else.
-func Main(args []string) bool {
-	if len(args) < 5 || args[1] != ExecArg {
-		return false
-	}
-	p, err := decode(args[2])
-	if err == nil {
-		err = landlockRestrict(p)
-	}
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "castor sandbox: %v; the command did not run\n", err)
-		os.Exit(ExitCode)
-	}
-	err = execve(args[3], args[4:], os.Environ())
-	fmt.Fprintf(os.Stderr, "castor sandbox: %s: %v\n", args[3], err)
-	os.Exit(127)
-	return true
+	return s.ruleset.start(cmd)
 }
