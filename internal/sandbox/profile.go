@@ -215,4 +215,3 @@ func beneath(path, root string) bool {
 	}
 	return strings.HasPrefix(path, root+string(filepath.Separator))
 }
-
