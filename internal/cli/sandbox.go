@@ -43,7 +43,11 @@ func startSandbox(flag *bool, byDefault bool, wd string, include []string) (noti
 		v, _ := st.Get(key)
 		return v
 	}
-	choice, err := sandbox.Choose(os.Getenv("GEMINI_SANDBOX"), flag, get("tools.sandbox"), byDefault)
+	setting := get("tools.sandbox")
+	if on, _ := get("security.toolSandboxing").(bool); on && setting == nil {
+		setting = true // Gemini CLI's newer switch for the same
+	}
+	choice, err := sandbox.Choose(os.Getenv("GEMINI_SANDBOX"), flag, setting, byDefault)
 	if err != nil {
 		return "", err
 	}
