@@ -3,6 +3,7 @@ package cli_test
 import (
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -21,6 +22,18 @@ func needLandlock(t *testing.T) {
 			t.Fatalf("CI needs Landlock: %v", err)
 		}
 		t.Skipf("no Landlock here: %v", err)
+	}
+}
+
+// needBwrap skips a test where bubblewrap is missing (fails it under
+// CI, which installs it: .ci/run).
+func needBwrap(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI needs bwrap (bubblewrap)")
+		}
+		t.Skip("bwrap (bubblewrap) is not installed")
 	}
 }
 
@@ -68,22 +81,30 @@ func listen(t *testing.T) string {
 // key in the home directory, and, in a *-closed profile, cannot connect
 // to a loopback port the same command reaches without the sandbox.
 func TestSandboxConfinesShellE2E(t *testing.T) {
-	needLandlock(t)
 	shell := func(c string) fakegemini.Reply {
 		return fakegemini.Call("run_shell_command", map[string]any{"command": c})
 	}
 	for _, tt := range []struct {
 		name    string
 		args    []string
+		env     string
 		profile string
 		// confined is whether the sandbox is on, so the escapes fail.
 		confined bool
 	}{
-		{"sandboxed closed", []string{"-s"}, sandbox.PermissiveClosed, true},
-		{"restrictive closed", []string{"--sandbox"}, sandbox.RestrictiveClosed, true},
-		{"turned off", []string{"--sandbox=false"}, sandbox.PermissiveClosed, false},
+		{"sandboxed closed", []string{"-s"}, "", sandbox.PermissiveClosed, true},
+		{"restrictive closed", []string{"--sandbox"}, "", sandbox.RestrictiveClosed, true},
+		{"bwrap", nil, "GEMINI_SANDBOX=bwrap", sandbox.PermissiveClosed, true},
+		{"bwrap restrictive", nil, "GEMINI_SANDBOX=bwrap", sandbox.RestrictiveClosed, true},
+		{"turned off", []string{"--sandbox=false"}, "", sandbox.PermissiveClosed, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			switch {
+			case tt.env == "GEMINI_SANDBOX=bwrap":
+				needBwrap(t)
+			case tt.confined:
+				needLandlock(t)
+			}
 			port := listen(t)
 			e, environ, outside := sandboxEnv(t)
 			target := filepath.Join(outside, "escaped.txt")
@@ -94,6 +115,9 @@ func TestSandboxConfinesShellE2E(t *testing.T) {
 				shell("exec 3<>/dev/tcp/127.0.0.1/"+port+" && echo con\"\"nected"),
 				fakegemini.Text("done"))
 			environ = append(environ, "SEATBELT_PROFILE="+tt.profile)
+			if tt.env != "" {
+				environ = append(environ, tt.env)
+			}
 			r := runCastor(t, e.ws, environ, append(tt.args, "-y", "-p", "go")...)
 			if r.code != 0 {
 				t.Fatalf("exit %d\nstderr %s", r.code, r.stderr)

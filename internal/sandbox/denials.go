@@ -24,8 +24,13 @@ func (s *Sandbox) Denials(output string) string {
 	p := s.Profile
 	var notes, seen []string
 	net := false
+	words := denialWords
+	if p.Method == Bwrap && !slices.Contains(p.Read, "/") {
+		// What bubblewrap does not bind is not there at all.
+		words = append(slices.Clip(words), "No such file or directory")
+	}
 	for line := range strings.SplitSeq(output, "\n") {
-		if !slices.ContainsFunc(denialWords, func(w string) bool { return strings.Contains(line, w) }) {
+		if !slices.ContainsFunc(words, func(w string) bool { return strings.Contains(line, w) }) {
 			continue
 		}
 		if !p.Network && strings.Contains(line, "connect") {
