@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/castor-dev/castor/internal/proc"
 	"github.com/castor-dev/castor/internal/setup"
 	"github.com/castor-dev/castor/internal/termtext"
 	"github.com/castor-dev/castor/internal/version"
@@ -233,11 +234,12 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 	if err := refuseYolo(mode, wd); err != nil { // yolo.go
 		return fail(err)
 	}
-	notice, err := startSandbox(f.sandboxChoice, mode == policy.ModeYolo, wd, f.includeDirs) // sandbox.go
+	sb, notice, err := startSandbox(f.sandboxChoice, mode == policy.ModeYolo, wd, f.includeDirs) // sandbox.go
 	if err != nil {
 		return fail(err)
 	}
 	printNotice(stdio.Stderr, notice)
+	defer proc.SetSandbox(nil) // the sandbox ends with the run (tests run many in one process)
 	if mode == policy.ModeYolo {
 		fmt.Fprintln(stdio.Stderr, yoloNotice)
 	}
@@ -263,7 +265,7 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 		opts.Warn = func(s string) { fmt.Fprintf(stdio.Stderr, "Warning: %s\n", s) }
 	}
 	if isInteractive {
-		return runInteractive(ctx, opts, prompt, tty)
+		return runInteractive(ctx, opts, prompt, sb, tty)
 	}
 	if closedAtStart(tty.Stdout) { // stdoutclosed_unix.go
 		return fail(errStdoutClosed)

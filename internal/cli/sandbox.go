@@ -31,7 +31,7 @@ func sandboxFlag(cmd *cobra.Command, f *flags) *bool {
 // unavailable is a warning. The notice (the active profile, or that
 // warning; "" without a sandbox) is for stderr, once the caller has
 // checked the rest of its command line.
-func startSandbox(flag *bool, byDefault bool, wd string, include []string) (notice string, err error) {
+func startSandbox(flag *bool, byDefault bool, wd string, include []string) (active *sandbox.Profile, notice string, err error) {
 	st, err := config.Load(config.LoadOptions{Workspace: wd})
 	if err != nil {
 		st = nil // the assembly reports settings that do not load
@@ -49,11 +49,11 @@ func startSandbox(flag *bool, byDefault bool, wd string, include []string) (noti
 	}
 	choice, err := sandbox.Choose(os.Getenv("GEMINI_SANDBOX"), flag, setting, byDefault)
 	if err != nil {
-		return "", err
+		return nil, "", err
 	}
 	if choice.Method == "" {
 		proc.SetSandbox(nil)
-		return "", nil
+		return nil, "", nil
 	}
 	o := sandbox.Options{
 		Name:      os.Getenv("SEATBELT_PROFILE"),
@@ -78,17 +78,17 @@ func startSandbox(flag *bool, byDefault bool, wd string, include []string) (noti
 		var sb *sandbox.Sandbox
 		if sb, err = sandbox.New(p); err == nil {
 			proc.SetSandbox(sb)
-			return "Sandbox: " + p.Describe(), nil
+			return &p, "Sandbox: " + p.Describe(), nil
 		}
 	}
 	if choice.Asked {
 		var ue *sandbox.UnavailableError
 		if errors.As(err, &ue) {
-			return "", err
+			return nil, "", err
 		}
-		return "", &sandbox.UnavailableError{Method: choice.Method, Cause: err}
+		return nil, "", &sandbox.UnavailableError{Method: choice.Method, Cause: err}
 	}
-	return fmt.Sprintf("Warning: %v; tools run without a sandbox (--sandbox=false or tools.sandbox: false silences this).", err), nil
+	return nil, fmt.Sprintf("Warning: %v; tools run without a sandbox (--sandbox=false or tools.sandbox: false silences this).", err), nil
 }
 
 // expandHome resolves a directory as the settings and flags write it:
