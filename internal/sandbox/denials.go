@@ -30,15 +30,28 @@ func (s *Sandbox) Denials(output string) string {
 		words = append(slices.Clip(words), "No such file or directory")
 	}
 	for line := range strings.SplitSeq(output, "\n") {
-		if !slices.ContainsFunc(words, func(w string) bool { return strings.Contains(line, w) }) {
+		i := slices.IndexFunc(words, func(w string) bool { return strings.Contains(line, w) })
+		if i < 0 {
 			continue
 		}
 		if !p.Network && strings.Contains(line, "connect") {
 			net = true
 		}
-		for _, f := range strings.Fields(line) {
-			path := strings.Trim(f, "'\"`:;,()")
-			if !strings.HasPrefix(path, "/") || slices.Contains(seen, path) || len(notes) >= maxDenials {
+		// The path is the word just before the message ("cat: /x:
+		// Permission denied") or just after it (Python's "Permission
+		// denied: '/x'"); the program's own path at the start is not.
+		at := strings.Index(line, words[i])
+		var near []string
+		if f := strings.Fields(line[:at]); len(f) > 0 {
+			near = append(near, f[len(f)-1])
+		}
+		if f := strings.Fields(strings.TrimLeft(line[at+len(words[i]):], ": ")); len(f) > 0 {
+			near = append(near, f[0])
+		}
+		for _, f := range near {
+			path := strings.Trim(f, "'\"`:;,()[]")
+			if !strings.HasPrefix(path, "/") || strings.HasPrefix(path, "/dev/tcp/") || strings.HasPrefix(path, "/dev/udp/") ||
+				slices.Contains(seen, path) || len(notes) >= maxDenials {
 				continue
 			}
 			path = filepath.Clean(path)

@@ -155,15 +155,18 @@ func TestDenials(t *testing.T) {
 	s := &Sandbox{Profile: p}
 	key := filepath.Join(home, ".ssh", "id_ed25519")
 	out := strings.Join([]string{
-		"bash: line 1: /etc/passwd-x: Permission denied",
+		"/usr/bin/bash: line 1: /etc/passwd-x: Permission denied", // the program's path is not the denied one
+		"PermissionError: [Errno 13] Permission denied: '/opt/py'",
 		"touch: cannot touch '/usr/x': Read-only file system",
 		"cat: " + key + ": Permission denied",
 		"bash: " + ws + "/mine: Permission denied", // the workspace: not the sandbox's doing
 		"bash: connect: Permission denied",
+		"bash: line 1: /dev/tcp/127.0.0.1/22: Permission denied", // bash's name for a socket, not a file
 		"ls: /etc/passwd-x: Permission denied", // once
 	}, "\n")
 	want := strings.Join([]string{
 		"sandbox: write to /etc/passwd-x denied (outside the workspace; profile permissive-closed)",
+		"sandbox: write to /opt/py denied (outside the workspace; profile permissive-closed)",
 		"sandbox: write to /usr/x denied (outside the workspace; profile permissive-closed)",
 		"sandbox: access to " + key + " denied (a credential file; profile permissive-closed)",
 		"sandbox: network connections denied (profile permissive-closed has no network)",
