@@ -162,7 +162,7 @@ func TestDenials(t *testing.T) {
 		"bash: " + ws + "/mine: Permission denied", // the workspace: not the sandbox's doing
 		"bash: connect: Permission denied",
 		"bash: line 1: /dev/tcp/127.0.0.1/22: Permission denied", // bash's name for a socket, not a file
-		"ls: /etc/passwd-x: Permission denied", // once
+		"ls: /etc/passwd-x: Permission denied",                   // once
 	}, "\n")
 	want := strings.Join([]string{
 		"sandbox: write to /etc/passwd-x denied (outside the workspace; profile permissive-closed)",
