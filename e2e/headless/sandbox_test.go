@@ -1,4 +1,4 @@
-package cli_test
+package headless_test
 
 import (
 	"net"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
 	"github.com/castor-dev/castor/internal/sandbox"
 )
@@ -40,19 +41,19 @@ func needBwrap(t *testing.T) {
 // sandboxEnv is an env whose temporary directory is its own, so that
 // the rest of the test's directory (beside the workspace) is outside
 // every writable root.
-func sandboxEnv(t *testing.T, replies ...fakegemini.Reply) (*env, []string, string) {
-	e := newEnv(t, replies...)
-	root := filepath.Dir(e.ws)
+func sandboxEnv(t *testing.T, replies ...fakegemini.Reply) (*e2etest.Env, []string, string) {
+	e := e2etest.New(t, replies...)
+	root := filepath.Dir(e.WS)
 	tmp, outside := filepath.Join(root, "tmp"), filepath.Join(root, "outside")
-	for _, d := range []string{tmp, outside, filepath.Join(e.home, ".ssh")} {
+	for _, d := range []string{tmp, outside, filepath.Join(e.Home, ".ssh")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := os.WriteFile(filepath.Join(e.home, ".ssh", "id_ed25519"), []byte("PRIVATE-KEY-BYTES\n"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(e.Home, ".ssh", "id_ed25519"), []byte("PRIVATE-KEY-BYTES\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return e, append(e.environ(), "TMPDIR="+tmp), outside
+	return e, append(e.Environ(), "TMPDIR="+tmp), outside
 }
 
 // listen opens a loopback listener that accepts and closes connections.
@@ -81,6 +82,7 @@ func listen(t *testing.T) string {
 // key in the home directory, and, in a *-closed profile, cannot connect
 // to a loopback port the same command reaches without the sandbox.
 func TestSandboxConfinesShellE2E(t *testing.T) {
+	t.Parallel()
 	shell := func(c string) fakegemini.Reply {
 		return fakegemini.Call("run_shell_command", map[string]any{"command": c})
 	}
@@ -99,6 +101,7 @@ func TestSandboxConfinesShellE2E(t *testing.T) {
 		{"turned off", []string{"--sandbox=false"}, "", sandbox.PermissiveClosed, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			switch {
 			case tt.env == "GEMINI_SANDBOX=bwrap":
 				needBwrap(t)
@@ -108,37 +111,37 @@ func TestSandboxConfinesShellE2E(t *testing.T) {
 			port := listen(t)
 			e, environ, outside := sandboxEnv(t)
 			target := filepath.Join(outside, "escaped.txt")
-			e.srv.Enqueue(
+			e.Srv.Enqueue(
 				shell("echo in > inside.txt"),
 				shell("echo out > "+target),
-				shell("cat "+filepath.Join(e.home, ".ssh", "id_ed25519")),
+				shell("cat "+filepath.Join(e.Home, ".ssh", "id_ed25519")),
 				shell("exec 3<>/dev/tcp/127.0.0.1/"+port+" && echo con\"\"nected"),
 				fakegemini.Text("done"))
 			environ = append(environ, "SEATBELT_PROFILE="+tt.profile)
 			if tt.env != "" {
 				environ = append(environ, tt.env)
 			}
-			r := runCastor(t, e.ws, environ, append(tt.args, "-y", "-p", "go")...)
-			if r.code != 0 {
-				t.Fatalf("exit %d\nstderr %s", r.code, r.stderr)
+			r := e2etest.RunCastor(t, e.WS, environ, append(tt.args, "-y", "-p", "go")...)
+			if r.Code != 0 {
+				t.Fatalf("exit %d\nstderr %s", r.Code, r.Stderr)
 			}
-			if got := strings.Contains(r.stderr, "Sandbox: "+tt.profile); got != tt.confined {
-				t.Errorf("profile notice shown %v, want %v:\n%s", got, tt.confined, r.stderr)
+			if got := strings.Contains(r.Stderr, "Sandbox: "+tt.profile); got != tt.confined {
+				t.Errorf("profile notice shown %v, want %v:\n%s", got, tt.confined, r.Stderr)
 			}
-			if _, err := os.Stat(filepath.Join(e.ws, "inside.txt")); err != nil {
+			if _, err := os.Stat(filepath.Join(e.WS, "inside.txt")); err != nil {
 				t.Errorf("write inside the workspace failed: %v", err)
 			}
 			_, err := os.Stat(target)
 			if escaped := err == nil; escaped == tt.confined {
 				t.Errorf("file written outside the workspace: %v, want %v", escaped, !tt.confined)
 			}
-			reqs := e.srv.Requests()
+			reqs := e.Srv.Requests()
 			if len(reqs) != 5 {
 				t.Fatalf("%d requests", len(reqs))
 			}
 			out := func(i int) string {
-				_, resp := functionResponse(t, reqs[i].LastContent(), 0)
-				return mustJSON(resp)
+				_, resp := e2etest.FunctionResponse(t, reqs[i].LastContent(), 0)
+				return e2etest.MustJSON(resp)
 			}
 			if read := strings.Contains(out(3), "PRIVATE-KEY-BYTES"); read == tt.confined {
 				t.Errorf("key read %v, want %v: %s", read, !tt.confined, out(3))
@@ -157,6 +160,7 @@ func TestSandboxConfinesShellE2E(t *testing.T) {
 // castor with exit 44 naming the cause before any command runs; one on
 // by default (yolo) and unavailable warns and runs.
 func TestSandboxFailsClosedE2E(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name  string
 		env   []string
@@ -171,31 +175,25 @@ func TestSandboxFailsClosedE2E(t *testing.T) {
 		{"default on, unavailable", []string{sandbox.ForceUnavailableEnv + "=1"}, nil, 0, "tools run without a sandbox"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			e := newEnv(t,
+			t.Parallel()
+			e := e2etest.New(t,
 				fakegemini.Call("run_shell_command", map[string]any{"command": "touch ran.txt"}),
 				fakegemini.Text("done"))
-			environ := e.environ()
+			environ := e.Environ()
 			for _, kv := range tt.env {
 				if strings.HasPrefix(kv, "PATH=") {
 					environ = slices.DeleteFunc(environ, func(s string) bool { return strings.HasPrefix(s, "PATH=") })
 				}
 				environ = append(environ, kv)
 			}
-			r := runCastor(t, e.ws, environ, append(tt.args, "-y", "-p", "go")...)
-			if r.code != tt.code || !strings.Contains(r.stderr, tt.cause) {
-				t.Fatalf("exit %d, want %d naming %q\nstderr %s", r.code, tt.code, tt.cause, r.stderr)
+			r := e2etest.RunCastor(t, e.WS, environ, append(tt.args, "-y", "-p", "go")...)
+			if r.Code != tt.code || !strings.Contains(r.Stderr, tt.cause) {
+				t.Fatalf("exit %d, want %d naming %q\nstderr %s", r.Code, tt.code, tt.cause, r.Stderr)
 			}
-			_, err := os.Stat(filepath.Join(e.ws, "ran.txt"))
+			_, err := os.Stat(filepath.Join(e.WS, "ran.txt"))
 			if ran := err == nil; ran != (tt.code == 0) {
-				t.Errorf("command ran %v with exit %d", ran, r.code)
+				t.Errorf("command ran %v with exit %d", ran, r.Code)
 			}
 		})
 	}
-}
-
-// dropSandboxNotice is stderr without the line naming the active
-// sandbox, for tests of other lines of servers that turn it on.
-func dropSandboxNotice(stderr string) string {
-	lines := strings.SplitAfter(stderr, "\n")
-	return strings.Join(slices.DeleteFunc(lines, func(l string) bool { return strings.HasPrefix(l, "Sandbox: ") }), "")
 }
