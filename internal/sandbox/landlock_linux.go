@@ -28,8 +28,9 @@ func landlockCheck(p Profile) error {
 // file descriptor (close-on-exec, kept for the life of the process) and
 // the flags its enforcement takes.
 type landlockRuleset struct {
-	fd    int
-	flags uint32
+	fd      int
+	flags   uint32
+	network bool
 }
 
 // newLandlockRuleset builds the ruleset for p.
@@ -72,7 +73,7 @@ func newLandlockRuleset(p Profile) (*landlockRuleset, error) {
 	if fd < 0 {
 		return nil, fmt.Errorf("Landlock restricts nothing here")
 	}
-	return &landlockRuleset{fd: fd, flags: flags}, nil
+	return &landlockRuleset{fd: fd, flags: flags, network: p.Network}, nil
 }
 
 // start starts cmd confined. Go cannot run code between fork and exec,
@@ -87,6 +88,12 @@ func (r *landlockRuleset) start(cmd *exec.Cmd) error {
 		if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 			errc <- fmt.Errorf("sandbox: prctl(PR_SET_NO_NEW_PRIVS): %w; the command did not run", err)
 			return
+		}
+		if !r.network {
+			if err := noIPSockets(); err != nil {
+				errc <- fmt.Errorf("sandbox: installing the seccomp filter: %w; the command did not run", err)
+				return
+			}
 		}
 		if err := llsys.LandlockRestrictSelf(r.fd, r.flags); err != nil {
 			errc <- fmt.Errorf("sandbox: applying Landlock: %w; the command did not run", err)
