@@ -1,11 +1,15 @@
 package sandbox
 
-import "os"
+import (
+	"os"
+	"path/filepath"
+)
 
 // bwrapArgs are bubblewrap's options for the profile: the readable roots
 // bound read-only, the writable ones writable, the secrets hidden (an
 // empty read-only directory over a directory, /dev/null over a file),
-// and a network namespace of its own when the profile is closed.
+// the workspace's .git read-only, and a network namespace of its own when
+// the profile is closed.
 func (s *Sandbox) bwrapArgs() []string {
 	p := s.Profile
 	args := []string{"--die-with-parent"}
@@ -18,6 +22,13 @@ func (s *Sandbox) bwrapArgs() []string {
 	for _, w := range p.Write {
 		if _, err := os.Stat(w); err == nil {
 			args = append(args, "--bind", w, w)
+		}
+	}
+	// A repository's .git stays read-only: its hooks and config run
+	// programs outside the sandbox later, when the user runs git.
+	for _, w := range p.Write {
+		if g := filepath.Join(w, ".git"); exists(g) {
+			args = append(args, "--ro-bind", g, g)
 		}
 	}
 	for _, d := range p.Deny {
@@ -34,4 +45,9 @@ func (s *Sandbox) bwrapArgs() []string {
 		args = append(args, "--unshare-net")
 	}
 	return args
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

@@ -108,3 +108,51 @@ func BenchmarkTrue(b *testing.B) {
 		})
 	}
 }
+
+// TestBwrap: under bubblewrap a command writes in the workspace but not
+// in its .git, nor beside it, and does not see the key.
+func TestBwrap(t *testing.T) {
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI needs bwrap (bubblewrap)")
+		}
+		t.Skip("bwrap (bubblewrap) is not installed")
+	}
+	root := clean(t.TempDir())
+	ws, home := filepath.Join(root, "ws"), filepath.Join(root, "home")
+	for _, d := range []string{filepath.Join(ws, ".git"), filepath.Join(home, ".ssh")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(home, ".ssh", "id_ed25519"), []byte("KEY"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Build(Options{Method: Bwrap, Name: PermissiveClosed, Workspace: []string{ws}, Home: home, Temp: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		script string
+		ok     bool
+	}{
+		{"echo x > inside", true},
+		{"echo x > .git/config", false},
+		{"echo x > " + filepath.Join(root, "outside"), false},
+		{"cat " + filepath.Join(home, ".ssh", "id_ed25519"), false},
+	} {
+		cmd := exec.Command("/bin/sh", "-c", tt.script)
+		cmd.Dir = ws
+		err := s.Start(cmd)
+		if err == nil {
+			err = cmd.Wait()
+		}
+		if (err == nil) != tt.ok {
+			t.Errorf("%q: %v, want success %v", tt.script, err, tt.ok)
+		}
+	}
+}
