@@ -88,16 +88,30 @@ func TestLandlock(t *testing.T) {
 }
 
 // BenchmarkTrue is the latency the sandbox adds to a command: `true`
-// through internal/proc, plain and confined (a thread of its own,
-// confined by Landlock, forks it).
+// through internal/proc, plain, confined by Landlock (a thread of its
+// own, confined, forks it) and under bubblewrap.
 func BenchmarkTrue(b *testing.B) {
 	s, ws, _, _ := landlockSandbox(b)
-	for _, confined := range []bool{false, true} {
-		b.Run(map[bool]string{false: "plain", true: "landlock"}[confined], func(b *testing.B) {
-			if confined {
-				proc.SetSandbox(s)
-				defer proc.SetSandbox(nil)
-			}
+	sandboxes := []struct {
+		name string
+		s    proc.Sandbox
+	}{{"plain", nil}, {"landlock", s}}
+	if _, err := exec.LookPath("bwrap"); err == nil {
+		p := s.Profile
+		p.Method = Bwrap
+		bw, err := New(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sandboxes = append(sandboxes, struct {
+			name string
+			s    proc.Sandbox
+		}{"bwrap", bw})
+	}
+	for _, sb := range sandboxes {
+		b.Run(sb.name, func(b *testing.B) {
+			proc.SetSandbox(sb.s)
+			defer proc.SetSandbox(nil)
 			for b.Loop() {
 				cmd := exec.Command("/bin/true")
 				cmd.Dir = ws
