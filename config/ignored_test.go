@@ -41,8 +41,8 @@ func TestIgnoredSettings(t *testing.T) {
 			[]string{"ui.customThemes cosmetic"}},
 		{"a group that is not an object", `{"ui": {"footer": 3}}`, []string{"ui.footer unknown"}},
 		{"editor metadata", `{"$schema": "https://example.com/settings.schema.json"}`, nil},
-		{"flat V1 keys are named as nested", `{"vimMode": true, "sandbox": "docker", "model": "gemini-2.5-pro"}`,
-			[]string{"general.vimMode cosmetic", "tools.sandbox not supported"}},
+		{"flat V1 keys are named as nested", `{"vimMode": true, "shellPager": "less", "model": "gemini-2.5-pro"}`,
+			[]string{"general.vimMode cosmetic", "tools.shell.pager not supported"}},
 		{"a dropped V1 key", `{"autoAccept": true}`, []string{"tools.autoAccept not applicable"}},
 		{"admin settings", `{"admin": {"secureModeEnabled": true}}`, []string{"admin not applicable"}},
 		// Gemini CLI stopped reading extensions.disabled when it dropped

@@ -220,9 +220,9 @@ var settingsTable = []settingKey{
 	{"context.fileFiltering.enableFuzzySearch", cosmetic, "true", "", "Castor's @ completion has no fuzzy matching"},
 	{"context.fileFiltering.customIgnoreFilePaths", honoured, "[]", "", ".FileFiltering.CustomIgnoreFilePaths"},
 
-	{"tools.sandbox", unsupported, "", "false", "tools run without a sandbox"},
-	{"tools.sandboxAllowedPaths", unsupported, "[]", "", "tools run without a sandbox"},
-	{"tools.sandboxNetworkAccess", unsupported, "false", "", "tools run without a sandbox"},
+	{"tools.sandbox", honoured, "", "", ""},
+	{"tools.sandboxAllowedPaths", honoured, "[]", "", ""},
+	{"tools.sandboxNetworkAccess", honoured, "false", "", ""},
 	{"tools.shell.enableInteractiveShell", unsupported, "true", "", ""},
 	{"tools.shell.backgroundCompletionBehavior", unsupported, `"silent"`, "", ""},
 	{"tools.shell.pager", unsupported, `"cat"`, "", ""},
@@ -251,7 +251,7 @@ var settingsTable = []settingKey{
 
 	{"useWriteTodos", honoured, "true", "", ""},
 
-	{"security.toolSandboxing", unsupported, "false", "", "tools run without a sandbox"},
+	{"security.toolSandboxing", honoured, "false", "", ""},
 	{"security.disableYoloMode", honoured, "false", "", ""},
 	{"security.disableAlwaysAllow", honoured, "false", "", ""},
 	{"security.enablePermanentToolApproval", honoured, "false", "", ""},

@@ -20,6 +20,7 @@ import (
 	"github.com/castor-dev/castor/a2a/blobstore"
 	"github.com/castor-dev/castor/config"
 	"github.com/castor-dev/castor/internal/a2asession"
+	"github.com/castor-dev/castor/internal/proc"
 	"github.com/castor-dev/castor/internal/setup"
 	"github.com/castor-dev/castor/policy"
 )
@@ -208,6 +209,19 @@ func runA2A(ctx context.Context, f *a2aFlags, stdio IO) error {
 		// client reached the server at.
 		cardURL = ""
 	}
+	// On by default, as for yolo mode: a server's tools run for whoever
+	// reaches it. Tasks may work anywhere beneath --allowed-root
+	// (sandbox.go).
+	var roots []string
+	if f.allowedRoot != "" {
+		roots = append(roots, f.allowedRoot)
+	}
+	_, notice, err := startSandbox(nil, true, ws, roots)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer proc.SetSandbox(nil) // the sandbox ends with the server (tests run many in one process)
 	warn := func(s string) { logger.Warn(s) }
 	// MCP prompts are served as slash commands beside the built-in ones.
 	commands, stopMCP := setup.Commands(ctx, setup.Options{WorkDir: f.workspace, Env: env.Lookup, Warn: warn})
@@ -235,6 +249,7 @@ func runA2A(ctx context.Context, f *a2aFlags, stdio IO) error {
 		ln.Close()
 		return &inputError{msg: err.Error()}
 	}
+	printNotice(stdio.Stderr, notice)
 	hs := &http.Server{
 		Handler:           srv,
 		ReadHeaderTimeout: 10 * time.Second,

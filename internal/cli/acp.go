@@ -7,6 +7,7 @@ import (
 
 	"github.com/castor-dev/castor/config"
 	"github.com/castor-dev/castor/internal/acp"
+	"github.com/castor-dev/castor/internal/proc"
 	"github.com/castor-dev/castor/internal/setup"
 	"github.com/castor-dev/castor/internal/termtext"
 )
@@ -46,6 +47,12 @@ func runACP(ctx context.Context, f *flags, stdio IO) int {
 	if err := refuseYolo(mode, wd); err != nil {
 		return fail(err)
 	}
+	_, notice, err := startSandbox(f.sandboxChoice, true, wd, f.includeDirs) // sandbox.go
+	if err != nil {
+		return fail(err)
+	}
+	printNotice(stderr, notice)
+	defer proc.SetSandbox(nil) // the sandbox ends with the run (tests run many in one process)
 	opts := f.sessionOptions(wd, mode)
 	opts.Warn = func(s string) { fmt.Fprintf(stderr, "Warning: %s\n", s) }
 	if !f.skipTrust {

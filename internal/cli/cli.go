@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/castor-dev/castor/internal/proc"
 	"github.com/castor-dev/castor/internal/setup"
 	"github.com/castor-dev/castor/internal/termtext"
 	"github.com/castor-dev/castor/internal/version"
@@ -42,12 +43,14 @@ type flags struct {
 	deleteSession   string
 	sessionID       string
 	sandbox         bool
-	skipTrust       bool
-	ide             bool
-	rawOutput       bool
-	acceptRawRisk   bool
-	extensions      []string
-	listExtensions  bool
+	// sandboxChoice is sandbox when -s/--sandbox was given, else nil.
+	sandboxChoice  *bool
+	skipTrust      bool
+	ide            bool
+	rawOutput      bool
+	acceptRawRisk  bool
+	extensions     []string
+	listExtensions bool
 	// promptInteractive opens the interactive terminal with this prompt.
 	promptInteractive string
 	acp               bool
@@ -146,7 +149,7 @@ func Run(ctx context.Context, args []string, stdio IO) (code int) {
 	fl.StringVar(&f.sessionID, "session-id", "", "use this id for a new session")
 	fl.BoolVar(&f.ide, "ide", false, "IDE mode for this run: editor context from the IDE companion, edits confirmed as diffs in the IDE")
 	fl.BoolVar(&f.skipTrust, "skip-trust", false, "trust the current folder for this run")
-	fl.BoolVarP(&f.sandbox, "sandbox", "s", false, "run tools in a sandbox (not supported yet)")
+	fl.BoolVarP(&f.sandbox, "sandbox", "s", false, "run tools in a sandbox (Landlock on Linux, or GEMINI_SANDBOX=bwrap); --sandbox=false turns off the default one of yolo mode")
 	fl.BoolVar(&f.rawOutput, "raw-output", false, "print model and tool output as is, terminal control sequences included (unsafe when the output is untrusted)")
 	fl.BoolVar(&f.acceptRawRisk, "accept-raw-output-risk", false, "do not warn about --raw-output (implies it, as in Gemini CLI)")
 	fl.BoolVarP(&f.listExtensions, "list-extensions", "l", false, "list the installed extensions and exit")
@@ -174,6 +177,7 @@ const rawOutputWarning = "Warning: --raw-output is on: model and tool output rea
 	"Pass --accept-raw-output-risk to silence this warning."
 
 func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, stdio IO) int {
+	f.sandboxChoice = sandboxFlag(cmd, f) // sandbox.go
 	if f.acp || f.experimentalACP {
 		return runACP(ctx, f, stdio) // acp.go
 	}
@@ -230,9 +234,12 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 	if err := refuseYolo(mode, wd); err != nil { // yolo.go
 		return fail(err)
 	}
-	if f.sandbox {
-		fmt.Fprintln(stdio.Stderr, "Warning: --sandbox is not supported yet; tools run without a sandbox.")
+	sb, notice, err := startSandbox(f.sandboxChoice, mode == policy.ModeYolo, wd, f.includeDirs) // sandbox.go
+	if err != nil {
+		return fail(err)
 	}
+	printNotice(stdio.Stderr, notice)
+	defer proc.SetSandbox(nil) // the sandbox ends with the run (tests run many in one process)
 	if mode == policy.ModeYolo {
 		fmt.Fprintln(stdio.Stderr, yoloNotice)
 	}
@@ -258,7 +265,7 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 		opts.Warn = func(s string) { fmt.Fprintf(stdio.Stderr, "Warning: %s\n", s) }
 	}
 	if isInteractive {
-		return runInteractive(ctx, opts, prompt, tty)
+		return runInteractive(ctx, opts, prompt, sb, tty)
 	}
 	if closedAtStart(tty.Stdout) { // stdoutclosed_unix.go
 		return fail(errStdoutClosed)

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/castor-dev/castor/agent"
+	"github.com/castor-dev/castor/internal/sandbox"
 	"github.com/castor-dev/castor/internal/setup"
 	"github.com/castor-dev/castor/model"
 )
@@ -15,6 +16,7 @@ const (
 	ExitError     = 1
 	ExitAuth      = 41
 	ExitInput     = 42
+	ExitSandbox   = 44
 	ExitConfig    = 52
 	ExitTurnLimit = 53
 	ExitFatalTool = 54
@@ -37,6 +39,7 @@ func exitCode(err error) int {
 		fatal  *agent.FatalToolError
 		trust  *setup.UntrustedError
 		usage  *usageError
+		sb     *sandbox.UnavailableError
 	)
 	switch {
 	case err == nil:
@@ -49,6 +52,8 @@ func exitCode(err error) int {
 		return ExitInput
 	case errors.As(err, &trust):
 		return ExitUntrusted
+	case errors.As(err, &sb):
+		return ExitSandbox
 	case errors.As(err, &cfg):
 		return ExitConfig
 	case errors.Is(err, agent.ErrMaxSessionTurns):
@@ -78,6 +83,8 @@ func errorType(err error) string {
 		return "FatalCancellationError"
 	case ExitUntrusted:
 		return "FatalUntrustedWorkspaceError"
+	case ExitSandbox:
+		return "FatalSandboxError"
 	}
 	var ae *model.APIError
 	if errors.As(err, &ae) {

@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/castor-dev/castor/internal/sandbox"
 	"github.com/castor-dev/castor/internal/setup"
 	"github.com/castor-dev/castor/internal/tui"
 )
@@ -40,7 +41,7 @@ func interactivePrompt(f *flags, args []string) string {
 }
 
 // runInteractive opens the interactive terminal on the process's terminal.
-func runInteractive(ctx context.Context, opts setup.Options, prompt string, stdio IO) int {
+func runInteractive(ctx context.Context, opts setup.Options, prompt string, sb *sandbox.Profile, stdio IO) int {
 	if !stdio.StdinIsTerminal {
 		return fail(stdio, &inputError{msg: "The --prompt-interactive flag cannot be used when input is piped from stdin."})
 	}
@@ -51,7 +52,11 @@ func runInteractive(ctx context.Context, opts setup.Options, prompt string, stdi
 	opts.EnforceTrust = false
 	// Installed extensions are checked for updates, in the background.
 	opts.ExtensionUpdates = true
-	return tui.Run(ctx, tui.Config{Options: opts, Prompt: prompt, In: stdio.Stdin, Out: stdio.Stdout, Err: stdio.Stderr, AskTrust: ask})
+	c := tui.Config{Options: opts, Prompt: prompt, In: stdio.Stdin, Out: stdio.Stdout, Err: stdio.Stderr, AskTrust: ask}
+	if sb != nil {
+		c.Sandbox = sb.Method + " (" + sb.Name + ")" // the footer's, as Gemini CLI's "sandbox-exec (permissive-open)"
+	}
+	return tui.Run(ctx, c)
 }
 
 func fail(stdio IO, err error) int {

@@ -3,8 +3,41 @@ package proc
 import (
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"time"
 )
+
+// Sandbox confines the commands started from here (internal/sandbox).
+type Sandbox interface {
+	// Start starts cmd (exec.Cmd.Start) confined.
+	Start(cmd *exec.Cmd) error
+	// Denials explains, in lines for the model, what in a failed
+	// command's output the sandbox denied; "" when nothing.
+	Denials(output string) string
+}
+
+// sandbox is the active Sandbox, if any.
+var sandbox atomic.Pointer[Sandbox]
+
+// SetSandbox makes every command started from now on run confined by s
+// (nil: unconfined): the one place the sandbox plugs in, so that no
+// runner of user commands can forget it.
+func SetSandbox(s Sandbox) {
+	if s == nil {
+		sandbox.Store(nil)
+		return
+	}
+	sandbox.Store(&s)
+}
+
+// Denials is the active sandbox's explanation of a failed command's
+// output ("" without a sandbox).
+func Denials(output string) string {
+	if s := sandbox.Load(); s != nil {
+		return (*s).Denials(output)
+	}
+	return ""
+}
 
 // Options say how a command's group is stopped and how long it lives.
 type Options struct {
@@ -43,7 +76,11 @@ func (g *Group) Start() error {
 	if g.cmd.Cancel != nil {
 		g.cmd.Cancel = g.cancel
 	}
-	if err := g.cmd.Start(); err != nil {
+	start := g.cmd.Start
+	if s := sandbox.Load(); s != nil {
+		start = func() error { return (*s).Start(g.cmd) }
+	}
+	if err := start(); err != nil {
 		return err
 	}
 	g.mu.Lock()

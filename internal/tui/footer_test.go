@@ -39,3 +39,27 @@ func TestFooterNarrow(t *testing.T) {
 		}
 	}
 }
+
+// The footer names the sandbox the commands run in, and gives it up
+// before the approval mode.
+func TestFooterSandbox(t *testing.T) {
+	tests := []struct {
+		width int
+		want  string
+	}{
+		{120, "~/project (main)  auto (100% context left) · YOLO (shift+tab) · landlock (permissive-open)"},
+		{65, "~/project (main)  auto (100%) · YOLO · landlock (permissive-open)"},
+		{30, "~/project (main)  YOLO"},
+	}
+	for _, tt := range tests {
+		m, _ := newTestModel(t)
+		m.cfg.Sandbox = "landlock (permissive-open)"
+		a := withSession(t, m)
+		a.Policy = policy.New(policy.Options{Mode: policy.ModeYolo, Interactive: true})
+		m.status = ""
+		m.width = tt.width
+		if got := ansi.Strip(m.footer()); got != tt.want {
+			t.Errorf("width %d: %q, want %q", tt.width, got, tt.want)
+		}
+	}
+}

@@ -1010,7 +1010,7 @@ func (m *model) spinnerLine() string {
 }
 
 // footer is one line: directory and branch, model and context left,
-// approval mode, MCP and IDE status.
+// approval mode, the sandbox, MCP and IDE status.
 func (m *model) footer() string {
 	dir := m.workDir
 	if m.homeDir != "" && (dir == m.homeDir || strings.HasPrefix(dir, m.homeDir+"/")) {
@@ -1070,6 +1070,9 @@ func (m *model) footerRight(level int) []string {
 			s += m.theme.dim.Render(" (shift+tab)")
 		}
 		right = append(right, s)
+	}
+	if m.cfg.Sandbox != "" && level < 2 {
+		right = append(right, m.cfg.Sandbox)
 	}
 	if m.agent != nil && m.agent.MCP != nil {
 		st := m.agent.MCP.Statuses()

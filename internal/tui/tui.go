@@ -32,6 +32,9 @@ type Config struct {
 	// AskTrust shows the folder trust dialog for a folder that no rule
 	// decides, instead of vouching for it (trustdialog.go).
 	AskTrust bool
+	// Sandbox names the sandbox the commands run in, for the footer;
+	// "" when none.
+	Sandbox string
 }
 
 // firstFrameEnv makes the program exit right after its first frame; the

@@ -225,6 +225,12 @@ func (c *shellCall) Execute(ctx context.Context, out func(string)) *tool.Result 
 // result turns a finished (or backgrounded) run into the model's text.
 func (c *shellCall) result(r shellResult) *tool.Result {
 	output := strings.TrimSpace(stripANSI(r.output))
+	if r.exitCode != nil && *r.exitCode != 0 {
+		// What a sandbox denied, said plainly: the path and the rule.
+		if note := proc.Denials(output); note != "" {
+			output += "\n" + note
+		}
+	}
 	var llm string
 	switch {
 	case r.aborted || r.timedOut:

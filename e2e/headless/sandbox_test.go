@@ -1,0 +1,199 @@
+package headless_test
+
+import (
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/castor-dev/castor/internal/e2etest"
+	"github.com/castor-dev/castor/internal/fakegemini"
+	"github.com/castor-dev/castor/internal/sandbox"
+)
+
+// needLandlock skips a test on a kernel without Landlock (network rules
+// included), and fails it under CI, where the kernel must have it.
+func needLandlock(t *testing.T) {
+	t.Helper()
+	if _, err := sandbox.New(sandbox.Profile{Method: sandbox.Landlock}); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI needs Landlock: %v", err)
+		}
+		t.Skipf("no Landlock here: %v", err)
+	}
+}
+
+// needBwrap skips a test where bubblewrap is missing (fails it under
+// CI, which installs it: .ci/run).
+func needBwrap(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI needs bwrap (bubblewrap)")
+		}
+		t.Skip("bwrap (bubblewrap) is not installed")
+	}
+}
+
+// sandboxEnv is an env whose temporary directory is its own, so that
+// the rest of the test's directory (beside the workspace) is outside
+// every writable root.
+func sandboxEnv(t *testing.T, replies ...fakegemini.Reply) (*e2etest.Env, []string, string) {
+	e := e2etest.New(t, replies...)
+	root := filepath.Dir(e.WS)
+	tmp, outside := filepath.Join(root, "tmp"), filepath.Join(root, "outside")
+	for _, d := range []string{tmp, outside, filepath.Join(e.Home, ".ssh")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(e.Home, ".ssh", "id_ed25519"), []byte("PRIVATE-KEY-BYTES\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return e, append(e.Environ(), "TMPDIR="+tmp), outside
+}
+
+// listen opens a loopback listener that accepts and closes connections.
+func listen(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	return port
+}
+
+// TestSandboxConfinesShellE2E: under castor -s -y the model's shell
+// commands write in the workspace but not beside it, cannot read an SSH
+// key in the home directory, and, in a *-closed profile, cannot connect
+// to a loopback port the same command reaches without the sandbox.
+func TestSandboxConfinesShellE2E(t *testing.T) {
+	t.Parallel()
+	shell := func(c string) fakegemini.Reply {
+		return fakegemini.Call("run_shell_command", map[string]any{"command": c})
+	}
+	for _, tt := range []struct {
+		name    string
+		args    []string
+		env     string
+		profile string
+		// confined is whether the sandbox is on, so the escapes fail.
+		confined bool
+	}{
+		{"sandboxed closed", []string{"-s"}, "", sandbox.PermissiveClosed, true},
+		{"restrictive closed", []string{"--sandbox"}, "", sandbox.RestrictiveClosed, true},
+		{"bwrap", nil, "GEMINI_SANDBOX=bwrap", sandbox.PermissiveClosed, true},
+		{"bwrap restrictive", nil, "GEMINI_SANDBOX=bwrap", sandbox.RestrictiveClosed, true},
+		{"turned off", []string{"--sandbox=false"}, "", sandbox.PermissiveClosed, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			switch {
+			case tt.env == "GEMINI_SANDBOX=bwrap":
+				needBwrap(t)
+			case tt.confined:
+				needLandlock(t)
+			}
+			port := listen(t)
+			e, environ, outside := sandboxEnv(t)
+			target := filepath.Join(outside, "escaped.txt")
+			e.Srv.Enqueue(
+				shell("echo in > inside.txt"),
+				shell("echo out > "+target),
+				shell("cat "+filepath.Join(e.Home, ".ssh", "id_ed25519")),
+				shell("exec 3<>/dev/tcp/127.0.0.1/"+port+" && echo con\"\"nected"),
+				fakegemini.Text("done"))
+			environ = append(environ, "SEATBELT_PROFILE="+tt.profile)
+			if tt.env != "" {
+				environ = append(environ, tt.env)
+			}
+			r := e2etest.RunCastor(t, e.WS, environ, append(tt.args, "-y", "-p", "go")...)
+			if r.Code != 0 {
+				t.Fatalf("exit %d\nstderr %s", r.Code, r.Stderr)
+			}
+			if got := strings.Contains(r.Stderr, "Sandbox: "+tt.profile); got != tt.confined {
+				t.Errorf("profile notice shown %v, want %v:\n%s", got, tt.confined, r.Stderr)
+			}
+			if _, err := os.Stat(filepath.Join(e.WS, "inside.txt")); err != nil {
+				t.Errorf("write inside the workspace failed: %v", err)
+			}
+			_, err := os.Stat(target)
+			if escaped := err == nil; escaped == tt.confined {
+				t.Errorf("file written outside the workspace: %v, want %v", escaped, !tt.confined)
+			}
+			reqs := e.Srv.Requests()
+			if len(reqs) != 5 {
+				t.Fatalf("%d requests", len(reqs))
+			}
+			out := func(i int) string {
+				_, resp := e2etest.FunctionResponse(t, reqs[i].LastContent(), 0)
+				return e2etest.MustJSON(resp)
+			}
+			if read := strings.Contains(out(3), "PRIVATE-KEY-BYTES"); read == tt.confined {
+				t.Errorf("key read %v, want %v: %s", read, !tt.confined, out(3))
+			}
+			if connected := strings.Contains(out(4), "connected"); connected == tt.confined {
+				t.Errorf("connected %v, want %v: %s", connected, !tt.confined, out(4))
+			}
+			if tt.confined && !strings.Contains(out(2), target+" denied (outside the workspace") {
+				t.Errorf("the denied write is not explained: %s", out(2))
+			}
+		})
+	}
+}
+
+// TestSandboxFailsClosedE2E: a sandbox asked for and unavailable stops
+// castor with exit 44 naming the cause before any command runs; one on
+// by default (yolo) and unavailable warns and runs.
+func TestSandboxFailsClosedE2E(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name  string
+		env   []string
+		args  []string
+		code  int
+		cause string
+	}{
+		{"forced unavailable", []string{sandbox.ForceUnavailableEnv + "=1"}, []string{"-s"}, 44, sandbox.ForceUnavailableEnv + " is set"},
+		{"bwrap not on PATH", []string{"GEMINI_SANDBOX=bwrap", "PATH=/nonexistent"}, nil, 44, "bwrap not found on PATH"},
+		{"docker", []string{"GEMINI_SANDBOX=docker"}, nil, 44, "does not drive docker"},
+		{"unknown method", []string{"GEMINI_SANDBOX=chroot"}, nil, 44, `invalid sandbox command "chroot"`},
+		{"default on, unavailable", []string{sandbox.ForceUnavailableEnv + "=1"}, nil, 0, "tools run without a sandbox"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := e2etest.New(t,
+				fakegemini.Call("run_shell_command", map[string]any{"command": "touch ran.txt"}),
+				fakegemini.Text("done"))
+			environ := e.Environ()
+			for _, kv := range tt.env {
+				if strings.HasPrefix(kv, "PATH=") {
+					environ = slices.DeleteFunc(environ, func(s string) bool { return strings.HasPrefix(s, "PATH=") })
+				}
+				environ = append(environ, kv)
+			}
+			r := e2etest.RunCastor(t, e.WS, environ, append(tt.args, "-y", "-p", "go")...)
+			if r.Code != tt.code || !strings.Contains(r.Stderr, tt.cause) {
+				t.Fatalf("exit %d, want %d naming %q\nstderr %s", r.Code, tt.code, tt.cause, r.Stderr)
+			}
+			_, err := os.Stat(filepath.Join(e.WS, "ran.txt"))
+			if ran := err == nil; ran != (tt.code == 0) {
+				t.Errorf("command ran %v with exit %d", ran, r.Code)
+			}
+		})
+	}
+}

@@ -1,0 +1,113 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/castor-dev/castor/config"
+	"github.com/castor-dev/castor/internal/proc"
+	"github.com/castor-dev/castor/internal/sandbox"
+)
+
+// sandboxFlag is -s/--sandbox when given, nil when not.
+func sandboxFlag(cmd *cobra.Command, f *flags) *bool {
+	if !cmd.Flags().Changed("sandbox") {
+		return nil
+	}
+	return &f.sandbox
+}
+
+// startSandbox turns the sandbox on for every command this process
+// starts (internal/proc), as GEMINI_SANDBOX, the flag and tools.sandbox
+// choose; byDefault turns it on when none of them says anything (yolo
+// mode, the A2A and ACP servers). A sandbox asked for and unavailable is
+// an error (exit 44), never an unconfined run; one on by default and
+// unavailable is a warning. The notice (the active profile, or that
+// warning; "" without a sandbox) is for stderr, once the caller has
+// checked the rest of its command line.
+func startSandbox(flag *bool, byDefault bool, wd string, include []string) (active *sandbox.Profile, notice string, err error) {
+	st, err := config.Load(config.LoadOptions{Workspace: wd})
+	if err != nil {
+		st = nil // the assembly reports settings that do not load
+	}
+	get := func(key string) any {
+		if st == nil {
+			return nil
+		}
+		v, _ := st.Get(key)
+		return v
+	}
+	setting := get("tools.sandbox")
+	if on, _ := get("security.toolSandboxing").(bool); on && setting == nil {
+		setting = true // Gemini CLI's newer switch for the same
+	}
+	choice, err := sandbox.Choose(os.Getenv("GEMINI_SANDBOX"), flag, setting, byDefault)
+	if err != nil {
+		return nil, "", err
+	}
+	if choice.Method == "" {
+		proc.SetSandbox(nil)
+		return nil, "", nil
+	}
+	o := sandbox.Options{
+		Name:      os.Getenv("SEATBELT_PROFILE"),
+		Method:    choice.Method,
+		Workspace: append([]string{wd}, include...),
+	}
+	if st != nil {
+		more, _ := st.GetStrings("context.includeDirectories")
+		o.Workspace = append(o.Workspace, more...)
+		o.Extra, _ = st.GetStrings("tools.sandboxAllowedPaths")
+		o.Network, _ = st.GetBool("tools.sandboxNetworkAccess")
+	}
+	home, _ := os.UserHomeDir()
+	for i, d := range o.Workspace {
+		o.Workspace[i] = expandHome(d, wd, home)
+	}
+	for i, d := range o.Extra {
+		o.Extra[i] = expandHome(d, wd, home)
+	}
+	p, err := sandbox.Build(o)
+	if err == nil {
+		var sb *sandbox.Sandbox
+		if sb, err = sandbox.New(p); err == nil {
+			proc.SetSandbox(sb)
+			return &p, "Sandbox: " + p.Describe(), nil
+		}
+	}
+	if choice.Asked {
+		var ue *sandbox.UnavailableError
+		if errors.As(err, &ue) {
+			return nil, "", err
+		}
+		return nil, "", &sandbox.UnavailableError{Method: choice.Method, Cause: err}
+	}
+	return nil, fmt.Sprintf("Warning: %v; tools run without a sandbox (--sandbox=false or tools.sandbox: false silences this).", err), nil
+}
+
+// expandHome resolves a directory as the settings and flags write it:
+// "~" for the home directory, relative to the working directory.
+func expandHome(dir, wd, home string) string {
+	switch {
+	case dir == "~":
+		return home
+	case strings.HasPrefix(dir, "~/"):
+		return filepath.Join(home, dir[2:])
+	case !filepath.IsAbs(dir):
+		return filepath.Join(wd, dir)
+	}
+	return dir
+}
+
+// printNotice prints a startSandbox notice, if any, on w.
+func printNotice(w io.Writer, notice string) {
+	if notice != "" {
+		fmt.Fprintln(w, notice)
+	}
+}

@@ -1,0 +1,217 @@
+// Package sandbox confines the commands Castor starts for the user (the
+// shell tool, "!" commands, hooks, discovered tools, stdio MCP servers):
+// writes only to the workspace, its include directories and the temporary
+// directory; no reading of the credential files under the home directory;
+// no network in the "*-closed" profiles.
+//
+// On Linux the confinement is Landlock: internal/proc starts each command
+// from a thread confined for that purpose alone (a Landlock domain passes
+// from a thread to what it forks), so neither Castor nor an SDK program
+// is confined, and no re-exec is needed. bubblewrap is used instead when
+// asked for ("bwrap").
+// What is asked for and unavailable fails: nothing runs unconfined
+// behind the user's back.
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Profile names, as Gemini CLI's macOS Seatbelt profiles: "permissive"
+// reads everything but the credential files, "restrictive" only the
+// system, the workspace and the temporary directory; "open" allows the
+// network, "closed" does not.
+const (
+	PermissiveOpen    = "permissive-open"
+	PermissiveClosed  = "permissive-closed"
+	RestrictiveOpen   = "restrictive-open"
+	RestrictiveClosed = "restrictive-closed"
+)
+
+// DefaultProfile is Gemini CLI's default Seatbelt profile.
+const DefaultProfile = PermissiveOpen
+
+// Profiles are the profile names in the order the docs list them.
+var Profiles = []string{PermissiveOpen, PermissiveClosed, RestrictiveOpen, RestrictiveClosed}
+
+// Methods.
+const (
+	// Landlock is the Linux kernel's unprivileged access control; the
+	// default on Linux.
+	Landlock = "landlock"
+	// Bwrap is bubblewrap: a read-only bind of / with the writable roots
+	// bound writable, the secrets masked, and a new network namespace
+	// for "*-closed".
+	Bwrap = "bwrap"
+)
+
+// Profile is what a confined command may do. Paths are absolute.
+type Profile struct {
+	// Name is one of Profiles.
+	Name string `json:"name"`
+	// Method is Landlock or Bwrap.
+	Method string `json:"method"`
+	// Write are the roots the command may write beneath (and read).
+	Write []string `json:"write"`
+	// Read are the roots the command may read beneath; "/" for the
+	// permissive profiles.
+	Read []string `json:"read"`
+	// Deny are files and directories never read nor written, even when
+	// beneath a Read or Write root: credentials.
+	Deny []string `json:"deny"`
+	// Network allows TCP and UDP.
+	Network bool `json:"network"`
+}
+
+// Options say where the workspace, home and temporary directories are.
+type Options struct {
+	// Name is the profile name; empty means DefaultProfile.
+	Name string
+	// Method is Landlock (the default) or Bwrap.
+	Method string
+	// Workspace are the workspace directories: the working directory and
+	// the include directories.
+	Workspace []string
+	// Extra are more writable paths (tools.sandboxAllowedPaths).
+	Extra []string
+	// Home is the user's home directory; empty means os.UserHomeDir.
+	Home string
+	// Temp is the temporary directory; empty means os.TempDir ($TMPDIR,
+	// else /tmp).
+	Temp string
+	// Network forces the network open whatever the profile
+	// (tools.sandboxNetworkAccess).
+	Network bool
+}
+
+// Secrets are the paths under the home directory a confined command
+// never reads: cloud and SSH credentials, and Castor's and Gemini CLI's
+// own sign-in and extension secrets.
+var Secrets = []string{
+	".ssh", ".gnupg", ".aws", ".config/gcloud", ".azure", ".kube",
+	".docker/config.json", ".netrc",
+	".gemini/oauth_creds.json", ".gemini/castor_oauth_creds.json",
+	".gemini/castor_extension_secrets.json", ".gemini/google_accounts.json",
+	".gemini/mcp-oauth-tokens.json", ".gemini/mcp-oauth-tokens-v2.json",
+}
+
+// systemReads are what the restrictive profiles read besides the
+// writable roots: enough to run programs.
+var systemReads = []string{
+	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+	"/etc", "/opt", "/nix", "/dev", "/proc", "/sys", "/run",
+}
+
+// homeWrites are the caches the permissive profiles may write, as Gemini
+// CLI's permissive Seatbelt profiles do: package managers and build
+// caches (go build, npm, pip) fail without them.
+var homeWrites = []string{".cache", ".npm"}
+
+// Build makes the profile o describes.
+func Build(o Options) (Profile, error) {
+	name := o.Name
+	if name == "" {
+		name = DefaultProfile
+	}
+	if !slices.Contains(Profiles, name) {
+		return Profile{}, fmt.Errorf("unknown sandbox profile %q (SEATBELT_PROFILE): use one of %s", name, strings.Join(Profiles, ", "))
+	}
+	method := o.Method
+	if method == "" {
+		method = Landlock
+	}
+	home := o.Home
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	temp := o.Temp
+	if temp == "" {
+		temp = os.TempDir()
+	}
+	p := Profile{Name: name, Method: method, Network: strings.HasSuffix(name, "-open") || o.Network}
+	add := func(list *[]string, path string) {
+		if path == "" {
+			return
+		}
+		path = clean(path)
+		if !slices.Contains(*list, path) {
+			*list = append(*list, path)
+		}
+	}
+	for _, w := range o.Workspace {
+		add(&p.Write, w)
+	}
+	for _, w := range o.Extra {
+		add(&p.Write, w)
+	}
+	add(&p.Write, temp)
+	permissive := strings.HasPrefix(name, "permissive-")
+	if permissive && home != "" {
+		for _, h := range homeWrites {
+			add(&p.Write, filepath.Join(home, h))
+		}
+	}
+	if permissive {
+		p.Read = []string{"/"}
+	} else {
+		// As they are, links included (/bin -> usr/bin): bubblewrap
+		// binds them where programs look for them.
+		p.Read = slices.Clone(systemReads)
+	}
+	if home != "" {
+		for _, s := range Secrets {
+			add(&p.Deny, filepath.Join(home, s))
+		}
+	}
+	return p, nil
+}
+
+// clean makes path absolute and clean, following symbolic links where it
+// exists: Landlock and bubblewrap work on the file a path names.
+func clean(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	return filepath.Clean(path)
+}
+
+// Describe is the profile in one line, for the start-up notice.
+func (p Profile) Describe() string {
+	net := "network allowed"
+	if !p.Network {
+		net = "no network"
+	}
+	return fmt.Sprintf("%s (%s; writes: %s; %s)", p.Name, p.Method, strings.Join(p.Write, ", "), net)
+}
+
+// Rule is the rule that denies a write to path, for messages.
+func (p Profile) Rule(path string) string {
+	if beneathAny(clean(path), p.Deny) {
+		return fmt.Sprintf("a credential file; profile %s", p.Name)
+	}
+	return fmt.Sprintf("outside the workspace; profile %s", p.Name)
+}
+
+// beneathAny reports whether path is one of roots or beneath one.
+func beneathAny(path string, roots []string) bool {
+	for _, r := range roots {
+		if beneath(path, r) {
+			return true
+		}
+	}
+	return false
+}
+
+func beneath(path, root string) bool {
+	if root == "/" || path == root {
+		return true
+	}
+	return strings.HasPrefix(path, root+string(filepath.Separator))
+}
