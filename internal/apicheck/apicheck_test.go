@@ -72,9 +72,7 @@ func TestPublicAPINamesNoInternalType(t *testing.T) {
 		if err != nil {
 			t.Fatalf("import %s: %v", path, err)
 		}
-		for _, leak := range internalLeaks(pkg) {
-			bad = append(bad, leak)
-		}
+		bad = append(bad, internalLeaks(pkg)...)
 	}
 	sort.Strings(bad)
 	for _, b := range bad {
