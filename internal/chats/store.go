@@ -440,7 +440,7 @@ func (s *Store) Continue(info Info) (*Recorder, error) {
 		path += "l"
 		flags |= os.O_CREATE
 	}
-	f, err := os.OpenFile(path, flags, 0o644)
+	f, err := os.OpenFile(path, flags, 0o600)
 	if err != nil {
 		return nil, err
 	}

@@ -19,7 +19,8 @@ import (
 // the new file and never half of one (see ReplaceFile). A symlinked path
 // has its target replaced, so the link survives. An existing file keeps
 // its permission bits; a new one gets perm. Missing parent directories are
-// created with mode 0755.
+// created with mode 0755, or 0700 when perm is owner-only (a file of
+// secrets or of a user's sessions), so the directory hides their names too.
 func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real
@@ -27,7 +28,11 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 	if fi, err := os.Stat(path); err == nil {
 		perm = fi.Mode().Perm()
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	dirPerm := os.FileMode(0o755)
+	if perm&0o077 == 0 {
+		dirPerm = 0o700
+	}
+	if err := os.MkdirAll(filepath.Dir(path), dirPerm); err != nil {
 		return err
 	}
 	return ReplaceFile(path, data, perm)
