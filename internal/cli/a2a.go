@@ -20,6 +20,7 @@ import (
 	"github.com/castor-dev/castor/a2a/blobstore"
 	"github.com/castor-dev/castor/config"
 	"github.com/castor-dev/castor/internal/a2asession"
+	"github.com/castor-dev/castor/internal/httpguard"
 	"github.com/castor-dev/castor/internal/setup"
 	"github.com/castor-dev/castor/policy"
 )
@@ -34,7 +35,7 @@ type a2aFlags struct {
 	yolo, allowPrivatePush, memoryStore, debug                  bool
 	maxTurns, maxQueued, memLimitMB                             int
 	maxQueuedMessages                                           int
-	turnTimeout, retention                                      time.Duration
+	turnTimeout, retention, bodyTimeout                         time.Duration
 }
 
 func envBool(k string) bool {
@@ -88,6 +89,7 @@ a capped task says so in its metadata (approvalModeCapped).`,
 	fl.IntVar(&f.maxQueued, "max-queued-turns", 0, "turns waiting for one of those to end before the server answers busy (default 4096; -1: none wait)")
 	fl.IntVar(&f.maxQueuedMessages, "max-queued-messages", 0, "messages waiting for their task's running turn before the server answers busy (default 32)")
 	fl.DurationVar(&f.turnTimeout, "turn-timeout", 0, "wall-time limit of one turn (default 30m)")
+	fl.DurationVar(&f.bodyTimeout, "request-body-timeout", httpguard.BodyTimeout, "how long a client may take to send a request's body before its connection is closed (0: no limit)")
 	fl.IntVar(&f.memLimitMB, "memory-limit", 200, "soft memory limit in MiB: the garbage collector works harder near it, so that bursts of tasks stay within it (0: none; GOMEMLIMIT, when set, wins)")
 	fl.StringVar(&f.onDisconnect, "on-disconnect", string(a2a.DisconnectContinue), "what a client leaving mid-turn does to the turn: continue (it runs to its end; tasks/get and tasks/resubscribe show it) or cancel (as Gemini CLI's server)")
 	fl.DurationVar(&f.retention, "retention", a2a.DefaultRetention, "delete tasks idle for longer than this from the store (0 keeps them forever)")
@@ -236,8 +238,8 @@ func runA2A(ctx context.Context, f *a2aFlags, stdio IO) error {
 		return &inputError{msg: err.Error()}
 	}
 	hs := &http.Server{
-		Handler:           srv,
-		ReadHeaderTimeout: 10 * time.Second,
+		Handler:           httpguard.ReadBodyWithin(srv, f.bodyTimeout),
+		ReadHeaderTimeout: httpguard.HeaderTimeout,
 		IdleTimeout:       2 * time.Minute,
 	}
 	fmt.Fprintf(stdio.Stdout, "Castor A2A server listening on %s\n", url)
