@@ -84,7 +84,8 @@ func TestPolicyFileDeniesUnderYolo(t *testing.T) {
 // TestExtensionPolicyAndWarnings: an installed extension's policies/
 // folder applies at the extension tier (its deny outranks auto_edit's
 // built-in allowance; its allow rule is refused), a malformed user file
-// is reported with its file, rule and key while its good rules load, and
+// stops the run, and with --ignore-policy-errors is reported with its
+// file, rule and key while its good rules load, and
 // a workspace's .gemini/policies is reported as not loaded.
 func TestExtensionPolicyAndWarnings(t *testing.T) {
 	e := newEnv(t)
@@ -121,7 +122,12 @@ priority = 1
 	e.srv.Enqueue(
 		fakegemini.Call("write_file", map[string]any{"file_path": "x.txt", "content": "x"}),
 		fakegemini.Text("done"))
-	r := e.run("--approval-mode", "auto_edit", "-p", "write")
+	// The malformed file stops the run; --ignore-policy-errors loads its
+	// good rules with a warning, as Gemini CLI does.
+	if r := e.run("--approval-mode", "auto_edit", "-p", "write"); r.code != 52 || !strings.Contains(r.stderr, `mixed.toml: rule #1 (line 1): decision: unknown decision "perhaps"`) {
+		t.Fatalf("malformed policy file: exit %d\nstderr %s", r.code, r.stderr)
+	}
+	r := e.run("--ignore-policy-errors", "--approval-mode", "auto_edit", "-p", "write")
 	if r.code != 0 {
 		t.Fatalf("exit %d\nstderr %s", r.code, r.stderr)
 	}
