@@ -2,6 +2,7 @@ package chats
 
 import (
 	"io/fs"
+	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -46,5 +47,39 @@ func TestRecordingsAreOwnerOnly(t *testing.T) {
 	}
 	if n < 3 {
 		t.Fatalf("only %d entries under %s: the recording was not written there", n, home)
+	}
+}
+
+// TestOlderOpenRecordingsAreClosed: a recording and chats folder an older
+// version left readable by others become the user's alone when the
+// session is continued.
+func TestOlderOpenRecordingsAreClosed(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows has no Unix permission bits")
+	}
+	s := testStore(t, "2026-01-02T03:04:05.000Z")
+	r := recordSample(t, s)
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	path := r.Path()
+	for p, mode := range map[string]fs.FileMode{path: 0o644, s.Dir(): 0o755} {
+		if err := os.Chmod(p, mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	infos, err := s.List()
+	if err != nil || len(infos) != 1 {
+		t.Fatalf("List: %v, %v", infos, err)
+	}
+	r, err = s.Continue(infos[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	for p, want := range map[string]fs.FileMode{path: 0o600, s.Dir(): 0o700} {
+		if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != want {
+			t.Errorf("%s: %v %v, want %v", p, fi, err, want)
+		}
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"google.golang.org/genai"
+
+	"github.com/castor-dev/castor/internal/fsutil"
 )
 
 // ErrClosed is returned by a Recorder used after Close.
@@ -380,6 +382,8 @@ func (r *Recorder) append(lines ...[]byte) error {
 		if err := os.MkdirAll(filepath.Dir(r.path), 0o700); err != nil {
 			return err
 		}
+		// A chats folder an older version created open is closed.
+		_ = fsutil.DropGroupOther(filepath.Dir(r.path))
 		// O_EXCL: two sessions must never share a file, and a file name
 		// clash (same id prefix within one minute) is better reported
 		// than merged.

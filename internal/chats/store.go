@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/castor-dev/castor/internal/fsutil"
 )
 
 // sessionFilePrefix starts the name of every main-agent session file.
@@ -444,6 +446,11 @@ func (s *Store) Continue(info Info) (*Recorder, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A recording (and its folder) an older version left readable by
+	// others is made the user's alone; best effort, as the user may have
+	// good reasons on a file system that refuses.
+	_ = fsutil.DropGroupOther(path)
+	_ = fsutil.DropGroupOther(filepath.Dir(path))
 	if err := terminateLastLine(f); err != nil {
 		f.Close()
 		return nil, err

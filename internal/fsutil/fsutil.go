@@ -127,3 +127,18 @@ func CopyFile(src, dst string, replace bool) error {
 	_, cerr := io.Copy(out, in)
 	return errors.Join(cerr, out.Close())
 }
+
+// DropGroupOther takes the group and other permission bits off path, a
+// file or directory that holds secrets (session recordings) and that an
+// older version created readable by others; the owner's bits stay as the
+// user set them.
+func DropGroupOther(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if fi.Mode().Perm()&0o077 == 0 {
+		return nil
+	}
+	return os.Chmod(path, fi.Mode().Perm()&0o700)
+}
