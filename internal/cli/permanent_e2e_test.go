@@ -180,7 +180,9 @@ func TestMalformedAutoSavedFileKept(t *testing.T) {
 		return fakegemini.Call("run_shell_command", map[string]any{"command": cmd})
 	}
 	e.srv.Enqueue(shell("touch one.txt"), shell("touch two.txt"), fakegemini.Text("Done."))
-	p := e.startStream("-p", "--input-format", "stream-json", "-o", "stream-json")
+	// A broken file stops a session (policy files are read whole or not
+	// at all); past that, the answer is kept for the session only.
+	p := e.startStream("--ignore-policy-errors", "-p", "--input-format", "stream-json", "-o", "stream-json")
 	p.send(`{"type":"user","message":"make files"}`)
 	first := p.until("permission_request")
 	p.send(`{"type":"permission_response","tool_id":"` + first["tool_id"].(string) + `","decision":"proceed_always_and_save"}`)
