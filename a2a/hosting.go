@@ -41,7 +41,7 @@ func (t *task) Usage() host.Usage {
 }
 
 // Save persists the task.
-func (t *task) Save() { t.srv.save(t) }
+func (t *task) Save() { _ = t.srv.save(t) }
 
 // ReleaseSession closes the task's session between turns; its
 // conversation and pending calls are those finishTurn kept from it, from

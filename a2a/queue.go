@@ -144,7 +144,9 @@ func (s *Server) enqueue(t *task, in turnInput, ext bool, sub *subscriber) (*que
 	// learns the task's id only then, and one that leaves first must not
 	// leave it in the store.
 	if q.unsaved = in.isNew && sub != nil; !q.unsaved {
-		s.save(t)
+		// A failure is logged; the turn's end saves again, and says so
+		// if that fails too.
+		_ = s.save(t)
 	}
 	if start {
 		s.wg.Go(func() { s.drain(t, place) })
@@ -195,7 +197,7 @@ func (s *Server) drain(t *task, place *host.Place) {
 		}
 		t.mu.Unlock()
 		if q.unsaved {
-			s.save(t)
+			_ = s.save(t)
 		}
 		close(q.started)
 		if !t.runTurn(turn.Context(), q.in) {
@@ -222,6 +224,6 @@ func (s *Server) dropQueued(t *task, dropped []*queued, st TaskState, err error,
 	}
 	if !st.Terminal() && s.host.Closing() && !afterTurn {
 		t.publish(&update{kind: uState, state: StateInputRequired, final: true, reason: reasonEnd, text: host.ErrShuttingDown.Error()})
-		s.save(t)
+		_ = s.save(t)
 	}
 }

@@ -58,9 +58,11 @@ func (s *Server) handleCreateTask(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		t := s.newTask(uuid.NewString(), cmp.Or(body.ContextID, uuid.NewString()), settings)
 		if err = asBusy(s.host.Add(t)); err == nil {
-			s.save(t)
-			jsonrpc.WriteJSON(w, http.StatusCreated, t.id)
-			return
+			if err = s.save(t); err == nil {
+				jsonrpc.WriteJSON(w, http.StatusCreated, t.id)
+				return
+			}
+			err = jsonrpc.Errorf(CodeInternalError, "%v", err)
 		}
 	}
 	e := jsonrpc.AsError(err)

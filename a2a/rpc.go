@@ -484,7 +484,9 @@ func (s *Server) cancelTask(ctx context.Context, t *task) *rpcError {
 	}
 	t.mu.Unlock()
 	t.publish(&update{kind: uState, state: StateCanceled, final: true, reason: reasonEnd, text: host.ErrCanceled.Error()})
-	s.save(t)
+	if err := s.save(t); err != nil {
+		return jsonrpc.Errorf(CodeInternalError, "%v", err)
+	}
 	return nil
 }
 
@@ -575,7 +577,9 @@ func (s *Server) pushSet(ctx context.Context, taskID string, c PushNotificationC
 	if e != nil {
 		return nil, e
 	}
-	s.save(t)
+	if err := s.save(t); err != nil {
+		return nil, jsonrpc.Errorf(CodeInternalError, "%v", err)
+	}
 	return s.pushGet(ctx, t.id, cmp.Or(c.ID, t.id))
 }
 
@@ -639,7 +643,9 @@ func (s *Server) pushDelete(ctx context.Context, taskID, id string) *rpcError {
 	if !found {
 		return errInvalidParams("push notification config %q not found for task %s", id, t.id)
 	}
-	s.save(t)
+	if err := s.save(t); err != nil {
+		return jsonrpc.Errorf(CodeInternalError, "%v", err)
+	}
 	return nil
 }
 
@@ -716,6 +722,8 @@ func (s *Server) runCommand(ctx context.Context, cmd *command.Command, path, arg
 		// an informational result.
 		t.publish(&update{kind: uText, state: StateCompleted, final: true, text: res.Text(), messageID: uuid.NewString()})
 	}
-	s.save(t)
+	if err := s.save(t); err != nil {
+		return nil, jsonrpc.Errorf(CodeInternalError, "%v", err)
+	}
 	return t, nil
 }

@@ -478,9 +478,10 @@ func errBusy(what string) *rpcError {
 	return &rpcError{Code: CodeInternalError, Message: "Server busy: " + what + "; retry later", Data: map[string]any{"busy": true}}
 }
 
-// save persists a task; failures are logged, since the task lives on in
-// memory.
-func (s *Server) save(t *task) {
+// save persists a task. A failure (a full disk, a store that is down) is
+// logged and returned, worded for the client, which must not believe the
+// task saved: it lives on in this process's memory only.
+func (s *Server) save(t *task) error {
 	// Saves of one task run one at a time, each snapshot taken as its
 	// save starts: a save slow to write must not land after a newer one
 	// (a message accepted for the queue while the turn saves progress).
@@ -493,7 +494,9 @@ func (s *Server) save(t *task) {
 	defer cancel()
 	if err := s.store.Save(ctx, st); err != nil {
 		s.log.Error("a2a: saving task failed", "task", t.id, "error", err)
+		return fmt.Errorf("saving task %s failed: %v; it is kept in this server's memory only and will not survive a restart", t.id, err)
 	}
+	return nil
 }
 
 // Shutdown ends every running turn with a final event (the task stays

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"strings"
 	"sync"
 	"time"
 
@@ -232,12 +233,7 @@ func (t *task) fanout(u *update, subs []*subscriber) {
 // history (user messages and the agent's text, one message per model
 // response) and the artifacts.
 func (t *task) recordLocked(u *update) {
-	r := newRenderer(t.ext, t.id, t.contextID)
-	for _, ev := range r.render(u) {
-		if su, ok := ev.(*StatusUpdateEvent); ok {
-			t.status = su.Status
-		}
-	}
+	t.setStatusLocked(u)
 	switch u.kind {
 	case uText:
 		if u.text == "" {
@@ -518,9 +514,41 @@ func (t *task) finishTurn(final *update) (more bool) {
 	turn := t.turn
 	t.turn = nil
 	t.mu.Unlock()
-	// Saved before clients see the final event (host.FinishTurn).
-	t.srv.host.FinishTurn(turn, func() { t.srv.save(t) }, func() { t.fanout(final, subs) })
+	// Saved before clients see the final event (host.FinishTurn), which
+	// says so when the save failed.
+	var saveErr error
+	t.srv.host.FinishTurn(turn, func() { saveErr = t.srv.save(t) }, func() {
+		if saveErr != nil {
+			final = t.saveFailed(final, saveErr)
+		}
+		t.fanout(final, subs)
+	})
 	return more
+}
+
+// saveFailed is the final update of a turn whose task could not be saved:
+// the same, with the error in its metadata and, for a status without
+// text of the model's, in its message; tasks/get shows it too.
+func (t *task) saveFailed(final *update, err error) *update {
+	u := *final
+	u.errMsg = err.Error()
+	if u.kind == uState {
+		u.text = strings.TrimSpace(u.text + "\n" + err.Error())
+	}
+	t.mu.Lock()
+	t.setStatusLocked(&u)
+	t.mu.Unlock()
+	return &u
+}
+
+// setStatusLocked makes u's status the task's.
+func (t *task) setStatusLocked(u *update) {
+	r := newRenderer(t.ext, t.id, t.contextID)
+	for _, ev := range r.render(u) {
+		if su, ok := ev.(*StatusUpdateEvent); ok {
+			t.status = su.Status
+		}
+	}
 }
 
 // saveProgress saves the conversation so far in the middle of a turn,
@@ -530,7 +558,9 @@ func (t *task) finishTurn(final *update) (more bool) {
 // start, so a new process shows it interrupted).
 func (t *task) saveProgress() {
 	t.session.Remember()
-	t.srv.save(t)
+	// A failure is logged; the turn's end saves again, and says so if
+	// that fails too.
+	_ = t.srv.save(t)
 }
 
 // consume maps the engine's events to updates and reports whether the

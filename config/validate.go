@@ -93,6 +93,7 @@ var settingsSchema = map[string]valueKind{
 	"experimental.jitContext":      kindBool,
 
 	"security.enablePermanentToolApproval": kindBool,
+	"security.ignorePolicyErrors":          kindBool,
 	"security.disableYoloMode":             kindBool,
 	"security.disableAlwaysAllow":          kindBool,
 

@@ -7,6 +7,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"google.golang.org/genai"
+
+	"github.com/castor-dev/castor/internal/textutil"
 )
 
 // ResultParts turns the content blocks of a tool result into the parts the
@@ -37,7 +39,7 @@ func ResultParts(toolName string, content []sdk.Content, wrap bool) []*genai.Par
 	}
 	text := func(s string) *genai.Part {
 		if wrap {
-			s = wrapUntrusted(s)
+			s = textutil.WrapUntrusted(s)
 		}
 		return &genai.Part{Text: s}
 	}
@@ -146,12 +148,4 @@ func orString(a, b string) string {
 		return a
 	}
 	return b
-}
-
-// wrapUntrusted encloses text in <untrusted_context> tags, escaping a
-// closing tag inside it, as current Gemini CLI does to blunt prompt
-// injection through tool output.
-func wrapUntrusted(s string) string {
-	s = strings.ReplaceAll(s, "</untrusted_context>", "&lt;/untrusted_context&gt;")
-	return "<untrusted_context>\n" + s + "\n</untrusted_context>"
 }

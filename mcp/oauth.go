@@ -388,8 +388,8 @@ func (m *Manager) fetchCode(ctx context.Context, server, redirect string, port i
 	// the configured redirectUri.
 	door := httpguard.New(httpguard.Options{ListenHost: "127.0.0.1", Hosts: []string{redirectHost}})
 	srv := &http.Server{
-		ReadHeaderTimeout: 10 * time.Second,
-		Handler: door.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ReadHeaderTimeout: httpguard.HeaderTimeout,
+		Handler: httpguard.ReadBodyWithin(door.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Path != redirectPath {
 				http.NotFound(w, r)
 				return
@@ -407,7 +407,7 @@ func (m *Manager) fetchCode(ctx context.Context, server, redirect string, port i
 			case ch <- a:
 			default:
 			}
-		}), nil),
+		}), nil), httpguard.BodyTimeout),
 	}
 	go func() { _ = srv.Serve(l) }()
 	defer srv.Close()

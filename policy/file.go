@@ -87,6 +87,21 @@ type fileError struct {
 	line int
 	key  string
 	msg  string
+	// warning marks what Castor leaves out by design (safety checkers,
+	// what an extension may not contribute) rather than a mistake that
+	// loses rules the user wrote.
+	warning bool
+}
+
+// IsWarning reports whether err, one of the errors of LoadRules or
+// ParseRules, only says what Castor leaves out by design: a safety
+// checker, or a rule an extension may not contribute. The other errors are
+// mistakes in the file (TOML syntax, an unknown key, a bad value) that
+// cost rules its author wrote, which a session should refuse to start
+// without.
+func IsWarning(err error) bool {
+	var fe *fileError
+	return errors.As(err, &fe) && fe.warning
 }
 
 func (e *fileError) Error() string {
@@ -108,8 +123,10 @@ func (e *fileError) Error() string {
 
 // LoadRules reads the policy files at path: a .toml file, or every .toml
 // file of a directory in name order. A missing path has no rules. The
-// errors are warnings, one per problem, each naming the file, the rule and
-// the key; a bad rule is skipped and the rest still load.
+// errors come one per problem, each naming the file, the rule, its line
+// and the key; a bad rule is skipped and the rest still load, so a caller
+// that must not run with fewer rules than were written refuses the lot
+// when any error is not a warning (IsWarning).
 func LoadRules(path string, tier Tier) ([]Rule, []error) {
 	fi, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -194,7 +211,7 @@ func ParseRules(name string, data []byte, tier Tier) ([]Rule, []error) {
 				n = len(tables)
 			}
 			for i := range n {
-				p.warn(&fileError{kind: "safety_checker", idx: i + 1, line: p.line("safety_checker", i+1), msg: "safety checkers are not supported by Castor; ignored"})
+				p.warn(&fileError{kind: "safety_checker", idx: i + 1, line: p.line("safety_checker", i+1), msg: "safety checkers are not supported by Castor; ignored", warning: true})
 			}
 		default:
 			p.warn(&fileError{key: k, msg: "unknown key; ignored"})
@@ -474,10 +491,10 @@ func (p *fileParser) rule(i int, t map[string]any) {
 	}
 	if p.tier == TierExtension && ok {
 		if r.decision == Allow {
-			bad("decision", "an extension may not allow tool calls; rule ignored")
+			p.warn(&fileError{idx: i, line: line, key: "decision", msg: "an extension may not allow tool calls; rule ignored", warning: true})
 			ok = false
 		} else if slices.Contains(r.modes, ModeYolo) {
-			bad("modes", "an extension may not contribute yolo-mode rules; rule ignored")
+			p.warn(&fileError{idx: i, line: line, key: "modes", msg: "an extension may not contribute yolo-mode rules; rule ignored", warning: true})
 			ok = false
 		}
 	}

@@ -14,8 +14,9 @@ import (
 // name no tool and be accepted silently (as in Gemini CLI 0.61), so the
 // command it meant to allow was refused headless, or the one it meant to
 // exclude ran. A malformed --allowed-tools is now a usage error (exit 1,
-// before any model call); settings and policy files are reported on
-// stderr naming the file, the key and the entry, and the run goes on.
+// before any model call); settings are reported on stderr naming the
+// file, the key and the entry, and the run goes on; a policy file's
+// mistake stops the run unless --ignore-policy-errors.
 func TestMalformedToolRules(t *testing.T) {
 	t.Parallel()
 	t.Run("flag", func(t *testing.T) {
@@ -52,7 +53,12 @@ func TestMalformedToolRules(t *testing.T) {
 		if err := os.WriteFile(policy, []byte("[[rule]]\ntoolName = \"run_shell_command(ls)\"\ndecision = \"allow\"\npriority = 100\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		r := e.Run("-p", "hi")
+		// The policy file's mistake stops the run; with
+		// --ignore-policy-errors it is a warning like the settings'.
+		if r := e.Run("-p", "hi"); r.Code != 52 || !strings.Contains(r.Stderr, policy+`: rule #1 (line 1): toolName:`) {
+			t.Fatalf("malformed policy file: exit %d, stderr %q", r.Code, r.Stderr)
+		}
+		r := e.Run("--ignore-policy-errors", "-p", "hi")
 		if r.Code != 0 || r.Stdout != "ran\n" {
 			t.Fatalf("exit %d, stdout %q, stderr %q", r.Code, r.Stdout, r.Stderr)
 		}

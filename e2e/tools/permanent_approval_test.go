@@ -185,7 +185,9 @@ func TestMalformedAutoSavedFileKept(t *testing.T) {
 		return fakegemini.Call("run_shell_command", map[string]any{"command": cmd})
 	}
 	e.Srv.Enqueue(shell("touch one.txt"), shell("touch two.txt"), fakegemini.Text("Done."))
-	p := e.StartStream("-p", "--input-format", "stream-json", "-o", "stream-json")
+	// A broken file stops a session (policy files are read whole or not
+	// at all); past that, the answer is kept for the session only.
+	p := e.StartStream("--ignore-policy-errors", "-p", "--input-format", "stream-json", "-o", "stream-json")
 	p.Send(`{"type":"user","message":"make files"}`)
 	first := p.Until("permission_request")
 	p.Send(`{"type":"permission_response","tool_id":"` + first["tool_id"].(string) + `","decision":"proceed_always_and_save"}`)

@@ -86,7 +86,8 @@ func TestPolicyFileDeniesUnderYolo(t *testing.T) {
 // TestExtensionPolicyAndWarnings: an installed extension's policies/
 // folder applies at the extension tier (its deny outranks auto_edit's
 // built-in allowance; its allow rule is refused), a malformed user file
-// is reported with its file, rule and key while its good rules load, and
+// stops the run, and with --ignore-policy-errors is reported with its
+// file, rule and key while its good rules load, and
 // a workspace's .gemini/policies is reported as not loaded.
 func TestExtensionPolicyAndWarnings(t *testing.T) {
 	t.Parallel()
@@ -124,7 +125,12 @@ priority = 1
 	e.Srv.Enqueue(
 		fakegemini.Call("write_file", map[string]any{"file_path": "x.txt", "content": "x"}),
 		fakegemini.Text("done"))
-	r := e.Run("--approval-mode", "auto_edit", "-p", "write")
+	// The malformed file stops the run; --ignore-policy-errors loads its
+	// good rules with a warning, as Gemini CLI does.
+	if r := e.Run("--approval-mode", "auto_edit", "-p", "write"); r.Code != 52 || !strings.Contains(r.Stderr, `mixed.toml: rule #1 (line 1): decision: unknown decision "perhaps"`) {
+		t.Fatalf("malformed policy file: exit %d\nstderr %s", r.Code, r.Stderr)
+	}
+	r := e.Run("--ignore-policy-errors", "--approval-mode", "auto_edit", "-p", "write")
 	if r.Code != 0 {
 		t.Fatalf("exit %d\nstderr %s", r.Code, r.Stderr)
 	}

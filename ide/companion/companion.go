@@ -179,8 +179,8 @@ func (s *Server) Start() error {
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	srv := &http.Server{
-		Handler:           s.Handler(port),
-		ReadHeaderTimeout: 10 * time.Second,
+		Handler:           httpguard.ReadBodyWithin(s.Handler(port), httpguard.BodyTimeout),
+		ReadHeaderTimeout: httpguard.HeaderTimeout,
 	}
 	file, err := s.writeDiscoveryFile(port)
 	if err != nil {

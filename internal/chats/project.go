@@ -108,7 +108,7 @@ func ProjectTempDir(geminiHome, projectRoot string) (string, error) {
 	// is kept rather than taking the cross-process lock each time.
 	key := geminiHome + "\x00" + projectRoot
 	if dir, ok := tempDirs.Load(key); ok {
-		if err := os.MkdirAll(dir.(string), 0o755); err == nil {
+		if err := os.MkdirAll(dir.(string), 0o700); err == nil {
 			return dir.(string), nil
 		}
 	}
@@ -148,7 +148,7 @@ type projectRegistry struct {
 // shortID returns the project's slug, allocating one if needed.
 func (r *projectRegistry) shortID(projectPath string) (string, error) {
 	norm := normalizeProjectPath(projectPath)
-	if err := os.MkdirAll(filepath.Dir(r.path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(r.path), 0o700); err != nil {
 		return "", err
 	}
 	if err := createIfMissing(r.path, []byte("{\n  \"projects\": {}\n}")); err != nil {
@@ -221,7 +221,7 @@ func (r *projectRegistry) load() (*registryData, error) {
 // save replaces the registry atomically, through a symlink if the path is
 // one and keeping the mode of the file it replaces.
 func (r *projectRegistry) save(d *registryData) error {
-	return fsutil.WriteFileAtomic(r.path, d.encode(), 0o644)
+	return fsutil.WriteFileAtomic(r.path, d.encode(), 0o600)
 }
 
 func (r *projectRegistry) marker(base, slug string) string {
@@ -320,11 +320,11 @@ func (r *projectRegistry) claimNew(norm string, d *registryData) (string, error)
 func (r *projectRegistry) ensureMarkers(slug, norm string) error {
 	for _, base := range r.baseDirs {
 		dir := filepath.Join(base, slug)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return err
 		}
 		path := filepath.Join(dir, projectRootFile)
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if errors.Is(err, fs.ErrExist) {
 			owner, rerr := readOwner(path)
 			if rerr == nil && owner == norm {
@@ -555,7 +555,7 @@ func createIfMissing(path string, content []byte) error {
 		return nil
 	}
 	tmp := path + "." + uuid.NewString() + ".tmp"
-	if err := os.WriteFile(tmp, content, 0o644); err != nil {
+	if err := os.WriteFile(tmp, content, 0o600); err != nil {
 		return err
 	}
 	defer os.Remove(tmp)
@@ -563,7 +563,7 @@ func createIfMissing(path string, content []byte) error {
 	if err == nil || errors.Is(err, fs.ErrExist) {
 		return nil
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if errors.Is(err, fs.ErrExist) {
 		return nil
 	}
@@ -591,7 +591,7 @@ func lockFile(path string) (unlock func(), err error) {
 	deadline := time.Now().Add(lockTimeout)
 	wait := time.Millisecond
 	for {
-		err := os.Mkdir(lock, 0o755)
+		err := os.Mkdir(lock, 0o700)
 		if err == nil {
 			return func() { os.Remove(lock); mu.(*sync.Mutex).Unlock() }, nil
 		}
@@ -647,7 +647,7 @@ func copyTree(src, dst string) error {
 		target := filepath.Join(dst, rel)
 		switch {
 		case d.IsDir():
-			return os.MkdirAll(target, 0o755)
+			return os.MkdirAll(target, 0o700)
 		case rel == projectRootFile:
 			// The new directory's marker is authoritative.
 			return nil

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"google.golang.org/genai"
+
+	"github.com/castor-dev/castor/internal/fsutil"
 )
 
 // ErrClosed is returned by a Recorder used after Close.
@@ -377,19 +379,21 @@ func setLine(set map[string]any) ([]byte, error) {
 // header first; they stay pending until a write of them succeeds.
 func (r *Recorder) append(lines ...[]byte) error {
 	if r.f == nil {
-		if err := os.MkdirAll(filepath.Dir(r.path), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Dir(r.path), 0o700); err != nil {
 			return err
 		}
+		// A chats folder an older version created open is closed.
+		_ = fsutil.DropGroupOther(filepath.Dir(r.path))
 		// O_EXCL: two sessions must never share a file, and a file name
 		// clash (same id prefix within one minute) is better reported
 		// than merged.
-		f, err := os.OpenFile(r.path, os.O_RDWR|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
+		f, err := os.OpenFile(r.path, os.O_RDWR|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
 		if errors.Is(err, fs.ErrExist) && r.alt != "" && sessionIDOf(r.path) != r.conv.SessionID {
 			// Another session whose id starts the same began this
 			// minute, after Create looked: the longer name is ours. (The
 			// same session started twice is refused, as by Create.)
 			r.path, r.alt = r.alt, ""
-			f, err = os.OpenFile(r.path, os.O_RDWR|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
+			f, err = os.OpenFile(r.path, os.O_RDWR|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
 		}
 		if err != nil {
 			return err

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/castor-dev/castor/internal/fsutil"
 )
 
 // sessionFilePrefix starts the name of every main-agent session file.
@@ -477,10 +479,15 @@ func (s *Store) Continue(info Info) (*Recorder, error) {
 		path += "l"
 		flags |= os.O_CREATE
 	}
-	f, err := os.OpenFile(path, flags, 0o644)
+	f, err := os.OpenFile(path, flags, 0o600)
 	if err != nil {
 		return nil, err
 	}
+	// A recording (and its folder) an older version left readable by
+	// others is made the user's alone; best effort, as the user may have
+	// good reasons on a file system that refuses.
+	_ = fsutil.DropGroupOther(path)
+	_ = fsutil.DropGroupOther(filepath.Dir(path))
 	if err := terminateLastLine(f); err != nil {
 		f.Close()
 		return nil, err

@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -391,19 +392,32 @@ func (s *Service) init(ctx context.Context) error {
 	}
 	// When the project holds Castor's own directories (a session started
 	// in the home directory), snapshots must not swallow the shadow
-	// repository and the checkpoints themselves.
-	var exclude []string
+	// repository and the checkpoints themselves; and whatever the
+	// project's .gitignore forgets, secrets never go into a snapshot (a
+	// copy under ~/.gemini outlives the file the user deletes).
+	exclude := slices.Clone(secretPatterns)
 	for _, d := range []string{s.HistoryDir, s.Dir} {
 		if rel, err := filepath.Rel(s.ProjectRoot, d); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
 			exclude = append(exclude, "/"+filepath.ToSlash(rel)+"/")
 		}
 	}
-	if len(exclude) > 0 {
-		info := filepath.Join(s.HistoryDir, ".git", "info")
-		if err := os.MkdirAll(info, 0o700); err != nil {
-			return s.initError(err)
+	info := filepath.Join(s.HistoryDir, ".git", "info")
+	if err := os.MkdirAll(info, 0o700); err != nil {
+		return s.initError(err)
+	}
+	if err := os.WriteFile(filepath.Join(info, "exclude"), []byte(strings.Join(exclude, "\n")+"\n"), 0o600); err != nil {
+		return s.initError(err)
+	}
+	// A shadow repository from an older version may already hold such
+	// files; excluding them now does not untrack them.
+	if tracked, err := s.git(ctx, true, "ls-files", "-z", "--cached", "--ignored", "--exclude-standard"); err == nil && tracked != "" {
+		for batch := range slices.Chunk(strings.Split(strings.TrimRight(tracked, "\x00"), "\x00"), 500) {
+			args := append([]string{"rm", "--cached", "--quiet", "--ignore-unmatch", "--"}, batch...)
+			if _, err := s.git(ctx, true, args...); err != nil {
+				return s.initError(err)
+			}
 		}
-		if err := os.WriteFile(filepath.Join(info, "exclude"), []byte(strings.Join(exclude, "\n")+"\n"), 0o600); err != nil {
+		if _, err := s.git(ctx, true, "commit", "--quiet", "--no-verify", "-m", "Forget ignored files"); err != nil {
 			return s.initError(err)
 		}
 	}
@@ -416,6 +430,21 @@ func (s *Service) init(ctx context.Context) error {
 	}
 	s.ready = true
 	return nil
+}
+
+// secretPatterns are the files no snapshot holds, whatever the project's
+// .gitignore says: dotenv files, private keys, .netrc and credential
+// JSONs (gitignore syntax, matched at any depth).
+var secretPatterns = []string{
+	".env",
+	".env.*",
+	"*.pem",
+	"*.key",
+	"id_rsa*",
+	"id_ed25519*",
+	".netrc",
+	"*credentials*.json",
+	"service-account*.json",
 }
 
 func (s *Service) initError(err error) error {

@@ -21,6 +21,7 @@ import (
 	"github.com/castor-dev/castor/config"
 	"github.com/castor-dev/castor/internal/a2asession"
 	"github.com/castor-dev/castor/internal/proc"
+	"github.com/castor-dev/castor/internal/httpguard"
 	"github.com/castor-dev/castor/internal/setup"
 	"github.com/castor-dev/castor/policy"
 )
@@ -32,10 +33,10 @@ type a2aFlags struct {
 	onDisconnect, maxApprovalMode                               string
 	allowedHosts, allowedOrigins                                []string
 	port                                                        int
-	yolo, allowPrivatePush, memoryStore, debug                  bool
+	yolo, allowPrivatePush, memoryStore, debug, ignorePolicyErr bool
 	maxTurns, maxQueued, memLimitMB                             int
 	maxQueuedMessages                                           int
-	turnTimeout, retention                                      time.Duration
+	turnTimeout, retention, bodyTimeout                         time.Duration
 }
 
 func envBool(k string) bool {
@@ -89,6 +90,8 @@ a capped task says so in its metadata (approvalModeCapped).`,
 	fl.IntVar(&f.maxQueued, "max-queued-turns", 0, "turns waiting for one of those to end before the server answers busy (default 4096; -1: none wait)")
 	fl.IntVar(&f.maxQueuedMessages, "max-queued-messages", 0, "messages waiting for their task's running turn before the server answers busy (default 32)")
 	fl.DurationVar(&f.turnTimeout, "turn-timeout", 0, "wall-time limit of one turn (default 30m)")
+	fl.BoolVar(&f.ignorePolicyErr, "ignore-policy-errors", false, "run tasks even when a policy file has a mistake, with the rules that could be read (by default such tasks fail)")
+	fl.DurationVar(&f.bodyTimeout, "request-body-timeout", httpguard.BodyTimeout, "how long a client may take to send a request's body before its connection is closed (0: no limit)")
 	fl.IntVar(&f.memLimitMB, "memory-limit", 200, "soft memory limit in MiB: the garbage collector works harder near it, so that bursts of tasks stay within it (0: none; GOMEMLIMIT, when set, wins)")
 	fl.StringVar(&f.onDisconnect, "on-disconnect", string(a2a.DisconnectContinue), "what a client leaving mid-turn does to the turn: continue (it runs to its end; tasks/get and tasks/resubscribe show it) or cancel (as Gemini CLI's server)")
 	fl.DurationVar(&f.retention, "retention", a2a.DefaultRetention, "delete tasks idle for longer than this from the store (0 keeps them forever)")
@@ -232,7 +235,7 @@ func runA2A(ctx context.Context, f *a2aFlags, stdio IO) error {
 		AllowedRoot:      f.allowedRoot,
 		AuthToken:        f.token,
 		URL:              cardURL,
-		NewSession:       a2asession.Factory(setup.Options{Model: f.model, Env: env.Lookup, Warn: warn}),
+		NewSession:       a2asession.Factory(setup.Options{Model: f.model, Env: env.Lookup, Warn: warn, IgnorePolicyErrors: f.ignorePolicyErr}),
 		YOLO:             f.yolo,
 		MaxApprovalMode:  maxMode,
 		ListenHost:       f.host,
@@ -251,8 +254,8 @@ func runA2A(ctx context.Context, f *a2aFlags, stdio IO) error {
 	}
 	printNotice(stdio.Stderr, notice)
 	hs := &http.Server{
-		Handler:           srv,
-		ReadHeaderTimeout: 10 * time.Second,
+		Handler:           httpguard.ReadBodyWithin(srv, f.bodyTimeout),
+		ReadHeaderTimeout: httpguard.HeaderTimeout,
 		IdleTimeout:       2 * time.Minute,
 	}
 	fmt.Fprintf(stdio.Stdout, "Castor A2A server listening on %s\n", url)

@@ -33,6 +33,7 @@ type flags struct {
 	allowedTools    []string
 	policyPaths     []string
 	adminPolicies   []string
+	ignorePolicyErr bool
 	allowedMCP      []string
 	fakeResponses   string
 	fakeNonStrict   string
@@ -137,6 +138,7 @@ func Run(ctx context.Context, args []string, stdio IO) (code int) {
 	fl.StringSliceVar(&f.allowedTools, "allowed-tools", nil, "tools that run without confirmation, e.g. write_file or run_shell_command(git status)")
 	fl.StringSliceVar(&f.policyPaths, "policy", nil, "additional policy files or directories to load (comma-separated or multiple --policy)")
 	fl.StringSliceVar(&f.adminPolicies, "admin-policy", nil, "additional admin policy files or directories to load (comma-separated or multiple --admin-policy)")
+	fl.BoolVar(&f.ignorePolicyErr, "ignore-policy-errors", false, "start even when a policy file has a mistake, with the rules that could be read (by default the session does not start)")
 	fl.StringSliceVar(&f.allowedMCP, "allowed-mcp-server-names", nil, "MCP servers to start (default: all configured)")
 	fl.StringVar(&f.fakeResponses, "fake-responses", "", "replay model responses from a Gemini CLI JSONL file instead of calling a model")
 	fl.StringVar(&f.fakeNonStrict, "fake-responses-non-strict", "", "like --fake-responses, matching responses by method instead of order")
@@ -472,6 +474,7 @@ func (f *flags) sessionOptions(wd string, mode policy.Mode) setup.Options {
 		AllowedTools:           f.allowedTools,
 		PolicyPaths:            f.policyPaths,
 		AdminPolicyPaths:       f.adminPolicies,
+		IgnorePolicyErrors:     f.ignorePolicyErr,
 		AllowedMCPServerNames:  f.allowedMCP,
 		FakeResponses:          fake,
 		FakeResponsesNonStrict: nonStrict,

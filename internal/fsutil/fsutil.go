@@ -19,7 +19,8 @@ import (
 // the new file and never half of one (see ReplaceFile). A symlinked path
 // has its target replaced, so the link survives. An existing file keeps
 // its permission bits; a new one gets perm. Missing parent directories are
-// created with mode 0755.
+// created with mode 0755, or 0700 when perm is owner-only (a file of
+// secrets or of a user's sessions), so the directory hides their names too.
 func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real
@@ -27,7 +28,11 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 	if fi, err := os.Stat(path); err == nil {
 		perm = fi.Mode().Perm()
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	dirPerm := os.FileMode(0o755)
+	if perm&0o077 == 0 {
+		dirPerm = 0o700
+	}
+	if err := os.MkdirAll(filepath.Dir(path), dirPerm); err != nil {
 		return err
 	}
 	return ReplaceFile(path, data, perm)
@@ -121,4 +126,19 @@ func CopyFile(src, dst string, replace bool) error {
 	}
 	_, cerr := io.Copy(out, in)
 	return errors.Join(cerr, out.Close())
+}
+
+// DropGroupOther takes the group and other permission bits off path, a
+// file or directory that holds secrets (session recordings) and that an
+// older version created readable by others; the owner's bits stay as the
+// user set them.
+func DropGroupOther(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if fi.Mode().Perm()&0o077 == 0 {
+		return nil
+	}
+	return os.Chmod(path, fi.Mode().Perm()&0o700)
 }

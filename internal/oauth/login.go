@@ -207,7 +207,7 @@ func startCallback(o LoginOptions) (*callback, error) {
 	// The browser comes back to 127.0.0.1 by Google's redirect: a web
 	// page's request (another Host, a foreign Origin) is refused.
 	door := httpguard.New(httpguard.Options{ListenHost: host})
-	cb.srv = &http.Server{Handler: door.Handler(mux, nil), ReadHeaderTimeout: 30 * time.Second}
+	cb.srv = &http.Server{Handler: httpguard.ReadBodyWithin(door.Handler(mux, nil), httpguard.BodyTimeout), ReadHeaderTimeout: httpguard.HeaderTimeout}
 	go cb.srv.Serve(l)
 	return cb, nil
 }

@@ -29,14 +29,27 @@ var systemPoliciesDir = func() string {
 // order (which decides ties): the admin folder, the supplemental admin
 // paths (--admin-policy, else adminPolicyPaths), the user's paths
 // (--policy, else policyPaths, else ~/.gemini/policies), then each active
-// extension's policies/ folder. Every problem is a warning; nothing stops
-// the session.
-func policyFiles(o Options, st *config.Settings, home config.Home, wd string, exts []*config.Extension, warn func(string)) []policy.Rule {
+// extension's policies/ folder. A mistake in a file (TOML syntax, an
+// unknown key, a bad value) costs rules its author wrote, so it stops the
+// session with a *ConfigError naming the file, line and key, unless
+// --ignore-policy-errors or the security.ignorePolicyErrors setting asks
+// for Gemini CLI's way: a warning, and the rules that could be read.
+// What Castor leaves out by design (policy.IsWarning) is only a warning.
+func policyFiles(o Options, st *config.Settings, home config.Home, wd string, exts []*config.Extension, warn func(string)) ([]policy.Rule, error) {
+	ignore := o.IgnorePolicyErrors
+	if on, _ := st.GetBool("security.ignorePolicyErrors"); on {
+		ignore = true
+	}
 	var rules []policy.Rule
+	var bad []error
 	load := func(path string, tier policy.Tier) {
 		r, errs := policy.LoadRules(path, tier)
 		for _, err := range errs {
-			warn(err.Error())
+			if ignore || policy.IsWarning(err) {
+				warn(err.Error())
+			} else {
+				bad = append(bad, err)
+			}
 		}
 		rules = append(rules, r...)
 	}
@@ -112,7 +125,10 @@ func policyFiles(o Options, st *config.Settings, home config.Home, wd string, ex
 	for _, e := range exts {
 		load(e.Dir("policies"), policy.TierExtension)
 	}
-	return rules
+	if len(bad) > 0 {
+		return nil, &ConfigError{Err: fmt.Errorf("%w\nThe session does not start without the rules of a policy file it cannot read whole: fix the file, or pass --ignore-policy-errors (setting security.ignorePolicyErrors) to start without the rules in error", errors.Join(bad...))}
+	}
+	return rules, nil
 }
 
 // hasTOML reports whether dir holds a .toml file.

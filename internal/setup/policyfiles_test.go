@@ -1,6 +1,7 @@
 package setup
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,7 +71,10 @@ func TestPolicyFileLocations(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var warnings []string
-			rules := policyFiles(tt.opts, settings(tt.settings), home, wd, exts, func(s string) { warnings = append(warnings, s) })
+			rules, err := policyFiles(tt.opts, settings(tt.settings), home, wd, exts, func(s string) { warnings = append(warnings, s) })
+			if err != nil {
+				t.Fatal(err)
+			}
 			e := policy.New(policy.Options{Mode: policy.ModeYolo, Rules: rules})
 			for _, n := range []string{"from_user", "from_flag", "from_setting", "from_admin_path", "from_extension", "from_workspace"} {
 				d, _ := e.Decide(policy.Call{Name: n, Kind: tool.KindOther})
@@ -94,7 +98,7 @@ func TestPolicyFileLocations(t *testing.T) {
 	// that others can write is skipped with a warning.
 	os.WriteFile(filepath.Join(sys, "s.toml"), []byte(denyToolFile("from_system")), 0o644)
 	var warnings []string
-	rules := policyFiles(Options{AdminPolicyPaths: []string{filepath.Join(root, "admin")}}, settings("{}"), home, wd, nil, func(s string) { warnings = append(warnings, s) })
+	rules, _ := policyFiles(Options{AdminPolicyPaths: []string{filepath.Join(root, "admin")}}, settings("{}"), home, wd, nil, func(s string) { warnings = append(warnings, s) })
 	joined := strings.Join(warnings, "\n")
 	if os.Geteuid() == 0 {
 		os.Chmod(sys, 0o755)
@@ -106,7 +110,7 @@ func TestPolicyFileLocations(t *testing.T) {
 		}
 		os.Chmod(sys, 0o777)
 		warnings = nil
-		rules = policyFiles(Options{}, settings("{}"), home, wd, nil, func(s string) { warnings = append(warnings, s) })
+		rules, _ = policyFiles(Options{}, settings("{}"), home, wd, nil, func(s string) { warnings = append(warnings, s) })
 		joined = strings.Join(warnings, "\n")
 	}
 	if !strings.Contains(joined, "Security Warning: Skipping system policies from "+sys) {
@@ -114,5 +118,75 @@ func TestPolicyFileLocations(t *testing.T) {
 	}
 	if d, _ := policy.New(policy.Options{Mode: policy.ModeYolo, Rules: rules}).Decide(policy.Call{Name: "from_system"}); d != policy.Allow {
 		t.Errorf("insecure system folder applied: %v", d)
+	}
+}
+
+// TestPolicyFileErrorsStopTheSession: a file with one mistake would lose
+// rules its author wrote (all of them, for a TOML syntax error), so the
+// session does not start: a *ConfigError names the file, line and key.
+// --ignore-policy-errors and the setting bring back the warning and the
+// rules that could be read; what Castor leaves out by design (a safety
+// checker) is only a warning either way.
+func TestPolicyFileErrorsStopTheSession(t *testing.T) {
+	root := t.TempDir()
+	home := config.HomeAt(filepath.Join(root, "user"))
+	wd := filepath.Join(root, "ws")
+	dir := filepath.Join(home.Dir, "policies")
+	os.MkdirAll(dir, 0o755)
+	old := systemPoliciesDir
+	systemPoliciesDir = filepath.Join(root, "none")
+	defer func() { systemPoliciesDir = old }()
+	load := func(opts Options, settingsJSON string) ([]policy.Rule, []string, error) {
+		t.Helper()
+		os.WriteFile(home.SettingsPath(), []byte(settingsJSON), 0o644)
+		st, err := config.Load(config.LoadOptions{Workspace: wd, HomeDir: home.UserDir, Env: config.EnvMap(nil), SystemSettingsPath: filepath.Join(root, "none.json"), SystemDefaultsPath: filepath.Join(root, "none2.json")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var warnings []string
+		rules, err := policyFiles(opts, st, home, wd, nil, func(s string) { warnings = append(warnings, s) })
+		return rules, warnings, err
+	}
+	good := denyToolFile("kept")
+	tests := []struct {
+		name, file string
+		// want is in the error, and in the warning when errors are ignored.
+		want string
+		// rules is how many rules load when errors are ignored.
+		rules int
+	}{
+		{"toml syntax", good + "[[rule]]\ntoolName = \"x\"\ndecision = deny\n", "b.toml (line 7): TOML:", 0},
+		{"unknown key in a rule", good + "[[rule]]\ntoolName = \"run_shell_command\"\ncommandPrefx = \"git\"\ndecision = \"allow\"\npriority = 1\n", "b.toml: rule #2 (line 5): commandPrefx: unknown key", 2},
+		{"bad value", good + "[[rule]]\ntoolName = \"x\"\ndecision = \"perhaps\"\npriority = 1\n", "b.toml: rule #2 (line 5): decision:", 1},
+		{"rules misspelt", "[[rules]]\ntoolName = \"x\"\ndecision = \"deny\"\n", "b.toml: rules: unknown key", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			os.WriteFile(filepath.Join(dir, "a.toml"), []byte(good), 0o644)
+			os.WriteFile(filepath.Join(dir, "b.toml"), []byte(tt.file), 0o644)
+			_, _, err := load(Options{}, "{}")
+			var ce *ConfigError
+			if !errors.As(err, &ce) || !strings.Contains(err.Error(), filepath.Join(dir, tt.want)) || !strings.Contains(err.Error(), "--ignore-policy-errors") {
+				t.Fatalf("error %v, want a *ConfigError with %q", err, tt.want)
+			}
+			for _, opts := range []struct {
+				o        Options
+				settings string
+			}{{Options{IgnorePolicyErrors: true}, "{}"}, {Options{}, `{"security": {"ignorePolicyErrors": true}}`}} {
+				rules, warnings, err := load(opts.o, opts.settings)
+				if err != nil {
+					t.Fatalf("ignoring errors (%+v %s): %v", opts.o, opts.settings, err)
+				}
+				if len(rules) != 1+tt.rules || !strings.Contains(strings.Join(warnings, "\n"), filepath.Join(dir, tt.want)) {
+					t.Errorf("ignoring errors: %d rules, warnings %q", len(rules), warnings)
+				}
+			}
+		})
+	}
+
+	os.WriteFile(filepath.Join(dir, "b.toml"), []byte(good+"[[safety_checker]]\ntoolName = \"x\"\n"), 0o644)
+	rules, warnings, err := load(Options{}, "{}")
+	if err != nil || len(rules) != 2 || !strings.Contains(strings.Join(warnings, "\n"), "safety checkers are not supported") {
+		t.Errorf("safety checker: %d rules, %v, warnings %q", len(rules), err, warnings)
 	}
 }

@@ -66,6 +66,10 @@ type Options struct {
 	// (--admin-policy) are read at the admin tier, instead of the
 	// adminPolicyPaths setting.
 	PolicyPaths, AdminPolicyPaths []string
+	// IgnorePolicyErrors (--ignore-policy-errors) starts a session whose
+	// policy files have mistakes with the rules that could be read, as
+	// Gemini CLI does, instead of failing with a *ConfigError.
+	IgnorePolicyErrors bool
 	// AllowedMCPServerNames limits the MCP servers started to these.
 	AllowedMCPServerNames []string
 	// Confirm answers confirmations synchronously; with it the session is
@@ -332,7 +336,11 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 			askKinds = []tool.Kind{tool.KindEdit}
 		}
 	}
-	pol, err := buildPolicy(o, st, a.Trusted, interactive, askKinds, tools.trusted, tools.custom, tools.registry.Get, policyFiles(o, st, a.Home, wd, a.Extensions, o.Warn), autoSaveFor(st, a.Home, o.Warn), a.Workspace)
+	fileRules, err := policyFiles(o, st, a.Home, wd, a.Extensions, o.Warn)
+	if err != nil {
+		return nil, err
+	}
+	pol, err := buildPolicy(o, st, a.Trusted, interactive, askKinds, tools.trusted, tools.custom, tools.registry.Get, fileRules, autoSaveFor(st, a.Home, o.Warn), a.Workspace)
 	if err != nil {
 		return nil, err
 	}

@@ -18,10 +18,21 @@
 // dropped too. Invalid UTF-8 bytes become U+FFFD, so the output is always
 // valid UTF-8.
 //
+// Invisible characters that change how text reads without showing
+// themselves (Trojan Source, CVE-2021-42574) go too: the bidirectional
+// embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069), the
+// zero-width and direction marks (U+200B–U+200F), the invisible operators
+// (U+2060–U+2064) and U+FEFF. String drops them from prose, as current
+// Gemini CLI does, except the zero-width joiner (U+200D) that emoji
+// sequences need; Visible, for text a user decides on (a command to
+// approve, a file name, a diff, tool output), shows every one of them as
+// <U+XXXX>, so that what is approved is what is seen.
+//
 // Text without anything to remove is returned as is, without allocating.
 package termtext
 
 import (
+	"fmt"
 	"io"
 	"unicode/utf8"
 )
@@ -53,12 +64,19 @@ type text interface{ ~string | ~[]byte }
 
 // String returns s without control characters and escape sequences. An
 // escape sequence left unfinished at the end of s is dropped.
-func String(s string) string {
-	p := cleanPrefix(s)
+func String(s string) string { return clean(s, false) }
+
+// Visible is String for text a user decides on: the invisible characters
+// (see the package documentation) are shown as <U+XXXX> instead of dropped,
+// the zero-width joiner included.
+func Visible(s string) string { return clean(s, true) }
+
+func clean(s string, show bool) string {
+	p := cleanPrefix(s, show)
 	if p == len(s) {
 		return s
 	}
-	var z Stream
+	z := Stream{show: show}
 	out := make([]byte, p, len(s))
 	copy(out, s[:p])
 	out = feed(&z, out, s[p:], true)
@@ -74,13 +92,15 @@ type Stream struct {
 	// carriage return (kept only before a newline) or the first bytes of
 	// a multi-byte character. It is never more than three bytes.
 	held []byte
+	// show makes invisible characters visible rather than dropping them.
+	show bool
 }
 
 // Clean returns the sanitised text of the next piece. It may hold back up
 // to three bytes until the next piece or Flush.
 func (z *Stream) Clean(s string) string {
 	if z.st == ground && len(z.held) == 0 {
-		p := cleanPrefix(s)
+		p := cleanPrefix(s, z.show)
 		if p == len(s) {
 			return s
 		}
@@ -110,7 +130,7 @@ func (z *Stream) flush(dst []byte) []byte {
 
 // Bytes is String for a byte slice: p itself when nothing needs removing.
 func Bytes(p []byte) []byte {
-	n := cleanPrefix(p)
+	n := cleanPrefix(p, false)
 	if n == len(p) {
 		return p
 	}
@@ -144,7 +164,7 @@ func (w *Writer) Write(p []byte) (int, error) {
 // cleanPrefix returns the length of the longest prefix of s that needs no
 // change, scanning bytes so that clean ASCII costs one comparison or two
 // per byte.
-func cleanPrefix[T text](s T) int {
+func cleanPrefix[T text](s T, show bool) int {
 	for i := 0; i < len(s); {
 		// Eight bytes at a time while they are all printable ASCII.
 		for i+8 <= len(s) && printable8(load8(s[i:])) {
@@ -166,7 +186,7 @@ func cleanPrefix[T text](s T) int {
 			return i
 		}
 		r, n := decode(s[i:])
-		if r == utf8.RuneError && n == 1 || isC1(r) {
+		if r == utf8.RuneError && n == 1 || isC1(r) || invisible(r, show) {
 			return i
 		}
 		i += n
@@ -197,6 +217,21 @@ func load8[T text](s T) uint64 {
 
 func isC1(r rune) bool { return r >= 0x80 && r <= 0x9f }
 
+// invisible reports whether r is one of the characters that change how
+// text reads without showing themselves; the zero-width joiner counts only
+// when show is set, since prose needs it for emoji.
+func invisible(r rune, show bool) bool {
+	switch {
+	case r < 0x200b:
+		return false
+	case r <= 0x200f:
+		return r != 0x200d || show
+	case r >= 0x202a && r <= 0x202e, r >= 0x2060 && r <= 0x2064, r >= 0x2066 && r <= 0x2069, r == 0xfeff:
+		return true
+	}
+	return false
+}
+
 // decode decodes the first character of s; the conversion of at most four
 // bytes does not allocate.
 func decode[T text](s T) (rune, int) {
@@ -212,7 +247,7 @@ func fullRune[T text](s T) bool {
 func feed[T text](z *Stream, dst []byte, s T, final bool) []byte {
 	for i := 0; i < len(s); {
 		if z.st == ground {
-			if p := cleanPrefix(s[i:]); p > 0 {
+			if p := cleanPrefix(s[i:], z.show); p > 0 {
 				dst = append(dst, s[i:i+p]...)
 				i += p
 				continue
@@ -257,6 +292,10 @@ func feed[T text](z *Stream, dst []byte, s T, final bool) []byte {
 					z.st = csi
 				case 0x90, 0x98, 0x9d, 0x9e, 0x9f: // DCS, SOS, OSC, PM, APC
 					z.st = str
+				}
+			case invisible(r, z.show):
+				if z.show {
+					dst = fmt.Appendf(dst, "<U+%04X>", r)
 				}
 			default:
 				dst = append(dst, s[i:i+n]...)

@@ -15,6 +15,10 @@ var cases = []struct {
 	{"plain", "hello, world", "hello, world"},
 	{"newline and tab", "a\tb\nc\n", "a\tb\nc\n"},
 	{"unicode", "héllo 世界 😀 \uFFFD", "héllo 世界 😀 \uFFFD"},
+	{"bidi override", "access = \u202Euser\u2066admin\u2069\u202C", "access = useradmin"},
+	{"zero-width and marks", "r\u200Bm\u200C \u200E-\u200Frf\u2060\u2064\uFEFF", "rm -rf"},
+	{"zwj kept in prose", "👨\u200D👩\u200D👧", "👨\u200D👩\u200D👧"},
+	{"neighbours kept", "\u200A\u2010\u2029\u202F\u2065\u206A\uFEFE", "\u200A\u2010\u2029\u202F\u2065\u206A\uFEFE"},
 	{"crlf kept", "a\r\nb\r\n", "a\r\nb\r\n"},
 	{"lone cr dropped", "rm -rf /\rls -la   ", "rm -rf /ls -la   "},
 	{"cr at end dropped", "a\r", "a"},
@@ -154,9 +158,46 @@ func safe(s string) bool {
 			}
 		case r < ' ' || r == del || r >= 0x80 && r <= 0x9f:
 			return false
+		case invisible(r, false):
+			return false
 		}
 	}
 	return true
+}
+
+// TestVisible: where a user decides, every invisible character shows.
+func TestVisible(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"plain", "plain"},
+		{"rm \u202Egnp.exe", "rm <U+202E>gnp.exe"},
+		{"a\u200Db\u200Bc\uFEFF\u2066d\u2069\u2064", "a<U+200D>b<U+200B>c<U+FEFF><U+2066>d<U+2069><U+2064>"},
+		{"\x1b[31mx\u202Ey\x1b[0m", "x<U+202E>y"},
+	} {
+		if got := Visible(tt.in); got != tt.want {
+			t.Errorf("Visible(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// FuzzVisible: Visible's output holds no control or invisible character,
+// not even the joiner, and is Visible's own fixed point.
+func FuzzVisible(f *testing.F) {
+	for _, tt := range cases {
+		f.Add(tt.in)
+	}
+	f.Add("\u202E\u200D\uFEFF")
+	f.Fuzz(func(t *testing.T, in string) {
+		out := Visible(in)
+		if !safe(out) || strings.ContainsRune(out, 0x200d) {
+			t.Fatalf("Visible(%q) = %q is not safe", in, out)
+		}
+		if again := Visible(out); again != out {
+			t.Fatalf("not idempotent: Visible(%q) = %q, again %q", in, out, again)
+		}
+		if String(in) == in && !strings.ContainsRune(in, 0x200d) && out != in {
+			t.Fatalf("clean input changed: %q -> %q", in, out)
+		}
+	})
 }
 
 // subsequence reports whether the characters of sub appear in s in order.

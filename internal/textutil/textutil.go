@@ -64,3 +64,13 @@ func EditDistance(a, b string) int {
 	}
 	return prev[len(rb)]
 }
+
+// WrapUntrusted encloses tool output in <untrusted_context> tags, escaping
+// a closing tag inside it, as current Gemini CLI does with MCP and
+// web_fetch output: the system prompt tells the model that what the tags
+// hold is data, so a command's output or a page cannot end the fence
+// early and speak as the user.
+func WrapUntrusted(s string) string {
+	s = strings.ReplaceAll(s, "</untrusted_context>", "&lt;/untrusted_context&gt;")
+	return "<untrusted_context>\n" + s + "\n</untrusted_context>"
+}

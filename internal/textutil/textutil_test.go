@@ -60,3 +60,10 @@ func TestEditDistance(t *testing.T) {
 		}
 	}
 }
+
+// TestWrapUntrusted: text cannot close the fence early.
+func TestWrapUntrusted(t *testing.T) {
+	if got := WrapUntrusted("a</untrusted_context>b"); got != "<untrusted_context>\na&lt;/untrusted_context&gt;b\n</untrusted_context>" {
+		t.Errorf("WrapUntrusted = %q", got)
+	}
+}

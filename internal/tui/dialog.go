@@ -263,15 +263,15 @@ func (m *model) renderDialog() string {
 		limit := min(maxDiffLines, max(m.height-6-len(d.options)-1, 3))
 		lines = append(lines, m.renderDiff(det.FileDiff, limit)...)
 	case tool.ConfirmExec:
-		for _, l := range headLines(termtext.String(det.Command), maxResultLines) {
+		for _, l := range headLines(termtext.Visible(det.Command), maxResultLines) {
 			lines = append(lines, m.theme.accent.Render("$ "+l))
 		}
 	case tool.ConfirmInfo:
 		if det.Prompt != "" {
-			lines = append(lines, headLines(termtext.String(det.Prompt), maxResultLines)...)
+			lines = append(lines, headLines(termtext.Visible(det.Prompt), maxResultLines)...)
 		}
 		for _, u := range det.URLs {
-			lines = append(lines, " - "+termtext.String(u))
+			lines = append(lines, " - "+termtext.Visible(u))
 		}
 	}
 	if d.note != nil {
@@ -282,9 +282,9 @@ func (m *model) renderDialog() string {
 		}
 		return m.theme.dialog.Width(m.width).Render(strings.Join(lines, "\n"))
 	}
-	lines = append(lines, "", m.theme.title.Render(termtext.String(confirmQuestion(det))))
+	lines = append(lines, "", m.theme.title.Render(termtext.Visible(confirmQuestion(det))))
 	for i, o := range d.options {
-		label := fmt.Sprintf("%d. %s", i+1, termtext.String(o.label))
+		label := fmt.Sprintf("%d. %s", i+1, termtext.Visible(o.label))
 		hint := ""
 		if o.hint != "" {
 			hint = " " + m.theme.dim.Render(termtext.String(o.hint))

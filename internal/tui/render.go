@@ -54,17 +54,17 @@ func (m *model) renderCall(c *agent.ToolCall, live bool) string {
 		b, _ := json.Marshal(c.Args)
 		desc = string(b)
 	}
-	desc = firstLine(termtext.String(desc))
-	head := m.callIcon(c.Status) + " " + m.theme.title.Render(termtext.String(name)) + " " + m.theme.dim.Render(desc)
+	desc = firstLine(termtext.Visible(desc))
+	head := m.callIcon(c.Status) + " " + m.theme.title.Render(termtext.Visible(name)) + " " + m.theme.dim.Render(desc)
 	lines := []string{ansi.Truncate(head, m.width, "…")}
 	var body []string
 	switch {
 	case live && c.LiveOutput != "":
-		body = tailLines(termtext.String(c.LiveOutput), maxLiveLines)
+		body = tailLines(termtext.Visible(c.LiveOutput), maxLiveLines)
 	case c.Result != nil && c.Result.Diff != nil && c.Status == agent.StatusSuccess:
 		body = m.renderDiff(c.Result.Diff.FileDiff, maxDiffLines)
 	case c.Result != nil:
-		body = headLines(termtext.String(strings.TrimRight(c.Result.Display, "\n")), maxResultLines)
+		body = headLines(termtext.Visible(strings.TrimRight(c.Result.Display, "\n")), maxResultLines)
 	}
 	for _, l := range body {
 		lines = append(lines, ansi.Truncate("  "+l, m.width, "…"))
@@ -78,7 +78,7 @@ func (m *model) renderDiff(diff string, limit int) []string {
 	var out []string
 	oldN, newN := 0, 0
 	total := 0
-	for _, l := range strings.Split(strings.TrimRight(termtext.String(diff), "\n"), "\n") {
+	for _, l := range strings.Split(strings.TrimRight(termtext.Visible(diff), "\n"), "\n") {
 		switch {
 		case strings.HasPrefix(l, "@@"):
 			oldN, newN = hunkStart(l)

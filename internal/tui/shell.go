@@ -82,7 +82,7 @@ func (m *model) runShell(command string) tea.Cmd {
 
 func (m *model) onShellDone(msg shellDoneMsg) tea.Cmd {
 	m.shell = nil
-	out := strings.TrimRight(termtext.String(msg.output), "\n")
+	out := strings.TrimRight(termtext.Visible(msg.output), "\n")
 	if out != "" {
 		m.print(strings.Join(headLines(out, 200), "\n"))
 	}
@@ -112,7 +112,7 @@ var errShellCancelled = errors.New("cancelled")
 
 // renderShell is the running "!" command's last lines of output.
 func (m *model) renderShell() string {
-	out := strings.TrimRight(termtext.String(m.shell.out.Tail(8<<10)), "\n")
+	out := strings.TrimRight(termtext.Visible(m.shell.out.Tail(8<<10)), "\n")
 	if out == "" {
 		return ""
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/castor-dev/castor/internal/proc"
 	"github.com/castor-dev/castor/internal/shellword"
+	"github.com/castor-dev/castor/internal/textutil"
 	"github.com/castor-dev/castor/tool"
 )
 
@@ -240,7 +241,7 @@ func (c *shellCall) result(r shellResult) *tool.Result {
 			llm = "Command was cancelled by user before it could complete."
 		}
 		if output != "" {
-			llm += " Below is the output before it was cancelled:\n" + output
+			llm += " Below is the output before it was cancelled:\n" + textutil.WrapUntrusted(output)
 		} else {
 			llm += " There was no output before it was cancelled."
 		}
@@ -278,6 +279,8 @@ func (c *shellCall) formatFields(r shellResult, output string) string {
 	}
 	if output == "" {
 		output = "(empty)"
+	} else {
+		output = textutil.WrapUntrusted(output)
 	}
 	errText := ""
 	if r.err != nil {

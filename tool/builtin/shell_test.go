@@ -31,9 +31,9 @@ func TestShellResult(t *testing.T) {
 		errType tool.ErrorType
 	}{
 		{"echo", map[string]any{"command": "echo hi"},
-			"Command: echo hi\nDirectory: (root)\nOutput: hi\nError: (none)\nExit Code: 0\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: N", "hi", ""},
+			"Command: echo hi\nDirectory: (root)\nOutput: <untrusted_context>\nhi\n</untrusted_context>\nError: (none)\nExit Code: 0\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: N", "hi", ""},
 		{"exit code and stderr merged", map[string]any{"command": "echo out; echo err >&2; exit 3"},
-			"Command: echo out; echo err >&2; exit 3\nDirectory: (root)\nOutput: out\nerr\nError: (none)\nExit Code: 3\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: N", "out\nerr", ""},
+			"Command: echo out; echo err >&2; exit 3\nDirectory: (root)\nOutput: <untrusted_context>\nout\nerr\n</untrusted_context>\nError: (none)\nExit Code: 3\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: N", "out\nerr", ""},
 		{"no output", map[string]any{"command": "true"},
 			"Command: true\nDirectory: (root)\nOutput: (empty)\nError: (none)\nExit Code: 0\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: N", "", ""},
 		{"failure without output", map[string]any{"command": "exit 7"},
@@ -41,17 +41,17 @@ func TestShellResult(t *testing.T) {
 		{"killed by a signal", map[string]any{"command": "kill -TERM $$"},
 			"Command: kill -TERM $$\nDirectory: (root)\nOutput: (empty)\nError: (none)\nExit Code: (none)\nSignal: 15\nBackground PIDs: (none)\nProcess Group PGID: N", "Command terminated by signal: 15", ""},
 		{"directory", map[string]any{"command": "pwd; ls", "directory": "sub"},
-			"Command: pwd; ls\nDirectory: sub\nOutput: " + filepath.Join(ws, "sub") + "\nfile.txt\nError: (none)\nExit Code: 0\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: N", "", ""},
+			"Command: pwd; ls\nDirectory: sub\nOutput: <untrusted_context>\n" + filepath.Join(ws, "sub") + "\nfile.txt\n</untrusted_context>\nError: (none)\nExit Code: 0\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: N", "", ""},
 		{"dir_path spelling", map[string]any{"command": "ls", "dir_path": "sub"},
-			"Command: ls\nDirectory: sub\nOutput: file.txt\nError: (none)\nExit Code: 0\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: N", "file.txt", ""},
+			"Command: ls\nDirectory: sub\nOutput: <untrusted_context>\nfile.txt\n</untrusted_context>\nError: (none)\nExit Code: 0\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: N", "file.txt", ""},
 		{"environment", map[string]any{"command": `echo "$GEMINI_CLI $CASTOR $PAGER"`},
-			"Command: echo \"$GEMINI_CLI $CASTOR $PAGER\"\nDirectory: (root)\nOutput: 1 1 cat\nError: (none)\nExit Code: 0\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: N", "1 1 cat", ""},
+			"Command: echo \"$GEMINI_CLI $CASTOR $PAGER\"\nDirectory: (root)\nOutput: <untrusted_context>\n1 1 cat\n</untrusted_context>\nError: (none)\nExit Code: 0\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: N", "1 1 cat", ""},
 		{"ansi stripped and trimmed", map[string]any{"command": `printf '\n  \033[31mred\033[0m  \n\n'`},
-			"Command: printf '\\n  \\033[31mred\\033[0m  \\n\\n'\nDirectory: (root)\nOutput: red\nError: (none)\nExit Code: 0\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: N", "red", ""},
+			"Command: printf '\\n  \\033[31mred\\033[0m  \\n\\n'\nDirectory: (root)\nOutput: <untrusted_context>\nred\n</untrusted_context>\nError: (none)\nExit Code: 0\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: N", "red", ""},
 		{"bash -c wrapper stripped", map[string]any{"command": `bash -c "echo wrapped"`},
-			"Command: bash -c \"echo wrapped\"\nDirectory: (root)\nOutput: wrapped\nError: (none)\nExit Code: 0\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: N", "wrapped", ""},
+			"Command: bash -c \"echo wrapped\"\nDirectory: (root)\nOutput: <untrusted_context>\nwrapped\n</untrusted_context>\nError: (none)\nExit Code: 0\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: N", "wrapped", ""},
 		{"single-quoted substitution is literal", map[string]any{"command": `echo '$(date)'`},
-			"Command: echo '$(date)'\nDirectory: (root)\nOutput: $(date)\nError: (none)\nExit Code: 0\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: N", "$(date)", ""},
+			"Command: echo '$(date)'\nDirectory: (root)\nOutput: <untrusted_context>\n$(date)\n</untrusted_context>\nError: (none)\nExit Code: 0\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: N", "$(date)", ""},
 		{"command substitution blocked", map[string]any{"command": `echo "$(touch ` + filepath.Join(ws, "pwned") + `)"`},
 			commandSubstitutionBlocked, "Blocked: command substitution detected in shell command.", ""},
 	}
@@ -165,7 +165,7 @@ func TestShellBackgroundPIDs(t *testing.T) {
 	if len(pids) != 2 {
 		t.Errorf("want 2 background PIDs, got %v", pids)
 	}
-	if !strings.Contains(r.LLMText, "Output: started\n") || !strings.Contains(r.LLMText, "Exit Code: 0\n") {
+	if !strings.Contains(r.LLMText, "Output: <untrusted_context>\nstarted\n</untrusted_context>\n") || !strings.Contains(r.LLMText, "Exit Code: 0\n") {
 		t.Errorf("llmContent\n%s", r.LLMText)
 	}
 	pg := regexp.MustCompile(`Process Group PGID: (\d+)`).FindStringSubmatch(r.LLMText)
@@ -216,7 +216,7 @@ func TestShellCancelKillsGroup(t *testing.T) {
 	}
 	cancel()
 	r := <-done
-	want := "Command was cancelled by user before it could complete. Below is the output before it was cancelled:\nbegun"
+	want := "Command was cancelled by user before it could complete. Below is the output before it was cancelled:\n<untrusted_context>\nbegun\n</untrusted_context>"
 	if r.LLMText != want {
 		t.Errorf("llmContent %q, want %q", r.LLMText, want)
 	}
@@ -280,7 +280,7 @@ func TestShellInactivityTimeout(t *testing.T) {
 	// On a loaded machine the timeout may fire before "first" arrives; both
 	// endings are Gemini CLI's.
 	head := "Command was automatically cancelled because it exceeded the timeout of 0.0 minutes without output."
-	if r.LLMText != head+" Below is the output before it was cancelled:\nfirst" && r.LLMText != head+" There was no output before it was cancelled." {
+	if r.LLMText != head+" Below is the output before it was cancelled:\n<untrusted_context>\nfirst\n</untrusted_context>" && r.LLMText != head+" There was no output before it was cancelled." {
 		t.Errorf("llmContent %q", r.LLMText)
 	}
 	if r.Error != nil {
@@ -306,7 +306,7 @@ func TestShellTruncation(t *testing.T) {
 		t.Errorf("saved under %s, want under the project temp dir", file)
 	}
 	full := fsRead(t, file)
-	if !strings.HasPrefix(full, "Command: seq 1 500\nDirectory: (root)\nOutput: 1\n2\n") || !strings.Contains(full, "\n500\nError: (none)") {
+	if !strings.HasPrefix(full, "Command: seq 1 500\nDirectory: (root)\nOutput: <untrusted_context>\n1\n2\n") || !strings.Contains(full, "\n500\n</untrusted_context>\nError: (none)") {
 		t.Errorf("saved output incomplete:\n%.200s", full)
 	}
 	omitted := len(full) - 200
@@ -376,7 +376,7 @@ func TestShellIsBackground(t *testing.T) {
 	// (the grace period is long here so that a slow machine cannot turn
 	// "at once" into "later").
 	r = fsRun(t, &shellTool{env: env, backgroundDelay: time.Minute}, map[string]any{"command": "echo nope; exit 4", "is_background": true})
-	if !strings.Contains(r.LLMText, "Output: nope\n") || !strings.Contains(r.LLMText, "Exit Code: 4\n") {
+	if !strings.Contains(r.LLMText, "Output: <untrusted_context>\nnope\n</untrusted_context>\n") || !strings.Contains(r.LLMText, "Exit Code: 4\n") {
 		t.Errorf("llmContent\n%s", r.LLMText)
 	}
 }

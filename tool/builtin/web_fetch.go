@@ -25,6 +25,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/castor-dev/castor/internal/netguard"
+	"github.com/castor-dev/castor/internal/textutil"
 	"github.com/castor-dev/castor/model"
 	"github.com/castor-dev/castor/tool"
 )
@@ -305,13 +306,6 @@ func webGithubRaw(s string) string {
 // webEscapeXML makes text safe inside the XML-like tags of the prompts.
 var webEscapeXML = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&apos;")
 
-// webWrapUntrusted marks fetched content as data, not instructions, as
-// Gemini CLI does with everything web_fetch returns.
-func webWrapUntrusted(s string) string {
-	s = strings.ReplaceAll(s, "</untrusted_context>", "&lt;/untrusted_context&gt;")
-	return "<untrusted_context>\n" + s + "\n</untrusted_context>"
-}
-
 type webFetchCall struct {
 	t      *WebFetchTool
 	prompt string
@@ -430,7 +424,7 @@ func (c *webFetchCall) primary(ctx context.Context, urls, skipped []string) *too
 	if len(skipped) > 0 {
 		text = "[Warning] The following URLs were skipped:\n" + strings.Join(skipped, "\n") + "\n\n" + text
 	}
-	return &tool.Result{LLMText: webWrapUntrusted(text), Display: "Content processed from prompt."}
+	return &tool.Result{LLMText: textutil.WrapUntrusted(text), Display: "Content processed from prompt."}
 }
 
 // webNoneRetrieved reports whether urlContext metadata lists URLs and says
@@ -508,7 +502,7 @@ func (c *webFetchCall) fallback(ctx context.Context, urls []string) *tool.Result
 	env := c.t.env
 	if env == nil || env.Model == nil {
 		return &tool.Result{
-			LLMText: webWrapUntrusted(content),
+			LLMText: textutil.WrapUntrusted(content),
 			Display: fmt.Sprintf("Content for %d URL(s) fetched directly.", len(urls)),
 		}
 	}
@@ -531,7 +525,7 @@ func (c *webFetchCall) fallback(ctx context.Context, urls []string) *tool.Result
 		}
 	}
 	return &tool.Result{
-		LLMText: webWrapUntrusted(auxResponseText(resp)),
+		LLMText: textutil.WrapUntrusted(auxResponseText(resp)),
 		Display: fmt.Sprintf("Content for %d URL(s) processed using fallback fetch.", len(urls)),
 	}
 }
