@@ -397,7 +397,7 @@ func TestAutoSavedReadByGeminiTOML(t *testing.T) {
 		t.Fatalf("@iarna/toml read %d rules: %s", len(got.Rule), out)
 	}
 	want := []map[string]any{
-		{"toolName": "run_shell_command", "commandPrefix": []any{"git"}, "allowRedirection": true},
+		{"toolName": "run_shell_command", "commandPrefix": []any{"git log"}, "allowRedirection": true},
 		{"toolName": "search", "mcpName": "docs"},
 		{"toolName": "replace", "argsPattern": filePathPattern(`C:\w\"quoted" é.go`)},
 	}
