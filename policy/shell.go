@@ -789,12 +789,31 @@ func wrapped(base string, ws []word) (i int, ok bool) {
 		// runuser -u user cmd runs cmd; without -u, the arguments go to
 		// the user's shell (its -c is read as code by the caller).
 		i, ok = strictOptions(ws, "ugGcsw")
-		if !slices.ContainsFunc(ws[1:min(i, len(ws))], func(w word) bool { return w.s == "-u" || strings.HasPrefix(w.s, "--user") }) {
+		if ok && !slices.ContainsFunc(ws[1:min(i, len(ws))], func(w word) bool { return w.s == "-u" || strings.HasPrefix(w.s, "--user") }) {
 			return 0, true
 		}
-	case "parallel":
-		// Its command is assembled from ::: lists and {} replacements.
+	case "parallel", "systemd-run", "bwrap", "screen", "tmux", "at", "batch", "sg":
+		// Their command is assembled from lists, options or input, or
+		// handed to a server or a shell.
 		return unreadable, false
+	case "--":
+		// time -p -- cmd: bash's time keyword ends its options with --.
+		i, ok = 1, true
+	case "fakeroot":
+		i, ok = strictOptions(ws, "lis")
+	case "ssh-agent":
+		i, ok = strictOptions(ws, "aEPt")
+	case "numactl":
+		i, ok = strictOptions(ws, "ipmNCP")
+	case "eatmydata", "catchsegv", "pkexec", "dbus-run-session", "firejail", "valgrind", "prlimit", "linux32", "linux64", "i386", "x86_64":
+		i, ok = strictOptions(ws, "")
+	case "setarch":
+		if len(ws) < 2 {
+			return -1, true
+		}
+		if i, ok = strictOptions(ws[1:], ""); ok {
+			i++ // the architecture
+		}
 	case "env":
 		i, ok = 1, true
 		for i < len(ws) {
