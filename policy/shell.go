@@ -772,16 +772,6 @@ func wrapped(base string, ws []word) (i int, ok bool) {
 			}
 		}
 		i++ // the mask or cpu list
-	case "strace":
-		i, ok = strictOptions(ws, "abeEIoOpPsSuUX")
-	case "ltrace":
-		i, ok = strictOptions(ws, "aADeFlnopsuwx")
-	case "setpriv":
-		i, ok = strictOptions(ws, "")
-	case "unshare":
-		i, ok = strictOptions(ws, "SGRw")
-	case "nsenter":
-		i, ok = strictOptions(ws, "tSG")
 	case "chroot":
 		i, ok = strictOptions(ws, "")
 		i++ // the new root
@@ -799,14 +789,6 @@ func wrapped(base string, ws []word) (i int, ok bool) {
 	case "--":
 		// time -p -- cmd: bash's time keyword ends its options with --.
 		i, ok = 1, true
-	case "fakeroot":
-		i, ok = strictOptions(ws, "lis")
-	case "ssh-agent":
-		i, ok = strictOptions(ws, "aEPt")
-	case "numactl":
-		i, ok = strictOptions(ws, "ipmNCP")
-	case "eatmydata", "catchsegv", "pkexec", "dbus-run-session", "firejail", "valgrind", "prlimit", "linux32", "linux64", "i386", "x86_64":
-		i, ok = strictOptions(ws, "")
 	case "setarch":
 		if len(ws) < 2 {
 			return -1, true
@@ -841,7 +823,11 @@ func wrapped(base string, ws []word) (i int, ok bool) {
 			break
 		}
 	default:
-		return 0, true
+		v, wraps := plainWrappers[base]
+		if !wraps {
+			return 0, true
+		}
+		i, ok = strictOptions(ws, v)
 	}
 	if !ok {
 		return unreadable, false
@@ -889,6 +875,15 @@ func skipOptions(ws []word, i int, withValue string, longValue ...string) (int, 
 		return i, true
 	}
 	return i, true
+}
+
+// plainWrappers are programs that run the command following their
+// options, with the short options that take a value.
+var plainWrappers = map[string]string{
+	"strace": "abeEIoOpPsSuUX", "ltrace": "aADeFlnopsuwx", "unshare": "SGRw", "nsenter": "tSG",
+	"fakeroot": "lis", "ssh-agent": "aEPt", "numactl": "ipmNCP",
+	"setpriv": "", "eatmydata": "", "catchsegv": "", "pkexec": "", "dbus-run-session": "", "firejail": "",
+	"valgrind": "", "prlimit": "", "linux32": "", "linux64": "", "i386": "", "x86_64": "",
 }
 
 // strictOptions is skipOptions from ws[1] for a wrapper whose long
