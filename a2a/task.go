@@ -297,7 +297,7 @@ func (t *task) buildSession(ctx context.Context, history []*genai.Content) (*age
 	t.mu.Lock()
 	settings, mode := t.settings, t.mode
 	t.mu.Unlock()
-	spec := SessionSpec{WorkDir: settings.WorkspacePath, SessionID: t.id, History: history, Elicit: t.elicit}
+	spec := SessionSpec{WorkDir: settings.WorkspacePath, SessionID: t.id, History: history, Elicit: t.elicit, MaxApprovalMode: t.srv.cfg.MaxApprovalMode}
 	switch {
 	case t.srv.cfg.YOLO:
 		spec.ApprovalMode = policy.ModeYolo
