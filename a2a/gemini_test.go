@@ -212,6 +212,25 @@ func TestGeminiAutoExecute(t *testing.T) {
 	}
 }
 
+// TestWorkspaceModeWithinCeiling: a workspace's settings asking for yolo
+// (general.defaultApprovalMode) are bounded by MaxApprovalMode too: a
+// client pointing a task at such a folder gets no call run unasked.
+func TestWorkspaceModeWithinCeiling(t *testing.T) {
+	h := newHarness(t)
+	if err := os.MkdirAll(filepath.Join(h.ws, ".gemini"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(h.ws, ".gemini", "settings.json"), []byte(`{"general":{"defaultApprovalMode":"yolo"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(h.ws, "auto.txt")
+	h.fake.Enqueue(writeCall(target, "auto"), fakegemini.Text("done"))
+	evs := h.stream(userMessage("write", geminiSettings(h.ws), ""))
+	if b, _ := os.ReadFile(target); string(b) == "auto" {
+		t.Fatalf("the workspace's settings raised the approval mode past the ceiling\n%s", summary(evs))
+	}
+}
+
 func TestGeminiThought(t *testing.T) {
 	h := newHarness(t)
 	h.fake.Enqueue(fakegemini.Thought("**Planning**\n\nI will greet.").Then(fakegemini.Text("Hi!")))

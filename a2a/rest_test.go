@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/castor-dev/castor/internal/fakegemini"
+	"github.com/castor-dev/castor/policy"
 )
 
 func decode(t *testing.T, resp *http.Response) any {
@@ -136,7 +137,7 @@ func TestRESTCommands(t *testing.T) {
 }
 
 func TestRESTInitStreams(t *testing.T) {
-	h := newHarness(t)
+	h := newHarness(t, withMaxApprovalMode(policy.ModeAutoEdit))
 	h.fake.Enqueue(fakegemini.Call("write_file", map[string]any{"file_path": filepath.Join(h.ws, "GEMINI.md"), "content": "# Project\n"}), fakegemini.Text("Wrote GEMINI.md."))
 	resp := h.post("/executeCommand", `{"command":"init"}`)
 	evs := readSSE(t, resp)
@@ -153,6 +154,21 @@ func TestRESTInitStreams(t *testing.T) {
 	evs = readSSE(t, resp)
 	resp.Body.Close()
 	checkGolden(t, "rest-init-exists", summary(evs))
+}
+
+// TestInitWithinCeiling: /init's auto_edit is bounded by the server's
+// MaxApprovalMode like autoExecute: under the default ceiling a client
+// running /init cannot have files written unasked.
+func TestInitWithinCeiling(t *testing.T) {
+	h := newHarness(t)
+	target := filepath.Join(h.ws, "GEMINI.md")
+	h.fake.Enqueue(fakegemini.Call("write_file", map[string]any{"file_path": target, "content": "# Project\n"}), fakegemini.Text("Wrote GEMINI.md."))
+	resp := h.post("/executeCommand", `{"command":"init"}`)
+	evs := readSSE(t, resp)
+	resp.Body.Close()
+	if b, _ := os.ReadFile(target); string(b) == "# Project\n" {
+		t.Fatalf("/init wrote GEMINI.md without approval under the default ceiling\n%s", summary(evs))
+	}
 }
 
 func TestRESTWorkspaceRequired(t *testing.T) {

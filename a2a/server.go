@@ -265,6 +265,10 @@ type SessionSpec struct {
 	History []*genai.Content
 	// ApprovalMode is the task's approval mode; "" means the settings'.
 	ApprovalMode policy.Mode
+	// MaxApprovalMode is the server's ceiling (Config.MaxApprovalMode,
+	// "" meaning default): the session's mode, the workspace settings'
+	// included, never exceeds it.
+	MaxApprovalMode policy.Mode
 	// Elicit asks the task's client MCP servers' questions (see
 	// elicit.go); the session should use it for its MCP servers.
 	Elicit mcp.ElicitFunc

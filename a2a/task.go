@@ -297,7 +297,7 @@ func (t *task) buildSession(ctx context.Context, history []*genai.Content) (*age
 	t.mu.Lock()
 	settings, mode := t.settings, t.mode
 	t.mu.Unlock()
-	spec := SessionSpec{WorkDir: settings.WorkspacePath, SessionID: t.id, History: history, Elicit: t.elicit}
+	spec := SessionSpec{WorkDir: settings.WorkspacePath, SessionID: t.id, History: history, Elicit: t.elicit, MaxApprovalMode: t.srv.cfg.MaxApprovalMode}
 	switch {
 	case t.srv.cfg.YOLO:
 		spec.ApprovalMode = policy.ModeYolo
@@ -305,7 +305,8 @@ func (t *task) buildSession(ctx context.Context, history []*genai.Content) (*age
 		// The client's ask, within the operator's ceiling.
 		spec.ApprovalMode, _ = policy.ModeYolo.AtMost(t.srv.cfg.MaxApprovalMode)
 	case mode != "":
-		spec.ApprovalMode = mode
+		// A command's mode (/init's auto_edit) is the client's ask too.
+		spec.ApprovalMode, _ = mode.AtMost(t.srv.cfg.MaxApprovalMode)
 	}
 	ts, err := t.srv.cfg.NewSession(ctx, spec)
 	if err != nil {

@@ -446,10 +446,15 @@ func (a *analyzer) run(ws []word, in stdin, extra bool, depth int) {
 		a.flock(ws, in, extra, depth)
 	case base == "git":
 		a.gitConfig(ws, depth)
-	case base == "su":
-		for i := 1; i+1 < len(ws); i++ {
-			if ws[i].s == "-c" || ws[i].s == "--command" {
-				a.code("su -c", ws[i+1:i+2], false, depth)
+	case base == "su" || base == "runuser" || base == "script":
+		for i := 1; i < len(ws); i++ {
+			s := ws[i].s
+			switch {
+			case strings.HasPrefix(s, "--command="):
+				a.code(base+" -c", []word{{s: strings.TrimPrefix(s, "--command="), known: ws[i].known}}, false, depth)
+			case i+1 < len(ws) && (s == "--command" || len(s) > 1 && s[0] == '-' && s[1] != '-' && strings.HasSuffix(s, "c")):
+				// -c, or -c last in a cluster (script -qc 'cmd').
+				a.code(base+" -c", ws[i+1:i+2], false, depth)
 			}
 		}
 	case base == "find":
@@ -767,6 +772,30 @@ func wrapped(base string, ws []word) (i int, ok bool) {
 			}
 		}
 		i++ // the mask or cpu list
+	case "chroot":
+		i, ok = strictOptions(ws, "")
+		i++ // the new root
+	case "runuser":
+		// runuser -u user cmd runs cmd; without -u, the arguments go to
+		// the user's shell (its -c is read as code by the caller).
+		i, ok = strictOptions(ws, "ugGcsw")
+		if ok && !slices.ContainsFunc(ws[1:min(i, len(ws))], func(w word) bool { return w.s == "-u" || strings.HasPrefix(w.s, "--user") }) {
+			return 0, true
+		}
+	case "parallel", "systemd-run", "bwrap", "screen", "tmux", "at", "batch", "sg":
+		// Their command is assembled from lists, options or input, or
+		// handed to a server or a shell.
+		return unreadable, false
+	case "--":
+		// time -p -- cmd: bash's time keyword ends its options with --.
+		i, ok = 1, true
+	case "setarch":
+		if len(ws) < 2 {
+			return -1, true
+		}
+		if i, ok = strictOptions(ws[1:], ""); ok {
+			i++ // the architecture
+		}
 	case "env":
 		i, ok = 1, true
 		for i < len(ws) {
@@ -794,7 +823,11 @@ func wrapped(base string, ws []word) (i int, ok bool) {
 			break
 		}
 	default:
-		return 0, true
+		v, wraps := plainWrappers[base]
+		if !wraps {
+			return 0, true
+		}
+		i, ok = strictOptions(ws, v)
 	}
 	if !ok {
 		return unreadable, false
@@ -842,6 +875,28 @@ func skipOptions(ws []word, i int, withValue string, longValue ...string) (int, 
 		return i, true
 	}
 	return i, true
+}
+
+// plainWrappers are programs that run the command following their
+// options, with the short options that take a value.
+var plainWrappers = map[string]string{
+	"strace": "abeEIoOpPsSuUX", "ltrace": "aADeFlnopsuwx", "unshare": "SGRw", "nsenter": "tSG",
+	"fakeroot": "lis", "ssh-agent": "aEPt", "numactl": "ipmNCP",
+	"setpriv": "", "eatmydata": "", "catchsegv": "", "pkexec": "", "dbus-run-session": "", "firejail": "",
+	"valgrind": "", "prlimit": "", "linux32": "", "linux64": "", "i386": "", "x86_64": "",
+}
+
+// strictOptions is skipOptions from ws[1] for a wrapper whose long
+// options are not listed: a long option without '=' may take the next
+// word, so the command cannot be read (unreadable).
+func strictOptions(ws []word, withValue string) (int, bool) {
+	i, ok := skipOptions(ws, 1, withValue)
+	for _, w := range ws[1:min(i, len(ws))] {
+		if strings.HasPrefix(w.s, "--") && w.s != "--" && !strings.Contains(w.s, "=") {
+			return unreadable, false
+		}
+	}
+	return i, ok
 }
 
 func skipAssignments(ws []word, i int) int {

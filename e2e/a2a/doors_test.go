@@ -169,3 +169,29 @@ func TestA2AAutoExecuteBounded(t *testing.T) {
 		})
 	}
 }
+
+// TestA2AWorkspaceModeBounded: a workspace whose settings ask for yolo
+// (general.defaultApprovalMode) cannot take a task past the operator's
+// ceiling: the shell call of a client that asks for nothing waits for
+// approval.
+func TestA2AWorkspaceModeBounded(t *testing.T) {
+	t.Parallel()
+	e := e2etest.New(t)
+	e2etest.WriteFiles(t, e.WS, map[string]string{".gemini/settings.json": `{"general":{"defaultApprovalMode":"yolo"}}`})
+	e.Srv.Enqueue(fakegemini.Call("run_shell_command", map[string]any{"command": "touch PWNED_WEB"}), fakegemini.Text("done"))
+	srv := startA2A(e, filepath.Join(t.TempDir(), "tasks"))
+	msg := strings.Replace(pwnMessage(e.WS), `"autoExecute":true,`, "", 1)
+	if strings.Contains(msg, "autoExecute") {
+		t.Fatalf("message still asks for autoExecute: %s", msg)
+	}
+	resp, err := http.Post(srv.url, "application/json", strings.NewReader(msg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	srv.stop(syscall.SIGTERM)
+	if _, err := os.Stat(filepath.Join(e.WS, "PWNED_WEB")); err == nil {
+		t.Fatalf("the workspace's yolo setting ran the shell call past the ceiling: %s", b)
+	}
+}

@@ -20,8 +20,8 @@ import (
 	"github.com/castor-dev/castor/a2a/blobstore"
 	"github.com/castor-dev/castor/config"
 	"github.com/castor-dev/castor/internal/a2asession"
-	"github.com/castor-dev/castor/internal/proc"
 	"github.com/castor-dev/castor/internal/httpguard"
+	"github.com/castor-dev/castor/internal/proc"
 	"github.com/castor-dev/castor/internal/setup"
 	"github.com/castor-dev/castor/policy"
 )

@@ -59,6 +59,9 @@ type Options struct {
 	TrustedTools []string
 	// ApprovalMode overrides general.defaultApprovalMode.
 	ApprovalMode policy.Mode
+	// MaxApprovalMode, when set, bounds the approval mode, whether from
+	// ApprovalMode or the settings (an A2A server's ceiling).
+	MaxApprovalMode *policy.Mode
 	// AllowedTools are extra --allowed-tools rules.
 	AllowedTools []string
 	// PolicyPaths (--policy) are policy files or folders read instead of

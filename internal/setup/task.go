@@ -19,6 +19,9 @@ type TaskSpec struct {
 	History []*genai.Content
 	// ApprovalMode is the task's approval mode; "" means the settings'.
 	ApprovalMode policy.Mode
+	// MaxApprovalMode bounds the session's mode, the settings' included
+	// ("" is default): a workspace cannot raise it past the server's.
+	MaxApprovalMode policy.Mode
 }
 
 // NewTask assembles a task's session from base: in the task's workspace,
@@ -37,5 +40,6 @@ func NewTask(ctx context.Context, base Options, spec TaskSpec) (*Agent, error) {
 	if spec.ApprovalMode != "" {
 		o.ApprovalMode = spec.ApprovalMode
 	}
+	o.MaxApprovalMode = &spec.MaxApprovalMode
 	return New(ctx, o)
 }

@@ -141,6 +141,15 @@ func buildPolicy(o Options, st *config.Settings, trusted, interactive bool, askK
 		o.Warn("general.defaultApprovalMode yolo is refused by security.disableYoloMode: approval mode is default")
 		mode = policy.ModeDefault
 	}
+	if o.MaxApprovalMode != nil {
+		if m, capped := mode.AtMost(*o.MaxApprovalMode); capped {
+			if m == "" {
+				m = policy.ModeDefault
+			}
+			o.Warn("approval mode " + string(mode) + " is above this server's ceiling (--max-approval-mode): approval mode is " + string(m))
+			mode = m
+		}
+	}
 	if !trusted && (mode == policy.ModeYolo || mode == policy.ModeAutoEdit) {
 		o.Warn("this folder is not trusted: approval mode is reset to default")
 		mode = policy.ModeDefault
