@@ -191,33 +191,19 @@ func dropStartupFrames(s string) string {
 	if b < 0 {
 		return s
 	}
-	top, rule, footer := b, false, false
-	for top > 0 && isFrameLine(lines[top-1]) {
-		top--
-		rule = rule || isRule(lines[top])
-		footer = footer || strings.Contains(lines[top], "context left") || strings.Contains(lines[top], StartingStatus)
+	// Castor runs as tmux's command, so nothing but such a frame can stand
+	// above the banner; a frame drawn while an answer streamed holds the
+	// answer's lines too (rewrapped by a resize), which is why every line
+	// above the banner goes once a rule and the footer show it is a frame.
+	rule, footer := false, false
+	for _, l := range lines[:b] {
+		rule = rule || isRule(l)
+		footer = footer || strings.Contains(l, "context left") || strings.Contains(l, "(shift+tab)") || strings.Contains(l, StartingStatus)
 	}
 	if !rule || !footer {
 		return s
 	}
-	return strings.Join(append(lines[:top:top], lines[b:]...), "\n") + "\n"
-}
-
-// isFrameLine says l may be a row of castor's live area: a rule, the
-// input, the spinner, or the footer (possibly wrapped by a narrower
-// terminal).
-func isFrameLine(l string) bool {
-	t := strings.TrimSpace(l)
-	switch {
-	case t == "", isRule(t), strings.HasPrefix(t, "> "), strings.HasPrefix(t, "…"):
-		return true
-	}
-	for _, w := range []string{"context left", StartingStatus, "esc to cancel", "/ws  ", "<ws>  ", "(shift+tab)"} {
-		if strings.Contains(t, w) {
-			return true
-		}
-	}
-	return false
+	return strings.Join(lines[b:], "\n") + "\n"
 }
 
 func isRule(l string) bool {
