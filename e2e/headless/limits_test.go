@@ -48,9 +48,12 @@ func TestSilentModelStream(t *testing.T) {
 }
 
 // TestTerminateLongStream: SIGTERM while the model streams a long answer
-// (16 MiB reached the terminal already) ends castor promptly with 130; the
-// partial answer kept for the session used to be joined in quadratic time,
-// which kept castor busy for minutes after the signal.
+// (16 MiB reached the terminal already) ends castor with 130, and it does
+// end: the test fails only on a hang, since it asserts no time. The
+// quadratic join that once kept castor busy after the signal (14 s here
+// for 16 MiB, minutes for more) is pinned by agent's
+// TestCurateMergesStreamedTextByteForByte and BenchmarkCurateStreamedText,
+// not by this test.
 func TestTerminateLongStream(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("no signals to a child on Windows")
