@@ -536,12 +536,17 @@ func (s *Server) subscribe(ctx context.Context, id string) (*task, *subscriber, 
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	snap := t.snapshotLocked(nil)
-	if !t.running {
+	remote := s.shared != nil && !t.running && !t.state.Terminal() && t.state != StateInputRequired
+	if !t.running && !remote {
 		s.releaseStream()
 		return t, nil, snap, nil
 	}
 	sub := newSubscriber()
 	t.subs[sub] = struct{}{}
+	if remote {
+		// The turn runs on another replica: the stream ends with it.
+		s.wg.Go(func() { s.followRemote(t) })
+	}
 	return t, sub, snap, nil
 }
 

@@ -158,6 +158,8 @@ type Server struct {
 	door    http.Handler
 	mux     *http.ServeMux
 	store   TaskStore
+	// shared is store when several replicas share it (SharedStore).
+	shared  SharedStore
 	cmds    *command.Registry
 	log     *slog.Logger
 	started time.Time
@@ -239,6 +241,7 @@ func NewServer(cfg Config) (*Server, error) {
 		cfg: cfg, store: cfg.Store, cmds: cfg.Commands, log: cfg.Logger,
 		now: cfg.Now, started: cfg.Now(), reqToken: host.NewToken(cfg.AuthToken),
 	}
+	s.shared, _ = cfg.Store.(SharedStore)
 	s.push = webhook.NewSender(webhook.Options{AllowPrivate: cfg.AllowPrivatePush, Attempts: cfg.Limits.PushAttempts,
 		Backoff: cfg.Limits.PushBackoff, Timeout: cfg.Limits.PushTimeout})
 	s.pushCtx, s.stopPush = context.WithCancel(context.Background())
@@ -430,19 +433,37 @@ func refuse(w http.ResponseWriter, r *http.Request, why *httpguard.Refusal) {
 // lookupTask returns a task from memory or the store.
 func (s *Server) lookupTask(ctx context.Context, id string) (*task, error) {
 	if t, ok := s.host.Get(id); ok {
+		// Another replica may have run turns since this copy was saved or
+		// loaded.
+		if err := s.fresh(ctx, t); err != nil {
+			if errors.Is(err, ErrNotFound) {
+				return nil, errTaskNotFound(id)
+			}
+			return nil, err
+		}
 		return t, nil
 	}
 	if !validTaskID().MatchString(id) {
 		return nil, errTaskNotFound(id)
 	}
-	st, err := s.store.Load(ctx, id)
+	var st *StoredTask
+	var version int64
+	var err error
+	if s.shared != nil {
+		st, version, err = s.shared.LoadVersioned(ctx, id)
+	} else {
+		st, err = s.store.Load(ctx, id)
+	}
 	if errors.Is(err, ErrNotFound) {
 		return nil, errTaskNotFound(id)
 	}
 	if err != nil {
 		return nil, err
 	}
-	t, err := s.host.Adopt(s.restore(st))
+	restored := s.newTask(st.ID, st.ContextID, st.Settings)
+	s.applyStored(restored, st, s.runsElsewhere(ctx, st))
+	restored.version = version
+	t, err := s.host.Adopt(restored)
 	return t, asBusy(err)
 }
 
@@ -450,6 +471,16 @@ func (s *Server) lookupTask(ctx context.Context, id string) (*task, error) {
 // turn.
 func (s *Server) restore(st *StoredTask) *task {
 	t := s.newTask(st.ID, st.ContextID, st.Settings)
+	s.applyStored(t, st, false)
+	return t
+}
+
+// applyStored makes t hold the stored task st. A task stored as running
+// whose turn no longer runs anywhere (elsewhere false: this process
+// restarted, or the replica running it stopped) is shown interrupted and
+// continuable; one running on another replica is shown running.
+func (s *Server) applyStored(t *task, st *StoredTask, elsewhere bool) {
+	t.settings = st.Settings
 	t.state = st.State
 	t.status = st.Status
 	t.history = st.History
@@ -459,7 +490,11 @@ func (s *Server) restore(st *StoredTask) *task {
 	if !st.Timestamp.IsZero() {
 		t.lastActive = st.Timestamp
 	}
-	if !t.state.Terminal() && t.state != StateInputRequired {
+	text := "The server restarted while this task was running; send a message to continue."
+	if s.shared != nil {
+		text = replicaStopped
+	}
+	if !t.state.Terminal() && t.state != StateInputRequired && !elsewhere {
 		// The process stopped during a turn; the turn is gone, the task
 		// goes on with its next message. Calls it was answering may have
 		// run: they are not asked again, but answered as interrupted.
@@ -467,15 +502,15 @@ func (s *Server) restore(st *StoredTask) *task {
 		t.state = StateInputRequired
 		t.status = TaskStatus{State: StateInputRequired, Timestamp: stamp(s.now()),
 			Message: &Message{Kind: "message", Role: "agent", MessageID: "restart-" + st.ID, TaskID: st.ID, ContextID: st.ContextID,
-				Parts: []Part{TextPart("The server restarted while this task was running; send a message to continue.")}}}
+				Parts: []Part{TextPart(text)}}}
 	}
+	t.textIdx = map[string]int{}
 	for i, m := range t.history {
 		if m.Role == "agent" {
 			t.textIdx[m.MessageID] = i
 		}
 	}
 	t.session.Restore(st.Conversation, pending)
-	return t
 }
 
 func errBusy(what string) *rpcError {
@@ -493,9 +528,26 @@ func (s *Server) save(t *task) error {
 	defer t.saving.Unlock()
 	t.mu.Lock()
 	st := t.storedLocked()
+	prev := t.version
 	t.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	if s.shared != nil {
+		v, err := s.shared.SaveVersioned(ctx, st, prev)
+		t.mu.Lock()
+		if err == nil {
+			t.version = v
+		} else if errors.Is(err, ErrConcurrentModification) {
+			// Stale: the next use reloads the task from the store.
+			t.version = -1
+		}
+		t.mu.Unlock()
+		if err != nil {
+			s.log.Error("a2a: saving task failed", "task", t.id, "error", err)
+			return fmt.Errorf("saving task %s failed: %v; this replica's copy was not saved", t.id, err)
+		}
+		return nil
+	}
 	if err := s.store.Save(ctx, st); err != nil {
 		s.log.Error("a2a: saving task failed", "task", t.id, "error", err)
 		return fmt.Errorf("saving task %s failed: %v; it is kept in this server's memory only and will not survive a restart", t.id, err)
