@@ -34,6 +34,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"strings"
 	"sync"
 	"time"
 
@@ -542,6 +543,12 @@ func (s *Store) ClaimPending(ctx context.Context, id, callID string) (bool, int6
 	}
 	s.mu.Unlock()
 	return true, version, nil
+}
+
+// IsURL reports whether a store URL names PostgreSQL (postgres:// or
+// postgresql://).
+func IsURL(u string) bool {
+	return strings.HasPrefix(u, "postgres://") || strings.HasPrefix(u, "postgresql://")
 }
 
 // hasParam reports whether a URL or DSN sets a parameter.
