@@ -30,9 +30,21 @@ start)
   mkdir -p "$dir"
   [ "$(id -u)" = 0 ] && chown postgres "$dir"
   as "$bindir/initdb" -D "$dir/data" -U castor --auth=trust -E UTF8 >"$dir/initdb.log"
-  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-  as "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w \
-    -o "-h 127.0.0.1 -p $port -k $dir -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" start >/dev/null
+  # A random port, tried again when taken.
+  started=""
+  for _ in 1 2 3 4 5 6 7 8; do
+    port=$((20000 + RANDOM % 40000))
+    if as "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w \
+      -o "-h 127.0.0.1 -p $port -k $dir -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" start >/dev/null; then
+      started=1
+      break
+    fi
+  done
+  if [ -z "$started" ]; then
+    echo "PostgreSQL did not start; its log:" >&2
+    cat "$dir/server.log" >&2
+    exit 1
+  fi
   as "$bindir/createdb" -h 127.0.0.1 -p "$port" -U castor castor
   echo "postgres://castor@127.0.0.1:$port/castor?sslmode=disable"
   ;;
