@@ -4,6 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/castor-dev/castor/a2a/internal/jsonrpc"
 
 	"github.com/castor-dev/castor/agent"
 )
@@ -185,4 +189,34 @@ func (t *task) detachSubs() []*subscriber {
 		subs = append(subs, s)
 	}
 	return subs
+}
+
+// handleHealthz is the liveness probe: the process answers, 503 once it
+// is shutting down.
+func (s *Server) handleHealthz(w http.ResponseWriter, _ *http.Request) {
+	if s.closing.Load() {
+		jsonrpc.WriteJSON(w, http.StatusServiceUnavailable, map[string]any{"status": "shutting_down"})
+		return
+	}
+	jsonrpc.WriteJSON(w, http.StatusOK, map[string]any{"status": "ok"})
+}
+
+// handleReadyz is the readiness probe: 503 while the server shuts down or
+// its shared store (the database) does not answer within two seconds, so
+// that a load balancer sends requests to the replicas that can serve
+// them.
+func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request) {
+	if s.closing.Load() {
+		jsonrpc.WriteJSON(w, http.StatusServiceUnavailable, map[string]any{"status": "shutting_down"})
+		return
+	}
+	if s.shared != nil {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		if err := s.shared.Ready(ctx); err != nil {
+			jsonrpc.WriteJSON(w, http.StatusServiceUnavailable, map[string]any{"status": "store_unavailable", "error": err.Error()})
+			return
+		}
+	}
+	jsonrpc.WriteJSON(w, http.StatusOK, map[string]any{"status": "ready"})
 }

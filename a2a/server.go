@@ -366,6 +366,10 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /.well-known/agent.json", s.handleCard)
 	m.Handle("POST /{$}", guard(s.handleRPC))
 	m.Handle("GET /health", guard(s.handleHealth))
+	// Probes of a load balancer or orchestrator, which carry no token;
+	// they say nothing about tasks.
+	m.HandleFunc("GET /healthz", s.handleHealthz)
+	m.HandleFunc("GET /readyz", s.handleReadyz)
 	m.Handle("POST /tasks", guard(s.handleCreateTask))
 	m.Handle("GET /tasks", guard(s.handleListTasks))
 	m.Handle("GET /tasks/metadata", guard(s.handleAllMetadata))

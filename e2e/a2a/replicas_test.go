@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
@@ -254,5 +255,30 @@ func TestA2AReplicasKilledMidTurn(t *testing.T) {
 	got := historyTexts(rs.replicas[2].call("tasks/get", map[string]any{"id": id})[0])
 	if joined := strings.Join(got, "\n"); !strings.Contains(joined, "user: long question") || !strings.HasSuffix(joined, "user: go on\nagent: continued") {
 		t.Errorf("history after the continued turn:\n%s", joined)
+	}
+}
+
+// TestA2AReadiness: /healthz and /readyz answer without a token; /readyz
+// turns 503 when the database goes away, /healthz stays 200.
+func TestA2AReadiness(t *testing.T) {
+	t.Parallel()
+	e := e2etest.New(t)
+	db := pgtest.Database(t)
+	srv := startA2A(e, db, "--auth-token", "secret")
+	probe := func(path string) int {
+		t.Helper()
+		resp, err := http.Get(srv.url + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if h, r := probe("healthz"), probe("readyz"); h != 200 || r != 200 {
+		t.Fatalf("healthz %d, readyz %d; want 200, 200", h, r)
+	}
+	pgtest.Drop(t, db)
+	if h, r := probe("healthz"), probe("readyz"); h != 200 || r != 503 {
+		t.Fatalf("without the database: healthz %d, readyz %d; want 200, 503", h, r)
 	}
 }

@@ -51,3 +51,22 @@ func Database(t testing.TB) string {
 	u.Path = "/" + name
 	return u.String()
 }
+
+// Drop drops the database url names (from Database) at once, closing its
+// connections: what a store sees when its database goes away.
+func Drop(t testing.TB, dbURL string) {
+	t.Helper()
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	admin, err := pgx.Connect(ctx, os.Getenv(Env))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	if _, err := admin.Exec(ctx, "DROP DATABASE "+pgx.Identifier{u.Path[1:]}.Sanitize()+" WITH (FORCE)"); err != nil {
+		t.Fatal(err)
+	}
+}
