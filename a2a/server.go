@@ -155,9 +155,9 @@ type Server struct {
 	cfg Config
 	// door checks every request's Host, Origin and body type before mux
 	// (internal/httpguard).
-	door    http.Handler
-	mux     *http.ServeMux
-	store   TaskStore
+	door  http.Handler
+	mux   *http.ServeMux
+	store TaskStore
 	// shared is store when several replicas share it (SharedStore).
 	shared  SharedStore
 	cmds    *command.Registry
