@@ -1,8 +1,12 @@
 package a2a
 
 import (
+	"bytes"
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,7 +19,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	v1 "github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"google.golang.org/genai"
 
@@ -425,10 +428,7 @@ func refuse(w http.ResponseWriter, r *http.Request, why *httpguard.Refusal) {
 		if why.What == "content-type" {
 			status, reason = "INVALID_ARGUMENT", "CONTENT_TYPE_NOT_SUPPORTED"
 		}
-		jsonrpc.WriteJSON(w, why.Status, map[string]any{"error": map[string]any{
-			"code": why.Status, "status": status, "message": why.Reason,
-			"details": []any{map[string]any{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": reason, "domain": v1.ProtocolDomain}},
-		}})
+		aip193(w, why.Status, status, reason, why.Reason)
 	default:
 		restError(w, why.Status, why.Reason)
 	}
@@ -657,8 +657,24 @@ func (s *Server) AgentCard(url string) map[string]any {
 	return card
 }
 
+// handleCard serves the agent card with the caching headers A2A 1.0
+// recommends: Cache-Control, an ETag (a digest of the card, which differs
+// by the URL it names) and Last-Modified (the card changes only with the
+// process); a request naming the current ETag (If-None-Match) or a time
+// since the start (If-Modified-Since) is answered 304 (http.ServeContent).
 func (s *Server) handleCard(w http.ResponseWriter, r *http.Request) {
-	jsonrpc.WriteJSON(w, http.StatusOK, s.AgentCard(s.cardURL(r)))
+	b, err := json.Marshal(s.AgentCard(s.cardURL(r)))
+	if err != nil {
+		jsonrpc.WriteJSON(w, http.StatusInternalServerError, map[string]any{"error": err.Error()})
+		return
+	}
+	b = append(b, '\n')
+	sum := sha256.Sum256(b)
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "public, max-age=300")
+	h.Set("ETag", `"`+hex.EncodeToString(sum[:16])+`"`)
+	http.ServeContent(w, r, "", s.started.Truncate(time.Second), bytes.NewReader(b))
 }
 
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
