@@ -57,12 +57,19 @@ func (s *Server) startTurn(ctx context.Context, t *task, in turnInput, ext bool,
 	// turn running on another replica) and the task reloaded if it moved
 	// on, so that the message joins the task as the store has it.
 	t.leaseMu.Lock()
+	var e *rpcError
 	if err := s.holdLease(ctx, t); err != nil {
+		e = jsonrpc.AsError(err)
+	} else if in.push != nil {
+		e = s.setPush(t, *in.push)
+	}
+	if e != nil {
 		t.leaseMu.Unlock()
+		s.releaseLease(t)
 		if in.isNew {
 			s.host.Remove(t.id)
 		}
-		return jsonrpc.AsError(err)
+		return e
 	}
 	q, e := s.enqueue(t, in, ext, sub)
 	t.leaseMu.Unlock()

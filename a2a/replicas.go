@@ -191,6 +191,84 @@ func (t *task) detachSubs() []*subscriber {
 	return subs
 }
 
+// withLease runs fn, a change of t outside its turns (a cancellation, a
+// push config), under t's lease, on t as the store has it: it waits for a
+// turn running on another replica to end, so that the turn's save and
+// this change do not overwrite each other. Without a shared store it runs
+// fn.
+func (s *Server) withLease(ctx context.Context, t *task, fn func() *rpcError) *rpcError {
+	if s.shared == nil {
+		return fn()
+	}
+	t.leaseMu.Lock()
+	if err := s.holdLease(ctx, t); err != nil {
+		t.leaseMu.Unlock()
+		return jsonrpc.AsError(err)
+	}
+	e := fn()
+	t.leaseMu.Unlock()
+	s.releaseLease(t)
+	return e
+}
+
+// runningElsewhere reports whether t's turn runs on another replica.
+func (s *Server) runningElsewhere(ctx context.Context, t *task) bool {
+	if s.shared == nil {
+		return false
+	}
+	t.mu.Lock()
+	maybe := !t.running && !t.state.Terminal() && t.state != StateInputRequired
+	t.mu.Unlock()
+	if !maybe {
+		return false
+	}
+	busy, err := s.shared.LeasedElsewhere(ctx, t.id)
+	return err == nil && busy
+}
+
+// cancelShared cancels t with a shared store: a turn running on another
+// replica is asked to stop (RequestCancel) and waited for; a task idle
+// everywhere is cancelled here, under its lease.
+func (s *Server) cancelShared(ctx context.Context, t *task) *rpcError {
+	if s.runningElsewhere(ctx, t) {
+		if err := s.shared.RequestCancel(ctx, t.id); err != nil {
+			return jsonrpc.AsError(err)
+		}
+		if err := s.shared.WaitReleased(ctx, t.id); err != nil {
+			return jsonrpc.AsError(err)
+		}
+		if err := s.reload(ctx, t); err != nil {
+			return jsonrpc.AsError(err)
+		}
+		t.mu.Lock()
+		st := t.state
+		t.mu.Unlock()
+		if st == StateCanceled {
+			return nil
+		}
+		// The turn ended otherwise first (or its replica died): the task
+		// is cancelled here, as an idle one.
+	}
+	return s.withLease(ctx, t, func() *rpcError { return s.cancelTask(ctx, t) })
+}
+
+// cancelRequested cancels the turn of task id running in this process,
+// which another replica asked for (SharedStore.OnCancel).
+func (s *Server) cancelRequested(id string) {
+	t, ok := s.host.Get(id)
+	if !ok {
+		return
+	}
+	t.mu.Lock()
+	running := t.running
+	t.mu.Unlock()
+	if running {
+		ctx, cancel := context.WithTimeout(s.host.Context(), time.Minute)
+		defer cancel()
+		_ = s.cancelTask(ctx, t)
+	}
+}
+
 // handleHealthz is the liveness probe: the process answers, 503 once it
 // is shutting down.
 func (s *Server) handleHealthz(w http.ResponseWriter, _ *http.Request) {

@@ -244,7 +244,9 @@ func NewServer(cfg Config) (*Server, error) {
 		cfg: cfg, store: cfg.Store, cmds: cfg.Commands, log: cfg.Logger,
 		now: cfg.Now, started: cfg.Now(), reqToken: host.NewToken(cfg.AuthToken),
 	}
-	s.shared, _ = cfg.Store.(SharedStore)
+	if s.shared, _ = cfg.Store.(SharedStore); s.shared != nil {
+		s.shared.OnCancel(s.cancelRequested)
+	}
 	s.push = webhook.NewSender(webhook.Options{AllowPrivate: cfg.AllowPrivatePush, Attempts: cfg.Limits.PushAttempts,
 		Backoff: cfg.Limits.PushBackoff, Timeout: cfg.Limits.PushTimeout})
 	s.pushCtx, s.stopPush = context.WithCancel(context.Background())

@@ -57,6 +57,11 @@ type SharedStore interface {
 	// answered, here or on another replica). A claim raises the task's
 	// version, which it returns.
 	ClaimPending(ctx context.Context, id, callID string) (claimed bool, version int64, err error)
+	// RequestCancel asks the replica running the task's turn to cancel
+	// it; OnCancel sets the function this process's store calls with the
+	// id of every task whose cancellation another replica asked for.
+	RequestCancel(ctx context.Context, id string) error
+	OnCancel(fn func(id string))
 	// Ready reports whether the store answers (readiness probes).
 	Ready(ctx context.Context) error
 }

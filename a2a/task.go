@@ -296,6 +296,9 @@ type turnInput struct {
 	prompt string
 	// mode, when set, is the approval mode of the task's agent.
 	mode policy.Mode
+	// push, when set, is the push config the message's request sets,
+	// applied as the message is accepted (under the task's lease).
+	push *PushNotificationConfig
 }
 
 // buildSession builds the task's engine session (host.Session) with its

@@ -80,7 +80,7 @@ func (s *Store) listenOnce(ctx context.Context) error {
 	}
 	conn := c.Hijack()
 	defer conn.Close(context.Background())
-	if _, err := conn.Exec(ctx, `LISTEN castor_task`); err != nil {
+	if _, err := conn.Exec(ctx, `LISTEN castor_task; LISTEN castor_cancel`); err != nil {
 		return err
 	}
 	for {
@@ -88,8 +88,34 @@ func (s *Store) listenOnce(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		if n.Channel == "castor_cancel" {
+			s.mu.Lock()
+			fn := s.onCancel
+			s.mu.Unlock()
+			if fn != nil {
+				go fn(n.Payload)
+			}
+			continue
+		}
 		s.notes.notify(n.Payload)
 	}
+}
+
+// OnCancel sets the function called with the id of each task whose
+// cancellation a replica asked for (RequestCancel), in every replica.
+func (s *Store) OnCancel(fn func(id string)) {
+	s.mu.Lock()
+	s.onCancel = fn
+	s.mu.Unlock()
+}
+
+// RequestCancel notifies channel castor_cancel with the task id: the
+// replica running its turn cancels it.
+func (s *Store) RequestCancel(ctx context.Context, id string) error {
+	if _, err := s.pool.Exec(ctx, `SELECT pg_notify('castor_cancel', $1)`, id); err != nil {
+		return fmt.Errorf("task %s: asking for its cancellation: %v", id, err)
+	}
+	return nil
 }
 
 // lease is a task's lease held by this process.

@@ -75,6 +75,8 @@ type Store struct {
 	// written whole.
 	mu    sync.Mutex
 	known map[string]*known
+	// onCancel is OnCancel's function.
+	onCancel func(id string)
 
 	notes   *notifier
 	stop    context.CancelFunc

@@ -282,3 +282,42 @@ func TestA2AReadiness(t *testing.T) {
 		t.Fatalf("without the database: healthz %d, readyz %d; want 200, 503", h, r)
 	}
 }
+
+// TestA2AReplicasCancelElsewhere cancels, on replica B, a turn running on
+// replica A: A's stream ends canceled, and B and a third replica show the
+// task canceled.
+func TestA2AReplicasCancelElsewhere(t *testing.T) {
+	t.Parallel()
+	e := e2etest.New(t)
+	rs := startReplicas(t, e)
+	a, b := rs.replicas[0], rs.replicas[1]
+	e.Srv.Enqueue(fakegemini.Text("thinking ", "forever").StallAfter(1))
+	resp := a.post("message/stream", a2aMessage("", text("long question")))
+	defer resp.Body.Close()
+	var id string
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() && !strings.Contains(sc.Text(), "thinking ") {
+		if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok && id == "" {
+			var m map[string]any
+			_ = json.Unmarshal([]byte(data), &m)
+			id, _ = a2aDig(m, "result", "id").(string)
+		}
+	}
+	got := b.call("tasks/cancel", map[string]any{"id": id})[0]
+	if a2aDig(got, "status", "state") != "canceled" {
+		t.Fatalf("tasks/cancel on another replica answered %v", got["status"])
+	}
+	var last string
+	for sc.Scan() {
+		if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+			last = data
+		}
+	}
+	if !strings.Contains(last, `"canceled"`) || !strings.Contains(last, `"final":true`) {
+		t.Errorf("the stream on the replica running the turn ended with %s", last)
+	}
+	if st := a2aDig(rs.replicas[2].call("tasks/get", map[string]any{"id": id})[0], "status", "state"); st != "canceled" {
+		t.Errorf("a third replica shows the task %v", st)
+	}
+}
