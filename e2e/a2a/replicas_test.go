@@ -321,3 +321,22 @@ func TestA2AReplicasCancelElsewhere(t *testing.T) {
 		t.Errorf("a third replica shows the task %v", st)
 	}
 }
+
+// TestA2AFileStoreSharedSaysSo starts a second server on the store
+// directory a first one has open: it says at start-up that the store is
+// for one process.
+func TestA2AFileStoreSharedSaysSo(t *testing.T) {
+	t.Parallel()
+	e := e2etest.New(t)
+	dir := filepath.Join(filepath.Dir(e.WS), "tasks")
+	first := startA2A(e, dir)
+	second := startA2A(e, dir)
+	second.stop(syscall.SIGTERM)
+	first.stop(syscall.SIGTERM)
+	if w := second.Stderr.String(); !strings.Contains(w, "another process") || !strings.Contains(w, "postgres://") {
+		t.Errorf("the second server's log:\n%s", w)
+	}
+	if w := first.Stderr.String(); strings.Contains(w, "another process") {
+		t.Errorf("the first server's log:\n%s", w)
+	}
+}

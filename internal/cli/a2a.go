@@ -232,6 +232,9 @@ func runA2A(ctx context.Context, f *a2aFlags, stdio IO) error {
 		// Closed on return, after the shutdown below has made its final
 		// saves.
 		defer bs.Close()
+		if w := bs.Shared(); w != "" {
+			logger.Warn("a2a: task store " + storeURL + ": " + w)
+		}
 		store = bs
 	}
 	ln, err := net.Listen("tcp", net.JoinHostPort(f.host, strconv.Itoa(f.port)))
