@@ -53,7 +53,31 @@ func errEnded(id string, st TaskState) *rpcError {
 // Config.OnDisconnect cancels turns nobody watches; a message so dropped
 // never ran and does not count toward Limits.MaxTurnsPerTask.
 func (s *Server) startTurn(ctx context.Context, t *task, in turnInput, ext bool, sub *subscriber) *rpcError {
+	// With a shared store the task's lease is taken first (waiting for a
+	// turn running on another replica) and the task reloaded if it moved
+	// on, so that the message joins the task as the store has it.
+	t.leaseMu.Lock()
+	var e *rpcError
+	if err := s.holdLease(ctx, t); err != nil {
+		e = jsonrpc.AsError(err)
+	} else if in.push != nil {
+		e = s.setPush(t, *in.push)
+	}
+	if e != nil {
+		t.leaseMu.Unlock()
+		s.releaseLease(t)
+		if in.isNew {
+			s.host.Remove(t.id)
+		}
+		return e
+	}
 	q, e := s.enqueue(t, in, ext, sub)
+	t.leaseMu.Unlock()
+	if e != nil {
+		// Nothing runs: the lease goes back (unless turns queued before
+		// hold it).
+		s.releaseLease(t)
+	}
 	if e != nil && in.isNew {
 		// A new task whose first message was refused is forgotten.
 		s.host.Remove(t.id)
@@ -155,8 +179,10 @@ func (s *Server) enqueue(t *task, in turnInput, ext bool, sub *subscriber) (*que
 }
 
 // drain runs t's queued messages one after the other, the first on place,
-// until none is left, the task ended or the server shuts down.
+// until none is left, the task ended or the server shuts down; then the
+// task's lease goes back.
 func (s *Server) drain(t *task, place *host.Place) {
+	defer s.releaseLease(t)
 	for ran := false; ; ran = true {
 		wait, stop := context.WithCancel(context.Background())
 		t.mu.Lock()

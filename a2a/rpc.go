@@ -218,18 +218,26 @@ func (s *Server) begin(ctx context.Context, h http.Header, p *MessageSendParams,
 		}
 		t = found
 	}
+	var push *PushNotificationConfig
 	if pc := p.Configuration; pc != nil && pc.PushNotificationConfig != nil {
-		if e := s.setPush(t, *pc.PushNotificationConfig); e != nil {
-			return nil, false, e
+		push = pc.PushNotificationConfig
+		if err := webhook.CheckURL("pushNotificationConfig.url", push.URL, s.cfg.AllowPrivatePush); err != nil {
+			if isNew {
+				s.host.Remove(t.id)
+			}
+			return nil, false, errInvalidParams("%v", err)
 		}
 	}
 	if handled, e := t.answerQuestion(m, sub); handled {
+		if e == nil && push != nil {
+			e = s.setPush(t, *push)
+		}
 		if e != nil {
 			return nil, false, e
 		}
 		return t, ext, nil
 	}
-	if e := s.startTurn(ctx, t, turnInput{msg: m, isNew: isNew}, ext, sub); e != nil {
+	if e := s.startTurn(ctx, t, turnInput{msg: m, isNew: isNew, push: push}, ext, sub); e != nil {
 		return nil, false, e
 	}
 	return t, ext, nil
@@ -432,7 +440,9 @@ func (s *Server) snapshotListed(ctx context.Context, e listed, historyLength *in
 
 func (s *Server) cancel(ctx context.Context, id string) (*Task, *rpcError) {
 	t, e := s.taskNamed(ctx, "id", id)
-	if e == nil {
+	if e == nil && s.shared != nil {
+		e = s.cancelShared(ctx, t)
+	} else if e == nil {
 		e = s.cancelTask(ctx, t)
 	}
 	if e != nil {
@@ -536,12 +546,17 @@ func (s *Server) subscribe(ctx context.Context, id string) (*task, *subscriber, 
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	snap := t.snapshotLocked(nil)
-	if !t.running {
+	remote := s.shared != nil && !t.running && !t.state.Terminal() && t.state != StateInputRequired
+	if !t.running && !remote {
 		s.releaseStream()
 		return t, nil, snap, nil
 	}
 	sub := newSubscriber()
 	t.subs[sub] = struct{}{}
+	if remote {
+		// The turn runs on another replica: the stream ends with it.
+		s.wg.Go(func() { s.followRemote(t) })
+	}
 	return t, sub, snap, nil
 }
 
@@ -572,13 +587,18 @@ func (s *Server) setPush(t *task, c PushNotificationConfig) *rpcError {
 func (s *Server) pushSet(ctx context.Context, taskID string, c PushNotificationConfig) (*TaskPushNotificationConfig, *rpcError) {
 	t, e := s.taskNamed(ctx, "taskId", taskID)
 	if e == nil {
-		e = s.setPush(t, c)
+		e = s.withLease(ctx, t, func() *rpcError {
+			if e := s.setPush(t, c); e != nil {
+				return e
+			}
+			if err := s.save(t); err != nil {
+				return jsonrpc.Errorf(CodeInternalError, "%v", err)
+			}
+			return nil
+		})
 	}
 	if e != nil {
 		return nil, e
-	}
-	if err := s.save(t); err != nil {
-		return nil, jsonrpc.Errorf(CodeInternalError, "%v", err)
 	}
 	return s.pushGet(ctx, t.id, cmp.Or(c.ID, t.id))
 }
@@ -635,18 +655,20 @@ func (s *Server) pushDelete(ctx context.Context, taskID, id string) *rpcError {
 	if id == "" {
 		return errInvalidParams("pushNotificationConfigId is required.")
 	}
-	t.mu.Lock()
-	n := len(t.push)
-	t.push = slices.DeleteFunc(t.push, func(c PushNotificationConfig) bool { return c.ID == id })
-	found := len(t.push) < n
-	t.mu.Unlock()
-	if !found {
-		return errInvalidParams("push notification config %q not found for task %s", id, t.id)
-	}
-	if err := s.save(t); err != nil {
-		return jsonrpc.Errorf(CodeInternalError, "%v", err)
-	}
-	return nil
+	return s.withLease(ctx, t, func() *rpcError {
+		t.mu.Lock()
+		n := len(t.push)
+		t.push = slices.DeleteFunc(t.push, func(c PushNotificationConfig) bool { return c.ID == id })
+		found := len(t.push) < n
+		t.mu.Unlock()
+		if !found {
+			return errInvalidParams("push notification config %q not found for task %s", id, t.id)
+		}
+		if err := s.save(t); err != nil {
+			return jsonrpc.Errorf(CodeInternalError, "%v", err)
+		}
+		return nil
+	})
 }
 
 // devCommands lists reg's commands as the extension's SlashCommands.

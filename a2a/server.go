@@ -1,8 +1,12 @@
 package a2a
 
 import (
+	"bytes"
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,7 +19,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	v1 "github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"google.golang.org/genai"
 
@@ -155,9 +158,11 @@ type Server struct {
 	cfg Config
 	// door checks every request's Host, Origin and body type before mux
 	// (internal/httpguard).
-	door    http.Handler
-	mux     *http.ServeMux
-	store   TaskStore
+	door  http.Handler
+	mux   *http.ServeMux
+	store TaskStore
+	// shared is store when several replicas share it (SharedStore).
+	shared  SharedStore
 	cmds    *command.Registry
 	log     *slog.Logger
 	started time.Time
@@ -238,6 +243,9 @@ func NewServer(cfg Config) (*Server, error) {
 	s := &Server{
 		cfg: cfg, store: cfg.Store, cmds: cfg.Commands, log: cfg.Logger,
 		now: cfg.Now, started: cfg.Now(), reqToken: host.NewToken(cfg.AuthToken),
+	}
+	if s.shared, _ = cfg.Store.(SharedStore); s.shared != nil {
+		s.shared.OnCancel(s.cancelRequested)
 	}
 	s.push = webhook.NewSender(webhook.Options{AllowPrivate: cfg.AllowPrivatePush, Attempts: cfg.Limits.PushAttempts,
 		Backoff: cfg.Limits.PushBackoff, Timeout: cfg.Limits.PushTimeout})
@@ -363,6 +371,10 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /.well-known/agent.json", s.handleCard)
 	m.Handle("POST /{$}", guard(s.handleRPC))
 	m.Handle("GET /health", guard(s.handleHealth))
+	// Probes of a load balancer or orchestrator, which carry no token;
+	// they say nothing about tasks.
+	m.HandleFunc("GET /healthz", s.handleHealthz)
+	m.HandleFunc("GET /readyz", s.handleReadyz)
 	m.Handle("POST /tasks", guard(s.handleCreateTask))
 	m.Handle("GET /tasks", guard(s.handleListTasks))
 	m.Handle("GET /tasks/metadata", guard(s.handleAllMetadata))
@@ -418,10 +430,7 @@ func refuse(w http.ResponseWriter, r *http.Request, why *httpguard.Refusal) {
 		if why.What == "content-type" {
 			status, reason = "INVALID_ARGUMENT", "CONTENT_TYPE_NOT_SUPPORTED"
 		}
-		jsonrpc.WriteJSON(w, why.Status, map[string]any{"error": map[string]any{
-			"code": why.Status, "status": status, "message": why.Reason,
-			"details": []any{map[string]any{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": reason, "domain": v1.ProtocolDomain}},
-		}})
+		aip193(w, why.Status, status, reason, why.Reason)
 	default:
 		restError(w, why.Status, why.Reason)
 	}
@@ -430,19 +439,37 @@ func refuse(w http.ResponseWriter, r *http.Request, why *httpguard.Refusal) {
 // lookupTask returns a task from memory or the store.
 func (s *Server) lookupTask(ctx context.Context, id string) (*task, error) {
 	if t, ok := s.host.Get(id); ok {
+		// Another replica may have run turns since this copy was saved or
+		// loaded.
+		if err := s.fresh(ctx, t); err != nil {
+			if errors.Is(err, ErrNotFound) {
+				return nil, errTaskNotFound(id)
+			}
+			return nil, err
+		}
 		return t, nil
 	}
 	if !validTaskID().MatchString(id) {
 		return nil, errTaskNotFound(id)
 	}
-	st, err := s.store.Load(ctx, id)
+	var st *StoredTask
+	var version int64
+	var err error
+	if s.shared != nil {
+		st, version, err = s.shared.LoadVersioned(ctx, id)
+	} else {
+		st, err = s.store.Load(ctx, id)
+	}
 	if errors.Is(err, ErrNotFound) {
 		return nil, errTaskNotFound(id)
 	}
 	if err != nil {
 		return nil, err
 	}
-	t, err := s.host.Adopt(s.restore(st))
+	restored := s.newTask(st.ID, st.ContextID, st.Settings)
+	s.applyStored(restored, st, s.runsElsewhere(ctx, st))
+	restored.version = version
+	t, err := s.host.Adopt(restored)
 	return t, asBusy(err)
 }
 
@@ -450,6 +477,16 @@ func (s *Server) lookupTask(ctx context.Context, id string) (*task, error) {
 // turn.
 func (s *Server) restore(st *StoredTask) *task {
 	t := s.newTask(st.ID, st.ContextID, st.Settings)
+	s.applyStored(t, st, false)
+	return t
+}
+
+// applyStored makes t hold the stored task st. A task stored as running
+// whose turn no longer runs anywhere (elsewhere false: this process
+// restarted, or the replica running it stopped) is shown interrupted and
+// continuable; one running on another replica is shown running.
+func (s *Server) applyStored(t *task, st *StoredTask, elsewhere bool) {
+	t.settings = st.Settings
 	t.state = st.State
 	t.status = st.Status
 	t.history = st.History
@@ -459,7 +496,11 @@ func (s *Server) restore(st *StoredTask) *task {
 	if !st.Timestamp.IsZero() {
 		t.lastActive = st.Timestamp
 	}
-	if !t.state.Terminal() && t.state != StateInputRequired {
+	text := "The server restarted while this task was running; send a message to continue."
+	if s.shared != nil {
+		text = replicaStopped
+	}
+	if !t.state.Terminal() && t.state != StateInputRequired && !elsewhere {
 		// The process stopped during a turn; the turn is gone, the task
 		// goes on with its next message. Calls it was answering may have
 		// run: they are not asked again, but answered as interrupted.
@@ -467,15 +508,15 @@ func (s *Server) restore(st *StoredTask) *task {
 		t.state = StateInputRequired
 		t.status = TaskStatus{State: StateInputRequired, Timestamp: stamp(s.now()),
 			Message: &Message{Kind: "message", Role: "agent", MessageID: "restart-" + st.ID, TaskID: st.ID, ContextID: st.ContextID,
-				Parts: []Part{TextPart("The server restarted while this task was running; send a message to continue.")}}}
+				Parts: []Part{TextPart(text)}}}
 	}
+	t.textIdx = map[string]int{}
 	for i, m := range t.history {
 		if m.Role == "agent" {
 			t.textIdx[m.MessageID] = i
 		}
 	}
 	t.session.Restore(st.Conversation, pending)
-	return t
 }
 
 func errBusy(what string) *rpcError {
@@ -493,9 +534,26 @@ func (s *Server) save(t *task) error {
 	defer t.saving.Unlock()
 	t.mu.Lock()
 	st := t.storedLocked()
+	prev := t.version
 	t.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	if s.shared != nil {
+		v, err := s.shared.SaveVersioned(ctx, st, prev)
+		t.mu.Lock()
+		if err == nil {
+			t.version = v
+		} else if errors.Is(err, ErrConcurrentModification) {
+			// Stale: the next use reloads the task from the store.
+			t.version = -1
+		}
+		t.mu.Unlock()
+		if err != nil {
+			s.log.Error("a2a: saving task failed", "task", t.id, "error", err)
+			return fmt.Errorf("saving task %s failed: %v; this replica's copy was not saved", t.id, err)
+		}
+		return nil
+	}
 	if err := s.store.Save(ctx, st); err != nil {
 		s.log.Error("a2a: saving task failed", "task", t.id, "error", err)
 		return fmt.Errorf("saving task %s failed: %v; it is kept in this server's memory only and will not survive a restart", t.id, err)
@@ -601,8 +659,24 @@ func (s *Server) AgentCard(url string) map[string]any {
 	return card
 }
 
+// handleCard serves the agent card with the caching headers A2A 1.0
+// recommends: Cache-Control, an ETag (a digest of the card, which differs
+// by the URL it names) and Last-Modified (the card changes only with the
+// process); a request naming the current ETag (If-None-Match) or a time
+// since the start (If-Modified-Since) is answered 304 (http.ServeContent).
 func (s *Server) handleCard(w http.ResponseWriter, r *http.Request) {
-	jsonrpc.WriteJSON(w, http.StatusOK, s.AgentCard(s.cardURL(r)))
+	b, err := json.Marshal(s.AgentCard(s.cardURL(r)))
+	if err != nil {
+		jsonrpc.WriteJSON(w, http.StatusInternalServerError, map[string]any{"error": err.Error()})
+		return
+	}
+	b = append(b, '\n')
+	sum := sha256.Sum256(b)
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "public, max-age=300")
+	h.Set("ETag", `"`+hex.EncodeToString(sum[:16])+`"`)
+	http.ServeContent(w, r, "", s.started.Truncate(time.Second), bytes.NewReader(b))
 }
 
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {

@@ -74,6 +74,13 @@ type task struct {
 	// and turnDone closes when that turn is cancelled or times out.
 	question *elicitation
 	turnDone <-chan struct{}
+	// version is the task's version in a SharedStore this process last
+	// saved or loaded (0: never stored); lease is the task's lease while
+	// turns run or wait here, taken and given back under leaseMu
+	// (replicas.go).
+	version int64
+	leaseMu sync.Mutex
+	lease   Lease
 }
 
 func (s *Server) newTask(id, contextID string, settings AgentSettings) *task {
@@ -289,6 +296,9 @@ type turnInput struct {
 	prompt string
 	// mode, when set, is the approval mode of the task's agent.
 	mode policy.Mode
+	// push, when set, is the push config the message's request sets,
+	// applied as the message is accepted (under the task's lease).
+	push *PushNotificationConfig
 }
 
 // buildSession builds the task's engine session (host.Session) with its
@@ -438,9 +448,13 @@ func (t *task) runTurn(ctx context.Context, in turnInput) (more bool) {
 		t.publish(&update{kind: uError, text: err.Error(), errMsg: err.Error()})
 		return
 	}
+	confs, claimErr := s.claimAnswers(ctx, t, confs)
 	answered, err := sess.AnswerAll(confs)
-	if err != nil {
+	if err = errors.Join(claimErr, err); err != nil {
+		// A duplicate or stale confirmation (the call already ran, or
+		// another request answered it first) is said, not dropped.
 		s.log.Warn("a2a: ignored confirmations", "task", t.id, "error", err)
+		t.publish(&update{kind: uError, text: "Confirmation not applied: " + err.Error(), errMsg: err.Error()})
 	}
 	for _, c := range answered {
 		// The call is sent back with the user's outcome.

@@ -442,21 +442,20 @@ func v1Writer(w http.ResponseWriter, r *http.Request) http.ResponseWriter {
 // own routes hold /tasks).
 func (s *Server) serveV1REST(w http.ResponseWriter, r *http.Request) {
 	if s.closing.Load() {
-		restError(w, http.StatusServiceUnavailable, "the server is shutting down")
+		aip193(w, http.StatusServiceUnavailable, "UNAVAILABLE", "", "the server is shutting down")
 		return
 	}
 	if v, ok := protocolOf(r.Header, ""); !ok {
-		restError(w, http.StatusBadRequest, "A2A version "+strconv.Quote(v)+" is not supported")
+		// TCK HTTP_JSON-STATUS-001: the AIP-193 error object, with
+		// a2a-go's status and reason for VersionNotSupportedError.
+		aip193(w, http.StatusBadRequest, "FAILED_PRECONDITION", "VERSION_NOT_SUPPORTED", "A2A version "+strconv.Quote(v)+" is not supported")
 		return
 	}
 	// A subscription to an ended task is refused before the stream
 	// starts (a2a-go's transport would send the error as an event).
 	if id, ok := strings.CutSuffix(strings.TrimPrefix(r.URL.Path, v1RESTPrefix+"/tasks/"), ":subscribe"); ok {
 		if e := s.ended(r.Context(), id); e != nil {
-			jsonrpc.WriteJSON(w, http.StatusBadRequest, map[string]any{"error": map[string]any{
-				"code": http.StatusBadRequest, "status": "FAILED_PRECONDITION", "message": e.Message,
-				"details": []any{map[string]any{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "UNSUPPORTED_OPERATION", "domain": v1.ProtocolDomain}},
-			}})
+			aip193(w, http.StatusBadRequest, "FAILED_PRECONDITION", "UNSUPPORTED_OPERATION", e.Message)
 			return
 		}
 	}
@@ -464,11 +463,22 @@ func (s *Server) serveV1REST(w http.ResponseWriter, r *http.Request) {
 	// as on every other route (a2a-go's transport calls it a parse error).
 	b, status, err := host.ReadBody(r)
 	if err != nil {
-		restError(w, status, err.Error())
+		aip193(w, status, "INVALID_ARGUMENT", "", err.Error())
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(b))
 	http.StripPrefix(v1RESTPrefix, s.v1rest).ServeHTTP(v1Writer(w, r), r)
+}
+
+// aip193 answers with the AIP-193 error object of the 1.0 HTTP+JSON
+// binding: the HTTP status, its gRPC status name, the message and, when
+// reason is set, an ErrorInfo in A2A's domain naming the A2A error.
+func aip193(w http.ResponseWriter, code int, status, reason, msg string) {
+	details := []any{}
+	if reason != "" {
+		details = append(details, map[string]any{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": reason, "domain": v1.ProtocolDomain})
+	}
+	jsonrpc.WriteJSON(w, code, map[string]any{"error": map[string]any{"code": code, "status": status, "message": msg, "details": details}})
 }
 
 // v1RESTPrefix is where the 1.0 HTTP+JSON binding is mounted.

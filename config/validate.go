@@ -76,6 +76,9 @@ var settingsSchema = map[string]valueKind{
 	"tools.useRipgrep":                  kindBool,
 	"tools.truncateToolOutputThreshold": kindNumber,
 	"tools.grepMaxMatches":              kindNumber,
+	"a2a.store":                         kindString,
+	"a2a.postgres.maxConns":             kindNumber,
+	"a2a.postgres.leaseSeconds":         kindNumber,
 	"tools.shell":                       kindObject,
 	"tools.shell.inactivityTimeout":     kindNumber,
 

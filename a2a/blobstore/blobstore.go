@@ -140,6 +140,10 @@ type Store struct {
 	openSegs int // journals with a segment file open
 	gen      uint64
 	compact  compactor
+	// others says another process had the store open (presence.go);
+	// presence is a bucket store's own presence object.
+	others   string
+	presence *presenceState
 }
 
 var (
@@ -159,6 +163,7 @@ func (s *Store) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	s.closeCompactor(ctx)
+	s.leave()
 	err := s.b.Close()
 	s.dirLock.Unlock()
 	return err

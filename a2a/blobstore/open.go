@@ -55,9 +55,16 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 		return nil, fmt.Errorf("task store %s: %w", rawURL, oneLine(err))
 	}
 	s := New(b)
-	if u.Scheme == "file" && !u.Query().Has("prefix") {
+	switch {
+	case u.Scheme == "file" && !u.Query().Has("prefix"):
 		s.dir = localDir(u.Path)
 		s.openDir()
+	case u.Scheme != "mem":
+		// A bucket (or a file:// prefix) other processes may open too.
+		if err := s.announce(ctx); err != nil {
+			s.Close()
+			return nil, fmt.Errorf("task store %s: %w", rawURL, oneLine(err))
+		}
 	}
 	return s, nil
 }

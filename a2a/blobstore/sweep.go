@@ -46,7 +46,9 @@ func (s *Store) openDir() {
 		s.sweepTemps(time.Time{})
 		l.Unlock()
 	} else {
-		if !errors.Is(err, fsutil.ErrWouldBlock) {
+		if errors.Is(err, fsutil.ErrWouldBlock) {
+			s.setOthers("it holds a lock on " + s.dir)
+		} else {
 			slog.Debug("a2a/blobstore: cannot lock the store directory; sweeping old temporary files only", "dir", s.dir, "error", err)
 		}
 		s.sweepTemps(time.Now().Add(-staleTemp))

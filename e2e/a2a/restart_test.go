@@ -29,10 +29,14 @@ type a2aServer struct {
 }
 
 // startA2A starts the built binary on a free loopback port with the file
-// store in dir and any more flags.
+// store in dir (or the postgres:// store dir names) and any more flags.
 func startA2A(e *e2etest.Env, dir string, flags ...string) *a2aServer {
 	e.T.Helper()
-	cmd := e2etest.Command(e.T, append([]string{"a2a-server", "--port", "0", "--workspace", e.WS, "--allowed-root", filepath.Dir(e.WS), "--store-dir", dir}, flags...)...)
+	store := []string{"--store-dir", dir}
+	if strings.HasPrefix(dir, "postgres://") {
+		store = []string{"--store", dir}
+	}
+	cmd := e2etest.Command(e.T, append(append([]string{"a2a-server", "--port", "0", "--workspace", e.WS, "--allowed-root", filepath.Dir(e.WS)}, store...), flags...)...)
 	cmd.Dir = e.WS
 	cmd.Env = []string{
 		"HOME=" + e.Home,

@@ -18,6 +18,7 @@ import (
 
 	"github.com/castor-dev/castor/a2a"
 	"github.com/castor-dev/castor/a2a/blobstore"
+	"github.com/castor-dev/castor/a2a/pgstore"
 	"github.com/castor-dev/castor/config"
 	"github.com/castor-dev/castor/internal/a2asession"
 	"github.com/castor-dev/castor/internal/httpguard"
@@ -37,6 +38,28 @@ type a2aFlags struct {
 	maxTurns, maxQueued, memLimitMB                             int
 	maxQueuedMessages                                           int
 	turnTimeout, retention, bodyTimeout                         time.Duration
+	// pgMaxConns and leaseTTL tune a postgres:// store (pgstore.Options).
+	pgMaxConns int
+	leaseTTL   time.Duration
+	// settingStore is the a2a.store setting.
+	settingStore string
+}
+
+// a2aStoreSettings reads the store settings (a2a.store,
+// a2a.postgres.maxConns, a2a.postgres.leaseSeconds) the flags leave unset.
+func a2aStoreSettings(f *a2aFlags, st *config.Settings) pgstore.Options {
+	o := pgstore.Options{MaxConns: int32(f.pgMaxConns), LeaseTTL: f.leaseTTL}
+	if st == nil {
+		return o
+	}
+	f.settingStore, _ = st.GetString("a2a.store")
+	if n, ok := st.GetNumber("a2a.postgres.maxConns"); ok && o.MaxConns == 0 && n > 0 {
+		o.MaxConns = int32(n)
+	}
+	if n, ok := st.GetNumber("a2a.postgres.leaseSeconds"); ok && o.LeaseTTL == 0 && n > 0 {
+		o.LeaseTTL = time.Duration(n * float64(time.Second))
+	}
+	return o
 }
 
 func envBool(k string) bool {
@@ -76,7 +99,9 @@ a capped task says so in its metadata (approvalModeCapped).`,
 	fl.StringVar(&f.workspace, "workspace", os.Getenv("CODER_AGENT_WORKSPACE_PATH"), "default workspace of tasks and commands (CODER_AGENT_WORKSPACE_PATH)")
 	fl.StringVar(&f.token, "auth-token", os.Getenv("CODER_AGENT_AUTH_TOKEN"), "bearer token clients must send (CODER_AGENT_AUTH_TOKEN)")
 	fl.StringVar(&f.allowedRoot, "allowed-root", os.Getenv("CODER_AGENT_ALLOWED_ROOT"), "directory every workspace must lie under (CODER_AGENT_ALLOWED_ROOT; default: home)")
-	fl.StringVar(&f.store, "store", "", "URL of the task store: file:///dir, mem://, gs://bucket[/prefix] or s3://bucket[/prefix] (default gs://$GCS_BUCKET_NAME when set, else file://~/.gemini/a2a)")
+	fl.StringVar(&f.store, "store", "", "URL of the task store: postgres://user@host/db (replicas sharing one database), file:///dir, mem://, gs://bucket[/prefix] or s3://bucket[/prefix] (default: the a2a.store setting, gs://$GCS_BUCKET_NAME when set, else file://~/.gemini/a2a)")
+	fl.IntVar(&f.pgMaxConns, "store-max-conns", 0, "most connections to a postgres:// store (default: the a2a.postgres.maxConns setting, else the larger of 4 and the CPUs)")
+	fl.DurationVar(&f.leaseTTL, "lease-ttl", 0, "how long a task's lease outlives a replica that stopped renewing it, with a postgres:// store (default: the a2a.postgres.leaseSeconds setting, else 30s)")
 	fl.StringVar(&f.storeDir, "store-dir", "", "directory tasks are saved in (same as --store file:///dir)")
 	fl.BoolVar(&f.memoryStore, "memory-store", false, "keep tasks in memory only: nothing survives a restart (same as --store mem://)")
 	c.MarkFlagsMutuallyExclusive("store", "store-dir", "memory-store")
@@ -115,6 +140,8 @@ func a2aStoreURL(f *a2aFlags, geminiDir string, getenv func(string) string) (u s
 	case f.storeDir != "":
 		u, err := blobstore.FileURL(f.storeDir)
 		return u, false, err
+	case f.settingStore != "":
+		return f.settingStore, false, nil
 	}
 	if u := blobstore.GCSBucketURL(getenv("GCS_BUCKET_NAME")); u != "" {
 		return u, true, nil
@@ -167,12 +194,15 @@ func runA2A(ctx context.Context, f *a2aFlags, stdio IO) error {
 	// server's environment, never into the process: each task layers its
 	// workspace's .env on top of it for that task only.
 	env := setup.NewEnv(nil)
+	var settings *config.Settings
 	if st, err := config.Load(config.LoadOptions{Workspace: ws}); err == nil {
+		settings = st
 		trusted := st.Trust.IsTrusted() || !st.Trust.FolderTrustEnabled
 		if err := env.LoadDotEnvWith(st.DotEnv(ws, home.UserDir, trusted)); err != nil {
 			logger.Warn(err.Error())
 		}
 	}
+	pgOpts := a2aStoreSettings(f, settings)
 	// Resolved after the .env is loaded: Gemini CLI reads GCS_BUCKET_NAME
 	// from there too.
 	storeURL, fromEnv, err := a2aStoreURL(f, home.Dir, env.Getenv)
@@ -180,7 +210,14 @@ func runA2A(ctx context.Context, f *a2aFlags, stdio IO) error {
 		return &inputError{msg: err.Error()}
 	}
 	var store a2a.TaskStore
-	if storeURL != "" {
+	if pgstore.IsURL(storeURL) {
+		ps, err := pgstore.Open(ctx, storeURL, pgOpts)
+		if err != nil {
+			return err
+		}
+		defer ps.Close()
+		store = ps
+	} else if storeURL != "" {
 		bs, err := blobstore.Open(ctx, storeURL)
 		if err != nil && fromEnv {
 			err = fmt.Errorf("%w (GCS_BUCKET_NAME is set; --store or --store-dir choose another store)", err)
@@ -195,6 +232,9 @@ func runA2A(ctx context.Context, f *a2aFlags, stdio IO) error {
 		// Closed on return, after the shutdown below has made its final
 		// saves.
 		defer bs.Close()
+		if w := bs.Shared(); w != "" {
+			logger.Warn("a2a: task store " + storeURL + ": " + w)
+		}
 		store = bs
 	}
 	ln, err := net.Listen("tcp", net.JoinHostPort(f.host, strconv.Itoa(f.port)))

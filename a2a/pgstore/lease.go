@@ -1,0 +1,267 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/castor-dev/castor/a2a"
+)
+
+// notifier wakes the waiters of a task when channel castor_task names it
+// (a save, a lease released).
+type notifier struct {
+	mu   sync.Mutex
+	wake map[string]chan struct{}
+}
+
+func newNotifier() *notifier { return &notifier{wake: map[string]chan struct{}{}} }
+
+// next returns a channel closed at the task's next notification; take it
+// before looking at the task, so that a change in between is not missed.
+func (n *notifier) next(id string) <-chan struct{} {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	ch, ok := n.wake[id]
+	if !ok {
+		ch = make(chan struct{})
+		n.wake[id] = ch
+	}
+	return ch
+}
+
+func (n *notifier) notify(id string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if ch, ok := n.wake[id]; ok {
+		close(ch)
+		delete(n.wake, id)
+	}
+}
+
+// all wakes every waiter: after the listening connection broke, changes
+// may have gone unheard.
+func (n *notifier) all() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for id, ch := range n.wake {
+		close(ch)
+		delete(n.wake, id)
+	}
+}
+
+// listen holds a connection LISTENing on castor_task until ctx ends,
+// reconnecting after a failure.
+func (s *Store) listen(ctx context.Context) {
+	defer close(s.stopped)
+	for ctx.Err() == nil {
+		err := s.listenOnce(ctx)
+		s.notes.all()
+		if ctx.Err() != nil {
+			return
+		}
+		_ = err // waiters also poll, so a broken listener only slows them
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+func (s *Store) listenOnce(ctx context.Context) error {
+	c, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	conn := c.Hijack()
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(ctx, `LISTEN castor_task; LISTEN castor_cancel`); err != nil {
+		return err
+	}
+	for {
+		n, err := conn.WaitForNotification(ctx)
+		if err != nil {
+			return err
+		}
+		if n.Channel == "castor_cancel" {
+			s.mu.Lock()
+			fn := s.onCancel
+			s.mu.Unlock()
+			if fn != nil {
+				go fn(n.Payload)
+			}
+			continue
+		}
+		s.notes.notify(n.Payload)
+	}
+}
+
+// OnCancel sets the function called with the id of each task whose
+// cancellation a replica asked for (RequestCancel), in every replica.
+func (s *Store) OnCancel(fn func(id string)) {
+	s.mu.Lock()
+	s.onCancel = fn
+	s.mu.Unlock()
+}
+
+// RequestCancel notifies channel castor_cancel with the task id: the
+// replica running its turn cancels it.
+func (s *Store) RequestCancel(ctx context.Context, id string) error {
+	if _, err := s.pool.Exec(ctx, `SELECT pg_notify('castor_cancel', $1)`, id); err != nil {
+		return fmt.Errorf("task %s: asking for its cancellation: %v", id, err)
+	}
+	return nil
+}
+
+// lease is a task's lease held by this process.
+type lease struct {
+	s        *Store
+	id       string
+	stop     context.CancelFunc
+	done     chan struct{}
+	lost     chan struct{}
+	lostOnce sync.Once
+}
+
+// Lease takes the task's lease, waiting while another replica holds a
+// live one, and renews it every third of the lease time until Release.
+func (s *Store) Lease(ctx context.Context, id string) (a2a.Lease, error) {
+	for {
+		wake := s.notes.next(id)
+		expires, err := s.tryLease(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if expires.IsZero() {
+			break
+		}
+		if err := s.waitUntil(ctx, wake, expires); err != nil {
+			return nil, fmt.Errorf("task %s runs on another replica: %w", id, err)
+		}
+	}
+	lctx, stop := context.WithCancel(context.Background())
+	l := &lease{s: s, id: id, stop: stop, done: make(chan struct{}), lost: make(chan struct{})}
+	go l.renew(lctx)
+	return l, nil
+}
+
+// tryLease takes the lease when it is free, expired or already this
+// process's, and returns the zero time; else the other holder's expiry.
+func (s *Store) tryLease(ctx context.Context, id string) (time.Time, error) {
+	var holder string
+	err := s.pool.QueryRow(ctx, `INSERT INTO castor_leases (task_id, holder, expires)
+		VALUES ($1, $2, now() + $3 * interval '1 millisecond')
+		ON CONFLICT (task_id) DO UPDATE SET holder = excluded.holder, expires = excluded.expires
+		WHERE castor_leases.expires < now() OR castor_leases.holder = excluded.holder
+		RETURNING holder`, id, s.holder, s.ttl.Milliseconds()).Scan(&holder)
+	if err == nil {
+		return time.Time{}, nil
+	}
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return time.Time{}, fmt.Errorf("task %s: taking its lease: %v", id, err)
+	}
+	var left time.Duration
+	var ms float64
+	err = s.pool.QueryRow(ctx, `SELECT extract(epoch FROM expires - now()) * 1000 FROM castor_leases WHERE task_id = $1`, id).Scan(&ms)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		// Released in between: try again at once.
+		return time.Now(), nil
+	case err != nil:
+		return time.Time{}, fmt.Errorf("task %s: reading its lease: %v", id, err)
+	}
+	left = time.Duration(ms * float64(time.Millisecond))
+	// The database's clock decides expiry; this process waits by its own
+	// for as long as the database said was left.
+	return time.Now().Add(max(left, 0)), nil
+}
+
+// waitUntil waits for a notification about the task, for the time at, or
+// for a second (a notification may be lost while the listener
+// reconnects), whichever comes first.
+func (s *Store) waitUntil(ctx context.Context, wake <-chan struct{}, at time.Time) error {
+	d := min(time.Until(at)+10*time.Millisecond, time.Second)
+	timer := time.NewTimer(max(d, time.Millisecond))
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	case <-wake:
+	case <-timer.C:
+	}
+	return nil
+}
+
+func (l *lease) renew(ctx context.Context) {
+	defer close(l.done)
+	tick := time.NewTicker(l.s.ttl / 3)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		rctx, cancel := context.WithTimeout(ctx, l.s.ttl/3)
+		tag, err := l.s.pool.Exec(rctx, `UPDATE castor_leases SET expires = now() + $3 * interval '1 millisecond'
+			WHERE task_id = $1 AND holder = $2`, l.id, l.s.holder, l.s.ttl.Milliseconds())
+		cancel()
+		if ctx.Err() != nil {
+			return
+		}
+		if err != nil || tag.RowsAffected() == 0 {
+			l.lostOnce.Do(func() { close(l.lost) })
+			if err == nil {
+				return // taken by another replica after it expired
+			}
+		}
+	}
+}
+
+// Release stops renewing and deletes the lease, waking the replicas
+// waiting for it.
+func (l *lease) Release() {
+	l.stop()
+	<-l.done
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, _ = l.s.pool.Exec(ctx, `WITH d AS (DELETE FROM castor_leases WHERE task_id = $1 AND holder = $2)
+		SELECT pg_notify('castor_task', $1)`, l.id, l.s.holder)
+}
+
+// Lost is closed when a renewal failed.
+func (l *lease) Lost() <-chan struct{} { return l.lost }
+
+// LeasedElsewhere reports whether another replica holds a live lease.
+func (s *Store) LeasedElsewhere(ctx context.Context, id string) (bool, error) {
+	var n int
+	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM castor_leases WHERE task_id = $1 AND holder <> $2 AND expires > now()`, id, s.holder).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("task %s: reading its lease: %v", id, err)
+	}
+	return n > 0, nil
+}
+
+// WaitReleased waits until no other replica holds a live lease.
+func (s *Store) WaitReleased(ctx context.Context, id string) error {
+	for {
+		wake := s.notes.next(id)
+		var ms float64
+		err := s.pool.QueryRow(ctx, `SELECT extract(epoch FROM expires - now()) * 1000 FROM castor_leases
+			WHERE task_id = $1 AND holder <> $2 AND expires > now()`, id, s.holder).Scan(&ms)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("task %s: reading its lease: %v", id, err)
+		}
+		if err := s.waitUntil(ctx, wake, time.Now().Add(time.Duration(ms*float64(time.Millisecond)))); err != nil {
+			return err
+		}
+	}
+}

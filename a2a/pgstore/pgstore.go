@@ -1,0 +1,567 @@
+// Package pgstore keeps A2A tasks in PostgreSQL, for replicas of the A2A
+// server behind a load balancer: it is an a2a.SharedStore.
+//
+// A task is one row of castor_tasks (state, status, settings, metadata,
+// push configs, and a version every save raises), its history,
+// conversation and artifacts one row per entry in castor_items, and the
+// calls its paused turn waits on one row each in castor_pending. A save
+// writes the task row and only the entries that changed since the version
+// this process last saved or loaded, so a turn writes what it adds
+// whatever the task's length, and nothing is compacted later. Saves are
+// conditional on the version (SaveVersioned): a replica holding a stale
+// copy fails instead of writing over another's turn.
+//
+// A replica running a task's turns holds its lease (castor_leases), which
+// it renews every third of the lease time; a replica that dies leaves a
+// lease that expires, and the task is then shown interrupted and
+// continuable. A pending confirmation is claimed with one DELETE, so that
+// it runs once whichever replica receives it. Saves and lease releases
+// NOTIFY channel castor_task with the task id, which wakes replicas
+// waiting for a lease.
+//
+// Castor creates the tables itself and migrates them, versioned
+// (castor_schema), under an advisory lock so that replicas starting
+// together migrate once.
+package pgstore
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"google.golang.org/genai"
+
+	"github.com/castor-dev/castor/a2a"
+	"github.com/castor-dev/castor/agent"
+)
+
+// validTaskID is a2a's rule for task ids.
+var validTaskID = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,128}$`)
+
+// Options tune a Store; zero fields take their defaults.
+type Options struct {
+	// MaxConns bounds the connection pool (pgx's default: the larger of 4
+	// and the number of CPUs). A URL's pool_max_conns wins.
+	MaxConns int32
+	// LeaseTTL is how long a task's lease outlives its replica's last
+	// renewal (30s): a replica that dies leaves its tasks running for
+	// that long before another may continue them.
+	LeaseTTL time.Duration
+	// Holder names this process in leases (host-pid-random).
+	Holder string
+}
+
+// Store is an a2a.SharedStore over a PostgreSQL database. It is safe for
+// concurrent use.
+type Store struct {
+	pool   *pgxpool.Pool
+	holder string
+	ttl    time.Duration
+
+	// known is what this process last saved or loaded of each task: its
+	// version and a digest of each entry, from which a save finds the
+	// entries that changed. A task whose stored version differs is
+	// written whole.
+	mu    sync.Mutex
+	known map[string]*known
+	// onCancel is OnCancel's function.
+	onCancel func(id string)
+
+	notes   *notifier
+	stop    context.CancelFunc
+	stopped chan struct{}
+}
+
+type known struct {
+	version int64
+	lists   [nLists][][32]byte
+	pending [32]byte
+}
+
+// The lists kept as rows in castor_items, by kind.
+const (
+	kindHistory = iota
+	kindConversation
+	kindArtifacts
+	nLists
+)
+
+var (
+	_ a2a.SharedStore    = (*Store)(nil)
+	_ a2a.TaskPruner     = (*Store)(nil)
+	_ a2a.TaskSummarizer = (*Store)(nil)
+)
+
+// Open connects to the database a postgres:// URL names, creates or
+// migrates Castor's tables, and starts listening for other replicas'
+// changes. Errors name the URL without its password.
+func Open(ctx context.Context, url string, o Options) (*Store, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("task store %s: %v", Redact(url), err)
+	}
+	if o.MaxConns > 0 && !hasParam(url, "pool_max_conns") {
+		cfg.MaxConns = o.MaxConns
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("task store %s: %v", Redact(url), err)
+	}
+	if err := migrate(ctx, pool); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("task store %s: %v", Redact(url), err)
+	}
+	if o.LeaseTTL <= 0 {
+		o.LeaseTTL = 30 * time.Second
+	}
+	if o.Holder == "" {
+		host, _ := os.Hostname()
+		var b [4]byte
+		_, _ = rand.Read(b[:])
+		o.Holder = fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(b[:]))
+	}
+	lctx, stop := context.WithCancel(context.Background())
+	s := &Store{pool: pool, holder: o.Holder, ttl: o.LeaseTTL, known: map[string]*known{},
+		notes: newNotifier(), stop: stop, stopped: make(chan struct{})}
+	go s.listen(lctx)
+	return s, nil
+}
+
+// Close stops listening and closes the pool.
+func (s *Store) Close() error {
+	s.stop()
+	<-s.stopped
+	s.pool.Close()
+	return nil
+}
+
+// Holder is the name this process's leases carry.
+func (s *Store) Holder() string { return s.holder }
+
+// Ready pings the database.
+func (s *Store) Ready(ctx context.Context) error { return s.pool.Ping(ctx) }
+
+// encoded is a task as its rows hold it.
+type encoded struct {
+	status, settings, metadata, push []byte
+	lists                            [nLists][][]byte
+	pendingIDs                       []string
+	pending                          [][]byte
+}
+
+func encodeList[T any](list []T) ([][]byte, error) {
+	out := make([][]byte, len(list))
+	for i := range list {
+		b, err := json.Marshal(list[i])
+		if err != nil {
+			return nil, err
+		}
+		out[i] = b
+	}
+	return out, nil
+}
+
+func encode(t *a2a.StoredTask) (*encoded, error) {
+	var e encoded
+	var err error
+	for _, f := range []struct {
+		dst *[]byte
+		v   any
+	}{{&e.status, t.Status}, {&e.settings, t.Settings}, {&e.metadata, t.Metadata}, {&e.push, t.PushConfigs}} {
+		if *f.dst, err = json.Marshal(f.v); err != nil {
+			return nil, err
+		}
+	}
+	if e.lists[kindHistory], err = encodeList(t.History); err != nil {
+		return nil, err
+	}
+	if e.lists[kindConversation], err = encodeList(t.Conversation); err != nil {
+		return nil, err
+	}
+	if e.lists[kindArtifacts], err = encodeList(t.Artifacts); err != nil {
+		return nil, err
+	}
+	if e.pending, err = encodeList(t.Pending); err != nil {
+		return nil, err
+	}
+	for _, p := range t.Pending {
+		e.pendingIDs = append(e.pendingIDs, p.ID)
+	}
+	return &e, nil
+}
+
+func digests(list [][]byte) [][32]byte {
+	out := make([][32]byte, len(list))
+	for i, b := range list {
+		out[i] = sha256.Sum256(b)
+	}
+	return out
+}
+
+func pendingDigest(e *encoded) [32]byte {
+	h := sha256.New()
+	for _, b := range e.pending {
+		h.Write(b)
+		h.Write([]byte{0})
+	}
+	var d [32]byte
+	h.Sum(d[:0])
+	return d
+}
+
+// Save saves t whatever version is stored (a2a.TaskStore); the server
+// uses SaveVersioned.
+func (s *Store) Save(ctx context.Context, t *a2a.StoredTask) error {
+	_, err := s.save(ctx, t, -1)
+	return err
+}
+
+// SaveVersioned saves t when the stored version is prev (0: not stored)
+// and returns the new version, or a2a.ErrConcurrentModification.
+func (s *Store) SaveVersioned(ctx context.Context, t *a2a.StoredTask, prev int64) (int64, error) {
+	return s.save(ctx, t, prev)
+}
+
+// save writes t in one transaction: the task row, the entries of its
+// lists that differ from what this process knows is stored, and its
+// pending calls when they changed. prev < 0 saves unconditionally.
+func (s *Store) save(ctx context.Context, t *a2a.StoredTask, prev int64) (int64, error) {
+	if !validTaskID.MatchString(t.ID) {
+		return 0, fmt.Errorf("invalid task id %q", t.ID)
+	}
+	e, err := encode(t)
+	if err != nil {
+		return 0, fmt.Errorf("task %s: %v", t.ID, err)
+	}
+	s.mu.Lock()
+	k := s.known[t.ID]
+	s.mu.Unlock()
+	next := &known{pending: pendingDigest(e)}
+	for i := range nLists {
+		next.lists[i] = digests(e.lists[i])
+	}
+	var version int64
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var cur int64
+		err := tx.QueryRow(ctx, `SELECT version FROM castor_tasks WHERE id = $1 FOR UPDATE`, t.ID).Scan(&cur)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
+		if prev >= 0 && cur != prev {
+			return a2a.ErrConcurrentModification
+		}
+		whole := k == nil || k.version != cur || cur == 0
+		version = cur + 1
+		b := &pgx.Batch{}
+		b.Queue(`INSERT INTO castor_tasks (id, context_id, state, status_ts, last_active, version, status, settings, metadata, push)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+			ON CONFLICT (id) DO UPDATE SET context_id = $2, state = $3, status_ts = $4, last_active = $5, version = $6,
+				status = $7, settings = $8, metadata = $9, push = $10`,
+			t.ID, t.ContextID, string(t.State), t.Status.Timestamp, t.Timestamp.UnixNano(), version, e.status, e.settings, e.metadata, e.push)
+		if whole && cur != 0 {
+			b.Queue(`DELETE FROM castor_items WHERE task_id = $1`, t.ID)
+		}
+		for kind := range nLists {
+			var old [][32]byte
+			if !whole {
+				old = k.lists[kind]
+			}
+			var seqs []int32
+			var bodies [][]byte
+			for i, d := range next.lists[kind] {
+				if i < len(old) && old[i] == d {
+					continue
+				}
+				seqs = append(seqs, int32(i))
+				bodies = append(bodies, e.lists[kind][i])
+			}
+			if len(seqs) > 0 {
+				b.Queue(`INSERT INTO castor_items (task_id, kind, seq, body)
+					SELECT $1, $2, s, b FROM unnest($3::integer[], $4::bytea[]) AS u(s, b)
+					ON CONFLICT (task_id, kind, seq) DO UPDATE SET body = excluded.body`, t.ID, int16(kind), seqs, bodies)
+			}
+			if len(old) > len(next.lists[kind]) {
+				b.Queue(`DELETE FROM castor_items WHERE task_id = $1 AND kind = $2 AND seq >= $3`, t.ID, int16(kind), len(next.lists[kind]))
+			}
+		}
+		if whole || k.pending != next.pending {
+			if cur != 0 {
+				b.Queue(`DELETE FROM castor_pending WHERE task_id = $1`, t.ID)
+			}
+			if len(e.pending) > 0 {
+				ords := make([]int32, len(e.pending))
+				for i := range ords {
+					ords[i] = int32(i)
+				}
+				b.Queue(`INSERT INTO castor_pending (task_id, ord, call_id, body)
+					SELECT $1, o, c, b FROM unnest($2::integer[], $3::text[], $4::bytea[]) AS u(o, c, b)`, t.ID, ords, e.pendingIDs, e.pending)
+			}
+		}
+		b.Queue(`SELECT pg_notify('castor_task', $1)`, t.ID)
+		return tx.SendBatch(ctx, b).Close()
+	})
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err != nil {
+		// What is stored is unknown now: the next save writes whole.
+		delete(s.known, t.ID)
+		if errors.Is(err, a2a.ErrConcurrentModification) {
+			return 0, err
+		}
+		return 0, fmt.Errorf("task %s: %v", t.ID, err)
+	}
+	next.version = version
+	s.known[t.ID] = next
+	return version, nil
+}
+
+// Load returns the task (a2a.TaskStore).
+func (s *Store) Load(ctx context.Context, id string) (*a2a.StoredTask, error) {
+	t, _, err := s.LoadVersioned(ctx, id)
+	return t, err
+}
+
+// LoadVersioned returns the task and its version, read in one snapshot.
+func (s *Store) LoadVersioned(ctx context.Context, id string) (*a2a.StoredTask, int64, error) {
+	if !validTaskID.MatchString(id) {
+		return nil, 0, a2a.ErrNotFound
+	}
+	t := &a2a.StoredTask{ID: id}
+	var version, active int64
+	var raw encoded
+	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		var state string
+		err := tx.QueryRow(ctx, `SELECT context_id, state, last_active, version, status, settings, metadata, push
+			FROM castor_tasks WHERE id = $1`, id).Scan(&t.ContextID, &state, &active, &version, &raw.status, &raw.settings, &raw.metadata, &raw.push)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return a2a.ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		t.State = a2a.TaskState(state)
+		rows, err := tx.Query(ctx, `SELECT kind, body FROM castor_items WHERE task_id = $1 ORDER BY kind, seq`, id)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var kind int16
+			var body []byte
+			if err := rows.Scan(&kind, &body); err != nil {
+				return err
+			}
+			if kind >= 0 && kind < nLists {
+				raw.lists[kind] = append(raw.lists[kind], body)
+			}
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		rows, err = tx.Query(ctx, `SELECT body FROM castor_pending WHERE task_id = $1 ORDER BY ord`, id)
+		if err != nil {
+			return err
+		}
+		raw.pending, err = pgx.CollectRows(rows, pgx.RowTo[[]byte])
+		return err
+	})
+	if errors.Is(err, a2a.ErrNotFound) {
+		return nil, 0, err
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("task %s: %v", id, err)
+	}
+	t.Timestamp = time.Unix(0, active).UTC()
+	if err := decode(t, &raw); err != nil {
+		return nil, 0, fmt.Errorf("task %s: %v", id, err)
+	}
+	k := &known{version: version, pending: pendingDigest(&raw)}
+	for i := range nLists {
+		k.lists[i] = digests(raw.lists[i])
+	}
+	s.mu.Lock()
+	s.known[id] = k
+	s.mu.Unlock()
+	return t, version, nil
+}
+
+func decodeList[T any](raw [][]byte, what string) ([]T, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	out := make([]T, len(raw))
+	for i, b := range raw {
+		if err := json.Unmarshal(b, &out[i]); err != nil {
+			return nil, fmt.Errorf("%s entry %d: %v", what, i, err)
+		}
+	}
+	return out, nil
+}
+
+func decode(t *a2a.StoredTask, raw *encoded) error {
+	for _, f := range []struct {
+		src  []byte
+		dst  any
+		what string
+	}{{raw.status, &t.Status, "status"}, {raw.settings, &t.Settings, "settings"}, {raw.metadata, &t.Metadata, "metadata"}, {raw.push, &t.PushConfigs, "push configs"}} {
+		if err := json.Unmarshal(f.src, f.dst); err != nil {
+			return fmt.Errorf("%s: %v", f.what, err)
+		}
+	}
+	var err error
+	if t.History, err = decodeList[a2a.Message](raw.lists[kindHistory], "history"); err != nil {
+		return err
+	}
+	if t.Conversation, err = decodeList[*genai.Content](raw.lists[kindConversation], "conversation"); err != nil {
+		return err
+	}
+	if t.Artifacts, err = decodeList[a2a.Artifact](raw.lists[kindArtifacts], "artifacts"); err != nil {
+		return err
+	}
+	t.Pending, err = decodeList[agent.PendingCall](raw.pending, "pending calls")
+	return err
+}
+
+// Version returns the stored version of a task.
+func (s *Store) Version(ctx context.Context, id string) (int64, error) {
+	var v int64
+	err := s.pool.QueryRow(ctx, `SELECT version FROM castor_tasks WHERE id = $1`, id).Scan(&v)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, a2a.ErrNotFound
+	}
+	if err != nil {
+		return 0, fmt.Errorf("task %s: %v", id, err)
+	}
+	return v, nil
+}
+
+// List returns every task id, sorted.
+func (s *Store) List(ctx context.Context) ([]string, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id FROM castor_tasks ORDER BY id COLLATE "C"`)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
+// ListSummaries summarises every task in List's order.
+func (s *Store) ListSummaries(ctx context.Context) ([]a2a.TaskSummary, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id, context_id, state, status_ts, last_active FROM castor_tasks ORDER BY id COLLATE "C"`)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (a2a.TaskSummary, error) {
+		var ts a2a.TaskSummary
+		var state string
+		var active int64
+		err := r.Scan(&ts.ID, &ts.ContextID, &state, &ts.StatusTimestamp, &active)
+		ts.State = a2a.TaskState(state)
+		ts.LastActive = time.Unix(0, active).UTC()
+		return ts, err
+	})
+}
+
+// Delete removes a task; an unknown one is not an error.
+func (s *Store) Delete(ctx context.Context, id string) error {
+	if _, err := s.pool.Exec(ctx, `DELETE FROM castor_tasks WHERE id = $1`, id); err != nil {
+		return fmt.Errorf("task %s: %v", id, err)
+	}
+	s.forget(id)
+	return nil
+}
+
+func (s *Store) forget(id string) {
+	s.mu.Lock()
+	delete(s.known, id)
+	s.mu.Unlock()
+}
+
+// Prune deletes the tasks last active before cutoff that keep does not
+// claim and that no replica holds the lease of (a2a.TaskPruner).
+func (s *Store) Prune(ctx context.Context, cutoff time.Time, keep func(id string) bool) ([]string, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id FROM castor_tasks WHERE last_active < $1 ORDER BY id COLLATE "C"`, cutoff.UnixNano())
+	if err != nil {
+		return nil, err
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, err
+	}
+	var deleted []string
+	for _, id := range ids {
+		if keep != nil && keep(id) {
+			continue
+		}
+		// Still old, and not running anywhere, as it is deleted.
+		tag, err := s.pool.Exec(ctx, `DELETE FROM castor_tasks WHERE id = $1 AND last_active < $2
+			AND NOT EXISTS (SELECT 1 FROM castor_leases WHERE task_id = $1 AND expires > now())`, id, cutoff.UnixNano())
+		if err != nil {
+			return deleted, err
+		}
+		if tag.RowsAffected() == 1 {
+			deleted = append(deleted, id)
+			s.forget(id)
+		}
+	}
+	return deleted, nil
+}
+
+// ClaimPending deletes the pending call's row and raises the task's
+// version: of all the replicas trying, one deletes it and learns true and
+// the new version, and every other copy of the task is now stale.
+func (s *Store) ClaimPending(ctx context.Context, id, callID string) (bool, int64, error) {
+	var version int64
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `DELETE FROM castor_pending WHERE task_id = $1 AND call_id = $2`, id, callID)
+		if err != nil || tag.RowsAffected() == 0 {
+			return err
+		}
+		return tx.QueryRow(ctx, `UPDATE castor_tasks SET version = version + 1 WHERE id = $1 RETURNING version`, id).Scan(&version)
+	})
+	if err != nil {
+		return false, 0, fmt.Errorf("task %s: claiming call %s: %v", id, callID, err)
+	}
+	if version == 0 {
+		return false, 0, nil
+	}
+	s.mu.Lock()
+	if k := s.known[id]; k != nil && k.version == version-1 {
+		// Known but for the claimed row: the next save rewrites the
+		// pending calls.
+		k.version = version
+		k.pending = [32]byte{}
+	} else {
+		delete(s.known, id)
+	}
+	s.mu.Unlock()
+	return true, version, nil
+}
+
+// IsURL reports whether a store URL names PostgreSQL (postgres:// or
+// postgresql://).
+func IsURL(u string) bool {
+	return strings.HasPrefix(u, "postgres://") || strings.HasPrefix(u, "postgresql://")
+}
+
+// hasParam reports whether a URL or DSN sets a parameter.
+func hasParam(url, name string) bool {
+	return regexp.MustCompile(`(^|[?& ])` + regexp.QuoteMeta(name) + `=`).MatchString(url)
+}
+
+// Redact returns a postgres:// URL with its password replaced, for
+// messages.
+func Redact(url string) string {
+	return passwordInURL.ReplaceAllString(url, "${1}xxxxx@")
+}
+
+var passwordInURL = regexp.MustCompile(`^(postgres(?:ql)?://[^:/@]*:)[^@]*@`)

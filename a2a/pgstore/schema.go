@@ -1,0 +1,88 @@
+package pgstore
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// migrations are the schema's versions, applied in order; the number of
+// those applied is kept in castor_schema. A released migration never
+// changes: a new version is a new entry.
+var migrations = []string{
+	// 1: tasks, their lists as rows, pending confirmations, leases.
+	`CREATE TABLE castor_tasks (
+		id          text PRIMARY KEY,
+		context_id  text NOT NULL,
+		state       text NOT NULL,
+		status_ts   text NOT NULL,
+		last_active bigint NOT NULL, -- Unix nanoseconds: timestamptz keeps microseconds
+		version     bigint NOT NULL,
+		status      bytea NOT NULL,
+		settings    bytea NOT NULL,
+		metadata    bytea NOT NULL,
+		push        bytea NOT NULL
+	);
+	CREATE INDEX castor_tasks_last_active ON castor_tasks (last_active);
+	-- kind: 0 history, 1 conversation, 2 artifacts; seq: the index.
+	CREATE TABLE castor_items (
+		task_id text NOT NULL REFERENCES castor_tasks (id) ON DELETE CASCADE,
+		kind    smallint NOT NULL,
+		seq     integer NOT NULL,
+		body    bytea NOT NULL,
+		PRIMARY KEY (task_id, kind, seq)
+	);
+	CREATE TABLE castor_pending (
+		task_id text NOT NULL REFERENCES castor_tasks (id) ON DELETE CASCADE,
+		ord     integer NOT NULL,
+		call_id text NOT NULL,
+		body    bytea NOT NULL,
+		PRIMARY KEY (task_id, ord)
+	);
+	CREATE INDEX castor_pending_call ON castor_pending (task_id, call_id);
+	CREATE TABLE castor_leases (
+		task_id text PRIMARY KEY,
+		holder  text NOT NULL,
+		expires timestamptz NOT NULL
+	);`,
+}
+
+// migrateLock is the advisory lock replicas starting at once take while
+// they migrate, so that one applies each version.
+const migrateLock = 0x63617374 // "cast"
+
+// migrate brings the database's schema to the latest version. A database
+// from a newer Castor (more versions than this one knows) is refused
+// rather than written with an older shape.
+func migrate(ctx context.Context, pool *pgxpool.Pool) error {
+	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, migrateLock); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS castor_schema (version integer NOT NULL)`); err != nil {
+			return err
+		}
+		var have int
+		err := tx.QueryRow(ctx, `SELECT version FROM castor_schema`).Scan(&have)
+		switch {
+		case err == pgx.ErrNoRows:
+			if _, err := tx.Exec(ctx, `INSERT INTO castor_schema VALUES (0)`); err != nil {
+				return err
+			}
+		case err != nil:
+			return err
+		}
+		if have > len(migrations) {
+			return fmt.Errorf("the database's schema is version %d, newer than this castor's %d: upgrade castor", have, len(migrations))
+		}
+		for v := have; v < len(migrations); v++ {
+			if _, err := tx.Exec(ctx, migrations[v]); err != nil {
+				return fmt.Errorf("schema version %d: %w", v+1, err)
+			}
+		}
+		_, err = tx.Exec(ctx, `UPDATE castor_schema SET version = $1`, len(migrations))
+		return err
+	})
+}

@@ -1,0 +1,300 @@
+package a2a
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/castor-dev/castor/a2a/internal/jsonrpc"
+
+	"github.com/castor-dev/castor/agent"
+)
+
+// What a server does with a SharedStore (see SharedStore): it keeps the
+// version of each task it last saved or loaded (task.version), holds a
+// task's lease while it has turns running or queued for it (task.lease),
+// reloads a task in memory from the store when the store moved on, and
+// claims confirmations before answering them.
+
+// replicaStopped is the status text of a task whose turn ran on a replica
+// that stopped (its lease expired).
+const replicaStopped = "The server running this task stopped during its turn; send a message to continue."
+
+// fresh returns t as the store has it: when the stored version differs
+// from the one t holds and no turn runs in this process, t is refreshed
+// in place from the store (its engine session released and rebuilt from
+// the stored conversation at its next turn).
+func (s *Server) fresh(ctx context.Context, t *task) error {
+	if s.shared == nil {
+		return nil
+	}
+	t.mu.Lock()
+	busy, v := t.running, t.version
+	t.mu.Unlock()
+	if busy {
+		return nil
+	}
+	cur, err := s.shared.Version(ctx, t.id)
+	if errors.Is(err, ErrNotFound) && v == 0 {
+		return nil // new here, not saved yet
+	}
+	if err != nil {
+		return err
+	}
+	if cur == v {
+		return nil
+	}
+	return s.reload(ctx, t)
+}
+
+// reload replaces what t holds with the stored task.
+func (s *Server) reload(ctx context.Context, t *task) error {
+	st, v, err := s.shared.LoadVersioned(ctx, t.id)
+	if err != nil {
+		return err
+	}
+	elsewhere := s.runsElsewhere(ctx, st)
+	t.mu.Lock()
+	if t.running {
+		// A turn started here meanwhile, under the lease: it reloaded.
+		t.mu.Unlock()
+		return nil
+	}
+	release := t.session.Release()
+	s.applyStored(t, st, elsewhere)
+	t.version = v
+	t.mu.Unlock()
+	release()
+	return nil
+}
+
+// runsElsewhere reports whether a task stored as running has its turn
+// running on another replica (which holds its lease) rather than cut
+// short by a process that stopped.
+func (s *Server) runsElsewhere(ctx context.Context, st *StoredTask) bool {
+	if s.shared == nil || st.State.Terminal() || st.State == StateInputRequired {
+		return false
+	}
+	busy, err := s.shared.LeasedElsewhere(ctx, st.ID)
+	if err != nil {
+		s.log.Warn("a2a: reading a task's lease", "task", st.ID, "error", err)
+		return false
+	}
+	return busy
+}
+
+// holdLease takes t's lease for the turns this process is about to run,
+// unless it holds it already, waiting as long as ctx lasts while another
+// replica runs a turn of the task, and reloads t when the store moved
+// on. The caller holds t.leaseMu.
+func (s *Server) holdLease(ctx context.Context, t *task) error {
+	if s.shared == nil || t.lease != nil {
+		return nil
+	}
+	l, err := s.shared.Lease(ctx, t.id)
+	if err != nil {
+		return errBusy(err.Error())
+	}
+	t.lease = l
+	if err := s.fresh(ctx, t); err != nil {
+		t.lease = nil
+		l.Release()
+		return err
+	}
+	return nil
+}
+
+// releaseLease gives t's lease back once no turn runs or waits for it in
+// this process.
+func (s *Server) releaseLease(t *task) {
+	if s.shared == nil {
+		return
+	}
+	t.leaseMu.Lock()
+	defer t.leaseMu.Unlock()
+	t.mu.Lock()
+	running := t.running
+	t.mu.Unlock()
+	if running || t.lease == nil {
+		return
+	}
+	t.lease.Release()
+	t.lease = nil
+}
+
+// claimAnswers claims, in a shared store, the pending calls the answers
+// confirm, and returns those this process may run and an error naming the
+// others, which another request (here or on another replica) answered
+// first. Without a shared store every answer is returned.
+func (s *Server) claimAnswers(ctx context.Context, t *task, answers []agent.Answer) ([]agent.Answer, error) {
+	if s.shared == nil || len(answers) == 0 {
+		return answers, nil
+	}
+	var ok []agent.Answer
+	var refused []string
+	for _, a := range answers {
+		claimed, v, err := s.shared.ClaimPending(ctx, t.id, a.CallID)
+		if err != nil {
+			return ok, err
+		}
+		if !claimed {
+			refused = append(refused, a.CallID)
+			continue
+		}
+		t.mu.Lock()
+		t.version = v
+		t.mu.Unlock()
+		ok = append(ok, a)
+	}
+	if len(refused) > 0 {
+		return ok, fmt.Errorf("tool call %v was already answered; its confirmation was not applied again", refused)
+	}
+	return ok, nil
+}
+
+// followRemote makes sub, subscribed to a task whose turn runs on another
+// replica, receive the turn's end: it waits for that replica's lease to
+// go (the turn ended, or the replica died and its lease expired), reloads
+// the task, and publishes its state as the final update.
+func (s *Server) followRemote(t *task) {
+	ctx, cancel := context.WithTimeout(s.host.Context(), s.cfg.Limits.TurnTimeout)
+	defer cancel()
+	if err := s.shared.WaitReleased(ctx, t.id); err != nil {
+		return
+	}
+	if err := s.reload(ctx, t); err != nil {
+		s.log.Warn("a2a: reloading a task after its remote turn", "task", t.id, "error", err)
+		return
+	}
+	t.mu.Lock()
+	st := t.status
+	t.mu.Unlock()
+	text := ""
+	if st.Message != nil {
+		for _, p := range st.Message.Parts {
+			text += p.Text
+		}
+	}
+	t.fanout(&update{kind: uState, state: st.State, final: true, reason: reasonEnd, text: text, time: s.now(), workspace: t.settings.WorkspacePath}, t.detachSubs())
+}
+
+// detachSubs returns the task's subscribers; the final update ends them.
+func (t *task) detachSubs() []*subscriber {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	subs := make([]*subscriber, 0, len(t.subs))
+	for s := range t.subs {
+		subs = append(subs, s)
+	}
+	return subs
+}
+
+// withLease runs fn, a change of t outside its turns (a cancellation, a
+// push config), under t's lease, on t as the store has it: it waits for a
+// turn running on another replica to end, so that the turn's save and
+// this change do not overwrite each other. Without a shared store it runs
+// fn.
+func (s *Server) withLease(ctx context.Context, t *task, fn func() *rpcError) *rpcError {
+	if s.shared == nil {
+		return fn()
+	}
+	t.leaseMu.Lock()
+	if err := s.holdLease(ctx, t); err != nil {
+		t.leaseMu.Unlock()
+		return jsonrpc.AsError(err)
+	}
+	e := fn()
+	t.leaseMu.Unlock()
+	s.releaseLease(t)
+	return e
+}
+
+// runningElsewhere reports whether t's turn runs on another replica.
+func (s *Server) runningElsewhere(ctx context.Context, t *task) bool {
+	if s.shared == nil {
+		return false
+	}
+	t.mu.Lock()
+	maybe := !t.running && !t.state.Terminal() && t.state != StateInputRequired
+	t.mu.Unlock()
+	if !maybe {
+		return false
+	}
+	busy, err := s.shared.LeasedElsewhere(ctx, t.id)
+	return err == nil && busy
+}
+
+// cancelShared cancels t with a shared store: a turn running on another
+// replica is asked to stop (RequestCancel) and waited for; a task idle
+// everywhere is cancelled here, under its lease.
+func (s *Server) cancelShared(ctx context.Context, t *task) *rpcError {
+	if s.runningElsewhere(ctx, t) {
+		if err := s.shared.RequestCancel(ctx, t.id); err != nil {
+			return jsonrpc.AsError(err)
+		}
+		if err := s.shared.WaitReleased(ctx, t.id); err != nil {
+			return jsonrpc.AsError(err)
+		}
+		if err := s.reload(ctx, t); err != nil {
+			return jsonrpc.AsError(err)
+		}
+		t.mu.Lock()
+		st := t.state
+		t.mu.Unlock()
+		if st == StateCanceled {
+			return nil
+		}
+		// The turn ended otherwise first (or its replica died): the task
+		// is cancelled here, as an idle one.
+	}
+	return s.withLease(ctx, t, func() *rpcError { return s.cancelTask(ctx, t) })
+}
+
+// cancelRequested cancels the turn of task id running in this process,
+// which another replica asked for (SharedStore.OnCancel).
+func (s *Server) cancelRequested(id string) {
+	t, ok := s.host.Get(id)
+	if !ok {
+		return
+	}
+	t.mu.Lock()
+	running := t.running
+	t.mu.Unlock()
+	if running {
+		ctx, cancel := context.WithTimeout(s.host.Context(), time.Minute)
+		defer cancel()
+		_ = s.cancelTask(ctx, t)
+	}
+}
+
+// handleHealthz is the liveness probe: the process answers, 503 once it
+// is shutting down.
+func (s *Server) handleHealthz(w http.ResponseWriter, _ *http.Request) {
+	if s.closing.Load() {
+		jsonrpc.WriteJSON(w, http.StatusServiceUnavailable, map[string]any{"status": "shutting_down"})
+		return
+	}
+	jsonrpc.WriteJSON(w, http.StatusOK, map[string]any{"status": "ok"})
+}
+
+// handleReadyz is the readiness probe: 503 while the server shuts down or
+// its shared store (the database) does not answer within two seconds, so
+// that a load balancer sends requests to the replicas that can serve
+// them.
+func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request) {
+	if s.closing.Load() {
+		jsonrpc.WriteJSON(w, http.StatusServiceUnavailable, map[string]any{"status": "shutting_down"})
+		return
+	}
+	if s.shared != nil {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		if err := s.shared.Ready(ctx); err != nil {
+			jsonrpc.WriteJSON(w, http.StatusServiceUnavailable, map[string]any{"status": "store_unavailable", "error": err.Error()})
+			return
+		}
+	}
+	jsonrpc.WriteJSON(w, http.StatusOK, map[string]any{"status": "ready"})
+}

@@ -1,0 +1,76 @@
+package a2a
+
+import (
+	"context"
+	"errors"
+)
+
+// ErrConcurrentModification is returned by a SharedStore's SaveVersioned
+// when the task changed in the store since the version the caller holds
+// (another replica saved it): the caller's copy is stale and must be
+// reloaded, not written over the other's.
+var ErrConcurrentModification = errors.New("the task was changed by another replica")
+
+// SharedStore is a TaskStore several server processes (replicas behind a
+// load balancer) use at once, as package a2a/pgstore's PostgreSQL store
+// is. With one, a server never answers from a copy of a task another
+// replica has changed, never writes over another replica's turn, and runs
+// a confirmed tool call once whichever replica the confirmation reaches:
+//
+//   - every save names the version it read (SaveVersioned), and fails with
+//     ErrConcurrentModification when the task moved on;
+//   - a replica holds a task's lease (Lease) from the moment it accepts a
+//     message until its last queued turn ended and was saved; a message for
+//     a task leased elsewhere waits for the lease, then runs on the task as
+//     the other replica left it;
+//   - a task kept in memory and not leased by this process is checked
+//     against the stored version before use (Version) and reloaded when it
+//     moved on;
+//   - a pending confirmation is claimed (ClaimPending) before it is
+//     answered: of two replicas answering the same call, one runs it and
+//     the other tells its client the call was already answered;
+//   - a task stored as running whose lease expired (its replica died) is
+//     shown interrupted and continuable, as after a restart.
+type SharedStore interface {
+	TaskStore
+	// LoadVersioned is Load with the version loaded.
+	LoadVersioned(ctx context.Context, id string) (*StoredTask, int64, error)
+	// SaveVersioned saves t when the stored version is prev (0: the task
+	// is not stored yet) and returns the new version, or
+	// ErrConcurrentModification.
+	SaveVersioned(ctx context.Context, t *StoredTask, prev int64) (int64, error)
+	// Version returns the stored version of a task, ErrNotFound for an
+	// unknown one.
+	Version(ctx context.Context, id string) (int64, error)
+	// Lease waits, as long as ctx lasts, until no other replica holds the
+	// task's lease, and takes it; the store renews it until Release.
+	Lease(ctx context.Context, id string) (Lease, error)
+	// LeasedElsewhere reports whether another replica holds a live lease
+	// on the task (its turn runs there).
+	LeasedElsewhere(ctx context.Context, id string) (bool, error)
+	// WaitReleased waits, as long as ctx lasts, until no other replica
+	// holds a live lease on the task: its turn ended, or its replica died
+	// and the lease expired.
+	WaitReleased(ctx context.Context, id string) error
+	// ClaimPending claims the pending confirmation of call callID of the
+	// task, once: it reports false when the call is not pending (already
+	// answered, here or on another replica). A claim raises the task's
+	// version, which it returns.
+	ClaimPending(ctx context.Context, id, callID string) (claimed bool, version int64, err error)
+	// RequestCancel asks the replica running the task's turn to cancel
+	// it; OnCancel sets the function this process's store calls with the
+	// id of every task whose cancellation another replica asked for.
+	RequestCancel(ctx context.Context, id string) error
+	OnCancel(fn func(id string))
+	// Ready reports whether the store answers (readiness probes).
+	Ready(ctx context.Context) error
+}
+
+// Lease is a task's lease held by this process.
+type Lease interface {
+	// Release gives the lease up.
+	Release()
+	// Lost is closed when the store could not renew the lease in time:
+	// another replica may take the task.
+	Lost() <-chan struct{}
+}
