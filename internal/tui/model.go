@@ -755,6 +755,9 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 	case "shift+tab":
 		m.cycleMode()
 		return nil
+	case "ctrl+y":
+		m.toggleYolo()
+		return nil
 	case "tab":
 		if m.comp.active() {
 			m.acceptCompletion()
@@ -869,27 +872,54 @@ func (m *model) userBlock(text string) string {
 	return m.theme.user.Render(strings.Join(lines, "\n"))
 }
 
-// modes is the Shift+Tab cycle, as in Gemini CLI.
-var modes = []policy.Mode{policy.ModeDefault, policy.ModeAutoEdit, policy.ModeYolo, policy.ModePlan}
-
+// cycleMode is Shift+Tab, as Gemini CLI 0.61 cycles: default →
+// auto_edit → plan → default, plan skipped while a turn runs, and YOLO
+// left to auto_edit. YOLO is never reached from here: two presses meant
+// for plan mode must not approve every shell command (Ctrl+Y does that).
 func (m *model) cycleMode() {
 	if m.agent == nil || m.agent.Policy == nil {
+		m.printNotice(noticeInfo, "The approval mode can change once Castor has started.")
 		return
 	}
-	cur := m.agent.Policy.Mode()
-	next := modes[0]
-	for i, md := range modes {
-		if md == cur {
-			next = modes[(i+1)%len(modes)]
-		}
-	}
-	if next == policy.ModeYolo && m.agent.Settings.YoloDisabled() {
-		// security.disableYoloMode: say so, as Gemini CLI's toggle does,
-		// and move on to the mode after.
-		m.printNotice(noticeWarn, config.YoloToggleRefused)
+	var next policy.Mode
+	switch m.agent.Policy.Mode() {
+	case policy.ModeDefault:
+		next = policy.ModeAutoEdit
+	case policy.ModeAutoEdit:
 		next = policy.ModePlan
+		if m.running {
+			next = policy.ModeDefault
+		}
+	case policy.ModeYolo:
+		next = policy.ModeAutoEdit
+	default:
+		next = policy.ModeDefault
 	}
 	m.agent.Policy.SetMode(next)
+}
+
+// yoloWarning is printed each time Ctrl+Y turns YOLO mode on: from then
+// on nothing asks before a shell command runs.
+const yoloWarning = "YOLO mode is on: every tool call, shell commands included, runs without asking. Ctrl+Y turns it off."
+
+// toggleYolo is Ctrl+Y: YOLO mode on, or back to default, as Gemini CLI's
+// toggle; security.disableYoloMode refuses it with Gemini CLI's words.
+func (m *model) toggleYolo() {
+	if m.agent == nil || m.agent.Policy == nil {
+		m.printNotice(noticeInfo, "The approval mode can change once Castor has started.")
+		return
+	}
+	if m.agent.Policy.Mode() == policy.ModeYolo {
+		m.agent.Policy.SetMode(policy.ModeDefault)
+		m.printNotice(noticeInfo, "YOLO mode is off: tool calls ask for approval again.")
+		return
+	}
+	if m.agent.Settings.YoloDisabled() {
+		m.printNotice(noticeWarn, config.YoloToggleRefused)
+		return
+	}
+	m.agent.Policy.SetMode(policy.ModeYolo)
+	m.printNotice(noticeWarn, yoloWarning)
 }
 
 // quitWindow is how long a Ctrl-C waits for the second one that quits.
@@ -1066,7 +1096,9 @@ func (m *model) footerRight(level int) []string {
 		case policy.ModePlan:
 			s = m.theme.accent.Render("plan")
 		}
-		if level == 0 {
+		if level == 0 && mode == policy.ModeYolo {
+			s += m.theme.dim.Render(" (ctrl+y)")
+		} else if level == 0 {
 			s += m.theme.dim.Render(" (shift+tab)")
 		}
 		right = append(right, s)
