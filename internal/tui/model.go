@@ -153,6 +153,9 @@ type model struct {
 	// when the program ends on its own terms (the trust dialog left).
 	exitCode int
 	exitNote string
+	// pace stops the renderer's ticker while nothing happens (pace.go);
+	// nil in tests.
+	pace *pacer
 }
 
 func newModel(ctx context.Context, c Config) *model {
@@ -316,6 +319,7 @@ func splitRows(text string, rows, width int) []string {
 
 // Update handles one message.
 func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	m.pace.wake()
 	asking := m.dialog != nil
 	cmd := m.update(msg)
 	if asking && m.dialog == nil && m.running {

@@ -78,6 +78,7 @@ func Run(ctx context.Context, c Config) int {
 		watch.drawn = func() { go p.Send(frameDrawnMsg{}) }
 	}
 	m.send = p.Send
+	m.pace = newPacer(p)
 	m.exitAfterFirstFrame = getenv(c.Environ, firstFrameEnv) != ""
 	assembled := make(chan *setup.Agent, 1)
 	go func() { assembled <- m.assemble(p.Send) }()
