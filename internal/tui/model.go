@@ -89,6 +89,13 @@ type model struct {
 	screenReader  bool
 	md            markdown
 	tailCache     struct{ src, out string }
+	// boxCache is the input box as last drawn, and what it was drawn
+	// from: drawing it was most of a streamed chunk's cost, and it does
+	// not change while an answer streams.
+	boxCache struct {
+		key inputKey
+		out string
+	}
 
 	input textarea.Model
 	spin  spinner.Model
@@ -206,6 +213,7 @@ func (m *model) applyTheme() {
 	m.spin.Style = m.theme.accent
 	m.md.set(m.width, m.theme.mdStyle(), m.screenReader)
 	m.tailCache.src, m.tailCache.out = "", ""
+	m.boxCache.out = ""
 	m.resize()
 }
 
@@ -213,6 +221,7 @@ func (m *model) resize() {
 	m.input.SetWidth(max(m.width, 10))
 	m.md.set(m.width, m.theme.mdStyle(), m.screenReader)
 	m.tailCache.src = "\x00"
+	m.boxCache.out = ""
 }
 
 // Init prints the banner and asks the terminal for its background colour.
@@ -1009,7 +1018,7 @@ func (m *model) render() string {
 		parts = append(parts, status)
 	}
 	if m.dialog == nil {
-		parts = append(parts, m.theme.box.Width(m.width).Render(m.input.View()))
+		parts = append(parts, m.inputBox())
 		if c := m.renderCompletion(); c != "" {
 			parts = append(parts, c)
 		}
@@ -1137,4 +1146,24 @@ func contextLeft(used int32) int {
 	const window = 1 << 20
 	left := 100 - int(int64(used)*100/window)
 	return max(left, 0)
+}
+
+// inputKey is what the input box's drawing depends on.
+type inputKey struct {
+	value             string
+	line, col, scroll int
+	width             int
+	placeholder       string
+	focused           bool
+}
+
+// inputBox is the input editor in its box, drawn again only when the
+// input changed (applyTheme and resize forget the last drawing).
+func (m *model) inputBox() string {
+	k := inputKey{value: m.input.Value(), line: m.input.Line(), col: m.input.Column(), scroll: m.input.ScrollYOffset(),
+		width: m.width, focused: m.input.Focused(), placeholder: m.input.Placeholder}
+	if m.boxCache.out == "" || k != m.boxCache.key {
+		m.boxCache.key, m.boxCache.out = k, m.theme.box.Width(m.width).Render(m.input.View())
+	}
+	return m.boxCache.out
 }
