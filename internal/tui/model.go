@@ -118,6 +118,10 @@ type model struct {
 	shell     *shellRun
 	pastes    pastes
 	queued    []string
+	// queuedShown counts the first queued prompts already printed (typed
+	// before the session was ready); the others are shown in the live
+	// area until their turn starts (queue.go).
+	queuedShown int
 	// mcpWaiting holds prompts while MCP servers connect (mcpwait.go).
 	mcpWaiting bool
 
@@ -467,6 +471,7 @@ func (m *model) onReady(msg readyMsg) tea.Cmd {
 		m.cfg.Prompt = ""
 		m.print(m.userBlock(p))
 		m.queued = append([]string{p}, m.queued...)
+		m.queuedShown++
 	}
 	tick := m.watchMCP()
 	if m.mcpWaiting && len(m.queued) > 0 {
@@ -495,6 +500,7 @@ func (m *model) nextQueued() tea.Cmd {
 			break
 		}
 	}
+	m.printQueued(n)
 	p := joinQueued(m.queued[:n])
 	m.queued = m.queued[n:]
 	return m.submit(p, true)
@@ -756,6 +762,9 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 			m.comp = completion{}
 			return nil
 		}
+		if m.dropLastQueued() {
+			return nil
+		}
 		if m.running {
 			m.cancelTurn()
 			return nil
@@ -797,6 +806,9 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 	case "up":
 		if m.comp.active() {
 			m.comp.move(-1)
+			return nil
+		}
+		if m.editQueued() {
 			return nil
 		}
 		if m.input.Line() == 0 && m.hist != nil {
@@ -845,8 +857,14 @@ func (m *model) submit(text string, queued bool) tea.Cmd {
 		}
 		idle := !m.running && !m.compressing && m.dialog == nil && !m.shellRunning()
 		first := len(m.queued) == 0
-		m.separate()
-		m.print(m.userBlock(text))
+		if (!m.ready || idle) && m.queuedShown == len(m.queued) {
+			// Nothing is being printed: the prompt can go to the
+			// scrollback now. During a turn it would land inside the
+			// answer, so it waits in the live area (queue.go).
+			m.separate()
+			m.print(m.userBlock(text))
+			m.queuedShown++
+		}
 		m.queued = append(m.queued, text)
 		switch {
 		case !m.ready:
@@ -1016,6 +1034,9 @@ func (m *model) render() string {
 	}
 	if m.dialog == nil {
 		parts = append(parts, status)
+		if q := m.renderQueued(); q != "" {
+			parts = append(parts, q)
+		}
 	}
 	if m.dialog == nil {
 		parts = append(parts, m.inputBox())
