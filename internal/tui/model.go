@@ -113,6 +113,19 @@ type model struct {
 	retry     *retryWait
 	calls     []*agent.ToolCall
 	dialog    *dialog
+	// picker is a command's list or question (picker.go), in place of
+	// the input.
+	picker *picker
+	// overlay is text shown above the input until the next key: the
+	// shortcuts (?) or the last tool output (Ctrl+O), keys.go.
+	overlay string
+	// search is Ctrl+R's reverse search, keys its key table, lastCallDone
+	// the last finished tool call (Ctrl+O), keys.go.
+	search       *histSearch
+	keys         keymap
+	lastCallDone *agent.ToolCall
+	// lastEsc is when Esc was last pressed on an idle prompt (Esc Esc).
+	lastEsc time.Time
 	elicits   []*elicitForm // MCP servers' questions, the first shown
 	trust     *trustAsk     // the folder trust question (trustdialog.go)
 	shell     *shellRun
@@ -400,6 +413,8 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case editorDoneMsg:
 		return m.onEditorDone(msg)
+	case promptEditedMsg:
+		return m.onPromptEdited(msg)
 	case shellDoneMsg:
 		return m.onShellDone(msg)
 	case commandDoneMsg:
@@ -414,6 +429,10 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		m.spin, cmd = m.spin.Update(msg)
 		return cmd
 	case tea.PasteMsg:
+		if m.picker != nil && m.dialog == nil {
+			m.pickerPaste(msg)
+			return nil
+		}
 		if m.dialog != nil && m.dialog.note != nil {
 			var cmd tea.Cmd
 			*m.dialog.note, cmd = m.dialog.note.Update(msg)
@@ -648,6 +667,7 @@ func (m *model) onCall(c *agent.ToolCall) {
 		}
 		m.print(m.renderCall(c, false))
 		m.lastCall = true
+		m.noteDone(c)
 		return
 	}
 	if i >= 0 {
@@ -738,6 +758,12 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 	if m.dialog != nil {
 		return m.dialogKey(k)
 	}
+	if m.picker != nil {
+		return m.pickerKey(k)
+	}
+	if cmd, ok := m.appKey(k); ok {
+		return cmd
+	}
 	switch ks {
 	case "ctrl+c":
 		if m.input.Value() != "" {
@@ -773,13 +799,7 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 			m.cancelShell()
 			return nil
 		}
-		return nil
-	case "shift+tab":
-		m.cycleMode()
-		return nil
-	case "ctrl+y":
-		m.toggleYolo()
-		return nil
+		return m.doubleEsc()
 	case "tab":
 		if m.comp.active() {
 			m.acceptCompletion()
@@ -1032,13 +1052,23 @@ func (m *model) render() string {
 	if len(m.queued) > 0 && m.ready && status == "" {
 		status = m.theme.dim.Render(fmt.Sprintf("%d queued", len(m.queued)))
 	}
+	if m.search != nil && m.dialog == nil {
+		status = m.renderSearch()
+	}
 	if m.dialog == nil {
 		parts = append(parts, status)
 		if q := m.renderQueued(); q != "" {
 			parts = append(parts, q)
 		}
 	}
-	if m.dialog == nil {
+	switch {
+	case m.dialog != nil:
+	case m.picker != nil:
+		parts = append(parts, m.renderPicker())
+	case m.overlay != "":
+		// Ctrl+O's output and ?'s shortcuts, above the input (keys.go).
+		parts = append(parts, m.overlay, m.inputBox())
+	default:
 		parts = append(parts, m.inputBox())
 		if c := m.renderCompletion(); c != "" {
 			parts = append(parts, c)
