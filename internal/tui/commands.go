@@ -65,6 +65,7 @@ func (m *model) terminalCommands() []*command.Command {
 		cmd("mcp", "List the MCP servers and their status.", true, (*model).cmdMCP),
 		cmd("ide", "Show the IDE connection; enable or disable IDE mode.", true, (*model).cmdIDE),
 		cmd("directory", "Add or show workspace directories.", true, (*model).cmdDirectory),
+		cmd("auth", "Change the auth method.", false, (*model).cmdAuth),
 		cmd("permissions", "Manage folder trust settings and other permissions", true, (*model).cmdPermissions), // trustdialog.go
 	}
 }

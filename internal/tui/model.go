@@ -177,6 +177,13 @@ type model struct {
 	// when the program ends on its own terms (the trust dialog left).
 	exitCode int
 	exitNote string
+	// assembled receives what each assembly built (nil on failure);
+	// assemblies counts those started (tui.go).
+	assembled  chan *setup.Agent
+	assemblies int
+	// authFirst says the auth dialog is open because the session could
+	// not start without credentials (authdialog.go).
+	authFirst bool
 	// pace stops the renderer's ticker while nothing happens (pace.go);
 	// nil in tests.
 	pace *pacer
@@ -465,6 +472,11 @@ func (m *model) onReady(msg readyMsg) tea.Cmd {
 		m.startErr = msg.err
 		m.status = "start-up failed"
 		m.printNotice(noticeError, msg.err.Error())
+		if needsAuth(msg.err) {
+			// A first run without credentials: the auth dialog, not a
+			// dead input (authdialog.go).
+			m.openAuth(true)
+		}
 		return nil
 	}
 	a := msg.agent
