@@ -126,11 +126,11 @@ type model struct {
 	lastCallDone *agent.ToolCall
 	// lastEsc is when Esc was last pressed on an idle prompt (Esc Esc).
 	lastEsc time.Time
-	elicits   []*elicitForm // MCP servers' questions, the first shown
-	trust     *trustAsk     // the folder trust question (trustdialog.go)
-	shell     *shellRun
-	pastes    pastes
-	queued    []string
+	elicits []*elicitForm // MCP servers' questions, the first shown
+	trust   *trustAsk     // the folder trust question (trustdialog.go)
+	shell   *shellRun
+	pastes  pastes
+	queued  []string
 	// queuedShown counts the first queued prompts already printed (typed
 	// before the session was ready); the others are shown in the live
 	// area until their turn starts (queue.go).
