@@ -117,10 +117,10 @@ var settingsTable = []settingKey{
 	{"output.format", honoured, `"text"`, "", ""},
 
 	{"ui.debugRainbow", cosmetic, "false", "", noInk},
-	{"ui.theme", cosmetic, "", "", "Castor's TUI follows the terminal's background; /theme switches"},
+	{"ui.theme", honoured, "", "", ""},
 	{"ui.autoThemeSwitching", cosmetic, "true", "", noInk},
 	{"ui.terminalBackgroundPollingInterval", cosmetic, "60", "", noInk},
-	{"ui.customThemes", cosmetic, "{}", "", noInk},
+	{"ui.customThemes", honoured, "{}", "", ""},
 	{"ui.hideWindowTitle", cosmetic, "false", "", noInk},
 	{"ui.inlineThinkingMode", cosmetic, `"off"`, "", noInk},
 	{"ui.showStatusInTitle", cosmetic, "false", "", noInk},

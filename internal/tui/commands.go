@@ -58,7 +58,7 @@ func (m *model) terminalCommands() []*command.Command {
 		cmd("model", "Show the model in use, or switch to another one.", false, (*model).cmdModel),
 		cmd("about", "Show version information.", false, (*model).cmdAbout),
 		cmd("copy", "Copy the last answer to the clipboard.", false, (*model).cmdCopy),
-		cmd("theme", "Switch between the dark and the light theme.", false, (*model).cmdTheme),
+		cmd("theme", "Change the theme.", false, (*model).cmdTheme), // themes.go
 		cmd("chat", "Save, resume, list or delete conversation checkpoints.", true, (*model).cmdChat),
 		cmd("resume", "List the recorded sessions of this project, or switch to one.", true, (*model).cmdResume),
 		cmd("compress", "Compresses the context by replacing it with a summary.", true, (*model).cmdCompress),
@@ -342,17 +342,6 @@ func (m *model) cmdCopy([]string) tea.Cmd {
 	}
 	m.printNotice(noticeInfo, "Last answer copied to the clipboard.")
 	return tea.SetClipboard(m.lastAnswer)
-}
-
-func (m *model) cmdTheme([]string) tea.Cmd {
-	m.theme = newTheme(!m.theme.dark, m.theme.plain)
-	m.applyTheme()
-	name := "light"
-	if m.theme.dark {
-		name = "dark"
-	}
-	m.printNotice(noticeInfo, "Theme: "+name)
-	return nil
 }
 
 // checkpointPath is where /chat save keeps a conversation: the project's

@@ -85,6 +85,10 @@ type model struct {
 
 	width, height int
 	theme         theme
+	// themeChosen is the theme named by ui.theme or /theme ("" follows
+	// the terminal's background); customThemes are ui.customThemes'.
+	themeChosen  string
+	customThemes []palette
 	noColor       bool
 	screenReader  bool
 	md            markdown
@@ -389,7 +393,9 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		m.printBanner()
 		return nil
 	case tea.BackgroundColorMsg:
-		if dark := msg.IsDark(); dark != m.theme.dark {
+		// A theme chosen by name stays; the default follows the
+		// background, as Gemini CLI's does.
+		if dark := msg.IsDark(); dark != m.theme.dark && m.themeChosen == "" {
 			m.theme = newTheme(dark, m.theme.plain)
 			m.applyTheme()
 		}
@@ -491,6 +497,8 @@ func (m *model) onReady(msg readyMsg) tea.Cmd {
 		m.screenReader = true
 		m.theme = newTheme(m.theme.dark, true)
 		m.applyTheme()
+	} else {
+		m.loadThemes(a.Settings)
 	}
 	m.files = newFileIndex(a.Workspace.Root())
 	m.noteUntrusted(a)
