@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -282,22 +283,26 @@ var modelChoices = []string{routing.Auto, "pro", "flash", "flash-lite"}
 
 func (m *model) cmdModel(args []string) tea.Cmd {
 	if len(args) == 0 {
-		var b strings.Builder
-		fmt.Fprintf(&b, "%s\n", m.theme.title.Render("Model: "+termtext.String(m.modelID)))
+		// A picker, as Gemini CLI's model dialog; any other model is
+		// named with /model <name>.
+		var items []pickItem
+		sel := 0
 		for _, c := range modelChoices {
-			mark := "  "
-			if c == m.modelID {
-				mark = "● "
-			}
 			what := routing.Resolve(c, false)
 			if c == routing.Auto {
 				what = "routed per prompt to " + routing.ProModel + " or " + routing.FlashModel
 			}
-			fmt.Fprintf(&b, "  %s%-11s %s\n", mark, c, m.theme.dim.Render(what))
+			if c == m.modelID {
+				sel = len(items)
+			}
+			items = append(items, pickItem{label: c, desc: what})
 		}
-		b.WriteString("Switch with /model <name> (an alias above or a model name such as gemini-2.5-pro).")
-		m.print(b.String())
-		m.print("")
+		if !slices.Contains(modelChoices, m.modelID) && m.modelID != "" {
+			sel = len(items)
+			items = append(items, pickItem{label: m.modelID, desc: "in use"})
+		}
+		m.pick(&picker{title: "Select Model", note: "Current: " + m.modelID + ". Any other model: /model <name>.", items: items, sel: sel,
+			choose: func(m *model, it pickItem) tea.Cmd { return m.cmdModel([]string{it.label}) }})
 		return nil
 	}
 	name := args[0]
@@ -447,8 +452,25 @@ func (m *model) cmdResume(args []string) tea.Cmd {
 		m.printNotice(noticeError, err.Error())
 		return nil
 	}
-	m.print(strings.TrimRight(termtext.String(chats.FormatList(infos, m.agent.Session.ID(), time.Now())), "\n"))
-	m.printNotice(noticeInfo, "Switch to one with /resume <index or id>.")
+	if len(infos) == 0 {
+		m.printNotice(noticeInfo, termtext.String(chats.ErrNoSessions.Error()))
+		return nil
+	}
+	// A picker, newest first, as Gemini CLI's session browser; Enter
+	// resumes the session chosen.
+	now := time.Now()
+	cur := m.agent.Session.ID()
+	items := make([]pickItem, 0, len(infos))
+	for i := len(infos) - 1; i >= 0; i-- {
+		in := infos[i]
+		desc := chats.FormatRelativeTime(in.LastUpdated, now)
+		if cur != "" && strings.Contains(in.FileName, cur[:min(8, len(cur))]) {
+			desc += ", current"
+		}
+		items = append(items, pickItem{label: firstLine(in.DisplayName), desc: desc, value: in.ID})
+	}
+	m.pick(&picker{title: "Resume a session", note: fmt.Sprintf("%d sessions of this project, newest first.", len(infos)), items: items,
+		choose: func(m *model, it pickItem) tea.Cmd { return m.cmdResume([]string{it.value}) }})
 	return nil
 }
 
