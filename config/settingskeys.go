@@ -93,7 +93,7 @@ var settingsTable = []settingKey{
 
 	{"general.preferredEditor", honoured, "", "", ".General.PreferredEditor"},
 	{"general.openEditorInNewWindow", unsupported, "false", "", ""},
-	{"general.vimMode", cosmetic, "false", "", "Castor's prompt has no Vim keys"},
+	{"general.vimMode", honoured, "false", "", ""},
 	{"general.defaultApprovalMode", honoured, `"default"`, "", ".General.DefaultApprovalMode"},
 	{"general.devtools", notApplicable, "false", "", "a Node.js inspector"},
 	{"general.enableAutoUpdate", notApplicable, "true", "false", "Castor does not update itself"},

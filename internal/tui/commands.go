@@ -67,6 +67,8 @@ func (m *model) terminalCommands() []*command.Command {
 		cmd("ide", "Show the IDE connection; enable or disable IDE mode.", true, (*model).cmdIDE),
 		cmd("directory", "Add or show workspace directories.", true, (*model).cmdDirectory),
 		cmd("auth", "Change the auth method.", false, (*model).cmdAuth),
+		cmd("vim", "Toggle vim mode for the input.", false, (*model).cmdVim), // vim.go
+		cmd("settings", "View and edit Castor's settings.", true, (*model).cmdSettings), // settingsdialog.go
 		cmd("permissions", "Manage folder trust settings and other permissions", true, (*model).cmdPermissions), // trustdialog.go
 	}
 }

@@ -128,6 +128,11 @@ type model struct {
 	search       *histSearch
 	keys         keymap
 	lastCallDone *agent.ToolCall
+	// vim is vim mode for the input, vimNormal its NORMAL mode and
+	// vimPending the first key of a two-key command (vim.go).
+	vim        bool
+	vimNormal  bool
+	vimPending string
 	// lastEsc is when Esc was last pressed on an idle prompt (Esc Esc).
 	lastEsc time.Time
 	elicits []*elicitForm // MCP servers' questions, the first shown
@@ -500,6 +505,9 @@ func (m *model) onReady(msg readyMsg) tea.Cmd {
 	} else {
 		m.loadThemes(a.Settings)
 	}
+	if on, _ := a.Settings.GetBool("general.vimMode"); on {
+		m.setVim(true)
+	}
 	m.files = newFileIndex(a.Workspace.Root())
 	m.noteUntrusted(a)
 	if h := a.Session.History(); len(h) > 0 {
@@ -780,6 +788,11 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 	}
 	if m.picker != nil {
 		return m.pickerKey(k)
+	}
+	if m.vim {
+		if cmd, ok := m.vimKey(k); ok {
+			return cmd
+		}
 	}
 	if cmd, ok := m.appKey(k); ok {
 		return cmd
@@ -1158,6 +1171,9 @@ func (m *model) footer() string {
 // all, 1 drops the hints, 2 the model too.
 func (m *model) footerRight(level int) []string {
 	right := []string{}
+	if v := m.vimStatus(); v != "" {
+		right = append(right, v)
+	}
 	if m.status != "" {
 		right = append(right, m.status)
 	}

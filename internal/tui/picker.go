@@ -43,6 +43,9 @@ type picker struct {
 	submit func(m *model, value string) tea.Cmd
 	// digits is a number being typed to pick an item past 9.
 	digits string
+	// tab, when set, is what Tab does (the settings dialog's scope)
+	// instead of moving down.
+	tab func(m *model)
 }
 
 // maxPickRows is how many items a picker shows at a time.
@@ -95,6 +98,10 @@ func (m *model) pickerKey(k tea.KeyPressMsg) tea.Cmd {
 		var cmd tea.Cmd
 		*p.text, cmd = p.text.Update(k)
 		return cmd
+	}
+	if k.String() == "tab" && p.tab != nil {
+		p.tab(m)
+		return nil
 	}
 	switch k.String() {
 	case "up", "k", "shift+tab":
