@@ -68,6 +68,16 @@ func (m *model) terminalCommands() []*command.Command {
 		cmd("directory", "Add or show workspace directories.", true, (*model).cmdDirectory),
 		cmd("auth", "Change the auth method.", false, (*model).cmdAuth),
 		cmd("vim", "Toggle vim mode for the input.", false, (*model).cmdVim), // vim.go
+		// morecmds.go
+		cmd("agents", "List the subagents the model may call.", true, (*model).cmdAgents),
+		cmd("policies", "List the policy rules in force, by approval mode.", true, (*model).cmdPolicies),
+		cmd("editor", "Set the external editor.", true, (*model).cmdEditor),
+		cmd("privacy", "Show the privacy notice.", true, (*model).cmdPrivacy),
+		cmd("bug", "Prepare a bug report (copied, not sent).", false, (*model).cmdBug),
+		cmd("docs", "Show where Castor's documentation is.", false, (*model).cmdDocs),
+		cmd("terminal-setup", "Say how to type new lines in this terminal.", false, (*model).cmdTerminalSetup),
+		cmd("commands", "List the custom commands.", true, (*model).cmdCommands),
+		cmd("shortcuts", "Show the keyboard shortcuts.", false, (*model).cmdShortcuts),
 		cmd("settings", "View and edit Castor's settings.", true, (*model).cmdSettings), // settingsdialog.go
 		cmd("permissions", "Manage folder trust settings and other permissions", true, (*model).cmdPermissions), // trustdialog.go
 	}
@@ -116,6 +126,10 @@ func (m *model) runCommand(line string) tea.Cmd {
 	if len(words) == 0 {
 		return nil
 	}
+	if name, ok := commandAliases[words[0]]; ok {
+		words[0] = name
+		line = "/" + strings.Join(words, " ")
+	}
 	c, _, _ := m.commands().Lookup(words[0])
 	if c != nil && c.Faces == command.FaceTerminal && c.Execute != nil {
 		// The terminal's own: it touches the screen, so it runs here,
@@ -129,6 +143,10 @@ func (m *model) runCommand(line string) tea.Cmd {
 	}
 	if m.agent == nil {
 		m.printNotice(noticeWarn, "Castor is still starting; try again in a moment.")
+		return nil
+	}
+	if why, ok := notHere[words[0]]; ok && c == nil {
+		m.printNotice(noticeInfo, "/"+words[0]+" is not available in Castor: "+why+".")
 		return nil
 	}
 	if c == nil || !c.OfferedIn(command.FaceTerminal) {
