@@ -208,13 +208,20 @@ func (m *model) onCommandDone(msg commandDoneMsg) tea.Cmd {
 
 // keys is the key list of /help and the README.
 var keys = [][2]string{
-	{"Enter", "send the message"},
+	{"Enter", "send the message (queued while a turn runs)"},
 	{"Ctrl-J, Alt-Enter, Shift-Enter", "new line"},
-	{"Up, Down", "previous and next input (per project)"},
+	{"Up, Down, Ctrl-P, Ctrl-N", "previous and next input (per project); Up edits queued prompts"},
+	{"Ctrl-R", "search the input history"},
 	{"Tab", "complete a /command or an @path"},
-	{"Esc", "cancel the running request; close the completion list"},
+	{"Esc", "cancel the running request; remove a queued prompt; close a list"},
+	{"Esc Esc", "clear the input; on an empty one, rewind"},
 	{"Shift-Tab", "cycle the approval mode: default, auto-accept edits, plan"},
 	{"Ctrl-Y", "turn YOLO mode (no approvals) on or off"},
+	{"Ctrl-G", "edit the prompt in the external editor"},
+	{"Ctrl-O", "show the last tool output in full"},
+	{"Ctrl-L", "clear the screen"},
+	{"Ctrl-Z", "suspend Castor (fg resumes it)"},
+	{"?", "show the shortcuts (on an empty input)"},
 	{"Ctrl-C", "clear the input; twice to quit"},
 	{"Ctrl-D", "quit (on an empty input)"},
 	{"!command", "run a shell command; it and its output join the conversation"},
