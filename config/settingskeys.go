@@ -93,7 +93,7 @@ var settingsTable = []settingKey{
 
 	{"general.preferredEditor", honoured, "", "", ".General.PreferredEditor"},
 	{"general.openEditorInNewWindow", unsupported, "false", "", ""},
-	{"general.vimMode", cosmetic, "false", "", "Castor's prompt has no Vim keys"},
+	{"general.vimMode", honoured, "false", "", ""},
 	{"general.defaultApprovalMode", honoured, `"default"`, "", ".General.DefaultApprovalMode"},
 	{"general.devtools", notApplicable, "false", "", "a Node.js inspector"},
 	{"general.enableAutoUpdate", notApplicable, "true", "false", "Castor does not update itself"},
@@ -117,10 +117,10 @@ var settingsTable = []settingKey{
 	{"output.format", honoured, `"text"`, "", ""},
 
 	{"ui.debugRainbow", cosmetic, "false", "", noInk},
-	{"ui.theme", cosmetic, "", "", "Castor's TUI follows the terminal's background; /theme switches"},
+	{"ui.theme", honoured, "", "", ""},
 	{"ui.autoThemeSwitching", cosmetic, "true", "", noInk},
 	{"ui.terminalBackgroundPollingInterval", cosmetic, "60", "", noInk},
-	{"ui.customThemes", cosmetic, "{}", "", noInk},
+	{"ui.customThemes", honoured, "{}", "", ""},
 	{"ui.hideWindowTitle", cosmetic, "false", "", noInk},
 	{"ui.inlineThinkingMode", cosmetic, `"off"`, "", noInk},
 	{"ui.showStatusInTitle", cosmetic, "false", "", noInk},

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/castor-dev/castor/config"
+	"github.com/castor-dev/castor/internal/oauth"
 	"github.com/castor-dev/castor/internal/routing"
 	"github.com/castor-dev/castor/internal/version"
 	"github.com/castor-dev/castor/model"
@@ -39,6 +40,9 @@ func baseClient(ctx context.Context, o Options, st *config.Settings, getenv func
 		}
 		return m, nil
 	}
+	// A key entered in the terminal's auth dialog stands in for
+	// GEMINI_API_KEY when the environment has no credentials.
+	getenv = oauth.WithStoredAPIKey(getenv, st.Security.Auth.SelectedType, oauth.NewStore(home))
 	// Sign in with Google (Code Assist) when the auth type says so,
 	// otherwise the Gemini API key or Vertex path.
 	m, ok, err := newAuthClient(ctx, st, getenv, home, version.Version)

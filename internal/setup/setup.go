@@ -213,6 +213,7 @@ type Agent struct {
 	// subagentNames are the subagents the model may invoke.
 	skillsSection, agentsSection string
 	subagentNames                []string
+	subagentDefs                 []*subagents.Definition
 	// toolHooks are the session's BeforeTool and AfterTool hooks, which
 	// subagents run too; nil without hooks.
 	toolHooks agent.Hooks

@@ -124,6 +124,7 @@ func (a *Agent) addSubagents(o Options, ts *toolSet, e subagentEnv) error {
 		ts.registry.Register(at)
 	}
 	a.agentsSection = subagents.Section(defs)
+	a.subagentDefs = defs
 	for _, d := range defs {
 		a.subagentNames = append(a.subagentNames, d.Name)
 	}
@@ -254,3 +255,7 @@ func (t toolHooks) Handles(e agent.HookEvent) bool {
 func (t toolHooks) Fire(ctx context.Context, in *agent.HookInput) (*agent.HookOutput, error) {
 	return t.h.Fire(ctx, in)
 }
+
+// SubagentDefinitions are the subagents the model may invoke in this
+// session (the terminal's /agents lists them).
+func (a *Agent) SubagentDefinitions() []*subagents.Definition { return a.subagentDefs }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -58,13 +59,26 @@ func (m *model) terminalCommands() []*command.Command {
 		cmd("model", "Show the model in use, or switch to another one.", false, (*model).cmdModel),
 		cmd("about", "Show version information.", false, (*model).cmdAbout),
 		cmd("copy", "Copy the last answer to the clipboard.", false, (*model).cmdCopy),
-		cmd("theme", "Switch between the dark and the light theme.", false, (*model).cmdTheme),
+		cmd("theme", "Change the theme.", false, (*model).cmdTheme), // themes.go
 		cmd("chat", "Save, resume, list or delete conversation checkpoints.", true, (*model).cmdChat),
 		cmd("resume", "List the recorded sessions of this project, or switch to one.", true, (*model).cmdResume),
 		cmd("compress", "Compresses the context by replacing it with a summary.", true, (*model).cmdCompress),
 		cmd("mcp", "List the MCP servers and their status.", true, (*model).cmdMCP),
 		cmd("ide", "Show the IDE connection; enable or disable IDE mode.", true, (*model).cmdIDE),
 		cmd("directory", "Add or show workspace directories.", true, (*model).cmdDirectory),
+		cmd("auth", "Change the auth method.", false, (*model).cmdAuth),
+		cmd("vim", "Toggle vim mode for the input.", false, (*model).cmdVim), // vim.go
+		// morecmds.go
+		cmd("agents", "List the subagents the model may call.", true, (*model).cmdAgents),
+		cmd("policies", "List the policy rules in force, by approval mode.", true, (*model).cmdPolicies),
+		cmd("editor", "Set the external editor.", true, (*model).cmdEditor),
+		cmd("privacy", "Show the privacy notice.", true, (*model).cmdPrivacy),
+		cmd("bug", "Prepare a bug report (copied, not sent).", false, (*model).cmdBug),
+		cmd("docs", "Show where Castor's documentation is.", false, (*model).cmdDocs),
+		cmd("terminal-setup", "Say how to type new lines in this terminal.", false, (*model).cmdTerminalSetup),
+		cmd("commands", "List the custom commands.", true, (*model).cmdCommands),
+		cmd("shortcuts", "Show the keyboard shortcuts.", false, (*model).cmdShortcuts),
+		cmd("settings", "View and edit Castor's settings.", true, (*model).cmdSettings), // settingsdialog.go
 		cmd("permissions", "Manage folder trust settings and other permissions", true, (*model).cmdPermissions), // trustdialog.go
 	}
 }
@@ -112,6 +126,10 @@ func (m *model) runCommand(line string) tea.Cmd {
 	if len(words) == 0 {
 		return nil
 	}
+	if name, ok := commandAliases[words[0]]; ok {
+		words[0] = name
+		line = "/" + strings.Join(words, " ")
+	}
 	c, _, _ := m.commands().Lookup(words[0])
 	if c != nil && c.Faces == command.FaceTerminal && c.Execute != nil {
 		// The terminal's own: it touches the screen, so it runs here,
@@ -125,6 +143,10 @@ func (m *model) runCommand(line string) tea.Cmd {
 	}
 	if m.agent == nil {
 		m.printNotice(noticeWarn, "Castor is still starting; try again in a moment.")
+		return nil
+	}
+	if why, ok := notHere[words[0]]; ok && c == nil {
+		m.printNotice(noticeInfo, "/"+words[0]+" is not available in Castor: "+why+".")
 		return nil
 	}
 	if c == nil || !c.OfferedIn(command.FaceTerminal) {
@@ -186,12 +208,20 @@ func (m *model) onCommandDone(msg commandDoneMsg) tea.Cmd {
 
 // keys is the key list of /help and the README.
 var keys = [][2]string{
-	{"Enter", "send the message"},
+	{"Enter", "send the message (queued while a turn runs)"},
 	{"Ctrl-J, Alt-Enter, Shift-Enter", "new line"},
-	{"Up, Down", "previous and next input (per project)"},
+	{"Up, Down, Ctrl-P, Ctrl-N", "previous and next input (per project); Up edits queued prompts"},
+	{"Ctrl-R", "search the input history"},
 	{"Tab", "complete a /command or an @path"},
-	{"Esc", "cancel the running request; close the completion list"},
-	{"Shift-Tab", "cycle the approval mode: default, auto-accept edits, YOLO, plan"},
+	{"Esc", "cancel the running request; remove a queued prompt; close a list"},
+	{"Esc Esc", "clear the input; on an empty one, rewind"},
+	{"Shift-Tab", "cycle the approval mode: default, auto-accept edits, plan"},
+	{"Ctrl-Y", "turn YOLO mode (no approvals) on or off"},
+	{"Ctrl-G", "edit the prompt in the external editor"},
+	{"Ctrl-O", "show the last tool output in full"},
+	{"Ctrl-L", "clear the screen"},
+	{"Ctrl-Z", "suspend Castor (fg resumes it)"},
+	{"?", "show the shortcuts (on an empty input)"},
 	{"Ctrl-C", "clear the input; twice to quit"},
 	{"Ctrl-D", "quit (on an empty input)"},
 	{"!command", "run a shell command; it and its output join the conversation"},
@@ -280,22 +310,26 @@ var modelChoices = []string{routing.Auto, "pro", "flash", "flash-lite"}
 
 func (m *model) cmdModel(args []string) tea.Cmd {
 	if len(args) == 0 {
-		var b strings.Builder
-		fmt.Fprintf(&b, "%s\n", m.theme.title.Render("Model: "+termtext.String(m.modelID)))
+		// A picker, as Gemini CLI's model dialog; any other model is
+		// named with /model <name>.
+		var items []pickItem
+		sel := 0
 		for _, c := range modelChoices {
-			mark := "  "
-			if c == m.modelID {
-				mark = "● "
-			}
 			what := routing.Resolve(c, false)
 			if c == routing.Auto {
 				what = "routed per prompt to " + routing.ProModel + " or " + routing.FlashModel
 			}
-			fmt.Fprintf(&b, "  %s%-11s %s\n", mark, c, m.theme.dim.Render(what))
+			if c == m.modelID {
+				sel = len(items)
+			}
+			items = append(items, pickItem{label: c, desc: what})
 		}
-		b.WriteString("Switch with /model <name> (an alias above or a model name such as gemini-2.5-pro).")
-		m.print(b.String())
-		m.print("")
+		if !slices.Contains(modelChoices, m.modelID) && m.modelID != "" {
+			sel = len(items)
+			items = append(items, pickItem{label: m.modelID, desc: "in use"})
+		}
+		m.pick(&picker{title: "Select Model", note: "Current: " + m.modelID + ". Any other model: /model <name>.", items: items, sel: sel,
+			choose: func(m *model, it pickItem) tea.Cmd { return m.cmdModel([]string{it.label}) }})
 		return nil
 	}
 	name := args[0]
@@ -340,17 +374,6 @@ func (m *model) cmdCopy([]string) tea.Cmd {
 	}
 	m.printNotice(noticeInfo, "Last answer copied to the clipboard.")
 	return tea.SetClipboard(m.lastAnswer)
-}
-
-func (m *model) cmdTheme([]string) tea.Cmd {
-	m.theme = newTheme(!m.theme.dark, m.theme.plain)
-	m.applyTheme()
-	name := "light"
-	if m.theme.dark {
-		name = "dark"
-	}
-	m.printNotice(noticeInfo, "Theme: "+name)
-	return nil
 }
 
 // checkpointPath is where /chat save keeps a conversation: the project's
@@ -456,8 +479,25 @@ func (m *model) cmdResume(args []string) tea.Cmd {
 		m.printNotice(noticeError, err.Error())
 		return nil
 	}
-	m.print(strings.TrimRight(termtext.String(chats.FormatList(infos, m.agent.Session.ID(), time.Now())), "\n"))
-	m.printNotice(noticeInfo, "Switch to one with /resume <index or id>.")
+	if len(infos) == 0 {
+		m.printNotice(noticeInfo, termtext.String(chats.ErrNoSessions.Error()))
+		return nil
+	}
+	// A picker, newest first, as Gemini CLI's session browser; Enter
+	// resumes the session chosen.
+	now := time.Now()
+	cur := m.agent.Session.ID()
+	items := make([]pickItem, 0, len(infos))
+	for i := len(infos) - 1; i >= 0; i-- {
+		in := infos[i]
+		desc := chats.FormatRelativeTime(in.LastUpdated, now)
+		if cur != "" && strings.Contains(in.FileName, cur[:min(8, len(cur))]) {
+			desc += ", current"
+		}
+		items = append(items, pickItem{label: firstLine(in.DisplayName), desc: desc, value: in.ID})
+	}
+	m.pick(&picker{title: "Resume a session", note: fmt.Sprintf("%d sessions of this project, newest first.", len(infos)), items: items,
+		choose: func(m *model, it pickItem) tea.Cmd { return m.cmdResume([]string{it.value}) }})
 	return nil
 }
 

@@ -198,17 +198,7 @@ func (m *model) openEditor() tea.Cmd {
 		m.printNotice(noticeError, err.Error())
 		return nil
 	}
-	args := m.preferredEditor() // editor.go: general.preferredEditor
-	if args == nil {
-		editor := getenv(m.cfg.Environ, "VISUAL")
-		if editor == "" {
-			editor = getenv(m.cfg.Environ, "EDITOR")
-		}
-		if editor == "" {
-			editor = "vi"
-		}
-		args = strings.Fields(editor)
-	}
+	args := m.editorArgv() // keys.go
 	cmd := exec.Command(args[0], append(args[1:], f.Name())...)
 	path := f.Name()
 	return tea.ExecProcess(cmd, func(err error) tea.Msg { return editorDoneMsg{path: path, err: err} })

@@ -16,8 +16,8 @@ func TestFooterNarrow(t *testing.T) {
 		width int
 		want  string
 	}{
-		{100, "~/project (main)  auto (100% context left) · YOLO (shift+tab)"},
-		{60, "…project (main)  auto (100% context left) · YOLO (shift+tab)"},
+		{100, "~/project (main)  auto (100% context left) · YOLO (ctrl+y)"},
+		{57, "…project (main)  auto (100% context left) · YOLO (ctrl+y)"},
 		{45, "~/project (main)  auto (100%) · YOLO"},
 		{30, "~/project (main)  YOLO"},
 		{20, "…roject (main)  YOLO"},
@@ -47,7 +47,7 @@ func TestFooterSandbox(t *testing.T) {
 		width int
 		want  string
 	}{
-		{120, "~/project (main)  auto (100% context left) · YOLO (shift+tab) · landlock (permissive-open)"},
+		{120, "~/project (main)  auto (100% context left) · YOLO (ctrl+y) · landlock (permissive-open)"},
 		{65, "~/project (main)  auto (100%) · YOLO · landlock (permissive-open)"},
 		{30, "~/project (main)  YOLO"},
 	}

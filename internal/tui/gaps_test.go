@@ -92,7 +92,8 @@ func TestModelCommand(t *testing.T) {
 		wantModel string
 		wantOut   []string
 	}{
-		{"/model", "auto", []string{"Model: auto", "● auto", "pro", "flash-lite", "Switch with /model <name>"}},
+		// A picker on screen, then 2 and Enter choose pro.
+		{"/model", "auto", []string{"Select Model", "● 1. auto", "2. pro", "flash-lite", "/model <name>"}},
 		{"/model flash", "flash", []string{"Model set to flash (gemini-3.8-flash)"}},
 		{"/model gemini-2.5-pro", "gemini-2.5-pro", []string{"Model set to gemini-2.5-pro"}},
 		{"/model a b", "auto", []string{"Usage: /model"}},
@@ -104,9 +105,16 @@ func TestModelCommand(t *testing.T) {
 		if got := a.Session.Model(); got != tt.wantModel || m.modelID != tt.wantModel {
 			t.Errorf("%s: session model %q, footer %q, want %q", tt.line, got, m.modelID, tt.wantModel)
 		}
+		out := printed(log) + m.render()
 		for _, w := range tt.wantOut {
-			if !strings.Contains(printed(log), w) {
-				t.Errorf("%s: output lacks %q:\n%s", tt.line, w, printed(log))
+			if !strings.Contains(out, w) {
+				t.Errorf("%s: output lacks %q:\n%s", tt.line, w, out)
+			}
+		}
+		if m.picker != nil {
+			m.Update(tea.KeyPressMsg{Code: '2', Text: "2"})
+			if got := a.Session.Model(); got != "pro" || m.picker != nil {
+				t.Errorf("picking 2: model %q, picker still open %v", got, m.picker != nil)
 			}
 		}
 	}

@@ -191,9 +191,8 @@ func (m *model) slashCompletion(typed string) completion {
 	if len(items) == 1 && items[0].value == prefix {
 		return completion{}
 	}
-	if len(items) > maxCompletions*4 {
-		items = items[:maxCompletions*4]
-	}
+	// Every command is listed (Gemini CLI 0.61 has over 40); the list
+	// scrolls.
 	return completion{items: items, prefix: prefix, slash: true}
 }
 

@@ -85,10 +85,21 @@ type model struct {
 
 	width, height int
 	theme         theme
+	// themeChosen is the theme named by ui.theme or /theme ("" follows
+	// the terminal's background); customThemes are ui.customThemes'.
+	themeChosen  string
+	customThemes []palette
 	noColor       bool
 	screenReader  bool
 	md            markdown
 	tailCache     struct{ src, out string }
+	// boxCache is the input box as last drawn, and what it was drawn
+	// from: drawing it was most of a streamed chunk's cost, and it does
+	// not change while an answer streams.
+	boxCache struct {
+		key inputKey
+		out string
+	}
 
 	input textarea.Model
 	spin  spinner.Model
@@ -106,11 +117,33 @@ type model struct {
 	retry     *retryWait
 	calls     []*agent.ToolCall
 	dialog    *dialog
-	elicits   []*elicitForm // MCP servers' questions, the first shown
-	trust     *trustAsk     // the folder trust question (trustdialog.go)
-	shell     *shellRun
-	pastes    pastes
-	queued    []string
+	// picker is a command's list or question (picker.go), in place of
+	// the input.
+	picker *picker
+	// overlay is text shown above the input until the next key: the
+	// shortcuts (?) or the last tool output (Ctrl+O), keys.go.
+	overlay string
+	// search is Ctrl+R's reverse search, keys its key table, lastCallDone
+	// the last finished tool call (Ctrl+O), keys.go.
+	search       *histSearch
+	keys         keymap
+	lastCallDone *agent.ToolCall
+	// vim is vim mode for the input, vimNormal its NORMAL mode and
+	// vimPending the first key of a two-key command (vim.go).
+	vim        bool
+	vimNormal  bool
+	vimPending string
+	// lastEsc is when Esc was last pressed on an idle prompt (Esc Esc).
+	lastEsc time.Time
+	elicits []*elicitForm // MCP servers' questions, the first shown
+	trust   *trustAsk     // the folder trust question (trustdialog.go)
+	shell   *shellRun
+	pastes  pastes
+	queued  []string
+	// queuedShown counts the first queued prompts already printed (typed
+	// before the session was ready); the others are shown in the live
+	// area until their turn starts (queue.go).
+	queuedShown int
 	// mcpWaiting holds prompts while MCP servers connect (mcpwait.go).
 	mcpWaiting bool
 
@@ -153,6 +186,16 @@ type model struct {
 	// when the program ends on its own terms (the trust dialog left).
 	exitCode int
 	exitNote string
+	// assembled receives what each assembly built (nil on failure);
+	// assemblies counts those started (tui.go).
+	assembled  chan *setup.Agent
+	assemblies int
+	// authFirst says the auth dialog is open because the session could
+	// not start without credentials (authdialog.go).
+	authFirst bool
+	// pace stops the renderer's ticker while nothing happens (pace.go);
+	// nil in tests.
+	pace *pacer
 }
 
 func newModel(ctx context.Context, c Config) *model {
@@ -203,6 +246,7 @@ func (m *model) applyTheme() {
 	m.spin.Style = m.theme.accent
 	m.md.set(m.width, m.theme.mdStyle(), m.screenReader)
 	m.tailCache.src, m.tailCache.out = "", ""
+	m.boxCache.out = ""
 	m.resize()
 }
 
@@ -210,6 +254,7 @@ func (m *model) resize() {
 	m.input.SetWidth(max(m.width, 10))
 	m.md.set(m.width, m.theme.mdStyle(), m.screenReader)
 	m.tailCache.src = "\x00"
+	m.boxCache.out = ""
 }
 
 // Init prints the banner and asks the terminal for its background colour.
@@ -316,6 +361,7 @@ func splitRows(text string, rows, width int) []string {
 
 // Update handles one message.
 func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	m.pace.wake()
 	asking := m.dialog != nil
 	cmd := m.update(msg)
 	if asking && m.dialog == nil && m.running {
@@ -352,7 +398,9 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		m.printBanner()
 		return nil
 	case tea.BackgroundColorMsg:
-		if dark := msg.IsDark(); dark != m.theme.dark {
+		// A theme chosen by name stays; the default follows the
+		// background, as Gemini CLI's does.
+		if dark := msg.IsDark(); dark != m.theme.dark && m.themeChosen == "" {
 			m.theme = newTheme(dark, m.theme.plain)
 			m.applyTheme()
 		}
@@ -383,6 +431,8 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case editorDoneMsg:
 		return m.onEditorDone(msg)
+	case promptEditedMsg:
+		return m.onPromptEdited(msg)
 	case shellDoneMsg:
 		return m.onShellDone(msg)
 	case commandDoneMsg:
@@ -397,6 +447,10 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		m.spin, cmd = m.spin.Update(msg)
 		return cmd
 	case tea.PasteMsg:
+		if m.picker != nil && m.dialog == nil {
+			m.pickerPaste(msg)
+			return nil
+		}
 		if m.dialog != nil && m.dialog.note != nil {
 			var cmd tea.Cmd
 			*m.dialog.note, cmd = m.dialog.note.Update(msg)
@@ -429,6 +483,11 @@ func (m *model) onReady(msg readyMsg) tea.Cmd {
 		m.startErr = msg.err
 		m.status = "start-up failed"
 		m.printNotice(noticeError, msg.err.Error())
+		if needsAuth(msg.err) {
+			// A first run without credentials: the auth dialog, not a
+			// dead input (authdialog.go).
+			m.openAuth(true)
+		}
 		return nil
 	}
 	a := msg.agent
@@ -443,6 +502,11 @@ func (m *model) onReady(msg readyMsg) tea.Cmd {
 		m.screenReader = true
 		m.theme = newTheme(m.theme.dark, true)
 		m.applyTheme()
+	} else {
+		m.loadThemes(a.Settings)
+	}
+	if on, _ := a.Settings.GetBool("general.vimMode"); on {
+		m.setVim(true)
 	}
 	m.files = newFileIndex(a.Workspace.Root())
 	m.noteUntrusted(a)
@@ -454,6 +518,7 @@ func (m *model) onReady(msg readyMsg) tea.Cmd {
 		m.cfg.Prompt = ""
 		m.print(m.userBlock(p))
 		m.queued = append([]string{p}, m.queued...)
+		m.queuedShown++
 	}
 	tick := m.watchMCP()
 	if m.mcpWaiting && len(m.queued) > 0 {
@@ -482,6 +547,7 @@ func (m *model) nextQueued() tea.Cmd {
 			break
 		}
 	}
+	m.printQueued(n)
 	p := joinQueued(m.queued[:n])
 	m.queued = m.queued[n:]
 	return m.submit(p, true)
@@ -629,6 +695,7 @@ func (m *model) onCall(c *agent.ToolCall) {
 		}
 		m.print(m.renderCall(c, false))
 		m.lastCall = true
+		m.noteDone(c)
 		return
 	}
 	if i >= 0 {
@@ -719,6 +786,17 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 	if m.dialog != nil {
 		return m.dialogKey(k)
 	}
+	if m.picker != nil {
+		return m.pickerKey(k)
+	}
+	if m.vim {
+		if cmd, ok := m.vimKey(k); ok {
+			return cmd
+		}
+	}
+	if cmd, ok := m.appKey(k); ok {
+		return cmd
+	}
 	switch ks {
 	case "ctrl+c":
 		if m.input.Value() != "" {
@@ -743,6 +821,9 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 			m.comp = completion{}
 			return nil
 		}
+		if m.dropLastQueued() {
+			return nil
+		}
 		if m.running {
 			m.cancelTurn()
 			return nil
@@ -751,10 +832,7 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 			m.cancelShell()
 			return nil
 		}
-		return nil
-	case "shift+tab":
-		m.cycleMode()
-		return nil
+		return m.doubleEsc()
 	case "tab":
 		if m.comp.active() {
 			m.acceptCompletion()
@@ -781,6 +859,9 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 	case "up":
 		if m.comp.active() {
 			m.comp.move(-1)
+			return nil
+		}
+		if m.editQueued() {
 			return nil
 		}
 		if m.input.Line() == 0 && m.hist != nil {
@@ -829,8 +910,14 @@ func (m *model) submit(text string, queued bool) tea.Cmd {
 		}
 		idle := !m.running && !m.compressing && m.dialog == nil && !m.shellRunning()
 		first := len(m.queued) == 0
-		m.separate()
-		m.print(m.userBlock(text))
+		if (!m.ready || idle) && m.queuedShown == len(m.queued) {
+			// Nothing is being printed: the prompt can go to the
+			// scrollback now. During a turn it would land inside the
+			// answer, so it waits in the live area (queue.go).
+			m.separate()
+			m.print(m.userBlock(text))
+			m.queuedShown++
+		}
 		m.queued = append(m.queued, text)
 		switch {
 		case !m.ready:
@@ -869,27 +956,54 @@ func (m *model) userBlock(text string) string {
 	return m.theme.user.Render(strings.Join(lines, "\n"))
 }
 
-// modes is the Shift+Tab cycle, as in Gemini CLI.
-var modes = []policy.Mode{policy.ModeDefault, policy.ModeAutoEdit, policy.ModeYolo, policy.ModePlan}
-
+// cycleMode is Shift+Tab, as Gemini CLI 0.61 cycles: default →
+// auto_edit → plan → default, plan skipped while a turn runs, and YOLO
+// left to auto_edit. YOLO is never reached from here: two presses meant
+// for plan mode must not approve every shell command (Ctrl+Y does that).
 func (m *model) cycleMode() {
 	if m.agent == nil || m.agent.Policy == nil {
+		m.printNotice(noticeInfo, "The approval mode can change once Castor has started.")
 		return
 	}
-	cur := m.agent.Policy.Mode()
-	next := modes[0]
-	for i, md := range modes {
-		if md == cur {
-			next = modes[(i+1)%len(modes)]
-		}
-	}
-	if next == policy.ModeYolo && m.agent.Settings.YoloDisabled() {
-		// security.disableYoloMode: say so, as Gemini CLI's toggle does,
-		// and move on to the mode after.
-		m.printNotice(noticeWarn, config.YoloToggleRefused)
+	var next policy.Mode
+	switch m.agent.Policy.Mode() {
+	case policy.ModeDefault:
+		next = policy.ModeAutoEdit
+	case policy.ModeAutoEdit:
 		next = policy.ModePlan
+		if m.running {
+			next = policy.ModeDefault
+		}
+	case policy.ModeYolo:
+		next = policy.ModeAutoEdit
+	default:
+		next = policy.ModeDefault
 	}
 	m.agent.Policy.SetMode(next)
+}
+
+// yoloWarning is printed each time Ctrl+Y turns YOLO mode on: from then
+// on nothing asks before a shell command runs.
+const yoloWarning = "YOLO mode is on: every tool call, shell commands included, runs without asking. Ctrl+Y turns it off."
+
+// toggleYolo is Ctrl+Y: YOLO mode on, or back to default, as Gemini CLI's
+// toggle; security.disableYoloMode refuses it with Gemini CLI's words.
+func (m *model) toggleYolo() {
+	if m.agent == nil || m.agent.Policy == nil {
+		m.printNotice(noticeInfo, "The approval mode can change once Castor has started.")
+		return
+	}
+	if m.agent.Policy.Mode() == policy.ModeYolo {
+		m.agent.Policy.SetMode(policy.ModeDefault)
+		m.printNotice(noticeInfo, "YOLO mode is off: tool calls ask for approval again.")
+		return
+	}
+	if m.agent.Settings.YoloDisabled() {
+		m.printNotice(noticeWarn, config.YoloToggleRefused)
+		return
+	}
+	m.agent.Policy.SetMode(policy.ModeYolo)
+	m.printNotice(noticeWarn, yoloWarning)
 }
 
 // quitWindow is how long a Ctrl-C waits for the second one that quits.
@@ -971,11 +1085,24 @@ func (m *model) render() string {
 	if len(m.queued) > 0 && m.ready && status == "" {
 		status = m.theme.dim.Render(fmt.Sprintf("%d queued", len(m.queued)))
 	}
-	if m.dialog == nil {
-		parts = append(parts, status)
+	if m.search != nil && m.dialog == nil {
+		status = m.renderSearch()
 	}
 	if m.dialog == nil {
-		parts = append(parts, m.theme.box.Width(m.width).Render(m.input.View()))
+		parts = append(parts, status)
+		if q := m.renderQueued(); q != "" {
+			parts = append(parts, q)
+		}
+	}
+	switch {
+	case m.dialog != nil:
+	case m.picker != nil:
+		parts = append(parts, m.renderPicker())
+	case m.overlay != "":
+		// Ctrl+O's output and ?'s shortcuts, above the input (keys.go).
+		parts = append(parts, m.overlay, m.inputBox())
+	default:
+		parts = append(parts, m.inputBox())
 		if c := m.renderCompletion(); c != "" {
 			parts = append(parts, c)
 		}
@@ -1044,6 +1171,9 @@ func (m *model) footer() string {
 // all, 1 drops the hints, 2 the model too.
 func (m *model) footerRight(level int) []string {
 	right := []string{}
+	if v := m.vimStatus(); v != "" {
+		right = append(right, v)
+	}
 	if m.status != "" {
 		right = append(right, m.status)
 	}
@@ -1066,7 +1196,9 @@ func (m *model) footerRight(level int) []string {
 		case policy.ModePlan:
 			s = m.theme.accent.Render("plan")
 		}
-		if level == 0 {
+		if level == 0 && mode == policy.ModeYolo {
+			s += m.theme.dim.Render(" (ctrl+y)")
+		} else if level == 0 {
 			s += m.theme.dim.Render(" (shift+tab)")
 		}
 		right = append(right, s)
@@ -1101,4 +1233,24 @@ func contextLeft(used int32) int {
 	const window = 1 << 20
 	left := 100 - int(int64(used)*100/window)
 	return max(left, 0)
+}
+
+// inputKey is what the input box's drawing depends on.
+type inputKey struct {
+	value             string
+	line, col, scroll int
+	width             int
+	placeholder       string
+	focused           bool
+}
+
+// inputBox is the input editor in its box, drawn again only when the
+// input changed (applyTheme and resize forget the last drawing).
+func (m *model) inputBox() string {
+	k := inputKey{value: m.input.Value(), line: m.input.Line(), col: m.input.Column(), scroll: m.input.ScrollYOffset(),
+		width: m.width, focused: m.input.Focused(), placeholder: m.input.Placeholder}
+	if m.boxCache.out == "" || k != m.boxCache.key {
+		m.boxCache.key, m.boxCache.out = k, m.theme.box.Width(m.width).Render(m.input.View())
+	}
+	return m.boxCache.out
 }

@@ -78,21 +78,25 @@ func Run(ctx context.Context, c Config) int {
 		watch.drawn = func() { go p.Send(frameDrawnMsg{}) }
 	}
 	m.send = p.Send
+	m.pace = newPacer(p)
 	m.exitAfterFirstFrame = getenv(c.Environ, firstFrameEnv) != ""
-	assembled := make(chan *setup.Agent, 1)
-	go func() { assembled <- m.assemble(p.Send) }()
+	m.startAssembly()
 	_, err := p.Run()
 	cancel()
 	m.cancelTurn()
-	// The assembly may still be running, or may have finished after the
-	// program stopped reading messages: wait for it (cancelling ctx
-	// shortens it) and close what it built.
+	// The assemblies may still be running, or may have finished after
+	// the program stopped reading messages: wait for them (cancelling ctx
+	// shortens them) and close what they built. There is more than one
+	// when the first failed for want of credentials and the auth dialog
+	// started another.
 	var a *setup.Agent
 	if !m.exitAfterFirstFrame {
-		a = <-assembled
-	}
-	if a != nil {
-		a.Close()
+		for range m.assemblies {
+			if x := <-m.assembled; x != nil {
+				x.Close()
+				a = x
+			}
+		}
 	}
 	code := m.exitCode
 	if m.exitNote != "" {
@@ -106,6 +110,17 @@ func Run(ctx context.Context, c Config) int {
 		fmt.Fprintf(c.Err, "Session %s saved.\nTo resume it: castor --resume %s\n", a.Session.ID(), a.Session.ID())
 	}
 	return code
+}
+
+// startAssembly builds the session on a goroutine of its own; Run waits
+// for every one started.
+func (m *model) startAssembly() {
+	if m.assembled == nil {
+		m.assembled = make(chan *setup.Agent, 8)
+	}
+	m.assemblies++
+	send := m.send
+	go func() { m.assembled <- m.assemble(send) }()
 }
 
 // assemble builds the session in the background and reports it with a

@@ -1,0 +1,267 @@
+package tui
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/castor-dev/castor/config"
+)
+
+// /settings: Gemini CLI's settings dialog over the settings layers. It
+// lists the settings Castor honours that a dialog can edit, each with its
+// value in the scope being edited (User or Workspace, Tab switches) or,
+// when that scope does not set it, the value in effect. Enter changes the
+// one chosen: a switch flips, a choice opens a list, a number or text
+// opens a line. The change is written to that scope's settings.json
+// atomically, keeping its comments (config.UpdateFile); the few settings
+// the running session can take at once are applied, the others say they
+// apply from the next start.
+
+// settingKind is how a setting is edited.
+type settingKind int
+
+const (
+	settingBool settingKind = iota
+	settingEnum
+	settingNumber
+	settingText
+)
+
+// editableSetting is one row of the dialog.
+type editableSetting struct {
+	key, label string
+	kind       settingKind
+	options    []string
+	// live applies the value to the running session; nil when it
+	// applies from the next start.
+	live func(m *model, v any)
+}
+
+// editableSettings are the rows, in Gemini CLI's dialog order of
+// categories (General, UI, Model, Context, Tools, Security, IDE).
+func editableSettings() []editableSetting {
+	editors := []string{}
+	for _, set := range []map[string][]string{guiEditors, terminalEditors} {
+		for k := range set {
+			editors = append(editors, k)
+		}
+	}
+	sort.Strings(editors)
+	return []editableSetting{
+		{key: "general.defaultApprovalMode", label: "Default Approval Mode", kind: settingEnum, options: []string{"default", "auto_edit", "plan"}},
+		{key: "general.vimMode", label: "Vim Mode", kind: settingBool, live: func(m *model, v any) { b, _ := v.(bool); m.setVim(b) }},
+		{key: "general.preferredEditor", label: "Preferred Editor", kind: settingEnum, options: editors},
+		{key: "general.maxAttempts", label: "Max Chat Model Attempts", kind: settingNumber},
+		{key: "general.checkpointing.enabled", label: "Checkpointing", kind: settingBool},
+		{key: "ui.theme", label: "Theme", kind: settingEnum, options: themeNames(), live: func(m *model, v any) { s, _ := v.(string); m.setTheme(s) }},
+		{key: "ui.accessibility.screenReader", label: "Screen Reader Mode", kind: settingBool},
+		{key: "model.name", label: "Model", kind: settingText},
+		{key: "model.maxSessionTurns", label: "Max Session Turns", kind: settingNumber},
+		{key: "context.fileName", label: "Context File Name", kind: settingText},
+		{key: "security.disableYoloMode", label: "Disable YOLO Mode", kind: settingBool},
+		{key: "security.folderTrust.enabled", label: "Folder Trust", kind: settingBool},
+		{key: "ide.enabled", label: "IDE Mode", kind: settingBool},
+	}
+}
+
+// themeNames lists the built-in themes' names.
+func themeNames() []string {
+	out := make([]string, 0, len(palettes)+1)
+	for _, p := range palettes {
+		out = append(out, p.name)
+	}
+	return append(out, noColorTheme)
+}
+
+// settingsScope is the layer the dialog edits.
+type settingsScope struct {
+	name, path string
+}
+
+func (m *model) settingsScopes() []settingsScope {
+	return []settingsScope{
+		{"User", m.agent.Home.SettingsPath()},
+		{"Workspace", config.WorkspaceSettingsPath(m.agent.Workspace.Root())},
+	}
+}
+
+// cmdSettings is /settings.
+func (m *model) cmdSettings([]string) tea.Cmd {
+	m.openSettings(0, 0)
+	return nil
+}
+
+// openSettings shows the dialog on the scope of index scope, row sel
+// selected.
+func (m *model) openSettings(scope, sel int) {
+	sc := m.settingsScopes()[scope]
+	file, ferr := readSettingsFile(sc.path)
+	rows := editableSettings()
+	items := make([]pickItem, 0, len(rows))
+	for _, r := range rows {
+		v, here := lookupPath(file, r.key)
+		desc := ""
+		if !here {
+			v, _ = m.agent.Settings.Get(r.key)
+			desc = " (in effect)"
+		}
+		items = append(items, pickItem{label: r.label, desc: showSetting(v) + desc, value: r.key})
+	}
+	note := fmt.Sprintf("Scope: %s settings, %s. Tab switches scope.", sc.name, homeRelative(sc.path))
+	if ferr != nil {
+		note += " " + ferr.Error()
+	}
+	p := &picker{title: "Settings", note: note, items: items, sel: sel,
+		choose: func(m *model, it pickItem) tea.Cmd {
+			m.editSetting(scope, it.value, file)
+			return nil
+		}}
+	p.tab = func(m *model) { m.openSettings((scope+1)%len(m.settingsScopes()), m.picker.sel) }
+	m.pick(p)
+}
+
+// editSetting changes one setting in the scope of index scope.
+func (m *model) editSetting(scope int, key string, file map[string]any) {
+	var row editableSetting
+	for _, r := range editableSettings() {
+		if r.key == key {
+			row = r
+		}
+	}
+	cur, here := lookupPath(file, key)
+	if !here {
+		cur, _ = m.agent.Settings.Get(key)
+	}
+	back := func(m *model) tea.Cmd {
+		m.openSettings(scope, indexOfSetting(key))
+		return nil
+	}
+	switch row.kind {
+	case settingBool:
+		b, _ := cur.(bool)
+		m.writeSetting(scope, row, !b)
+		m.openSettings(scope, indexOfSetting(key))
+	case settingEnum:
+		items := make([]pickItem, len(row.options))
+		sel := 0
+		for i, o := range row.options {
+			items[i] = pickItem{label: o}
+			if fmt.Sprint(cur) == o {
+				sel = i
+			}
+		}
+		m.pick(&picker{title: row.label, note: key, items: items, sel: sel, cancel: back,
+			choose: func(m *model, it pickItem) tea.Cmd {
+				m.writeSetting(scope, row, it.label)
+				return back(m)
+			}})
+	case settingNumber, settingText:
+		initial := ""
+		if cur != nil {
+			initial = showSetting(cur)
+		}
+		m.askText(row.label, key, initial, false, func(m *model, s string) tea.Cmd {
+			var v any = strings.TrimSpace(s)
+			if row.kind == settingNumber {
+				n, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+				if err != nil {
+					m.printNotice(noticeError, key+": "+strconv.Quote(s)+" is not a number")
+					return back(m)
+				}
+				v = n
+			}
+			if key == "context.fileName" {
+				v = []string{strings.TrimSpace(s)}
+			}
+			m.writeSetting(scope, row, v)
+			return back(m)
+		})
+		m.picker.cancel = back
+	}
+}
+
+func indexOfSetting(key string) int {
+	for i, r := range editableSettings() {
+		if r.key == key {
+			return i
+		}
+	}
+	return 0
+}
+
+// writeSetting saves v and says where; live settings apply at once.
+func (m *model) writeSetting(scope int, row editableSetting, v any) {
+	sc := m.settingsScopes()[scope]
+	if err := config.UpdateFile(sc.path, row.key, v); err != nil {
+		m.printNotice(noticeError, err.Error())
+		return
+	}
+	when := "from the next start"
+	if row.live != nil {
+		row.live(m, v)
+		when = "now"
+	}
+	m.printNotice(noticeInfo, fmt.Sprintf("%s = %s in %s; applies %s.", row.key, showSetting(v), homeRelative(sc.path), when))
+}
+
+// readSettingsFile reads a settings file as Gemini CLI does (comments
+// allowed); a missing file is empty.
+func readSettingsFile(path string) (map[string]any, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return map[string]any{}, nil
+	}
+	if err != nil {
+		return map[string]any{}, err
+	}
+	v, err := config.ParseJSONC(data)
+	if err != nil {
+		return map[string]any{}, fmt.Errorf("%s: %v", path, err)
+	}
+	obj, _ := v.(map[string]any)
+	return obj, nil
+}
+
+// lookupPath finds a dotted key in a settings document.
+func lookupPath(doc map[string]any, key string) (any, bool) {
+	var cur any = doc
+	for _, k := range strings.Split(key, ".") {
+		o, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if cur, ok = o[k]; !ok {
+			return nil, false
+		}
+	}
+	return cur, cur != nil
+}
+
+// showSetting writes a value as the dialog shows it.
+func showSetting(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "(not set)"
+	case string:
+		return v
+	case bool:
+		return strconv.FormatBool(v)
+	case float64:
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	case []any:
+		parts := make([]string, len(v))
+		for i, x := range v {
+			parts[i] = showSetting(x)
+		}
+		return strings.Join(parts, ", ")
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
