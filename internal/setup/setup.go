@@ -370,12 +370,18 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := finishPlan(st, a, tools, pol, client, sessionID); err != nil { // plan.go
+		return nil, err
+	}
 	cleanupSessions(o, a, sessionID) // retention.go
 	a.recorder, _ = recorder.(*chatRecorder)
 
 	var sess *agent.Session
 	systemInstruction := func() string {
 		base := prompt.system.get()
+		if plan := planInstruction(tools.env.Plan, pol); plan != "" {
+			base += "\n\n" + plan
+		}
 		if o.InstructionsFunc == nil {
 			return base
 		}
