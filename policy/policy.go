@@ -399,6 +399,9 @@ func (e *Engine) Visible(t tool.Tool) bool {
 	if d, _ := e.decideLocked(c); d != Deny && (e.canAskLocked(c) || e.selfConfirm[c.Name] || d == Allow) {
 		return true
 	}
+	if e.mode == ModePlan && c.Kind == tool.KindEdit && e.plansDir != "" {
+		return true // plan mode writes its plans with them
+	}
 	// A prefix rule (run_shell_command(git status)) allows some calls.
 	for _, r := range e.allowed {
 		if r.prefix != "" && r.nameMatches(c) {
