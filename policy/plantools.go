@@ -36,7 +36,7 @@ func readOnly(c Call) bool { return c.Kind.ReadOnly() && !notReadOnly[c.Name] }
 // mode beyond read-only or not: ok is false for every other call.
 func (e *Engine) modeToolLocked(c Call) (d Decision, prio int, msg string, ok bool) {
 	ask := func(p int) (Decision, int, string, bool) {
-		if e.interactive {
+		if e.canAskLocked(c) {
 			return Ask, p, "", true
 		}
 		return Allow, p, "", true
@@ -58,7 +58,7 @@ func (e *Engine) modeToolLocked(c Call) (d Decision, prio int, msg string, ok bo
 		}
 		return ask(prioPlanSwitch)
 	case "ask_user":
-		if !e.interactive {
+		if !e.canAskLocked(c) {
 			return Deny, prioYoloPlanDeny, "", true
 		}
 		return Ask, prioYoloPlanDeny, "", true
