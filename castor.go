@@ -69,7 +69,12 @@ type Option func(*options)
 
 // options is what the options build: the assembly's options, kept out of
 // the API so that they can change without breaking a program.
-type options struct{ setup.Options }
+type options struct {
+	setup.Options
+	// askUser and planApproval answer questions (questions.go).
+	askUser      func(ctx context.Context, questions []tool.Question) (map[string]string, error)
+	planApproval func(ctx context.Context, plan PlanReview) (tool.PlanVerdict, error)
+}
 
 // resolve applies opts in order, skipping nil ones.
 func resolve(opts []Option) setup.Options {

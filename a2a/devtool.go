@@ -2,6 +2,7 @@ package a2a
 
 import (
 	"cmp"
+	"github.com/castor-dev/castor/tool"
 	"maps"
 	"net/http"
 	"slices"
@@ -211,6 +212,9 @@ type confirmation struct {
 	CallID     string
 	Outcome    string
 	NewContent *string
+	// Answers and Plan answer ask_user and exit_plan_mode (questions.go).
+	Answers map[string]string
+	Plan    *tool.PlanVerdict
 }
 
 // parseConfirmation reads a data part as a confirmation: Gemini CLI's
@@ -244,6 +248,7 @@ func parseConfirmation(data any) (confirmation, bool) {
 	if nc, ok := str(fd, contents...); ok {
 		c.NewContent = &nc
 	}
+	c.Answers, c.Plan = questionAnswers(m)
 	return c, true
 }
 

@@ -61,12 +61,14 @@ func TestParseConfirmation(t *testing.T) {
 		want *confirmation
 	}{
 		{"gemini", map[string]any{"callId": "c1", "outcome": "proceed_once"}, &confirmation{CallID: "c1", Outcome: "proceed_once"}},
-		{"gemini new content", map[string]any{"callId": "c1", "outcome": "proceed_once", "newContent": "x"}, &confirmation{"c1", "proceed_once", s("x")}},
+		{"gemini new content", map[string]any{"callId": "c1", "outcome": "proceed_once", "newContent": "x"}, &confirmation{CallID: "c1", Outcome: "proceed_once", NewContent: s("x")}},
+		{"gemini answers", map[string]any{"callId": "c1", "outcome": "proceed_once", "answers": map[string]any{"0": "yes"}}, &confirmation{CallID: "c1", Outcome: "proceed_once", Answers: map[string]string{"0": "yes"}}},
+		{"gemini plan feedback", map[string]any{"callId": "c1", "outcome": "proceed_once", "approved": false, "feedback": "smaller"}, &confirmation{CallID: "c1", Outcome: "proceed_once", Plan: &tool.PlanVerdict{Feedback: "smaller"}}},
 		{"gemini empty outcome", map[string]any{"callId": "c1", "outcome": ""}, nil},
 		{"gemini outcome not string", map[string]any{"callId": "c1", "outcome": 3}, nil},
 		{"rfc", map[string]any{"tool_call_id": "c2", "selected_option_id": "cancel"}, &confirmation{CallID: "c2", Outcome: "cancel"}},
 		{"rfc camel", map[string]any{"toolCallId": "c2", "selectedOptionId": "cancel"}, &confirmation{CallID: "c2", Outcome: "cancel"}},
-		{"rfc file details", map[string]any{"tool_call_id": "c2", "selected_option_id": "proceed_once", "file_details": map[string]any{"new_content": "y"}}, &confirmation{"c2", "proceed_once", s("y")}},
+		{"rfc file details", map[string]any{"tool_call_id": "c2", "selected_option_id": "proceed_once", "file_details": map[string]any{"new_content": "y"}}, &confirmation{CallID: "c2", Outcome: "proceed_once", NewContent: s("y")}},
 		{"rfc keyed by uri", map[string]any{ExtensionURI: map[string]any{"tool_call_id": "c3", "selected_option_id": "proceed_once"}}, &confirmation{CallID: "c3", Outcome: "proceed_once"}},
 		{"rfc no option", map[string]any{"tool_call_id": "c2"}, nil},
 		{"other data", map[string]any{"hello": "world"}, nil},

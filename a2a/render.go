@@ -410,6 +410,7 @@ func extConfirmation(c *agent.Confirmation, workspace string) *devConfirmationRe
 		if len(d.URLs) > 0 {
 			desc += "\nURLs: " + strings.Join(d.URLs, ", ")
 		}
+		desc += questionText(d) // questions.go
 		cr.GenericDetails = &devGenericDetails{Description: desc}
 	}
 	return cr

@@ -372,7 +372,7 @@ func userParts(m *Message) ([]*genai.Part, []agent.Answer) {
 			}
 		case PartData:
 			if c, ok := parseConfirmation(p.Data); ok {
-				confs = append(confs, agent.Answer{CallID: c.CallID, Decision: tool.Decision{Outcome: tool.Outcome(c.Outcome), NewContent: c.NewContent}})
+				confs = append(confs, agent.Answer{CallID: c.CallID, Decision: tool.Decision{Outcome: tool.Outcome(c.Outcome), NewContent: c.NewContent, Answers: c.Answers, Plan: c.Plan}})
 			}
 		case PartFile:
 			if p.File == nil {

@@ -194,6 +194,9 @@ func (r *run) finishBatch(b *pendingBatch) bool {
 			continue
 		}
 		b.decisions[c.ID] = "accept"
+		if a, ok := c.call.(tool.Answerable); ok {
+			a.ApplyDecision(d)
+		}
 		if d.NewContent != nil {
 			if m, ok := c.call.(tool.Modifiable); ok {
 				m.ApplyUserContent(*d.NewContent)

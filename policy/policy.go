@@ -140,6 +140,8 @@ type Engine struct {
 
 	// workspace is Options.Workspace.
 	workspace *tool.Workspace
+	// plansDir is Options.PlansDir.
+	plansDir string
 }
 
 // Options configure an Engine.
@@ -202,6 +204,10 @@ type Options struct {
 	// inside it, as Gemini CLI asks when a path leaves the workspace.
 	// Nil: the process's working directory.
 	Workspace *tool.Workspace
+	// PlansDir is where plan mode writes its plans (general.plan.directory
+	// or the session's temporary plans folder): in plan mode, write_file
+	// and replace may write Markdown files there and nowhere else.
+	PlansDir string
 }
 
 // New returns an engine.
@@ -212,6 +218,7 @@ func New(o Options) *Engine {
 	e := &Engine{mode: o.Mode, interactive: o.Interactive, untrusted: o.Untrusted, always: map[string]bool{}, askKinds: map[tool.Kind]bool{}, selfConfirm: map[string]bool{}, lookup: o.Lookup}
 	e.autoSave, e.onSave = o.AutoSave, o.OnSave
 	e.workspace = o.Workspace
+	e.plansDir = o.PlansDir
 	e.rules = sortRules(o.Rules)
 	if o.DisableAlwaysAllow {
 		e.noAlways, e.autoSave = true, ""
@@ -288,7 +295,7 @@ func (e *Engine) Decide(c Call) (Decision, string) {
 		return Deny, "Tool execution denied by policy."
 	}
 	if d == Deny {
-		return Deny, "Tool execution denied by policy."
+		return Deny, e.denyMessageLocked(c)
 	}
 	return d, ""
 }
@@ -328,11 +335,8 @@ func (e *Engine) canAskLocked(c Call) bool { return e.interactive || e.askKinds[
 // decides it (see the prio constants): of the rules that allow a call,
 // the highest ranks it.
 func (e *Engine) decideLocked(c Call) (Decision, int) {
-	if e.mode == ModePlan {
-		if c.Kind.ReadOnly() {
-			return Allow, prioReadOnly
-		}
-		return Deny, prioPlanDeny
+	if d, prio, _, ok := e.modeToolLocked(c); ok {
+		return d, prio
 	}
 	best := -1
 	for _, r := range e.allowed {
@@ -350,7 +354,7 @@ func (e *Engine) decideLocked(c Call) (Decision, int) {
 	if best < 0 && e.mode == ModeYolo {
 		best = prioYolo
 	}
-	if best < 0 && (c.Kind.ReadOnly() || c.Kind == tool.KindAgent) {
+	if best < 0 && (readOnly(c) || c.Kind == tool.KindAgent) {
 		best = prioReadOnly
 	}
 	// auto_edit approves edits and fetches, as Gemini CLI's policy does
@@ -364,6 +368,15 @@ func (e *Engine) decideLocked(c Call) (Decision, int) {
 		return Allow, best
 	}
 	return Ask, prioNone
+}
+
+// denyMessageLocked is what the model is told of a refusal by the
+// built-in rules: the mode's own words where Gemini CLI has them.
+func (e *Engine) denyMessageLocked(c Call) string {
+	if _, _, msg, ok := e.modeToolLocked(c); ok && msg != "" {
+		return msg
+	}
+	return deniedByPolicy
 }
 
 // Visible reports whether a tool should be declared to the model at all: a
@@ -385,6 +398,9 @@ func (e *Engine) Visible(t tool.Tool) bool {
 	}
 	if d, _ := e.decideLocked(c); d != Deny && (e.canAskLocked(c) || e.selfConfirm[c.Name] || d == Allow) {
 		return true
+	}
+	if e.mode == ModePlan && c.Kind == tool.KindEdit && e.plansDir != "" {
+		return true // plan mode writes its plans with them
 	}
 	// A prefix rule (run_shell_command(git status)) allows some calls.
 	for _, r := range e.allowed {

@@ -395,6 +395,12 @@ func (e *Engine) decideAtomicLocked(c Call, whole bool) (Decision, string) {
 		return args
 	}
 	msg := ""
+	builtinMsg := ""
+	if d == Deny {
+		if m := e.denyMessageLocked(c); m != deniedByPolicy {
+			builtinMsg = m
+		}
+	}
 	for i := range e.rules {
 		r := &e.rules[i]
 		if r.priority < prio {
@@ -403,7 +409,7 @@ func (e *Engine) decideAtomicLocked(c Call, whole bool) (Decision, string) {
 		if !r.matches(c, e.mode, e.interactive, argsFn, false) {
 			continue
 		}
-		d, msg = r.decision, r.denyMsg
+		d, msg, builtinMsg = r.decision, r.denyMsg, ""
 		traits = shellTraits{heuristics: r.args == nil, allowRedirect: r.allowRedi, patterned: r.args != nil}
 		break
 	}
@@ -427,6 +433,9 @@ func (e *Engine) decideAtomicLocked(c Call, whole bool) (Decision, string) {
 		}
 	}
 	if d == Deny {
+		if builtinMsg != "" {
+			return Deny, builtinMsg
+		}
 		if msg != "" {
 			return Deny, deniedByPolicy + " " + msg
 		}

@@ -131,6 +131,8 @@ func confirmationContent(c *agent.ToolCall) []sdk.ToolCallContent {
 		if d.Prompt != "" {
 			return []sdk.ToolCallContent{textContent(d.Prompt)}
 		}
+	case tool.ConfirmExitPlanMode:
+		return []sdk.ToolCallContent{textContent(d.Plan)}
 	}
 	return nil
 }

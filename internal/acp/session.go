@@ -380,6 +380,7 @@ func (ss *session) prompt(ctx context.Context, blocks []sdk.ContentBlock) (sdk.P
 		return sdk.PromptResponse{StopReason: sdk.StopReasonEndTurn}, nil
 	}
 	m := newMapper(ss.root)
+	mw := &modeWatch{ss: ss, last: ss.currentMode()}
 	for ev, err := range ss.a.Session.Send(ctx, parts...) {
 		if err != nil {
 			if ctx.Err() != nil {
@@ -392,6 +393,9 @@ func (ss *session) prompt(ctx context.Context, blocks []sdk.ContentBlock) (sdk.P
 		}
 		for _, u := range m.updates(ev) {
 			ss.send(ctx, u)
+		}
+		if ev.Type == agent.EventToolCall {
+			mw.check(ctx)
 		}
 	}
 	if ctx.Err() != nil {
@@ -427,6 +431,13 @@ func (ss *session) runCommand(ctx context.Context, line string) (submit string, 
 // confirm asks the client about a call needing approval. A client that
 // cancels, goes away, or answers with an unknown option rejects the call.
 func (ss *session) confirm(ctx context.Context, c *agent.ToolCall) (tool.Decision, error) {
+	q := questionDetails(c) // plan.go
+	if q != nil && q.Type == tool.ConfirmAskUser {
+		return ss.askUser(ctx, q), nil
+	}
+	if q != nil && q.Plan != "" {
+		ss.send(ctx, sdk.UpdatePlan(planEntries(q.Plan)...))
+	}
 	kind := callKind(c)
 	title := callTitle(c)
 	if c.Confirmation != nil && c.Confirmation.Details != nil && c.Confirmation.Details.Title != "" {
@@ -444,6 +455,9 @@ func (ss *session) confirm(ctx context.Context, c *agent.ToolCall) (tool.Decisio
 			RawInput:   rawArgs(c.Args),
 		},
 		Options: permissionOptions(c, ss.a.Policy.SavesAnswers() != ""),
+	}
+	if q != nil {
+		req.Options = questionOptions()
 	}
 	if !ss.a.Policy.OffersAlways() {
 		req.Options = onceOnly(req.Options) // security.disableAlwaysAllow

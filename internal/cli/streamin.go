@@ -86,6 +86,10 @@ type inputLine struct {
 	// toolID and outcome answer a permission request.
 	toolID  string
 	outcome tool.Outcome
+	// answers and plan are the rest of the answer to an ask_user or
+	// exit_plan_mode request (streamanswers.go).
+	answers map[string]string
+	plan    *tool.PlanVerdict
 	// subtype names a control request; requestID is set when it came in
 	// Claude Code's control_request envelope, which expects a
 	// control_response.
@@ -113,6 +117,11 @@ type rawInput struct {
 	} `json:"request"`
 	Action  string          `json:"action"`
 	Content json.RawMessage `json:"content"`
+	// An ask_user or exit_plan_mode answer (streamanswers.go).
+	Answers      map[string]string `json:"answers"`
+	Approved     *bool             `json:"approved"`
+	ApprovalMode string            `json:"approval_mode"`
+	Feedback     string            `json:"feedback"`
 }
 
 // contentBlock is one block of a user message's content array.
@@ -152,7 +161,7 @@ func parseInputLine(b []byte) (*inputLine, error) {
 		if !o.Valid() || o == tool.ModifyWithEditor {
 			return nil, fmt.Errorf("permission_response: unknown decision %q: use proceed_once, proceed_always, proceed_always_server, proceed_always_tool or cancel", raw.Decision)
 		}
-		return &inputLine{kind: inputPermission, toolID: raw.ToolID, outcome: o}, nil
+		return permissionLine(raw, o)
 	case "control":
 		if raw.Subtype != "interrupt" {
 			return nil, fmt.Errorf("unknown control subtype %q: use interrupt", raw.Subtype)
@@ -343,7 +352,7 @@ func (s *streamSession) read(r io.Reader) {
 			s.mu.Unlock()
 			s.signal()
 		case inputPermission:
-			if !s.answer(in.toolID, tool.Decision{Outcome: in.outcome}) {
+			if !s.answer(in.toolID, tool.Decision{Outcome: in.outcome, Answers: in.answers, Plan: in.plan}) {
 				s.badLine(n, fmt.Errorf("no permission request is pending for tool_id %q", in.toolID))
 			}
 		case inputControl:
@@ -614,6 +623,9 @@ type permissionOption struct {
 // permissionOptions are the decisions offered for a confirmation of
 // details d, the same choices the terminal offers.
 func permissionOptions(d *tool.ConfirmationDetails) []permissionOption {
+	if opts, ok := questionOptions(d); ok {
+		return opts
+	}
 	once := permissionOption{string(tool.ProceedOnce), "Allow once"}
 	cancel := permissionOption{string(tool.Cancel), "Reject (the other calls of the batch are cancelled too)"}
 	always := permissionOption{string(tool.ProceedAlways), "Allow for this session"}

@@ -63,6 +63,10 @@ type Router struct {
 	// CustomTools picks the pro model's custom-tools variant (Gemini CLI
 	// does so with a Gemini API key).
 	CustomTools bool
+	// Prefer, when set, may name the alias ("pro", "flash") that "auto"
+	// goes to without asking the classifier: plan mode plans with pro and
+	// implements an approved plan with flash (general.plan.modelRouting).
+	Prefer func() string
 
 	mu sync.Mutex
 	// decisions hold the routing of recent prompts, oldest first in
@@ -145,6 +149,11 @@ func (r *Router) resolve(ctx context.Context, req *model.Request, classify bool)
 // route returns the prompt's model, asking the classifier on the first
 // streaming call of a prompt.
 func (r *Router) route(ctx context.Context, req *model.Request, classify bool) string {
+	if r.Prefer != nil {
+		if alias := r.Prefer(); alias != "" {
+			return Resolve(alias, r.CustomTools)
+		}
+	}
 	r.mu.Lock()
 	if d, ok := r.decisions[req.PromptID]; ok && req.PromptID != "" {
 		r.mu.Unlock()

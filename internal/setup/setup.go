@@ -81,6 +81,11 @@ type Options struct {
 	// Interactive makes calls that need approval pause the turn
 	// (EventInputRequired) even without Confirm.
 	Interactive bool
+	// Questions, when set, answers the confirmations that are questions
+	// (ask_user, plan mode's tools) before Confirm, and lets a session
+	// without Confirm ask them: such a session is otherwise headless, its
+	// other calls decided without asking.
+	Questions func(ctx context.Context, call *agent.ToolCall) (tool.Decision, error)
 	// Client replaces the model transport.
 	Client model.Model
 	// FakeResponses replays a Gemini CLI --fake-responses JSONL file;
@@ -340,6 +345,10 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 			askKinds = []tool.Kind{tool.KindEdit}
 		}
 	}
+	if o.Questions != nil {
+		askKinds = append(askKinds, questionKinds...) // questions.go
+		confirm = questionsFirst(o.Questions, confirm)
+	}
 	fileRules, err := policyFiles(o, st, a.Home, wd, a.Extensions, o.Warn)
 	if err != nil {
 		return nil, err
@@ -371,12 +380,18 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := finishPlan(st, a, tools, pol, client, sessionID); err != nil { // plan.go
+		return nil, err
+	}
 	cleanupSessions(o, a, sessionID) // retention.go
 	a.recorder, _ = recorder.(*chatRecorder)
 
 	var sess *agent.Session
 	systemInstruction := func() string {
 		base := prompt.system.get()
+		if plan := planInstruction(tools.env.Plan, pol); plan != "" {
+			base += "\n\n" + plan
+		}
 		if o.InstructionsFunc == nil {
 			return base
 		}

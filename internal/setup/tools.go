@@ -2,6 +2,7 @@ package setup
 
 import (
 	"context"
+	"path/filepath"
 	"slices"
 	"sync"
 
@@ -69,6 +70,15 @@ func buildTools(ctx context.Context, o Options, a *Agent, client model.Model, mo
 		DisableRipgrep: !o.IgnoreSettings && !st.Tools.UseRipgrep,
 		Files:          o.Files,
 		Shell:          o.Shell,
+		// is_background processes log where Gemini CLI's do, and end
+		// with the session.
+		Background: builtin.NewBackground(filepath.Join(a.Home.TmpDir(), "background-processes")),
+	}
+	a.onClose(ts.env.Background.Close)
+	if planEnabled(st) {
+		// The directory and the mode are known once the session and its
+		// policy exist (finishPlan).
+		ts.env.Plan = &builtin.Plan{Root: wd}
 	}
 	ts.env.ShellTimeout = shellTimeout(st)
 	// tools.webFetch.allowPrivateAddresses lets web_fetch reach local

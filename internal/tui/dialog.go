@@ -29,6 +29,8 @@ type dialog struct {
 	// the model, sent with the cancelled call (Gemini CLI's "suggest
 	// changes"); nil before.
 	note *textinput.Model
+	// ask is set for a confirmation that is a question (askdialog.go).
+	ask *askState
 }
 
 type option struct {
@@ -49,6 +51,10 @@ func newDialog(c *agent.ToolCall, reply chan<- tool.Decision, save string) *dial
 		det = c.Confirmation.Details
 	}
 	d.options = append(d.options, option{label: "Allow once", outcome: tool.ProceedOnce})
+	if d.ask = newAsk(det); d.ask != nil {
+		d.options = append(d.options, option{label: "Dismiss", outcome: tool.Cancel})
+		return d
+	}
 	switch det.Type {
 	case tool.ConfirmEdit:
 		d.options = append(d.options, option{label: fmt.Sprintf("Allow %s for this session", displayName(c)), outcome: tool.ProceedAlways})
@@ -103,6 +109,9 @@ func (d *dialog) answer(dec tool.Decision) {
 func (m *model) dialogKey(k tea.KeyPressMsg) tea.Cmd {
 	d := m.dialog
 	ks := k.String()
+	if d.ask != nil {
+		return m.askKey(k)
+	}
 	if d.note != nil {
 		return m.noteKey(k)
 	}
@@ -236,6 +245,9 @@ func sanitizeName(s string) string {
 
 func (m *model) renderDialog() string {
 	d := m.dialog
+	if d.ask != nil {
+		return m.renderAsk()
+	}
 	c := d.call
 	det := &tool.ConfirmationDetails{}
 	if c.Confirmation != nil && c.Confirmation.Details != nil {

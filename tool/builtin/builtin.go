@@ -68,6 +68,14 @@ type Env struct {
 	// Shell, when set, runs run_shell_command's foreground commands in
 	// place of a local bash (an ACP client's terminal).
 	Shell func(ctx context.Context, cmd ShellCommand) ShellOutcome
+	// Plan, when set, is plan mode (general.plan.enabled): All offers
+	// enter_plan_mode and exit_plan_mode, and in plan mode the edit tools
+	// write file names into the plans directory.
+	Plan *Plan
+	// Background, when set, keeps run_shell_command's is_background
+	// processes for list_background_processes and read_background_output;
+	// nil leaves them running unwatched.
+	Background *Background
 }
 
 // Edit is a file change about to be written, as Env.BeforeEdit sees it.

@@ -169,7 +169,7 @@ func editBuild(env *Env, args map[string]any, smart bool) (tool.Call, error) {
 	if p.FilePath == "" {
 		return nil, &tool.Error{Type: tool.ErrInvalidParams, Message: "The 'file_path' parameter must be non-empty."}
 	}
-	abs, terr := env.resolvePath(p.FilePath)
+	abs, terr := env.resolveWritePath(p.FilePath)
 	if terr != nil {
 		return nil, terr
 	}

@@ -12,9 +12,9 @@ func TestAllOrderAndDeclarations(t *testing.T) {
 	env, _ := fsTestEnv(t)
 	tools := All(env)
 	want := []string{
-		"list_directory", "read_file", "search_file_content", "glob", "replace", "smart_edit",
-		"write_file", "web_fetch", "read_many_files", "run_shell_command", "save_memory",
-		"google_web_search", "write_todos",
+		"update_topic", "list_directory", "read_file", "search_file_content", "glob", "replace", "smart_edit",
+		"write_file", "web_fetch", "read_many_files", "run_shell_command", "list_background_processes",
+		"read_background_output", "save_memory", "google_web_search", "ask_user", "write_todos",
 	}
 	var got []string
 	for _, tl := range tools {
@@ -62,7 +62,7 @@ func TestWireSpecSchemas(t *testing.T) {
 		{NewReadFile(env), []string{"absolute_path", "limit", "offset"}, []string{"absolute_path"}},
 		{NewListDirectory(env), []string{"file_filtering_options", "ignore", "path"}, []string{"path"}},
 		{NewWriteFile(env), []string{"content", "file_path"}, []string{"file_path", "content"}},
-		{NewShell(env), []string{"command", "description", "directory"}, []string{"command"}},
+		{NewShell(env), []string{"command", "delay_ms", "description", "directory", "is_background"}, []string{"command"}},
 		{NewGlob(env), []string{"case_sensitive", "path", "pattern", "respect_git_ignore"}, []string{"pattern"}},
 		{NewGrep(env), []string{"include", "path", "pattern"}, []string{"pattern"}},
 	}

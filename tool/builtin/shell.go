@@ -95,13 +95,21 @@ func (t *shellTool) Schema() map[string]any {
 				"type":        "string",
 				"description": "(OPTIONAL) Directory to run the command in, if not the project root directory. Must be relative to the project root directory and must already exist.",
 			},
+			// Gemini CLI 0.61's background parameters (shell.ts).
+			"is_background": map[string]any{
+				"type":        "boolean",
+				"description": "Set to true if this command should be run in the background (e.g. for long-running servers or watchers). The command will be started, allowed to run for a brief moment to check for immediate errors, and then moved to the background.",
+			},
+			"delay_ms": map[string]any{
+				"type":        "integer",
+				"description": "Optional. Delay in milliseconds to wait after starting the process in the background. Useful to allow the process to start and generate initial output before returning.",
+			},
 		},
 		"required": []any{"command"},
 	}
 }
 
-// NormalizeArgs maps today's dir_path onto directory; is_background stays
-// as an extra property that Build reads.
+// NormalizeArgs maps today's dir_path onto directory.
 func (t *shellTool) NormalizeArgs(args map[string]any) map[string]any {
 	return renameArgs(args, map[string]string{"dir_path": "directory"})
 }
@@ -116,6 +124,9 @@ func (t *shellTool) Build(args map[string]any) (tool.Call, error) {
 	c.description, _ = argString(args, "description")
 	c.background, _ = argBool(args, "is_background")
 	c.dirParam, _ = argString(args, "directory")
+	if ms, _ := argNumber(args, "delay_ms"); ms > 0 {
+		c.backgroundDelay = time.Duration(ms) * time.Millisecond
+	}
 	c.cwd = t.env.workspaceRoot()
 	if c.dirParam != "" {
 		abs, terr := t.env.resolvePath(c.dirParam)
@@ -216,6 +227,9 @@ func (c *shellCall) Execute(ctx context.Context, out func(string)) *tool.Result 
 		background: c.background,
 		bgDelay:    c.backgroundDelay,
 		out:        out,
+	}
+	if c.background && c.env.Background != nil {
+		return c.result(c.env.Background.run(ctx, req, c.stripped))
 	}
 	if c.env.Shell != nil && !c.background {
 		return c.result(c.env.runShellVia(ctx, req))

@@ -57,7 +57,7 @@ func (t *writeFileTool) Build(args map[string]any) (tool.Call, error) {
 		return nil, tool.Errorf(tool.ErrInvalidParams, `Missing or empty "file_path"`)
 	}
 	content, _ := argString(args, "content")
-	abs, terr := t.env.resolvePath(p)
+	abs, terr := t.env.resolveWritePath(p)
 	if terr != nil {
 		return nil, terr
 	}

@@ -1,0 +1,115 @@
+package setup
+
+// Plan mode as Gemini CLI 0.61 has it (general.plan.*): the plans
+// directory, the tools' state, the system instruction's plan-mode section
+// and the router's preference for pro while planning.
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/castor-dev/castor/config"
+	"github.com/castor-dev/castor/internal/routing"
+	"github.com/castor-dev/castor/model"
+	"github.com/castor-dev/castor/policy"
+	"github.com/castor-dev/castor/tool/builtin"
+)
+
+// planEnabled is general.plan.enabled, on unless a settings file turns
+// it off.
+func planEnabled(st *config.Settings) bool {
+	on, ok := st.GetBool("general.plan.enabled")
+	return !ok || on
+}
+
+// plansDir is general.plan.directory, resolved against the project root
+// and required to stay inside it, or else the session's own folder under
+// the project's temporary directory, as Gemini CLI's Storage.getPlansDir.
+func plansDir(st *config.Settings, root, tempDir, sessionID string) (string, error) {
+	custom, _ := st.GetString("general.plan.directory")
+	if strings.TrimSpace(custom) == "" {
+		return filepath.Join(tempDir, sessionID, "plans"), nil
+	}
+	dir := custom
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(root, dir)
+	}
+	realRoot, realDir := evalExisting(root), evalExisting(dir)
+	rel, err := filepath.Rel(realRoot, realDir)
+	if err != nil || !(rel == "." || filepath.IsLocal(rel)) {
+		return "", configErrorf("general.plan.directory: custom plans directory '%s' resolves to '%s', which is outside the project root '%s'", custom, realDir, realRoot)
+	}
+	return filepath.Clean(dir), nil
+}
+
+// evalExisting resolves the links of p's longest existing ancestor.
+func evalExisting(p string) string {
+	rest := ""
+	for dir := filepath.Clean(p); ; {
+		if r, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(r, rest)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return filepath.Clean(p)
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+		dir = parent
+	}
+}
+
+// finishPlan gives plan mode its directory and mode once the session id
+// and the policy exist, and has "auto" plan with pro and implement an
+// approved plan with flash (general.plan.modelRouting, default on).
+func finishPlan(st *config.Settings, a *Agent, ts *toolSet, pol *policy.Engine, client model.Model, sessionID string) error {
+	p := ts.env.Plan
+	if p == nil {
+		return nil
+	}
+	dir, err := plansDir(st, p.Root, a.TempDir, sessionID)
+	if err != nil {
+		return err
+	}
+	p.Dir = dir
+	p.Modes = pol
+	pol.SetPlansDir(dir)
+	if on, ok := st.GetBool("general.plan.modelRouting"); ok && !on {
+		return nil
+	}
+	if r, ok := client.(*routing.Router); ok {
+		r.Prefer = func() string {
+			switch {
+			case pol.Mode() == policy.ModePlan:
+				return "pro"
+			case p.Approved() != "":
+				return "flash"
+			}
+			return ""
+		}
+	}
+	return nil
+}
+
+// planInstruction is the system instruction's section for plan mode, ""
+// outside it.
+func planInstruction(p *builtin.Plan, pol *policy.Engine) string {
+	if p == nil || pol.Mode() != policy.ModePlan {
+		if p != nil && p.Approved() != "" {
+			return fmt.Sprintf("# Approved Plan\n\nThe user approved the plan at `%s`. Read it with read_file before you change anything, follow it strictly, and refine that plan rather than starting a new one unless the user asks for a new plan.", p.Approved())
+		}
+		return ""
+	}
+	approval := "get the user's approval before you edit source code"
+	if !pol.Interactive() {
+		approval = "write the design down before you go on by yourself"
+	}
+	return fmt.Sprintf(`# Active Approval Mode: Plan
+
+You are in **Plan Mode**: produce an implementation plan in `+"`%[1]s/`"+` and %[2]s.
+
+- You cannot modify source code. Use read-only tools to explore; write_file and replace may only write Markdown (.md) plan files in `+"`%[1]s/`"+`, under descriptive names.
+- Answer questions directly; plan only for requests to change something. When the request is ambiguous or several approaches are viable, ask with ask_user.
+- Discuss your findings and strategy with the user and reach agreement before you draft the plan; show the plan's full text in the chat when you present it.
+- Once the user agrees, call the exit_plan_mode tool (never through the shell) with the plan's file name to ask for formal approval. After approval you may implement it.`, p.Dir, approval)
+}
