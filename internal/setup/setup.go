@@ -213,9 +213,9 @@ type Agent struct {
 	// subagentNames are the subagents the model may invoke.
 	skillsSection, agentsSection string
 	subagentNames                []string
-	// toolHooks are the session's BeforeTool and AfterTool hooks, which
+	// subagentHooks are the session's tool and model hooks, which
 	// subagents run too; nil without hooks.
-	toolHooks agent.Hooks
+	subagentHooks agent.Hooks
 	// skills and hooks are what /skills and /hooks list.
 	skills *skills.Set
 	hooks  *hooks.System
@@ -404,7 +404,7 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 	}
 	if h := buildHooks(o, a, extensionRoots(a), transcriptPath(recorder)); h != nil {
 		cfg.Hooks = h
-		a.toolHooks = toolHooks{h}
+		a.subagentHooks = subagentHooks{h: h, session: func() string { return a.Session.ID() }}
 		a.hooks, _ = h.(*hooks.System)
 	}
 	if a.ide != nil {
