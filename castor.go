@@ -30,6 +30,7 @@
 package castor
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -293,6 +294,59 @@ type Result struct {
 	Stats agent.Stats
 	// Pending lists the calls waiting for confirmation when the turn paused.
 	Pending []*agent.ToolCall
+	// StopReason says why the turn ended, so that a caller tells a
+	// model's answer from a hook's halt (whose reason is then Text), a
+	// pause for confirmations, or a turn the engine stopped.
+	StopReason StopReason
+}
+
+// StopReason says why a turn ended (Result.StopReason).
+type StopReason string
+
+// Why a turn ends.
+const (
+	// StopCompleted: the model answered; Text is its answer.
+	StopCompleted StopReason = "completed"
+	// StopPaused: calls wait for confirmation (Result.Pending); answer
+	// them and call Resume.
+	StopPaused StopReason = "paused"
+	// StopHalted: a hook stopped the turn (continue: false, Hook's
+	// Halt); Text is the hook's reason, not a model's answer.
+	StopHalted StopReason = "halted"
+	// StopBlocked: a BeforeAgent hook refused the prompt; Text is its
+	// reason.
+	StopBlocked StopReason = "blocked"
+	// StopCancelled: the context was cancelled, or every call of a batch
+	// was cancelled, so the model was not called again.
+	StopCancelled StopReason = "cancelled"
+	// StopMaxTurns: model.maxSessionTurns was reached
+	// (agent.ErrMaxSessionTurns).
+	StopMaxTurns StopReason = "max_turns"
+	// StopLoop: loop detection stopped the model (agent.ErrLoopDetected).
+	StopLoop StopReason = "loop"
+	// StopError: the turn failed; the error says why.
+	StopError StopReason = "error"
+)
+
+// stopReason is the StopReason of a turn that ended with err.
+func stopReason(err error) StopReason {
+	switch {
+	case errors.Is(err, agent.ErrMaxSessionTurns):
+		return StopMaxTurns
+	case errors.Is(err, agent.ErrLoopDetected):
+		return StopLoop
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return StopCancelled
+	}
+	return StopError
+}
+
+// turnStop maps the engine's reason for a turn's end to a StopReason.
+var turnStop = map[agent.TurnEndReason]StopReason{
+	agent.TurnCompleted: StopCompleted,
+	agent.TurnCancelled: StopCancelled,
+	agent.TurnStopped:   StopHalted,
+	agent.TurnBlocked:   StopBlocked,
 }
 
 // New builds an agent: it loads settings, memory and credentials the way
@@ -456,20 +510,24 @@ func (a *Agent) Resume(ctx context.Context) (*Result, error) {
 func (a *Agent) collect(events iter.Seq2[*agent.Event, error]) (*Result, error) {
 	s := a.a.Session
 	text := ""
+	var stop StopReason
 	for ev, err := range events {
 		if err != nil {
-			return &Result{Text: text, SessionID: s.ID(), Stats: s.Stats(), Pending: s.Pending()}, err
+			return &Result{Text: text, SessionID: s.ID(), Stats: s.Stats(), Pending: s.Pending(), StopReason: stopReason(err)}, err
 		}
 		switch ev.Type {
-		case agent.EventTurnEnd, agent.EventInputRequired:
+		case agent.EventTurnEnd:
 			text = ev.Text
+			stop = cmp.Or(turnStop[ev.Reason], StopCompleted)
+		case agent.EventInputRequired:
+			text, stop = ev.Text, StopPaused
 		case agent.EventWarning:
 			if a.warn != nil {
 				a.warn(ev.Text)
 			}
 		}
 	}
-	return &Result{Text: text, SessionID: s.ID(), Stats: s.Stats(), Pending: s.Pending()}, nil
+	return &Result{Text: text, SessionID: s.ID(), Stats: s.Stats(), Pending: s.Pending(), StopReason: stop}, nil
 }
 
 // Checkpoint is a snapshot taken before an edit (general.checkpointing).

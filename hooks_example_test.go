@@ -122,3 +122,36 @@ func ExampleShell_Exec() {
 	fmt.Println(out)
 	// Output: exit 4 stdout "1.2.3\n" stderr "oops\n"
 }
+
+// ExampleResult_StopReason tells a hook's halt from a model's answer
+// under Send: both end the turn without an error, and Text holds the
+// hook's reason or the answer.
+func ExampleResult_StopReason() {
+	dir, cleanup := scratch()
+	defer cleanup()
+	halt := false
+	a, err := castor.New(context.Background(),
+		castor.WithClient(fake.Script(fake.Text("Hello!"))), castor.WithoutSettings(), castor.WithHomeDir(dir), castor.WithWorkDir(dir),
+		castor.WithHooks(castor.Hook{Event: castor.BeforeAgent,
+			Func: func(ctx context.Context, in *castor.HookInput, sc castor.SessionContext) (*castor.HookOutput, error) {
+				if halt {
+					return castor.Halt("maintenance window"), nil
+				}
+				return nil, nil
+			}}))
+	if err != nil {
+		panic(err)
+	}
+	defer a.Close()
+	for _, h := range []bool{false, true} {
+		halt = h
+		res, err := a.Send(context.Background(), "hello")
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(res.StopReason, res.Text)
+	}
+	// Output:
+	// completed Hello!
+	// halted maintenance window
+}

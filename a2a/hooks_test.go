@@ -12,7 +12,8 @@ import (
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
-// TestNotificationHook: a call that waits for the client's approval fires
+// TestNotificationHook: a call that waits for the approval of a client
+// that can give it (Gemini CLI's agent settings sent) fires
 // the Notification hook (ToolPermission) configured in the user's
 // settings, and the session hooks run for the task's session.
 func TestNotificationHook(t *testing.T) {
@@ -32,7 +33,7 @@ func TestNotificationHook(t *testing.T) {
 	t.Setenv("GEMINI_CLI_HOME", home)
 	srv := startCLIServer(t, fake.URL, ws, root)
 	url := srv.url
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "message/stream", "params": userMessage("write x", nil, "")})
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "message/stream", "params": userMessage("write x", map[string]any{"coderAgent": map[string]any{"kind": "agent-settings", "workspacePath": ws}}, "")})
 	resp, err := http.Post(url, "application/json", bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)

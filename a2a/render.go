@@ -69,7 +69,10 @@ type update struct {
 // renderer turns updates into A2A events for one stream. It keeps what a
 // format needs to remember between events.
 type renderer struct {
-	ext       bool
+	ext bool
+	// plain renders for a plain A2A client (plainclient.go): readable
+	// text only.
+	plain     bool
 	taskID    string
 	contextID string
 	// sent is what was last sent per call, to send each change once: the
@@ -89,6 +92,9 @@ func (r *renderer) render(u *update) []any {
 	case uElicit:
 		return r.message(u, "", devElicitation, DataPart(u.question.data()))
 	case uOutput, uTool:
+		if r.plain {
+			return r.plainCall(u)
+		}
 		if r.ext {
 			return r.extCall(u)
 		}
@@ -124,6 +130,9 @@ func (r *renderer) render(u *update) []any {
 			return r.message(u, "citation", devTextContent, TextPart(u.text))
 		}
 	case uThought:
+		if r.plain {
+			return nil
+		}
 		if th := u.thought; th != nil && (th.Subject != "" || th.Description != "") {
 			return r.message(u, "thought", devThought, DataPart(map[string]any{"subject": th.Subject, "description": th.Description}))
 		}

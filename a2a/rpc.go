@@ -208,6 +208,7 @@ func (s *Server) begin(ctx context.Context, h http.Header, p *MessageSendParams,
 			ctxID = uuid.NewString()
 		}
 		t = s.newTask(uuid.NewString(), ctxID, settings)
+		t.plain = plainClient(ext, raw, m)
 		if err := asBusy(s.host.Add(t)); err != nil {
 			return nil, false, jsonrpc.AsError(err)
 		}
@@ -296,6 +297,7 @@ func (s *Server) rpcStream(w http.ResponseWriter, r *http.Request, req *jsonrpc.
 // leaves or the subscriber falls too far behind. What a client leaving
 // does to the turn is Config.OnDisconnect's choice (clientLeft).
 func (s *Server) pump(ctx context.Context, t *task, sub *subscriber, sw *jsonrpc.Stream, rend *renderer) {
+	rend.plain = t.plain && !rend.ext
 	switch sub.Follow(ctx, s.cfg.Limits.KeepAlive, sw.KeepAlive, func(u *update) (bool, error) {
 		for _, ev := range rend.render(u) {
 			if err := sw.Event(ev); err != nil {

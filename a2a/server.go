@@ -280,6 +280,12 @@ type SessionSpec struct {
 	// Elicit asks the task's client MCP servers' questions (see
 	// elicit.go); the session should use it for its MCP servers.
 	Elicit mcp.ElicitFunc
+	// CannotConfirm is set for a task whose client cannot answer a
+	// confirmation (plainclient.go): a call that needs approval is then
+	// decided by the policy at once, refused unless it allows the call,
+	// as in a headless run, instead of waiting for an answer that never
+	// comes.
+	CannotConfirm bool
 }
 
 // TaskSession is what a NewSessionFunc builds for a task: the engine

@@ -56,6 +56,8 @@ type task struct {
 	// commands and prompt expansion (builtFor).
 	built *TaskSession
 	ext   bool
+	// plain is set for a task a plain A2A client created (plainclient.go).
+	plain bool
 	model string
 	usage *genai.GenerateContentResponseUsageMetadata
 	subs  map[*subscriber]struct{}
@@ -307,7 +309,7 @@ func (t *task) buildSession(ctx context.Context, history []*genai.Content) (*age
 	t.mu.Lock()
 	settings, mode := t.settings, t.mode
 	t.mu.Unlock()
-	spec := SessionSpec{WorkDir: settings.WorkspacePath, SessionID: t.id, History: history, Elicit: t.elicit, MaxApprovalMode: t.srv.cfg.MaxApprovalMode}
+	spec := SessionSpec{WorkDir: settings.WorkspacePath, SessionID: t.id, History: history, Elicit: t.elicit, MaxApprovalMode: t.srv.cfg.MaxApprovalMode, CannotConfirm: t.plain}
 	switch {
 	case t.srv.cfg.YOLO:
 		spec.ApprovalMode = policy.ModeYolo

@@ -19,6 +19,10 @@ type EnvInfo struct {
 	Tree string
 	// Memory is the project memory (GEMINI.md files below the global one).
 	Memory string
+	// ExtensionMemory is the active extensions' context files, sent
+	// before the project memory in <extension_context>, as Gemini CLI
+	// 0.61 sends them.
+	ExtensionMemory string
 }
 
 // EnvContext formats the environment context the way Gemini CLI sends it,
@@ -39,10 +43,17 @@ func EnvContext(e EnvInfo) string {
 		b.WriteString(strings.TrimRight(e.Tree, "\n"))
 		b.WriteString("\n\n")
 	}
+	var sections []string
+	if m := strings.TrimSpace(e.ExtensionMemory); m != "" {
+		sections = append(sections, "<extension_context>\n"+m+"\n</extension_context>")
+	}
 	if m := strings.TrimSpace(e.Memory); m != "" {
-		b.WriteString("\n<loaded_context>\n<project_context>\n")
-		b.WriteString(m)
-		b.WriteString("\n</project_context>\n</loaded_context>\n")
+		sections = append(sections, "<project_context>\n"+m+"\n</project_context>")
+	}
+	if len(sections) > 0 {
+		b.WriteString("\n<loaded_context>\n")
+		b.WriteString(strings.Join(sections, "\n"))
+		b.WriteString("\n</loaded_context>\n")
 	}
 	b.WriteString("\n</session_context>")
 	return b.String()

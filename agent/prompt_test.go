@@ -22,6 +22,20 @@ func TestEnvContextGolden(t *testing.T) {
 	golden.Check(t, "env_context.golden", got)
 }
 
+// The extensions' context goes before the project's, each in its own
+// section, as Gemini CLI 0.61's getSessionMemory writes them.
+func TestEnvContextExtensionGolden(t *testing.T) {
+	got := EnvContext(EnvInfo{
+		Date:            time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC),
+		OS:              "linux",
+		TempDir:         "/home/u/.gemini/tmp/ws",
+		Dirs:            []string{"/work/ws"},
+		Memory:          "--- Context from: /work/ws/GEMINI.md ---\nUse tabs.\n--- End of Context from: /work/ws/GEMINI.md ---",
+		ExtensionMemory: "--- Context from: /ext/kit/KIT.md ---\nSmall commits.\n--- End of Context from: /ext/kit/KIT.md ---",
+	})
+	golden.Check(t, "env_context_extension.golden", got)
+}
+
 func TestSystemPromptOverrideAndDump(t *testing.T) {
 	home := t.TempDir()
 	env := map[string]string{}

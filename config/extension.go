@@ -105,6 +105,52 @@ type Extension struct {
 // "hooks", "skills", "agents", "policies") whether or not it exists.
 func (e *Extension) Dir(name string) string { return filepath.Join(e.Path, name) }
 
+// ServersWithSettings returns the extension's MCP servers, each given
+// the values of the extension's settings as environment variables under
+// its own "env" (which wins), as Gemini CLI starts an extension's stdio
+// servers. MCPServers itself stays as the manifest says, so listings
+// never show a setting's value.
+func (e *Extension) ServersWithSettings() map[string]any {
+	if len(e.Env) == 0 || len(e.MCPServers) == 0 {
+		return e.MCPServers
+	}
+	out := make(map[string]any, len(e.MCPServers))
+	for name, s := range e.MCPServers {
+		m, ok := s.(map[string]any)
+		if !ok {
+			// Not an object: left for the MCP parser to report.
+			out[name] = s
+			continue
+		}
+		cp := make(map[string]any, len(m)+1)
+		for k, v := range m {
+			cp[k] = v
+		}
+		env := map[string]any{}
+		for k, v := range e.Env {
+			env[k] = v
+		}
+		switch own := m["env"].(type) {
+		case map[string]any:
+			for k, v := range own {
+				env[k] = v
+			}
+		case map[string]string:
+			for k, v := range own {
+				env[k] = v
+			}
+		case nil:
+		default:
+			// A malformed "env" stays as written, for the parser's error.
+			out[name] = s
+			continue
+		}
+		cp["env"] = env
+		out[name] = cp
+	}
+	return out
+}
+
 // ExtensionsDir is ~/.gemini/extensions for the .gemini directory dir.
 func ExtensionsDir(geminiDir string) string { return filepath.Join(geminiDir, "extensions") }
 

@@ -149,7 +149,11 @@ func TestA2APendingConfirmationSurvivesRestart(t *testing.T) {
 			target := filepath.Join(e.WS, "kept.txt")
 			e.Srv.Enqueue(fakegemini.Call("write_file", map[string]any{"file_path": target, "content": "survived\n"}))
 			srv := startA2A(e, store)
-			evs := srv.call("message/stream", a2aMessage("", map[string]any{"kind": "text", "text": "write kept.txt"}))
+			// Agent settings: a Gemini CLI-format client that answers
+			// confirmations (a plain one's calls are decided at once).
+			msg := a2aMessage("", map[string]any{"kind": "text", "text": "write kept.txt"})
+			msg["message"].(map[string]any)["metadata"] = map[string]any{"coderAgent": map[string]any{"kind": "agent-settings", "workspacePath": e.WS}}
+			evs := srv.call("message/stream", msg)
 			id, _ := evs[0]["id"].(string)
 			var callID string
 			for _, ev := range evs {

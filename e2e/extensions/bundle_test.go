@@ -58,6 +58,12 @@ func TestExtensionBringsEverything(t *testing.T) {
 			t.Errorf("first request lacks %q", want)
 		}
 	}
+	// The extension's context is its own section, as Gemini CLI 0.61
+	// sends it.
+	if text := e2etest.ContentsText(reqs[0]); !strings.Contains(text, "<loaded_context>\n<extension_context>\n--- Context from: ") ||
+		!strings.Contains(text, "Kit context: prefer small commits.\n--- End of Context from: "+filepath.Join(ext, "KIT.md")+" ---\n</extension_context>") {
+		t.Errorf("the extension's context is not in <extension_context>:\n%s", text)
+	}
 	si := reqs[0].SystemInstruction.Parts[0].Text
 	for _, want := range []string{"<name>changelog</name>", "- checker -> Checks work."} {
 		if !strings.Contains(si, want) {

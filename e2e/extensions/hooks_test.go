@@ -269,3 +269,38 @@ func TestHookHaltsHeadless(t *testing.T) {
 		t.Errorf("%d model requests after a halt", n)
 	}
 }
+
+// TestBeforeModelRedactsSubagentCall: a BeforeModel command hook that
+// redacts a secret from every model request it sees is not bypassed by
+// delegating to a subagent: Gemini CLI 0.61 fires the model hooks on a
+// subagent's model calls too, so the subagent's request reaches the
+// model redacted.
+func TestBeforeModelRedactsSubagentCall(t *testing.T) {
+	t.Parallel()
+	e := e2etest.New(t)
+	e2etest.WithReviewer(t, e)
+	e.Srv.Enqueue(
+		fakegemini.Call("invoke_agent", map[string]any{"agent_name": "reviewer", "prompt": "Check the key SECRET-123"}),
+		fakegemini.Call("complete_task", map[string]any{"result": "Checked."}),
+		fakegemini.Text("Reviewed."),
+	)
+	// The hook answers a request carrying the secret with the request
+	// itself, redacted, as its llm_request (the other input fields are
+	// ignored there); other requests pass unchanged.
+	redact := `in=$(cat); case "$in" in *SECRET-123*) printf '{"hookSpecificOutput":%s}' "$(printf '%s' "$in" | sed 's/SECRET-123/[REDACTED]/g')";; esac`
+	e2etest.WriteSettings(t, e, map[string]any{"hooks": map[string]any{
+		"BeforeModel": []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": redact}}}},
+	}})
+	r := e.Run("-m", "gemini-2.5-flash", "-p", "Review my code")
+	if r.Code != 0 {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.Code, r.Stdout, r.Stderr)
+	}
+	reqs := e.Srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d model requests, want 3\nstderr: %s", len(reqs), r.Stderr)
+	}
+	sub, _ := json.Marshal(reqs[1].Contents)
+	if strings.Contains(string(sub), "SECRET-123") || !strings.Contains(string(sub), "Check the key [REDACTED]") {
+		t.Errorf("the subagent's model request is not redacted: %s", sub)
+	}
+}

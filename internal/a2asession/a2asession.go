@@ -23,7 +23,7 @@ func Factory(base setup.Options) a2a.NewSessionFunc {
 			// The task asks its client (a2a/elicit.go).
 			o.Elicit = spec.Elicit
 		}
-		a, err := setup.NewTask(ctx, o, setup.TaskSpec{WorkDir: spec.WorkDir, SessionID: spec.SessionID, History: spec.History, ApprovalMode: spec.ApprovalMode, MaxApprovalMode: spec.MaxApprovalMode})
+		a, err := setup.NewTask(ctx, o, setup.TaskSpec{WorkDir: spec.WorkDir, SessionID: spec.SessionID, History: spec.History, ApprovalMode: spec.ApprovalMode, MaxApprovalMode: spec.MaxApprovalMode, CannotConfirm: spec.CannotConfirm})
 		if err != nil {
 			return nil, err
 		}

@@ -70,7 +70,9 @@ func subcommands(ctx context.Context, stdio IO) []*cobra.Command {
 		ideCommand(ctx, stdio),           // ide: IDE companion status and serve (ide.go)
 		newMCPCommand(ctx, stdio),        // mcp: MCP server settings (mcp.go)
 		newExtensionsCommand(ctx, stdio), // extensions: install, list, enable… (extensions.go)
-		newSkillsCommand(ctx, stdio),     // skills: Agent Skills list, enable, disable (skills.go)
+		newSkillsCommand(ctx, stdio),     // skills: Agent Skills list, install, link… (skills.go, skillsinstall.go)
+		newHooksCommand(ctx, stdio),      // hooks: migrate from Claude Code, list (hooks.go)
+		newGemmaCommand(ctx, stdio),      // gemma: Gemini CLI's local Gemma routing, not applicable (gemma.go)
 	}
 }
 

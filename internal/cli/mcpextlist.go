@@ -33,12 +33,13 @@ func extensionServers(st *config.Settings, wd string, trusted bool, listed []*mc
 		taken[s.Name] = true
 	}
 	for _, e := range config.ActiveExtensions(exts) {
-		for _, name := range slices.Sorted(maps.Keys(e.MCPServers)) {
+		decl := e.ServersWithSettings()
+		for _, name := range slices.Sorted(maps.Keys(decl)) {
 			if taken[name] {
 				continue
 			}
 			taken[name] = true
-			s, err := mcp.ParseServer(name, e.MCPServers[name])
+			s, err := mcp.ParseServer(name, decl[name])
 			if err != nil {
 				warnings = append(warnings, filepath.Join(e.Path, config.ExtensionManifestName)+": "+err.Error())
 				continue

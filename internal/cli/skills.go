@@ -16,11 +16,13 @@ import (
 	"github.com/castor-dev/castor/internal/termtext"
 )
 
-// newSkillsCommand is `castor skills list|enable|disable`, which show the
-// discovered Agent Skills and edit skills.disabled as `gemini skills`
-// does, with the same messages and settings files.
+// newSkillsCommand is `castor skills list|enable|disable|install|link|
+// uninstall`, which show the discovered Agent Skills, edit
+// skills.disabled and install skills as `gemini skills` does, with the
+// same messages and settings files (skillsinstall.go).
 func newSkillsCommand(ctx context.Context, stdio IO) *cobra.Command {
 	cmd := commandGroup("skills", "Manage agent skills")
+	cmd.Aliases = []string{"skill"}
 	var all bool
 	list := &cobra.Command{
 		Use:   "list [--all]",
@@ -52,6 +54,7 @@ func newSkillsCommand(ctx context.Context, stdio IO) *cobra.Command {
 	}
 	disable.Flags().StringVarP(&scope, "scope", "s", "workspace", "The scope to disable the skill in (user or workspace).")
 	cmd.AddCommand(list, enable, disable)
+	cmd.AddCommand(skillsInstallCommands(ctx, stdio)...)
 	return cmd
 }
 

@@ -2,6 +2,7 @@ package e2etest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -18,8 +19,10 @@ const mcpHelperEnv = "CASTOR_E2E_TEST_MCP"
 // serveHelperMCP serves, on stdin and stdout, the prompts "greet" and
 // "memory" (named like a built-in command), the resources test://notes
 // (text) and test://logo (ten bytes of PNG) and the tool "hello", each
-// answering with the server's label; a server whose label starts with
-// "swap" has the tool swap_prompts too.
+// answering with the server's label, and the tool "getenv", answering
+// with the value of its environment variable "name" (or "(unset)"), so a
+// test sees the environment a server was started with; a server whose
+// label starts with "swap" has the tool swap_prompts too.
 func serveHelperMCP(label string) int {
 	s := sdk.NewServer(&sdk.Implementation{Name: "castor-test-" + label, Version: "1"}, nil)
 	for _, name := range []string{"greet", "memory"} {
@@ -40,6 +43,18 @@ func serveHelperMCP(label string) int {
 	s.AddTool(&sdk.Tool{Name: "hello", InputSchema: map[string]any{"type": "object"}},
 		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "hello from " + label}}}, nil
+		})
+	s.AddTool(&sdk.Tool{Name: "getenv", InputSchema: map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}}},
+		func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			var args struct {
+				Name string `json:"name"`
+			}
+			_ = json.Unmarshal(req.Params.Arguments, &args)
+			v, ok := os.LookupEnv(args.Name)
+			if !ok {
+				v = "(unset)"
+			}
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: args.Name + "=" + v}}}, nil
 		})
 	if strings.HasPrefix(label, "swap") {
 		// swap_prompts takes greet away and offers farewell: the server

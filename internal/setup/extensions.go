@@ -62,7 +62,7 @@ func loadExtensions(o Options, a *Agent, wd string) {
 		}
 	}
 	for _, e := range a.Extensions {
-		merge(e.MCPServers)
+		merge(e.ServersWithSettings())
 		st.Tools.Exclude = append(st.Tools.Exclude, e.ExcludeTools...)
 	}
 	for _, e := range o.CodeExtensions {
@@ -203,8 +203,8 @@ func extensionRoots(a *Agent) []string {
 
 // withExtensionSettingsEnv gives each extension hook the values of the
 // settings its extension declares, as environment variables over the
-// hook's own "env", as Gemini CLI does; an extension's MCP servers get
-// them the same way. A hook is its extension's when it came from that
+// hook's own "env", as Gemini CLI does (its MCP servers get them through
+// config.Extension.ServersWithSettings). A hook is its extension's when it came from that
 // extension's hooks/hooks.json.
 func withExtensionSettingsEnv(exts []*config.Extension, list []hooks.Hook) {
 	for _, e := range exts {

@@ -17,8 +17,7 @@ import (
 // the system instruction, project (and extension) files in the
 // environment context, as Gemini CLI places them.
 type memory struct {
-	global  string
-	project string
+	global, extension, project string
 	// files is the loaded memory, which just-in-time loading extends.
 	files *config.Memory
 }
@@ -55,11 +54,7 @@ func loadMemory(o Options, a *Agent, filter tool.FileFilter) (memory, error) {
 	for _, w := range m.Warnings {
 		o.Warn(w)
 	}
-	project := m.Project
-	if m.Extension != "" {
-		project = m.Extension + "\n\n" + project
-	}
-	return memory{global: m.Global, project: project, files: m}, nil
+	return memory{global: m.Global, extension: m.Extension, project: m.Project, files: m}, nil
 }
 
 // prompt is what the session tells the model besides the conversation:
@@ -71,8 +66,9 @@ type prompt struct {
 	// reload re-reads memory after save_memory changed it, so the next
 	// model call sees it.
 	reload func()
-	// project is the project memory the environment context carries.
-	project guardedString
+	// project and extension are the project memory and the extensions'
+	// the environment context carries.
+	project, extension guardedString
 }
 
 func newPrompt(o Options, a *Agent, ts *toolSet, pol *policy.Engine) (*prompt, error) {
@@ -95,6 +91,7 @@ func newPrompt(o Options, a *Agent, ts *toolSet, pol *policy.Engine) (*prompt, e
 	}
 	p := &prompt{}
 	p.project.set(mem.project)
+	p.extension.set(mem.extension)
 	s, err := build(mem.global)
 	if err != nil {
 		return nil, &ConfigError{Err: err}
@@ -108,6 +105,7 @@ func newPrompt(o Options, a *Agent, ts *toolSet, pol *policy.Engine) (*prompt, e
 		}
 		ts.jit.set(m.files)
 		p.project.set(m.project)
+		p.extension.set(m.extension)
 		if s, err := build(m.global); err == nil {
 			p.system.set(s)
 		}
@@ -123,7 +121,7 @@ func newPrompt(o Options, a *Agent, ts *toolSet, pol *policy.Engine) (*prompt, e
 		}
 		return agent.EnvContext(agent.EnvInfo{
 			Date: time.Now(), OS: runtime.GOOS, TempDir: a.TempDir,
-			Dirs: a.Workspace.Dirs(), Tree: tree, Memory: p.project.get(),
+			Dirs: a.Workspace.Dirs(), Tree: tree, Memory: p.project.get(), ExtensionMemory: p.extension.get(),
 		})
 	}
 	return p, nil

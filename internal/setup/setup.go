@@ -219,9 +219,9 @@ type Agent struct {
 	skillsSection, agentsSection string
 	subagentNames                []string
 	subagentDefs                 []*subagents.Definition
-	// toolHooks are the session's BeforeTool and AfterTool hooks, which
+	// subagentHooks are the session's tool and model hooks, which
 	// subagents run too; nil without hooks.
-	toolHooks agent.Hooks
+	subagentHooks agent.Hooks
 	// skills and hooks are what /skills and /hooks list.
 	skills *skills.Set
 	hooks  *hooks.System
@@ -420,7 +420,7 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 	}
 	if h := buildHooks(o, a, extensionRoots(a), transcriptPath(recorder)); h != nil {
 		cfg.Hooks = h
-		a.toolHooks = toolHooks{h}
+		a.subagentHooks = subagentHooks{h: h, session: func() string { return a.Session.ID() }}
 		a.hooks, _ = h.(*hooks.System)
 	}
 	if a.ide != nil {

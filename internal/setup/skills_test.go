@@ -2,6 +2,7 @@ package setup
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"iter"
 	"os"
@@ -198,7 +199,7 @@ func TestSubagentRunIsRecorded(t *testing.T) {
 	home, ws := t.TempDir(), t.TempDir()
 	writeFile(t, filepath.Join(home, ".gemini", "agents", "reviewer.md"), "---\nname: reviewer\ndescription: Reviews code.\n---\nYou review.")
 	spy := &spyModel{Model: fake.Script(
-		fake.Call("invoke_agent", map[string]any{"agent_name": "reviewer", "prompt": "Review main.go"}),
+		fake.Call("invoke_agent", map[string]any{"agent_name": "reviewer", "prompt": "Review main.go, key SECRET-123"}),
 		fake.Call("complete_task", map[string]any{"result": "Looks fine."}),
 		fake.Text("The reviewer says it looks fine."),
 	)}
@@ -294,8 +295,10 @@ func TestAgentOverrides(t *testing.T) {
 	}
 }
 
-// A BeforeTool guard of the session holds for a subagent's calls too,
-// while the session's other hooks do not fire for the subagent.
+// A BeforeTool guard of the session holds for a subagent's calls too, and
+// its model hooks see the subagent's model calls, as in Gemini CLI 0.61,
+// with the session's id, while the agent hooks do not fire for the
+// subagent.
 func TestSubagentMeetsToolHooks(t *testing.T) {
 	home, ws := t.TempDir(), t.TempDir()
 	writeFile(t, filepath.Join(ws, "main.go"), "package main\n")
@@ -306,19 +309,23 @@ func TestSubagentMeetsToolHooks(t *testing.T) {
 		fake.Call("complete_task", map[string]any{"result": "Could not read it."}),
 		fake.Text("Done."),
 	)}
+	const sessionID = "7c2a0b4e-0000-4000-8000-000000000001"
 	var mu sync.Mutex
 	fired := map[agent.HookEvent][]string{}
 	record := func(ctx context.Context, _ *Agent, in *agent.HookInput) (*agent.HookOutput, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		fired[in.HookEventName] = append(fired[in.HookEventName], in.ToolName)
+		if in.SessionID != sessionID {
+			t.Errorf("%s hook saw session %q, want the session's %q", in.HookEventName, in.SessionID, sessionID)
+		}
 		if in.HookEventName == agent.HookBeforeTool && in.ToolName == "read_file" {
 			return &agent.HookOutput{Decision: "deny", Reason: "no reading"}, nil
 		}
 		return nil, nil
 	}
-	a, err := New(context.Background(), Options{WorkDir: ws, HomeDir: home, Client: spy, Env: envOf(func(string) string { return "" }),
-		Hooks: []RuntimeHook{{Event: agent.HookBeforeTool, Func: record}, {Event: agent.HookBeforeModel, Func: record}}})
+	a, err := New(context.Background(), Options{WorkDir: ws, HomeDir: home, Client: spy, Env: envOf(func(string) string { return "" }), SessionID: sessionID,
+		Hooks: []RuntimeHook{{Event: agent.HookBeforeTool, Func: record}, {Event: agent.HookBeforeModel, Func: record}, {Event: agent.HookBeforeAgent, Func: record}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,14 +336,59 @@ func TestSubagentMeetsToolHooks(t *testing.T) {
 	if got := fired[agent.HookBeforeTool]; !slices.Equal(got, []string{"invoke_agent", "read_file", "complete_task"}) {
 		t.Errorf("BeforeTool fired for %v", got)
 	}
-	// The main model was called twice; the subagent's three calls fire no
-	// BeforeModel hook.
-	if got := len(fired[agent.HookBeforeModel]); got != 2 {
-		t.Errorf("BeforeModel fired %d times, want 2", got)
+	// The main model was called twice, the subagent's twice.
+	if got := len(fired[agent.HookBeforeModel]); got != 4 {
+		t.Errorf("BeforeModel fired %d times, want 4", got)
+	}
+	if got := len(fired[agent.HookBeforeAgent]); got != 1 {
+		t.Errorf("BeforeAgent fired %d times, want once (the user's prompt)", got)
 	}
 	sub := spy.reqs[2].Contents
 	fr := sub[len(sub)-1].Parts[0].FunctionResponse
 	if fr == nil || !strings.Contains(fmt.Sprint(fr.Response), "Tool execution blocked: no reading") {
 		t.Errorf("subagent's read_file response %+v", fr)
+	}
+}
+
+// A redacting BeforeModel hook is not bypassed by delegating: the
+// subagent's model call carries the redacted prompt (Gemini CLI 0.61
+// fires model hooks on every model call).
+func TestSubagentModelCallRedactedByBeforeModel(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(home, ".gemini", "agents", "reviewer.md"), "---\nname: reviewer\ndescription: Reviews code.\ntools: [read_file]\n---\nYou review.")
+	spy := &spyModel{Model: fake.Script(
+		fake.Call("invoke_agent", map[string]any{"agent_name": "reviewer", "prompt": "Check the key SECRET-123"}),
+		fake.Call("complete_task", map[string]any{"result": "Checked."}),
+		fake.Text("Done."),
+	)}
+	redact := func(ctx context.Context, _ *Agent, in *agent.HookInput) (*agent.HookOutput, error) {
+		// Only a request carrying the secret is rewritten: a rewritten
+		// request is text only, as in Gemini CLI.
+		raw, _ := json.Marshal(in.LLMRequest)
+		if !strings.Contains(string(raw), "SECRET-123") {
+			return nil, nil
+		}
+		req := *in.LLMRequest
+		req.Messages = slices.Clone(req.Messages)
+		for i := range req.Messages {
+			req.Messages[i].Content = strings.ReplaceAll(req.Messages[i].Content, "SECRET-123", "[REDACTED]")
+		}
+		return &agent.HookOutput{HookSpecificOutput: &agent.HookSpecificOutput{LLMRequest: &req}}, nil
+	}
+	a, err := New(context.Background(), Options{WorkDir: ws, HomeDir: home, Client: spy, Env: envOf(func(string) string { return "" }),
+		Hooks: []RuntimeHook{{Event: agent.HookBeforeModel, Func: redact}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if _, err := a.Send(context.Background(), "review please"); err != nil {
+		t.Fatal(err)
+	}
+	if len(spy.reqs) != 3 {
+		t.Fatalf("%d model calls, want 3", len(spy.reqs))
+	}
+	raw, _ := json.Marshal(spy.reqs[1].Contents)
+	if strings.Contains(string(raw), "SECRET-123") || !strings.Contains(string(raw), "Check the key [REDACTED]") {
+		t.Errorf("the subagent's model call is not redacted: %s", raw)
 	}
 }

@@ -103,8 +103,8 @@ func (a *Agent) addSubagents(o Options, ts *toolSet, e subagentEnv) error {
 			c.CompressionThreshold = st.Model.CompressionThreshold
 			// A tool guard holds whoever makes the call: a subagent's
 			// shell call meets the same BeforeTool hooks as the main
-			// model's.
-			c.Hooks = a.toolHooks
+			// model's, its model calls the same model hooks.
+			c.Hooks = a.subagentHooks
 		},
 	}
 	if !o.DisableRecording {
@@ -241,18 +241,35 @@ func applyAgentOverrides(defs []*subagents.Definition, st *config.Settings, warn
 	return out
 }
 
-// toolHooks passes on only the tool events of a session's hooks: a
-// subagent is not a new session or a new user prompt, so the session,
-// agent and model hooks do not fire for it.
-type toolHooks struct{ h agent.Hooks }
-
-// Handles reports BeforeTool and AfterTool hooks of the session.
-func (t toolHooks) Handles(e agent.HookEvent) bool {
-	return (e == agent.HookBeforeTool || e == agent.HookAfterTool) && t.h.Handles(e)
+// subagentHooks passes on the tool and model events of a session's hooks
+// to its subagents, as Gemini CLI 0.61 fires them on every model call and
+// tool call whoever makes it (a redacting BeforeModel hook is not
+// bypassed by delegating): a subagent is not a new session or a new user
+// prompt, so the session and agent hooks do not fire for it. The hooks
+// see the session's id, as 0.61's do.
+type subagentHooks struct {
+	h       agent.Hooks
+	session func() string
 }
 
-// Fire runs the session's hooks for a tool event.
-func (t toolHooks) Fire(ctx context.Context, in *agent.HookInput) (*agent.HookOutput, error) {
+// subagentEvents are the events a subagent's engine fires.
+var subagentEvents = map[agent.HookEvent]bool{
+	agent.HookBeforeTool: true, agent.HookAfterTool: true,
+	agent.HookBeforeModel: true, agent.HookBeforeToolSelection: true, agent.HookAfterModel: true,
+}
+
+// Handles reports the session's hooks for the events a subagent fires.
+func (t subagentHooks) Handles(e agent.HookEvent) bool {
+	return subagentEvents[e] && t.h.Handles(e)
+}
+
+// Fire runs the session's hooks for one of a subagent's events.
+func (t subagentHooks) Fire(ctx context.Context, in *agent.HookInput) (*agent.HookOutput, error) {
+	if t.session != nil {
+		if id := t.session(); id != "" {
+			in.SessionID = id
+		}
+	}
 	return t.h.Fire(ctx, in)
 }
 

@@ -22,6 +22,10 @@ type TaskSpec struct {
 	// MaxApprovalMode bounds the session's mode, the settings' included
 	// ("" is default): a workspace cannot raise it past the server's.
 	MaxApprovalMode policy.Mode
+	// CannotConfirm is set when nobody can answer a confirmation: a call
+	// that needs one is refused by the policy at once, as in a headless
+	// run, instead of pausing the turn.
+	CannotConfirm bool
 }
 
 // NewTask assembles a task's session from base: in the task's workspace,
@@ -33,7 +37,7 @@ func NewTask(ctx context.Context, base Options, spec TaskSpec) (*Agent, error) {
 	o.WorkDir = spec.WorkDir
 	o.SessionID = spec.SessionID
 	o.History = spec.History
-	o.Interactive = true
+	o.Interactive = !spec.CannotConfirm
 	o.Confirm = nil
 	o.Resume = ""
 	o.DisableRecording = true
