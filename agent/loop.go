@@ -34,6 +34,23 @@ type chunkKey [chantChunkSize]byte
 // the same arguments several times in a row, or the same text chanted over
 // and over. Its memory is bounded whatever the answer's length: the last
 // chantHistoryLimit bytes of prose and the windows seen in them.
+// recurrences are the last positions of one window, oldest first: only
+// the last chantThreshold of them are ever looked at.
+type recurrences struct {
+	pos [chantThreshold]int
+	n   int
+}
+
+// add records a position, forgetting the oldest beyond chantThreshold.
+func (r *recurrences) add(p int) {
+	if r.n == len(r.pos) {
+		copy(r.pos[:], r.pos[1:])
+		r.n--
+	}
+	r.pos[r.n] = p
+	r.n++
+}
+
 type loopDetector struct {
 	lastCall  string
 	callCount int
@@ -41,10 +58,13 @@ type loopDetector struct {
 	// hist holds the tracked prose; hist[0] is at absolute offset base.
 	// Positions in chunks are absolute, so dropping the front of hist
 	// moves base instead of rewriting every position.
-	hist    []byte
-	base    int
-	next    int // absolute position of the next window to scan
-	chunks  map[chunkKey][]int
+	hist   []byte
+	base   int
+	next   int // absolute position of the next window to scan
+	chunks map[chunkKey]*recurrences
+	// spare holds recurrences records for reuse, so tracking a long
+	// answer allocates little after its first windows.
+	spare   []*recurrences
 	inFence bool
 	kind    int    // of the line being streamed: lineUndecided, …
 	pending []byte // the beginning of an undecided line
@@ -69,7 +89,10 @@ func (d *loopDetector) reset() {
 func (d *loopDetector) resetText() {
 	d.hist = d.hist[:0]
 	d.base, d.next = 0, 0
-	clear(d.chunks)
+	for k, r := range d.chunks {
+		d.spare = append(d.spare, r)
+		delete(d.chunks, k)
+	}
 }
 
 // toolCall records a call and reports a loop when it is the threshold-th
@@ -175,35 +198,49 @@ func (d *loopDetector) track(s string) (string, bool) {
 		d.prune()
 	}
 	if d.chunks == nil {
-		d.chunks = map[chunkKey][]int{}
+		d.chunks = map[chunkKey]*recurrences{}
 	}
 	end := d.base + len(d.hist)
 	for ; d.next+chantChunkSize <= end; d.next++ {
 		var k chunkKey
 		copy(k[:], d.hist[d.next-d.base:])
-		pos := d.chunks[k]
+		r := d.chunks[k]
+		if r == nil {
+			r = d.record()
+			d.chunks[k] = r
+		}
 		// Recurrences that fell out of the tracked prose no longer
 		// count, as Gemini CLI drops them when it trims its history.
-		for len(pos) > 0 && pos[0] < d.base {
-			pos = pos[1:]
+		if r.n > 0 && r.pos[r.n-1] < d.base {
+			r.n = 0
 		}
-		pos = append(pos, d.next)
-		d.chunks[k] = pos
-		if d.chanting(pos) {
+		r.add(d.next)
+		if d.chanting(r.pos[:r.n]) {
 			return "The model repeated the same text many times.", true
 		}
 	}
 	return "", false
 }
 
+// record returns an empty recurrences record, a spare one if any.
+func (d *loopDetector) record() *recurrences {
+	if n := len(d.spare); n > 0 {
+		r := d.spare[n-1]
+		d.spare = d.spare[:n-1]
+		r.n = 0
+		return r
+	}
+	return &recurrences{}
+}
+
 // chanting applies Gemini CLI's two rules to a window's positions: the
 // last ten recurrences close together, and few distinct periods between
 // them.
 func (d *loopDetector) chanting(pos []int) bool {
-	if len(pos) < chantThreshold {
+	if len(pos) < chantThreshold || pos[0] < d.base {
 		return false
 	}
-	recent := pos[len(pos)-chantThreshold:]
+	recent := pos
 	if recent[len(recent)-1]-recent[0] > chantMaxGap*(chantThreshold-1) {
 		return false
 	}
@@ -226,8 +263,9 @@ func (d *loopDetector) prune() {
 	if len(d.chunks) <= 2*chantHistoryLimit {
 		return
 	}
-	for k, pos := range d.chunks {
-		if pos[len(pos)-1] < d.base {
+	for k, r := range d.chunks {
+		if r.pos[r.n-1] < d.base {
+			d.spare = append(d.spare, r)
 			delete(d.chunks, k)
 		}
 	}

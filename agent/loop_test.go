@@ -232,8 +232,10 @@ func TestMarkdownStructure(t *testing.T) {
 
 func BenchmarkLoopDetectorContent(b *testing.B) {
 	text := pieces(templated(), 40)
+	d := newLoopDetector(false)
 	b.ReportAllocs()
 	for b.Loop() {
-		feed(newLoopDetector(false), text)
+		d.reset() // once per prompt, as a session does
+		feed(d, text)
 	}
 }
