@@ -1,45 +1,104 @@
 package agent
 
 import (
-	"crypto/sha256"
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 )
 
-// Loop detection thresholds, as Gemini CLI has them.
+// Loop detection thresholds, as Gemini CLI 0.61 has them
+// (packages/core/src/services/loopDetectionService.ts).
 const (
 	identicalCallThreshold = 5
 	chantChunkSize         = 50
 	chantThreshold         = 10
 	chantHistoryLimit      = 5000
+	// chantMaxGap is the largest average distance between the recent
+	// recurrences of a window that still counts as chanting.
+	chantMaxGap = chantChunkSize * 5
+	// chantMaxPeriods: when the texts between recent recurrences of a
+	// window (its periods) are more varied than this, the window is a
+	// shared prefix of distinct items ("For the X package, run …"), not
+	// a loop. A true loop has one period, sometimes two or three.
+	chantMaxPeriods = chantThreshold / 2
 )
+
+// chunkKey is a window of streamed text used as a map key: the bytes
+// themselves, so equal keys are equal text (no hash to collide) and making
+// one allocates nothing.
+type chunkKey [chantChunkSize]byte
 
 // loopDetector notices a model repeating itself: the same tool call with
 // the same arguments several times in a row, or the same text chanted over
-// and over.
+// and over. Its memory is bounded whatever the answer's length: the last
+// chantHistoryLimit bytes of prose and the windows seen in them.
+// recurrences are the last positions of one window, oldest first: only
+// the last chantThreshold of them are ever looked at.
+type recurrences struct {
+	pos [chantThreshold]int
+	n   int
+}
+
+// add records a position, forgetting the oldest beyond chantThreshold.
+func (r *recurrences) add(p int) {
+	if r.n == len(r.pos) {
+		copy(r.pos[:], r.pos[1:])
+		r.n--
+	}
+	r.pos[r.n] = p
+	r.n++
+}
+
 type loopDetector struct {
 	lastCall  string
 	callCount int
 
-	text     strings.Builder
-	inFence  bool
-	chunks   map[[32]byte][]int
-	scanned  int
+	// hist holds the tracked prose; hist[0] is at absolute offset base.
+	// Positions in chunks are absolute, so dropping the front of hist
+	// moves base instead of rewriting every position.
+	hist   []byte
+	base   int
+	next   int // absolute position of the next window to scan
+	chunks map[chunkKey]*recurrences
+	// spare holds recurrences records for reuse, so tracking a long
+	// answer allocates little after its first windows.
+	spare   []*recurrences
+	inFence bool
+	kind    int    // of the line being streamed: lineUndecided, …
+	pending []byte // the beginning of an undecided line
+
 	disabled bool
 }
 
 func newLoopDetector(disabled bool) *loopDetector {
-	return &loopDetector{disabled: disabled, chunks: map[[32]byte][]int{}}
+	return &loopDetector{disabled: disabled}
 }
 
 // reset forgets everything; called at the start of each user prompt.
 func (d *loopDetector) reset() {
-	*d = loopDetector{disabled: d.disabled, chunks: map[[32]byte][]int{}}
+	d.lastCall, d.callCount = "", 0
+	d.inFence = false
+	d.kind = lineUndecided
+	d.pending = d.pending[:0]
+	d.resetText()
+}
+
+// resetText forgets the tracked prose, keeping its buffer for reuse.
+func (d *loopDetector) resetText() {
+	d.hist = d.hist[:0]
+	d.base, d.next = 0, 0
+	for k, r := range d.chunks {
+		d.spare = append(d.spare, r)
+		delete(d.chunks, k)
+	}
 }
 
 // toolCall records a call and reports a loop when it is the threshold-th
-// identical call in a row.
+// identical call in a row. Text between the calls does not break the row,
+// as in Gemini CLI; a call does end the tracked prose, since chanting
+// happens within one stream of text.
 func (d *loopDetector) toolCall(name string, args map[string]any) (string, bool) {
 	if d.disabled {
 		return "", false
@@ -51,7 +110,6 @@ func (d *loopDetector) toolCall(name string, args map[string]any) (string, bool)
 	} else {
 		d.lastCall, d.callCount = key, 1
 	}
-	// Text between calls is not a loop of its own; start over.
 	d.resetText()
 	if d.callCount >= identicalCallThreshold {
 		return fmt.Sprintf("The model called %s with the same arguments %d times in a row.", name, d.callCount), true
@@ -59,76 +117,177 @@ func (d *loopDetector) toolCall(name string, args map[string]any) (string, bool)
 	return "", false
 }
 
-func (d *loopDetector) resetText() {
-	d.text.Reset()
-	d.chunks = map[[32]byte][]int{}
-	d.scanned = 0
-	d.inFence = false
-}
-
-// content records streamed text and reports a loop when a 50-character
-// window recurs ten times close together. Code blocks are skipped, since
-// repeated lines are normal there.
+// content records a streamed piece of the answer and reports a loop when
+// a 50-byte window recurs ten times close together (on average at most
+// 250 bytes apart) with at most five distinct texts between the
+// recurrences. Only prose is tracked: code blocks are skipped, since
+// repeated lines are normal there, and a line of Markdown structure (a
+// table row, list item, heading, quote or rule) restarts the tracking,
+// since its syntax repeats on every line. Gemini CLI applies these rules
+// to each streamed piece; Castor applies them to each line, so whether an
+// answer is cut does not depend on how the model split its stream.
 func (d *loopDetector) content(s string) (string, bool) {
-	if d.disabled || s == "" {
+	if d.disabled {
 		return "", false
 	}
-	d.lastCall, d.callCount = "", 0
-	if strings.Count(s, "```")%2 == 1 {
-		d.inFence = !d.inFence
-		d.resetText()
-		return "", false
-	}
-	if d.inFence {
-		return "", false
-	}
-	if markdownStructure(s) {
-		// Tables, lists, headings, quotes and rules repeat their syntax
-		// on every line; as in Gemini CLI, they restart the tracking
-		// instead of counting as chanting.
-		d.resetText()
-		return "", false
-	}
-	d.text.WriteString(s)
-	t := d.text.String()
-	if len(t) > chantHistoryLimit {
-		// Keep the tail; positions restart.
-		d.resetText()
-		d.text.WriteString(t[len(t)-chantHistoryLimit/2:])
-		t = d.text.String()
-	}
-	for ; d.scanned+chantChunkSize <= len(t); d.scanned++ {
-		sum := sha256.Sum256([]byte(t[d.scanned : d.scanned+chantChunkSize]))
-		pos := append(d.chunks[sum], d.scanned)
-		d.chunks[sum] = pos
-		if len(pos) >= chantThreshold {
-			recent := pos[len(pos)-chantThreshold:]
-			span := recent[len(recent)-1] - recent[0]
-			if span <= chantChunkSize*5*(chantThreshold-1) {
-				return "The model repeated the same text many times.", true
+	for s != "" {
+		line := s
+		i := strings.IndexByte(s, '\n')
+		nl := i >= 0
+		if nl {
+			line = s[:i+1]
+		}
+		s = s[len(line):]
+		if d.kind == lineUndecided {
+			d.pending = append(d.pending, line...)
+			if !nl && len(bytes.TrimLeft(d.pending, " \t")) < linePrefixNeed {
+				continue
 			}
+			d.decide()
+			line = string(d.pending)
+			d.pending = d.pending[:0]
+		}
+		if d.kind == lineProse {
+			if msg, loop := d.track(line); loop {
+				return msg, true
+			}
+		}
+		if nl {
+			d.kind = lineUndecided
 		}
 	}
 	return "", false
 }
 
-// markdownStructure reports whether s holds a line of a Markdown table,
-// list, heading, block quote or horizontal rule.
-func markdownStructure(s string) bool {
-	for _, line := range strings.Split(s, "\n") {
-		l := strings.TrimSpace(line)
-		switch {
-		case l == "":
-		case strings.HasPrefix(l, "|"), strings.HasPrefix(l, "#"), strings.HasPrefix(l, ">"),
-			strings.HasPrefix(l, "- "), strings.HasPrefix(l, "* "), strings.HasPrefix(l, "+ "):
-			return true
-		case strings.Trim(l, "-*_ ") == "" && len(l) >= 3:
-			return true
-		default:
-			if i := strings.IndexFunc(l, func(r rune) bool { return r < '0' || r > '9' }); i > 0 && strings.HasPrefix(l[i:], ". ") {
-				return true
-			}
+// Kinds of the line being streamed.
+const (
+	lineUndecided = iota // too little of it seen yet
+	lineProse            // tracked
+	lineSkipped          // code, or Markdown structure
+)
+
+// linePrefixNeed is how much of a line, after its indentation, decides
+// its kind: enough for a fence, a rule or a numbered item's "123. ".
+const linePrefixNeed = 8
+
+// decide classifies the line whose beginning is pending.
+func (d *loopDetector) decide() {
+	l := strings.TrimLeft(string(d.pending), " \t")
+	switch {
+	case strings.HasPrefix(l, "```"), strings.HasPrefix(l, "~~~"):
+		d.inFence = !d.inFence
+		d.resetText()
+		d.kind = lineSkipped
+	case d.inFence:
+		d.kind = lineSkipped
+	case markdownStructure(l):
+		d.resetText()
+		d.kind = lineSkipped
+	default:
+		d.kind = lineProse
+	}
+}
+
+// track appends prose and scans the windows it completes.
+func (d *loopDetector) track(s string) (string, bool) {
+	d.hist = append(d.hist, s...)
+	if over := len(d.hist) - chantHistoryLimit; over > 0 {
+		d.hist = d.hist[:copy(d.hist, d.hist[over:])]
+		d.base += over
+		d.next = max(d.next, d.base)
+		d.prune()
+	}
+	if d.chunks == nil {
+		d.chunks = map[chunkKey]*recurrences{}
+	}
+	end := d.base + len(d.hist)
+	for ; d.next+chantChunkSize <= end; d.next++ {
+		var k chunkKey
+		copy(k[:], d.hist[d.next-d.base:])
+		r := d.chunks[k]
+		if r == nil {
+			r = d.record()
+			d.chunks[k] = r
+		}
+		// Recurrences that fell out of the tracked prose no longer
+		// count, as Gemini CLI drops them when it trims its history.
+		if r.n > 0 && r.pos[r.n-1] < d.base {
+			r.n = 0
+		}
+		r.add(d.next)
+		if d.chanting(r.pos[:r.n]) {
+			return "The model repeated the same text many times.", true
 		}
 	}
-	return false
+	return "", false
+}
+
+// record returns an empty recurrences record, a spare one if any.
+func (d *loopDetector) record() *recurrences {
+	if n := len(d.spare); n > 0 {
+		r := d.spare[n-1]
+		d.spare = d.spare[:n-1]
+		r.n = 0
+		return r
+	}
+	return &recurrences{}
+}
+
+// chanting applies Gemini CLI's two rules to a window's positions: the
+// last ten recurrences close together, and few distinct periods between
+// them.
+func (d *loopDetector) chanting(pos []int) bool {
+	if len(pos) < chantThreshold || pos[0] < d.base {
+		return false
+	}
+	recent := pos
+	if recent[len(recent)-1]-recent[0] > chantMaxGap*(chantThreshold-1) {
+		return false
+	}
+	var periods [chantThreshold - 1][]byte
+	distinct := 0
+	for i := range len(recent) - 1 {
+		p := d.hist[recent[i]-d.base : recent[i+1]-d.base]
+		if !slices.ContainsFunc(periods[:distinct], func(q []byte) bool { return bytes.Equal(p, q) }) {
+			periods[distinct] = p
+			distinct++
+		}
+	}
+	return distinct <= chantMaxPeriods
+}
+
+// prune drops the windows seen only in prose no longer tracked, so a long
+// answer keeps a bounded map. It runs when the map holds many more windows
+// than the tracked prose can, which keeps its cost amortised.
+func (d *loopDetector) prune() {
+	if len(d.chunks) <= 2*chantHistoryLimit {
+		return
+	}
+	for k, r := range d.chunks {
+		if r.pos[r.n-1] < d.base {
+			d.spare = append(d.spare, r)
+			delete(d.chunks, k)
+		}
+	}
+}
+
+// markdownStructure reports whether a line beginning with l (indentation
+// removed) is Markdown structure: a table row, list item, heading, block
+// quote or horizontal rule.
+func markdownStructure(l string) bool {
+	l = strings.TrimRight(l, "\r\n")
+	switch {
+	case l == "":
+		return false
+	case strings.HasPrefix(l, "|"), strings.HasPrefix(l, "#"), strings.HasPrefix(l, ">"),
+		strings.HasPrefix(l, "- "), strings.HasPrefix(l, "* "), strings.HasPrefix(l, "+ "):
+		return true
+	case strings.HasPrefix(l, "---"), strings.HasPrefix(l, "***"), strings.HasPrefix(l, "___"),
+		strings.HasPrefix(l, "==="):
+		return true
+	case strings.ContainsFunc(l[:min(len(l), 3)], func(r rune) bool { return r >= '\u2500' && r <= '\u257F' }):
+		return true // box drawing: a rule or a drawn table
+	}
+	i := strings.IndexFunc(l, func(r rune) bool { return r < '0' || r > '9' })
+	return i > 0 && (strings.HasPrefix(l[i:], ". ") || strings.HasPrefix(l[i:], ") "))
 }
