@@ -65,6 +65,7 @@ func startSandbox(flag *bool, byDefault bool, wd string, include []string) (acti
 		o.Workspace = append(o.Workspace, more...)
 		o.Extra, _ = st.GetStrings("tools.sandboxAllowedPaths")
 		o.Network, _ = st.GetBool("tools.sandboxNetworkAccess")
+		o.AllowGitWrites, _ = st.GetBool("tools.sandboxAllowGitWrites")
 	}
 	home, _ := os.UserHomeDir()
 	for i, d := range o.Workspace {

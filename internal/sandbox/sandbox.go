@@ -107,9 +107,10 @@ func (e *UnavailableError) Unwrap() error { return e.Cause }
 type Sandbox struct {
 	// Profile is what the commands may do.
 	Profile Profile
-	// ruleset is the Landlock ruleset; bwrap the bubblewrap binary.
-	ruleset *landlockRuleset
-	bwrap   string
+	// bwrap is the bubblewrap binary.
+	bwrap string
+	// rulesets is Landlock's ruleset for the workspace as it is.
+	rulesets rulesetCache
 }
 
 // New checks that the profile can be enforced here and returns the
@@ -122,11 +123,12 @@ func New(p Profile) (*Sandbox, error) {
 	s := &Sandbox{Profile: p}
 	switch p.Method {
 	case Landlock:
+		// Made once here to check it can be; again for each command.
 		r, err := newLandlockRuleset(p)
 		if err != nil {
 			return fail(err)
 		}
-		s.ruleset = r
+		r.close()
 	case Bwrap:
 		if runtime.GOOS != "linux" {
 			return fail(errors.New("bubblewrap is Linux only"))
@@ -164,5 +166,5 @@ func (s *Sandbox) Start(cmd *exec.Cmd) error {
 		cmd.Path = s.bwrap
 		return cmd.Start()
 	}
-	return s.ruleset.start(cmd)
+	return s.rulesets.start(s.Profile, cmd)
 }
