@@ -210,18 +210,22 @@ func TestSandboxKeepsGitReadOnlyE2E(t *testing.T) {
 	for _, tt := range []struct {
 		name, env string
 		allow     bool
+		// fixedTop: Landlock keeps .git read-only by fixing the
+		// workspace's own entries.
+		fixedTop bool
 	}{
-		{"landlock", "", false},
-		{"landlock allowing git", "", true},
-		{"bwrap", "GEMINI_SANDBOX=bwrap", false},
+		{"landlock", "GEMINI_SANDBOX=landlock", false, true},
+		{"landlock allowing git", "GEMINI_SANDBOX=landlock", true, false},
+		{"bwrap", "GEMINI_SANDBOX=bwrap", false, false},
+		// -s picks bubblewrap for a repository where it is installed.
+		{"auto", "", false, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			if tt.env != "" {
+			if tt.env != "GEMINI_SANDBOX=landlock" {
 				needBwrap(t)
-			} else {
-				needLandlock(t)
 			}
+			needLandlock(t)
 			shell := func(c string) fakegemini.Reply {
 				return fakegemini.Call("run_shell_command", map[string]any{"command": c})
 			}
@@ -229,6 +233,7 @@ func TestSandboxKeepsGitReadOnlyE2E(t *testing.T) {
 				shell("echo 'touch pwned' > .git/hooks/post-commit"),
 				shell("git add notes.txt && git -c user.name=m -c user.email=m@m commit -qm model && echo com\"\"mitted"),
 				shell("mkdir -p sub/deeper && echo ok > sub/deeper/made.txt"),
+				shell("touch top.txt"),
 				fakegemini.Text("done"))
 			git := exec.Command("git", "init", "-q")
 			git.Dir = e.WS
@@ -251,7 +256,7 @@ func TestSandboxKeepsGitReadOnlyE2E(t *testing.T) {
 				t.Errorf("notice says .git read-only: %v\n%s", got, r.Stderr)
 			}
 			reqs := e.Srv.Requests()
-			if len(reqs) != 4 {
+			if len(reqs) != 5 {
 				t.Fatalf("%d requests", len(reqs))
 			}
 			out := func(i int) string {
@@ -271,6 +276,12 @@ func TestSandboxKeepsGitReadOnlyE2E(t *testing.T) {
 			}
 			if _, err := os.Stat(filepath.Join(e.WS, "sub", "deeper", "made.txt")); err != nil {
 				t.Errorf("a write beneath the workspace failed: %v (%s)", err, out(3))
+			}
+			if _, err := os.Stat(filepath.Join(e.WS, "top.txt")); (err == nil) == tt.fixedTop {
+				t.Errorf("made a file at the top: %v, want %v (%s)", err == nil, !tt.fixedTop, out(4))
+			}
+			if tt.name == "auto" && !strings.Contains(r.Stderr, "(bwrap;") {
+				t.Errorf("-s in a repository did not pick bwrap:\n%s", r.Stderr)
 			}
 		})
 	}

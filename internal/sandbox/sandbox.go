@@ -32,6 +32,10 @@ type Choice struct {
 	Asked bool
 	// Source names where the choice came from, for messages.
 	Source string
+	// Auto is whether the method was not named (true, or on by
+	// default): on Linux, bubblewrap is then preferred where it keeps a
+	// workspace's .git read-only at a lower cost than Landlock's.
+	Auto bool
 }
 
 // Choose reads the sandbox choice as Gemini CLI does: GEMINI_SANDBOX
@@ -61,7 +65,7 @@ func Choose(env string, flag *bool, setting any, byDefault bool) (Choice, error)
 		}
 	default:
 		if byDefault {
-			return Choice{Method: platformMethod(), Source: "default"}, nil
+			return Choice{Method: platformMethod(), Source: "default", Auto: true}, nil
 		}
 		return Choice{}, nil
 	}
@@ -70,13 +74,13 @@ func Choose(env string, flag *bool, setting any, byDefault bool) (Choice, error)
 		if !v {
 			return Choice{Source: source}, nil
 		}
-		return Choice{Method: platformMethod(), Asked: true, Source: source}, nil
+		return Choice{Method: platformMethod(), Asked: true, Source: source, Auto: true}, nil
 	case string:
 		switch v {
 		case "", "0", "false":
 			return Choice{Source: source}, nil
 		case "1", "true":
-			return Choice{Method: platformMethod(), Asked: true, Source: source}, nil
+			return Choice{Method: platformMethod(), Asked: true, Source: source, Auto: true}, nil
 		case Landlock, Bwrap:
 			return Choice{Method: v, Asked: true, Source: source}, nil
 		}
