@@ -21,6 +21,10 @@ type Request struct {
 	// ByDefault turns the sandbox on when none of them says anything
 	// (yolo mode, the servers, subagents).
 	ByDefault bool
+	// Code is the sandbox a program asked for in code
+	// (castor.WithSandbox): "true" for the platform's method, or a
+	// method's name. It goes before the rest.
+	Code string
 	// Options are the profile's: its name (SEATBELT_PROFILE), workspace,
 	// allowed paths, network and .git.
 	Options
@@ -31,8 +35,14 @@ type Request struct {
 // never an unconfined run; a warning as the notice when one on by
 // default cannot be had. The notice is for the user at start ("" for
 // nothing to say).
-func Activate(r Request) (s *Sandbox, notice string, err error) {
-	choice, err := Choose(r.Env, r.Flag, r.Setting, r.ByDefault)
+func Activate(r Request) (*Sandbox, string, error) {
+	var choice Choice
+	var err error
+	if r.Code != "" {
+		choice, err = chooseValue(r.Code, "castor.WithSandbox")
+	} else {
+		choice, err = Choose(r.Env, r.Flag, r.Setting, r.ByDefault)
+	}
 	if err != nil || choice.Method == "" {
 		return nil, "", err
 	}
@@ -52,6 +62,7 @@ func Activate(r Request) (s *Sandbox, notice string, err error) {
 	}
 	p, err := Build(o)
 	if err == nil {
+		var s *Sandbox
 		if s, err = New(p); err == nil {
 			return s, "Sandbox: " + p.Describe(), nil
 		}

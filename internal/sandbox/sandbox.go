@@ -69,6 +69,11 @@ func Choose(env string, flag *bool, setting any, byDefault bool) (Choice, error)
 		}
 		return Choice{}, nil
 	}
+	return chooseValue(value, source)
+}
+
+// chooseValue is the choice one value says, from source.
+func chooseValue(value any, source string) (Choice, error) {
 	switch v := value.(type) {
 	case bool:
 		if !v {
