@@ -45,7 +45,7 @@ func sdkError(err error, o *setup.Options) error {
 	case errors.As(err, &ue):
 		return &UntrustedError{Err: ue.Err}
 	}
-	return err
+	return sandboxError(err) // sandbox.go
 }
 
 // resumeCause rewords the causes of a failed resume that the chats store

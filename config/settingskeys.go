@@ -223,6 +223,8 @@ var settingsTable = []settingKey{
 	{"tools.sandbox", honoured, "", "", ""},
 	{"tools.sandboxAllowedPaths", honoured, "[]", "", ""},
 	{"tools.sandboxNetworkAccess", honoured, "false", "", ""},
+	// Castor's own: Gemini CLI's sandboxes leave .git writable.
+	{"tools.sandboxAllowGitWrites", honoured, "false", "", ""},
 	{"tools.shell.enableInteractiveShell", unsupported, "true", "", ""},
 	{"tools.shell.backgroundCompletionBehavior", unsupported, `"silent"`, "", ""},
 	{"tools.shell.pager", unsupported, `"cat"`, "", ""},
@@ -511,6 +513,7 @@ var settingDescriptions = map[string]string{
 	"tools.sandbox":                            "Run tools in a sandbox (Docker, Podman, Seatbelt).",
 	"tools.sandboxAllowedPaths":                "Paths the sandbox may reach.",
 	"tools.sandboxNetworkAccess":               "Let the sandbox reach the network.",
+	"tools.sandboxAllowGitWrites":              "Castor's own: let sandboxed commands write the workspace's `.git` (`git commit`); it is read-only otherwise.",
 	"tools.shell.enableInteractiveShell":       "Run shell commands in a pseudo-terminal the user can type into.",
 	"tools.shell.backgroundCompletionBehavior": "What happens when a background shell command ends.",
 	"tools.shell.pager":                        "The pager shell commands see.",

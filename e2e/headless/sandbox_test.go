@@ -197,3 +197,92 @@ func TestSandboxFailsClosedE2E(t *testing.T) {
 		})
 	}
 }
+
+// TestSandboxKeepsGitReadOnlyE2E: under castor -s -y (Landlock, and
+// bubblewrap) the model's commands cannot plant a hook in the
+// workspace's .git nor commit, and the model is told the path and the
+// rule; tools.sandboxAllowGitWrites: true lets git commit.
+func TestSandboxKeepsGitReadOnlyE2E(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	for _, tt := range []struct {
+		name, env string
+		allow     bool
+		// fixedTop: Landlock keeps .git read-only by fixing the
+		// workspace's own entries.
+		fixedTop bool
+	}{
+		{"landlock", "GEMINI_SANDBOX=landlock", false, true},
+		{"landlock allowing git", "GEMINI_SANDBOX=landlock", true, false},
+		{"bwrap", "GEMINI_SANDBOX=bwrap", false, false},
+		// -s picks bubblewrap for a repository where it is installed.
+		{"auto", "", false, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if tt.env != "GEMINI_SANDBOX=landlock" {
+				needBwrap(t)
+			}
+			needLandlock(t)
+			shell := func(c string) fakegemini.Reply {
+				return fakegemini.Call("run_shell_command", map[string]any{"command": c})
+			}
+			e, environ, _ := sandboxEnv(t,
+				shell("echo 'touch pwned' > .git/hooks/post-commit"),
+				shell("git add notes.txt && git -c user.name=m -c user.email=m@m commit -qm model && echo com\"\"mitted"),
+				shell("mkdir -p sub/deeper && echo ok > sub/deeper/made.txt"),
+				shell("touch top.txt"),
+				fakegemini.Text("done"))
+			git := exec.Command("git", "init", "-q")
+			git.Dir = e.WS
+			if out, err := git.CombinedOutput(); err != nil {
+				t.Fatalf("git init: %v\n%s", err, out)
+			}
+			e.Write("notes.txt", "hi\n")
+			e2etest.WriteFiles(t, e.WS, map[string]string{"sub/.keep": ""})
+			if tt.allow {
+				e.WriteUserSettings(`{"tools": {"sandboxAllowGitWrites": true}}`)
+			}
+			if tt.env != "" {
+				environ = append(environ, tt.env)
+			}
+			r := e2etest.RunCastor(t, e.WS, environ, "-s", "-y", "-p", "go")
+			if r.Code != 0 {
+				t.Fatalf("exit %d\nstderr %s", r.Code, r.Stderr)
+			}
+			if got := strings.Contains(r.Stderr, ".git read-only"); got == tt.allow {
+				t.Errorf("notice says .git read-only: %v\n%s", got, r.Stderr)
+			}
+			reqs := e.Srv.Requests()
+			if len(reqs) != 5 {
+				t.Fatalf("%d requests", len(reqs))
+			}
+			out := func(i int) string {
+				_, resp := e2etest.FunctionResponse(t, reqs[i].LastContent(), 0)
+				return e2etest.MustJSON(resp)
+			}
+			hook := filepath.Join(e.WS, ".git", "hooks", "post-commit")
+			_, err := os.Stat(hook)
+			if planted := err == nil; planted != tt.allow {
+				t.Errorf("hook planted %v, want %v: %s", planted, tt.allow, out(1))
+			}
+			if committed := strings.Contains(out(2), "committed"); committed != tt.allow {
+				t.Errorf("committed %v, want %v: %s", committed, tt.allow, out(2))
+			}
+			if !tt.allow && !strings.Contains(out(1), "sandbox: write to "+hook+" denied (the workspace's .git is read-only") {
+				t.Errorf("the denied hook write is not explained: %s", out(1))
+			}
+			if _, err := os.Stat(filepath.Join(e.WS, "sub", "deeper", "made.txt")); err != nil {
+				t.Errorf("a write beneath the workspace failed: %v (%s)", err, out(3))
+			}
+			if _, err := os.Stat(filepath.Join(e.WS, "top.txt")); (err == nil) == tt.fixedTop {
+				t.Errorf("made a file at the top: %v, want %v (%s)", err == nil, !tt.fixedTop, out(4))
+			}
+			if tt.name == "auto" && !strings.Contains(r.Stderr, "(bwrap;") {
+				t.Errorf("-s in a repository did not pick bwrap:\n%s", r.Stderr)
+			}
+		})
+	}
+}

@@ -1,10 +1,8 @@
 package tools_test
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/castor-dev/castor/internal/e2etest"
@@ -14,56 +12,32 @@ import (
 // TestDenyRuleSeesWhatRunsE2E: under castor -p -y with a policy file
 // denying rm, none of the ways of writing rm an adversary found (issue
 // #25; policy/testdata/rmforms.json) deletes the file, each refusal
-// reaches the model with its reason, and a command the rule does not
-// name still runs.
+// reaches the model with its reason, and commands the rule does not name
+// (git status) still run; the same with tools.exclude
+// run_shell_command(rm) and its 14 forms. e2e/acp, e2e/a2a and the SDK's
+// TestSDKDenyRuleSeesWhatRuns run the same table through their faces.
 func TestDenyRuleSeesWhatRunsE2E(t *testing.T) {
 	t.Parallel()
-	b, err := os.ReadFile(filepath.Join("..", "..", "policy", "testdata", "rmforms.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var forms []struct{ Cmd, Why string }
-	if err := json.Unmarshal(b, &forms); err != nil {
-		t.Fatal(err)
-	}
-	if len(forms) < 61 {
-		t.Fatalf("%d forms", len(forms))
-	}
-	var replies []fakegemini.Reply
-	for _, f := range forms {
-		replies = append(replies, fakegemini.Call("run_shell_command", map[string]any{"command": f.Cmd}))
-	}
-	replies = append(replies,
-		fakegemini.Call("run_shell_command", map[string]any{"command": "touch made.txt"}),
-		fakegemini.Text("done"))
-	e := e2etest.New(t, replies...)
-	e2etest.WriteFiles(t, e.Home, map[string]string{".gemini/policies/deny.toml": denyRmPolicy})
-	e.Write("victim", "keep me")
-	e.Write("victim.list", "rm victim\n")
-	r := e.Run("-y", "-p", "clean up")
-	if r.Code != 0 {
-		t.Fatalf("exit %d\nstderr %s", r.Code, r.Stderr)
-	}
-	if _, err := os.Stat(filepath.Join(e.WS, "victim")); err != nil {
-		t.Errorf("victim was deleted: %v", err)
-	}
-	if _, err := os.Stat(filepath.Join(e.WS, "made.txt")); err != nil {
-		t.Errorf("touch did not run: %v", err)
-	}
-	reqs := e.Srv.Requests()
-	if len(reqs) != len(forms)+2 {
-		t.Fatalf("%d requests for %d calls", len(reqs), len(forms)+1)
-	}
-	const prefix = "Tool execution denied by policy. Deleting files is not allowed."
-	for i, f := range forms {
-		_, resp := e2etest.FunctionResponse(t, reqs[i+1].LastContent(), 0)
-		got, _ := resp["error"].(string)
-		if !strings.HasPrefix(got, prefix) || !strings.Contains(got, f.Why) {
-			t.Errorf("%q: error %q, want %q naming %q (response %s)", f.Cmd, got, prefix, f.Why, e2etest.MustJSON(resp))
-		}
-	}
-	if _, resp := e2etest.FunctionResponse(t, reqs[len(forms)+1].LastContent(), 0); resp["error"] != nil {
-		t.Errorf("touch refused: %s", e2etest.MustJSON(resp))
+	for _, tt := range []struct {
+		name    string
+		forms   []e2etest.RmForm
+		files   map[string]string
+		refusal string
+	}{
+		{"policy file", e2etest.RmForms(t), map[string]string{".gemini/policies/deny.toml": e2etest.DenyRmPolicy}, e2etest.DenyRmRefusal},
+		{"tools.exclude", e2etest.ExcludeRmForms, map[string]string{".gemini/settings.json": e2etest.ExcludeRmSetting}, e2etest.ExcludeRmRefusal},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := e2etest.New(t, e2etest.RmConversation(tt.forms)...)
+			e2etest.WriteFiles(t, e.Home, tt.files)
+			e2etest.RmWorkspace(t, e.WS)
+			r := e.Run("-y", "-p", "clean up")
+			if r.Code != 0 {
+				t.Fatalf("exit %d\nstderr %s", r.Code, r.Stderr)
+			}
+			e2etest.CheckRmConversation(t, e.WS, tt.forms, e.Srv.Requests(), tt.refusal)
+		})
 	}
 }
 

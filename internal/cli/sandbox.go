@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -47,48 +46,37 @@ func startSandbox(flag *bool, byDefault bool, wd string, include []string) (acti
 	if on, _ := get("security.toolSandboxing").(bool); on && setting == nil {
 		setting = true // Gemini CLI's newer switch for the same
 	}
-	choice, err := sandbox.Choose(os.Getenv("GEMINI_SANDBOX"), flag, setting, byDefault)
-	if err != nil {
-		return nil, "", err
-	}
-	if choice.Method == "" {
-		proc.SetSandbox(nil)
-		return nil, "", nil
-	}
-	o := sandbox.Options{
-		Name:      os.Getenv("SEATBELT_PROFILE"),
-		Method:    choice.Method,
-		Workspace: append([]string{wd}, include...),
+	r := sandbox.Request{
+		Env:       os.Getenv("GEMINI_SANDBOX"),
+		Flag:      flag,
+		Setting:   setting,
+		ByDefault: byDefault,
+		Options: sandbox.Options{
+			Name:      os.Getenv("SEATBELT_PROFILE"),
+			Workspace: append([]string{wd}, include...),
+		},
 	}
 	if st != nil {
 		more, _ := st.GetStrings("context.includeDirectories")
-		o.Workspace = append(o.Workspace, more...)
-		o.Extra, _ = st.GetStrings("tools.sandboxAllowedPaths")
-		o.Network, _ = st.GetBool("tools.sandboxNetworkAccess")
+		r.Workspace = append(r.Workspace, more...)
+		r.Extra, _ = st.GetStrings("tools.sandboxAllowedPaths")
+		r.Network, _ = st.GetBool("tools.sandboxNetworkAccess")
+		r.AllowGitWrites, _ = st.GetBool("tools.sandboxAllowGitWrites")
 	}
 	home, _ := os.UserHomeDir()
-	for i, d := range o.Workspace {
-		o.Workspace[i] = expandHome(d, wd, home)
+	for i, d := range r.Workspace {
+		r.Workspace[i] = expandHome(d, wd, home)
 	}
-	for i, d := range o.Extra {
-		o.Extra[i] = expandHome(d, wd, home)
+	for i, d := range r.Extra {
+		r.Extra[i] = expandHome(d, wd, home)
 	}
-	p, err := sandbox.Build(o)
-	if err == nil {
-		var sb *sandbox.Sandbox
-		if sb, err = sandbox.New(p); err == nil {
-			proc.SetSandbox(sb)
-			return &p, "Sandbox: " + p.Describe(), nil
-		}
+	sb, notice, err := sandbox.Activate(r)
+	if sb == nil {
+		proc.SetSandbox(nil)
+		return nil, notice, err
 	}
-	if choice.Asked {
-		var ue *sandbox.UnavailableError
-		if errors.As(err, &ue) {
-			return nil, "", err
-		}
-		return nil, "", &sandbox.UnavailableError{Method: choice.Method, Cause: err}
-	}
-	return nil, fmt.Sprintf("Warning: %v; tools run without a sandbox (--sandbox=false or tools.sandbox: false silences this).", err), nil
+	proc.SetSandbox(sb)
+	return &sb.Profile, notice, nil
 }
 
 // expandHome resolves a directory as the settings and flags write it:

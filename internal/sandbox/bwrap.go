@@ -2,13 +2,12 @@ package sandbox
 
 import (
 	"os"
-	"path/filepath"
 )
 
 // bwrapArgs are bubblewrap's options for the profile: the readable roots
 // bound read-only, the writable ones writable, the secrets hidden (an
 // empty read-only directory over a directory, /dev/null over a file),
-// the workspace's .git read-only, and a network namespace of its own when
+// the workspace's .git and .gemini read-only, and a network namespace of its own when
 // the profile is closed.
 func (s *Sandbox) bwrapArgs() []string {
 	p := s.Profile
@@ -26,8 +25,8 @@ func (s *Sandbox) bwrapArgs() []string {
 	}
 	// A repository's .git stays read-only: its hooks and config run
 	// programs outside the sandbox later, when the user runs git.
-	for _, w := range p.Write {
-		if g := filepath.Join(w, ".git"); exists(g) {
+	for _, g := range p.Protect {
+		if exists(g) {
 			args = append(args, "--ro-bind", g, g)
 		}
 	}

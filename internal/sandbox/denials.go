@@ -3,6 +3,7 @@ package sandbox
 import (
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -20,7 +21,15 @@ const maxDenials = 5
 // workspace; profile permissive-open)"; and a refused connection when
 // the profile has no network. Paths the profile allows are left out:
 // their refusal is the file system's own.
-func (s *Sandbox) Denials(output string) string {
+func (s *Sandbox) Denials(output string) string { return s.DenialsIn("", output) }
+
+// relativePath is what a relative path in an error message may look
+// like: not an address (git@host:, user@host) nor a sentence.
+var relativePath = regexp.MustCompile(`^[A-Za-z0-9._+/-]+$`)
+
+// DenialsIn is Denials for a command run in dir, whose messages name
+// paths relative to it ("touch: cannot touch 'x': Permission denied").
+func (s *Sandbox) DenialsIn(dir, output string) string {
 	p := s.Profile
 	var notes, seen []string
 	net := false
@@ -50,6 +59,9 @@ func (s *Sandbox) Denials(output string) string {
 		}
 		for _, f := range near {
 			path := strings.Trim(f, "'\"`:;,()[]")
+			if dir != "" && filepath.IsAbs(dir) && !strings.HasPrefix(path, "/") && relativePath.MatchString(path) {
+				path = filepath.Join(dir, path)
+			}
 			if !strings.HasPrefix(path, "/") || strings.HasPrefix(path, "/dev/tcp/") || strings.HasPrefix(path, "/dev/udp/") ||
 				slices.Contains(seen, path) || len(notes) >= maxDenials {
 				continue
@@ -76,7 +88,11 @@ func (p Profile) denial(path string) string {
 		return fmt.Sprintf("sandbox: access to %s denied (a credential file; profile %s)", path, p.Name)
 	case !beneathAny(real, p.Read) && !beneathAny(real, p.Write):
 		return fmt.Sprintf("sandbox: access to %s denied (outside the workspace and the system directories; profile %s)", path, p.Name)
+	case beneathAny(real, p.Protect):
+		return fmt.Sprintf("sandbox: write to %s denied (%s)", path, p.Rule(path))
 	case !beneathAny(real, p.Write):
+		return fmt.Sprintf("sandbox: write to %s denied (%s)", path, p.Rule(path))
+	case p.Method == Landlock && slices.Contains(p.Write, filepath.Dir(real)) && holdsProtected(filepath.Dir(real), p.Protect):
 		return fmt.Sprintf("sandbox: write to %s denied (%s)", path, p.Rule(path))
 	}
 	return ""

@@ -24,9 +24,9 @@ func landlockCheck(p Profile) error {
 	return nil
 }
 
-// landlockRuleset is the profile as a Landlock ruleset, made once: its
-// file descriptor (close-on-exec, kept for the life of the process) and
-// the flags its enforcement takes.
+// landlockRuleset is the profile as a Landlock ruleset, made for one
+// command (the workspace's entries as they are then): its file
+// descriptor (close-on-exec) and the flags its enforcement takes.
 type landlockRuleset struct {
 	fd      int
 	flags   uint32
@@ -75,6 +75,9 @@ func newLandlockRuleset(p Profile) (*landlockRuleset, error) {
 	}
 	return &landlockRuleset{fd: fd, flags: flags, network: p.Network}, nil
 }
+
+// close releases the ruleset's file descriptor.
+func (r *landlockRuleset) close() { unix.Close(r.fd) }
 
 // start starts cmd confined. Go cannot run code between fork and exec,
 // but a Landlock domain belongs to a thread and passes to the processes

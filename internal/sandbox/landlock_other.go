@@ -14,3 +14,4 @@ type landlockRuleset struct{}
 
 func newLandlockRuleset(Profile) (*landlockRuleset, error) { return nil, errNoLandlock }
 func (*landlockRuleset) start(*exec.Cmd) error             { return errNoLandlock }
+func (*landlockRuleset) close()                            {}

@@ -28,8 +28,9 @@ var devices = []string{
 // plan turns the profile into allow rules. An allow-list cannot subtract,
 // so a root holding a secret is granted entry by entry, down the path to
 // the secret, leaving the secret out: its directory stays listable, the
-// secret unreadable. Entries created later beneath such a directory
-// (the home directory, in the permissive profiles) are not readable.
+// secret unreadable. A writable root holding a protected entry (.git) is
+// granted the same way, its protected entries read-only. The plan is
+// made again for each command, so it follows the workspace as it is.
 func plan(p Profile) []grant {
 	var out []grant
 	var expand func(path string, write, root bool)
@@ -58,6 +59,26 @@ func plan(p Profile) []grant {
 			}
 			return
 		}
+		if write && beneathAny(path, p.Protect) {
+			out = append(out, grant{Path: path, Dir: fi.IsDir()})
+			return
+		}
+		if write && fi.IsDir() && holdsProtected(path, p.Protect) {
+			// Landlock cannot take .git out of a writable workspace:
+			// the workspace is granted entry by entry instead, so its
+			// own entries stay as they are (none made, removed or
+			// renamed at its top) while everything inside them is
+			// writable.
+			out = append(out, grant{Path: path, Dir: true})
+			entries, err := os.ReadDir(path)
+			if err != nil {
+				return
+			}
+			for _, e := range entries {
+				expand(filepath.Join(path, e.Name()), write, false)
+			}
+			return
+		}
 		out = append(out, grant{Path: path, Write: write, Dir: fi.IsDir()})
 	}
 	for _, r := range p.Read {
@@ -72,6 +93,19 @@ func plan(p Profile) []grant {
 		}
 	}
 	return out
+}
+
+// holdsProtected reports whether one of protect exists strictly beneath
+// dir.
+func holdsProtected(dir string, protect []string) bool {
+	for _, p := range protect {
+		if p != dir && beneath(p, dir) {
+			if _, err := os.Lstat(p); err == nil {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // holdsSecret reports whether one of deny is strictly beneath dir.

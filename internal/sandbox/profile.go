@@ -63,6 +63,12 @@ type Profile struct {
 	// Deny are files and directories never read nor written, even when
 	// beneath a Read or Write root: credentials.
 	Deny []string `json:"deny"`
+	// Protect are paths beneath the Write roots that stay read-only: a
+	// workspace's .git (its hooks and config run programs outside the
+	// sandbox when the user runs git) and .gemini (its settings run
+	// hooks and MCP servers in the next session). Those missing when a
+	// command starts are not protected for it.
+	Protect []string `json:"protect,omitempty"`
 	// Network allows TCP and UDP.
 	Network bool `json:"network"`
 }
@@ -86,7 +92,14 @@ type Options struct {
 	// Network forces the network open whatever the profile
 	// (tools.sandboxNetworkAccess).
 	Network bool
+	// AllowGitWrites leaves the workspace's .git writable
+	// (tools.sandboxAllowGitWrites): git commit, git checkout.
+	AllowGitWrites bool
 }
+
+// Protected are the entries of a workspace directory a confined command
+// may not write; .git only unless Options.AllowGitWrites.
+var Protected = []string{".git", ".gemini"}
 
 // Secrets are the paths under the home directory a confined command
 // never reads: cloud and SSH credentials, and Castor's and Gemini CLI's
@@ -145,6 +158,13 @@ func Build(o Options) (Profile, error) {
 	for _, w := range o.Workspace {
 		add(&p.Write, w)
 	}
+	for _, w := range o.Workspace {
+		for _, name := range Protected {
+			if name != ".git" || !o.AllowGitWrites {
+				add(&p.Protect, filepath.Join(w, name))
+			}
+		}
+	}
 	for _, w := range o.Extra {
 		add(&p.Write, w)
 	}
@@ -188,13 +208,29 @@ func (p Profile) Describe() string {
 	if !p.Network {
 		net = "no network"
 	}
-	return fmt.Sprintf("%s (%s; writes: %s; %s)", p.Name, p.Method, strings.Join(p.Write, ", "), net)
+	ro := ""
+	if slices.ContainsFunc(p.Protect, func(path string) bool { return filepath.Base(path) == ".git" }) {
+		ro = "; .git read-only"
+	}
+	return fmt.Sprintf("%s (%s; writes: %s%s; %s)", p.Name, p.Method, strings.Join(p.Write, ", "), ro, net)
 }
 
 // Rule is the rule that denies a write to path, for messages.
 func (p Profile) Rule(path string) string {
-	if beneathAny(clean(path), p.Deny) {
+	real := clean(path)
+	if beneathAny(real, p.Deny) {
 		return fmt.Sprintf("a credential file; profile %s", p.Name)
+	}
+	for _, g := range p.Protect {
+		if beneath(real, g) {
+			if filepath.Base(g) == ".git" {
+				return fmt.Sprintf("the workspace's .git is read-only in the sandbox, its hooks and config would run programs outside it; tools.sandboxAllowGitWrites: true allows it; profile %s", p.Name)
+			}
+			return fmt.Sprintf("the workspace's %s is read-only in the sandbox, its settings would run programs outside it; profile %s", filepath.Base(g), p.Name)
+		}
+	}
+	if dir := filepath.Dir(real); p.Method == Landlock && slices.Contains(p.Write, dir) && holdsProtected(dir, p.Protect) {
+		return fmt.Sprintf("entries at the top of a workspace holding .git cannot be made, removed or renamed under Landlock, which keeps .git read-only; work in a subdirectory, or use GEMINI_SANDBOX=bwrap or tools.sandboxAllowGitWrites: true; profile %s", p.Name)
 	}
 	return fmt.Sprintf("outside the workspace; profile %s", p.Name)
 }

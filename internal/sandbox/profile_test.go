@@ -74,11 +74,11 @@ func TestChoose(t *testing.T) {
 		err       string
 	}{
 		{"nothing", "", nil, nil, false, Choice{}, ""},
-		{"default on", "", nil, nil, true, Choice{Method: Landlock, Source: "default"}, ""},
-		{"flag", "", &yes, nil, false, Choice{Method: Landlock, Asked: true, Source: "--sandbox"}, ""},
+		{"default on", "", nil, nil, true, Choice{Method: Landlock, Source: "default", Auto: true}, ""},
+		{"flag", "", &yes, nil, false, Choice{Method: Landlock, Asked: true, Source: "--sandbox", Auto: true}, ""},
 		{"flag false beats default", "", &no, nil, true, Choice{Source: "--sandbox"}, ""},
 		{"flag beats setting", "", &no, true, false, Choice{Source: "--sandbox"}, ""},
-		{"env beats flag", "true", &no, nil, false, Choice{Method: Landlock, Asked: true, Source: "GEMINI_SANDBOX"}, ""},
+		{"env beats flag", "true", &no, nil, false, Choice{Method: Landlock, Asked: true, Source: "GEMINI_SANDBOX", Auto: true}, ""},
 		{"env 0", "0", &yes, nil, true, Choice{Source: "GEMINI_SANDBOX"}, ""},
 		{"env method", " BWRAP ", nil, nil, false, Choice{Method: Bwrap, Asked: true, Source: "GEMINI_SANDBOX"}, ""},
 		{"setting false beats default", "", nil, false, true, Choice{Source: "tools.sandbox"}, ""},

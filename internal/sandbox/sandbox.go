@@ -32,6 +32,10 @@ type Choice struct {
 	Asked bool
 	// Source names where the choice came from, for messages.
 	Source string
+	// Auto is whether the method was not named (true, or on by
+	// default): on Linux, bubblewrap is then preferred where it keeps a
+	// workspace's .git read-only at a lower cost than Landlock's.
+	Auto bool
 }
 
 // Choose reads the sandbox choice as Gemini CLI does: GEMINI_SANDBOX
@@ -61,22 +65,27 @@ func Choose(env string, flag *bool, setting any, byDefault bool) (Choice, error)
 		}
 	default:
 		if byDefault {
-			return Choice{Method: platformMethod(), Source: "default"}, nil
+			return Choice{Method: platformMethod(), Source: "default", Auto: true}, nil
 		}
 		return Choice{}, nil
 	}
+	return chooseValue(value, source)
+}
+
+// chooseValue is the choice one value says, from source.
+func chooseValue(value any, source string) (Choice, error) {
 	switch v := value.(type) {
 	case bool:
 		if !v {
 			return Choice{Source: source}, nil
 		}
-		return Choice{Method: platformMethod(), Asked: true, Source: source}, nil
+		return Choice{Method: platformMethod(), Asked: true, Source: source, Auto: true}, nil
 	case string:
 		switch v {
 		case "", "0", "false":
 			return Choice{Source: source}, nil
 		case "1", "true":
-			return Choice{Method: platformMethod(), Asked: true, Source: source}, nil
+			return Choice{Method: platformMethod(), Asked: true, Source: source, Auto: true}, nil
 		case Landlock, Bwrap:
 			return Choice{Method: v, Asked: true, Source: source}, nil
 		}
@@ -107,9 +116,10 @@ func (e *UnavailableError) Unwrap() error { return e.Cause }
 type Sandbox struct {
 	// Profile is what the commands may do.
 	Profile Profile
-	// ruleset is the Landlock ruleset; bwrap the bubblewrap binary.
-	ruleset *landlockRuleset
-	bwrap   string
+	// bwrap is the bubblewrap binary.
+	bwrap string
+	// rulesets is Landlock's ruleset for the workspace as it is.
+	rulesets rulesetCache
 }
 
 // New checks that the profile can be enforced here and returns the
@@ -122,11 +132,12 @@ func New(p Profile) (*Sandbox, error) {
 	s := &Sandbox{Profile: p}
 	switch p.Method {
 	case Landlock:
+		// Made once here to check it can be; again for each command.
 		r, err := newLandlockRuleset(p)
 		if err != nil {
 			return fail(err)
 		}
-		s.ruleset = r
+		r.close()
 	case Bwrap:
 		if runtime.GOOS != "linux" {
 			return fail(errors.New("bubblewrap is Linux only"))
@@ -164,5 +175,5 @@ func (s *Sandbox) Start(cmd *exec.Cmd) error {
 		cmd.Path = s.bwrap
 		return cmd.Start()
 	}
-	return s.ruleset.start(cmd)
+	return s.rulesets.start(s.Profile, cmd)
 }

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -168,5 +169,115 @@ func TestBwrap(t *testing.T) {
 		if (err == nil) != tt.ok {
 			t.Errorf("%q: %v, want success %v", tt.script, err, tt.ok)
 		}
+	}
+}
+
+// TestProtectsGit: under Landlock and bubblewrap a confined command
+// writes files and directories of the workspace, but neither its .git
+// (a hook, the config) nor its .gemini, unless tools.sandboxAllowGitWrites
+// releases .git; under Landlock the workspace's own entries are then
+// fixed, and an entry Castor makes between two commands is writable by
+// the next.
+func TestProtectsGit(t *testing.T) {
+	_, _, _, _ = landlockSandbox(t) // skips without Landlock
+	for _, tt := range []struct {
+		method    string
+		allowGit  bool
+		noGemini  bool // the workspace has no .gemini
+		hook      bool // .git/hooks/x can be written
+		topLevel  bool // a new entry at the workspace's top can be made
+		gitCommit bool
+	}{
+		{Landlock, false, false, false, false, false},
+		{Landlock, true, false, true, false, true}, // .gemini is still protected
+		{Landlock, true, true, true, true, true},
+		{Bwrap, false, false, false, true, false},
+		{Bwrap, true, false, true, true, true},
+	} {
+		name := tt.method + map[bool]string{false: "", true: " allowing git"}[tt.allowGit] + map[bool]string{false: "", true: " without .gemini"}[tt.noGemini]
+		t.Run(name, func(t *testing.T) {
+			if tt.method == Bwrap {
+				if _, err := exec.LookPath("bwrap"); err != nil {
+					if os.Getenv("CI") == "true" {
+						t.Fatal("CI needs bwrap (bubblewrap)")
+					}
+					t.Skip("bwrap (bubblewrap) is not installed")
+				}
+			}
+			if _, err := exec.LookPath("git"); err != nil {
+				t.Skip("git is not installed")
+			}
+			root := clean(t.TempDir())
+			ws, home := filepath.Join(root, "ws"), filepath.Join(root, "home")
+			dirs := []string{filepath.Join(ws, "src"), home}
+			if !tt.noGemini {
+				dirs = append(dirs, filepath.Join(ws, ".gemini"))
+			}
+			for _, d := range dirs {
+				if err := os.MkdirAll(d, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			git := func(args ...string) {
+				cmd := exec.Command("git", args...)
+				cmd.Dir = ws
+				cmd.Env = append(os.Environ(), "HOME="+home, "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("git %v: %v\n%s", args, err, out)
+				}
+			}
+			git("init", "-q")
+			if err := os.WriteFile(filepath.Join(ws, "top.txt"), []byte("a\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			git("add", "top.txt")
+			p, err := Build(Options{Method: tt.method, Name: PermissiveOpen, Workspace: []string{ws}, Home: home, Temp: filepath.Join(ws, "src"), AllowGitWrites: tt.allowGit})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := New(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Made by Castor after the sandbox was: writable all the same.
+			if err := os.WriteFile(filepath.Join(ws, "later.txt"), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range []struct {
+				script string
+				ok     bool
+			}{
+				{"echo b >> top.txt", true},
+				{"echo b >> later.txt", true},
+				{"mkdir -p src/a/b && echo x > src/a/b/c && rm src/a/b/c", true},
+				{"echo x > .git/hooks/post-checkout", tt.hook},
+				{"git config core.fsmonitor 'touch pwned'", tt.hook},
+				{"touch newtop", tt.topLevel},
+				{"git -c user.name=t -c user.email=t@t commit -qm m", tt.gitCommit},
+				// Last: once made, .gemini is protected for the next.
+				{"mkdir -p .gemini && echo x > .gemini/settings.json", tt.noGemini && tt.topLevel},
+			} {
+				cmd := exec.Command("/bin/sh", "-c", c.script)
+				cmd.Dir = ws
+				cmd.Env = append(os.Environ(), "HOME="+home)
+				var out strings.Builder
+				cmd.Stdout, cmd.Stderr = &out, &out
+				err := s.Start(cmd)
+				if err == nil {
+					err = cmd.Wait()
+				}
+				if (err == nil) != c.ok {
+					t.Errorf("%q: %v, want success %v\n%s", c.script, err, c.ok, out.String())
+				}
+				if err != nil && c.script == "echo x > .git/hooks/post-checkout" {
+					if note := s.DenialsIn(ws, out.String()); !strings.Contains(note, "tools.sandboxAllowGitWrites") {
+						t.Errorf("the denied hook write is not explained: %q from %q", note, out.String())
+					}
+				}
+			}
+			if _, err := os.Stat(filepath.Join(ws, ".git", "hooks", "post-checkout")); (err == nil) != tt.hook {
+				t.Errorf("hook planted: %v", err == nil)
+			}
+		})
 	}
 }

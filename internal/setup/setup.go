@@ -17,6 +17,7 @@ import (
 	"github.com/castor-dev/castor/internal/chats"
 	"github.com/castor-dev/castor/internal/checkpoint"
 	"github.com/castor-dev/castor/internal/hooks"
+	"github.com/castor-dev/castor/internal/sandbox"
 	"github.com/castor-dev/castor/internal/skills"
 	"github.com/castor-dev/castor/internal/subagents"
 	"github.com/castor-dev/castor/mcp"
@@ -75,6 +76,9 @@ type Options struct {
 	IgnorePolicyErrors bool
 	// AllowedMCPServerNames limits the MCP servers started to these.
 	AllowedMCPServerNames []string
+	// Sandbox, when set, confines every command the agent starts
+	// (sandbox.go); the CLI confines its process itself instead.
+	Sandbox *SandboxOptions
 	// Confirm answers confirmations synchronously; with it the session is
 	// interactive.
 	Confirm func(ctx context.Context, call *agent.ToolCall) (tool.Decision, error)
@@ -190,6 +194,9 @@ type Agent struct {
 	TempDir string
 	// Trusted is the workspace's folder trust.
 	Trusted bool
+	// Sandbox is the profile confining the agent's commands when
+	// Options.Sandbox asked for one (sandbox.go).
+	Sandbox *sandbox.Profile
 	// Env is the session's environment (process environment plus .env).
 	Env *Env
 	// Checkpoints is nil unless general.checkpointing is on.
@@ -312,6 +319,9 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 	}
 	a.Workspace = workspace(wd, st, o.IncludeDirectories, a.Home.UserDir, o.Warn)
 	a.TempDir = projectTempDir(a.Home, wd, o.Warn)
+	if err := startSandbox(o, a); err != nil { // sandbox.go: before any command runs
+		return nil, err
+	}
 
 	modelName := resolveModelName(o.Model, st, a.Env.Getenv)
 	client, closeClient, err := newClient(ctx, o, st, a.Env, a.Home)

@@ -242,7 +242,7 @@ func (c *shellCall) result(r shellResult) *tool.Result {
 	output := strings.TrimSpace(stripANSI(r.output))
 	if r.exitCode != nil && *r.exitCode != 0 {
 		// What a sandbox denied, said plainly: the path and the rule.
-		if note := proc.Denials(output); note != "" {
+		if note := proc.DenialsIn(c.cwd, output); note != "" {
 			output += "\n" + note
 		}
 	}

@@ -1,0 +1,69 @@
+package acp_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"testing"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/castor-dev/castor/acp"
+	"github.com/castor-dev/castor/internal/e2etest"
+)
+
+// TestACPDenyRuleSeesWhatRuns: castor --acp -y with a policy file
+// denying rm (and, apart, tools.exclude run_shell_command(rm)) refuses
+// every way of writing rm of issue #25's table, telling the model why,
+// and still runs git status: the table e2e/tools runs through -p.
+func TestACPDenyRuleSeesWhatRuns(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name    string
+		forms   []e2etest.RmForm
+		files   map[string]string
+		refusal string
+	}{
+		{"policy file", e2etest.RmForms(t), map[string]string{".gemini/policies/deny.toml": e2etest.DenyRmPolicy}, e2etest.DenyRmRefusal},
+		{"tools.exclude", e2etest.ExcludeRmForms, map[string]string{".gemini/settings.json": e2etest.ExcludeRmSetting}, e2etest.ExcludeRmRefusal},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := e2etest.New(t, e2etest.RmConversation(tt.forms)...)
+			e2etest.WriteFiles(t, e.Home, tt.files)
+			e2etest.RmWorkspace(t, e.WS)
+			cmd := e2etest.Command(t, "--acp", "-y")
+			cmd.Dir = e.WS
+			cmd.Env = []string{"HOME=" + e.Home, "PATH=" + os.Getenv("PATH"), "GEMINI_API_KEY=k", "GOOGLE_GEMINI_BASE_URL=" + e.Srv.URL, "GEMINI_CLI_TRUST_WORKSPACE=true"}
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			asked := 0
+			c, err := acp.Start(cmd, acp.Handler{Permission: func(context.Context, sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+				asked++ // yolo asks nothing: refuse, so the count shows it
+				return sdk.RequestPermissionResponse{Outcome: sdk.RequestPermissionOutcome{Cancelled: &sdk.RequestPermissionOutcomeCancelled{}}}, nil
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			if _, err := c.Init(ctx); err != nil {
+				t.Fatal(err)
+			}
+			s, err := c.NewSession(ctx, sdk.NewSessionRequest{Cwd: e.WS, McpServers: []sdk.McpServer{}})
+			if err != nil {
+				t.Fatalf("session/new: %v; stderr:\n%s", err, stderr.String())
+			}
+			r, err := c.PromptText(ctx, s.SessionId, "clean up")
+			if err != nil || r.StopReason != sdk.StopReasonEndTurn {
+				t.Fatalf("prompt: %+v, %v; stderr:\n%s", r, err, stderr.String())
+			}
+			if err := c.Close(); err != nil {
+				t.Errorf("close: %v; stderr:\n%s", err, stderr.String())
+			}
+			if asked != 0 {
+				t.Errorf("yolo asked %d times", asked)
+			}
+			e2etest.CheckRmConversation(t, e.WS, tt.forms, e.Srv.Requests(), tt.refusal)
+		})
+	}
+}
