@@ -41,11 +41,14 @@ const (
 	rgPlanMaxExpand  = 4
 )
 
-// rgChunkSizes are the numbers of entries of the runs before the last
-// one, which takes every entry left. The first are small so that a dense
-// search stops after reading little; there are few so that a search
-// whose matches are rare costs about one run over the whole tree.
-var rgChunkSizes = []int{1, 4, 16}
+// rgChunkSizes are the sizes of the runs before the last one, which
+// takes every entry left. A run takes entries while their weight (the
+// entries they hold, themselves included) fits in its size, and at least
+// one. The first is small so that a dense search stops after reading
+// little; there are few, since each costs a ripgrep start (3-5 ms of
+// CPU): a search whose matches are rare costs about one run over the
+// whole tree.
+var rgChunkSizes = []int{16, 256}
 
 // rgPlan is the order in which a directory search's entries are given to
 // ripgrep.
@@ -138,17 +141,28 @@ func rgPlainName(name string) bool {
 	return true
 }
 
-// next returns the ignore rules of the next run, and false when every
-// entry has been searched.
-func (p *rgPlan) next() (rules string, ok bool) {
+// next returns the ignore rules of the next run over dir's entries, and
+// false when every entry has been searched.
+func (p *rgPlan) next(dir string) (rules string, ok bool) {
 	if len(p.units) == 0 {
 		return "", false
 	}
+	n := len(p.units)
+	if p.runs < len(rgChunkSizes) {
+		size := rgChunkSizes[p.runs]
+		weight := rgWeight(dir, p.units[0], size)
+		for n = 1; n < len(p.units); n++ {
+			w := rgWeight(dir, p.units[n], size-weight)
+			if weight+w > size {
+				break
+			}
+			weight += w
+		}
+	}
 	var b strings.Builder
-	if p.runs < len(rgChunkSizes) && rgChunkSizes[p.runs] < len(p.units) {
+	if n < len(p.units) {
 		// Hide every entry of each expanded directory but the run's own
 		// and the expanded directories leading to the others.
-		n := rgChunkSizes[p.runs]
 		var run []string
 		for _, u := range p.units[:n] {
 			run = append(run, u.rel)
@@ -174,6 +188,32 @@ func (p *rgPlan) next() (rules string, ok bool) {
 	}
 	p.runs++
 	return b.String(), true
+}
+
+// rgWeight is the number of entries in a unit, itself included, counted
+// up to limit+1 at most.
+func rgWeight(dir string, u rgUnit, limit int) int {
+	n := 1
+	if !u.dir {
+		return n
+	}
+	queue := []string{filepath.Join(dir, filepath.FromSlash(u.rel))}
+	for len(queue) > 0 && n <= limit {
+		f, err := os.Open(queue[0])
+		queue = queue[1:]
+		if err != nil {
+			continue
+		}
+		ents, _ := f.ReadDir(limit + 1 - n)
+		_ = f.Close()
+		for _, e := range ents {
+			n++
+			if e.IsDir() {
+				queue = append(queue, filepath.Join(f.Name(), e.Name()))
+			}
+		}
+	}
+	return n
 }
 
 // rgParent is the directory of a slash path relative to the search

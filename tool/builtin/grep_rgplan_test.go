@@ -13,6 +13,8 @@ import (
 )
 
 func TestRgPlanRules(t *testing.T) {
+	defer func(s []int) { rgChunkSizes = s }(rgChunkSizes)
+	rgChunkSizes = []int{1, 4}
 	dir := t.TempDir()
 	for _, f := range []string{"a.txt", "src/x/1.go", "src/x/2.go", "src/x/3.go", "src/y.go", "z.txt"} {
 		fsWrite(t, dir, f, "x\n")
@@ -40,12 +42,12 @@ func TestRgPlanRules(t *testing.T) {
 		if u := p.pending(); u == "" {
 			t.Fatalf("run %d: nothing pending", i)
 		}
-		rules, ok := p.next()
+		rules, ok := p.next(dir)
 		if !ok || rules != w {
 			t.Errorf("run %d: rules\n%s\nwant\n%s", i, rules, w)
 		}
 	}
-	if _, ok := p.next(); ok || p.pending() != "" {
+	if _, ok := p.next(dir); ok || p.pending() != "" {
 		t.Error("a fourth run after the last")
 	}
 }
@@ -69,6 +71,9 @@ func TestRgPlainName(t *testing.T) {
 // whatever the caps, and that a dense search stops after its first runs.
 func TestRgPlanMatchesOneRun(t *testing.T) {
 	rg := npmtest.LookPath(t, "rg")
+	// Sizes for a tree of about 130 entries: three runs over it.
+	defer func(s []int) { rgChunkSizes = s }(rgChunkSizes)
+	rgChunkSizes = []int{16, 64}
 	env, ws := fsTestEnv(t)
 	rnd := rand.New(rand.NewPCG(3, 4))
 	word := func() string {
@@ -139,9 +144,8 @@ func TestRgPlanMatchesOneRun(t *testing.T) {
 			if n := strings.Count(got, "File: keep.txt\n"); n > 1 {
 				t.Errorf("keep.txt listed %d times", n)
 			}
-			// The first entry (.gitignore) holds no needle, the next four do.
-			if args["total_max_matches"] == 1.0 && runs != 2 {
-				t.Errorf("a search capped at one match ran ripgrep %d times, want 2", runs)
+			if args["total_max_matches"] == 1.0 && runs != 1 {
+				t.Errorf("a search capped at one match ran ripgrep %d times, want 1", runs)
 			}
 			if args["pattern"] == "nowhere" && runs != len(rgChunkSizes)+1 {
 				t.Errorf("a search finding nothing ran ripgrep %d times, want %d", runs, len(rgChunkSizes)+1)
