@@ -262,6 +262,8 @@ func regexpErrorText(err error) string {
 type grepCall struct {
 	tool *grepTool
 	o    *grepOptions
+	// rgRuns counts the ripgrep processes the call started.
+	rgRuns int
 }
 
 // Describe implements tool.Call.
@@ -358,7 +360,7 @@ func (k *grepKeep) keep(m grepMatch) bool {
 // byte). The walker and ripgrep --sort path produce files in this order,
 // which lets them stop at the cap and still return exactly the first
 // matches of a complete search.
-func grepPathLess(a, b string) bool {
+func grepPathLess[A, B ~string | ~[]byte](a A, b B) bool {
 	for i := 0; i < len(a) && i < len(b); i++ {
 		ca, cb := a[i], b[i]
 		if ca == cb {
@@ -516,7 +518,7 @@ func includeMatches(include, rel string) bool {
 // ---------------------------------------------------------------------------
 // ripgrep
 
-// searchRipgrep runs ripgrep with Gemini CLI's arguments, once. An error
+// searchRipgrep runs ripgrep with Gemini CLI's arguments. An error
 // (anything but exit status 0 or 1) makes the caller fall back.
 //
 // Its output is the plain one, each line "path NUL number:text" (a match)
@@ -524,14 +526,79 @@ func includeMatches(include, rel string) bool {
 // writes for the same lines, so ripgrep and the reading here both stay
 // close to what ripgrep alone costs.
 //
-// ripgrep searches in parallel, in no fixed order, so a search stopped at
-// the cap would return whichever matches it happened to find first. It
-// runs to the end instead, kept cheap: no file can give more matches than
-// the cap (--max-count), and the lines that can no longer make the cut are
-// dropped as they stream in (rgKept), so memory stays bounded and the
-// result is the first matches of a complete search, as the other backends
-// return, at the cost of one parallel ripgrep run.
+// ripgrep searches in parallel, in no fixed order, so a run stopped at
+// the cap would return whichever matches it happened to find first. Each
+// run goes to its end instead, kept cheap: no file can give more matches
+// than the cap (--max-count), and the lines that can no longer make the
+// cut are dropped as they stream in (rgKept). A directory is searched in
+// runs over its entries in path order (rgPlan), stopping once the cut
+// sorts before every entry left: the result is the first matches of a
+// complete search, as the other backends return, and a search whose
+// first folder holds enough matches reads little more than that folder.
 func (c *grepCall) searchRipgrep(ctx context.Context) ([]grepMatch, error) {
+	kept := &rgKept{o: c.o, keep: c.newKeep()}
+	var plan *rgPlan
+	if !c.o.searchIsFile {
+		plan = newRgPlan(c.o.searchPath, c.rgSkip(kept.keep))
+	}
+	if plan == nil {
+		if err := c.runRipgrep(ctx, "", kept); err != nil {
+			return nil, err
+		}
+		return kept.lines, nil
+	}
+	for {
+		rules, more := plan.next(c.o.searchPath)
+		if !more {
+			break
+		}
+		if err := c.runRipgrepRules(ctx, rules, kept); err != nil {
+			return nil, err
+		}
+		kept.endRun()
+		if u := plan.pending(); u == "" || kept.cutBefore(u) {
+			break
+		}
+	}
+	return kept.lines, nil
+}
+
+// rgSkip is what a plan leaves out: entries ripgrep's exclusion globs
+// exclude (a glob outranks every other rule) and those the session's
+// ignore files hide, whose lines postProcess would drop.
+func (c *grepCall) rgSkip(k *grepKeep) func(rel string, isDir bool) bool {
+	return func(rel string, isDir bool) bool {
+		if isDir && grepExcludedDirs[path.Base(rel)] || !isDir && grepExcluded(rel) {
+			return true
+		}
+		return isIgnored(k.filter, filepath.Join(k.base, filepath.FromSlash(rel)), isDir)
+	}
+}
+
+// runRipgrepRules is runRipgrep with the ignore rules of one run of a
+// plan, written to a temporary file for the run. Its name ends in .tmp,
+// which rgExcludeGlobs exclude, should the search reach the temporary
+// directory.
+func (c *grepCall) runRipgrepRules(ctx context.Context, rules string, kept *rgKept) error {
+	f, err := os.CreateTemp("", "castor-rg-*.tmp")
+	if err != nil {
+		return err
+	}
+	defer func() { _ = os.Remove(f.Name()) }()
+	_, err = f.WriteString(rules)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return c.runRipgrep(ctx, f.Name(), kept)
+}
+
+// runRipgrep runs ripgrep once over the search path, hiding what the
+// ignore file ignoreFile (when not "") lists, and hands its lines to
+// kept.
+func (c *grepCall) runRipgrep(ctx context.Context, ignoreFile string, kept *rgKept) error {
 	o := c.o
 	// --no-config: a user's ripgreprc must not change the output's shape.
 	args := []string{"--no-config", "--null", "--no-heading", "--with-filename", "--line-number", "--color", "never", "--hidden"}
@@ -564,27 +631,49 @@ func (c *grepCall) searchRipgrep(ctx context.Context) ([]grepMatch, error) {
 	for _, ex := range rgExcludeGlobs {
 		args = append(args, "--glob", "!"+ex)
 	}
-	args = append(args, "--threads", "4", o.searchPath)
+	if ignoreFile != "" {
+		args = append(args, "--ignore-file", ignoreFile)
+	}
+	// A directory is searched as ".", from inside: the anchored rules of
+	// an ignore file are matched against paths relative to the working
+	// directory, which ripgrep then prints as "./rel".
+	target := "."
+	if o.searchIsFile {
+		target = o.searchPath
+	}
+	args = append(args, "--threads", "4", "--", target)
 
 	cmd := exec.CommandContext(ctx, c.tool.rgPath, args...)
 	cmd.Dir = c.dirOfSearch()
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, err
+		return err
 	}
+	c.rgRuns++
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
-		return nil, err
+		return err
 	}
 	base := c.dirOfSearch()
-	kept := rgKept{o: o, keep: c.newKeep(), base: base}
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 64*1024), 256*1024*1024)
 	for sc.Scan() {
 		path, number, text, context, ok := rgParseLine(sc.Bytes())
+		if !ok {
+			continue
+		}
+		if o.searchIsFile {
+			rel, err := filepath.Rel(base, string(path))
+			if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				continue
+			}
+			path = []byte(filepath.ToSlash(rel))
+		} else if path = rgRelPath(path); path == nil {
+			continue
+		}
 		// Lines of files past the cut are dropped before any copy.
-		if !ok || kept.pastCut(path) {
+		if kept.pastCut(path) {
 			continue
 		}
 		if !utf8.Valid(path) {
@@ -592,23 +681,37 @@ func (c *grepCall) searchRipgrep(ctx context.Context) ([]grepMatch, error) {
 		}
 		// A line that is not UTF-8 stays as read, as the walker keeps it
 		// (the request to the model carries U+FFFD for its bad bytes).
-		rel, err := filepath.Rel(base, string(path))
-		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			continue
-		}
-		kept.add(grepMatch{file: filepath.ToSlash(rel), line: number,
+		kept.add(grepMatch{file: string(path), line: number,
 			text: strings.TrimRight(string(text), "\r"), context: context})
 	}
 	_, _ = io.Copy(io.Discard, stdout)
 	werr := cmd.Wait()
 	if ctx.Err() != nil {
-		return nil, ctx.Err()
+		return ctx.Err()
 	}
 	var ee *exec.ExitError
 	if werr != nil && !(errors.As(werr, &ee) && ee.ExitCode() == 1) {
-		return nil, fmt.Errorf("ripgrep failed: %v: %s", werr, strings.TrimSpace(stderr.String()))
+		return fmt.Errorf("ripgrep failed: %v: %s", werr, strings.TrimSpace(stderr.String()))
 	}
-	return kept.lines, nil
+	return nil
+}
+
+// rgRelPath turns a path ripgrep printed for a search of "." ("./a/b",
+// ".\\a\\b" on Windows) into the slash path relative to the search
+// directory, in place; nil for anything else.
+func rgRelPath(p []byte) []byte {
+	if len(p) < 3 || p[0] != '.' || (p[1] != '/' && p[1] != filepath.Separator) {
+		return nil
+	}
+	p = p[2:]
+	if filepath.Separator != '/' {
+		for i, b := range p {
+			if b == filepath.Separator {
+				p[i] = '/'
+			}
+		}
+	}
+	return p
 }
 
 // rgParseLine splits a line of ripgrep's output; ok is false for lines
@@ -637,7 +740,6 @@ func rgParseLine(line []byte) (path []byte, number int, text []byte, context, ok
 // so is every later line past it.
 type rgKept struct {
 	o     *grepOptions
-	base  string // the search directory
 	keep  *grepKeep
 	lines []grepMatch
 	// live counts the matches in lines that survive the filters.
@@ -645,14 +747,15 @@ type rgKept struct {
 	// cut is the last match that can still be kept; zero until the first
 	// prune.
 	cut grepMatch
-	// cutAbs is the cut's file as ripgrep writes it, slash-separated.
-	cutAbs string
 	// next is the count of live at which to prune again.
 	next int
+	// read are the files with lines from earlier runs of a plan: a file
+	// every run reads (see rgPlan) counts once.
+	read map[string]bool
 }
 
 func (k *rgKept) add(m grepMatch) {
-	if k.cut.file != "" && k.past(m) {
+	if (k.cut.file != "" && k.past(m)) || k.read[m.file] {
 		return
 	}
 	k.lines = append(k.lines, m)
@@ -680,14 +783,28 @@ func (k *rgKept) past(m grepMatch) bool {
 	return m.line > k.cut.line+k.o.after
 }
 
-// pastCut is past for a file's path as ripgrep wrote it: all paths start
-// with the search directory, so they sort as their relative paths do.
-func (k *rgKept) pastCut(abs []byte) bool {
-	if k.cutAbs == "" {
-		return false
+// pastCut is past for a file's slash path relative to the search
+// directory, as ripgrep's output holds it.
+func (k *rgKept) pastCut(rel []byte) bool {
+	return k.cut.file != "" && string(rel) != k.cut.file && grepPathLess(k.cut.file, rel)
+}
+
+// endRun marks the end of one run of a plan: its files are read whole.
+func (k *rgKept) endRun() {
+	if k.read == nil {
+		k.read = map[string]bool{}
 	}
-	p := filepath.ToSlash(string(abs))
-	return p != k.cutAbs && grepPathLess(k.cutAbs, p)
+	for _, m := range k.lines {
+		k.read[m.file] = true
+	}
+}
+
+// cutBefore reports whether the cap's cut sorts before every path of the
+// entry rel (a slash path relative to the search directory): nothing in
+// it or after it can be among the results.
+func (k *rgKept) cutBefore(rel string) bool {
+	k.prune()
+	return k.cut.file != "" && grepPathLess(k.cut.file, rel)
 }
 
 // prune finds the match at which the caps are reached and drops every line
@@ -709,7 +826,6 @@ func (k *rgKept) prune() {
 		perFile[m.file]++
 		if n++; n == k.o.maxMatches {
 			k.cut = m
-			k.cutAbs = filepath.ToSlash(filepath.Join(k.base, filepath.FromSlash(m.file)))
 			break
 		}
 	}

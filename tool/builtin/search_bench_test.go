@@ -83,9 +83,20 @@ func searchBenchEnv(root string) *Env {
 	}
 }
 
+// reportCPU adds the CPU time per operation (this process and the
+// programs it ran, user and system) since start, a figure that other
+// load on the machine changes less than the wall time.
+func reportCPU(b *testing.B, start int64) {
+	b.Helper()
+	if b.N > 0 {
+		b.ReportMetric(float64(cpuTimeNS()-start)/float64(b.N)/1e6, "cpu-ms/op")
+	}
+}
+
 // runSearchBench runs one tool call per iteration and fails on errors.
 func runSearchBench(b *testing.B, tl tool.Tool, args map[string]any) {
 	b.Helper()
+	defer reportCPU(b, cpuTimeNS())
 	for b.Loop() {
 		_, c, terr := tool.NewRegistry(tl).Prepare(tl.Name(), args, nil)
 		if terr != nil {
@@ -102,6 +113,7 @@ func runSearchBench(b *testing.B, tl tool.Tool, args map[string]any) {
 // Exit status 1 (ripgrep's "no match") is not a failure.
 func runCommandBench(b *testing.B, name string, args ...string) {
 	b.Helper()
+	defer reportCPU(b, cpuTimeNS())
 	for b.Loop() {
 		cmd := exec.Command(name, args...)
 		if err := cmd.Run(); err != nil {

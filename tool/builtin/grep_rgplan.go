@@ -1,0 +1,234 @@
+package builtin
+
+// How a capped ripgrep search over a directory is split into runs.
+//
+// The result must be the first matches of a complete search in path
+// order, while ripgrep searches in parallel, in no order. One run over
+// the whole tree gives the right answer but reads all of it even when
+// the first directory holds more matches than the cap; ripgrep's
+// --sort path reads in order but on one thread. So the directory's
+// entries are searched in path order, in a few runs of growing size,
+// each run parallel inside: after a run, when the cap's last match sorts
+// before every entry not yet searched, nothing left can change the
+// answer and the search stops. No entry is searched twice; a sparse
+// search costs a few ripgrep starts more than one run.
+//
+// A run is confined to its entries by an ignore file (--ignore-file)
+// that hides the others. ripgrep gives such a file the lowest
+// precedence, so every rule of the tree (.gitignore, .ignore, .rgignore,
+// global excludes, the exclusion globs) still decides as in one run over
+// the whole directory: entries are not handed to ripgrep as paths, which
+// it would search even when ignored. An entry a higher-precedence file
+// whitelists ("!name" in a .gitignore) escapes the hiding and is read by
+// every run; rgKept drops its lines after the first.
+
+import (
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+const (
+	// rgPlanMinEntries: a directory with fewer entries than this has its
+	// first subdirectory opened in its place (repeatedly, up to
+	// rgPlanMaxExpand times), so that the first runs stay small when the
+	// tree is one or two big folders (a repository holding src/ only).
+	rgPlanMinEntries = 16
+	rgPlanMaxExpand  = 4
+)
+
+// rgChunkSizes are the sizes of the runs before the last one, which
+// takes every entry left. A run takes entries while their weight (the
+// entries they hold, themselves included) fits in its size, and at least
+// one. The first is small so that a dense search stops after reading
+// little; there are few, since each costs a ripgrep start (3-5 ms of
+// CPU): a search whose matches are rare costs about one run over the
+// whole tree.
+var rgChunkSizes = []int{16, 256}
+
+// rgPlan is the order in which a directory search's entries are given to
+// ripgrep.
+type rgPlan struct {
+	// expanded are the directories whose entries are listed one by one,
+	// slash paths relative to the search directory, "" (the search
+	// directory itself) first.
+	expanded []string
+	// units are the entries still to search, in path order: children of
+	// an expanded directory, never one itself.
+	units []rgUnit
+	// done are the entries searched by earlier runs or skipped.
+	done []string
+	// runs counts the runs planned so far.
+	runs int
+}
+
+// rgUnit is one entry of a plan.
+type rgUnit struct {
+	rel string // slash path relative to the search directory
+	dir bool
+}
+
+// newRgPlan lists dir; nil when the search should be one run over the
+// whole directory: it cannot be listed, it holds a single entry, or an
+// entry's name cannot be written as a literal ignore rule. Entries skip
+// reports as holding no result (excluded or ignored) are left out of
+// every run.
+func newRgPlan(dir string, skip func(rel string, isDir bool) bool) *rgPlan {
+	p := &rgPlan{expanded: []string{""}}
+	if !p.list(dir, "", skip, 0) {
+		return nil
+	}
+	for len(p.units) < rgPlanMinEntries && len(p.expanded) <= rgPlanMaxExpand {
+		i := slices.IndexFunc(p.units, func(u rgUnit) bool { return u.dir })
+		if i < 0 {
+			break
+		}
+		d := p.units[i].rel
+		p.units = slices.Delete(p.units, i, i+1)
+		p.expanded = append(p.expanded, d)
+		if !p.list(dir, d, skip, i) {
+			return nil
+		}
+	}
+	if len(p.units) < 2 {
+		return nil
+	}
+	return p
+}
+
+// list inserts the entries of dir/rel at units[at], in path order; false
+// when one cannot be an ignore rule.
+func (p *rgPlan) list(dir, rel string, skip func(string, bool) bool, at int) bool {
+	ents, err := os.ReadDir(filepath.Join(dir, filepath.FromSlash(rel)))
+	if err != nil {
+		return false
+	}
+	var add []rgUnit
+	for _, e := range ents { // os.ReadDir sorts by name: path order
+		if !rgPlainName(e.Name()) {
+			return false
+		}
+		u := rgUnit{rel: path.Join(rel, e.Name()), dir: e.IsDir()}
+		if skip != nil && skip(u.rel, u.dir) {
+			p.done = append(p.done, u.rel)
+			continue
+		}
+		add = append(add, u)
+	}
+	p.units = slices.Insert(p.units, at, add...)
+	return true
+}
+
+// rgPlainName reports whether a file name can stand in a gitignore rule
+// as itself: no glob or escape characters, no leading "!" or "#", no
+// surrounding or control spaces, valid UTF-8.
+func rgPlainName(name string) bool {
+	if name == "" || !utf8.ValidString(name) || strings.ContainsAny(name, "\\*?[]{}!#") {
+		return false
+	}
+	if strings.TrimSpace(name) != name {
+		return false
+	}
+	for _, r := range name {
+		if unicode.IsControl(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// next returns the ignore rules of the next run over dir's entries, and
+// false when every entry has been searched.
+func (p *rgPlan) next(dir string) (rules string, ok bool) {
+	if len(p.units) == 0 {
+		return "", false
+	}
+	n := len(p.units)
+	if p.runs < len(rgChunkSizes) {
+		size := rgChunkSizes[p.runs]
+		weight := rgWeight(dir, p.units[0], size)
+		for n = 1; n < len(p.units); n++ {
+			w := rgWeight(dir, p.units[n], size-weight)
+			if weight+w > size {
+				break
+			}
+			weight += w
+		}
+	}
+	var b strings.Builder
+	if n < len(p.units) {
+		// Hide every entry of each expanded directory but the run's own
+		// and the expanded directories leading to the others.
+		var run []string
+		for _, u := range p.units[:n] {
+			run = append(run, u.rel)
+		}
+		for _, e := range p.expanded {
+			b.WriteString(path.Join("/", e, "*") + "\n")
+			for _, list := range [][]string{run, p.expanded[1:]} {
+				for _, u := range list {
+					if rgParent(u) == e {
+						b.WriteString("!/" + u + "\n")
+					}
+				}
+			}
+		}
+		p.done = append(p.done, run...)
+		p.units = p.units[n:]
+	} else {
+		// The last run: hide only what earlier runs searched.
+		for _, d := range p.done {
+			b.WriteString("/" + d + "\n")
+		}
+		p.units = nil
+	}
+	p.runs++
+	return b.String(), true
+}
+
+// rgWeight is the number of entries in a unit, itself included, counted
+// up to limit+1 at most.
+func rgWeight(dir string, u rgUnit, limit int) int {
+	n := 1
+	if !u.dir {
+		return n
+	}
+	queue := []string{filepath.Join(dir, filepath.FromSlash(u.rel))}
+	for len(queue) > 0 && n <= limit {
+		f, err := os.Open(queue[0])
+		queue = queue[1:]
+		if err != nil {
+			continue
+		}
+		ents, _ := f.ReadDir(limit + 1 - n)
+		_ = f.Close()
+		for _, e := range ents {
+			n++
+			if e.IsDir() {
+				queue = append(queue, filepath.Join(f.Name(), e.Name()))
+			}
+		}
+	}
+	return n
+}
+
+// rgParent is the directory of a slash path relative to the search
+// directory, "" for the search directory itself.
+func rgParent(rel string) string {
+	if d := path.Dir(rel); d != "." {
+		return d
+	}
+	return ""
+}
+
+// pending is the first entry not searched yet, "" when none is left.
+func (p *rgPlan) pending() string {
+	if len(p.units) == 0 {
+		return ""
+	}
+	return p.units[0].rel
+}

@@ -1,0 +1,176 @@
+package builtin
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/castor-dev/castor/internal/npmtest"
+)
+
+func TestRgPlanRules(t *testing.T) {
+	defer func(s []int) { rgChunkSizes = s }(rgChunkSizes)
+	rgChunkSizes = []int{1, 4}
+	dir := t.TempDir()
+	for _, f := range []string{"a.txt", "src/x/1.go", "src/x/2.go", "src/x/3.go", "src/y.go", "z.txt"} {
+		fsWrite(t, dir, f, "x\n")
+	}
+	p := newRgPlan(dir, nil)
+	if p == nil {
+		t.Fatal("no plan for a directory of three entries")
+	}
+	// src is opened, then src/x: the first runs take one file, then four
+	// entries at whatever depth, then the rest.
+	var units []string
+	for _, u := range p.units {
+		units = append(units, u.rel)
+	}
+	if got, want := strings.Join(units, " "), "a.txt src/x/1.go src/x/2.go src/x/3.go src/y.go z.txt"; got != want {
+		t.Fatalf("units %q, want %q", got, want)
+	}
+	want := []string{
+		"/*\n!/a.txt\n!/src\n/src/*\n!/src/x\n/src/x/*\n",
+		"/*\n!/src\n/src/*\n!/src/y.go\n!/src/x\n/src/x/*\n!/src/x/1.go\n!/src/x/2.go\n!/src/x/3.go\n",
+		// The last run hides only what was searched.
+		"/a.txt\n/src/x/1.go\n/src/x/2.go\n/src/x/3.go\n/src/y.go\n",
+	}
+	for i, w := range want {
+		if u := p.pending(); u == "" {
+			t.Fatalf("run %d: nothing pending", i)
+		}
+		rules, ok := p.next(dir)
+		if !ok || rules != w {
+			t.Errorf("run %d: rules\n%s\nwant\n%s", i, rules, w)
+		}
+	}
+	if _, ok := p.next(dir); ok || p.pending() != "" {
+		t.Error("a fourth run after the last")
+	}
+}
+
+func TestRgPlainName(t *testing.T) {
+	for name, want := range map[string]bool{
+		"main.go": true, "a b": true, "π.txt": true, ".hidden": true,
+		"": false, "a*": false, "!x": false, "#x": false, "[x]": false, "a\\b": false,
+		" x": false, "x ": false, "a\nb": false, "\xff": false, "{a,b}": false, "a?": false,
+	} {
+		if got := rgPlainName(name); got != want {
+			t.Errorf("rgPlainName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+// TestRgPlanMatchesOneRun checks that a search split into runs gives the
+// answer one ripgrep run over the whole tree gives, whatever the ignore
+// files say (a .gitignore whitelisting a file every run then reads, an
+// .ignore only ripgrep honours, ignored and excluded directories) and
+// whatever the caps, and that a dense search stops after its first runs.
+func TestRgPlanMatchesOneRun(t *testing.T) {
+	rg := npmtest.LookPath(t, "rg")
+	// Sizes for a tree of about 130 entries: three runs over it.
+	defer func(s []int) { rgChunkSizes = s }(rgChunkSizes)
+	rgChunkSizes = []int{16, 64}
+	env, ws := fsTestEnv(t)
+	rnd := rand.New(rand.NewPCG(3, 4))
+	word := func() string {
+		return []string{"alpha", "beta", "needle", "gamma", "NEEDLE here", "delta"}[rnd.IntN(6)]
+	}
+	file := func(rel string, lines int) {
+		var b strings.Builder
+		for range lines {
+			b.WriteString(word() + "\n")
+		}
+		fsWrite(t, ws, rel, b.String())
+	}
+	for i := range 30 {
+		file(fmt.Sprintf("d%02d/f%d.txt", i, i), 1+rnd.IntN(40))
+		file(fmt.Sprintf("d%02d/sub/g%d.txt", i, i), 1+rnd.IntN(10))
+		if i%3 == 0 {
+			file(fmt.Sprintf("top%02d.txt", i), 1+rnd.IntN(5))
+		}
+	}
+	file("ign/i.txt", 20)
+	file("rgonly/r.txt", 20)
+	file("keep.txt", 20)
+	file("dist/d.txt", 20)
+	file("z.log", 20)
+	fsWrite(t, ws, ".gitignore", "ign/\n!keep.txt\n")
+	fsWrite(t, ws, ".ignore", "rgonly/\n")
+	if git, err := exec.LookPath("git"); err == nil {
+		if out, err := exec.Command(git, "init", "-q", ws).CombinedOutput(); err != nil {
+			t.Fatalf("git init: %v: %s", err, out)
+		}
+	}
+	env.Filter = searchBenchEnv(ws).Filter
+	gt := &grepTool{env: env, rgPath: rg}
+	for _, args := range []map[string]any{
+		{"pattern": "needle"},
+		{"pattern": "needle", "total_max_matches": 1.0},
+		{"pattern": "needle", "total_max_matches": 7.0, "after": 2.0},
+		{"pattern": "needle", "total_max_matches": 40.0, "before": 1.0, "max_matches_per_file": 2.0},
+		{"pattern": "needle", "total_max_matches": 25.0, "exclude_pattern": "here"},
+		{"pattern": "needle", "total_max_matches": 1000.0},
+		{"pattern": "gamma", "total_max_matches": 3.0, "include": "g*.txt"},
+		{"pattern": "nowhere"},
+	} {
+		t.Run(fmt.Sprint(args), func(t *testing.T) {
+			c, terr := fsPrepare(gt, "", args)
+			if terr != nil {
+				t.Fatal(terr.Message)
+			}
+			call := c.(*grepCall)
+			split, err := call.searchRipgrep(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			runs := call.rgRuns
+			whole := &rgKept{o: call.o, keep: call.newKeep()}
+			if err := call.runRipgrep(t.Context(), "", whole); err != nil {
+				t.Fatal(err)
+			}
+			got, want := call.format(call.postProcess(split)).LLMText, call.format(call.postProcess(whole.lines)).LLMText
+			if got != want {
+				t.Errorf("%d runs and one run disagree:\n--- runs ---\n%s\n--- one run ---\n%s", runs, grepHead(got), grepHead(want))
+			}
+			for _, gone := range []string{"ign/", "rgonly/", "dist/", "z.log"} {
+				if strings.Contains(got, "File: "+gone) {
+					t.Errorf("%s searched:\n%s", gone, grepHead(got))
+				}
+			}
+			if n := strings.Count(got, "File: keep.txt\n"); n > 1 {
+				t.Errorf("keep.txt listed %d times", n)
+			}
+			if args["total_max_matches"] == 1.0 && runs != 1 {
+				t.Errorf("a search capped at one match ran ripgrep %d times, want 1", runs)
+			}
+			if args["pattern"] == "nowhere" && runs != len(rgChunkSizes)+1 {
+				t.Errorf("a search finding nothing ran ripgrep %d times, want %d", runs, len(rgChunkSizes)+1)
+			}
+		})
+	}
+}
+
+// TestRgPlanFallsBack checks the directories searched in one run: a name
+// no ignore rule can hold literally, and a single entry.
+func TestRgPlanFallsBack(t *testing.T) {
+	for name, files := range map[string][]string{
+		"glob character": {"a.txt", "b[1].txt", "c.txt"},
+		"single file":    {"only.txt"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			for _, f := range files {
+				if err := os.WriteFile(filepath.Join(dir, f), []byte("x\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if p := newRgPlan(dir, nil); p != nil {
+				t.Errorf("plan %v, want one run", p.units)
+			}
+		})
+	}
+}
