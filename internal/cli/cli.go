@@ -71,6 +71,7 @@ func subcommands(ctx context.Context, stdio IO) []*cobra.Command {
 		newMCPCommand(ctx, stdio),        // mcp: MCP server settings (mcp.go)
 		newExtensionsCommand(ctx, stdio), // extensions: install, list, enable… (extensions.go)
 		newSkillsCommand(ctx, stdio),     // skills: Agent Skills list, enable, disable (skills.go)
+		newUpdateCommand(ctx, stdio),     // update: replace this binary with the latest release (update.go)
 	}
 }
 
@@ -109,7 +110,7 @@ func Run(ctx context.Context, args []string, stdio IO) (code int) {
 	root := &cobra.Command{
 		Use:           "castor [query...]",
 		Short:         "Castor: a Gemini CLI compatible coding agent",
-		Version:       version.Version,
+		Version:       version.Long(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args:          cobra.ArbitraryArgs,
@@ -267,6 +268,7 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 		opts.Warn = func(s string) { fmt.Fprintf(stdio.Stderr, "Warning: %s\n", s) }
 	}
 	if isInteractive {
+		updateNotice(ctx, stdio.Stderr) // update.go
 		return runInteractive(ctx, opts, prompt, sb, tty)
 	}
 	if closedAtStart(tty.Stdout) { // stdoutclosed_unix.go
