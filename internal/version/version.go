@@ -68,15 +68,19 @@ func vcsStamp() (commit, date string) {
 		}
 	}
 	if commit != "" && modified {
-		commit = short(commit) + "-dirty"
+		commit += "-dirty"
 	}
 	return commit, date
 }
 
 // short is a commit hash cut to the 12 digits people quote.
 func short(commit string) string {
-	if len(commit) > 12 && !strings.Contains(commit, "-") {
-		return commit[:12]
+	hash, suffix, _ := strings.Cut(commit, "-")
+	if len(hash) > 12 {
+		hash = hash[:12]
 	}
-	return commit
+	if suffix != "" {
+		return hash + "-" + suffix
+	}
+	return hash
 }

@@ -13,6 +13,7 @@ func TestLong(t *testing.T) {
 		want                  string
 	}{
 		{"1.2.3", "0123456789abcdef0123", "2026-12-07T00:00:00Z", "1.2.3 (commit 0123456789ab, built 2026-12-07T00:00:00Z)"},
+		{"1.2.3", "0123456789abcdef0123-dirty", "2026-12-07T00:00:00Z", "1.2.3 (commit 0123456789ab-dirty, built 2026-12-07T00:00:00Z)"},
 		{"1.2.3", "abc", "2026-12-07T00:00:00Z", "1.2.3 (commit abc, built 2026-12-07T00:00:00Z)"},
 	}
 	for _, tt := range tests {
