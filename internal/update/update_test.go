@@ -1,74 +1,24 @@
-package update
+package update_test
 
 import (
-	"archive/tar"
 	"archive/zip"
 	"bytes"
-	"compress/gzip"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/castor-dev/castor/internal/update"
+	"github.com/castor-dev/castor/internal/update/updatetest"
 )
 
-// tarGz is a release archive holding files at its top level.
-func tarGz(t *testing.T, files map[string]string) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	gz := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(gz)
-	for name, body := range files {
-		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o755, Size: int64(len(body)), Typeflag: tar.TypeReg}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := tw.Write([]byte(body)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := tw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := gz.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
+func tarGz(t *testing.T, files map[string]string) []byte { return updatetest.TarGz(t, files) }
 
-func sum(b []byte) string {
-	s := sha256.Sum256(b)
-	return hex.EncodeToString(s[:])
-}
-
-// feed serves a release of tag on loopback whose checksums.txt says
-// checksum for the archive ("" for the archive's true one).
 func feed(t *testing.T, tag string, archive []byte, checksum string) string {
-	t.Helper()
-	name := ArchiveName(tag, "linux", "amd64")
-	if checksum == "" {
-		checksum = sum(archive)
-	}
-	mux := http.NewServeMux()
-	mux.HandleFunc("/releases/latest", func(w http.ResponseWriter, r *http.Request) {
-		_ = json.NewEncoder(w).Encode(Release{Tag: tag, Assets: []Asset{
-			{Name: name, URL: "files/" + name}, // relative to the feed
-			{Name: ChecksumsName, URL: "files/" + ChecksumsName},
-		}})
-	})
-	mux.HandleFunc("/releases/files/"+name, func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write(archive) })
-	mux.HandleFunc("/releases/files/"+ChecksumsName, func(w http.ResponseWriter, r *http.Request) {
-		_, _ = w.Write([]byte(checksum + "  " + name + "\n" + strings.Repeat("0", 64) + "  other.zip\n"))
-	})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	return srv.URL + "/releases/latest"
+	return updatetest.Feed(t, tag, "linux", "amd64", archive, checksum)
 }
 
 func TestDownload(t *testing.T) {
@@ -84,7 +34,7 @@ func TestDownload(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := &Client{FeedURL: feed(t, "v0.2.0", archive, tt.checksum)}
+			c := &update.Client{FeedURL: feed(t, "v0.2.0", archive, tt.checksum)}
 			rel, err := c.Latest(context.Background())
 			if err != nil {
 				t.Fatal(err)
@@ -110,7 +60,7 @@ func TestDownload(t *testing.T) {
 }
 
 func TestDownloadNoArchiveForPlatform(t *testing.T) {
-	c := &Client{FeedURL: feed(t, "v0.2.0", tarGz(t, map[string]string{"castor": "x"}), "")}
+	c := &update.Client{FeedURL: feed(t, "v0.2.0", tarGz(t, map[string]string{"castor": "x"}), "")}
 	rel, err := c.Latest(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -131,11 +81,11 @@ func TestExtractZip(t *testing.T) {
 	if err := zw.Close(); err != nil {
 		t.Fatal(err)
 	}
-	got, err := Extract(buf.Bytes(), "castor_1_windows_amd64.zip", "castor.exe")
+	got, err := update.Extract(buf.Bytes(), "castor_1_windows_amd64.zip", "castor.exe")
 	if err != nil || string(got) != "exe" {
-		t.Fatalf("Extract = %q, %v", got, err)
+		t.Fatalf("update.Extract = %q, %v", got, err)
 	}
-	if _, err := Extract(buf.Bytes(), "x.zip", "castor"); err == nil {
+	if _, err := update.Extract(buf.Bytes(), "x.zip", "castor"); err == nil {
 		t.Fatal("a missing binary was not reported")
 	}
 }
@@ -150,14 +100,14 @@ func TestReplace(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A binary that does not run is refused, and the old one stays.
-	if err := Replace(exe, []byte("#!/bin/sh\nexit 3\n")); err == nil || !strings.Contains(err.Error(), "does not run") {
+	if err := update.Replace(exe, []byte("#!/bin/sh\nexit 3\n")); err == nil || !strings.Contains(err.Error(), "does not run") {
 		t.Fatalf("err = %v", err)
 	}
 	if b, _ := os.ReadFile(exe); string(b) != "old" {
 		t.Fatalf("the old binary was touched: %q", b)
 	}
 	newBin := "#!/bin/sh\necho 0.2.0\n"
-	if err := Replace(exe, []byte(newBin)); err != nil {
+	if err := update.Replace(exe, []byte(newBin)); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(exe); string(b) != newBin {
@@ -176,32 +126,32 @@ func TestManagedBy(t *testing.T) {
 		"/home/u/.local/bin/castor":                                     "",
 	}
 	for exe, want := range tests {
-		if got := ManagedBy(exe); got != want {
-			t.Errorf("ManagedBy(%s) = %q, want %q", exe, got, want)
+		if got := update.ManagedBy(exe); got != want {
+			t.Errorf("update.ManagedBy(%s) = %q, want %q", exe, got, want)
 		}
 	}
 }
 
 func TestNotice(t *testing.T) {
-	file := filepath.Join(t.TempDir(), StateName)
-	c := &Client{FeedURL: feed(t, "v0.2.0", tarGz(t, map[string]string{"castor": "x"}), "")}
+	file := filepath.Join(t.TempDir(), update.StateName)
+	c := &update.Client{FeedURL: feed(t, "v0.2.0", tarGz(t, map[string]string{"castor": "x"}), "")}
 	now := time.Date(2026, 12, 7, 0, 0, 0, 0, time.UTC)
-	if !Due(file, c.FeedURL, now) || Notice(file, c.FeedURL, "0.1.0") != "" {
+	if !update.Due(file, c.FeedURL, now) || update.Notice(file, c.FeedURL, "0.1.0") != "" {
 		t.Fatal("a notice before any check")
 	}
-	if err := Refresh(context.Background(), c, file, now); err != nil {
+	if err := update.Refresh(context.Background(), c, file, now); err != nil {
 		t.Fatal(err)
 	}
-	if Due(file, c.FeedURL, now.Add(time.Hour)) || !Due(file, c.FeedURL, now.Add(CheckInterval)) {
-		t.Error("Due ignores the interval")
+	if update.Due(file, c.FeedURL, now.Add(time.Hour)) || !update.Due(file, c.FeedURL, now.Add(update.CheckInterval)) {
+		t.Error("update.Due ignores the interval")
 	}
-	if n := Notice(file, c.FeedURL, "0.1.0"); !strings.Contains(n, "Castor 0.2.0 is available") {
-		t.Errorf("Notice = %q", n)
+	if n := update.Notice(file, c.FeedURL, "0.1.0"); !strings.Contains(n, "Castor 0.2.0 is available") {
+		t.Errorf("update.Notice = %q", n)
 	}
-	if n := Notice(file, c.FeedURL, "0.2.0"); n != "" {
-		t.Errorf("Notice when current: %q", n)
+	if n := update.Notice(file, c.FeedURL, "0.2.0"); n != "" {
+		t.Errorf("update.Notice when current: %q", n)
 	}
-	if n := Notice(file, "http://127.0.0.1:1/other", "0.1.0"); n != "" {
-		t.Errorf("Notice of another feed: %q", n)
+	if n := update.Notice(file, "http://127.0.0.1:1/other", "0.1.0"); n != "" {
+		t.Errorf("update.Notice of another feed: %q", n)
 	}
 }
