@@ -375,6 +375,9 @@ func New(ctx context.Context, opts ...Option) (*Agent, error) {
 // starts, rather than letting one option silently win or a nil panic deep
 // in the assembly.
 func checkOptions(o *setup.Options) error {
+	if err := compileOutputSchema(o); err != nil { // outputschema.go
+		return err
+	}
 	if i := slices.Index(o.Tools, nil); i >= 0 {
 		return &ConfigError{Err: fmt.Errorf("WithTools: tool %d of %d is nil", i+1, len(o.Tools))}
 	}

@@ -115,6 +115,9 @@ type Config struct {
 	Now func() time.Time
 	// Hooks, when set, runs hooks at Gemini CLI's hook points (agent/hooks.go).
 	Hooks Hooks
+	// OutputSchema, when set, constrains and validates each turn's final
+	// answer (outputschema.go).
+	OutputSchema *OutputSchema
 	// OnStats, when set, is given the counts of each model request and
 	// tool call as the session records it (a Stats holding that one
 	// event), so a session that runs this one, as a subagent, counts its
@@ -291,7 +294,7 @@ func (s *Session) appendHistory(c *genai.Content) {
 // those calls are cancelled and the new prompt goes with their responses
 // (RepairHistory), without events for them.
 func (s *Session) Send(ctx context.Context, parts ...*genai.Part) iter.Seq2[*Event, error] {
-	return func(yield func(*Event, error) bool) {
+	return s.checkOutput(ctx, func(yield func(*Event, error) bool) {
 		if !s.turn.TryLock() {
 			yield(nil, ErrBusy)
 			return
@@ -361,7 +364,7 @@ func (s *Session) Send(ctx context.Context, parts ...*genai.Part) iter.Seq2[*Eve
 			return
 		}
 		r.loop()
-	}
+	})
 }
 
 // Resume continues a turn that paused with EventInputRequired, once every
@@ -369,7 +372,7 @@ func (s *Session) Send(ctx context.Context, parts ...*genai.Part) iter.Seq2[*Eve
 // its events end as Send's do. Cancelling every pending call ends the
 // turn without another model call (EventTurnEnd with TurnCancelled).
 func (s *Session) Resume(ctx context.Context) iter.Seq2[*Event, error] {
-	return func(yield func(*Event, error) bool) {
+	return s.checkOutput(ctx, func(yield func(*Event, error) bool) {
 		if !s.turn.TryLock() {
 			yield(nil, ErrBusy)
 			return
@@ -399,7 +402,7 @@ func (s *Session) Resume(ctx context.Context) iter.Seq2[*Event, error] {
 			return
 		}
 		r.loop()
-	}
+	})
 }
 
 // run is the state of one Send or Resume.
@@ -712,6 +715,7 @@ func (r *run) requestConfig() *genai.GenerateContentConfig {
 	if len(decls) > 0 {
 		cfg.Tools = []*genai.Tool{{FunctionDeclarations: decls}}
 	}
+	s.applyOutputSchema(&cfg) // outputschema.go
 	return &cfg
 }
 

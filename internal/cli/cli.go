@@ -59,6 +59,9 @@ type flags struct {
 	// inputFormat stream-json keeps one session reading JSON lines on
 	// stdin (streamin.go).
 	inputFormat string
+	// outputSchema is the JSON Schema file the final answer must match
+	// (outputschema.go).
+	outputSchema string
 }
 
 // subcommands are the castor subcommands, each built in its own file. A
@@ -73,6 +76,7 @@ func subcommands(ctx context.Context, stdio IO) []*cobra.Command {
 		newSkillsCommand(ctx, stdio),     // skills: Agent Skills list, install, link… (skills.go, skillsinstall.go)
 		newHooksCommand(ctx, stdio),      // hooks: migrate from Claude Code, list (hooks.go)
 		newGemmaCommand(ctx, stdio),      // gemma: Gemini CLI's local Gemma routing, not applicable (gemma.go)
+		newUpdateCommand(ctx, stdio),     // update: replace this binary with the latest release (update.go)
 	}
 }
 
@@ -111,7 +115,7 @@ func Run(ctx context.Context, args []string, stdio IO) (code int) {
 	root := &cobra.Command{
 		Use:           "castor [query...]",
 		Short:         "Castor: a Gemini CLI compatible coding agent",
-		Version:       version.Version,
+		Version:       version.Long(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args:          cobra.ArbitraryArgs,
@@ -161,6 +165,7 @@ func Run(ctx context.Context, args []string, stdio IO) (code int) {
 	fl.BoolVar(&f.acp, "acp", false, "serve the Agent Client Protocol on stdin/stdout, for editors (Zed, JetBrains, Neovim, Emacs)")
 	fl.BoolVar(&f.experimentalACP, "experimental-acp", false, "same as --acp")
 	fl.StringVar(&f.inputFormat, "input-format", InputText, "input format: text, or stream-json for one session answering JSON-line messages on stdin until it closes (with -o stream-json)")
+	fl.StringVar(&f.outputSchema, "output-schema", "", "a JSON Schema file the final answer must match: the model answers in JSON, checked and asked once more if it does not match (exit 1 if it still does not)")
 	_ = fl.MarkHidden("experimental-acp") // deprecated: runACP warns on stderr, never on stdout
 	// Unknown flags, missing values and unknown subcommands are usage
 	// errors: exit 1, as Gemini CLI's parser (usage.go).
@@ -268,7 +273,11 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 	} else {
 		opts.Warn = func(s string) { fmt.Fprintf(stdio.Stderr, "Warning: %s\n", s) }
 	}
+	if err := applyOutputSchema(f, isInteractive, &opts); err != nil { // outputschema.go
+		return fail(err)
+	}
 	if isInteractive {
+		updateNotice(ctx, stdio.Stderr) // update.go
 		return runInteractive(ctx, opts, prompt, sb, tty)
 	}
 	if closedAtStart(tty.Stdout) { // stdoutclosed_unix.go
@@ -283,6 +292,9 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 		fmt.Fprintln(stdio.Stderr, rawOutputWarning)
 	}
 	out := newRenderer(f.output, stdio.Stdout, stdio.Stderr, raw)
+	if tr, ok := out.(*textRenderer); ok && opts.OutputSchema != nil {
+		out = answerRenderer{tr} // outputschema.go
+	}
 	start := time.Now()
 	a, err := setup.New(ctx, opts)
 	if err != nil {

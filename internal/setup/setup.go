@@ -58,6 +58,9 @@ type Options struct {
 	// about, unless the tool's name is in TrustedTools.
 	Tools        []tool.Tool
 	TrustedTools []string
+	// OutputSchema, when set, constrains each turn's final answer to a
+	// JSON Schema and validates it (agent.OutputSchema).
+	OutputSchema *agent.OutputSchema
 	// ApprovalMode overrides general.defaultApprovalMode.
 	ApprovalMode policy.Mode
 	// MaxApprovalMode, when set, bounds the approval mode, whether from
@@ -427,6 +430,7 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 		CompressionThreshold: st.Model.CompressionThreshold,
 		Recorder:             recorder,
 		Confirm:              confirm,
+		OutputSchema:         o.OutputSchema,
 	}
 	if h := buildHooks(o, a, extensionRoots(a), transcriptPath(recorder)); h != nil {
 		cfg.Hooks = h
