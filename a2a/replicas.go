@@ -103,7 +103,29 @@ func (s *Server) holdLease(ctx context.Context, t *task) error {
 		l.Release()
 		return err
 	}
+	go s.watchLease(t, l)
 	return nil
+}
+
+// errLeaseLost ends a turn whose replica could not renew the task's
+// lease: another replica may run the task now, and this turn's save would
+// fail anyway.
+var errLeaseLost = errors.New("this server lost the task's lease (the database did not answer in time); send the message again")
+
+// watchLease cancels the running turn of t when lease l is lost while t
+// holds it.
+func (s *Server) watchLease(t *task, l Lease) {
+	<-l.Lost()
+	t.mu.Lock()
+	turn := t.turn
+	t.mu.Unlock()
+	t.leaseMu.Lock()
+	held := t.lease == l
+	t.leaseMu.Unlock()
+	if held && turn != nil {
+		s.log.Warn("a2a: lost a task's lease; its turn stops", "task", t.id)
+		turn.Cancel(errLeaseLost)
+	}
 }
 
 // releaseLease gives t's lease back once no turn runs or waits for it in

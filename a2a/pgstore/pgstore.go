@@ -517,6 +517,10 @@ func (s *Store) Prune(ctx context.Context, cutoff time.Time, keep func(id string
 	if err != nil {
 		return nil, err
 	}
+	// Leases left by replicas that died long ago.
+	if _, err := s.pool.Exec(ctx, `DELETE FROM castor_leases WHERE expires < now() - interval '1 hour'`); err != nil {
+		return nil, err
+	}
 	var deleted []string
 	for _, id := range ids {
 		if keep != nil && keep(id) {
