@@ -98,6 +98,15 @@ func (s *Server) holdLease(ctx context.Context, t *task) error {
 		return errBusy(err.Error())
 	}
 	t.lease = l
+	t.mu.Lock()
+	// Shown running here, yet no turn runs here and the lease was free:
+	// the replica that ran it stopped. Reloaded, the task is shown
+	// interrupted, its paused calls answered as such.
+	stopped := !t.running && !t.state.Terminal() && t.state != StateInputRequired && t.state != StateSubmitted
+	if stopped {
+		t.version = -1
+	}
+	t.mu.Unlock()
 	if err := s.fresh(ctx, t); err != nil {
 		t.lease = nil
 		l.Release()
