@@ -94,18 +94,18 @@ func BenchmarkConcurrentStreams(b *testing.B) {
 }
 
 // BenchmarkLongTask runs 200 follow-up turns on one task, with the file
-// store and in memory, and reports the mean latency of the first and last
+// store, PostgreSQL and in memory, and reports the mean latency of the first and last
 // ten: what the store adds to a turn must not grow with the task.
 func BenchmarkLongTask(b *testing.B) {
 	const turns = 200
-	for _, store := range []string{"memory", "file"} {
+	for _, store := range []string{"memory", "file", "postgres"} {
 		b.Run(store, func(b *testing.B) {
 			var first, last time.Duration
 			for range b.N {
 				b.StopTimer()
 				opts := []option{withLimits(limitsWith(func(l *limitsT) { l.MaxTurnsPerTask = 1 << 30 }))}
-				if store == "file" {
-					opts = append(opts, withStore(openFileStore(b, b.TempDir())))
+				if store != "memory" {
+					opts = append(opts, withStore(storeFor(b, store)))
 				}
 				h := newHarness(b, opts...)
 				h.fake.Enqueue(fakegemini.Text("first"))

@@ -98,12 +98,43 @@ func (s *Server) holdLease(ctx context.Context, t *task) error {
 		return errBusy(err.Error())
 	}
 	t.lease = l
+	t.mu.Lock()
+	// Shown running here, yet no turn runs here and the lease was free:
+	// the replica that ran it stopped. Reloaded, the task is shown
+	// interrupted, its paused calls answered as such.
+	stopped := !t.running && !t.state.Terminal() && t.state != StateInputRequired && t.state != StateSubmitted
+	if stopped {
+		t.version = -1
+	}
+	t.mu.Unlock()
 	if err := s.fresh(ctx, t); err != nil {
 		t.lease = nil
 		l.Release()
 		return err
 	}
+	go s.watchLease(t, l)
 	return nil
+}
+
+// errLeaseLost ends a turn whose replica could not renew the task's
+// lease: another replica may run the task now, and this turn's save would
+// fail anyway.
+var errLeaseLost = errors.New("this server lost the task's lease (the database did not answer in time); send the message again")
+
+// watchLease cancels the running turn of t when lease l is lost while t
+// holds it.
+func (s *Server) watchLease(t *task, l Lease) {
+	<-l.Lost()
+	t.mu.Lock()
+	turn := t.turn
+	t.mu.Unlock()
+	t.leaseMu.Lock()
+	held := t.lease == l
+	t.leaseMu.Unlock()
+	if held && turn != nil {
+		s.log.Warn("a2a: lost a task's lease; its turn stops", "task", t.id)
+		turn.Cancel(errLeaseLost)
+	}
 }
 
 // releaseLease gives t's lease back once no turn runs or waits for it in

@@ -70,7 +70,7 @@ type SharedStore interface {
 type Lease interface {
 	// Release gives the lease up.
 	Release()
-	// Lost is closed when the store could not renew the lease in time:
-	// another replica may take the task.
+	// Lost is closed when the store could not renew the lease in time
+	// (another replica may take the task), and by Release.
 	Lost() <-chan struct{}
 }

@@ -506,6 +506,9 @@ func (t *task) newTaskEvent(m *Message) *Task {
 // task, a shutdown or a failure leaves it continuable, after an error
 // update that says what went wrong (as Gemini CLI reports model errors).
 func (t *task) endOnError(ctx context.Context, err error) *update {
+	if cause := context.Cause(ctx); errors.Is(cause, errLeaseLost) {
+		err = cause
+	}
 	switch end, err := t.srv.host.Ending(ctx, err); end {
 	case host.Canceled:
 		return &update{kind: uState, state: StateCanceled, final: true, reason: reasonEnd, text: err.Error()}

@@ -228,13 +228,14 @@ func (l *lease) renew(ctx context.Context) {
 func (l *lease) Release() {
 	l.stop()
 	<-l.done
+	l.lostOnce.Do(func() { close(l.lost) })
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_, _ = l.s.pool.Exec(ctx, `WITH d AS (DELETE FROM castor_leases WHERE task_id = $1 AND holder = $2)
 		SELECT pg_notify('castor_task', $1)`, l.id, l.s.holder)
 }
 
-// Lost is closed when a renewal failed.
+// Lost is closed when a renewal failed, or by Release.
 func (l *lease) Lost() <-chan struct{} { return l.lost }
 
 // LeasedElsewhere reports whether another replica holds a live lease.

@@ -39,6 +39,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"google.golang.org/genai"
 
@@ -252,65 +253,32 @@ func (s *Store) save(ctx context.Context, t *a2a.StoredTask, prev int64) (int64,
 		next.lists[i] = digests(e.lists[i])
 	}
 	var version int64
-	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		var cur int64
-		err := tx.QueryRow(ctx, `SELECT version FROM castor_tasks WHERE id = $1 FOR UPDATE`, t.ID).Scan(&cur)
-		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-			return err
-		}
-		if prev >= 0 && cur != prev {
-			return a2a.ErrConcurrentModification
-		}
-		whole := k == nil || k.version != cur || cur == 0
-		version = cur + 1
+	if prev >= 0 {
+		// One round trip: the batch runs as one implicit transaction,
+		// which castor_expect_version aborts when the task moved on.
+		whole := k == nil || k.version != prev || prev == 0
+		version = prev + 1
 		b := &pgx.Batch{}
-		b.Queue(`INSERT INTO castor_tasks (id, context_id, state, status_ts, last_active, version, status, settings, metadata, push)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-			ON CONFLICT (id) DO UPDATE SET context_id = $2, state = $3, status_ts = $4, last_active = $5, version = $6,
-				status = $7, settings = $8, metadata = $9, push = $10`,
-			t.ID, t.ContextID, string(t.State), t.Status.Timestamp, t.Timestamp.UnixNano(), version, e.status, e.settings, e.metadata, e.push)
-		if whole && cur != 0 {
-			b.Queue(`DELETE FROM castor_items WHERE task_id = $1`, t.ID)
+		b.Queue(`SELECT castor_expect_version($1, $2)`, t.ID, prev)
+		s.queueWrites(b, t, e, k, next, whole, prev != 0, version)
+		err = s.pool.SendBatch(ctx, b).Close()
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) && pe.Code == conflictCode {
+			err = a2a.ErrConcurrentModification
 		}
-		for kind := range nLists {
-			var old [][32]byte
-			if !whole {
-				old = k.lists[kind]
+	} else {
+		err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+			var cur int64
+			err := tx.QueryRow(ctx, `SELECT version FROM castor_tasks WHERE id = $1 FOR UPDATE`, t.ID).Scan(&cur)
+			if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+				return err
 			}
-			var seqs []int32
-			var bodies [][]byte
-			for i, d := range next.lists[kind] {
-				if i < len(old) && old[i] == d {
-					continue
-				}
-				seqs = append(seqs, int32(i))
-				bodies = append(bodies, e.lists[kind][i])
-			}
-			if len(seqs) > 0 {
-				b.Queue(`INSERT INTO castor_items (task_id, kind, seq, body)
-					SELECT $1, $2, s, b FROM unnest($3::integer[], $4::bytea[]) AS u(s, b)
-					ON CONFLICT (task_id, kind, seq) DO UPDATE SET body = excluded.body`, t.ID, int16(kind), seqs, bodies)
-			}
-			if len(old) > len(next.lists[kind]) {
-				b.Queue(`DELETE FROM castor_items WHERE task_id = $1 AND kind = $2 AND seq >= $3`, t.ID, int16(kind), len(next.lists[kind]))
-			}
-		}
-		if whole || k.pending != next.pending {
-			if cur != 0 {
-				b.Queue(`DELETE FROM castor_pending WHERE task_id = $1`, t.ID)
-			}
-			if len(e.pending) > 0 {
-				ords := make([]int32, len(e.pending))
-				for i := range ords {
-					ords[i] = int32(i)
-				}
-				b.Queue(`INSERT INTO castor_pending (task_id, ord, call_id, body)
-					SELECT $1, o, c, b FROM unnest($2::integer[], $3::text[], $4::bytea[]) AS u(o, c, b)`, t.ID, ords, e.pendingIDs, e.pending)
-			}
-		}
-		b.Queue(`SELECT pg_notify('castor_task', $1)`, t.ID)
-		return tx.SendBatch(ctx, b).Close()
-	})
+			version = cur + 1
+			b := &pgx.Batch{}
+			s.queueWrites(b, t, e, k, next, k == nil || k.version != cur || cur == 0, cur != 0, version)
+			return tx.SendBatch(ctx, b).Close()
+		})
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err != nil {
@@ -324,6 +292,58 @@ func (s *Store) save(ctx context.Context, t *a2a.StoredTask, prev int64) (int64,
 	next.version = version
 	s.known[t.ID] = next
 	return version, nil
+}
+
+// queueWrites queues the statements writing t: its row at version, the
+// entries of its lists that differ from k (all of them when whole), its
+// pending calls when they changed, and the notification other replicas
+// wait on. stored says whether the task has rows already.
+func (s *Store) queueWrites(b *pgx.Batch, t *a2a.StoredTask, e *encoded, k, next *known, whole, stored bool, version int64) {
+	b.Queue(`INSERT INTO castor_tasks (id, context_id, state, status_ts, last_active, version, status, settings, metadata, push)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+		ON CONFLICT (id) DO UPDATE SET context_id = $2, state = $3, status_ts = $4, last_active = $5, version = $6,
+			status = $7, settings = $8, metadata = $9, push = $10`,
+		t.ID, t.ContextID, string(t.State), t.Status.Timestamp, t.Timestamp.UnixNano(), version, e.status, e.settings, e.metadata, e.push)
+	if whole && stored {
+		b.Queue(`DELETE FROM castor_items WHERE task_id = $1`, t.ID)
+	}
+	for kind := range nLists {
+		var old [][32]byte
+		if !whole {
+			old = k.lists[kind]
+		}
+		var seqs []int32
+		var bodies [][]byte
+		for i, d := range next.lists[kind] {
+			if i < len(old) && old[i] == d {
+				continue
+			}
+			seqs = append(seqs, int32(i))
+			bodies = append(bodies, e.lists[kind][i])
+		}
+		if len(seqs) > 0 {
+			b.Queue(`INSERT INTO castor_items (task_id, kind, seq, body)
+				SELECT $1, $2, s, b FROM unnest($3::integer[], $4::bytea[]) AS u(s, b)
+				ON CONFLICT (task_id, kind, seq) DO UPDATE SET body = excluded.body`, t.ID, int16(kind), seqs, bodies)
+		}
+		if len(old) > len(next.lists[kind]) {
+			b.Queue(`DELETE FROM castor_items WHERE task_id = $1 AND kind = $2 AND seq >= $3`, t.ID, int16(kind), len(next.lists[kind]))
+		}
+	}
+	if whole || k.pending != next.pending {
+		if stored {
+			b.Queue(`DELETE FROM castor_pending WHERE task_id = $1`, t.ID)
+		}
+		if len(e.pending) > 0 {
+			ords := make([]int32, len(e.pending))
+			for i := range ords {
+				ords[i] = int32(i)
+			}
+			b.Queue(`INSERT INTO castor_pending (task_id, ord, call_id, body)
+				SELECT $1, o, c, b FROM unnest($2::integer[], $3::text[], $4::bytea[]) AS u(o, c, b)`, t.ID, ords, e.pendingIDs, e.pending)
+		}
+	}
+	b.Queue(`SELECT pg_notify('castor_task', $1)`, t.ID)
 }
 
 // Load returns the task (a2a.TaskStore).
@@ -495,6 +515,10 @@ func (s *Store) Prune(ctx context.Context, cutoff time.Time, keep func(id string
 	}
 	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
+		return nil, err
+	}
+	// Leases left by replicas that died long ago.
+	if _, err := s.pool.Exec(ctx, `DELETE FROM castor_leases WHERE expires < now() - interval '1 hour'`); err != nil {
 		return nil, err
 	}
 	var deleted []string

@@ -1,6 +1,7 @@
 package pgstore_test
 
 import (
+	"context"
 	"errors"
 	"sync"
 	"sync/atomic"
@@ -139,4 +140,48 @@ func TestLeaseExpires(t *testing.T) {
 		t.Fatal(err)
 	}
 	lb.Release()
+}
+
+// versioned saves through SaveVersioned, naming the version it last saved
+// or loaded, as the server does.
+type versioned struct {
+	*pgstore.Store
+	mu       sync.Mutex
+	versions map[string]int64
+}
+
+func (v *versioned) Save(ctx context.Context, t *a2a.StoredTask) error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	n, err := v.SaveVersioned(ctx, t, v.versions[t.ID])
+	if err == nil {
+		v.versions[t.ID] = n
+	}
+	return err
+}
+
+func (v *versioned) Load(ctx context.Context, id string) (*a2a.StoredTask, error) {
+	t, n, err := v.LoadVersioned(ctx, id)
+	if err == nil {
+		v.mu.Lock()
+		v.versions[id] = n
+		v.mu.Unlock()
+	}
+	return t, err
+}
+
+func TestConformanceVersioned(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) a2a.TaskStore {
+		return &versioned{Store: open(t, pgtest.Database(t), pgstore.Options{}), versions: map[string]int64{}}
+	})
+}
+
+func (v *versioned) Prune(ctx context.Context, cutoff time.Time, keep func(id string) bool) ([]string, error) {
+	ids, err := v.Store.Prune(ctx, cutoff, keep)
+	v.mu.Lock()
+	for _, id := range ids {
+		delete(v.versions, id)
+	}
+	v.mu.Unlock()
+	return ids, err
 }

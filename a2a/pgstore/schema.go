@@ -46,8 +46,27 @@ var migrations = []string{
 		task_id text PRIMARY KEY,
 		holder  text NOT NULL,
 		expires timestamptz NOT NULL
-	);`,
+	);
+	-- Aborts the transaction (SQLSTATE CA409) unless the task is at
+	-- version prev (0: not stored), locking its row for the save.
+	CREATE FUNCTION castor_expect_version(task text, prev bigint) RETURNS void
+	LANGUAGE plpgsql AS $$
+	BEGIN
+		IF prev = 0 THEN
+			IF EXISTS (SELECT 1 FROM castor_tasks WHERE id = task) THEN
+				RAISE EXCEPTION 'task % is stored already', task USING ERRCODE = 'CA409';
+			END IF;
+		ELSE
+			PERFORM 1 FROM castor_tasks WHERE id = task AND version = prev FOR UPDATE;
+			IF NOT FOUND THEN
+				RAISE EXCEPTION 'task % is not at version %', task, prev USING ERRCODE = 'CA409';
+			END IF;
+		END IF;
+	END $$;`,
 }
+
+// conflictCode is the SQLSTATE castor_expect_version raises.
+const conflictCode = "CA409"
 
 // migrateLock is the advisory lock replicas starting at once take while
 // they migrate, so that one applies each version.

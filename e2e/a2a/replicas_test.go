@@ -226,19 +226,7 @@ func TestA2AReplicasKilledMidTurn(t *testing.T) {
 	e.Srv.Enqueue(fakegemini.Text("partial ", "never sent").StallAfter(1))
 	resp := a.post("message/stream", a2aMessage("", text("long question")))
 	defer resp.Body.Close()
-	var id string
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() && !strings.Contains(sc.Text(), "partial ") {
-		if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok && id == "" {
-			var m map[string]any
-			_ = json.Unmarshal([]byte(data), &m)
-			id, _ = a2aDig(m, "result", "id").(string)
-		}
-	}
-	if id == "" {
-		t.Fatal("no task id before the partial answer")
-	}
+	id, _ := streamUntil(t, resp, "partial ")
 	a.stop(syscall.SIGKILL)
 
 	evs := b.call("tasks/resubscribe", map[string]any{"id": id})
@@ -294,16 +282,7 @@ func TestA2AReplicasCancelElsewhere(t *testing.T) {
 	e.Srv.Enqueue(fakegemini.Text("thinking ", "forever").StallAfter(1))
 	resp := a.post("message/stream", a2aMessage("", text("long question")))
 	defer resp.Body.Close()
-	var id string
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() && !strings.Contains(sc.Text(), "thinking ") {
-		if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok && id == "" {
-			var m map[string]any
-			_ = json.Unmarshal([]byte(data), &m)
-			id, _ = a2aDig(m, "result", "id").(string)
-		}
-	}
+	id, sc := streamUntil(t, resp, "thinking ")
 	got := b.call("tasks/cancel", map[string]any{"id": id})[0]
 	if a2aDig(got, "status", "state") != "canceled" {
 		t.Fatalf("tasks/cancel on another replica answered %v", got["status"])
@@ -339,4 +318,25 @@ func TestA2AFileStoreSharedSaysSo(t *testing.T) {
 	if w := first.Stderr.String(); strings.Contains(w, "another process") {
 		t.Errorf("the first server's log:\n%s", w)
 	}
+}
+
+// streamUntil reads a stream's events until one contains text, and
+// returns the task id its first events named and the scanner, positioned
+// after that event.
+func streamUntil(t *testing.T, resp *http.Response, text string) (string, *bufio.Scanner) {
+	t.Helper()
+	var id string
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() && !strings.Contains(sc.Text(), text) {
+		if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok && id == "" {
+			var m map[string]any
+			_ = json.Unmarshal([]byte(data), &m)
+			id, _ = a2aDig(m, "result", "id").(string)
+		}
+	}
+	if id == "" {
+		t.Fatalf("no task id before %q", text)
+	}
+	return id, sc
 }
