@@ -232,7 +232,7 @@ func (m *model) cmdHelp([]string) tea.Cmd {
 	var b strings.Builder
 	b.WriteString(m.theme.title.Render("Commands") + "\n")
 	for _, c := range m.allCommands() {
-		b.WriteString(m.column(fmt.Sprintf("  /%-12s ", c.name), termtext.String(firstLine(c.desc))) + "\n")
+		b.WriteString(m.column(fmt.Sprintf("  /%-15s ", c.name), termtext.String(firstLine(c.desc))) + "\n")
 	}
 	b.WriteString("\n" + m.theme.title.Render("Keys") + "\n")
 	for _, k := range keys {
