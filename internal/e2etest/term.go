@@ -352,3 +352,7 @@ func (tm *Term) Golden(name, screen string) {
 		tm.t.Errorf("screen %s differs from the golden file (-update rewrites it)\n--- got\n%s\n--- want\n%s", name, got, want)
 	}
 }
+
+// T is the test the terminal belongs to, for helpers that compare what
+// it shows in their own way.
+func (tm *Term) T() *testing.T { return tm.t }

@@ -78,7 +78,7 @@ func (m *model) terminalCommands() []*command.Command {
 		cmd("terminal-setup", "Say how to type new lines in this terminal.", false, (*model).cmdTerminalSetup),
 		cmd("commands", "List the custom commands.", true, (*model).cmdCommands),
 		cmd("shortcuts", "Show the keyboard shortcuts.", false, (*model).cmdShortcuts),
-		cmd("settings", "View and edit Castor's settings.", true, (*model).cmdSettings), // settingsdialog.go
+		cmd("settings", "View and edit Castor's settings.", true, (*model).cmdSettings),                         // settingsdialog.go
 		cmd("permissions", "Manage folder trust settings and other permissions", true, (*model).cmdPermissions), // trustdialog.go
 	}
 }
@@ -232,7 +232,7 @@ func (m *model) cmdHelp([]string) tea.Cmd {
 	var b strings.Builder
 	b.WriteString(m.theme.title.Render("Commands") + "\n")
 	for _, c := range m.allCommands() {
-		b.WriteString(m.column(fmt.Sprintf("  /%-12s ", c.name), termtext.String(firstLine(c.desc))) + "\n")
+		b.WriteString(m.column(fmt.Sprintf("  /%-15s ", c.name), termtext.String(firstLine(c.desc))) + "\n")
 	}
 	b.WriteString("\n" + m.theme.title.Render("Keys") + "\n")
 	for _, k := range keys {

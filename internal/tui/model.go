@@ -89,10 +89,10 @@ type model struct {
 	// the terminal's background); customThemes are ui.customThemes'.
 	themeChosen  string
 	customThemes []palette
-	noColor       bool
-	screenReader  bool
-	md            markdown
-	tailCache     struct{ src, out string }
+	noColor      bool
+	screenReader bool
+	md           markdown
+	tailCache    struct{ src, out string }
 	// boxCache is the input box as last drawn, and what it was drawn
 	// from: drawing it was most of a streamed chunk's cost, and it does
 	// not change while an answer streams.

@@ -107,12 +107,15 @@ func (m *model) openSettings(scope, sel int) {
 	items := make([]pickItem, 0, len(rows))
 	for _, r := range rows {
 		v, here := lookupPath(file, r.key)
-		desc := ""
+		desc := showSetting(v)
 		if !here {
-			v, _ = m.agent.Settings.Get(r.key)
-			desc = " (in effect)"
+			// Not in this file: the value in effect (another layer's or
+			// the default), if any.
+			if v, _ = m.agent.Settings.Get(r.key); v != nil {
+				desc = showSetting(v) + " (in effect)"
+			}
 		}
-		items = append(items, pickItem{label: r.label, desc: showSetting(v) + desc, value: r.key})
+		items = append(items, pickItem{label: r.label, desc: desc, value: r.key})
 	}
 	note := fmt.Sprintf("Scope: %s settings, %s. Tab switches scope.", sc.name, homeRelative(sc.path))
 	if ferr != nil {

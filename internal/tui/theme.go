@@ -27,8 +27,8 @@ type theme struct {
 // palette is a theme's colours, named as Gemini CLI's ColorsTheme
 // names them. An empty colour is the terminal's own.
 type palette struct {
-	name string
-	dark bool
+	name                                             string
+	dark                                             bool
 	fg, blue, purple, cyan, green, yellow, red, gray string
 }
 

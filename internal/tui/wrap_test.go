@@ -100,8 +100,8 @@ func TestHelpDescriptionsWrapInColumn(t *testing.T) {
 	m.cmdHelp(nil)
 	got := ansi.Strip(strings.Join(*log, "\n"))
 	want := "  Esc                              cancel the running\n" +
-		"                                   request; close the\n" +
-		"                                   completion list\n"
+		"                                   request; remove a queued\n" +
+		"                                   prompt; close a list\n"
 	if !strings.Contains(got, want) {
 		t.Errorf("help at 60 columns:\n%s", got)
 	}
