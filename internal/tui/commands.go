@@ -66,6 +66,7 @@ func (m *model) terminalCommands() []*command.Command {
 		cmd("ide", "Show the IDE connection; enable or disable IDE mode.", true, (*model).cmdIDE),
 		cmd("directory", "Add or show workspace directories.", true, (*model).cmdDirectory),
 		cmd("permissions", "Manage folder trust settings and other permissions", true, (*model).cmdPermissions), // trustdialog.go
+		cmd("rewind", "Jump back to a specific message and restart the conversation", true, (*model).cmdRewind), // rewind.go
 	}
 }
 

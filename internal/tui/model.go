@@ -106,6 +106,7 @@ type model struct {
 	retry     *retryWait
 	calls     []*agent.ToolCall
 	dialog    *dialog
+	rewind    *rewindPicker // /rewind's picker (rewind.go)
 	elicits   []*elicitForm // MCP servers' questions, the first shown
 	trust     *trustAsk     // the folder trust question (trustdialog.go)
 	shell     *shellRun
@@ -719,6 +720,9 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 	if m.dialog != nil {
 		return m.dialogKey(k)
 	}
+	if m.rewind != nil {
+		return m.rewindKey(k)
+	}
 	switch ks {
 	case "ctrl+c":
 		if m.input.Value() != "" {
@@ -963,6 +967,8 @@ func (m *model) render() string {
 		status = m.theme.warn.Render("Press Ctrl-C again to exit.")
 	case m.dialog != nil:
 		parts = append(parts, m.renderDialog())
+	case m.rewind != nil:
+		parts = append(parts, m.renderRewind())
 	case m.running || m.shellRunning():
 		status = m.spinnerLine()
 	case m.mcpWaiting:
