@@ -48,8 +48,8 @@ func TestOneCommandTable(t *testing.T) {
 		}
 		want = append(want, c.Name)
 	}
-	if len(want) != 17 {
-		t.Errorf("%d terminal commands, want 17: %v", len(want), want)
+	if len(want) != 18 {
+		t.Errorf("%d terminal commands, want 18: %v", len(want), want)
 	}
 	if got := helpNames(m, log); !slices.Equal(got, want) {
 		t.Errorf("/help before the session lists %v, want %v", got, want)
