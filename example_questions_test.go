@@ -78,3 +78,37 @@ func ExampleWithPlanApproval() {
 	// plan hello.md: 1. Write hello.txt
 	// Done. hello
 }
+
+// ExampleAgent_Rewind takes back the last exchange: the model no longer
+// sees it, and the next prompt goes on from the first.
+func ExampleAgent_Rewind() {
+	dir, cleanup := scratch()
+	defer cleanup()
+	a, err := castor.New(context.Background(),
+		castor.WithClient(fake.Script(fake.Text("Paris."), fake.Text("Berlin."), fake.Text("Rome."))),
+		castor.WithoutSettings(), castor.WithHomeDir(dir), castor.WithWorkDir(dir))
+	if err != nil {
+		panic(err)
+	}
+	defer a.Close()
+	ctx := context.Background()
+	for _, q := range []string{"Capital of France?", "Capital of Germany?"} {
+		if _, err := a.Send(ctx, q); err != nil {
+			panic(err)
+		}
+	}
+	prompts := a.Prompts()
+	back, err := a.Rewind(ctx, prompts[len(prompts)-1].ID)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("took back:", back.Text)
+	res, err := a.Send(ctx, "Capital of Italy?")
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(res.Text, len(a.Session().History()), "contents")
+	// Output:
+	// took back: Capital of Germany?
+	// Rome. 4 contents
+}

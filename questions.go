@@ -64,3 +64,20 @@ func (o *options) answerQuestions(ctx context.Context, c *agent.ToolCall) (tool.
 	}
 	return tool.Decision{Outcome: tool.Cancel, Reason: "This program does not answer questions: ask in your reply instead."}, nil
 }
+
+// Prompts lists the prompts of this conversation Rewind can go back to,
+// oldest first (agent.Prompt: its id, text and time).
+func (a *Agent) Prompts() []agent.Prompt { return a.a.Session.Prompts() }
+
+// Rewind takes the conversation back to just before the prompt id (one
+// of Prompts): the prompt and everything after it leave the history and
+// the session's recording, so that a resumed session shows the rewound
+// history, as Gemini CLI's /rewind does. With general.checkpointing on,
+// the workspace's files go back too, to the first checkpoint taken from
+// that prompt on. It returns the prompt taken back; it fails while a
+// turn runs (agent.ErrBusy) and for an unknown prompt
+// (agent.ErrNoSuchPrompt).
+func (a *Agent) Rewind(ctx context.Context, id string) (agent.Prompt, error) {
+	r, err := a.a.Rewind(ctx, id, true)
+	return r.Prompt, err
+}

@@ -147,6 +147,8 @@ type Session struct {
 	// notices are hook events produced outside a turn.
 	startContext []string
 	notices      []*Event
+	// marks are where this session's prompts start in history (rewind.go).
+	marks []promptMark
 }
 
 // New returns a session.
@@ -330,6 +332,9 @@ func (s *Session) Send(ctx context.Context, parts ...*genai.Part) iter.Seq2[*Eve
 
 		// The prompt's first content joins user content a turn that
 		// ended early left at the end of history (ending.go).
+		s.mu.Lock()
+		markAt := len(s.hist)
+		s.mu.Unlock()
 		var add func(*genai.Content)
 		add = func(c *genai.Content) {
 			s.appendPrompt(c)
@@ -357,6 +362,7 @@ func (s *Session) Send(ctx context.Context, parts ...*genai.Part) iter.Seq2[*Eve
 			s.hist = RepairHistory(s.hist, reasonUnanswered)
 			s.mu.Unlock()
 		}
+		s.markPrompt(markAt, r.promptID, parts, s.cfg.Now())
 		if s.cfg.Recorder != nil {
 			s.cfg.Recorder.RecordUser(r.promptID, parts)
 		}

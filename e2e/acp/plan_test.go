@@ -101,3 +101,37 @@ func TestACPPlanApproveExecute(t *testing.T) {
 		t.Errorf("feature.txt = %q", got)
 	}
 }
+
+// TestACPRewind: /rewind is one of the editor's commands; it lists the
+// prompts, and "/rewind N" takes the conversation back before prompt N.
+func TestACPRewind(t *testing.T) {
+	t.Parallel()
+	e := e2etest.New(t, fakegemini.Text("One."), fakegemini.Text("Two."), fakegemini.Text("Three."))
+	var mu sync.Mutex
+	var said strings.Builder
+	h := acp.Handler{Update: func(_ context.Context, n sdk.SessionNotification) {
+		if u := n.Update.AgentMessageChunk; u != nil && u.Content.Text != nil {
+			mu.Lock()
+			said.WriteString(u.Content.Text.Text + "\n")
+			mu.Unlock()
+		}
+	}}
+	c, sid, stderr := e2etest.StartACPClient(t, e, h)
+	defer c.Close()
+	ctx := context.Background()
+	for _, p := range []string{"first question", "second question", "/rewind", "/rewind 2", "third question"} {
+		if _, err := c.PromptText(ctx, sid, p); err != nil {
+			t.Fatalf("%s: %v\nstderr:\n%s", p, err, stderr.String())
+		}
+	}
+	mu.Lock()
+	out := said.String()
+	mu.Unlock()
+	if !strings.Contains(out, "1. first question\n2. second question") || !strings.Contains(out, "Rewound the conversation to before: second question") {
+		t.Errorf("the editor was told:\n%s", out)
+	}
+	last := e2etest.ContentsText(e.Srv.LastRequest())
+	if !strings.Contains(last, "first question") || strings.Contains(last, "second question") || strings.Contains(last, "Two.") {
+		t.Errorf("after the rewind the model was sent:\n%s", last)
+	}
+}

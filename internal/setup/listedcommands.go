@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/castor-dev/castor/command"
+	"github.com/castor-dev/castor/tool/builtin"
 )
 
 // WithSessionCommands returns a copy of reg that also holds the commands
@@ -22,6 +23,8 @@ func WithSessionCommands(reg *command.Registry) *command.Registry {
 	a := &Agent{Commands: command.NewRegistry()}
 	a.sessionCommands(nil, nil)
 	a.liveCommands()
+	a.planCommand(&builtin.Plan{})
+	a.rewindCommand()
 	for _, c := range a.Commands.Commands() {
 		if have, _, _ := out.Lookup(c.Name); have != nil {
 			continue

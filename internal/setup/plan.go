@@ -5,10 +5,13 @@ package setup
 // and the router's preference for pro while planning.
 
 import (
+	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/castor-dev/castor/command"
 	"github.com/castor-dev/castor/config"
 	"github.com/castor-dev/castor/internal/routing"
 	"github.com/castor-dev/castor/model"
@@ -112,4 +115,39 @@ You are in **Plan Mode**: produce an implementation plan in `+"`%[1]s/`"+` and %
 - Answer questions directly; plan only for requests to change something. When the request is ambiguous or several approaches are viable, ask with ask_user.
 - Discuss your findings and strategy with the user and reach agreement before you draft the plan; show the plan's full text in the chat when you present it.
 - Once the user agrees, call the exit_plan_mode tool (never through the shell) with the plan's file name to ask for formal approval. After approval you may implement it.`, p.Dir, approval)
+}
+
+// planCommand registers /plan, Gemini CLI's: switch to plan mode, and
+// either send the words after it as a prompt or show the approved plan.
+func (a *Agent) planCommand(p *builtin.Plan) {
+	if p == nil {
+		return
+	}
+	a.Commands.Register(&command.Command{
+		Name:        "plan",
+		Description: "Switch to Plan Mode and view current plan",
+		Arguments:   []command.Argument{{Name: "prompt", Description: "what to plan, sent at once in plan mode"}},
+		Execute: func(_ context.Context, inv *command.Invocation) (*command.Result, error) {
+			switched := a.Policy.Mode() != policy.ModePlan
+			a.Policy.SetMode(policy.ModePlan)
+			if len(inv.Args) > 0 {
+				return &command.Result{Kind: command.ResultSubmitPrompt, Content: strings.Join(inv.Args, " "), Mode: string(policy.ModePlan)}, nil
+			}
+			var msg []string
+			if switched {
+				msg = append(msg, "Switched to Plan Mode.")
+			}
+			if path := p.Approved(); path != "" {
+				data, err := os.ReadFile(path)
+				if err != nil {
+					return command.Error("Failed to read approved plan at %s: %v", path, err), nil
+				}
+				msg = append(msg, "Approved Plan: "+filepath.Base(path), string(data))
+			}
+			if len(msg) == 0 {
+				msg = append(msg, "Already in Plan Mode.")
+			}
+			return command.Info("%s", strings.Join(msg, "\n\n")), nil
+		},
+	})
 }

@@ -2,6 +2,7 @@ package setup
 
 import (
 	"errors"
+	"fmt"
 	"os"
 
 	"github.com/google/uuid"
@@ -77,6 +78,9 @@ type chatRecorder struct {
 	rec    *chats.Recorder
 	warn   func(string)
 	warned bool
+	// prompts maps the engine's prompt ids to their user messages, for
+	// RecordRewind.
+	prompts map[string]string
 }
 
 func (c *chatRecorder) report(err error) {
@@ -86,9 +90,25 @@ func (c *chatRecorder) report(err error) {
 	}
 }
 
-func (c *chatRecorder) RecordUser(_ string, parts []*genai.Part) {
-	_, err := c.rec.RecordUser("", parts, "")
+func (c *chatRecorder) RecordUser(promptID string, parts []*genai.Part) {
+	id, err := c.rec.RecordUser("", parts, "")
 	c.report(err)
+	if err == nil && promptID != "" {
+		if c.prompts == nil {
+			c.prompts = map[string]string{}
+		}
+		c.prompts[promptID] = id
+	}
+}
+
+// RecordRewind implements agent.RewindRecorder with Gemini CLI's
+// $rewindTo record.
+func (c *chatRecorder) RecordRewind(promptID string) error {
+	id, ok := c.prompts[promptID]
+	if !ok {
+		return fmt.Errorf("prompt %s was not recorded", promptID)
+	}
+	return c.rec.RewindTo(id)
 }
 
 func (c *chatRecorder) RecordError(msg string) {

@@ -448,6 +448,8 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 	a.Commands = command.DefaultRegistry()
 	a.sessionCommands(a.skills, a.hooks)
 	a.liveCommands()
+	a.planCommand(tools.env.Plan) // plan.go
+	a.rewindCommand()             // rewind.go
 	a.expand = newExpander(a.Settings, tools, pol, confirm)
 	if a.mcpStart == nil {
 		a.expand.followMCPPrompts(a.Commands) // mcpcommands.go

@@ -80,6 +80,7 @@ func (m *model) terminalCommands() []*command.Command {
 		cmd("shortcuts", "Show the keyboard shortcuts.", false, (*model).cmdShortcuts),
 		cmd("settings", "View and edit Castor's settings.", true, (*model).cmdSettings),                         // settingsdialog.go
 		cmd("permissions", "Manage folder trust settings and other permissions", true, (*model).cmdPermissions), // trustdialog.go
+		cmd("rewind", "Jump back to a specific message and restart the conversation", true, (*model).cmdRewind), // rewind.go
 	}
 }
 

@@ -135,6 +135,7 @@ type model struct {
 	vimPending string
 	// lastEsc is when Esc was last pressed on an idle prompt (Esc Esc).
 	lastEsc time.Time
+	rewind  *rewindPicker // /rewind's picker (rewind.go)
 	elicits []*elicitForm // MCP servers' questions, the first shown
 	trust   *trustAsk     // the folder trust question (trustdialog.go)
 	shell   *shellRun
@@ -786,6 +787,9 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 	if m.dialog != nil {
 		return m.dialogKey(k)
 	}
+	if m.rewind != nil {
+		return m.rewindKey(k)
+	}
 	if m.picker != nil {
 		return m.pickerKey(k)
 	}
@@ -1077,6 +1081,8 @@ func (m *model) render() string {
 		status = m.theme.warn.Render("Press Ctrl-C again to exit.")
 	case m.dialog != nil:
 		parts = append(parts, m.renderDialog())
+	case m.rewind != nil:
+		parts = append(parts, m.renderRewind())
 	case m.running || m.shellRunning():
 		status = m.spinnerLine()
 	case m.mcpWaiting:

@@ -1,0 +1,116 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"google.golang.org/genai"
+
+	"github.com/castor-dev/castor/policy"
+	"github.com/castor-dev/castor/tool"
+)
+
+// rewindRecorder records the prompts rewound to.
+type rewindRecorder struct {
+	nopRecorder
+	rewound []string
+}
+
+func (r *rewindRecorder) RecordRewind(id string) error {
+	r.rewound = append(r.rewound, id)
+	return nil
+}
+
+type nopRecorder struct{}
+
+func (nopRecorder) RecordUser(string, []*genai.Part) {}
+func (nopRecorder) RecordModel(*ModelTurn)           {}
+func (nopRecorder) RecordError(string)               {}
+
+func TestRewind(t *testing.T) {
+	tests := []struct {
+		name string
+		to   int // index of the prompt rewound to
+		// want is the texts of the user prompts left, in order.
+		want []string
+	}{
+		{"last prompt", 2, []string{"one", "two"}},
+		{"middle prompt, with its tool calls", 1, []string{"one"}},
+		// The environment context goes with the first prompt, and comes
+		// back with the next one.
+		{"first prompt", 0, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := &scripted{turns: [][]*genai.Part{
+				{{Text: "A1"}},
+				{call("echo", map[string]any{"text": "x"})}, {{Text: "A2"}},
+				{{Text: "A3"}},
+				{{Text: "A4"}},
+			}}
+			s := newTestSession(m, policy.ModeYolo, false, echoTool{name: "echo", kind: tool.KindRead})
+			rec := &rewindRecorder{}
+			s.cfg.Recorder = rec
+			for _, p := range []string{"one", "two", "three"} {
+				if _, err := collect(t, s.Send(context.Background(), genai.NewPartFromText(p))); err != nil {
+					t.Fatal(err)
+				}
+			}
+			prompts := s.Prompts()
+			if len(prompts) != 3 || prompts[1].Text != "two" || prompts[1].ID != "s1########2" {
+				t.Fatalf("prompts %+v", prompts)
+			}
+			got, err := s.Rewind(prompts[tt.to].ID)
+			if err != nil || got.Text != prompts[tt.to].Text {
+				t.Fatalf("Rewind = %+v, %v", got, err)
+			}
+			if len(rec.rewound) != 1 || rec.rewound[0] != prompts[tt.to].ID {
+				t.Errorf("recorded rewinds %v", rec.rewound)
+			}
+			if n := len(s.Prompts()); n != tt.to {
+				t.Errorf("%d prompts left, want %d", n, tt.to)
+			}
+			if _, err := collect(t, s.Send(context.Background(), genai.NewPartFromText("again"))); err != nil {
+				t.Fatal(err)
+			}
+			req := m.reqs[len(m.reqs)-1]
+			var users []string
+			env := false
+			for _, c := range req.Contents {
+				for _, p := range c.Parts {
+					switch {
+					case c.Role == genai.RoleUser && strings.HasPrefix(p.Text, "<session_context>"):
+						env = true
+					case c.Role == genai.RoleUser && p.Text != "":
+						users = append(users, p.Text)
+					}
+				}
+			}
+			want := append(append([]string(nil), tt.want...), "again")
+			if strings.Join(users, ",") != strings.Join(want, ",") || !env {
+				t.Errorf("sent prompts %v (env context %v), want %v", users, env, want)
+			}
+		})
+	}
+}
+
+func TestRewindRefusals(t *testing.T) {
+	m := &scripted{turns: [][]*genai.Part{{{Text: "A1"}}}}
+	s := newTestSession(m, policy.ModeDefault, false)
+	if _, err := collect(t, s.Send(context.Background(), genai.NewPartFromText("one"))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Rewind("nope"); !errors.Is(err, ErrNoSuchPrompt) {
+		t.Errorf("unknown prompt: %v", err)
+	}
+	id := s.Prompts()[0].ID
+	// A replaced history (a checkpoint restore) has none of the prompts.
+	if err := s.SetHistory([]*genai.Content{genai.NewContentFromText("other", genai.RoleUser)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Rewind(id); !errors.Is(err, ErrNoSuchPrompt) {
+		t.Errorf("after SetHistory: %v", err)
+	}
+}
