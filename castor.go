@@ -234,6 +234,17 @@ func WithRetry(r model.RetryOptions) Option { return func(o *options) { o.Retry 
 // confirmed as diffs in the IDE.
 func WithIDE() Option { return func(o *options) { o.IDE = true } }
 
+// WithDebugLog receives the agent's debug lines: its MCP servers'
+// start-up ("MCP server 'x' connected over stdio"), their stderr and the
+// tools it skipped. Without it they are dropped; they never go to the
+// program's standard logger.
+func WithDebugLog(f func(string)) Option {
+	if f == nil {
+		return nil
+	}
+	return func(o *options) { o.Debug = f }
+}
+
 // WithWarnings receives non-fatal problems found while building the
 // agent (a missing include directory, an MCP server that did not start)
 // and, during Send and Resume, those of the turn (a hook that failed);

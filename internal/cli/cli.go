@@ -482,6 +482,7 @@ func (f *flags) sessionOptions(wd string, mode policy.Mode) setup.Options {
 		FakeResponsesNonStrict: nonStrict,
 		RecordResponses:        f.recordResponses,
 		CleanupSessions:        true, // general.sessionRetention, as Gemini CLI's start-up
+		Debug:                  debugLog,
 	}
 }
 
@@ -507,3 +508,7 @@ func commandGroup(use, short string) *cobra.Command {
 		},
 	}
 }
+
+// debugLog writes a debug line to the standard logger, which Main points
+// at stderr with --debug and discards otherwise.
+func debugLog(s string) { log.Print(s) }

@@ -115,6 +115,7 @@ func newMCP(st *config.Settings, at mcpPlace, allowedNames []string, warn func(s
 		OutputLimit:      st.Tools.TruncateToolOutputThreshold,
 		OutputDir:        at.tempDir,
 		Elicit:           at.elicit,
+		Debug:            orDrop(at.debug),
 		// No browser here: a headless start uses stored tokens only (the
 		// lead's interactive faces can pass OpenBrowser).
 		OAuth: &mcp.OAuthOptions{TokenFile: filepath.Join(at.geminiDir, mcp.TokenFileName)},
@@ -168,6 +169,8 @@ type mcpPlace struct {
 	tempDir string
 	// elicit answers servers' questions (see elicitFor).
 	elicit mcp.ElicitFunc
+	// debug receives the servers' debug lines (Options.Debug).
+	debug func(string)
 }
 
 // redaction reads security.environmentVariableRedaction.allowed or
@@ -176,4 +179,13 @@ type mcpPlace struct {
 func redaction(st *config.Settings, which string) []string {
 	v, _ := st.GetStrings("security.environmentVariableRedaction." + which)
 	return v
+}
+
+// orDrop is f, or a function that drops its lines, so that a library
+// that logs through the process's log when given nothing logs nothing.
+func orDrop(f func(string)) func(string) {
+	if f == nil {
+		return func(string) {}
+	}
+	return f
 }
