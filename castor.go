@@ -247,8 +247,10 @@ func WithDebugLog(f func(string)) Option {
 
 // WithWarnings receives non-fatal problems found while building the
 // agent (a missing include directory, an MCP server that did not start)
-// and, during Send and Resume, those of the turn (a hook that failed);
-// Stream gives the latter as agent.EventWarning events instead.
+// and, during Send and Resume, those of the turn (a hook that failed or
+// could not run) and hooks' messages for the user (systemMessage, a
+// settings-file hook's exit-1 warning); Stream gives the latter as
+// agent.EventWarning and agent.EventHookMessage events instead.
 func WithWarnings(f func(string)) Option {
 	if f == nil {
 		return nil
@@ -527,7 +529,10 @@ func (a *Agent) collect(events iter.Seq2[*agent.Event, error]) (*Result, error) 
 			stop = cmp.Or(turnStop[ev.Reason], StopCompleted)
 		case agent.EventInputRequired:
 			text, stop = ev.Text, StopPaused
-		case agent.EventWarning:
+		case agent.EventWarning, agent.EventHookMessage:
+			// A hook's message is for the user: under Send the program's
+			// warnings are the only way to it (a settings-file hook that
+			// exits 1 says "Warning: ..." so).
 			if a.warn != nil {
 				a.warn(ev.Text)
 			}
