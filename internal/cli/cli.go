@@ -299,7 +299,12 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 	var runErr error
 	// Custom commands and @path includes are expanded first; a failure
 	// there is bad input (exit 42), as in Gemini CLI.
-	if parts, err := a.ExpandPrompt(ctx, prompt); err != nil {
+	var refused *setup.ShellRefusedError
+	if parts, err := a.ExpandPrompt(ctx, prompt); errors.As(err, &refused) {
+		// A custom command's !{...} the policy refuses is a plain error
+		// in Gemini CLI 0.61 (exit 1, said on stderr), not bad input.
+		runErr = &commandBlockedError{msg: err.Error()}
+	} else if err != nil {
 		runErr = &inputError{msg: err.Error()}
 	} else {
 		for ev, err := range a.Session.Send(ctx, parts...) {
