@@ -1,6 +1,7 @@
 package setup
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"time"
 
 	"mvdan.cc/sh/v3/shell"
 
@@ -115,6 +117,7 @@ func newMCP(st *config.Settings, at mcpPlace, allowedNames []string, warn func(s
 		OutputLimit:      st.Tools.TruncateToolOutputThreshold,
 		OutputDir:        at.tempDir,
 		Elicit:           at.elicit,
+		ConnectTimeout:   startTimeout(st, warn),
 		Debug:            orDrop(at.debug),
 		// No browser here: a headless start uses stored tokens only (the
 		// lead's interactive faces can pass OpenBrowser).
@@ -188,4 +191,21 @@ func orDrop(f func(string)) func(string) {
 		return func(string) {}
 	}
 	return f
+}
+
+// startTimeout is mcp.startTimeout, in milliseconds: how long a server
+// without a timeout of its own may take to connect (0: the default, 10
+// minutes as Gemini CLI 0.61). A value that is not a positive number is
+// reported and the default kept.
+func startTimeout(st *config.Settings, warn func(string)) time.Duration {
+	v, ok := st.Get("mcp.startTimeout")
+	if !ok {
+		return 0
+	}
+	n, isNum := v.(float64)
+	if !isNum || n <= 0 {
+		warn(cmp.Or(st.FileOf("mcp", "startTimeout"), "settings") + ": mcp.startTimeout must be a positive number of milliseconds; using 600000 (10 minutes)")
+		return 0
+	}
+	return time.Duration(n * float64(time.Millisecond))
 }
