@@ -482,3 +482,27 @@ func TestReplaceChunk(t *testing.T) {
 		})
 	}
 }
+
+// TestPreCompressEveryModelCall: PreCompress (auto) fires before every
+// main-loop model call, far under the compression threshold too, as
+// Gemini CLI 0.61 fires it on each compression attempt; the history is
+// left as it was.
+func TestPreCompressEveryModelCall(t *testing.T) {
+	m := &scripted{turns: [][]*genai.Part{{callID("r1", "read", "x")}, {genai.NewPartFromText("done")}}}
+	h := &fakeHooks{on: map[HookEvent]func(*HookInput) (*HookOutput, error){HookPreCompress: out(nil)}}
+	s := New(Config{
+		Model: m, ModelName: "gemini-2.5-pro", SessionID: "s1", Hooks: h,
+		Tools:  tool.NewRegistry(echoTool{name: "read", kind: tool.KindRead}),
+		Policy: policy.New(policy.Options{Interactive: true}),
+	})
+	if _, err := collect(t, s.Send(context.Background(), genai.NewPartFromText("hello"))); err != nil {
+		t.Fatal(err)
+	}
+	p := h.inputs(HookPreCompress)
+	if len(p) != 2 || p[0].Trigger != "auto" || p[1].Trigger != "auto" {
+		t.Errorf("PreCompress fired %s, want twice with trigger auto", mustJSON(p))
+	}
+	if got := len(s.History()); got != 4 {
+		t.Errorf("history has %d contents, want 4 (nothing compressed)", got)
+	}
+}
