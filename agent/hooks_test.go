@@ -358,13 +358,16 @@ func TestHookPoints(t *testing.T) {
 	}
 }
 
-// TestSessionHooks: SessionStart context goes with the first prompt and
-// its messages open the first turn; SessionEnd returns its messages.
+// TestSessionHooks: SessionStart context goes before the first prompt's
+// text, as Gemini CLI 0.61 prepends it (BeforeAgent sees it in its
+// prompt), and its messages open the first turn; SessionEnd returns its
+// messages.
 func TestSessionHooks(t *testing.T) {
 	m := &scripted{turns: [][]*genai.Part{{{Text: "ok"}}}}
 	h := &fakeHooks{on: map[HookEvent]func(*HookInput) (*HookOutput, error){
 		HookSessionStart: out(&HookOutput{SystemMessage: "welcome", HookSpecificOutput: &HookSpecificOutput{AdditionalContext: "start ctx"}}),
 		HookSessionEnd:   out(&HookOutput{SystemMessage: "bye"}),
+		HookBeforeAgent:  out(nil),
 	}}
 	s := New(Config{Model: m, ModelName: "gemini-2.5-pro", SessionID: "s1", Hooks: h})
 	s.StartHooks(context.Background(), "startup")
@@ -375,8 +378,11 @@ func TestSessionHooks(t *testing.T) {
 	if evs[0].Type != EventHookMessage || evs[0].Text != "welcome" {
 		t.Errorf("first event %+v", evs[0])
 	}
-	if got := requestText(m.reqs[0].Contents); got != "<hook_context>start ctx</hook_context>\nhello\n" {
+	if got := requestText(m.reqs[0].Contents); got != "<hook_context>start ctx</hook_context>\n\nhello\n" {
 		t.Errorf("request %q", got)
+	}
+	if p := h.inputs(HookBeforeAgent); len(p) != 1 || p[0].Prompt == nil || *p[0].Prompt != "<hook_context>start ctx</hook_context>\n\nhello" {
+		t.Errorf("BeforeAgent input %s", mustJSON(p))
 	}
 	end := s.EndHooks(context.Background(), "exit")
 	if len(end) != 1 || end[0].Text != "bye" || h.inputs(HookSessionEnd)[0].Reason != "exit" || h.inputs(HookSessionStart)[0].Source != "startup" {
