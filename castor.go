@@ -239,10 +239,23 @@ func WithRetry(r model.RetryOptions) Option { return func(o *options) { o.Retry 
 // confirmed as diffs in the IDE.
 func WithIDE() Option { return func(o *options) { o.IDE = true } }
 
+// WithDebugLog receives the agent's debug lines: its MCP servers'
+// start-up ("MCP server 'x' connected over stdio"), their stderr and the
+// tools it skipped. Without it they are dropped; they never go to the
+// program's standard logger.
+func WithDebugLog(f func(string)) Option {
+	if f == nil {
+		return nil
+	}
+	return func(o *options) { o.Debug = f }
+}
+
 // WithWarnings receives non-fatal problems found while building the
 // agent (a missing include directory, an MCP server that did not start)
-// and, during Send and Resume, those of the turn (a hook that failed);
-// Stream gives the latter as agent.EventWarning events instead.
+// and, during Send and Resume, those of the turn (a hook that failed or
+// could not run) and hooks' messages for the user (systemMessage, a
+// settings-file hook's exit-1 warning); Stream gives the latter as
+// agent.EventWarning and agent.EventHookMessage events instead.
 func WithWarnings(f func(string)) Option {
 	if f == nil {
 		return nil
@@ -524,7 +537,10 @@ func (a *Agent) collect(events iter.Seq2[*agent.Event, error]) (*Result, error) 
 			stop = cmp.Or(turnStop[ev.Reason], StopCompleted)
 		case agent.EventInputRequired:
 			text, stop = ev.Text, StopPaused
-		case agent.EventWarning:
+		case agent.EventWarning, agent.EventHookMessage:
+			// A hook's message is for the user: under Send the program's
+			// warnings are the only way to it (a settings-file hook that
+			// exits 1 says "Warning: ..." so).
 			if a.warn != nil {
 				a.warn(ev.Text)
 			}

@@ -90,7 +90,7 @@ func TestHooksInjectContent(t *testing.T) {
 	}
 	reqs := srv.Requests()
 	first := requestText(reqs[0])
-	for _, want := range []string{"<hook_context>from session start</hook_context>\ngo\n<hook_context>from before agent</hook_context>"} {
+	for _, want := range []string{"<hook_context>from session start</hook_context>\n\ngo\n<hook_context>from before agent</hook_context>"} {
 		if !strings.Contains(first, want) {
 			t.Errorf("first request lacks %q:\n%s", want, first)
 		}

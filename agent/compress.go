@@ -145,27 +145,31 @@ func (r *run) maybeCompress() {
 	if used == 0 {
 		used = estimateTokens(s.hist)
 	}
-	if float64(used) < threshold*float64(limit) {
-		s.mu.Unlock()
+	empty := len(s.hist) == 0
+	s.mu.Unlock()
+	// Gemini CLI 0.61 fires PreCompress (auto) on every compression
+	// attempt, that is before every main-loop model call whose history
+	// is not empty, and only then compares the size with the threshold.
+	if empty {
 		return
 	}
-	s.mu.Unlock()
-	r.compress(used, "auto")
+	r.preCompress("auto")
+	if float64(used) < threshold*float64(limit) {
+		return
+	}
+	r.compress(used)
 }
 
 // compress summarises the older part of history (used is its size in
-// tokens) and emits the outcome; trigger is PreCompress's "auto" or
-// "manual". It returns nil when there is nothing to compress, and the
-// model's error when the summary could not be had.
-func (r *run) compress(used int32, trigger string) (*CompressionInfo, error) {
+// tokens) and emits the outcome; the caller fired PreCompress. It
+// returns nil when there is nothing to compress, and the model's error
+// when the summary could not be had.
+func (r *run) compress(used int32) (*CompressionInfo, error) {
 	s := r.s
 	s.mu.Lock()
 	hist := cloneContents(s.hist)
 	modelName := s.model
 	s.mu.Unlock()
-	// Gemini CLI fires PreCompress once the threshold is passed, before
-	// looking for a split point.
-	r.preCompress(trigger)
 	split := splitPoint(hist)
 	if split <= 1 || split >= len(hist) {
 		return nil, nil

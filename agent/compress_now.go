@@ -24,6 +24,7 @@ func (s *Session) Compress(ctx context.Context) (*CompressionInfo, error) {
 	if used == 0 {
 		used = estimateTokens(s.hist)
 	}
+	empty := len(s.hist) == 0
 	s.mu.Unlock()
 	// Hook messages and warnings produced here are shown with the next
 	// turn, as other events outside a turn are.
@@ -35,7 +36,12 @@ func (s *Session) Compress(ctx context.Context) (*CompressionInfo, error) {
 		return true
 	})
 	r.promptID = s.cfg.SessionID + "########compress"
-	info, err := r.compress(used, "manual")
+	if !empty {
+		// Gemini CLI fires PreCompress for every attempt on a history
+		// that is not empty, before anything else is decided.
+		r.preCompress("manual")
+	}
+	info, err := r.compress(used)
 	if err != nil && len(events) > 0 {
 		events = events[:len(events)-1] // the failure, which err reports
 	}

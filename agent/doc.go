@@ -48,8 +48,10 @@
 //   - Notification: run.runBatch, when a call waits for approval.
 //   - AfterTool: run.executeGroup, when a call has run.
 //   - AfterAgent: run.loop, when the model answers without calling tools.
-//   - PreCompress: run.maybeCompress, once the threshold is passed (trigger
-//     auto); Session.Compress for /compress (trigger manual).
+//   - PreCompress: run.maybeCompress, before every main-loop model call on
+//     a history that is not empty (trigger auto), as Gemini CLI 0.61 fires
+//     it on each compression attempt, threshold passed or not;
+//     Session.Compress for /compress (trigger manual).
 //
 // Hook failures become EventWarning, systemMessages EventHookMessage; a
 // halt (continue: false) ends the turn with TurnStopped, a deny of the turn

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"maps"
+	"slices"
 	"strings"
 
 	"google.golang.org/genai"
@@ -638,4 +639,23 @@ func replaceChunk(resp *genai.GenerateContentResponse, lr *LLMResponse) *genai.G
 		cp.Candidates = append(cp.Candidates, &nc)
 	}
 	return &cp
+}
+
+// withStartContext puts SessionStart's contexts before the prompt's text,
+// "<hook_context>…</hook_context>\n\n" ahead of its first text part as
+// Gemini CLI 0.61 builds the input (a part of their own when the prompt
+// starts with something else).
+func withStartContext(contexts []string, parts []*genai.Part) []*genai.Part {
+	if len(contexts) == 0 {
+		return parts
+	}
+	prefix := strings.Join(contexts, "\n\n")
+	out := slices.Clone(parts)
+	if len(out) > 0 && out[0] != nil && out[0].Text != "" && !out[0].Thought {
+		first := *out[0]
+		first.Text = prefix + "\n\n" + first.Text
+		out[0] = &first
+		return out
+	}
+	return append([]*genai.Part{{Text: prefix}}, out...)
 }

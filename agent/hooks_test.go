@@ -358,13 +358,16 @@ func TestHookPoints(t *testing.T) {
 	}
 }
 
-// TestSessionHooks: SessionStart context goes with the first prompt and
-// its messages open the first turn; SessionEnd returns its messages.
+// TestSessionHooks: SessionStart context goes before the first prompt's
+// text, as Gemini CLI 0.61 prepends it (BeforeAgent sees it in its
+// prompt), and its messages open the first turn; SessionEnd returns its
+// messages.
 func TestSessionHooks(t *testing.T) {
 	m := &scripted{turns: [][]*genai.Part{{{Text: "ok"}}}}
 	h := &fakeHooks{on: map[HookEvent]func(*HookInput) (*HookOutput, error){
 		HookSessionStart: out(&HookOutput{SystemMessage: "welcome", HookSpecificOutput: &HookSpecificOutput{AdditionalContext: "start ctx"}}),
 		HookSessionEnd:   out(&HookOutput{SystemMessage: "bye"}),
+		HookBeforeAgent:  out(nil),
 	}}
 	s := New(Config{Model: m, ModelName: "gemini-2.5-pro", SessionID: "s1", Hooks: h})
 	s.StartHooks(context.Background(), "startup")
@@ -375,8 +378,11 @@ func TestSessionHooks(t *testing.T) {
 	if evs[0].Type != EventHookMessage || evs[0].Text != "welcome" {
 		t.Errorf("first event %+v", evs[0])
 	}
-	if got := requestText(m.reqs[0].Contents); got != "<hook_context>start ctx</hook_context>\nhello\n" {
+	if got := requestText(m.reqs[0].Contents); got != "<hook_context>start ctx</hook_context>\n\nhello\n" {
 		t.Errorf("request %q", got)
+	}
+	if p := h.inputs(HookBeforeAgent); len(p) != 1 || p[0].Prompt == nil || *p[0].Prompt != "<hook_context>start ctx</hook_context>\n\nhello" {
+		t.Errorf("BeforeAgent input %s", mustJSON(p))
 	}
 	end := s.EndHooks(context.Background(), "exit")
 	if len(end) != 1 || end[0].Text != "bye" || h.inputs(HookSessionEnd)[0].Reason != "exit" || h.inputs(HookSessionStart)[0].Source != "startup" {
@@ -480,5 +486,29 @@ func TestReplaceChunk(t *testing.T) {
 				t.Errorf("got  %s\nwant %s", mustJSON(got), mustJSON(want))
 			}
 		})
+	}
+}
+
+// TestPreCompressEveryModelCall: PreCompress (auto) fires before every
+// main-loop model call, far under the compression threshold too, as
+// Gemini CLI 0.61 fires it on each compression attempt; the history is
+// left as it was.
+func TestPreCompressEveryModelCall(t *testing.T) {
+	m := &scripted{turns: [][]*genai.Part{{callID("r1", "read", "x")}, {genai.NewPartFromText("done")}}}
+	h := &fakeHooks{on: map[HookEvent]func(*HookInput) (*HookOutput, error){HookPreCompress: out(nil)}}
+	s := New(Config{
+		Model: m, ModelName: "gemini-2.5-pro", SessionID: "s1", Hooks: h,
+		Tools:  tool.NewRegistry(echoTool{name: "read", kind: tool.KindRead}),
+		Policy: policy.New(policy.Options{Interactive: true}),
+	})
+	if _, err := collect(t, s.Send(context.Background(), genai.NewPartFromText("hello"))); err != nil {
+		t.Fatal(err)
+	}
+	p := h.inputs(HookPreCompress)
+	if len(p) != 2 || p[0].Trigger != "auto" || p[1].Trigger != "auto" {
+		t.Errorf("PreCompress fired %s, want twice with trigger auto", mustJSON(p))
+	}
+	if got := len(s.History()); got != 4 {
+		t.Errorf("history has %d contents, want 4 (nothing compressed)", got)
 	}
 }

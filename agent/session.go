@@ -313,6 +313,13 @@ func (s *Session) Send(ctx context.Context, parts ...*genai.Part) iter.Seq2[*Eve
 		s.mu.Unlock()
 		s.loops.reset()
 		r.flushNotices()
+		// SessionStart's context is part of the prompt, before its text,
+		// as Gemini CLI 0.61 prepends it to the input: BeforeAgent sees
+		// it in "prompt".
+		s.mu.Lock()
+		parts = withStartContext(s.startContext, parts)
+		s.startContext = nil
+		s.mu.Unlock()
 		r.hk.prompt = promptText(parts)
 		parts, goOn, keep := r.beforeAgent(parts)
 		if !keep {
@@ -323,12 +330,6 @@ func (s *Session) Send(ctx context.Context, parts ...*genai.Part) iter.Seq2[*Eve
 			}
 			return
 		}
-		s.mu.Lock()
-		for _, c := range s.startContext {
-			parts = append([]*genai.Part{{Text: c}}, parts...)
-		}
-		s.startContext = nil
-		s.mu.Unlock()
 
 		// The prompt's first content joins user content a turn that
 		// ended early left at the end of history (ending.go).

@@ -256,6 +256,7 @@ var settingsTable = []settingKey{
 	{"mcp.serverCommand", honoured, "", "", ".MCP.ServerCommand"},
 	{"mcp.allowed", honoured, "", "", ".MCP.Allowed"},
 	{"mcp.excluded", honoured, "", "", ".MCP.Excluded"},
+	{"mcp.startTimeout", honoured, "", "", ""},
 
 	{"useWriteTodos", honoured, "true", "", ""},
 
@@ -540,6 +541,7 @@ var settingDescriptions = map[string]string{
 	"mcp.serverCommand": "A command that starts an MCP server for every session.",
 	"mcp.allowed":       "Start only these MCP servers.",
 	"mcp.excluded":      "Never start these MCP servers.",
+	"mcp.startTimeout":  "Castor only: how long (milliseconds) a session waits for an MCP server without its own timeout to connect; the interactive terminal holds prompts meanwhile (default 600000, 10 minutes, as Gemini CLI).",
 
 	"useWriteTodos": "Offer the model `write_todos`.",
 

@@ -19,11 +19,12 @@ import (
 )
 
 // DefaultConnectTimeout bounds connecting to and discovering a server that
-// sets no timeout of its own. Gemini CLI waits up to its 10-minute request
-// timeout here; Castor gives up sooner so that one hanging server does not
-// hold a session's start for minutes. A server's "timeout" setting, when
-// present, is used instead.
-const DefaultConnectTimeout = time.Minute
+// sets no timeout of its own: Gemini CLI 0.61's 10-minute request
+// timeout, so that a first-run `npx` server downloading its package is
+// not dropped for the session. A server's "timeout" setting, when
+// present, is used instead; Options.ConnectTimeout (the mcp.startTimeout
+// setting) changes the default.
+const DefaultConnectTimeout = 10 * time.Minute
 
 // Options configure a Manager. Only Servers is needed; the zero value of
 // every other field is a sensible default.

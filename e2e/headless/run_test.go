@@ -467,3 +467,25 @@ func TestOpenStdinDoesNotHang(t *testing.T) {
 		t.Errorf("prompt = %q", got)
 	}
 }
+
+// TestHeadlessCommandShellBlocked: a custom command whose !{...} the
+// policy refuses in a headless run ends as Gemini CLI 0.61's does: exit
+// 1, the reason on stderr (in -o json the error object too, stdout left
+// empty), and no model call.
+func TestHeadlessCommandShellBlocked(t *testing.T) {
+	t.Parallel()
+	e := e2etest.New(t)
+	e2etest.WriteFiles(t, e.WS, map[string]string{".gemini/commands/st.toml": "prompt = \"Status: !{git status}\"\n"})
+	want := `command /st: cannot be run. Blocked command: "git status".`
+	r := e.Run("-p", "/st")
+	if r.Code != 1 || !strings.Contains(r.Stderr, want) || r.Stdout != "" {
+		t.Errorf("text: exit %d\nstdout %q\nstderr %s", r.Code, r.Stdout, r.Stderr)
+	}
+	r = e.Run("-o", "json", "-p", "/st")
+	if r.Code != 1 || r.Stdout != "" || !strings.Contains(r.Stderr, `"type": "Error"`) || !strings.Contains(r.Stderr, "Blocked command") {
+		t.Errorf("json: exit %d\nstdout %q\nstderr %s", r.Code, r.Stdout, r.Stderr)
+	}
+	if n := len(e.Srv.Requests()); n != 0 {
+		t.Errorf("%d model requests", n)
+	}
+}

@@ -311,7 +311,12 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 	var runErr error
 	// Custom commands and @path includes are expanded first; a failure
 	// there is bad input (exit 42), as in Gemini CLI.
-	if parts, err := a.ExpandPrompt(ctx, prompt); err != nil {
+	var refused *setup.ShellRefusedError
+	if parts, err := a.ExpandPrompt(ctx, prompt); errors.As(err, &refused) {
+		// A custom command's !{...} the policy refuses is a plain error
+		// in Gemini CLI 0.61 (exit 1, said on stderr), not bad input.
+		runErr = &commandBlockedError{msg: err.Error()}
+	} else if err != nil {
 		runErr = &inputError{msg: err.Error()}
 	} else {
 		for ev, err := range a.Session.Send(ctx, parts...) {
@@ -494,6 +499,7 @@ func (f *flags) sessionOptions(wd string, mode policy.Mode) setup.Options {
 		FakeResponsesNonStrict: nonStrict,
 		RecordResponses:        f.recordResponses,
 		CleanupSessions:        true, // general.sessionRetention, as Gemini CLI's start-up
+		Debug:                  debugLog,
 	}
 }
 
@@ -519,3 +525,7 @@ func commandGroup(use, short string) *cobra.Command {
 		},
 	}
 }
+
+// debugLog writes a debug line to the standard logger, which Main points
+// at stderr with --debug and discards otherwise.
+func debugLog(s string) { log.Print(s) }

@@ -29,6 +29,14 @@ type inputError struct{ msg string }
 
 func (e *inputError) Error() string { return e.msg }
 
+// commandBlockedError is a custom command whose shell injection the
+// policy refused in a headless run: exit 1, and in JSON output the error
+// object goes to stderr, as Gemini CLI 0.61 reports the shell
+// processor's plain error.
+type commandBlockedError struct{ msg string }
+
+func (e *commandBlockedError) Error() string { return e.msg }
+
 // exitCode maps an error to Gemini CLI's exit code.
 func exitCode(err error) int {
 	var (

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -238,7 +239,12 @@ func (r *jsonRenderer) finish(stats agent.Stats, err error, code int, _ time.Dur
 		}{r.str(r.sessionID), r.str(r.response), r.stats(stats), r.warnings}
 	}
 	b, _ := json.MarshalIndent(out, "", "  ")
-	r.w.Write(append(b, '\n'))
+	w := r.w
+	var blocked *commandBlockedError
+	if errors.As(err, &blocked) {
+		w = r.errw
+	}
+	w.Write(append(b, '\n'))
 }
 
 // streamRenderer prints one JSON object per line as things happen.

@@ -31,7 +31,7 @@ func Commands(ctx context.Context, o Options) (*command.Registry, func() error) 
 		home = config.HomeAt(o.HomeDir)
 	}
 	listFileCommands(reg, o, st, home, env)
-	m := openMCP(ctx, st, mcpPlace{workDir: o.WorkDir, geminiDir: home.Dir, environ: env.Environ(), getenv: env.Getenv}, o.AllowedMCPServerNames, o.Warn)
+	m := openMCP(ctx, st, mcpPlace{workDir: o.WorkDir, geminiDir: home.Dir, environ: env.Environ(), getenv: env.Getenv, debug: o.Debug}, o.AllowedMCPServerNames, o.Warn)
 	if m == nil {
 		return reg, noop
 	}

@@ -1,6 +1,7 @@
 package setup
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"time"
 
 	"mvdan.cc/sh/v3/shell"
 
@@ -115,6 +117,8 @@ func newMCP(st *config.Settings, at mcpPlace, allowedNames []string, warn func(s
 		OutputLimit:      st.Tools.TruncateToolOutputThreshold,
 		OutputDir:        at.tempDir,
 		Elicit:           at.elicit,
+		ConnectTimeout:   startTimeout(st, warn),
+		Debug:            orDrop(at.debug),
 		// No browser here: a headless start uses stored tokens only (the
 		// lead's interactive faces can pass OpenBrowser).
 		OAuth: &mcp.OAuthOptions{TokenFile: filepath.Join(at.geminiDir, mcp.TokenFileName)},
@@ -168,6 +172,8 @@ type mcpPlace struct {
 	tempDir string
 	// elicit answers servers' questions (see elicitFor).
 	elicit mcp.ElicitFunc
+	// debug receives the servers' debug lines (Options.Debug).
+	debug func(string)
 }
 
 // redaction reads security.environmentVariableRedaction.allowed or
@@ -176,4 +182,30 @@ type mcpPlace struct {
 func redaction(st *config.Settings, which string) []string {
 	v, _ := st.GetStrings("security.environmentVariableRedaction." + which)
 	return v
+}
+
+// orDrop is f, or a function that drops its lines, so that a library
+// that logs through the process's log when given nothing logs nothing.
+func orDrop(f func(string)) func(string) {
+	if f == nil {
+		return func(string) {}
+	}
+	return f
+}
+
+// startTimeout is mcp.startTimeout, in milliseconds: how long a server
+// without a timeout of its own may take to connect (0: the default, 10
+// minutes as Gemini CLI 0.61). A value that is not a positive number is
+// reported and the default kept.
+func startTimeout(st *config.Settings, warn func(string)) time.Duration {
+	v, ok := st.Get("mcp.startTimeout")
+	if !ok {
+		return 0
+	}
+	n, isNum := v.(float64)
+	if !isNum || n <= 0 {
+		warn(cmp.Or(st.FileOf("mcp", "startTimeout"), "settings") + ": mcp.startTimeout must be a positive number of milliseconds; using 600000 (10 minutes)")
+		return 0
+	}
+	return time.Duration(n * float64(time.Millisecond))
 }

@@ -138,6 +138,9 @@ type Options struct {
 	Retry *model.RetryOptions
 	// Warn receives non-fatal setup problems (default: ignored).
 	Warn func(string)
+	// Debug receives debug lines: MCP servers' start-up, their stderr,
+	// tools skipped (default: dropped, never the process's log).
+	Debug func(string)
 	// Info receives lines for the user that report no problem (an
 	// extension updated or with an update available), which a face may
 	// show unlike warnings; nil sends them to Warn.

@@ -112,13 +112,13 @@ func buildTools(ctx context.Context, o Options, a *Agent, client model.Model, mo
 		msync := &mcpSync{registry: ts.registry}
 		ts.mcpCommands = &mcpCommands{} // started once the session's commands exist
 		if o.MCPInBackground {
-			place := mcpPlace{workDir: wd, geminiDir: a.Home.Dir, environ: a.Env.Environ(), getenv: a.Env.Getenv, onToolsChanged: msync.update, onPromptsChanged: ts.mcpCommands.refresh, tempDir: a.TempDir, elicit: elicitFor(o)}
+			place := mcpPlace{workDir: wd, geminiDir: a.Home.Dir, environ: a.Env.Environ(), getenv: a.Env.Getenv, onToolsChanged: msync.update, onPromptsChanged: ts.mcpCommands.refresh, tempDir: a.TempDir, elicit: elicitFor(o), debug: o.Debug}
 			if ts.mcp = newMCP(st, place, o.AllowedMCPServerNames, o.Warn); ts.mcp != nil {
 				ts.mcpBG = startMCPInBackground(ctx, a, ts.mcp, msync, o.Warn)
 			}
 			return ts, ctx.Err()
 		}
-		ts.mcp = openMCP(ctx, st, mcpPlace{workDir: wd, geminiDir: a.Home.Dir, environ: a.Env.Environ(), getenv: a.Env.Getenv, onToolsChanged: msync.update, onPromptsChanged: ts.mcpCommands.refresh, tempDir: a.TempDir, elicit: elicitFor(o)}, o.AllowedMCPServerNames, o.Warn)
+		ts.mcp = openMCP(ctx, st, mcpPlace{workDir: wd, geminiDir: a.Home.Dir, environ: a.Env.Environ(), getenv: a.Env.Getenv, onToolsChanged: msync.update, onPromptsChanged: ts.mcpCommands.refresh, tempDir: a.TempDir, elicit: elicitFor(o), debug: o.Debug}, o.AllowedMCPServerNames, o.Warn)
 		if ts.mcp != nil {
 			a.onClose(ts.mcp.Close)
 			for _, t := range ts.mcp.Tools() {
