@@ -32,9 +32,9 @@ func main() {
 
 type config struct {
 	castor, fake, face, dir string
-	turns, answer          int
-	at                     []int
-	env                    []string
+	turns, answer           int
+	at                      []int
+	env                     []string
 }
 
 func run() error {
