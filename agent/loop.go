@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"slices"
 	"strings"
 )
@@ -25,25 +26,16 @@ const (
 	chantMaxPeriods = chantThreshold / 2
 )
 
-// chunkKey is a window of streamed text used as a map key: the bytes
-// themselves, so equal keys are equal text (no hash to collide) and making
-// one allocates nothing.
-type chunkKey [chantChunkSize]byte
-
-// loopDetector notices a model repeating itself: the same tool call with
-// the same arguments several times in a row, or the same text chanted over
-// and over. Its memory is bounded whatever the answer's length: the last
-// chantHistoryLimit bytes of prose and the windows seen in them.
-// recurrences are the last positions of one window, oldest first: only
-// the last chantThreshold of them are ever looked at.
+// recurrences are the last positions of one window of prose, oldest
+// first: only the last chantThreshold of them are ever looked at.
 type recurrences struct {
-	pos [chantThreshold]int
-	n   int
+	pos [chantThreshold]int32
+	n   int32
 }
 
 // add records a position, forgetting the oldest beyond chantThreshold.
-func (r *recurrences) add(p int) {
-	if r.n == len(r.pos) {
+func (r *recurrences) add(p int32) {
+	if int(r.n) == len(r.pos) {
 		copy(r.pos[:], r.pos[1:])
 		r.n--
 	}
@@ -51,20 +43,29 @@ func (r *recurrences) add(p int) {
 	r.n++
 }
 
+// loopDetector notices a model repeating itself: the same tool call with
+// the same arguments several times in a row, or the same text chanted over
+// and over. Its memory is bounded whatever the answer's length: the last
+// chantHistoryLimit bytes of prose and the windows seen in them, kept in
+// flat slices reused from prompt to prompt, so a long answer allocates
+// next to nothing.
 type loopDetector struct {
 	lastCall  string
 	callCount int
 
 	// hist holds the tracked prose; hist[0] is at absolute offset base.
-	// Positions in chunks are absolute, so dropping the front of hist
-	// moves base instead of rewriting every position.
-	hist   []byte
-	base   int
-	next   int // absolute position of the next window to scan
-	chunks map[chunkKey]*recurrences
-	// spare holds recurrences records for reuse, so tracking a long
-	// answer allocates little after its first windows.
-	spare   []*recurrences
+	// Positions are absolute, so dropping the front of hist moves base
+	// instead of rewriting every position.
+	hist []byte
+	base int
+	next int // absolute position of the next window to scan
+	// chunks maps a window's hash to its record in recs; free lists the
+	// records of windows pruned.
+	seed   maphash.Seed
+	chunks map[uint64]int32
+	recs   []recurrences
+	free   []int32
+
 	inFence bool
 	kind    int    // of the line being streamed: lineUndecided, …
 	pending []byte // the beginning of an undecided line
@@ -73,7 +74,7 @@ type loopDetector struct {
 }
 
 func newLoopDetector(disabled bool) *loopDetector {
-	return &loopDetector{disabled: disabled}
+	return &loopDetector{disabled: disabled, seed: maphash.MakeSeed()}
 }
 
 // reset forgets everything; called at the start of each user prompt.
@@ -89,10 +90,9 @@ func (d *loopDetector) reset() {
 func (d *loopDetector) resetText() {
 	d.hist = d.hist[:0]
 	d.base, d.next = 0, 0
-	for k, r := range d.chunks {
-		d.spare = append(d.spare, r)
-		delete(d.chunks, k)
-	}
+	clear(d.chunks)
+	d.recs = d.recs[:0]
+	d.free = d.free[:0]
 }
 
 // toolCall records a call and reports a loop when it is the threshold-th
@@ -198,23 +198,31 @@ func (d *loopDetector) track(s string) (string, bool) {
 		d.prune()
 	}
 	if d.chunks == nil {
-		d.chunks = map[chunkKey]*recurrences{}
+		d.chunks = map[uint64]int32{}
 	}
 	end := d.base + len(d.hist)
 	for ; d.next+chantChunkSize <= end; d.next++ {
-		var k chunkKey
-		copy(k[:], d.hist[d.next-d.base:])
-		r := d.chunks[k]
-		if r == nil {
-			r = d.record()
-			d.chunks[k] = r
+		w := d.hist[d.next-d.base:][:chantChunkSize]
+		h := maphash.Bytes(d.seed, w)
+		i, ok := d.chunks[h]
+		if !ok {
+			i = d.record()
+			d.chunks[h] = i
 		}
-		// Recurrences that fell out of the tracked prose no longer
-		// count, as Gemini CLI drops them when it trims its history.
-		if r.n > 0 && r.pos[r.n-1] < d.base {
-			r.n = 0
+		r := &d.recs[i]
+		if r.n > 0 {
+			last := int(r.pos[r.n-1])
+			switch {
+			case last < d.base:
+				// Recurrences that fell out of the tracked prose no
+				// longer count, as Gemini CLI drops them when it trims
+				// its history.
+				r.n = 0
+			case !bytes.Equal(d.hist[last-d.base:][:chantChunkSize], w):
+				continue // another window with the same hash
+			}
 		}
-		r.add(d.next)
+		r.add(int32(d.next))
 		if d.chanting(r.pos[:r.n]) {
 			return "The model repeated the same text many times.", true
 		}
@@ -222,32 +230,32 @@ func (d *loopDetector) track(s string) (string, bool) {
 	return "", false
 }
 
-// record returns an empty recurrences record, a spare one if any.
-func (d *loopDetector) record() *recurrences {
-	if n := len(d.spare); n > 0 {
-		r := d.spare[n-1]
-		d.spare = d.spare[:n-1]
-		r.n = 0
-		return r
+// record returns the index of an empty record, a freed one if any.
+func (d *loopDetector) record() int32 {
+	if n := len(d.free); n > 0 {
+		i := d.free[n-1]
+		d.free = d.free[:n-1]
+		d.recs[i].n = 0
+		return i
 	}
-	return &recurrences{}
+	d.recs = append(d.recs, recurrences{})
+	return int32(len(d.recs) - 1)
 }
 
 // chanting applies Gemini CLI's two rules to a window's positions: the
 // last ten recurrences close together, and few distinct periods between
 // them.
-func (d *loopDetector) chanting(pos []int) bool {
-	if len(pos) < chantThreshold || pos[0] < d.base {
+func (d *loopDetector) chanting(recent []int32) bool {
+	if len(recent) < chantThreshold || int(recent[0]) < d.base {
 		return false
 	}
-	recent := pos
 	if recent[len(recent)-1]-recent[0] > chantMaxGap*(chantThreshold-1) {
 		return false
 	}
 	var periods [chantThreshold - 1][]byte
 	distinct := 0
 	for i := range len(recent) - 1 {
-		p := d.hist[recent[i]-d.base : recent[i+1]-d.base]
+		p := d.hist[int(recent[i])-d.base : int(recent[i+1])-d.base]
 		if !slices.ContainsFunc(periods[:distinct], func(q []byte) bool { return bytes.Equal(p, q) }) {
 			periods[distinct] = p
 			distinct++
@@ -263,10 +271,10 @@ func (d *loopDetector) prune() {
 	if len(d.chunks) <= 2*chantHistoryLimit {
 		return
 	}
-	for k, r := range d.chunks {
-		if r.pos[r.n-1] < d.base {
-			d.spare = append(d.spare, r)
-			delete(d.chunks, k)
+	for h, i := range d.chunks {
+		if r := &d.recs[i]; int(r.pos[r.n-1]) < d.base {
+			d.free = append(d.free, i)
+			delete(d.chunks, h)
 		}
 	}
 }

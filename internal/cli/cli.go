@@ -62,6 +62,10 @@ type flags struct {
 	// outputSchema is the JSON Schema file the final answer must match
 	// (outputschema.go).
 	outputSchema string
+	// worktree, sessionFile and screenReader: sessionflags.go.
+	worktree     string
+	sessionFile  string
+	screenReader bool
 }
 
 // subcommands are the castor subcommands, each built in its own file. A
@@ -166,6 +170,10 @@ func Run(ctx context.Context, args []string, stdio IO) (code int) {
 	fl.BoolVar(&f.experimentalACP, "experimental-acp", false, "same as --acp")
 	fl.StringVar(&f.inputFormat, "input-format", InputText, "input format: text, or stream-json for one session answering JSON-line messages on stdin until it closes (with -o stream-json)")
 	fl.StringVar(&f.outputSchema, "output-schema", "", "a JSON Schema file the final answer must match: the model answers in JSON, checked and asked once more if it does not match (exit 1 if it still does not)")
+	fl.StringVarP(&f.worktree, "worktree", "w", "", "run the session in a new git worktree, .gemini/worktrees/NAME on branch worktree-NAME (a name is made up when none is given); removed at exit when left unchanged")
+	fl.Lookup("worktree").NoOptDefVal = worktreeAuto
+	fl.StringVar(&f.sessionFile, "session-file", "", "start from a session file (JSONL or JSON): its messages are imported as a new session")
+	fl.BoolVar(&f.screenReader, "screen-reader", false, "plain, linear output in the terminal for screen readers (as ui.accessibility.screenReader)")
 	_ = fl.MarkHidden("experimental-acp") // deprecated: runACP warns on stderr, never on stdout
 	// Unknown flags, missing values and unknown subcommands are usage
 	// errors: exit 1, as Gemini CLI's parser (usage.go).
@@ -217,9 +225,22 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 	if err := checkInputFormat(f); err != nil { // streamin.go
 		return fail(err)
 	}
+	if f.worktree != "" {
+		w, err := startWorktree(f.worktree) // sessionflags.go
+		if err != nil {
+			return fail(err)
+		}
+		fmt.Fprintf(stdio.Stderr, "Working in the git worktree %s (branch worktree-%s).\n", w.path, w.name)
+		defer w.finish(stdio.Stderr)
+	}
 	wd, err := os.Getwd()
 	if err != nil {
 		return fail(err)
+	}
+	if f.sessionFile != "" {
+		if f.resume, err = importSessionFile(wd, f.sessionFile); err != nil { // sessionflags.go
+			return fail(err)
+		}
 	}
 	if f.listSessions {
 		return listSessions(wd, stdio)
@@ -278,7 +299,7 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 	}
 	if isInteractive {
 		updateNotice(ctx, stdio.Stderr) // update.go
-		return runInteractive(ctx, opts, prompt, sb, tty)
+		return runInteractive(ctx, opts, prompt, sb, f.screenReader, tty)
 	}
 	if closedAtStart(tty.Stdout) { // stdoutclosed_unix.go
 		return fail(errStdoutClosed)
@@ -433,7 +454,7 @@ func joinOptionalValues(args []string) []string {
 		if a == "--" {
 			return append(out, args[i:]...)
 		}
-		if (a == "--resume" || a == "-r") && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+		if (a == "--resume" || a == "-r" || a == "--worktree" || a == "-w") && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
 			out = append(out, a+"="+args[i+1])
 			i++
 			continue

@@ -41,7 +41,7 @@ func interactivePrompt(f *flags, args []string) string {
 }
 
 // runInteractive opens the interactive terminal on the process's terminal.
-func runInteractive(ctx context.Context, opts setup.Options, prompt string, sb *sandbox.Profile, stdio IO) int {
+func runInteractive(ctx context.Context, opts setup.Options, prompt string, sb *sandbox.Profile, screenReader bool, stdio IO) int {
 	if !stdio.StdinIsTerminal {
 		return fail(stdio, &inputError{msg: "The --prompt-interactive flag cannot be used when input is piped from stdin."})
 	}
@@ -52,7 +52,7 @@ func runInteractive(ctx context.Context, opts setup.Options, prompt string, sb *
 	opts.EnforceTrust = false
 	// Installed extensions are checked for updates, in the background.
 	opts.ExtensionUpdates = true
-	c := tui.Config{Options: opts, Prompt: prompt, In: stdio.Stdin, Out: stdio.Stdout, Err: stdio.Stderr, AskTrust: ask}
+	c := tui.Config{Options: opts, Prompt: prompt, In: stdio.Stdin, Out: stdio.Stdout, Err: stdio.Stderr, AskTrust: ask, ScreenReader: screenReader}
 	if sb != nil {
 		c.Sandbox = sb.Method + " (" + sb.Name + ")" // the footer's, as Gemini CLI's "sandbox-exec (permissive-open)"
 	}

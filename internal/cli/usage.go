@@ -25,6 +25,8 @@ func checkRootFlags(f *flags, args []string, changed func(name string) bool) err
 	switch {
 	case changed("resume") && changed("session-id"):
 		return &usageError{msg: "The flags --resume and --session-id are mutually exclusive. Please provide only one."}
+	case changed("session-file") && (changed("resume") || changed("session-id")):
+		return &usageError{msg: "The flags --resume, --session-id, and --session-file are mutually exclusive. Please provide only one."}
 	case f.prompt != "" && positional:
 		return &usageError{msg: "Cannot use both a positional prompt and the --prompt (-p) flag together"}
 	case f.prompt != "" && f.promptInteractive != "":

@@ -499,7 +499,7 @@ func (m *model) onReady(msg readyMsg) tea.Cmd {
 	m.hist = loadHistory(a.TempDir)
 	// Gemini CLI's accessibility setting: plain, linear output (no
 	// Markdown layout, colours or animation) that screen readers follow.
-	if on, _ := a.Settings.GetBool("ui.accessibility.screenReader"); on {
+	if on, _ := a.Settings.GetBool("ui.accessibility.screenReader"); on || m.cfg.ScreenReader {
 		m.screenReader = true
 		m.theme = newTheme(m.theme.dark, true)
 		m.applyTheme()

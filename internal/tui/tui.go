@@ -35,6 +35,9 @@ type Config struct {
 	// Sandbox names the sandbox the commands run in, for the footer;
 	// "" when none.
 	Sandbox string
+	// ScreenReader asks for plain, linear output (--screen-reader), as
+	// the setting ui.accessibility.screenReader does.
+	ScreenReader bool
 }
 
 // firstFrameEnv makes the program exit right after its first frame; the

@@ -123,7 +123,54 @@ func TestContentsLeftToGenai(t *testing.T) {
 // TestSpliceWithoutMark: a body that lost the placeholder is never sent.
 func TestSpliceWithoutMark(t *testing.T) {
 	r, _ := http.NewRequest("POST", "http://x", strings.NewReader(`{"contents":[]}`))
-	if _, err := spliceContents(r, []byte(`[]`)); err != errNoContentsMark {
+	if _, err := spliceContents(r, [][]byte{[]byte(`{}`)}); err != errNoContentsMark {
 		t.Errorf("error %v, want errNoContentsMark", err)
+	}
+}
+
+// TestSplicedBody: the body read in pieces of any size, or written whole,
+// is genai's body with the contents array in place of the placeholder,
+// and its length is the one announced.
+func TestSplicedBody(t *testing.T) {
+	for _, n := range []int{1, 2, 5} {
+		var contents [][]byte
+		var want strings.Builder
+		want.WriteString(`{"contents":[`)
+		for i := range n {
+			c := []byte(`{"role":"user","parts":[{"text":"` + strings.Repeat("x", i*7) + `"}]}`)
+			contents = append(contents, c)
+			if i > 0 {
+				want.WriteString(",")
+			}
+			want.Write(c)
+		}
+		want.WriteString(`],"model":"m"}`)
+		r, _ := http.NewRequest("POST", "http://x", strings.NewReader(`{"contents":`+string(contentsToken)+`,"model":"m"}`))
+		r, err := spliceContents(r, contents)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.ContentLength != int64(want.Len()) {
+			t.Errorf("%d contents: length %d, want %d", n, r.ContentLength, want.Len())
+		}
+		for _, size := range []int{1, 3, 64, 1 << 16} {
+			body, _ := r.GetBody()
+			var got bytes.Buffer
+			buf := make([]byte, size)
+			for {
+				k, err := body.Read(buf)
+				got.Write(buf[:k])
+				if err == io.EOF {
+					break
+				}
+			}
+			if got.String() != want.String() {
+				t.Errorf("%d contents, read %d at a time:\n%s\nwant\n%s", n, size, got.String(), want.String())
+			}
+		}
+		var got bytes.Buffer
+		if _, err := io.Copy(&got, r.Body); err != nil || got.String() != want.String() {
+			t.Errorf("%d contents, written whole (%v):\n%s", n, err, got.String())
+		}
 	}
 }

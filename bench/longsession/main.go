@@ -1,0 +1,345 @@
+// Command longsession measures castor's memory over a long session: one
+// castor process answers many prompts in a row, each a tool call
+// (read_file) and then an answer of about 6 KB, served by fakegemini from a
+// generated script, and the resident set size is read from /proc at
+// checkpoints. Run it through bench/longsession.sh, which builds the
+// binaries.
+//
+//	longsession -castor BIN -fakegemini BIN -face stream-json|acp [-turns 1000] [-at 100,500,1000]
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "longsession:", err)
+		os.Exit(1)
+	}
+}
+
+type config struct {
+	castor, fake, face, dir string
+	turns, answer           int
+	at                      []int
+	env                     []string
+}
+
+func run() error {
+	var c config
+	var at, env string
+	flag.StringVar(&c.castor, "castor", "", "castor binary")
+	flag.StringVar(&c.fake, "fakegemini", "", "fakegemini binary")
+	flag.StringVar(&c.face, "face", "stream-json", "stream-json or acp")
+	flag.StringVar(&c.dir, "dir", "", "scratch directory (default: a new temp dir, removed afterwards)")
+	flag.IntVar(&c.turns, "turns", 1000, "prompts to send")
+	flag.IntVar(&c.answer, "answer", 6144, "bytes of each answer")
+	flag.StringVar(&at, "at", "100,500,1000", "turns after which RSS is read")
+	flag.StringVar(&env, "env", "", "extra environment for castor, comma-separated (GODEBUG=gctrace=1, GOGC=50 …)")
+	flag.Parse()
+	if c.castor == "" || c.fake == "" {
+		return errors.New("-castor and -fakegemini are needed")
+	}
+	for f := range strings.SplitSeq(at, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			return fmt.Errorf("-at %q: %v", at, err)
+		}
+		c.at = append(c.at, n)
+	}
+	if env != "" {
+		c.env = strings.Split(env, ",")
+	}
+	if c.dir == "" {
+		d, err := os.MkdirTemp("", "longsession-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(d)
+		c.dir = d
+	}
+	home, ws := filepath.Join(c.dir, "home"), filepath.Join(c.dir, "ws")
+	for _, d := range []string{home, ws} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+	if err := os.WriteFile(filepath.Join(ws, "notes.txt"), []byte(strings.Repeat("A line of the notes file the model reads each turn.\n", 20)), 0o644); err != nil {
+		return err
+	}
+	script := filepath.Join(c.dir, "script.jsonl")
+	if err := writeScript(script, c.turns+5, c.answer); err != nil {
+		return err
+	}
+	fake := exec.Command(c.fake, script)
+	fake.Stderr = os.Stderr
+	out, err := fake.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := fake.Start(); err != nil {
+		return err
+	}
+	defer func() { fake.Process.Kill(); fake.Wait() }()
+	url, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		return fmt.Errorf("fakegemini printed no URL: %v", err)
+	}
+	environ := append([]string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "GEMINI_API_KEY=x",
+		"GOOGLE_GEMINI_BASE_URL=" + strings.TrimSpace(url), "GEMINI_CLI_TRUST_WORKSPACE=true"}, c.env...)
+	var s session
+	switch c.face {
+	case "stream-json":
+		s, err = startStreamJSON(c, ws, environ)
+	case "acp":
+		s, err = startACP(c, ws, environ)
+	default:
+		return fmt.Errorf("unknown face %q", c.face)
+	}
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	start := time.Now()
+	fmt.Printf("%-12s %6s %10s %10s %8s\n", "face", "turns", "RSS MB", "peak MB", "s")
+	for i := 1; i <= c.turns; i++ {
+		if err := s.turn(fmt.Sprintf("Read notes.txt and tell me about it (%d).", i)); err != nil {
+			return fmt.Errorf("turn %d: %v", i, err)
+		}
+		for _, n := range c.at {
+			if n == i {
+				rss, peak := memory(s.pid())
+				fmt.Printf("%-12s %6d %10.1f %10.1f %8.1f\n", c.face, i, rss, peak, time.Since(start).Seconds())
+			}
+		}
+	}
+	return nil
+}
+
+// memory reads VmRSS and VmHWM of pid, in MB.
+func memory(pid int) (rss, peak float64) {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	for l := range strings.SplitSeq(string(b), "\n") {
+		f := strings.Fields(l)
+		if len(f) < 2 {
+			continue
+		}
+		kb, _ := strconv.ParseFloat(f[1], 64)
+		switch f[0] {
+		case "VmRSS:":
+			rss = kb / 1024
+		case "VmHWM:":
+			peak = kb / 1024
+		}
+	}
+	return rss, peak
+}
+
+// writeScript writes n turns: a read_file call, then a text answer of
+// about size bytes in a few chunks, each answer different; each turn
+// starts with the auto router's classifier call.
+func writeScript(path string, n, size int) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	call := `{"method":"generateContentStream","response":[{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"read_file","args":{"file_path":"notes.txt"}}}]},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":2000,"candidatesTokenCount":20,"totalTokenCount":2020}}]}` + "\n"
+	// The auto router asks a classifier once per prompt, a unary call.
+	classify := `{"method":"generateContent","response":{"candidates":[{"content":{"role":"model","parts":[{"text":"{\"complexity_reasoning\":\"a simple read\",\"complexity_score\":10}"}]},"finishReason":"STOP","index":0}]}}` + "\n"
+	for i := range n {
+		w.WriteString(classify)
+		w.WriteString(call)
+		var text strings.Builder
+		for j := 0; text.Len() < size; j++ {
+			fmt.Fprintf(&text, "Paragraph %d of answer %d: the notes describe the project's layout, its tests and how each package is built and checked. ", j, i)
+			if j%4 == 3 {
+				text.WriteString("\n\n")
+			}
+		}
+		t := text.String()
+		var chunks []string
+		const pieces = 8
+		for k := range pieces {
+			piece := t[k*len(t)/pieces : (k+1)*len(t)/pieces]
+			b, _ := json.Marshal(piece)
+			last := ""
+			if k == pieces-1 {
+				last = `,"finishReason":"STOP"`
+			}
+			chunks = append(chunks, fmt.Sprintf(`{"candidates":[{"content":{"role":"model","parts":[{"text":%s}]},"index":0%s}],"usageMetadata":{"promptTokenCount":2000,"candidatesTokenCount":1500,"totalTokenCount":3500}}`, b, last))
+		}
+		fmt.Fprintf(w, `{"method":"generateContentStream","response":[%s]}`+"\n", strings.Join(chunks, ","))
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// session is castor running one face.
+type session interface {
+	turn(prompt string) error
+	pid() int
+	close()
+}
+
+type proc struct {
+	cmd *exec.Cmd
+	in  io.WriteCloser
+	out *bufio.Reader
+}
+
+func start(c config, ws string, env []string, args ...string) (*proc, error) {
+	cmd := exec.Command(c.castor, args...)
+	cmd.Dir = ws
+	cmd.Env = env
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	return &proc{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}, nil
+}
+
+func (p *proc) pid() int { return p.cmd.Process.Pid }
+
+func (p *proc) close() {
+	p.in.Close()
+	done := make(chan struct{})
+	go func() { p.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		p.cmd.Process.Kill()
+		<-done
+	}
+}
+
+// readJSON reads the next JSON line.
+func (p *proc) readJSON() (map[string]any, error) {
+	for {
+		line, err := p.out.ReadBytes('\n')
+		if err != nil {
+			return nil, err
+		}
+		var m map[string]any
+		if json.Unmarshal(line, &m) == nil {
+			return m, nil
+		}
+	}
+}
+
+type streamJSON struct{ *proc }
+
+func startStreamJSON(c config, ws string, env []string) (session, error) {
+	p, err := start(c, ws, env, "-o", "stream-json", "--input-format", "stream-json")
+	return streamJSON{p}, err
+}
+
+func (s streamJSON) turn(prompt string) error {
+	b, _ := json.Marshal(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": prompt}})
+	if _, err := s.in.Write(append(b, '\n')); err != nil {
+		return err
+	}
+	for {
+		m, err := s.readJSON()
+		if err != nil {
+			return err
+		}
+		if m["type"] == "result" {
+			if m["status"] != "success" {
+				return fmt.Errorf("result %v", m)
+			}
+			return nil
+		}
+	}
+}
+
+type acp struct {
+	*proc
+	id      int
+	session string
+}
+
+func startACP(c config, ws string, env []string) (session, error) {
+	p, err := start(c, ws, env, "--acp")
+	if err != nil {
+		return nil, err
+	}
+	a := &acp{proc: p}
+	if _, err := a.call("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{}}); err != nil {
+		return nil, err
+	}
+	res, err := a.call("session/new", map[string]any{"cwd": ws, "mcpServers": []any{}})
+	if err != nil {
+		return nil, err
+	}
+	a.session, _ = res["sessionId"].(string)
+	return a, nil
+}
+
+// call sends a request and reads until its response, answering
+// permission requests with the first option that allows.
+func (a *acp) call(method string, params any) (map[string]any, error) {
+	a.id++
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": a.id, "method": method, "params": params})
+	if _, err := a.in.Write(append(b, '\n')); err != nil {
+		return nil, err
+	}
+	for {
+		m, err := a.readJSON()
+		if err != nil {
+			return nil, err
+		}
+		if m["method"] == "session/request_permission" {
+			opt := "proceed_once"
+			if p, ok := m["params"].(map[string]any); ok {
+				if opts, ok := p["options"].([]any); ok && len(opts) > 0 {
+					opt, _ = opts[0].(map[string]any)["optionId"].(string)
+				}
+			}
+			r, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m["id"], "result": map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": opt}}})
+			a.in.Write(append(r, '\n'))
+			continue
+		}
+		if id, ok := m["id"].(float64); ok && int(id) == a.id && m["method"] == nil {
+			if e, ok := m["error"]; ok {
+				return nil, fmt.Errorf("%s: %v", method, e)
+			}
+			res, _ := m["result"].(map[string]any)
+			return res, nil
+		}
+	}
+}
+
+func (a *acp) turn(prompt string) error {
+	res, err := a.call("session/prompt", map[string]any{"sessionId": a.session, "prompt": []any{map[string]any{"type": "text", "text": prompt}}})
+	if err != nil {
+		return err
+	}
+	if res["stopReason"] != "end_turn" {
+		return fmt.Errorf("stopReason %v", res["stopReason"])
+	}
+	return nil
+}
