@@ -281,7 +281,8 @@ func sedScriptRuns(script string) bool {
 			}
 			d := s[i]
 			i++
-			if !delimited(d) || !delimited(d) {
+			pattern := delimited(d)
+			if !pattern || !delimited(d) { // the pattern, then the replacement
 				return true
 			}
 			if c == 'y' {
