@@ -25,8 +25,8 @@ type Sandbox struct {
 	// "podman".
 	Method string
 	// Profile is one of Gemini CLI's profile names ("permissive-open",
-	// "permissive-closed", "restrictive-open", "restrictive-closed",
-	// …); "" is "permissive-open".
+	// "permissive-closed", "permissive-proxied", "restrictive-open",
+	// "strict-open", …); "" is "permissive-open".
 	Profile string
 	// AllowedPaths are more paths the commands may write.
 	AllowedPaths []string
@@ -35,6 +35,9 @@ type Sandbox struct {
 	// AllowGitWrites lets the commands write the workspace's .git (git
 	// commit); it is read-only otherwise.
 	AllowGitWrites bool
+	// Image is the container image of the docker and podman methods;
+	// "" is Gemini CLI 0.61's sandbox image.
+	Image string
 }
 
 // WithSandbox confines the commands the agent starts as s says. A
@@ -43,7 +46,7 @@ type Sandbox struct {
 func WithSandbox(s Sandbox) Option {
 	return func(o *options) {
 		o.Sandbox = &setup.SandboxOptions{Method: s.Method, Profile: s.Profile,
-			AllowedPaths: append([]string(nil), s.AllowedPaths...), Network: s.Network, AllowGitWrites: s.AllowGitWrites}
+			AllowedPaths: append([]string(nil), s.AllowedPaths...), Network: s.Network, AllowGitWrites: s.AllowGitWrites, Image: s.Image}
 	}
 }
 

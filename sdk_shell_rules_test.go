@@ -16,19 +16,11 @@ import (
 // table, telling the model why, and still runs git status: the table
 // e2e/tools runs through castor -p.
 func TestSDKDenyRuleSeesWhatRuns(t *testing.T) {
-	for _, tt := range []struct {
-		name    string
-		forms   []e2etest.RmForm
-		files   map[string]string
-		refusal string
-	}{
-		{"policy file", e2etest.RmForms(t), map[string]string{".gemini/policies/deny.toml": e2etest.DenyRmPolicy}, e2etest.DenyRmRefusal},
-		{"tools.exclude", e2etest.ExcludeRmForms, map[string]string{".gemini/settings.json": e2etest.ExcludeRmSetting}, e2etest.ExcludeRmRefusal},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			srv := fakegemini.Start(t, e2etest.RmConversation(tt.forms)...)
+	for _, tt := range e2etest.RmCases(t) {
+		t.Run(tt.Name, func(t *testing.T) {
+			srv := fakegemini.Start(t, e2etest.RmConversation(tt.Forms)...)
 			home, ws := t.TempDir(), t.TempDir()
-			e2etest.WriteFiles(t, home, tt.files)
+			e2etest.WriteFiles(t, home, tt.HomeFiles)
 			e2etest.RmWorkspace(t, ws)
 			env := map[string]string{"GEMINI_API_KEY": "k", "GOOGLE_GEMINI_BASE_URL": srv.URL, "PATH": "/usr/local/bin:/usr/bin:/bin"}
 			a, err := castor.New(context.Background(),
@@ -43,7 +35,7 @@ func TestSDKDenyRuleSeesWhatRuns(t *testing.T) {
 			if err != nil || res.Text != "done" {
 				t.Fatalf("Send: %+v, %v", res, err)
 			}
-			e2etest.CheckRmConversation(t, ws, tt.forms, srv.Requests(), tt.refusal)
+			e2etest.CheckRmConversation(t, ws, tt.Forms, srv.Requests(), tt.Refusal)
 		})
 	}
 }

@@ -22,7 +22,8 @@ const (
 )
 
 // StreamIdleError ends a model stream that sent nothing for Silence, after
-// Chunks chunks. Before the first chunk it is retried like a network
+// Chunks chunks, or a call answering at once (GenerateContent) that did
+// not answer within the first chunk's time. Before the first chunk it is retried like a network
 // timeout; after, it is passed on, as any stream broken once output has
 // reached the caller.
 type StreamIdleError struct {
@@ -105,4 +106,26 @@ func watchIdle(ctx context.Context, first, idle time.Duration, open func(context
 			yield(nil, ie)
 		}
 	}
+}
+
+// watchUnary runs a call that answers at once (not a stream) under a
+// context cancelled when no answer came within first, the time a stream
+// has for its first chunk: the call then ends with a *StreamIdleError
+// (Chunks 0), retried as a stream's, instead of waiting on a silent
+// server forever (the router, compression and other calls of the
+// session's own making).
+func watchUnary(ctx context.Context, first time.Duration, call func(context.Context) error) error {
+	if first < 0 {
+		return call(ctx)
+	}
+	cctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	t := time.AfterFunc(first, func() { cancel(&StreamIdleError{Silence: first}) })
+	defer t.Stop()
+	err := call(cctx)
+	var ie *StreamIdleError
+	if err != nil && ctx.Err() == nil && errors.As(context.Cause(cctx), &ie) {
+		return ie
+	}
+	return err
 }

@@ -149,10 +149,13 @@ func (r *Retrier) noteFallback(from, to string) {
 // GenerateContent implements Model.
 func (r *Retrier) GenerateContent(ctx context.Context, req *Request) (*genai.GenerateContentResponse, error) {
 	var resp *genai.GenerateContentResponse
+	first, _ := r.opts.idleTimeouts()
 	err := r.run(ctx, req, func(cur *Request) (bool, error) {
-		var err error
-		resp, err = r.m.GenerateContent(ctx, cur)
-		return false, err
+		return false, watchUnary(ctx, first, func(ctx context.Context) error {
+			var err error
+			resp, err = r.m.GenerateContent(ctx, cur)
+			return err
+		})
 	})
 	if err != nil {
 		return nil, err

@@ -1,6 +1,9 @@
 package policy
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // alwaysShell holds the "always allow" answers given about shell calls in
 // a session. Gemini CLI turns such an answer into an allow rule with a
@@ -122,4 +125,20 @@ func lineRedirects(cmd string) bool {
 		return strings.ContainsAny(cmd, "<>")
 	}
 	return l.redirects
+}
+
+// SessionCommands are what an "allow for this session" answer about the
+// shell line cmd covers, as the user should read it before answering:
+// each command the line runs, a program with subcommands with its first
+// argument ("git add", "ls"). ok is false when a command of the line
+// cannot be known before it runs: then an answer covers this call only.
+func SessionCommands(cmd string) (commands []string, ok bool) {
+	l := scanShell(cmd)
+	keys, ok := lineKeys(&l)
+	for _, k := range keys {
+		if !slices.Contains(commands, k) {
+			commands = append(commands, k)
+		}
+	}
+	return commands, ok
 }

@@ -466,6 +466,10 @@ func (a *analyzer) run(ws []word, in stdin, extra bool, depth int) {
 			a.unknown(fmt.Sprintf("The script `%s` reads cannot be known before it runs.", base))
 		}
 	default:
+		if why := optionRunner(base, ws); why != "" { // optionrunners.go
+			a.unknown(why)
+			return
+		}
 		if why := interpreterCode(base, ws); why != "" {
 			a.unknown(why)
 			return

@@ -19,19 +19,11 @@ import (
 // e2e/tools runs through -p.
 func TestA2ADenyRuleSeesWhatRuns(t *testing.T) {
 	t.Parallel()
-	for _, tt := range []struct {
-		name    string
-		forms   []e2etest.RmForm
-		files   map[string]string
-		refusal string
-	}{
-		{"policy file", e2etest.RmForms(t), map[string]string{".gemini/policies/deny.toml": e2etest.DenyRmPolicy}, e2etest.DenyRmRefusal},
-		{"tools.exclude", e2etest.ExcludeRmForms, map[string]string{".gemini/settings.json": e2etest.ExcludeRmSetting}, e2etest.ExcludeRmRefusal},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
+	for _, tt := range e2etest.RmCases(t) {
+		t.Run(tt.Name, func(t *testing.T) {
 			t.Parallel()
-			e := e2etest.New(t, e2etest.RmConversation(tt.forms)...)
-			e2etest.WriteFiles(t, e.Home, tt.files)
+			e := e2etest.New(t, e2etest.RmConversation(tt.Forms)...)
+			e2etest.WriteFiles(t, e.Home, tt.HomeFiles)
 			e2etest.RmWorkspace(t, e.WS)
 			srv := startA2A(e, filepath.Join(t.TempDir(), "tasks"), "--max-approval-mode", "yolo")
 			msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": map[string]any{
@@ -53,7 +45,7 @@ func TestA2ADenyRuleSeesWhatRuns(t *testing.T) {
 				t.Fatalf("message/send: %+v %v", out, err)
 			}
 			srv.stop(syscall.SIGTERM)
-			e2etest.CheckRmConversation(t, e.WS, tt.forms, e.Srv.Requests(), tt.refusal)
+			e2etest.CheckRmConversation(t, e.WS, tt.Forms, e.Srv.Requests(), tt.Refusal)
 		})
 	}
 }

@@ -170,7 +170,11 @@ func TestSandboxFailsClosedE2E(t *testing.T) {
 	}{
 		{"forced unavailable", []string{sandbox.ForceUnavailableEnv + "=1"}, []string{"-s"}, 44, sandbox.ForceUnavailableEnv + " is set"},
 		{"bwrap not on PATH", []string{"GEMINI_SANDBOX=bwrap", "PATH=/nonexistent"}, nil, 44, "bwrap not found on PATH"},
-		{"docker", []string{"GEMINI_SANDBOX=docker"}, nil, 44, "does not drive docker"},
+		{"docker without its engine", []string{"GEMINI_SANDBOX=docker", "PATH=" + fakeEngine(t, "docker", "") + ":" + os.Getenv("PATH")}, nil, 44,
+			"sandbox docker unavailable: docker is installed but its engine does not answer (docker info: exit status 1: Cannot connect to the Docker daemon"},
+		{"podman missing", []string{"GEMINI_SANDBOX=podman", "PATH=/nonexistent"}, nil, 44, "podman not found on PATH"},
+		{"sandbox-exec off macOS", []string{"GEMINI_SANDBOX=sandbox-exec"}, nil, 44, "sandbox-exec (Seatbelt) is macOS only"},
+		{"proxied under Landlock", []string{"SEATBELT_PROFILE=permissive-proxied"}, []string{"-s"}, 44, "needs sandbox-exec (macOS)"},
 		{"unknown method", []string{"GEMINI_SANDBOX=chroot"}, nil, 44, `invalid sandbox command "chroot"`},
 		{"default on, unavailable", []string{sandbox.ForceUnavailableEnv + "=1"}, nil, 0, "tools run without a sandbox"},
 	} {
@@ -285,4 +289,77 @@ func TestSandboxKeepsGitReadOnlyE2E(t *testing.T) {
 			}
 		})
 	}
+}
+
+// fakeEngine is a folder holding a fake container engine called name:
+// with log empty it answers as an engine that is not running; otherwise
+// it answers info and image inspect, and for run writes its arguments,
+// one a line, to log and prints IN-CONTAINER instead of running
+// anything.
+func fakeEngine(t *testing.T, name, log string) string {
+	t.Helper()
+	dir := t.TempDir()
+	script := "#!/bin/sh\necho 'Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?' >&2\nexit 1\n"
+	if log != "" {
+		script = "#!/bin/sh\ncase \"$1\" in\nrun) printf '%s\\n' \"$@\" > " + log + "; echo IN-CONTAINER;;\nesac\nexit 0\n"
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestSandboxContainerE2E: GEMINI_SANDBOX=docker runs the model's shell
+// command through the engine (a fake one here: no engine runs on these
+// machines) with the image GEMINI_SANDBOX_IMAGE names, the workspace
+// mounted at its own path, no network in a closed profile, and the
+// command itself.
+func TestSandboxContainerE2E(t *testing.T) {
+	t.Parallel()
+	e, environ, _ := sandboxEnv(t,
+		fakegemini.Call("run_shell_command", map[string]any{"command": "echo hi"}),
+		fakegemini.Text("done"))
+	log := filepath.Join(t.TempDir(), "args")
+	environ = slices.DeleteFunc(environ, func(s string) bool { return strings.HasPrefix(s, "PATH=") })
+	environ = append(environ, "GEMINI_SANDBOX=docker", "GEMINI_SANDBOX_IMAGE=example.com/castor-test:1", "SEATBELT_PROFILE=permissive-closed",
+		"PATH="+fakeEngine(t, "docker", log)+":"+os.Getenv("PATH"))
+	r := e2etest.RunCastor(t, e.WS, environ, "-y", "-p", "go")
+	if r.Code != 0 {
+		t.Fatalf("exit %d\nstderr %s", r.Code, r.Stderr)
+	}
+	if !strings.Contains(r.Stderr, "Sandbox: permissive-closed (docker;") {
+		t.Errorf("no notice of the docker sandbox:\n%s", r.Stderr)
+	}
+	reqs := e.Srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	_, resp := e2etest.FunctionResponse(t, reqs[1].LastContent(), 0)
+	if out := e2etest.MustJSON(resp); !strings.Contains(out, "IN-CONTAINER") {
+		t.Errorf("the command did not go through the engine: %s", out)
+	}
+	b, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := strings.Split(strings.TrimSpace(string(b)), "\n")
+	for _, want := range [][]string{{"run", "-i", "--rm", "--init"}, {"--network", "none"}, {"--volume", e.WS + ":" + e.WS}, {"--workdir", e.WS},
+		{"example.com/castor-test:1", "bash", "-c"}} {
+		if !containsRun(args, want) {
+			t.Errorf("engine arguments lack %q:\n%s", want, b)
+		}
+	}
+	if strings.Contains(string(b), "k") && strings.Contains(string(b), "GEMINI_API_KEY=") {
+		t.Errorf("a variable's value is in the engine's arguments:\n%s", b)
+	}
+}
+
+// containsRun reports whether want appears in args as a run.
+func containsRun(args, want []string) bool {
+	for i := range args {
+		if i+len(want) <= len(args) && slices.Equal(args[i:i+len(want)], want) {
+			return true
+		}
+	}
+	return false
 }

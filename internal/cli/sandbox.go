@@ -54,7 +54,11 @@ func startSandbox(flag *bool, byDefault bool, wd string, include []string) (acti
 		Options: sandbox.Options{
 			Name:      os.Getenv("SEATBELT_PROFILE"),
 			Workspace: append([]string{wd}, include...),
+			Image:     os.Getenv("GEMINI_SANDBOX_IMAGE"),
 		},
+	}
+	if m, ok := setting.(map[string]any); ok && r.Image == "" {
+		r.Image, _ = m["image"].(string) // tools.sandbox: {"command": "docker", "image": …}
 	}
 	if st != nil {
 		more, _ := st.GetStrings("context.includeDirectories")

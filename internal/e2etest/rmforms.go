@@ -135,3 +135,23 @@ func CheckRmConversation(t testing.TB, ws string, forms []RmForm, reqs []*fakege
 
 // ExcludeRmRefusal is how the model is told tools.exclude refused a call.
 const ExcludeRmRefusal = "Tool execution denied by policy."
+
+// RmCase is one rule refusing rm, as a user writes it: the forms it is
+// tried with, the files under the home directory that hold it, and how
+// its refusals start.
+type RmCase struct {
+	Name      string
+	Forms     []RmForm
+	HomeFiles map[string]string
+	Refusal   string
+}
+
+// RmCases are the rules every face is tried with: a policy file denying
+// rm (every form of rmforms.json), and tools.exclude
+// run_shell_command(rm) (its 14 forms).
+func RmCases(t testing.TB) []RmCase {
+	return []RmCase{
+		{"policy file", RmForms(t), map[string]string{".gemini/policies/deny.toml": DenyRmPolicy}, DenyRmRefusal},
+		{"tools.exclude", ExcludeRmForms, map[string]string{".gemini/settings.json": ExcludeRmSetting}, ExcludeRmRefusal},
+	}
+}

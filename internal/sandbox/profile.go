@@ -22,21 +22,33 @@ import (
 )
 
 // Profile names, as Gemini CLI's macOS Seatbelt profiles: "permissive"
-// reads everything but the credential files, "restrictive" only the
-// system, the workspace and the temporary directory; "open" allows the
-// network, "closed" does not.
+// reads everything but the credential files; "restrictive" only the
+// system, the workspace and the temporary directory; "strict" as
+// restrictive, plus the tool settings in the home directory (~/.gitconfig,
+// ~/.config, Node version managers) that Gemini CLI's strict profiles
+// read. "open" allows the network, "closed" does not, "proxied" only
+// through a proxy on localhost:8877 (sandbox-exec only, as in Gemini CLI).
 const (
-	PermissiveOpen    = "permissive-open"
-	PermissiveClosed  = "permissive-closed"
-	RestrictiveOpen   = "restrictive-open"
-	RestrictiveClosed = "restrictive-closed"
+	PermissiveOpen     = "permissive-open"
+	PermissiveClosed   = "permissive-closed"
+	PermissiveProxied  = "permissive-proxied"
+	RestrictiveOpen    = "restrictive-open"
+	RestrictiveClosed  = "restrictive-closed"
+	RestrictiveProxied = "restrictive-proxied"
+	StrictOpen         = "strict-open"
+	StrictClosed       = "strict-closed"
+	StrictProxied      = "strict-proxied"
 )
 
 // DefaultProfile is Gemini CLI's default Seatbelt profile.
 const DefaultProfile = PermissiveOpen
 
 // Profiles are the profile names in the order the docs list them.
-var Profiles = []string{PermissiveOpen, PermissiveClosed, RestrictiveOpen, RestrictiveClosed}
+var Profiles = []string{PermissiveOpen, PermissiveClosed, PermissiveProxied, RestrictiveOpen, RestrictiveClosed, RestrictiveProxied, StrictOpen, StrictClosed, StrictProxied}
+
+// ProxyPort is where a "*-proxied" profile's proxy listens, on
+// localhost, as Gemini CLI's.
+const ProxyPort = 8877
 
 // Methods.
 const (
@@ -47,6 +59,16 @@ const (
 	// bound writable, the secrets masked, and a new network namespace
 	// for "*-closed".
 	Bwrap = "bwrap"
+	// SandboxExec is macOS's Seatbelt (sandbox-exec) with a profile
+	// written for each command; the default on macOS.
+	SandboxExec = "sandbox-exec"
+	// Docker and Podman run each command in a container of the image
+	// GEMINI_SANDBOX_IMAGE (or tools.sandbox's "image") names, the
+	// writable roots mounted at their own paths; Runsc is Docker with
+	// gVisor's runtime.
+	Docker = "docker"
+	Podman = "podman"
+	Runsc  = "runsc"
 )
 
 // Profile is what a confined command may do. Paths are absolute.
@@ -71,6 +93,10 @@ type Profile struct {
 	Protect []string `json:"protect,omitempty"`
 	// Network allows TCP and UDP.
 	Network bool `json:"network"`
+	// Proxied allows connections to localhost:ProxyPort only.
+	Proxied bool `json:"proxied,omitempty"`
+	// Image is the container image of Docker, Podman and Runsc.
+	Image string `json:"image,omitempty"`
 }
 
 // Options say where the workspace, home and temporary directories are.
@@ -95,7 +121,14 @@ type Options struct {
 	// AllowGitWrites leaves the workspace's .git writable
 	// (tools.sandboxAllowGitWrites): git commit, git checkout.
 	AllowGitWrites bool
+	// Image is the container image (GEMINI_SANDBOX_IMAGE, tools.sandbox's
+	// "image"); empty is DefaultImage.
+	Image string
 }
+
+// DefaultImage is the container image of Docker and Podman sandboxes
+// when none is named: Gemini CLI 0.61's own sandbox image.
+const DefaultImage = "us-docker.pkg.dev/gemini-code-dev/gemini-cli/sandbox:0.61.0"
 
 // Protected are the entries of a workspace directory a confined command
 // may not write; .git only unless Options.AllowGitWrites.
@@ -117,7 +150,14 @@ var Secrets = []string{
 var systemReads = []string{
 	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
 	"/etc", "/opt", "/nix", "/dev", "/proc", "/sys", "/run",
+	// macOS: /etc and /tmp are links into /private.
+	"/System", "/Library", "/private", "/Applications",
 }
+
+// strictHomeReads are what the strict profiles read in the home
+// directory besides the restrictive ones' reads, as Gemini CLI's strict
+// Seatbelt profiles: git's and tools' settings, Node version managers.
+var strictHomeReads = []string{".gitconfig", ".config", ".nvm", ".fnm", ".node", ".npm", ".cache"}
 
 // homeWrites are the caches the permissive profiles may write, as Gemini
 // CLI's permissive Seatbelt profiles do: package managers and build
@@ -146,6 +186,18 @@ func Build(o Options) (Profile, error) {
 		temp = os.TempDir()
 	}
 	p := Profile{Name: name, Method: method, Network: strings.HasSuffix(name, "-open") || o.Network}
+	if strings.HasSuffix(name, "-proxied") && !p.Network {
+		if method != SandboxExec {
+			return Profile{}, fmt.Errorf("sandbox profile %s (SEATBELT_PROFILE) needs sandbox-exec (macOS): Castor has no proxy network for %s; use a *-closed or *-open profile", name, method)
+		}
+		p.Proxied = true
+	}
+	if isContainer(method) {
+		p.Image = o.Image
+		if p.Image == "" {
+			p.Image = DefaultImage
+		}
+	}
 	add := func(list *[]string, path string) {
 		if path == "" {
 			return
@@ -181,6 +233,11 @@ func Build(o Options) (Profile, error) {
 		// As they are, links included (/bin -> usr/bin): bubblewrap
 		// binds them where programs look for them.
 		p.Read = slices.Clone(systemReads)
+		if strings.HasPrefix(name, "strict-") && home != "" {
+			for _, h := range strictHomeReads {
+				p.Read = append(p.Read, filepath.Join(clean(home), h))
+			}
+		}
 	}
 	if home != "" {
 		for _, s := range Secrets {

@@ -85,8 +85,10 @@ func TestChoose(t *testing.T) {
 		{"setting method", "", nil, "landlock", false, Choice{Method: Landlock, Asked: true, Source: "tools.sandbox"}, ""},
 		{"setting object", "", nil, map[string]any{"enabled": true, "command": "bwrap"}, false, Choice{Method: Bwrap, Asked: true, Source: "tools.sandbox"}, ""},
 		{"setting object off", "", nil, map[string]any{"enabled": false, "command": "bwrap"}, true, Choice{Source: "tools.sandbox"}, ""},
-		{"docker", "docker", nil, nil, false, Choice{}, "does not drive docker"},
-		{"sandbox-exec", "", nil, "sandbox-exec", false, Choice{}, "does not drive sandbox-exec"},
+		{"docker", "docker", nil, nil, false, Choice{Method: Docker, Asked: true, Source: "GEMINI_SANDBOX"}, ""},
+		{"sandbox-exec", "", nil, "sandbox-exec", false, Choice{Method: SandboxExec, Asked: true, Source: "tools.sandbox"}, ""},
+		{"podman object", "", nil, map[string]any{"enabled": true, "command": "podman", "image": "x"}, false, Choice{Method: Podman, Asked: true, Source: "tools.sandbox"}, ""},
+		{"lxc", "lxc", nil, nil, false, Choice{}, "does not drive lxc"},
 		{"unknown", "chroot", nil, nil, false, Choice{}, `invalid sandbox command "chroot"`},
 		{"not a value", "", nil, 3.0, false, Choice{}, "invalid tools.sandbox value 3"},
 	}

@@ -20,7 +20,7 @@ const ForceUnavailableEnv = "CASTOR_SANDBOX_FORCE_UNAVAILABLE"
 
 // unsupported are Gemini CLI's sandbox commands Castor does not drive
 // (yet): asking for one fails rather than running unconfined.
-var unsupported = []string{"docker", "podman", "sandbox-exec", "runsc", "lxc"}
+var unsupported = []string{"lxc", "windows-native"}
 
 // Choice is which sandbox a run asked for.
 type Choice struct {
@@ -86,19 +86,24 @@ func chooseValue(value any, source string) (Choice, error) {
 			return Choice{Source: source}, nil
 		case "1", "true":
 			return Choice{Method: platformMethod(), Asked: true, Source: source, Auto: true}, nil
-		case Landlock, Bwrap:
+		case Landlock, Bwrap, SandboxExec, Docker, Podman, Runsc:
 			return Choice{Method: v, Asked: true, Source: source}, nil
 		}
 		if slices.Contains(unsupported, v) {
-			return Choice{}, &UnavailableError{Method: v, Cause: fmt.Errorf("Castor does not drive %s sandboxes yet (from %s); use landlock or bwrap on Linux", v, source)}
+			return Choice{}, &UnavailableError{Method: v, Cause: fmt.Errorf("Castor does not drive %s sandboxes yet (from %s); use landlock or bwrap on Linux, sandbox-exec on macOS, or docker or podman", v, source)}
 		}
-		return Choice{}, &UnavailableError{Method: v, Cause: fmt.Errorf("invalid sandbox command %q (from %s): use true, false, landlock or bwrap", v, source)}
+		return Choice{}, &UnavailableError{Method: v, Cause: fmt.Errorf("invalid sandbox command %q (from %s): use true, false, landlock, bwrap, sandbox-exec, docker, podman or runsc", v, source)}
 	}
 	return Choice{}, &UnavailableError{Method: fmt.Sprint(value), Cause: fmt.Errorf("invalid %s value %v: use true, false or a method name", source, value)}
 }
 
 // platformMethod is what "true" means here.
-func platformMethod() string { return Landlock }
+func platformMethod() string {
+	if runtime.GOOS == "darwin" {
+		return SandboxExec
+	}
+	return Landlock
+}
 
 // UnavailableError is a sandbox that was chosen and cannot be had.
 type UnavailableError struct {
@@ -116,8 +121,9 @@ func (e *UnavailableError) Unwrap() error { return e.Cause }
 type Sandbox struct {
 	// Profile is what the commands may do.
 	Profile Profile
-	// bwrap is the bubblewrap binary.
-	bwrap string
+	// bwrap is the bubblewrap binary; engine the docker or podman one;
+	// sandboxExec sandbox-exec.
+	bwrap, engine, sandboxExec string
 	// rulesets is Landlock's ruleset for the workspace as it is.
 	rulesets rulesetCache
 }
@@ -152,6 +158,14 @@ func New(p Profile) (*Sandbox, error) {
 		if out, err := probe.CombinedOutput(); err != nil {
 			return fail(fmt.Errorf("bwrap cannot start a sandbox here: %v: %s", err, strings.TrimSpace(string(out))))
 		}
+	case SandboxExec:
+		if err := s.checkSeatbelt(); err != nil { // seatbelt.go
+			return fail(err)
+		}
+	case Docker, Podman, Runsc:
+		if err := s.checkContainer(runEngine); err != nil { // container.go
+			return fail(err)
+		}
 	default:
 		return fail(errors.New("unknown method"))
 	}
@@ -163,6 +177,14 @@ func New(p Profile) (*Sandbox, error) {
 // unconfined.
 func (s *Sandbox) Start(cmd *exec.Cmd) error {
 	if cmd.Err != nil || cmd.Path == "" {
+		return cmd.Start()
+	}
+	switch s.Profile.Method {
+	case SandboxExec:
+		s.wrapSeatbelt(cmd)
+		return cmd.Start()
+	case Docker, Podman, Runsc:
+		s.wrapContainer(cmd)
 		return cmd.Start()
 	}
 	if s.Profile.Method == Bwrap {

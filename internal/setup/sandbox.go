@@ -24,6 +24,8 @@ type SandboxOptions struct {
 	Network bool
 	// AllowGitWrites leaves the workspace's .git writable.
 	AllowGitWrites bool
+	// Image is the container image of docker and podman.
+	Image string
 }
 
 // sandboxes is the sandbox of this process's agents: internal/proc
@@ -55,6 +57,7 @@ func startSandbox(o Options, a *Agent) error {
 		Temp:           a.Env.Getenv("TMPDIR"), // the commands' own; empty is os.TempDir
 		Network:        o.Sandbox.Network,
 		AllowGitWrites: o.Sandbox.AllowGitWrites,
+		Image:          o.Sandbox.Image,
 	}}
 	if st := a.Settings; st != nil {
 		more, _ := st.GetStrings("tools.sandboxAllowedPaths")

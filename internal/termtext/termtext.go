@@ -22,7 +22,10 @@
 // themselves (Trojan Source, CVE-2021-42574) go too: the bidirectional
 // embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069), the
 // zero-width and direction marks (U+200B–U+200F), the invisible operators
-// (U+2060–U+2064) and U+FEFF. String drops them from prose, as current
+// (U+2060–U+2064), U+FEFF, and the tag characters (U+E0000–U+E007F),
+// an invisible copy of ASCII that hides instructions in text a model
+// reads and a user does not see (it costs the rare subdivision flags,
+// shown as a black flag). String drops them from prose, as current
 // Gemini CLI does, except the zero-width joiner (U+200D) that emoji
 // sequences need; Visible, for text a user decides on (a command to
 // approve, a file name, a diff, tool output), shows every one of them as
@@ -226,7 +229,8 @@ func invisible(r rune, show bool) bool {
 		return false
 	case r <= 0x200f:
 		return r != 0x200d || show
-	case r >= 0x202a && r <= 0x202e, r >= 0x2060 && r <= 0x2064, r >= 0x2066 && r <= 0x2069, r == 0xfeff:
+	case r >= 0x202a && r <= 0x202e, r >= 0x2060 && r <= 0x2064, r >= 0x2066 && r <= 0x2069, r == 0xfeff,
+		r >= 0xe0000 && r <= 0xe007f:
 		return true
 	}
 	return false

@@ -16,9 +16,10 @@ var cases = []struct {
 	{"newline and tab", "a\tb\nc\n", "a\tb\nc\n"},
 	{"unicode", "héllo 世界 😀 \uFFFD", "héllo 世界 😀 \uFFFD"},
 	{"bidi override", "access = \u202Euser\u2066admin\u2069\u202C", "access = useradmin"},
+	{"tag characters", "ok\U000E0001\U000E0069\U000E0067\U000E006E\U000E006F\U000E0072\U000E0065\U000E007F.", "ok."},
 	{"zero-width and marks", "r\u200Bm\u200C \u200E-\u200Frf\u2060\u2064\uFEFF", "rm -rf"},
 	{"zwj kept in prose", "👨\u200D👩\u200D👧", "👨\u200D👩\u200D👧"},
-	{"neighbours kept", "\u200A\u2010\u2029\u202F\u2065\u206A\uFEFE", "\u200A\u2010\u2029\u202F\u2065\u206A\uFEFE"},
+	{"neighbours kept", "\u200A\u2010\u2029\u202F\u2065\u206A\uFEFE\U000DFFFF\U000E0080", "\u200A\u2010\u2029\u202F\u2065\u206A\uFEFE\U000DFFFF\U000E0080"},
 	{"crlf kept", "a\r\nb\r\n", "a\r\nb\r\n"},
 	{"lone cr dropped", "rm -rf /\rls -la   ", "rm -rf /ls -la   "},
 	{"cr at end dropped", "a\r", "a"},
@@ -170,6 +171,7 @@ func TestVisible(t *testing.T) {
 	for _, tt := range []struct{ in, want string }{
 		{"plain", "plain"},
 		{"rm \u202Egnp.exe", "rm <U+202E>gnp.exe"},
+		{"ls\U000E0020\U000E0072\U000E006D", "ls<U+E0020><U+E0072><U+E006D>"},
 		{"a\u200Db\u200Bc\uFEFF\u2066d\u2069\u2064", "a<U+200D>b<U+200B>c<U+FEFF><U+2066>d<U+2069><U+2064>"},
 		{"\x1b[31mx\u202Ey\x1b[0m", "x<U+202E>y"},
 	} {

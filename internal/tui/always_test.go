@@ -2,6 +2,7 @@ package tui
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/castor-dev/castor/agent"
@@ -39,6 +40,32 @@ func TestDialogOnceOnly(t *testing.T) {
 		}
 		if !slices.Equal(got, tt.want) {
 			t.Errorf("%s: options %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestDialogNamesSessionCommand: the question and the session option of
+// a shell call name what an answer for the session covers, a program's
+// subcommand included ("git add", not "git", which would read as every
+// git command).
+func TestDialogNamesSessionCommand(t *testing.T) {
+	for _, tt := range []struct {
+		cmd, question, session string
+	}{
+		{"git add f.go", "Allow execution of: git add?", "Allow git add for this session"},
+		{"git add a && git add b && ls -la", "Allow execution of: git add, ls?", "Allow git add, ls for this session"},
+		{"touch x", "Allow execution of: touch?", "Allow touch for this session"},
+		// Not known before it runs: the tool's roots.
+		{"$X status", "Allow execution of: $X?", "Allow $X for this session"},
+	} {
+		det := tool.ConfirmationDetails{Type: tool.ConfirmExec, Command: tt.cmd, RootCommand: "git", RootCommands: []string{strings.Fields(tt.cmd)[0]}}
+		if got := confirmQuestion(&det); got != tt.question {
+			t.Errorf("%q: question %q, want %q", tt.cmd, got, tt.question)
+		}
+		call := &agent.ToolCall{ID: "c", Name: "run_shell_command", Confirmation: &agent.Confirmation{Details: &det}}
+		d := newDialog(call, make(chan tool.Decision, 1), "")
+		if got := d.options[1].label; got != tt.session {
+			t.Errorf("%q: session option %q, want %q", tt.cmd, got, tt.session)
 		}
 	}
 }

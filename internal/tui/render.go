@@ -13,6 +13,7 @@ import (
 
 	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/internal/termtext"
+	"github.com/castor-dev/castor/policy"
 	"github.com/castor-dev/castor/tool"
 )
 
@@ -228,7 +229,15 @@ func confirmQuestion(d *tool.ConfirmationDetails) string {
 	return "Do you want to proceed?"
 }
 
+// rootsOf names the commands an exec confirmation is about: for a shell
+// line, what an answer for the session would cover ("git add", not
+// "git": policy.SessionCommands), else the roots the tool gave.
 func rootsOf(d *tool.ConfirmationDetails) []string {
+	if d.Type == tool.ConfirmExec && d.Command != "" {
+		if cmds, ok := policy.SessionCommands(d.Command); ok {
+			return cmds
+		}
+	}
 	if len(d.RootCommands) > 0 {
 		return d.RootCommands
 	}

@@ -103,3 +103,40 @@ func TestSilentStreamCancelled(t *testing.T) {
 		t.Errorf("err = %v, want context.Canceled", err2)
 	}
 }
+
+// A call answering at once (the router's, compression's) whose server
+// never answers ends within the first chunk's time, as a silent stream
+// does, and is retried: it no longer waits forever.
+func TestSilentUnaryCallEnds(t *testing.T) {
+	const first = 50 * time.Millisecond
+	for _, tt := range []struct {
+		name     string
+		replies  []fakegemini.Reply
+		want     string
+		wantErr  string
+		requests int
+	}{
+		{"retried", []fakegemini.Reply{fakegemini.Hang(), fakegemini.Text("answer")}, "answer", "", 2},
+		{"silent on every attempt", []fakegemini.Reply{fakegemini.Hang(), fakegemini.Hang()}, "", "the model stream went silent for 50ms before its first chunk", 2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := fakegemini.Start(t, tt.replies...)
+			m, err := gemini.New(context.Background(), gemini.Config{APIKey: "k", BaseURL: srv.URL})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := model.WithRetry(m, model.RetryOptions{MaxAttempts: 2, InitialDelay: time.Millisecond, FirstChunkTimeout: first})
+			resp, err := r.GenerateContent(context.Background(), &model.Request{Model: "gemini-2.5-flash", Contents: userText("hi")})
+			var ie *model.StreamIdleError
+			switch {
+			case tt.wantErr == "" && (err != nil || resp.Text() != tt.want):
+				t.Errorf("GenerateContent = %v, %v; want %q", resp, err, tt.want)
+			case tt.wantErr != "" && (err == nil || err.Error() != tt.wantErr || !errors.As(err, &ie)):
+				t.Errorf("err = %v, want a StreamIdleError %q", err, tt.wantErr)
+			}
+			if n := len(srv.Requests()); n != tt.requests {
+				t.Errorf("%d requests, want %d", n, tt.requests)
+			}
+		})
+	}
+}
