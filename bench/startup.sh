@@ -134,19 +134,23 @@ row() { # row <label> <dir> <cmd...>
 	: >"$TMP/log/$label.time"
 }
 run_once() { # run_once <label>
-	local label=$1 f=$TMP/log/$1 cpu=
+	local label=$1 f=$TMP/log/$1 cpu= rc=0
 	local -a cmd
 	eval "cmd=($(cat "$f.cmd"))"
 	local dir=${cmd[0]}
 	cmd=("${cmd[@]:1}")
 	if ((PERF)); then
 		(cd "$dir" && /usr/bin/time -o "$f.one" -f '%U %S %e %M %R' perf stat -x, -e task-clock -o "$f.perf" -- "${cmd[@]}" \
-			>"$f.out" 2>"$f.err") || die "$label failed: $(tail -n 3 "$f.err")"
+			>"$f.out" 2>"$f.err") || rc=$?
 		cpu=$(awk -F, '/task-clock/ { print $1 }' "$f.perf")
 	else
-		(cd "$dir" && /usr/bin/time -o "$f.one" -f '%U %S %e %M %R' "${cmd[@]}" >"$f.out" 2>"$f.err") ||
-			die "$label failed: $(tail -n 3 "$f.err")"
+		(cd "$dir" && /usr/bin/time -o "$f.one" -f '%U %S %e %M %R' "${cmd[@]}" >"$f.out" 2>"$f.err") || rc=$?
 	fi
+	# rg's status 1 is "no match".
+	if ((rc != 0)) && ! [[ $rc == 1 && $label == "rg alone"* ]]; then
+		die "$label failed: $(tail -n 3 "$f.err")"
+	fi
+	sed -i '/^Command exited with non-zero status/d' "$f.one"
 	echo "$(cat "$f.one") $cpu" >>"$f.time"
 }
 table() { # table <runs>
