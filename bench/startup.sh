@@ -7,17 +7,29 @@
 # release of issue #24) into a temporary directory (REV through a
 # temporary `git worktree`, removed at the end), then measures for both:
 #
-#   1. castor --version: CPU (user+sys) and peak RSS, median of RUNS runs
-#      (/usr/bin/time), and the heap allocated by package initialisation
+#   1. castor --version: CPU, wall, RSS and minor page faults, medians of
+#      RUNS runs, and the heap allocated by package initialisation
 #      (GODEBUG=inittrace=1, summed over every package);
 #   2. a headless list-read run (-y -o json -p with --fake-responses: the
-#      model lists the workspace, reads a file, answers): CPU, RSS, wall;
+#      model lists the workspace, reads a file, answers), the same figures;
+#      this build also with GEMINI_SANDBOX=false (-y turns the Landlock
+#      sandbox on, which the previous release did not have);
 #   3. capped searches: the model calls search_file_content for a word
 #      found in a third of the files of a FILES-file tree (written once by
 #      bench/gentree), and for one found only in its last tenth (in path
-#      order), answered with the first 100 matches; with ripgrep on PATH
+#      order), answered with the first 100 matches; then on Go's own source
+#      tree ($(go env GOROOT)/src) for "return" (dense: the cap is reached
+#      in the first folder) and a word found nowhere. With ripgrep on PATH
 #      and without it (the Go walker), beside `rg` alone on the same tree
 #      (rg --ignore-case --line-number WORD TREE).
+#
+# Runs of the rows of a table alternate (prev, now, prev, now, ...), so
+# that load from other processes spreads over all of them. Both binaries
+# are copied with cp before they run: a binary the external linker wrote
+# (cgo, as go-landlock's psx needs) sits in the page cache in large folios
+# that a start maps whole, which adds some 12 MB of RSS to every run until
+# the cache drops them; copied, both are measured as a downloaded binary
+# is.
 #
 # Usage: bench/startup.sh [-n RUNS] [-f FILES] [-r REV] [-s] [-k]
 #   -s  skip the search part (no tree is written)
@@ -45,7 +57,7 @@ while getopts "n:f:r:skh" opt; do
 	s) SEARCH=0 ;;
 	k) KEEP=1 ;;
 	*)
-		sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'
+		sed -n '2,/^set -euo/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'
 		exit 2
 		;;
 	esac
@@ -74,13 +86,17 @@ if [[ -z $REV ]]; then
 fi
 
 BIN=$TMP/bin
-mkdir -p "$BIN" "$TMP/log"
+mkdir -p "$BIN" "$TMP/build" "$TMP/log"
 echo "building this tree and $(git -C "$ROOT" log --oneline -1 "$REV" | cut -c1-70) ..." >&2
-(cd "$ROOT" && go build -o "$BIN/castor-now" ./cmd/castor) || die "go build failed"
+(cd "$ROOT" && go build -o "$TMP/build/castor-now" ./cmd/castor) || die "go build failed"
 git -C "$ROOT" worktree add --quiet --detach "$PREV_WT" "$REV" || die "git worktree add $REV failed"
-(cd "$PREV_WT" && go build -o "$BIN/castor-prev" ./cmd/castor) || die "go build of $REV failed"
+(cd "$PREV_WT" && go build -o "$TMP/build/castor-prev" ./cmd/castor) || die "go build of $REV failed"
 git -C "$ROOT" worktree remove --force "$PREV_WT"
 (cd "$ROOT" && go build -o "$BIN/gentree" ./bench/gentree) || die "go build gentree failed"
+for b in prev now; do
+	cp "$TMP/build/castor-$b" "$BIN/castor-$b"
+	rm "$TMP/build/castor-$b"
+done
 
 # A workspace and the scripted model.
 WS=$TMP/ws
@@ -101,37 +117,59 @@ SYS_PATH=$PATH
 # timed apart); ENV_NORG is the same without ripgrep on PATH.
 ENV=(env -i HOME="$TMP/home" PATH="$SYS_PATH" LC_ALL=C NO_COLOR=1 GEMINI_API_KEY=bench GEMINI_CLI_TRUST_WORKSPACE=true)
 
-# measure <label> <runs> <cmd...>: CPU (user+sys) and wall time, median
-# over the runs, and the peak RSS over them. CPU is perf's task-clock
-# (to the microsecond) when perf works, else /usr/bin/time's user+sys
-# (to 10 ms).
+# Rows are declared with row <label> <dir> <cmd...> and measured by
+# table <runs>: each run goes once through every row declared since the
+# last table. CPU is perf's task-clock (to the microsecond, children
+# included) when perf works, else /usr/bin/time's user+sys (to 10 ms);
+# wall, RSS and minor page faults come from /usr/bin/time. Every figure
+# is the median over the runs.
 PERF=0
 if command -v perf >/dev/null && perf stat -x, -e task-clock -o /dev/null true 2>/dev/null; then PERF=1; fi
-measure() {
-	local label=$1 runs=$2
-	shift 2
-	local f=$TMP/log/$label.time
-	: >"$f"
-	for ((i = 0; i < runs; i++)); do
-		local cpu=
-		if ((PERF)); then
-			/usr/bin/time -o "$f.one" -f '%U %S %e %M' perf stat -x, -e task-clock -o "$f.perf" -- "$@" \
-				>"$TMP/log/$label.out" 2>"$TMP/log/$label.err" || die "$label failed: $(tail -n 3 "$TMP/log/$label.err")"
-			cpu=$(awk -F, '/task-clock/ { print $1 }' "$f.perf")
-		else
-			/usr/bin/time -o "$f.one" -f '%U %S %e %M' "$@" >"$TMP/log/$label.out" 2>"$TMP/log/$label.err" ||
-				die "$label failed: $(tail -n 3 "$TMP/log/$label.err")"
-		fi
-		echo "$(cat "$f.one") $cpu" >>"$f"
-	done
-	awk -v label="$label" '
-		{ cpu[NR] = ($5 != "") ? $5 : ($1 + $2) * 1000; wall[NR] = $3 * 1000; if ($4 > rss) rss = $4 }
-		function median(a, n,   i, j, x) {
-			for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j+1] = a[j]; a[j+1] = x }
-			return (n % 2) ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
-		}
-		END { printf "%-34s %9.1f %9.0f %8.1f\n", label, median(cpu, NR), median(wall, NR), rss / 1024 }' "$f"
+ROWS=()
+row() { # row <label> <dir> <cmd...>
+	local label=$1
+	ROWS+=("$label")
+	shift
+	printf '%q ' "$@" >"$TMP/log/$label.cmd"
+	: >"$TMP/log/$label.time"
 }
+run_once() { # run_once <label>
+	local label=$1 f=$TMP/log/$1 cpu= rc=0
+	local -a cmd
+	eval "cmd=($(cat "$f.cmd"))"
+	local dir=${cmd[0]}
+	cmd=("${cmd[@]:1}")
+	if ((PERF)); then
+		(cd "$dir" && /usr/bin/time -o "$f.one" -f '%U %S %e %M %R' perf stat -x, -e task-clock -o "$f.perf" -- "${cmd[@]}" \
+			>"$f.out" 2>"$f.err") || rc=$?
+		cpu=$(awk -F, '/task-clock/ { print $1 }' "$f.perf")
+	else
+		(cd "$dir" && /usr/bin/time -o "$f.one" -f '%U %S %e %M %R' "${cmd[@]}" >"$f.out" 2>"$f.err") || rc=$?
+	fi
+	# rg's status 1 is "no match".
+	if ((rc != 0)) && ! [[ $rc == 1 && $label == "rg alone"* ]]; then
+		die "$label failed: $(tail -n 3 "$f.err")"
+	fi
+	sed -i '/^Command exited with non-zero status/d' "$f.one"
+	echo "$(cat "$f.one") $cpu" >>"$f.time"
+}
+table() { # table <runs>
+	local runs=$1 label
+	for ((i = 0; i < runs; i++)); do
+		for label in "${ROWS[@]}"; do run_once "$label"; done
+	done
+	for label in "${ROWS[@]}"; do
+		awk -v label="$label" '
+			{ n++; cpu[n] = ($6 != "") ? $6 : ($1 + $2) * 1000; wall[n] = $3 * 1000; rss[n] = $4; flt[n] = $5 }
+			function median(a, n,   i, j, x) {
+				for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j+1] = a[j]; a[j+1] = x }
+				return (n % 2) ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
+			}
+			END { printf "%-40s %9.1f %9.0f %8.1f %8d\n", label, median(cpu, n), median(wall, n), median(rss, n) / 1024, median(flt, n) }' "$TMP/log/$label.time"
+	done
+	ROWS=()
+}
+header() { printf '%-40s %9s %9s %8s %8s\n' "$1" "CPU ms" "wall ms" "RSS MB" "faults"; }
 
 # init_allocs <bin>: heap bytes and allocations of every package's init.
 init_allocs() {
@@ -140,16 +178,19 @@ init_allocs() {
 }
 
 echo "machine: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); $(go version | cut -d' ' -f3)" >&2
-printf '%-34s %9s %9s %8s\n' "run (median of runs)" "CPU ms" "wall ms" "RSS MB"
+header "run (median of $RUNS runs)"
 for b in prev now; do
-	measure "$b --version" "$RUNS" "${ENV[@]}" "$BIN/castor-$b" --version
+	row "$b --version" "$WS" "${ENV[@]}" "$BIN/castor-$b" --version
 done
 for b in prev now; do
-	(cd "$WS" && measure "$b -p list-read" "$RUNS" "${ENV[@]}" "$BIN/castor-$b" -y -o json \
-		--fake-responses "$TMP/listread.jsonl" -p "What does this project do?")
+	row "$b -p list-read" "$WS" "${ENV[@]}" "$BIN/castor-$b" -y -o json \
+		--fake-responses "$TMP/listread.jsonl" -p "What does this project do?"
+done
+row "now -p list-read, GEMINI_SANDBOX=false" "$WS" "${ENV[@]}" GEMINI_SANDBOX=false "$BIN/castor-now" -y -o json \
+	--fake-responses "$TMP/listread.jsonl" -p "What does this project do?"
+table "$RUNS"
+for b in prev now; do
 	grep -q 'It greets people' "$TMP/log/$b -p list-read.out" || die "$b -p list-read: unexpected answer"
-done
-for b in prev now; do
 	echo "$b: package initialisation allocates $(init_allocs "$BIN/castor-$b")"
 done
 
@@ -181,27 +222,41 @@ for v in "${ENV[@]}"; do
 	[[ $v == PATH=* ]] && v=PATH=$NORG
 	ENV_NORG+=("$v")
 done
+GOSRC=$(go env GOROOT)/src
+for word in return zqxjv_not_anywhere; do
+	{
+		turn '[{"functionCall":{"name":"search_file_content","args":{"pattern":"'"$word"'","path":"'"$GOSRC"'"}}}]'
+		turn '[{"text":"Found them."}]'
+	} >"$TMP/search-$word.jsonl"
+done
 # The page cache warm for everyone.
-find "$TREE" -type f -exec cat {} + >/dev/null
+find "$TREE" "$GOSRC" -type f -exec cat {} + >/dev/null
 # "needle" is in a third of the files all over the tree: a search in path
 # order reaches the cap within the first files. "haystack" is only in the
-# last tenth: one in path order reads nine tenths of the tree first.
-for word in needle haystack; do
-	printf '%-34s %9s %9s %8s\n' "search \"$word\", $(find "$TREE" -type f | wc -l) files" "CPU ms" "wall ms" "RSS MB"
+# last tenth: one in path order reads nine tenths of the tree first. In
+# Go's tree "return" is everywhere, the other word nowhere.
+search_rows() { # search_rows <tree> <word>
+	local tree=$1 word=$2
+	header "search \"$word\", $(find "$tree" -type f | wc -l) files"
 	if command -v rg >/dev/null; then
-		measure "rg alone, $word" "$SEARCH_RUNS" rg --ignore-case --line-number "$word" "$TREE"
+		row "rg alone, $word" "$tree" rg --ignore-case --line-number "$word" "$tree"
 		for b in prev now; do
-			(cd "$TREE" && measure "$b search, ripgrep, $word" "$SEARCH_RUNS" "${ENV[@]}" "$BIN/castor-$b" -y -o stream-json \
-				--fake-responses "$TMP/search-$word.jsonl" -p "Find the $word")
+			row "$b search, ripgrep, $word" "$tree" "${ENV[@]}" "$BIN/castor-$b" -y -o stream-json \
+				--fake-responses "$TMP/search-$word.jsonl" -p "Find the $word"
 		done
 	else
 		echo "rg is not on PATH: no ripgrep rows" >&2
 	fi
 	for b in prev now; do
-		(cd "$TREE" && measure "$b search, no ripgrep, $word" "$SEARCH_RUNS" "${ENV_NORG[@]}" "$BIN/castor-$b" -y -o stream-json \
-			--fake-responses "$TMP/search-$word.jsonl" -p "Find the $word")
+		row "$b search, no ripgrep, $word" "$tree" "${ENV_NORG[@]}" "$BIN/castor-$b" -y -o stream-json \
+			--fake-responses "$TMP/search-$word.jsonl" -p "Find the $word"
 	done
-done
+	table "$SEARCH_RUNS"
+}
+search_rows "$TREE" needle
+search_rows "$TREE" haystack
+search_rows "$GOSRC" return
+search_rows "$GOSRC" zqxjv_not_anywhere
 # Every search answered (no deadline exceeded).
 for f in "$TMP"/log/*search*.out; do
 	grep -q '"type":"tool_result".*"status":"success"' "$f" || echo "startup.sh: $(basename "$f" .out): the search failed" >&2
