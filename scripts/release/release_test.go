@@ -2,8 +2,8 @@ package main
 
 import (
 	"debug/buildinfo"
-	"errors"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
