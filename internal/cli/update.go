@@ -102,27 +102,32 @@ func runUpdate(ctx context.Context, stdio IO, check bool) error {
 
 // updateNotice writes the start-up notice of a release newer than this
 // one, from the last check (no network), and asks the feed again in the
-// background when that check is a day old, for the next start. Only
-// release builds (version.Date stamped by scripts/release) do either: a
-// binary built from source is updated from source, and tests and
-// developer builds never reach the network.
-func updateNotice(ctx context.Context, w io.Writer) {
+// background when that check is a day old, for the next start; the
+// channel it returns closes when that check ends (nil when none
+// started). Only release builds (version.Date stamped by
+// scripts/release) do either: a binary built from source is updated from
+// source, and tests and developer builds never reach the network.
+func updateNotice(ctx context.Context, w io.Writer) <-chan struct{} {
 	if version.Date == "" {
-		return
+		return nil
 	}
 	feed, notify := updateSettings()
 	if !notify {
-		return
+		return nil
 	}
 	file := filepath.Join(config.ResolveHome(nil).Dir, update.StateName)
 	if n := update.Notice(file, feed, version.Version); n != "" {
 		fmt.Fprintln(w, termtext.String(n))
 	}
-	if update.Due(file, feed, time.Now()) {
-		go func() {
-			ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-			defer cancel()
-			_ = update.Refresh(ctx, &update.Client{FeedURL: feed}, file, time.Now())
-		}()
+	if !update.Due(file, feed, time.Now()) {
+		return nil
 	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		_ = update.Refresh(ctx, &update.Client{FeedURL: feed}, file, time.Now())
+	}()
+	return done
 }

@@ -20,6 +20,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -132,6 +133,10 @@ func (c *Client) get(ctx context.Context, u string, limit int64) ([]byte, error)
 	req.Header.Set("Accept", "application/json, application/octet-stream")
 	resp, err := c.httpClient().Do(req)
 	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // the URL is said once
+		}
 		return nil, fmt.Errorf("download %s: %w", u, err)
 	}
 	defer resp.Body.Close()

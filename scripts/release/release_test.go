@@ -3,6 +3,7 @@ package main
 import (
 	"debug/buildinfo"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/castor-dev/castor/internal/npmtest"
 	"github.com/castor-dev/castor/internal/update"
 )
 
@@ -225,5 +227,37 @@ func TestInstallScript(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dest2); len(entries) != 0 {
 		t.Errorf("install.sh left %v", entries)
+	}
+}
+
+// TestNPMLauncher runs npm/castor/bin/castor.js as npm's bin link would:
+// it runs the binary with the arguments and passes its exit code on, and
+// without the platform package it says how to get it.
+func TestNPMLauncher(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the stand-in binary is a shell script")
+	}
+	node := npmtest.LookPath(t, "node")
+	launcher, err := filepath.Abs("../../npm/castor/bin/castor.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "castor")
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\necho \"args: $*\"\nexit 7\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(node, launcher, "-p", "two words")
+	cmd.Env = append(os.Environ(), "CASTOR_BINARY="+bin)
+	out, err := cmd.Output()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 7 || string(out) != "args: -p two words\n" {
+		t.Errorf("launcher: %v %q", err, out)
+	}
+	// Outside node_modules the platform package cannot be found.
+	cmd = exec.Command(node, launcher, "--version")
+	cmd.Env = append(os.Environ(), "CASTOR_BINARY=")
+	msg, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(msg), "reinstall without --omit=optional") {
+		t.Errorf("without a platform package: %v %q", err, msg)
 	}
 }
