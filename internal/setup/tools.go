@@ -145,11 +145,14 @@ func buildPolicy(o Options, st *config.Settings, trusted, interactive bool, askK
 		if err != nil {
 			return nil, configErrorf("general.defaultApprovalMode: %v", err)
 		}
+		if m == policy.ModeYolo {
+			// Gemini CLI 0.61 reads yolo here as unset: YOLO mode comes
+			// only from the command line or the terminal's Ctrl+Y, never
+			// from a settings file (a workspace's could set it).
+			o.Warn("general.defaultApprovalMode yolo is ignored, as Gemini CLI ignores it: YOLO mode comes only from --yolo, --approval-mode=yolo or Ctrl+Y; approval mode is default")
+			m = policy.ModeDefault
+		}
 		mode = m
-	}
-	if mode == policy.ModeYolo && o.ApprovalMode == "" && st.YoloDisabled() {
-		o.Warn("general.defaultApprovalMode yolo is refused by security.disableYoloMode: approval mode is default")
-		mode = policy.ModeDefault
 	}
 	if o.MaxApprovalMode != nil {
 		if m, capped := mode.AtMost(*o.MaxApprovalMode); capped {

@@ -89,9 +89,10 @@ func TestUseWriteTodosAssembled(t *testing.T) {
 	}
 }
 
-// TestDisableYoloModeSetting: security.disableYoloMode turns a yolo
-// general.defaultApprovalMode into default; a yolo option (the faces
-// refuse flags themselves, A2A's autoExecute is not a flag) is kept.
+// TestDisableYoloModeSetting: a yolo general.defaultApprovalMode is
+// ignored with a warning, as Gemini CLI 0.61 ignores it (YOLO comes only
+// from flags and Ctrl+Y); a yolo option (the faces refuse flags
+// themselves, A2A's autoExecute is not a flag) is kept.
 func TestDisableYoloModeSetting(t *testing.T) {
 	tests := []struct {
 		settings string
@@ -99,7 +100,7 @@ func TestDisableYoloModeSetting(t *testing.T) {
 		want     policy.Mode
 		warned   bool
 	}{
-		{`{"general": {"defaultApprovalMode": "yolo"}}`, "", policy.ModeYolo, false},
+		{`{"general": {"defaultApprovalMode": "yolo"}}`, "", policy.ModeDefault, true},
 		{`{"general": {"defaultApprovalMode": "yolo"}, "security": {"disableYoloMode": true}}`, "", policy.ModeDefault, true},
 		{`{"general": {"defaultApprovalMode": "auto_edit"}, "security": {"disableYoloMode": true}}`, "", policy.ModeAutoEdit, false},
 		{`{"security": {"disableYoloMode": true}}`, policy.ModeYolo, policy.ModeYolo, false},

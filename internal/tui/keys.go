@@ -185,9 +185,25 @@ func (m *model) appKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 	case "edit.clear":
 		m.resetInput()
 	default:
+		if why, ok := keysNotHere[k.String()]; ok {
+			m.printNotice(noticeInfo, why)
+			return nil, true
+		}
 		return nil, false
 	}
 	return nil, true
+}
+
+// keysNotHere are Gemini CLI 0.61 keys with no meaning in Castor's
+// inline terminal, each said in one line rather than ignored. Ctrl+T
+// (TODOs) and Ctrl+B (background shells) stay the input editor's
+// transpose and cursor-left keys.
+var keysNotHere = map[string]string{
+	"alt+m":  "Alt+M (raw Markdown) is not available in Castor: answers are printed once, rendered.",
+	"ctrl+s": "Ctrl+S (mouse mode) is not available in Castor: it draws inline, and the terminal's own scrollback scrolls.",
+	"f12":    "F12 (the debug console) is not available in Castor: errors are printed where they happen.",
+	"f9":     "F9 (copy mode) is not available in Castor: it draws inline, so the terminal's own selection works.",
+	"f4":     "F4 (IDE context details) is not available in Castor: /ide status shows the connection and open files.",
 }
 
 // geminiDir is the Gemini home directory (~/.gemini).
