@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/castor-dev/castor/internal/fsutil"
 )
 
 // ResolvePlanPath resolves a plan file name the model gave (exit_plan_mode's
@@ -20,6 +22,7 @@ func ResolvePlanPath(p, plansDir, root string) (string, error) {
 	if p == "" {
 		return "", errors.New("Plan file path must be non-empty.")
 	}
+	realPath := func(p string) string { return fsutil.ResolveExisting(filepath.Clean(p)) }
 	realDir := realPath(plansDir)
 	if filepath.IsAbs(p) && subpath(realDir, realPath(p)) {
 		return filepath.Clean(p), nil
@@ -37,24 +40,6 @@ func ResolvePlanPath(p, plansDir, root string) (string, error) {
 		return "", fmt.Errorf("Access denied: plan path (%s) must be within the designated plans directory (%s).", p, plansDir)
 	}
 	return resolved, nil
-}
-
-// realPath resolves the links of p's longest existing ancestor, keeping
-// the rest as written, so that a file not yet created resolves too.
-func realPath(p string) string {
-	p = filepath.Clean(p)
-	rest := ""
-	for dir := p; ; {
-		if r, err := filepath.EvalSymlinks(dir); err == nil {
-			return filepath.Join(r, rest)
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return p
-		}
-		rest = filepath.Join(filepath.Base(dir), rest)
-		dir = parent
-	}
 }
 
 // subpath reports whether p is dir or lies under it.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/castor-dev/castor/command"
 	"github.com/castor-dev/castor/config"
+	"github.com/castor-dev/castor/internal/fsutil"
 	"github.com/castor-dev/castor/internal/routing"
 	"github.com/castor-dev/castor/model"
 	"github.com/castor-dev/castor/policy"
@@ -38,28 +39,12 @@ func plansDir(st *config.Settings, root, tempDir, sessionID string) (string, err
 	if !filepath.IsAbs(dir) {
 		dir = filepath.Join(root, dir)
 	}
-	realRoot, realDir := evalExisting(root), evalExisting(dir)
+	realRoot, realDir := fsutil.ResolveExisting(filepath.Clean(root)), fsutil.ResolveExisting(filepath.Clean(dir))
 	rel, err := filepath.Rel(realRoot, realDir)
 	if err != nil || !(rel == "." || filepath.IsLocal(rel)) {
 		return "", configErrorf("general.plan.directory: custom plans directory '%s' resolves to '%s', which is outside the project root '%s'", custom, realDir, realRoot)
 	}
 	return filepath.Clean(dir), nil
-}
-
-// evalExisting resolves the links of p's longest existing ancestor.
-func evalExisting(p string) string {
-	rest := ""
-	for dir := filepath.Clean(p); ; {
-		if r, err := filepath.EvalSymlinks(dir); err == nil {
-			return filepath.Join(r, rest)
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return filepath.Clean(p)
-		}
-		rest = filepath.Join(filepath.Base(dir), rest)
-		dir = parent
-	}
 }
 
 // finishPlan gives plan mode its directory and mode once the session id

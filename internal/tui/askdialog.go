@@ -195,7 +195,6 @@ func (m *model) askDone(dec tool.Decision) tea.Cmd {
 func (m *model) renderAsk() string {
 	d := m.dialog
 	a := d.ask
-	inner := max(m.width-4, 20)
 	var lines []string
 	if a.det.Type == tool.ConfirmExitPlanMode {
 		lines = append(lines, m.theme.title.Render("Plan Approval")+" "+m.theme.dim.Render(termtext.Visible(a.det.PlanPath)))
@@ -231,14 +230,24 @@ func (m *model) renderAsk() string {
 					label += " " + m.theme.dim.Render("— "+termtext.Visible(desc))
 				}
 			}
-			if i == a.sel {
-				lines = append(lines, m.theme.selected.Render("● ")+label)
-			} else {
-				lines = append(lines, "  "+label)
-			}
+			lines = append(lines, m.choiceLine(label, i == a.sel))
 		}
 		lines = append(lines, m.theme.dim.Render("Esc dismisses."))
 	}
+	return m.boxed(lines)
+}
+
+// choiceLine is one line of a list to choose from, marked when selected.
+func (m *model) choiceLine(label string, selected bool) string {
+	if selected {
+		return m.theme.selected.Render("● ") + label
+	}
+	return "  " + label
+}
+
+// boxed draws lines in the dialog's box, each cut to its width.
+func (m *model) boxed(lines []string) string {
+	inner := max(m.width-4, 20)
 	for i, l := range lines {
 		lines[i] = ansi.Truncate(l, inner, "…")
 	}

@@ -14,7 +14,6 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/internal/termtext"
@@ -89,23 +88,15 @@ func (m *model) rewindTo(prompt agent.Prompt) tea.Cmd {
 // renderRewind draws the picker, the prompts that fit, newest last.
 func (m *model) renderRewind() string {
 	p := m.rewind
-	inner := max(m.width-4, 20)
 	lines := []string{m.theme.title.Render("Rewind to before which prompt?")}
 	rows := max(m.height-6, 3)
 	start := max(0, min(p.sel-rows/2, len(p.prompts)-rows))
 	for i := start; i < len(p.prompts) && i < start+rows; i++ {
 		label := fmt.Sprintf("%d. %s", i+1, termtext.Visible(oneLine(p.prompts[i].Text)))
-		if i == p.sel {
-			lines = append(lines, m.theme.selected.Render("● "+label))
-		} else {
-			lines = append(lines, "  "+label)
-		}
+		lines = append(lines, m.choiceLine(label, i == p.sel))
 	}
 	lines = append(lines, m.theme.dim.Render("Enter rewinds (files too, where checkpoints exist); Esc closes."))
-	for i, l := range lines {
-		lines[i] = ansi.Truncate(l, inner, "…")
-	}
-	return m.theme.dialog.Width(m.width).Render(strings.Join(lines, "\n"))
+	return m.boxed(lines)
 }
 
 // oneLine is a prompt on one line.
