@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/castor-dev/castor/internal/e2etest"
+	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
 // TestSkillsInstallLinkUninstall: `castor skills install|link|uninstall`
@@ -98,5 +99,47 @@ func TestHooksMigrateFromClaude(t *testing.T) {
 	}
 	if n := len(e.Srv.Requests()); n != 0 {
 		t.Errorf("%d model requests: a command went to the model", n)
+	}
+}
+
+// TestExtensionsNewEveryTemplate: every boilerplate Gemini CLI 0.61's
+// `extensions new` offers exists here, validates, links and runs in a
+// session without a warning (but the themes example's, which Castor's
+// terminal cannot show): the hooks one's SessionStart hook speaks, the
+// skills one's skill is offered, the policies one's rules load.
+func TestExtensionsNewEveryTemplate(t *testing.T) {
+	t.Parallel()
+	e := e2etest.New(t)
+	for _, tmpl := range []string{"custom-commands", "exclude-tools", "hooks", "mcp-server", "policies", "skills", "themes-example"} {
+		dir := filepath.Join(filepath.Dir(e.WS), "src", tmpl+"-ext")
+		if r := e.Run("extensions", "new", dir, tmpl); r.Code != 0 {
+			t.Errorf("new %s: exit %d\n%s", tmpl, r.Code, r.Stderr)
+			continue
+		}
+		if r := e.Run("extensions", "validate", dir); r.Code != 0 {
+			t.Errorf("validate %s: %s", tmpl, r.Stderr)
+		}
+		if tmpl == "mcp-server" {
+			continue // needs npm install first
+		}
+		if r := e.Run("extensions", "link", "--consent", dir); r.Code != 0 {
+			t.Errorf("link %s: %s", tmpl, r.Stderr)
+		}
+	}
+	if r := e.Run("skills", "list"); !strings.Contains(r.Stdout, "greeter [Enabled]") {
+		t.Errorf("skills list:\n%s", r.Stdout)
+	}
+	e.Srv.Enqueue(fakegemini.Text("ok"))
+	r := e.Run("-p", "hello")
+	if r.Code != 0 || !strings.Contains(r.Stderr, "Session started: the hooks-ext extension's hook ran.") {
+		t.Errorf("run: exit %d\nstderr %s", r.Code, r.Stderr)
+	}
+	// Castor's terminal has no themes: the themes example is said to be
+	// ignored, and nothing else warns.
+	for _, l := range strings.Split(r.Stderr, "\n") {
+		themes := strings.Contains(l, "themes-example-ext") && strings.Contains(l, "themes is a display option")
+		if !themes && (strings.Contains(l, "Warning") || strings.Contains(l, "rror")) {
+			t.Errorf("run warned: %s", l)
+		}
 	}
 }

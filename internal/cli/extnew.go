@@ -53,6 +53,92 @@ Summarise what these matches of "{{args}}" show:
 }
 `,
 	},
+	"hooks": {
+		"gemini-extension.json": `{
+  "name": "%NAME%",
+  "version": "1.0.0"
+}
+`,
+		"hooks/hooks.json": `{
+  "hooks": {
+    "SessionStart": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "sh ${extensionPath}/scripts/on-start.sh"
+          }
+        ]
+      }
+    ]
+  }
+}
+`,
+		"scripts/on-start.sh": `#!/bin/sh
+# Runs when a session starts; what it prints is shown to the user.
+cat >/dev/null # the event, as JSON
+echo "Session started: the %NAME% extension's hook ran."
+`,
+	},
+	"policies": {
+		"gemini-extension.json": `{
+  "name": "%NAME%",
+  "version": "1.0.0",
+  "description": "Policy rules that come with an extension."
+}
+`,
+		"policies/policies.toml": `# An extension's policy rules rank below the user's and the workspace's.
+# Rules that allow, and yolo mode, are ignored in an extension.
+
+# Ask before any "rm -rf", whatever the approval mode.
+[[rule]]
+toolName = "run_shell_command"
+commandPrefix = "rm -rf"
+decision = "ask_user"
+priority = 100
+
+# Keep credentials out of searches.
+[[rule]]
+toolName = "grep_search"
+argsPattern = "(\\.env|id_rsa|passwd)"
+decision = "deny"
+priority = 200
+denyMessage = "The %NAME% extension keeps credentials out of searches."
+`,
+	},
+	"skills": {
+		"gemini-extension.json": `{
+  "name": "%NAME%",
+  "version": "1.0.0"
+}
+`,
+		"skills/greeter/SKILL.md": `---
+name: greeter
+description: Greets the user when asked for a greeting.
+---
+
+When the user says hello or asks for a greeting, answer:
+"Hello from the %NAME% extension!"
+`,
+	},
+	"themes-example": {
+		"gemini-extension.json": `{
+  "name": "%NAME%",
+  "version": "1.0.0",
+  "themes": [
+    {
+      "name": "%NAME%-green",
+      "type": "custom",
+      "background": { "primary": "#1a362a" },
+      "text": { "primary": "#a6e3a1", "secondary": "#6e8e7a", "link": "#89e689" },
+      "status": { "success": "#76c076", "warning": "#d9e689", "error": "#b34e4e" },
+      "border": { "default": "#4a6c5a" },
+      "ui": { "comment": "#6e8e7a" }
+    }
+  ]
+}
+`,
+	},
 }
 
 func extTemplateNames() []string {

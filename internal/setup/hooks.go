@@ -110,6 +110,9 @@ func buildHooks(o Options, a *Agent, extRoots []string, transcript func() string
 	if !o.IgnoreSettings {
 		list, disabled = settingsHooks(a.Settings, a.Trusted, extRoots, wd, o.Warn)
 		withExtensionSettingsEnv(a.Extensions, list)
+		if a.Trusted {
+			noticeProjectHooks(a.Home.Dir, wd, list, o.Warn)
+		}
 	}
 	for i, rh := range o.Hooks {
 		f := rh.Func

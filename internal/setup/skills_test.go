@@ -392,3 +392,35 @@ func TestSubagentModelCallRedactedByBeforeModel(t *testing.T) {
 		t.Errorf("the subagent's model call is not redacted: %s", raw)
 	}
 }
+
+// TestSubagentUnknownToolsReported: an agent file naming tools the
+// session lacks (a Gemini CLI tool Castor lacks, a typo) is reported with its file
+// and key, and the agent still runs with the tools it can have.
+func TestSubagentUnknownToolsReported(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	file := filepath.Join(ws, ".gemini", "agents", "planner.md")
+	writeFile(t, file, "---\nname: planner\ndescription: Plans.\ntools: [read_file, tracker_create_task, \"*\", mcp_github_*, reed_file]\n---\nYou plan.")
+	var warns []string
+	a, err := New(context.Background(), Options{WorkDir: ws, HomeDir: home, Client: fake.Script(fake.Text("ok")), Env: envOf(func(k string) string {
+		if k == "GEMINI_CLI_TRUST_WORKSPACE" {
+			return "true"
+		}
+		return ""
+	}), Warn: func(s string) { warns = append(warns, s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	got := strings.Join(warns, "\n")
+	for _, want := range []string{
+		file + `: tools[1]: agent "planner" names the tool "tracker_create_task", which this session does not have; the agent runs without it`,
+		file + `: tools[4]: agent "planner" names the tool "reed_file"`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("warnings lack %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, `"read_file", which`) || strings.Contains(got, "mcp_github") || strings.Contains(got, `"*"`) {
+		t.Errorf("a tool the session has, or a wildcard, was reported:\n%s", got)
+	}
+}

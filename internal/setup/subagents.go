@@ -2,6 +2,7 @@ package setup
 
 import (
 	"context"
+	"fmt"
 	"github.com/castor-dev/castor/internal/routing"
 	"regexp"
 	"slices"
@@ -76,6 +77,11 @@ func (a *Agent) addSubagents(o Options, ts *toolSet, e subagentEnv) error {
 	defs = applyAgentOverrides(defs, st, o.Warn)
 	if len(defs) == 0 {
 		return nil
+	}
+	if ts.mcpBG == nil {
+		// With MCP servers still connecting, their tools are not known
+		// yet: only a complete registry can tell a name is unknown.
+		reportUnknownTools(defs, ts.registry, o.Warn)
 	}
 	for i, d := range defs {
 		// Model aliases (pro, flash…) mean what they mean for the session.
@@ -276,3 +282,25 @@ func (t subagentHooks) Fire(ctx context.Context, in *agent.HookInput) (*agent.Ho
 // SubagentDefinitions are the subagents the model may invoke in this
 // session (the terminal's /agents lists them).
 func (a *Agent) SubagentDefinitions() []*subagents.Definition { return a.subagentDefs }
+// reportUnknownTools says, with the definition's file and key, which
+// tools an agent file names that this session does not have (a Gemini
+// CLI tool Castor lacks, a typo, a tool the settings exclude): the
+// subagent runs without them, and nothing else would tell the user.
+// Wildcards ("*", "mcp_…*") and MCP names ("mcp_<server>_<tool>") are
+// not checked.
+func reportUnknownTools(defs []*subagents.Definition, reg *tool.Registry, warn func(string)) {
+	for _, d := range defs {
+		if d.File == "" {
+			continue
+		}
+		for i, name := range d.Tools {
+			if name == "*" || strings.HasPrefix(name, "mcp_") || strings.HasSuffix(name, "*") || name == subagents.CompleteTaskName {
+				continue
+			}
+			if _, ok := reg.Get(name); ok {
+				continue
+			}
+			warn(fmt.Sprintf("%s: tools[%d]: agent %q names the tool %q, which this session does not have; the agent runs without it", d.File, i, d.Name, name))
+		}
+	}
+}
