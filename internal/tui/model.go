@@ -87,6 +87,7 @@ type model struct {
 	theme         theme
 	noColor       bool
 	screenReader  bool
+	shellMode     bool // "!" typed into an empty input: lines are shell commands until Esc (shellterm.go)
 	md            markdown
 	tailCache     struct{ src, out string }
 
@@ -719,6 +720,9 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 	if m.dialog != nil {
 		return m.dialogKey(k)
 	}
+	if cmd, ok := m.shellKey(k); ok { // shellterm.go
+		return cmd
+	}
 	switch ks {
 	case "ctrl+c":
 		if m.input.Value() != "" {
@@ -994,7 +998,7 @@ func (m *model) spinnerLine() string {
 	}
 	elapsed := m.now().Sub(m.turnStart).Truncate(time.Second)
 	if m.shellRunning() && !m.running {
-		label = "Running shell command"
+		label = m.shellLabel()
 		elapsed = m.now().Sub(m.shell.start).Truncate(time.Second)
 	}
 	frame := m.spin.View()
