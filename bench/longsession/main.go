@@ -32,6 +32,7 @@ func main() {
 
 type config struct {
 	castor, fake, face, dir string
+	model                   string
 	turns, answer           int
 	at                      []int
 	env                     []string
@@ -47,6 +48,7 @@ func run() error {
 	flag.IntVar(&c.turns, "turns", 1000, "prompts to send")
 	flag.IntVar(&c.answer, "answer", 6144, "bytes of each answer")
 	flag.StringVar(&at, "at", "100,500,1000", "turns after which RSS is read")
+	flag.StringVar(&c.model, "m", "", "castor's -m (a model name skips the auto router and its classifier calls)")
 	flag.StringVar(&env, "env", "", "extra environment for castor, comma-separated (GODEBUG=gctrace=1, GOGC=50 …)")
 	flag.Parse()
 	if c.castor == "" || c.fake == "" {
@@ -80,7 +82,7 @@ func run() error {
 		return err
 	}
 	script := filepath.Join(c.dir, "script.jsonl")
-	if err := writeScript(script, c.turns+5, c.answer); err != nil {
+	if err := writeScript(script, c.turns+5, c.answer, c.model == ""); err != nil {
 		return err
 	}
 	fake := exec.Command(c.fake, script)
@@ -128,6 +130,13 @@ func run() error {
 	return nil
 }
 
+func (c config) modelArgs() []string {
+	if c.model == "" {
+		return nil
+	}
+	return []string{"-m", c.model}
+}
+
 // memory reads VmRSS and VmHWM of pid, in MB.
 func memory(pid int) (rss, peak float64) {
 	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
@@ -149,8 +158,8 @@ func memory(pid int) (rss, peak float64) {
 
 // writeScript writes n turns: a read_file call, then a text answer of
 // about size bytes in a few chunks, each answer different; each turn
-// starts with the auto router's classifier call.
-func writeScript(path string, n, size int) error {
+// starts with the auto router's classifier call when router is set.
+func writeScript(path string, n, size int, router bool) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
@@ -160,7 +169,9 @@ func writeScript(path string, n, size int) error {
 	// The auto router asks a classifier once per prompt, a unary call.
 	classify := `{"method":"generateContent","response":{"candidates":[{"content":{"role":"model","parts":[{"text":"{\"complexity_reasoning\":\"a simple read\",\"complexity_score\":10}"}]},"finishReason":"STOP","index":0}]}}` + "\n"
 	for i := range n {
-		w.WriteString(classify)
+		if router {
+			w.WriteString(classify)
+		}
 		w.WriteString(call)
 		var text strings.Builder
 		for j := 0; text.Len() < size; j++ {
@@ -253,7 +264,7 @@ func (p *proc) readJSON() (map[string]any, error) {
 type streamJSON struct{ *proc }
 
 func startStreamJSON(c config, ws string, env []string) (session, error) {
-	p, err := start(c, ws, env, "-o", "stream-json", "--input-format", "stream-json")
+	p, err := start(c, ws, env, append(c.modelArgs(), "-o", "stream-json", "--input-format", "stream-json")...)
 	return streamJSON{p}, err
 }
 
@@ -283,7 +294,7 @@ type acp struct {
 }
 
 func startACP(c config, ws string, env []string) (session, error) {
-	p, err := start(c, ws, env, "--acp")
+	p, err := start(c, ws, env, append(c.modelArgs(), "--acp")...)
 	if err != nil {
 		return nil, err
 	}
