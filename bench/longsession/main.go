@@ -33,6 +33,7 @@ func main() {
 type config struct {
 	castor, fake, face, dir string
 	model                   string
+	noClassifier            bool
 	turns, answer           int
 	at                      []int
 	env                     []string
@@ -43,12 +44,13 @@ func run() error {
 	var at, env string
 	flag.StringVar(&c.castor, "castor", "", "castor binary")
 	flag.StringVar(&c.fake, "fakegemini", "", "fakegemini binary")
-	flag.StringVar(&c.face, "face", "stream-json", "stream-json or acp")
+	flag.StringVar(&c.face, "face", "stream-json", "stream-json, acp or tui (the interactive terminal in tmux)")
 	flag.StringVar(&c.dir, "dir", "", "scratch directory (default: a new temp dir, removed afterwards)")
 	flag.IntVar(&c.turns, "turns", 1000, "prompts to send")
 	flag.IntVar(&c.answer, "answer", 6144, "bytes of each answer")
 	flag.StringVar(&at, "at", "100,500,1000", "turns after which RSS is read")
 	flag.StringVar(&c.model, "m", "", "castor's -m (a model name skips the auto router and its classifier calls)")
+	flag.BoolVar(&c.noClassifier, "no-classifier-replies", false, "leave the classifier's replies out of the script, so the auto router's classifier takes the tool-call replies and every turn is a bare 6 KB answer (the run issue 26 measured)")
 	flag.StringVar(&env, "env", "", "extra environment for castor, comma-separated (GODEBUG=gctrace=1, GOGC=50 …)")
 	flag.Parse()
 	if c.castor == "" || c.fake == "" {
@@ -82,7 +84,7 @@ func run() error {
 		return err
 	}
 	script := filepath.Join(c.dir, "script.jsonl")
-	if err := writeScript(script, c.turns+5, c.answer, c.model == ""); err != nil {
+	if err := writeScript(script, c.turns+5, c.answer, c.model == "" && !c.noClassifier); err != nil {
 		return err
 	}
 	fake := exec.Command(c.fake, script)
@@ -107,6 +109,8 @@ func run() error {
 		s, err = startStreamJSON(c, ws, environ)
 	case "acp":
 		s, err = startACP(c, ws, environ)
+	case "tui":
+		s, err = startTUI(c, ws, environ)
 	default:
 		return fmt.Errorf("unknown face %q", c.face)
 	}
@@ -180,6 +184,7 @@ func writeScript(path string, n, size int, router bool) error {
 				text.WriteString("\n\n")
 			}
 		}
+		fmt.Fprintf(&text, "END-OF-ANSWER-%d.", i+1)
 		t := text.String()
 		var chunks []string
 		const pieces = 8
@@ -354,3 +359,73 @@ func (a *acp) turn(prompt string) error {
 	}
 	return nil
 }
+
+// tui is the interactive terminal in a tmux pane of its own server.
+type tui struct {
+	sock string
+	pidv int
+	n    int
+}
+
+func startTUI(c config, ws string, env []string) (session, error) {
+	sock := filepath.Join(c.dir, "tmux.sock")
+	cmd := "cd '" + ws + "' && exec env -i TERM=xterm-256color"
+	for _, kv := range env {
+		cmd += " '" + kv + "'"
+	}
+	cmd += " '" + c.castor + "'"
+	for _, a := range c.modelArgs() {
+		cmd += " '" + a + "'"
+	}
+	t := &tui{sock: sock}
+	if _, err := t.tmux("-f", "/dev/null", "new-session", "-d", "-x", "120", "-y", "40", cmd); err != nil {
+		return nil, err
+	}
+	out, err := t.tmux("list-panes", "-F", "#{pane_pid}")
+	if err != nil {
+		return nil, err
+	}
+	if t.pidv, err = strconv.Atoi(strings.TrimSpace(out)); err != nil {
+		return nil, fmt.Errorf("pane pid %q", out)
+	}
+	return t, t.wait(func(s string) bool { return strings.Contains(s, "context left") && !strings.Contains(s, "starting") })
+}
+
+func (t *tui) tmux(args ...string) (string, error) {
+	out, err := exec.Command("tmux", append([]string{"-S", t.sock}, args...)...).CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("tmux %v: %v: %s", args, err, out)
+	}
+	return string(out), nil
+}
+
+// wait polls the pane until ok holds, for at most a minute.
+func (t *tui) wait(ok func(string) bool) error {
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		s, err := t.tmux("capture-pane", "-p")
+		if err != nil {
+			return err
+		}
+		if ok(s) {
+			return nil
+		}
+	}
+	s, _ := t.tmux("capture-pane", "-p")
+	return fmt.Errorf("the terminal never got there:\n%s", s)
+}
+
+func (t *tui) turn(prompt string) error {
+	t.n++
+	if _, err := t.tmux("send-keys", "-l", prompt); err != nil {
+		return err
+	}
+	if _, err := t.tmux("send-keys", "Enter"); err != nil {
+		return err
+	}
+	end := fmt.Sprintf("END-OF-ANSWER-%d.", t.n)
+	return t.wait(func(s string) bool { return strings.Contains(s, end) && !strings.Contains(s, "esc to cancel") })
+}
+
+func (t *tui) pid() int { return t.pidv }
+
+func (t *tui) close() { _, _ = t.tmux("kill-server") }
