@@ -32,6 +32,8 @@ func main() {
 
 type config struct {
 	castor, fake, face, dir string
+	model                   string
+	noClassifier            bool
 	turns, answer           int
 	at                      []int
 	env                     []string
@@ -42,11 +44,13 @@ func run() error {
 	var at, env string
 	flag.StringVar(&c.castor, "castor", "", "castor binary")
 	flag.StringVar(&c.fake, "fakegemini", "", "fakegemini binary")
-	flag.StringVar(&c.face, "face", "stream-json", "stream-json or acp")
+	flag.StringVar(&c.face, "face", "stream-json", "stream-json, acp or tui (the interactive terminal in tmux)")
 	flag.StringVar(&c.dir, "dir", "", "scratch directory (default: a new temp dir, removed afterwards)")
 	flag.IntVar(&c.turns, "turns", 1000, "prompts to send")
 	flag.IntVar(&c.answer, "answer", 6144, "bytes of each answer")
 	flag.StringVar(&at, "at", "100,500,1000", "turns after which RSS is read")
+	flag.StringVar(&c.model, "m", "", "castor's -m (a model name skips the auto router and its classifier calls)")
+	flag.BoolVar(&c.noClassifier, "no-classifier-replies", false, "leave the classifier's replies out of the script, so the auto router's classifier takes the tool-call replies and every turn is a bare 6 KB answer (the run issue 26 measured)")
 	flag.StringVar(&env, "env", "", "extra environment for castor, comma-separated (GODEBUG=gctrace=1, GOGC=50 …)")
 	flag.Parse()
 	if c.castor == "" || c.fake == "" {
@@ -80,7 +84,7 @@ func run() error {
 		return err
 	}
 	script := filepath.Join(c.dir, "script.jsonl")
-	if err := writeScript(script, c.turns+5, c.answer); err != nil {
+	if err := writeScript(script, c.turns+5, c.answer, c.model == "" && !c.noClassifier); err != nil {
 		return err
 	}
 	fake := exec.Command(c.fake, script)
@@ -105,6 +109,8 @@ func run() error {
 		s, err = startStreamJSON(c, ws, environ)
 	case "acp":
 		s, err = startACP(c, ws, environ)
+	case "tui":
+		s, err = startTUI(c, ws, environ)
 	default:
 		return fmt.Errorf("unknown face %q", c.face)
 	}
@@ -128,6 +134,13 @@ func run() error {
 	return nil
 }
 
+func (c config) modelArgs() []string {
+	if c.model == "" {
+		return nil
+	}
+	return []string{"-m", c.model}
+}
+
 // memory reads VmRSS and VmHWM of pid, in MB.
 func memory(pid int) (rss, peak float64) {
 	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
@@ -149,8 +162,8 @@ func memory(pid int) (rss, peak float64) {
 
 // writeScript writes n turns: a read_file call, then a text answer of
 // about size bytes in a few chunks, each answer different; each turn
-// starts with the auto router's classifier call.
-func writeScript(path string, n, size int) error {
+// starts with the auto router's classifier call when router is set.
+func writeScript(path string, n, size int, router bool) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
@@ -160,7 +173,9 @@ func writeScript(path string, n, size int) error {
 	// The auto router asks a classifier once per prompt, a unary call.
 	classify := `{"method":"generateContent","response":{"candidates":[{"content":{"role":"model","parts":[{"text":"{\"complexity_reasoning\":\"a simple read\",\"complexity_score\":10}"}]},"finishReason":"STOP","index":0}]}}` + "\n"
 	for i := range n {
-		w.WriteString(classify)
+		if router {
+			w.WriteString(classify)
+		}
 		w.WriteString(call)
 		var text strings.Builder
 		for j := 0; text.Len() < size; j++ {
@@ -169,6 +184,7 @@ func writeScript(path string, n, size int) error {
 				text.WriteString("\n\n")
 			}
 		}
+		fmt.Fprintf(&text, "END-OF-ANSWER-%d.", i+1)
 		t := text.String()
 		var chunks []string
 		const pieces = 8
@@ -253,7 +269,7 @@ func (p *proc) readJSON() (map[string]any, error) {
 type streamJSON struct{ *proc }
 
 func startStreamJSON(c config, ws string, env []string) (session, error) {
-	p, err := start(c, ws, env, "-o", "stream-json", "--input-format", "stream-json")
+	p, err := start(c, ws, env, append(c.modelArgs(), "-o", "stream-json", "--input-format", "stream-json")...)
 	return streamJSON{p}, err
 }
 
@@ -283,7 +299,7 @@ type acp struct {
 }
 
 func startACP(c config, ws string, env []string) (session, error) {
-	p, err := start(c, ws, env, "--acp")
+	p, err := start(c, ws, env, append(c.modelArgs(), "--acp")...)
 	if err != nil {
 		return nil, err
 	}
@@ -343,3 +359,73 @@ func (a *acp) turn(prompt string) error {
 	}
 	return nil
 }
+
+// tui is the interactive terminal in a tmux pane of its own server.
+type tui struct {
+	sock string
+	pidv int
+	n    int
+}
+
+func startTUI(c config, ws string, env []string) (session, error) {
+	sock := filepath.Join(c.dir, "tmux.sock")
+	cmd := "cd '" + ws + "' && exec env -i TERM=xterm-256color"
+	for _, kv := range env {
+		cmd += " '" + kv + "'"
+	}
+	cmd += " '" + c.castor + "'"
+	for _, a := range c.modelArgs() {
+		cmd += " '" + a + "'"
+	}
+	t := &tui{sock: sock}
+	if _, err := t.tmux("-f", "/dev/null", "new-session", "-d", "-x", "120", "-y", "40", cmd); err != nil {
+		return nil, err
+	}
+	out, err := t.tmux("list-panes", "-F", "#{pane_pid}")
+	if err != nil {
+		return nil, err
+	}
+	if t.pidv, err = strconv.Atoi(strings.TrimSpace(out)); err != nil {
+		return nil, fmt.Errorf("pane pid %q", out)
+	}
+	return t, t.wait(func(s string) bool { return strings.Contains(s, "context left") && !strings.Contains(s, "starting") })
+}
+
+func (t *tui) tmux(args ...string) (string, error) {
+	out, err := exec.Command("tmux", append([]string{"-S", t.sock}, args...)...).CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("tmux %v: %v: %s", args, err, out)
+	}
+	return string(out), nil
+}
+
+// wait polls the pane until ok holds, for at most a minute.
+func (t *tui) wait(ok func(string) bool) error {
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		s, err := t.tmux("capture-pane", "-p")
+		if err != nil {
+			return err
+		}
+		if ok(s) {
+			return nil
+		}
+	}
+	s, _ := t.tmux("capture-pane", "-p")
+	return fmt.Errorf("the terminal never got there:\n%s", s)
+}
+
+func (t *tui) turn(prompt string) error {
+	t.n++
+	if _, err := t.tmux("send-keys", "-l", prompt); err != nil {
+		return err
+	}
+	if _, err := t.tmux("send-keys", "Enter"); err != nil {
+		return err
+	}
+	end := fmt.Sprintf("END-OF-ANSWER-%d.", t.n)
+	return t.wait(func(s string) bool { return strings.Contains(s, end) && !strings.Contains(s, "esc to cancel") })
+}
+
+func (t *tui) pid() int { return t.pidv }
+
+func (t *tui) close() { _, _ = t.tmux("kill-server") }

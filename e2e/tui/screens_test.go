@@ -188,6 +188,9 @@ func TestTUIShellMode(t *testing.T) {
 	tm := e.StartTUI()
 	tm.Submit("!ls")
 	tm.WaitFor("(exit 0)")
+	// "!" turned shell mode on, as in Gemini CLI 0.61; Esc leaves it.
+	tm.Keys("Escape")
+	tm.WaitFor("Type your message")
 	// The command and its output reach the model with the next prompt.
 	e.Srv.Enqueue(fakegemini.Text("I saw hello.txt."))
 	tm.Submit("What did you see?")

@@ -91,6 +91,7 @@ type model struct {
 	customThemes []palette
 	noColor      bool
 	screenReader bool
+	shellMode    bool // "!" typed into an empty input: lines are shell commands until Esc (shellterm.go)
 	md           markdown
 	tailCache    struct{ src, out string }
 	// boxCache is the input box as last drawn, and what it was drawn
@@ -787,6 +788,9 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 	if m.dialog != nil {
 		return m.dialogKey(k)
 	}
+	if cmd, ok := m.shellKey(k); ok { // shellterm.go
+		return cmd
+	}
 	if m.rewind != nil {
 		return m.rewindKey(k)
 	}
@@ -1127,7 +1131,7 @@ func (m *model) spinnerLine() string {
 	}
 	elapsed := m.now().Sub(m.turnStart).Truncate(time.Second)
 	if m.shellRunning() && !m.running {
-		label = "Running shell command"
+		label = m.shellLabel()
 		elapsed = m.now().Sub(m.shell.start).Truncate(time.Second)
 	}
 	frame := m.spin.View()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"time"
@@ -26,6 +27,11 @@ type shellRun struct {
 	start  time.Time
 	cancel context.CancelFunc
 	out    *proc.Buffer
+	// term is the command's pseudo-terminal (nil where there is none):
+	// while focused, what the user types goes to the command
+	// (shellterm.go).
+	term    *os.File
+	focused bool
 }
 
 type shellDoneMsg struct {
@@ -59,19 +65,30 @@ func (m *model) runShell(command string) tea.Cmd {
 		// Redacted as the shell tool's (security.environmentVariableRedaction).
 		env = proc.Env(m.agent.Env.Environ(), nil, m.agent.RedactShellEnv)
 	}
-	dir := m.workDir
+	cmd := exec.CommandContext(ctx, "bash", "-c", command)
+	if _, err := exec.LookPath("bash"); err != nil {
+		cmd = exec.CommandContext(ctx, "sh", "-c", command)
+	}
+	cmd.Dir, cmd.Env = m.workDir, env
+	// Cancelling kills the whole group, so that what the command started
+	// in the background stops with it.
+	g := proc.New(cmd, proc.Options{})
+	// On a pseudo-terminal the command can ask and be answered: focus
+	// moves into it (shellterm.go).
+	term, err := g.StartPTY(proc.Size{Cols: uint16(max(m.width-2, 20)), Rows: 24})
+	if err == nil {
+		m.shell.term, m.shell.focused = term, true
+	}
 	send := m.send
 	go func() {
 		defer cancel()
-		cmd := exec.CommandContext(ctx, "bash", "-c", command)
-		if _, err := exec.LookPath("bash"); err != nil {
-			cmd = exec.CommandContext(ctx, "sh", "-c", command)
+		switch {
+		case err == nil:
+			err = waitPTY(cmd, g, term, out)
+		case errors.Is(err, proc.ErrNoPTY):
+			cmd.Stdout, cmd.Stderr = out, out
+			err = g.Run()
 		}
-		cmd.Dir, cmd.Env = dir, env
-		cmd.Stdout, cmd.Stderr = out, out
-		// Cancelling kills the whole group, so that what the command
-		// started in the background stops with it.
-		err := proc.New(cmd, proc.Options{}).Run()
 		if ctx.Err() != nil {
 			err = errShellCancelled
 		}
@@ -82,7 +99,7 @@ func (m *model) runShell(command string) tea.Cmd {
 
 func (m *model) onShellDone(msg shellDoneMsg) tea.Cmd {
 	m.shell = nil
-	out := strings.TrimRight(termtext.Visible(msg.output), "\n")
+	out := strings.TrimRight(termtext.Visible(terminalText(msg.output)), "\n")
 	if out != "" {
 		m.print(strings.Join(headLines(out, 200), "\n"))
 	}
@@ -112,7 +129,7 @@ var errShellCancelled = errors.New("cancelled")
 
 // renderShell is the running "!" command's last lines of output.
 func (m *model) renderShell() string {
-	out := strings.TrimRight(termtext.Visible(m.shell.out.Tail(8<<10)), "\n")
+	out := strings.TrimRight(termtext.Visible(terminalText(m.shell.out.Tail(8<<10))), "\n")
 	if out == "" {
 		return ""
 	}

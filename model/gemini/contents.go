@@ -40,17 +40,18 @@ var contentsMark = func() string {
 var contentsToken = []byte(`"` + contentsMark + `"`)
 
 // encodeContents returns the contents as the JSON the Gemini API takes,
-// one encoded content each: the body is sent from these pieces, so a long
-// conversation is never copied into one buffer (encoding/json would grow
-// one to twice its size and keep it in its pool, and splicing would copy
-// it again): in a long session those copies were most of the memory a
-// call left behind.
+// in one buffer: a long conversation's encoding is a large allocation of
+// its own, freed whole after the call. (Encoded content by content, the
+// many small encodings shared size classes with the conversation's own
+// strings, and the heap kept the pages they left half used: a long
+// session's memory grew faster.) The transport sends it between the two
+// halves of genai's body without copying it again (spliceContents).
 // For the Gemini API genai's conversion copies every field of a content
 // and part as it is, except that it refuses a function call's
 // partialArgs and willContinue (Vertex-only); contents with those, or
 // with a nil content or part, report false and genai encodes them,
 // errors included.
-func encodeContents(cs []*genai.Content) ([][]byte, bool) {
+func encodeContents(cs []*genai.Content) ([]byte, bool) {
 	if len(cs) == 0 {
 		return nil, false
 	}
@@ -67,15 +68,11 @@ func encodeContents(cs []*genai.Content) ([][]byte, bool) {
 			}
 		}
 	}
-	out := make([][]byte, len(cs))
-	for i, c := range cs {
-		raw, err := json.Marshal(c)
-		if err != nil {
-			return nil, false
-		}
-		out[i] = raw
+	raw, err := json.Marshal(cs)
+	if err != nil {
+		return nil, false
 	}
-	return out, true
+	return raw, true
 }
 
 // setBodyField makes genai send v as the request body's field key, after
@@ -118,8 +115,9 @@ func (m *Model) prepare(slot *callSlot, contents []*genai.Content, cfg *genai.Ge
 var errNoContentsMark = errors.New("gemini: request body lost the contents placeholder")
 
 // spliceContents returns r with the encoded contents in place of the
-// contents placeholder in its body, sent from the pieces as they are.
-func spliceContents(r *http.Request, contents [][]byte) (*http.Request, error) {
+// contents placeholder in its body, sent from the three pieces as they
+// are.
+func spliceContents(r *http.Request, contents []byte) (*http.Request, error) {
 	if r.Body == nil {
 		return nil, errNoContentsMark
 	}
@@ -132,87 +130,45 @@ func spliceContents(r *http.Request, contents [][]byte) (*http.Request, error) {
 	if i < 0 {
 		return nil, errNoContentsMark
 	}
-	b := &splicedBody{pre: body[:i], contents: contents, post: body[i+len(contentsToken):]}
-	r.Body = io.NopCloser(b.reader())
-	r.ContentLength = b.size()
-	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(b.reader()), nil }
+	pieces := [][]byte{body[:i], contents, body[i+len(contentsToken):]}
+	size := 0
+	for _, p := range pieces {
+		size += len(p)
+	}
+	r.Body = io.NopCloser(&piecesReader{pieces: pieces})
+	r.ContentLength = int64(size)
+	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(&piecesReader{pieces: pieces}), nil }
 	return r, nil
 }
 
-// splicedBody is a request body: genai's body around the placeholder, and
-// the contents as a JSON array between.
-type splicedBody struct {
-	pre, post []byte
-	contents  [][]byte
+// piecesReader reads byte slices one after the other, from the start.
+type piecesReader struct {
+	pieces [][]byte
+	i      int // the piece being read
+	off    int // how much of it is read
 }
 
-var (
-	jsonOpen  = []byte("[")
-	jsonComma = []byte(",")
-	jsonClose = []byte("]")
-)
-
-func (b *splicedBody) size() int64 {
-	n := len(b.pre) + len(b.post) + 2 + max(len(b.contents)-1, 0)
-	for _, c := range b.contents {
-		n += len(c)
-	}
-	return int64(n)
-}
-
-// piece returns the body's i-th piece, nil past the end.
-func (b *splicedBody) piece(i int) []byte {
-	switch n := len(b.contents); {
-	case i == 0:
-		return b.pre
-	case i == 1:
-		return jsonOpen
-	case i == 2*n+1:
-		return jsonClose
-	case i == 2*n+2:
-		return b.post
-	case i > 2*n+2:
-		return nil
-	case i%2 == 0:
-		return b.contents[i/2-1]
-	default:
-		return jsonComma
-	}
-}
-
-func (b *splicedBody) reader() *splicedReader { return &splicedReader{b: b} }
-
-// splicedReader reads a splicedBody from its start.
-type splicedReader struct {
-	b   *splicedBody
-	i   int // the piece being read
-	off int // how much of it is read
-}
-
-func (r *splicedReader) Read(p []byte) (int, error) {
+func (r *piecesReader) Read(p []byte) (int, error) {
 	n := 0
-	for n < len(p) {
-		if r.i > 2*len(r.b.contents)+2 {
-			if n == 0 {
-				return 0, io.EOF
-			}
-			break
-		}
-		c := copy(p[n:], r.b.piece(r.i)[r.off:])
+	for n < len(p) && r.i < len(r.pieces) {
+		c := copy(p[n:], r.pieces[r.i][r.off:])
 		n += c
 		r.off += c
-		if r.off == len(r.b.piece(r.i)) {
+		if r.off == len(r.pieces[r.i]) {
 			r.i, r.off = r.i+1, 0
 		}
+	}
+	if n == 0 && r.i == len(r.pieces) && len(p) > 0 {
+		return 0, io.EOF
 	}
 	return n, nil
 }
 
 // WriteTo writes the rest without copying it through a buffer.
-func (r *splicedReader) WriteTo(w io.Writer) (int64, error) {
+func (r *piecesReader) WriteTo(w io.Writer) (int64, error) {
 	var total int64
-	for ; r.i <= 2*len(r.b.contents)+2; r.i, r.off = r.i+1, 0 {
-		n, err := w.Write(r.b.piece(r.i)[r.off:])
+	for ; r.i < len(r.pieces); r.i, r.off = r.i+1, 0 {
+		n, err := w.Write(r.pieces[r.i][r.off:])
 		total += int64(n)
 		r.off += n
 		if err != nil {

@@ -1,0 +1,52 @@
+package tui_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/castor-dev/castor/internal/e2etest"
+)
+
+// A "!" command runs on a terminal of its own, and focus moves into it:
+// what it asks is answered by typing, as in Gemini CLI 0.61's interactive
+// shell (read once saw end of input and answered nothing).
+func TestTUIShellCommandAnsweredByTyping(t *testing.T) {
+	t.Parallel()
+	e := e2etest.New(t)
+	tm := e.StartTUI()
+	tm.Submit(`!read -p 'name? ' x; echo "got $x"`)
+	tm.WaitRaw("the command's question", func(s string) bool { return strings.Contains(s, "name?") })
+	tm.Submit("castor")
+	s := tm.WaitUntil("the command's answer and an idle screen", func(s string) bool {
+		return e2etest.Idle(s) && strings.Contains(s, "got castor") && strings.Contains(s, "(exit 0)")
+	})
+	if !strings.Contains(s, "! read -p 'name? ' x; echo \"got $x\"") {
+		t.Errorf("the command line is not shown:\n%s", s)
+	}
+	// The command and what it printed joined the conversation.
+	tm.Golden("shell_answered", s)
+}
+
+// "!" typed into an empty input turns on shell mode: each line sent is a
+// command, without "!" again, until Esc leaves it (Gemini CLI 0.61).
+func TestTUIShellModeSticky(t *testing.T) {
+	t.Parallel()
+	e := e2etest.New(t)
+	tm := e.StartTUI()
+	tm.TypeText("!")
+	tm.WaitFor("Type your shell command")
+	tm.Submit("echo first-$((20+1))")
+	tm.WaitFor("first-21")
+	tm.Submit("echo second-$((40+2))")
+	s := tm.WaitUntil("the second command's output, still in shell mode", func(s string) bool {
+		return e2etest.Idle(s) && strings.Contains(s, "second-42") && strings.Contains(s, "Type your shell command")
+	})
+	if !strings.Contains(s, "! echo second-$((40+2))") {
+		t.Errorf("the second line did not run as a command:\n%s", s)
+	}
+	tm.Keys("Escape")
+	s = tm.WaitUntil("shell mode left", func(s string) bool {
+		return strings.Contains(s, "Type your message") && !strings.Contains(s, "Type your shell command")
+	})
+	tm.Golden("shell_mode", s)
+}
