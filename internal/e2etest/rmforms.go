@@ -64,7 +64,7 @@ var ExcludeRmForms = []RmForm{
 
 // GitStatusRuns are commands a deny rule for rm leaves alone: each runs
 // after the forms.
-var GitStatusRuns = []string{"git status", "git status --short", "git -c color.ui=never status -sb", "touch made.txt"}
+var GitStatusRuns = []string{"git status", "git status --short", "git -c color.ui=never status -sb", "touch sub/made.txt"}
 
 // RmConversation is a scripted model calling the shell with each form,
 // then each of GitStatusRuns, then answering "done".
@@ -84,7 +84,8 @@ func RmConversation(forms []RmForm) []fakegemini.Reply {
 // (when git is installed).
 func RmWorkspace(t *testing.T, ws string) {
 	t.Helper()
-	WriteFiles(t, ws, map[string]string{"victim": "keep me", "victim.list": "rm victim\n"})
+	// sub: Landlock keeps the top of a repository as it is.
+	WriteFiles(t, ws, map[string]string{"victim": "keep me", "victim.list": "rm victim\n", "sub/.keep": ""})
 	if _, err := exec.LookPath("git"); err == nil {
 		cmd := exec.Command("git", "init", "-q")
 		cmd.Dir = ws
@@ -104,8 +105,8 @@ func CheckRmConversation(t testing.TB, ws string, forms []RmForm, reqs []*fakege
 	if _, err := os.Stat(filepath.Join(ws, "victim")); err != nil {
 		t.Errorf("victim was deleted: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(ws, "made.txt")); err != nil {
-		t.Errorf("touch made.txt did not run: %v", err)
+	if _, err := os.Stat(filepath.Join(ws, "sub", "made.txt")); err != nil {
+		t.Errorf("touch sub/made.txt did not run: %v", err)
 	}
 	if want := len(forms) + len(GitStatusRuns) + 1; len(reqs) != want {
 		t.Fatalf("%d model requests, want %d", len(reqs), want)
