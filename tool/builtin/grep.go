@@ -548,7 +548,7 @@ func (c *grepCall) searchRipgrep(ctx context.Context) ([]grepMatch, error) {
 		return kept.lines, nil
 	}
 	for {
-		rules, more := plan.next(c.o.searchPath)
+		rules, more := plan.next(c.o.searchPath, kept.live > 0)
 		if !more {
 			break
 		}

@@ -142,13 +142,16 @@ func rgPlainName(name string) bool {
 }
 
 // next returns the ignore rules of the next run over dir's entries, and
-// false when every entry has been searched.
-func (p *rgPlan) next(dir string) (rules string, ok bool) {
+// false when every entry has been searched. found tells whether the runs
+// so far found a match: when the first found none, matches are rare and
+// the next run takes every entry left, as a run more would cost its
+// start for nothing.
+func (p *rgPlan) next(dir string, found bool) (rules string, ok bool) {
 	if len(p.units) == 0 {
 		return "", false
 	}
 	n := len(p.units)
-	if p.runs < len(rgChunkSizes) {
+	if p.runs < len(rgChunkSizes) && (p.runs == 0 || found) {
 		size := rgChunkSizes[p.runs]
 		weight := rgWeight(dir, p.units[0], size)
 		for n = 1; n < len(p.units); n++ {
