@@ -388,7 +388,7 @@ var settingDescriptions = map[string]string{
 	"general.preferredEditor":               "The editor \"Modify in $EDITOR\" opens (`vscode`, `zed`, `vim`, `neovim`, `emacs`, …); unknown names exit 52.",
 	"general.openEditorInNewWindow":         "Open the preferred editor in a new window.",
 	"general.vimMode":                       "Vim key bindings in the prompt.",
-	"general.defaultApprovalMode":           "The approval mode a session starts in: `default`, `auto_edit` or `plan` (`yolo` only if YOLO is not disabled).",
+	"general.defaultApprovalMode":           "The approval mode a session starts in: `default`, `auto_edit` or `plan`; `yolo` is ignored with a warning, as in Gemini CLI (YOLO comes only from `--yolo`, `--approval-mode=yolo` or Ctrl+Y).",
 	"general.devtools":                      "Start Node.js developer tools.",
 	"general.enableAutoUpdate":              "Update the program in the background.",
 	"general.enableAutoUpdateNotification":  "Announce a newer release at start-up (release builds; `disableUpdateNag: true` is read as `false` here); `castor update` installs it.",
