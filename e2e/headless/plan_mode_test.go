@@ -202,3 +202,29 @@ func TestAskUserHeadless(t *testing.T) {
 		t.Errorf("ask_user in -p answered %v", resp)
 	}
 }
+
+// TestPlanModeHeadless: a -p run cannot ask, so entering plan mode is
+// allowed and the plan approved at once, implemented in yolo mode, as
+// Gemini CLI 0.61 does without a user.
+func TestPlanModeHeadless(t *testing.T) {
+	t.Parallel()
+	e := e2etest.New(t)
+	target := filepath.Join(e.WS, "out.txt")
+	e.Srv.Enqueue(
+		fakegemini.Call("enter_plan_mode", map[string]any{}),
+		fakegemini.Call("write_file", map[string]any{"file_path": "p.md", "content": "1. write out.txt\n"}),
+		fakegemini.Call("exit_plan_mode", map[string]any{"plan_filename": "p.md"}),
+		fakegemini.Call("write_file", map[string]any{"file_path": target, "content": "done\n"}),
+		fakegemini.Text("Done."),
+	)
+	if r := e.Run("-p", "plan and do it"); r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
+	}
+	if got, _ := os.ReadFile(target); string(got) != "done\n" {
+		t.Errorf("out.txt = %q", got)
+	}
+	_, resp := e2etest.FunctionResponse(t, e.Srv.Requests()[3].LastContent(), 0)
+	if out, _ := resp["output"].(string); !strings.HasPrefix(out, "Plan approved. Switching to YOLO mode") {
+		t.Errorf("exit_plan_mode answered %v", resp)
+	}
+}
