@@ -39,19 +39,13 @@ var contentsMark = func() string {
 // escaped, so these bytes cannot occur inside another string.
 var contentsToken = []byte(`"` + contentsMark + `"`)
 
-// encodeContents returns the contents as the JSON the Gemini API takes,
-// in one buffer: a long conversation's encoding is a large allocation of
-// its own, freed whole after the call. (Encoded content by content, the
-// many small encodings shared size classes with the conversation's own
-// strings, and the heap kept the pages they left half used: a long
-// session's memory grew faster.) The transport sends it between the two
-// halves of genai's body without copying it again (spliceContents).
+// encodeContents returns the contents as the JSON the Gemini API takes.
 // For the Gemini API genai's conversion copies every field of a content
 // and part as it is, except that it refuses a function call's
 // partialArgs and willContinue (Vertex-only); contents with those, or
 // with a nil content or part, report false and genai encodes them,
 // errors included.
-func encodeContents(cs []*genai.Content) ([]byte, bool) {
+func encodeContents(cs []*genai.Content) (json.RawMessage, bool) {
 	if len(cs) == 0 {
 		return nil, false
 	}
@@ -114,10 +108,9 @@ func (m *Model) prepare(slot *callSlot, contents []*genai.Content, cfg *genai.Ge
 // without the conversation.
 var errNoContentsMark = errors.New("gemini: request body lost the contents placeholder")
 
-// spliceContents returns r with the encoded contents in place of the
-// contents placeholder in its body, sent from the three pieces as they
-// are.
-func spliceContents(r *http.Request, contents []byte) (*http.Request, error) {
+// spliceContents returns r with raw in place of the contents placeholder
+// in its body.
+func spliceContents(r *http.Request, raw json.RawMessage) (*http.Request, error) {
 	if r.Body == nil {
 		return nil, errNoContentsMark
 	}
@@ -130,50 +123,12 @@ func spliceContents(r *http.Request, contents []byte) (*http.Request, error) {
 	if i < 0 {
 		return nil, errNoContentsMark
 	}
-	pieces := [][]byte{body[:i], contents, body[i+len(contentsToken):]}
-	size := 0
-	for _, p := range pieces {
-		size += len(p)
-	}
-	r.Body = io.NopCloser(&piecesReader{pieces: pieces})
-	r.ContentLength = int64(size)
-	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(&piecesReader{pieces: pieces}), nil }
+	out := make([]byte, 0, len(body)-len(contentsToken)+len(raw))
+	out = append(out, body[:i]...)
+	out = append(out, raw...)
+	out = append(out, body[i+len(contentsToken):]...)
+	r.Body = io.NopCloser(bytes.NewReader(out))
+	r.ContentLength = int64(len(out))
+	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(out)), nil }
 	return r, nil
-}
-
-// piecesReader reads byte slices one after the other, from the start.
-type piecesReader struct {
-	pieces [][]byte
-	i      int // the piece being read
-	off    int // how much of it is read
-}
-
-func (r *piecesReader) Read(p []byte) (int, error) {
-	n := 0
-	for n < len(p) && r.i < len(r.pieces) {
-		c := copy(p[n:], r.pieces[r.i][r.off:])
-		n += c
-		r.off += c
-		if r.off == len(r.pieces[r.i]) {
-			r.i, r.off = r.i+1, 0
-		}
-	}
-	if n == 0 && r.i == len(r.pieces) && len(p) > 0 {
-		return 0, io.EOF
-	}
-	return n, nil
-}
-
-// WriteTo writes the rest without copying it through a buffer.
-func (r *piecesReader) WriteTo(w io.Writer) (int64, error) {
-	var total int64
-	for ; r.i < len(r.pieces); r.i, r.off = r.i+1, 0 {
-		n, err := w.Write(r.pieces[r.i][r.off:])
-		total += int64(n)
-		r.off += n
-		if err != nil {
-			return total, err
-		}
-	}
-	return total, nil
 }

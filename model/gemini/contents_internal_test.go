@@ -127,39 +127,3 @@ func TestSpliceWithoutMark(t *testing.T) {
 		t.Errorf("error %v, want errNoContentsMark", err)
 	}
 }
-
-// TestSplicedBody: the body read in pieces of any size, or written whole,
-// is genai's body with the contents in place of the placeholder, and its
-// length is the one announced.
-func TestSplicedBody(t *testing.T) {
-	for _, contents := range []string{`[]`, `[{"role":"user"}]`, `[` + strings.Repeat(`{"parts":[{"text":"xyz"}]},`, 50) + `{}]`} {
-		want := `{"contents":` + contents + `,"model":"m"}`
-		r, _ := http.NewRequest("POST", "http://x", strings.NewReader(`{"contents":`+string(contentsToken)+`,"model":"m"}`))
-		r, err := spliceContents(r, []byte(contents))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r.ContentLength != int64(len(want)) {
-			t.Errorf("length %d, want %d", r.ContentLength, len(want))
-		}
-		for _, size := range []int{1, 3, 64, 1 << 16} {
-			body, _ := r.GetBody()
-			var got bytes.Buffer
-			buf := make([]byte, size)
-			for {
-				k, err := body.Read(buf)
-				got.Write(buf[:k])
-				if err == io.EOF {
-					break
-				}
-			}
-			if got.String() != want {
-				t.Errorf("read %d at a time:\n%s\nwant\n%s", size, got.String(), want)
-			}
-		}
-		var got bytes.Buffer
-		if _, err := io.Copy(&got, r.Body); err != nil || got.String() != want {
-			t.Errorf("written whole (%v):\n%s", err, got.String())
-		}
-	}
-}
