@@ -428,10 +428,11 @@ func (ss *session) runCommand(ctx context.Context, line string) (submit string, 
 // cancels, goes away, or answers with an unknown option rejects the call.
 func (ss *session) confirm(ctx context.Context, c *agent.ToolCall) (tool.Decision, error) {
 	kind := callKind(c)
+	// The call's own informative title ("git status", "Writing to
+	// notes.md"), as the tool_call update has it and Gemini CLI 0.61
+	// keeps it, not the confirmation's generic one ("Confirm Shell
+	// Command").
 	title := callTitle(c)
-	if c.Confirmation != nil && c.Confirmation.Details != nil && c.Confirmation.Details.Title != "" {
-		title = c.Confirmation.Details.Title
-	}
 	req := sdk.RequestPermissionRequest{
 		SessionId: sdk.SessionId(ss.id),
 		ToolCall: sdk.ToolCallUpdate{
