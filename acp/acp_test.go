@@ -621,3 +621,30 @@ func TestDeleteSession(t *testing.T) {
 		t.Error("a deleted session still takes prompts")
 	}
 }
+
+// TestModelPickerOffers3x: the model selector offers auto and the 3.x
+// models auto routes to (Gemini CLI 0.61's picker), not 2.5-era ones.
+func TestModelPickerOffers3x(t *testing.T) {
+	e := newEnv(t)
+	c := e.connect(t, (&recorder{}).handler(), castor.WithoutRecording())
+	s, err := c.NewSession(context.Background(), sdk.NewSessionRequest{Cwd: e.dir, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, o := range s.ConfigOptions {
+		if o.Select != nil && o.Select.Id == "model" && o.Select.Options.Ungrouped != nil {
+			for _, v := range *o.Select.Options.Ungrouped {
+				got = append(got, string(v.Value))
+			}
+		}
+	}
+	for _, want := range []string{"auto", "gemini-3.1-pro-preview", "gemini-3.8-flash", "gemini-3.5-flash-lite"} {
+		if !contains(got, want) {
+			t.Errorf("model options %v lack %s", got, want)
+		}
+	}
+	if contains(got, "gemini-2.5-flash-lite") {
+		t.Errorf("model options %v still offer 2.5 models", got)
+	}
+}
