@@ -581,3 +581,70 @@ func TestCancelWhileModelStreams(t *testing.T) {
 		t.Errorf("next prompt: %+v, %v", r, err)
 	}
 }
+
+// TestDeleteSession: session/delete (advertised) removes a recorded
+// session from session/list, closing it first when open; an unknown id
+// or a list index is "Session not found", never another session.
+func TestDeleteSession(t *testing.T) {
+	e := newEnv(t, fakegemini.Text("one"), fakegemini.Text("two"))
+	ctx := context.Background()
+	c := e.connect(t, (&recorder{}).handler())
+	var ids []sdk.SessionId
+	for _, p := range []string{"first", "second"} {
+		s, err := c.NewSession(ctx, sdk.NewSessionRequest{Cwd: e.dir, McpServers: []sdk.McpServer{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.PromptText(ctx, s.SessionId, p); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, s.SessionId)
+	}
+	for _, bad := range []sdk.SessionId{"no-such-session", "1"} {
+		_, err := c.UnstableDeleteSession(ctx, sdk.UnstableDeleteSessionRequest{SessionId: bad})
+		var re *sdk.RequestError
+		if !asRequestError(err, &re) || re.Code != -32602 {
+			t.Errorf("delete %q: %v", bad, err)
+		}
+	}
+	if _, err := c.UnstableDeleteSession(ctx, sdk.UnstableDeleteSessionRequest{SessionId: ids[0]}); err != nil {
+		t.Fatal(err)
+	}
+	list, err := c.ListSessions(ctx, sdk.ListSessionsRequest{Cwd: &e.dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Sessions) != 1 || list.Sessions[0].SessionId != ids[1] {
+		t.Errorf("listed after delete: %+v", list.Sessions)
+	}
+	if _, err := c.PromptText(ctx, ids[0], "again"); err == nil {
+		t.Error("a deleted session still takes prompts")
+	}
+}
+
+// TestModelPickerOffers3x: the model selector offers auto and the 3.x
+// models auto routes to (Gemini CLI 0.61's picker), not 2.5-era ones.
+func TestModelPickerOffers3x(t *testing.T) {
+	e := newEnv(t)
+	c := e.connect(t, (&recorder{}).handler(), castor.WithoutRecording())
+	s, err := c.NewSession(context.Background(), sdk.NewSessionRequest{Cwd: e.dir, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, o := range s.ConfigOptions {
+		if o.Select != nil && o.Select.Id == "model" && o.Select.Options.Ungrouped != nil {
+			for _, v := range *o.Select.Options.Ungrouped {
+				got = append(got, string(v.Value))
+			}
+		}
+	}
+	for _, want := range []string{"auto", "gemini-3.1-pro-preview", "gemini-3.8-flash", "gemini-3.5-flash-lite"} {
+		if !contains(got, want) {
+			t.Errorf("model options %v lack %s", got, want)
+		}
+	}
+	if contains(got, "gemini-2.5-flash-lite") {
+		t.Errorf("model options %v still offer 2.5 models", got)
+	}
+}

@@ -64,8 +64,9 @@ type ServerConfig struct {
 	WrapUntrusted *bool `json:"wrapUntrusted,omitempty"`
 
 	OAuth *OAuthConfig `json:"oauth,omitempty"`
-	// AuthProviderType is dynamic_discovery, google_credentials or
-	// service_account_impersonation; Castor implements the first only.
+	// AuthProviderType is dynamic_discovery, google_credentials (ADC,
+	// googleauth.go) or service_account_impersonation, which Castor does
+	// not implement.
 	AuthProviderType     string `json:"authProviderType,omitempty"`
 	TargetAudience       string `json:"targetAudience,omitempty"`
 	TargetServiceAccount string `json:"targetServiceAccount,omitempty"`

@@ -356,7 +356,16 @@ func (s *server) dial(ctx context.Context) (*sdk.ClientSession, Transport, error
 	if err != nil {
 		return nil, "", err
 	}
-	if s.cfg.AuthProviderType != "" && s.cfg.AuthProviderType != "dynamic_discovery" {
+	switch s.cfg.AuthProviderType {
+	case "", "dynamic_discovery":
+	case "google_credentials":
+		if kind == TransportStdio {
+			return nil, "", errors.New("authProviderType \"google_credentials\" needs a url or httpUrl")
+		}
+		if _, err := googleCredentials(s.cfg, nil); err != nil {
+			return nil, "", err
+		}
+	default:
 		return nil, "", fmt.Errorf("authProviderType %q is not supported", s.cfg.AuthProviderType)
 	}
 	client := s.newClient()
@@ -545,6 +554,13 @@ func (s *server) httpClient() *http.Client {
 	// Messages are bounded while read, under the recorder, which keeps
 	// the start of an error answer.
 	rt = &limitTransport{base: rt, messageLimit: s.messageLimit()}
+	if s.cfg.AuthProviderType == "google_credentials" {
+		// Checked in dial; an error here cannot happen for a dialled
+		// server, and leaves the request without a token otherwise.
+		if g, err := googleCredentials(s.cfg, rt); err == nil {
+			rt = g
+		}
+	}
 	c := *base
 	c.Transport = &statusRecorder{base: rt, rec: &s.httpStatus}
 	return &c

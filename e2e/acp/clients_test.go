@@ -137,7 +137,7 @@ func TestACPInteropNpmClient(t *testing.T) {
 		}
 	}
 	check("write", "stopReason", "end_turn")
-	check("write", "permissions", []map[string]any{{"title": "Confirm Write: out.txt", "kind": "edit",
+	check("write", "permissions", []map[string]any{{"title": "Writing to out.txt", "kind": "edit",
 		"options": []string{"proceed_once:allow_once", "proceed_always:allow_always", "cancel:reject_once"}}})
 	check("write", "writes", []map[string]any{{"path": target, "content": "written by castor\n"}})
 	check("write", "diff", map[string]any{"_meta": map[string]any{"kind": "add"}, "type": "diff", "path": target, "newText": "written by castor\n"})

@@ -223,6 +223,7 @@ func (s *Server) Initialize(_ context.Context, p sdk.InitializeRequest) (sdk.Ini
 				List:   &sdk.SessionListCapabilities{},
 				Resume: &sdk.SessionResumeCapabilities{},
 				Close:  &sdk.SessionCloseCapabilities{},
+				Delete: &sdk.SessionDeleteCapabilities{},
 			},
 		},
 		AuthMethods: authMethods(),
@@ -357,6 +358,44 @@ func (s *Server) CloseSession(_ context.Context, p sdk.CloseSessionRequest) (sdk
 	ss.cancelTurn()
 	ss.close()
 	return sdk.CloseSessionResponse{}, nil
+}
+
+// UnstableDeleteSession is session/delete: the session, closed first if
+// it is open here, is removed with its recording and artifacts from the
+// sessions session/list shows (its own directory's when open, else the
+// server's), as `castor --delete-session` removes one. The id must be a
+// session's whole id, never an index.
+func (s *Server) UnstableDeleteSession(_ context.Context, p sdk.UnstableDeleteSessionRequest) (sdk.UnstableDeleteSessionResponse, error) {
+	id := string(p.SessionId)
+	if id == "" {
+		return sdk.UnstableDeleteSessionResponse{}, sdk.NewInvalidParams(map[string]any{"error": "sessionId is required"})
+	}
+	cwd := s.Options.WorkDir
+	s.mu.Lock()
+	ss, open := s.sessions[id]
+	delete(s.sessions, id)
+	s.mu.Unlock()
+	if open {
+		cwd = ss.root
+		ss.cancelTurn()
+		ss.close()
+	}
+	if cwd == "" {
+		cwd, _ = os.Getwd()
+	}
+	notFound := &sdk.RequestError{Code: -32602, Message: "Session not found: " + id}
+	store, err := chats.OpenStore(s.home().Dir, cwd)
+	if err != nil {
+		return sdk.UnstableDeleteSessionResponse{}, sdk.NewInternalError(map[string]any{"error": err.Error()})
+	}
+	info, err := store.Resolve(id)
+	if err != nil || info.ID != id {
+		return sdk.UnstableDeleteSessionResponse{}, notFound
+	}
+	if _, err := store.Delete(id); err != nil {
+		return sdk.UnstableDeleteSessionResponse{}, sdk.NewInternalError(map[string]any{"error": err.Error()})
+	}
+	return sdk.UnstableDeleteSessionResponse{}, nil
 }
 
 // Cancel implements sdk.Agent. The connection has already cancelled the

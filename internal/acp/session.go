@@ -16,6 +16,7 @@ import (
 	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/command"
 	"github.com/castor-dev/castor/internal/chats"
+	"github.com/castor-dev/castor/internal/routing"
 	"github.com/castor-dev/castor/internal/setup"
 	"github.com/castor-dev/castor/policy"
 	"github.com/castor-dev/castor/tool"
@@ -223,8 +224,9 @@ const (
 	configMode  sdk.SessionConfigId = "mode"
 )
 
-// models offered in the model selector, besides the one in use.
-var models = []string{"gemini-2.5-pro", "gemini-2.5-flash", "gemini-2.5-flash-lite"}
+// models offered in the model selector, besides the one in use: auto and
+// the 3.x models it routes to, as Gemini CLI 0.61's picker offers them.
+var models = []string{routing.Auto, routing.ProModel, routing.FlashModel, routing.FlashLiteModel}
 
 func (ss *session) currentMode() string {
 	m := ss.a.Policy.Mode()
@@ -439,10 +441,11 @@ func (ss *session) confirm(ctx context.Context, c *agent.ToolCall) (tool.Decisio
 		ss.send(ctx, sdk.UpdatePlan(planEntries(q.Plan)...))
 	}
 	kind := callKind(c)
+	// The call's own informative title ("git status", "Writing to
+	// notes.md"), as the tool_call update has it and Gemini CLI 0.61
+	// keeps it, not the confirmation's generic one ("Confirm Shell
+	// Command").
 	title := callTitle(c)
-	if c.Confirmation != nil && c.Confirmation.Details != nil && c.Confirmation.Details.Title != "" {
-		title = c.Confirmation.Details.Title
-	}
 	req := sdk.RequestPermissionRequest{
 		SessionId: sdk.SessionId(ss.id),
 		ToolCall: sdk.ToolCallUpdate{
