@@ -282,6 +282,7 @@ func (t subagentHooks) Fire(ctx context.Context, in *agent.HookInput) (*agent.Ho
 // SubagentDefinitions are the subagents the model may invoke in this
 // session (the terminal's /agents lists them).
 func (a *Agent) SubagentDefinitions() []*subagents.Definition { return a.subagentDefs }
+
 // reportUnknownTools says, with the definition's file and key, which
 // tools an agent file names that this session does not have (a Gemini
 // CLI tool Castor lacks, a typo, a tool the settings exclude): the
