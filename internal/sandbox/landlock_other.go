@@ -12,6 +12,7 @@ var errNoLandlock = errors.New("Landlock is Linux only; there is no sandbox meth
 
 type landlockRuleset struct{}
 
+func landlockCheck(Profile) error                          { return errNoLandlock }
 func newLandlockRuleset(Profile) (*landlockRuleset, error) { return nil, errNoLandlock }
 func (*landlockRuleset) start(*exec.Cmd) error             { return errNoLandlock }
 func (*landlockRuleset) close()                            {}

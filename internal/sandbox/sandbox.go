@@ -138,12 +138,13 @@ func New(p Profile) (*Sandbox, error) {
 	s := &Sandbox{Profile: p}
 	switch p.Method {
 	case Landlock:
-		// Made once here to check it can be; again for each command.
-		r, err := newLandlockRuleset(p)
-		if err != nil {
+		// Only the kernel's support is checked here: the ruleset lists
+		// the workspace's entries, milliseconds a run that starts no
+		// command should not pay; it is built before the first command,
+		// which fails closed if it cannot be.
+		if err := landlockCheck(p); err != nil {
 			return fail(err)
 		}
-		r.close()
 	case Bwrap:
 		if runtime.GOOS != "linux" {
 			return fail(errors.New("bubblewrap is Linux only"))
