@@ -377,6 +377,15 @@ func TestA2AReplicasManyStreams(t *testing.T) {
 	}
 	wg.Wait()
 	t.Logf("%d streams across 3 replicas in %v, %d failed", n, time.Since(start), failed.Load())
+	defer func() {
+		if failed.Load() > 0 {
+			for _, r := range rs.replicas {
+				r.stop(syscall.SIGTERM)
+				l := r.Stderr.String()
+				t.Logf("replica %s logged:\n%s", r.url, l[max(0, len(l)-3000):])
+			}
+		}
+	}()
 	for _, r := range rs.replicas {
 		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", r.cmd.Process.Pid)); err == nil {
 			for _, l := range strings.Split(string(b), "\n") {
