@@ -57,7 +57,6 @@ func (n *notifier) all() {
 // listen holds a connection LISTENing on castor_task until ctx ends,
 // reconnecting after a failure.
 func (s *Store) listen(ctx context.Context) {
-	defer close(s.stopped)
 	for ctx.Err() == nil {
 		err := s.listenOnce(ctx)
 		s.notes.all()
@@ -118,18 +117,22 @@ func (s *Store) RequestCancel(ctx context.Context, id string) error {
 	return nil
 }
 
-// lease is a task's lease held by this process.
+// lease is a task's lease held by this process. The store's renewer
+// renews every held lease in one statement (renewLeases).
 type lease struct {
 	s        *Store
 	id       string
-	stop     context.CancelFunc
-	done     chan struct{}
 	lost     chan struct{}
 	lostOnce sync.Once
+	// renewed is when the lease was last taken or renewed (under s.mu).
+	renewed time.Time
 }
 
+func (l *lease) markLost() { l.lostOnce.Do(func() { close(l.lost) }) }
+
 // Lease takes the task's lease, waiting while another replica holds a
-// live one, and renews it every third of the lease time until Release.
+// live one; the store renews it every third of the lease time until
+// Release.
 func (s *Store) Lease(ctx context.Context, id string) (a2a.Lease, error) {
 	for {
 		wake := s.notes.next(id)
@@ -144,9 +147,10 @@ func (s *Store) Lease(ctx context.Context, id string) (a2a.Lease, error) {
 			return nil, fmt.Errorf("task %s runs on another replica: %w", id, err)
 		}
 	}
-	lctx, stop := context.WithCancel(context.Background())
-	l := &lease{s: s, id: id, stop: stop, done: make(chan struct{}), lost: make(chan struct{})}
-	go l.renew(lctx)
+	l := &lease{s: s, id: id, lost: make(chan struct{}), renewed: time.Now()}
+	s.mu.Lock()
+	s.held[id] = l
+	s.mu.Unlock()
 	return l, nil
 }
 
@@ -197,9 +201,12 @@ func (s *Store) waitUntil(ctx context.Context, wake <-chan struct{}, at time.Tim
 	return nil
 }
 
-func (l *lease) renew(ctx context.Context) {
-	defer close(l.done)
-	tick := time.NewTicker(l.s.ttl / 3)
+// renewLeases renews the leases this process holds, all in one
+// statement, every third of the lease time, until ctx ends. A lease the
+// database no longer gives this process, or one left unrenewed for a
+// whole lease time (the database did not answer), is lost.
+func (s *Store) renewLeases(ctx context.Context) {
+	tick := time.NewTicker(s.ttl / 3)
 	defer tick.Stop()
 	for {
 		select {
@@ -207,28 +214,55 @@ func (l *lease) renew(ctx context.Context) {
 			return
 		case <-tick.C:
 		}
-		rctx, cancel := context.WithTimeout(ctx, l.s.ttl/3)
-		tag, err := l.s.pool.Exec(rctx, `UPDATE castor_leases SET expires = now() + $3 * interval '1 millisecond'
-			WHERE task_id = $1 AND holder = $2`, l.id, l.s.holder, l.s.ttl.Milliseconds())
+		s.mu.Lock()
+		ids := make([]string, 0, len(s.held))
+		for id := range s.held {
+			ids = append(ids, id)
+		}
+		s.mu.Unlock()
+		if len(ids) == 0 {
+			continue
+		}
+		rctx, cancel := context.WithTimeout(ctx, s.ttl/2)
+		renewed := map[string]bool{}
+		rows, err := s.pool.Query(rctx, `UPDATE castor_leases SET expires = now() + $3 * interval '1 millisecond'
+			WHERE holder = $1 AND task_id = ANY($2) RETURNING task_id`, s.holder, ids, s.ttl.Milliseconds())
+		if err == nil {
+			var got []string
+			got, err = pgx.CollectRows(rows, pgx.RowTo[string])
+			for _, id := range got {
+				renewed[id] = true
+			}
+		}
 		cancel()
 		if ctx.Err() != nil {
 			return
 		}
-		if err != nil || tag.RowsAffected() == 0 {
-			l.lostOnce.Do(func() { close(l.lost) })
-			if err == nil {
-				return // taken by another replica after it expired
+		now := time.Now()
+		s.mu.Lock()
+		for _, id := range ids {
+			l := s.held[id]
+			switch {
+			case l == nil:
+			case renewed[id]:
+				l.renewed = now
+			case err == nil || now.Sub(l.renewed) > s.ttl:
+				delete(s.held, id)
+				l.markLost()
 			}
 		}
+		s.mu.Unlock()
 	}
 }
 
-// Release stops renewing and deletes the lease, waking the replicas
-// waiting for it.
+// Release deletes the lease, waking the replicas waiting for it.
 func (l *lease) Release() {
-	l.stop()
-	<-l.done
-	l.lostOnce.Do(func() { close(l.lost) })
+	l.s.mu.Lock()
+	if l.s.held[l.id] == l {
+		delete(l.s.held, l.id)
+	}
+	l.s.mu.Unlock()
+	l.markLost()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_, _ = l.s.pool.Exec(ctx, `WITH d AS (DELETE FROM castor_leases WHERE task_id = $1 AND holder = $2)

@@ -76,12 +76,15 @@ type Store struct {
 	// written whole.
 	mu    sync.Mutex
 	known map[string]*known
-	// onCancel is OnCancel's function.
+	// onCancel is OnCancel's function; held are the leases this
+	// process holds, which renewLeases renews.
 	onCancel func(id string)
+	held     map[string]*lease
 
-	notes   *notifier
-	stop    context.CancelFunc
-	stopped chan struct{}
+	notes *notifier
+	stop  context.CancelFunc
+	// bg is the listener and the lease renewer, which Close waits for.
+	bg sync.WaitGroup
 }
 
 type known struct {
@@ -134,15 +137,16 @@ func Open(ctx context.Context, url string, o Options) (*Store, error) {
 	}
 	lctx, stop := context.WithCancel(context.Background())
 	s := &Store{pool: pool, holder: o.Holder, ttl: o.LeaseTTL, known: map[string]*known{},
-		notes: newNotifier(), stop: stop, stopped: make(chan struct{})}
-	go s.listen(lctx)
+		held: map[string]*lease{}, notes: newNotifier(), stop: stop}
+	s.bg.Go(func() { s.listen(lctx) })
+	s.bg.Go(func() { s.renewLeases(lctx) })
 	return s, nil
 }
 
 // Close stops listening and closes the pool.
 func (s *Store) Close() error {
 	s.stop()
-	<-s.stopped
+	s.bg.Wait()
 	s.pool.Close()
 	return nil
 }

@@ -39,7 +39,7 @@ func startReplicas(t *testing.T, e *e2etest.Env) *replicaSet {
 	rs := &replicaSet{}
 	var targets []*url.URL
 	for range 3 {
-		r := startA2A(e, db, "--lease-ttl", "1s")
+		r := startA2A(e, db, "--lease-ttl", "2s")
 		rs.replicas = append(rs.replicas, r)
 		u, _ := url.Parse(r.url)
 		targets = append(targets, u)
@@ -370,13 +370,22 @@ func TestA2AReplicasManyStreams(t *testing.T) {
 			b, _ := io.ReadAll(resp.Body)
 			if !bytes.Contains(b, []byte(`"final":true`)) || !bytes.Contains(b, []byte("input-required")) || bytes.Contains(b, []byte(`"error"`)) {
 				if failed.Add(1) == 1 {
-					t.Errorf("a stream ended with:\n%s", b)
+					t.Errorf("a stream ended with %d:\n%s", resp.StatusCode, b)
 				}
 			}
 		})
 	}
 	wg.Wait()
 	t.Logf("%d streams across 3 replicas in %v, %d failed", n, time.Since(start), failed.Load())
+	defer func() {
+		if failed.Load() > 0 {
+			for _, r := range rs.replicas {
+				r.stop(syscall.SIGTERM)
+				l := r.Stderr.String()
+				t.Logf("replica %s logged:\n%s", r.url, l[max(0, len(l)-3000):])
+			}
+		}
+	}()
 	for _, r := range rs.replicas {
 		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", r.cmd.Process.Pid)); err == nil {
 			for _, l := range strings.Split(string(b), "\n") {
