@@ -40,6 +40,18 @@ func baseClient(ctx context.Context, o Options, st *config.Settings, getenv func
 		}
 		return m, nil
 	}
+	// "provider/model" names a model of the providers setting
+	// (providers.go), served over its own wire without Gemini's router.
+	if pm, ok, err := providerClient(resolveModelName(o.Model, st, getenv), st, getenv); ok || err != nil {
+		if err != nil {
+			return nil, err
+		}
+		ro, err := retryOptions(o, st, getenv)
+		if err != nil {
+			return nil, err
+		}
+		return model.WithRetry(pm, providerRetry(ro)), nil
+	}
 	// A key entered in the terminal's auth dialog stands in for
 	// GEMINI_API_KEY when the environment has no credentials.
 	getenv = oauth.WithStoredAPIKey(getenv, st.Security.Auth.SelectedType, oauth.NewStore(home))

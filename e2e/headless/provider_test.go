@@ -1,0 +1,106 @@
+package headless_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/castor-dev/castor/internal/e2etest"
+	"github.com/castor-dev/castor/internal/fakeopenai"
+)
+
+// providerEnv is a workspace whose user settings name the fake as the
+// OpenAI-compatible provider "local".
+func providerEnv(t *testing.T, replies ...fakeopenai.Reply) (*e2etest.Env, *fakeopenai.Server) {
+	t.Helper()
+	e := e2etest.New(t)
+	srv := fakeopenai.Start(t, replies...)
+	e.WriteUserSettings(`{"providers": {"local": {"type": "openai", "baseUrl": "` + srv.URL + `/v1", "apiKeyEnv": "LOCAL_KEY",
+		"headers": {"X-Team": "castor"},
+		"models": {"qwen3-coder": {"contextWindow": 32768, "inputPricePerMTok": 0, "outputPricePerMTok": 0}}}}}`)
+	return e, srv
+}
+
+// TestProviderMultiTool: -m local/<model> from settings runs a turn of
+// parallel and single tool calls (list, read, edit, shell) over the
+// OpenAI chat-completions wire to its end, each result going back as a
+// "tool" message naming its call.
+func TestProviderMultiTool(t *testing.T) {
+	t.Parallel()
+	e, srv := providerEnv(t)
+	e.Write("a.txt", "alpha\n")
+	a := filepath.Join(e.WS, "a.txt")
+	srv.Enqueue(
+		fakeopenai.Calls(fakeopenai.Call{Name: "list_directory", Args: map[string]any{"dir_path": e.WS}},
+			fakeopenai.Call{Name: "read_file", Args: map[string]any{"file_path": a}}),
+		fakeopenai.Calls(fakeopenai.Call{Name: "replace", Args: map[string]any{"file_path": a, "old_string": "alpha", "new_string": "omega"}}),
+		fakeopenai.Calls(fakeopenai.Call{Name: "run_shell_command", Args: map[string]any{"command": "cat a.txt"}}),
+		fakeopenai.Thought("the file now says omega", "done: a.txt says omega"),
+	)
+	r := e.RunExtraEnv([]string{"LOCAL_KEY=sekrit"}, "-m", "local/qwen3-coder", "-y", "-o", "json", "-p", "rename alpha")
+	if r.Code != 0 {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.Code, r.Stdout, r.Stderr)
+	}
+	var out struct{ Response string }
+	if err := json.Unmarshal([]byte(r.Stdout), &out); err != nil || out.Response != "done: a.txt says omega" {
+		t.Errorf("response = %q (%v), stdout %s", out.Response, err, r.Stdout)
+	}
+	if b, _ := os.ReadFile(a); string(b) != "omega\n" {
+		t.Errorf("a.txt = %q, want the edit made", b)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("%d requests, want 4", len(reqs))
+	}
+	for i, rq := range reqs {
+		t.Logf("call %d: %d bytes sent", i+1, len(rq.Body))
+		if rq.Chat.Model != "qwen3-coder" || rq.Header.Get("Authorization") != "Bearer sekrit" || rq.Header.Get("X-Team") != "castor" {
+			t.Errorf("call %d: model %q, auth %q, X-Team %q", i+1, rq.Chat.Model, rq.Header.Get("Authorization"), rq.Header.Get("X-Team"))
+		}
+		if len(rq.Chat.Tools) == 0 || !rq.Chat.Stream {
+			t.Errorf("call %d: %d tools, stream %v", i+1, len(rq.Chat.Tools), rq.Chat.Stream)
+		}
+	}
+	// The second request answers both parallel calls, by their ids.
+	var answered []string
+	var results []string
+	for _, m := range reqs[1].Chat.Messages {
+		if m.Role == "tool" {
+			answered = append(answered, m.ToolCallID)
+			s, _ := m.Content.(string)
+			results = append(results, s)
+		}
+	}
+	if strings.Join(answered, ",") != "call_1_0,call_1_1" || !strings.Contains(results[1], "alpha") {
+		t.Errorf("tool results answer %v, with %q", answered, results)
+	}
+	last := reqs[3].Chat.Messages
+	if s, _ := last[len(last)-1].Content.(string); last[len(last)-1].Role != "tool" || !strings.Contains(s, "omega") {
+		t.Errorf("last message = %+v, want the shell's output", last[len(last)-1])
+	}
+	if e.Srv.Pending() != 0 || len(e.Srv.Requests()) != 0 {
+		t.Errorf("Gemini was called %d times", len(e.Srv.Requests()))
+	}
+}
+
+// TestProviderWithoutTools: a server refusing tool declarations gets the
+// call again without them, the model told it has none, and its answer
+// ends the run.
+func TestProviderWithoutTools(t *testing.T) {
+	t.Parallel()
+	e, srv := providerEnv(t, fakeopenai.Text("I can only talk."))
+	srv.RejectTools()
+	r := e.Run("-m", "local/gemma", "-p", "list files")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "I can only talk.") {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.Code, r.Stdout, r.Stderr)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 || len(reqs[0].Chat.Tools) == 0 || len(reqs[1].Chat.Tools) != 0 {
+		t.Fatalf("requests %d, want one with tools refused then one without", len(reqs))
+	}
+	if sys, _ := reqs[1].Chat.Messages[0].Content.(string); !strings.Contains(sys, "cannot call tools") {
+		t.Errorf("system prompt does not tell the model it has no tools")
+	}
+}
