@@ -60,6 +60,10 @@ type Usage struct {
 	} `json:"completion_tokens_details"`
 }
 
+// maxCalls bounds the parallel calls of one answer, so a server's
+// index cannot make the decoder allocate without limit.
+const maxCalls = 1024
+
 // decodeStream reads server-sent events until [DONE] or the end, yielding
 // text and reasoning at once and holding the finish (with the assembled
 // tool calls) until the usage, which comes in a chunk of its own after it.
@@ -117,6 +121,10 @@ func decodeStream(r io.Reader, yield func(*genai.GenerateContentResponse, error)
 				return
 			}
 			for _, tc := range d.ToolCalls {
+				if tc.Index < 0 || tc.Index >= maxCalls {
+					yield(nil, fmt.Errorf("openai stream: tool call index %d out of range", tc.Index))
+					return
+				}
 				for len(calls) <= tc.Index {
 					calls = append(calls, &call{})
 				}
