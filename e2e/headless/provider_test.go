@@ -104,3 +104,27 @@ func TestProviderWithoutTools(t *testing.T) {
 		t.Errorf("system prompt does not tell the model it has no tools")
 	}
 }
+
+// TestProviderBudget: with prices from the provider's models entry, a
+// budget the first call fits but the second would cross ends the run
+// before that call, with exit code 56 and the reason, the first call's
+// tool work done.
+func TestProviderBudget(t *testing.T) {
+	t.Parallel()
+	e := e2etest.New(t)
+	srv := fakeopenai.Start(t)
+	e.WriteUserSettings(`{"providers": {"local": {"baseUrl": "` + srv.URL + `/v1",
+		"models": {"priced": {"inputPricePerMTok": 0.01, "outputPricePerMTok": 0.04}}}}}`)
+	e.Write("a.txt", "alpha\n")
+	srv.Enqueue(fakeopenai.Calls(fakeopenai.Call{Name: "read_file", Args: map[string]any{"file_path": filepath.Join(e.WS, "a.txt")}}), fakeopenai.Text("never sent"))
+	r := e.Run("-m", "local/priced", "--max-budget-usd", "0.0001", "-o", "json", "-p", "read a.txt")
+	if r.Code != 56 {
+		t.Fatalf("exit %d, want 56\nstdout: %s\nstderr: %s", r.Code, r.Stdout, r.Stderr)
+	}
+	if len(srv.Requests()) != 1 || srv.Pending() != 1 {
+		t.Errorf("%d calls made, want the first only", len(srv.Requests()))
+	}
+	if !strings.Contains(r.Stdout, "FatalBudgetExceededError") || !strings.Contains(r.Stdout, "budget of $0.0001 reached") {
+		t.Errorf("stdout does not give the reason: %s", r.Stdout)
+	}
+}

@@ -19,6 +19,9 @@ import (
 // returned closer flushes the recording.
 func newClient(ctx context.Context, o Options, st *config.Settings, env *Env, home config.Home) (model.Model, func() error, error) {
 	m, err := baseClient(ctx, o, st, env.Getenv, home)
+	if err == nil && o.MaxBudgetUSD > 0 {
+		m = model.WithBudget(m, priceTable(st), o.MaxBudgetUSD)
+	}
 	if err != nil || o.RecordResponses == "" {
 		return m, nil, err
 	}

@@ -123,3 +123,22 @@ func providerRetry(ro model.RetryOptions) model.RetryOptions {
 	return ro
 }
 
+// priceTable prices a model: a provider model's own entry
+// (providers.<p>.models.<m>.inputPricePerMTok, cachedInputPricePerMTok,
+// outputPricePerMTok), else Gemini's shipped prices, else nothing.
+func priceTable(st *config.Settings) func(string) model.Price {
+	return func(name string) model.Price {
+		if pname, mname, ok := strings.Cut(name, "/"); ok {
+			if p, isObj := st.Providers[pname].(map[string]any); isObj {
+				if models, isObj := p["models"].(map[string]any); isObj {
+					if m, isObj := models[mname].(map[string]any); isObj {
+						num := func(k string) float64 { f, _ := m[k].(float64); return f }
+						return model.Price{InputPerMTok: num("inputPricePerMTok"), CachedPerMTok: num("cachedInputPricePerMTok"), OutputPerMTok: num("outputPricePerMTok")}
+					}
+				}
+			}
+		}
+		p, _ := model.DefaultPrice(name)
+		return p
+	}
+}

@@ -74,7 +74,9 @@ func TestSchemas(t *testing.T) {
 		t.Fatal(err)
 	}
 	var body struct {
-		Tools []struct{ Function struct{ Parameters json.RawMessage } }
+		Tools []struct {
+			Function struct{ Parameters json.RawMessage }
+		}
 	}
 	if err := json.Unmarshal(srv.Requests()[0].Body, &body); err != nil {
 		t.Fatal(err)
