@@ -128,3 +128,38 @@ func TestProviderBudget(t *testing.T) {
 		t.Errorf("stdout does not give the reason: %s", r.Stdout)
 	}
 }
+
+// TestProviderCost: -o json prices the tokens the server reported with
+// the provider's models entry, per model and in total.
+func TestProviderCost(t *testing.T) {
+	t.Parallel()
+	e := e2etest.New(t)
+	srv := fakeopenai.Start(t, fakeopenai.Text("twelve chars"))
+	e.WriteUserSettings(`{"providers": {"local": {"baseUrl": "` + srv.URL + `/v1",
+		"models": {"priced": {"inputPricePerMTok": 2, "outputPricePerMTok": 8}}}}}`)
+	r := e.Run("-m", "local/priced", "-o", "json", "-p", "hi")
+	if r.Code != 0 {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.Code, r.Stdout, r.Stderr)
+	}
+	var out struct {
+		Stats struct {
+			Models map[string]struct {
+				Tokens struct{ Prompt, Candidates int64 }
+			}
+			Cost struct {
+				TotalUSD float64 `json:"totalUsd"`
+				Models   map[string]float64
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &out); err != nil {
+		t.Fatal(err)
+	}
+	// The fake reports a token per four bytes of the body and the answer.
+	prompt, cand := int64((len(srv.Requests()[0].Body)+3)/4), int64(3)
+	tok := out.Stats.Models["local/priced"].Tokens
+	want := float64(prompt*2+cand*8) / 1e6
+	if tok.Prompt != prompt || tok.Candidates != cand || out.Stats.Cost.TotalUSD != want || out.Stats.Cost.Models["local/priced"] != want {
+		t.Errorf("tokens %+v (want %d, %d), cost %+v, want %v\n%s", tok, prompt, cand, out.Stats.Cost, want, r.Stdout)
+	}
+}

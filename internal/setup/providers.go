@@ -142,3 +142,7 @@ func priceTable(st *config.Settings) func(string) model.Price {
 		return p
 	}
 }
+
+// Price is what model name costs per million tokens: its provider's
+// models entry, else Gemini's public price, else zero.
+func (a *Agent) Price(name string) model.Price { return priceTable(a.Settings)(name) }

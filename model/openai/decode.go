@@ -67,7 +67,7 @@ const maxCalls = 1024
 // decodeStream reads server-sent events until [DONE] or the end, yielding
 // text and reasoning at once and holding the finish (with the assembled
 // tool calls) until the usage, which comes in a chunk of its own after it.
-func decodeStream(r io.Reader, yield func(*genai.GenerateContentResponse, error) bool) {
+func decodeStream(provider string, r io.Reader, yield func(*genai.GenerateContentResponse, error) bool) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
 	type call struct {
@@ -104,7 +104,11 @@ func decodeStream(r io.Reader, yield func(*genai.GenerateContentResponse, error)
 			return
 		}
 		if ch.Model != "" {
+			// Named as the user names it, so stats and prices agree.
 			version = ch.Model
+			if provider != "" {
+				version = provider + "/" + ch.Model
+			}
 		}
 		if ch.Usage != nil {
 			usage = usageOf(ch.Usage)

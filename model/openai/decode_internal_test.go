@@ -11,7 +11,7 @@ import (
 // retrier retries, not a short answer.
 func TestCutStream(t *testing.T) {
 	var errs []error
-	decodeStream(strings.NewReader("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"par\"}}]}\n\n"), func(_ *genai.GenerateContentResponse, err error) bool {
+	decodeStream("p", strings.NewReader("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"par\"}}]}\n\n"), func(_ *genai.GenerateContentResponse, err error) bool {
 		if err != nil {
 			errs = append(errs, err)
 		}
@@ -28,6 +28,6 @@ func FuzzDecodeStream(f *testing.F) {
 	f.Add("data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":3,\"id\":\"x\",\"function\":{\"name\":\"a\",\"arguments\":\"{\\\"\"}}]},\"finish_reason\":\"tool_calls\"}]}\n\ndata: [DONE]\n")
 	f.Add("data: {\"error\":{\"message\":\"boom\"}}\n")
 	f.Fuzz(func(t *testing.T, s string) {
-		decodeStream(strings.NewReader(s), func(*genai.GenerateContentResponse, error) bool { return true })
+		decodeStream("p", strings.NewReader(s), func(*genai.GenerateContentResponse, error) bool { return true })
 	})
 }

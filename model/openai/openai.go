@@ -159,7 +159,7 @@ func (c *Client) GenerateContentStream(ctx context.Context, req *model.Request) 
 			return
 		}
 		defer resp.Body.Close()
-		decodeStream(resp.Body, yield)
+		decodeStream(c.cfg.Provider, resp.Body, yield)
 	}
 }
 
