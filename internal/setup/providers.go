@@ -1,8 +1,9 @@
 package setup
 
 import (
+	"maps"
 	"net/http"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/castor-dev/castor/config"
@@ -72,12 +73,8 @@ func readProvider(name string, providers map[string]any) (provider, bool, error)
 	if !isObj {
 		return p, true, configErrorf("settings: providers.%s must be an object", name)
 	}
-	keys := make([]string, 0, len(obj))
-	for k := range obj {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	// In key order, so the error named is the same every run.
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
 		v := obj[k]
 		str := func(dst *string) error {
 			s, isStr := v.(string)
