@@ -1,6 +1,7 @@
 package setup
 
 import (
+	"cmp"
 	"maps"
 	"net/http"
 	"slices"
@@ -30,12 +31,14 @@ func providerClient(name string, st *config.Settings, getenv func(string) string
 	if !found {
 		return nil, false, nil
 	}
-	p, ok, err := readProvider(pname, st.Providers)
+	// Errors name the file to fix.
+	where := cmp.Or(st.FileOf("providers", pname), "settings")
+	p, ok, err := readProvider(pname, st.Providers, where)
 	if !ok || err != nil {
 		return nil, ok, err
 	}
 	if p.typ != "openai" {
-		return nil, true, configErrorf("settings: providers.%s.type %q is not supported (Castor speaks \"openai\", OpenAI-compatible chat completions)", pname, p.typ)
+		return nil, true, configErrorf("%s: providers.%s.type %q is not supported (Castor speaks \"openai\", OpenAI-compatible chat completions; Anthropic is not yet)", where, pname, p.typ)
 	}
 	key := ""
 	if p.apiKeyEnv != "" {
@@ -53,17 +56,17 @@ func providerClient(name string, st *config.Settings, getenv func(string) string
 		}
 	}
 	if p.baseURL == "" {
-		return nil, true, configErrorf("settings: providers.%s.baseUrl is missing (e.g. \"http://127.0.0.1:11434/v1\")", pname)
+		return nil, true, configErrorf("%s: providers.%s.baseUrl is missing (e.g. \"http://127.0.0.1:11434/v1\")", where, pname)
 	}
 	c, err := openai.New(openai.Config{Provider: pname, BaseURL: p.baseURL, APIKey: key, Headers: p.headers, HTTPClient: http.DefaultClient})
 	if err != nil {
-		return nil, true, configErrorf("settings: providers.%s: %v", pname, err)
+		return nil, true, configErrorf("%s: providers.%s: %v", where, pname, err)
 	}
 	return c, true, nil
 }
 
 // readProvider reads providers.<name>; "openai" exists even unset.
-func readProvider(name string, providers map[string]any) (provider, bool, error) {
+func readProvider(name string, providers map[string]any, where string) (provider, bool, error) {
 	p := provider{name: name, typ: "openai"}
 	raw, ok := providers[name]
 	if !ok {
@@ -71,7 +74,7 @@ func readProvider(name string, providers map[string]any) (provider, bool, error)
 	}
 	obj, isObj := raw.(map[string]any)
 	if !isObj {
-		return p, true, configErrorf("settings: providers.%s must be an object", name)
+		return p, true, configErrorf("%s: providers.%s must be an object", where, name)
 	}
 	// In key order, so the error named is the same every run.
 	for _, k := range slices.Sorted(maps.Keys(obj)) {
@@ -79,7 +82,7 @@ func readProvider(name string, providers map[string]any) (provider, bool, error)
 		str := func(dst *string) error {
 			s, isStr := v.(string)
 			if !isStr {
-				return configErrorf("settings: providers.%s.%s must be a string", name, k)
+				return configErrorf("%s: providers.%s.%s must be a string", where, name, k)
 			}
 			*dst = s
 			return nil
@@ -95,13 +98,13 @@ func readProvider(name string, providers map[string]any) (provider, bool, error)
 		case "headers":
 			h, isObj := v.(map[string]any)
 			if !isObj {
-				return p, true, configErrorf("settings: providers.%s.headers must be an object of strings", name)
+				return p, true, configErrorf("%s: providers.%s.headers must be an object of strings", where, name)
 			}
 			p.headers = make(map[string]string, len(h))
 			for hk, hv := range h {
 				s, isStr := hv.(string)
 				if !isStr {
-					return p, true, configErrorf("settings: providers.%s.headers.%s must be a string", name, hk)
+					return p, true, configErrorf("%s: providers.%s.headers.%s must be a string", where, name, hk)
 				}
 				p.headers[hk] = s
 			}
