@@ -116,16 +116,33 @@ func TestProviderBudget(t *testing.T) {
 	e.WriteUserSettings(`{"providers": {"local": {"baseUrl": "` + srv.URL + `/v1",
 		"models": {"priced": {"inputPricePerMTok": 0.01, "outputPricePerMTok": 0.04}}}}}`)
 	e.Write("a.txt", "alpha\n")
-	srv.Enqueue(fakeopenai.Calls(fakeopenai.Call{Name: "read_file", Args: map[string]any{"file_path": filepath.Join(e.WS, "a.txt")}}), fakeopenai.Text("never sent"))
+	srv.Enqueue(fakeopenai.Calls(fakeopenai.Call{Name: "read_file", Args: map[string]any{"file_path": filepath.Join(e.WS, "a.txt")}}))
 	r := e.Run("-m", "local/priced", "--max-budget-usd", "0.0001", "-o", "json", "-p", "read a.txt")
 	if r.Code != 56 {
 		t.Fatalf("exit %d, want 56\nstdout: %s\nstderr: %s", r.Code, r.Stdout, r.Stderr)
 	}
-	if len(srv.Requests()) != 1 || srv.Pending() != 1 {
+	if len(srv.Requests()) != 1 {
 		t.Errorf("%d calls made, want the first only", len(srv.Requests()))
 	}
 	if !strings.Contains(r.Stdout, "FatalBudgetExceededError") || !strings.Contains(r.Stdout, "budget of $0.0001 reached") {
 		t.Errorf("stdout does not give the reason: %s", r.Stdout)
+	}
+	// With the budget raised, the session resumes where it stopped: the
+	// read's result is in the history sent.
+	srv.Enqueue(fakeopenai.Text("resumed"))
+	r = e.Run("-m", "local/priced", "--max-budget-usd", "1", "--resume", "latest", "-p", "go on")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "resumed") {
+		t.Fatalf("resume: exit %d\nstdout: %s\nstderr: %s", r.Code, r.Stdout, r.Stderr)
+	}
+	reqs := srv.Requests()
+	var sawRead bool
+	for _, m := range reqs[len(reqs)-1].Chat.Messages {
+		if s, _ := m.Content.(string); m.Role == "tool" && strings.Contains(s, "alpha") {
+			sawRead = true
+		}
+	}
+	if !sawRead {
+		t.Errorf("the resumed call lacks the read's result: %s", reqs[len(reqs)-1].Body)
 	}
 }
 
