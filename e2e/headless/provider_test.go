@@ -179,4 +179,17 @@ func TestProviderCost(t *testing.T) {
 	if tok.Prompt != prompt || tok.Candidates != cand || out.Stats.Cost.TotalUSD != want || out.Stats.Cost.Models["local/priced"] != want {
 		t.Errorf("tokens %+v (want %d, %d), cost %+v, want %v\n%s", tok, prompt, cand, out.Stats.Cost, want, r.Stdout)
 	}
+	// stream-json's result line carries the same cost.
+	srv.Enqueue(fakeopenai.Text("twelve chars"))
+	r = e.Run("-m", "local/priced", "-o", "stream-json", "-p", "hi")
+	lines := strings.Split(strings.TrimSpace(r.Stdout), "\n")
+	var res struct {
+		Type  string
+		Stats struct {
+			CostUSD *float64 `json:"cost_usd"`
+		}
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &res); err != nil || res.Type != "result" || res.Stats.CostUSD == nil || *res.Stats.CostUSD != want {
+		t.Errorf("result line %s (%v), want cost_usd %v", lines[len(lines)-1], err, want)
+	}
 }

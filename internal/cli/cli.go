@@ -355,9 +355,7 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 	}
 	runErr = turnOutcome(runErr)
 	code := exitCode(runErr)
-	if jr, ok := out.(*jsonRenderer); ok {
-		jr.price = a.Price
-	}
+	setPrice(out, a.Price)
 	out.finish(a.Session.Stats(), runErr, code, time.Since(start))
 	if oe := outputFailure(ctx); oe != nil {
 		fmt.Fprintf(stdio.Stderr, "Error: %s\n", oe)

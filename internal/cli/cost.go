@@ -44,3 +44,14 @@ func withCost(s agent.Stats, price func(string) model.Price) costedStats {
 	}
 	return out
 }
+
+// setPrice gives the renderers that write a cost (-o json, stream-json's
+// result) the session's prices.
+func setPrice(r renderer, price func(string) model.Price) {
+	switch r := r.(type) {
+	case *jsonRenderer:
+		r.price = price
+	case *streamRenderer:
+		r.price = price
+	}
+}

@@ -254,6 +254,8 @@ func (r *jsonRenderer) finish(stats agent.Stats, err error, code int, _ time.Dur
 type streamRenderer struct {
 	w, errw io.Writer
 	cleaner
+	// price, when set, prices the result's tokens (cost.go).
+	price func(string) model.Price
 	model string
 	// onceOnly leaves "always allow" answers out of permission requests
 	// (security.disableAlwaysAllow; always.go).
@@ -412,6 +414,7 @@ func (r *streamRenderer) finish(stats agent.Stats, err error, code int, elapsed 
 		DurationMs   int64                       `json:"duration_ms"`
 		ToolCalls    int                         `json:"tool_calls"`
 		Models       map[string]streamModelStats `json:"models"`
+		CostUSD      *float64                    `json:"cost_usd,omitempty"`
 	}
 	out := struct {
 		Type      string      `json:"type"`
@@ -422,7 +425,10 @@ func (r *streamRenderer) finish(stats agent.Stats, err error, code int, elapsed 
 	}{
 		Type: "result", Timestamp: stamp(), Status: "success",
 		Stats: resultStats{total.TotalTokens, total.InputTokens, total.OutputTokens, total.Cached, total.Input,
-			elapsed.Milliseconds(), stats.Tools.TotalCalls, models},
+			elapsed.Milliseconds(), stats.Tools.TotalCalls, models, nil},
+	}
+	if c := withCost(stats, r.price).Cost; c != nil {
+		out.Stats.CostUSD = &c.TotalUSD
 	}
 	if err != nil {
 		out.Status = "error"
