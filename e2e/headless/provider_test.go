@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/castor-dev/castor/internal/e2etest"
+	"github.com/castor-dev/castor/internal/fakegemini"
 	"github.com/castor-dev/castor/internal/fakeopenai"
 )
 
@@ -191,5 +192,31 @@ func TestProviderCost(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &res); err != nil || res.Type != "result" || res.Stats.CostUSD == nil || *res.Stats.CostUSD != want {
 		t.Errorf("result line %s (%v), want cost_usd %v", lines[len(lines)-1], err, want)
+	}
+}
+
+// TestGeminiCost: Gemini's models are priced with the shipped table.
+func TestGeminiCost(t *testing.T) {
+	t.Parallel()
+	e := e2etest.New(t, fakegemini.Text("hello"))
+	e.Srv.SetModelVersion("gemini-2.5-flash")
+	r := e.Run("-m", "gemini-2.5-flash", "-o", "json", "-p", "hi")
+	var out struct {
+		Stats struct {
+			Models map[string]struct {
+				Tokens struct{ Prompt, Candidates, Cached, Thoughts int64 }
+			}
+			Cost struct {
+				TotalUSD float64 `json:"totalUsd"`
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &out); err != nil || r.Code != 0 {
+		t.Fatalf("exit %d (%v)\n%s", r.Code, err, r.Stdout)
+	}
+	tok := out.Stats.Models["gemini-2.5-flash"].Tokens
+	want := (float64(tok.Prompt-tok.Cached)*0.30 + float64(tok.Cached)*0.075 + float64(tok.Candidates+tok.Thoughts)*2.50) / 1e6
+	if tok.Prompt == 0 || out.Stats.Cost.TotalUSD != want {
+		t.Errorf("cost %v, want %v for %+v", out.Stats.Cost.TotalUSD, want, tok)
 	}
 }
