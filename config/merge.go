@@ -22,18 +22,19 @@ const (
 // mergeStrategies lists the keys of Gemini CLI's settings schema that do not
 // simply replace. "hooks.*" stands for every member of hooks.
 var mergeStrategies = map[string]mergeStrategy{
-	"mcpServers":                                  mergeShallow,
-	"context.includeDirectories":                  mergeConcat,
+	"mcpServers":                 mergeShallow,
+	"providers":                  mergeShallow,
+	"context.includeDirectories": mergeConcat,
 	"context.fileFiltering.customIgnoreFilePaths": mergeUnion,
-	"tools.exclude":                               mergeUnion,
-	"advanced.excludedEnvVars":                    mergeUnion,
-	"extensions.disabled":                         mergeUnion,
-	"extensions.workspacesWithMigrationNudge":     mergeUnion,
-	"skills.disabled":                             mergeUnion,
-	"hooksConfig.disabled":                        mergeUnion,
-	"hooks.*":                                     mergeConcat,
-	"policyPaths":                                 mergeUnion,
-	"adminPolicyPaths":                            mergeUnion,
+	"tools.exclude":                           mergeUnion,
+	"advanced.excludedEnvVars":                mergeUnion,
+	"extensions.disabled":                     mergeUnion,
+	"extensions.workspacesWithMigrationNudge": mergeUnion,
+	"skills.disabled":                         mergeUnion,
+	"hooksConfig.disabled":                    mergeUnion,
+	"hooks.*":                                 mergeConcat,
+	"policyPaths":                             mergeUnion,
+	"adminPolicyPaths":                        mergeUnion,
 }
 
 // strategyFor returns the merge strategy at path.

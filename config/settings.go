@@ -74,6 +74,7 @@ type Settings struct {
 	IDE        IDESettings
 	MCP        MCPSettings
 	MCPServers map[string]any // mcpServers, raw (name → server config)
+	Providers  map[string]any // providers, raw (name → provider config)
 
 	// Trust is the workspace's trust, decided from the non-workspace layers
 	// (a workspace cannot vouch for itself).
@@ -573,6 +574,11 @@ func (s *Settings) fillTyped() {
 	}
 	s.IDE = IDESettings{Enabled: t.bool("ide.enabled", false)}
 	s.MCP.ServerCommand = t.str("mcp.serverCommand", "")
+	if providers, ok := s.merged["providers"].(map[string]any); ok {
+		s.Providers = providers
+	} else if v, ok := s.merged["providers"]; ok && v != nil {
+		t.warn("providers", "an object")
+	}
 	if servers, ok := s.merged["mcpServers"].(map[string]any); ok {
 		s.MCPServers = servers
 	} else {

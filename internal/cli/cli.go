@@ -38,6 +38,7 @@ type flags struct {
 	fakeResponses   string
 	fakeNonStrict   string
 	recordResponses string
+	maxBudgetUSD    float64
 	debug           bool
 	resume          string
 	listSessions    bool
@@ -153,6 +154,7 @@ func Run(ctx context.Context, args []string, stdio IO) (code int) {
 	fl.StringVar(&f.fakeResponses, "fake-responses", "", "replay model responses from a Gemini CLI JSONL file instead of calling a model")
 	fl.StringVar(&f.fakeNonStrict, "fake-responses-non-strict", "", "like --fake-responses, matching responses by method instead of order")
 	fl.StringVar(&f.recordResponses, "record-responses", "", "record the model's responses to a JSONL file")
+	fl.Float64Var(&f.maxBudgetUSD, "max-budget-usd", 0, "end the run before a model call that would take its cost past this many US dollars (exit 56)")
 	fl.BoolVarP(&f.debug, "debug", "d", false, "print debug information on stderr")
 	fl.StringVarP(&f.resume, "resume", "r", "", "resume a session: latest, an index from --list-sessions, or a session id")
 	fl.Lookup("resume").NoOptDefVal = "latest"
@@ -353,6 +355,7 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 	}
 	runErr = turnOutcome(runErr)
 	code := exitCode(runErr)
+	setPrice(out, a.Price)
 	out.finish(a.Session.Stats(), runErr, code, time.Since(start))
 	if oe := outputFailure(ctx); oe != nil {
 		fmt.Fprintf(stdio.Stderr, "Error: %s\n", oe)
@@ -519,6 +522,7 @@ func (f *flags) sessionOptions(wd string, mode policy.Mode) setup.Options {
 		FakeResponses:          fake,
 		FakeResponsesNonStrict: nonStrict,
 		RecordResponses:        f.recordResponses,
+		MaxBudgetUSD:           f.maxBudgetUSD,
 		CleanupSessions:        true, // general.sessionRetention, as Gemini CLI's start-up
 		Debug:                  debugLog,
 	}

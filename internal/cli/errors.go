@@ -21,6 +21,7 @@ const (
 	ExitTurnLimit = 53
 	ExitFatalTool = 54
 	ExitUntrusted = 55
+	ExitBudget    = 56 // Castor's own: --max-budget-usd reached
 	ExitCancelled = 130
 )
 
@@ -66,6 +67,8 @@ func exitCode(err error) int {
 		return ExitConfig
 	case errors.Is(err, agent.ErrMaxSessionTurns):
 		return ExitTurnLimit
+	case errors.As(err, new(*model.BudgetError)):
+		return ExitBudget
 	case errors.As(err, &fatal):
 		return ExitFatalTool
 	case errors.Is(err, context.Canceled):
@@ -93,6 +96,8 @@ func errorType(err error) string {
 		return "FatalUntrustedWorkspaceError"
 	case ExitSandbox:
 		return "FatalSandboxError"
+	case ExitBudget:
+		return "FatalBudgetExceededError"
 	}
 	var ae *model.APIError
 	if errors.As(err, &ae) {

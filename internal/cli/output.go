@@ -10,6 +10,7 @@ import (
 
 	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/internal/termtext"
+	"github.com/castor-dev/castor/model"
 )
 
 // Output formats, as -o/--output-format names them.
@@ -197,6 +198,8 @@ func (r *textRenderer) finish(_ agent.Stats, err error, _ int, _ time.Duration) 
 type jsonRenderer struct {
 	w, errw io.Writer
 	cleaner
+	// price, when set, prices the stats' tokens (cost.go).
+	price     func(string) model.Price
 	sessionID string
 	response  string
 	// partial is the text of the response being streamed, the answer
@@ -228,15 +231,15 @@ func (r *jsonRenderer) finish(stats agent.Stats, err error, code int, _ time.Dur
 		out = struct {
 			SessionID string      `json:"session_id"`
 			Error     jsonError   `json:"error"`
-			Stats     agent.Stats `json:"stats"`
-		}{r.str(r.sessionID), jsonError{Type: errorType(err), Message: r.str(errorMessage(err)), Code: code}, r.stats(stats)}
+			Stats     costedStats `json:"stats"`
+		}{r.str(r.sessionID), jsonError{Type: errorType(err), Message: r.str(errorMessage(err)), Code: code}, withCost(r.stats(stats), r.price)}
 	} else {
 		out = struct {
 			SessionID string      `json:"session_id"`
 			Response  string      `json:"response"`
-			Stats     agent.Stats `json:"stats"`
+			Stats     costedStats `json:"stats"`
 			Warnings  []string    `json:"warnings,omitempty"`
-		}{r.str(r.sessionID), r.str(r.response), r.stats(stats), r.warnings}
+		}{r.str(r.sessionID), r.str(r.response), withCost(r.stats(stats), r.price), r.warnings}
 	}
 	b, _ := json.MarshalIndent(out, "", "  ")
 	w := r.w
@@ -251,6 +254,8 @@ func (r *jsonRenderer) finish(stats agent.Stats, err error, code int, _ time.Dur
 type streamRenderer struct {
 	w, errw io.Writer
 	cleaner
+	// price, when set, prices the result's tokens (cost.go).
+	price func(string) model.Price
 	model string
 	// onceOnly leaves "always allow" answers out of permission requests
 	// (security.disableAlwaysAllow; always.go).
@@ -409,6 +414,7 @@ func (r *streamRenderer) finish(stats agent.Stats, err error, code int, elapsed 
 		DurationMs   int64                       `json:"duration_ms"`
 		ToolCalls    int                         `json:"tool_calls"`
 		Models       map[string]streamModelStats `json:"models"`
+		CostUSD      *float64                    `json:"cost_usd,omitempty"`
 	}
 	out := struct {
 		Type      string      `json:"type"`
@@ -419,7 +425,10 @@ func (r *streamRenderer) finish(stats agent.Stats, err error, code int, elapsed 
 	}{
 		Type: "result", Timestamp: stamp(), Status: "success",
 		Stats: resultStats{total.TotalTokens, total.InputTokens, total.OutputTokens, total.Cached, total.Input,
-			elapsed.Milliseconds(), stats.Tools.TotalCalls, models},
+			elapsed.Milliseconds(), stats.Tools.TotalCalls, models, nil},
+	}
+	if c := withCost(stats, r.price).Cost; c != nil {
+		out.Stats.CostUSD = &c.TotalUSD
 	}
 	if err != nil {
 		out.Status = "error"

@@ -531,6 +531,7 @@ func (s *streamSession) turn(ctx context.Context, a *setup.Agent, in *inputLine)
 	}
 	runErr = turnOutcome(runErr)
 	code := exitCode(runErr)
+	setPrice(s.out, a.Price)
 	s.out.finish(turnStats(a.Session.Stats(), before), runErr, code, time.Since(start))
 	return code
 }

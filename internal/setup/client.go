@@ -19,6 +19,9 @@ import (
 // returned closer flushes the recording.
 func newClient(ctx context.Context, o Options, st *config.Settings, env *Env, home config.Home) (model.Model, func() error, error) {
 	m, err := baseClient(ctx, o, st, env.Getenv, home)
+	if err == nil && o.MaxBudgetUSD > 0 {
+		m = model.WithBudget(m, priceTable(st), o.MaxBudgetUSD)
+	}
 	if err != nil || o.RecordResponses == "" {
 		return m, nil, err
 	}
@@ -39,6 +42,18 @@ func baseClient(ctx context.Context, o Options, st *config.Settings, getenv func
 			return nil, configErrorf("--fake-responses: %v", err)
 		}
 		return m, nil
+	}
+	// "provider/model" names a model of the providers setting
+	// (providers.go), served over its own wire without Gemini's router.
+	if pm, ok, err := providerClient(resolveModelName(o.Model, st, getenv), st, getenv); ok || err != nil {
+		if err != nil {
+			return nil, err
+		}
+		ro, err := retryOptions(o, st, getenv)
+		if err != nil {
+			return nil, err
+		}
+		return model.WithRetry(pm, providerRetry(ro)), nil
 	}
 	// A key entered in the terminal's auth dialog stands in for
 	// GEMINI_API_KEY when the environment has no credentials.

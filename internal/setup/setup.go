@@ -101,6 +101,9 @@ type Options struct {
 	FakeResponsesNonStrict bool
 	// RecordResponses records the model's responses in the same format.
 	RecordResponses string
+	// MaxBudgetUSD, when above 0, ends the turn before a model call
+	// whose cost would take the session's past it (--max-budget-usd).
+	MaxBudgetUSD float64
 	// SessionID fixes the session id (default: a new UUID).
 	SessionID string
 	// Resume continues a recorded session: "latest", a 1-based index or a

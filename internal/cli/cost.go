@@ -1,0 +1,57 @@
+package cli
+
+import (
+	"google.golang.org/genai"
+
+	"github.com/castor-dev/castor/agent"
+	"github.com/castor-dev/castor/model"
+)
+
+// costedStats are Gemini CLI's stats with Castor's cost beside them, so
+// the keys Gemini CLI writes stay where they are.
+type costedStats struct {
+	agent.Stats
+	Cost *costStats `json:"cost,omitempty"`
+}
+
+// costStats is what the session's tokens cost, in US dollars, in total
+// and per model.
+type costStats struct {
+	TotalUSD float64            `json:"totalUsd"`
+	Models   map[string]float64 `json:"models"`
+}
+
+// withCost prices s's tokens; no cost is written without prices, or when
+// no model has one.
+func withCost(s agent.Stats, price func(string) model.Price) costedStats {
+	out := costedStats{Stats: s}
+	if price == nil {
+		return out
+	}
+	c := &costStats{Models: map[string]float64{}}
+	priced := false
+	for name, m := range s.Models {
+		p := price(name)
+		priced = priced || p != (model.Price{})
+		t := m.Tokens
+		usd := p.Cost(&genai.GenerateContentResponseUsageMetadata{PromptTokenCount: int32(t.Prompt), CachedContentTokenCount: int32(t.Cached),
+			CandidatesTokenCount: int32(t.Candidates), ThoughtsTokenCount: int32(t.Thoughts)})
+		c.Models[name] = usd
+		c.TotalUSD += usd
+	}
+	if priced {
+		out.Cost = c
+	}
+	return out
+}
+
+// setPrice gives the renderers that write a cost (-o json, stream-json's
+// result) the session's prices.
+func setPrice(r renderer, price func(string) model.Price) {
+	switch r := r.(type) {
+	case *jsonRenderer:
+		r.price = price
+	case *streamRenderer:
+		r.price = price
+	}
+}

@@ -1,0 +1,148 @@
+package setup
+
+import (
+	"cmp"
+	"maps"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/castor-dev/castor/config"
+	"github.com/castor-dev/castor/model"
+	"github.com/castor-dev/castor/model/openai"
+)
+
+// defaultOpenAIBaseURL is where the built-in "openai" provider goes
+// unless OPENAI_BASE_URL says otherwise.
+const defaultOpenAIBaseURL = "https://api.openai.com/v1"
+
+// provider is one entry of the providers setting, read.
+type provider struct {
+	name, typ, baseURL, apiKeyEnv string
+	headers                       map[string]string
+}
+
+// providerClient returns the transport for a model named
+// "provider/model" when provider is one of the providers setting's, or
+// "openai" (OPENAI_API_KEY, OPENAI_BASE_URL, as OpenAI's own tools read
+// them); ok is false for every other name, which Gemini serves.
+func providerClient(name string, st *config.Settings, getenv func(string) string) (m model.Model, ok bool, err error) {
+	pname, _, found := strings.Cut(name, "/")
+	if !found {
+		return nil, false, nil
+	}
+	// Errors name the file to fix.
+	where := cmp.Or(st.FileOf("providers", pname), "settings")
+	p, ok, err := readProvider(pname, st.Providers, where)
+	if !ok || err != nil {
+		return nil, ok, err
+	}
+	if p.typ != "openai" {
+		return nil, true, configErrorf("%s: providers.%s.type %q is not supported (Castor speaks \"openai\", OpenAI-compatible chat completions; Anthropic is not yet)", where, pname, p.typ)
+	}
+	key := ""
+	if p.apiKeyEnv != "" {
+		key = getenv(p.apiKeyEnv)
+	}
+	if pname == "openai" {
+		if key == "" {
+			key = getenv("OPENAI_API_KEY")
+		}
+		if p.baseURL == "" {
+			p.baseURL = getenv("OPENAI_BASE_URL")
+		}
+		if p.baseURL == "" {
+			p.baseURL = defaultOpenAIBaseURL
+		}
+	}
+	if p.baseURL == "" {
+		return nil, true, configErrorf("%s: providers.%s.baseUrl is missing (e.g. \"http://127.0.0.1:11434/v1\")", where, pname)
+	}
+	c, err := openai.New(openai.Config{Provider: pname, BaseURL: p.baseURL, APIKey: key, Headers: p.headers, HTTPClient: http.DefaultClient})
+	if err != nil {
+		return nil, true, configErrorf("%s: providers.%s: %v", where, pname, err)
+	}
+	return c, true, nil
+}
+
+// readProvider reads providers.<name>; "openai" exists even unset.
+func readProvider(name string, providers map[string]any, where string) (provider, bool, error) {
+	p := provider{name: name, typ: "openai"}
+	raw, ok := providers[name]
+	if !ok {
+		return p, name == "openai", nil
+	}
+	obj, isObj := raw.(map[string]any)
+	if !isObj {
+		return p, true, configErrorf("%s: providers.%s must be an object", where, name)
+	}
+	// In key order, so the error named is the same every run.
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
+		v := obj[k]
+		str := func(dst *string) error {
+			s, isStr := v.(string)
+			if !isStr {
+				return configErrorf("%s: providers.%s.%s must be a string", where, name, k)
+			}
+			*dst = s
+			return nil
+		}
+		var err error
+		switch k {
+		case "type":
+			err = str(&p.typ)
+		case "baseUrl":
+			err = str(&p.baseURL)
+		case "apiKeyEnv":
+			err = str(&p.apiKeyEnv)
+		case "headers":
+			h, isObj := v.(map[string]any)
+			if !isObj {
+				return p, true, configErrorf("%s: providers.%s.headers must be an object of strings", where, name)
+			}
+			p.headers = make(map[string]string, len(h))
+			for hk, hv := range h {
+				s, isStr := hv.(string)
+				if !isStr {
+					return p, true, configErrorf("%s: providers.%s.headers.%s must be a string", where, name, hk)
+				}
+				p.headers[hk] = s
+			}
+		}
+		if err != nil {
+			return p, true, err
+		}
+	}
+	return p, true, nil
+}
+
+// providerRetry is the retry options for a provider: no Gemini fallback
+// chain, the rest as configured.
+func providerRetry(ro model.RetryOptions) model.RetryOptions {
+	ro.Fallback = nil
+	return ro
+}
+
+// priceTable prices a model: a provider model's own entry
+// (providers.<p>.models.<m>.inputPricePerMTok, cachedInputPricePerMTok,
+// outputPricePerMTok), else Gemini's shipped prices, else nothing.
+func priceTable(st *config.Settings) func(string) model.Price {
+	return func(name string) model.Price {
+		if pname, mname, ok := strings.Cut(name, "/"); ok {
+			if p, isObj := st.Providers[pname].(map[string]any); isObj {
+				if models, isObj := p["models"].(map[string]any); isObj {
+					if m, isObj := models[mname].(map[string]any); isObj {
+						num := func(k string) float64 { f, _ := m[k].(float64); return f }
+						return model.Price{InputPerMTok: num("inputPricePerMTok"), CachedPerMTok: num("cachedInputPricePerMTok"), OutputPerMTok: num("outputPricePerMTok")}
+					}
+				}
+			}
+		}
+		p, _ := model.DefaultPrice(name)
+		return p
+	}
+}
+
+// Price is what model name costs per million tokens: its provider's
+// models entry, else Gemini's public price, else zero.
+func (a *Agent) Price(name string) model.Price { return priceTable(a.Settings)(name) }

@@ -1,0 +1,161 @@
+package model
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"strings"
+	"sync"
+
+	"google.golang.org/genai"
+)
+
+// Price is what a model costs, in US dollars per million tokens.
+type Price struct {
+	InputPerMTok  float64
+	CachedPerMTok float64 // cached input; 0 means the input price
+	OutputPerMTok float64 // output, thoughts included
+}
+
+// Cost is the price of the tokens u counts.
+func (p Price) Cost(u *genai.GenerateContentResponseUsageMetadata) float64 {
+	if u == nil {
+		return 0
+	}
+	cachedPrice := p.CachedPerMTok
+	if cachedPrice == 0 {
+		cachedPrice = p.InputPerMTok
+	}
+	in := float64(u.PromptTokenCount - u.CachedContentTokenCount)
+	out := float64(u.CandidatesTokenCount + u.ThoughtsTokenCount)
+	return (in*p.InputPerMTok + float64(u.CachedContentTokenCount)*cachedPrice + out*p.OutputPerMTok) / 1e6
+}
+
+// geminiPrices are Gemini API's public paid-tier prices (prompts up to
+// 200k tokens), by model name prefix, longest first.
+var geminiPrices = []struct {
+	prefix string
+	price  Price
+}{
+	{"gemini-2.5-flash-lite", Price{0.10, 0.025, 0.40}},
+	{"gemini-2.5-flash", Price{0.30, 0.075, 2.50}},
+	{"gemini-2.5-pro", Price{1.25, 0.31, 10}},
+	{"gemini-3", Price{2, 0.20, 12}}, // gemini-3 pro previews
+}
+
+// DefaultPrice is the shipped price of a Gemini model, ok false for a
+// model without one.
+func DefaultPrice(name string) (Price, bool) {
+	name = strings.TrimPrefix(name, "models/")
+	for _, g := range geminiPrices {
+		if strings.HasPrefix(name, g.prefix) {
+			return g.price, true
+		}
+	}
+	return Price{}, false
+}
+
+// BudgetError ends a call that would have crossed the spending limit;
+// nothing was sent.
+type BudgetError struct {
+	Limit, Spent, Next float64
+}
+
+func (e *BudgetError) Error() string {
+	return fmt.Sprintf("budget of $%.4f reached: $%.4f spent, the next model call would cost about $%.4f more (raise --max-budget-usd to go on)", e.Limit, e.Spent, e.Next)
+}
+
+// Budget is a Model that counts what its calls cost and refuses a call
+// whose input alone would take the total past the limit.
+type Budget struct {
+	m     Model
+	price func(model string) Price
+	limit float64
+
+	mu    sync.Mutex
+	spent float64
+}
+
+// WithBudget wraps m; price gives each model's price, limit is in dollars
+// (0: no limit, costs still counted).
+func WithBudget(m Model, price func(model string) Price, limit float64) *Budget {
+	return &Budget{m: m, price: price, limit: limit}
+}
+
+// Spent is the cost of the calls so far.
+func (b *Budget) Spent() float64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.spent
+}
+
+// admit estimates the call's input (four characters a token) and refuses
+// it when that would cross the limit.
+func (b *Budget) admit(req *Request) error {
+	if b.limit <= 0 {
+		return nil
+	}
+	n := 0
+	for _, c := range req.Contents {
+		raw, _ := json.Marshal(c)
+		n += len(raw)
+	}
+	if req.Config != nil {
+		raw, _ := json.Marshal(req.Config)
+		n += len(raw)
+	}
+	next := b.price(req.Model).Cost(&genai.GenerateContentResponseUsageMetadata{PromptTokenCount: int32((n + 3) / 4)})
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.spent+next > b.limit {
+		return &BudgetError{Limit: b.limit, Spent: b.spent, Next: next}
+	}
+	return nil
+}
+
+func (b *Budget) add(name string, resp *genai.GenerateContentResponse) {
+	if resp == nil || resp.UsageMetadata == nil {
+		return
+	}
+	c := b.price(name).Cost(resp.UsageMetadata)
+	b.mu.Lock()
+	b.spent += c
+	b.mu.Unlock()
+}
+
+// GenerateContent makes the call if the budget admits it.
+func (b *Budget) GenerateContent(ctx context.Context, req *Request) (*genai.GenerateContentResponse, error) {
+	if err := b.admit(req); err != nil {
+		return nil, err
+	}
+	resp, err := b.m.GenerateContent(ctx, req)
+	b.add(req.Model, resp)
+	return resp, err
+}
+
+// GenerateContentStream makes the call if the budget admits it; the
+// usage of its last chunk that reports one is counted.
+func (b *Budget) GenerateContentStream(ctx context.Context, req *Request) iter.Seq2[*genai.GenerateContentResponse, error] {
+	return func(yield func(*genai.GenerateContentResponse, error) bool) {
+		if err := b.admit(req); err != nil {
+			yield(nil, err)
+			return
+		}
+		var last *genai.GenerateContentResponse
+		defer func() { b.add(req.Model, last) }()
+		for resp, err := range b.m.GenerateContentStream(ctx, req) {
+			if resp != nil && resp.UsageMetadata != nil {
+				last = resp
+			}
+			if !yield(resp, err) {
+				return
+			}
+		}
+	}
+}
+
+// CountTokens is free.
+func (b *Budget) CountTokens(ctx context.Context, req *Request) (int32, error) {
+	return b.m.CountTokens(ctx, req)
+}

@@ -1,0 +1,67 @@
+package model_test
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"testing"
+
+	"google.golang.org/genai"
+
+	"github.com/castor-dev/castor/model"
+)
+
+// usageModel answers every call with the same usage.
+type usageModel struct{ calls int }
+
+func (m *usageModel) GenerateContent(context.Context, *model.Request) (*genai.GenerateContentResponse, error) {
+	m.calls++
+	return &genai.GenerateContentResponse{UsageMetadata: &genai.GenerateContentResponseUsageMetadata{PromptTokenCount: 1000, CandidatesTokenCount: 100, CachedContentTokenCount: 400}}, nil
+}
+
+func (m *usageModel) GenerateContentStream(ctx context.Context, req *model.Request) iter.Seq2[*genai.GenerateContentResponse, error] {
+	return func(yield func(*genai.GenerateContentResponse, error) bool) {
+		r, err := m.GenerateContent(ctx, req)
+		yield(r, err)
+	}
+}
+
+func (m *usageModel) CountTokens(context.Context, *model.Request) (int32, error) { return 0, nil }
+
+// TestBudget: costs add up per the price (cached input at its own
+// price), and the call that would cross the limit is never made.
+func TestBudget(t *testing.T) {
+	price := func(string) model.Price { return model.Price{InputPerMTok: 10, CachedPerMTok: 1, OutputPerMTok: 100} }
+	inner := &usageModel{}
+	b := model.WithBudget(inner, price, 0.035)
+	req := &model.Request{Model: "m", Contents: []*genai.Content{genai.NewContentFromText("hi", genai.RoleUser)}}
+	// One call: 600×10 + 400×1 + 100×100 = 16400 per million = $0.0164.
+	for range b.GenerateContentStream(context.Background(), req) {
+	}
+	if got := b.Spent(); got < 0.01639 || got > 0.01641 {
+		t.Fatalf("spent %v, want 0.0164", got)
+	}
+	if _, err := b.GenerateContent(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	// 0.0328 spent; the next call's input estimate (~$0.0001) fits, its
+	// answer does not, so it is made; the one after is refused.
+	if _, err := b.GenerateContent(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	var be *model.BudgetError
+	if _, err := b.GenerateContent(context.Background(), req); !errors.As(err, &be) || inner.calls != 3 {
+		t.Errorf("err %v after %d calls, want a BudgetError after 3", err, inner.calls)
+	}
+}
+
+func TestDefaultPrice(t *testing.T) {
+	for name, want := range map[string]float64{"gemini-2.5-pro": 1.25, "gemini-2.5-flash": 0.30, "gemini-2.5-flash-lite": 0.10, "models/gemini-3-pro-preview": 2} {
+		if p, ok := model.DefaultPrice(name); !ok || p.InputPerMTok != want {
+			t.Errorf("%s: %v %v, want input %v", name, p, ok, want)
+		}
+	}
+	if _, ok := model.DefaultPrice("local/x"); ok {
+		t.Error("a provider's model has a Gemini price")
+	}
+}

@@ -1,0 +1,213 @@
+// Package openai is a model.Model speaking the OpenAI chat-completions
+// wire (POST {baseUrl}/chat/completions, streamed as server-sent events),
+// which Ollama, llama.cpp's server, vLLM, LM Studio, OpenRouter and
+// OpenAI itself answer.
+//
+// It is plain HTTP on purpose: the engine's currency is genai's types, so
+// an SDK's own request and response types would be one more translation;
+// compatible servers differ in small ways (reasoning vs
+// reasoning_content, usage only on request) that a hand-written decoder
+// takes in stride; and the binary stays without a second large generated
+// API client.
+package openai
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"net/http"
+	"strings"
+	"sync"
+
+	"google.golang.org/genai"
+
+	"github.com/castor-dev/castor/model"
+)
+
+// Config says where a provider is and how to talk to it.
+type Config struct {
+	// Provider is the name models are prefixed with ("local" in
+	// "local/qwen3-coder"); the prefix is removed on the wire.
+	Provider string
+	// BaseURL is the API root, e.g. "http://127.0.0.1:11434/v1".
+	BaseURL string
+	// APIKey, when set, is sent as a bearer token.
+	APIKey string
+	// Headers are sent with every request.
+	Headers map[string]string
+	// HTTPClient defaults to http.DefaultClient.
+	HTTPClient *http.Client
+}
+
+// Client is a model.Model for one OpenAI-compatible provider.
+type Client struct {
+	cfg Config
+	hc  *http.Client
+	// noTools remembers the models whose server refused tools, so later
+	// calls do not ask again.
+	noTools sync.Map
+}
+
+// New returns a client for cfg.
+func New(cfg Config) (*Client, error) {
+	if cfg.BaseURL == "" {
+		return nil, errors.New("openai: no base URL")
+	}
+	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	return &Client{cfg: cfg, hc: hc}, nil
+}
+
+// noToolsNote tells a model whose server refused tool declarations why it
+// has none, so it answers in words instead of inventing calls.
+const noToolsNote = "\n\nNote: this model cannot call tools in this session; the tools described above are unavailable. Answer in text only."
+
+// wireModel is name without the provider's prefix.
+func (c *Client) wireModel(name string) string {
+	if c.cfg.Provider != "" {
+		return strings.TrimPrefix(name, c.cfg.Provider+"/")
+	}
+	return name
+}
+
+// GenerateContent makes one call and returns its chunks merged.
+func (c *Client) GenerateContent(ctx context.Context, req *model.Request) (*genai.GenerateContentResponse, error) {
+	var out *genai.GenerateContentResponse
+	for chunk, err := range c.GenerateContentStream(ctx, req) {
+		if err != nil {
+			return nil, err
+		}
+		out = mergeChunk(out, chunk)
+	}
+	if out == nil {
+		return nil, model.UnfinishedStreamError(0)
+	}
+	return out, nil
+}
+
+func mergeChunk(into, c *genai.GenerateContentResponse) *genai.GenerateContentResponse {
+	if into == nil {
+		return c
+	}
+	if len(c.Candidates) > 0 {
+		if len(into.Candidates) == 0 {
+			into.Candidates = c.Candidates
+		} else {
+			ic, cc := into.Candidates[0], c.Candidates[0]
+			if cc.Content != nil {
+				if ic.Content == nil {
+					ic.Content = &genai.Content{Role: genai.RoleModel}
+				}
+				ic.Content.Parts = append(ic.Content.Parts, cc.Content.Parts...)
+			}
+			if cc.FinishReason != "" {
+				ic.FinishReason = cc.FinishReason
+			}
+		}
+	}
+	if c.UsageMetadata != nil {
+		into.UsageMetadata = c.UsageMetadata
+	}
+	if c.ModelVersion != "" {
+		into.ModelVersion = c.ModelVersion
+	}
+	return into
+}
+
+// CountTokens estimates: chat-completions servers have no counting
+// endpoint, and four characters a token is what Gemini CLI estimates with.
+func (c *Client) CountTokens(_ context.Context, req *model.Request) (int32, error) {
+	n := 0
+	for _, ct := range req.Contents {
+		b, _ := json.Marshal(ct)
+		n += len(b)
+	}
+	return int32((n + 3) / 4), nil
+}
+
+// GenerateContentStream posts one streamed chat completion and yields its
+// deltas as genai chunks: text and reasoning as they come, the tool calls
+// (assembled from their fragments) with the finish reason and usage.
+func (c *Client) GenerateContentStream(ctx context.Context, req *model.Request) iter.Seq2[*genai.GenerateContentResponse, error] {
+	return func(yield func(*genai.GenerateContentResponse, error) bool) {
+		name := c.wireModel(req.Model)
+		_, refused := c.noTools.Load(name)
+		body, hasTools, err := encodeRequest(name, req, !refused)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		resp, err := c.post(ctx, body)
+		var ae *model.APIError
+		if hasTools && errors.As(err, &ae) && ae.StatusCode == http.StatusBadRequest && strings.Contains(strings.ToLower(ae.Message), "tool") {
+			// The server cannot do tools with this model (Ollama: "does
+			// not support tools"): ask again without them, and say so.
+			c.noTools.Store(name, true)
+			if body, _, err = encodeRequest(name, req, false); err == nil {
+				resp, err = c.post(ctx, body)
+			}
+		}
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		defer resp.Body.Close()
+		decodeStream(c.cfg.Provider, resp.Body, yield)
+	}
+}
+
+func (c *Client) post(ctx context.Context, body []byte) (*http.Response, error) {
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, c.cfg.BaseURL+"/chat/completions", bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	hr.Header.Set("Content-Type", "application/json")
+	hr.Header.Set("Accept", "text/event-stream")
+	if c.cfg.APIKey != "" {
+		hr.Header.Set("Authorization", "Bearer "+c.cfg.APIKey)
+	}
+	for k, v := range c.cfg.Headers {
+		hr.Header.Set(k, v)
+	}
+	resp, err := c.hc.Do(hr)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode/100 == 2 {
+		return resp, nil
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	ae := &model.APIError{StatusCode: resp.StatusCode, Message: errorMessage(raw)}
+	if resp.StatusCode == http.StatusUnauthorized {
+		return nil, &model.AuthError{Err: fmt.Errorf("%s: %w", c.cfg.BaseURL, ae)}
+	}
+	return nil, ae
+}
+
+// errorMessage is the message of an OpenAI error envelope, or the body.
+func errorMessage(raw []byte) string {
+	var env struct {
+		Error json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(raw, &env) == nil && len(env.Error) > 0 {
+		var obj struct {
+			Message string `json:"message"`
+		}
+		if json.Unmarshal(env.Error, &obj) == nil && obj.Message != "" {
+			return obj.Message
+		}
+		var s string
+		if json.Unmarshal(env.Error, &s) == nil && s != "" {
+			return s
+		}
+	}
+	return strings.TrimSpace(string(raw))
+}
