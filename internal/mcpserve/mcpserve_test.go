@@ -1,0 +1,175 @@
+package mcpserve
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/castor-dev/castor/internal/fakegemini"
+	"github.com/castor-dev/castor/internal/setup"
+	"github.com/castor-dev/castor/policy"
+)
+
+// harness is a server on a fake model and a go-sdk client connected in
+// memory.
+type harness struct {
+	fake *fakegemini.Server
+	wd   string
+	cs   *mcp.ClientSession
+}
+
+func start(t *testing.T, max policy.Mode, elicit func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)) *harness {
+	t.Helper()
+	fake := fakegemini.Start(t)
+	env := map[string]string{"GEMINI_API_KEY": "test-key", "GOOGLE_GEMINI_BASE_URL": fake.URL, "GEMINI_CLI_TRUST_WORKSPACE": "true"}
+	wd := t.TempDir()
+	s := New(Config{
+		Base: setup.Options{
+			WorkDir: wd, HomeDir: t.TempDir(), Model: "gemini-2.5-flash",
+			Env:  func(k string) (string, bool) { v, ok := env[k]; return v, ok },
+			Warn: func(s string) { t.Log("warning: " + s) },
+		},
+		MaxApprovalMode: max,
+	})
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := s.MCP().Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{ElicitationHandler: elicit})
+	// Before 2026-07-28 a server may ask during a call; later versions
+	// want questions returned in the result (SEP-2322), not done yet.
+	cs, err := c.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return &harness{fake: fake, wd: wd, cs: cs}
+}
+
+func (h *harness) call(t *testing.T, name string, args map[string]any, out any) *mcp.CallToolResult {
+	t.Helper()
+	res, err := h.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if res.IsError {
+		t.Fatalf("%s: tool error %v", name, res.Content)
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(b, out); err != nil {
+		t.Fatalf("%s: structured content %s: %v", name, b, err)
+	}
+	return res
+}
+
+func TestPromptToolCallThenResume(t *testing.T) {
+	h := start(t, policy.ModeDefault, nil)
+	if err := os.WriteFile(filepath.Join(h.wd, "notes.txt"), []byte("the answer is 42\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.fake.Enqueue(
+		fakegemini.Call("read_file", map[string]any{"file_path": "notes.txt"}),
+		fakegemini.Text("The file says 42."),
+	)
+	var first PromptResult
+	res := h.call(t, "prompt", map[string]any{"prompt": "What does notes.txt say?", "approval_mode": "yolo"}, &first)
+	if first.Response != "The file says 42." || first.SessionID == "" {
+		t.Fatalf("first answer %+v", first)
+	}
+	if first.ApprovalMode != "default" {
+		t.Errorf("approval mode %q: yolo asked of a server capped at default must run as default", first.ApprovalMode)
+	}
+	if tc, ok := res.Content[0].(*mcp.TextContent); !ok || tc.Text != first.Response {
+		t.Errorf("text content %v", res.Content)
+	}
+	if body := string(h.fake.LastRequest().Body); !strings.Contains(body, "the answer is 42") {
+		t.Errorf("the tool's output did not reach the model: %s", body)
+	}
+
+	h.fake.Enqueue(fakegemini.Text("You asked about notes.txt."))
+	var second PromptResult
+	h.call(t, "prompt", map[string]any{"prompt": "What did I ask?", "session_id": first.SessionID}, &second)
+	if second.SessionID != first.SessionID || second.Response != "You asked about notes.txt." {
+		t.Fatalf("resumed answer %+v", second)
+	}
+	if body := string(h.fake.LastRequest().Body); !strings.Contains(body, "What does notes.txt say?") || !strings.Contains(body, "The file says 42.") {
+		t.Errorf("the resumed session did not carry its history: %s", body)
+	}
+
+	var list ListResult
+	h.call(t, "list_sessions", nil, &list)
+	if len(list.Sessions) != 1 || list.Sessions[0].ID != first.SessionID {
+		t.Fatalf("sessions %+v", list)
+	}
+	var read ReadResult
+	h.call(t, "read_session", map[string]any{"session_id": first.SessionID[:8]}, &read)
+	var texts []string
+	for _, m := range read.Messages {
+		texts = append(texts, m.Type+": "+m.Text+" "+strings.Join(m.ToolCalls, ","))
+	}
+	got := strings.Join(texts, "\n")
+	for _, want := range []string{"user: What does notes.txt say?", "read_file", "gemini: The file says 42.", "user: What did I ask?", "gemini: You asked about notes.txt."} {
+		if !strings.Contains(got, want) {
+			t.Errorf("read_session lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+func TestConfirmations(t *testing.T) {
+	tests := []struct {
+		name    string
+		elicit  func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)
+		written bool
+	}{
+		{"no elicitation: refused by policy", nil, false},
+		{"allowed through elicitation", func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			if !strings.Contains(r.Params.Message, "out.txt") {
+				return &mcp.ElicitResult{Action: "decline"}, nil
+			}
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": answerOnce}}, nil
+		}, true},
+		{"declined through elicitation", func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "decline"}, nil
+		}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := start(t, policy.ModeDefault, tt.elicit)
+			h.fake.Enqueue(
+				fakegemini.Call("write_file", map[string]any{"file_path": "out.txt", "content": "hi"}),
+				fakegemini.Text("done"),
+			)
+			var r PromptResult
+			h.call(t, "prompt", map[string]any{"prompt": "write out.txt"}, &r)
+			_, err := os.Stat(filepath.Join(h.wd, "out.txt"))
+			if written := err == nil; written != tt.written {
+				t.Errorf("out.txt written %v, want %v (answer %+v)", written, tt.written, r)
+			}
+		})
+	}
+}
+
+func TestPromptErrors(t *testing.T) {
+	h := start(t, policy.ModeDefault, nil)
+	for _, args := range []map[string]any{
+		{"prompt": " "},
+		{"prompt": "hi", "approval_mode": "reckless"},
+		{"prompt": "hi", "session_id": "no-such-session"},
+	} {
+		res, err := h.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "prompt", Arguments: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.IsError {
+			t.Errorf("%v: no error", args)
+		}
+	}
+}
