@@ -53,38 +53,7 @@ func runACPClient(t *testing.T, e *e2etest.Env, extra ...string) map[string]map[
 		"CASTOR_BIN=" + e2etest.Binary(t),
 		"ACP_WORKSPACE=" + e.WS,
 	}, extra...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("client: %v\n%s\n%s", err, stdout.String(), stderr.String())
-		}
-	case <-time.After(2 * time.Minute): // a hang, not a timing assertion
-		_ = cmd.Process.Kill()
-		t.Fatalf("client hung\n%s\n%s", stdout.String(), stderr.String())
-	}
-	if s := stderr.String(); strings.Contains(s, "panic:") || strings.Contains(s, "goroutine ") {
-		t.Fatalf("stack trace on stderr:\n%s", s)
-	}
-	steps := map[string]map[string]any{}
-	sc := bufio.NewScanner(&stdout)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var m map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &m); err == nil {
-			steps[m["step"].(string)] = m
-		}
-	}
-	if s, ok := steps["error"]; ok {
-		t.Fatalf("client error: %v\nstderr:\n%s", s, stderr.String())
-	}
-	return steps
+	return e2etest.RunSteps(t, cmd)
 }
 
 // TestACPInteropNpmClient drives `castor --acp` with the official ACP

@@ -6,14 +6,12 @@ package mcpserve_test
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
@@ -41,39 +39,7 @@ func runClient(t *testing.T, e *e2etest.Env, extra ...string) map[string]map[str
 	cmd := e2etest.DieWithTest(exec.Command(node, "client.mjs"))
 	cmd.Dir = dir
 	cmd.Env = append(e.Environ(), append([]string{"CASTOR_BIN=" + e2etest.Binary(t), "MCP_WORKSPACE=" + e.WS}, extra...)...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("client: %v\n%s\n%s", err, stdout.String(), stderr.String())
-		}
-	case <-time.After(2 * time.Minute): // a hang, not a timing assertion
-		_ = cmd.Process.Kill()
-		t.Fatalf("client hung\n%s\n%s", stdout.String(), stderr.String())
-	}
-	if s := stderr.String(); strings.Contains(s, "panic:") || strings.Contains(s, "goroutine ") {
-		t.Fatalf("stack trace on stderr:\n%s", s)
-	}
-	steps := map[string]map[string]any{}
-	sc := bufio.NewScanner(&stdout)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var m map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &m); err == nil {
-			steps[m["step"].(string)] = m
-		}
-	}
-	if s, ok := steps["error"]; ok {
-		t.Fatalf("client error: %v\nstderr:\n%s", s, stderr.String())
-	}
-	return steps
+	return e2etest.RunSteps(t, cmd)
 }
 
 // conversation is what the scripted model answers: a read_file call and
