@@ -34,10 +34,11 @@ func canElicit(ss *mcp.ServerSession) bool {
 	return e.Form != nil || e.URL == nil
 }
 
-// The answers a confirmation offers, as the terminal words them.
+// The answers a confirmation offers. "Always" lasts for the prompt's
+// turn: each prompt call assembles its session anew.
 const (
 	answerOnce   = "Allow once"
-	answerAlways = "Allow for this session"
+	answerAlways = "Allow for the rest of this prompt"
 	answerNo     = "No"
 )
 

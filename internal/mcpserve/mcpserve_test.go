@@ -24,6 +24,10 @@ type harness struct {
 }
 
 func start(t *testing.T, max policy.Mode, elicit func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)) *harness {
+	return startWith(t, max, &mcp.ClientOptions{ElicitationHandler: elicit})
+}
+
+func startWith(t *testing.T, max policy.Mode, copts *mcp.ClientOptions) *harness {
 	t.Helper()
 	fake := fakegemini.Start(t)
 	env := map[string]string{"GEMINI_API_KEY": "test-key", "GOOGLE_GEMINI_BASE_URL": fake.URL, "GEMINI_CLI_TRUST_WORKSPACE": "true"}
@@ -43,7 +47,7 @@ func start(t *testing.T, max policy.Mode, elicit func(context.Context, *mcp.Elic
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ss.Close() })
-	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{ElicitationHandler: elicit})
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, copts)
 	// Before 2026-07-28 a server may ask during a call; later versions
 	// want questions returned in the result (SEP-2322), not done yet.
 	cs, err := c.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
@@ -171,5 +175,26 @@ func TestPromptErrors(t *testing.T) {
 		if !res.IsError {
 			t.Errorf("%v: no error", args)
 		}
+	}
+}
+
+// TestProgress: a caller that sends a progress token gets the answer's
+// text as it streams.
+func TestProgress(t *testing.T) {
+	msgs := make(chan string, 16)
+	h := startWith(t, policy.ModeDefault, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+			msgs <- r.Params.Message
+		},
+	})
+	h.fake.Enqueue(fakegemini.Text("hello ", "world"))
+	p := &mcp.CallToolParams{Name: "prompt", Arguments: map[string]any{"prompt": "hi"}}
+	p.SetProgressToken("tok")
+	res, err := h.cs.CallTool(context.Background(), p)
+	if err != nil || res.IsError {
+		t.Fatal(err, res)
+	}
+	if got := <-msgs + "|" + <-msgs; got != "hello |world" {
+		t.Errorf("progress messages %q", got)
 	}
 }
