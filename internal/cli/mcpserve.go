@@ -32,6 +32,7 @@ type mcpServeFlags struct {
 	http            string
 	model           string
 	maxApprovalMode string
+	skipTrust       bool
 }
 
 // newMCPServeCommand is `castor mcp serve`: Castor as an MCP server, on
@@ -55,6 +56,7 @@ The approval mode a client asks for is capped by --max-approval-mode.`,
 	fl.StringVar(&f.http, "http", "", "serve streamable HTTP on ADDR (host:port; a loopback host unless another is named) instead of stdio")
 	fl.StringVarP(&f.model, "model", "m", "", "the model sessions use")
 	fl.StringVar(&f.maxApprovalMode, "max-approval-mode", "default", "the most a client may ask for (plan, default, auto_edit or yolo)")
+	fl.BoolVar(&f.skipTrust, "skip-trust", false, "trust the current folder for this server")
 	return c
 }
 
@@ -70,7 +72,9 @@ func runMCPServe(ctx context.Context, f *mcpServeFlags, stdio IO) error {
 	stderr := termtext.NewWriter(stdio.Stderr)
 	warn := func(s string) { fmt.Fprintf(stderr, "Warning: %s\n", s) }
 	srv := mcpserve.New(mcpserve.Config{
-		Base:            setup.Options{WorkDir: wd, Model: f.model, Warn: warn},
+		// Nobody can be asked whether to trust the folder: as in a
+		// headless run, an untrusted one is refused with how to trust it.
+		Base:            setup.Options{WorkDir: wd, Model: f.model, Warn: warn, EnforceTrust: !f.skipTrust},
 		MaxApprovalMode: maxMode,
 	})
 	if f.http == "" {

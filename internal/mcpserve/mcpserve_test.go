@@ -24,17 +24,22 @@ type harness struct {
 }
 
 func start(t *testing.T, max policy.Mode, elicit func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)) *harness {
-	return startWith(t, max, &mcp.ClientOptions{ElicitationHandler: elicit})
+	return startWith(t, max, &mcp.ClientOptions{ElicitationHandler: elicit}, nil)
 }
 
-func startWith(t *testing.T, max policy.Mode, copts *mcp.ClientOptions) *harness {
+// startWith is start with the client's options and a change to the
+// server's environment.
+func startWith(t *testing.T, max policy.Mode, copts *mcp.ClientOptions, envChange func(map[string]string)) *harness {
 	t.Helper()
 	fake := fakegemini.Start(t)
 	env := map[string]string{"GEMINI_API_KEY": "test-key", "GOOGLE_GEMINI_BASE_URL": fake.URL, "GEMINI_CLI_TRUST_WORKSPACE": "true"}
+	if envChange != nil {
+		envChange(env)
+	}
 	wd := t.TempDir()
 	s := New(Config{
 		Base: setup.Options{
-			WorkDir: wd, HomeDir: t.TempDir(), Model: "gemini-2.5-flash",
+			WorkDir: wd, HomeDir: t.TempDir(), Model: "gemini-2.5-flash", EnforceTrust: true,
 			Env:  func(k string) (string, bool) { v, ok := env[k]; return v, ok },
 			Warn: func(s string) { t.Log("warning: " + s) },
 		},
@@ -186,7 +191,7 @@ func TestProgress(t *testing.T) {
 		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
 			msgs <- r.Params.Message
 		},
-	})
+	}, nil)
 	h.fake.Enqueue(fakegemini.Text("hello ", "world"))
 	p := &mcp.CallToolParams{Name: "prompt", Arguments: map[string]any{"prompt": "hi"}}
 	p.SetProgressToken("tok")
@@ -196,5 +201,21 @@ func TestProgress(t *testing.T) {
 	}
 	if got := <-msgs + "|" + <-msgs; got != "hello |world" {
 		t.Errorf("progress messages %q", got)
+	}
+}
+
+// TestUntrustedWorkspace: as in a headless run, a folder that folder
+// trust does not trust is refused, and the caller is told why.
+func TestUntrustedWorkspace(t *testing.T) {
+	h := startWith(t, policy.ModeDefault, nil, func(env map[string]string) { delete(env, "GEMINI_CLI_TRUST_WORKSPACE") })
+	res, err := h.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "prompt", Arguments: map[string]any{"prompt": "hi"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tc, _ := res.Content[0].(*mcp.TextContent); !res.IsError || tc == nil || !strings.Contains(tc.Text, "trust") {
+		t.Errorf("untrusted folder: %v %v", res.IsError, res.Content)
+	}
+	if n := len(h.fake.Requests()); n != 0 {
+		t.Errorf("the model was called %d times", n)
 	}
 }
