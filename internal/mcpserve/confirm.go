@@ -14,24 +14,32 @@ import (
 
 // multiRoundTrip is the first protocol version in which a server may not
 // send elicitation/create while serving a call (SEP-2322): questions go
-// back in the call's result instead, which Castor does not do yet, so
-// such clients are treated as unable to answer.
+// back in the call's result instead (mrtr.go).
 const multiRoundTrip = "2026-07-28"
 
-// canElicit reports whether the client declared form elicitation and
-// may be sent it during a call: only then can a tool confirmation be
-// asked of its user. A client declaring `elicitation: {}` (the 2025-06
-// form) supports forms.
-func canElicit(ss *mcp.ServerSession) bool {
+// declaresElicit reports whether the client declared form elicitation.
+func declaresElicit(ss *mcp.ServerSession) bool {
 	if ss == nil {
 		return false
 	}
 	p := ss.InitializeParams()
-	if p == nil || p.Capabilities == nil || p.Capabilities.Elicitation == nil || p.ProtocolVersion >= multiRoundTrip {
+	if p == nil || p.Capabilities == nil || p.Capabilities.Elicitation == nil {
 		return false
 	}
 	e := p.Capabilities.Elicitation
 	return e.Form != nil || e.URL == nil
+}
+
+// askInResult reports whether questions go back in the call's result.
+func askInResult(ss *mcp.ServerSession) bool {
+	return declaresElicit(ss) && ss.InitializeParams().ProtocolVersion >= multiRoundTrip
+}
+
+// canElicit reports whether the client may be sent elicitation/create
+// while a call runs: it declared form elicitation on a protocol version
+// before multiRoundTrip.
+func canElicit(ss *mcp.ServerSession) bool {
+	return declaresElicit(ss) && ss.InitializeParams().ProtocolVersion < multiRoundTrip
 }
 
 // The answers a confirmation offers. "Always" lasts for the prompt's
@@ -59,9 +67,9 @@ func confirmSchema(onceOnly bool) map[string]any {
 
 // confirm asks the client's user about c through elicitation; anything
 // but an accepted allow is a cancel, which the model is told.
-func confirm(ctx context.Context, ss *mcp.ServerSession, c *agent.ToolCall) tool.Decision {
+func confirm(ctx context.Context, ask func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error), c *agent.ToolCall) tool.Decision {
 	onceOnly := c.Confirmation != nil && c.Confirmation.OnceOnly
-	res, err := ss.Elicit(ctx, &mcp.ElicitParams{Mode: "form", Message: confirmMessage(c), RequestedSchema: confirmSchema(onceOnly)})
+	res, err := ask(ctx, &mcp.ElicitParams{Mode: "form", Message: confirmMessage(c), RequestedSchema: confirmSchema(onceOnly)})
 	if err != nil || res.Action != "accept" {
 		return tool.Decision{Outcome: tool.Cancel}
 	}

@@ -44,6 +44,7 @@ type Server struct {
 	mu    sync.Mutex
 	busy  map[string]*sync.Mutex
 	store *chats.Store
+	runs  map[string]*pausedRun // turns waiting for an answer, by RequestState (mrtr.go)
 }
 
 // New returns the server for cfg; MCP returns the protocol server to run
@@ -52,7 +53,7 @@ func New(cfg Config) *Server {
 	if cfg.MaxApprovalMode == "" {
 		cfg.MaxApprovalMode = policy.ModeDefault
 	}
-	return &Server{cfg: cfg, busy: map[string]*sync.Mutex{}}
+	return &Server{cfg: cfg, busy: map[string]*sync.Mutex{}, runs: map[string]*pausedRun{}}
 }
 
 // PromptArgs are the arguments of the prompt tool.
@@ -147,6 +148,10 @@ func (s *Server) lock(id string) func() {
 }
 
 func (s *Server) prompt(ctx context.Context, req *mcp.CallToolRequest, in PromptArgs) (*mcp.CallToolResult, PromptResult, error) {
+	if req.Params.RequestState != "" {
+		// A multi round-trip client answering a question (mrtr.go).
+		return s.resumeRun(ctx, req)
+	}
 	if strings.TrimSpace(in.Prompt) == "" {
 		return nil, PromptResult{}, errors.New("prompt is empty")
 	}
@@ -163,33 +168,52 @@ func (s *Server) prompt(ctx context.Context, req *mcp.CallToolRequest, in Prompt
 		}
 		id = info.ID
 	}
-	defer s.lock(id)()
+	t := turn{prompt: in.Prompt, id: id, mode: mode}
+	if askInResult(req.Session) {
+		return s.startRun(ctx, req, t)
+	}
+	if canElicit(req.Session) {
+		t.ask = req.Session.Elicit
+	}
+	p := &progress{ctx: ctx, ss: req.Session, token: req.Params.GetProgressToken()}
+	return s.run(ctx, t, p.send)
+}
 
+// turn is one prompt call's turn; ask, when set, asks the client's user.
+type turn struct {
+	prompt string
+	id     string
+	mode   policy.Mode
+	ask    func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error)
+}
+
+// run assembles the session and runs t's turn, passing streamed text to
+// text.
+func (s *Server) run(ctx context.Context, t turn, text func(string)) (*mcp.CallToolResult, PromptResult, error) {
+	defer s.lock(t.id)()
 	o := s.cfg.Base
-	o.Resume = id
+	o.Resume = t.id
 	o.SessionID = ""
-	o.ApprovalMode = mode
+	o.ApprovalMode = t.mode
 	o.MaxApprovalMode = &s.cfg.MaxApprovalMode
 	o.DisableRecording = false
-	canAsk := canElicit(req.Session)
-	o.Interactive = canAsk
+	o.Interactive = t.ask != nil
 	o.Confirm = nil
-	if canAsk {
+	if t.ask != nil {
 		o.Confirm = func(ctx context.Context, c *agent.ToolCall) (tool.Decision, error) {
-			return confirm(ctx, req.Session, c), nil
+			return confirm(ctx, t.ask, c), nil
 		}
 	}
-	o.Elicit = elicitFor(req.Session, canAsk, o.Warn)
+	o.Elicit = elicitFor(t.ask, o.Warn)
 	a, err := setup.New(ctx, o)
 	if err != nil {
 		return nil, PromptResult{}, err
 	}
 	defer a.Close()
-	parts, err := a.ExpandPrompt(ctx, in.Prompt)
+	parts, err := a.ExpandPrompt(ctx, t.prompt)
 	if err != nil {
 		return nil, PromptResult{}, err
 	}
-	p := progress{ctx: ctx, ss: req.Session, token: req.Params.GetProgressToken()}
 	var answer string
 	for ev, err := range a.Session.Send(ctx, parts...) {
 		if err != nil {
@@ -197,12 +221,12 @@ func (s *Server) prompt(ctx context.Context, req *mcp.CallToolRequest, in Prompt
 		}
 		switch ev.Type {
 		case agent.EventContent:
-			p.send(ev.Text)
+			text(ev.Text)
 		case agent.EventTurnEnd:
 			answer = ev.Text
 		}
 	}
-	out := PromptResult{SessionID: a.Session.ID(), Response: answer, ApprovalMode: string(mode)}
+	out := PromptResult{SessionID: a.Session.ID(), Response: answer, ApprovalMode: string(t.mode)}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: answer}}}, out, nil
 }
 
@@ -310,8 +334,8 @@ func partsText(parts []*genai.Part) string {
 
 // elicitFor answers the questions of Castor's own MCP servers: passed to
 // the client when it can be asked, declined with why otherwise.
-func elicitFor(ss *mcp.ServerSession, canAsk bool, warn func(string)) castormcp.ElicitFunc {
-	if !canAsk {
+func elicitFor(ask func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error), warn func(string)) castormcp.ElicitFunc {
+	if ask == nil {
 		return castormcp.DeclineElicit("the MCP client that called Castor cannot be asked (it does not support elicitation).", warn)
 	}
 	return func(ctx context.Context, r castormcp.ElicitRequest) (castormcp.ElicitResult, error) {
@@ -319,7 +343,7 @@ func elicitFor(ss *mcp.ServerSession, canAsk bool, warn func(string)) castormcp.
 		if r.Mode == castormcp.ElicitURL {
 			p.Mode, p.URL, p.ElicitationID = "url", r.URL, r.ElicitationID
 		}
-		res, err := ss.Elicit(ctx, p)
+		res, err := ask(ctx, p)
 		if err != nil {
 			return castormcp.ElicitResult{Action: castormcp.ElicitCancel}, nil
 		}

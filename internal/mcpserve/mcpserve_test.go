@@ -24,12 +24,17 @@ type harness struct {
 }
 
 func start(t *testing.T, max policy.Mode, elicit func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)) *harness {
-	return startWith(t, max, &mcp.ClientOptions{ElicitationHandler: elicit}, nil)
+	return startWith(t, max, &mcp.ClientOptions{ElicitationHandler: elicit}, nil, oldProtocol)
 }
+
+// oldProtocol is the last version in which a server asks while a call
+// runs; later ones (the go-sdk client's default) get questions in the
+// call's result (mrtr.go).
+const oldProtocol = "2025-11-25"
 
 // startWith is start with the client's options and a change to the
 // server's environment.
-func startWith(t *testing.T, max policy.Mode, copts *mcp.ClientOptions, envChange func(map[string]string)) *harness {
+func startWith(t *testing.T, max policy.Mode, copts *mcp.ClientOptions, envChange func(map[string]string), protocol string) *harness {
 	t.Helper()
 	fake := fakegemini.Start(t)
 	env := map[string]string{"GEMINI_API_KEY": "test-key", "GOOGLE_GEMINI_BASE_URL": fake.URL, "GEMINI_CLI_TRUST_WORKSPACE": "true"}
@@ -53,9 +58,7 @@ func startWith(t *testing.T, max policy.Mode, copts *mcp.ClientOptions, envChang
 	}
 	t.Cleanup(func() { ss.Close() })
 	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, copts)
-	// Before 2026-07-28 a server may ask during a call; later versions
-	// want questions returned in the result (SEP-2322), not done yet.
-	cs, err := c.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	cs, err := c.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +143,7 @@ func TestConfirmations(t *testing.T) {
 	}{
 		{"no elicitation: refused by policy", nil, false},
 		{"allowed through elicitation", func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			if !strings.Contains(r.Params.Message, "out.txt") {
+			if !strings.Contains(r.Params.Message, "Writing to out") {
 				return &mcp.ElicitResult{Action: "decline"}, nil
 			}
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": answerOnce}}, nil
@@ -149,20 +152,29 @@ func TestConfirmations(t *testing.T) {
 			return &mcp.ElicitResult{Action: "decline"}, nil
 		}, false},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			h := start(t, policy.ModeDefault, tt.elicit)
-			h.fake.Enqueue(
-				fakegemini.Call("write_file", map[string]any{"file_path": "out.txt", "content": "hi"}),
-				fakegemini.Text("done"),
-			)
-			var r PromptResult
-			h.call(t, "prompt", map[string]any{"prompt": "write out.txt"}, &r)
-			_, err := os.Stat(filepath.Join(h.wd, "out.txt"))
-			if written := err == nil; written != tt.written {
-				t.Errorf("out.txt written %v, want %v (answer %+v)", written, tt.written, r)
-			}
-		})
+	for _, protocol := range []string{oldProtocol, ""} {
+		for _, tt := range tests {
+			t.Run(protocol+" "+tt.name, func(t *testing.T) {
+				h := startWith(t, policy.ModeDefault, &mcp.ClientOptions{ElicitationHandler: tt.elicit}, nil, protocol)
+				// Two calls, two questions: a paused turn asks again.
+				h.fake.Enqueue(
+					fakegemini.Call("write_file", map[string]any{"file_path": "out.txt", "content": "hi"}),
+					fakegemini.Call("write_file", map[string]any{"file_path": "out2.txt", "content": "hi"}),
+					fakegemini.Text("done"),
+				)
+				var r PromptResult
+				h.call(t, "prompt", map[string]any{"prompt": "write out.txt"}, &r)
+				for _, f := range []string{"out.txt", "out2.txt"} {
+					_, err := os.Stat(filepath.Join(h.wd, f))
+					if written := err == nil; written != tt.written {
+						t.Errorf("%s written %v, want %v (answer %+v)", f, written, tt.written, r)
+					}
+				}
+				if r.Response != "done" && tt.written {
+					t.Errorf("answer %+v", r)
+				}
+			})
+		}
 	}
 }
 
@@ -191,7 +203,7 @@ func TestProgress(t *testing.T) {
 		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
 			msgs <- r.Params.Message
 		},
-	}, nil)
+	}, nil, oldProtocol)
 	h.fake.Enqueue(fakegemini.Text("hello ", "world"))
 	p := &mcp.CallToolParams{Name: "prompt", Arguments: map[string]any{"prompt": "hi"}}
 	p.SetProgressToken("tok")
@@ -207,7 +219,7 @@ func TestProgress(t *testing.T) {
 // TestUntrustedWorkspace: as in a headless run, a folder that folder
 // trust does not trust is refused, and the caller is told why.
 func TestUntrustedWorkspace(t *testing.T) {
-	h := startWith(t, policy.ModeDefault, nil, func(env map[string]string) { delete(env, "GEMINI_CLI_TRUST_WORKSPACE") })
+	h := startWith(t, policy.ModeDefault, nil, func(env map[string]string) { delete(env, "GEMINI_CLI_TRUST_WORKSPACE") }, oldProtocol)
 	res, err := h.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "prompt", Arguments: map[string]any{"prompt": "hi"}})
 	if err != nil {
 		t.Fatal(err)
