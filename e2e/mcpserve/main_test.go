@@ -7,7 +7,6 @@ import (
 	"bufio"
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
-	"github.com/castor-dev/castor/internal/npmtest"
 )
 
 func TestMain(m *testing.M) { e2etest.Main(m) }
@@ -25,21 +23,14 @@ func clientDir(t *testing.T) (node, dir string) {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
 	dir = filepath.Join(filepath.Dir(file), "testdata")
-	node = npmtest.LookPath(t, "node")
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
-		npmtest.Missing(t, "@modelcontextprotocol/sdk is missing: run npm ci --ignore-scripts in e2e/mcpserve/testdata")
-	}
-	return node, dir
+	return e2etest.NodeClient(t, dir, "@modelcontextprotocol/sdk"), dir
 }
 
 // runClient runs testdata/client.mjs and returns its steps by name.
 func runClient(t *testing.T, e *e2etest.Env, extra ...string) map[string]map[string]any {
 	t.Helper()
 	node, dir := clientDir(t)
-	cmd := e2etest.DieWithTest(exec.Command(node, "client.mjs"))
-	cmd.Dir = dir
-	cmd.Env = append(e.Environ(), append([]string{"CASTOR_BIN=" + e2etest.Binary(t), "MCP_WORKSPACE=" + e.WS}, extra...)...)
-	return e2etest.RunSteps(t, cmd)
+	return e.RunClient(node, dir, append([]string{"MCP_WORKSPACE=" + e.WS}, extra...)...)
 }
 
 // conversation is what the scripted model answers: a read_file call and
