@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -20,7 +19,6 @@ import (
 	"github.com/castor-dev/castor/acp"
 	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
-	"github.com/castor-dev/castor/internal/npmtest"
 )
 
 // acpClientDir is acp/testdata, where npm ci installs the pinned
@@ -29,11 +27,7 @@ func acpClientDir(t *testing.T) (node, dir string) {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
 	dir = filepath.Join(filepath.Dir(file), "..", "..", "acp", "testdata")
-	node = npmtest.LookPath(t, "node")
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@agentclientprotocol", "sdk", "package.json")); err != nil {
-		npmtest.Missing(t, "@agentclientprotocol/sdk is missing: run npm ci --ignore-scripts in acp/testdata")
-	}
-	return node, dir
+	return e2etest.NodeClient(t, dir, "@agentclientprotocol/sdk"), dir
 }
 
 // runACPClient runs acp/testdata/client.mjs against the built binary and
@@ -41,50 +35,7 @@ func acpClientDir(t *testing.T) (node, dir string) {
 func runACPClient(t *testing.T, e *e2etest.Env, extra ...string) map[string]map[string]any {
 	t.Helper()
 	node, dir := acpClientDir(t)
-	cmd := e2etest.DieWithTest(exec.Command(node, "client.mjs"))
-	cmd.Dir = dir
-	cmd.Env = append([]string{
-		"HOME=" + e.Home,
-		"PATH=" + os.Getenv("PATH"),
-		"GEMINI_API_KEY=test-key",
-		"GOOGLE_GEMINI_BASE_URL=" + e.Srv.URL,
-		"GEMINI_CLI_TRUST_WORKSPACE=true",
-		"CASTOR_RETRY_BASE_DELAY=5ms",
-		"CASTOR_BIN=" + e2etest.Binary(t),
-		"ACP_WORKSPACE=" + e.WS,
-	}, extra...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("client: %v\n%s\n%s", err, stdout.String(), stderr.String())
-		}
-	case <-time.After(2 * time.Minute): // a hang, not a timing assertion
-		_ = cmd.Process.Kill()
-		t.Fatalf("client hung\n%s\n%s", stdout.String(), stderr.String())
-	}
-	if s := stderr.String(); strings.Contains(s, "panic:") || strings.Contains(s, "goroutine ") {
-		t.Fatalf("stack trace on stderr:\n%s", s)
-	}
-	steps := map[string]map[string]any{}
-	sc := bufio.NewScanner(&stdout)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var m map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &m); err == nil {
-			steps[m["step"].(string)] = m
-		}
-	}
-	if s, ok := steps["error"]; ok {
-		t.Fatalf("client error: %v\nstderr:\n%s", s, stderr.String())
-	}
-	return steps
+	return e.RunClient(node, dir, append([]string{"ACP_WORKSPACE=" + e.WS}, extra...)...)
 }
 
 // TestACPInteropNpmClient drives `castor --acp` with the official ACP

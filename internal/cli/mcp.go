@@ -65,7 +65,7 @@ func newMCPCommand(ctx context.Context, stdio IO) *cobra.Command {
 			return mcpList(ctx, stdio)
 		},
 	}
-	cmd.AddCommand(add, remove, list, enableCommand(true, stdio), enableCommand(false, stdio))
+	cmd.AddCommand(add, remove, list, enableCommand(true, stdio), enableCommand(false, stdio), newMCPServeCommand(ctx, stdio))
 	return cmd
 }
 
