@@ -39,7 +39,10 @@ func startReplicas(t *testing.T, e *e2etest.Env) *replicaSet {
 	rs := &replicaSet{}
 	var targets []*url.URL
 	for range 3 {
-		r := startA2A(e, db, "--lease-ttl", "2s")
+		// 5 s: short enough for the kill -9 test to see a lease expire,
+		// long enough that a busy CI machine's late renewal (the test's
+		// replicas share it with 60 streams) does not lose one.
+		r := startA2A(e, db, "--lease-ttl", "5s")
 		rs.replicas = append(rs.replicas, r)
 		u, _ := url.Parse(r.url)
 		targets = append(targets, u)
@@ -182,7 +185,11 @@ func TestA2AReplicasApprovalRunsOnce(t *testing.T) {
 	rs := startReplicas(t, e)
 	counter := filepath.Join(e.WS, "counter")
 	e.Srv.Enqueue(fakegemini.Call("run_shell_command", map[string]any{"command": "echo ran >> counter"}), fakegemini.Text("counted"))
-	evs := rs.replicas[0].call("message/stream", a2aMessage("", text("count")))
+	// Agent settings: a Gemini CLI-format client that answers
+	// confirmations (a plain one's calls are decided at once).
+	msg := a2aMessage("", text("count"))
+	msg["message"].(map[string]any)["metadata"] = map[string]any{"coderAgent": map[string]any{"kind": "agent-settings", "workspacePath": e.WS}}
+	evs := rs.replicas[0].call("message/stream", msg)
 	id, _ := evs[0]["id"].(string)
 	var callID string
 	for _, ev := range evs {
