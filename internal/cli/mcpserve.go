@@ -78,8 +78,10 @@ func runMCPServe(ctx context.Context, f *mcpServeFlags, stdio IO) error {
 		MaxApprovalMode: maxMode,
 	})
 	if f.http == "" {
-		in, out := nopCloser(stdio.Stdin), nopWriteCloser{stdio.Stdout}
-		err := srv.MCP().Run(ctx, &mcp.IOTransport{Reader: in, Writer: out})
+		// One writer for the SDK and parseGuard (streamin.go's lockedWriter).
+		out := &lockedWriter{w: stdio.Stdout}
+		in := newParseGuard(stdio.Stdin, out, warn) // mcpserveinput.go
+		err := srv.MCP().Run(ctx, &mcp.IOTransport{Reader: in, Writer: nopWriteCloser{out}})
 		if err != nil && (errors.Is(err, io.EOF) || ctx.Err() != nil) {
 			return nil
 		}
@@ -153,10 +155,3 @@ func bearer(token string, next http.Handler) http.Handler {
 type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
-
-func nopCloser(r io.Reader) io.ReadCloser {
-	if rc, ok := r.(io.ReadCloser); ok {
-		return rc
-	}
-	return io.NopCloser(r)
-}
