@@ -27,6 +27,7 @@ func TestUsageExitCodes(t *testing.T) {
 		{"unknown subcommand flag", []string{"mcp", "list", "--bogus"}, 1, "unknown flag: --bogus"},
 		{"missing flag value", []string{"-p", "hi", "-m"}, 1, "flag needs an argument"},
 		{"bad output format", []string{"--output-format", "bogus", "-p", "hi"}, 1, `invalid output format "bogus"`},
+		{"negative budget", []string{"--max-budget-usd", "-1", "-p", "hi"}, 1, "--max-budget-usd -1: want a positive number"},
 		{"bad approval mode", []string{"--approval-mode", "bogus", "-p", "hi"}, 1, "bogus"},
 		{"bad input format", []string{"--input-format", "xml", "-p", "hi"}, 1, `invalid input format "xml"`},
 		{"-p with -i", []string{"-p", "hi", "-i", "there"}, 1, "Cannot use both --prompt (-p) and --prompt-interactive (-i) together"},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"math"
 	"os"
 	"os/signal"
 	"slices"
@@ -223,6 +224,10 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 	case FormatText, FormatJSON, FormatStreamJSON:
 	default:
 		return fail(&usageError{msg: fmt.Sprintf("invalid output format %q: use text, json or stream-json", f.output)})
+	}
+	if f.maxBudgetUSD < 0 || math.IsNaN(f.maxBudgetUSD) || math.IsInf(f.maxBudgetUSD, 0) {
+		// 0 means no budget; a negative one would be read as none too.
+		return fail(&usageError{msg: fmt.Sprintf("--max-budget-usd %v: want a positive number of US dollars (0 for no budget)", f.maxBudgetUSD)})
 	}
 	if err := checkInputFormat(f); err != nil { // streamin.go
 		return fail(err)
