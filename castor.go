@@ -235,6 +235,12 @@ func WithHomeDir(dir string) Option { return func(o *options) { o.HomeDir = dir 
 // WithRetry tunes retries of failed model calls.
 func WithRetry(r model.RetryOptions) Option { return func(o *options) { o.Retry = &r } }
 
+// WithMaxBudgetUSD ends a turn before a model call that would take the
+// agent's cost past usd US dollars (StopBudget); it wins over the
+// model.maxBudgetUsd setting. The project's model.dailyBudgetUsd applies
+// too.
+func WithMaxBudgetUSD(usd float64) Option { return func(o *options) { o.MaxBudgetUSD = usd } }
+
 // WithIDE turns IDE mode on: editor context from the IDE companion, edits
 // confirmed as diffs in the IDE.
 func WithIDE() Option { return func(o *options) { o.IDE = true } }
@@ -311,6 +317,11 @@ type Result struct {
 	// model's answer from a hook's halt (whose reason is then Text), a
 	// pause for confirmations, or a turn the engine stopped.
 	StopReason StopReason
+	// CostUSD is what the session's model calls cost so far, in US
+	// dollars, and TurnCostUSD this turn's share, priced by the
+	// providers' models entries or Gemini's public prices (cached input
+	// at its own price); both are 0 when no model used has a price.
+	CostUSD, TurnCostUSD float64
 }
 
 // StopReason says why a turn ended (Result.StopReason).
@@ -337,6 +348,11 @@ const (
 	StopMaxTurns StopReason = "max_turns"
 	// StopLoop: loop detection stopped the model (agent.ErrLoopDetected).
 	StopLoop StopReason = "loop"
+	// StopBudget: the next model call would have crossed a spending
+	// limit (WithMaxBudgetUSD, model.maxBudgetUsd, model.dailyBudgetUsd);
+	// nothing was sent and the history is kept, so a later turn with a
+	// higher budget goes on (the error is a *model.BudgetError).
+	StopBudget StopReason = "budget"
 	// StopError: the turn failed; the error says why.
 	StopError StopReason = "error"
 )
@@ -348,6 +364,8 @@ func stopReason(err error) StopReason {
 		return StopMaxTurns
 	case errors.Is(err, agent.ErrLoopDetected):
 		return StopLoop
+	case errors.Is(err, model.ErrBudget):
+		return StopBudget
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return StopCancelled
 	}
@@ -527,9 +545,16 @@ func (a *Agent) collect(events iter.Seq2[*agent.Event, error]) (*Result, error) 
 	s := a.a.Session
 	text := ""
 	var stop StopReason
+	before, _, _ := s.Stats().Cost(a.a.Price)
+	result := func(stop StopReason) *Result {
+		r := &Result{Text: text, SessionID: s.ID(), Stats: s.Stats(), Pending: s.Pending(), StopReason: stop}
+		r.CostUSD, _, _ = r.Stats.Cost(a.a.Price)
+		r.TurnCostUSD = r.CostUSD - before
+		return r
+	}
 	for ev, err := range events {
 		if err != nil {
-			return &Result{Text: text, SessionID: s.ID(), Stats: s.Stats(), Pending: s.Pending(), StopReason: stopReason(err)}, err
+			return result(stopReason(err)), err
 		}
 		switch ev.Type {
 		case agent.EventTurnEnd:
@@ -546,7 +571,7 @@ func (a *Agent) collect(events iter.Seq2[*agent.Event, error]) (*Result, error) 
 			}
 		}
 	}
-	return &Result{Text: text, SessionID: s.ID(), Stats: s.Stats(), Pending: s.Pending(), StopReason: stop}, nil
+	return result(stop), nil
 }
 
 // Checkpoint is a snapshot taken before an edit (general.checkpointing).

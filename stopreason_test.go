@@ -10,6 +10,7 @@ import (
 
 	"github.com/castor-dev/castor"
 	"github.com/castor-dev/castor/agent"
+	"github.com/castor-dev/castor/model"
 	"github.com/castor-dev/castor/model/fake"
 )
 
@@ -39,6 +40,8 @@ func TestStopReason(t *testing.T) {
 		{name: "max turns", replies: []fake.Entry{fake.Call("read_file", map[string]any{"file_path": "a.txt"}), fake.Text("never")},
 			settings: `{"model": {"maxSessionTurns": 1}}`, want: castor.StopMaxTurns, wantErr: agent.ErrMaxSessionTurns},
 		{name: "loop", replies: same(6), want: castor.StopLoop, wantErr: agent.ErrLoopDetected},
+		{name: "budget", replies: []fake.Entry{fake.Text("never")}, opts: []castor.Option{castor.WithMaxBudgetUSD(1e-9)}, want: castor.StopBudget, wantErr: model.ErrBudget},
+		{name: "daily budget", replies: []fake.Entry{fake.Text("never")}, settings: `{"model": {"dailyBudgetUsd": 1e-9}}`, want: castor.StopBudget, wantErr: model.ErrBudget},
 		{name: "cancelled", replies: []fake.Entry{fake.Text("never")}, cancel: true, want: castor.StopCancelled, wantErr: context.Canceled},
 	}
 	for _, tt := range tests {

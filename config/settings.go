@@ -94,6 +94,12 @@ type ModelSettings struct {
 	CompressionThreshold float64 // model.compressionThreshold, fraction of the context window
 	DisableLoopDetection bool    // model.disableLoopDetection
 	SkipNextSpeakerCheck bool    // model.skipNextSpeakerCheck (default true)
+	// MaxBudgetUSD (model.maxBudgetUsd, Castor's own) caps a session's
+	// spending in US dollars, as --max-budget-usd; 0 means none.
+	MaxBudgetUSD float64
+	// DailyBudgetUSD (model.dailyBudgetUsd, Castor's own) caps a day's
+	// spending across the project's sessions; 0 means none.
+	DailyBudgetUSD float64
 }
 
 // GeneralSettings is the general group.
@@ -522,6 +528,8 @@ func (s *Settings) fillTyped() {
 		CompressionThreshold: t.num("model.compressionThreshold", 0.5),
 		DisableLoopDetection: t.bool("model.disableLoopDetection", false),
 		SkipNextSpeakerCheck: t.bool("model.skipNextSpeakerCheck", true),
+		MaxBudgetUSD:         t.num("model.maxBudgetUsd", 0),
+		DailyBudgetUSD:       t.num("model.dailyBudgetUsd", 0),
 	}
 	s.General = GeneralSettings{
 		DefaultApprovalMode: t.str("general.defaultApprovalMode", "default"),

@@ -188,6 +188,9 @@ var settingsTable = []settingKey{
 	// Castor never asks the model who speaks next, which is what true
 	// (the default) asks for.
 	{"model.skipNextSpeakerCheck", unsupported, "true", "", ""},
+	// Castor's own: spending caps in US dollars (docs/providers.md).
+	{"model.maxBudgetUsd", honoured, "0", "", ".Model.MaxBudgetUSD"},
+	{"model.dailyBudgetUsd", honoured, "0", "", ".Model.DailyBudgetUSD"},
 
 	{"modelConfigs.aliases", unsupported, "", "", noRouter},
 	{"modelConfigs.customAliases", unsupported, "{}", "", noRouter},
@@ -481,6 +484,8 @@ var settingDescriptions = map[string]string{
 	"model.compressionThreshold": "Compress the conversation when it passes this share of the model's context.",
 	"model.disableLoopDetection": "Turn loop detection off.",
 	"model.skipNextSpeakerCheck": "Skip asking the model who speaks next.",
+	"model.maxBudgetUsd":         "End a turn before a model call that would take the session's cost past this many US dollars (exit 56 in headless runs); `--max-budget-usd` wins; 0: no limit. Castor's own.",
+	"model.dailyBudgetUsd":       "End a turn before a model call that would take today's cost across the project's sessions past this many US dollars (exit 56 in headless runs); 0: no limit. Castor's own (see docs/providers.md).",
 
 	"modelConfigs.aliases":                 "Model aliases.",
 	"modelConfigs.customAliases":           "Model aliases of your own.",

@@ -3,6 +3,7 @@ package model
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"iter"
 	"strings"
@@ -56,22 +57,63 @@ func DefaultPrice(name string) (Price, bool) {
 	return Price{}, false
 }
 
-// BudgetError ends a call that would have crossed the spending limit;
+// BudgetError ends a call that would have crossed a spending limit;
 // nothing was sent.
 type BudgetError struct {
+	// Limit is the budget in dollars, Spent what it had counted, Next the
+	// estimated input cost of the refused call.
 	Limit, Spent, Next float64
+	// Daily is true when the limit is the day's, across the project's
+	// sessions (the ledger's), false for this session's.
+	Daily bool
+	// Setting names what set the limit ("--max-budget-usd",
+	// "model.dailyBudgetUsd in /home/u/.gemini/settings.json"), so the
+	// message says what to raise; "" says --max-budget-usd.
+	Setting string
 }
 
 func (e *BudgetError) Error() string {
-	return fmt.Sprintf("budget of $%.4f reached: $%.4f spent, the next model call would cost about $%.4f more (raise --max-budget-usd to go on)", e.Limit, e.Spent, e.Next)
+	setting := e.Setting
+	if setting == "" {
+		setting = "--max-budget-usd"
+	}
+	if e.Daily {
+		return fmt.Sprintf("daily budget of $%.4f reached: $%.4f spent today in this project, the next model call would cost about $%.4f more (raise %s to go on, or wait for tomorrow)", e.Limit, e.Spent, e.Next, setting)
+	}
+	return fmt.Sprintf("budget of $%.4f reached: $%.4f spent, the next model call would cost about $%.4f more (raise %s to go on)", e.Limit, e.Spent, e.Next, setting)
+}
+
+// Is makes every BudgetError match ErrBudget.
+func (e *BudgetError) Is(target error) bool { return target == ErrBudget }
+
+// ErrBudget is matched (errors.Is) by every *BudgetError.
+var ErrBudget = errors.New("budget reached")
+
+// Ledger keeps what was spent beyond one session: a day's spending in a
+// project, shared by its sessions (and processes).
+type Ledger interface {
+	// Spent is the total the ledger holds now.
+	Spent() (float64, error)
+	// Add adds usd to the total.
+	Add(usd float64) error
 }
 
 // Budget is a Model that counts what its calls cost and refuses a call
-// whose input alone would take the total past the limit.
+// whose input alone would take the session's total, or the ledger's,
+// past its limit.
 type Budget struct {
 	m     Model
 	price func(model string) Price
 	limit float64
+	// setting names the session limit's source (BudgetError.Setting).
+	setting string
+
+	daily        float64
+	dailySetting string
+	ledger       Ledger
+	// warn hears a ledger that cannot be written; the call's answer is
+	// kept.
+	warn func(error)
 
 	mu    sync.Mutex
 	spent float64
@@ -83,6 +125,21 @@ func WithBudget(m Model, price func(model string) Price, limit float64) *Budget 
 	return &Budget{m: m, price: price, limit: limit}
 }
 
+// SessionSetting names what set the session's limit, for the message of
+// the call it refuses.
+func (b *Budget) SessionSetting(name string) *Budget {
+	b.setting = name
+	return b
+}
+
+// Daily adds a limit on ledger's total (0: none, costs still added to
+// the ledger); setting names where it was set. A ledger that cannot be
+// written is told to warn.
+func (b *Budget) Daily(limit float64, setting string, ledger Ledger, warn func(error)) *Budget {
+	b.daily, b.dailySetting, b.ledger, b.warn = limit, setting, ledger, warn
+	return b
+}
+
 // Spent is the cost of the calls so far.
 func (b *Budget) Spent() float64 {
 	b.mu.Lock()
@@ -91,9 +148,9 @@ func (b *Budget) Spent() float64 {
 }
 
 // admit estimates the call's input (four characters a token) and refuses
-// it when that would cross the limit.
+// it when that would cross a limit.
 func (b *Budget) admit(req *Request) error {
-	if b.limit <= 0 {
+	if b.limit <= 0 && (b.daily <= 0 || b.ledger == nil) {
 		return nil
 	}
 	n := 0
@@ -107,9 +164,20 @@ func (b *Budget) admit(req *Request) error {
 	}
 	next := b.price(req.Model).Cost(&genai.GenerateContentResponseUsageMetadata{PromptTokenCount: int32((n + 3) / 4)})
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.spent+next > b.limit {
-		return &BudgetError{Limit: b.limit, Spent: b.spent, Next: next}
+	spent := b.spent
+	b.mu.Unlock()
+	if b.limit > 0 && spent+next > b.limit {
+		return &BudgetError{Limit: b.limit, Spent: spent, Next: next, Setting: b.setting}
+	}
+	if b.daily > 0 && b.ledger != nil {
+		today, err := b.ledger.Spent()
+		if err != nil {
+			// A budget that cannot be read is not a budget kept: refuse.
+			return fmt.Errorf("daily budget (%s): %w", b.dailySetting, err)
+		}
+		if today+next > b.daily {
+			return &BudgetError{Limit: b.daily, Spent: today, Next: next, Daily: true, Setting: b.dailySetting}
+		}
 	}
 	return nil
 }
@@ -122,6 +190,11 @@ func (b *Budget) add(name string, resp *genai.GenerateContentResponse) {
 	b.mu.Lock()
 	b.spent += c
 	b.mu.Unlock()
+	if c > 0 && b.ledger != nil {
+		if err := b.ledger.Add(c); err != nil && b.warn != nil {
+			b.warn(err)
+		}
+	}
 }
 
 // GenerateContent makes the call if the budget admits it.
@@ -159,3 +232,6 @@ func (b *Budget) GenerateContentStream(ctx context.Context, req *Request) iter.S
 func (b *Budget) CountTokens(ctx context.Context, req *Request) (int32, error) {
 	return b.m.CountTokens(ctx, req)
 }
+
+// Unwrap is the model the budget guards.
+func (b *Budget) Unwrap() Model { return b.m }

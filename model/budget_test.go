@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"iter"
+	"strings"
 	"testing"
 
 	"google.golang.org/genai"
@@ -63,5 +64,37 @@ func TestDefaultPrice(t *testing.T) {
 	}
 	if _, ok := model.DefaultPrice("local/x"); ok {
 		t.Error("a provider's model has a Gemini price")
+	}
+}
+
+// memLedger is a day's spending in memory.
+type memLedger struct{ total float64 }
+
+func (l *memLedger) Spent() (float64, error) { return l.total, nil }
+func (l *memLedger) Add(usd float64) error   { l.total += usd; return nil }
+
+// TestDailyBudget: every call's cost goes to the ledger, and a call that
+// would take the ledger's total past the daily limit is refused, the
+// error saying it is the day's and naming the setting.
+func TestDailyBudget(t *testing.T) {
+	price := func(string) model.Price { return model.Price{InputPerMTok: 10, CachedPerMTok: 1, OutputPerMTok: 100} }
+	inner := &usageModel{}
+	// Another session spent $0.02 today; each call costs $0.0164.
+	l := &memLedger{total: 0.02}
+	b := model.WithBudget(inner, price, 0).Daily(0.03, "model.dailyBudgetUsd in s.json", l, nil)
+	req := &model.Request{Model: "m", Contents: []*genai.Content{genai.NewContentFromText("hi", genai.RoleUser)}}
+	if _, err := b.GenerateContent(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	if l.total < 0.0363 || l.total > 0.0365 {
+		t.Errorf("ledger %v, want 0.0364", l.total)
+	}
+	_, err := b.GenerateContent(context.Background(), req)
+	var be *model.BudgetError
+	if !errors.As(err, &be) || !be.Daily || !errors.Is(err, model.ErrBudget) || inner.calls != 1 {
+		t.Fatalf("err %v after %d calls, want a daily BudgetError after 1", err, inner.calls)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "daily budget of $0.0300") || !strings.Contains(msg, "raise model.dailyBudgetUsd in s.json") {
+		t.Errorf("message: %s", msg)
 	}
 }

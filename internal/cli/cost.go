@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"google.golang.org/genai"
-
 	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/model"
 )
@@ -25,22 +23,8 @@ type costStats struct {
 // no model has one.
 func withCost(s agent.Stats, price func(string) model.Price) costedStats {
 	out := costedStats{Stats: s}
-	if price == nil {
-		return out
-	}
-	c := &costStats{Models: map[string]float64{}}
-	priced := false
-	for name, m := range s.Models {
-		p := price(name)
-		priced = priced || p != (model.Price{})
-		t := m.Tokens
-		usd := p.Cost(&genai.GenerateContentResponseUsageMetadata{PromptTokenCount: int32(t.Prompt), CachedContentTokenCount: int32(t.Cached),
-			CandidatesTokenCount: int32(t.Candidates), ThoughtsTokenCount: int32(t.Thoughts)})
-		c.Models[name] = usd
-		c.TotalUSD += usd
-	}
-	if priced {
-		out.Cost = c
+	if total, byModel, priced := s.Cost(price); priced {
+		out.Cost = &costStats{TotalUSD: total, Models: byModel}
 	}
 	return out
 }

@@ -17,10 +17,10 @@ import (
 // file, or Code Assist / the Gemini API / Vertex from the settings and
 // the environment (with retries); --record-responses wraps it. The
 // returned closer flushes the recording.
-func newClient(ctx context.Context, o Options, st *config.Settings, env *Env, home config.Home) (model.Model, func() error, error) {
+func newClient(ctx context.Context, o Options, st *config.Settings, env *Env, home config.Home, tempDir string) (model.Model, func() error, error) {
 	m, err := baseClient(ctx, o, st, env.Getenv, home)
-	if err == nil && o.MaxBudgetUSD > 0 {
-		m = model.WithBudget(m, priceTable(st), o.MaxBudgetUSD)
+	if err == nil {
+		m, err = withBudget(m, o, st, tempDir) // budget.go
 	}
 	if err != nil || o.RecordResponses == "" {
 		return m, nil, err

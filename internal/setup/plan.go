@@ -14,7 +14,6 @@ import (
 	"github.com/castor-dev/castor/command"
 	"github.com/castor-dev/castor/config"
 	"github.com/castor-dev/castor/internal/fsutil"
-	"github.com/castor-dev/castor/internal/routing"
 	"github.com/castor-dev/castor/model"
 	"github.com/castor-dev/castor/policy"
 	"github.com/castor-dev/castor/tool/builtin"
@@ -65,7 +64,7 @@ func finishPlan(st *config.Settings, a *Agent, ts *toolSet, pol *policy.Engine, 
 	if on, ok := st.GetBool("general.plan.modelRouting"); ok && !on {
 		return nil
 	}
-	if r, ok := client.(*routing.Router); ok {
+	if r := routerOf(client); r != nil {
 		r.Prefer = func() string {
 			switch {
 			case pol.Mode() == policy.ModePlan:

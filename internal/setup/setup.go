@@ -102,7 +102,8 @@ type Options struct {
 	// RecordResponses records the model's responses in the same format.
 	RecordResponses string
 	// MaxBudgetUSD, when above 0, ends the turn before a model call
-	// whose cost would take the session's past it (--max-budget-usd).
+	// whose cost would take the session's past it (--max-budget-usd);
+	// it wins over the model.maxBudgetUsd setting.
 	MaxBudgetUSD float64
 	// SessionID fixes the session id (default: a new UUID).
 	SessionID string
@@ -333,7 +334,7 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 	}
 
 	modelName := resolveModelName(o.Model, st, a.Env.Getenv)
-	client, closeClient, err := newClient(ctx, o, st, a.Env, a.Home)
+	client, closeClient, err := newClient(ctx, o, st, a.Env, a.Home, a.TempDir)
 	a.onClose(closeClient)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,117 @@
+package headless_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/castor-dev/castor/internal/e2etest"
+	"github.com/castor-dev/castor/internal/fakeopenai"
+)
+
+// pricedSettings is user settings naming the fake as provider "local"
+// whose model "priced" costs $10 per million input tokens, plus extra
+// keys of the model block.
+func pricedSettings(srv *fakeopenai.Server, model string) string {
+	return `{"providers": {"local": {"baseUrl": "` + srv.URL + `/v1",
+		"models": {"priced": {"inputPricePerMTok": 10, "outputPricePerMTok": 40}}}}, "model": {` + model + `}}`
+}
+
+// todaySpent reads the project's spending ledger: today's total.
+func todaySpent(t *testing.T, e *e2etest.Env) float64 {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(e.Home, ".gemini", "tmp", "*", "spending.json"))
+	if len(files) != 1 {
+		t.Fatalf("spending ledgers: %v, want one", files)
+	}
+	raw, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct{ Days map[string]float64 }
+	if err := json.Unmarshal(raw, &f); err != nil || len(f.Days) != 1 {
+		t.Fatalf("ledger %s: %v", raw, err)
+	}
+	for _, v := range f.Days {
+		return v
+	}
+	return 0
+}
+
+// TestDailyBudgetAcrossSessions: model.dailyBudgetUsd counts what every
+// session of the project spent today. A second session whose first call
+// would cross it ends before sending it, exit 56, naming the setting and
+// its file; with the budget raised it resumes, the history intact.
+func TestDailyBudgetAcrossSessions(t *testing.T) {
+	t.Parallel()
+	e := e2etest.New(t)
+	srv := fakeopenai.Start(t, fakeopenai.Text("first answer"))
+	e.WriteUserSettings(pricedSettings(srv, ""))
+	if r := e.Run("-m", "local/priced", "-p", "first"); r.Code != 0 {
+		t.Fatalf("first session: exit %d\n%s", r.Code, r.Stderr)
+	}
+	spent := todaySpent(t, e)
+	if spent <= 0 {
+		t.Fatalf("today's spending %v after a priced call", spent)
+	}
+	// A budget the day has not reached, that one more call would cross.
+	e.WriteUserSettings(pricedSettings(srv, fmt.Sprintf(`"dailyBudgetUsd": %g`, spent*1.5)))
+	r := e.Run("-m", "local/priced", "--resume", "latest", "-o", "json", "-p", "second")
+	if r.Code != 56 {
+		t.Fatalf("exit %d, want 56\nstdout: %s\nstderr: %s", r.Code, r.Stdout, r.Stderr)
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Errorf("%d calls made, want the first session's only", n)
+	}
+	settings := filepath.Join(e.Home, ".gemini", "settings.json")
+	for _, want := range []string{"FatalBudgetExceededError", "daily budget", "model.dailyBudgetUsd in " + settings} {
+		if !strings.Contains(r.Stdout, want) {
+			t.Errorf("stdout lacks %q: %s", want, r.Stdout)
+		}
+	}
+	// Raised, the same session goes on with both prompts in its history.
+	e.WriteUserSettings(pricedSettings(srv, fmt.Sprintf(`"dailyBudgetUsd": %g`, spent*10)))
+	srv.Enqueue(fakeopenai.Text("third answer"))
+	r = e.Run("-m", "local/priced", "--resume", "latest", "-p", "third")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "third answer") {
+		t.Fatalf("raised: exit %d\nstdout: %s\nstderr: %s", r.Code, r.Stdout, r.Stderr)
+	}
+	last := srv.Requests()[len(srv.Requests())-1]
+	var history []string
+	for _, m := range last.Chat.Messages[1:] { // after the system prompt
+		s, _ := m.Content.(string)
+		history = append(history, m.Role+": "+s[max(0, len(s)-30):])
+	}
+	// The refused turn's prompt is kept, so the next one joins it.
+	if got := strings.Join(history, "|"); !strings.HasSuffix(got, "first|assistant: first answer|user: secondthird") {
+		t.Errorf("the resumed call's history: %s", got)
+	}
+	if got := todaySpent(t, e); got <= spent {
+		t.Errorf("the third session's call was not added: %v then %v", spent, got)
+	}
+}
+
+// TestSessionBudgetSetting: model.maxBudgetUsd ends a run as
+// --max-budget-usd does, the message naming the setting; the flag wins
+// over it.
+func TestSessionBudgetSetting(t *testing.T) {
+	t.Parallel()
+	e := e2etest.New(t)
+	srv := fakeopenai.Start(t)
+	e.WriteUserSettings(pricedSettings(srv, `"maxBudgetUsd": 0.000001`))
+	r := e.Run("-m", "local/priced", "-p", "hi")
+	if r.Code != 56 || len(srv.Requests()) != 0 {
+		t.Fatalf("exit %d after %d calls, want 56 before any\nstderr: %s", r.Code, len(srv.Requests()), r.Stderr)
+	}
+	if !strings.Contains(r.Stderr, "budget of $0.0000 reached") || !strings.Contains(r.Stderr, "raise model.maxBudgetUsd in "+filepath.Join(e.Home, ".gemini", "settings.json")) {
+		t.Errorf("stderr does not say which setting: %s", r.Stderr)
+	}
+	srv.Enqueue(fakeopenai.Text("paid for"))
+	r = e.Run("-m", "local/priced", "--max-budget-usd", "5", "-p", "hi")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "paid for") {
+		t.Fatalf("--max-budget-usd 5: exit %d\nstdout: %s\nstderr: %s", r.Code, r.Stdout, r.Stderr)
+	}
+}
