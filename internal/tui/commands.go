@@ -289,6 +289,7 @@ func (m *model) cmdStats([]string) tea.Cmd {
 	}
 	fmt.Fprintf(&b, "  Tool calls: %d (%d succeeded, %d failed)\n", st.Tools.TotalCalls, st.Tools.TotalSuccess, st.Tools.TotalFail)
 	fmt.Fprintf(&b, "  Lines changed: +%d -%d", st.Files.TotalLinesAdded, st.Files.TotalLinesRemoved)
+	m.costLines(&b) // cost.go
 	m.print(b.String())
 	m.print("")
 	return nil

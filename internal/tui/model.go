@@ -78,6 +78,7 @@ type model struct {
 	homeDir  string
 	branch   string
 	modelID  string
+	cost     cost // cost.go
 
 	// bootCommands is the command table until the session's registry
 	// exists (commands.go).
@@ -421,6 +422,7 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case turnDoneMsg:
 		if msg.gen == m.turnGen {
+			m.turnEnded() // cost.go; a turn that failed cost something too
 			return m.onTurnDone(msg.err)
 		}
 		return nil
@@ -1194,6 +1196,9 @@ func (m *model) footerRight(level int) []string {
 		case 1:
 			right = append(right, fmt.Sprintf("%s (%d%%)", m.modelID, contextLeft(m.promptTokens)))
 		}
+	}
+	if m.cost.priced && level < 2 {
+		right = append(right, usd(m.cost.session))
 	}
 	if m.agent != nil && m.agent.Policy != nil {
 		mode := m.agent.Policy.Mode()
