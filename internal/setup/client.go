@@ -43,18 +43,33 @@ func baseClient(ctx context.Context, o Options, st *config.Settings, getenv func
 		}
 		return m, nil
 	}
-	// "provider/model" names a model of the providers setting
-	// (providers.go), served over its own wire without Gemini's router.
-	if pm, ok, err := providerClient(resolveModelName(o.Model, st, getenv), st, getenv); ok || err != nil {
-		if err != nil {
-			return nil, err
-		}
-		ro, err := retryOptions(o, st, getenv)
-		if err != nil {
-			return nil, err
-		}
-		return model.WithRetry(pm, providerRetry(ro)), nil
+	ro, err := retryOptions(o, st, getenv)
+	if err != nil {
+		return nil, err
 	}
+	// "provider/model" names a model of the providers setting
+	// (providers.go), served over its own wire without Gemini's router;
+	// the mux (providermux.go) sends each call by its model's name, so
+	// a session may switch between Gemini and the providers.
+	mux := &providerMux{st: st, getenv: getenv, retry: ro}
+	name := resolveModelName(o.Model, st, getenv)
+	if _, ok, err := providerFor(name, st, getenv); ok || err != nil {
+		if err != nil {
+			return nil, err
+		}
+		mux.newGemini = func(ctx context.Context) (model.Model, error) { return geminiClient(ctx, st, getenv, home, ro) }
+		return mux, nil
+	}
+	if mux.gemini, err = geminiClient(ctx, st, getenv, home, ro); err != nil {
+		return nil, err
+	}
+	return mux, nil
+}
+
+// geminiClient is the Gemini transport the settings and environment
+// ask for: Code Assist, the Gemini API or Vertex, retried, behind the
+// auto router.
+func geminiClient(ctx context.Context, st *config.Settings, getenv func(string) string, home config.Home, ro model.RetryOptions) (model.Model, error) {
 	// A key entered in the terminal's auth dialog stands in for
 	// GEMINI_API_KEY when the environment has no credentials.
 	getenv = oauth.WithStoredAPIKey(getenv, st.Security.Auth.SelectedType, oauth.NewStore(home))
@@ -75,10 +90,6 @@ func baseClient(ctx context.Context, o Options, st *config.Settings, getenv func
 		if m, err = gemini.New(ctx, cfg); err != nil {
 			return nil, err
 		}
-	}
-	ro, err := retryOptions(o, st, getenv)
-	if err != nil {
-		return nil, err
 	}
 	// The router sits in front of the retrying transport; it asks the
 	// bare one to classify, so a failing router falls back to the pro

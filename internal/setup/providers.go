@@ -55,6 +55,9 @@ func providerClient(name string, st *config.Settings, getenv func(string) string
 			p.baseURL = defaultOpenAIBaseURL
 		}
 	}
+	if pname == "ollama" && p.baseURL == "" {
+		p.baseURL = ollamaBaseURL(getenv("OLLAMA_HOST")) // providermux.go
+	}
 	if p.baseURL == "" {
 		return nil, true, configErrorf("%s: providers.%s.baseUrl is missing (e.g. \"http://127.0.0.1:11434/v1\")", where, pname)
 	}
@@ -65,12 +68,13 @@ func providerClient(name string, st *config.Settings, getenv func(string) string
 	return c, true, nil
 }
 
-// readProvider reads providers.<name>; "openai" exists even unset.
+// readProvider reads providers.<name>; "openai" and "ollama" exist even
+// unset.
 func readProvider(name string, providers map[string]any, where string) (provider, bool, error) {
 	p := provider{name: name, typ: "openai"}
 	raw, ok := providers[name]
 	if !ok {
-		return p, name == "openai", nil
+		return p, name == "openai" || name == "ollama", nil
 	}
 	obj, isObj := raw.(map[string]any)
 	if !isObj {
