@@ -42,7 +42,19 @@ var geminiPrices = []struct {
 	{"gemini-2.5-flash-lite", Price{0.10, 0.025, 0.40}},
 	{"gemini-2.5-flash", Price{0.30, 0.075, 2.50}},
 	{"gemini-2.5-pro", Price{1.25, 0.31, 10}},
-	{"gemini-3", Price{2, 0.20, 12}}, // gemini-3 pro previews
+	// Gemini 3's generations (3, 3.1, 3.5…) share a price per kind;
+	// geminiKinds picks it by the name's kind.
+	{"gemini-3", Price{2, 0.20, 12}}, // pro
+}
+
+// gemini3Kinds are Gemini 3's prices by kind, flash-lite before flash:
+// Gemini 3 Flash's and 3.1 Flash-Lite's public prices.
+var gemini3Kinds = []struct {
+	kind  string
+	price Price
+}{
+	{"-flash-lite", Price{0.25, 0.025, 1.50}},
+	{"-flash", Price{0.50, 0.05, 3}},
 }
 
 // DefaultPrice is the shipped price of a Gemini model, ok false for a
@@ -51,6 +63,13 @@ func DefaultPrice(name string) (Price, bool) {
 	name = strings.TrimPrefix(name, "models/")
 	for _, g := range geminiPrices {
 		if strings.HasPrefix(name, g.prefix) {
+			if g.prefix == "gemini-3" {
+				for _, k := range gemini3Kinds {
+					if strings.Contains(name, k.kind) {
+						return k.price, true
+					}
+				}
+			}
 			return g.price, true
 		}
 	}

@@ -57,7 +57,7 @@ func TestBudget(t *testing.T) {
 }
 
 func TestDefaultPrice(t *testing.T) {
-	for name, want := range map[string]float64{"gemini-2.5-pro": 1.25, "gemini-2.5-flash": 0.30, "gemini-2.5-flash-lite": 0.10, "models/gemini-3-pro-preview": 2} {
+	for name, want := range map[string]float64{"gemini-2.5-pro": 1.25, "gemini-2.5-flash": 0.30, "gemini-2.5-flash-lite": 0.10, "models/gemini-3-pro-preview": 2, "gemini-3.1-pro-preview": 2, "gemini-3.8-flash": 0.50, "gemini-3.5-flash-lite": 0.25} {
 		if p, ok := model.DefaultPrice(name); !ok || p.InputPerMTok != want {
 			t.Errorf("%s: %v %v, want input %v", name, p, ok, want)
 		}

@@ -83,6 +83,7 @@ func subcommands(ctx context.Context, stdio IO) []*cobra.Command {
 		newHooksCommand(ctx, stdio),      // hooks: migrate from Claude Code, list (hooks.go)
 		newGemmaCommand(ctx, stdio),      // gemma: Gemini CLI's local Gemma routing, not applicable (gemma.go)
 		newUpdateCommand(ctx, stdio),     // update: replace this binary with the latest release (update.go)
+		newModelsCommand(ctx, stdio),     // models: configured models, providers reachable (models.go)
 	}
 }
 

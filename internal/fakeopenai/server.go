@@ -101,6 +101,7 @@ type Server struct {
 	replies  []Reply
 	requests []*Request
 	noTools  bool
+	served   []string
 	ts       *httptest.Server
 }
 
@@ -143,7 +144,25 @@ func (s *Server) Pending() int {
 	return len(s.replies)
 }
 
+// Serve sets the model ids GET /v1/models lists (default none).
+func (s *Server) Serve(ids ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.served = ids
+}
+
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet && r.URL.Path == "/v1/models" {
+		s.mu.Lock()
+		data := []any{}
+		for _, id := range s.served {
+			data = append(data, map[string]any{"id": id, "object": "model", "owned_by": "fake"})
+		}
+		s.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data})
+		return
+	}
 	if r.Method != http.MethodPost || r.URL.Path != "/v1/chat/completions" {
 		writeError(w, http.StatusNotFound, "no route "+r.Method+" "+r.URL.Path)
 		return
