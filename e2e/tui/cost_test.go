@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/castor-dev/castor/internal/e2etest"
+	"github.com/castor-dev/castor/internal/fakegemini"
 	"github.com/castor-dev/castor/internal/fakeopenai"
 )
 
@@ -28,5 +29,37 @@ func TestTUICostShown(t *testing.T) {
 	s := tm.WaitFor("this session, $0.")
 	if !strings.Contains(s, "the last turn") || !strings.Contains(s, "local/priced: $0.") {
 		t.Errorf("/stats:\n%s", s)
+	}
+}
+
+// TestTUIModelPickerProviders: /model offers the providers' models from
+// settings beside Gemini's; switching to one sends the next prompt to
+// that provider, and a prefix that is no provider is refused at once,
+// naming the setting.
+func TestTUIModelPickerProviders(t *testing.T) {
+	t.Parallel()
+	e := e2etest.New(t, fakegemini.Text("gemini answer"))
+	srv := fakeopenai.Start(t, fakeopenai.Text("local answer"))
+	e.WriteUserSettings(`{"providers": {"local": {"baseUrl": "` + srv.URL + `/v1",
+		"models": {"qwen3-coder": {"inputPricePerMTok": 0.5, "outputPricePerMTok": 1}}}}}`)
+	tm := e.StartTUI("-m", "gemini-2.5-flash")
+	tm.Submit("hello")
+	tm.WaitFor("gemini answer")
+	tm.Submit("/model")
+	tm.WaitFor("local/qwen3-coder")
+	tm.WaitFor("provider local, $0.5 in / $1 out per million tokens")
+	tm.Keys("Escape")
+	tm.WaitUntil("the list closed", func(s string) bool { return !strings.Contains(s, "Select Model") })
+	tm.Submit("/model nosuch/x")
+	tm.WaitFor(`no provider "nosuch"`)
+	tm.Submit("/model local/qwen3-coder")
+	tm.WaitFor("Model set to local/qwen3-coder")
+	tm.Submit("and now")
+	tm.WaitFor("local answer")
+	if reqs := srv.Requests(); len(reqs) != 1 || reqs[0].Chat.Model != "qwen3-coder" {
+		t.Errorf("%d requests reached the provider", len(reqs))
+	}
+	if n := len(e.Srv.Requests()); n != 1 {
+		t.Errorf("%d requests reached Gemini, want the first prompt's", n)
 	}
 }

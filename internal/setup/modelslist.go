@@ -157,3 +157,30 @@ func geminiCredentials(st *config.Settings, getenv func(string) string) string {
 	}
 	return "no credentials: set GEMINI_API_KEY, or run castor to sign in"
 }
+
+// ProviderModels are the models the providers setting names, as
+// "provider/model" with their price, sorted by provider and model: what
+// a model picker offers besides Gemini's.
+func (a *Agent) ProviderModels() []ModelListing {
+	var out []ModelListing
+	for _, name := range slices.Sorted(maps.Keys(a.Settings.Providers)) {
+		p, _ := a.Settings.Providers[name].(map[string]any)
+		ms, _ := p["models"].(map[string]any)
+		for _, m := range slices.Sorted(maps.Keys(ms)) {
+			ml := ModelListing{Name: name + "/" + m}
+			if pr := a.Price(ml.Name); pr != (model.Price{}) {
+				ml.Price = &PriceListing{pr.InputPerMTok, cmp.Or(pr.CachedPerMTok, pr.InputPerMTok), pr.OutputPerMTok}
+			}
+			out = append(out, ml)
+		}
+	}
+	return out
+}
+
+// CheckModel says whether a session can switch to model name: an error
+// for a provider prefix that is no provider, or a provider whose
+// settings are wrong, naming the setting.
+func (a *Agent) CheckModel(name string) error {
+	_, _, err := providerFor(name, a.Settings, a.Env.Getenv)
+	return err
+}

@@ -326,7 +326,8 @@ func (m *model) cmdModel(args []string) tea.Cmd {
 			}
 			items = append(items, pickItem{label: c, desc: what})
 		}
-		if !slices.Contains(modelChoices, m.modelID) && m.modelID != "" {
+		items = m.providerChoices(items, &sel) // cost.go
+		if !slices.ContainsFunc(items, func(it pickItem) bool { return it.label == m.modelID }) && m.modelID != "" {
 			sel = len(items)
 			items = append(items, pickItem{label: m.modelID, desc: "in use"})
 		}
@@ -341,6 +342,10 @@ func (m *model) cmdModel(args []string) tea.Cmd {
 	}
 	if m.agent == nil {
 		m.printNotice(noticeWarn, "Castor is still starting; try again in a moment.")
+		return nil
+	}
+	if err := m.agent.CheckModel(name); err != nil {
+		m.printNotice(noticeError, err.Error())
 		return nil
 	}
 	// The session asks for the name as given: the router in front of the

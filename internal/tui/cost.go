@@ -49,3 +49,24 @@ func (m *model) costLines(b *strings.Builder) {
 		fmt.Fprintf(b, "\n    %s: %s", n, usd(byModel[n]))
 	}
 }
+
+// providerChoices adds the providers' models from settings to the
+// /model picker's items, with their price; sel follows the model in
+// use.
+func (m *model) providerChoices(items []pickItem, sel *int) []pickItem {
+	if m.agent == nil || m.agent.Settings == nil {
+		return items
+	}
+	for _, pm := range m.agent.ProviderModels() {
+		desc, _, _ := strings.Cut(pm.Name, "/")
+		desc = "provider " + desc
+		if p := pm.Price; p != nil {
+			desc += fmt.Sprintf(", $%g in / $%g out per million tokens", p.Input, p.Output)
+		}
+		if pm.Name == m.modelID {
+			*sel = len(items)
+		}
+		items = append(items, pickItem{label: pm.Name, desc: desc})
+	}
+	return items
+}
