@@ -1,0 +1,34 @@
+package a2a_test
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/castor-dev/castor/internal/e2etest"
+	"github.com/castor-dev/castor/internal/fakeopenai"
+)
+
+// TestA2AOpenAIProvider: an A2A task's turn runs on an OpenAI-compatible
+// provider when the settings' model.name names one of its models.
+func TestA2AOpenAIProvider(t *testing.T) {
+	t.Parallel()
+	e := e2etest.New(t)
+	llm := fakeopenai.Start(t, fakeopenai.Text("hello from the provider"))
+	e.WriteUserSettings(`{"model": {"name": "local/qwen3-coder"}, "providers": {"local": {"baseUrl": "` + llm.URL + `/v1"}}}`)
+	srv := startA2A(e, filepath.Join(t.TempDir(), "tasks"))
+	defer srv.stop(syscall.SIGTERM)
+	evs := srv.call("message/send", a2aMessage("", map[string]any{"kind": "text", "text": "hi"}))
+	raw, _ := json.Marshal(evs)
+	if a2aDig(evs[0], "status", "state") != "input-required" || !strings.Contains(string(raw), "hello from the provider") {
+		t.Errorf("task: %s", raw)
+	}
+	if reqs := llm.Requests(); len(reqs) != 1 || reqs[0].Chat.Model != "qwen3-coder" {
+		t.Errorf("%d requests reached the provider", len(reqs))
+	}
+	if n := len(e.Srv.Requests()); n != 0 {
+		t.Errorf("%d requests reached Gemini", n)
+	}
+}

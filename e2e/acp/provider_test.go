@@ -1,0 +1,48 @@
+package acp_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/castor-dev/castor/acp"
+	"github.com/castor-dev/castor/internal/e2etest"
+	"github.com/castor-dev/castor/internal/fakeopenai"
+)
+
+// TestACPOpenAIProvider: an editor's turn runs on an OpenAI-compatible
+// provider when the settings' model.name names one of its models.
+func TestACPOpenAIProvider(t *testing.T) {
+	t.Parallel()
+	e := e2etest.New(t)
+	srv := fakeopenai.Start(t, fakeopenai.Text("hello from the provider"))
+	e.WriteUserSettings(`{"model": {"name": "local/qwen3-coder"}, "providers": {"local": {"baseUrl": "` + srv.URL + `/v1"}}}`)
+	var mu sync.Mutex
+	var text strings.Builder
+	c, sid, stderr := e2etest.StartACPClient(t, e, acp.Handler{Update: func(_ context.Context, n sdk.SessionNotification) {
+		if u := n.Update.AgentMessageChunk; u != nil && u.Content.Text != nil {
+			mu.Lock()
+			text.WriteString(u.Content.Text.Text)
+			mu.Unlock()
+		}
+	}})
+	defer c.Close()
+	r, err := c.PromptText(context.Background(), sid, "hi")
+	if err != nil {
+		t.Fatalf("%v\nstderr:\n%s", err, stderr.String())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if r.StopReason != sdk.StopReasonEndTurn || text.String() != "hello from the provider" {
+		t.Errorf("stop %s, text %q", r.StopReason, text.String())
+	}
+	if reqs := srv.Requests(); len(reqs) != 1 || reqs[0].Chat.Model != "qwen3-coder" {
+		t.Errorf("%d requests reached the provider", len(reqs))
+	}
+	if n := len(e.Srv.Requests()); n != 0 {
+		t.Errorf("%d requests reached Gemini", n)
+	}
+}
