@@ -46,3 +46,22 @@ func TestACPOpenAIProvider(t *testing.T) {
 		t.Errorf("%d requests reached Gemini", n)
 	}
 }
+
+// TestACPBudget: model.maxBudgetUsd ends an editor's turn before the
+// call that would cross it, the error saying so; nothing is sent.
+func TestACPBudget(t *testing.T) {
+	t.Parallel()
+	e := e2etest.New(t)
+	srv := fakeopenai.Start(t, fakeopenai.Text("never"))
+	e.WriteUserSettings(`{"model": {"name": "local/priced", "maxBudgetUsd": 0.000001}, "providers": {"local": {"baseUrl": "` + srv.URL + `/v1",
+		"models": {"priced": {"inputPricePerMTok": 10, "outputPricePerMTok": 40}}}}}`)
+	c, sid, stderr := e2etest.StartACPClient(t, e, acp.Handler{})
+	defer c.Close()
+	_, err := c.PromptText(context.Background(), sid, "hi")
+	if err == nil || !strings.Contains(err.Error(), "budget of $") || !strings.Contains(err.Error(), "model.maxBudgetUsd") {
+		t.Errorf("prompt: %v\nstderr:\n%s", err, stderr.String())
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("%d requests sent past the budget", n)
+	}
+}
