@@ -21,7 +21,7 @@ const (
 	ExitTurnLimit = 53
 	ExitFatalTool = 54
 	ExitUntrusted = 55
-	ExitBudget    = 56 // Castor's own: --max-budget-usd reached
+	ExitBudget    = 56 // Castor's own: a budget reached (--max-budget-usd, model.maxBudgetUsd, model.dailyBudgetUsd)
 	ExitCancelled = 130
 )
 
