@@ -53,6 +53,14 @@ type PriceListing struct {
 	Output      float64 `json:"outputPerMTok"`
 }
 
+// priceListing is p as listed, nil for no price.
+func priceListing(p model.Price) *PriceListing {
+	if p == (model.Price{}) {
+		return nil
+	}
+	return &PriceListing{p.InputPerMTok, cmp.Or(p.CachedPerMTok, p.InputPerMTok), p.OutputPerMTok}
+}
+
 // lister is a provider's transport that can ask its server for its
 // models (model/openai).
 type lister interface {
@@ -65,13 +73,7 @@ type lister interface {
 // whose server is asked for its models within timeout, all at once.
 func ListModels(ctx context.Context, st *config.Settings, getenv func(string) string, timeout time.Duration) []ProviderListing {
 	price := priceTable(st)
-	priceOf := func(name string) *PriceListing {
-		p := price(name)
-		if p == (model.Price{}) {
-			return nil
-		}
-		return &PriceListing{p.InputPerMTok, cmp.Or(p.CachedPerMTok, p.InputPerMTok), p.OutputPerMTok}
-	}
+	priceOf := func(name string) *PriceListing { return priceListing(price(name)) }
 	gem := ProviderListing{Name: "gemini", Type: "gemini", Source: "built-in", Note: geminiCredentials(st, getenv)}
 	for _, a := range []string{routing.Auto, "pro", "flash", "flash-lite"} {
 		is := routing.Resolve(a, false)
@@ -167,11 +169,7 @@ func (a *Agent) ProviderModels() []ModelListing {
 		p, _ := a.Settings.Providers[name].(map[string]any)
 		ms, _ := p["models"].(map[string]any)
 		for _, m := range slices.Sorted(maps.Keys(ms)) {
-			ml := ModelListing{Name: name + "/" + m}
-			if pr := a.Price(ml.Name); pr != (model.Price{}) {
-				ml.Price = &PriceListing{pr.InputPerMTok, cmp.Or(pr.CachedPerMTok, pr.InputPerMTok), pr.OutputPerMTok}
-			}
-			out = append(out, ml)
+			out = append(out, ModelListing{Name: name + "/" + m, Price: priceListing(a.Price(name + "/" + m))})
 		}
 	}
 	return out

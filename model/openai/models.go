@@ -21,12 +21,7 @@ func (c *Client) ListModels(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.cfg.APIKey != "" {
-		hr.Header.Set("Authorization", "Bearer "+c.cfg.APIKey)
-	}
-	for k, v := range c.cfg.Headers {
-		hr.Header.Set(k, v)
-	}
+	c.authorize(hr)
 	resp, err := c.hc.Do(hr)
 	if err != nil {
 		return nil, err

@@ -170,12 +170,7 @@ func (c *Client) post(ctx context.Context, body []byte) (*http.Response, error) 
 	}
 	hr.Header.Set("Content-Type", "application/json")
 	hr.Header.Set("Accept", "text/event-stream")
-	if c.cfg.APIKey != "" {
-		hr.Header.Set("Authorization", "Bearer "+c.cfg.APIKey)
-	}
-	for k, v := range c.cfg.Headers {
-		hr.Header.Set(k, v)
-	}
+	c.authorize(hr)
 	resp, err := c.hc.Do(hr)
 	if err != nil {
 		return nil, err
@@ -190,6 +185,16 @@ func (c *Client) post(ctx context.Context, body []byte) (*http.Response, error) 
 		return nil, &model.AuthError{Err: fmt.Errorf("%s: %w", c.cfg.BaseURL, ae)}
 	}
 	return nil, ae
+}
+
+// authorize adds the key and the provider's headers to hr.
+func (c *Client) authorize(hr *http.Request) {
+	if c.cfg.APIKey != "" {
+		hr.Header.Set("Authorization", "Bearer "+c.cfg.APIKey)
+	}
+	for k, v := range c.cfg.Headers {
+		hr.Header.Set(k, v)
+	}
 }
 
 // errorMessage is the message of an OpenAI error envelope, or the body.
