@@ -63,3 +63,22 @@ func TestTUIModelPickerProviders(t *testing.T) {
 		t.Errorf("%d requests reached Gemini, want the first prompt's", n)
 	}
 }
+
+// TestTUIBudget: in the terminal, model.maxBudgetUsd ends the turn
+// before the call that would cross it, nothing sent, with the budget's
+// message naming the setting, and the terminal takes the next prompt.
+func TestTUIBudget(t *testing.T) {
+	t.Parallel()
+	e := e2etest.New(t)
+	srv := fakeopenai.Start(t, fakeopenai.Text("never"))
+	e.WriteUserSettings(`{"model": {"maxBudgetUsd": 0.000001}, "providers": {"local": {"baseUrl": "` + srv.URL + `/v1",
+		"models": {"priced": {"inputPricePerMTok": 10, "outputPricePerMTok": 40}}}}}`)
+	tm := e.StartTUI("-m", "local/priced")
+	tm.Submit("hello")
+	tm.WaitFor("budget of $0.0000 reached")
+	tm.WaitFor("raise model.maxBudgetUsd in")
+	tm.WaitFor("Type your message")
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("%d requests sent past the budget", n)
+	}
+}

@@ -11,8 +11,8 @@ import (
 // sets up and runs a local Gemma model (LiteRT-LM) for its router, which
 // Castor does not have.
 const gemmaNotApplicable = "castor gemma is not applicable: Gemini CLI's `gemma` command manages a local Gemma model server " +
-	"(setup, start, stop, status, logs) for its model router, and Castor has no local-model routing. " +
-	"Castor's router (model \"auto\") uses the Gemini API models only."
+	"(setup, start, stop, status, logs) for its model router; Castor's router (model \"auto\") uses the Gemini API models only. " +
+	"To run a local Gemma model as the session's model, serve it with Ollama and use -m ollama/gemma3 (see docs/providers.md)."
 
 // newGemmaCommand is `castor gemma [anything]`: a command in Gemini CLI
 // 0.61, so the word is never sent to the model as a prompt; it says
