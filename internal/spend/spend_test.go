@@ -62,3 +62,14 @@ func TestLedgerKeepsAMonth(t *testing.T) {
 		t.Errorf("day 10 of 40 dropped: %v", got)
 	}
 }
+
+// BenchmarkLedgerAdd: what each priced model call pays to keep the day's
+// total (lock, read, atomic replace with fsync).
+func BenchmarkLedgerAdd(b *testing.B) {
+	l := spend.Open(b.TempDir())
+	for b.Loop() {
+		if err := l.Add(0.001); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
