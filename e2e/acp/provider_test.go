@@ -2,6 +2,7 @@ package acp_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -63,5 +64,46 @@ func TestACPBudget(t *testing.T) {
 	}
 	if n := len(srv.Requests()); n != 0 {
 		t.Errorf("%d requests sent past the budget", n)
+	}
+}
+
+// TestACPSwitchToProvider: the editor's model choices hold the providers'
+// models from settings; choosing one sends the next prompt to that
+// provider, and a prefix that is no provider is refused (invalid
+// params) naming the setting.
+func TestACPSwitchToProvider(t *testing.T) {
+	t.Parallel()
+	e := e2etest.New(t)
+	srv := fakeopenai.Start(t, fakeopenai.Text("from the provider"))
+	e.WriteUserSettings(`{"providers": {"local": {"baseUrl": "` + srv.URL + `/v1", "models": {"qwen3-coder": {}}}}}`)
+	c, sid, stderr := e2etest.StartACPClient(t, e, acp.Handler{})
+	defer c.Close()
+	ctx := context.Background()
+	_, err := c.SetSessionConfigOption(ctx, sdk.SetSessionConfigOptionRequest{ValueId: &sdk.SetSessionConfigOptionValueId{
+		SessionId: sid, ConfigId: "model", Value: "nosuch/x"}})
+	if err == nil || !strings.Contains(err.Error(), "no provider") || !strings.Contains(err.Error(), "providers") {
+		t.Errorf("nosuch/x: %v", err)
+	}
+	resp, err := c.SetSessionConfigOption(ctx, sdk.SetSessionConfigOptionRequest{ValueId: &sdk.SetSessionConfigOptionValueId{
+		SessionId: sid, ConfigId: "model", Value: "local/qwen3-coder"}})
+	if err != nil {
+		t.Fatalf("%v\nstderr:\n%s", err, stderr.String())
+	}
+	var offered []string
+	for _, o := range resp.ConfigOptions {
+		if o.Select != nil && o.Select.Id == "model" && o.Select.Options.Ungrouped != nil {
+			for _, opt := range *o.Select.Options.Ungrouped {
+				offered = append(offered, string(opt.Value))
+			}
+		}
+	}
+	if !slices.Contains(offered, "local/qwen3-coder") {
+		t.Errorf("model choices %v lack local/qwen3-coder", offered)
+	}
+	if _, err := c.PromptText(ctx, sid, "hi"); err != nil {
+		t.Fatalf("%v\nstderr:\n%s", err, stderr.String())
+	}
+	if reqs := srv.Requests(); len(reqs) != 1 || reqs[0].Chat.Model != "qwen3-coder" {
+		t.Errorf("%d requests reached the provider", len(reqs))
 	}
 }

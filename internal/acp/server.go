@@ -439,6 +439,9 @@ func (s *Server) SetSessionConfigOption(_ context.Context, p sdk.SetSessionConfi
 	}
 	switch v.ConfigId {
 	case configModel:
+		if err := ss.a.CheckModel(string(v.Value)); err != nil {
+			return sdk.SetSessionConfigOptionResponse{}, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
+		}
 		ss.a.Session.SetModel(string(v.Value))
 	case configMode:
 		if err := ss.setMode(string(v.Value)); err != nil {

@@ -258,7 +258,10 @@ func (ss *session) setMode(id string) error {
 
 func (ss *session) configOptions() []sdk.SessionConfigOption {
 	cur := ss.a.Session.Model()
-	names := models
+	names := slices.Clone(models)
+	for _, pm := range ss.a.ProviderModels() { // the providers setting's models
+		names = append(names, pm.Name)
+	}
 	if !slices.Contains(names, cur) {
 		names = append([]string{cur}, names...)
 	}
