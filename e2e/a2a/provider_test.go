@@ -25,12 +25,7 @@ func TestA2AOpenAIProvider(t *testing.T) {
 	if a2aDig(evs[0], "status", "state") != "input-required" || !strings.Contains(string(raw), "hello from the provider") {
 		t.Errorf("task: %s", raw)
 	}
-	if reqs := llm.Requests(); len(reqs) != 1 || reqs[0].Chat.Model != "qwen3-coder" {
-		t.Errorf("%d requests reached the provider", len(reqs))
-	}
-	if n := len(e.Srv.Requests()); n != 0 {
-		t.Errorf("%d requests reached Gemini", n)
-	}
+	e2etest.CheckServed(t, e, llm, "qwen3-coder", 1, 0)
 }
 
 // TestA2ABudget: model.maxBudgetUsd ends a task's turn before the call

@@ -20,12 +20,7 @@ func TestOllamaHost(t *testing.T) {
 	if r.Code != 0 || !strings.Contains(r.Stdout, "local answer") {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.Code, r.Stdout, r.Stderr)
 	}
-	if reqs := srv.Requests(); len(reqs) != 1 || reqs[0].Chat.Model != "qwen3-coder" {
-		t.Errorf("requests to the Ollama host: %d", len(reqs))
-	}
-	if n := len(e.Srv.Requests()); n != 0 {
-		t.Errorf("%d requests went to Gemini", n)
-	}
+	e2etest.CheckServed(t, e, srv, "qwen3-coder", 1, 0)
 }
 
 // TestUnknownProviderPrefix: -m nosuch/model, where no provider is

@@ -56,12 +56,7 @@ func TestTUIModelPickerProviders(t *testing.T) {
 	tm.WaitFor("Model set to local/qwen3-coder")
 	tm.Submit("and now")
 	tm.WaitFor("local answer")
-	if reqs := srv.Requests(); len(reqs) != 1 || reqs[0].Chat.Model != "qwen3-coder" {
-		t.Errorf("%d requests reached the provider", len(reqs))
-	}
-	if n := len(e.Srv.Requests()); n != 1 {
-		t.Errorf("%d requests reached Gemini, want the first prompt's", n)
-	}
+	e2etest.CheckServed(t, e, srv, "qwen3-coder", 1, 1)
 }
 
 // TestTUIBudget: in the terminal, model.maxBudgetUsd ends the turn
