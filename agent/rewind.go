@@ -102,6 +102,13 @@ func (s *Session) Prompts() []Prompt {
 // does not list (ErrNoSuchPrompt). Files are not touched: restoring them
 // is the checkpoints' business.
 func (s *Session) Rewind(id string) (Prompt, error) {
+	return s.RewindWith(id, nil)
+}
+
+// RewindWith is Rewind with first, when set, run once the prompt is found
+// and no turn can start, before anything changes: a face restores the
+// files there, and its error leaves the conversation as it was.
+func (s *Session) RewindWith(id string, first func(Prompt) error) (Prompt, error) {
 	if !s.turn.TryLock() {
 		return Prompt{}, ErrBusy
 	}
@@ -120,6 +127,13 @@ func (s *Session) Rewind(id string) (Prompt, error) {
 		return Prompt{}, fmt.Errorf("%w: %q", ErrNoSuchPrompt, id)
 	}
 	m := s.marks[i]
+	if first != nil {
+		s.mu.Unlock()
+		if err := first(m.Prompt); err != nil {
+			return Prompt{}, err
+		}
+		s.mu.Lock()
+	}
 	s.hist = RepairHistory(cloneContents(s.hist[:m.at]), reasonRestored)
 	s.marks = s.marks[:i]
 	s.pending = nil
