@@ -26,11 +26,7 @@ import (
 // confirmation"), and no tool-call data reaches the caller.
 func TestA2ARemoteSubagentCannotConfirm(t *testing.T) {
 	t.Parallel()
-	node := npmtest.LookPath(t, "node")
-	dir, _ := filepath.Abs(filepath.Join("..", "..", "a2a", "testdata", "interop"))
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@a2a-js", "sdk", "package.json")); err != nil {
-		npmtest.Missing(t, "@a2a-js/sdk is not installed (npm ci --ignore-scripts in a2a/testdata/interop)")
-	}
+	node, dir := a2aJSClient(t)
 	e := e2etest.New(t)
 	srv := startA2A(e, filepath.Join(t.TempDir(), "tasks"))
 	defer srv.stop(syscall.SIGTERM)
@@ -113,11 +109,7 @@ func runRemoteAgent(t *testing.T, node, dir, url, queries string, extra ...strin
 // can confirm would stop for an answer that cannot come.
 func TestA2ARemoteSubagentAfterRestart(t *testing.T) {
 	t.Parallel()
-	node := npmtest.LookPath(t, "node")
-	dir, _ := filepath.Abs(filepath.Join("..", "..", "a2a", "testdata", "interop"))
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@a2a-js", "sdk", "package.json")); err != nil {
-		npmtest.Missing(t, "@a2a-js/sdk is not installed (npm ci --ignore-scripts in a2a/testdata/interop)")
-	}
+	node, dir := a2aJSClient(t)
 	e := e2etest.New(t)
 	store := filepath.Join(t.TempDir(), "tasks")
 	srv := startA2A(e, store)
@@ -145,4 +137,16 @@ func TestA2ARemoteSubagentAfterRestart(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(e.WS, "made.txt")); err == nil {
 		t.Error("the command ran without approval")
 	}
+}
+
+// a2aJSClient is node and a2a/testdata/interop, where npm ci installs
+// @a2a-js/sdk 0.3.x, Gemini CLI's own A2A client.
+func a2aJSClient(t *testing.T) (node, dir string) {
+	t.Helper()
+	node = npmtest.LookPath(t, "node")
+	dir, _ = filepath.Abs(filepath.Join("..", "..", "a2a", "testdata", "interop"))
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@a2a-js", "sdk", "package.json")); err != nil {
+		npmtest.Missing(t, "@a2a-js/sdk is not installed (npm ci --ignore-scripts in a2a/testdata/interop)")
+	}
+	return node, dir
 }

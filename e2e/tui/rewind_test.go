@@ -54,16 +54,30 @@ func TestTUIRewind(t *testing.T) {
 	if !strings.Contains(last, "first question") || strings.Contains(last, "make notes v2") || strings.Contains(last, "Wrote v2.") {
 		t.Errorf("after the rewind the model was sent:\n%s", last)
 	}
+	resumeAfterRewind(e, tm, []string{"first question", "third question"}, []string{"make notes v2"})
+}
+
+// resumeAfterRewind quits the terminal, then resumes its session with a
+// -p run, whose request must hold every one of kept and none of gone.
+func resumeAfterRewind(e *e2etest.Env, tm *e2etest.Term, kept, gone []string) {
+	t := e.T
+	t.Helper()
 	tm.Keys("C-d")
 	tm.WaitFor("[exited]")
-
 	e.Srv.Enqueue(fakegemini.Text("Resumed."))
-	if r := e.Run("--resume", "latest", "-p", "fourth question"); r.Code != 0 {
+	if r := e.Run("--resume", "latest", "-p", "one more question"); r.Code != 0 {
 		t.Fatalf("resume: exit %d: %s", r.Code, r.Stderr)
 	}
 	resumed := e2etest.ContentsText(e.Srv.LastRequest())
-	if !strings.Contains(resumed, "first question") || !strings.Contains(resumed, "third question") || strings.Contains(resumed, "make notes v2") {
-		t.Errorf("--resume sent:\n%s", resumed)
+	for _, k := range kept {
+		if !strings.Contains(resumed, k) {
+			t.Errorf("--resume sent no %q:\n%s", k, resumed)
+		}
+	}
+	for _, g := range gone {
+		if strings.Contains(resumed, g) {
+			t.Errorf("--resume sent %q:\n%s", g, resumed)
+		}
 	}
 }
 
@@ -137,14 +151,5 @@ func TestTUIRewindPastResumeAndCompression(t *testing.T) {
 	if sent := e2etest.ContentsText(e.Srv.LastRequest()); strings.Contains(sent, "make notes v2") || strings.Contains(sent, "Again?") || !strings.Contains(sent, "Fresh?") {
 		t.Errorf("after rewinding past the resume the model was sent:\n%s", sent)
 	}
-	tm.Keys("C-d")
-	tm.WaitFor("[exited]")
-
-	e.Srv.Enqueue(fakegemini.Text("Resumed."))
-	if r := e.Run("--resume", "latest", "-p", "Last?"); r.Code != 0 {
-		t.Fatalf("resume: exit %d: %s", r.Code, r.Stderr)
-	}
-	if resumed := e2etest.ContentsText(e.Srv.LastRequest()); !strings.Contains(resumed, "Fresh?") || strings.Contains(resumed, "make notes v2") || strings.Contains(resumed, "Again?") {
-		t.Errorf("--resume sent:\n%s", resumed)
-	}
+	resumeAfterRewind(e, tm, []string{"Fresh?"}, []string{"make notes v2", "Again?"})
 }
