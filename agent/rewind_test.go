@@ -114,3 +114,44 @@ func TestRewindRefusals(t *testing.T) {
 		t.Errorf("after SetHistory: %v", err)
 	}
 }
+
+// TestRewindFirstFails: when the step run before a rewind or a history
+// replacement fails (the files could not be restored), the conversation
+// is left as it was and the error returned.
+func TestRewindFirstFails(t *testing.T) {
+	broken := errors.New("checkpoint commit missing")
+	for _, tt := range []struct {
+		name string
+		do   func(s *Session, id string) error
+	}{
+		{"RewindWith", func(s *Session, id string) error {
+			_, err := s.RewindWith(id, func(Prompt) error { return broken })
+			return err
+		}},
+		{"ReplaceHistory", func(s *Session, _ string) error {
+			return s.ReplaceHistory(nil, func() error { return broken })
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m := &scripted{turns: [][]*genai.Part{{{Text: "A1"}}, {{Text: "A2"}}}}
+			s := newTestSession(m, policy.ModeDefault, false)
+			rec := &rewindRecorder{}
+			s.cfg.Recorder = rec
+			for _, p := range []string{"one", "two"} {
+				if _, err := collect(t, s.Send(context.Background(), genai.NewPartFromText(p))); err != nil {
+					t.Fatal(err)
+				}
+			}
+			before := mustJSON(s.History())
+			if err := tt.do(s, s.Prompts()[1].ID); !errors.Is(err, broken) {
+				t.Errorf("error %v, want %v", err, broken)
+			}
+			if got := mustJSON(s.History()); got != before {
+				t.Errorf("history changed:\n%s\nwas\n%s", got, before)
+			}
+			if len(s.Prompts()) != 2 || len(rec.rewound) != 0 {
+				t.Errorf("prompts %v, recorded rewinds %v", s.Prompts(), rec.rewound)
+			}
+		})
+	}
+}
