@@ -62,6 +62,44 @@ func (s *Session) markPrompt(at int, id string, parts []*genai.Part, when time.T
 	s.marks = append(s.marks, promptMark{Prompt: Prompt{ID: id, Text: strings.Join(text, ""), Time: when}, at: at, content: s.hist[at]})
 }
 
+// markHistory marks the prompts of a history the session starts with (a
+// resumed conversation, an A2A task restored after a restart), so that
+// they can be rewound to as well: each user content with text other than
+// the context Castor sends along. Their time is unknown (zero), which
+// keeps a face from guessing which checkpoint followed them.
+func (s *Session) markHistory() {
+	for i, c := range s.hist {
+		if c == nil || c.Role != genai.RoleUser {
+			continue
+		}
+		var text []string
+		for _, p := range c.Parts {
+			if p == nil || p.Text == "" || p.Thought || isSentContext(p.Text) {
+				continue
+			}
+			text = append(text, p.Text)
+		}
+		if len(text) == 0 {
+			continue
+		}
+		id := fmt.Sprintf("%s########restored-%d", s.cfg.SessionID, len(s.marks)+1)
+		s.marks = append(s.marks, promptMark{Prompt: Prompt{ID: id, Text: strings.Join(text, "")}, at: i, content: c})
+	}
+}
+
+// isSentContext reports whether a text part is context sent with a
+// prompt rather than the prompt: the environment context, a compression
+// summary, the editor's context.
+func isSentContext(text string) bool {
+	t := strings.TrimSpace(text)
+	for _, p := range []string{"<session_context>", "<state_snapshot>", "Here is the user's editor context", "Here is a summary of changes in the user's editor context"} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
+}
+
 // validMarksLocked finds each mark's entry in history, which a repair
 // may have moved (answers inserted for calls left without one), and
 // drops the marks history no longer holds.

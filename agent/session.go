@@ -174,6 +174,7 @@ func New(cfg Config) *Session {
 	}
 	s.stats.forward = cfg.OnStats
 	s.started = len(s.hist) > 0
+	s.markHistory() // rewind.go
 	return s
 }
 

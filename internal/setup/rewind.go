@@ -66,8 +66,8 @@ func (a *Agent) Prompts() []agent.Prompt {
 func (a *Agent) Rewind(ctx context.Context, promptID string, files bool) (Rewound, error) {
 	var out Rewound
 	restore := func(p agent.Prompt) error {
-		if !files || a.Checkpoints == nil {
-			return nil
+		if !files || a.Checkpoints == nil || p.Time.IsZero() {
+			return nil // a restored prompt's time, and so its checkpoint, is unknown
 		}
 		cp, err := a.checkpointSince(p.Time)
 		if err == nil && cp != "" {
