@@ -66,8 +66,10 @@ func (o *options) answerQuestions(ctx context.Context, c *agent.ToolCall) (tool.
 }
 
 // Prompts lists the prompts of this conversation Rewind can go back to,
-// oldest first (agent.Prompt: its id, text and time).
-func (a *Agent) Prompts() []agent.Prompt { return a.a.Session.Prompts() }
+// oldest first (agent.Prompt: its id, text and time): every prompt of the
+// session's recording, those from before a resume (WithResume) or a
+// compression included; without recording, those still in the history.
+func (a *Agent) Prompts() []agent.Prompt { return a.a.Prompts() }
 
 // Rewind takes the conversation back to just before the prompt id (one
 // of Prompts): the prompt and everything after it leave the history and

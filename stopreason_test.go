@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -81,36 +82,39 @@ func TestStopReason(t *testing.T) {
 }
 
 // TestSettingsHookFailureWarnsUnderSend: under Send, a settings-file hook
-// that fails with exit 1 (a warning, the turn going on) reaches
-// WithWarnings with its words, instead of nothing.
+// that fails with exit 1 (a warning, the turn going on), or whose command
+// cannot run, reaches WithWarnings with its words, instead of nothing.
 func TestSettingsHookFailureWarnsUnderSend(t *testing.T) {
-	dir := t.TempDir()
-	home, ws := filepath.Join(dir, "home"), filepath.Join(dir, "ws")
-	for _, d := range []string{filepath.Join(home, ".gemini"), ws} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	settings := `{"hooks": {
-		"BeforeAgent": [{"hooks": [{"type": "command", "command": "echo the audit log is full >&2; exit 1"}]}]}}`
-	if err := os.WriteFile(filepath.Join(home, ".gemini", "settings.json"), []byte(settings), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var warns []string
-	a, err := castor.New(context.Background(), castor.WithClient(fake.Script(fake.Text("ok"))), castor.WithHomeDir(home), castor.WithWorkDir(ws),
-		castor.WithoutRecording(), castor.WithEnv(func(string) (string, bool) { return "", false }),
-		castor.WithWarnings(func(s string) { warns = append(warns, s) }))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	if _, err := a.Send(context.Background(), "go"); err != nil {
-		t.Fatal(err)
-	}
-	all := strings.Join(warns, "\n")
-	for _, want := range []string{"Warning: the audit log is full"} {
-		if !strings.Contains(all, want) {
-			t.Errorf("warnings lack %q:\n%s", want, all)
-		}
+	for _, tt := range []struct{ name, command, want string }{
+		{"exit 1", "echo the audit log is full >&2; exit 1", "Warning: the audit log is full"},
+		{"command not found", "no-such-hook-command-xyz", "no-such-hook-command-xyz"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			home, ws := filepath.Join(dir, "home"), filepath.Join(dir, "ws")
+			for _, d := range []string{filepath.Join(home, ".gemini"), ws} {
+				if err := os.MkdirAll(d, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			settings := `{"hooks": {"BeforeAgent": [{"hooks": [{"type": "command", "command": ` + strconv.Quote(tt.command) + `}]}]}}`
+			if err := os.WriteFile(filepath.Join(home, ".gemini", "settings.json"), []byte(settings), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var warns []string
+			a, err := castor.New(context.Background(), castor.WithClient(fake.Script(fake.Text("ok"))), castor.WithHomeDir(home), castor.WithWorkDir(ws),
+				castor.WithoutRecording(), castor.WithEnv(func(string) (string, bool) { return "", false }),
+				castor.WithWarnings(func(s string) { warns = append(warns, s) }))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer a.Close()
+			if _, err := a.Send(context.Background(), "go"); err != nil {
+				t.Fatal(err)
+			}
+			if all := strings.Join(warns, "\n"); !strings.Contains(all, tt.want) {
+				t.Errorf("warnings lack %q:\n%s", tt.want, all)
+			}
+		})
 	}
 }

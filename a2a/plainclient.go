@@ -24,9 +24,9 @@ import (
 //     or live output.
 //
 // Gemini Code Assist clients send agent settings and answer
-// confirmations in Gemini CLI's format; they are not plain. A task
-// restored from the store after a restart is not plain either (its
-// creator is not recorded).
+// confirmations in Gemini CLI's format; they are not plain. The mark is
+// stored with the task (storedPlainKey), so a task a plain client
+// created is still plain after a restart or on another replica.
 
 // plainClient reports whether a task's first message comes from a plain
 // client: no extension, no agent settings, no coderAgent metadata and no
@@ -60,4 +60,16 @@ func (r *renderer) plainCall(u *update) []any {
 	r.sent[c.ID] = "error"
 	text := fmt.Sprintf("\n[Tool call %s was not run: %s]\n", c.Name, c.Result.Error.Message)
 	return r.message(u, "text-content", devTextContent, TextPart(text))
+}
+
+// storedPlainKey marks a plain client's task in the stored
+// __persistedState, beside Gemini CLI's _agentSettings and _taskState,
+// which every store keeps as it is; tasks/get never shows it.
+const storedPlainKey = "_castorPlainClient"
+
+// storedPlain reports whether stored task metadata carries the mark.
+func storedPlain(meta map[string]any) bool {
+	ps, _ := meta["__persistedState"].(map[string]any)
+	on, _ := ps[storedPlainKey].(bool)
+	return on
 }

@@ -493,6 +493,7 @@ func (s *Server) restore(st *StoredTask) *task {
 // continuable; one running on another replica is shown running.
 func (s *Server) applyStored(t *task, st *StoredTask, elsewhere bool) {
 	t.settings = st.Settings
+	t.plain = storedPlain(st.Metadata) // plainclient.go
 	t.state = st.State
 	t.status = st.Status
 	t.history = st.History

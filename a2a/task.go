@@ -173,6 +173,10 @@ func (t *task) storedLocked() *StoredTask {
 		st = TaskStatus{State: StateWorking, Timestamp: st.Timestamp}
 		meta["__persistedState"].(map[string]any)["_taskState"] = StateWorking
 	}
+	if t.plain {
+		// Kept for the next process, not shown: plainclient.go.
+		meta["__persistedState"].(map[string]any)[storedPlainKey] = true
+	}
 	return &StoredTask{
 		ID: t.id, ContextID: t.contextID, State: st.State, Timestamp: t.lastActive,
 		Status: st, Settings: t.settings, Metadata: meta,

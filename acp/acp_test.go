@@ -149,6 +149,7 @@ func TestServerAndClient(t *testing.T) {
 		fakegemini.Text("done"),
 		// printf, not echo: echo is a known-safe command that runs unasked.
 		fakegemini.Call("run_shell_command", map[string]any{"command": "printf no"}),
+		fakegemini.Text("not run"), // the model answers the Reject
 		fakegemini.Call("run_shell_command", map[string]any{"command": "printf cancel"}),
 	)
 	type in struct {

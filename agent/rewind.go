@@ -62,6 +62,44 @@ func (s *Session) markPrompt(at int, id string, parts []*genai.Part, when time.T
 	s.marks = append(s.marks, promptMark{Prompt: Prompt{ID: id, Text: strings.Join(text, ""), Time: when}, at: at, content: s.hist[at]})
 }
 
+// markHistory marks the prompts of a history the session starts with (a
+// resumed conversation, an A2A task restored after a restart), so that
+// they can be rewound to as well: each user content with text other than
+// the context Castor sends along. Their time is unknown (zero), which
+// keeps a face from guessing which checkpoint followed them.
+func (s *Session) markHistory() {
+	for i, c := range s.hist {
+		if c == nil || c.Role != genai.RoleUser {
+			continue
+		}
+		var text []string
+		for _, p := range c.Parts {
+			if p == nil || p.Text == "" || p.Thought || isSentContext(p.Text) {
+				continue
+			}
+			text = append(text, p.Text)
+		}
+		if len(text) == 0 {
+			continue
+		}
+		id := fmt.Sprintf("%s########restored-%d", s.cfg.SessionID, len(s.marks)+1)
+		s.marks = append(s.marks, promptMark{Prompt: Prompt{ID: id, Text: strings.Join(text, "")}, at: i, content: c})
+	}
+}
+
+// isSentContext reports whether a text part is context sent with a
+// prompt rather than the prompt: the environment context, a compression
+// summary, the editor's context.
+func isSentContext(text string) bool {
+	t := strings.TrimSpace(text)
+	for _, p := range []string{"<session_context>", "<state_snapshot>", "Here is the user's editor context", "Here is a summary of changes in the user's editor context"} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
+}
+
 // validMarksLocked finds each mark's entry in history, which a repair
 // may have moved (answers inserted for calls left without one), and
 // drops the marks history no longer holds.
@@ -102,6 +140,13 @@ func (s *Session) Prompts() []Prompt {
 // does not list (ErrNoSuchPrompt). Files are not touched: restoring them
 // is the checkpoints' business.
 func (s *Session) Rewind(id string) (Prompt, error) {
+	return s.RewindWith(id, nil)
+}
+
+// RewindWith is Rewind with first, when set, run once the prompt is found
+// and no turn can start, before anything changes: a face restores the
+// files there, and its error leaves the conversation as it was.
+func (s *Session) RewindWith(id string, first func(Prompt) error) (Prompt, error) {
 	if !s.turn.TryLock() {
 		return Prompt{}, ErrBusy
 	}
@@ -120,6 +165,13 @@ func (s *Session) Rewind(id string) (Prompt, error) {
 		return Prompt{}, fmt.Errorf("%w: %q", ErrNoSuchPrompt, id)
 	}
 	m := s.marks[i]
+	if first != nil {
+		s.mu.Unlock()
+		if err := first(m.Prompt); err != nil {
+			return Prompt{}, err
+		}
+		s.mu.Lock()
+	}
 	s.hist = RepairHistory(cloneContents(s.hist[:m.at]), reasonRestored)
 	s.marks = s.marks[:i]
 	s.pending = nil

@@ -114,3 +114,87 @@ func TestRewindRefusals(t *testing.T) {
 		t.Errorf("after SetHistory: %v", err)
 	}
 }
+
+// TestRewindFirstFails: when the step run before a rewind or a history
+// replacement fails (the files could not be restored), the conversation
+// is left as it was and the error returned.
+func TestRewindFirstFails(t *testing.T) {
+	broken := errors.New("checkpoint commit missing")
+	for _, tt := range []struct {
+		name string
+		do   func(s *Session, id string) error
+	}{
+		{"RewindWith", func(s *Session, id string) error {
+			_, err := s.RewindWith(id, func(Prompt) error { return broken })
+			return err
+		}},
+		{"ReplaceHistory", func(s *Session, _ string) error {
+			return s.ReplaceHistory(nil, func() error { return broken })
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m := &scripted{turns: [][]*genai.Part{{{Text: "A1"}}, {{Text: "A2"}}}}
+			s := newTestSession(m, policy.ModeDefault, false)
+			rec := &rewindRecorder{}
+			s.cfg.Recorder = rec
+			for _, p := range []string{"one", "two"} {
+				if _, err := collect(t, s.Send(context.Background(), genai.NewPartFromText(p))); err != nil {
+					t.Fatal(err)
+				}
+			}
+			before := mustJSON(s.History())
+			if err := tt.do(s, s.Prompts()[1].ID); !errors.Is(err, broken) {
+				t.Errorf("error %v, want %v", err, broken)
+			}
+			if got := mustJSON(s.History()); got != before {
+				t.Errorf("history changed:\n%s\nwas\n%s", got, before)
+			}
+			if len(s.Prompts()) != 2 || len(rec.rewound) != 0 {
+				t.Errorf("prompts %v, recorded rewinds %v", s.Prompts(), rec.rewound)
+			}
+		})
+	}
+}
+
+// TestRewindRestoredHistory: the prompts of a history the session starts
+// with (a resume, an A2A task after a restart) can be rewound to, the
+// context sent along them left out of their text.
+func TestRewindRestoredHistory(t *testing.T) {
+	user := func(texts ...string) *genai.Content {
+		c := &genai.Content{Role: genai.RoleUser}
+		for _, s := range texts {
+			c.Parts = append(c.Parts, &genai.Part{Text: s})
+		}
+		return c
+	}
+	mdl := func(s string) *genai.Content { return genai.NewContentFromText(s, genai.RoleModel) }
+	history := []*genai.Content{
+		user("<session_context>env</session_context>"), user("one"), mdl("A1"),
+		user("Here is the user's editor context as a JSON object.", "two"), mdl("A2"),
+		{Role: genai.RoleUser, Parts: []*genai.Part{{FunctionResponse: &genai.FunctionResponse{Name: "x", Response: map[string]any{"output": "y"}}}}},
+		mdl("A3"),
+	}
+	m := &scripted{turns: [][]*genai.Part{{{Text: "A4"}}}}
+	s := New(Config{Model: m, ModelName: "gemini-2.5-pro", SessionID: "s1", History: history})
+	prompts := s.Prompts()
+	var texts []string
+	for _, p := range prompts {
+		texts = append(texts, p.Text)
+		if !p.Time.IsZero() {
+			t.Errorf("%q has a time: %v", p.Text, p.Time)
+		}
+	}
+	if strings.Join(texts, "|") != "one|two" {
+		t.Fatalf("prompts %q, want one|two", texts)
+	}
+	if _, err := s.Rewind(prompts[1].ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := collect(t, s.Send(context.Background(), genai.NewPartFromText("three"))); err != nil {
+		t.Fatal(err)
+	}
+	sent := mustJSON(m.reqs[0].Contents)
+	if !strings.Contains(sent, `"one"`) || !strings.Contains(sent, "A1") || strings.Contains(sent, `"two"`) || strings.Contains(sent, "A2") {
+		t.Errorf("after the rewind the model got %s", sent)
+	}
+}

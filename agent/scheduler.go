@@ -181,6 +181,16 @@ func (r *run) finishBatch(b *pendingBatch) bool {
 		}
 		d, _ := c.Confirmation.Decision()
 		c.Outcome = d.Outcome
+		if !cancelRest && d.Outcome == tool.Cancel && d.GoOn {
+			msg := d.Reason
+			if msg == "" {
+				msg = `Tool "` + c.Name + `" was canceled by the user.`
+			}
+			r.finishCall(c, StatusCancelled, tool.Fail(tool.ErrCancelled, msg))
+			b.decisions[c.ID] = "reject"
+			r.toolEvent(c)
+			continue
+		}
 		if cancelRest || d.Outcome == tool.Cancel || !d.Outcome.Valid() {
 			// Gemini CLI cancels every queued call once one is refused.
 			if !cancelRest && d.Reason != "" {

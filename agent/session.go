@@ -174,6 +174,7 @@ func New(cfg Config) *Session {
 	}
 	s.stats.forward = cfg.OnStats
 	s.started = len(s.hist) > 0
+	s.markHistory() // rewind.go
 	return s
 }
 
@@ -219,10 +220,23 @@ func (s *Session) History() []*genai.Content {
 // cancelled (RepairHistory), so the history stays valid for the API. It
 // fails while a turn is running.
 func (s *Session) SetHistory(h []*genai.Content) error {
+	return s.ReplaceHistory(h, nil)
+}
+
+// ReplaceHistory is SetHistory with first, when set, run once no turn
+// can start and before the history is replaced: a rewind restores the
+// files and records itself there, and its failure leaves the conversation
+// as it was (its error is returned).
+func (s *Session) ReplaceHistory(h []*genai.Content, first func() error) error {
 	if !s.turn.TryLock() {
 		return ErrBusy
 	}
 	defer s.turn.Unlock()
+	if first != nil {
+		if err := first(); err != nil {
+			return err
+		}
+	}
 	h = joinUserContents(RepairHistory(h, reasonRestored))
 	s.mu.Lock()
 	defer s.mu.Unlock()

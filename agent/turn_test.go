@@ -220,6 +220,51 @@ func TestCancelEveryCallStopsTurn(t *testing.T) {
 	}
 }
 
+// TestRefusalGoesOn: a refusal with GoOn (ACP's Reject) is told to the
+// model, the batch's other calls keep their own answers, and the model
+// answers in the same turn.
+func TestRefusalGoesOn(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		reason    string
+		responses string
+	}{
+		{name: "reject", responses: `{"parts":[{"functionResponse":{"id":"e1","name":"edit","response":{"error":"Tool \"edit\" was canceled by the user."}}},` +
+			`{"functionResponse":{"id":"e2","name":"edit","response":{"output":"echo: b"}}}],"role":"user"}`},
+		{name: "reason", reason: "Ask in your reply instead.", responses: `{"parts":[{"functionResponse":{"id":"e1","name":"edit","response":{"error":"Ask in your reply instead."}}},` +
+			`{"functionResponse":{"id":"e2","name":"edit","response":{"output":"echo: b"}}}],"role":"user"}`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var ran []string
+			edit := echoTool{name: "edit", kind: tool.KindEdit, ran: &ran, mu: &sync.Mutex{}}
+			m := &scripted{turns: [][]*genai.Part{{callID("e1", "edit", "a"), callID("e2", "edit", "b")}, {{Text: "fine, only b"}}}}
+			s := newTestSession(m, policy.ModeDefault, true, edit)
+			s.cfg.Confirm = func(_ context.Context, c *ToolCall) (tool.Decision, error) {
+				if c.ID == "e1" {
+					return tool.Decision{Outcome: tool.Cancel, GoOn: true, Reason: tt.reason}, nil
+				}
+				return tool.Decision{Outcome: tool.ProceedOnce}, nil
+			}
+			evs, err := collect(t, s.Send(context.Background(), genai.NewPartFromText("edit both")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(m.reqs) != 2 {
+				t.Fatalf("%d model calls, want 2", len(m.reqs))
+			}
+			if got := mustJSON(m.reqs[1].Contents[len(m.reqs[1].Contents)-1]); got != tt.responses {
+				t.Errorf("responses = %s\nwant %s", got, tt.responses)
+			}
+			if strings.Join(ran, ",") != "b" {
+				t.Errorf("ran %v, want b", ran)
+			}
+			if last := evs[len(evs)-1]; last.Type != EventTurnEnd || last.Reason != TurnCompleted || last.Text != "fine, only b" {
+				t.Errorf("last event = %s %s %q", last.Type, last.Reason, last.Text)
+			}
+		})
+	}
+}
+
 func TestRepairHistory(t *testing.T) {
 	user := func(parts ...*genai.Part) *genai.Content { return &genai.Content{Role: genai.RoleUser, Parts: parts} }
 	mdl := func(parts ...*genai.Part) *genai.Content { return &genai.Content{Role: genai.RoleModel, Parts: parts} }

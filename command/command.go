@@ -52,6 +52,11 @@ const (
 	ResultAction ResultKind = "action"
 )
 
+// Clipboard is the Action of a ResultAction made by an engine command for
+// a face with a clipboard (the terminal's /plan copy): the face puts Text
+// on the user's clipboard, then shows Notice.
+type Clipboard struct{ Text, Notice string }
+
 // Face is a set of the faces a command is offered in.
 type Face uint8
 

@@ -54,6 +54,9 @@ type ExtensionManifest struct {
 	ExcludeTools []string
 	Settings     []ExtensionSetting
 	MigratedTo   string
+	// PlanDirectory is plan.directory: where plan mode keeps its plans
+	// when the user's settings name no general.plan.directory.
+	PlanDirectory string
 }
 
 // ExtensionInstall is .gemini-extension-install.json.
@@ -91,6 +94,8 @@ type Extension struct {
 	MCPServers map[string]any
 	// ExcludeTools are added to tools.exclude while it is active.
 	ExcludeTools []string
+	// PlanDirectory is the manifest's plan.directory ("" when absent).
+	PlanDirectory string
 	// Settings are the declared settings; Env holds the values from the
 	// extension's .env files.
 	Settings []ExtensionSetting
@@ -300,6 +305,17 @@ func ParseExtensionManifest(file string, data []byte, vars map[string]string, en
 	}
 	if m.ExcludeTools, err = strs("excludeTools", raw["excludeTools"], false); err != nil {
 		return nil, err
+	}
+	if v, ok := raw["plan"]; ok && v != nil {
+		plan, ok := v.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("%s: key \"plan\" must be an object", file)
+		}
+		if d, ok := plan["directory"]; ok && d != nil {
+			if m.PlanDirectory, ok = d.(string); !ok {
+				return nil, fmt.Errorf("%s: key %q must be a string", file, "plan.directory")
+			}
+		}
 	}
 	if v, ok := raw["mcpServers"]; ok && v != nil {
 		servers, ok := v.(map[string]any)
@@ -522,6 +538,7 @@ func LoadExtension(dir string, o ExtensionsOptions) (*Extension, error) {
 	}
 	ext.Name, ext.Version, ext.Description = m.Name, m.Version, m.Description
 	ext.MCPServers, ext.ExcludeTools, ext.Settings = m.MCPServers, m.ExcludeTools, m.Settings
+	ext.PlanDirectory = m.PlanDirectory
 	// Only declared settings reach the extension's servers and hooks.
 	ext.Env = map[string]string{}
 	for _, s := range m.Settings {

@@ -25,6 +25,8 @@ func TestParseExtensionManifestErrors(t *testing.T) {
 		{"context type", `{"name":"a","version":"1","contextFileName":3}`, `key "contextFileName" must be a string or a list of strings`},
 		{"context item", `{"name":"a","version":"1","contextFileName":["A.md",2]}`, `key "contextFileName[1]" must be a string`},
 		{"exclude type", `{"name":"a","version":"1","excludeTools":"x"}`, `key "excludeTools" must be a list of strings`},
+		{"plan type", `{"name":"a","version":"1","plan":".gemini/plans"}`, `key "plan" must be an object`},
+		{"plan directory type", `{"name":"a","version":"1","plan":{"directory":1}}`, `key "plan.directory" must be a string`},
 		{"servers type", `{"name":"a","version":"1","mcpServers":[]}`, `key "mcpServers" must be an object`},
 		{"server type", `{"name":"a","version":"1","mcpServers":{"s":"x"}}`, `key "mcpServers.s" must be an object`},
 		{"settings type", `{"name":"a","version":"1","settings":{}}`, `key "settings" must be a list`},
@@ -47,6 +49,7 @@ func TestParseExtensionManifestVariables(t *testing.T) {
   "name": "demo", "version": "1.0.0",
   "contextFileName": "CTX.md",
   "excludeTools": ["run_shell_command(rm -rf)"],
+  "plan": {"directory": "${workspacePath}${/}plans"},
   "mcpServers": {"s": {"command": "${extensionPath}${/}bin${pathSeparator}srv", "cwd": "${workspacePath}",
     "env": {"KEY": "$API_KEY", "HOME_DIR": "${HOME}", "UNSET": "${NOPE:-fallback}"}, "timeout": 5000, "trust": true}},
   "settings": [{"name": "API key", "envVar": "API_KEY", "sensitive": true}]
@@ -78,6 +81,8 @@ func TestParseExtensionManifestVariables(t *testing.T) {
 		t.Errorf("context = %v", m.ContextFileNames)
 	case len(m.Settings) != 1 || !m.Settings[0].Sensitive:
 		t.Errorf("settings = %+v", m.Settings)
+	case m.PlanDirectory != "/ws"+sep+"plans":
+		t.Errorf("plan.directory = %q", m.PlanDirectory)
 	}
 }
 

@@ -155,7 +155,7 @@ func TestIgnoredExtensionKeys(t *testing.T) {
 		}
 		got = append(got, ig.Key+" "+ig.Status.String())
 	}
-	want := []string{"homepage unknown", "plan.directory not supported", "themes cosmetic"}
+	want := []string{"homepage unknown", "themes cosmetic"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %q\nwant %q", got, want)
 	}

@@ -375,7 +375,7 @@ var extensionTable = []settingKey{
 	{"excludeTools", honoured, "", "", ""},
 	{"settings", honoured, "", "", ""},
 	{"themes", cosmetic, "[]", "", noInk},
-	{"plan.directory", unsupported, "", "", ""},
+	{"plan.directory", honoured, "", "", ""},
 	{"migratedTo", notApplicable, "", "", "castor extensions update does not follow it to the new source"},
 }
 
@@ -655,6 +655,6 @@ var extensionDescriptions = map[string]string{
 	"excludeTools":    "Tools it takes away, joining `tools.exclude`.",
 	"settings":        "Values it asks for at install, stored in its `.env` (sensitive ones apart).",
 	"themes":          "Colour themes it brings.",
-	"plan.directory":  "Where plan mode keeps its plans for it.",
+	"plan.directory":  "Where plan mode keeps its plans when the settings name no `general.plan.directory` (the first active extension's; inside the project root).",
 	"migratedTo":      "Where the extension moved.",
 }

@@ -124,12 +124,18 @@ func (o Outcome) Valid() bool {
 // Answers (ask_user: question index, "0", "1"…, to the answer) and Plan
 // (exit_plan_mode) carry what a question-like confirmation was answered
 // with; a call that reads them implements Answerable.
+//
+// GoOn, on a Cancel, tells the model the call was refused (Reason, or
+// `Tool "name" was canceled by the user.`) and lets the turn go on, as
+// Gemini CLI's ACP agent does, where its terminal ends the turn; the
+// batch's other calls keep their own answers.
 type Decision struct {
 	Outcome    Outcome
 	NewContent *string
 	Reason     string
 	Answers    map[string]string
 	Plan       *PlanVerdict
+	GoOn       bool
 }
 
 // Answerable is implemented by calls whose confirmation is a question

@@ -89,3 +89,34 @@ func TestA2AListsSessionCommands(t *testing.T) {
 	}
 	srv.stop(syscall.SIGTERM)
 }
+
+// TestA2ARewindAfterRestart: a task's prompts from before a server
+// restart (its conversation restored from the store) are listed by
+// /rewind, and "/rewind 2" takes the conversation back before the second.
+func TestA2ARewindAfterRestart(t *testing.T) {
+	t.Parallel()
+	e := e2etest.New(t, fakegemini.Text("One."), fakegemini.Text("Two."), fakegemini.Text("Three."))
+	store := filepath.Join(filepath.Dir(e.WS), "tasks")
+	srv := startA2A(e, store)
+	evs := srv.call("message/stream", a2aMessage("", map[string]any{"kind": "text", "text": "first question"}))
+	id, _ := evs[0]["id"].(string)
+	if id == "" {
+		t.Fatalf("no task in %v", evs)
+	}
+	srv.call("message/stream", a2aMessage(id, map[string]any{"kind": "text", "text": "second question"}))
+	srv.stop(syscall.SIGTERM)
+
+	srv = startA2A(e, store)
+	defer srv.stop(syscall.SIGTERM)
+	if out := srv.executeCommand(map[string]any{"command": "rewind", "taskId": id}); !strings.Contains(out, `1. first question\n2. second question`) {
+		t.Errorf("/rewind after the restart: %s", out)
+	}
+	if out := srv.executeCommand(map[string]any{"command": "rewind", "args": []string{"2"}, "taskId": id}); !strings.Contains(out, "Rewound the conversation to before: second question") {
+		t.Errorf("/rewind 2 after the restart: %s", out)
+	}
+	srv.call("message/stream", a2aMessage(id, map[string]any{"kind": "text", "text": "third question"}))
+	last := e2etest.ContentsText(e.Srv.LastRequest())
+	if !strings.Contains(last, "first question") || !strings.Contains(last, "One.") || strings.Contains(last, "second question") || strings.Contains(last, "Two.") {
+		t.Errorf("after the rewind the model was sent:\n%s", last)
+	}
+}

@@ -55,6 +55,7 @@ func TestACPInteropNpmClient(t *testing.T) {
 		fakegemini.Call("write_file", map[string]any{"file_path": target, "content": "written by castor\n"}),
 		fakegemini.Text("wrote it"),
 		fakegemini.Call("run_shell_command", map[string]any{"command": "printf rejected"}),
+		fakegemini.Text("as you wish"),
 		fakegemini.Call("run_shell_command", map[string]any{"command": "printf cancelled"}),
 	)
 	steps := runACPClient(t, e, "ACP_STEP=run")
@@ -97,7 +98,17 @@ func TestACPInteropNpmClient(t *testing.T) {
 		t.Errorf("out.txt = %q, %v", b, err)
 	}
 	check("shell", "stopReason", "end_turn")
-	check("shell", "updates", []string{"tool_call:execute:pending:printf rejected", "tool_call_update:failed"})
+	// A Reject is told to the model, which answers in the same turn, as
+	// Gemini CLI 0.61's ACP agent does.
+	check("shell", "updates", []string{"tool_call:execute:pending:printf rejected", "tool_call_update:failed", "agent_message_chunk:as you wish"})
+	if reqs := e.Srv.Requests(); len(reqs) < 6 {
+		t.Errorf("%d model requests, want the model asked again after the Reject", len(reqs))
+	} else {
+		last := reqs[5].Contents[len(reqs[5].Contents)-1]
+		if got, want := e2etest.MustJSON(last.Parts[0].FunctionResponse.Response), `{"error":"Tool \"run_shell_command\" was canceled by the user."}`; got != want {
+			t.Errorf("after the Reject the model got %s, want %s", got, want)
+		}
+	}
 	check("cancel", "stopReason", "cancelled")
 	check("exit", "code", 0)
 	sessionID, _ := steps["new"]["sessionId"].(string)
@@ -114,7 +125,7 @@ func TestACPInteropNpmClient(t *testing.T) {
 		"user_message_chunk:summarise these", "user_message_chunk:image",
 		"user_message_chunk:\n--- Content from referenced files ---\nContent from @notes.md:\nunsaved notes\n--- End of content ---", "agent_message_chunk:summary",
 		"user_message_chunk:write the file", "tool_call:edit:completed:Writing to out.txt", "agent_message_chunk:wrote it",
-		"user_message_chunk:run a command", "tool_call:execute:failed:printf rejected",
+		"user_message_chunk:run a command", "tool_call:execute:failed:printf rejected", "agent_message_chunk:as you wish",
 		"user_message_chunk:run another", "tool_call:execute:failed:printf cancelled",
 		"available_commands_update",
 	})

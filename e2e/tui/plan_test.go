@@ -45,6 +45,14 @@ func TestTUIPlanApproveExecute(t *testing.T) {
 	if out, _ := resp["output"].(string); !strings.HasPrefix(out, "Plan approved. Switching to Auto-Edit mode") {
 		t.Errorf("exit_plan_mode answered %v", resp)
 	}
+	// /plan copy puts the approved plan on the clipboard (OSC 52, which
+	// tmux keeps as a paste buffer once told to).
+	tm.Tmux("set-option", "-s", "set-clipboard", "on")
+	tm.Submit("/plan copy")
+	tm.WaitFor("Plan copied to clipboard (feature-x.md).")
+	if got := tm.Tmux("show-buffer"); got != "# Feature X\n\n1. Create feature.txt with done\n" {
+		t.Errorf("clipboard = %q", got)
+	}
 }
 
 // TestTUIPlanRejectedWithFeedback sends the plan back with a line of

@@ -165,17 +165,18 @@ func TestDecision(t *testing.T) {
 	for _, c := range []struct {
 		resp sdk.RequestPermissionResponse
 		want tool.Outcome
+		goOn bool // the model is told and answers (a Reject, not a cancelled turn)
 	}{
-		{sel("proceed_once"), tool.ProceedOnce},
-		{sel("proceed_always"), tool.ProceedAlways},
-		{sel("cancel"), tool.Cancel},
-		{sel("proceed_always_server"), tool.Cancel},   // not offered for an edit
-		{sel("proceed_always_and_save"), tool.Cancel}, // not offered with the setting off
-		{sel("made_up"), tool.Cancel},
-		{sdk.RequestPermissionResponse{Outcome: sdk.RequestPermissionOutcome{Cancelled: &sdk.RequestPermissionOutcomeCancelled{Outcome: "cancelled"}}}, tool.Cancel},
+		{sel("proceed_once"), tool.ProceedOnce, false},
+		{sel("proceed_always"), tool.ProceedAlways, false},
+		{sel("cancel"), tool.Cancel, true},
+		{sel("proceed_always_server"), tool.Cancel, true},   // not offered for an edit
+		{sel("proceed_always_and_save"), tool.Cancel, true}, // not offered with the setting off
+		{sel("made_up"), tool.Cancel, true},
+		{sdk.RequestPermissionResponse{Outcome: sdk.RequestPermissionOutcome{Cancelled: &sdk.RequestPermissionOutcomeCancelled{Outcome: "cancelled"}}}, tool.Cancel, false},
 	} {
-		if got := decision(c.resp, offered); got.Outcome != c.want {
-			t.Errorf("decision(%+v) = %s, want %s", c.resp.Outcome, got.Outcome, c.want)
+		if got := decision(c.resp, offered); got.Outcome != c.want || got.GoOn != c.goOn {
+			t.Errorf("decision(%+v) = %s go on %v, want %s go on %v", c.resp.Outcome, got.Outcome, got.GoOn, c.want, c.goOn)
 		}
 	}
 }

@@ -84,11 +84,14 @@ func (ss *session) askUser(ctx context.Context, d *tool.ConfirmationDetails) too
 	}
 	schema := map[string]any{"type": "object", "properties": props, "required": required}
 	res, err := ss.elicit(ctx, mcp.ElicitRequest{Server: "castor", Mode: mcp.ElicitForm, Message: strings.Join(msg, "\n"), Schema: schema})
-	if err != nil || res.Action == mcp.ElicitCancel {
+	if err != nil {
 		return tool.Decision{Outcome: tool.Cancel}
 	}
+	if res.Action == mcp.ElicitCancel {
+		return tool.Decision{Outcome: tool.Cancel, GoOn: true}
+	}
 	if res.Action == mcp.ElicitDecline {
-		return tool.Decision{Outcome: tool.Cancel, Reason: "The user could not answer: this editor's ACP client does not answer questions (clientCapabilities.elicitation). Ask in your reply instead."}
+		return tool.Decision{Outcome: tool.Cancel, GoOn: true, Reason: "The user could not answer: this editor's ACP client does not answer questions (clientCapabilities.elicitation). Ask in your reply instead."}
 	}
 	answers := map[string]string{}
 	for k, v := range res.Content {

@@ -498,7 +498,8 @@ type lineHook struct {
 func (l *lineWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	n, err := l.w.Write(p)
+	n, err := l.w.Write(withModels(p)) // models.go
+	n = min(n, len(p))
 	if err != nil && l.failed != nil {
 		l.failed(err)
 	}
@@ -584,7 +585,7 @@ func filterLines(r io.Reader, out io.Writer, log io.Writer, request func(id json
 					if id, ok := requestID(obj); ok && request != nil {
 						request(id)
 					}
-					if _, werr := pw.Write(append(t, '\n')); werr != nil {
+					if _, werr := pw.Write(append(inbound(obj, t), '\n')); werr != nil { // models.go
 						return
 					}
 				}

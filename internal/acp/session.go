@@ -436,9 +436,18 @@ func (ss *session) runCommand(ctx context.Context, line string) (submit string, 
 // confirm asks the client about a call needing approval. A client that
 // cancels, goes away, or answers with an unknown option rejects the call.
 func (ss *session) confirm(ctx context.Context, c *agent.ToolCall) (tool.Decision, error) {
+	d := ss.ask(ctx, c)
+	// A refusal lets the model reply (decision); a cancelled turn ends.
+	d.GoOn = d.GoOn && ctx.Err() == nil
+	return d, nil
+}
+
+// ask puts the call to the client: a form for ask_user, a permission
+// request otherwise.
+func (ss *session) ask(ctx context.Context, c *agent.ToolCall) tool.Decision {
 	q := questionDetails(c) // plan.go
 	if q != nil && q.Type == tool.ConfirmAskUser {
-		return ss.askUser(ctx, q), nil
+		return ss.askUser(ctx, q)
 	}
 	if q != nil && q.Plan != "" {
 		ss.send(ctx, sdk.UpdatePlan(planEntries(q.Plan)...))
@@ -470,12 +479,15 @@ func (ss *session) confirm(ctx context.Context, c *agent.ToolCall) (tool.Decisio
 	}
 	resp, err := ss.conn.RequestPermission(ctx, req)
 	if err != nil {
-		return tool.Decision{Outcome: tool.Cancel}, nil
+		return tool.Decision{Outcome: tool.Cancel}
 	}
-	return decision(resp, req.Options), nil
+	return decision(resp, req.Options)
 }
 
-// decision maps the client's answer to the engine's.
+// decision maps the client's answer to the engine's. A Reject is told to
+// the model, which answers in the same turn, as Gemini CLI's ACP agent
+// does (its terminal ends the turn instead); the "cancelled" outcome
+// comes with a cancelled turn, which ends.
 func decision(resp sdk.RequestPermissionResponse, offered []sdk.PermissionOption) tool.Decision {
 	sel := resp.Outcome.Selected
 	if sel == nil {
@@ -484,11 +496,11 @@ func decision(resp sdk.RequestPermissionResponse, offered []sdk.PermissionOption
 	for _, o := range offered {
 		if o.OptionId == sel.OptionId {
 			if out := tool.Outcome(o.OptionId); out.Valid() {
-				return tool.Decision{Outcome: out}
+				return tool.Decision{Outcome: out, GoOn: out == tool.Cancel}
 			}
 		}
 	}
-	return tool.Decision{Outcome: tool.Cancel}
+	return tool.Decision{Outcome: tool.Cancel, GoOn: true}
 }
 
 // permissionOptions are allow once, allow for the session (worded for

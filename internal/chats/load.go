@@ -412,3 +412,26 @@ func isResumable(m *Message) bool {
 	}
 	return false
 }
+
+// IsPrompt reports whether m is a prompt the user sent, one a rewind can
+// go back to: a user message with text that Gemini CLI's history keeps
+// (not a slash command, nor injected context, nor a tool's answer).
+func (m *Message) IsPrompt() bool {
+	return m.Type == TypeUser && m.PromptText() != "" && !isIgnoredUserContent(strings.TrimSpace(partsString(m.Content)))
+}
+
+// PromptText is a user message's text as the user saw it: its display
+// content when it has one, else its content's text parts.
+func (m *Message) PromptText() string {
+	parts := m.DisplayContent
+	if len(parts) == 0 {
+		parts = m.Content
+	}
+	var sb strings.Builder
+	for _, p := range parts {
+		if p != nil && !p.Thought {
+			sb.WriteString(p.Text)
+		}
+	}
+	return sb.String()
+}

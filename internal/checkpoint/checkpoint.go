@@ -230,6 +230,20 @@ func (s *Service) Save(ctx context.Context, call ToolCall, history []*genai.Cont
 	}
 }
 
+// Time is when the checkpoint was taken, to the millisecond, read from
+// its name (fileName); ok is false for a name that does not start with a
+// time.
+func (i Info) Time() (t time.Time, ok bool) {
+	const layout = "2006-01-02T15-04-05_000Z" // fileName's, fraction included
+	if len(i.Checkpoint) < len(layout) {
+		return time.Time{}, false
+	}
+	name := []byte(i.Checkpoint[:len(layout)])
+	name[19] = '.' // Go parses a fraction only after '.' or ','
+	t, err := time.Parse("2006-01-02T15-04-05.000Z", string(name))
+	return t, err == nil
+}
+
 // fileName is Gemini CLI's checkpoint name: the ISO time with ':' and '.'
 // made file-safe, the edited file's base name and the tool,
 // "2025-06-01T10-20-30_456Z-main.go-replace".

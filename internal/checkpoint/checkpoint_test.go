@@ -366,3 +366,25 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestInfoTime(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		want string // RFC 3339 with milliseconds; "" when none
+	}{
+		{"2025-06-01T10-20-30_456Z-main.go-replace", "2025-06-01T10:20:30.456Z"},
+		{"2025-06-01T10-20-30_000Z-a-write_file", "2025-06-01T10:20:30.000Z"},
+		{"2025-06-01T10-20-30Z-main.go-replace", ""},
+		{"my-checkpoint", ""},
+		{"", ""},
+	} {
+		got, ok := Info{Checkpoint: tt.name}.Time()
+		s := ""
+		if ok {
+			s = got.Format("2006-01-02T15:04:05.000Z07:00")
+		}
+		if s != tt.want {
+			t.Errorf("Time(%q) = %q, want %q", tt.name, s, tt.want)
+		}
+	}
+}

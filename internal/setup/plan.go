@@ -27,13 +27,36 @@ func planEnabled(st *config.Settings) bool {
 }
 
 // plansDir is general.plan.directory, resolved against the project root
-// and required to stay inside it, or else the session's own folder under
-// the project's temporary directory, as Gemini CLI's Storage.getPlansDir.
-func plansDir(st *config.Settings, root, tempDir, sessionID string) (string, error) {
-	custom, _ := st.GetString("general.plan.directory")
-	if strings.TrimSpace(custom) == "" {
-		return filepath.Join(tempDir, sessionID, "plans"), nil
+// and required to stay inside it; else the first active extension's
+// plan.directory, likewise (one outside the root is warned about and
+// passed over, as Gemini CLI falls back); else the session's own folder
+// under the project's temporary directory, as Gemini CLI's
+// Storage.getPlansDir.
+func plansDir(st *config.Settings, exts []*config.Extension, root, tempDir, sessionID string, warn func(string)) (string, error) {
+	if custom, _ := st.GetString("general.plan.directory"); strings.TrimSpace(custom) != "" {
+		dir, err := insideRoot(custom, root)
+		if err != nil {
+			return "", configErrorf("general.plan.directory: %v", err)
+		}
+		return dir, nil
 	}
+	for _, e := range exts {
+		if !e.Active || strings.TrimSpace(e.PlanDirectory) == "" {
+			continue
+		}
+		dir, err := insideRoot(e.PlanDirectory, root)
+		if err != nil {
+			warn(fmt.Sprintf("%s: key \"plan.directory\": %v; plans go to the session's folder", filepath.Join(e.Path, config.ExtensionManifestName), err))
+			break
+		}
+		return dir, nil
+	}
+	return filepath.Join(tempDir, sessionID, "plans"), nil
+}
+
+// insideRoot resolves a plans directory against the project root and
+// refuses one that leaves it.
+func insideRoot(custom, root string) (string, error) {
 	dir := custom
 	if !filepath.IsAbs(dir) {
 		dir = filepath.Join(root, dir)
@@ -41,7 +64,7 @@ func plansDir(st *config.Settings, root, tempDir, sessionID string) (string, err
 	realRoot, realDir := fsutil.ResolveExisting(filepath.Clean(root)), fsutil.ResolveExisting(filepath.Clean(dir))
 	rel, err := filepath.Rel(realRoot, realDir)
 	if err != nil || !(rel == "." || filepath.IsLocal(rel)) {
-		return "", configErrorf("general.plan.directory: custom plans directory '%s' resolves to '%s', which is outside the project root '%s'", custom, realDir, realRoot)
+		return "", fmt.Errorf("custom plans directory '%s' resolves to '%s', which is outside the project root '%s'", custom, realDir, realRoot)
 	}
 	return filepath.Clean(dir), nil
 }
@@ -49,12 +72,12 @@ func plansDir(st *config.Settings, root, tempDir, sessionID string) (string, err
 // finishPlan gives plan mode its directory and mode once the session id
 // and the policy exist, and has "auto" plan with pro and implement an
 // approved plan with flash (general.plan.modelRouting, default on).
-func finishPlan(st *config.Settings, a *Agent, ts *toolSet, pol *policy.Engine, client model.Model, sessionID string) error {
+func finishPlan(st *config.Settings, a *Agent, ts *toolSet, pol *policy.Engine, client model.Model, sessionID string, warn func(string)) error {
 	p := ts.env.Plan
 	if p == nil {
 		return nil
 	}
-	dir, err := plansDir(st, p.Root, a.TempDir, sessionID)
+	dir, err := plansDir(st, a.Extensions, p.Root, a.TempDir, sessionID, warn)
 	if err != nil {
 		return err
 	}
@@ -111,6 +134,7 @@ func (a *Agent) planCommand(p *builtin.Plan) {
 		Name:        "plan",
 		Description: "Switch to Plan Mode and view current plan",
 		Arguments:   []command.Argument{{Name: "prompt", Description: "what to plan, sent at once in plan mode"}},
+		SubCommands: []*command.Command{planCopyCommand(p)},
 		Execute: func(_ context.Context, inv *command.Invocation) (*command.Result, error) {
 			switched := a.Policy.Mode() != policy.ModePlan
 			a.Policy.SetMode(policy.ModePlan)
@@ -134,4 +158,27 @@ func (a *Agent) planCommand(p *builtin.Plan) {
 			return command.Info("%s", strings.Join(msg, "\n\n")), nil
 		},
 	})
+}
+
+// planCopyCommand is /plan copy, Gemini CLI's: the approved plan's text
+// to the clipboard, in the terminal, the one face with a clipboard (the
+// others show the text).
+func planCopyCommand(p *builtin.Plan) *command.Command {
+	return &command.Command{
+		Name:        "copy",
+		Description: "Copy the currently approved plan to your clipboard",
+		Execute: func(context.Context, *command.Invocation) (*command.Result, error) {
+			path := p.Approved()
+			if path == "" {
+				return command.Info("No approved plan found to copy."), nil
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return command.Error("Failed to copy plan: %v", err), nil
+			}
+			// A face without a clipboard (ACP, A2A) shows the plan's text.
+			return &command.Result{Kind: command.ResultAction, Content: string(data), Action: command.Clipboard{
+				Text: string(data), Notice: fmt.Sprintf("Plan copied to clipboard (%s).", filepath.Base(path))}}, nil
+		},
+	}
 }

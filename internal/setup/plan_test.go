@@ -1,26 +1,38 @@
 package setup
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/castor-dev/castor/command"
 	"github.com/castor-dev/castor/config"
+	"github.com/castor-dev/castor/tool/builtin"
 )
 
-// general.plan.directory: relative to the project root and inside it, or
-// the session's folder under the project's temporary directory.
+// general.plan.directory: relative to the project root and inside it; else
+// an active extension's plan.directory (one outside the root warned about
+// and passed over); else the session's folder under the project's
+// temporary directory.
 func TestPlansDir(t *testing.T) {
 	tests := []struct {
 		name, setting string
-		want          string // relative to the root; "tmp/s1/plans" under the temp dir
-		err           string
+		ext           string // an extension's plan.directory
+		inactive      bool   // the extension is disabled
+		want          string // relative to the root; "TMP/s1/plans" under the temp dir
+		err, warn     string
 	}{
-		{"default", "", "TMP/s1/plans", ""},
-		{"relative", "docs/plans", "docs/plans", ""},
-		{"root itself", ".", ".", ""},
-		{"outside the root", "../elsewhere", "", "general.plan.directory: custom plans directory '../elsewhere' resolves to"},
+		{name: "default", want: "TMP/s1/plans"},
+		{name: "relative", setting: "docs/plans", want: "docs/plans"},
+		{name: "root itself", setting: ".", want: "."},
+		{name: "outside the root", setting: "../elsewhere", err: "general.plan.directory: custom plans directory '../elsewhere' resolves to"},
+		{name: "extension", ext: ".gemini/plans", want: ".gemini/plans"},
+		{name: "settings before the extension", setting: "docs/plans", ext: ".gemini/plans", want: "docs/plans"},
+		{name: "disabled extension", ext: ".gemini/plans", inactive: true, want: "TMP/s1/plans"},
+		{name: "extension outside the root", ext: "../elsewhere", want: "TMP/s1/plans",
+			warn: `gemini-extension.json: key "plan.directory": custom plans directory '../elsewhere' resolves to`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -39,7 +51,13 @@ func TestPlansDir(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := plansDir(st, root, "TMP", "s1")
+			var exts []*config.Extension
+			if tt.ext != "" {
+				exts = append(exts, &config.Extension{Name: "off", Path: "/x/off", Active: false, PlanDirectory: "never"},
+					&config.Extension{Name: "planner", Path: "/x/planner", Active: !tt.inactive, PlanDirectory: tt.ext})
+			}
+			var warned []string
+			got, err := plansDir(st, exts, root, "TMP", "s1", func(s string) { warned = append(warned, s) })
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("error %v, want %q", err, tt.err)
@@ -53,6 +71,18 @@ func TestPlansDir(t *testing.T) {
 			if err != nil || got != want {
 				t.Errorf("plansDir = %q, %v; want %q", got, err, want)
 			}
+			if w := strings.Join(warned, "\n"); (tt.warn == "") != (w == "") || !strings.Contains(w, tt.warn) {
+				t.Errorf("warnings %q, want %q", w, tt.warn)
+			}
 		})
+	}
+}
+
+// TestPlanCopyWithoutPlan: /plan copy before any plan is approved says so
+// (the copy itself is e2e: TestTUIPlanApproveExecute).
+func TestPlanCopyWithoutPlan(t *testing.T) {
+	res, err := planCopyCommand(&builtin.Plan{}).Execute(context.Background(), &command.Invocation{})
+	if err != nil || res.Kind != command.ResultMessage || res.Content != "No approved plan found to copy." {
+		t.Errorf("/plan copy = %+v, %v", res, err)
 	}
 }

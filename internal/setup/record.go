@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 
 	"github.com/google/uuid"
 	"google.golang.org/genai"
@@ -79,7 +80,9 @@ type chatRecorder struct {
 	warn   func(string)
 	warned bool
 	// prompts maps the engine's prompt ids to their user messages, for
-	// RecordRewind.
+	// RecordRewind and engineID; mu guards it (a turn records while a
+	// face lists).
+	mu      sync.Mutex
 	prompts map[string]string
 }
 
@@ -93,6 +96,8 @@ func (c *chatRecorder) report(err error) {
 func (c *chatRecorder) RecordUser(promptID string, parts []*genai.Part) {
 	id, err := c.rec.RecordUser("", parts, "")
 	c.report(err)
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if err == nil && promptID != "" {
 		if c.prompts == nil {
 			c.prompts = map[string]string{}
@@ -101,10 +106,25 @@ func (c *chatRecorder) RecordUser(promptID string, parts []*genai.Part) {
 	}
 }
 
+// engineID is the engine's id of the prompt recorded as message id, ""
+// for a prompt this process did not send.
+func (c *chatRecorder) engineID(id string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for engine, rec := range c.prompts {
+		if rec == id {
+			return engine
+		}
+	}
+	return ""
+}
+
 // RecordRewind implements agent.RewindRecorder with Gemini CLI's
 // $rewindTo record.
 func (c *chatRecorder) RecordRewind(promptID string) error {
+	c.mu.Lock()
 	id, ok := c.prompts[promptID]
+	c.mu.Unlock()
 	if !ok {
 		return fmt.Errorf("prompt %s was not recorded", promptID)
 	}

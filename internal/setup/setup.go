@@ -400,7 +400,7 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := finishPlan(st, a, tools, pol, client, sessionID); err != nil { // plan.go
+	if err := finishPlan(st, a, tools, pol, client, sessionID, o.Warn); err != nil { // plan.go
 		return nil, err
 	}
 	cleanupSessions(o, a, sessionID) // retention.go

@@ -181,6 +181,11 @@ func (m *model) onCommandDone(msg commandDoneMsg) tea.Cmd {
 	switch r.Kind {
 	case command.ResultSubmitPrompt:
 		return m.submit(r.Content, true)
+	case command.ResultAction:
+		if c, ok := r.Action.(command.Clipboard); ok { // /plan copy
+			m.printNotice(noticeInfo, c.Notice)
+			return tea.SetClipboard(c.Text)
+		}
 	case command.ResultData:
 		if s, ok := r.Data.(string); ok {
 			m.printNotice(noticeInfo, s)

@@ -31,7 +31,7 @@ func (m *model) cmdRewind(args []string) tea.Cmd {
 		m.printNotice(noticeWarn, "Cannot rewind while a request is running.")
 		return nil
 	}
-	prompts := m.agent.Session.Prompts()
+	prompts := m.agent.Prompts()
 	if len(prompts) == 0 {
 		m.printNotice(noticeInfo, "Nothing to rewind to.")
 		return nil

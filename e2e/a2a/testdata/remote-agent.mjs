@@ -4,13 +4,15 @@
 // events joined into the text its model receives as A2AResultReassembler
 // joins them (data parts as "Data: <JSON>"), the task and context ids
 // carried to the next call. Prints one JSON line per call.
-// Usage: node --input-type=module < remote-agent.mjs (REMOTE_URL set)
+// Usage: node --input-type=module < remote-agent.mjs (REMOTE_URL set;
+// REMOTE_TASK and REMOTE_CONTEXT continue a task an earlier run began)
 import { A2AClient } from "@a2a-js/sdk/client";
 
 const client = await A2AClient.fromCardUrl(`${process.env.REMOTE_URL}.well-known/agent-card.json`);
 const partText = (p) =>
   p.kind === "text" ? p.text : p.kind === "data" ? `Data: ${JSON.stringify(p.data)}` : p.kind === "file" ? "File: [binary/unnamed]" : "";
-let contextId, taskId;
+let contextId = process.env.REMOTE_CONTEXT || undefined;
+let taskId = process.env.REMOTE_TASK || undefined;
 let n = 0;
 for (const query of (process.env.REMOTE_QUERIES ?? "").split("\n")) {
   const log = [];
@@ -35,5 +37,5 @@ for (const query of (process.env.REMOTE_QUERIES ?? "").split("\n")) {
   } catch (e) {
     error = String(e?.message ?? e);
   }
-  console.log(JSON.stringify({ query, state, text: log.join(""), error }));
+  console.log(JSON.stringify({ query, state, text: log.join(""), error, taskId, contextId }));
 }
