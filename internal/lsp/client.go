@@ -88,7 +88,7 @@ func start(ctx context.Context, cfg ServerConfig, root string, environ []string)
 		changed:   make(chan struct{}),
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, c.stderr
-	c.group = proc.New(cmd, proc.Options{Grace: stopGrace, Tether: true})
+	c.group = proc.New(cmd, proc.Options{Grace: stopGrace, Tether: true, Unconfined: true})
 	err = c.group.Start()
 	inR.Close()
 	outW.Close()
@@ -401,4 +401,3 @@ func normalizeURI(uri string) string {
 func (cfg ServerConfig) describe() string {
 	return strings.TrimSpace(cfg.Command + " " + strings.Join(cfg.Args, " "))
 }
-

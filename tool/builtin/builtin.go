@@ -72,10 +72,41 @@ type Env struct {
 	// enter_plan_mode and exit_plan_mode, and in plan mode the edit tools
 	// write file names into the plans directory.
 	Plan *Plan
+	// Diagnostics, when set, gives write_file, replace and smart_edit
+	// the language servers' new problems in the file they wrote
+	// (internal/lsp): BeforeEdit runs just before the write, and
+	// AfterEdit's note, when not empty, joins the result.
+	Diagnostics EditDiagnostics
 	// Background, when set, keeps run_shell_command's is_background
 	// processes for list_background_processes and read_background_output;
 	// nil leaves them running unwatched.
 	Background *Background
+}
+
+// EditDiagnostics is what the edit tools ask of the language servers.
+type EditDiagnostics interface {
+	BeforeEdit(ctx context.Context, path string)
+	AfterEdit(ctx context.Context, path string) string
+}
+
+// diagnoseBefore and diagnoseAfter run Env.Diagnostics when set.
+func (e *Env) diagnoseBefore(ctx context.Context, path string) {
+	if e != nil && e.Diagnostics != nil {
+		e.Diagnostics.BeforeEdit(ctx, path)
+	}
+}
+
+// diagnoseAfter adds the note of new problems to r (the model's text and
+// Notes).
+func (e *Env) diagnoseAfter(ctx context.Context, path string, r *tool.Result) *tool.Result {
+	if e == nil || e.Diagnostics == nil {
+		return r
+	}
+	if note := e.Diagnostics.AfterEdit(ctx, path); note != "" {
+		r.LLMText += " " + note
+		r.Notes = note
+	}
+	return r
 }
 
 // Edit is a file change about to be written, as Env.BeforeEdit sees it.

@@ -288,6 +288,7 @@ func (c *editCall) Execute(ctx context.Context, _ func(string)) *tool.Result {
 		name = "smart_edit"
 	}
 	c.env.beforeEdit(ctx, name, c.args, c.abs)
+	c.env.diagnoseBefore(ctx, c.abs)
 	if err := c.env.writeFileSafe(c.abs, []byte(onDisk)); err != nil {
 		return c.env.writeFailure(c.abs, err)
 	}
@@ -313,7 +314,7 @@ func (c *editCall) Execute(ctx context.Context, _ func(string)) *tool.Result {
 	if !plan.isNew {
 		display = fmt.Sprintf("%d added, %d removed", diff.DiffStat.ModelAddedLines, diff.DiffStat.ModelRemovedLines)
 	}
-	return &tool.Result{LLMText: strings.Join(parts, " "), Display: display, Diff: diff}
+	return c.env.diagnoseAfter(ctx, c.abs, &tool.Result{LLMText: strings.Join(parts, " "), Display: display, Diff: diff})
 }
 
 // editFailure turns an editError into the failed result.

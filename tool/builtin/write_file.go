@@ -164,6 +164,7 @@ func (c *writeFileCall) Execute(ctx context.Context, _ func(string)) *tool.Resul
 		final = applyLineEnding(content, "\r\n")
 	}
 	c.env.beforeEdit(ctx, "write_file", c.args, c.abs)
+	c.env.diagnoseBefore(ctx, c.abs)
 	if err := c.env.writeFileSafe(c.abs, []byte(final)); err != nil {
 		return c.env.writeFailure(c.abs, err)
 	}
@@ -185,9 +186,9 @@ func (c *writeFileCall) Execute(ctx context.Context, _ func(string)) *tool.Resul
 	if !isNew {
 		origPtr = &original
 	}
-	return &tool.Result{
+	return c.env.diagnoseAfter(ctx, c.abs, &tool.Result{
 		LLMText: strings.Join(parts, " "),
 		Display: parts[0],
 		Diff:    tool.NewFileDiff(c.abs, origPtr, c.proposed, content),
-	}
+	})
 }

@@ -1,0 +1,53 @@
+package setup
+
+import (
+	"time"
+
+	"github.com/castor-dev/castor/internal/lsp"
+)
+
+// addLSP gives the session its language servers (internal/lsp) when the
+// workspace has any: diagnostics after the edit tools write, and the
+// lsp_ tools. Without one nothing is declared, so the requests are what
+// they were. An untrusted folder runs none: a server runs the project's
+// build tooling.
+func addLSP(o Options, a *Agent, ts *toolSet) {
+	st := a.Settings
+	if o.IgnoreSettings || !a.Trusted {
+		return
+	}
+	if on, ok := st.GetBool("lsp.enabled"); ok && !on {
+		return
+	}
+	var raw map[string]any
+	if v, ok := st.Get("lsp.servers"); ok && v != nil {
+		m, isObj := v.(map[string]any)
+		if !isObj {
+			o.Warn(`settings: key "lsp.servers" must be an object; no language servers run`)
+			return
+		}
+		raw = m
+	}
+	servers, err := lsp.ParseServers(raw)
+	if err != nil {
+		o.Warn("settings: " + err.Error() + "; no language servers run")
+		return
+	}
+	wait := lsp.DefaultWait
+	if ms, ok := st.GetNumber("lsp.diagnosticsTimeout"); ok && ms > 0 {
+		wait = time.Duration(ms * float64(time.Millisecond))
+	}
+	m := lsp.New(lsp.Options{Servers: servers, Workspace: a.Workspace.Dirs()[0], Environ: a.Env.Environ(), Wait: wait, Report: o.Warn})
+	if m == nil {
+		return
+	}
+	a.LSP = m
+	a.onClose(m.Close)
+	ts.env.Diagnostics = m
+	exclude := builtinExclude(st)
+	for _, t := range lsp.Tools(m, a.Workspace) {
+		if keepTool(t, st.Tools.Core, exclude) {
+			ts.registry.Register(t)
+		}
+	}
+}
