@@ -292,10 +292,17 @@ func (c *Client) SyncFile(path string) (uri string, version int, err error) {
 	return c.Sync(path, string(b))
 }
 
+// settle is how long a server that does not version its diagnostics
+// must stay quiet before its last ones count as final: such servers
+// (typescript-language-server) publish a file's syntax problems first
+// and its type errors a moment later.
+const settle = 400 * time.Millisecond
+
 // WaitDiagnostics waits for the server's diagnostics of version of uri
 // (or later), until ctx ends; ok is false when none came.
 func (c *Client) WaitDiagnostics(ctx context.Context, uri string, version int) (diags []Diagnostic, ok bool) {
 	uri = normalizeURI(uri)
+	var quiet <-chan time.Time
 	for {
 		c.mu.Lock()
 		p, have := c.published[uri]
@@ -303,14 +310,20 @@ func (c *Client) WaitDiagnostics(ctx context.Context, uri string, version int) (
 		changed := c.changed
 		c.mu.Unlock()
 		if have && d != nil {
-			if (p.version != nil && *p.version >= version) || (p.version == nil && p.seq > d.sentSeq) {
+			switch {
+			case p.version != nil && *p.version >= version:
 				return p.diags, true
+			case p.version == nil && p.seq > d.sentSeq:
+				diags, ok = p.diags, true
+				quiet = time.After(settle)
 			}
 		}
 		select {
 		case <-changed:
+		case <-quiet:
+			return diags, ok
 		case <-ctx.Done():
-			return nil, false
+			return diags, ok
 		case <-c.done:
 			return nil, false
 		}
