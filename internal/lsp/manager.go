@@ -407,3 +407,33 @@ func FormatStatus(sts []Status) string {
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
+
+// Probe starts every server available to the workspace in its root, to
+// show what works: their status, and why each other candidate of
+// o.Servers is not offered. The servers are stopped before it returns.
+func Probe(ctx context.Context, o Options) (sts []Status, skipped []string) {
+	if o.Environ == nil {
+		o.Environ = os.Environ()
+	}
+	for _, s := range o.Servers {
+		switch {
+		case s.Configured:
+		case lookPath(s.Command, o.Environ) == "":
+			skipped = append(skipped, fmt.Sprintf("%s: %s is not on PATH", s.Name, s.Command))
+		case !s.inWorkspace(o.Workspace):
+			skipped = append(skipped, fmt.Sprintf("%s: no %s in this workspace", s.Name, strings.Join(s.RootMarkers, ", ")))
+		}
+	}
+	m := New(o)
+	if m == nil {
+		return nil, skipped
+	}
+	defer m.Close()
+	var wg sync.WaitGroup
+	for _, s := range m.servers {
+		probe := filepath.Join(o.Workspace, "castor-probe"+s.Extensions[0])
+		wg.Go(func() { _, _ = m.Client(ctx, probe) })
+	}
+	wg.Wait()
+	return m.Status(), skipped
+}

@@ -1,8 +1,10 @@
 package setup
 
 import (
+	"context"
 	"time"
 
+	"github.com/castor-dev/castor/command"
 	"github.com/castor-dev/castor/internal/lsp"
 )
 
@@ -50,4 +52,21 @@ func addLSP(o Options, a *Agent, ts *toolSet) {
 			ts.registry.Register(t)
 		}
 	}
+}
+
+// lspCommand registers /lsp in the session's commands, for every face:
+// the language servers, their state and their diagnostics' counts.
+func (a *Agent) lspCommand() {
+	run := func(context.Context, *command.Invocation) (*command.Result, error) {
+		if a.LSP == nil {
+			return info("No language servers are configured or available for this workspace (see docs/lsp.md)."), nil
+		}
+		return info("Language servers:\n" + lsp.FormatStatus(a.LSP.Status())), nil
+	}
+	a.Commands.Register(&command.Command{
+		Name:        "lsp",
+		Description: "List the language servers, their state and their diagnostics.",
+		SubCommands: []*command.Command{{Name: "status", Description: "List the language servers, their state and their diagnostics.", Execute: run}},
+		Execute:     run,
+	})
 }

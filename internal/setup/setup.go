@@ -456,6 +456,7 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 	a.mcpStart = tools.mcpBG // servers still connecting (mcpbackground.go)
 	a.Commands = command.DefaultRegistry()
 	a.sessionCommands(a.skills, a.hooks)
+	a.lspCommand() // lsp.go
 	a.liveCommands()
 	a.planCommand(tools.env.Plan) // plan.go
 	a.rewindCommand()             // rewind.go
