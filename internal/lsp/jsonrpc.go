@@ -85,8 +85,11 @@ func readMessage(r *bufio.Reader) ([]byte, error) {
 	if length > maxMessage {
 		return nil, fmt.Errorf("a message of %d bytes, over the %d-byte limit", length, maxMessage)
 	}
-	b := make([]byte, length)
-	_, err := io.ReadFull(r, b)
+	// Read as it arrives rather than trust the header with the memory.
+	b, err := io.ReadAll(io.LimitReader(r, int64(length)))
+	if err == nil && len(b) < length {
+		err = io.ErrUnexpectedEOF
+	}
 	return b, err
 }
 
