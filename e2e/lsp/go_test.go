@@ -1,7 +1,6 @@
 package lsp_test
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -61,24 +60,15 @@ func TestGoDefinitionReferencesRename(t *testing.T) {
 		fakegemini.Call("lsp_symbols", map[string]any{"file_path": "a.go"}),
 		fakegemini.Call("lsp_rename", map[string]any{"file_path": "b.go", "line": 3, "symbol": "Greet", "new_name": "Hello"}),
 	)
-	checks := []struct{ name, want string }{
+	expectOutputs(t, e, []check{
 		{"definition", "a.go:4:6: func Greet() string { return \"hi\" }"},
 		{"references", "a.go:4:6: func Greet()"},
 		{"hover", "Greet says hello."},
 		{"symbols", "a.go:4: function Greet"},
 		{"rename", "Renamed Greet to Hello in 2 file(s): a.go, b.go."},
-	}
-	for i, c := range checks {
-		if got := output(t, e, i+1); !strings.Contains(got, c.want) {
-			t.Errorf("%s: %q lacks %q", c.name, got, c.want)
-		}
-	}
+	})
 	if refs := output(t, e, 2); strings.Count(refs, "b.go:3:") != 2 {
 		t.Errorf("references: want two in b.go:\n%s", refs)
 	}
-	for name, want := range map[string]string{"a.go": "func Hello() string", "b.go": "return Hello() + Hello()"} {
-		if b, _ := os.ReadFile(filepath.Join(e.WS, name)); !strings.Contains(string(b), want) {
-			t.Errorf("%s after the rename:\n%s", name, b)
-		}
-	}
+	expectFiles(t, e, map[string]string{"a.go": "func Hello() string", "b.go": "return Hello() + Hello()"})
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/castor-dev/castor/internal/fakegemini"
 	"github.com/castor-dev/castor/internal/lsp/lsptest"
 	"github.com/castor-dev/castor/internal/npmtest"
-	"google.golang.org/genai"
 )
 
 func TestMain(m *testing.M) {
@@ -111,4 +110,25 @@ func hasLSPTool(r *fakegemini.Request) bool {
 	return false
 }
 
-var _ = genai.RoleUser
+// check is what the function response of one call must hold.
+type check struct{ name, want string }
+
+// expectOutputs checks the responses of requests 1, 2… in order.
+func expectOutputs(t *testing.T, e *e2etest.Env, checks []check) {
+	t.Helper()
+	for i, c := range checks {
+		if got := output(t, e, i+1); !strings.Contains(got, c.want) {
+			t.Errorf("%s: %q lacks %q", c.name, got, c.want)
+		}
+	}
+}
+
+// expectFiles checks that each workspace file holds its text.
+func expectFiles(t *testing.T, e *e2etest.Env, want map[string]string) {
+	t.Helper()
+	for name, text := range want {
+		if b, _ := os.ReadFile(filepath.Join(e.WS, name)); !strings.Contains(string(b), text) {
+			t.Errorf("%s lacks %q:\n%s", name, text, b)
+		}
+	}
+}

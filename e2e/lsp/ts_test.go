@@ -1,7 +1,6 @@
 package lsp_test
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -33,23 +32,14 @@ func TestTypeScript(t *testing.T) {
 		fakegemini.Call("lsp_references", map[string]any{"file_path": "a.ts", "line": 1, "symbol": "greet"}),
 		fakegemini.Call("lsp_rename", map[string]any{"file_path": "a.ts", "line": 1, "symbol": "greet", "new_name": "hello"}),
 	)
-	checks := []struct{ name, want string }{
+	expectOutputs(t, e, []check{
 		{"diagnostics", "c.ts:1:14: error: Type 'string' is not assignable to type 'number'. (typescript)"},
 		{"definition", "a.ts:1:17: export function greet(): string {"},
 		{"references", "b.ts:3:"},
 		{"rename", "Renamed greet to hello in 2 file(s): a.ts, b.ts."},
-	}
-	for i, c := range checks {
-		if got := output(t, e, i+1); !strings.Contains(got, c.want) {
-			t.Errorf("%s: %q lacks %q", c.name, got, c.want)
-		}
-	}
+	})
 	if refs := output(t, e, 3); strings.Count(refs, "\n")+1 != 4 {
 		t.Errorf("references: want 4 (declaration, import, two calls):\n%s", refs)
 	}
-	for name, want := range map[string]string{"a.ts": "export function hello()", "b.ts": "hello() + hello()"} {
-		if b, _ := os.ReadFile(filepath.Join(e.WS, name)); !strings.Contains(string(b), want) {
-			t.Errorf("%s after the rename:\n%s", name, b)
-		}
-	}
+	expectFiles(t, e, map[string]string{"a.ts": "export function hello()", "b.ts": "hello() + hello()"})
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -35,7 +34,11 @@ func lspCommand(ctx context.Context, stdio IO) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if on, ok := st.GetBool("lsp.enabled"); ok && !on {
+			ls, err := lsp.FromSettings(st)
+			if err != nil {
+				return fmt.Errorf("settings: %v", err)
+			}
+			if ls.Off {
 				fmt.Fprintln(stdio.Stdout, "Language servers are off (settings lsp.enabled is false).")
 				return nil
 			}
@@ -43,18 +46,9 @@ func lspCommand(ctx context.Context, stdio IO) *cobra.Command {
 				fmt.Fprintln(stdio.Stdout, "This folder is not trusted: no language server runs in it.")
 				return nil
 			}
-			raw, _ := st.Get("lsp.servers")
-			obj, _ := raw.(map[string]any)
-			if raw != nil && obj == nil {
-				return errors.New(`settings: key "lsp.servers" must be an object`)
-			}
-			servers, err := lsp.ParseServers(obj)
-			if err != nil {
-				return fmt.Errorf("settings: %v", err)
-			}
 			ctx, cancel := context.WithTimeout(ctx, time.Minute)
 			defer cancel()
-			sts, skipped := lsp.Probe(ctx, lsp.Options{Servers: servers, Workspace: wd})
+			sts, skipped := lsp.Probe(ctx, lsp.Options{Servers: ls.Servers, Workspace: wd})
 			fmt.Fprintln(stdio.Stdout, lsp.FormatStatus(sts))
 			for _, s := range skipped {
 				fmt.Fprintln(stdio.Stdout, "not offered: "+s)

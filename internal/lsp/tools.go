@@ -139,21 +139,29 @@ func (t *lspTool) open(ctx context.Context, abs string) (*Client, string, *tool.
 
 func (t *lspTool) rel(p string) string { return filepath.ToSlash(t.ws.Rel(p)) }
 
-func (t *lspTool) buildDiagnostics(args map[string]any) (tool.Call, error) {
-	if p, _ := args["file_path"].(string); p == "" {
-		return &funcCall{describe: "workspace", run: t.workspaceDiagnostics}, nil
-	}
+// onFile is a read-only call on one file: the path resolved, the file
+// given to its server, then run.
+func (t *lspTool) onFile(args map[string]any, describe string, run func(ctx context.Context, c *Client, abs, uri string) *tool.Result) (tool.Call, error) {
 	abs, terr := t.file(args)
 	if terr != nil {
 		return nil, terr
 	}
-	return &funcCall{describe: t.rel(abs), run: func(ctx context.Context) *tool.Result {
+	return &funcCall{describe: strings.TrimSpace(t.rel(abs) + " " + describe), run: func(ctx context.Context) *tool.Result {
 		c, uri, fail := t.open(ctx, abs)
 		if fail != nil {
 			return fail
 		}
-		return tool.Text(t.listDiagnostics(map[string][]Diagnostic{uri: c.Diagnostics()[normalizeURI(uri)]}))
+		return run(ctx, c, abs, uri)
 	}}, nil
+}
+
+func (t *lspTool) buildDiagnostics(args map[string]any) (tool.Call, error) {
+	if p, _ := args["file_path"].(string); p == "" {
+		return &funcCall{describe: "workspace", run: t.workspaceDiagnostics}, nil
+	}
+	return t.onFile(args, "", func(_ context.Context, c *Client, _, uri string) *tool.Result {
+		return tool.Text(t.listDiagnostics(map[string][]Diagnostic{uri: c.Diagnostics()[normalizeURI(uri)]}))
+	})
 }
 
 func (t *lspTool) workspaceDiagnostics(context.Context) *tool.Result {
@@ -292,12 +300,8 @@ func byteOffset(line string, char int) int {
 // positional builds definition, references and hover calls.
 func positional(method string) func(*lspTool, map[string]any) (tool.Call, error) {
 	return func(t *lspTool, args map[string]any) (tool.Call, error) {
-		abs, terr := t.file(args)
-		if terr != nil {
-			return nil, terr
-		}
 		sym, _ := args["symbol"].(string)
-		return &funcCall{describe: fmt.Sprintf("%s:%d %s", t.rel(abs), intArg(args, "line"), sym), run: func(ctx context.Context) *tool.Result {
+		return t.onFile(args, fmt.Sprintf(":%d %s", intArg(args, "line"), sym), func(ctx context.Context, c *Client, abs, uri string) *tool.Result {
 			text, err := os.ReadFile(abs)
 			if err != nil {
 				return tool.Fail(tool.ErrFileNotFound, fmt.Sprintf("Error reading file %s: %v", abs, err))
@@ -306,16 +310,12 @@ func positional(method string) func(*lspTool, map[string]any) (tool.Call, error)
 			if terr != nil {
 				return &tool.Result{LLMText: terr.Message, Display: terr.Message, Error: terr}
 			}
-			c, uri, fail := t.open(ctx, abs)
-			if fail != nil {
-				return fail
-			}
 			params := positionParams{TextDocument: textDocumentIdentifier{URI: uri}, Position: pos}
 			switch method {
 			case "textDocument/hover":
 				var h *hover
 				if err := c.Call(ctx, method, params, &h); err != nil {
-					return tool.Fail(tool.ErrExecutionFailed, "The language server failed: "+err.Error())
+					return serverFailed(err)
 				}
 				if h == nil {
 					return tool.Text("No information about " + sym + ".")
@@ -326,18 +326,22 @@ func positional(method string) func(*lspTool, map[string]any) (tool.Call, error)
 				rp.Context.IncludeDeclaration = true
 				var locs []Location
 				if err := c.Call(ctx, method, rp, &locs); err != nil {
-					return tool.Fail(tool.ErrExecutionFailed, "The language server failed: "+err.Error())
+					return serverFailed(err)
 				}
 				return tool.Text(t.listLocations(locs, "No references found."))
 			default:
 				var raw json.RawMessage
 				if err := c.Call(ctx, method, params, &raw); err != nil {
-					return tool.Fail(tool.ErrExecutionFailed, "The language server failed: "+err.Error())
+					return serverFailed(err)
 				}
 				return tool.Text(t.listLocations(locations(raw), "No definition found."))
 			}
-		}}, nil
+		})
 	}
+}
+
+func serverFailed(err error) *tool.Result {
+	return tool.Fail(tool.ErrExecutionFailed, "The language server failed: "+err.Error())
 }
 
 // locations reads a definition answer: a Location, a list of them, or a
@@ -422,18 +426,10 @@ func hoverText(raw json.RawMessage) string {
 func (t *lspTool) buildSymbols(args map[string]any) (tool.Call, error) {
 	query, _ := args["query"].(string)
 	if p, _ := args["file_path"].(string); p != "" {
-		abs, terr := t.file(args)
-		if terr != nil {
-			return nil, terr
-		}
-		return &funcCall{describe: t.rel(abs), run: func(ctx context.Context) *tool.Result {
-			c, uri, fail := t.open(ctx, abs)
-			if fail != nil {
-				return fail
-			}
+		return t.onFile(args, "", func(ctx context.Context, c *Client, abs, uri string) *tool.Result {
 			var syms []symbol
 			if err := c.Call(ctx, "textDocument/documentSymbol", documentSymbolParams{TextDocument: textDocumentIdentifier{URI: uri}}, &syms); err != nil {
-				return tool.Fail(tool.ErrExecutionFailed, "The language server failed: "+err.Error())
+				return serverFailed(err)
 			}
 			var lines []string
 			listSymbols(&lines, syms, t.rel(abs), "")
@@ -441,7 +437,7 @@ func (t *lspTool) buildSymbols(args map[string]any) (tool.Call, error) {
 				return tool.Text("No symbols found.")
 			}
 			return tool.Text(strings.Join(lines, "\n"))
-		}}, nil
+		})
 	}
 	if query == "" {
 		return nil, tool.Errorf(tool.ErrInvalidParams, "Give file_path (a file's symbols) or query (the workspace's).")

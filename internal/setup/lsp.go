@@ -2,7 +2,6 @@ package setup
 
 import (
 	"context"
-	"time"
 
 	"github.com/castor-dev/castor/command"
 	"github.com/castor-dev/castor/internal/lsp"
@@ -18,28 +17,15 @@ func addLSP(o Options, a *Agent, ts *toolSet) {
 	if o.IgnoreSettings || !a.Trusted {
 		return
 	}
-	if on, ok := st.GetBool("lsp.enabled"); ok && !on {
-		return
-	}
-	var raw map[string]any
-	if v, ok := st.Get("lsp.servers"); ok && v != nil {
-		m, isObj := v.(map[string]any)
-		if !isObj {
-			o.Warn(`settings: key "lsp.servers" must be an object; no language servers run`)
-			return
-		}
-		raw = m
-	}
-	servers, err := lsp.ParseServers(raw)
+	ls, err := lsp.FromSettings(st)
 	if err != nil {
 		o.Warn("settings: " + err.Error() + "; no language servers run")
 		return
 	}
-	wait := lsp.DefaultWait
-	if ms, ok := st.GetNumber("lsp.diagnosticsTimeout"); ok && ms > 0 {
-		wait = time.Duration(ms * float64(time.Millisecond))
+	if ls.Off {
+		return
 	}
-	m := lsp.New(lsp.Options{Servers: servers, Workspace: a.Workspace.Dirs()[0], Environ: a.Env.Environ(), Wait: wait, Report: o.Warn})
+	m := lsp.New(lsp.Options{Servers: ls.Servers, Workspace: a.Workspace.Dirs()[0], Environ: a.Env.Environ(), Wait: ls.Wait, Report: o.Warn})
 	if m == nil {
 		return
 	}
