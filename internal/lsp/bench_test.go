@@ -43,9 +43,10 @@ func BenchmarkEditDiagnosticsGopls(b *testing.B) {
 				"package main\n\nfunc main() {\n\tvar n int = 2\n\t_ = n\n}\n",
 			}
 			edit := func(i int) string {
-				m.BeforeEdit(ctx, main)
+				old := texts[(i+1)%2]
+				m.BeforeEdit(ctx, main, &old)
 				write("main.go", texts[i%2])
-				return m.AfterEdit(ctx, main)
+				return m.AfterEdit(ctx, main, texts[i%2])
 			}
 			// The first edit starts gopls and loads the module: measured
 			// apart, as the cold start.

@@ -2,10 +2,7 @@ package lsp
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -17,10 +14,11 @@ const (
 	maxWarnings = 5
 )
 
-// BeforeEdit records what the server reports for path as it is now, so
-// that AfterEdit tells only what the edit brought. It starts the file's
-// server on its first file and waits at most the manager's wait.
-func (m *Manager) BeforeEdit(ctx context.Context, path string) {
+// BeforeEdit records what the server reports for path with its content
+// before the edit, old (nil: a new file), so that AfterEdit tells only
+// what the edit brought. It starts the file's server on its first file
+// and waits at most the manager's wait.
+func (m *Manager) BeforeEdit(ctx context.Context, path string, old *string) {
 	if !m.Handles(path) {
 		return
 	}
@@ -32,7 +30,7 @@ func (m *Manager) BeforeEdit(ctx context.Context, path string) {
 		m.baselines[path] = b
 		m.mu.Unlock()
 	}()
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+	if old == nil {
 		b.known = true // a new file has no problems yet
 		return
 	}
@@ -40,7 +38,7 @@ func (m *Manager) BeforeEdit(ctx context.Context, path string) {
 	if err != nil {
 		return
 	}
-	uri, v, err := c.SyncFile(path)
+	uri, v, err := c.Sync(path, *old)
 	if err != nil {
 		return
 	}
@@ -51,7 +49,7 @@ func (m *Manager) BeforeEdit(ctx context.Context, path string) {
 // for the model, the errors (and a few warnings) it reports that were
 // not there before the edit; "" when there are none or the server did
 // not answer within the wait.
-func (m *Manager) AfterEdit(ctx context.Context, path string) string {
+func (m *Manager) AfterEdit(ctx context.Context, path, content string) string {
 	if !m.Handles(path) {
 		return ""
 	}
@@ -65,7 +63,7 @@ func (m *Manager) AfterEdit(ctx context.Context, path string) string {
 	if err != nil {
 		return ""
 	}
-	uri, v, err := c.SyncFile(path)
+	uri, v, err := c.Sync(path, content)
 	if err != nil {
 		return ""
 	}

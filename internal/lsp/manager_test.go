@@ -69,11 +69,16 @@ func fakeManager(t *testing.T, ws string, env ...string) (*Manager, *reports) {
 func edit(t *testing.T, m *Manager, path, content string) string {
 	t.Helper()
 	ctx := context.Background()
-	m.BeforeEdit(ctx, path)
+	var old *string
+	if b, err := os.ReadFile(path); err == nil {
+		s := string(b)
+		old = &s
+	}
+	m.BeforeEdit(ctx, path, old)
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return m.AfterEdit(ctx, path)
+	return m.AfterEdit(ctx, path, content)
 }
 
 func TestDiagnosticsAfterEditAreOnlyNewOnes(t *testing.T) {

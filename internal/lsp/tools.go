@@ -22,8 +22,11 @@ import (
 const maxListed = 100
 
 // Tools are the model's language-server tools over m, bounded by ws.
-func Tools(m *Manager, ws *tool.Workspace) []tool.Tool {
-	base := lspTool{m: m, ws: ws}
+// beforeWrite, when set, runs once before lsp_rename writes (checkpoints
+// snapshot the workspace there), given the first file and the call's
+// arguments.
+func Tools(m *Manager, ws *tool.Workspace, beforeWrite func(ctx context.Context, path string, args map[string]any)) []tool.Tool {
+	base := lspTool{m: m, ws: ws, beforeWrite: beforeWrite}
 	mk := func(name, display, desc string, kind tool.Kind, schema map[string]any, build func(*lspTool, map[string]any) (tool.Call, error)) tool.Tool {
 		t := base
 		t.name, t.display, t.desc, t.kind, t.schema, t.build = name, display, desc, kind, schema, build
@@ -83,6 +86,7 @@ type lspTool struct {
 	kind                tool.Kind
 	schema              map[string]any
 	build               func(*lspTool, map[string]any) (tool.Call, error)
+	beforeWrite         func(ctx context.Context, path string, args map[string]any)
 }
 
 func (t *lspTool) Name() string                                 { return t.name }
@@ -699,6 +703,9 @@ func (c *renameCall) Execute(ctx context.Context, _ func(string)) *tool.Result {
 		if b, err := os.ReadFile(ch.path); err != nil || string(b) != ch.old {
 			return tool.Fail(tool.ErrFileWriteFailure, fmt.Sprintf("%s changed since the rename was planned; nothing was written. Ask again.", ch.path))
 		}
+	}
+	if c.t.beforeWrite != nil {
+		c.t.beforeWrite(ctx, changes[0].path, c.args)
 	}
 	var names []string
 	for _, ch := range changes {

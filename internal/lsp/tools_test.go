@@ -120,7 +120,8 @@ func TestTools(t *testing.T) {
 		}
 	}
 	tools := map[string]tool.Tool{}
-	for _, tl := range Tools(m, tool.NewWorkspace(ws)) {
+	written := 0
+	for _, tl := range Tools(m, tool.NewWorkspace(ws), func(context.Context, string, map[string]any) { written++ }) {
 		tools[tl.Name()] = tl
 	}
 	do := func(name string, args map[string]any) *tool.Result {
@@ -166,6 +167,9 @@ func TestTools(t *testing.T) {
 	res := c.Execute(context.Background(), nil)
 	if res.Error != nil || res.LLMText != "Renamed greet to hello in 2 file(s): a.txt, b.txt." || res.Diff == nil {
 		t.Fatalf("rename: %+v", res)
+	}
+	if written != 1 {
+		t.Errorf("the hook before writing ran %d times", written)
 	}
 	if b, _ := os.ReadFile(filepath.Join(ws, "b.txt")); string(b) != "call hello\ncall hello\n" {
 		t.Errorf("b.txt = %q", b)

@@ -5,6 +5,8 @@ import (
 
 	"github.com/castor-dev/castor/command"
 	"github.com/castor-dev/castor/internal/lsp"
+	"github.com/castor-dev/castor/tool"
+	"github.com/castor-dev/castor/tool/builtin"
 )
 
 // addLSP gives the session its language servers (internal/lsp) when the
@@ -33,7 +35,13 @@ func addLSP(o Options, a *Agent, ts *toolSet) {
 	a.onClose(m.Close)
 	ts.env.Diagnostics = m
 	exclude := builtinExclude(st)
-	for _, t := range lsp.Tools(m, a.Workspace) {
+	// lsp_rename writes as the edit tools do: checkpoints see it first.
+	before := func(ctx context.Context, path string, args map[string]any) {
+		if ts.env.BeforeEdit != nil {
+			ts.env.BeforeEdit(ctx, builtin.Edit{Tool: "lsp_rename", Args: args, Path: path, CallID: tool.CallID(ctx), PromptID: tool.PromptID(ctx)})
+		}
+	}
+	for _, t := range lsp.Tools(m, a.Workspace, before) {
 		if keepTool(t, st.Tools.Core, exclude) {
 			ts.registry.Register(t)
 		}

@@ -84,25 +84,30 @@ type Env struct {
 }
 
 // EditDiagnostics is what the edit tools ask of the language servers.
+// The texts are given rather than read back, as Env.Files may serve
+// them from an editor's buffers.
 type EditDiagnostics interface {
-	BeforeEdit(ctx context.Context, path string)
-	AfterEdit(ctx context.Context, path string) string
+	// BeforeEdit is given the file's content before the edit (nil for a
+	// new file).
+	BeforeEdit(ctx context.Context, path string, old *string)
+	// AfterEdit is given what was written and returns the note.
+	AfterEdit(ctx context.Context, path, content string) string
 }
 
 // diagnoseBefore and diagnoseAfter run Env.Diagnostics when set.
-func (e *Env) diagnoseBefore(ctx context.Context, path string) {
+func (e *Env) diagnoseBefore(ctx context.Context, path string, old *string) {
 	if e != nil && e.Diagnostics != nil {
-		e.Diagnostics.BeforeEdit(ctx, path)
+		e.Diagnostics.BeforeEdit(ctx, path, old)
 	}
 }
 
 // diagnoseAfter adds the note of new problems to r (the model's text and
 // Notes).
-func (e *Env) diagnoseAfter(ctx context.Context, path string, r *tool.Result) *tool.Result {
+func (e *Env) diagnoseAfter(ctx context.Context, path, content string, r *tool.Result) *tool.Result {
 	if e == nil || e.Diagnostics == nil {
 		return r
 	}
-	if note := e.Diagnostics.AfterEdit(ctx, path); note != "" {
+	if note := e.Diagnostics.AfterEdit(ctx, path, content); note != "" {
 		r.LLMText += " " + note
 		r.Notes = note
 	}
