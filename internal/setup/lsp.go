@@ -27,7 +27,7 @@ func addLSP(o Options, a *Agent, ts *toolSet) {
 	if ls.Off {
 		return
 	}
-	m := lsp.New(lsp.Options{Servers: ls.Servers, Workspace: a.Workspace.Dirs()[0], Environ: a.Env.Environ(), Wait: ls.Wait, Report: o.Warn})
+	m := lsp.New(lsp.Options{Servers: ls.Servers, Workspace: a.Workspace.Dirs()[0], Environ: lspEnviron(a), Wait: ls.Wait, Report: o.Warn})
 	if m == nil {
 		return
 	}
@@ -63,4 +63,16 @@ func (a *Agent) lspCommand() {
 		SubCommands: []*command.Command{{Name: "status", Description: "List the language servers, their state and their diagnostics.", Execute: run}},
 		Execute:     run,
 	})
+}
+
+// lspEnviron is the servers' environment: the session's, redacted as a
+// stdio MCP server's is whatever security.environmentVariableRedaction
+// .enabled says (a language server needs no API key), the Go module
+// patterns (GOPRIVATE, GONOPROXY, GONOSUMDB: not secrets, though named
+// like them) let through.
+func lspEnviron(a *Agent) []string {
+	r := envRules(a.Settings)
+	r.Enabled = true
+	r.Allowed = append(r.Allowed, "GOPRIVATE", "GONOPROXY", "GONOSUMDB")
+	return r.Apply(a.Env.Environ())
 }
