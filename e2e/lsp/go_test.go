@@ -25,15 +25,17 @@ func TestGoTypeErrorReachesTheModelAndTheFixClearsIt(t *testing.T) {
 	e2etest.WriteSettings(t, e, settings(map[string]any{"gopls": map[string]any{"command": bin}}))
 	main := filepath.Join(e.WS, "main.go")
 	r := run(t, e,
+		// Reading the file starts gopls in the background.
+		fakegemini.Call("read_file", map[string]any{"absolute_path": main}),
 		fakegemini.Call("replace", map[string]any{"file_path": main, "old_string": "var n int = 1", "new_string": `var n int = "one"`}),
 		fakegemini.Call("replace", map[string]any{"file_path": main, "old_string": `var n int = "one"`, "new_string": "var n int = 2"}),
 	)
-	broke := output(t, e, 1)
+	broke := output(t, e, 2)
 	if !strings.Contains(broke, "The language server (gopls) reports new problems in main.go after this edit:") ||
 		!strings.Contains(broke, `main.go:4:14: error: cannot use "one" (untyped string constant) as int value in variable declaration`) {
 		t.Errorf("the breaking edit's response lacks the type error:\n%s\nstderr: %s", broke, r.Stderr)
 	}
-	if fixed := output(t, e, 2); strings.Contains(fixed, "language server") || !strings.HasPrefix(fixed, "Successfully modified file") {
+	if fixed := output(t, e, 3); strings.Contains(fixed, "language server") || !strings.HasPrefix(fixed, "Successfully modified file") {
 		t.Errorf("the fixing edit's response: %s", fixed)
 	}
 	if !hasLSPTool(e.Srv.Requests()[0]) {

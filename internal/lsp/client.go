@@ -33,6 +33,8 @@ type Client struct {
 	done    chan struct{}
 	exitErr error
 
+	// syncMu keeps a document's versions in the order they are sent.
+	syncMu  sync.Mutex
 	mu      sync.Mutex
 	closing bool
 	docs    map[string]*document
@@ -255,6 +257,8 @@ func (c *Client) onRequest(method string, params json.RawMessage) (any, error) {
 // time, didChange after) and returns the document's version; the same
 // text as last time sends nothing.
 func (c *Client) Sync(path, text string) (uri string, version int, err error) {
+	c.syncMu.Lock()
+	defer c.syncMu.Unlock()
 	uri = FileURI(path)
 	c.mu.Lock()
 	d := c.docs[uri]

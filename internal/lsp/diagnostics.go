@@ -14,6 +14,21 @@ const (
 	maxWarnings = 5
 )
 
+// Touched starts path's server in the background, if it has one, and
+// gives it the file: the model read it, and likely edits it next.
+func (m *Manager) Touched(path string) {
+	if !m.Handles(path) {
+		return
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+		defer cancel()
+		if c, err := m.Client(ctx, path); err == nil {
+			_, _, _ = c.SyncFile(path)
+		}
+	}()
+}
+
 // BeforeEdit records what the server reports for path with its content
 // before the edit, old (nil: a new file), so that AfterEdit tells only
 // what the edit brought. It starts the file's server on its first file

@@ -101,6 +101,18 @@ func (e *Env) diagnoseBefore(ctx context.Context, path string, old *string) {
 	}
 }
 
+// touched tells Env.Diagnostics, when it wants to know (a Touched
+// method), that read_file read path: the file's language server starts
+// then, in the background, so that the edit that follows finds it ready.
+func (e *Env) touched(path string) {
+	if e == nil {
+		return
+	}
+	if t, ok := e.Diagnostics.(interface{ Touched(path string) }); ok {
+		t.Touched(path)
+	}
+}
+
 // diagnoseAfter adds the note of new problems to r (the model's text and
 // Notes).
 func (e *Env) diagnoseAfter(ctx context.Context, path, content string, r *tool.Result) *tool.Result {
