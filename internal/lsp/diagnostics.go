@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // Limits on what one edit's note carries, so that a file in ruins does
@@ -37,9 +38,10 @@ func (m *Manager) BeforeEdit(ctx context.Context, path string, old *string) {
 	if !m.Handles(path) {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, m.opts.Wait)
+	deadline := time.Now().Add(m.opts.Wait)
+	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
-	b := baseline{}
+	b := baseline{deadline: deadline}
 	defer func() {
 		m.mu.Lock()
 		m.baselines[path] = b
@@ -68,12 +70,22 @@ func (m *Manager) AfterEdit(ctx context.Context, path, content string) string {
 	if !m.Handles(path) {
 		return ""
 	}
-	ctx, cancel := context.WithTimeout(ctx, m.opts.Wait)
-	defer cancel()
 	m.mu.Lock()
 	before := m.baselines[path]
 	delete(m.baselines, path)
 	m.mu.Unlock()
+	// One wait per edit: what BeforeEdit left of it, but never less than
+	// a tenth of it, so that a server still loading its workspace costs
+	// each edit about the wait, not twice.
+	deadline := before.deadline
+	if least := time.Now().Add(m.opts.Wait / 10); deadline.Before(least) {
+		deadline = least
+	}
+	if before.deadline.IsZero() {
+		deadline = time.Now().Add(m.opts.Wait)
+	}
+	ctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
 	c, err := m.Client(ctx, path)
 	if err != nil {
 		return ""

@@ -54,6 +54,8 @@ type Manager struct {
 type baseline struct {
 	diags []Diagnostic
 	known bool
+	// deadline ends the edit's wait, before and after the write alike.
+	deadline time.Time
 }
 
 // server is one (configuration, root) pair and its current client.
