@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -114,17 +115,25 @@ func lookPath(command string, environ []string) string {
 	}
 	path := ""
 	for _, kv := range environ {
-		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+		// Windows spells it Path.
+		if k, v, ok := strings.Cut(kv, "="); ok && strings.EqualFold(k, "PATH") {
 			path = v
 		}
+	}
+	// Windows finds programs by extension, not by mode bits.
+	exts := []string{""}
+	if runtime.GOOS == "windows" {
+		exts = []string{"", ".exe", ".cmd", ".bat", ".com"}
 	}
 	for _, dir := range filepath.SplitList(path) {
 		if dir == "" {
 			dir = "."
 		}
-		p := filepath.Join(dir, command)
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
-			return p
+		for _, ext := range exts {
+			p := filepath.Join(dir, command+ext)
+			if fi, err := os.Stat(p); err == nil && !fi.IsDir() && (ext != "" || fi.Mode()&0o111 != 0) {
+				return p
+			}
 		}
 	}
 	return ""
