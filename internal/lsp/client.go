@@ -334,6 +334,13 @@ func (c *Client) WaitDiagnostics(ctx context.Context, uri string, version int) (
 	}
 }
 
+// changedChan closes at the next publishDiagnostics.
+func (c *Client) changedChan() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.changed
+}
+
 // Diagnostics returns the last diagnostics published for every document.
 func (c *Client) Diagnostics() map[string][]Diagnostic {
 	c.mu.Lock()

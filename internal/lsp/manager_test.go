@@ -162,3 +162,72 @@ func TestNoManagerWithoutServers(t *testing.T) {
 		t.Errorf("manager %v with nothing on PATH", m.Servers())
 	}
 }
+
+// TestDefaultsNeedProgramAndMarker: a default server is offered only with
+// its program on PATH and a root marker in the workspace; a file's root
+// is the nearest folder with a marker.
+func TestDefaultsNeedProgramAndMarker(t *testing.T) {
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "gopls"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"PATH=" + bin}
+	gopls := func(m *Manager) bool {
+		return m != nil && len(m.Servers()) == 1 && m.Servers()[0].Name == "gopls"
+	}
+	ws := t.TempDir()
+	if m := New(Options{Servers: Defaults(), Workspace: ws, Environ: env}); m != nil {
+		t.Errorf("offered %v without a go.mod", m.Servers())
+	}
+	sub := filepath.Join(ws, "svc")
+	if err := os.MkdirAll(filepath.Join(sub, "pkg"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(sub, "go.mod"), []byte("module svc\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := New(Options{Servers: Defaults(), Workspace: ws, Environ: env})
+	if !gopls(m) {
+		t.Fatalf("not offered with svc/go.mod: %v", m)
+	}
+	if root := m.Servers()[0].rootFor(filepath.Join(sub, "pkg", "a.go"), ws); root != sub {
+		t.Errorf("root %s, want %s", root, sub)
+	}
+	if root := m.Servers()[0].rootFor(filepath.Join(ws, "tool.go"), ws); root != ws {
+		t.Errorf("root of a file outside the module %s, want the workspace", root)
+	}
+	if m := New(Options{Servers: Defaults(), Workspace: ws, Environ: []string{"PATH=" + t.TempDir()}}); m != nil {
+		t.Errorf("offered %v without gopls on PATH", m.Servers())
+	}
+}
+
+// TestTouchedStartsTheServer: reading a file starts its server, so the
+// next call finds it running.
+func TestTouchedStartsTheServer(t *testing.T) {
+	ws := t.TempDir()
+	m, _ := fakeManager(t, ws)
+	p := filepath.Join(ws, "a.txt")
+	if err := os.WriteFile(p, []byte("ERROR: there\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m.Touched(p)
+	c, err := m.Client(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The file reaches the server without another Sync: its diagnostics
+	// come for version 1.
+	uri := FileURI(p)
+	for {
+		c.mu.Lock()
+		_, opened := c.docs[uri]
+		c.mu.Unlock()
+		if opened {
+			break
+		}
+		<-c.changedChan()
+	}
+	if ds, ok := c.WaitDiagnostics(context.Background(), uri, 1); !ok || len(ds) != 1 || ds[0].Message != "there" {
+		t.Errorf("diagnostics %+v, %v", ds, ok)
+	}
+}
