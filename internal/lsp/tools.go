@@ -33,31 +33,29 @@ func Tools(m *Manager, ws *tool.Workspace, beforeWrite func(ctx context.Context,
 		return &t
 	}
 	return []tool.Tool{
-		mk("lsp_diagnostics", "Diagnostics", "Lists the language server's errors and warnings for a file, or, without file_path, for every file the servers have reported on.", tool.KindRead,
+		mk("lsp_diagnostics", "Diagnostics", "Lists the language server's errors and warnings for a file, or without file_path for all files reported so far.", tool.KindRead,
 			object(map[string]any{"file_path": pathProp}), (*lspTool).buildDiagnostics),
-		mk("lsp_definition", "GoToDefinition", "Finds where the symbol at a position is defined. "+positionDoc, tool.KindSearch,
+		mk("lsp_definition", "GoToDefinition", "Finds where the symbol at a position is defined.", tool.KindSearch,
 			object(positionProps(), "file_path", "line", "symbol"), positional("textDocument/definition")),
-		mk("lsp_references", "FindReferences", "Finds every reference to the symbol at a position, its declaration included. "+positionDoc, tool.KindSearch,
+		mk("lsp_references", "FindReferences", "Finds the references to the symbol at a position, declaration included.", tool.KindSearch,
 			object(positionProps(), "file_path", "line", "symbol"), positional("textDocument/references")),
-		mk("lsp_hover", "Hover", "Shows the type and documentation of the symbol at a position. "+positionDoc, tool.KindRead,
+		mk("lsp_hover", "Hover", "Shows the type and documentation of the symbol at a position.", tool.KindRead,
 			object(positionProps(), "file_path", "line", "symbol"), positional("textDocument/hover")),
 		mk("lsp_symbols", "Symbols", "Lists the symbols declared in a file (file_path), or searches the workspace's symbols by name (query).", tool.KindSearch,
 			object(map[string]any{"file_path": pathProp, "query": map[string]any{"type": "string", "description": "Part of a symbol name to search the workspace for."}}), (*lspTool).buildSymbols),
-		mk("lsp_rename", "Rename", "Renames the symbol at a position everywhere the language server finds it, as one edit of every file concerned that the user confirms. "+positionDoc, tool.KindEdit,
+		mk("lsp_rename", "Rename", "Renames the symbol at a position in every file that uses it, as one edit the user confirms.", tool.KindEdit,
 			object(withNewName(positionProps()), "file_path", "line", "symbol", "new_name"), (*lspTool).buildRename),
 	}
 }
 
-const positionDoc = "The position is a 1-based line and the symbol's name on that line (column, 1-based, picks among several)."
-
-var pathProp = map[string]any{"type": "string", "description": "The file's path, absolute or relative to the project root."}
+var pathProp = map[string]any{"type": "string", "description": "The file's path."}
 
 func positionProps() map[string]any {
 	return map[string]any{
 		"file_path": pathProp,
-		"line":      map[string]any{"type": "integer", "description": "1-based line number.", "minimum": 1},
-		"symbol":    map[string]any{"type": "string", "description": "The symbol's name as written on that line."},
-		"column":    map[string]any{"type": "integer", "description": "1-based column of the symbol, when the name occurs more than once on the line.", "minimum": 1},
+		"line":      map[string]any{"type": "integer", "description": "1-based line.", "minimum": 1},
+		"symbol":    map[string]any{"type": "string", "description": "The symbol's name on that line."},
+		"column":    map[string]any{"type": "integer", "description": "1-based column, if the name occurs twice on the line.", "minimum": 1},
 	}
 }
 
