@@ -257,6 +257,10 @@ var settingsTable = []settingKey{
 	{"a2a.store", honoured, "", "", ""},
 	{"a2a.postgres.maxConns", honoured, "", "", ""},
 	{"a2a.postgres.leaseSeconds", honoured, "30", "", ""},
+	// Castor's own: language servers (internal/lsp, docs/lsp.md).
+	{"lsp.enabled", honoured, "true", "", ""},
+	{"lsp.servers", honoured, "{}", "", ""},
+	{"lsp.diagnosticsTimeout", honoured, "3000", "", ""},
 
 	{"mcp.serverCommand", honoured, "", "", ".MCP.ServerCommand"},
 	{"mcp.allowed", honoured, "", "", ".MCP.Allowed"},
@@ -540,6 +544,9 @@ var settingDescriptions = map[string]string{
 	"tools.useRipgrep":                         "Search with ripgrep when it is installed.",
 	"tools.truncateToolOutputThreshold":        "Shell output and one-text MCP results longer than this many characters are cut.",
 	"tools.disableLLMCorrection":               "Do not ask the model to repair a failed edit.",
+	"lsp.enabled":                              "Castor's own: false runs no language server (no diagnostics after edits, no lsp_ tools).",
+	"lsp.servers":                              "Castor's own: language servers by name: `command`, `args`, `extensions`, `rootMarkers`, `initializationOptions`, `env`, `disabled`; a default's name (gopls, typescript, pyright, rust-analyzer, clangd) changes it (see docs/lsp.md).",
+	"lsp.diagnosticsTimeout":                   "Castor's own: milliseconds an edit waits for the language server's diagnostics of the file it wrote.",
 	"tools.grepMaxMatches":                     "Castor's own: the default cap on search matches (Gemini CLI fixes it at 100).",
 	"tools.webFetch.allowPrivateAddresses":     "Castor's own: let `web_fetch` reach loopback and private addresses.",
 	"a2a.store":                                "Castor's own: the task store of `castor a2a-server` when `--store` is not given: `postgres://…` for replicas sharing one database, `file:///dir`, `gs://bucket`, `s3://bucket` (see docs/a2a-replicas.md).",

@@ -80,6 +80,10 @@ type Result struct {
 	// Display is the short text for UIs; Diff replaces it for edits.
 	Display string
 	Diff    *FileDiff
+	// Notes is what a face shows under the display or diff besides it:
+	// the language servers' new problems after an edit. The model gets
+	// them in its content already.
+	Notes string
 	// Error, when set, makes the call fail; its message reaches the model
 	// as {"error": message}.
 	Error *Error

@@ -149,7 +149,12 @@ func resultContent(c *agent.ToolCall) []sdk.ToolCallContent {
 		if path == "" {
 			path = r.Diff.FileName
 		}
-		return []sdk.ToolCallContent{diffContent(path, r.Diff.OriginalContent, r.Diff.NewContent)}
+		content := []sdk.ToolCallContent{diffContent(path, r.Diff.OriginalContent, r.Diff.NewContent)}
+		if r.Notes != "" {
+			// The language server's new problems after the edit.
+			content = append(content, textContent(r.Notes))
+		}
+		return content
 	}
 	text := r.Display
 	if text == "" && r.Error != nil {

@@ -2,6 +2,7 @@ package acp
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -202,4 +203,18 @@ func TestReplay(t *testing.T) {
 		{Type: chats.TypeGemini, Content: []*genai.Part{{Text: "done"}}},
 	}}
 	goldenJSON(t, "replay", replay(conv, reg, root))
+}
+
+// TestEditNotesFollowTheDiff: the language server's new problems after an
+// edit reach the editor as text after the diff.
+func TestEditNotesFollowTheDiff(t *testing.T) {
+	c := call("c1", "replace", nil, nil, agent.StatusSuccess, "")
+	c.Result = &tool.Result{Diff: &tool.FileDiff{FilePath: "/work/project/main.go", OriginalContent: ptr("a\n"), NewContent: "b\n"}, Notes: "main.go:1:1: error: undefined: b"}
+	got := resultContent(c)
+	if len(got) != 2 || got[0].Diff == nil || got[1].Content == nil {
+		t.Fatalf("content %+v", got)
+	}
+	if b, _ := json.Marshal(got[1]); !strings.Contains(string(b), "undefined: b") {
+		t.Errorf("notes content %s", b)
+	}
 }

@@ -78,6 +78,7 @@ func subcommands(ctx context.Context, stdio IO) []*cobra.Command {
 		newAuthCommand(ctx, stdio),       // auth: Google sign-in (auth.go)
 		ideCommand(ctx, stdio),           // ide: IDE companion status and serve (ide.go)
 		newMCPCommand(ctx, stdio),        // mcp: MCP server settings (mcp.go)
+		lspCommand(ctx, stdio),           // lsp: language servers' status (lsp.go)
 		newExtensionsCommand(ctx, stdio), // extensions: install, list, enable… (extensions.go)
 		newSkillsCommand(ctx, stdio),     // skills: Agent Skills list, install, link… (skills.go, skillsinstall.go)
 		newHooksCommand(ctx, stdio),      // hooks: migrate from Claude Code, list (hooks.go)

@@ -51,6 +51,10 @@ type Options struct {
 	// even when Castor is killed). Without it what the command left
 	// running in the background outlives Release, as on Unix.
 	Tether bool
+	// Unconfined starts the command outside the sandbox: a program the
+	// user configured for Castor itself (a language server reading the
+	// trusted project), not a command of the model.
+	Unconfined bool
 }
 
 // Group is the process group a started command leads (a job object on
@@ -77,7 +81,7 @@ func (g *Group) Start() error {
 		g.cmd.Cancel = g.cancel
 	}
 	start := g.cmd.Start
-	if s := sandbox.Load(); s != nil {
+	if s := sandbox.Load(); s != nil && !g.opts.Unconfined {
 		start = func() error { return (*s).Start(g.cmd) }
 	}
 	if err := start(); err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/castor-dev/castor/internal/chats"
 	"github.com/castor-dev/castor/internal/checkpoint"
 	"github.com/castor-dev/castor/internal/hooks"
+	"github.com/castor-dev/castor/internal/lsp"
 	"github.com/castor-dev/castor/internal/sandbox"
 	"github.com/castor-dev/castor/internal/skills"
 	"github.com/castor-dev/castor/internal/subagents"
@@ -213,6 +214,8 @@ type Agent struct {
 	Checkpoints *checkpoint.Service
 	// MCP is nil when no MCP server is configured.
 	MCP *mcp.Manager
+	// LSP is nil when no language server is configured or available.
+	LSP *lsp.Manager
 	// Policy is the session's policy engine (approval mode and rules).
 	Policy *policy.Engine
 	// Commands are the slash commands of this session: the built-in ones
@@ -454,6 +457,7 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 	a.mcpStart = tools.mcpBG // servers still connecting (mcpbackground.go)
 	a.Commands = command.DefaultRegistry()
 	a.sessionCommands(a.skills, a.hooks)
+	a.lspCommand() // lsp.go
 	a.liveCommands()
 	a.planCommand(tools.env.Plan) // plan.go
 	a.rewindCommand()             // rewind.go

@@ -106,6 +106,7 @@ func buildTools(ctx context.Context, o Options, a *Agent, client model.Model, mo
 			ts.custom = append(ts.custom, t.Name())
 		}
 	}
+	addLSP(o, a, ts) // lsp.go
 	addDiscovered(ctx, o, a, ts, exclude)
 	// Without settings, only extensions given in code bring servers.
 	if !o.IgnoreSettings || len(st.MCPServers) > 0 {

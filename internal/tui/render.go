@@ -64,6 +64,10 @@ func (m *model) renderCall(c *agent.ToolCall, live bool) string {
 		body = tailLines(termtext.Visible(c.LiveOutput), maxLiveLines)
 	case c.Result != nil && c.Result.Diff != nil && c.Status == agent.StatusSuccess:
 		body = m.renderDiff(c.Result.Diff.FileDiff, maxDiffLines)
+		// The language server's new problems, under the diff (internal/lsp).
+		if c.Result.Notes != "" {
+			body = append(body, headLines(termtext.Visible(c.Result.Notes), maxResultLines)...)
+		}
 	case c.Result != nil:
 		body = headLines(termtext.Visible(strings.TrimRight(c.Result.Display, "\n")), maxResultLines)
 	}

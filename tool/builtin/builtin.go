@@ -72,10 +72,58 @@ type Env struct {
 	// enter_plan_mode and exit_plan_mode, and in plan mode the edit tools
 	// write file names into the plans directory.
 	Plan *Plan
+	// Diagnostics, when set, gives write_file, replace and smart_edit
+	// the language servers' new problems in the file they wrote
+	// (internal/lsp): BeforeEdit runs just before the write, and
+	// AfterEdit's note, when not empty, joins the result.
+	Diagnostics EditDiagnostics
 	// Background, when set, keeps run_shell_command's is_background
 	// processes for list_background_processes and read_background_output;
 	// nil leaves them running unwatched.
 	Background *Background
+}
+
+// EditDiagnostics is what the edit tools ask of the language servers.
+// The texts are given rather than read back, as Env.Files may serve
+// them from an editor's buffers.
+type EditDiagnostics interface {
+	// BeforeEdit is given the file's content before the edit (nil for a
+	// new file).
+	BeforeEdit(ctx context.Context, path string, old *string)
+	// AfterEdit is given what was written and returns the note.
+	AfterEdit(ctx context.Context, path, content string) string
+}
+
+// diagnoseBefore and diagnoseAfter run Env.Diagnostics when set.
+func (e *Env) diagnoseBefore(ctx context.Context, path string, old *string) {
+	if e != nil && e.Diagnostics != nil {
+		e.Diagnostics.BeforeEdit(ctx, path, old)
+	}
+}
+
+// touched tells Env.Diagnostics, when it wants to know (a Touched
+// method), that read_file read path: the file's language server starts
+// then, in the background, so that the edit that follows finds it ready.
+func (e *Env) touched(path string) {
+	if e == nil {
+		return
+	}
+	if t, ok := e.Diagnostics.(interface{ Touched(path string) }); ok {
+		t.Touched(path)
+	}
+}
+
+// diagnoseAfter adds the note of new problems to r (the model's text and
+// Notes).
+func (e *Env) diagnoseAfter(ctx context.Context, path, content string, r *tool.Result) *tool.Result {
+	if e == nil || e.Diagnostics == nil {
+		return r
+	}
+	if note := e.Diagnostics.AfterEdit(ctx, path, content); note != "" {
+		r.LLMText += " " + note
+		r.Notes = note
+	}
+	return r
 }
 
 // Edit is a file change about to be written, as Env.BeforeEdit sees it.

@@ -288,6 +288,12 @@ func (c *editCall) Execute(ctx context.Context, _ func(string)) *tool.Result {
 		name = "smart_edit"
 	}
 	c.env.beforeEdit(ctx, name, c.args, c.abs)
+	var before *string
+	if plan.original != nil {
+		b := applyLineEnding(*plan.original, plan.eol)
+		before = &b
+	}
+	c.env.diagnoseBefore(ctx, c.abs, before)
 	if err := c.env.writeFileSafe(c.abs, []byte(onDisk)); err != nil {
 		return c.env.writeFailure(c.abs, err)
 	}
@@ -313,7 +319,7 @@ func (c *editCall) Execute(ctx context.Context, _ func(string)) *tool.Result {
 	if !plan.isNew {
 		display = fmt.Sprintf("%d added, %d removed", diff.DiffStat.ModelAddedLines, diff.DiffStat.ModelRemovedLines)
 	}
-	return &tool.Result{LLMText: strings.Join(parts, " "), Display: display, Diff: diff}
+	return c.env.diagnoseAfter(ctx, c.abs, onDisk, &tool.Result{LLMText: strings.Join(parts, " "), Display: display, Diff: diff})
 }
 
 // editFailure turns an editError into the failed result.

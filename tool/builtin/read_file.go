@@ -204,6 +204,7 @@ func (c *readFileCall) Execute(ctx context.Context, _ func(string)) *tool.Result
 	if w := fc.Window; w != nil && w.Truncated() {
 		text = c.truncationHeader(*w) + text
 	}
+	c.env.touched(c.abs)
 	return &tool.Result{LLMText: text, Display: fc.Display}
 }
 

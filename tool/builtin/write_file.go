@@ -164,6 +164,11 @@ func (c *writeFileCall) Execute(ctx context.Context, _ func(string)) *tool.Resul
 		final = applyLineEnding(content, "\r\n")
 	}
 	c.env.beforeEdit(ctx, "write_file", c.args, c.abs)
+	var before *string
+	if !isNew {
+		before = &original
+	}
+	c.env.diagnoseBefore(ctx, c.abs, before)
 	if err := c.env.writeFileSafe(c.abs, []byte(final)); err != nil {
 		return c.env.writeFailure(c.abs, err)
 	}
@@ -185,9 +190,9 @@ func (c *writeFileCall) Execute(ctx context.Context, _ func(string)) *tool.Resul
 	if !isNew {
 		origPtr = &original
 	}
-	return &tool.Result{
+	return c.env.diagnoseAfter(ctx, c.abs, final, &tool.Result{
 		LLMText: strings.Join(parts, " "),
 		Display: parts[0],
 		Diff:    tool.NewFileDiff(c.abs, origPtr, c.proposed, content),
-	}
+	})
 }
