@@ -198,6 +198,12 @@ func (s *Server) drain(t *task, place *host.Place) {
 		t.mu.Unlock()
 		turn, err := s.host.Begin(wait, place, t.gate)
 		stop()
+		if err == nil && s.leaseLost(t) {
+			// Another replica may run the task's turns now: the messages
+			// still queued here are dropped, their clients told to send
+			// them again, rather than run beside it.
+			err = errLeaseLost
+		}
 		t.mu.Lock()
 		t.stopWait = nil
 		if err != nil || len(t.queue) == 0 || t.state.Terminal() {

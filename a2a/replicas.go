@@ -90,8 +90,24 @@ func (s *Server) runsElsewhere(ctx context.Context, st *StoredTask) bool {
 // replica runs a turn of the task, and reloads t when the store moved
 // on. The caller holds t.leaseMu.
 func (s *Server) holdLease(ctx context.Context, t *task) error {
-	if s.shared == nil || t.lease != nil {
+	if s.shared == nil {
 		return nil
+	}
+	if t.lease != nil {
+		select {
+		case <-t.lease.Lost():
+		default:
+			return nil
+		}
+		t.mu.Lock()
+		running := t.running
+		t.mu.Unlock()
+		if running {
+			// The queued turns are dropped as they come (drain).
+			return errLeaseLost
+		}
+		t.lease.Release()
+		t.lease = nil
 	}
 	l, err := s.shared.Lease(ctx, t.id)
 	if err != nil {
@@ -134,6 +150,26 @@ func (s *Server) watchLease(t *task, l Lease) {
 	if held && turn != nil {
 		s.log.Warn("a2a: lost a task's lease; its turn stops", "task", t.id)
 		turn.Cancel(errLeaseLost)
+	}
+}
+
+// leaseLost reports whether the lease t's queued turns run under was
+// lost (the store could not renew it in time).
+func (s *Server) leaseLost(t *task) bool {
+	if s.shared == nil {
+		return false
+	}
+	t.leaseMu.Lock()
+	l := t.lease
+	t.leaseMu.Unlock()
+	if l == nil {
+		return false
+	}
+	select {
+	case <-l.Lost():
+		return true
+	default:
+		return false
 	}
 }
 

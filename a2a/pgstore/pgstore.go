@@ -66,9 +66,11 @@ type Options struct {
 // Store is an a2a.SharedStore over a PostgreSQL database. It is safe for
 // concurrent use.
 type Store struct {
-	pool   *pgxpool.Pool
-	holder string
-	ttl    time.Duration
+	pool *pgxpool.Pool
+	// connConfig opens the lease renewer's connection.
+	connConfig *pgx.ConnConfig
+	holder     string
+	ttl        time.Duration
 
 	// known is what this process last saved or loaded of each task: its
 	// version and a digest of each entry, from which a save finds the
@@ -136,7 +138,7 @@ func Open(ctx context.Context, url string, o Options) (*Store, error) {
 		o.Holder = fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(b[:]))
 	}
 	lctx, stop := context.WithCancel(context.Background())
-	s := &Store{pool: pool, holder: o.Holder, ttl: o.LeaseTTL, known: map[string]*known{},
+	s := &Store{pool: pool, connConfig: cfg.ConnConfig.Copy(), holder: o.Holder, ttl: o.LeaseTTL, known: map[string]*known{},
 		held: map[string]*lease{}, notes: newNotifier(), stop: stop}
 	s.bg.Go(func() { s.listen(lctx) })
 	s.bg.Go(func() { s.renewLeases(lctx) })
