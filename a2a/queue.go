@@ -231,6 +231,9 @@ func (s *Server) drain(t *task, place *host.Place) {
 		if q.unsaved {
 			_ = s.save(t)
 		}
+		t.saving.Lock()
+		t.relay = nil // each turn's relayed events render afresh
+		t.saving.Unlock()
 		close(q.started)
 		if !t.runTurn(turn.Context(), q.in) {
 			return

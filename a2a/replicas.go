@@ -46,28 +46,37 @@ func (s *Server) fresh(ctx context.Context, t *task) error {
 	if cur == v {
 		return nil
 	}
-	return s.reload(ctx, t)
+	_, err = s.reload(ctx, t)
+	return err
 }
 
-// reload replaces what t holds with the stored task.
-func (s *Server) reload(ctx context.Context, t *task) error {
-	st, v, err := s.shared.LoadVersioned(ctx, t.id)
+// reload replaces what t holds with the stored task, and returns the
+// number of the task's last event then (EventLog; 0 without one).
+func (s *Server) reload(ctx context.Context, t *task) (int64, error) {
+	var st *StoredTask
+	var v, cursor int64
+	var err error
+	if s.events != nil {
+		st, v, cursor, err = s.events.LoadWithCursor(ctx, t.id)
+	} else {
+		st, v, err = s.shared.LoadVersioned(ctx, t.id)
+	}
 	if err != nil {
-		return err
+		return 0, err
 	}
 	elsewhere := s.runsElsewhere(ctx, st)
 	t.mu.Lock()
 	if t.running {
 		// A turn started here meanwhile, under the lease: it reloaded.
 		t.mu.Unlock()
-		return nil
+		return cursor, nil
 	}
 	release := t.session.Release()
 	s.applyStored(t, st, elsewhere)
 	t.version = v
 	t.mu.Unlock()
 	release()
-	return nil
+	return cursor, nil
 }
 
 // runsElsewhere reports whether a task stored as running has its turn
@@ -221,43 +230,6 @@ func (s *Server) claimAnswers(ctx context.Context, t *task, answers []agent.Answ
 	return ok, nil
 }
 
-// followRemote makes sub, subscribed to a task whose turn runs on another
-// replica, receive the turn's end: it waits for that replica's lease to
-// go (the turn ended, or the replica died and its lease expired), reloads
-// the task, and publishes its state as the final update.
-func (s *Server) followRemote(t *task) {
-	ctx, cancel := context.WithTimeout(s.host.Context(), s.cfg.Limits.TurnTimeout)
-	defer cancel()
-	if err := s.shared.WaitReleased(ctx, t.id); err != nil {
-		return
-	}
-	if err := s.reload(ctx, t); err != nil {
-		s.log.Warn("a2a: reloading a task after its remote turn", "task", t.id, "error", err)
-		return
-	}
-	t.mu.Lock()
-	st := t.status
-	t.mu.Unlock()
-	text := ""
-	if st.Message != nil {
-		for _, p := range st.Message.Parts {
-			text += p.Text
-		}
-	}
-	t.fanout(&update{kind: uState, state: st.State, final: true, reason: reasonEnd, text: text, time: s.now(), workspace: t.settings.WorkspacePath}, t.detachSubs())
-}
-
-// detachSubs returns the task's subscribers; the final update ends them.
-func (t *task) detachSubs() []*subscriber {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	subs := make([]*subscriber, 0, len(t.subs))
-	for s := range t.subs {
-		subs = append(subs, s)
-	}
-	return subs
-}
-
 // withLease runs fn, a change of t outside its turns (a cancellation, a
 // push config), under t's lease, on t as the store has it: it waits for a
 // turn running on another replica to end, so that the turn's save and
@@ -304,7 +276,7 @@ func (s *Server) cancelShared(ctx context.Context, t *task) *rpcError {
 		if err := s.shared.WaitReleased(ctx, t.id); err != nil {
 			return jsonrpc.AsError(err)
 		}
-		if err := s.reload(ctx, t); err != nil {
+		if _, err := s.reload(ctx, t); err != nil {
 			return jsonrpc.AsError(err)
 		}
 		t.mu.Lock()

@@ -79,7 +79,7 @@ func (s *Store) listenOnce(ctx context.Context) error {
 	}
 	conn := c.Hijack()
 	defer conn.Close(context.Background())
-	if _, err := conn.Exec(ctx, `LISTEN castor_task; LISTEN castor_cancel`); err != nil {
+	if _, err := conn.Exec(ctx, `LISTEN castor_task; LISTEN castor_cancel; LISTEN castor_event`); err != nil {
 		return err
 	}
 	for {
