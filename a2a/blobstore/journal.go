@@ -1559,7 +1559,6 @@ func appendTail(added []json.RawMessage, closing int) (*inPlaceAppend, error) {
 	return &inPlaceAppend{at: at, size: at + b.Len(), tail: b.Bytes()}, nil
 }
 
-
 func artifactName(i int) string { return fmt.Sprintf("artifacts/%04d.json", i) }
 
 // writeFold writes the files a compaction changed and then state.json
