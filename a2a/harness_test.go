@@ -9,13 +9,11 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
 	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -25,6 +23,7 @@ import (
 	"github.com/castor-dev/castor/internal/a2asession"
 	"github.com/castor-dev/castor/internal/fakegemini"
 	"github.com/castor-dev/castor/internal/golden"
+	"github.com/castor-dev/castor/internal/rrproxy"
 	"github.com/castor-dev/castor/internal/setup"
 	"github.com/castor-dev/castor/model/gemini"
 	"github.com/castor-dev/castor/policy"
@@ -156,15 +155,7 @@ func (h *harness) startReplicas(cfg a2a.Config) {
 		h.replicas = append(h.replicas, r)
 	}
 	h.srv, h.store, h.token = h.replicas[0].srv, h.replicas[0].store, cfg.AuthToken
-	var n atomic.Int64
-	h.ts = httptest.NewServer(&httputil.ReverseProxy{
-		Rewrite: func(pr *httputil.ProxyRequest) {
-			pr.SetURL(targets[(n.Add(1)-1)%int64(len(targets))])
-			// The card names the address the client asked.
-			pr.Out.Host = pr.In.Host
-		},
-		FlushInterval: -1,
-	})
+	h.ts = httptest.NewServer(rrproxy.New(targets))
 	t.Cleanup(h.stop)
 }
 

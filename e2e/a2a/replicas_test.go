@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -23,6 +22,7 @@ import (
 	"github.com/castor-dev/castor/a2a/pgstore/pgtest"
 	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
+	"github.com/castor-dev/castor/internal/rrproxy"
 )
 
 // replicaSet is three castor a2a-server binaries on one PostgreSQL
@@ -47,14 +47,7 @@ func startReplicas(t *testing.T, e *e2etest.Env, flags ...string) *replicaSet {
 		u, _ := url.Parse(r.url)
 		targets = append(targets, u)
 	}
-	var n atomic.Int64
-	proxy := &httputil.ReverseProxy{
-		Rewrite: func(pr *httputil.ProxyRequest) {
-			pr.SetURL(targets[(n.Add(1)-1)%int64(len(targets))])
-		},
-		FlushInterval: -1,
-	}
-	ts := httptest.NewServer(proxy)
+	ts := httptest.NewServer(rrproxy.New(targets))
 	t.Cleanup(ts.Close)
 	rs.proxy = &a2aServer{t: t, url: ts.URL + "/"}
 	return rs
