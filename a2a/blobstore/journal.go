@@ -66,6 +66,21 @@ import (
 // hold them; an entry says what a part is from an index on, not what to
 // add, so applying it twice gives the same task.
 //
+// A chunk of streamed text the server saves before sending it
+// (SaveText) is an entry of its own, {"seq":8,"t":{"i":13,"at":120,
+// "text":"…"}}: history message 13's text is its first 120 bytes and
+// this; or {"t":{"i":13,"at":0,"m":{…}}}, the message the chunk starts.
+//
+// In a file:// store a fold appends, in place, what the entries added
+// to history.json and conversation.json when they only added to them:
+// the elements are written over the file's closing line, the file is
+// synced with the other folded files, and state.json then records the
+// files' new sizes (historyBytes, conversationBytes). A load reads a
+// list file as of those sizes (its start, and the closing line the
+// append wrote over), so an append a crash cut short, or one under way,
+// is not read; the entries still hold it. A fold thus writes what the
+// turns added whatever the task's length.
+//
 // An entry records the lists' change from the first index that differs.
 // A save appends only when what this process last saved (or loaded) of a
 // list is still its start, save perhaps for its last element. The A2A

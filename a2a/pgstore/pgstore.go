@@ -19,6 +19,12 @@
 // NOTIFY channel castor_task with the task id, which wakes replicas
 // waiting for a lease.
 //
+// The replica running a turn appends each of its events to
+// castor_events before sending it, with the text a chunk streams (so a
+// load applies the text streamed since the task's last save), and
+// NOTIFYs castor_event: replicas with clients subscribed to the task read
+// the events after the last they read (a2a.EventLog).
+//
 // Castor creates the tables itself and migrates them, versioned
 // (castor_schema), under an advisory lock so that replicas starting
 // together migrate once.
