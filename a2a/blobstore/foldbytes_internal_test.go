@@ -59,6 +59,18 @@ func humanPace(t testing.TB, s *Store, task *a2a.StoredTask, turns int, at ...in
 	return out
 }
 
+// savedTask opens a file:// store in a new directory and saves a new
+// task in it.
+func savedTask(t *testing.T) (string, *Store, *a2a.StoredTask) {
+	dir := t.TempDir()
+	s := openFile(t, dir)
+	task := newTask("t1")
+	if err := s.Save(t.Context(), task); err != nil {
+		t.Fatal(err)
+	}
+	return dir, s, task
+}
+
 // TestFoldWritesWhatChanged: a task answered at a human pace, folded in
 // after every turn, costs as many bytes at its 300th turn as at its
 // 10th; its files hold exactly what a whole rewrite writes, and a new
@@ -67,12 +79,7 @@ func TestFoldWritesWhatChanged(t *testing.T) {
 	if written() < 0 {
 		t.Skip("no /proc/self/io to count written bytes")
 	}
-	dir := t.TempDir()
-	s := openFile(t, dir)
-	task := newTask("t1")
-	if err := s.Save(t.Context(), task); err != nil {
-		t.Fatal(err)
-	}
+	dir, s, task := savedTask(t)
 	got := humanPace(t, s, task, 300, 10, 300)
 	t.Logf("bytes written: turn 10 %d, turn 300 %d", got[10], got[300])
 	if got[300] > 2*got[10] {
@@ -109,12 +116,7 @@ func TestFoldWritesWhatChanged(t *testing.T) {
 // leaves a file whose start, as of the mark, a new process reads, and
 // the journal still adds the rest.
 func TestFoldAppendCutShort(t *testing.T) {
-	dir := t.TempDir()
-	s := openFile(t, dir)
-	task := newTask("t1")
-	if err := s.Save(t.Context(), task); err != nil {
-		t.Fatal(err)
-	}
+	dir, s, task := savedTask(t)
 	humanPace(t, s, task, 3)
 	// The next turn's fold stops once the appends are written, before
 	// state.json moves its mark; then the appended bytes are torn.

@@ -489,39 +489,8 @@ func (s *Store) appendEntry(ctx context.Context, p string, t *a2a.StoredTask) (a
 		return unchanged, nil
 	}
 	line = append(line, "}\n"...)
-	var err error
-	if s.dir != "" {
-		err = s.appendSegment(p, &nj, line)
-	} else {
-		err = s.write(ctx, journalKey(p, j.next), line)
-	}
-	if err != nil {
-		// The entry may be in the bucket, whole or torn. Its number is
-		// not used again, and a file:// store starts a new segment, so
-		// that nothing is ever written after a torn line; the marks stay
-		// those of the last entry that surely holds.
-		bad := *j
-		bad.next++
-		bad.seg, bad.f = -1, nil
-		if nj.f != nil && nj.f != j.f {
-			nj.f.Close() // opened by this save, not yet counted
-		}
-		s.mu.Lock()
-		s.putJournalLocked(p, &bad)
-		s.mu.Unlock()
+	if err := s.appendLine(ctx, p, j, &nj, line); err != nil {
 		return whole, err
-	}
-	nj.next++
-	nj.entries++
-	nj.logBytes += len(line)
-	nj.owned = true
-	s.mu.Lock()
-	s.putJournalLocked(p, &nj)
-	s.mu.Unlock()
-	if nj.due(1) {
-		s.compactAfter(p, 0)
-	} else {
-		s.compactAfter(p, settle)
 	}
 	if pendingChanged {
 		// pending.json is kept current at once: it is there exactly while
@@ -926,47 +895,59 @@ func (s *Store) SaveText(ctx context.Context, id string, _ int64, c a2a.TextChun
 	if err != nil {
 		return err
 	}
-	nj := *j
 	line := make([]byte, 0, len(body)+32)
 	line = append(line, `{"seq":`...)
 	line = strconv.AppendInt(line, int64(j.next), 10)
 	line = append(line, `,"t":`...)
 	line = append(line, body...)
 	line = append(line, "}\n"...)
+	// The history's marks end with the message as the chunk leaves it.
+	nj := *j
+	if c.Index == j.hist.n {
+		nj.hist.prev = nj.hist.last
+		nj.hist.n++
+	}
+	nj.hist.last = digest(c.Message)
+	return s.appendLine(ctx, p, j, &nj, line)
+}
+
+// appendLine appends an entry's line to the task's journal j, and
+// records nj, j as the entry leaves it, as the task's journal. On a
+// failure the entry may be in the bucket, whole or torn: its number is
+// not used again, and a file:// store starts a new segment, so that
+// nothing is ever written after a torn line; the marks stay those of the
+// last entry that surely holds.
+func (s *Store) appendLine(ctx context.Context, p string, j, nj *journal, line []byte) error {
+	var err error
 	if s.dir != "" {
-		err = s.appendSegment(p, &nj, line)
+		err = s.appendSegment(p, nj, line)
 	} else {
 		err = s.write(ctx, journalKey(p, j.next), line)
 	}
 	if err != nil {
-		// As appendEntry: the number is not used again, and the next
-		// save writes the message.
 		bad := *j
 		bad.next++
 		bad.seg, bad.f = -1, nil
 		if nj.f != nil && nj.f != j.f {
-			nj.f.Close()
+			nj.f.Close() // opened by this save, not yet counted
 		}
 		s.mu.Lock()
 		s.putJournalLocked(p, &bad)
 		s.mu.Unlock()
 		return err
 	}
-	// The history's marks now end with the message as the chunk left it.
-	sum := digest(c.Message)
-	if c.Index == j.hist.n {
-		nj.hist.prev = nj.hist.last
-		nj.hist.n++
-	}
-	nj.hist.last = sum
 	nj.next++
 	nj.entries++
 	nj.logBytes += len(line)
 	nj.owned = true
 	s.mu.Lock()
-	s.putJournalLocked(p, &nj)
+	s.putJournalLocked(p, nj)
 	s.mu.Unlock()
-	s.compactAfter(p, settle)
+	if nj.due(1) {
+		s.compactAfter(p, 0)
+	} else {
+		s.compactAfter(p, settle)
+	}
 	return nil
 }
 

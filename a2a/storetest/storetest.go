@@ -58,18 +58,7 @@ func Task(id string, ts time.Time, artifacts int) *a2a.StoredTask {
 func Run(t *testing.T, open func(t *testing.T) a2a.TaskStore) {
 	now := time.Now()
 	t.Run("save and load", func(t *testing.T) {
-		s := open(t)
-		want := Task("t1", now, 3)
-		if err := s.Save(t.Context(), want); err != nil {
-			t.Fatal(err)
-		}
-		got, err := s.Load(t.Context(), "t1")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d := cmp.Diff(want, got); d != "" {
-			t.Errorf("loaded task differs (-saved +loaded):\n%s", d)
-		}
+		saveLoad(t, open(t), Task("t1", now, 3), "")
 	})
 
 	t.Run("a save replaces the last", func(t *testing.T) {
@@ -171,16 +160,7 @@ func Run(t *testing.T, open func(t *testing.T) a2a.TaskStore) {
 		// The turn's end saves the task whole; the chunks are in it.
 		msg.Parts = []a2a.Part{a2a.TextPart(text)}
 		want.History = append(want.History, msg)
-		if err := s.Save(t.Context(), want); err != nil {
-			t.Fatal(err)
-		}
-		got, err := s.Load(t.Context(), "t1")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d := cmp.Diff(want, got); d != "" {
-			t.Errorf("after the turn's save, the task differs (-saved +loaded):\n%s", d)
-		}
+		saveLoad(t, s, want, "after the turn's save")
 	})
 
 	t.Run("list", func(t *testing.T) {
@@ -271,4 +251,20 @@ func Run(t *testing.T, open func(t *testing.T) a2a.TaskStore) {
 			t.Errorf("second Prune = %v, %v", deleted, err)
 		}
 	})
+}
+
+// saveLoad saves want and checks that it loads back equal; what says
+// when, in the error.
+func saveLoad(t *testing.T, s a2a.TaskStore, want *a2a.StoredTask, what string) {
+	t.Helper()
+	if err := s.Save(t.Context(), want); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Load(t.Context(), want.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("%s: loaded task differs (-saved +loaded):\n%s", what, d)
+	}
 }
