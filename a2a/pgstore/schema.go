@@ -76,7 +76,8 @@ var migrations = []string{
 		text     text,    -- the text it adds,
 		msg      bytea,   -- or the message it starts
 		PRIMARY KEY (task_id, seq)
-	);`,
+	);
+	CREATE INDEX castor_events_version ON castor_events (task_id, version);`,
 }
 
 // conflictCode is the SQLSTATE castor_expect_version raises.
