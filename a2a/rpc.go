@@ -544,16 +544,21 @@ func (s *Server) subscribe(ctx context.Context, id string) (*task, *subscriber, 
 	}
 	cursor := int64(-1)
 	if s.events != nil {
+		// A turn may run on another replica: the task as the store has
+		// it, text streamed so far included, and the number of its last
+		// event, after which the stream goes on. Not while this process
+		// holds the task's lease (a cancellation or a push config being
+		// applied here): then no turn runs elsewhere.
+		t.leaseMu.Lock()
 		t.mu.Lock()
-		maybe := !t.running && !t.state.Terminal()
+		maybe := !t.running && !t.state.Terminal() && t.lease == nil
 		t.mu.Unlock()
 		if maybe {
-			// A turn may run on another replica: the task as the store
-			// has it, text streamed so far included, and the number of
-			// its last event, after which the stream goes on.
-			if cursor, err = s.reload(ctx, t); err != nil {
-				return nil, nil, nil, jsonrpc.AsError(err)
-			}
+			cursor, err = s.reload(ctx, t)
+		}
+		t.leaseMu.Unlock()
+		if err != nil {
+			return nil, nil, nil, jsonrpc.AsError(err)
 		}
 	}
 	if !s.acquireStream() {
