@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -17,9 +18,12 @@ import (
 	"time"
 
 	"github.com/castor-dev/castor/a2a"
+	"github.com/castor-dev/castor/a2a/pgstore"
+	"github.com/castor-dev/castor/a2a/pgstore/pgtest"
 	"github.com/castor-dev/castor/internal/a2asession"
 	"github.com/castor-dev/castor/internal/fakegemini"
 	"github.com/castor-dev/castor/internal/golden"
+	"github.com/castor-dev/castor/internal/rrproxy"
 	"github.com/castor-dev/castor/internal/setup"
 	"github.com/castor-dev/castor/model/gemini"
 	"github.com/castor-dev/castor/policy"
@@ -35,6 +39,35 @@ type harness struct {
 	home  string
 	store a2a.TaskStore
 	token string
+	// replicaDB, when set, makes the server three replicas on that
+	// PostgreSQL database behind a round-robin proxy (targets); replicas
+	// are the others, each with its store and loopback server.
+	replicaDB string
+	replicas  []replica
+}
+
+// replica is one of a replica set's servers besides h.srv.
+type replica struct {
+	srv   *a2a.Server
+	ts    *httptest.Server
+	store *pgstore.Store
+}
+
+// targets are the servers the interop tests run against: "one" server,
+// and "replicas", three on one PostgreSQL database (CASTOR_TEST_POSTGRES;
+// the subtest skips without it, and fails under CI=true) behind a
+// loopback round-robin proxy, so that each request of a client reaches
+// the next replica.
+var targets = []string{"one", "replicas"}
+
+// newTarget is newHarness for a target.
+func newTarget(t *testing.T, target string, opts ...option) *harness {
+	t.Helper()
+	if target != "replicas" {
+		return newHarness(t, opts...)
+	}
+	db := pgtest.Database(t)
+	return newHarnessOn(t, db, opts...)
 }
 
 type option func(*a2a.Config)
@@ -50,8 +83,15 @@ func withPrivatePush() option        { return func(c *a2a.Config) { c.AllowPriva
 
 func newHarness(t testing.TB, opts ...option) *harness {
 	t.Helper()
+	return newHarnessOn(t, "", opts...)
+}
+
+// newHarnessOn starts one server, or with replicaDB three replicas on
+// that database.
+func newHarnessOn(t testing.TB, replicaDB string, opts ...option) *harness {
+	t.Helper()
 	root := t.TempDir()
-	h := &harness{t: t, fake: fakegemini.Start(t), ws: filepath.Join(root, "ws"), home: filepath.Join(root, "home")}
+	h := &harness{t: t, fake: fakegemini.Start(t), ws: filepath.Join(root, "ws"), home: filepath.Join(root, "home"), replicaDB: replicaDB}
 	for _, d := range []string{h.ws, h.home} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
@@ -78,6 +118,10 @@ func (h *harness) start(opts ...option) {
 	for _, o := range opts {
 		o(&cfg)
 	}
+	if h.replicaDB != "" {
+		h.startReplicas(cfg)
+		return
+	}
 	h.store = cfg.Store
 	h.token = cfg.AuthToken
 	srv, err := a2a.NewServer(cfg)
@@ -89,12 +133,48 @@ func (h *harness) start(opts ...option) {
 	t.Cleanup(h.stop)
 }
 
+// startReplicas starts three servers with cfg, each on its own store over
+// h.replicaDB, and the round-robin proxy h.ts in front of them.
+func (h *harness) startReplicas(cfg a2a.Config) {
+	t := h.t
+	var targets []*url.URL
+	for i := range 3 {
+		store, err := pgstore.Open(context.Background(), h.replicaDB, pgstore.Options{Holder: fmt.Sprint("replica-", i), LeaseTTL: 5 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := cfg
+		c.Store = store
+		srv, err := a2a.NewServer(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := replica{srv: srv, ts: httptest.NewServer(srv), store: store}
+		u, _ := url.Parse(r.ts.URL)
+		targets = append(targets, u)
+		h.replicas = append(h.replicas, r)
+	}
+	h.srv, h.store, h.token = h.replicas[0].srv, h.replicas[0].store, cfg.AuthToken
+	h.ts = httptest.NewServer(rrproxy.New(targets))
+	t.Cleanup(h.stop)
+}
+
 func (h *harness) stop() {
 	if h.ts == nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	if len(h.replicas) > 0 {
+		h.ts.Close()
+		for _, r := range h.replicas {
+			r.srv.Shutdown(ctx)
+			r.ts.Close()
+			r.store.Close()
+		}
+		h.replicas, h.ts = nil, nil
+		return
+	}
 	h.srv.Shutdown(ctx)
 	h.ts.Close()
 	h.ts = nil

@@ -42,7 +42,14 @@ func TestInteropA2AJS(t *testing.T) {
 	if dir == "" {
 		npmtest.Missing(t, "@a2a-js/sdk is not installed (npm ci --ignore-scripts in a2a/testdata/interop, or set A2A_JS_SDK_DIR)")
 	}
-	h := newHarness(t, withPrivatePush())
+	for _, target := range targets {
+		t.Run(target, func(t *testing.T) { interopA2AJS(t, node, dir, target) })
+	}
+}
+
+// interopA2AJS runs client.mjs against a target and checks its steps.
+func interopA2AJS(t *testing.T, node, dir, target string) {
+	h := newTarget(t, target, withPrivatePush())
 	hook := newWebhook(t, 0)
 	h.fake.Enqueue(
 		fakegemini.Text("hello back"),

@@ -104,14 +104,17 @@ func TestInteropA2AJSv1(t *testing.T) {
 	if dir == "" {
 		npmtest.Missing(t, "@a2a-js/sdk 1.x (a2a-js-sdk-v1) is not installed (npm ci --ignore-scripts in a2a/testdata/interop, or set A2A_JS_SDK_DIR)")
 	}
-	for _, transport := range []string{"JSONRPC", "HTTP+JSON"} {
-		t.Run(transport, func(t *testing.T) { interopV1(t, node, dir, transport) })
+	for _, target := range targets {
+		for _, transport := range []string{"JSONRPC", "HTTP+JSON"} {
+			t.Run(target+"/"+transport, func(t *testing.T) { interopV1(t, node, dir, target, transport) })
+		}
 	}
 }
 
-// interopV1 runs client-v1.mjs over one transport and checks its steps.
-func interopV1(t *testing.T, node, dir, transport string) {
-	h := newHarness(t, withPrivatePush())
+// interopV1 runs client-v1.mjs against a target over one transport and
+// checks its steps.
+func interopV1(t *testing.T, node, dir, target, transport string) {
+	h := newTarget(t, target, withPrivatePush())
 	hook := newV1Webhook(t)
 	h.fake.Enqueue(
 		fakegemini.Text("hello back"),

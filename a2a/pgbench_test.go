@@ -2,6 +2,7 @@ package a2a_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/castor-dev/castor/a2a"
 	"github.com/castor-dev/castor/a2a/pgstore"
 	"github.com/castor-dev/castor/a2a/pgstore/pgtest"
+	"github.com/castor-dev/castor/a2a/storetest"
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
@@ -133,4 +135,52 @@ func BenchmarkPostgresBytesPerTurn(b *testing.B) {
 	b.ReportMetric(at500/float64(b.N), "walB/turn500")
 	b.ReportMetric(float64(t10.Microseconds())/float64(b.N), "µs/turn10")
 	b.ReportMetric(float64(t500.Microseconds())/float64(b.N), "µs/turn500")
+}
+
+// BenchmarkStoreChunk measures what saving one streamed chunk (20 bytes
+// of text) before it is sent costs, per store: "text" as the server saves
+// it (TextSaver, the delta), "save" as a whole save would (the task with
+// its grown message). An answer of 200 chunks, then the next one.
+func BenchmarkStoreChunk(b *testing.B) {
+	for _, name := range []string{"file", "postgres"} {
+		for _, how := range []string{"text", "save"} {
+			b.Run(name+"/"+how, func(b *testing.B) {
+				s := storeFor(b, name)
+				ctx := context.Background()
+				task := storetest.Task("t1", time.Now(), 0)
+				if err := s.Save(ctx, task); err != nil {
+					b.Fatal(err)
+				}
+				var version int64
+				if sh, ok := s.(a2a.SharedStore); ok {
+					version, _ = sh.Version(ctx, "t1")
+				}
+				const chunk = "twenty bytes of text"
+				msg := a2a.Message{Kind: "message", Role: "agent", MessageID: "m", TaskID: "t1", ContextID: "ctx-t1"}
+				text := ""
+				b.ResetTimer()
+				for i := range b.N {
+					if i%200 == 0 {
+						text = ""
+						msg.MessageID = fmt.Sprint("m", i)
+						task.History = append(task.History, msg)
+					}
+					at := len(text)
+					text += chunk
+					m := msg
+					m.Parts = []a2a.Part{a2a.TextPart(text)}
+					task.History[len(task.History)-1] = m
+					var err error
+					if how == "text" {
+						err = s.(a2a.TextSaver).SaveText(ctx, "t1", version, a2a.TextChunk{Index: len(task.History) - 1, Message: &m, At: at})
+					} else {
+						err = s.Save(ctx, task)
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
 }

@@ -198,6 +198,12 @@ func (s *Server) drain(t *task, place *host.Place) {
 		t.mu.Unlock()
 		turn, err := s.host.Begin(wait, place, t.gate)
 		stop()
+		if err == nil && s.leaseLost(t) {
+			// Another replica may run the task's turns now: the messages
+			// still queued here are dropped, their clients told to send
+			// them again, rather than run beside it.
+			err = errLeaseLost
+		}
 		t.mu.Lock()
 		t.stopWait = nil
 		if err != nil || len(t.queue) == 0 || t.state.Terminal() {
@@ -225,6 +231,9 @@ func (s *Server) drain(t *task, place *host.Place) {
 		if q.unsaved {
 			_ = s.save(t)
 		}
+		t.saving.Lock()
+		t.relay = nil // each turn's relayed events render afresh
+		t.saving.Unlock()
 		close(q.started)
 		if !t.runTurn(turn.Context(), q.in) {
 			return

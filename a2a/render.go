@@ -25,6 +25,7 @@ const (
 	uOutput                     // live output of an executing call
 	uError                      // an error that does not end the turn
 	uElicit                     // an MCP server asks the client (question)
+	uRelay                      // events of a turn running on another replica
 )
 
 // stateReason says why the task changed state, which decides whether the
@@ -64,6 +65,11 @@ type update struct {
 	workspace string
 	// question is an MCP server's question to the client (uElicit).
 	question *elicitation
+	// relayed is a turn's update as another replica rendered it (uRelay),
+	// and follower marks the final update a replica following another's
+	// turn makes up: neither sends push notifications.
+	relayed  *relayed
+	follower bool
 }
 
 // renderer turns updates into A2A events for one stream. It keeps what a
@@ -87,6 +93,13 @@ func newRenderer(ext bool, taskID, contextID string) *renderer {
 // render returns the events for u; it may be none.
 func (r *renderer) render(u *update) []any {
 	switch u.kind {
+	case uRelay:
+		evs := u.relayed.Ev[r.format()]
+		out := make([]any, len(evs))
+		for i, ev := range evs {
+			out[i] = ev
+		}
+		return out
 	case uTask:
 		return []any{u.task}
 	case uElicit:

@@ -46,28 +46,37 @@ func (s *Server) fresh(ctx context.Context, t *task) error {
 	if cur == v {
 		return nil
 	}
-	return s.reload(ctx, t)
+	_, err = s.reload(ctx, t)
+	return err
 }
 
-// reload replaces what t holds with the stored task.
-func (s *Server) reload(ctx context.Context, t *task) error {
-	st, v, err := s.shared.LoadVersioned(ctx, t.id)
+// reload replaces what t holds with the stored task, and returns the
+// number of the task's last event then (EventLog; 0 without one).
+func (s *Server) reload(ctx context.Context, t *task) (int64, error) {
+	var st *StoredTask
+	var v, cursor int64
+	var err error
+	if s.events != nil {
+		st, v, cursor, err = s.events.LoadWithCursor(ctx, t.id)
+	} else {
+		st, v, err = s.shared.LoadVersioned(ctx, t.id)
+	}
 	if err != nil {
-		return err
+		return 0, err
 	}
 	elsewhere := s.runsElsewhere(ctx, st)
 	t.mu.Lock()
 	if t.running {
 		// A turn started here meanwhile, under the lease: it reloaded.
 		t.mu.Unlock()
-		return nil
+		return cursor, nil
 	}
 	release := t.session.Release()
 	s.applyStored(t, st, elsewhere)
 	t.version = v
 	t.mu.Unlock()
 	release()
-	return nil
+	return cursor, nil
 }
 
 // runsElsewhere reports whether a task stored as running has its turn
@@ -90,8 +99,24 @@ func (s *Server) runsElsewhere(ctx context.Context, st *StoredTask) bool {
 // replica runs a turn of the task, and reloads t when the store moved
 // on. The caller holds t.leaseMu.
 func (s *Server) holdLease(ctx context.Context, t *task) error {
-	if s.shared == nil || t.lease != nil {
+	if s.shared == nil {
 		return nil
+	}
+	if t.lease != nil {
+		select {
+		case <-t.lease.Lost():
+		default:
+			return nil
+		}
+		t.mu.Lock()
+		running := t.running
+		t.mu.Unlock()
+		if running {
+			// The queued turns are dropped as they come (drain).
+			return errLeaseLost
+		}
+		t.lease.Release()
+		t.lease = nil
 	}
 	l, err := s.shared.Lease(ctx, t.id)
 	if err != nil {
@@ -134,6 +159,26 @@ func (s *Server) watchLease(t *task, l Lease) {
 	if held && turn != nil {
 		s.log.Warn("a2a: lost a task's lease; its turn stops", "task", t.id)
 		turn.Cancel(errLeaseLost)
+	}
+}
+
+// leaseLost reports whether the lease t's queued turns run under was
+// lost (the store could not renew it in time).
+func (s *Server) leaseLost(t *task) bool {
+	if s.shared == nil {
+		return false
+	}
+	t.leaseMu.Lock()
+	l := t.lease
+	t.leaseMu.Unlock()
+	if l == nil {
+		return false
+	}
+	select {
+	case <-l.Lost():
+		return true
+	default:
+		return false
 	}
 }
 
@@ -185,43 +230,6 @@ func (s *Server) claimAnswers(ctx context.Context, t *task, answers []agent.Answ
 	return ok, nil
 }
 
-// followRemote makes sub, subscribed to a task whose turn runs on another
-// replica, receive the turn's end: it waits for that replica's lease to
-// go (the turn ended, or the replica died and its lease expired), reloads
-// the task, and publishes its state as the final update.
-func (s *Server) followRemote(t *task) {
-	ctx, cancel := context.WithTimeout(s.host.Context(), s.cfg.Limits.TurnTimeout)
-	defer cancel()
-	if err := s.shared.WaitReleased(ctx, t.id); err != nil {
-		return
-	}
-	if err := s.reload(ctx, t); err != nil {
-		s.log.Warn("a2a: reloading a task after its remote turn", "task", t.id, "error", err)
-		return
-	}
-	t.mu.Lock()
-	st := t.status
-	t.mu.Unlock()
-	text := ""
-	if st.Message != nil {
-		for _, p := range st.Message.Parts {
-			text += p.Text
-		}
-	}
-	t.fanout(&update{kind: uState, state: st.State, final: true, reason: reasonEnd, text: text, time: s.now(), workspace: t.settings.WorkspacePath}, t.detachSubs())
-}
-
-// detachSubs returns the task's subscribers; the final update ends them.
-func (t *task) detachSubs() []*subscriber {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	subs := make([]*subscriber, 0, len(t.subs))
-	for s := range t.subs {
-		subs = append(subs, s)
-	}
-	return subs
-}
-
 // withLease runs fn, a change of t outside its turns (a cancellation, a
 // push config), under t's lease, on t as the store has it: it waits for a
 // turn running on another replica to end, so that the turn's save and
@@ -268,7 +276,7 @@ func (s *Server) cancelShared(ctx context.Context, t *task) *rpcError {
 		if err := s.shared.WaitReleased(ctx, t.id); err != nil {
 			return jsonrpc.AsError(err)
 		}
-		if err := s.reload(ctx, t); err != nil {
+		if _, err := s.reload(ctx, t); err != nil {
 			return jsonrpc.AsError(err)
 		}
 		t.mu.Lock()

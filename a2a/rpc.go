@@ -542,6 +542,25 @@ func (s *Server) subscribe(ctx context.Context, id string) (*task, *subscriber, 
 	if err != nil {
 		return nil, nil, nil, jsonrpc.AsError(err)
 	}
+	cursor := int64(-1)
+	if s.events != nil {
+		// A turn may run on another replica: the task as the store has
+		// it, text streamed so far included, and the number of its last
+		// event, after which the stream goes on. Not while this process
+		// holds the task's lease (a cancellation or a push config being
+		// applied here): then no turn runs elsewhere.
+		t.leaseMu.Lock()
+		t.mu.Lock()
+		maybe := !t.running && !t.state.Terminal() && t.lease == nil
+		t.mu.Unlock()
+		if maybe {
+			cursor, err = s.reload(ctx, t)
+		}
+		t.leaseMu.Unlock()
+		if err != nil {
+			return nil, nil, nil, jsonrpc.AsError(err)
+		}
+	}
 	if !s.acquireStream() {
 		return nil, nil, nil, errBusy("too many open streams")
 	}
@@ -555,9 +574,11 @@ func (s *Server) subscribe(ctx context.Context, id string) (*task, *subscriber, 
 	}
 	sub := newSubscriber()
 	t.subs[sub] = struct{}{}
-	if remote {
-		// The turn runs on another replica: the stream ends with it.
-		s.wg.Go(func() { s.followRemote(t) })
+	if remote && !t.following {
+		// The turn runs on another replica: its events follow, and the
+		// stream ends with it.
+		t.following = true
+		s.wg.Go(func() { s.followRemote(t, cursor) })
 	}
 	return t, sub, snap, nil
 }

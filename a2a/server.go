@@ -161,8 +161,10 @@ type Server struct {
 	door  http.Handler
 	mux   *http.ServeMux
 	store TaskStore
-	// shared is store when several replicas share it (SharedStore).
+	// shared is store when several replicas share it (SharedStore), and
+	// events the same when it keeps their events (EventLog).
 	shared  SharedStore
+	events  EventLog
 	cmds    *command.Registry
 	log     *slog.Logger
 	started time.Time
@@ -245,6 +247,7 @@ func NewServer(cfg Config) (*Server, error) {
 		now: cfg.Now, started: cfg.Now(), reqToken: host.NewToken(cfg.AuthToken),
 	}
 	if s.shared, _ = cfg.Store.(SharedStore); s.shared != nil {
+		s.events, _ = cfg.Store.(EventLog)
 		s.shared.OnCancel(s.cancelRequested)
 	}
 	s.push = webhook.NewSender(webhook.Options{AllowPrivate: cfg.AllowPrivatePush, Attempts: cfg.Limits.PushAttempts,

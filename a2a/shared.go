@@ -74,3 +74,52 @@ type Lease interface {
 	// (another replica may take the task), and by Release.
 	Lost() <-chan struct{}
 }
+
+// TextChunk is text a turn streamed into a task's history: message Index
+// of the history is now Message, whose text (its one text part) was
+// Message's first At bytes before this chunk.
+type TextChunk struct {
+	Index   int
+	Message *Message
+	At      int
+}
+
+// TextSaver is a TaskStore that saves a turn's streamed text as it
+// streams, at the cost of what the chunk adds: the server saves each
+// chunk before any client is sent it, so a process killed mid-answer
+// (kill -9, a crash) leaves in the store every word a client saw. A
+// chunk saved twice (a whole save took it in meanwhile) gives the same
+// task. The file store, the buckets and PostgreSQL implement it.
+type TextSaver interface {
+	// SaveText saves c in the task's history. version is the task's
+	// version in a SharedStore the caller holds (0 for other stores): a
+	// chunk saved at a version the task left behind is not applied.
+	SaveText(ctx context.Context, id string, version int64, c TextChunk) error
+}
+
+// StoredEvent is an event of a task's turn as an EventLog keeps it: its
+// number in the log and the server's encoding of it.
+type StoredEvent struct {
+	Seq  int64
+	Body []byte
+}
+
+// EventLog is a SharedStore that keeps the events of running turns, so
+// that a client subscribed on one replica (tasks/resubscribe,
+// SubscribeToTask) is streamed the turn running on another: the replica
+// running it appends each event before sending it, and the others read
+// the events by number, woken by the store. Package a2a/pgstore's store
+// is one.
+type EventLog interface {
+	// AppendEvent appends an event of a turn running in this process,
+	// with the text chunk it streams (nil: none) saved as SaveText would
+	// (TextSaver). body nil saves the chunk only.
+	AppendEvent(ctx context.Context, id string, version int64, body []byte, c *TextChunk) error
+	// Events returns the task's events numbered after `after`, in order,
+	// and a channel closed at the task's next change (an event, a save,
+	// its lease released), taken before the read.
+	Events(ctx context.Context, id string, after int64) ([]StoredEvent, <-chan struct{}, error)
+	// LoadWithCursor is LoadVersioned with the number of the task's last
+	// event when it was loaded.
+	LoadWithCursor(ctx context.Context, id string) (*StoredTask, int64, int64, error)
+}

@@ -83,6 +83,11 @@ type task struct {
 	version int64
 	leaseMu sync.Mutex
 	lease   Lease
+	// relay renders the turn's events for other replicas (EventLog;
+	// relay.go), under saving; following is set while this process
+	// streams a turn running on another replica to subscribers here.
+	relay     *relayRenderers
+	following bool
 }
 
 func (s *Server) newTask(id, contextID string, settings AgentSettings) *task {
@@ -200,9 +205,12 @@ func (t *task) unsubscribe(s *subscriber) {
 	t.mu.Unlock()
 }
 
-// publish records u in the task and sends it to every stream and webhook.
+// publish records u in the task and sends it to every stream and webhook,
+// streamed text once it is saved (saveText).
 func (t *task) publish(u *update) {
-	t.fanout(u, t.record(u))
+	subs := t.record(u)
+	t.srv.saveEvent(t, u)
+	t.fanout(u, subs)
 }
 
 // record applies u to the task's state and returns the subscribers to
@@ -237,7 +245,7 @@ func (t *task) fanout(u *update, subs []*subscriber) {
 	for _, s := range subs {
 		s.Push(u)
 	}
-	if u.kind != uOutput || u.final {
+	if (u.kind != uOutput || u.final) && u.kind != uRelay && !u.follower {
 		t.srv.notifyPush(t)
 	}
 }
@@ -545,6 +553,7 @@ func (t *task) finishTurn(final *update) (more bool) {
 		if saveErr != nil {
 			final = t.saveFailed(final, saveErr)
 		}
+		t.srv.saveEvent(t, final)
 		t.fanout(final, subs)
 	})
 	return more

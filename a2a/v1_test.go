@@ -81,10 +81,31 @@ func lastState(evs []v1.Event) v1.TaskState {
 	return ""
 }
 
+// v1Targets are the targets × the 1.0 bindings.
+func v1Targets() []struct {
+	target  string
+	binding v1.TransportProtocol
+} {
+	var out []struct {
+		target  string
+		binding v1.TransportProtocol
+	}
+	for _, target := range targets {
+		for _, b := range []v1.TransportProtocol{v1.TransportProtocolJSONRPC, v1.TransportProtocolHTTPJSON} {
+			out = append(out, struct {
+				target  string
+				binding v1.TransportProtocol
+			}{target, b})
+		}
+	}
+	return out
+}
+
 func TestV1Methods(t *testing.T) {
-	for _, binding := range []v1.TransportProtocol{v1.TransportProtocolJSONRPC, v1.TransportProtocolHTTPJSON} {
-		t.Run(string(binding), func(t *testing.T) {
-			h := newHarness(t, withPrivatePush())
+	for _, tt := range v1Targets() {
+		target, binding := tt.target, tt.binding
+		t.Run(target+"/"+string(binding), func(t *testing.T) {
+			h := newTarget(t, target, withPrivatePush())
 			h.fake.Enqueue(fakegemini.Text("Hello there"), fakegemini.Text("Again"))
 			c := v1Client(t, h, binding)
 			ctx := t.Context()
@@ -298,11 +319,11 @@ func TestOneTaskTwoVersions(t *testing.T) {
 // in the development-tool extension's format and in Gemini CLI's.
 func TestV1Confirmation(t *testing.T) {
 	for _, tt := range []struct {
-		name string
-		ext  bool
-	}{{"extension", true}, {"coderAgent", false}} {
-		t.Run(tt.name, func(t *testing.T) {
-			h := newHarness(t)
+		target, name string
+		ext          bool
+	}{{"one", "extension", true}, {"one", "coderAgent", false}, {"replicas", "extension", true}, {"replicas", "coderAgent", false}} {
+		t.Run(tt.target+"/"+tt.name, func(t *testing.T) {
+			h := newTarget(t, tt.target)
 			target := filepath.Join(h.ws, "hello.txt")
 			h.fake.Enqueue(writeCall(target, "hi\n"), fakegemini.Text("written"))
 			c := v1Client(t, h, v1.TransportProtocolJSONRPC)
@@ -417,7 +438,13 @@ func TestV1Auth(t *testing.T) {
 // client started, sees the task and then the turn's end when a 1.0
 // CancelTask stops it.
 func TestV1SubscribeRunning(t *testing.T) {
-	h := newHarness(t)
+	for _, target := range targets {
+		t.Run(target, func(t *testing.T) { v1SubscribeRunning(t, target) })
+	}
+}
+
+func v1SubscribeRunning(t *testing.T, target string) {
+	h := newTarget(t, target)
 	h.fake.Enqueue(fakegemini.Hang())
 	s := h.open("message/stream", userMessage("think hard", geminiSettings(h.ws), ""))
 	first := s.next()
@@ -461,7 +488,13 @@ func TestV1SubscribeRunning(t *testing.T) {
 // task in a StreamResponse) and token header; one set over 0.3 on the
 // same task keeps 0.3's.
 func TestV1Push(t *testing.T) {
-	h := newHarness(t, withPrivatePush())
+	for _, target := range targets {
+		t.Run(target, func(t *testing.T) { v1PushOn(t, target) })
+	}
+}
+
+func v1PushOn(t *testing.T, target string) {
+	h := newTarget(t, target, withPrivatePush())
 	h.fake.Enqueue(fakegemini.Text("one"), fakegemini.Text("two"))
 	c := v1Client(t, h, v1.TransportProtocolJSONRPC)
 	res, err := c.SendMessage(t.Context(), v1Text("hi", "", geminiSettings(h.ws)))

@@ -12,6 +12,10 @@
 #     must`), should, may or all.
 #   -k  keep the temporary directory (binaries, logs, JUnit XML)
 #   -v  verbose pytest output (one line per test)
+#   -r  test a replica set: three castor a2a-server replicas on one
+#       throwaway PostgreSQL cluster (.ci/postgres.sh), behind a loopback
+#       round-robin proxy (internal/rrproxy/cmd/rrproxy), so that each
+#       request reaches the next replica
 #
 # It builds castor and internal/fakegemini/cmd/fakegemini into a temporary
 # directory, starts fakegemini on a script of plain text replies (each turn
@@ -36,12 +40,14 @@ export LC_ALL=C
 
 KEEP=0
 VERBOSE=0
-while getopts "kvh" opt; do
+REPLICAS=0
+while getopts "kvrh" opt; do
 	case $opt in
 	k) KEEP=1 ;;
 	v) VERBOSE=1 ;;
+	r) REPLICAS=1 ;;
 	*)
-		sed -n "2,36p" "$0" | sed 's/^# \{0,1\}//'
+		sed -n "2,40p" "$0" | sed 's/^# \{0,1\}//'
 		exit 2
 		;;
 	esac
@@ -98,6 +104,10 @@ cleanup() {
 		kill "$p" 2>/dev/null || true
 		wait "$p" 2>/dev/null || true
 	done
+	if [[ -n ${PGDIR:-} ]]; then
+		"$ROOT/.ci/postgres.sh" stop "$PGDIR" || true
+		rm -rf "$PGDIR"
+	fi
 	if ((KEEP)); then
 		echo "kept $TMP"
 	else
@@ -138,12 +148,36 @@ else
 	PIDS+=($!)
 	FAKE=$(first_url "$TMP/logs/fake.out" fakegemini)
 
-	(cd "$TMP/ws" && exec env -i HOME="$TMP/home" PATH="$PATH" GEMINI_API_KEY=tck-key \
-		GOOGLE_GEMINI_BASE_URL="$FAKE" GEMINI_CLI_TRUST_WORKSPACE=true \
-		"$BIN/castor" a2a-server --host 127.0.0.1 --port 0 --memory-store --allow-private-push \
-		--workspace "$TMP/ws" --allowed-root "$TMP" >"$TMP/logs/castor.out" 2>"$TMP/logs/castor.err") &
-	PIDS+=($!)
-	SUT=$(first_url "$TMP/logs/castor.out" "castor a2a-server")
+	# serve starts one castor a2a-server, its logs named $1, with the
+	# store flags after it.
+	serve() {
+		local name=$1
+		shift
+		(cd "$TMP/ws" && exec env -i HOME="$TMP/home" PATH="$PATH" GEMINI_API_KEY=tck-key \
+			GOOGLE_GEMINI_BASE_URL="$FAKE" GEMINI_CLI_TRUST_WORKSPACE=true \
+			"$BIN/castor" a2a-server --host 127.0.0.1 --port 0 "$@" --allow-private-push \
+			--workspace "$TMP/ws" --allowed-root "$TMP" >"$TMP/logs/$name.out" 2>"$TMP/logs/$name.err") &
+		PIDS+=($!)
+	}
+	if ((REPLICAS)); then
+		# Not under $TMP, which only its owner may enter: as root, the
+		# cluster runs as the postgres user.
+		PGDIR=$(mktemp -d "${TMPDIR:-/tmp}/castor-tck-pg.XXXXXX")
+		PG=$("$ROOT/.ci/postgres.sh" start "$PGDIR") || die "PostgreSQL did not start"
+		(cd "$ROOT" && go build -o "$BIN/rrproxy" ./internal/rrproxy/cmd/rrproxy) || die "go build rrproxy failed"
+		declare -a URLS=()
+		for r in 1 2 3; do
+			serve "castor$r" --store "$PG" --lease-ttl 5s
+			URLS+=("$(first_url "$TMP/logs/castor$r.out" "castor a2a-server replica $r")")
+		done
+		"$BIN/rrproxy" "${URLS[@]}" >"$TMP/logs/rrproxy.out" 2>"$TMP/logs/rrproxy.err" &
+		PIDS+=($!)
+		SUT=$(first_url "$TMP/logs/rrproxy.out" rrproxy)
+		echo "three replicas on PostgreSQL (${URLS[*]}) behind a round-robin proxy"
+	else
+		serve castor --memory-store
+		SUT=$(first_url "$TMP/logs/castor.out" "castor a2a-server")
+	fi
 	SUT=${SUT%/}
 	echo "castor a2a-server at $SUT (fake model at $FAKE); TCK $LINE $(git -C "$TCK" describe --all --always 2>/dev/null || true) $(git -C "$TCK" rev-parse --short HEAD 2>/dev/null || true), category $CATEGORY"
 fi

@@ -181,6 +181,13 @@ type stateFile struct {
 	// conversation.json do not hold (journal.go); absent until a task's
 	// journal was first folded in.
 	Journal int `json:"journal,omitempty"`
+	// HistoryBytes and ConversationBytes are the sizes of history.json
+	// and conversation.json as of the mark, in a file:// store whose
+	// compaction appends to them in place (0: unknown, the whole file
+	// holds): what lies past them is an append a crash cut short, which
+	// the journal's entries still hold.
+	HistoryBytes      int `json:"historyBytes,omitempty"`
+	ConversationBytes int `json:"conversationBytes,omitempty"`
 }
 
 func taskPrefix(id string) string { return "tasks/" + id + "/" }

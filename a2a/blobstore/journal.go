@@ -66,6 +66,23 @@ import (
 // hold them; an entry says what a part is from an index on, not what to
 // add, so applying it twice gives the same task.
 //
+// A chunk of streamed text the server saves before sending it
+// (SaveText) is an entry of its own, {"seq":8,"t":{"i":13,"at":120,
+// "text":"…"}}: history message 13's text is its first 120 bytes and
+// this; or {"t":{"i":13,"at":0,"m":{…}}}, the message the chunk starts.
+// A file:// store appends it to the segment (about 30 µs); other buckets
+// write it as an object of its own, one request per chunk.
+//
+// In a file:// store a fold appends, in place, what the entries added
+// to history.json and conversation.json when they only added to them:
+// the elements are written over the file's closing line, the file is
+// synced with the other folded files, and state.json then records the
+// files' new sizes (historyBytes, conversationBytes). A load reads a
+// list file as of those sizes (its start, and the closing line the
+// append wrote over), so an append a crash cut short, or one under way,
+// is not read; the entries still hold it. A fold thus writes what the
+// turns added whatever the task's length.
+//
 // An entry records the lists' change from the first index that differs.
 // A save appends only when what this process last saved (or loaded) of a
 // list is still its start, save perhaps for its last element. The A2A
@@ -252,10 +269,22 @@ type entry struct {
 	Push         json.RawMessage   `json:"push"`
 	Pending      json.RawMessage   `json:"pending"`
 	Artifacts    *artifactsDelta   `json:"artifacts"`
+	// T is streamed text (SaveText).
+	T *textDelta `json:"t"`
 
 	// where names the entry in errors: key, or key:line.
 	where string
 	size  int
+}
+
+// textDelta is a chunk of streamed text: history message I is M (when
+// the chunk starts it), or its text is its first At bytes followed by
+// Text. Applied twice, it gives the same message.
+type textDelta struct {
+	I    int             `json:"i"`
+	At   int             `json:"at"`
+	Text string          `json:"text,omitempty"`
+	M    json.RawMessage `json:"m,omitempty"`
 }
 
 type artifactsDelta struct {
@@ -284,7 +313,7 @@ const (
 
 func (e *entry) parts() parts {
 	var p parts
-	if e.H != nil {
+	if e.H != nil || e.T != nil {
 		p |= partHistory
 	}
 	if e.C != nil {
@@ -462,39 +491,8 @@ func (s *Store) appendEntry(ctx context.Context, p string, t *a2a.StoredTask) (a
 		return unchanged, nil
 	}
 	line = append(line, "}\n"...)
-	var err error
-	if s.dir != "" {
-		err = s.appendSegment(p, &nj, line)
-	} else {
-		err = s.write(ctx, journalKey(p, j.next), line)
-	}
-	if err != nil {
-		// The entry may be in the bucket, whole or torn. Its number is
-		// not used again, and a file:// store starts a new segment, so
-		// that nothing is ever written after a torn line; the marks stay
-		// those of the last entry that surely holds.
-		bad := *j
-		bad.next++
-		bad.seg, bad.f = -1, nil
-		if nj.f != nil && nj.f != j.f {
-			nj.f.Close() // opened by this save, not yet counted
-		}
-		s.mu.Lock()
-		s.putJournalLocked(p, &bad)
-		s.mu.Unlock()
+	if err := s.appendLine(ctx, p, j, &nj, line); err != nil {
 		return whole, err
-	}
-	nj.next++
-	nj.entries++
-	nj.logBytes += len(line)
-	nj.owned = true
-	s.mu.Lock()
-	s.putJournalLocked(p, &nj)
-	s.mu.Unlock()
-	if nj.due(1) {
-		s.compactAfter(p, 0)
-	} else {
-		s.compactAfter(p, settle)
 	}
 	if pendingChanged {
 		// pending.json is kept current at once: it is there exactly while
@@ -750,6 +748,13 @@ type doc struct {
 	artsCount     int
 	// historyBytes and conversationBytes are the sizes of the files read.
 	historyBytes, conversationBytes int
+	// baseHist and baseConv are the lengths of the lists the files hold,
+	// histFrom and convFrom the first index an entry changed (-1: none),
+	// and histClose and convClose the offsets of the files' closing
+	// brackets: what appending in place needs (appendable).
+	baseHist, baseConv   int
+	histFrom, convFrom   int
+	histClose, convClose int
 	// stateRaw is state.json as read.
 	stateRaw []byte
 }
@@ -762,6 +767,20 @@ func (d *doc) apply(e *entry) error {
 		}
 		d.history = append(d.history[:*e.H:*e.H], e.History...)
 	}
+	if e.H != nil {
+		d.histFrom = lowest(d.histFrom, *e.H)
+	}
+	if e.T != nil {
+		d.histFrom = lowest(d.histFrom, e.T.I)
+	}
+	if e.C != nil {
+		d.convFrom = lowest(d.convFrom, *e.C)
+	}
+	if e.T != nil && d.have&partHistory != 0 {
+		if err := d.applyText(e); err != nil {
+			return err
+		}
+	}
 	if e.C != nil && d.have&partConversation != 0 {
 		if *e.C < 0 || *e.C > len(d.conversation) {
 			return fmt.Errorf("%s: continues a conversation of %d contents, but the task has %d", e.where, *e.C, len(d.conversation))
@@ -769,9 +788,9 @@ func (d *doc) apply(e *entry) error {
 		d.conversation = append(d.conversation[:*e.C:*e.C], e.Conversation...)
 	}
 	if e.State != nil {
-		mark := d.st.Journal
+		was := d.st
 		d.st = *e.State
-		d.st.Journal = mark
+		d.st.Journal, d.st.HistoryBytes, d.st.ConversationBytes = was.Journal, was.HistoryBytes, was.ConversationBytes
 	}
 	if e.Metadata != nil {
 		d.metadata = e.Metadata
@@ -810,12 +829,136 @@ func (d *doc) apply(e *entry) error {
 	return nil
 }
 
+// lowest is the lower of a first index so far (-1: none) and i.
+func lowest(from, i int) int {
+	if from < 0 {
+		return i
+	}
+	return min(from, i)
+}
+
+// applyText applies a text entry to the history.
+func (d *doc) applyText(e *entry) error {
+	c := e.T
+	switch {
+	case c.M != nil && c.I <= len(d.history):
+		d.history = append(d.history[:c.I:c.I], c.M)
+		return nil
+	case c.I < 0 || c.I >= len(d.history):
+		return fmt.Errorf("%s: streamed text for message %d of a history of %d", e.where, c.I, len(d.history))
+	}
+	var m a2a.Message
+	if err := json.Unmarshal(d.history[c.I], &m); err != nil {
+		return fmt.Errorf("%s: history message %d: %w", e.where, c.I, err)
+	}
+	if len(m.Parts) != 1 || len(m.Parts[0].Text) < c.At {
+		return fmt.Errorf("%s: streamed text at %d of message %d, which is not that long a text", e.where, c.At, c.I)
+	}
+	m.Parts = []a2a.Part{a2a.TextPart(m.Parts[0].Text[:c.At] + c.Text)}
+	b, err := json.Marshal(&m)
+	if err != nil {
+		return err
+	}
+	d.history[c.I] = b
+	return nil
+}
+
+// SaveText saves a chunk of streamed text as one journal entry holding
+// the chunk (a2a.TextSaver): the message when the chunk starts it, else
+// the text it adds. A task this process did not save or load before is
+// saved whole by the next Save; its chunks wait for that (the server
+// saves a task as its turn starts).
+func (s *Store) SaveText(ctx context.Context, id string, _ int64, c a2a.TextChunk) error {
+	if !validTaskID().MatchString(id) {
+		return fmt.Errorf("invalid task id %q", id)
+	}
+	unlock := s.locks.lock(id)
+	defer unlock()
+	p := taskPrefix(id)
+	s.mu.Lock()
+	j := s.journals[p]
+	s.mu.Unlock()
+	if j == nil || c.Index > j.hist.n || c.Index < j.hist.n-1 || c.Index == 0 {
+		// Not a chunk of the history's last message as this process
+		// saved it: the next save writes it.
+		return nil
+	}
+	td := textDelta{I: c.Index, At: c.At}
+	if c.Index == j.hist.n || c.At == 0 {
+		b, err := json.Marshal(c.Message)
+		if err != nil {
+			return err
+		}
+		td.M = b
+	} else {
+		td.Text = c.Message.Parts[0].Text[c.At:]
+	}
+	body, err := json.Marshal(&td)
+	if err != nil {
+		return err
+	}
+	line := make([]byte, 0, len(body)+32)
+	line = append(line, `{"seq":`...)
+	line = strconv.AppendInt(line, int64(j.next), 10)
+	line = append(line, `,"t":`...)
+	line = append(line, body...)
+	line = append(line, "}\n"...)
+	// The history's marks end with the message as the chunk leaves it.
+	nj := *j
+	if c.Index == j.hist.n {
+		nj.hist.prev = nj.hist.last
+		nj.hist.n++
+	}
+	nj.hist.last = digest(c.Message)
+	return s.appendLine(ctx, p, j, &nj, line)
+}
+
+// appendLine appends an entry's line to the task's journal j, and
+// records nj, j as the entry leaves it, as the task's journal. On a
+// failure the entry may be in the bucket, whole or torn: its number is
+// not used again, and a file:// store starts a new segment, so that
+// nothing is ever written after a torn line; the marks stay those of the
+// last entry that surely holds.
+func (s *Store) appendLine(ctx context.Context, p string, j, nj *journal, line []byte) error {
+	var err error
+	if s.dir != "" {
+		err = s.appendSegment(p, nj, line)
+	} else {
+		err = s.write(ctx, journalKey(p, j.next), line)
+	}
+	if err != nil {
+		bad := *j
+		bad.next++
+		bad.seg, bad.f = -1, nil
+		if nj.f != nil && nj.f != j.f {
+			nj.f.Close() // opened by this save, not yet counted
+		}
+		s.mu.Lock()
+		s.putJournalLocked(p, &bad)
+		s.mu.Unlock()
+		return err
+	}
+	nj.next++
+	nj.entries++
+	nj.logBytes += len(line)
+	nj.owned = true
+	s.mu.Lock()
+	s.putJournalLocked(p, nj)
+	s.mu.Unlock()
+	if nj.due(1) {
+		s.compactAfter(p, 0)
+	} else {
+		s.compactAfter(p, settle)
+	}
+	return nil
+}
+
 // readBase reads state.json and the parts in need of the task's files.
 // remember records what was read as what the bucket holds (Load, under
 // the task's lock; not the compactor, which may read older files than a
 // save under way writes).
 func (s *Store) readBase(ctx context.Context, p string, need parts, remember bool) (*doc, error) {
-	d := &doc{have: need}
+	d := &doc{have: need, histFrom: -1, convFrom: -1}
 	read := func(key string) ([]byte, error) {
 		b, err := s.b.ReadAll(ctx, key)
 		if err != nil {
@@ -853,8 +996,30 @@ func (s *Store) readBase(ctx context.Context, p string, need parts, remember boo
 		name string
 		into func([]byte) error
 	}
-	list := func(to *[]json.RawMessage, size *int) func([]byte) error {
-		return func(b []byte) error { *size = len(b); return json.Unmarshal(b, to) }
+	// A list file of a recorded size was, as of the mark, that many
+	// bytes ending with its closing bracket's line: an append in place
+	// under way, or one a crash cut short, wrote over that line and on
+	// (appendable), so the file as of the mark is its start and that line.
+	list := func(to *[]json.RawMessage, size, n, closing *int, recorded int) func([]byte) error {
+		return func(b []byte) error {
+			if recorded >= len(listEnd) && len(b) >= recorded-len(listEnd) {
+				// Unless the file was rewritten whole since state.json was
+				// read (Load reads again then).
+				if asOfMark := append(b[:recorded-len(listEnd):recorded-len(listEnd)], listEnd...); json.Valid(asOfMark) {
+					b = asOfMark
+				}
+			}
+			*size = len(b)
+			*closing = -1
+			if len(b) > len(listEnd) && bytes.HasSuffix(b, []byte(listEnd)) {
+				*closing = len(b) - 2
+			}
+			if err := json.Unmarshal(b, to); err != nil {
+				return err
+			}
+			*n = len(*to)
+			return nil
+		}
 	}
 	rawInto := func(to *json.RawMessage) func([]byte) error {
 		return func(b []byte) error {
@@ -867,8 +1032,8 @@ func (s *Store) readBase(ctx context.Context, p string, need parts, remember boo
 		}
 	}
 	objects := []object{
-		{partHistory, "history.json", list(&d.history, &d.historyBytes)},
-		{partConversation, "conversation.json", list(&d.conversation, &d.conversationBytes)},
+		{partHistory, "history.json", list(&d.history, &d.historyBytes, &d.baseHist, &d.histClose, d.st.HistoryBytes)},
+		{partConversation, "conversation.json", list(&d.conversation, &d.conversationBytes, &d.baseConv, &d.convClose, d.st.ConversationBytes)},
 		{partMetadata, "metadata.json", rawInto(&d.metadata)},
 		{partPush, "push.json", rawInto(&d.push)},
 		{partPending, "pending.json", rawInto(&d.pending)},
@@ -1172,6 +1337,7 @@ func (s *Store) compactTask(ctx context.Context, p string, final bool) {
 	}
 	var d *doc
 	var enc map[string][]byte
+	var appends map[string]*inPlaceAppend
 	if len(es) > 0 {
 		if d, err = s.readBase(ctx, p, need, false); err != nil {
 			s.warnCompact(p, err)
@@ -1183,7 +1349,7 @@ func (s *Store) compactTask(ctx context.Context, p string, final bool) {
 				return
 			}
 		}
-		if enc, err = d.encode(p); err != nil {
+		if enc, appends, err = d.encode(p, s.dir != ""); err != nil {
 			s.warnCompact(p, err)
 			return
 		}
@@ -1205,7 +1371,7 @@ func (s *Store) compactTask(ctx context.Context, p string, final bool) {
 		if cur.pendingSeq >= snap.next {
 			delete(enc, p+"pending.json") // a save since wrote a newer one
 		}
-		err := s.writeFold(ctx, p, d, enc, snap.next)
+		err := s.writeFold(ctx, p, d, enc, appends, snap.next)
 		unlockFiles()
 		if err != nil {
 			s.warnCompact(p, err)
@@ -1232,7 +1398,14 @@ func (s *Store) compactTask(ctx context.Context, p string, final bool) {
 	}
 	nj.logBytes = max(nj.logBytes, 0)
 	if d != nil && d.changed&(partHistory|partConversation) != 0 {
-		nj.baseBytes = len(enc[p+"history.json"]) + len(enc[p+"conversation.json"])
+		nj.baseBytes = 0
+		for _, k := range []string{p + "history.json", p + "conversation.json"} {
+			if a := appends[k]; a != nil {
+				nj.baseBytes += a.size
+			} else {
+				nj.baseBytes += len(enc[k])
+			}
+		}
 	}
 	// The segment being appended to is emptied when nothing was appended
 	// since the snapshot (every line in it is folded in now; Close
@@ -1290,17 +1463,36 @@ func (s *Store) warnCompact(p string, err error) {
 // encode gives the files the entries changed, by key, in the layout's
 // encoding; pending.json and artifacts past the count map to nil
 // (deleted).
-func (d *doc) encode(p string) (map[string][]byte, error) {
-	out := map[string][]byte{}
-	var err error
-	if d.changed&partHistory != 0 {
-		if out[p+"history.json"], err = indentList(d.history); err != nil {
-			return nil, fmt.Errorf("history: %w", err)
+//
+// In a file:// store (inPlace), a list the entries only appended to is
+// not written whole: appends holds, by key, what to write in place of its
+// closing bracket (appendable), so that a fold writes what the turns
+// added whatever the task's length.
+func (d *doc) encode(p string, inPlace bool) (out map[string][]byte, appends map[string]*inPlaceAppend, err error) {
+	out = map[string][]byte{}
+	appends = map[string]*inPlaceAppend{}
+	for _, l := range []struct {
+		part                        parts
+		name                        string
+		list                        []json.RawMessage
+		base, from, closing, stored int
+	}{
+		{partHistory, "history.json", d.history, d.baseHist, d.histFrom, d.histClose, d.st.HistoryBytes},
+		{partConversation, "conversation.json", d.conversation, d.baseConv, d.convFrom, d.convClose, d.st.ConversationBytes},
+	} {
+		if d.changed&l.part == 0 {
+			continue
 		}
-	}
-	if d.changed&partConversation != 0 {
-		if out[p+"conversation.json"], err = indentList(d.conversation); err != nil {
-			return nil, fmt.Errorf("conversation: %w", err)
+		if inPlace && l.stored > 0 && l.base > 0 && l.from >= l.base && l.closing > 0 && len(l.list) >= l.base {
+			a, err := appendTail(l.list[l.base:], l.closing)
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", l.name, err)
+			}
+			appends[p+l.name] = a
+			continue
+		}
+		if out[p+l.name], err = indentList(l.list); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", l.name, err)
 		}
 	}
 	for _, o := range []struct {
@@ -1316,7 +1508,7 @@ func (d *doc) encode(p string) (map[string][]byte, error) {
 			continue
 		}
 		if out[p+o.name], err = indentRaw(o.raw); err != nil {
-			return nil, fmt.Errorf("%s: %w", o.name, err)
+			return nil, nil, fmt.Errorf("%s: %w", o.name, err)
 		}
 	}
 	if d.changed&partArtifacts != 0 {
@@ -1325,14 +1517,44 @@ func (d *doc) encode(p string) (map[string][]byte, error) {
 				continue
 			}
 			if out[p+artifactName(i)], err = indentRaw(r); err != nil {
-				return nil, fmt.Errorf("artifact %d: %w", i, err)
+				return nil, nil, fmt.Errorf("artifact %d: %w", i, err)
 			}
 		}
 		for i := len(d.artifacts); i < d.artsCount; i++ {
 			out[p+artifactName(i)] = nil
 		}
 	}
-	return out, nil
+	return out, appends, nil
+}
+
+// listEnd is how a list file indentList writes ends, when the list has
+// elements.
+const listEnd = "\n]\n"
+
+// inPlaceAppend is an append to a list file in place: tail written at
+// offset at (the closing bracket's line break), the file then size
+// bytes long.
+type inPlaceAppend struct {
+	at, size int
+	tail     []byte
+}
+
+// appendTail is what makes a list file ending with its closing bracket
+// at closing hold the elements added too, byte for byte as indentList
+// writes the whole list.
+func appendTail(added []json.RawMessage, closing int) (*inPlaceAppend, error) {
+	var b bytes.Buffer
+	for _, r := range added {
+		b.WriteString(",\n  ")
+		if err := json.Indent(&b, r, "  ", "  "); err != nil {
+			return nil, err
+		}
+	}
+	b.WriteString("\n]\n")
+	// The line break before the bracket goes: the tail starts with the
+	// comma after the last element.
+	at := closing - 1
+	return &inPlaceAppend{at: at, size: at + b.Len(), tail: b.Bytes()}, nil
 }
 
 func artifactName(i int) string { return fmt.Sprintf("artifacts/%04d.json", i) }
@@ -1344,7 +1566,7 @@ func artifactName(i int) string { return fmt.Sprintf("artifacts/%04d.json", i) }
 // second), and only then state.json (a third), before the entries are
 // dropped: so neither a crash nor a power loss at any step loses or
 // repeats a folded entry (durable.go).
-func (s *Store) writeFold(ctx context.Context, p string, d *doc, enc map[string][]byte, next int) error {
+func (s *Store) writeFold(ctx context.Context, p string, d *doc, enc map[string][]byte, appends map[string]*inPlaceAppend, next int) error {
 	keys := make([]string, 0, len(enc))
 	for k := range enc {
 		keys = append(keys, k)
@@ -1352,6 +1574,30 @@ func (s *Store) writeFold(ctx context.Context, p string, d *doc, enc map[string]
 	sort.Strings(keys)
 	st := d.st
 	st.Journal = next
+	if s.dir != "" {
+		// The sizes of the list files as this fold leaves them.
+		for _, l := range []struct {
+			key  string
+			part parts
+			read int
+			size *int
+		}{
+			{p + "history.json", partHistory, d.historyBytes, &st.HistoryBytes},
+			{p + "conversation.json", partConversation, d.conversationBytes, &st.ConversationBytes},
+		} {
+			// Recorded only for a file ending as appendTail expects.
+			switch a, b := appends[l.key], enc[l.key]; {
+			case a != nil:
+				*l.size = a.size
+			case b != nil && len(b) > len(listEnd) && bytes.HasSuffix(b, []byte(listEnd)):
+				*l.size = len(b)
+			case b != nil:
+				*l.size = 0
+			case d.have&l.part != 0 && (l.part == partHistory && d.histClose > 0 || l.part == partConversation && d.convClose > 0):
+				*l.size = l.read
+			}
+		}
+	}
 	sb, err := encodeJSON(st)
 	if err != nil {
 		return err
@@ -1372,7 +1618,18 @@ func (s *Store) writeFold(ctx context.Context, p string, d *doc, enc map[string]
 			}
 		}
 	}()
-	staged := make([]string, 0, len(keys)+1)
+	staged := make([]string, 0, len(keys)+len(appends)+1)
+	// Appends in place go first, synced with the staged files: until
+	// state.json records their sizes, loads read the files as of the
+	// mark, and the entries hold what was appended.
+	for k, a := range appends {
+		path := s.localPath(k)
+		s.forget(k)
+		if err := writeInPlace(path, a); err != nil {
+			return err
+		}
+		staged = append(staged, path)
+	}
 	for _, k := range append(keys, p+"state.json") {
 		b := enc[k]
 		if k == p+"state.json" {
@@ -1437,6 +1694,27 @@ func (s *Store) writeFold(ctx context.Context, p string, d *doc, enc map[string]
 	}
 	if compactHook != nil && !compactHook("marked") {
 		return errors.New("stopped by the test")
+	}
+	return nil
+}
+
+// writeInPlace writes a's tail into the file at path, at its offset,
+// and cuts the file to its new size (past which a cut-short append of an
+// earlier fold may have left bytes).
+func writeInPlace(path string, a *inPlaceAppend) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteAt(a.tail, int64(a.at))
+	if err == nil {
+		err = f.Truncate(int64(a.size))
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
 }

@@ -241,6 +241,7 @@ func FuzzParseJournal(f *testing.F) {
 	f.Add([]byte("{\"seq\":0,\"artifacts\":{\"n\":2,\"set\":[{\"i\":1,\"a\":{}}]}}\n{\"seq\":1,\"h\":"))
 	f.Add([]byte("{\"seq\":0,\"pending\":[],\"push\":null,\"metadata\":{}}\n\n"))
 	f.Add([]byte("garbage\n{\"seq\":3}\n"))
+	f.Add([]byte("{\"seq\":0,\"t\":{\"i\":0,\"at\":0,\"m\":{\"kind\":\"message\",\"parts\":[{\"kind\":\"text\",\"text\":\"ab\"}]}}}\n{\"seq\":1,\"t\":{\"i\":0,\"at\":1,\"text\":\"c\"}}\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		es, err := parseJournal("tasks/t/journal/00000000.jsonl", 0, b, true)
 		if err != nil {
@@ -253,7 +254,7 @@ func FuzzParseJournal(f *testing.F) {
 			}
 			d.apply(&es[i])
 		}
-		if _, err := d.encode("tasks/t/"); err != nil {
+		if _, _, err := d.encode("tasks/t/", true); err != nil {
 			return
 		}
 		d.task("t")

@@ -79,7 +79,7 @@ func (s *Store) listenOnce(ctx context.Context) error {
 	}
 	conn := c.Hijack()
 	defer conn.Close(context.Background())
-	if _, err := conn.Exec(ctx, `LISTEN castor_task; LISTEN castor_cancel`); err != nil {
+	if _, err := conn.Exec(ctx, `LISTEN castor_task; LISTEN castor_cancel; LISTEN castor_event`); err != nil {
 		return err
 	}
 	for {
@@ -124,8 +124,9 @@ type lease struct {
 	id       string
 	lost     chan struct{}
 	lostOnce sync.Once
-	// renewed is when the lease was last taken or renewed (under s.mu).
-	renewed time.Time
+	// taken is when the lease was taken, renewed when it was last taken
+	// or renewed (under s.mu).
+	taken, renewed time.Time
 }
 
 func (l *lease) markLost() { l.lostOnce.Do(func() { close(l.lost) }) }
@@ -147,7 +148,8 @@ func (s *Store) Lease(ctx context.Context, id string) (a2a.Lease, error) {
 			return nil, fmt.Errorf("task %s runs on another replica: %w", id, err)
 		}
 	}
-	l := &lease{s: s, id: id, lost: make(chan struct{}), renewed: time.Now()}
+	now := time.Now()
+	l := &lease{s: s, id: id, lost: make(chan struct{}), taken: now, renewed: now}
 	s.mu.Lock()
 	s.held[id] = l
 	s.mu.Unlock()
@@ -205,9 +207,20 @@ func (s *Store) waitUntil(ctx context.Context, wake <-chan struct{}, at time.Tim
 // statement, every third of the lease time, until ctx ends. A lease the
 // database no longer gives this process, or one left unrenewed for a
 // whole lease time (the database did not answer), is lost.
+//
+// Renewals run on a connection of their own (renewConn), not the pool's:
+// under load every pooled connection may be busy with saves for longer
+// than a lease lasts, and a renewal queued behind them lost leases whose
+// turns were running well.
 func (s *Store) renewLeases(ctx context.Context) {
 	tick := time.NewTicker(s.ttl / 3)
 	defer tick.Stop()
+	var conn *pgx.Conn
+	defer func() {
+		if conn != nil {
+			conn.Close(context.Background())
+		}
+	}()
 	for {
 		select {
 		case <-ctx.Done():
@@ -223,15 +236,31 @@ func (s *Store) renewLeases(ctx context.Context) {
 		if len(ids) == 0 {
 			continue
 		}
+		// Only leases taken before the statement starts are judged by it:
+		// one released and taken again meanwhile has a row the statement
+		// may not have seen.
+		start := time.Now()
 		rctx, cancel := context.WithTimeout(ctx, s.ttl/2)
 		renewed := map[string]bool{}
-		rows, err := s.pool.Query(rctx, `UPDATE castor_leases SET expires = now() + $3 * interval '1 millisecond'
-			WHERE holder = $1 AND task_id = ANY($2) RETURNING task_id`, s.holder, ids, s.ttl.Milliseconds())
+		var err error
+		if conn == nil {
+			conn, err = pgx.ConnectConfig(rctx, s.connConfig)
+		}
 		if err == nil {
-			var got []string
-			got, err = pgx.CollectRows(rows, pgx.RowTo[string])
-			for _, id := range got {
-				renewed[id] = true
+			var rows pgx.Rows
+			rows, err = conn.Query(rctx, `UPDATE castor_leases SET expires = now() + $3 * interval '1 millisecond'
+				WHERE holder = $1 AND task_id = ANY($2) RETURNING task_id`, s.holder, ids, s.ttl.Milliseconds())
+			if err == nil {
+				var got []string
+				got, err = pgx.CollectRows(rows, pgx.RowTo[string])
+				for _, id := range got {
+					renewed[id] = true
+				}
+			}
+			if err != nil {
+				// Connected again at the next tick.
+				conn.Close(context.Background())
+				conn = nil
 			}
 		}
 		cancel()
@@ -243,7 +272,7 @@ func (s *Store) renewLeases(ctx context.Context) {
 		for _, id := range ids {
 			l := s.held[id]
 			switch {
-			case l == nil:
+			case l == nil || !l.taken.Before(start):
 			case renewed[id]:
 				l.renewed = now
 			case err == nil || now.Sub(l.renewed) > s.ttl:

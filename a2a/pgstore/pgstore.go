@@ -19,6 +19,12 @@
 // NOTIFY channel castor_task with the task id, which wakes replicas
 // waiting for a lease.
 //
+// The replica running a turn appends each of its events to
+// castor_events before sending it, with the text a chunk streams (so a
+// load applies the text streamed since the task's last save), and
+// NOTIFYs castor_event: replicas with clients subscribed to the task read
+// the events after the last they read (a2a.EventLog).
+//
 // Castor creates the tables itself and migrates them, versioned
 // (castor_schema), under an advisory lock so that replicas starting
 // together migrate once.
@@ -66,9 +72,11 @@ type Options struct {
 // Store is an a2a.SharedStore over a PostgreSQL database. It is safe for
 // concurrent use.
 type Store struct {
-	pool   *pgxpool.Pool
-	holder string
-	ttl    time.Duration
+	pool *pgxpool.Pool
+	// connConfig opens the lease renewer's connection.
+	connConfig *pgx.ConnConfig
+	holder     string
+	ttl        time.Duration
 
 	// known is what this process last saved or loaded of each task: its
 	// version and a digest of each entry, from which a save finds the
@@ -105,6 +113,8 @@ var (
 	_ a2a.SharedStore    = (*Store)(nil)
 	_ a2a.TaskPruner     = (*Store)(nil)
 	_ a2a.TaskSummarizer = (*Store)(nil)
+	_ a2a.EventLog       = (*Store)(nil)
+	_ a2a.TextSaver      = (*Store)(nil)
 )
 
 // Open connects to the database a postgres:// URL names, creates or
@@ -136,7 +146,7 @@ func Open(ctx context.Context, url string, o Options) (*Store, error) {
 		o.Holder = fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(b[:]))
 	}
 	lctx, stop := context.WithCancel(context.Background())
-	s := &Store{pool: pool, holder: o.Holder, ttl: o.LeaseTTL, known: map[string]*known{},
+	s := &Store{pool: pool, connConfig: cfg.ConnConfig.Copy(), holder: o.Holder, ttl: o.LeaseTTL, known: map[string]*known{},
 		held: map[string]*lease{}, notes: newNotifier(), stop: stop}
 	s.bg.Go(func() { s.listen(lctx) })
 	s.bg.Go(func() { s.renewLeases(lctx) })
@@ -347,6 +357,11 @@ func (s *Store) queueWrites(b *pgx.Batch, t *a2a.StoredTask, e *encoded, k, next
 				SELECT $1, o, c, b FROM unnest($2::integer[], $3::text[], $4::bytea[]) AS u(o, c, b)`, t.ID, ords, e.pendingIDs, e.pending)
 		}
 	}
+	if stored {
+		// The events of turns saved since, which relays have read by
+		// now and loads no longer apply.
+		b.Queue(`DELETE FROM castor_events WHERE task_id = $1 AND version < $2 AND created < now() - interval '1 minute'`, t.ID, version-1)
+	}
 	b.Queue(`SELECT pg_notify('castor_task', $1)`, t.ID)
 }
 
@@ -358,12 +373,21 @@ func (s *Store) Load(ctx context.Context, id string) (*a2a.StoredTask, error) {
 
 // LoadVersioned returns the task and its version, read in one snapshot.
 func (s *Store) LoadVersioned(ctx context.Context, id string) (*a2a.StoredTask, int64, error) {
+	t, v, _, err := s.load(ctx, id)
+	return t, v, err
+}
+
+// load reads the task, its version and the number of its last event in
+// one snapshot, and applies the text streamed since its last save.
+func (s *Store) load(ctx context.Context, id string) (*a2a.StoredTask, int64, int64, error) {
 	if !validTaskID.MatchString(id) {
-		return nil, 0, a2a.ErrNotFound
+		return nil, 0, 0, a2a.ErrNotFound
 	}
 	t := &a2a.StoredTask{ID: id}
 	var version, active int64
 	var raw encoded
+	var chunks []chunk
+	var cursor int64
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		var state string
 		err := tx.QueryRow(ctx, `SELECT context_id, state, last_active, version, status, settings, metadata, push
@@ -396,18 +420,28 @@ func (s *Store) LoadVersioned(ctx context.Context, id string) (*a2a.StoredTask, 
 		if err != nil {
 			return err
 		}
-		raw.pending, err = pgx.CollectRows(rows, pgx.RowTo[[]byte])
-		return err
+		if raw.pending, err = pgx.CollectRows(rows, pgx.RowTo[[]byte]); err != nil {
+			return err
+		}
+		if chunks, err = readChunks(ctx, tx, id, version); err != nil {
+			return err
+		}
+		return tx.QueryRow(ctx, `SELECT coalesce(max(seq), 0) FROM castor_events WHERE task_id = $1`, id).Scan(&cursor)
 	})
 	if errors.Is(err, a2a.ErrNotFound) {
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
 	if err != nil {
-		return nil, 0, fmt.Errorf("task %s: %v", id, err)
+		return nil, 0, 0, fmt.Errorf("task %s: %v", id, err)
 	}
 	t.Timestamp = time.Unix(0, active).UTC()
 	if err := decode(t, &raw); err != nil {
-		return nil, 0, fmt.Errorf("task %s: %v", id, err)
+		return nil, 0, 0, fmt.Errorf("task %s: %v", id, err)
+	}
+	for _, c := range chunks {
+		if err := c.apply(t); err != nil {
+			return nil, 0, 0, fmt.Errorf("task %s: %v", id, err)
+		}
 	}
 	k := &known{version: version, pending: pendingDigest(&raw)}
 	for i := range nLists {
@@ -416,7 +450,7 @@ func (s *Store) LoadVersioned(ctx context.Context, id string) (*a2a.StoredTask, 
 	s.mu.Lock()
 	s.known[id] = k
 	s.mu.Unlock()
-	return t, version, nil
+	return t, version, cursor, nil
 }
 
 func decodeList[T any](raw [][]byte, what string) ([]T, error) {

@@ -185,3 +185,38 @@ func (v *versioned) Prune(ctx context.Context, cutoff time.Time, keep func(id st
 	v.mu.Unlock()
 	return ids, err
 }
+
+// TestLeaseOutlivesBusyPool holds a lease while every pooled connection
+// stays busy for three lease times (saves queued behind a slow one): the
+// lease is renewed all the same, and another replica cannot take it.
+// Renewals waiting for the pool lost leases of turns that ran well.
+func TestLeaseOutlivesBusyPool(t *testing.T) {
+	url := pgtest.Database(t)
+	const ttl = 300 * time.Millisecond
+	a := open(t, url, pgstore.Options{Holder: "a", LeaseTTL: ttl, MaxConns: 1})
+	b := open(t, url, pgstore.Options{Holder: "b", LeaseTTL: ttl})
+	la, err := a.Lease(t.Context(), "t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := a.Pool().Acquire(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// While a's only pooled connection is taken, b tries for the lease
+	// for three lease times.
+	ctx, cancel := context.WithTimeout(t.Context(), 3*ttl)
+	defer cancel()
+	lb, err := b.Lease(ctx, "t1")
+	c.Release()
+	if err == nil {
+		lb.Release()
+		t.Fatal("another replica took the lease while its holder's pool was busy")
+	}
+	select {
+	case <-la.Lost():
+		t.Fatal("the lease was lost while its holder's pool was busy")
+	default:
+	}
+	la.Release()
+}

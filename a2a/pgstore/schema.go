@@ -63,6 +63,21 @@ var migrations = []string{
 			END IF;
 		END IF;
 	END $$;`,
+	// 2: a running turn's events, read by sequence by the replicas
+	// relaying them, and its streamed text, saved before it is sent.
+	`CREATE TABLE castor_events (
+		task_id  text NOT NULL REFERENCES castor_tasks (id) ON DELETE CASCADE,
+		seq      bigint GENERATED ALWAYS AS IDENTITY,
+		version  bigint NOT NULL, -- the task's version the turn held
+		created  timestamptz NOT NULL DEFAULT now(),
+		body     bytea,   -- the event as relayed (NULL: none)
+		text_idx integer, -- streamed text: the history message it is in,
+		text_at  integer, -- the length of that message's text before it,
+		text     text,    -- the text it adds,
+		msg      bytea,   -- or the message it starts
+		PRIMARY KEY (task_id, seq)
+	);
+	CREATE INDEX castor_events_version ON castor_events (task_id, version);`,
 }
 
 // conflictCode is the SQLSTATE castor_expect_version raises.

@@ -58,18 +58,7 @@ func Task(id string, ts time.Time, artifacts int) *a2a.StoredTask {
 func Run(t *testing.T, open func(t *testing.T) a2a.TaskStore) {
 	now := time.Now()
 	t.Run("save and load", func(t *testing.T) {
-		s := open(t)
-		want := Task("t1", now, 3)
-		if err := s.Save(t.Context(), want); err != nil {
-			t.Fatal(err)
-		}
-		got, err := s.Load(t.Context(), "t1")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d := cmp.Diff(want, got); d != "" {
-			t.Errorf("loaded task differs (-saved +loaded):\n%s", d)
-		}
+		saveLoad(t, open(t), Task("t1", now, 3), "")
 	})
 
 	t.Run("a save replaces the last", func(t *testing.T) {
@@ -124,6 +113,54 @@ func Run(t *testing.T, open func(t *testing.T) a2a.TaskStore) {
 			}
 			check("turn " + turn + " ends")
 		}
+	})
+
+	t.Run("streamed text", func(t *testing.T) {
+		// A store that saves chunks (a2a.TextSaver) loads the history
+		// with every chunk saved, whether the chunk starts a message or
+		// continues it, and a chunk saved twice changes nothing.
+		s := open(t)
+		ts, ok := s.(a2a.TextSaver)
+		if !ok {
+			t.Skip("the store does not save chunks")
+		}
+		want := Task("t1", now, 0)
+		if err := s.Save(t.Context(), want); err != nil {
+			t.Fatal(err)
+		}
+		var version int64
+		if sh, ok := s.(a2a.SharedStore); ok {
+			var err error
+			if version, err = sh.Version(t.Context(), "t1"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		msg := a2a.Message{Kind: "message", Role: "agent", MessageID: "m3", TaskID: "t1", ContextID: "ctx-t1"}
+		text := ""
+		for _, chunk := range []string{"The ", "answer ", "is ", "42.", "42."} {
+			at := len(text)
+			if chunk == "42." && strings.HasSuffix(text, chunk) {
+				at -= len(chunk) // the same chunk again
+			} else {
+				text += chunk
+			}
+			m := msg
+			m.Parts = []a2a.Part{a2a.TextPart(text)}
+			if err := ts.SaveText(t.Context(), "t1", version, a2a.TextChunk{Index: 2, Message: &m, At: at}); err != nil {
+				t.Fatal(err)
+			}
+			got, err := s.Load(t.Context(), "t1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(append(want.History[:2:2], m), got.History); d != "" {
+				t.Fatalf("after the chunk %q, the history differs (-streamed +loaded):\n%s", chunk, d)
+			}
+		}
+		// The turn's end saves the task whole; the chunks are in it.
+		msg.Parts = []a2a.Part{a2a.TextPart(text)}
+		want.History = append(want.History, msg)
+		saveLoad(t, s, want, "after the turn's save")
 	})
 
 	t.Run("list", func(t *testing.T) {
@@ -214,4 +251,20 @@ func Run(t *testing.T, open func(t *testing.T) a2a.TaskStore) {
 			t.Errorf("second Prune = %v, %v", deleted, err)
 		}
 	})
+}
+
+// saveLoad saves want and checks that it loads back equal; what says
+// when, in the error.
+func saveLoad(t *testing.T, s a2a.TaskStore, want *a2a.StoredTask, what string) {
+	t.Helper()
+	if err := s.Save(t.Context(), want); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Load(t.Context(), want.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("%s: loaded task differs (-saved +loaded):\n%s", what, d)
+	}
 }

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -23,6 +22,7 @@ import (
 	"github.com/castor-dev/castor/a2a/pgstore/pgtest"
 	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
+	"github.com/castor-dev/castor/internal/rrproxy"
 )
 
 // replicaSet is three castor a2a-server binaries on one PostgreSQL
@@ -33,28 +33,21 @@ type replicaSet struct {
 	proxy *a2aServer
 }
 
-func startReplicas(t *testing.T, e *e2etest.Env) *replicaSet {
+func startReplicas(t *testing.T, e *e2etest.Env, flags ...string) *replicaSet {
 	t.Helper()
 	db := pgtest.Database(t)
 	rs := &replicaSet{}
 	var targets []*url.URL
 	for range 3 {
-		// 5 s: short enough for the kill -9 test to see a lease expire,
-		// long enough that a busy CI machine's late renewal (the test's
-		// replicas share it with 60 streams) does not lose one.
-		r := startA2A(e, db, "--lease-ttl", "5s")
+		// 2 s: short, so that the kill -9 test sees a lease expire soon.
+		// Renewals have a connection of their own, so 150 streams on a
+		// loaded machine lose no lease.
+		r := startA2A(e, db, append([]string{"--lease-ttl", "2s"}, flags...)...)
 		rs.replicas = append(rs.replicas, r)
 		u, _ := url.Parse(r.url)
 		targets = append(targets, u)
 	}
-	var n atomic.Int64
-	proxy := &httputil.ReverseProxy{
-		Rewrite: func(pr *httputil.ProxyRequest) {
-			pr.SetURL(targets[(n.Add(1)-1)%int64(len(targets))])
-		},
-		FlushInterval: -1,
-	}
-	ts := httptest.NewServer(proxy)
+	ts := httptest.NewServer(rrproxy.New(targets))
 	t.Cleanup(ts.Close)
 	rs.proxy = &a2aServer{t: t, url: ts.URL + "/"}
 	return rs
@@ -227,7 +220,8 @@ func TestA2AReplicasApprovalRunsOnce(t *testing.T) {
 
 // TestA2AReplicasKilledMidTurn kills a replica with -9 while its turn
 // streams; a client resubscribing on another replica sees the turn end
-// as interrupted, and continues the task there.
+// as interrupted, and continues the task there; the history holds the
+// text the first client read.
 func TestA2AReplicasKilledMidTurn(t *testing.T) {
 	t.Parallel()
 	e := e2etest.New(t)
@@ -251,7 +245,9 @@ func TestA2AReplicasKilledMidTurn(t *testing.T) {
 		t.Fatalf("the continued turn ended with %v", last)
 	}
 	got := historyTexts(rs.replicas[2].call("tasks/get", map[string]any{"id": id})[0])
-	if joined := strings.Join(got, "\n"); !strings.Contains(joined, "user: long question") || !strings.HasSuffix(joined, "user: go on\nagent: continued") {
+	// The text the client read before the kill is there too, saved
+	// before it was sent.
+	if joined := strings.Join(got, "\n"); !strings.Contains(joined, "user: long question\nagent: partial") || !strings.HasSuffix(joined, "user: go on\nagent: continued") {
 		t.Errorf("history after the continued turn:\n%s", joined)
 	}
 }
@@ -401,5 +397,93 @@ func TestA2AReplicasManyStreams(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestA2AReplicasResubscribeStreamsLive resubscribes, on replica B, to a
+// turn running on replica A, which waits in a shell command for a file
+// the test creates once B's stream started: B streams the chunks A's
+// model sends afterwards, one event each, then the final event; and the
+// task's webhook hears the turn's end once, from A.
+func TestA2AReplicasResubscribeStreamsLive(t *testing.T) {
+	t.Parallel()
+	e := e2etest.New(t)
+	// The ends the webhook heard, by status timestamp: one replica may
+	// deliver the same snapshot twice, a second replica would send its
+	// own.
+	var mu sync.Mutex
+	ended := map[string]bool{}
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var task map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&task)
+		if a2aDig(task, "status", "state") == "input-required" {
+			mu.Lock()
+			ended[fmt.Sprint(a2aDig(task, "status", "timestamp"))] = true
+			mu.Unlock()
+		}
+	}))
+	t.Cleanup(hook.Close)
+	rs := startReplicas(t, e, "--max-approval-mode", "yolo", "--allow-private-push")
+	a, b := rs.replicas[0], rs.replicas[1]
+	e.Srv.Enqueue(
+		fakegemini.Call("run_shell_command", map[string]any{"command": "while [ ! -e gate ]; do sleep 0.05; done; echo opened"}),
+		fakegemini.Text("after ", "the ", "gate"),
+	)
+	msg := a2aMessage("", text("wait for the gate"))
+	msg["message"].(map[string]any)["metadata"] = map[string]any{"coderAgent": map[string]any{"kind": "agent-settings", "workspacePath": e.WS, "autoExecute": true}}
+	msg["configuration"] = map[string]any{"pushNotificationConfig": map[string]any{"url": hook.URL + "/hook", "token": "tok"}}
+	resp := a.post("message/stream", msg)
+	defer resp.Body.Close()
+	id, _ := streamUntil(t, resp, `"executing"`)
+
+	sub := b.post("tasks/resubscribe", map[string]any{"id": id})
+	defer sub.Body.Close()
+	sc := bufio.NewScanner(sub.Body)
+	sc.Buffer(nil, 1<<20)
+	var evs []map[string]any
+	next := func() bool {
+		for sc.Scan() {
+			if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				var m map[string]any
+				if err := json.Unmarshal([]byte(data), &m); err != nil {
+					t.Fatal(err)
+				}
+				evs = append(evs, m)
+				return true
+			}
+		}
+		return false
+	}
+	if !next() || a2aDig(evs[0], "result", "kind") != "task" {
+		t.Fatalf("resubscribed on another replica, the first event is %v", evs)
+	}
+	if err := os.WriteFile(filepath.Join(e.WS, "gate"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for next() {
+	}
+	var chunks []string
+	for _, ev := range evs[1:] {
+		if a2aDig(ev, "result", "metadata", "coderAgent", "kind") == "text-content" {
+			for _, p := range a2aParts(a2aDig(ev, "result", "status")) {
+				chunks = append(chunks, a2aDig(p, "text").(string))
+			}
+		}
+	}
+	last, _ := evs[len(evs)-1]["result"].(map[string]any)
+	if strings.Join(chunks, "|") != "after |the |gate" || last["final"] != true || a2aDig(last, "status", "state") != "input-required" {
+		b, _ := json.MarshalIndent(evs, "", " ")
+		t.Fatalf("replica B streamed the chunks %q, ending with %v; all:\n%s", chunks, last, b)
+	}
+	// Both streams ended; the replicas' shutdown waits for the webhook
+	// deliveries under way.
+	_, _ = io.Copy(io.Discard, resp.Body)
+	for _, r := range rs.replicas {
+		r.stop(syscall.SIGTERM)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(ended) != 1 {
+		t.Errorf("the webhook heard the turn end %d times (%v), want once", len(ended), ended)
 	}
 }

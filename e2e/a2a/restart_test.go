@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/castor-dev/castor/a2a/pgstore/pgtest"
 	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
@@ -213,4 +214,35 @@ func a2aDig(v any, keys ...string) any {
 		v = m[k]
 	}
 	return v
+}
+
+// TestA2AKilledMidAnswerKeepsText kills the server with -9 while an
+// answer streams, once the client has read two of its chunks, and starts
+// a new one over the same store (the file store, PostgreSQL): the task's
+// history holds at least the text the client saw.
+func TestA2AKilledMidAnswerKeepsText(t *testing.T) {
+	t.Parallel()
+	for _, store := range []string{"file", "postgres"} {
+		t.Run(store, func(t *testing.T) {
+			e := e2etest.New(t)
+			dir := filepath.Join(filepath.Dir(e.WS), "tasks")
+			if store == "postgres" {
+				dir = pgtest.Database(t)
+			}
+			srv := startA2A(e, dir, "--lease-ttl", "2s")
+			e.Srv.Enqueue(fakegemini.Text("The first words, ", "then more words", " never sent").StallAfter(2))
+			resp := srv.post("message/stream", a2aMessage("", text("long question")))
+			defer resp.Body.Close()
+			id, _ := streamUntil(t, resp, "then more words")
+			srv.stop(syscall.SIGKILL)
+
+			srv = startA2A(e, dir, "--lease-ttl", "2s")
+			got := srv.call("tasks/get", map[string]any{"id": id})[0]
+			joined := strings.Join(historyTexts(got), "\n")
+			if !strings.Contains(joined, "user: long question\nagent: The first words, then more words") {
+				t.Errorf("after kill -9 mid-answer, the history is\n%s", joined)
+			}
+			srv.stop(syscall.SIGTERM)
+		})
+	}
 }
