@@ -79,9 +79,9 @@ func Resolve(f Flags, env config.LookupFunc, st *config.Settings) (Config, error
 	if c.UseCollector, err = boolOf(nil, env, "GEMINI_TELEMETRY_USE_COLLECTOR", st, "telemetry.useCollector"); err != nil {
 		return c, err
 	}
-	if c.UseCliAuth, err = boolOf(nil, env, "GEMINI_TELEMETRY_USE_CLI_AUTH", st, "telemetry.useCliAuth"); err != nil {
-		return c, err
-	}
+	// useCliAuth is not supported: the settings table says so of the
+	// setting, Start of the variable.
+	c.UseCliAuth, _ = boolOf(nil, env, "GEMINI_TELEMETRY_USE_CLI_AUTH", nil, "")
 	target, from, err := stringOf(f.Target, "--telemetry-target", env, []string{"GEMINI_TELEMETRY_TARGET"}, st, "telemetry.target")
 	if err != nil {
 		return c, err
