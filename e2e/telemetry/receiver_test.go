@@ -193,30 +193,23 @@ func (r received) String() string {
 }
 
 func (r received) spans(name string) []span {
-	var out []span
-	for _, s := range r.Spans {
-		if s.Name == name {
-			out = append(out, s)
-		}
-	}
-	return out
+	return named(r.Spans, func(s span) bool { return s.Name == name })
 }
 
 func (r received) points(metric string) []point {
-	var out []point
-	for _, p := range r.Metrics {
-		if p.Metric == metric {
-			out = append(out, p)
-		}
-	}
-	return out
+	return named(r.Metrics, func(p point) bool { return p.Metric == metric })
 }
 
 func (r received) logs(event string) []logRecord {
-	var out []logRecord
-	for _, l := range r.Logs {
-		if l.EventName == event {
-			out = append(out, l)
+	return named(r.Logs, func(l logRecord) bool { return l.EventName == event })
+}
+
+// named keeps the items of one name.
+func named[T any](all []T, is func(T) bool) []T {
+	var out []T
+	for _, x := range all {
+		if is(x) {
+			out = append(out, x)
 		}
 	}
 	return out

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"sync"
@@ -218,7 +217,9 @@ func (t *Telemetry) fileExporters(path string) (sdktrace.SpanExporter, sdkmetric
 		return nil, nil, nil, fmt.Errorf("telemetry outfile: %w", err)
 	}
 	t.file = f
-	w := &lockedWriter{w: f}
+	// The three exporters share the file: each writes a whole JSON
+	// object in one write(2), which O_APPEND keeps whole and in order.
+	w := f
 	spans, err := stdouttrace.New(stdouttrace.WithWriter(w))
 	if err != nil {
 		return nil, nil, nil, err
@@ -232,17 +233,4 @@ func (t *Telemetry) fileExporters(path string) (sdktrace.SpanExporter, sdkmetric
 		return nil, nil, nil, err
 	}
 	return spans, metrics, logs, nil
-}
-
-// lockedWriter lets three exporters append to one file; each JSON object
-// is written by one Write call, so lines never interleave.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
