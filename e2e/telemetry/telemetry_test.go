@@ -185,14 +185,16 @@ func checkEvents(t *testing.T, got received) {
 }
 
 // TestTelemetryLogPrompts checks that --telemetry-log-prompts sends the
-// prompt's text, answers and tool arguments.
+// prompt's text, answers and tool arguments, and with telemetry.traces
+// the messages on the spans.
 func TestTelemetryLogPrompts(t *testing.T) {
 	t.Parallel()
 	rc := startReceiver(t)
 	e := e2etest.New(t)
 	e.Write("README.md", e2etest.Readme)
 	e.Srv.Enqueue(readScript(e.WS)...)
-	res := e.Run("-y", "-m", model, "-p", secretPrompt, "--telemetry", "--telemetry-otlp-endpoint", rc.GRPC, "--telemetry-log-prompts")
+	res := e.RunExtraEnv([]string{"GEMINI_TELEMETRY_TRACES_ENABLED=true"},
+		"-y", "-m", model, "-p", secretPrompt, "--telemetry", "--telemetry-otlp-endpoint", rc.GRPC, "--telemetry-log-prompts")
 	if res.Code != 0 {
 		t.Fatalf("exit %d\nstderr: %s", res.Code, res.Stderr)
 	}
@@ -202,6 +204,20 @@ func TestTelemetryLogPrompts(t *testing.T) {
 	}
 	if args, _ := got.logs("gemini_cli.tool_call")[0].Attrs["function_args"].(string); !strings.Contains(args, "README.md") {
 		t.Errorf("tool_call function_args = %q", args)
+	}
+	// telemetry.traces with logPrompts: the messages and the request's
+	// system instruction and tools are on the spans.
+	first := got.spans("llm_call")[0]
+	if in, _ := first.Attrs["gen_ai.input.messages"].(string); !strings.Contains(in, "PLUM-7731") {
+		t.Errorf("llm_call gen_ai.input.messages = %q", in)
+	}
+	for _, k := range []string{"gen_ai.system_instructions", "gen_ai.tool.definitions"} {
+		if v, _ := first.Attrs[k].(string); v == "" {
+			t.Errorf("llm_call has no %s with telemetry.traces", k)
+		}
+	}
+	if in, _ := got.spans("user_prompt")[0].Attrs["gen_ai.input.messages"].(string); in != secretPrompt {
+		t.Errorf("user_prompt gen_ai.input.messages = %q", in)
 	}
 	var answered bool
 	for _, l := range got.logs("gemini_cli.api_response") {
