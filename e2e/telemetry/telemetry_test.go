@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
@@ -274,5 +276,37 @@ func TestTelemetryOutfile(t *testing.T) {
 	}
 	if strings.Contains(string(data), "PLUM-7731") {
 		t.Errorf("the prompt's text is in %s without logPrompts", out)
+	}
+}
+
+// TestTelemetryMCPServe checks that castor mcp serve, which has no
+// --telemetry flags, sends its sessions' telemetry when the settings turn
+// it on, and flushes it when its client leaves.
+func TestTelemetryMCPServe(t *testing.T) {
+	t.Parallel()
+	rc := startReceiver(t)
+	e := e2etest.New(t)
+	e.Srv.Enqueue(fakegemini.Text("Served."))
+	e.WriteUserSettings(`{"telemetry": {"enabled": true, "otlpEndpoint": "http://` + rc.GRPC + `"}}`)
+	cmd := e2etest.Command(t, "mcp", "serve", "-m", model)
+	cmd.Dir, cmd.Env = e.WS, e.Environ()
+	ctx := t.Context()
+	client := mcp.NewClient(&mcp.Implementation{Name: "telemetry-test", Version: "1"}, nil)
+	sess, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "prompt", Arguments: map[string]any{"prompt": secretPrompt}})
+	if err != nil || res.IsError {
+		t.Fatalf("prompt: %v %+v", err, res)
+	}
+	if err := sess.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got := rc.waitFor("the served turn's telemetry", func(r received) bool {
+		return len(r.spans("user_prompt")) == 1 && len(r.spans("llm_call")) == 1 && len(r.points("gemini_cli.token.usage")) > 0
+	})
+	if strings.Contains(got.Raw, "PLUM-7731") {
+		t.Error("the prompt's text reached the collector without logPrompts")
 	}
 }
