@@ -24,13 +24,15 @@ const telemetryFlush = 5 * time.Second
 // it on. One pipeline serves every session of the process (ACP's chats,
 // the terminal's /resume); nothing of OpenTelemetry starts otherwise.
 type telemetryRun struct {
+	// The flags' values; changed says which the user gave.
 	enabled, logPrompts                 bool
 	target, endpoint, protocol, outfile string
 	changed                             func(name string) bool
-	interactive                         bool
-	stderr                              io.Writer
-	mu                                  sync.Mutex
-	t                                   *telemetry.Telemetry
+	// interactive and stderr describe the run; set before any session.
+	interactive bool
+	stderr      io.Writer
+	mu          sync.Mutex
+	t           *telemetry.Telemetry // started by the first session that turns telemetry on
 }
 
 // addTelemetryFlags declares the telemetry flags on the root command.
