@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -158,8 +159,16 @@ func (t *Telemetry) Shutdown(ctx context.Context) error {
 		if t.file != nil {
 			errs = append(errs, t.file.Close())
 		}
-		if err := errors.Join(errs...); err != nil {
-			t.shutdownErr = fmt.Errorf("telemetry to %s: %w", t.where(), err)
+		// The three signals usually fail alike (a collector that is
+		// down): each distinct failure is said once.
+		var msgs []string
+		for _, err := range errs {
+			if err != nil && !slices.Contains(msgs, err.Error()) {
+				msgs = append(msgs, err.Error())
+			}
+		}
+		if len(msgs) > 0 {
+			t.shutdownErr = fmt.Errorf("telemetry to %s not all sent: %s", t.where(), strings.Join(msgs, "; "))
 		}
 	})
 	return t.shutdownErr
