@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -37,6 +38,9 @@ func buildReceiver(t *testing.T) string {
 		receiverBin.path = filepath.Join(filepath.Dir(e2etest.Binary(t)), "otlp-receiver")
 		cmd := exec.Command(gocmd, "build", "-o", receiverBin.path, ".")
 		cmd.Dir = dir
+		// Its own module, whatever workspace the tests run in: the
+		// collector's requirements never meet Castor's.
+		cmd.Env = append(os.Environ(), "GOWORK=off")
 		receiverBin.out, receiverBin.err = cmd.CombinedOutput()
 	})
 	if receiverBin.err != nil {
