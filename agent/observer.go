@@ -39,7 +39,10 @@ type ObservedTurn struct {
 	// none.
 	Prompt  string
 	Resumed bool
-	Start   time.Time
+	// Subagent is set on the turns of a subagent's session by the
+	// Observer the assembly gives it (the engine cannot tell).
+	Subagent bool
+	Start    time.Time
 }
 
 // ObservedModelCall is one ended model request.

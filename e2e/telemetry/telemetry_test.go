@@ -310,3 +310,48 @@ func TestTelemetryMCPServe(t *testing.T) {
 		t.Error("the prompt's text reached the collector without logPrompts")
 	}
 }
+
+// TestTelemetrySubagent checks a subagent's part: its turn is an
+// agent_call span under the user's turn, its model calls are llm_call
+// spans under it and counted (api_response events of role subagent),
+// and no user_prompt event is sent for it.
+func TestTelemetrySubagent(t *testing.T) {
+	t.Parallel()
+	rc := startReceiver(t)
+	e := e2etest.New(t)
+	e2etest.WithReviewer(t, e)
+	e.Srv.Enqueue(
+		fakegemini.Call("invoke_agent", map[string]any{"agent_name": "reviewer", "prompt": "Review main.go"}),
+		fakegemini.Call("read_file", map[string]any{"absolute_path": filepath.Join(e.WS, "main.go")}),
+		fakegemini.Call("complete_task", map[string]any{"result": "Empty main package."}),
+		fakegemini.Text("Reviewed."),
+	)
+	res := e.Run("-m", model, "-p", "Review my code", "--telemetry", "--telemetry-otlp-endpoint", rc.GRPC)
+	if res.Code != 0 {
+		t.Fatalf("exit %d\nstderr: %s", res.Code, res.Stderr)
+	}
+	got := rc.waitFor("the subagent's telemetry", func(r received) bool {
+		return len(r.spans("agent_call")) == 1 && len(r.spans("llm_call")) == 4 && len(r.logs("gemini_cli.api_response")) == 4
+	})
+	turn, sub := got.spans("user_prompt")[0], got.spans("agent_call")[0]
+	if sub.TraceID != turn.TraceID || sub.ParentSpanID != turn.SpanID {
+		t.Errorf("agent_call is not under the user's turn")
+	}
+	var inSub, bySub int
+	for _, s := range got.spans("llm_call") {
+		if s.ParentSpanID == sub.SpanID {
+			inSub++
+		}
+	}
+	for _, l := range got.logs("gemini_cli.api_response") {
+		if l.Attrs["role"] == "subagent" {
+			bySub++
+		}
+	}
+	if inSub != 2 || bySub != 2 {
+		t.Errorf("%d llm_call spans under agent_call and %d api_response events of role subagent, want 2 and 2", inSub, bySub)
+	}
+	if n := len(got.logs("gemini_cli.user_prompt")); n != 1 {
+		t.Errorf("%d user_prompt events, want the user's one", n)
+	}
+}

@@ -390,7 +390,7 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 	if err := a.addSkills(o, tools, extensionRoots(a)); err != nil {
 		return nil, err
 	}
-	if err := a.addSubagents(o, tools, subagentEnv{client: client, policy: pol, confirm: confirm, extensionDirs: extensionRoots(a)}); err != nil {
+	if err := a.addSubagents(o, tools, subagentEnv{client: client, policy: pol, confirm: confirm, extensionDirs: extensionRoots(a), observer: observer}); err != nil {
 		return nil, err
 	}
 

@@ -45,6 +45,7 @@ const (
 	opUserPrompt = "user_prompt"
 	opLLMCall    = "llm_call"
 	opToolCall   = "tool_call"
+	opAgentCall  = "agent_call"
 	// genAIOperation is the GenAI conventions' operation of a model call,
 	// as Gemini CLI names it on its gen_ai.client metrics.
 	genAIOperation = "generate_content"
@@ -116,8 +117,14 @@ func (t *Telemetry) TurnStarted(ctx context.Context, turn *agent.ObservedTurn) (
 	if t.cfg.Traces && t.cfg.LogPrompts && turn.Prompt != "" {
 		kv = append(kv, attribute.String("gen_ai.input.messages", truncate(turn.Prompt)))
 	}
-	ctx, sp := t.span(ctx, opUserPrompt, turn.SessionID, turn.Start, kv...)
-	if !turn.Resumed {
+	op := opUserPrompt
+	if turn.Subagent {
+		// A subagent's turn is its parent's agent call, not a prompt
+		// the user typed: no gemini_cli.user_prompt event either.
+		op = opAgentCall
+	}
+	ctx, sp := t.span(ctx, op, turn.SessionID, turn.Start, kv...)
+	if !turn.Resumed && !turn.Subagent {
 		at := []attribute.KeyValue{
 			attribute.Int("prompt_length", len([]rune(turn.Prompt))),
 			attribute.String("prompt_id", turn.PromptID),
