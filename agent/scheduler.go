@@ -380,7 +380,7 @@ func (r *run) complete(b *pendingBatch) bool {
 		}
 		allCancelled = allCancelled && c.Status == StatusCancelled
 		parts = append(parts, c.Response...)
-		r.s.stats.toolCall(c, b.decisions[c.ID])
+		r.toolCalled(c, b.decisions[c.ID])
 	}
 	r.s.appendHistory(&genai.Content{Role: genai.RoleUser, Parts: parts})
 	r.recordTurn(b)

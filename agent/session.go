@@ -123,6 +123,9 @@ type Config struct {
 	// event), so a session that runs this one, as a subagent, counts its
 	// usage as it happens (statslive.go).
 	OnStats func(Stats)
+	// Observer, when set, is told of each turn, model request and tool
+	// call as they happen (observer.go): telemetry's one hook.
+	Observer Observer
 }
 
 // Session is one conversation with the model. Its methods are safe for
@@ -335,6 +338,7 @@ func (s *Session) Send(ctx context.Context, parts ...*genai.Part) iter.Seq2[*Eve
 		s.startContext = nil
 		s.mu.Unlock()
 		r.hk.prompt = promptText(parts)
+		defer r.observeTurn(r.hk.prompt, false)()
 		parts, goOn, keep := r.beforeAgent(parts)
 		if !keep {
 			if pending != nil {
@@ -419,6 +423,7 @@ func (s *Session) Resume(ctx context.Context) iter.Seq2[*Event, error] {
 		s.mu.Unlock()
 		r := s.newRun(ctx, yield)
 		r.promptID = p.promptID
+		defer r.observeTurn("", true)()
 		if !r.finishBatch(p) {
 			return
 		}
@@ -574,7 +579,7 @@ func (r *run) callModel() (*genai.Content, []*ToolCall, error) {
 			if n.Model != "" {
 				// A failed attempt counts as a request with an error of
 				// its own, as in Gemini CLI 0.61.
-				s.stats.request(n.Model, "main", n.Latency, nil, n.Err)
+				r.request(&ObservedModelCall{Role: "main", Model: req.Model, ResponseModel: n.Model, Start: time.Now().Add(-n.Latency), Duration: n.Latency, Err: n.Err})
 			}
 			r.emit(&Event{Type: EventRetry, Notice: &n})
 		case model.NoticeFallback:
@@ -584,7 +589,7 @@ func (r *run) callModel() (*genai.Content, []*ToolCall, error) {
 			s.mu.Unlock()
 			r.emit(&Event{Type: EventFallback, Notice: &n, Model: n.To})
 		case model.NoticeUtility:
-			s.stats.request(n.Model, n.Role, n.Latency, n.Usage, n.Err)
+			r.request(&ObservedModelCall{Role: n.Role, ResponseModel: n.Model, Start: time.Now().Add(-n.Latency), Duration: n.Latency, Usage: n.Usage, Err: n.Err})
 		}
 	}
 	if err := r.beforeModel(req); err != nil {
@@ -602,7 +607,7 @@ func (r *run) callModel() (*genai.Content, []*ToolCall, error) {
 	)
 	for resp, err := range r.stream(req) {
 		if err != nil {
-			s.stats.request(orDefault(version, model.FailedModel(err, req.Model)), "main", time.Since(start), nil, err)
+			r.request(&ObservedModelCall{Role: "main", Model: req.Model, ResponseModel: orDefault(version, model.FailedModel(err, req.Model)), Start: start, Duration: time.Since(start), Err: err, Request: req})
 			r.keepPartial(parts, orDefault(version, req.Model))
 			return nil, nil, err
 		}
@@ -669,7 +674,7 @@ func (r *run) callModel() (*genai.Content, []*ToolCall, error) {
 	s.mu.Lock()
 	s.answeredBy = version
 	s.mu.Unlock()
-	s.stats.request(version, "main", time.Since(start), usage, nil)
+	elapsed := time.Since(start)
 	r.usage = usage
 	if usage != nil {
 		s.mu.Lock()
@@ -677,6 +682,8 @@ func (r *run) callModel() (*genai.Content, []*ToolCall, error) {
 		s.mu.Unlock()
 	}
 	content := curateModelContent(parts)
+	r.request(&ObservedModelCall{Role: "main", Model: req.Model, ResponseModel: version, Start: start, Duration: elapsed, Usage: usage,
+		ResponseID: responseID, FinishReason: finish, Request: req, ResponseText: answerText(content)})
 	var calls []*ToolCall
 	if content != nil {
 		ensureThoughtSignature(req.Model, content)

@@ -19,7 +19,7 @@ const (
 	// terminal UI that Castor's own TUI has no counterpart for.
 	SettingCosmetic
 	// SettingNotApplicable settings steer something Castor does not have
-	// at all (auto-update, telemetry, Node.js tuning).
+	// at all (auto-update, Node.js tuning).
 	SettingNotApplicable
 	// SettingUnsupported settings are Gemini CLI features Castor has not
 	// implemented yet.
@@ -79,9 +79,8 @@ const (
 
 // Reasons shared by many rows.
 const (
-	noInk       = ""
-	noTelemetry = "Castor sends no telemetry"
-	noRouter    = "Castor's auto model router is its own"
+	noInk    = ""
+	noRouter = "Castor's auto model router is its own"
 )
 
 // settingsTable is the table of settings.json keys.
@@ -166,15 +165,15 @@ var settingsTable = []settingKey{
 
 	{"privacy.usageStatisticsEnabled", notApplicable, "true", "false", "Castor collects no usage statistics"},
 
-	{"telemetry.enabled", notApplicable, "", "false", noTelemetry},
-	{"telemetry.target", notApplicable, "", "", noTelemetry},
-	{"telemetry.otlpEndpoint", notApplicable, "", "", noTelemetry},
-	{"telemetry.otlpProtocol", notApplicable, "", "", noTelemetry},
-	{"telemetry.traces", notApplicable, "", "", noTelemetry},
-	{"telemetry.logPrompts", notApplicable, "", "", noTelemetry},
-	{"telemetry.outfile", notApplicable, "", "", noTelemetry},
-	{"telemetry.useCollector", notApplicable, "", "", noTelemetry},
-	{"telemetry.useCliAuth", notApplicable, "", "", noTelemetry},
+	{"telemetry.enabled", honoured, "false", "", ""},
+	{"telemetry.target", honoured, "", "", ""},
+	{"telemetry.otlpEndpoint", honoured, "", "", ""},
+	{"telemetry.otlpProtocol", honoured, "", "", ""},
+	{"telemetry.traces", honoured, "", "", ""},
+	{"telemetry.logPrompts", honoured, "", "", ""},
+	{"telemetry.outfile", honoured, "", "", ""},
+	{"telemetry.useCollector", honoured, "", "", ""},
+	{"telemetry.useCliAuth", unsupported, "false", "", ""},
 
 	{"billing.overageStrategy", unsupported, `"ask"`, "", ""},
 	{"billing.vertexAi.requestType", unsupported, "", "", ""},
@@ -468,15 +467,15 @@ var settingDescriptions = map[string]string{
 
 	"privacy.usageStatisticsEnabled": "Send usage statistics.",
 
-	"telemetry.enabled":      "Send telemetry.",
-	"telemetry.target":       "Where telemetry goes.",
-	"telemetry.otlpEndpoint": "The OTLP collector's endpoint.",
-	"telemetry.otlpProtocol": "The OTLP protocol.",
-	"telemetry.traces":       "Send traces.",
-	"telemetry.logPrompts":   "Include prompts in telemetry.",
-	"telemetry.outfile":      "Write telemetry to a file.",
-	"telemetry.useCollector": "Send telemetry through a collector.",
-	"telemetry.useCliAuth":   "Sign telemetry with the CLI's credentials.",
+	"telemetry.enabled":      "Send OpenTelemetry traces, metrics and logs (`--telemetry`, `GEMINI_TELEMETRY_ENABLED`; see docs/telemetry.md).",
+	"telemetry.target":       "`local` or `gcp`; Castor has no direct Google Cloud exporter and sends OTLP to the endpoint either way (`--telemetry-target`).",
+	"telemetry.otlpEndpoint": "The OTLP endpoint (default `http://localhost:4317`; `--telemetry-otlp-endpoint`, `OTEL_EXPORTER_OTLP_ENDPOINT`).",
+	"telemetry.otlpProtocol": "The OTLP protocol: `grpc` (default) or `http` (`--telemetry-otlp-protocol`).",
+	"telemetry.traces":       "Add the large span attributes: system instructions, tool definitions, and with `logPrompts` the messages.",
+	"telemetry.logPrompts":   "Include prompts, answers and tool arguments in telemetry (default false, unlike Gemini CLI; `--telemetry-log-prompts`).",
+	"telemetry.outfile":      "Write telemetry to this file as JSON lines instead of OTLP (`--telemetry-outfile`).",
+	"telemetry.useCollector": "The endpoint is a collector that forwards to Google Cloud: silences `target: gcp`'s notice.",
+	"telemetry.useCliAuth":   "Sign telemetry with the CLI's Google credentials (not supported: the endpoint's own authentication applies, `OTEL_EXPORTER_OTLP_HEADERS`).",
 
 	"billing.overageStrategy":            "What to do when a plan's quota is used up.",
 	"billing.vertexAi.requestType":       "The Vertex AI request type for billing.",

@@ -266,6 +266,8 @@ func runA2A(ctx context.Context, f *a2aFlags, stdio IO) error {
 	}
 	defer proc.SetSandbox(nil) // the sandbox ends with the server (tests run many in one process)
 	warn := func(s string) { logger.Warn(s) }
+	tel := &telemetryRun{stderr: stdio.Stderr} // telemetry.go: telemetry.* settings, for every task
+	defer tel.shutdown()
 	// MCP prompts are served as slash commands beside the built-in ones.
 	commands, stopMCP := setup.Commands(ctx, setup.Options{WorkDir: f.workspace, Env: env.Lookup, Warn: warn, Debug: debugLog})
 	defer stopMCP()
@@ -275,7 +277,7 @@ func runA2A(ctx context.Context, f *a2aFlags, stdio IO) error {
 		AllowedRoot:      f.allowedRoot,
 		AuthToken:        f.token,
 		URL:              cardURL,
-		NewSession:       a2asession.Factory(setup.Options{Model: f.model, Env: env.Lookup, Warn: warn, Debug: debugLog, IgnorePolicyErrors: f.ignorePolicyErr}),
+		NewSession:       a2asession.Factory(setup.Options{Model: f.model, Env: env.Lookup, Warn: warn, Debug: debugLog, IgnorePolicyErrors: f.ignorePolicyErr, Telemetry: tel.observer}),
 		YOLO:             f.yolo,
 		MaxApprovalMode:  maxMode,
 		ListenHost:       f.host,

@@ -68,6 +68,8 @@ type flags struct {
 	worktree     string
 	sessionFile  string
 	screenReader bool
+	// tel is --telemetry and its kin, and the run's pipeline (telemetry.go).
+	tel telemetryRun
 }
 
 // subcommands are the castor subcommands, each built in its own file. A
@@ -179,6 +181,7 @@ func Run(ctx context.Context, args []string, stdio IO) (code int) {
 	fl.Lookup("worktree").NoOptDefVal = worktreeAuto
 	fl.StringVar(&f.sessionFile, "session-file", "", "start from a session file (JSONL or JSON): its messages are imported as a new session")
 	fl.BoolVar(&f.screenReader, "screen-reader", false, "plain, linear output in the terminal for screen readers (as ui.accessibility.screenReader)")
+	f.tel.addTelemetryFlags(fl)           // telemetry.go
 	_ = fl.MarkHidden("experimental-acp") // deprecated: runACP warns on stderr, never on stdout
 	// Unknown flags, missing values and unknown subcommands are usage
 	// errors: exit 1, as Gemini CLI's parser (usage.go).
@@ -200,6 +203,8 @@ const rawOutputWarning = "Warning: --raw-output is on: model and tool output rea
 
 func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, stdio IO) int {
 	f.sandboxChoice = sandboxFlag(cmd, f) // sandbox.go
+	f.tel.interactive, f.tel.stderr = interactive(f, stdio), stdio.Stderr
+	defer f.tel.shutdown() // telemetry.go: flushed at exit, SIGTERM's included
 	if f.acp || f.experimentalACP {
 		return runACP(ctx, f, stdio) // acp.go
 	}
@@ -532,6 +537,7 @@ func (f *flags) sessionOptions(wd string, mode policy.Mode) setup.Options {
 		MaxBudgetUSD:           f.maxBudgetUSD,
 		CleanupSessions:        true, // general.sessionRetention, as Gemini CLI's start-up
 		Debug:                  debugLog,
+		Telemetry:              f.tel.observer, // telemetry.go
 	}
 }
 

@@ -71,10 +71,12 @@ func runMCPServe(ctx context.Context, f *mcpServeFlags, stdio IO) error {
 	}
 	stderr := termtext.NewWriter(stdio.Stderr)
 	warn := func(s string) { fmt.Fprintf(stderr, "Warning: %s\n", s) }
+	tel := &telemetryRun{stderr: stderr} // telemetry.go: telemetry.* settings, for every session
+	defer tel.shutdown()
 	srv := mcpserve.New(mcpserve.Config{
 		// Nobody can be asked whether to trust the folder: as in a
 		// headless run, an untrusted one is refused with how to trust it.
-		Base:            setup.Options{WorkDir: wd, Model: f.model, Warn: warn, EnforceTrust: !f.skipTrust},
+		Base:            setup.Options{WorkDir: wd, Model: f.model, Warn: warn, EnforceTrust: !f.skipTrust, Telemetry: tel.observer},
 		MaxApprovalMode: maxMode,
 	})
 	if f.http == "" {

@@ -184,6 +184,12 @@ type Options struct {
 	// connected or failed, and Agent.MCPReady says when. The interactive
 	// terminal sets it; the other faces wait for the servers in New.
 	MCPInBackground bool
+	// Telemetry, when set, is asked once the settings are read for the
+	// session's agent.Observer (nil: none), given the settings and the
+	// environment with the workspace's .env; its error ends New as a
+	// configuration error (telemetry.go). The CLI's faces set it, so the
+	// SDK links no OpenTelemetry exporter.
+	Telemetry func(st *config.Settings, env config.LookupFunc) (agent.Observer, error)
 }
 
 // DefaultModel is the model used when neither an option, GEMINI_MODEL
@@ -319,6 +325,10 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 		return nil, err
 	}
 	a.Settings = st
+	observer, err := telemetryObserver(o, a) // telemetry.go
+	if err != nil {
+		return nil, err
+	}
 	loadExtensions(o, a, wd)
 	warnIgnoredSettings(o, a)
 	if o, err = codeExtensionOptions(o); err != nil {
@@ -384,7 +394,7 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 	if err := a.addSkills(o, tools, extensionRoots(a)); err != nil {
 		return nil, err
 	}
-	if err := a.addSubagents(o, tools, subagentEnv{client: client, policy: pol, confirm: confirm, extensionDirs: extensionRoots(a)}); err != nil {
+	if err := a.addSubagents(o, tools, subagentEnv{client: client, policy: pol, confirm: confirm, extensionDirs: extensionRoots(a), observer: observer}); err != nil {
 		return nil, err
 	}
 
@@ -441,6 +451,7 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 		Recorder:             recorder,
 		Confirm:              confirm,
 		OutputSchema:         o.OutputSchema,
+		Observer:             observer,
 	}
 	if h := buildHooks(o, a, extensionRoots(a), transcriptPath(recorder)); h != nil {
 		cfg.Hooks = h

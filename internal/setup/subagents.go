@@ -31,6 +31,8 @@ type subagentEnv struct {
 	confirm func(ctx context.Context, call *agent.ToolCall) (tool.Decision, error)
 	// extensionDirs are the active extensions' roots (agents/ folders).
 	extensionDirs []string
+	// observer is the session's telemetry (nil: none).
+	observer agent.Observer
 }
 
 // addSubagents is the subagents step: it discovers the workspace's (when
@@ -111,6 +113,9 @@ func (a *Agent) addSubagents(o Options, ts *toolSet, e subagentEnv) error {
 			// shell call meets the same BeforeTool hooks as the main
 			// model's, its model calls the same model hooks.
 			c.Hooks = a.subagentHooks
+			if e.observer != nil {
+				c.Observer = subagentObserver{e.observer} // telemetry.go
+			}
 		},
 	}
 	if !o.DisableRecording {

@@ -1,0 +1,130 @@
+package agent
+
+import (
+	"context"
+	"time"
+
+	"google.golang.org/genai"
+
+	"github.com/castor-dev/castor/model"
+)
+
+// Observer is told what the engine does as it does it: each turn, each
+// model request and each finished tool call. It is the one point where
+// telemetry (internal/telemetry) watches a session, so every face that
+// runs turns through a Session is observed alike. Its methods are called
+// on the turn's goroutine and must not block; they must not change what
+// they are given.
+type Observer interface {
+	// TurnStarted is called as Send takes a prompt or Resume continues a
+	// paused turn. The context it returns is the turn's: the model and
+	// tool calls of the turn run under it (a span in it is their parent).
+	// end is called once when the turn ends, with why, or the error that
+	// ended it.
+	TurnStarted(ctx context.Context, t *ObservedTurn) (_ context.Context, end func(reason TurnEndReason, err error))
+	// ModelCalled is called when a model request ends: answered, failed,
+	// or one failed attempt of a retried request.
+	ModelCalled(ctx context.Context, m *ObservedModelCall)
+	// ToolCalled is called when a tool call has ended (run, refused or
+	// cancelled).
+	ToolCalled(ctx context.Context, c *ObservedToolCall)
+}
+
+// ObservedTurn is one turn as an Observer sees it start.
+type ObservedTurn struct {
+	SessionID, PromptID string
+	// Model is the model the session asks for.
+	Model string
+	// Prompt is the prompt's text; Resumed is set for Resume, which has
+	// none.
+	Prompt  string
+	Resumed bool
+	// Subagent is set on the turns of a subagent's session by the
+	// Observer the assembly gives it (the engine cannot tell).
+	Subagent bool
+	Start    time.Time
+}
+
+// ObservedModelCall is one ended model request.
+type ObservedModelCall struct {
+	SessionID, PromptID string
+	// Role is "main" for the turn's own calls, else the utility role of
+	// the call (model.NoticeUtility).
+	Role string
+	// Model is the model asked; ResponseModel the version that answered.
+	Model, ResponseModel string
+	Start                time.Time
+	Duration             time.Duration
+	Usage                *genai.GenerateContentResponseUsageMetadata
+	// Err is the failure, nil when the model answered.
+	Err          error
+	ResponseID   string
+	FinishReason genai.FinishReason
+	// Request is what was sent (nil for utility calls and failed
+	// attempts); ResponseText is the answer's text.
+	Request      *model.Request
+	ResponseText string
+}
+
+// ObservedToolCall is one ended tool call.
+type ObservedToolCall struct {
+	SessionID string
+	// Call is the ended call (read only); Decision is how it was
+	// approved: accept, reject, modify, auto_accept, or "" when it never
+	// reached a decision.
+	Call     *ToolCall
+	Decision string
+}
+
+// observeTurn starts the turn's observation: r.ctx becomes the turn's
+// context and r.yield notes how the turn ends. The returned function ends
+// the observation; it is a no-op without an Observer.
+func (r *run) observeTurn(prompt string, resumed bool) func() {
+	obs := r.s.cfg.Observer
+	if obs == nil {
+		return func() {}
+	}
+	ctx, end := obs.TurnStarted(r.ctx, &ObservedTurn{
+		SessionID: r.s.cfg.SessionID, PromptID: r.promptID, Model: r.s.Model(),
+		Prompt: prompt, Resumed: resumed, Start: r.s.cfg.Now(),
+	})
+	r.ctx = ctx
+	var (
+		reason TurnEndReason
+		failed error
+	)
+	inner := r.yield
+	r.yield = func(ev *Event, err error) bool {
+		switch {
+		case err != nil:
+			failed = err
+		case ev.Type == EventTurnEnd:
+			reason = ev.Reason
+		case ev.Type == EventInputRequired:
+			reason = "input_required"
+		}
+		return inner(ev, err)
+	}
+	return func() { end(reason, failed) }
+}
+
+// request counts one model request in the session's stats and tells the
+// Observer.
+func (r *run) request(m *ObservedModelCall) {
+	r.s.stats.request(m.ResponseModel, m.Role, m.Duration, m.Usage, m.Err)
+	if obs := r.s.cfg.Observer; obs != nil {
+		m.SessionID, m.PromptID = r.s.cfg.SessionID, r.promptID
+		if m.Model == "" {
+			m.Model = m.ResponseModel
+		}
+		obs.ModelCalled(r.ctx, m)
+	}
+}
+
+// toolCalled counts one ended tool call and tells the Observer.
+func (r *run) toolCalled(c *ToolCall, decision string) {
+	r.s.stats.toolCall(c, decision)
+	if obs := r.s.cfg.Observer; obs != nil {
+		obs.ToolCalled(r.ctx, &ObservedToolCall{SessionID: r.s.cfg.SessionID, Call: c, Decision: decision})
+	}
+}

@@ -1,0 +1,135 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"google.golang.org/genai"
+
+	"github.com/castor-dev/castor/policy"
+	"github.com/castor-dev/castor/tool"
+)
+
+// recordingObserver writes what it is told as lines.
+type recordingObserver struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+type obsKey struct{}
+
+func (o *recordingObserver) add(format string, args ...any) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.lines = append(o.lines, fmt.Sprintf(format, args...))
+}
+
+func (o *recordingObserver) TurnStarted(ctx context.Context, t *ObservedTurn) (context.Context, func(TurnEndReason, error)) {
+	o.add("turn %s prompt=%q resumed=%v", t.PromptID, t.Prompt, t.Resumed)
+	return context.WithValue(ctx, obsKey{}, t.PromptID), func(reason TurnEndReason, err error) {
+		o.add("end %s reason=%s err=%v", t.PromptID, reason, err)
+	}
+}
+
+func (o *recordingObserver) ModelCalled(ctx context.Context, m *ObservedModelCall) {
+	var in int32
+	if m.Usage != nil {
+		in = m.Usage.PromptTokenCount
+	}
+	o.add("model %s(%v) %s role=%s in=%d text=%q err=%v", m.PromptID, ctx.Value(obsKey{}), m.ResponseModel, m.Role, in, m.ResponseText, m.Err)
+}
+
+func (o *recordingObserver) ToolCalled(ctx context.Context, c *ObservedToolCall) {
+	o.add("tool %s(%v) %s %s decision=%s", c.Call.PromptID, ctx.Value(obsKey{}), c.Call.Name, c.Call.Status, c.Decision)
+}
+
+// TestObserverSeesTurns checks what an Observer is told of a turn with a
+// tool call, a turn paused for approval and resumed, and a failed model
+// call: the turn's context reaches the calls' observations.
+func TestObserverSeesTurns(t *testing.T) {
+	echo := echoTool{name: "echo", kind: tool.KindEdit} // asks in default mode
+	tests := []struct {
+		name string
+		mode policy.Mode
+		m    *scripted
+		run  func(t *testing.T, s *Session)
+		want []string
+	}{
+		{
+			name: "tool call then answer",
+			mode: policy.ModeYolo,
+			m:    &scripted{turns: [][]*genai.Part{{call("echo", map[string]any{"text": "a"})}, {{Text: "done"}}}},
+			run: func(t *testing.T, s *Session) {
+				if _, err := collect(t, s.Send(context.Background(), genai.NewPartFromText("hi"))); err != nil {
+					t.Fatal(err)
+				}
+			},
+			want: []string{
+				`turn s1########1 prompt="hi" resumed=false`,
+				`model s1########1(s1########1) gemini-fake role=main in=10 text="" err=<nil>`,
+				`tool s1########1(s1########1) echo success decision=auto_accept`,
+				`model s1########1(s1########1) gemini-fake role=main in=10 text="done" err=<nil>`,
+				`end s1########1 reason=completed err=<nil>`,
+			},
+		},
+		{
+			name: "paused and resumed",
+			mode: policy.ModeDefault,
+			m:    &scripted{turns: [][]*genai.Part{{call("echo", map[string]any{"text": "a"})}, {{Text: "ok"}}}},
+			run: func(t *testing.T, s *Session) {
+				if _, err := collect(t, s.Send(context.Background(), genai.NewPartFromText("go"))); err != nil {
+					t.Fatal(err)
+				}
+				if err := s.Answer(s.Pending()[0].ID, tool.Decision{Outcome: tool.ProceedOnce}); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := collect(t, s.Resume(context.Background())); err != nil {
+					t.Fatal(err)
+				}
+			},
+			want: []string{
+				`turn s1########1 prompt="go" resumed=false`,
+				`model s1########1(s1########1) gemini-fake role=main in=10 text="" err=<nil>`,
+				`end s1########1 reason=input_required err=<nil>`,
+				`turn s1########1 prompt="" resumed=true`,
+				`tool s1########1(s1########1) echo success decision=accept`,
+				`model s1########1(s1########1) gemini-fake role=main in=10 text="ok" err=<nil>`,
+				`end s1########1 reason=completed err=<nil>`,
+			},
+		},
+		{
+			name: "model failure",
+			mode: policy.ModeYolo,
+			m:    &scripted{errs: map[int]error{0: errors.New("boom")}},
+			run: func(t *testing.T, s *Session) {
+				if _, err := collect(t, s.Send(context.Background(), genai.NewPartFromText("x"))); err == nil {
+					t.Fatal("no error")
+				}
+			},
+			want: []string{
+				`turn s1########1 prompt="x" resumed=false`,
+				`model s1########1(s1########1) gemini-2.5-pro role=main in=0 text="" err=boom`,
+				`end s1########1 reason= err=boom`,
+			},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			obs := &recordingObserver{}
+			s := New(Config{
+				Model: tc.m, ModelName: "gemini-2.5-pro", SessionID: "s1",
+				Tools:    tool.NewRegistry(echo),
+				Policy:   policy.New(policy.Options{Mode: tc.mode, Interactive: tc.mode == policy.ModeDefault}),
+				Observer: obs,
+			})
+			tc.run(t, s)
+			if got, want := strings.Join(obs.lines, "\n"), strings.Join(tc.want, "\n"); got != want {
+				t.Errorf("observed:\n%s\nwant:\n%s", got, want)
+			}
+		})
+	}
+}

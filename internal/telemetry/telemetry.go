@@ -1,0 +1,245 @@
+package telemetry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/exporters/otlp/otlplog/otlploggrpc"
+	"go.opentelemetry.io/otel/exporters/otlp/otlplog/otlploghttp"
+	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetricgrpc"
+	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/exporters/stdout/stdoutlog"
+	"go.opentelemetry.io/otel/exporters/stdout/stdoutmetric"
+	"go.opentelemetry.io/otel/exporters/stdout/stdouttrace"
+	otellog "go.opentelemetry.io/otel/log"
+	"go.opentelemetry.io/otel/metric"
+	sdklog "go.opentelemetry.io/otel/sdk/log"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// ServiceName is the service.name of everything Castor sends (the
+// OTEL_SERVICE_NAME variable replaces it).
+const ServiceName = "castor"
+
+// scopeName names the tracer, meter and logger.
+const scopeName = "github.com/castor-dev/castor"
+
+// exportInterval is how often metrics are sent, as Gemini CLI 0.61's
+// OTLP and file targets do; what is left is sent at Shutdown.
+const exportInterval = 10 * time.Second
+
+// Info describes the process for every datum sent.
+type Info struct {
+	// Version is Castor's version (service.version).
+	Version string
+	// Interactive is set for the terminal's sessions (the interactive
+	// attribute).
+	Interactive bool
+	// Warn receives what the user should know about the configuration
+	// (stderr).
+	Warn func(string)
+}
+
+// Telemetry is a started OpenTelemetry pipeline: traces, metrics and logs
+// sent to one OTLP endpoint or written to one file. It is an
+// agent.Observer. The zero of none of its fields is used: make one with
+// Start.
+type Telemetry struct {
+	cfg  Config
+	info Info
+	tp   *sdktrace.TracerProvider
+	mp   *sdkmetric.MeterProvider
+	lp   *sdklog.LoggerProvider
+	file *os.File
+
+	tracer trace.Tracer
+	logger otellog.Logger
+	m      instruments
+
+	shutdownOnce sync.Once
+	shutdownErr  error
+}
+
+// Start starts the pipeline cfg asks for. It must be called only when
+// cfg.Enabled: nothing of OpenTelemetry runs otherwise. Nothing is
+// connected here: the exporters dial when they first send.
+func Start(ctx context.Context, cfg Config, info Info) (*Telemetry, error) {
+	if !cfg.Enabled {
+		return nil, errors.New("telemetry is not enabled")
+	}
+	warn := info.Warn
+	if warn == nil {
+		warn = func(string) {}
+	}
+	t := &Telemetry{cfg: cfg, info: info}
+	if cfg.Target == TargetGCP && !cfg.UseCollector {
+		// Gemini CLI writes to Cloud Trace, Monitoring and Logging itself
+		// here; Castor links no Google Cloud exporter.
+		warn(fmt.Sprintf("telemetry.target gcp: Castor has no direct Google Cloud exporter; it sends OTLP to %s instead. Run an OpenTelemetry Collector there with the googlecloud exporter (and set telemetry.useCollector to true to silence this).", t.where()))
+	}
+	if cfg.UseCliAuth {
+		warn("telemetry.useCliAuth: Castor does not sign telemetry with its own credentials; the OTLP endpoint's own authentication applies (OTEL_EXPORTER_OTLP_HEADERS).")
+	}
+	res, err := resource.New(ctx,
+		resource.WithAttributes(
+			attribute.String("service.name", ServiceName),
+			attribute.String("service.version", info.Version),
+		),
+		resource.WithFromEnv(), // OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES
+	)
+	if err != nil && res == nil {
+		return nil, fmt.Errorf("telemetry resource: %w", err)
+	}
+	var (
+		spans   sdktrace.SpanExporter
+		metrics sdkmetric.Exporter
+		logs    sdklog.Exporter
+	)
+	if cfg.Outfile != "" {
+		spans, metrics, logs, err = t.fileExporters(cfg.Outfile)
+	} else {
+		spans, metrics, logs, err = otlpExporters(ctx, cfg)
+	}
+	if err != nil {
+		return nil, err
+	}
+	t.tp = sdktrace.NewTracerProvider(sdktrace.WithResource(res), sdktrace.WithBatcher(spans))
+	t.mp = sdkmetric.NewMeterProvider(sdkmetric.WithResource(res),
+		sdkmetric.WithReader(sdkmetric.NewPeriodicReader(metrics, sdkmetric.WithInterval(exportInterval))))
+	t.lp = sdklog.NewLoggerProvider(sdklog.WithResource(res), sdklog.WithProcessor(sdklog.NewBatchProcessor(logs)))
+	t.tracer = t.tp.Tracer(scopeName)
+	t.logger = t.lp.Logger(scopeName)
+	if err := t.m.init(t.mp.Meter(scopeName)); err != nil {
+		_ = t.Shutdown(ctx)
+		return nil, fmt.Errorf("telemetry metrics: %w", err)
+	}
+	t.m.sessions.Add(ctx, 1, metric.WithAttributes(t.common("")...))
+	return t, nil
+}
+
+// where says where the data goes, for messages.
+func (t *Telemetry) where() string {
+	if t.cfg.Outfile != "" {
+		return t.cfg.Outfile
+	}
+	return t.cfg.Endpoint + " (OTLP/" + t.cfg.Protocol + ")"
+}
+
+// Shutdown sends what is left and stops the pipeline, within ctx's
+// deadline; later calls return the first one's result.
+func (t *Telemetry) Shutdown(ctx context.Context) error {
+	if t == nil {
+		return nil
+	}
+	t.shutdownOnce.Do(func() {
+		var errs []error
+		// Each provider flushes then stops its exporter; spans first, as
+		// they are what a user looks for first.
+		if t.tp != nil {
+			errs = append(errs, t.tp.Shutdown(ctx))
+		}
+		if t.lp != nil {
+			errs = append(errs, t.lp.Shutdown(ctx))
+		}
+		if t.mp != nil {
+			errs = append(errs, t.mp.Shutdown(ctx))
+		}
+		if t.file != nil {
+			errs = append(errs, t.file.Close())
+		}
+		// The three signals usually fail alike (a collector that is
+		// down): each distinct failure is said once.
+		var msgs []string
+		for _, err := range errs {
+			if err != nil && !slices.Contains(msgs, err.Error()) {
+				msgs = append(msgs, err.Error())
+			}
+		}
+		if len(msgs) > 0 {
+			t.shutdownErr = fmt.Errorf("telemetry to %s not all sent: %s", t.where(), strings.Join(msgs, "; "))
+		}
+	})
+	return t.shutdownErr
+}
+
+// otlpExporters makes the three OTLP exporters for the endpoint. The
+// OTEL_EXPORTER_OTLP_* variables for headers, timeouts, compression and
+// certificates apply as the OpenTelemetry Go exporters read them; the
+// endpoint is the one resolved (which OTEL_EXPORTER_OTLP_ENDPOINT may be).
+func otlpExporters(ctx context.Context, cfg Config) (sdktrace.SpanExporter, sdkmetric.Exporter, sdklog.Exporter, error) {
+	u, err := endpointURL(cfg.Endpoint)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("telemetry OTLP endpoint %q: %v", cfg.Endpoint, err)
+	}
+	var (
+		spans   sdktrace.SpanExporter
+		metrics sdkmetric.Exporter
+		logs    sdklog.Exporter
+	)
+	if cfg.Protocol == ProtocolHTTP {
+		// Gemini CLI appends v1/traces, v1/metrics and v1/logs to the
+		// endpoint's path.
+		base := strings.TrimSuffix(u.String(), "/")
+		if spans, err = otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(base+"/v1/traces")); err != nil {
+			return nil, nil, nil, err
+		}
+		if metrics, err = otlpmetrichttp.New(ctx, otlpmetrichttp.WithEndpointURL(base+"/v1/metrics")); err != nil {
+			return nil, nil, nil, err
+		}
+		if logs, err = otlploghttp.New(ctx, otlploghttp.WithEndpointURL(base+"/v1/logs")); err != nil {
+			return nil, nil, nil, err
+		}
+		return spans, metrics, logs, nil
+	}
+	// gRPC takes the origin alone, as Gemini CLI does; http:// is
+	// plaintext, https:// TLS.
+	origin := u.Scheme + "://" + u.Host
+	if spans, err = otlptracegrpc.New(ctx, otlptracegrpc.WithEndpointURL(origin)); err != nil {
+		return nil, nil, nil, err
+	}
+	if metrics, err = otlpmetricgrpc.New(ctx, otlpmetricgrpc.WithEndpointURL(origin)); err != nil {
+		return nil, nil, nil, err
+	}
+	if logs, err = otlploggrpc.New(ctx, otlploggrpc.WithEndpointURL(origin)); err != nil {
+		return nil, nil, nil, err
+	}
+	return spans, metrics, logs, nil
+}
+
+// fileExporters write spans, metrics and logs to one file as JSON, one
+// object a line, appended as Gemini CLI's file exporters do.
+func (t *Telemetry) fileExporters(path string) (sdktrace.SpanExporter, sdkmetric.Exporter, sdklog.Exporter, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("telemetry outfile: %w", err)
+	}
+	t.file = f
+	// The three exporters share the file: each writes a whole JSON
+	// object in one write(2), which O_APPEND keeps whole and in order.
+	w := f
+	spans, err := stdouttrace.New(stdouttrace.WithWriter(w))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	metrics, err := stdoutmetric.New(stdoutmetric.WithWriter(w))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	logs, err := stdoutlog.New(stdoutlog.WithWriter(w))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return spans, metrics, logs, nil
+}
