@@ -140,6 +140,10 @@ type model struct {
 	elicits []*elicitForm // MCP servers' questions, the first shown
 	trust   *trustAsk     // the folder trust question (trustdialog.go)
 	shell   *shellRun
+	// toolPTY is the model's shell command running on a pseudo-terminal,
+	// if any (toolpty.go); ptys runs them.
+	toolPTY *ptyCall
+	ptys    *ptyShell
 	pastes  pastes
 	queued  []string
 	// queuedShown counts the first queued prompts already printed (typed
@@ -254,6 +258,7 @@ func (m *model) applyTheme() {
 
 func (m *model) resize() {
 	m.input.SetWidth(max(m.width, 10))
+	m.resizeToolPTY()
 	m.md.set(m.width, m.theme.mdStyle(), m.screenReader)
 	m.tailCache.src = "\x00"
 	m.boxCache.out = ""
@@ -437,6 +442,9 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		return m.onPromptEdited(msg)
 	case shellDoneMsg:
 		return m.onShellDone(msg)
+	case ptyCallMsg:
+		m.onPTYCall(msg)
+		return nil
 	case commandDoneMsg:
 		return m.onCommandDone(msg)
 	case compressDoneMsg:
@@ -1130,6 +1138,9 @@ func (m *model) spinnerLine() string {
 		label = m.retry.label(m.now())
 	}
 	elapsed := m.now().Sub(m.turnStart).Truncate(time.Second)
+	if m.toolPTY != nil && m.running {
+		label = m.toolPTYLabel()
+	}
 	if m.shellRunning() && !m.running {
 		label = m.shellLabel()
 		elapsed = m.now().Sub(m.shell.start).Truncate(time.Second)

@@ -64,6 +64,18 @@ func terminalText(s string) string {
 // mode, and reports whether it did.
 func (m *model) shellKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 	ks := k.String()
+	if c := m.toolPTY; c != nil && ks != "esc" {
+		if ks == "ctrl+f" {
+			c.focused = !c.focused
+			return nil, true
+		}
+		if c.focused {
+			if b := keyBytes(k); len(b) > 0 {
+				_, _ = c.term.Write(b)
+			}
+			return nil, true
+		}
+	}
 	if s := m.shell; s != nil && s.term != nil && ks != "esc" {
 		if ks == "ctrl+f" {
 			s.focused = !s.focused

@@ -136,10 +136,21 @@ func (m *model) assemble(send func(tea.Msg)) *setup.Agent {
 	o.Info = func(s string) { send(noticeMsg{kind: noticeInfo, text: s}) }
 	// The prompt is usable while MCP servers connect (mcpwait.go).
 	o.MCPInBackground = true
+	// The model's shell calls run on a pseudo-terminal (toolpty.go).
+	ptys := &ptyShell{send: send}
+	if o.Shell == nil {
+		o.Shell = ptys.run
+	}
 	if m.cfg.AskTrust {
 		o.AskTrust = m.askTrust
 	}
 	a, err := setup.New(m.ctx, o)
+	if a != nil {
+		// Gemini CLI 0.61's switch back to pipes.
+		if on, ok := a.Settings.GetBool("tools.shell.enableInteractiveShell"); ok && !on {
+			ptys.off.Store(true)
+		}
+	}
 	send(readyMsg{agent: a, err: err})
 	return a
 }
