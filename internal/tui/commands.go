@@ -70,7 +70,7 @@ func (m *model) terminalCommands() []*command.Command {
 		cmd("vim", "Toggle vim mode for the input.", false, (*model).cmdVim), // vim.go
 		// morecmds.go
 		cmd("agents", "List the subagents the model may call.", true, (*model).cmdAgents),
-		cmd("policies", "List the policy rules in force, by approval mode.", true, (*model).cmdPolicies),
+		cmd("policies", "List the policy rules in force; add or remove your own.", true, (*model).cmdPolicies),
 		cmd("editor", "Set the external editor.", true, (*model).cmdEditor),
 		cmd("privacy", "Show the privacy notice.", true, (*model).cmdPrivacy),
 		cmd("bug", "Prepare a bug report (copied, not sent).", false, (*model).cmdBug),
