@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -730,6 +731,10 @@ func (m *model) onTurnDone(err error) tea.Cmd {
 		m.dialog.answer(tool.Decision{Outcome: tool.Cancel})
 		m.dialog = nil
 	}
+	// What the turn built and dropped (each request encodes the whole
+	// history: megabytes in a long session) goes back to the system now,
+	// while the user reads, rather than staying in the process.
+	go debug.FreeOSMemory()
 	m.running = false
 	if m.cancel != nil {
 		m.cancel()
