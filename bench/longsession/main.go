@@ -115,7 +115,8 @@ func run() error {
 	if err := writeScript(script, c.turns+5, c.answer, c.model == "" && !c.noClassifier); err != nil {
 		return err
 	}
-	fake := exec.Command(c.fake, script)
+	// The fake keeps no request: each holds the whole history.
+	fake := exec.Command(c.fake, "-keep", "1", script)
 	fake.Stderr = os.Stderr
 	out, err := fake.StdoutPipe()
 	if err != nil {
