@@ -132,9 +132,11 @@ type model struct {
 	lastCallDone *agent.ToolCall
 	// vim is vim mode for the input, vimNormal its NORMAL mode and
 	// vimPending the first key of a two-key command (vim.go).
-	vim        bool
-	vimNormal  bool
-	vimPending string
+	vim       bool
+	vimNormal bool
+	vimSt     vimState
+	// undo is the input's undo history (Ctrl+Z, vim's u; undo.go).
+	undo inputUndo
 	// lastEsc is when Esc was last pressed on an idle prompt (Esc Esc).
 	lastEsc time.Time
 	rewind  *rewindPicker // /rewind's picker (rewind.go)
@@ -142,9 +144,8 @@ type model struct {
 	trust   *trustAsk     // the folder trust question (trustdialog.go)
 	shell   *shellRun
 	// toolPTY is the model's shell command running on a pseudo-terminal,
-	// if any (toolpty.go); ptys runs them.
+	// if any (toolpty.go).
 	toolPTY *ptyCall
-	ptys    *ptyShell
 	pastes  pastes
 	queued  []string
 	// queuedShown counts the first queued prompts already printed (typed
@@ -815,12 +816,17 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 			return cmd
 		}
 	}
+	if m.undoKey(k) { // undo.go
+		return nil
+	}
 	if cmd, ok := m.appKey(k); ok {
 		return cmd
 	}
 	switch ks {
 	case "ctrl+c":
 		if m.input.Value() != "" {
+			// Ctrl+Z brings it back.
+			m.undo.push(m.inputState(), false)
 			m.resetInput()
 			m.comp = completion{}
 			return nil
@@ -872,6 +878,7 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		m.resetInput()
+		m.undo = inputUndo{}
 		m.comp = completion{}
 		if m.hist != nil {
 			m.hist.add(text)
@@ -905,7 +912,19 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 	}
 	var cmd tea.Cmd
+	before := m.input.Value()
+	var st inputState
+	if before != "" || k.Text != "" {
+		st = m.inputState()
+	}
 	m.input, cmd = m.input.Update(k)
+	if m.input.Value() != before {
+		// A typed character joins the characters typed before it in one
+		// undo step; any other change is a step of its own.
+		m.undo.push(st, k.Text != "" && k.Key().Mod&(tea.ModCtrl|tea.ModAlt) == 0)
+	} else {
+		m.undo.typing = false
+	}
 	m.updateCompletion()
 	return cmd
 }
