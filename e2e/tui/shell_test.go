@@ -53,7 +53,7 @@ func TestTUIShellModeSticky(t *testing.T) {
 }
 
 // The model's shell call runs on a terminal of its own in the interactive
-// face (Gemini CLI 0.61's interactive shell): Ctrl+F moves focus into it,
+// face (Gemini CLI 0.61's interactive shell): Tab moves focus into it,
 // what the user types answers its question, and the model gets the output
 // as the terminal showed it, escape sequences stripped.
 func TestTUIModelShellAnsweredByTyping(t *testing.T) {
@@ -65,8 +65,8 @@ func TestTUIModelShellAnsweredByTyping(t *testing.T) {
 	)
 	tm := e.StartTUI("--approval-mode", "yolo")
 	tm.Submit("ask me a name")
-	tm.WaitFor("ctrl+f: type into it")
-	tm.Keys("C-f")
+	tm.WaitFor("tab: type into it")
+	tm.Keys("Tab")
 	tm.WaitFor("typing goes to it")
 	tm.Submit("castor")
 	tm.WaitUntil("the answer", func(s string) bool { return e2etest.Idle(s) && strings.Contains(s, "Answered.") })

@@ -139,6 +139,10 @@ type model struct {
 	undo inputUndo
 	// lastEsc is when Esc was last pressed on an idle prompt (Esc Esc).
 	lastEsc time.Time
+	// lastTab is when a plain Tab was pressed (Tab Tab), and minimal the
+	// screen it toggles: the footer hidden, as Gemini CLI's clean UI.
+	lastTab time.Time
+	minimal bool
 	rewind  *rewindPicker // /rewind's picker (rewind.go)
 	elicits []*elicitForm // MCP servers' questions, the first shown
 	trust   *trustAsk     // the folder trust question (trustdialog.go)
@@ -793,6 +797,9 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 	if ks != "ctrl+c" {
 		m.quitArmed = false
 	}
+	if ks != "tab" {
+		m.lastTab = time.Time{}
+	}
 	if m.trust != nil {
 		return m.trustKey(k)
 	}
@@ -865,7 +872,7 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 			m.acceptCompletion()
 			return nil
 		}
-		return nil
+		return m.plainTab()
 	case "enter":
 		if m.comp.active() && m.comp.submitOnAccept() {
 			m.acceptCompletion()
@@ -1149,7 +1156,9 @@ func (m *model) render() string {
 			parts = append(parts, c)
 		}
 	}
-	parts = append(parts, m.footer())
+	if !m.minimal {
+		parts = append(parts, m.footer())
+	}
 	return strings.Join(parts, "\n")
 }
 

@@ -3,10 +3,11 @@ package tui
 // The model's shell calls on a pseudo-terminal, as Gemini CLI 0.61's
 // interactive shell runs them (tools.shell.enableInteractiveShell, on by
 // default in its interactive face): a command that asks (read, git add
-// -p, npm init, a password prompt) can be answered. Ctrl+F moves focus
-// into the running command and back; what the user types goes to it.
+// -p, npm init, a password prompt) can be answered: what the user types
+// while it has the focus goes to it.
 // The model gets the output as the terminal showed it, escape sequences
-// stripped. Where the system has no pseudo-terminal (Windows) or the
+// stripped. Tab moves focus into the command and Shift+Tab back, as in
+// Gemini CLI 0.61 (Castor's Ctrl+F toggles too). Where the system has no pseudo-terminal (Windows) or the
 // setting is off, the shell tool runs the command with pipes, as the
 // headless faces always do.
 
@@ -183,8 +184,8 @@ func ptyText(raw string) string {
 }
 
 // onPTYCall notes a model's command starting or ending on a
-// pseudo-terminal. Focus stays on the input until Ctrl+F, as in Gemini
-// CLI: the command may never ask anything.
+// pseudo-terminal. Focus stays on the input until Tab, as in Gemini CLI:
+// the command may never ask anything.
 func (m *model) onPTYCall(msg ptyCallMsg) {
 	switch {
 	case !msg.done:
@@ -207,7 +208,7 @@ func (m *model) resizeToolPTY() {
 // on a pseudo-terminal.
 func (m *model) toolPTYLabel() string {
 	if m.toolPTY.focused {
-		return "Running shell command · typing goes to it (ctrl+f: back to the input)"
+		return "Running shell command · typing goes to it (shift+tab: back to the input)"
 	}
-	return "Running shell command (ctrl+f: type into it)"
+	return "Running shell command (tab: type into it)"
 }
