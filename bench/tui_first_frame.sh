@@ -34,12 +34,14 @@ sort -n "$work/times" | awk '{a[NR]=$1} END {printf "exec → first frame over %
 
 [ -n "${GEMINI:-}" ] || exit 0
 gemini_home "$work/home"
-sock="$work/tmux"
 ready_time() { # name marker command: exec → marker on screen, in ms
 	local name=$1 marker=$2 s e i
 	shift 2
 	: >"$work/ready"
 	for i in $(seq "$runs"); do
+		# A socket per run: a server still going away refuses the next.
+		sock="$work/tmux.$name.$i"
+		sock=${sock// /_}
 		s=$(date +%s%N)
 		tmux -S "$sock" -f /dev/null new-session -d -s ff -x 100 -y 30 \
 			"cd $work/ws && exec env -i HOME=$work/home PATH=$PATH TERM=xterm-256color GEMINI_API_KEY=x GEMINI_CLI_TRUST_WORKSPACE=true GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:9 $*"
@@ -50,6 +52,6 @@ ready_time() { # name marker command: exec → marker on screen, in ms
 	done
 	sort -n "$work/ready" | awk -v n="$name" '{a[NR]=$1} END {printf "%s: exec → ready prompt on screen (polled) over %d runs: min %.0f ms, median %.0f ms, max %.0f ms\n", n, NR, a[1]/1000, a[int((NR+1)/2)]/1000, a[NR]/1000}'
 }
-trap 'tmux -S "$sock" kill-server 2>/dev/null || true; tmux -L castor-bench kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
+trap 'for s in "$work"/tmux.*; do tmux -S "$s" kill-server 2>/dev/null || true; done; tmux -L castor-bench kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
 ready_time castor "$castor_ready" "$work/castor"
 ready_time "Gemini CLI 0.61" "$gemini_ready" "$GEMINI"
