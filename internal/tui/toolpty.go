@@ -18,7 +18,6 @@ import (
 	"os/exec"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -153,27 +152,9 @@ wait:
 	<-copied
 	flush()
 	res.Output = ptyText(out.String())
-	if st := cmd.ProcessState; st != nil {
-		if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			res.Signal = signalNames[ws.Signal()]
-		} else {
-			code := st.ExitCode()
-			res.ExitCode = &code
-		}
-	}
-	var ee *exec.ExitError
-	if waitErr != nil && !errors.As(waitErr, &ee) {
-		res.Err = waitErr
-	}
+	o := builtin.OutcomeOf(cmd.ProcessState, waitErr)
+	res.ExitCode, res.Signal, res.Err = o.ExitCode, o.Signal, o.Err
 	return res
-}
-
-// signalNames are the names builtin.ShellOutcome gives the signals that
-// end commands.
-var signalNames = map[syscall.Signal]string{
-	syscall.SIGHUP: "SIGHUP", syscall.SIGINT: "SIGINT", syscall.SIGQUIT: "SIGQUIT",
-	syscall.SIGKILL: "SIGKILL", syscall.SIGSEGV: "SIGSEGV", syscall.SIGPIPE: "SIGPIPE",
-	syscall.SIGALRM: "SIGALRM", syscall.SIGTERM: "SIGTERM",
 }
 
 // ptyText is a terminal's output as the model and the live area get it:

@@ -63,31 +63,22 @@ func (m *model) setInputState(s inputState) {
 }
 
 // undoInput goes back one step; false when there is none.
-func (m *model) undoInput() bool {
-	u := &m.undo
-	if len(u.undo) == 0 {
-		return false
-	}
-	cur := m.inputState()
-	s := u.undo[len(u.undo)-1]
-	u.undo = u.undo[:len(u.undo)-1]
-	u.redo = append(u.redo, cur)
-	u.typing = false
-	m.setInputState(s)
-	return true
-}
+func (m *model) undoInput() bool { return m.stepInput(&m.undo.undo, &m.undo.redo) }
 
 // redoInput goes forward one step; false when there is none.
-func (m *model) redoInput() bool {
-	u := &m.undo
-	if len(u.redo) == 0 {
+func (m *model) redoInput() bool { return m.stepInput(&m.undo.redo, &m.undo.undo) }
+
+// stepInput takes the input back to the last state of from, keeping the
+// present one in to.
+func (m *model) stepInput(from, to *[]inputState) bool {
+	if len(*from) == 0 {
 		return false
 	}
 	cur := m.inputState()
-	s := u.redo[len(u.redo)-1]
-	u.redo = u.redo[:len(u.redo)-1]
-	u.undo = append(u.undo, cur)
-	u.typing = false
+	s := (*from)[len(*from)-1]
+	*from = (*from)[:len(*from)-1]
+	*to = append(*to, cur)
+	m.undo.typing = false
 	m.setInputState(s)
 	return true
 }

@@ -106,10 +106,7 @@ func (e *Env) runShellVia(ctx context.Context, req shellRequest) shellResult {
 	}
 	r := shellResult{output: out.Output, exitCode: out.ExitCode, err: out.Err, timedOut: out.TimedOut}
 	if out.ExitCode == nil && out.Signal != "" {
-		r.signal = signalNumbers[strings.TrimPrefix(out.Signal, "SIG")]
-		if r.signal == 0 {
-			r.signal = -1 // a signal the table does not know
-		}
+		r.signal = signalNumber(out.Signal)
 	}
 	if ctx.Err() != nil {
 		r.aborted, r.err = true, nil

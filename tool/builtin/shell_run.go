@@ -253,17 +253,52 @@ wait:
 	flush()
 	res.output = out.text()
 
-	if st := cmd.ProcessState; st != nil {
-		if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			res.signal = int(ws.Signal())
+	o := OutcomeOf(cmd.ProcessState, waitErr)
+	res.exitCode, res.err = o.ExitCode, o.Err
+	if o.Signal != "" {
+		res.signal = signalNumber(o.Signal)
+	}
+	return res
+}
+
+// OutcomeOf is how a command that was waited for ended: its exit code,
+// or the signal that killed it, or why waiting failed.
+func OutcomeOf(ps *os.ProcessState, waitErr error) ShellOutcome {
+	var o ShellOutcome
+	if ps != nil {
+		if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			o.Signal = signalName(int(ws.Signal()))
 		} else {
-			code := st.ExitCode()
-			res.exitCode = &code
+			code := ps.ExitCode()
+			o.ExitCode = &code
 		}
 	}
 	var ee *exec.ExitError
 	if waitErr != nil && !errors.As(waitErr, &ee) {
-		res.err = waitErr
+		o.Err = waitErr
 	}
-	return res
+	return o
+}
+
+// signalName is a signal as ShellOutcome.Signal names it: SIGTERM for
+// the ones a client may name, else the number.
+func signalName(n int) string {
+	for k, v := range signalNumbers {
+		if v == n {
+			return "SIG" + k
+		}
+	}
+	return strconv.Itoa(n)
+}
+
+// signalNumber reads a ShellOutcome.Signal back; -1 for a signal it does
+// not know.
+func signalNumber(s string) int {
+	if n := signalNumbers[strings.TrimPrefix(s, "SIG")]; n != 0 {
+		return n
+	}
+	if n, err := strconv.Atoi(s); err == nil {
+		return n
+	}
+	return -1
 }
