@@ -18,8 +18,7 @@ runs=${2:-3}
 root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/bench/tui_common.sh"
 work=$(mktemp -d)
-sock="$work/tmux"
-trap 'tmux -S "$sock" kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
+trap 'for s in "$work"/tmux.*; do tmux -S "$s" kill-server 2>/dev/null || true; done; rm -rf "$work"' EXIT
 go build -o "$work/castor" "$root/cmd/castor"
 go build -o "$work/fakegemini" "$root/internal/fakegemini/cmd/fakegemini"
 mkdir -p "$work/home" "$work/ws"
@@ -39,6 +38,8 @@ open(work + "/one.jsonl", "w").write(reply(["".join(words)]))
 PY
 tick=$(getconf CLK_TCK)
 cpu_of() { # file → CPU ticks the terminal used to show the whole answer
+  # A socket per run: a tmux server still going away refuses the next.
+  local sock="$work/tmux.$BASHPID"
   local cmd="$work/castor -m gemini-2.5-flash --fake-responses $1 -i go" url=""
   if [ -n "${use_gemini:-}" ]; then
     "$work/fakegemini" "$1" >"$work/url" 2>/dev/null &
