@@ -128,6 +128,10 @@ func TestTUISettingsEveryKey(t *testing.T) {
 	tm.TypeText("120")
 	tm.Keys("Enter")
 	tm.WaitFor("tools.shell.inactivityTimeout = 120")
+	tm.Keys("Tab") // Workspace → System → User, as Gemini CLI's dialog
+	tm.WaitFor("Scope: System settings")
+	tm.Keys("Tab")
+	tm.WaitFor("Scope: User settings")
 	b, _ := os.ReadFile(filepath.Join(e.WS, ".gemini", "settings.json"))
 	if !strings.Contains(string(b), `"inactivityTimeout": 120`) {
 		t.Errorf("the workspace settings lack the timeout:\n%s", b)

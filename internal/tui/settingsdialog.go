@@ -126,9 +126,16 @@ type settingsScope struct {
 }
 
 func (m *model) settingsScopes() []settingsScope {
+	// System is the machine's override file, as Gemini CLI's dialog
+	// offers it (writing it usually needs an administrator).
+	system := config.SystemSettingsPath(func(k string) (string, bool) {
+		v := getenv(m.cfg.Environ, k)
+		return v, v != ""
+	})
 	return []settingsScope{
 		{"User", m.agent.Home.SettingsPath()},
 		{"Workspace", config.WorkspaceSettingsPath(m.agent.Workspace.Root())},
+		{"System", system},
 	}
 }
 
