@@ -19,7 +19,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -147,6 +149,16 @@ func run() error {
 		return err
 	}
 	defer s.close()
+	// Interrupted, the session still ends whole (a 1,000-turn run of
+	// Gemini CLI holds gigabytes).
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sig
+		s.close()
+		fake.Process.Kill()
+		os.Exit(1)
+	}()
 	start := time.Now()
 	face := c.face
 	if c.gemini != "" {
@@ -514,4 +526,14 @@ func (t *tui) turn(prompt string) error {
 
 func (t *tui) pid() int { return t.pidv }
 
-func (t *tui) close() { _, _ = t.tmux("kill-server") }
+// close ends the pane and what runs in it: Gemini CLI's child node
+// process outlives the pane's hangup.
+func (t *tui) close() {
+	pids := tree(t.pidv)
+	_, _ = t.tmux("kill-server")
+	for _, p := range pids {
+		if pr, err := os.FindProcess(p); err == nil {
+			_ = pr.Kill()
+		}
+	}
+}
