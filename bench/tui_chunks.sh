@@ -18,7 +18,7 @@ runs=${2:-3}
 root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/bench/tui_common.sh"
 work=$(mktemp -d)
-trap 'for s in "$work"/tmux.*; do tmux -S "$s" kill-server 2>/dev/null || true; done; rm -rf "$work"' EXIT
+trap 'for s in "$work"/tmux.*; do end_pane "$s"; done; rm -rf "$work"' EXIT
 go build -o "$work/castor" "$root/cmd/castor"
 go build -o "$work/fakegemini" "$root/internal/fakegemini/cmd/fakegemini"
 mkdir -p "$work/home" "$work/ws"
@@ -58,7 +58,7 @@ cpu_of() { # file → CPU ticks the terminal used to show the whole answer
     if [ $n -gt 3000 ] || ! tmux -S "$sock" has-session 2>/dev/null; then tmux -S "$sock" capture-pane -p -t ch >&2; echo "the answer never ended" >&2; exit 1; fi
   done
   tree_ticks "$pid"
-  tmux -S "$sock" kill-server 2>/dev/null || true
+  end_pane "$sock"
   if [ -n "${use_gemini:-}" ]; then kill "$fake"; wait "$fake" 2>/dev/null || true; rm -f "$work/url"; fi
 }
 measure() { # name

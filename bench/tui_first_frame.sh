@@ -48,10 +48,10 @@ ready_time() { # name marker command: exec → marker on screen, in ms
 		until tmux -S "$sock" capture-pane -p -t ff | grep -q "$marker"; do sleep 0.02; done
 		e=$(date +%s%N)
 		echo $(((e - s) / 1000)) >>"$work/ready"
-		tmux -S "$sock" kill-server 2>/dev/null || true
+		end_pane "$sock"
 	done
 	sort -n "$work/ready" | awk -v n="$name" '{a[NR]=$1} END {printf "%s: exec → ready prompt on screen (polled) over %d runs: min %.0f ms, median %.0f ms, max %.0f ms\n", n, NR, a[1]/1000, a[int((NR+1)/2)]/1000, a[NR]/1000}'
 }
-trap 'for s in "$work"/tmux.*; do tmux -S "$s" kill-server 2>/dev/null || true; done; tmux -L castor-bench kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
+trap 'for s in "$work"/tmux.*; do end_pane "$s"; done; tmux -L castor-bench kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
 ready_time castor "$castor_ready" "$work/castor"
 ready_time "Gemini CLI 0.61" "$gemini_ready" "$GEMINI"

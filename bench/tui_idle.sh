@@ -13,7 +13,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/bench/tui_common.sh"
 work=$(mktemp -d)
 sock="$work/tmux"
-trap 'tmux -S "$sock" kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
+trap 'end_pane "$sock"; rm -rf "$work"' EXIT
 go build -o "$work/castor" "$root/cmd/castor"
 mkdir -p "$work/home" "$work/ws"
 gemini_home "$work/home"
@@ -36,7 +36,7 @@ measure() { # name ready-marker command...
 	w1=$(wakeups "$pid")
 	awk -v n="$name" -v c=$((c1 - c0)) -v t="$tick" -v s="$secs" -v w=$((w1 - w0)) 'BEGIN {
 	  printf "%s idle over %d s: %.2f s of CPU (%.3f %% of a core), %.1f context switches a second\n", n, s, c / t, 100 * c / t / s, w / s }'
-	tmux -S "$sock" kill-server 2>/dev/null || true
+	end_pane "$sock"
 }
 measure castor "$castor_ready" "$work/castor"
 if [ -n "${GEMINI:-}" ]; then
