@@ -100,19 +100,13 @@ func (p *ptyShell) run(ctx context.Context, c builtin.ShellCommand) builtin.Shel
 			}
 		}
 	}()
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-
+	exited := make(chan struct{})
+	var waitErr error
+	go func() {
+		waitErr = cmd.Wait()
+		close(exited)
+	}()
 	var res builtin.ShellOutcome
-	var timer <-chan time.Time
-	var inactivity *time.Timer
-	if c.Timeout > 0 {
-		inactivity = time.NewTimer(c.Timeout)
-		defer inactivity.Stop()
-		timer = inactivity.C
-	}
-	tick := time.NewTicker(ptyOutputInterval)
-	defer tick.Stop()
 	var shown int64
 	flush := func() {
 		if n := written.Load(); c.Output != nil && n != shown {
@@ -120,28 +114,7 @@ func (p *ptyShell) run(ctx context.Context, c builtin.ShellCommand) builtin.Shel
 			c.Output(ptyText(out.Tail(64 << 10)))
 		}
 	}
-	done := ctx.Done()
-	var waitErr error
-wait:
-	for {
-		select {
-		case waitErr = <-exited:
-			break wait
-		case <-activity:
-			if inactivity != nil {
-				inactivity.Reset(c.Timeout)
-			}
-		case <-tick.C:
-			flush()
-		case <-done:
-			done, timer = nil, nil
-			go g.Stop()
-		case <-timer:
-			res.TimedOut = true
-			done, timer = nil, nil
-			go g.Stop()
-		}
-	}
+	_, res.TimedOut = builtin.WatchCommand(ctx, exited, activity, c.Timeout, ptyOutputInterval, flush, func() { go g.Stop() })
 	select {
 	case <-copied:
 	case <-time.After(ptyDrain):

@@ -194,15 +194,6 @@ func runShell(ctx context.Context, req shellRequest) shellResult {
 		}
 	}
 
-	var timer <-chan time.Time
-	var inactivity *time.Timer
-	if req.timeout > 0 {
-		inactivity = time.NewTimer(req.timeout)
-		defer inactivity.Stop()
-		timer = inactivity.C
-	}
-	ticker := time.NewTicker(outputUpdateInterval)
-	defer ticker.Stop()
 	sent := 0
 	flush := func() {
 		if req.out == nil {
@@ -213,28 +204,7 @@ func runShell(ctx context.Context, req shellRequest) shellResult {
 			req.out(text)
 		}
 	}
-	done := ctx.Done()
-wait:
-	for {
-		select {
-		case <-exited:
-			break wait
-		case <-activity:
-			if inactivity != nil {
-				inactivity.Reset(req.timeout)
-			}
-		case <-ticker.C:
-			flush()
-		case <-done:
-			res.aborted = true
-			done, timer = nil, nil
-			go group.Stop()
-		case <-timer:
-			res.timedOut = true
-			done, timer = nil, nil
-			go group.Stop()
-		}
-	}
+	res.aborted, res.timedOut = WatchCommand(ctx, exited, activity, req.timeout, outputUpdateInterval, flush, func() { go group.Stop() })
 
 	if !res.aborted && !res.timedOut {
 		res.backgroundPIDs = group.PIDs()
@@ -259,6 +229,45 @@ wait:
 		res.signal = signalNumber(o.Signal)
 	}
 	return res
+}
+
+// WatchCommand waits for a started command until exited is closed: it
+// calls flush every interval (the live output), restarts the inactivity
+// bound timeout (none when zero) whenever activity receives, and calls
+// stop once, when ctx ends (aborted) or the command has been silent for
+// timeout (timedOut). The shell tool and the terminal's pseudo-terminal
+// (internal/tui) watch their commands alike.
+func WatchCommand(ctx context.Context, exited, activity <-chan struct{}, timeout, interval time.Duration, flush, stop func()) (aborted, timedOut bool) {
+	var timer <-chan time.Time
+	var inactivity *time.Timer
+	if timeout > 0 {
+		inactivity = time.NewTimer(timeout)
+		defer inactivity.Stop()
+		timer = inactivity.C
+	}
+	ticker := time.NewTicker(interval)
+	defer ticker.Stop()
+	done := ctx.Done()
+	for {
+		select {
+		case <-exited:
+			return aborted, timedOut
+		case <-activity:
+			if inactivity != nil {
+				inactivity.Reset(timeout)
+			}
+		case <-ticker.C:
+			flush()
+		case <-done:
+			aborted = true
+			done, timer = nil, nil
+			stop()
+		case <-timer:
+			timedOut = true
+			done, timer = nil, nil
+			stop()
+		}
+	}
 }
 
 // OutcomeOf is how a command that was waited for ended: its exit code,
