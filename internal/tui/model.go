@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -18,6 +17,7 @@ import (
 	"github.com/castor-dev/castor/command"
 	"github.com/castor-dev/castor/config"
 	"github.com/castor-dev/castor/ide"
+	"github.com/castor-dev/castor/internal/memtrim"
 	"github.com/castor-dev/castor/internal/setup"
 	"github.com/castor-dev/castor/internal/termtext"
 	"github.com/castor-dev/castor/internal/version"
@@ -736,10 +736,7 @@ func (m *model) onTurnDone(err error) tea.Cmd {
 		m.dialog.answer(tool.Decision{Outcome: tool.Cancel})
 		m.dialog = nil
 	}
-	// What the turn built and dropped (each request encodes the whole
-	// history: megabytes in a long session) goes back to the system now,
-	// while the user reads, rather than staying in the process.
-	go debug.FreeOSMemory()
+	memtrim.AfterTurn()
 	m.running = false
 	if m.cancel != nil {
 		m.cancel()

@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
 	"golang.org/x/term"
 
 	"github.com/castor-dev/castor/agent"
+	"github.com/castor-dev/castor/internal/memtrim"
 	"github.com/castor-dev/castor/internal/setup"
 	"github.com/castor-dev/castor/tool"
 )
@@ -41,10 +41,6 @@ type Config struct {
 	ScreenReader bool
 }
 
-// tuiMemoryLimit is the interactive terminal's soft memory limit (Go's
-// own memory; the process adds its code).
-const tuiMemoryLimit = 56 << 20
-
 // firstFrameEnv makes the program exit right after its first frame; the
 // start-up benchmark uses it to time exec → first frame.
 const firstFrameEnv = "CASTOR_TUI_EXIT_AFTER_FIRST_FRAME"
@@ -57,14 +53,7 @@ func Run(ctx context.Context, c Config) int {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	if getenv(c.Environ, "GOMEMLIMIT") == "" {
-		// A soft limit: a long session's live heap is 12–20 MB, but each
-		// request encodes the whole history, and the default pacing lets
-		// the heap grow to twice the live size at that peak and keeps
-		// what it freed: 100 MB after 500 turns of 6 KB answers. Near the
-		// limit the collector works harder and returns memory sooner.
-		debug.SetMemoryLimit(tuiMemoryLimit)
-	}
+	memtrim.Limit() // a long session stays under 80 MB
 	m := newModel(ctx, c)
 	// The size is known before the first frame, so that it is drawn once
 	// at the right width (a frame redrawn wider leaves rows behind).
