@@ -230,7 +230,7 @@ var settingsTable = []settingKey{
 	{"tools.sandboxNetworkAccess", honoured, "false", "", ""},
 	// Castor's own: Gemini CLI's sandboxes leave .git writable.
 	{"tools.sandboxAllowGitWrites", honoured, "false", "", ""},
-	{"tools.shell.enableInteractiveShell", unsupported, "true", "", ""},
+	{"tools.shell.enableInteractiveShell", honoured, "true", "", ""},
 	{"tools.shell.backgroundCompletionBehavior", unsupported, `"silent"`, "", ""},
 	{"tools.shell.pager", unsupported, `"cat"`, "", ""},
 	{"tools.shell.showColor", unsupported, "true", "", ""},

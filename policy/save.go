@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -13,7 +11,6 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/castor-dev/castor/internal/fsutil"
 	"github.com/castor-dev/castor/tool"
 )
 
@@ -212,70 +209,27 @@ func (e *SaveError) Error() string {
 
 func (e *SaveError) Unwrap() error { return e.Err }
 
-// save adds r to the policy file at path, keeping the file's other rules
-// and keys: a rule for the same tool, server and command or file is
-// updated (its allowRedirection and modes) rather than added twice. The
-// file is replaced atomically, so a reader sees the old or the new
-// rules. A file that is not valid TOML, or whose rule key is not an
-// array of tables, is left as it is and the error says why: unlike
-// Gemini CLI, which moves such a file to .bak and starts afresh, Castor
-// never drops rules a user may have written by hand.
-//
-// The read, change and write hold an advisory lock on a sidecar file
-// (.auto-saved.toml.lock), so that two sessions, in this process or in
-// others, saving at the same moment each add their rule rather than the
-// later write dropping the other's. Where the file system offers no
-// locks the save goes on unlocked, as before.
+// save adds r to the policy file at path (editFile), keeping the file's
+// other rules and keys: a rule for the same tool, server and command or
+// file is updated (its allowRedirection and modes) rather than added
+// twice.
 func (r savedRule) save(path string) error {
-	lock, err := fsutil.Lock(lockPath(path))
-	if err != nil && !errors.Is(err, errors.ErrUnsupported) {
-		return &SaveError{File: path, Err: err}
-	}
-	defer lock.Unlock()
-	doc := map[string]any{}
-	data, err := os.ReadFile(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
-		return &SaveError{File: path, Err: err}
-	default:
-		if _, err := toml.Decode(string(data), &doc); err != nil {
-			var pe toml.ParseError
-			if errors.As(err, &pe) {
-				return &SaveError{File: path, Err: fmt.Errorf("line %d: not valid TOML (%s); the file is left as it is", pe.Position.Line, pe.Message)}
+	err := editFile(path, func(tables []map[string]any) ([]map[string]any, error) {
+		for _, t := range tables {
+			if !r.sameRule(t) {
+				continue
 			}
-			return &SaveError{File: path, Err: fmt.Errorf("not valid TOML (%v); the file is left as it is", err)}
+			if r.redirect {
+				t["allowRedirection"] = true
+			}
+			if len(r.modes) > 0 {
+				t["modes"] = r.modeNames()
+			}
+			return tables, nil
 		}
-	}
-	var tables []map[string]any
-	if v, ok := doc["rule"]; ok {
-		if tables, ok = tableArray(v); !ok {
-			return &SaveError{File: path, Err: errors.New("key rule: must be an array of tables ([[rule]]); the file is left as it is")}
-		}
-	}
-	found := false
-	for _, t := range tables {
-		if !r.sameRule(t) {
-			continue
-		}
-		found = true
-		if r.redirect {
-			t["allowRedirection"] = true
-		}
-		if len(r.modes) > 0 {
-			t["modes"] = r.modeNames()
-		}
-		break
-	}
-	if !found {
-		tables = append(tables, r.table())
-	}
-	doc["rule"] = tables
-	out, err := encodeTOML(doc)
+		return append(tables, r.table()), nil
+	})
 	if err != nil {
-		return &SaveError{File: path, Err: err}
-	}
-	if err := fsutil.WriteFileAtomic(path, out, 0o644); err != nil {
 		return &SaveError{File: path, Err: err}
 	}
 	return nil

@@ -17,9 +17,11 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -32,11 +34,14 @@ func main() {
 
 type config struct {
 	castor, fake, face, dir string
-	model                   string
-	noClassifier            bool
-	turns, answer           int
-	at                      []int
-	env                     []string
+	// gemini, when set, is Gemini CLI's launcher, run in the tui face
+	// in castor's place for the same script.
+	gemini        string
+	model         string
+	noClassifier  bool
+	turns, answer int
+	at            []int
+	env           []string
 }
 
 func run() error {
@@ -51,10 +56,21 @@ func run() error {
 	flag.StringVar(&at, "at", "100,500,1000", "turns after which RSS is read")
 	flag.StringVar(&c.model, "m", "", "castor's -m (a model name skips the auto router and its classifier calls)")
 	flag.BoolVar(&c.noClassifier, "no-classifier-replies", false, "leave the classifier's replies out of the script, so the auto router's classifier takes the tool-call replies and every turn is a bare 6 KB answer (the run issue 26 measured)")
+	flag.StringVar(&c.gemini, "gemini", "", "Gemini CLI's gemini launcher (node_modules/.bin/gemini): run it in the tui face instead of castor")
 	flag.StringVar(&env, "env", "", "extra environment for castor, comma-separated (GODEBUG=gctrace=1, GOGC=50 …)")
 	flag.Parse()
 	if c.castor == "" || c.fake == "" {
 		return errors.New("-castor and -fakegemini are needed")
+	}
+	// The faces start in the workspace: relative binaries would not be
+	// found there.
+	for _, p := range []*string{&c.castor, &c.fake, &c.gemini} {
+		if *p == "" {
+			continue
+		}
+		if abs, err := filepath.Abs(*p); err == nil {
+			*p = abs
+		}
 	}
 	for f := range strings.SplitSeq(at, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
@@ -80,6 +96,20 @@ func run() error {
 			return err
 		}
 	}
+	if c.gemini != "" {
+		if c.face != "tui" {
+			return errors.New("-gemini runs the tui face only")
+		}
+		// Gemini CLI asks nothing at start with an API key chosen, no
+		// folder trust and no update check.
+		settings := `{"security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": false}}, "general": {"disableAutoUpdate": true, "disableUpdateNag": true}, "privacy": {"usageStatisticsEnabled": false}, "ui": {"hideTips": true}}`
+		if err := os.MkdirAll(filepath.Join(home, ".gemini"), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(home, ".gemini", "settings.json"), []byte(settings), 0o644); err != nil {
+			return err
+		}
+	}
 	if err := os.WriteFile(filepath.Join(ws, "notes.txt"), []byte(strings.Repeat("A line of the notes file the model reads each turn.\n", 20)), 0o644); err != nil {
 		return err
 	}
@@ -87,7 +117,8 @@ func run() error {
 	if err := writeScript(script, c.turns+5, c.answer, c.model == "" && !c.noClassifier); err != nil {
 		return err
 	}
-	fake := exec.Command(c.fake, script)
+	// The fake keeps no request: each holds the whole history.
+	fake := exec.Command(c.fake, "-keep", "1", script)
 	fake.Stderr = os.Stderr
 	out, err := fake.StdoutPipe()
 	if err != nil {
@@ -118,7 +149,21 @@ func run() error {
 		return err
 	}
 	defer s.close()
+	// Interrupted, the session still ends whole (a 1,000-turn run of
+	// Gemini CLI holds gigabytes).
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sig
+		s.close()
+		fake.Process.Kill()
+		os.Exit(1)
+	}()
 	start := time.Now()
+	face := c.face
+	if c.gemini != "" {
+		face = "tui (0.61)"
+	}
 	fmt.Printf("%-12s %6s %10s %10s %8s\n", "face", "turns", "RSS MB", "peak MB", "s")
 	for i := 1; i <= c.turns; i++ {
 		if err := s.turn(fmt.Sprintf("Read notes.txt and tell me about it (%d).", i)); err != nil {
@@ -127,7 +172,7 @@ func run() error {
 		for _, n := range c.at {
 			if n == i {
 				rss, peak := memory(s.pid())
-				fmt.Printf("%-12s %6d %10.1f %10.1f %8.1f\n", c.face, i, rss, peak, time.Since(start).Seconds())
+				fmt.Printf("%-12s %6d %10.1f %10.1f %8.1f\n", face, i, rss, peak, time.Since(start).Seconds())
 			}
 		}
 	}
@@ -141,8 +186,46 @@ func (c config) modelArgs() []string {
 	return []string{"-m", c.model}
 }
 
-// memory reads VmRSS and VmHWM of pid, in MB.
+// memory is the VmRSS and VmHWM of pid and its descendants, in MB:
+// Gemini CLI runs in a child node process it starts with a larger heap.
 func memory(pid int) (rss, peak float64) {
+	for _, p := range tree(pid) {
+		r, k := memoryOf(p)
+		rss, peak = rss+r, peak+k
+	}
+	return rss, peak
+}
+
+// tree is pid and its descendants.
+func tree(pid int) []int {
+	children := map[int][]int{}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// The parent is the second field after the command's ")".
+		if i := strings.LastIndexByte(string(b), ')'); i >= 0 {
+			if f := strings.Fields(string(b[i+1:])); len(f) > 1 {
+				pp, _ := strconv.Atoi(f[1])
+				children[pp] = append(children[pp], p)
+			}
+		}
+	}
+	all := []int{pid}
+	for i := 0; i < len(all); i++ {
+		all = append(all, children[all[i]]...)
+	}
+	return all
+}
+
+// memoryOf reads VmRSS and VmHWM of pid, in MB.
+func memoryOf(pid int) (rss, peak float64) {
 	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	for l := range strings.SplitSeq(string(b), "\n") {
 		f := strings.Fields(l)
@@ -365,6 +448,9 @@ type tui struct {
 	sock string
 	pidv int
 	n    int
+	// settle: Gemini CLI takes keys typed quickly as a paste, and an
+	// Enter inside it as a new line; the prompt must be on screen first.
+	settle bool
 }
 
 func startTUI(c config, ws string, env []string) (session, error) {
@@ -373,22 +459,28 @@ func startTUI(c config, ws string, env []string) (session, error) {
 	for _, kv := range env {
 		cmd += " '" + kv + "'"
 	}
-	cmd += " '" + c.castor + "'"
+	bin, ready := c.castor, func(s string) bool { return strings.Contains(s, "context left") && !strings.Contains(s, "starting") }
+	if c.gemini != "" {
+		bin, ready = c.gemini, func(s string) bool {
+			return strings.Contains(s, "Type your message") && strings.Contains(s, "no sandbox")
+		}
+	}
+	cmd += " '" + bin + "'"
 	for _, a := range c.modelArgs() {
 		cmd += " '" + a + "'"
 	}
-	t := &tui{sock: sock}
-	if _, err := t.tmux("-f", "/dev/null", "new-session", "-d", "-x", "120", "-y", "40", cmd); err != nil {
+	t := &tui{sock: sock, settle: c.gemini != ""}
+	if _, err := t.tmux("-f", "/dev/null", "new-session", "-d", "-s", "ls", "-x", "120", "-y", "40", cmd); err != nil {
 		return nil, err
 	}
-	out, err := t.tmux("list-panes", "-F", "#{pane_pid}")
+	out, err := t.tmux("list-panes", "-t", "ls", "-F", "#{pane_pid}")
 	if err != nil {
 		return nil, err
 	}
 	if t.pidv, err = strconv.Atoi(strings.TrimSpace(out)); err != nil {
 		return nil, fmt.Errorf("pane pid %q", out)
 	}
-	return t, t.wait(func(s string) bool { return strings.Contains(s, "context left") && !strings.Contains(s, "starting") })
+	return t, t.wait(ready)
 }
 
 func (t *tui) tmux(args ...string) (string, error) {
@@ -402,7 +494,7 @@ func (t *tui) tmux(args ...string) (string, error) {
 // wait polls the pane until ok holds, for at most a minute.
 func (t *tui) wait(ok func(string) bool) error {
 	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		s, err := t.tmux("capture-pane", "-p")
+		s, err := t.tmux("capture-pane", "-p", "-t", "ls")
 		if err != nil {
 			return err
 		}
@@ -410,16 +502,22 @@ func (t *tui) wait(ok func(string) bool) error {
 			return nil
 		}
 	}
-	s, _ := t.tmux("capture-pane", "-p")
+	s, _ := t.tmux("capture-pane", "-p", "-t", "ls")
 	return fmt.Errorf("the terminal never got there:\n%s", s)
 }
 
 func (t *tui) turn(prompt string) error {
 	t.n++
-	if _, err := t.tmux("send-keys", "-l", prompt); err != nil {
+	if _, err := t.tmux("send-keys", "-t", "ls", "-l", prompt); err != nil {
 		return err
 	}
-	if _, err := t.tmux("send-keys", "Enter"); err != nil {
+	if t.settle {
+		if err := t.wait(func(s string) bool { return strings.Contains(s, prompt) }); err != nil {
+			return err
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if _, err := t.tmux("send-keys", "-t", "ls", "Enter"); err != nil {
 		return err
 	}
 	end := fmt.Sprintf("END-OF-ANSWER-%d.", t.n)
@@ -428,4 +526,14 @@ func (t *tui) turn(prompt string) error {
 
 func (t *tui) pid() int { return t.pidv }
 
-func (t *tui) close() { _, _ = t.tmux("kill-server") }
+// close ends the pane and what runs in it: Gemini CLI's child node
+// process outlives the pane's hangup.
+func (t *tui) close() {
+	pids := tree(t.pidv)
+	_, _ = t.tmux("kill-server")
+	for _, p := range pids {
+		if pr, err := os.FindProcess(p); err == nil {
+			_ = pr.Kill()
+		}
+	}
+}

@@ -87,7 +87,9 @@ func TestTUIThemeAndSettingsSaved(t *testing.T) {
 	tm.WaitFor("Theme: Dracula")
 	tm.Submit("/settings")
 	tm.WaitFor("Tab switches scope")
-	tm.Keys("2") // Vim Mode
+	tm.TypeText("vim mode")
+	tm.WaitFor("Search: vim mode")
+	tm.Keys("Enter")
 	tm.WaitFor("general.vimMode = true")
 	tm.Keys("Escape")
 	tm.WaitUntil("vim mode in the footer", func(s string) bool { return strings.Contains(footer(s), "[INSERT]") })
@@ -96,6 +98,46 @@ func TestTUIThemeAndSettingsSaved(t *testing.T) {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("settings.json lacks %s:\n%s", want, b)
 		}
+	}
+}
+
+// /settings lists every key of Gemini CLI 0.61's settings: typing
+// narrows the list, a key Castor does not act on says so and is not
+// written, and an honoured one is written to the scope chosen (Tab:
+// Workspace).
+func TestTUISettingsEveryKey(t *testing.T) {
+	t.Parallel()
+	e := e2etest.New(t)
+	tm := e.StartTUI()
+	tm.Submit("/settings")
+	tm.WaitFor("Tab switches scope")
+	tm.TypeText("shell.showColor")
+	tm.WaitFor("not supported in Castor")
+	tm.Keys("Enter")
+	tm.WaitFor("tools.shell.showColor is not supported in Castor.")
+	tm.Keys("Tab")
+	tm.WaitFor("Scope: Workspace settings")
+	for range "shell.showColor" {
+		tm.Keys("BSpace")
+	}
+	tm.TypeText("inactivityTimeout")
+	s := tm.WaitFor("Search: inactivityTimeout")
+	tm.Golden("settings_search", s)
+	tm.Keys("Enter")
+	tm.WaitFor("Enter to save")
+	tm.TypeText("120")
+	tm.Keys("Enter")
+	tm.WaitFor("tools.shell.inactivityTimeout = 120")
+	tm.Keys("Tab") // Workspace → System → User, as Gemini CLI's dialog
+	tm.WaitFor("Scope: System settings")
+	tm.Keys("Tab")
+	tm.WaitFor("Scope: User settings")
+	b, _ := os.ReadFile(filepath.Join(e.WS, ".gemini", "settings.json"))
+	if !strings.Contains(string(b), `"inactivityTimeout": 120`) {
+		t.Errorf("the workspace settings lack the timeout:\n%s", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(e.Home, ".gemini", "settings.json")); strings.Contains(string(b), "showColor") {
+		t.Errorf("an unsupported key was written:\n%s", b)
 	}
 }
 

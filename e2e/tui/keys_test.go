@@ -36,3 +36,17 @@ func TestTUIApprovalModes(t *testing.T) {
 	tm.Keys("C-y")
 	tm.WaitUntil("default again", func(s string) bool { return strings.Contains(footer(s), "default (shift+tab)") })
 }
+
+// TestTUITabTab: two Tabs in quick succession hide the footer (Gemini
+// CLI 0.61's minimal screen) and two more bring it back.
+func TestTUITabTab(t *testing.T) {
+	t.Parallel()
+	e := e2etest.New(t)
+	tm := e.StartTUI()
+	tm.Keys("Tab", "Tab")
+	tm.WaitUntil("the footer hidden", func(s string) bool {
+		return !strings.Contains(s, "context left") && strings.Contains(footer(s), "───")
+	})
+	tm.Keys("Tab", "Tab")
+	tm.WaitUntil("the footer back", func(s string) bool { return strings.Contains(footer(s), "context left") })
+}

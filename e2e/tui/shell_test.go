@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/castor-dev/castor/internal/e2etest"
+	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
 // A "!" command runs on a terminal of its own, and focus moves into it:
@@ -49,4 +50,51 @@ func TestTUIShellModeSticky(t *testing.T) {
 		return strings.Contains(s, "Type your message") && !strings.Contains(s, "Type your shell command")
 	})
 	tm.Golden("shell_mode", s)
+}
+
+// The model's shell call runs on a terminal of its own in the interactive
+// face (Gemini CLI 0.61's interactive shell): Tab moves focus into it,
+// what the user types answers its question, and the model gets the output
+// as the terminal showed it, escape sequences stripped.
+func TestTUIModelShellAnsweredByTyping(t *testing.T) {
+	t.Parallel()
+	e := e2etest.New(t)
+	e.Srv.Enqueue(
+		fakegemini.Call("run_shell_command", map[string]any{"command": `read -p 'name? ' x; printf '\033[1mgot %s\033[0m\n' "$x"`}),
+		fakegemini.Text("Answered."),
+	)
+	tm := e.StartTUI("--approval-mode", "yolo")
+	tm.Submit("ask me a name")
+	tm.WaitFor("tab: type into it")
+	tm.Keys("Tab")
+	tm.WaitFor("typing goes to it")
+	tm.Submit("castor")
+	tm.WaitUntil("the answer", func(s string) bool { return e2etest.Idle(s) && strings.Contains(s, "Answered.") })
+	reqs := e.Srv.Requests()
+	sent := e2etest.MustJSON(reqs[len(reqs)-1].Contents)
+	if !strings.Contains(sent, "got castor") {
+		t.Fatalf("the functionResponse lacks the command's answer: %s", sent)
+	}
+	if strings.Contains(sent, `\u001b`) || strings.Contains(sent, `\r`) {
+		t.Errorf("the functionResponse keeps terminal control characters: %s", sent)
+	}
+}
+
+// With tools.shell.enableInteractiveShell false the model's command runs
+// with pipes, as in the headless faces: read sees the end of its input.
+func TestTUIModelShellPipesWhenInteractiveOff(t *testing.T) {
+	t.Parallel()
+	e := e2etest.New(t)
+	e.WriteUserSettings(`{"tools": {"shell": {"enableInteractiveShell": false}}}`)
+	e.Srv.Enqueue(
+		fakegemini.Call("run_shell_command", map[string]any{"command": `tty || echo "no terminal"`}),
+		fakegemini.Text("Done."),
+	)
+	tm := e.StartTUI("--approval-mode", "yolo")
+	tm.Submit("is there a terminal")
+	tm.WaitUntil("the answer", func(s string) bool { return e2etest.Idle(s) && strings.Contains(s, "Done.") })
+	reqs := e.Srv.Requests()
+	if sent := e2etest.MustJSON(reqs[len(reqs)-1].Contents); !strings.Contains(sent, "no terminal") {
+		t.Fatalf("the command had a terminal with the setting off: %s", sent)
+	}
 }

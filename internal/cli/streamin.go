@@ -27,6 +27,7 @@ import (
 
 	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/internal/jsonerr"
+	"github.com/castor-dev/castor/internal/memtrim"
 	"github.com/castor-dev/castor/internal/setup"
 	"github.com/castor-dev/castor/mcp"
 	"github.com/castor-dev/castor/tool"
@@ -572,6 +573,7 @@ func runStreamInput(ctx context.Context, opts setup.Options, first string, stdio
 	s := newStreamSession(out)
 	opts.Confirm = s.confirm
 	opts.Elicit = s.elicit
+	memtrim.Limit() // one process, many turns
 	start := time.Now()
 	a, err := setup.New(ctx, opts)
 	if err != nil {
@@ -602,6 +604,7 @@ func runStreamInput(ctx context.Context, opts setup.Options, first string, stdio
 			break
 		}
 		code = s.turn(ctx, a, in)
+		memtrim.AfterTurn()
 	}
 	if oe := outputFailure(ctx); oe != nil {
 		fmt.Fprintf(stdio.Stderr, "Error: %s\n", oe) // stdoutguard.go

@@ -54,6 +54,8 @@ type Server struct {
 	strict       bool
 	modelVersion string
 	seq          int
+	// keep bounds the requests kept (SetKeep); 0 keeps all.
+	keep int
 
 	ts        *httptest.Server
 	done      chan struct{}
@@ -160,6 +162,15 @@ func (s *Server) SetStrict(strict bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.strict = strict
+}
+
+// SetKeep keeps only the last n requests for Requests (0: all, the
+// default). A long benchmark session sends its whole history each turn,
+// which kept whole grows as the square of the turns.
+func (s *Server) SetKeep(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.keep = n
 }
 
 // SetModelVersion sets the modelVersion used for responses that have none.
@@ -342,6 +353,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	s.requests = append(s.requests, rec)
+	if s.keep > 0 && len(s.requests) > s.keep {
+		s.requests = append(s.requests[:0:0], s.requests[len(s.requests)-s.keep:]...)
+	}
 	s.mu.Unlock()
 
 	reply, found, failure := s.pick(rpc)

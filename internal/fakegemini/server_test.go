@@ -378,3 +378,16 @@ func TestParseScript(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// SetKeep bounds the requests kept: a long benchmark session's, each
+// holding the whole history, once filled the machine's memory.
+func TestSetKeep(t *testing.T) {
+	srv := fakegemini.Start(t, fakegemini.Text("1"), fakegemini.Text("2"), fakegemini.Text("3"))
+	srv.SetKeep(2)
+	for range 3 {
+		readAll(t, post(t, srv.URL+"/v1beta/models/gemini-2.5-pro:generateContent", generateBody).Body)
+	}
+	if n := len(srv.Requests()); n != 2 {
+		t.Errorf("%d requests kept, want 2", n)
+	}
+}

@@ -70,7 +70,7 @@ func (m *model) terminalCommands() []*command.Command {
 		cmd("vim", "Toggle vim mode for the input.", false, (*model).cmdVim), // vim.go
 		// morecmds.go
 		cmd("agents", "List the subagents the model may call.", true, (*model).cmdAgents),
-		cmd("policies", "List the policy rules in force, by approval mode.", true, (*model).cmdPolicies),
+		cmd("policies", "List the policy rules in force; add or remove your own.", true, (*model).cmdPolicies),
 		cmd("editor", "Set the external editor.", true, (*model).cmdEditor),
 		cmd("privacy", "Show the privacy notice.", true, (*model).cmdPrivacy),
 		cmd("bug", "Prepare a bug report (copied, not sent).", false, (*model).cmdBug),
@@ -218,7 +218,8 @@ var keys = [][2]string{
 	{"Ctrl-J, Alt-Enter, Shift-Enter", "new line"},
 	{"Up, Down, Ctrl-P, Ctrl-N", "previous and next input (per project); Up edits queued prompts"},
 	{"Ctrl-R", "search the input history"},
-	{"Tab", "complete a /command or an @path"},
+	{"Tab", "complete a /command or an @path; queue the prompt while a turn runs; Tab Tab hides the footer"},
+	{"Tab, Shift-Tab (Ctrl-F)", "into a running command's terminal and back"},
 	{"Esc", "cancel the running request; remove a queued prompt; close a list"},
 	{"Esc Esc", "clear the input; on an empty one, rewind"},
 	{"Shift-Tab", "cycle the approval mode: default, auto-accept edits, plan"},
@@ -226,7 +227,8 @@ var keys = [][2]string{
 	{"Ctrl-G", "edit the prompt in the external editor"},
 	{"Ctrl-O", "show the last tool output in full"},
 	{"Ctrl-L", "clear the screen"},
-	{"Ctrl-Z", "suspend Castor (fg resumes it)"},
+	{"Ctrl-Z, Alt-Z", "undo in the input; with nothing to undo, suspend Castor (fg resumes it)"},
+	{"Ctrl-Shift-Z, Alt-Shift-Z", "redo in the input"},
 	{"?", "show the shortcuts (on an empty input)"},
 	{"Ctrl-C", "clear the input; twice to quit"},
 	{"Ctrl-D", "quit (on an empty input)"},

@@ -235,7 +235,9 @@ var shortcutRows = [][2]string{
 	{"Ctrl+G", "open external editor"},
 	{"Ctrl+O", "show the last tool output in full"},
 	{"Ctrl+L", "clear the screen"},
-	{"Ctrl+Z", "suspend"},
+	{"Ctrl+Z", "undo in the input, else suspend"},
+	{"Tab", "queue the prompt while a reply streams; into a running command"},
+	{"Tab Tab", "hide or show the footer"},
 	{"/help", "all commands and keys"},
 }
 

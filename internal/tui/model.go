@@ -17,6 +17,7 @@ import (
 	"github.com/castor-dev/castor/command"
 	"github.com/castor-dev/castor/config"
 	"github.com/castor-dev/castor/ide"
+	"github.com/castor-dev/castor/internal/memtrim"
 	"github.com/castor-dev/castor/internal/setup"
 	"github.com/castor-dev/castor/internal/termtext"
 	"github.com/castor-dev/castor/internal/version"
@@ -132,15 +133,24 @@ type model struct {
 	lastCallDone *agent.ToolCall
 	// vim is vim mode for the input, vimNormal its NORMAL mode and
 	// vimPending the first key of a two-key command (vim.go).
-	vim        bool
-	vimNormal  bool
-	vimPending string
+	vim       bool
+	vimNormal bool
+	vimSt     vimState
+	// undo is the input's undo history (Ctrl+Z, vim's u; undo.go).
+	undo inputUndo
 	// lastEsc is when Esc was last pressed on an idle prompt (Esc Esc).
 	lastEsc time.Time
+	// lastTab is when a plain Tab was pressed (Tab Tab), and minimal the
+	// screen it toggles: the footer hidden, as Gemini CLI's clean UI.
+	lastTab time.Time
+	minimal bool
 	rewind  *rewindPicker // /rewind's picker (rewind.go)
 	elicits []*elicitForm // MCP servers' questions, the first shown
 	trust   *trustAsk     // the folder trust question (trustdialog.go)
 	shell   *shellRun
+	// toolPTY is the model's shell command running on a pseudo-terminal,
+	// if any (toolpty.go).
+	toolPTY *ptyCall
 	pastes  pastes
 	queued  []string
 	// queuedShown counts the first queued prompts already printed (typed
@@ -255,6 +265,7 @@ func (m *model) applyTheme() {
 
 func (m *model) resize() {
 	m.input.SetWidth(max(m.width, 10))
+	m.resizeToolPTY()
 	m.md.set(m.width, m.theme.mdStyle(), m.screenReader)
 	m.tailCache.src = "\x00"
 	m.boxCache.out = ""
@@ -439,6 +450,9 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		return m.onPromptEdited(msg)
 	case shellDoneMsg:
 		return m.onShellDone(msg)
+	case ptyCallMsg:
+		m.onPTYCall(msg)
+		return nil
 	case commandDoneMsg:
 		return m.onCommandDone(msg)
 	case compressDoneMsg:
@@ -724,6 +738,7 @@ func (m *model) onTurnDone(err error) tea.Cmd {
 		m.dialog.answer(tool.Decision{Outcome: tool.Cancel})
 		m.dialog = nil
 	}
+	memtrim.AfterTurn()
 	m.running = false
 	if m.cancel != nil {
 		m.cancel()
@@ -781,6 +796,9 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 	if ks != "ctrl+c" {
 		m.quitArmed = false
 	}
+	if ks != "tab" {
+		m.lastTab = time.Time{}
+	}
 	if m.trust != nil {
 		return m.trustKey(k)
 	}
@@ -804,12 +822,17 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 			return cmd
 		}
 	}
+	if m.undoKey(k) { // undo.go
+		return nil
+	}
 	if cmd, ok := m.appKey(k); ok {
 		return cmd
 	}
 	switch ks {
 	case "ctrl+c":
 		if m.input.Value() != "" {
+			// Ctrl+Z brings it back.
+			m.undo.push(m.inputState(), false)
 			m.resetInput()
 			m.comp = completion{}
 			return nil
@@ -848,7 +871,7 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 			m.acceptCompletion()
 			return nil
 		}
-		return nil
+		return m.plainTab()
 	case "enter":
 		if m.comp.active() && m.comp.submitOnAccept() {
 			m.acceptCompletion()
@@ -861,6 +884,7 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		m.resetInput()
+		m.undo = inputUndo{}
 		m.comp = completion{}
 		if m.hist != nil {
 			m.hist.add(text)
@@ -894,7 +918,19 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 	}
 	var cmd tea.Cmd
+	before := m.input.Value()
+	var st inputState
+	if before != "" || k.Text != "" {
+		st = m.inputState()
+	}
 	m.input, cmd = m.input.Update(k)
+	if m.input.Value() != before {
+		// A typed character joins the characters typed before it in one
+		// undo step; any other change is a step of its own.
+		m.undo.push(st, k.Text != "" && k.Key().Mod&(tea.ModCtrl|tea.ModAlt) == 0)
+	} else {
+		m.undo.typing = false
+	}
 	m.updateCompletion()
 	return cmd
 }
@@ -1119,7 +1155,9 @@ func (m *model) render() string {
 			parts = append(parts, c)
 		}
 	}
-	parts = append(parts, m.footer())
+	if !m.minimal {
+		parts = append(parts, m.footer())
+	}
 	return strings.Join(parts, "\n")
 }
 
@@ -1132,6 +1170,9 @@ func (m *model) spinnerLine() string {
 		label = m.retry.label(m.now())
 	}
 	elapsed := m.now().Sub(m.turnStart).Truncate(time.Second)
+	if m.toolPTY != nil && m.running {
+		label = m.toolPTYLabel()
+	}
 	if m.shellRunning() && !m.running {
 		label = m.shellLabel()
 		elapsed = m.now().Sub(m.shell.start).Truncate(time.Second)

@@ -3,9 +3,11 @@ package tui
 import (
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -88,13 +90,23 @@ var policyModes = []struct {
 }
 
 func (m *model) cmdPolicies(args []string) tea.Cmd {
-	if len(args) > 0 && args[0] != "list" {
-		m.printNotice(noticeInfo, "/policies "+args[0]+" is not available: policies are TOML files under ~/.gemini/policies and .gemini/policies; edit them and start again.")
-		return nil
+	if len(args) > 0 {
+		switch args[0] {
+		case "list":
+		case "add":
+			m.policiesAdd(args[1:])
+			return nil
+		case "remove", "rm":
+			m.policiesRemove(args[1:])
+			return nil
+		default:
+			m.printNotice(noticeWarn, "Usage: /policies [list], /policies add <allow|deny|ask_user> <tool> [command prefix], /policies remove <number>")
+			return nil
+		}
 	}
 	rules := m.agent.Policy.Rules()
 	if len(rules) == 0 {
-		m.printNotice(noticeInfo, "No policies loaded. Policy files go in ~/.gemini/policies/*.toml (user) and .gemini/policies/*.toml (workspace).")
+		m.printNotice(noticeInfo, "No policies loaded. Policy files go in ~/.gemini/policies/*.toml; /policies add <allow|deny|ask_user> <tool> [command prefix] writes one.")
 		return nil
 	}
 	var b strings.Builder
@@ -116,9 +128,86 @@ func (m *model) cmdPolicies(args []string) tea.Cmd {
 		}
 		b.WriteString(strings.Join(rows, "\n") + "\n\n")
 	}
+	if own, _ := policy.FileRules(m.userPoliciesDir()); len(own) > 0 {
+		b.WriteString(m.theme.title.Render("Your rules ("+homeRelative(m.userPoliciesDir())+"; /policies remove <number>)") + "\n")
+		for i, r := range own {
+			fmt.Fprintf(&b, "  %d. %s (%s)\n", i+1, termtext.String(r.Summary), filepath.Base(r.File))
+		}
+	}
 	m.print(strings.TrimRight(b.String(), "\n"))
 	m.print("")
 	return nil
+}
+
+// userPoliciesDir is the user's policy folder, where Gemini CLI writes
+// its auto-saved rules and /policies add writes.
+func (m *model) userPoliciesDir() string { return filepath.Join(m.agent.Home.Dir, "policies") }
+
+// policiesAdd is /policies add <decision> <tool> [command prefix]: a rule
+// in the user's auto-saved.toml (Gemini CLI 0.61 reads no workspace
+// policies), applied at once.
+func (m *model) policiesAdd(args []string) {
+	if len(args) < 2 {
+		m.printNotice(noticeWarn, "Usage: /policies add <allow|deny|ask_user> <tool> [command prefix], for example /policies add deny run_shell_command rm -rf")
+		return
+	}
+	r := policy.NewRule{Decision: args[0], ToolName: args[1], CommandPrefix: strings.Join(args[2:], " "), Priority: policyAddPriority}
+	if r.CommandPrefix != "" && r.ToolName != "run_shell_command" {
+		m.printNotice(noticeWarn, "A command prefix narrows run_shell_command rules only.")
+		return
+	}
+	path := filepath.Join(m.userPoliciesDir(), policy.AutoSavedFile)
+	if err := policy.AddFileRule(path, r); err != nil {
+		m.printNotice(noticeError, err.Error())
+		return
+	}
+	m.reloadPolicyFile(path)
+	m.printNotice(noticeInfo, fmt.Sprintf("Policy rule added, in force now: %s %s%s (priority %d, %s).", r.Decision, r.ToolName, prefixNote(r.CommandPrefix), r.Priority, homeRelative(path)))
+}
+
+// policyAddPriority is the priority of the rules /policies add writes,
+// the one Gemini CLI's policy documentation writes its examples with.
+const policyAddPriority = 100
+
+func prefixNote(p string) string {
+	if p == "" {
+		return ""
+	}
+	return " " + strconv.Quote(p)
+}
+
+// policiesRemove is /policies remove <number>, a number of the user's
+// rules as /policies lists them.
+func (m *model) policiesRemove(args []string) {
+	own, err := policy.FileRules(m.userPoliciesDir())
+	if err != nil {
+		m.printNotice(noticeError, err.Error())
+		return
+	}
+	n := 0
+	if len(args) == 1 {
+		n, _ = strconv.Atoi(args[0])
+	}
+	if n < 1 || n > len(own) {
+		m.printNotice(noticeWarn, fmt.Sprintf("Usage: /policies remove <number>, a number of your rules (%d) as /policies lists them.", len(own)))
+		return
+	}
+	r := own[n-1]
+	if err := policy.RemoveFileRule(r.File, r.Index); err != nil {
+		m.printNotice(noticeError, err.Error())
+		return
+	}
+	m.reloadPolicyFile(r.File)
+	m.printNotice(noticeInfo, fmt.Sprintf("Policy rule removed, no longer in force: %s (%s).", termtext.String(r.Summary), homeRelative(r.File)))
+}
+
+// reloadPolicyFile gives the session the rules the file now holds.
+func (m *model) reloadPolicyFile(path string) {
+	rules, errs := policy.LoadRules(path, policy.TierUser)
+	for _, err := range errs {
+		m.printNotice(noticeWarn, err.Error())
+	}
+	m.agent.Policy.ReplaceRules(path, rules)
 }
 
 // cmdEditor is /editor: a picker of the editors Gemini CLI knows, the

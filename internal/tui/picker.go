@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
@@ -46,6 +47,27 @@ type picker struct {
 	// tab, when set, is what Tab does (the settings dialog's scope)
 	// instead of moving down.
 	tab func(m *model)
+	// search, when set, makes letters typed narrow the list to the items
+	// whose label or description holds them (the settings dialog's
+	// search, as Gemini CLI's); all is the whole list, query the text.
+	search bool
+	all    []pickItem
+	query  string
+}
+
+// narrow shows the items that hold the query, the first selected.
+func (p *picker) narrow() {
+	if p.all == nil {
+		p.all = p.items
+	}
+	q := strings.ToLower(p.query)
+	p.items = p.items[:0:0]
+	for _, it := range p.all {
+		if q == "" || strings.Contains(strings.ToLower(it.label+" "+it.value+" "+it.desc), q) {
+			p.items = append(p.items, it)
+		}
+	}
+	p.sel, p.digits = 0, ""
 }
 
 // maxPickRows is how many items a picker shows at a time.
@@ -103,6 +125,19 @@ func (m *model) pickerKey(k tea.KeyPressMsg) tea.Cmd {
 		p.tab(m)
 		return nil
 	}
+	if p.search {
+		switch t := k.Text; {
+		case k.String() == "backspace" && p.query != "":
+			_, n := utf8.DecodeLastRuneInString(p.query)
+			p.query = p.query[:len(p.query)-n]
+			p.narrow()
+			return nil
+		case t != "" && (len(t) > 1 || t[0] < '0' || t[0] > '9') && k.Key().Mod&(tea.ModCtrl|tea.ModAlt) == 0:
+			p.query += t
+			p.narrow()
+			return nil
+		}
+	}
 	switch k.String() {
 	case "up", "k", "shift+tab":
 		p.sel = (p.sel - 1 + len(p.items)) % max(len(p.items), 1)
@@ -154,6 +189,13 @@ func (m *model) renderPicker() string {
 	b.WriteString(m.theme.title.Render(p.title))
 	if p.note != "" {
 		b.WriteString("\n" + m.theme.dim.Render(wrapWords(termtext.String(p.note), max(m.width-6, 20), "")))
+	}
+	if p.search {
+		q := m.theme.dim.Render("Type to search")
+		if p.query != "" {
+			q = "Search: " + termtext.String(p.query)
+		}
+		b.WriteString("\n" + q)
 	}
 	b.WriteString("\n")
 	if p.text != nil {

@@ -3,6 +3,9 @@ package tui
 import (
 	"fmt"
 	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -79,4 +82,40 @@ func (m *model) editQueued() bool {
 	m.queued = m.queued[:m.queuedShown]
 	m.setInput(text)
 	return true
+}
+
+// doubleTabWindow is how soon a second Tab must follow the first to
+// toggle the minimal screen, as Gemini CLI's 350 ms.
+const doubleTabWindow = 350 * time.Millisecond
+
+// plainTab is Tab with no completion open, as Gemini CLI 0.61 has it:
+// during a turn it queues what is typed (slash and shell commands
+// cannot be); otherwise a second Tab in quick succession toggles the
+// minimal screen (the footer hidden).
+func (m *model) plainTab() tea.Cmd {
+	text := m.inputText()
+	if m.running && strings.TrimSpace(text) != "" {
+		if strings.HasPrefix(strings.TrimSpace(text), "/") || m.shellMode {
+			kind := "Slash"
+			if m.shellMode {
+				kind = "Shell"
+			}
+			m.printNotice(noticeWarn, kind+" commands cannot be queued")
+			return nil
+		}
+		m.resetInput()
+		m.undo = inputUndo{}
+		if m.hist != nil {
+			m.hist.add(text)
+		}
+		return m.submit(text, false)
+	}
+	now := m.now()
+	if !m.lastTab.IsZero() && now.Sub(m.lastTab) <= doubleTabWindow {
+		m.lastTab = time.Time{}
+		m.minimal = !m.minimal
+		return nil
+	}
+	m.lastTab = now
+	return nil
 }

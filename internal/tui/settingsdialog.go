@@ -32,6 +32,12 @@ const (
 	settingEnum
 	settingNumber
 	settingText
+	// settingJSON is a line read as JSON where it parses (a list, a
+	// number, true), as text otherwise: a key whose type the table does
+	// not say.
+	settingJSON
+	// settingFile is an object (mcpServers, hooks): edited in the file.
+	settingFile
 )
 
 // editableSetting is one row of the dialog.
@@ -42,6 +48,12 @@ type editableSetting struct {
 	// live applies the value to the running session; nil when it
 	// applies from the next start.
 	live func(m *model, v any)
+	// status is what Castor does with the key: only honoured ones are
+	// edited; why says why another is not.
+	status config.SettingStatus
+	why    string
+	// def is Gemini CLI's default as JSON ("" when none).
+	def string
 }
 
 // editableSettings are the rows, in Gemini CLI's dialog order of
@@ -54,7 +66,7 @@ func editableSettings() []editableSetting {
 		}
 	}
 	sort.Strings(editors)
-	return []editableSetting{
+	rows := []editableSetting{
 		{key: "general.defaultApprovalMode", label: "Default Approval Mode", kind: settingEnum, options: []string{"default", "auto_edit", "plan"}},
 		{key: "general.vimMode", label: "Vim Mode", kind: settingBool, live: func(m *model, v any) { b, _ := v.(bool); m.setVim(b) }},
 		{key: "general.preferredEditor", label: "Preferred Editor", kind: settingEnum, options: editors},
@@ -69,6 +81,34 @@ func editableSettings() []editableSetting {
 		{key: "security.folderTrust.enabled", label: "Folder Trust", kind: settingBool},
 		{key: "ide.enabled", label: "IDE Mode", kind: settingBool},
 	}
+	// Then every other key of Gemini CLI 0.61's settings, in the table's
+	// order, by its key.
+	curated := map[string]bool{}
+	for _, r := range rows {
+		curated[r.key] = true
+	}
+	for _, d := range config.SettingsReference() {
+		if !curated[d.Key] {
+			rows = append(rows, editableSetting{key: d.Key, label: d.Key, kind: kindOf(d.Default), status: d.Status, why: d.Why, def: d.Default})
+		}
+	}
+	return rows
+}
+
+// kindOf is how a key with Gemini CLI's default def (JSON) is edited.
+func kindOf(def string) settingKind {
+	switch {
+	case def == "true" || def == "false":
+		return settingBool
+	case strings.HasPrefix(def, `"`):
+		return settingText
+	case strings.HasPrefix(def, "{"):
+		return settingFile
+	}
+	if _, err := strconv.ParseFloat(def, 64); err == nil {
+		return settingNumber
+	}
+	return settingJSON
 }
 
 // themeNames lists the built-in themes' names.
@@ -86,21 +126,28 @@ type settingsScope struct {
 }
 
 func (m *model) settingsScopes() []settingsScope {
+	// System is the machine's override file, as Gemini CLI's dialog
+	// offers it (writing it usually needs an administrator).
+	system := config.SystemSettingsPath(func(k string) (string, bool) {
+		v := getenv(m.cfg.Environ, k)
+		return v, v != ""
+	})
 	return []settingsScope{
 		{"User", m.agent.Home.SettingsPath()},
 		{"Workspace", config.WorkspaceSettingsPath(m.agent.Workspace.Root())},
+		{"System", system},
 	}
 }
 
 // cmdSettings is /settings.
 func (m *model) cmdSettings([]string) tea.Cmd {
-	m.openSettings(0, 0)
+	m.openSettings(0, "", "")
 	return nil
 }
 
-// openSettings shows the dialog on the scope of index scope, row sel
-// selected.
-func (m *model) openSettings(scope, sel int) {
+// openSettings shows the dialog on the scope of index scope, narrowed to
+// query, with the row of key selected ("" for the first).
+func (m *model) openSettings(scope int, key, query string) {
 	sc := m.settingsScopes()[scope]
 	file, ferr := readSettingsFile(sc.path)
 	rows := editableSettings()
@@ -113,7 +160,12 @@ func (m *model) openSettings(scope, sel int) {
 			// the default), if any.
 			if v, _ = m.agent.Settings.Get(r.key); v != nil {
 				desc = showSetting(v) + " (in effect)"
+			} else if r.def != "" && r.def != "[]" && r.def != "{}" {
+				desc = strings.Trim(r.def, `"`) + " (default)"
 			}
+		}
+		if r.status != config.SettingHonoured {
+			desc += " · " + r.status.String() + " in Castor"
 		}
 		items = append(items, pickItem{label: r.label, desc: desc, value: r.key})
 	}
@@ -121,17 +173,30 @@ func (m *model) openSettings(scope, sel int) {
 	if ferr != nil {
 		note += " " + ferr.Error()
 	}
-	p := &picker{title: "Settings", note: note, items: items, sel: sel,
+	p := &picker{title: "Settings", note: note, items: items, search: true, query: query,
 		choose: func(m *model, it pickItem) tea.Cmd {
-			m.editSetting(scope, it.value, file)
+			m.editSetting(scope, it.value, file, query)
 			return nil
 		}}
-	p.tab = func(m *model) { m.openSettings((scope+1)%len(m.settingsScopes()), m.picker.sel) }
+	p.narrow()
+	for i, it := range p.items {
+		if it.value == key {
+			p.sel = i
+		}
+	}
+	p.tab = func(m *model) {
+		key := ""
+		if q := m.picker; len(q.items) > 0 {
+			key = q.items[q.sel].value
+		}
+		m.openSettings((scope+1)%len(m.settingsScopes()), key, m.picker.query)
+	}
 	m.pick(p)
 }
 
-// editSetting changes one setting in the scope of index scope.
-func (m *model) editSetting(scope int, key string, file map[string]any) {
+// editSetting changes one setting in the scope of index scope; the
+// dialog comes back narrowed to query.
+func (m *model) editSetting(scope int, key string, file map[string]any, query string) {
 	var row editableSetting
 	for _, r := range editableSettings() {
 		if r.key == key {
@@ -143,14 +208,27 @@ func (m *model) editSetting(scope int, key string, file map[string]any) {
 		cur, _ = m.agent.Settings.Get(key)
 	}
 	back := func(m *model) tea.Cmd {
-		m.openSettings(scope, indexOfSetting(key))
+		m.openSettings(scope, key, query)
 		return nil
 	}
+	if row.status != config.SettingHonoured {
+		// Shown, never written: Castor would not act on it.
+		why := row.status.String() + " in Castor"
+		if row.why != "" {
+			why += ": " + row.why
+		}
+		m.printNotice(noticeWarn, key+" is "+why+".")
+		back(m)
+		return
+	}
 	switch row.kind {
+	case settingFile:
+		m.printNotice(noticeInfo, fmt.Sprintf("%s is an object: edit it in %s.", key, homeRelative(m.settingsScopes()[scope].path)))
+		back(m)
 	case settingBool:
 		b, _ := cur.(bool)
 		m.writeSetting(scope, row, !b)
-		m.openSettings(scope, indexOfSetting(key))
+		back(m)
 	case settingEnum:
 		items := make([]pickItem, len(row.options))
 		sel := 0
@@ -165,10 +243,14 @@ func (m *model) editSetting(scope int, key string, file map[string]any) {
 				m.writeSetting(scope, row, it.label)
 				return back(m)
 			}})
-	case settingNumber, settingText:
+	case settingNumber, settingText, settingJSON:
 		initial := ""
 		if cur != nil {
 			initial = showSetting(cur)
+			if row.kind == settingJSON {
+				b, _ := json.Marshal(cur)
+				initial = string(b)
+			}
 		}
 		m.askText(row.label, key, initial, false, func(m *model, s string) tea.Cmd {
 			var v any = strings.TrimSpace(s)
@@ -183,20 +265,19 @@ func (m *model) editSetting(scope int, key string, file map[string]any) {
 			if key == "context.fileName" {
 				v = []string{strings.TrimSpace(s)}
 			}
+			if row.kind == settingJSON {
+				// A list or a number where the line is JSON, else
+				// the text itself.
+				var j any
+				if err := json.Unmarshal([]byte(strings.TrimSpace(s)), &j); err == nil {
+					v = j
+				}
+			}
 			m.writeSetting(scope, row, v)
 			return back(m)
 		})
 		m.picker.cancel = back
 	}
-}
-
-func indexOfSetting(key string) int {
-	for i, r := range editableSettings() {
-		if r.key == key {
-			return i
-		}
-	}
-	return 0
 }
 
 // writeSetting saves v and says where; live settings apply at once.

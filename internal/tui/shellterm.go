@@ -5,8 +5,9 @@ package tui
 // A "!" command runs on a pseudo-terminal of its own where the system has
 // one (internal/proc.StartPTY), and focus moves into it: what the user
 // types goes to the command (read, git add -p, npm init, a REPL, a
-// password prompt), Ctrl+C included; Ctrl+F gives focus back to Castor's
-// input and takes it again, and Esc stops the command, as for the model's
+// password prompt), Ctrl+C included; Shift+Tab gives focus back to
+// Castor's input and Tab takes it again (Gemini CLI 0.61's keys; Castor's
+// Ctrl+F toggles), and Esc stops the command, as for the model's
 // requests. "!" typed into an empty input turns on shell mode, where each
 // line sent is a command, until Esc leaves it.
 
@@ -64,8 +65,24 @@ func terminalText(s string) string {
 // mode, and reports whether it did.
 func (m *model) shellKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 	ks := k.String()
+	if c := m.toolPTY; c != nil && ks != "esc" {
+		// Gemini CLI 0.61: Tab moves focus into the command, Shift+Tab
+		// back; Ctrl+F (Castor's) toggles.
+		switch {
+		case ks == "ctrl+f", ks == "tab" && !c.focused && !m.comp.active(), ks == "shift+tab" && c.focused:
+			c.focused = !c.focused
+			return nil, true
+		}
+		if c.focused {
+			if b := keyBytes(k); len(b) > 0 {
+				_, _ = c.term.Write(b)
+			}
+			return nil, true
+		}
+	}
 	if s := m.shell; s != nil && s.term != nil && ks != "esc" {
-		if ks == "ctrl+f" {
+		switch {
+		case ks == "ctrl+f", ks == "tab" && !s.focused, ks == "shift+tab" && s.focused:
 			s.focused = !s.focused
 			return nil, true
 		}
@@ -121,9 +138,9 @@ func (m *model) shellLabel() string {
 	case m.shell == nil || m.shell.term == nil:
 		return "Running shell command"
 	case m.shell.focused:
-		return "Running shell command · typing goes to it (ctrl+f: back to the input)"
+		return "Running shell command · typing goes to it (shift+tab: back to the input)"
 	}
-	return "Running shell command (ctrl+f: type into it)"
+	return "Running shell command (tab: type into it)"
 }
 
 // keyBytes is what a terminal sends for k.

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/castor-dev/castor/agent"
+	"github.com/castor-dev/castor/internal/memtrim"
 	"github.com/castor-dev/castor/internal/setup"
 	"github.com/castor-dev/castor/tool"
 )
@@ -52,6 +53,7 @@ func Run(ctx context.Context, c Config) int {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	memtrim.Limit() // a long session stays under 80 MB
 	m := newModel(ctx, c)
 	// The size is known before the first frame, so that it is drawn once
 	// at the right width (a frame redrawn wider leaves rows behind).
@@ -136,10 +138,21 @@ func (m *model) assemble(send func(tea.Msg)) *setup.Agent {
 	o.Info = func(s string) { send(noticeMsg{kind: noticeInfo, text: s}) }
 	// The prompt is usable while MCP servers connect (mcpwait.go).
 	o.MCPInBackground = true
+	// The model's shell calls run on a pseudo-terminal (toolpty.go).
+	ptys := &ptyShell{send: send}
+	if o.Shell == nil {
+		o.Shell = ptys.run
+	}
 	if m.cfg.AskTrust {
 		o.AskTrust = m.askTrust
 	}
 	a, err := setup.New(m.ctx, o)
+	if a != nil {
+		// Gemini CLI 0.61's switch back to pipes.
+		if on, ok := a.Settings.GetBool("tools.shell.enableInteractiveShell"); ok && !on {
+			ptys.off.Store(true)
+		}
+	}
 	send(readyMsg{agent: a, err: err})
 	return a
 }

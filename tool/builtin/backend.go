@@ -2,9 +2,11 @@ package builtin
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // TextFiles reads and writes text files somewhere other than the local
@@ -29,7 +31,17 @@ type ShellCommand struct {
 	Env     []string
 	// Output, when set, receives the output so far while the command runs.
 	Output func(string)
+	// Timeout is the inactivity bound (tools.shell.inactivityTimeout):
+	// the command is stopped once it has printed nothing for this long.
+	// Zero means none.
+	Timeout time.Duration
 }
+
+// ErrShellLocal, returned as ShellOutcome.Err by Env.Shell before
+// anything ran, hands the command back to the local runner: the
+// terminal's pseudo-terminal is switched off
+// (tools.shell.enableInteractiveShell) or the system has none.
+var ErrShellLocal = errors.New("run the shell command locally")
 
 // ShellOutcome is how a command run by Env.Shell ended.
 type ShellOutcome struct {
@@ -40,6 +52,8 @@ type ShellOutcome struct {
 	ExitCode *int
 	Signal   string
 	Err      error
+	// TimedOut says the command was stopped by ShellCommand.Timeout.
+	TimedOut bool
 }
 
 // readText reads a file through Env.Files once the local checks passed.
@@ -86,13 +100,13 @@ func (e *Env) runShellVia(ctx context.Context, req shellRequest) shellResult {
 	// guard only matters to a bash that inherited options, which a
 	// terminal's fresh bash -c has not.
 	command := strings.TrimPrefix(req.command, bashShoptGuard+" ")
-	out := e.Shell(ctx, ShellCommand{Command: command, Dir: req.dir, Env: req.env, Output: req.out})
-	r := shellResult{output: out.Output, exitCode: out.ExitCode, err: out.Err}
+	out := e.Shell(ctx, ShellCommand{Command: command, Dir: req.dir, Env: req.env, Output: req.out, Timeout: req.timeout})
+	if errors.Is(out.Err, ErrShellLocal) {
+		return runShell(ctx, req)
+	}
+	r := shellResult{output: out.Output, exitCode: out.ExitCode, err: out.Err, timedOut: out.TimedOut}
 	if out.ExitCode == nil && out.Signal != "" {
-		r.signal = signalNumbers[strings.TrimPrefix(out.Signal, "SIG")]
-		if r.signal == 0 {
-			r.signal = -1 // a signal the table does not know
-		}
+		r.signal = signalNumber(out.Signal)
 	}
 	if ctx.Err() != nil {
 		r.aborted, r.err = true, nil

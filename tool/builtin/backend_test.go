@@ -98,4 +98,22 @@ func TestEnvShell(t *testing.T) {
 	if !strings.Contains(r.LLMText, "Signal: 15") {
 		t.Errorf("killed command: %q", r.LLMText)
 	}
+
+	// ErrShellLocal hands the command back to the local bash (the
+	// terminal's pseudo-terminal switched off or missing).
+	env.Shell = func(ctx context.Context, c ShellCommand) ShellOutcome {
+		return ShellOutcome{Err: ErrShellLocal}
+	}
+	r = fsRun(t, NewShell(env), map[string]any{"command": "echo ran-42 | tr 2 2"})
+	if r.Error != nil || !strings.Contains(r.LLMText, "ran-42") {
+		t.Errorf("handed back to the local runner: %+v", r)
+	}
+
+	env.Shell = func(ctx context.Context, c ShellCommand) ShellOutcome {
+		return ShellOutcome{Output: "slow", TimedOut: true}
+	}
+	r = fsRun(t, NewShell(env), map[string]any{"command": "sleep 9"})
+	if !strings.Contains(r.LLMText, "without output") {
+		t.Errorf("timed out command: %q", r.LLMText)
+	}
 }

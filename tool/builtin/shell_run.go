@@ -194,15 +194,6 @@ func runShell(ctx context.Context, req shellRequest) shellResult {
 		}
 	}
 
-	var timer <-chan time.Time
-	var inactivity *time.Timer
-	if req.timeout > 0 {
-		inactivity = time.NewTimer(req.timeout)
-		defer inactivity.Stop()
-		timer = inactivity.C
-	}
-	ticker := time.NewTicker(outputUpdateInterval)
-	defer ticker.Stop()
 	sent := 0
 	flush := func() {
 		if req.out == nil {
@@ -213,28 +204,7 @@ func runShell(ctx context.Context, req shellRequest) shellResult {
 			req.out(text)
 		}
 	}
-	done := ctx.Done()
-wait:
-	for {
-		select {
-		case <-exited:
-			break wait
-		case <-activity:
-			if inactivity != nil {
-				inactivity.Reset(req.timeout)
-			}
-		case <-ticker.C:
-			flush()
-		case <-done:
-			res.aborted = true
-			done, timer = nil, nil
-			go group.Stop()
-		case <-timer:
-			res.timedOut = true
-			done, timer = nil, nil
-			go group.Stop()
-		}
-	}
+	res.aborted, res.timedOut = WatchCommand(ctx, exited, activity, req.timeout, outputUpdateInterval, flush, func() { go group.Stop() })
 
 	if !res.aborted && !res.timedOut {
 		res.backgroundPIDs = group.PIDs()
@@ -253,17 +223,91 @@ wait:
 	flush()
 	res.output = out.text()
 
-	if st := cmd.ProcessState; st != nil {
-		if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			res.signal = int(ws.Signal())
+	o := OutcomeOf(cmd.ProcessState, waitErr)
+	res.exitCode, res.err = o.ExitCode, o.Err
+	if o.Signal != "" {
+		res.signal = signalNumber(o.Signal)
+	}
+	return res
+}
+
+// WatchCommand waits for a started command until exited is closed: it
+// calls flush every interval (the live output), restarts the inactivity
+// bound timeout (none when zero) whenever activity receives, and calls
+// stop once, when ctx ends (aborted) or the command has been silent for
+// timeout (timedOut). The shell tool and the terminal's pseudo-terminal
+// (internal/tui) watch their commands alike.
+func WatchCommand(ctx context.Context, exited, activity <-chan struct{}, timeout, interval time.Duration, flush, stop func()) (aborted, timedOut bool) {
+	var timer <-chan time.Time
+	var inactivity *time.Timer
+	if timeout > 0 {
+		inactivity = time.NewTimer(timeout)
+		defer inactivity.Stop()
+		timer = inactivity.C
+	}
+	ticker := time.NewTicker(interval)
+	defer ticker.Stop()
+	done := ctx.Done()
+	for {
+		select {
+		case <-exited:
+			return aborted, timedOut
+		case <-activity:
+			if inactivity != nil {
+				inactivity.Reset(timeout)
+			}
+		case <-ticker.C:
+			flush()
+		case <-done:
+			aborted = true
+			done, timer = nil, nil
+			stop()
+		case <-timer:
+			timedOut = true
+			done, timer = nil, nil
+			stop()
+		}
+	}
+}
+
+// OutcomeOf is how a command that was waited for ended: its exit code,
+// or the signal that killed it, or why waiting failed.
+func OutcomeOf(ps *os.ProcessState, waitErr error) ShellOutcome {
+	var o ShellOutcome
+	if ps != nil {
+		if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			o.Signal = signalName(int(ws.Signal()))
 		} else {
-			code := st.ExitCode()
-			res.exitCode = &code
+			code := ps.ExitCode()
+			o.ExitCode = &code
 		}
 	}
 	var ee *exec.ExitError
 	if waitErr != nil && !errors.As(waitErr, &ee) {
-		res.err = waitErr
+		o.Err = waitErr
 	}
-	return res
+	return o
+}
+
+// signalName is a signal as ShellOutcome.Signal names it: SIGTERM for
+// the ones a client may name, else the number.
+func signalName(n int) string {
+	for k, v := range signalNumbers {
+		if v == n {
+			return "SIG" + k
+		}
+	}
+	return strconv.Itoa(n)
+}
+
+// signalNumber reads a ShellOutcome.Signal back; -1 for a signal it does
+// not know.
+func signalNumber(s string) int {
+	if n := signalNumbers[strings.TrimPrefix(s, "SIG")]; n != 0 {
+		return n
+	}
+	if n, err := strconv.Atoi(s); err == nil {
+		return n
+	}
+	return -1
 }

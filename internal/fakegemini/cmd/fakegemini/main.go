@@ -4,7 +4,7 @@
 // (point GOOGLE_GEMINI_BASE_URL or CODE_ASSIST_ENDPOINT at it) and serves
 // until interrupted.
 //
-//	fakegemini [-port N] [-strict] [-model-version V] script.jsonl
+//	fakegemini [-port N] [-strict] [-keep N] [-model-version V] script.jsonl
 package main
 
 import (
@@ -33,6 +33,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	port := fs.Int("port", 0, "TCP port on 127.0.0.1 (0 picks a free one)")
 	strict := fs.Bool("strict", false, "replay in order and fail calls that do not match the next line")
+	keep := fs.Int("keep", 0, "keep only the last N requests in memory (0: all); long benchmark sessions need it")
 	modelVersion := fs.String("model-version", fakegemini.DefaultModelVersion, "modelVersion for responses without one")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: fakegemini [flags] script.jsonl")
@@ -52,6 +53,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	s := fakegemini.New()
 	s.SetStrict(*strict)
+	s.SetKeep(*keep)
 	s.SetModelVersion(*modelVersion)
 	s.Enqueue(replies...)
 	if err := s.Listen(net.JoinHostPort("127.0.0.1", strconv.Itoa(*port))); err != nil {
