@@ -79,57 +79,13 @@ func (c *Client) wireModel(name string) string {
 
 // GenerateContent makes one call and returns its chunks merged.
 func (c *Client) GenerateContent(ctx context.Context, req *model.Request) (*genai.GenerateContentResponse, error) {
-	var out *genai.GenerateContentResponse
-	for chunk, err := range c.GenerateContentStream(ctx, req) {
-		if err != nil {
-			return nil, err
-		}
-		out = mergeChunk(out, chunk)
-	}
-	if out == nil {
-		return nil, model.UnfinishedStreamError(0)
-	}
-	return out, nil
-}
-
-func mergeChunk(into, c *genai.GenerateContentResponse) *genai.GenerateContentResponse {
-	if into == nil {
-		return c
-	}
-	if len(c.Candidates) > 0 {
-		if len(into.Candidates) == 0 {
-			into.Candidates = c.Candidates
-		} else {
-			ic, cc := into.Candidates[0], c.Candidates[0]
-			if cc.Content != nil {
-				if ic.Content == nil {
-					ic.Content = &genai.Content{Role: genai.RoleModel}
-				}
-				ic.Content.Parts = append(ic.Content.Parts, cc.Content.Parts...)
-			}
-			if cc.FinishReason != "" {
-				ic.FinishReason = cc.FinishReason
-			}
-		}
-	}
-	if c.UsageMetadata != nil {
-		into.UsageMetadata = c.UsageMetadata
-	}
-	if c.ModelVersion != "" {
-		into.ModelVersion = c.ModelVersion
-	}
-	return into
+	return model.Collect(c.GenerateContentStream(ctx, req))
 }
 
 // CountTokens estimates: chat-completions servers have no counting
-// endpoint, and four characters a token is what Gemini CLI estimates with.
+// endpoint.
 func (c *Client) CountTokens(_ context.Context, req *model.Request) (int32, error) {
-	n := 0
-	for _, ct := range req.Contents {
-		b, _ := json.Marshal(ct)
-		n += len(b)
-	}
-	return int32((n + 3) / 4), nil
+	return model.EstimateTokens(req), nil
 }
 
 // GenerateContentStream posts one streamed chat completion and yields its
