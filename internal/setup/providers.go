@@ -25,7 +25,8 @@ type provider struct {
 // providerClient returns the transport for a model named
 // "provider/model" when provider is one of the providers setting's, or
 // "openai" (OPENAI_API_KEY, OPENAI_BASE_URL, as OpenAI's own tools read
-// them); ok is false for every other name, which Gemini serves.
+// them) or "anthropic" (anthropic.go); ok is false for every other name,
+// which Gemini serves.
 func providerClient(name string, st *config.Settings, getenv func(string) string) (m model.Model, ok bool, err error) {
 	pname, _, found := strings.Cut(name, "/")
 	if !found {
@@ -37,8 +38,13 @@ func providerClient(name string, st *config.Settings, getenv func(string) string
 	if !ok || err != nil {
 		return nil, ok, err
 	}
-	if p.typ != "openai" {
-		return nil, true, configErrorf("%s: providers.%s.type %q is not supported (Castor speaks \"openai\", OpenAI-compatible chat completions; Anthropic is not yet)", where, pname, p.typ)
+	switch p.typ {
+	case "anthropic":
+		m, err := anthropicClient(p, st.Providers[pname], where, getenv)
+		return m, true, err
+	case "openai":
+	default:
+		return nil, true, configErrorf("%s: providers.%s.type %q is not supported (Castor speaks \"openai\", OpenAI-compatible chat completions, and \"anthropic\", Anthropic's Messages API)", where, pname, p.typ)
 	}
 	key := ""
 	if p.apiKeyEnv != "" {
@@ -65,12 +71,16 @@ func providerClient(name string, st *config.Settings, getenv func(string) string
 	return c, true, nil
 }
 
-// readProvider reads providers.<name>; "openai" exists even unset.
+// readProvider reads providers.<name>; "openai" and "anthropic" exist
+// even unset, each of its own type.
 func readProvider(name string, providers map[string]any, where string) (provider, bool, error) {
 	p := provider{name: name, typ: "openai"}
+	if name == "anthropic" {
+		p.typ = "anthropic"
+	}
 	raw, ok := providers[name]
 	if !ok {
-		return p, name == "openai", nil
+		return p, name == "openai" || name == "anthropic", nil
 	}
 	obj, isObj := raw.(map[string]any)
 	if !isObj {
