@@ -21,7 +21,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -29,6 +28,7 @@ import (
 
 	"google.golang.org/genai"
 
+	"github.com/castor-dev/castor/internal/fakescript"
 	"github.com/castor-dev/castor/model/anthropic"
 )
 
@@ -49,19 +49,10 @@ type Reply struct {
 func Text(s string) Reply { return Reply{parts: []*genai.Part{{Text: s}}} }
 
 // Call is one call of a function.
-type Call struct {
-	Name string
-	Args map[string]any
-}
+type Call = fakescript.Call
 
 // Calls is a turn calling the functions, in parallel when more than one.
-func Calls(calls ...Call) Reply {
-	var r Reply
-	for _, c := range calls {
-		r.parts = append(r.parts, &genai.Part{FunctionCall: &genai.FunctionCall{Name: c.Name, Args: c.Args}})
-	}
-	return r
-}
+func Calls(calls ...Call) Reply { return Reply{parts: fakescript.CallParts(calls)} }
 
 // Thinking is r with a thinking block first, signed by the server.
 func (r Reply) Thinking(text string) Reply {
@@ -113,55 +104,20 @@ type Request struct {
 
 // Server is the fake. Its URL is a provider's baseUrl.
 type Server struct {
-	URL string
+	fakescript.Script[Reply, Request]
 
 	mu        sync.Mutex
-	replies   []Reply
-	requests  []*Request
-	noTools   bool
 	signed    map[string]string // signature -> thinking text
 	redacted  map[string]bool
 	lastTotal int32
-	ts        *httptest.Server
 }
 
 // Start serves on 127.0.0.1 with replies queued, until the test ends.
 func Start(t testing.TB, replies ...Reply) *Server {
 	t.Helper()
-	s := &Server{replies: replies, signed: map[string]string{}, redacted: map[string]bool{}}
-	s.ts = httptest.NewServer(s) // httptest listens on 127.0.0.1
-	s.URL = s.ts.URL
-	t.Cleanup(s.ts.Close)
+	s := &Server{signed: map[string]string{}, redacted: map[string]bool{}}
+	s.Serve(t, s, replies)
 	return s
-}
-
-// Enqueue adds replies.
-func (s *Server) Enqueue(r ...Reply) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.replies = append(s.replies, r...)
-}
-
-// RejectTools makes the server refuse requests declaring tools, as
-// servers speaking this wire for small local models do.
-func (s *Server) RejectTools() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.noTools = true
-}
-
-// Requests returns the requests received so far, the refused ones too.
-func (s *Server) Requests() []*Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]*Request(nil), s.requests...)
-}
-
-// Pending is the number of replies not yet served.
-func (s *Server) Pending() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.replies)
 }
 
 // sign is the signature the server gives a thinking text.
@@ -177,9 +133,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	body, _ := io.ReadAll(r.Body)
 	rec := &Request{Header: r.Header.Clone(), Body: body}
-	s.mu.Lock()
-	s.requests = append(s.requests, rec)
-	s.mu.Unlock()
+	n, noTools := s.Receive(rec)
 	// The API takes a key as x-api-key (Castor's way) or as a bearer
 	// token (the SDK's).
 	if r.Header.Get("x-api-key") == "" && !strings.HasPrefix(r.Header.Get("Authorization"), "Bearer ") {
@@ -201,7 +155,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	err := s.check(&rec.Message)
-	noTools := s.noTools
 	s.mu.Unlock()
 	if err != nil {
 		s.refuse(w, rec, err.Error())
@@ -211,16 +164,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.refuse(w, rec, "tools: this model does not support tools")
 		return
 	}
-	s.mu.Lock()
-	if len(s.replies) == 0 {
-		s.mu.Unlock()
+	rep, ok := s.Next()
+	if !ok {
 		writeError(w, http.StatusInternalServerError, "api_error", "fakeanthropic: no reply scripted")
 		return
 	}
-	rep := s.replies[0]
-	s.replies = s.replies[1:]
-	n := len(s.requests)
-	s.mu.Unlock()
 	if rep.status != 0 {
 		if rep.retryAfter != "" {
 			w.Header().Set("retry-after", rep.retryAfter)
@@ -236,9 +184,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) refuse(w http.ResponseWriter, rec *Request, why string) {
-	s.mu.Lock()
-	rec.Refused = why
-	s.mu.Unlock()
+	s.Locked(func() { rec.Refused = why })
 	writeError(w, http.StatusBadRequest, "invalid_request_error", why)
 }
 
@@ -318,9 +264,7 @@ func (s *Server) stream(w http.ResponseWriter, rec *Request, rep Reply, n int) {
 		stop = rep.stop
 	}
 	usage.OutputTokens = int32((out + 3) / 4)
-	s.mu.Lock()
-	rec.Usage = usage
-	s.mu.Unlock()
+	s.Locked(func() { rec.Usage = usage })
 	send("message_delta", map[string]any{"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil},
 		"usage": map[string]any{"output_tokens": usage.OutputTokens, "output_tokens_details": map[string]any{"thinking_tokens": (thought + 3) / 4}}})
 	send("message_stop", map[string]any{})

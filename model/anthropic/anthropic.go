@@ -14,16 +14,13 @@
 package anthropic
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"iter"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"google.golang.org/genai"
@@ -67,11 +64,9 @@ type ModelConfig struct {
 
 // Client is a model.Model for one Anthropic provider.
 type Client struct {
+	model.ProviderBase
 	cfg Config
 	hc  *http.Client
-	// noTools remembers the models whose service refused tools, so later
-	// calls do not ask again.
-	noTools sync.Map
 }
 
 // New returns a client for cfg.
@@ -84,15 +79,7 @@ func New(cfg Config) (*Client, error) {
 	if hc == nil {
 		hc = http.DefaultClient
 	}
-	return &Client{cfg: cfg, hc: hc}, nil
-}
-
-// wireModel is name without the provider's prefix.
-func (c *Client) wireModel(name string) string {
-	if c.cfg.Provider != "" {
-		return strings.TrimPrefix(name, c.cfg.Provider+"/")
-	}
-	return name
+	return &Client{ProviderBase: model.ProviderBase{Provider: cfg.Provider}, cfg: cfg, hc: hc}, nil
 }
 
 // GenerateContent makes one call and returns its chunks merged.
@@ -100,34 +87,19 @@ func (c *Client) GenerateContent(ctx context.Context, req *model.Request) (*gena
 	return model.Collect(c.GenerateContentStream(ctx, req))
 }
 
-// CountTokens estimates: the API's count_tokens endpoint would cost a
-// round trip for a number the engine only plans with.
-func (c *Client) CountTokens(_ context.Context, req *model.Request) (int32, error) {
-	return model.EstimateTokens(req), nil
-}
-
 // GenerateContentStream posts one streamed message and yields its events
 // as genai chunks.
 func (c *Client) GenerateContentStream(ctx context.Context, req *model.Request) iter.Seq2[*genai.GenerateContentResponse, error] {
 	return func(yield func(*genai.GenerateContentResponse, error) bool) {
-		name := c.wireModel(req.Model)
+		name := c.WireModel(req.Model)
 		mc := c.cfg.Models[name]
-		_, refused := c.noTools.Load(name)
-		enc, err := encodeRequest(name, mc, req, !refused)
-		if err != nil {
-			yield(nil, err)
-			return
+		var enc encoded
+		build := func(withTools bool) ([]byte, bool, error) {
+			var err error
+			enc, err = encodeRequest(name, mc, req, withTools)
+			return enc.body, enc.hasTools, err
 		}
-		resp, err := c.post(ctx, enc.body)
-		var ae *model.APIError
-		if enc.hasTools && errors.As(err, &ae) && ae.StatusCode == http.StatusBadRequest && refusesTools(ae.Message) {
-			// The service cannot do tools with this model (a compatible
-			// server's small model): ask again without them, and say so.
-			c.noTools.Store(name, true)
-			if enc, err = encodeRequest(name, mc, req, false); err == nil {
-				resp, err = c.post(ctx, enc.body)
-			}
-		}
+		resp, err := c.PostTools(name, build, func(body []byte) (*http.Response, error) { return c.post(ctx, body) }, refusesTools)
 		if err != nil {
 			yield(nil, err)
 			return
@@ -147,28 +119,14 @@ func refusesTools(msg string) bool {
 }
 
 func (c *Client) post(ctx context.Context, body []byte) (*http.Response, error) {
-	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, c.cfg.BaseURL+"/v1/messages", bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	hr.Header.Set("Content-Type", "application/json")
-	hr.Header.Set("Accept", "text/event-stream")
-	hr.Header.Set("anthropic-version", Version)
+	auth := map[string]string{"anthropic-version": Version}
 	if c.cfg.APIKey != "" {
-		hr.Header.Set("x-api-key", c.cfg.APIKey)
+		auth["x-api-key"] = c.cfg.APIKey
 	}
-	for k, v := range c.cfg.Headers {
-		hr.Header.Set(k, v)
+	resp, raw, err := model.PostStream(ctx, c.hc, c.cfg.BaseURL+"/v1/messages", body, auth, c.cfg.Headers)
+	if err != nil || raw == nil {
+		return resp, err
 	}
-	resp, err := c.hc.Do(hr)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode/100 == 2 {
-		return resp, nil
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	var env struct {
 		Error *ErrorBody `json:"error"`
 	}

@@ -147,7 +147,7 @@ func (d *decoder) event(ev *Event) (done, ok bool) {
 		}
 	case "content_block_start":
 		if ev.Index < 0 || ev.Index >= maxBlocks || ev.ContentBlock == nil {
-			return false, d.yield(nil, fmt.Errorf("anthropic stream: content block %d out of range", ev.Index))
+			return d.fail(fmt.Errorf("anthropic stream: content block %d out of range", ev.Index))
 		}
 		for len(d.blocks) <= ev.Index {
 			d.blocks = append(d.blocks, nil)
@@ -164,7 +164,7 @@ func (d *decoder) event(ev *Event) (done, ok bool) {
 	case "content_block_delta":
 		b := d.block(ev.Index)
 		if b == nil || ev.Delta == nil {
-			return false, d.yield(nil, fmt.Errorf("anthropic stream: delta for content block %d, which has not started", ev.Index))
+			return d.fail(fmt.Errorf("anthropic stream: delta for content block %d, which has not started", ev.Index))
 		}
 		switch ev.Delta.Type {
 		case "text_delta":
@@ -182,7 +182,7 @@ func (d *decoder) event(ev *Event) (done, ok bool) {
 	case "content_block_stop":
 		b := d.block(ev.Index)
 		if b == nil {
-			return false, d.yield(nil, fmt.Errorf("anthropic stream: content block %d stopped before it started", ev.Index))
+			return d.fail(fmt.Errorf("anthropic stream: content block %d stopped before it started", ev.Index))
 		}
 		switch b.typ {
 		case "thinking":
@@ -213,10 +213,16 @@ func (d *decoder) event(ev *Event) (done, ok bool) {
 		if ev.Error != nil {
 			e = *ev.Error
 		}
-		return false, d.yield(nil, apiError(statusOf(e.Type), nil, e))
+		return d.fail(apiError(statusOf(e.Type), nil, e))
 	}
 	// ping, and event types added later, are ignored as the API asks.
 	return false, true
+}
+
+// fail yields err, which ends the stream.
+func (d *decoder) fail(err error) (done, ok bool) {
+	d.yield(nil, err)
+	return false, false
 }
 
 func (d *decoder) block(i int) *block {

@@ -7,20 +7,28 @@ import (
 	"google.golang.org/genai"
 )
 
-// TestCutStream: a stream ending without message_delta's stop reason is
-// an error the retrier retries, not a short answer.
+// TestCutStream: a stream ending before message_delta's stop reason is
+// an error the retrier retries, not a short answer; so is a stream
+// whose block was never started.
 func TestCutStream(t *testing.T) {
-	var errs []error
-	in := "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n" +
+	const text = "data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n" +
 		"data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"par\"}}\n\n"
-	decodeStream("m", nil, strings.NewReader(in), func(_ *genai.GenerateContentResponse, err error) bool {
-		if err != nil {
-			errs = append(errs, err)
+	for _, tt := range []struct{ name, in, want string }{
+		{"nothing", "", "sent no response"},
+		{"mid-text", text, "no finish reason after 1 chunks"},
+		{"stop without delta", text + "data: {\"type\":\"message_stop\"}\n\n", "no finish reason"},
+		{"delta of no block", "data: {\"type\":\"content_block_delta\",\"index\":2,\"delta\":{\"type\":\"text_delta\",\"text\":\"x\"}}\n\n", "has not started"},
+	} {
+		var got []string
+		decodeStream("m", nil, strings.NewReader(tt.in), func(_ *genai.GenerateContentResponse, err error) bool {
+			if err != nil {
+				got = append(got, err.Error())
+			}
+			return true
+		})
+		if len(got) != 1 || !strings.Contains(got[0], tt.want) {
+			t.Errorf("%s: errors %q, want one saying %q", tt.name, got, tt.want)
 		}
-		return true
-	})
-	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "no finish reason") {
-		t.Errorf("errors = %v", errs)
 	}
 }
 

@@ -145,7 +145,7 @@ func encodeRequest(name string, mc ModelConfig, req *model.Request, withTools bo
 			tools = append(tools, Tool{Name: wn, Description: fd.Description, InputSchema: inputSchema(model.FunctionParameters(fd))})
 		}
 	}
-	system := systemText(cfg.SystemInstruction)
+	system := model.Text(cfg.SystemInstruction)
 	if withTools {
 		mr.Tools = tools
 		mr.ToolChoice = toolChoice(cfg.ToolConfig)
@@ -264,19 +264,6 @@ func outputSchema(cfg *genai.GenerateContentConfig) any {
 		return model.JSONSchema(cfg.ResponseSchema)
 	}
 	return nil
-}
-
-func systemText(c *genai.Content) string {
-	if c == nil {
-		return ""
-	}
-	var b strings.Builder
-	for _, p := range c.Parts {
-		if p != nil && !p.Thought {
-			b.WriteString(p.Text)
-		}
-	}
-	return b.String()
 }
 
 // wireName is a tool name as the API's pattern ^[a-zA-Z0-9_-]{1,128}$

@@ -82,7 +82,7 @@ func encodeRequest(name string, req *model.Request, withTools bool) (body []byte
 			tools = append(tools, Tool{Type: "function", Function: FunctionDef{Name: fd.Name, Description: fd.Description, Parameters: model.FunctionParameters(fd)}})
 		}
 	}
-	system := contentText(cfg.SystemInstruction)
+	system := model.Text(cfg.SystemInstruction)
 	if withTools {
 		cr.Tools = tools
 	} else if len(tools) > 0 {
@@ -94,19 +94,6 @@ func encodeRequest(name string, req *model.Request, withTools bool) (body []byte
 	cr.Messages = append(cr.Messages, messages(req.Contents)...)
 	body, err = json.Marshal(cr)
 	return body, len(cr.Tools) > 0, err
-}
-
-func contentText(c *genai.Content) string {
-	if c == nil {
-		return ""
-	}
-	var b strings.Builder
-	for _, p := range c.Parts {
-		if p != nil && !p.Thought {
-			b.WriteString(p.Text)
-		}
-	}
-	return b.String()
 }
 
 // messages maps the history. A function response goes back as a "tool"

@@ -12,16 +12,13 @@
 package openai
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"iter"
 	"net/http"
 	"strings"
-	"sync"
 
 	"google.golang.org/genai"
 
@@ -45,11 +42,9 @@ type Config struct {
 
 // Client is a model.Model for one OpenAI-compatible provider.
 type Client struct {
+	model.ProviderBase
 	cfg Config
 	hc  *http.Client
-	// noTools remembers the models whose server refused tools, so later
-	// calls do not ask again.
-	noTools sync.Map
 }
 
 // New returns a client for cfg.
@@ -62,30 +57,16 @@ func New(cfg Config) (*Client, error) {
 	if hc == nil {
 		hc = http.DefaultClient
 	}
-	return &Client{cfg: cfg, hc: hc}, nil
+	return &Client{ProviderBase: model.ProviderBase{Provider: cfg.Provider}, cfg: cfg, hc: hc}, nil
 }
 
 // noToolsNote tells a model whose server refused tool declarations why it
 // has none, so it answers in words instead of inventing calls.
 const noToolsNote = "\n\nNote: this model cannot call tools in this session; the tools described above are unavailable. Answer in text only."
 
-// wireModel is name without the provider's prefix.
-func (c *Client) wireModel(name string) string {
-	if c.cfg.Provider != "" {
-		return strings.TrimPrefix(name, c.cfg.Provider+"/")
-	}
-	return name
-}
-
 // GenerateContent makes one call and returns its chunks merged.
 func (c *Client) GenerateContent(ctx context.Context, req *model.Request) (*genai.GenerateContentResponse, error) {
 	return model.Collect(c.GenerateContentStream(ctx, req))
-}
-
-// CountTokens estimates: chat-completions servers have no counting
-// endpoint.
-func (c *Client) CountTokens(_ context.Context, req *model.Request) (int32, error) {
-	return model.EstimateTokens(req), nil
 }
 
 // GenerateContentStream posts one streamed chat completion and yields its
@@ -93,23 +74,11 @@ func (c *Client) CountTokens(_ context.Context, req *model.Request) (int32, erro
 // (assembled from their fragments) with the finish reason and usage.
 func (c *Client) GenerateContentStream(ctx context.Context, req *model.Request) iter.Seq2[*genai.GenerateContentResponse, error] {
 	return func(yield func(*genai.GenerateContentResponse, error) bool) {
-		name := c.wireModel(req.Model)
-		_, refused := c.noTools.Load(name)
-		body, hasTools, err := encodeRequest(name, req, !refused)
-		if err != nil {
-			yield(nil, err)
-			return
-		}
-		resp, err := c.post(ctx, body)
-		var ae *model.APIError
-		if hasTools && errors.As(err, &ae) && ae.StatusCode == http.StatusBadRequest && strings.Contains(strings.ToLower(ae.Message), "tool") {
-			// The server cannot do tools with this model (Ollama: "does
-			// not support tools"): ask again without them, and say so.
-			c.noTools.Store(name, true)
-			if body, _, err = encodeRequest(name, req, false); err == nil {
-				resp, err = c.post(ctx, body)
-			}
-		}
+		name := c.WireModel(req.Model)
+		build := func(withTools bool) ([]byte, bool, error) { return encodeRequest(name, req, withTools) }
+		// Ollama says "does not support tools".
+		refuses := func(msg string) bool { return strings.Contains(strings.ToLower(msg), "tool") }
+		resp, err := c.PostTools(name, build, func(body []byte) (*http.Response, error) { return c.post(ctx, body) }, refuses)
 		if err != nil {
 			yield(nil, err)
 			return
@@ -120,27 +89,14 @@ func (c *Client) GenerateContentStream(ctx context.Context, req *model.Request) 
 }
 
 func (c *Client) post(ctx context.Context, body []byte) (*http.Response, error) {
-	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, c.cfg.BaseURL+"/chat/completions", bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	hr.Header.Set("Content-Type", "application/json")
-	hr.Header.Set("Accept", "text/event-stream")
+	auth := map[string]string{}
 	if c.cfg.APIKey != "" {
-		hr.Header.Set("Authorization", "Bearer "+c.cfg.APIKey)
+		auth["Authorization"] = "Bearer " + c.cfg.APIKey
 	}
-	for k, v := range c.cfg.Headers {
-		hr.Header.Set(k, v)
+	resp, raw, err := model.PostStream(ctx, c.hc, c.cfg.BaseURL+"/chat/completions", body, auth, c.cfg.Headers)
+	if err != nil || raw == nil {
+		return resp, err
 	}
-	resp, err := c.hc.Do(hr)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode/100 == 2 {
-		return resp, nil
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	ae := &model.APIError{StatusCode: resp.StatusCode, Message: errorMessage(raw)}
 	if resp.StatusCode == http.StatusUnauthorized {
 		return nil, &model.AuthError{Err: fmt.Errorf("%s: %w", c.cfg.BaseURL, ae)}
