@@ -20,6 +20,8 @@ type ProviderBase struct {
 	// Provider is the name models are prefixed with ("local" in
 	// "local/qwen3-coder"); the prefix is removed on the wire.
 	Provider string
+	// HTTP defaults to http.DefaultClient.
+	HTTP *http.Client
 
 	noTools sync.Map
 }
@@ -62,6 +64,10 @@ func (b *ProviderBase) PostTools(name string, build func(withTools bool) (body [
 	return resp, err
 }
 
+// NoToolsNote ends the system prompt of a model whose service refused
+// tool declarations, so it answers in words instead of inventing calls.
+const NoToolsNote = "\n\nNote: this model cannot call tools in this session; the tools described above are unavailable. Answer in text only."
+
 // Text is a content's text without its thoughts, as a system prompt is
 // sent to services that take it as a string.
 func Text(c *genai.Content) string {
@@ -84,7 +90,7 @@ const maxErrorBody = 64 << 10
 // headers of each map in turn (later ones win). A 2xx answer is returned
 // for the caller to read; another comes back closed, with errBody what it
 // said (up to 64 KiB), for the caller to word as its service's error.
-func PostStream(ctx context.Context, hc *http.Client, url string, body []byte, headers ...map[string]string) (resp *http.Response, errBody []byte, err error) {
+func (b *ProviderBase) PostStream(ctx context.Context, url string, body []byte, headers ...map[string]string) (resp *http.Response, errBody []byte, err error) {
 	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return nil, nil, err
@@ -95,6 +101,10 @@ func PostStream(ctx context.Context, hc *http.Client, url string, body []byte, h
 		for k, v := range h {
 			hr.Header.Set(k, v)
 		}
+	}
+	hc := b.HTTP
+	if hc == nil {
+		hc = http.DefaultClient
 	}
 	resp, err = hc.Do(hr)
 	if err != nil {

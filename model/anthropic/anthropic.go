@@ -16,10 +16,10 @@ package anthropic
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"iter"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -66,20 +66,17 @@ type ModelConfig struct {
 type Client struct {
 	model.ProviderBase
 	cfg Config
-	hc  *http.Client
 }
 
 // New returns a client for cfg.
 func New(cfg Config) (*Client, error) {
-	if cfg.BaseURL == "" {
-		return nil, errors.New("anthropic: no base URL")
+	if u, err := url.Parse(cfg.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("base URL %q is not an http(s) URL", cfg.BaseURL)
 	}
 	cfg.BaseURL = strings.TrimSuffix(strings.TrimRight(cfg.BaseURL, "/"), "/v1")
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	return &Client{ProviderBase: model.ProviderBase{Provider: cfg.Provider}, cfg: cfg, hc: hc}, nil
+	c := &Client{cfg: cfg}
+	c.Provider, c.HTTP = cfg.Provider, cfg.HTTPClient
+	return c, nil
 }
 
 // GenerateContent makes one call and returns its chunks merged.
@@ -123,7 +120,7 @@ func (c *Client) post(ctx context.Context, body []byte) (*http.Response, error) 
 	if c.cfg.APIKey != "" {
 		auth["x-api-key"] = c.cfg.APIKey
 	}
-	resp, raw, err := model.PostStream(ctx, c.hc, c.cfg.BaseURL+"/v1/messages", body, auth, c.cfg.Headers)
+	resp, raw, err := c.PostStream(ctx, c.cfg.BaseURL+"/v1/messages", body, auth, c.cfg.Headers)
 	if err != nil || raw == nil {
 		return resp, err
 	}

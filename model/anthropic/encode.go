@@ -98,10 +98,6 @@ type OutputFormat struct {
 	Schema any    `json:"schema"`
 }
 
-// noToolsNote tells a model whose service refused tool declarations why it
-// has none, so it answers in words instead of inventing calls.
-const noToolsNote = "\n\nNote: this model cannot call tools in this session; the tools described above are unavailable. Answer in text only."
-
 // minThinkingBudget is the smallest budget the Messages API accepts.
 const minThinkingBudget = 1024
 
@@ -150,7 +146,7 @@ func encodeRequest(name string, mc ModelConfig, req *model.Request, withTools bo
 		mr.Tools = tools
 		mr.ToolChoice = toolChoice(cfg.ToolConfig)
 	} else if len(tools) > 0 {
-		system += noToolsNote
+		system += model.NoToolsNote
 	}
 	if system != "" {
 		// The first cache breakpoint: tools and system prompt, the same

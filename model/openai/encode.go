@@ -86,7 +86,7 @@ func encodeRequest(name string, req *model.Request, withTools bool) (body []byte
 	if withTools {
 		cr.Tools = tools
 	} else if len(tools) > 0 {
-		system += noToolsNote
+		system += model.NoToolsNote
 	}
 	if system != "" {
 		cr.Messages = append(cr.Messages, Message{Role: "system", Content: system})

@@ -44,7 +44,6 @@ type Config struct {
 type Client struct {
 	model.ProviderBase
 	cfg Config
-	hc  *http.Client
 }
 
 // New returns a client for cfg.
@@ -53,16 +52,8 @@ func New(cfg Config) (*Client, error) {
 		return nil, errors.New("openai: no base URL")
 	}
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	return &Client{ProviderBase: model.ProviderBase{Provider: cfg.Provider}, cfg: cfg, hc: hc}, nil
+	return &Client{ProviderBase: model.ProviderBase{Provider: cfg.Provider, HTTP: cfg.HTTPClient}, cfg: cfg}, nil
 }
-
-// noToolsNote tells a model whose server refused tool declarations why it
-// has none, so it answers in words instead of inventing calls.
-const noToolsNote = "\n\nNote: this model cannot call tools in this session; the tools described above are unavailable. Answer in text only."
 
 // GenerateContent makes one call and returns its chunks merged.
 func (c *Client) GenerateContent(ctx context.Context, req *model.Request) (*genai.GenerateContentResponse, error) {
@@ -93,7 +84,7 @@ func (c *Client) post(ctx context.Context, body []byte) (*http.Response, error) 
 	if c.cfg.APIKey != "" {
 		auth["Authorization"] = "Bearer " + c.cfg.APIKey
 	}
-	resp, raw, err := model.PostStream(ctx, c.hc, c.cfg.BaseURL+"/chat/completions", body, auth, c.cfg.Headers)
+	resp, raw, err := c.PostStream(ctx, c.cfg.BaseURL+"/chat/completions", body, auth, c.cfg.Headers)
 	if err != nil || raw == nil {
 		return resp, err
 	}
