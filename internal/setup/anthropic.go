@@ -2,6 +2,7 @@ package setup
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"maps"
 	"net/http"
@@ -29,6 +30,10 @@ func anthropicClient(p provider, raw any, where string, getenv func(string) stri
 	p.baseURL = cmp.Or(p.baseURL, anthropic.DefaultBaseURL)
 	if key == "" && p.baseURL == anthropic.DefaultBaseURL {
 		env := cmp.Or(p.apiKeyEnv, "ANTHROPIC_API_KEY")
+		if p.name == "anthropic" && p.apiKeyEnv == "" {
+			// The built-in provider, most likely not in any settings file.
+			return nil, &model.AuthError{Err: errors.New("no API key for Anthropic's API: set ANTHROPIC_API_KEY")}
+		}
 		return nil, &model.AuthError{Err: fmt.Errorf("%s: providers.%s: no API key for Anthropic's API: set %s", where, p.name, env)}
 	}
 	models, err := anthropicModels(p.name, raw, where)

@@ -33,7 +33,7 @@ func TestProviderClient(t *testing.T) {
 		{"local/m", true, ""},
 		{"openai/gpt-4.1", true, ""},
 		{"anth/x", true, ""},
-		{"anthropic/claude-sonnet-4-5", true, "settings: providers.anthropic: no API key for Anthropic's API: set ANTHROPIC_API_KEY"},
+		{"anthropic/claude-sonnet-4-5", true, "no API key for Anthropic's API: set ANTHROPIC_API_KEY"},
 		{"anthk/x", true, "settings: providers.anthk: no API key for Anthropic's API: set WORK_KEY"},
 		{"anthb/x", true, "settings: providers.anthb.models.c.maxTokens must be a whole number (at least 1)"},
 		{"other/x", true, `settings: providers.other.type "cohere" is not supported`},
