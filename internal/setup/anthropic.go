@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/castor-dev/castor/config"
 	"github.com/castor-dev/castor/model"
 	"github.com/castor-dev/castor/model/anthropic"
 )
@@ -74,4 +75,13 @@ func anthropicModels(name string, raw any, where string) (map[string]anthropic.M
 		out[m] = mc
 	}
 	return out, nil
+}
+
+// anthropicPrice is the shipped price of model m of provider pname when
+// that provider is of type "anthropic".
+func anthropicPrice(st *config.Settings, pname, m string) (model.Price, bool) {
+	if p, ok, _ := readProvider(pname, st.Providers, ""); !ok || p.typ != "anthropic" {
+		return model.Price{}, false
+	}
+	return anthropic.DefaultPrice(m)
 }

@@ -147,6 +147,9 @@ func priceTable(st *config.Settings) func(string) model.Price {
 					}
 				}
 			}
+			if p, ok := anthropicPrice(st, pname, mname); ok {
+				return p
+			}
 		}
 		p, _ := model.DefaultPrice(name)
 		return p
@@ -154,5 +157,5 @@ func priceTable(st *config.Settings) func(string) model.Price {
 }
 
 // Price is what model name costs per million tokens: its provider's
-// models entry, else Gemini's public price, else zero.
+// models entry, else Anthropic's or Gemini's public price, else zero.
 func (a *Agent) Price(name string) model.Price { return priceTable(a.Settings)(name) }

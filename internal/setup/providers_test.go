@@ -55,6 +55,15 @@ func TestProviderClient(t *testing.T) {
 	if p := price("local/m"); p != (model.Price{InputPerMTok: 1.5, OutputPerMTok: 3}) {
 		t.Errorf("local/m price %+v", p)
 	}
+	if p := price("anthropic/claude-sonnet-4-5-20250929"); p != (model.Price{InputPerMTok: 3, CachedPerMTok: 0.30, OutputPerMTok: 15}) {
+		t.Errorf("anthropic/claude-sonnet-4-5 price %+v", p)
+	}
+	if p := price("anth/c"); p != (model.Price{}) {
+		t.Errorf("a model neither priced nor known costs %+v", p)
+	}
+	if p := price("local/claude-sonnet-4-5"); p != (model.Price{}) {
+		t.Errorf("an OpenAI-compatible provider's model named as Claude's costs %+v", p)
+	}
 	if p := price("gemini-2.5-flash"); p.InputPerMTok != 0.30 {
 		t.Errorf("gemini-2.5-flash price %+v", p)
 	}
