@@ -1,6 +1,7 @@
 package headless_test
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"math"
 	"os"
@@ -245,5 +246,33 @@ func TestAnthropicBudget(t *testing.T) {
 	}
 	if asst != "thinking,tool_use" || !sawRead {
 		t.Errorf("resumed history: assistant %s, read result sent %v\n%s", asst, sawRead, srv.Requests()[1].Body)
+	}
+}
+
+// TestAnthropicImageAndSchema: an image named with @ in the prompt goes as
+// a base64 image block; --output-schema goes as output_config.format, and
+// the answer is checked against it as on Gemini.
+func TestAnthropicImageAndSchema(t *testing.T) {
+	t.Parallel()
+	e, srv := anthropicEnv(t, fakeanthropic.Text(`{"name": "Ada", "age": 36}`))
+	png := "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89"
+	e.Write("ada.png", png)
+	e.Write("person.json", personSchema)
+	r := e.Run("-m", "work/claude-x", "--output-schema", "person.json", "-p", "Who is in @ada.png?")
+	if r.Code != 0 || r.Stdout != `{"name": "Ada", "age": 36}`+"\n" {
+		t.Fatalf("exit %d\nstdout: %q\nstderr: %s\nrefused: %v", r.Code, r.Stdout, r.Stderr, refusals(srv))
+	}
+	m := srv.Requests()[0].Message
+	var image *anthropic.Block
+	for _, b := range m.Messages[0].Content {
+		if b.Type == "image" {
+			image = &b
+		}
+	}
+	if image == nil || image.Source.MediaType != "image/png" || image.Source.Data != base64.StdEncoding.EncodeToString([]byte(png)) {
+		t.Errorf("first message %s, want the image as a base64 block", blockTypes(m.Messages[0]))
+	}
+	if f := m.OutputConfig; f == nil || f.Format == nil || f.Format.Type != "json_schema" || !strings.Contains(e2etest.MustJSON(f.Format.Schema), `"required":["name","age"]`) {
+		t.Errorf("output_config %+v", m.OutputConfig)
 	}
 }
