@@ -83,6 +83,15 @@ func Text(c *genai.Content) string {
 	return b.String()
 }
 
+// HTTPClient is the client calls go through: HTTP, else
+// http.DefaultClient.
+func (b *ProviderBase) HTTPClient() *http.Client {
+	if b.HTTP != nil {
+		return b.HTTP
+	}
+	return http.DefaultClient
+}
+
 // maxErrorBody bounds what is read of an error answer.
 const maxErrorBody = 64 << 10
 
@@ -102,11 +111,7 @@ func (b *ProviderBase) PostStream(ctx context.Context, url string, body []byte, 
 			hr.Header.Set(k, v)
 		}
 	}
-	hc := b.HTTP
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	resp, err = hc.Do(hr)
+	resp, err = b.HTTPClient().Do(hr)
 	if err != nil {
 		return nil, nil, err
 	}

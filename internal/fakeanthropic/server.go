@@ -116,7 +116,7 @@ type Server struct {
 func Start(t testing.TB, replies ...Reply) *Server {
 	t.Helper()
 	s := &Server{signed: map[string]string{}, redacted: map[string]bool{}}
-	s.Serve(t, s, replies)
+	s.Listen(t, s, replies)
 	return s
 }
 

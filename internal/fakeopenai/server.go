@@ -92,7 +92,7 @@ type Server struct {
 func Start(t testing.TB, replies ...Reply) *Server {
 	t.Helper()
 	s := &Server{}
-	s.Serve(t, s, replies)
+	s.Listen(t, s, replies)
 	return s
 }
 

@@ -16,7 +16,7 @@ import (
 // Script holds a fake's replies of type R and the requests of type Q it
 // received; a fake embeds it, so its methods are the fake's.
 type Script[R, Q any] struct {
-	// URL is the server's root, set by Serve.
+	// URL is the server's root, set by Listen.
 	URL string
 
 	mu       sync.Mutex
@@ -25,8 +25,8 @@ type Script[R, Q any] struct {
 	noTools  bool
 }
 
-// Serve serves h on 127.0.0.1 with replies queued, until the test ends.
-func (s *Script[R, Q]) Serve(t testing.TB, h http.Handler, replies []R) {
+// Listen serves h on 127.0.0.1 with replies queued, until the test ends.
+func (s *Script[R, Q]) Listen(t testing.TB, h http.Handler, replies []R) {
 	t.Helper()
 	s.replies = replies
 	ts := httptest.NewServer(h) // httptest listens on 127.0.0.1
