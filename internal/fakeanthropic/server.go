@@ -107,6 +107,7 @@ type Server struct {
 	fakescript.Script[Reply, Request]
 
 	mu        sync.Mutex
+	served    []string
 	signed    map[string]string // signature -> thinking text
 	redacted  map[string]bool
 	lastTotal int32
@@ -120,6 +121,29 @@ func Start(t testing.TB, replies ...Reply) *Server {
 	return s
 }
 
+// ServeModels sets the model ids GET /v1/models lists (default none).
+func (s *Server) ServeModels(ids ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.served = ids
+}
+
+// models answers GET /v1/models as the API pages it.
+func (s *Server) models(w http.ResponseWriter, r *http.Request) {
+	if r.Header.Get("x-api-key") == "" {
+		writeError(w, http.StatusUnauthorized, "authentication_error", "x-api-key header is required")
+		return
+	}
+	s.mu.Lock()
+	data := []any{}
+	for _, id := range s.served {
+		data = append(data, map[string]any{"type": "model", "id": id, "display_name": id, "created_at": "2026-01-01T00:00:00Z"})
+	}
+	s.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{"data": data, "has_more": false, "first_id": nil, "last_id": nil})
+}
+
 // sign is the signature the server gives a thinking text.
 func sign(text string) string {
 	h := sha256.Sum256([]byte("fakeanthropic:" + text))
@@ -127,6 +151,10 @@ func sign(text string) string {
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet && r.URL.Path == "/v1/models" {
+		s.models(w, r)
+		return
+	}
 	if r.Method != http.MethodPost || r.URL.Path != "/v1/messages" {
 		writeError(w, http.StatusNotFound, "not_found_error", "no route "+r.Method+" "+r.URL.Path)
 		return

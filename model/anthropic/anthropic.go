@@ -116,14 +116,25 @@ func refusesTools(msg string) bool {
 }
 
 func (c *Client) post(ctx context.Context, body []byte) (*http.Response, error) {
-	auth := map[string]string{"anthropic-version": Version}
-	if c.cfg.APIKey != "" {
-		auth["x-api-key"] = c.cfg.APIKey
-	}
-	resp, raw, err := c.PostStream(ctx, c.cfg.BaseURL+"/v1/messages", body, auth, c.cfg.Headers)
+	resp, raw, err := c.PostStream(ctx, c.cfg.BaseURL+"/v1/messages", body, c.auth(), c.cfg.Headers)
 	if err != nil || raw == nil {
 		return resp, err
 	}
+	return nil, c.failure(resp, raw)
+}
+
+// auth is the headers every call carries.
+func (c *Client) auth() map[string]string {
+	h := map[string]string{"anthropic-version": Version}
+	if c.cfg.APIKey != "" {
+		h["x-api-key"] = c.cfg.APIKey
+	}
+	return h
+}
+
+// failure is the error a non-2xx answer says: an AuthError for a refused
+// key, else an APIError.
+func (c *Client) failure(resp *http.Response, raw []byte) error {
 	var env struct {
 		Error *ErrorBody `json:"error"`
 	}
@@ -136,9 +147,9 @@ func (c *Client) post(ctx context.Context, body []byte) (*http.Response, error) 
 	}
 	ae := apiError(resp.StatusCode, resp.Header, e)
 	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden && e.Type == "authentication_error" {
-		return nil, &model.AuthError{Err: fmt.Errorf("%s: %w (check the provider's API key)", c.cfg.BaseURL, ae)}
+		return &model.AuthError{Err: fmt.Errorf("%s: %w (check the provider's API key)", c.cfg.BaseURL, ae)}
 	}
-	return nil, ae
+	return ae
 }
 
 // apiError is e as the retrier knows errors: 429 and 529 (overloaded)

@@ -305,3 +305,20 @@ func TestWithoutTools(t *testing.T) {
 		t.Errorf("%d requests; want one refused, then two without tools", len(reqs))
 	}
 }
+
+// TestListModels: the API's models are listed for castor models; a
+// refused key is an AuthError.
+func TestListModels(t *testing.T) {
+	srv := fakeanthropic.Start(t)
+	srv.ServeModels("claude-sonnet-4-5", "claude-haiku-4-5")
+	ids, err := client(t, srv, nil).ListModels(context.Background())
+	if err != nil || strings.Join(ids, ",") != "claude-sonnet-4-5,claude-haiku-4-5" {
+		t.Errorf("models %v (%v)", ids, err)
+	}
+	c, _ := anthropic.New(anthropic.Config{BaseURL: srv.URL})
+	_, err = c.ListModels(context.Background())
+	var auth *model.AuthError
+	if !errors.As(err, &auth) || c.BaseURL() != srv.URL {
+		t.Errorf("without a key: %v", err)
+	}
+}
