@@ -7,6 +7,7 @@ import (
 
 	"google.golang.org/genai"
 
+	"github.com/castor-dev/castor/model"
 	"github.com/castor-dev/castor/tool"
 )
 
@@ -79,18 +80,7 @@ func curateModelContent(parts []*genai.Part) *genai.Content {
 
 // answerText is the text of a model content without its thoughts, joined
 // in one pass (a content can hold many text parts).
-func answerText(c *genai.Content) string {
-	if c == nil {
-		return ""
-	}
-	var b strings.Builder
-	for _, p := range c.Parts {
-		if p != nil && !p.Thought {
-			b.WriteString(p.Text)
-		}
-	}
-	return b.String()
-}
+func answerText(c *genai.Content) string { return model.Text(c) }
 
 // ensureThoughtSignature gives the first function call of a Gemini 3 model
 // turn a signature if it has none, as the API demands.

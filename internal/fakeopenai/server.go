@@ -14,13 +14,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 
 	"google.golang.org/genai"
 
+	"github.com/castor-dev/castor/internal/fakescript"
 	"github.com/castor-dev/castor/model/fake"
 	"github.com/castor-dev/castor/model/openai"
 )
@@ -41,19 +41,10 @@ func Thought(reasoning, text string) Reply {
 }
 
 // Call is one call of a function.
-type Call struct {
-	Name string
-	Args map[string]any
-}
+type Call = fakescript.Call
 
 // Calls is a turn calling the functions, in parallel when more than one.
-func Calls(calls ...Call) Reply {
-	var r Reply
-	for _, c := range calls {
-		r.parts = append(r.parts, &genai.Part{FunctionCall: &genai.FunctionCall{Name: c.Name, Args: c.Args}})
-	}
-	return r
-}
+func Calls(calls ...Call) Reply { return Reply{parts: fakescript.CallParts(calls)} }
 
 // Error is a failed call: status and an OpenAI error envelope.
 func Error(status int, message string) Reply { return Reply{status: status, message: message} }
@@ -95,53 +86,18 @@ type Request struct {
 
 // Server is the fake. Its URL plus "/v1" is a provider's baseUrl.
 type Server struct {
-	URL string
+	fakescript.Script[Reply, Request]
 
-	mu       sync.Mutex
-	replies  []Reply
-	requests []*Request
-	noTools  bool
-	served   []string
-	ts       *httptest.Server
+	mu     sync.Mutex
+	served []string
 }
 
 // Start serves on 127.0.0.1 with replies queued, until the test ends.
 func Start(t testing.TB, replies ...Reply) *Server {
 	t.Helper()
-	s := &Server{replies: replies}
-	s.ts = httptest.NewServer(s) // httptest listens on 127.0.0.1
-	s.URL = s.ts.URL
-	t.Cleanup(s.ts.Close)
+	s := &Server{}
+	s.Listen(t, s, replies)
 	return s
-}
-
-// Enqueue adds replies.
-func (s *Server) Enqueue(r ...Reply) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.replies = append(s.replies, r...)
-}
-
-// RejectTools makes the server refuse requests declaring tools, as Ollama
-// does for models without tool support.
-func (s *Server) RejectTools() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.noTools = true
-}
-
-// Requests returns the requests received so far, the refused ones too.
-func (s *Server) Requests() []*Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]*Request(nil), s.requests...)
-}
-
-// Pending is the number of replies not yet served.
-func (s *Server) Pending() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.replies)
 }
 
 // Serve sets the model ids GET /v1/models lists (default none).
@@ -173,21 +129,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "bad JSON: "+err.Error())
 		return
 	}
-	s.mu.Lock()
-	s.requests = append(s.requests, rec)
-	if s.noTools && len(rec.Chat.Tools) > 0 {
-		s.mu.Unlock()
+	if _, noTools := s.Receive(rec); noTools && len(rec.Chat.Tools) > 0 {
 		writeError(w, http.StatusBadRequest, "registry.ollama.ai/library/"+rec.Chat.Model+" does not support tools")
 		return
 	}
-	if len(s.replies) == 0 {
-		s.mu.Unlock()
+	rep, ok := s.Next()
+	if !ok {
 		writeError(w, http.StatusInternalServerError, "fakeopenai: no reply scripted")
 		return
 	}
-	rep := s.replies[0]
-	s.replies = s.replies[1:]
-	s.mu.Unlock()
 	if rep.status != 0 {
 		writeError(w, rep.status, rep.message)
 		return

@@ -97,9 +97,12 @@ func ListModels(ctx context.Context, st *config.Settings, getenv func(string) st
 		if name == "openai" && !inSettings && getenv("OPENAI_API_KEY") == "" && getenv("OPENAI_BASE_URL") == "" {
 			continue // not configured: nothing to list or ask
 		}
-		pl := ProviderListing{Name: name, Type: "openai", Source: cmp.Or(st.FileOf("providers", name), "built-in")}
+		if name == "anthropic" && !inSettings && getenv("ANTHROPIC_API_KEY") == "" {
+			continue
+		}
+		pl := ProviderListing{Name: name, Type: cmp.Or(map[string]string{"anthropic": "anthropic"}[name], "openai"), Source: cmp.Or(st.FileOf("providers", name), "built-in")}
 		if !inSettings {
-			pl.Source += map[string]string{"ollama": ", OLLAMA_HOST or Ollama's default address", "openai": ", OPENAI_API_KEY, OPENAI_BASE_URL"}[name]
+			pl.Source += map[string]string{"ollama": ", OLLAMA_HOST or Ollama's default address", "openai": ", OPENAI_API_KEY, OPENAI_BASE_URL", "anthropic": ", ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL"}[name]
 		}
 		if p, ok := st.Providers[name].(map[string]any); ok {
 			if t, ok := p["type"].(string); ok {

@@ -18,9 +18,10 @@ import (
 )
 
 // builtinProviders exist without settings: "openai" (OPENAI_API_KEY,
-// OPENAI_BASE_URL) and "ollama" (OLLAMA_HOST, else Ollama's default
-// address), as those tools' own clients read them.
-var builtinProviders = []string{"ollama", "openai"}
+// OPENAI_BASE_URL), "anthropic" (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL)
+// and "ollama" (OLLAMA_HOST, else Ollama's default address), as those
+// tools' own clients read them.
+var builtinProviders = []string{"anthropic", "ollama", "openai"}
 
 // geminiPrefixes are the Gemini model names that hold a slash and name
 // no provider: the API's resource names.

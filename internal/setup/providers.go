@@ -25,7 +25,8 @@ type provider struct {
 // providerClient returns the transport for a model named
 // "provider/model" when provider is one of the providers setting's, or
 // "openai" (OPENAI_API_KEY, OPENAI_BASE_URL, as OpenAI's own tools read
-// them); ok is false for every other name, which Gemini serves.
+// them) or "anthropic" (anthropic.go); ok is false for every other name,
+// which Gemini serves.
 func providerClient(name string, st *config.Settings, getenv func(string) string) (m model.Model, ok bool, err error) {
 	pname, _, found := strings.Cut(name, "/")
 	if !found {
@@ -37,8 +38,13 @@ func providerClient(name string, st *config.Settings, getenv func(string) string
 	if !ok || err != nil {
 		return nil, ok, err
 	}
-	if p.typ != "openai" {
-		return nil, true, configErrorf("%s: providers.%s.type %q is not supported (Castor speaks \"openai\", OpenAI-compatible chat completions; Anthropic is not yet)", where, pname, p.typ)
+	switch p.typ {
+	case "anthropic":
+		m, err := anthropicClient(p, st.Providers[pname], where, getenv)
+		return m, true, err
+	case "openai":
+	default:
+		return nil, true, configErrorf("%s: providers.%s.type %q is not supported (Castor speaks \"openai\", OpenAI-compatible chat completions, and \"anthropic\", Anthropic's Messages API)", where, pname, p.typ)
 	}
 	key := ""
 	if p.apiKeyEnv != "" {
@@ -68,13 +74,16 @@ func providerClient(name string, st *config.Settings, getenv func(string) string
 	return c, true, nil
 }
 
-// readProvider reads providers.<name>; "openai" and "ollama" exist even
-// unset.
+// readProvider reads providers.<name>; "openai", "ollama" and "anthropic"
+// exist even unset, each of its own type.
 func readProvider(name string, providers map[string]any, where string) (provider, bool, error) {
 	p := provider{name: name, typ: "openai"}
+	if name == "anthropic" {
+		p.typ = "anthropic"
+	}
 	raw, ok := providers[name]
 	if !ok {
-		return p, name == "openai" || name == "ollama", nil
+		return p, name == "openai" || name == "ollama" || name == "anthropic", nil
 	}
 	obj, isObj := raw.(map[string]any)
 	if !isObj {
@@ -141,6 +150,9 @@ func priceTable(st *config.Settings) func(string) model.Price {
 					}
 				}
 			}
+			if p, ok := anthropicPrice(st, pname, mname); ok {
+				return p
+			}
 		}
 		p, _ := model.DefaultPrice(name)
 		return p
@@ -148,5 +160,5 @@ func priceTable(st *config.Settings) func(string) model.Price {
 }
 
 // Price is what model name costs per million tokens: its provider's
-// models entry, else Gemini's public price, else zero.
+// models entry, else Anthropic's or Gemini's public price, else zero.
 func (a *Agent) Price(name string) model.Price { return priceTable(a.Settings)(name) }

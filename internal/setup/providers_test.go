@@ -14,7 +14,10 @@ func TestProviderClient(t *testing.T) {
 	st := &config.Settings{Providers: map[string]any{
 		"local": map[string]any{"baseUrl": "http://127.0.0.1:1/v1", "headers": map[string]any{"a": "b"},
 			"models": map[string]any{"m": map[string]any{"inputPricePerMTok": 1.5, "outputPricePerMTok": 3.0}}},
-		"anth":  map[string]any{"type": "anthropic", "baseUrl": "x"},
+		"anth":  map[string]any{"type": "anthropic", "baseUrl": "http://127.0.0.1:1", "models": map[string]any{"c": map[string]any{"maxTokens": 100.0, "thinkingBudget": -1.0}}},
+		"anthk": map[string]any{"type": "anthropic", "apiKeyEnv": "WORK_KEY"},
+		"anthb": map[string]any{"type": "anthropic", "baseUrl": "http://127.0.0.1:1", "models": map[string]any{"c": map[string]any{"maxTokens": 1.5}}},
+		"other": map[string]any{"type": "cohere"},
 		"nourl": map[string]any{},
 		"badh":  map[string]any{"baseUrl": "x", "headers": map[string]any{"a": 1.0}},
 		"str":   "x",
@@ -29,7 +32,11 @@ func TestProviderClient(t *testing.T) {
 		{"models/gemini-2.5-pro", false, ""},
 		{"local/m", true, ""},
 		{"openai/gpt-4.1", true, ""},
-		{"anth/x", true, `settings: providers.anth.type "anthropic" is not supported`},
+		{"anth/x", true, ""},
+		{"anthropic/claude-sonnet-4-5", true, "no API key for Anthropic's API: set ANTHROPIC_API_KEY"},
+		{"anthk/x", true, "settings: providers.anthk: no API key for Anthropic's API: set WORK_KEY"},
+		{"anthb/x", true, "settings: providers.anthb.models.c.maxTokens must be a whole number (at least 1)"},
+		{"other/x", true, `settings: providers.other.type "cohere" is not supported`},
 		{"nourl/x", true, "settings: providers.nourl.baseUrl is missing"},
 		{"badh/x", true, "settings: providers.badh.headers.a must be a string"},
 		{"str/x", true, "settings: providers.str must be an object"},
@@ -40,9 +47,22 @@ func TestProviderClient(t *testing.T) {
 			t.Errorf("%s: ok %v err %v, want ok %v err %q", tt.name, ok, err, tt.ok, tt.wantErr)
 		}
 	}
+	getenv = func(k string) string { return map[string]string{"ANTHROPIC_API_KEY": "k"}[k] }
+	if _, ok, err := providerClient("anthropic/claude-sonnet-4-5", st, getenv); !ok || err != nil {
+		t.Errorf("anthropic/ with ANTHROPIC_API_KEY: ok %v err %v", ok, err)
+	}
 	price := priceTable(st)
 	if p := price("local/m"); p != (model.Price{InputPerMTok: 1.5, OutputPerMTok: 3}) {
 		t.Errorf("local/m price %+v", p)
+	}
+	if p := price("anthropic/claude-sonnet-4-5-20250929"); p != (model.Price{InputPerMTok: 3, CachedPerMTok: 0.30, OutputPerMTok: 15}) {
+		t.Errorf("anthropic/claude-sonnet-4-5 price %+v", p)
+	}
+	if p := price("anth/c"); p != (model.Price{}) {
+		t.Errorf("a model neither priced nor known costs %+v", p)
+	}
+	if p := price("local/claude-sonnet-4-5"); p != (model.Price{}) {
+		t.Errorf("an OpenAI-compatible provider's model named as Claude's costs %+v", p)
 	}
 	if p := price("gemini-2.5-flash"); p.InputPerMTok != 0.30 {
 		t.Errorf("gemini-2.5-flash price %+v", p)

@@ -79,14 +79,14 @@ func encodeRequest(name string, req *model.Request, withTools bool) (body []byte
 			continue
 		}
 		for _, fd := range t.FunctionDeclarations {
-			tools = append(tools, Tool{Type: "function", Function: FunctionDef{Name: fd.Name, Description: fd.Description, Parameters: parameters(fd)}})
+			tools = append(tools, Tool{Type: "function", Function: FunctionDef{Name: fd.Name, Description: fd.Description, Parameters: model.FunctionParameters(fd)}})
 		}
 	}
-	system := contentText(cfg.SystemInstruction)
+	system := model.Text(cfg.SystemInstruction)
 	if withTools {
 		cr.Tools = tools
 	} else if len(tools) > 0 {
-		system += noToolsNote
+		system += model.NoToolsNote
 	}
 	if system != "" {
 		cr.Messages = append(cr.Messages, Message{Role: "system", Content: system})
@@ -94,19 +94,6 @@ func encodeRequest(name string, req *model.Request, withTools bool) (body []byte
 	cr.Messages = append(cr.Messages, messages(req.Contents)...)
 	body, err = json.Marshal(cr)
 	return body, len(cr.Tools) > 0, err
-}
-
-func contentText(c *genai.Content) string {
-	if c == nil {
-		return ""
-	}
-	var b strings.Builder
-	for _, p := range c.Parts {
-		if p != nil && !p.Thought {
-			b.WriteString(p.Text)
-		}
-	}
-	return b.String()
 }
 
 // messages maps the history. A function response goes back as a "tool"
@@ -208,66 +195,4 @@ func callID(pending []ToolCall, fr *genai.FunctionResponse) (string, []ToolCall)
 	}
 	id := pending[at].ID
 	return id, append(pending[:at:at], pending[at+1:]...)
-}
-
-// parameters is a declaration's parameters as JSON Schema: the raw schema
-// when it has one, else its genai.Schema in JSON Schema's words
-// (lower-case types, nullable as a type list). A function without
-// parameters gets an empty object, which OpenAI requires.
-func parameters(fd *genai.FunctionDeclaration) any {
-	if fd.ParametersJsonSchema != nil {
-		return fd.ParametersJsonSchema
-	}
-	if fd.Parameters == nil {
-		return map[string]any{"type": "object", "properties": map[string]any{}}
-	}
-	return jsonSchema(fd.Parameters)
-}
-
-func jsonSchema(s *genai.Schema) map[string]any {
-	out := map[string]any{}
-	if s.Type != "" && s.Type != genai.TypeUnspecified {
-		t := strings.ToLower(string(s.Type))
-		if s.Nullable != nil && *s.Nullable {
-			out["type"] = []string{t, "null"}
-		} else {
-			out["type"] = t
-		}
-	}
-	if s.Description != "" {
-		out["description"] = s.Description
-	}
-	if len(s.Enum) > 0 {
-		out["enum"] = s.Enum
-	}
-	if s.Items != nil {
-		out["items"] = jsonSchema(s.Items)
-	}
-	if len(s.Properties) > 0 || s.Type == genai.TypeObject {
-		props := make(map[string]any, len(s.Properties))
-		for k, v := range s.Properties {
-			props[k] = jsonSchema(v)
-		}
-		out["properties"] = props
-	}
-	if len(s.Required) > 0 {
-		out["required"] = s.Required
-	}
-	if len(s.AnyOf) > 0 {
-		alts := make([]any, 0, len(s.AnyOf))
-		for _, a := range s.AnyOf {
-			alts = append(alts, jsonSchema(a))
-		}
-		out["anyOf"] = alts
-	}
-	if s.Minimum != nil {
-		out["minimum"] = *s.Minimum
-	}
-	if s.Maximum != nil {
-		out["maximum"] = *s.Maximum
-	}
-	if s.Default != nil {
-		out["default"] = s.Default
-	}
-	return out
 }

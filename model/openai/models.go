@@ -22,7 +22,7 @@ func (c *Client) ListModels(ctx context.Context) ([]string, error) {
 		return nil, err
 	}
 	c.authorize(hr)
-	resp, err := c.hc.Do(hr)
+	resp, err := c.HTTPClient().Do(hr)
 	if err != nil {
 		return nil, err
 	}

@@ -12,16 +12,13 @@
 package openai
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"iter"
 	"net/http"
 	"strings"
-	"sync"
 
 	"google.golang.org/genai"
 
@@ -45,11 +42,8 @@ type Config struct {
 
 // Client is a model.Model for one OpenAI-compatible provider.
 type Client struct {
+	model.ProviderBase
 	cfg Config
-	hc  *http.Client
-	// noTools remembers the models whose server refused tools, so later
-	// calls do not ask again.
-	noTools sync.Map
 }
 
 // New returns a client for cfg.
@@ -58,78 +52,12 @@ func New(cfg Config) (*Client, error) {
 		return nil, errors.New("openai: no base URL")
 	}
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	return &Client{cfg: cfg, hc: hc}, nil
-}
-
-// noToolsNote tells a model whose server refused tool declarations why it
-// has none, so it answers in words instead of inventing calls.
-const noToolsNote = "\n\nNote: this model cannot call tools in this session; the tools described above are unavailable. Answer in text only."
-
-// wireModel is name without the provider's prefix.
-func (c *Client) wireModel(name string) string {
-	if c.cfg.Provider != "" {
-		return strings.TrimPrefix(name, c.cfg.Provider+"/")
-	}
-	return name
+	return &Client{ProviderBase: model.ProviderBase{Provider: cfg.Provider, HTTP: cfg.HTTPClient}, cfg: cfg}, nil
 }
 
 // GenerateContent makes one call and returns its chunks merged.
 func (c *Client) GenerateContent(ctx context.Context, req *model.Request) (*genai.GenerateContentResponse, error) {
-	var out *genai.GenerateContentResponse
-	for chunk, err := range c.GenerateContentStream(ctx, req) {
-		if err != nil {
-			return nil, err
-		}
-		out = mergeChunk(out, chunk)
-	}
-	if out == nil {
-		return nil, model.UnfinishedStreamError(0)
-	}
-	return out, nil
-}
-
-func mergeChunk(into, c *genai.GenerateContentResponse) *genai.GenerateContentResponse {
-	if into == nil {
-		return c
-	}
-	if len(c.Candidates) > 0 {
-		if len(into.Candidates) == 0 {
-			into.Candidates = c.Candidates
-		} else {
-			ic, cc := into.Candidates[0], c.Candidates[0]
-			if cc.Content != nil {
-				if ic.Content == nil {
-					ic.Content = &genai.Content{Role: genai.RoleModel}
-				}
-				ic.Content.Parts = append(ic.Content.Parts, cc.Content.Parts...)
-			}
-			if cc.FinishReason != "" {
-				ic.FinishReason = cc.FinishReason
-			}
-		}
-	}
-	if c.UsageMetadata != nil {
-		into.UsageMetadata = c.UsageMetadata
-	}
-	if c.ModelVersion != "" {
-		into.ModelVersion = c.ModelVersion
-	}
-	return into
-}
-
-// CountTokens estimates: chat-completions servers have no counting
-// endpoint, and four characters a token is what Gemini CLI estimates with.
-func (c *Client) CountTokens(_ context.Context, req *model.Request) (int32, error) {
-	n := 0
-	for _, ct := range req.Contents {
-		b, _ := json.Marshal(ct)
-		n += len(b)
-	}
-	return int32((n + 3) / 4), nil
+	return model.Collect(c.GenerateContentStream(ctx, req))
 }
 
 // GenerateContentStream posts one streamed chat completion and yields its
@@ -137,23 +65,11 @@ func (c *Client) CountTokens(_ context.Context, req *model.Request) (int32, erro
 // (assembled from their fragments) with the finish reason and usage.
 func (c *Client) GenerateContentStream(ctx context.Context, req *model.Request) iter.Seq2[*genai.GenerateContentResponse, error] {
 	return func(yield func(*genai.GenerateContentResponse, error) bool) {
-		name := c.wireModel(req.Model)
-		_, refused := c.noTools.Load(name)
-		body, hasTools, err := encodeRequest(name, req, !refused)
-		if err != nil {
-			yield(nil, err)
-			return
-		}
-		resp, err := c.post(ctx, body)
-		var ae *model.APIError
-		if hasTools && errors.As(err, &ae) && ae.StatusCode == http.StatusBadRequest && strings.Contains(strings.ToLower(ae.Message), "tool") {
-			// The server cannot do tools with this model (Ollama: "does
-			// not support tools"): ask again without them, and say so.
-			c.noTools.Store(name, true)
-			if body, _, err = encodeRequest(name, req, false); err == nil {
-				resp, err = c.post(ctx, body)
-			}
-		}
+		name := c.WireModel(req.Model)
+		build := func(withTools bool) ([]byte, bool, error) { return encodeRequest(name, req, withTools) }
+		// Ollama says "does not support tools".
+		refuses := func(msg string) bool { return strings.Contains(strings.ToLower(msg), "tool") }
+		resp, err := c.PostTools(name, build, func(body []byte) (*http.Response, error) { return c.post(ctx, body) }, refuses)
 		if err != nil {
 			yield(nil, err)
 			return
@@ -164,22 +80,14 @@ func (c *Client) GenerateContentStream(ctx context.Context, req *model.Request) 
 }
 
 func (c *Client) post(ctx context.Context, body []byte) (*http.Response, error) {
-	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, c.cfg.BaseURL+"/chat/completions", bytes.NewReader(body))
-	if err != nil {
-		return nil, err
+	auth := map[string]string{}
+	if c.cfg.APIKey != "" {
+		auth["Authorization"] = "Bearer " + c.cfg.APIKey
 	}
-	hr.Header.Set("Content-Type", "application/json")
-	hr.Header.Set("Accept", "text/event-stream")
-	c.authorize(hr)
-	resp, err := c.hc.Do(hr)
-	if err != nil {
-		return nil, err
+	resp, raw, err := c.PostStream(ctx, c.cfg.BaseURL+"/chat/completions", body, auth, c.cfg.Headers)
+	if err != nil || raw == nil {
+		return resp, err
 	}
-	if resp.StatusCode/100 == 2 {
-		return resp, nil
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	ae := &model.APIError{StatusCode: resp.StatusCode, Message: errorMessage(raw)}
 	if resp.StatusCode == http.StatusUnauthorized {
 		return nil, &model.AuthError{Err: fmt.Errorf("%s: %w", c.cfg.BaseURL, ae)}
