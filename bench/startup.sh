@@ -25,11 +25,12 @@
 #
 # Runs of the rows of a table alternate (prev, now, prev, now, ...), so
 # that load from other processes spreads over all of them. Both binaries
-# are copied with cp before they run: a binary the external linker wrote
-# (cgo, as go-landlock's psx needs) sits in the page cache in large folios
-# that a start maps whole, which adds some 12 MB of RSS to every run until
-# the cache drops them; copied, both are measured as a downloaded binary
-# is.
+# are copied with cp before they run: a binary the linker just wrote sits
+# in the page cache in large folios that a start maps whole, which adds
+# some 7-16 MB of RSS to every run until the cache drops them (most with
+# cgo's external linker, which go-landlock's psx forced until Castor
+# called Landlock itself); copied, both are measured as a downloaded
+# binary is.
 #
 # Usage: bench/startup.sh [-n RUNS] [-f FILES] [-r REV] [-s] [-k]
 #   -s  skip the search part (no tree is written)
