@@ -105,7 +105,7 @@ func newLandlockRuleset(p Profile) (*landlockRuleset, error) {
 		return nil, err
 	}
 	abi := llABIs[usableABI()]
-	attr := rulesetAttr{fs: abi.fs, net: abi.net, scoped: abi.scoped}
+	attr := rulesetAttr(abi)
 	if p.Network {
 		attr.net = 0
 		// Open profiles keep talking to local daemons (abstract
