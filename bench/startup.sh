@@ -5,7 +5,9 @@
 # Builds castor from the work tree and from REV (default: the last commit
 # before the Markdown/highlighting stack entered go.mod, the previous
 # release of issue #24) into a temporary directory (REV through a
-# temporary `git worktree`, removed at the end), then measures for both:
+# temporary `git worktree`, removed at the end), both as scripts/release
+# builds (CGO_ENABLED=0, -trimpath, -tags grpcnotrace, -s -w), then
+# measures for both:
 #
 #   1. castor --version: CPU, wall, RSS and minor page faults, medians of
 #      RUNS runs, and the heap allocated by package initialisation
@@ -25,11 +27,12 @@
 #
 # Runs of the rows of a table alternate (prev, now, prev, now, ...), so
 # that load from other processes spreads over all of them. Both binaries
-# are copied with cp before they run: a binary the external linker wrote
-# (cgo, as go-landlock's psx needs) sits in the page cache in large folios
-# that a start maps whole, which adds some 12 MB of RSS to every run until
-# the cache drops them; copied, both are measured as a downloaded binary
-# is.
+# are copied with cp before they run: a binary the linker just wrote sits
+# in the page cache in large folios that a start maps whole, which adds
+# some 7-16 MB of RSS to every run until the cache drops them (most with
+# cgo's external linker, which go-landlock's psx forced until Castor
+# called Landlock itself); copied, both are measured as a downloaded
+# binary is.
 #
 # Usage: bench/startup.sh [-n RUNS] [-f FILES] [-r REV] [-s] [-k]
 #   -s  skip the search part (no tree is written)
@@ -88,9 +91,11 @@ fi
 BIN=$TMP/bin
 mkdir -p "$BIN" "$TMP/build" "$TMP/log"
 echo "building this tree and $(git -C "$ROOT" log --oneline -1 "$REV" | cut -c1-70) ..." >&2
-(cd "$ROOT" && go build -o "$TMP/build/castor-now" ./cmd/castor) || die "go build failed"
+# Both as scripts/release builds them (static, stripped, its tags).
+RELEASE_FLAGS=(-trimpath -tags grpcnotrace -ldflags "-s -w")
+(cd "$ROOT" && CGO_ENABLED=0 go build "${RELEASE_FLAGS[@]}" -o "$TMP/build/castor-now" ./cmd/castor) || die "go build failed"
 git -C "$ROOT" worktree add --quiet --detach "$PREV_WT" "$REV" || die "git worktree add $REV failed"
-(cd "$PREV_WT" && go build -o "$TMP/build/castor-prev" ./cmd/castor) || die "go build of $REV failed"
+(cd "$PREV_WT" && CGO_ENABLED=0 go build "${RELEASE_FLAGS[@]}" -o "$TMP/build/castor-prev" ./cmd/castor) || die "go build of $REV failed"
 git -C "$ROOT" worktree remove --force "$PREV_WT"
 (cd "$ROOT" && go build -o "$BIN/gentree" ./bench/gentree) || die "go build gentree failed"
 for b in prev now; do

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // IgnoredSetting is a key a settings file (or an extension's manifest)
@@ -73,9 +74,11 @@ func indexTable(table []settingKey) tableIndex {
 	return ix
 }
 
+// The indexes are built on first use, not at start: most commands never
+// look (castor --version, A2A and ACP before a settings file is read).
 var (
-	settingsIndex  = indexTable(settingsTable)
-	extensionIndex = indexTable(extensionTable)
+	settingsIndex  = sync.OnceValue(func() tableIndex { return indexTable(settingsTable) })
+	extensionIndex = sync.OnceValue(func() tableIndex { return indexTable(extensionTable) })
 )
 
 // IgnoredSettings lists the keys set in the settings files that took part
@@ -93,7 +96,7 @@ func (s *Settings) IgnoredSettings() []IgnoredSetting {
 		if !lf.Exists || lf.Skipped != "" {
 			continue
 		}
-		out = append(out, ignoredIn(lf.Path, lf.Raw, settingsIndex)...)
+		out = append(out, ignoredIn(lf.Path, lf.Raw, settingsIndex())...)
 	}
 	return out
 }
@@ -115,7 +118,7 @@ func IgnoredExtensionKeys(e *Extension) []IgnoredSetting {
 	if json.Unmarshal(data, &raw) != nil {
 		return nil
 	}
-	return ignoredIn(file, raw, extensionIndex)
+	return ignoredIn(file, raw, extensionIndex())
 }
 
 // ignoredIn walks one file's object against a table.

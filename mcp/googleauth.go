@@ -16,7 +16,9 @@ import (
 // googleCredentialHosts are the hosts Gemini CLI 0.61 sends Application
 // Default Credentials to (authProviderType "google_credentials"): a
 // server elsewhere would receive the user's Google token.
-var googleCredentialHosts = []*regexp.Regexp{regexp.MustCompile(`^.+\.googleapis\.com$`), regexp.MustCompile(`^(.*\.)?luci\.app$`)}
+var googleCredentialHosts = sync.OnceValue(func() []*regexp.Regexp {
+	return []*regexp.Regexp{regexp.MustCompile(`^.+\.googleapis\.com$`), regexp.MustCompile(`^(.*\.)?luci\.app$`)}
+})
 
 // googleCredentials checks a google_credentials server's configuration as
 // Gemini CLI does (a URL on an allowed host, scopes given) and returns
@@ -36,7 +38,7 @@ func googleCredentials(cfg *ServerConfig, base http.RoundTripper) (http.RoundTri
 		return nil, err
 	}
 	allowed := false
-	for _, re := range googleCredentialHosts {
+	for _, re := range googleCredentialHosts() {
 		allowed = allowed || re.MatchString(u.Hostname())
 	}
 	if !allowed {

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # depsize.sh [PKG...] prints what each package costs a stripped static
 # linux/amd64 binary on its own: a program importing only it, built as
-# the release builds, less an empty program. Packages share dependencies
-# (net/http, protobuf), so the numbers overlap and do not add up; they say
+# the release builds (with scripts/release's grpcnotrace tag), less an
+# empty program. Packages share dependencies (net/http, protobuf), so the
+# numbers overlap and do not add up; they say
 # which imports are worth moving behind a build tag. With no arguments it
 # measures the module's largest direct dependencies.
 set -euo pipefail
@@ -30,7 +31,7 @@ fi
 work=$(mktemp -d "$root/.depsize.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 build() { # build DIR: prints the stripped size of the program in DIR
-  (cd "$root" && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go build -trimpath -ldflags "-s -w" -o "$1/bin" "./${1#"$root"/}")
+  (cd "$root" && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go build -trimpath -tags grpcnotrace -ldflags "-s -w" -o "$1/bin" "./${1#"$root"/}")
   stat -c %s "$1/bin"
 }
 mkdir -p "$work/empty"

@@ -25,6 +25,7 @@ import (
 
 // flags are the root command's options, named as Gemini CLI names them.
 type flags struct {
+	version         bool
 	prompt          string
 	model           string
 	output          string
@@ -125,11 +126,17 @@ func Run(ctx context.Context, args []string, stdio IO) (code int) {
 	root := &cobra.Command{
 		Use:           "castor [query...]",
 		Short:         "Castor: a Gemini CLI compatible coding agent",
-		Version:       version.Long(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args:          cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.version {
+				// Cobra's own --version goes through text/template, whose
+				// reflection keeps every exported method of every type
+				// in the binary (the linker cannot drop them): 1 MB+.
+				fmt.Fprintln(stdio.Stdout, version.Long())
+				return nil
+			}
 			if err := checkRootFlags(&f, args, cmd.Flags().Changed); err != nil {
 				return err // usage.go
 			}
@@ -137,13 +144,13 @@ func Run(ctx context.Context, args []string, stdio IO) (code int) {
 			return nil
 		},
 	}
-	root.SetVersionTemplate("{{.Version}}\n")
 	root.AddCommand(subcommands(ctx, stdio)...)
 	root.SetArgs(joinOptionalValues(args))
 	root.SetIn(stdio.Stdin)
 	root.SetOut(stdio.Stdout)
 	root.SetErr(stdio.Stderr)
 	fl := root.Flags()
+	fl.BoolVarP(&f.version, "version", "v", false, "version for castor")
 	fl.StringVarP(&f.prompt, "prompt", "p", "", "run headless with this prompt (appended to piped stdin)")
 	fl.StringVarP(&f.promptInteractive, "prompt-interactive", "i", "", "open the interactive terminal and send this prompt")
 	fl.StringVarP(&f.model, "model", "m", "", "model to use")

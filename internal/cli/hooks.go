@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -71,18 +72,24 @@ var claudeEvents = map[string]string{
 	"Notification":     "Notification",
 }
 
-// claudeTools maps Claude Code's tool names in a matcher to Gemini CLI's.
-var claudeTools = []struct {
+// claudeTools maps Claude Code's tool names in a matcher to Gemini CLI's;
+// built on first use (only `castor hooks migrate` reads it).
+var claudeTools = sync.OnceValue(func() []claudeTool {
+	return []claudeTool{
+		{regexp.MustCompile(`\bEdit\b`), "replace"},
+		{regexp.MustCompile(`\bBash\b`), "run_shell_command"},
+		{regexp.MustCompile(`\bRead\b`), "read_file"},
+		{regexp.MustCompile(`\bWrite\b`), "write_file"},
+		{regexp.MustCompile(`\bGlob\b`), "glob"},
+		{regexp.MustCompile(`\bGrep\b`), "grep"},
+		{regexp.MustCompile(`\bLS\b`), "ls"},
+	}
+})
+
+// claudeTool is one row of claudeTools.
+type claudeTool struct {
 	re   *regexp.Regexp
 	name string
-}{
-	{regexp.MustCompile(`\bEdit\b`), "replace"},
-	{regexp.MustCompile(`\bBash\b`), "run_shell_command"},
-	{regexp.MustCompile(`\bRead\b`), "read_file"},
-	{regexp.MustCompile(`\bWrite\b`), "write_file"},
-	{regexp.MustCompile(`\bGlob\b`), "glob"},
-	{regexp.MustCompile(`\bGrep\b`), "grep"},
-	{regexp.MustCompile(`\bLS\b`), "ls"},
 }
 
 // migrateClaudeHooks reads the hooks of .claude/settings.local.json (or,
@@ -174,7 +181,7 @@ func migrateClaudeDefinition(d any) any {
 	}
 	out := map[string]any{}
 	if m, ok := def["matcher"].(string); ok {
-		for _, t := range claudeTools {
+		for _, t := range claudeTools() {
 			m = t.re.ReplaceAllString(m, t.name)
 		}
 		out["matcher"] = m

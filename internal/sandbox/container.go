@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -31,7 +32,7 @@ func engineOf(method string) string {
 
 // imageName is what a container image reference may hold, as Gemini CLI
 // checks it: nothing an engine would read as an option or shell.
-var imageName = regexp.MustCompile(`^[a-zA-Z0-9_.:/@-]+$`)
+var imageName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9_.:/@-]+$`) })
 
 // engineTimeout bounds each question to the engine at start.
 const engineTimeout = 2 * time.Minute
@@ -49,7 +50,7 @@ func runEngine(path string, args ...string) ([]byte, error) {
 func (s *Sandbox) checkContainer(run func(path string, args ...string) ([]byte, error)) error {
 	p := s.Profile
 	engine := engineOf(p.Method)
-	if !imageName.MatchString(p.Image) {
+	if !imageName().MatchString(p.Image) {
 		return fmt.Errorf("invalid sandbox image name %q (GEMINI_SANDBOX_IMAGE or tools.sandbox's image)", p.Image)
 	}
 	path, err := exec.LookPath(engine)

@@ -87,7 +87,7 @@ func sbom(info *debug.BuildInfo, ver, date, goos, goarch string) cdxBOM {
 	}
 	main.Licenses[0].License.ID = "Apache-2.0"
 	for _, s := range info.Settings {
-		if s.Key == "GOOS" || s.Key == "GOARCH" || s.Key == "CGO_ENABLED" || s.Key == "-ldflags" || s.Key == "-trimpath" {
+		if s.Key == "GOOS" || s.Key == "GOARCH" || s.Key == "CGO_ENABLED" || s.Key == "-ldflags" || s.Key == "-tags" || s.Key == "-trimpath" {
 			main.Properties = append(main.Properties, cdxProperty{Name: "cdx:gomod:build:env:" + s.Key, Value: s.Value})
 		}
 	}

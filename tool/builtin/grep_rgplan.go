@@ -64,6 +64,9 @@ type rgPlan struct {
 	done []string
 	// runs counts the runs planned so far.
 	runs int
+	// searched is the weight (rgWeight) of the entries given to the runs
+	// so far.
+	searched int
 }
 
 // rgUnit is one entry of a plan.
@@ -145,13 +148,16 @@ func rgPlainName(name string) bool {
 // false when every entry has been searched. found tells whether the runs
 // so far found a match: when the first found none, matches are rare and
 // the next run takes every entry left, as a run more would cost its
-// start for nothing.
+// start for nothing. A first run of less than half its size (a few files
+// before a big folder, as Go's src/ starts) tells nothing yet: the
+// next run then takes the next size, so that a search whose matches are
+// everywhere still stops early.
 func (p *rgPlan) next(dir string, found bool) (rules string, ok bool) {
 	if len(p.units) == 0 {
 		return "", false
 	}
 	n := len(p.units)
-	if p.runs < len(rgChunkSizes) && (p.runs == 0 || found) {
+	if p.runs < len(rgChunkSizes) && (p.runs == 0 || found || 2*p.searched < rgChunkSizes[0]) {
 		size := rgChunkSizes[p.runs]
 		weight := rgWeight(dir, p.units[0], size)
 		for n = 1; n < len(p.units); n++ {
@@ -161,6 +167,7 @@ func (p *rgPlan) next(dir string, found bool) (rules string, ok bool) {
 			}
 			weight += w
 		}
+		p.searched += weight
 	}
 	var b strings.Builder
 	if n < len(p.units) {

@@ -179,3 +179,40 @@ func TestRgPlanFallsBack(t *testing.T) {
 		})
 	}
 }
+
+// TestRgPlanSparseRuns checks when a search that found nothing yet takes
+// every entry left: after a first run that searched a full first size,
+// but not after one of a few files standing before a big folder (Go's
+// src/: Make.dist, all.bash, ... then archive/), where matches may still
+// be everywhere.
+func TestRgPlanSparseRuns(t *testing.T) {
+	defer func(s []int) { rgChunkSizes = s }(rgChunkSizes)
+	rgChunkSizes = []int{8, 16}
+	for _, tt := range []struct {
+		name  string
+		files []string
+		runs  int // runs when no run finds a match
+	}{
+		{"few files, then a big folder", []string{"a.txt", "b.txt", "big/1", "big/2", "big/3", "big/4", "big/5", "big/6", "c/1", "d/1", "e/1", "f/1", "g/1", "h/1", "i/1", "j/1", "k/1", "l/1", "m/1", "n/1", "o/1", "p/1", "q/1"}, 3},
+		{"a full first run", []string{"a1", "a2", "a3", "a4", "b/1", "c/1", "d/1", "e/1", "f/1", "g/1", "h/1", "i/1", "j/1", "k/1", "l/1", "m/1", "n/1", "o/1"}, 2},
+	} {
+		dir := t.TempDir()
+		for _, f := range tt.files {
+			fsWrite(t, dir, f, "x\n")
+		}
+		p := newRgPlan(dir, nil)
+		if p == nil {
+			t.Fatalf("%s: no plan", tt.name)
+		}
+		runs := 0
+		for {
+			if _, ok := p.next(dir, false); !ok {
+				break
+			}
+			runs++
+		}
+		if runs != tt.runs {
+			t.Errorf("%s: %d runs, want %d", tt.name, runs, tt.runs)
+		}
+	}
+}
