@@ -37,7 +37,7 @@ func TestIgnoredSettingsWarn(t *testing.T) {
 					"mcpServers": {}
 				}`,
 				wsFile:   `{"contxt": {"fileName": "AGENTS.md"}}`,
-				manifest: `{"name": "demo", "version": "1.0.0", "plan": {"directory": "plans"}}`,
+				manifest: `{"name": "demo", "version": "1.0.0", "migratedTo": "https://example.com/demo"}`,
 			} {
 				os.MkdirAll(filepath.Dir(p), 0o755)
 				if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
@@ -51,7 +51,7 @@ func TestIgnoredSettingsWarn(t *testing.T) {
 			for _, line := range []string{
 				"Warning: " + userFile + ": security.autoAddToPolicyByDefault is not supported by Castor yet; ignored\n",
 				"Warning: " + wsFile + ": contxt is not a setting Castor knows (a typo, or a newer Gemini CLI setting?); ignored\n",
-				"Warning: " + manifest + ": plan.directory is not supported by Castor yet; ignored\n",
+				"Warning: " + manifest + ": migratedTo does not apply to Castor (castor extensions update does not follow it to the new source); ignored\n",
 			} {
 				if n := strings.Count(r.Stderr, line); n != 1 {
 					t.Errorf("stderr has %q %d times, want once:\n%s", line, n, r.Stderr)
