@@ -10,19 +10,52 @@ package memtrim
 import (
 	"os"
 	"runtime/debug"
+	"runtime/metrics"
+	"sync/atomic"
 )
 
 // limit is the soft memory limit: Go's own memory, the process adds its
 // code. Near it the collector works harder; it is never a hard cap.
 const limit = 56 << 20
 
+// ours is set when Limit chose the limit, so AfterTurn never moves one
+// the user chose with GOMEMLIMIT.
+var ours atomic.Bool
+
 // Limit sets the soft memory limit, unless GOMEMLIMIT chose one.
 func Limit() {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(limit)
+		ours.Store(true)
 	}
 }
 
 // AfterTurn gives what the turn built and dropped back to the system,
 // on a goroutine of its own, while the user reads or the client thinks.
-func AfterTurn() { go debug.FreeOSMemory() }
+// It also raises the limit above a live heap that outgrew it (a session
+// holding big files): a limit below the live heap would keep the
+// collector running on up to half the CPU.
+func AfterTurn() {
+	go func() {
+		debug.FreeOSMemory()
+		if ours.Load() {
+			debug.SetMemoryLimit(limitFor(liveHeap()))
+		}
+	}()
+}
+
+// limitFor is the soft limit for a live heap: the fixed limit, or twice
+// the live heap once that is more.
+func limitFor(live uint64) int64 {
+	return max(int64(limit), 2*int64(live))
+}
+
+// liveHeap is the heap the last collection found live.
+func liveHeap() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
+}
