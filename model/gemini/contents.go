@@ -19,12 +19,15 @@ import (
 // encoding scans byte by byte again. At 1,000 contents that was 18 ms a
 // call of Castor's own time (BenchmarkRequestEncoding), against 2.7 ms
 // for encoding/json alone. So for the Gemini API the contents are encoded
-// here, once, genai sends a placeholder in their place, and the transport
-// puts them into the body (spliceContents).
+// here, genai sends a placeholder in their place, and the transport
+// encodes them into the body as it is written (spliceContents), one
+// content at a time, so a call never holds the history's encoding.
 //
 // Nothing is cached between calls: contents are the caller's and may
-// change between calls, and encoding them directly is already a small
-// part of a call.
+// change between calls (compression, rewind, hooks replace them), a
+// cache would keep a second copy of the history alive for the whole
+// session, and encoding them directly is already a small part of a call.
+// They must not change while the call is being sent, as with any request.
 
 // contentsMark is the placeholder's text; the random part makes it a
 // string no caller's data holds.
