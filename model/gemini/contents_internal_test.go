@@ -186,8 +186,8 @@ func TestContentsBodyBytes(t *testing.T) {
 
 // TestContentsBodyMemory: a call's request does not hold its contents'
 // encoding: at 500 contents it allocates a small part of the body's
-// size (holding the encoding cost two to three bodies a call, the
-// in-turn memory peak of a long session).
+// size (holding the encoding cost about four bodies a call, the in-turn
+// memory peak of a long session).
 func TestContentsBodyMemory(t *testing.T) {
 	cs := make([]*genai.Content, 0, 500)
 	for i := range 500 {
@@ -214,7 +214,13 @@ func TestContentsBodyMemory(t *testing.T) {
 	if rec.n < 400_000 {
 		t.Fatalf("body of %d bytes, want a history of about 480 KB", rec.n)
 	}
-	if allocated > uint64(rec.n)/4 {
+	limit := uint64(rec.n) / 4
+	if raceDetector {
+		// Pooled buffers are dropped at random: about 1.8 bodies were
+		// seen, against 6.3 when the whole history was encoded.
+		limit = 4 * uint64(rec.n)
+	}
+	if allocated > limit {
 		t.Errorf("a call allocated %d bytes for a body of %d", allocated, rec.n)
 	}
 }
