@@ -164,7 +164,7 @@ func run() error {
 	if c.gemini != "" {
 		face = "tui (0.61)"
 	}
-	fmt.Printf("%-12s %6s %10s %10s %8s\n", "face", "turns", "RSS MB", "peak MB", "s")
+	fmt.Printf("%-12s %6s %10s %10s %10s %8s\n", "face", "turns", "RSS MB", "settled MB", "peak MB", "s")
 	for i := 1; i <= c.turns; i++ {
 		if err := s.turn(fmt.Sprintf("Read notes.txt and tell me about it (%d).", i)); err != nil {
 			return fmt.Errorf("turn %d: %v", i, err)
@@ -172,7 +172,9 @@ func run() error {
 		for _, n := range c.at {
 			if n == i {
 				rss, peak := memory(s.pid())
-				fmt.Printf("%-12s %6d %10.1f %10.1f %8.1f\n", face, i, rss, peak, time.Since(start).Seconds())
+				elapsed := time.Since(start).Seconds()
+				settled := settle(s.pid(), rss)
+				fmt.Printf("%-12s %6d %10.1f %10.1f %10.1f %8.1f\n", face, i, rss, settled, peak, elapsed)
 			}
 		}
 	}
@@ -184,6 +186,23 @@ func (c config) modelArgs() []string {
 		return nil
 	}
 	return []string{"-m", c.model}
+}
+
+// settle is the RSS of pid once it stopped falling after a turn: the
+// faces give memory back to the system on a goroutine of their own as a
+// turn ends (internal/memtrim), which a read right at the turn's end can
+// precede. It reads every 100 ms until a read is no lower than the one
+// before, for at most 3 s.
+func settle(pid int, rss float64) float64 {
+	for range 30 {
+		time.Sleep(100 * time.Millisecond)
+		now, _ := memory(pid)
+		if now >= rss {
+			return now
+		}
+		rss = now
+	}
+	return rss
 }
 
 // memory is the VmRSS and VmHWM of pid and its descendants, in MB:

@@ -35,6 +35,9 @@ type Server struct {
 	// Log receives diagnostics (default os.Stderr). Nothing but protocol
 	// messages is ever written to the connection.
 	Log io.Writer
+	// AfterTurn, when set, is called as each prompt's turn ends (the
+	// command gives memory back to the system there, internal/memtrim).
+	AfterTurn func()
 
 	conn *sdk.AgentSideConnection
 	out  *lineWriter

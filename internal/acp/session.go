@@ -353,6 +353,9 @@ func (ss *session) prompt(ctx context.Context, blocks []sdk.ContentBlock) (sdk.P
 		cancel()
 		close(done)
 		ss.turns.Done()
+		if ss.srv.AfterTurn != nil {
+			ss.srv.AfterTurn()
+		}
 	}()
 
 	in, err := splitPrompt(blocks, ss.root)

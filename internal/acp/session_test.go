@@ -44,3 +44,18 @@ func TestPromptWaitingRefusedOnceClosing(t *testing.T) {
 		t.Error("a turn was started on a closing server")
 	}
 }
+
+// TestAfterTurnCalled: the server's AfterTurn runs as each prompt's turn
+// ends (castor --acp gives memory back to the system there).
+func TestAfterTurnCalled(t *testing.T) {
+	turns := 0
+	ss := &session{id: "s1", srv: &Server{AfterTurn: func() { turns++ }}}
+	for range 2 {
+		if r, err := ss.prompt(context.Background(), nil); err != nil || r.StopReason != sdk.StopReasonEndTurn {
+			t.Fatalf("prompt = %+v, %v; want end_turn", r, err)
+		}
+	}
+	if turns != 2 {
+		t.Errorf("AfterTurn called %d times after 2 turns", turns)
+	}
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/castor-dev/castor/config"
 	"github.com/castor-dev/castor/internal/acp"
+	"github.com/castor-dev/castor/internal/memtrim"
 	"github.com/castor-dev/castor/internal/proc"
 	"github.com/castor-dev/castor/internal/setup"
 	"github.com/castor-dev/castor/internal/termtext"
@@ -61,7 +62,8 @@ func runACP(ctx context.Context, f *flags, stdio IO) int {
 		// editor is told how to trust it (internal/acp/trust.go).
 		opts.AskTrust = func(context.Context, setup.TrustQuestion) (config.TrustLevel, error) { return "", nil }
 	}
-	srv := &acp.Server{Log: stderr, Options: opts}
+	memtrim.Limit() // one process, many turns
+	srv := &acp.Server{Log: stderr, Options: opts, AfterTurn: memtrim.AfterTurn}
 	if err := srv.Serve(ctx, stdio.Stdin, stdio.Stdout); err != nil {
 		return fail(err)
 	}

@@ -19,12 +19,15 @@ import (
 // encoding scans byte by byte again. At 1,000 contents that was 18 ms a
 // call of Castor's own time (BenchmarkRequestEncoding), against 2.7 ms
 // for encoding/json alone. So for the Gemini API the contents are encoded
-// here, once, genai sends a placeholder in their place, and the transport
-// puts them into the body (spliceContents).
+// here, genai sends a placeholder in their place, and the transport
+// encodes them into the body as it is written (spliceContents), one
+// content at a time, so a call never holds the history's encoding.
 //
 // Nothing is cached between calls: contents are the caller's and may
-// change between calls, and encoding them directly is already a small
-// part of a call.
+// change between calls (compression, rewind, hooks replace them), a
+// cache would keep a second copy of the history alive for the whole
+// session, and encoding them directly is already a small part of a call.
+// They must not change while the call is being sent, as with any request.
 
 // contentsMark is the placeholder's text; the random part makes it a
 // string no caller's data holds.
@@ -39,13 +42,32 @@ var contentsMark = func() string {
 // escaped, so these bytes cannot occur inside another string.
 var contentsToken = []byte(`"` + contentsMark + `"`)
 
-// encodeContents returns the contents as the JSON the Gemini API takes.
-// For the Gemini API genai's conversion copies every field of a content
-// and part as it is, except that it refuses a function call's
-// partialArgs and willContinue (Vertex-only); contents with those, or
-// with a nil content or part, report false and genai encodes them,
-// errors included.
-func encodeContents(cs []*genai.Content) (json.RawMessage, bool) {
+// encodedContents is a call's contents, checked and measured: the body
+// is sent as the bytes genai wrote around the placeholder with the
+// contents encoded one at a time as the body is read (contentsReader),
+// so no request holds the history's encoding, let alone in one buffer.
+// One buffer cost the history's size about two to three times over per
+// call (json.Marshal's growing buffer, its copy, the spliced body): the
+// in-turn memory peak of a long session. Measuring first costs a second
+// encoding, which is cheap next to the memory (BenchmarkRequestEncoding),
+// and keeps Content-Length, so the bytes on the wire are the same.
+type encodedContents struct {
+	cs []*genai.Content
+	n  int64 // the length of their JSON array
+}
+
+// byteCounter counts what is written to it.
+type byteCounter int64
+
+func (c *byteCounter) Write(p []byte) (int, error) { *c += byteCounter(len(p)); return len(p), nil }
+
+// encodeContents checks and measures the contents as the JSON the Gemini
+// API takes. For the Gemini API genai's conversion copies every field of
+// a content and part as it is, except that it refuses a function call's
+// partialArgs and willContinue (Vertex-only); contents with those, with
+// a nil content or part, or that do not encode, report false and genai
+// encodes them, errors included.
+func encodeContents(cs []*genai.Content) (*encodedContents, bool) {
 	if len(cs) == 0 {
 		return nil, false
 	}
@@ -62,11 +84,69 @@ func encodeContents(cs []*genai.Content) (json.RawMessage, bool) {
 			}
 		}
 	}
-	raw, err := json.Marshal(cs)
-	if err != nil {
-		return nil, false
+	var n byteCounter
+	enc := json.NewEncoder(&n)
+	for _, c := range cs {
+		if err := enc.Encode(c); err != nil {
+			return nil, false
+		}
 	}
-	return raw, true
+	// Each Encode ended in a newline; the array has brackets and a comma
+	// between contents instead: one byte more.
+	return &encodedContents{cs: cs, n: int64(n) + 1}, true
+}
+
+// contentsReader reads a body: head, the contents as a JSON array
+// (json.Marshal's bytes exactly), tail. It encodes a content when the
+// reader reaches it, into a buffer it reuses.
+type contentsReader struct {
+	head, tail []byte
+	cs         []*genai.Content
+	stage      int // 0 head, 1 contents, 2 tail, 3 done
+	next       int // the next content to encode
+	cur        []byte
+	buf        bytes.Buffer
+	enc        *json.Encoder
+}
+
+func newContentsReader(head, tail []byte, cs []*genai.Content) *contentsReader {
+	r := &contentsReader{head: head, tail: tail, cs: cs}
+	r.enc = json.NewEncoder(&r.buf)
+	return r
+}
+
+func (r *contentsReader) Read(p []byte) (int, error) {
+	for len(r.cur) == 0 {
+		switch r.stage {
+		case 0:
+			r.cur, r.stage = r.head, 1
+		case 1:
+			r.buf.Reset()
+			if r.next == len(r.cs) {
+				r.buf.WriteByte(']')
+				r.stage = 2
+			} else {
+				if r.next == 0 {
+					r.buf.WriteByte('[')
+				} else {
+					r.buf.WriteByte(',')
+				}
+				if err := r.enc.Encode(r.cs[r.next]); err != nil {
+					return 0, err
+				}
+				r.buf.Truncate(r.buf.Len() - 1) // Encode's newline
+				r.next++
+			}
+			r.cur = r.buf.Bytes()
+		case 2:
+			r.cur, r.stage = r.tail, 3
+		default:
+			return 0, io.EOF
+		}
+	}
+	n := copy(p, r.cur)
+	r.cur = r.cur[n:]
+	return n, nil
 }
 
 // setBodyField makes genai send v as the request body's field key, after
@@ -108,9 +188,10 @@ func (m *Model) prepare(slot *callSlot, contents []*genai.Content, cfg *genai.Ge
 // without the conversation.
 var errNoContentsMark = errors.New("gemini: request body lost the contents placeholder")
 
-// spliceContents returns r with raw in place of the contents placeholder
-// in its body.
-func spliceContents(r *http.Request, raw json.RawMessage) (*http.Request, error) {
+// spliceContents returns r with the contents in place of the
+// placeholder in its body. GetBody gives the same bytes again for a
+// resend.
+func spliceContents(r *http.Request, cs *encodedContents) (*http.Request, error) {
 	if r.Body == nil {
 		return nil, errNoContentsMark
 	}
@@ -123,12 +204,11 @@ func spliceContents(r *http.Request, raw json.RawMessage) (*http.Request, error)
 	if i < 0 {
 		return nil, errNoContentsMark
 	}
-	out := make([]byte, 0, len(body)-len(contentsToken)+len(raw))
-	out = append(out, body[:i]...)
-	out = append(out, raw...)
-	out = append(out, body[i+len(contentsToken):]...)
-	r.Body = io.NopCloser(bytes.NewReader(out))
-	r.ContentLength = int64(len(out))
-	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(out)), nil }
+	head, tail := body[:i], body[i+len(contentsToken):]
+	r.GetBody = func() (io.ReadCloser, error) {
+		return io.NopCloser(newContentsReader(head, tail, cs.cs)), nil
+	}
+	r.Body, _ = r.GetBody()
+	r.ContentLength = int64(len(head)+len(tail)) + cs.n
 	return r, nil
 }

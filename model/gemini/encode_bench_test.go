@@ -58,7 +58,7 @@ func history(n int) []*genai.Content {
 // the history grows (the network is replaced by cannedTransport), next
 // to encoding/json's cost of the contents alone.
 func BenchmarkRequestEncoding(b *testing.B) {
-	for _, n := range []int{10, 100, 1000} {
+	for _, n := range []int{10, 100, 500, 1000} {
 		contents := history(n)
 		tr := &cannedTransport{}
 		m, err := gemini.New(context.Background(), gemini.Config{APIKey: "k", BaseURL: "http://127.0.0.1:1", HTTPClient: &http.Client{Transport: tr}})

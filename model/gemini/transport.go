@@ -16,7 +16,7 @@ type callSlot struct {
 	model string
 	// contents, when set, are the call's contents, encoded, for the
 	// transport to put in place of their placeholder (contents.go).
-	contents []byte
+	contents *encodedContents
 
 	mu      sync.Mutex
 	status  int
