@@ -72,11 +72,16 @@ func (r *telemetryRun) flags() telemetry.Flags {
 }
 
 // observer is setup.Options.Telemetry: it resolves the telemetry of a
-// session and starts the pipeline the first time it is on.
-func (r *telemetryRun) observer(st *config.Settings, env config.LookupFunc) (agent.Observer, error) {
+// session and starts the pipeline the first time it is on. The
+// pipeline's warnings go where the session's do (the interactive
+// terminal's notices, stderr, a2a-server's log), the latest session's.
+func (r *telemetryRun) observer(st *config.Settings, env config.LookupFunc, warn func(string)) (agent.Observer, error) {
 	cfg, err := telemetry.Resolve(r.flags(), env, st)
 	if err != nil || !cfg.Enabled {
 		return nil, err
+	}
+	if warn == nil {
+		warn = r.stderrWarn
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -84,18 +89,25 @@ func (r *telemetryRun) observer(st *config.Settings, env config.LookupFunc) (age
 		t, err := telemetry.Start(context.Background(), cfg, telemetry.Info{
 			Version:     version.Version,
 			Interactive: r.interactive,
-			Warn:        func(s string) { fmt.Fprintf(r.stderr, "Warning: %s\n", s) },
+			Warn:        warn,
 		})
 		if err != nil {
 			return nil, err
 		}
 		r.t = t
 	}
+	r.t.SetWarn(warn)
 	return r.t, nil
 }
 
+// stderrWarn says a warning on stderr.
+func (r *telemetryRun) stderrWarn(s string) {
+	fmt.Fprintf(r.stderr, "Warning: %s\n", oneLine(s))
+}
+
 // shutdown flushes what the pipeline holds, within telemetryFlush; a
-// failure is a warning, the run's outcome stands.
+// failure is a warning, the run's outcome stands. It runs after the
+// interactive terminal has left the screen: its warnings go to stderr.
 func (r *telemetryRun) shutdown() {
 	r.mu.Lock()
 	t := r.t
@@ -103,9 +115,10 @@ func (r *telemetryRun) shutdown() {
 	if t == nil {
 		return
 	}
+	t.SetWarn(r.stderrWarn)
 	ctx, cancel := context.WithTimeout(context.Background(), telemetryFlush)
 	defer cancel()
 	if err := t.Shutdown(ctx); err != nil {
-		fmt.Fprintf(r.stderr, "Warning: %s\n", oneLine(err.Error()))
+		r.stderrWarn(err.Error())
 	}
 }

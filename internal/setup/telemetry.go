@@ -13,7 +13,7 @@ func telemetryObserver(o Options, a *Agent) (agent.Observer, error) {
 	if o.Telemetry == nil {
 		return nil, nil
 	}
-	obs, err := o.Telemetry(a.Settings, a.Env.Lookup)
+	obs, err := o.Telemetry(a.Settings, a.Env.Lookup, o.Warn)
 	if err != nil {
 		return nil, configErrorf("%v", err)
 	}
