@@ -64,6 +64,8 @@ func TestTelemetryReachesCollector(t *testing.T) {
 			args := []string{"-y", "-m", model, "-o", "json", "-p", secretPrompt}
 			if tc.settings != nil {
 				e.WriteUserSettings(tc.settings(rc))
+				// Gemini CLI's installation id, which Castor reports too.
+				e2etest.WriteFiles(t, e.Home, map[string]string{".gemini/installation_id": geminiInstallation + "\n"})
 			}
 			if tc.args != nil {
 				args = append(args, tc.args(rc)...)
@@ -82,10 +84,42 @@ func TestTelemetryReachesCollector(t *testing.T) {
 			checkSpans(t, got, out.SessionID)
 			checkMetrics(t, got, out.SessionID)
 			checkEvents(t, got)
+			checkInstallation(t, got, e.Home, tc.settings != nil)
 			if strings.Contains(got.Raw, "PLUM-7731") {
 				t.Errorf("the prompt's text reached the collector without logPrompts:\n%s", got.Raw)
 			}
 		})
+	}
+}
+
+// geminiInstallation is the id of a Gemini CLI installed before Castor.
+const geminiInstallation = "0b9a3cf0-5d3e-4a8e-9a43-2f0c3b1d7e11"
+
+// checkInstallation checks that every metric point and event carries the
+// installation.id of ~/.gemini/installation_id: Gemini CLI's when it was
+// there, else one Castor wrote.
+func checkInstallation(t *testing.T, got received, home string, gemini bool) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(home, ".gemini", "installation_id"))
+	if err != nil {
+		t.Fatalf("no installation id: %v", err)
+	}
+	id := strings.TrimSpace(string(b))
+	if gemini && id != geminiInstallation {
+		t.Errorf("Gemini CLI's installation id was replaced by %q", id)
+	}
+	if id == "" {
+		t.Fatal("empty installation id")
+	}
+	for _, p := range got.Metrics {
+		if p.Attrs["installation.id"] != id {
+			t.Errorf("%s point installation.id = %v, want %s", p.Metric, p.Attrs["installation.id"], id)
+		}
+	}
+	for _, l := range got.Logs {
+		if l.Attrs["installation.id"] != id {
+			t.Errorf("%s event installation.id = %v, want %s", l.EventName, l.Attrs["installation.id"], id)
+		}
 	}
 }
 

@@ -86,10 +86,15 @@ func (r *telemetryRun) observer(st *config.Settings, env config.LookupFunc, warn
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.t == nil {
+		// Gemini CLI's ~/.gemini/installation_id, shared with it; on a
+		// home that cannot hold it the id is this run's alone, as Gemini
+		// CLI's is then.
+		id, _ := telemetry.InstallationID(config.ResolveHome(env).Dir)
 		t, err := telemetry.Start(context.Background(), cfg, telemetry.Info{
-			Version:     version.Version,
-			Interactive: r.interactive,
-			Warn:        warn,
+			Version:        version.Version,
+			Interactive:    r.interactive,
+			InstallationID: id,
+			Warn:           warn,
 		})
 		if err != nil {
 			return nil, err

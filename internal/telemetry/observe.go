@@ -74,9 +74,12 @@ func (m *instruments) init(meter metric.Meter) error {
 }
 
 // common are the attributes of every datum (Gemini CLI's
-// getCommonAttributes, less the Google account and installation id).
+// getCommonAttributes, less the Google account and experiments).
 func (t *Telemetry) common(sessionID string) []attribute.KeyValue {
 	kv := []attribute.KeyValue{attribute.Bool("interactive", t.info.Interactive)}
+	if t.info.InstallationID != "" {
+		kv = append(kv, attribute.String("installation.id", t.info.InstallationID))
+	}
 	if sessionID != "" {
 		kv = append(kv, attribute.String("session.id", sessionID))
 	}

@@ -48,6 +48,9 @@ type Info struct {
 	// Interactive is set for the terminal's sessions (the interactive
 	// attribute).
 	Interactive bool
+	// InstallationID is the installation.id of every datum (see
+	// InstallationID); "" leaves it out.
+	InstallationID string
 	// Warn receives what the user should know: the configuration's
 	// notices at Start, and the first export that fails while the
 	// pipeline runs. SetWarn replaces it (the interactive terminal shows
