@@ -2,6 +2,7 @@ package telemetry_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -387,5 +388,58 @@ func TestTelemetrySubagent(t *testing.T) {
 	}
 	if n := len(got.logs("gemini_cli.user_prompt")); n != 1 {
 		t.Errorf("%d user_prompt events, want the user's one", n)
+	}
+}
+
+// TestTelemetryFileOperations checks Gemini CLI's file telemetry: a read,
+// a file created and then edited give gemini_cli.file_operation events and
+// gemini_cli.file.operation.count, and the edits gemini_cli.lines.changed.
+func TestTelemetryFileOperations(t *testing.T) {
+	t.Parallel()
+	rc := startReceiver(t)
+	e := e2etest.New(t)
+	e.Write("README.md", e2etest.Readme)
+	notes := filepath.Join(e.WS, "notes.txt")
+	e.Srv.Enqueue(
+		fakegemini.Call("read_file", map[string]any{"absolute_path": filepath.Join(e.WS, "README.md")}),
+		fakegemini.Call("write_file", map[string]any{"file_path": notes, "content": "one\ntwo\nthree\n"}),
+		fakegemini.Call("replace", map[string]any{"file_path": notes, "old_string": "two\n", "new_string": "2\n2b\n"}),
+		fakegemini.Text("Done."),
+	)
+	res := e.Run("-y", "-m", model, "-p", "take notes", "--telemetry", "--telemetry-otlp-endpoint", rc.GRPC)
+	if res.Code != 0 {
+		t.Fatalf("exit %d\nstderr: %s", res.Code, res.Stderr)
+	}
+	got := rc.waitFor("the file telemetry", func(r received) bool {
+		return len(r.logs("gemini_cli.file_operation")) == 2 && len(r.points("gemini_cli.lines.changed")) > 0 &&
+			len(r.points("gemini_cli.file.operation.count")) == 2
+	})
+	readmeLines := fmt.Sprint(len(strings.Split(e2etest.Readme, "\n")))
+	ops := map[string]map[string]any{}
+	for _, l := range got.logs("gemini_cli.file_operation") {
+		ops[l.Attrs["operation"].(string)] = l.Attrs
+	}
+	if r := ops["read"]; r == nil || r["tool_name"] != "read_file" || r["extension"] != ".md" || r["lines"] != readmeLines {
+		t.Errorf("read file_operation %v, want read_file, .md, %s lines", r, readmeLines)
+	}
+	if c := ops["create"]; c == nil || c["tool_name"] != "write_file" || c["extension"] != ".txt" || c["lines"] != "4" {
+		t.Errorf("create file_operation %v, want write_file, .txt, 4 lines", c)
+	} else if mt, ok := c["mimetype"]; ok && mt != "text/plain" {
+		// The system's MIME table names .txt, when there is one.
+		t.Errorf("create file_operation mimetype %v, want text/plain", mt)
+	}
+	for _, p := range got.points("gemini_cli.file.operation.count") {
+		if p.Value != 1 || (p.Attrs["operation"] != "read" && p.Attrs["operation"] != "create") {
+			t.Errorf("gemini_cli.file.operation.count point %v = %v", p.Attrs, p.Value)
+		}
+	}
+	changed := map[string]float64{}
+	for _, p := range got.points("gemini_cli.lines.changed") {
+		changed[fmt.Sprint(p.Attrs["function_name"], " ", p.Attrs["type"])] += p.Value
+	}
+	// write_file adds its three lines; replace adds two, removes one.
+	want := map[string]float64{"write_file added": 3, "replace added": 2, "replace removed": 1}
+	if fmt.Sprint(changed) != fmt.Sprint(want) {
+		t.Errorf("gemini_cli.lines.changed %v, want %v", changed, want)
 	}
 }

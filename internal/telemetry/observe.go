@@ -32,6 +32,8 @@ const (
 	metricToolCallLatency = "gemini_cli.tool.call.latency"
 	metricGenAITokenUsage = "gen_ai.client.token.usage"
 	metricGenAIOpDuration = "gen_ai.client.operation.duration"
+	metricFileOperations  = "gemini_cli.file.operation.count"
+	metricLinesChanged    = "gemini_cli.lines.changed"
 	eventUserPrompt       = "gemini_cli.user_prompt"
 	eventAPIRequest       = "gemini_cli.api_request"
 	eventAPIResponse      = "gemini_cli.api_response"
@@ -56,12 +58,13 @@ const (
 
 type instruments struct {
 	sessions, apiRequests, tokens, toolCalls metric.Int64Counter
+	fileOps, linesChanged                    metric.Int64Counter
 	apiLatency, toolLatency, genAITokens     metric.Int64Histogram
 	genAIDuration                            metric.Float64Histogram
 }
 
 func (m *instruments) init(meter metric.Meter) error {
-	var errs [8]error
+	var errs [10]error
 	m.sessions, errs[0] = meter.Int64Counter(metricSessionCount, metric.WithDescription("Count of CLI sessions started."))
 	m.apiRequests, errs[1] = meter.Int64Counter(metricAPIRequestCount, metric.WithDescription("Counts API requests, tagged by model and status."))
 	m.apiLatency, errs[2] = meter.Int64Histogram(metricAPIRequestLat, metric.WithDescription("Latency of API requests in milliseconds."), metric.WithUnit("ms"))
@@ -70,6 +73,8 @@ func (m *instruments) init(meter metric.Meter) error {
 	m.toolLatency, errs[5] = meter.Int64Histogram(metricToolCallLatency, metric.WithDescription("Latency of tool calls in milliseconds."), metric.WithUnit("ms"))
 	m.genAITokens, errs[6] = meter.Int64Histogram(metricGenAITokenUsage, metric.WithDescription("Number of input and output tokens used."), metric.WithUnit("token"))
 	m.genAIDuration, errs[7] = meter.Float64Histogram(metricGenAIOpDuration, metric.WithDescription("GenAI operation duration."), metric.WithUnit("s"))
+	m.fileOps, errs[8] = meter.Int64Counter(metricFileOperations, metric.WithDescription("Counts file operations (create, read, update)."))
+	m.linesChanged, errs[9] = meter.Int64Counter(metricLinesChanged, metric.WithDescription("Number of lines changed (from file diffs)."))
 	return errors.Join(errs[:]...)
 }
 
@@ -348,6 +353,7 @@ func (t *Telemetry) ToolCalled(ctx context.Context, o *agent.ObservedToolCall) {
 	}
 	t.m.toolCalls.Add(ctx, 1, metric.WithAttributes(count...))
 	t.m.toolLatency.Record(ctx, ms, metric.WithAttributes(append(common, attribute.String("function_name", c.Name))...))
+	t.fileCalled(ctx, o.SessionID, c, end, common)
 }
 
 // statusCode is the status_code attribute of a failed request: the
