@@ -33,7 +33,7 @@ func readScript(ws string) []fakegemini.Reply {
 // both model calls and the tool call, and the token metrics.
 func complete(r received) bool {
 	return len(r.spans("user_prompt")) == 1 && len(r.spans("llm_call")) == 2 && len(r.spans("tool_call")) == 1 &&
-		len(r.points("gemini_cli.token.usage")) > 0 && len(r.logs("gemini_cli.tool_call")) == 1
+		len(r.points("gemini_cli.token.usage")) > 0 && len(r.logs("gemini_cli.tool_call")) == 1 && len(r.logs("gemini_cli.config")) == 1
 }
 
 // TestTelemetryReachesCollector runs a headless turn with a tool call and
@@ -86,10 +86,35 @@ func TestTelemetryReachesCollector(t *testing.T) {
 			checkMetrics(t, got, out.SessionID)
 			checkEvents(t, got)
 			checkInstallation(t, got, e.Home, tc.settings != nil)
+			checkConfig(t, got, out.SessionID)
 			if strings.Contains(got.Raw, "PLUM-7731") {
 				t.Errorf("the prompt's text reached the collector without logPrompts:\n%s", got.Raw)
 			}
 		})
+	}
+}
+
+// checkConfig checks the gemini_cli.config event of a -y -o json run, and
+// the auth type on the api_* events: "gateway", as GOOGLE_GEMINI_BASE_URL
+// (the fake model server) makes it for Gemini CLI too.
+func checkConfig(t *testing.T, got received, sessionID string) {
+	t.Helper()
+	configs := got.logs("gemini_cli.config")
+	if len(configs) != 1 {
+		t.Fatalf("%d gemini_cli.config events, want 1", len(configs))
+	}
+	c := configs[0].Attrs
+	for k, want := range map[string]any{"session.id": sessionID, "model": model, "approval_mode": "yolo", "auth_type": "gateway",
+		"api_key_enabled": false, "vertex_ai_enabled": false, "output_format": "json", "sandbox_enabled": false,
+		"log_user_prompts_enabled": false, "mcp_servers_count": "0", "extensions_count": "0"} {
+		if c[k] != want {
+			t.Errorf("gemini_cli.config %s = %v, want %v", k, c[k], want)
+		}
+	}
+	for _, l := range append(got.logs("gemini_cli.api_request"), got.logs("gemini_cli.api_response")...) {
+		if l.Attrs["auth_type"] != "gateway" {
+			t.Errorf("%s auth_type = %v", l.EventName, l.Attrs["auth_type"])
+		}
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/config"
+	"github.com/castor-dev/castor/internal/setup"
 	"github.com/castor-dev/castor/internal/telemetry"
 	"github.com/castor-dev/castor/internal/version"
 )
@@ -31,8 +32,11 @@ type telemetryRun struct {
 	// interactive and stderr describe the run; set before any session.
 	interactive bool
 	stderr      io.Writer
-	mu          sync.Mutex
-	t           *telemetry.Telemetry // started by the first session that turns telemetry on
+	// outputFormat is the run's -o (text, json, stream-json); "" for
+	// the servers.
+	outputFormat string
+	mu           sync.Mutex
+	t            *telemetry.Telemetry // started by the first session that turns telemetry on
 }
 
 // addTelemetryFlags declares the telemetry flags on the root command.
@@ -102,7 +106,24 @@ func (r *telemetryRun) observer(st *config.Settings, env config.LookupFunc, warn
 		r.t = t
 	}
 	r.t.SetWarn(warn)
-	return r.t, nil
+	return sessionTelemetry{r.t, r.outputFormat}, nil
+}
+
+// sessionTelemetry is the pipeline as one session's Observer: told of the
+// session's start, it logs gemini_cli.config.
+type sessionTelemetry struct {
+	*telemetry.Telemetry
+	outputFormat string
+}
+
+// SessionStarted is setup.SessionStartObserver.
+func (s sessionTelemetry) SessionStarted(st setup.SessionStart) {
+	s.Telemetry.SessionStarted(context.Background(), telemetry.SessionConfig{
+		SessionID: st.SessionID, Model: st.Model, ApprovalMode: st.ApprovalMode, AuthType: st.AuthType,
+		Sandbox: st.Sandbox, RespectGitIgnore: st.RespectGitIgnore,
+		CoreTools: st.CoreTools, MCPServers: st.MCPServers, Extensions: st.Extensions,
+		OutputFormat: s.outputFormat,
+	})
 }
 
 // stderrWarn says a warning on stderr.

@@ -482,6 +482,7 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 	a.Checkpoints = checkpoints(st, wd, a, tools.env, sess, o.Warn)
 	startHooks(ctx, o, a, (o.Resume != "" || len(o.History) > 0) && len(history) > 0)
 	startExtensionUpdates(ctx, o, a, wd)
+	tellSessionStart(o, a, observer) // telemetry.go
 	return a, nil
 }
 

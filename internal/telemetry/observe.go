@@ -210,7 +210,9 @@ func (t *Telemetry) ModelCalled(ctx context.Context, m *agent.ObservedModelCall)
 	common := t.common(m.SessionID)
 	ms := m.Duration.Milliseconds()
 	role := orDefault(m.Role, "main")
+	auth := t.authType(m.SessionID) // as Gemini CLI's api_* events
 	req := []attribute.KeyValue{attribute.String("model", m.Model), attribute.String("prompt_id", m.PromptID), attribute.String("role", role)}
+	req = append(req, auth...)
 	if t.cfg.LogPrompts && m.Request != nil {
 		req = append(req, attribute.String("request_text", jsonAttr(m.Request.Contents)))
 	}
@@ -224,13 +226,16 @@ func (t *Telemetry) ModelCalled(ctx context.Context, m *agent.ObservedModelCall)
 	if m.Err != nil {
 		status := statusCode(m.Err)
 		errType := errorType(m.Err)
-		t.emit(ctx, eventAPIError, m.SessionID,
-			fmt.Sprintf("API error for %s. Error: %s. Duration: %dms.", respModel, m.Err.Error(), ms), end,
+		errAttrs := []attribute.KeyValue{
 			attribute.String("error.message", m.Err.Error()), attribute.String("error", m.Err.Error()),
 			attribute.String("model_name", respModel), attribute.String("model", respModel),
 			attribute.Int64("duration", ms), attribute.Int64("duration_ms", ms),
 			attribute.String("prompt_id", m.PromptID), attribute.String("role", role),
-			status, attribute.String("error.type", errType))
+			status, attribute.String("error.type", errType),
+		}
+		t.emit(ctx, eventAPIError, m.SessionID,
+			fmt.Sprintf("API error for %s. Error: %s. Duration: %dms.", respModel, m.Err.Error(), ms), end,
+			append(errAttrs, auth...)...)
 		t.m.apiRequests.Add(ctx, 1, metric.WithAttributes(append(common,
 			attribute.String("model", respModel), status, attribute.String("error_type", errType))...))
 		t.m.apiLatency.Record(ctx, ms, metric.WithAttributes(append(common, attribute.String("model", respModel))...))
@@ -252,6 +257,7 @@ func (t *Telemetry) ModelCalled(ctx context.Context, m *agent.ObservedModelCall)
 		attribute.String("prompt_id", m.PromptID), attribute.Int("status_code", 200),
 		attribute.String("role", role),
 	}
+	resp = append(resp, auth...)
 	if m.FinishReason != "" {
 		resp = append(resp, attribute.StringSlice("finish_reasons", []string{string(m.FinishReason)}))
 	}

@@ -79,7 +79,8 @@ type Telemetry struct {
 
 	warnMu     sync.Mutex
 	warn       func(string)
-	exportSaid bool // an export failure has been said
+	exportSaid bool              // an export failure has been said
+	authTypes  map[string]string // session id → auth type (SessionStarted)
 }
 
 // Start starts the pipeline cfg asks for. It must be called only when
