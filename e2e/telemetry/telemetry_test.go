@@ -391,8 +391,23 @@ func TestTelemetrySubagent(t *testing.T) {
 		t.Fatalf("exit %d\nstderr: %s", res.Code, res.Stderr)
 	}
 	got := rc.waitFor("the subagent's telemetry", func(r received) bool {
-		return len(r.spans("agent_call")) == 1 && len(r.spans("llm_call")) == 4 && len(r.logs("gemini_cli.api_response")) == 4
+		return len(r.spans("agent_call")) == 1 && len(r.spans("llm_call")) == 4 && len(r.logs("gemini_cli.api_response")) == 4 &&
+			len(r.points("gemini_cli.agent.run.count")) == 1 && len(r.logs("gemini_cli.agent.finish")) == 1
 	})
+	// The run's events and metrics, as Gemini CLI's.
+	start, finish := got.logs("gemini_cli.agent.start"), got.logs("gemini_cli.agent.finish")[0]
+	if len(start) != 1 || start[0].Attrs["agent_name"] != "reviewer" || start[0].Attrs["agent_id"] != finish.Attrs["agent_id"] {
+		t.Errorf("gemini_cli.agent.start events %v, finish %v", start, finish.Attrs)
+	}
+	if finish.Attrs["agent_name"] != "reviewer" || finish.Attrs["terminate_reason"] != "GOAL" || finish.Attrs["duration_ms"] == nil {
+		t.Errorf("gemini_cli.agent.finish %v", finish.Attrs)
+	}
+	if runs := got.points("gemini_cli.agent.run.count")[0]; runs.Value != 1 || runs.Attrs["agent_name"] != "reviewer" || runs.Attrs["terminate_reason"] != "GOAL" {
+		t.Errorf("gemini_cli.agent.run.count %v = %v", runs.Attrs, runs.Value)
+	}
+	if d := got.points("gemini_cli.agent.duration"); len(d) != 1 || d[0].Count != 1 || d[0].Attrs["agent_name"] != "reviewer" {
+		t.Errorf("gemini_cli.agent.duration %+v", d)
+	}
 	turn, sub := got.spans("user_prompt")[0], got.spans("agent_call")[0]
 	if sub.TraceID != turn.TraceID || sub.ParentSpanID != turn.SpanID {
 		t.Errorf("agent_call is not under the user's turn")

@@ -58,13 +58,14 @@ const (
 
 type instruments struct {
 	sessions, apiRequests, tokens, toolCalls metric.Int64Counter
-	fileOps, linesChanged                    metric.Int64Counter
+	fileOps, linesChanged, agentRuns         metric.Int64Counter
+	agentDuration                            metric.Int64Histogram
 	apiLatency, toolLatency, genAITokens     metric.Int64Histogram
 	genAIDuration                            metric.Float64Histogram
 }
 
 func (m *instruments) init(meter metric.Meter) error {
-	var errs [10]error
+	var errs [12]error
 	m.sessions, errs[0] = meter.Int64Counter(metricSessionCount, metric.WithDescription("Count of CLI sessions started."))
 	m.apiRequests, errs[1] = meter.Int64Counter(metricAPIRequestCount, metric.WithDescription("Counts API requests, tagged by model and status."))
 	m.apiLatency, errs[2] = meter.Int64Histogram(metricAPIRequestLat, metric.WithDescription("Latency of API requests in milliseconds."), metric.WithUnit("ms"))
@@ -75,6 +76,8 @@ func (m *instruments) init(meter metric.Meter) error {
 	m.genAIDuration, errs[7] = meter.Float64Histogram(metricGenAIOpDuration, metric.WithDescription("GenAI operation duration."), metric.WithUnit("s"))
 	m.fileOps, errs[8] = meter.Int64Counter(metricFileOperations, metric.WithDescription("Counts file operations (create, read, update)."))
 	m.linesChanged, errs[9] = meter.Int64Counter(metricLinesChanged, metric.WithDescription("Number of lines changed (from file diffs)."))
+	m.agentRuns, errs[10] = meter.Int64Counter(metricAgentRuns, metric.WithDescription("Counts agent runs, tagged by name and termination reason."))
+	m.agentDuration, errs[11] = meter.Int64Histogram(metricAgentMillis, metric.WithDescription("Duration of agent runs in milliseconds."), metric.WithUnit("ms"))
 	return errors.Join(errs[:]...)
 }
 
@@ -360,6 +363,7 @@ func (t *Telemetry) ToolCalled(ctx context.Context, o *agent.ObservedToolCall) {
 	t.m.toolCalls.Add(ctx, 1, metric.WithAttributes(count...))
 	t.m.toolLatency.Record(ctx, ms, metric.WithAttributes(append(common, attribute.String("function_name", c.Name))...))
 	t.fileCalled(ctx, o.SessionID, c, end, common)
+	t.agentCalled(ctx, o.SessionID, c, start, end, common)
 }
 
 // statusCode is the status_code attribute of a failed request: the
