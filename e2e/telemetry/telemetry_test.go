@@ -2,6 +2,7 @@ package telemetry_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,7 +33,7 @@ func readScript(ws string) []fakegemini.Reply {
 // both model calls and the tool call, and the token metrics.
 func complete(r received) bool {
 	return len(r.spans("user_prompt")) == 1 && len(r.spans("llm_call")) == 2 && len(r.spans("tool_call")) == 1 &&
-		len(r.points("gemini_cli.token.usage")) > 0 && len(r.logs("gemini_cli.tool_call")) == 1
+		len(r.points("gemini_cli.token.usage")) > 0 && len(r.logs("gemini_cli.tool_call")) == 1 && len(r.logs("gemini_cli.config")) == 1
 }
 
 // TestTelemetryReachesCollector runs a headless turn with a tool call and
@@ -64,6 +65,8 @@ func TestTelemetryReachesCollector(t *testing.T) {
 			args := []string{"-y", "-m", model, "-o", "json", "-p", secretPrompt}
 			if tc.settings != nil {
 				e.WriteUserSettings(tc.settings(rc))
+				// Gemini CLI's installation id, which Castor reports too.
+				e2etest.WriteFiles(t, e.Home, map[string]string{".gemini/installation_id": geminiInstallation + "\n"})
 			}
 			if tc.args != nil {
 				args = append(args, tc.args(rc)...)
@@ -82,10 +85,67 @@ func TestTelemetryReachesCollector(t *testing.T) {
 			checkSpans(t, got, out.SessionID)
 			checkMetrics(t, got, out.SessionID)
 			checkEvents(t, got)
+			checkInstallation(t, got, e.Home, tc.settings != nil)
+			checkConfig(t, got, out.SessionID)
 			if strings.Contains(got.Raw, "PLUM-7731") {
 				t.Errorf("the prompt's text reached the collector without logPrompts:\n%s", got.Raw)
 			}
 		})
+	}
+}
+
+// checkConfig checks the gemini_cli.config event of a -y -o json run, and
+// the auth type on the api_* events: "gateway", as GOOGLE_GEMINI_BASE_URL
+// (the fake model server) makes it for Gemini CLI too.
+func checkConfig(t *testing.T, got received, sessionID string) {
+	t.Helper()
+	configs := got.logs("gemini_cli.config")
+	if len(configs) != 1 {
+		t.Fatalf("%d gemini_cli.config events, want 1", len(configs))
+	}
+	c := configs[0].Attrs
+	for k, want := range map[string]any{"session.id": sessionID, "model": model, "approval_mode": "yolo", "auth_type": "gateway",
+		"api_key_enabled": false, "vertex_ai_enabled": false, "output_format": "json", "sandbox_enabled": false,
+		"log_user_prompts_enabled": false, "mcp_servers_count": "0", "extensions_count": "0"} {
+		if c[k] != want {
+			t.Errorf("gemini_cli.config %s = %v, want %v", k, c[k], want)
+		}
+	}
+	for _, l := range append(got.logs("gemini_cli.api_request"), got.logs("gemini_cli.api_response")...) {
+		if l.Attrs["auth_type"] != "gateway" {
+			t.Errorf("%s auth_type = %v", l.EventName, l.Attrs["auth_type"])
+		}
+	}
+}
+
+// geminiInstallation is the id of a Gemini CLI installed before Castor.
+const geminiInstallation = "0b9a3cf0-5d3e-4a8e-9a43-2f0c3b1d7e11"
+
+// checkInstallation checks that every metric point and event carries the
+// installation.id of ~/.gemini/installation_id: Gemini CLI's when it was
+// there, else one Castor wrote.
+func checkInstallation(t *testing.T, got received, home string, gemini bool) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(home, ".gemini", "installation_id"))
+	if err != nil {
+		t.Fatalf("no installation id: %v", err)
+	}
+	id := strings.TrimSpace(string(b))
+	if gemini && id != geminiInstallation {
+		t.Errorf("Gemini CLI's installation id was replaced by %q", id)
+	}
+	if id == "" {
+		t.Fatal("empty installation id")
+	}
+	for _, p := range got.Metrics {
+		if p.Attrs["installation.id"] != id {
+			t.Errorf("%s point installation.id = %v, want %s", p.Metric, p.Attrs["installation.id"], id)
+		}
+	}
+	for _, l := range got.Logs {
+		if l.Attrs["installation.id"] != id {
+			t.Errorf("%s event installation.id = %v, want %s", l.EventName, l.Attrs["installation.id"], id)
+		}
 	}
 }
 
@@ -331,8 +391,23 @@ func TestTelemetrySubagent(t *testing.T) {
 		t.Fatalf("exit %d\nstderr: %s", res.Code, res.Stderr)
 	}
 	got := rc.waitFor("the subagent's telemetry", func(r received) bool {
-		return len(r.spans("agent_call")) == 1 && len(r.spans("llm_call")) == 4 && len(r.logs("gemini_cli.api_response")) == 4
+		return len(r.spans("agent_call")) == 1 && len(r.spans("llm_call")) == 4 && len(r.logs("gemini_cli.api_response")) == 4 &&
+			len(r.points("gemini_cli.agent.run.count")) == 1 && len(r.logs("gemini_cli.agent.finish")) == 1
 	})
+	// The run's events and metrics, as Gemini CLI's.
+	start, finish := got.logs("gemini_cli.agent.start"), got.logs("gemini_cli.agent.finish")[0]
+	if len(start) != 1 || start[0].Attrs["agent_name"] != "reviewer" || start[0].Attrs["agent_id"] != finish.Attrs["agent_id"] {
+		t.Errorf("gemini_cli.agent.start events %v, finish %v", start, finish.Attrs)
+	}
+	if finish.Attrs["agent_name"] != "reviewer" || finish.Attrs["terminate_reason"] != "GOAL" || finish.Attrs["duration_ms"] == nil {
+		t.Errorf("gemini_cli.agent.finish %v", finish.Attrs)
+	}
+	if runs := got.points("gemini_cli.agent.run.count")[0]; runs.Value != 1 || runs.Attrs["agent_name"] != "reviewer" || runs.Attrs["terminate_reason"] != "GOAL" {
+		t.Errorf("gemini_cli.agent.run.count %v = %v", runs.Attrs, runs.Value)
+	}
+	if d := got.points("gemini_cli.agent.duration"); len(d) != 1 || d[0].Count != 1 || d[0].Attrs["agent_name"] != "reviewer" {
+		t.Errorf("gemini_cli.agent.duration %+v", d)
+	}
 	turn, sub := got.spans("user_prompt")[0], got.spans("agent_call")[0]
 	if sub.TraceID != turn.TraceID || sub.ParentSpanID != turn.SpanID {
 		t.Errorf("agent_call is not under the user's turn")
@@ -353,5 +428,58 @@ func TestTelemetrySubagent(t *testing.T) {
 	}
 	if n := len(got.logs("gemini_cli.user_prompt")); n != 1 {
 		t.Errorf("%d user_prompt events, want the user's one", n)
+	}
+}
+
+// TestTelemetryFileOperations checks Gemini CLI's file telemetry: a read,
+// a file created and then edited give gemini_cli.file_operation events and
+// gemini_cli.file.operation.count, and the edits gemini_cli.lines.changed.
+func TestTelemetryFileOperations(t *testing.T) {
+	t.Parallel()
+	rc := startReceiver(t)
+	e := e2etest.New(t)
+	e.Write("README.md", e2etest.Readme)
+	notes := filepath.Join(e.WS, "notes.txt")
+	e.Srv.Enqueue(
+		fakegemini.Call("read_file", map[string]any{"absolute_path": filepath.Join(e.WS, "README.md")}),
+		fakegemini.Call("write_file", map[string]any{"file_path": notes, "content": "one\ntwo\nthree\n"}),
+		fakegemini.Call("replace", map[string]any{"file_path": notes, "old_string": "two\n", "new_string": "2\n2b\n"}),
+		fakegemini.Text("Done."),
+	)
+	res := e.Run("-y", "-m", model, "-p", "take notes", "--telemetry", "--telemetry-otlp-endpoint", rc.GRPC)
+	if res.Code != 0 {
+		t.Fatalf("exit %d\nstderr: %s", res.Code, res.Stderr)
+	}
+	got := rc.waitFor("the file telemetry", func(r received) bool {
+		return len(r.logs("gemini_cli.file_operation")) == 2 && len(r.points("gemini_cli.lines.changed")) > 0 &&
+			len(r.points("gemini_cli.file.operation.count")) == 2
+	})
+	readmeLines := fmt.Sprint(len(strings.Split(e2etest.Readme, "\n")))
+	ops := map[string]map[string]any{}
+	for _, l := range got.logs("gemini_cli.file_operation") {
+		ops[l.Attrs["operation"].(string)] = l.Attrs
+	}
+	if r := ops["read"]; r == nil || r["tool_name"] != "read_file" || r["extension"] != ".md" || r["lines"] != readmeLines {
+		t.Errorf("read file_operation %v, want read_file, .md, %s lines", r, readmeLines)
+	}
+	if c := ops["create"]; c == nil || c["tool_name"] != "write_file" || c["extension"] != ".txt" || c["lines"] != "4" {
+		t.Errorf("create file_operation %v, want write_file, .txt, 4 lines", c)
+	} else if mt, ok := c["mimetype"]; ok && mt != "text/plain" {
+		// The system's MIME table names .txt, when there is one.
+		t.Errorf("create file_operation mimetype %v, want text/plain", mt)
+	}
+	for _, p := range got.points("gemini_cli.file.operation.count") {
+		if p.Value != 1 || (p.Attrs["operation"] != "read" && p.Attrs["operation"] != "create") {
+			t.Errorf("gemini_cli.file.operation.count point %v = %v", p.Attrs, p.Value)
+		}
+	}
+	changed := map[string]float64{}
+	for _, p := range got.points("gemini_cli.lines.changed") {
+		changed[fmt.Sprint(p.Attrs["function_name"], " ", p.Attrs["type"])] += p.Value
+	}
+	// write_file adds its three lines; replace adds two, removes one.
+	want := map[string]float64{"write_file added": 3, "replace added": 2, "replace removed": 1}
+	if fmt.Sprint(changed) != fmt.Sprint(want) {
+		t.Errorf("gemini_cli.lines.changed %v, want %v", changed, want)
 	}
 }

@@ -218,6 +218,7 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 	if !cmd.Flags().Changed("output-format") {
 		f.output = settingsOutputFormat() // outputformat.go
 	}
+	f.tel.outputFormat = f.output // for gemini_cli.config
 	// Gemini CLI takes either flag as asking for raw output.
 	raw := f.rawOutput || f.acceptRawRisk
 	tty, isInteractive := stdio, interactive(f, stdio) // the terminal, before cleaning writers wrap it

@@ -11,6 +11,7 @@ import (
 
 	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/config"
+	"github.com/castor-dev/castor/internal/setup"
 	"github.com/castor-dev/castor/internal/telemetry"
 	"github.com/castor-dev/castor/internal/version"
 )
@@ -31,8 +32,11 @@ type telemetryRun struct {
 	// interactive and stderr describe the run; set before any session.
 	interactive bool
 	stderr      io.Writer
-	mu          sync.Mutex
-	t           *telemetry.Telemetry // started by the first session that turns telemetry on
+	// outputFormat is the run's -o (text, json, stream-json); "" for
+	// the servers.
+	outputFormat string
+	mu           sync.Mutex
+	t            *telemetry.Telemetry // started by the first session that turns telemetry on
 }
 
 // addTelemetryFlags declares the telemetry flags on the root command.
@@ -72,30 +76,64 @@ func (r *telemetryRun) flags() telemetry.Flags {
 }
 
 // observer is setup.Options.Telemetry: it resolves the telemetry of a
-// session and starts the pipeline the first time it is on.
-func (r *telemetryRun) observer(st *config.Settings, env config.LookupFunc) (agent.Observer, error) {
+// session and starts the pipeline the first time it is on. The
+// pipeline's warnings go where the session's do (the interactive
+// terminal's notices, stderr, a2a-server's log), the latest session's.
+func (r *telemetryRun) observer(st *config.Settings, env config.LookupFunc, warn func(string)) (agent.Observer, error) {
 	cfg, err := telemetry.Resolve(r.flags(), env, st)
 	if err != nil || !cfg.Enabled {
 		return nil, err
 	}
+	if warn == nil {
+		warn = r.stderrWarn
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.t == nil {
+		// Gemini CLI's ~/.gemini/installation_id, shared with it; on a
+		// home that cannot hold it the id is this run's alone, as Gemini
+		// CLI's is then.
+		id, _ := telemetry.InstallationID(config.ResolveHome(env).Dir)
 		t, err := telemetry.Start(context.Background(), cfg, telemetry.Info{
-			Version:     version.Version,
-			Interactive: r.interactive,
-			Warn:        func(s string) { fmt.Fprintf(r.stderr, "Warning: %s\n", s) },
+			Version:        version.Version,
+			Interactive:    r.interactive,
+			InstallationID: id,
+			Warn:           warn,
 		})
 		if err != nil {
 			return nil, err
 		}
 		r.t = t
 	}
-	return r.t, nil
+	r.t.SetWarn(warn)
+	return sessionTelemetry{r.t, r.outputFormat}, nil
+}
+
+// sessionTelemetry is the pipeline as one session's Observer: told of the
+// session's start, it logs gemini_cli.config.
+type sessionTelemetry struct {
+	*telemetry.Telemetry
+	outputFormat string
+}
+
+// SessionStarted is setup.SessionStartObserver.
+func (s sessionTelemetry) SessionStarted(st setup.SessionStart) {
+	s.Telemetry.SessionStarted(context.Background(), telemetry.SessionConfig{
+		SessionID: st.SessionID, Model: st.Model, ApprovalMode: st.ApprovalMode, AuthType: st.AuthType,
+		Sandbox: st.Sandbox, RespectGitIgnore: st.RespectGitIgnore,
+		CoreTools: st.CoreTools, MCPServers: st.MCPServers, Extensions: st.Extensions,
+		OutputFormat: s.outputFormat,
+	})
+}
+
+// stderrWarn says a warning on stderr.
+func (r *telemetryRun) stderrWarn(s string) {
+	fmt.Fprintf(r.stderr, "Warning: %s\n", oneLine(s))
 }
 
 // shutdown flushes what the pipeline holds, within telemetryFlush; a
-// failure is a warning, the run's outcome stands.
+// failure is a warning, the run's outcome stands. It runs after the
+// interactive terminal has left the screen: its warnings go to stderr.
 func (r *telemetryRun) shutdown() {
 	r.mu.Lock()
 	t := r.t
@@ -103,9 +141,10 @@ func (r *telemetryRun) shutdown() {
 	if t == nil {
 		return
 	}
+	t.SetWarn(r.stderrWarn)
 	ctx, cancel := context.WithTimeout(context.Background(), telemetryFlush)
 	defer cancel()
 	if err := t.Shutdown(ctx); err != nil {
-		fmt.Fprintf(r.stderr, "Warning: %s\n", oneLine(err.Error()))
+		r.stderrWarn(err.Error())
 	}
 }

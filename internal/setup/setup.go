@@ -185,11 +185,12 @@ type Options struct {
 	// terminal sets it; the other faces wait for the servers in New.
 	MCPInBackground bool
 	// Telemetry, when set, is asked once the settings are read for the
-	// session's agent.Observer (nil: none), given the settings and the
-	// environment with the workspace's .env; its error ends New as a
-	// configuration error (telemetry.go). The CLI's faces set it, so the
-	// SDK links no OpenTelemetry exporter.
-	Telemetry func(st *config.Settings, env config.LookupFunc) (agent.Observer, error)
+	// session's agent.Observer (nil: none), given the settings, the
+	// environment with the workspace's .env and Warn (where the
+	// telemetry's own warnings go while the session is the face's); its
+	// error ends New as a configuration error (telemetry.go). The CLI's
+	// faces set it, so the SDK links no OpenTelemetry exporter.
+	Telemetry func(st *config.Settings, env config.LookupFunc, warn func(string)) (agent.Observer, error)
 }
 
 // DefaultModel is the model used when neither an option, GEMINI_MODEL
@@ -481,6 +482,7 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 	a.Checkpoints = checkpoints(st, wd, a, tools.env, sess, o.Warn)
 	startHooks(ctx, o, a, (o.Resume != "" || len(o.History) > 0) && len(history) > 0)
 	startExtensionUpdates(ctx, o, a, wd)
+	tellSessionStart(o, a, observer) // telemetry.go
 	return a, nil
 }
 

@@ -2,8 +2,11 @@ package setup
 
 import (
 	"context"
+	"maps"
+	"slices"
 
 	"github.com/castor-dev/castor/agent"
+	"github.com/castor-dev/castor/internal/oauth"
 )
 
 // telemetryObserver asks Options.Telemetry for the session's Observer
@@ -13,7 +16,7 @@ func telemetryObserver(o Options, a *Agent) (agent.Observer, error) {
 	if o.Telemetry == nil {
 		return nil, nil
 	}
-	obs, err := o.Telemetry(a.Settings, a.Env.Lookup)
+	obs, err := o.Telemetry(a.Settings, a.Env.Lookup, o.Warn)
 	if err != nil {
 		return nil, configErrorf("%v", err)
 	}
@@ -38,4 +41,56 @@ func (o subagentObserver) ModelCalled(ctx context.Context, m *agent.ObservedMode
 		m = &c
 	}
 	o.Observer.ModelCalled(ctx, m)
+}
+
+// SessionStart is what a session's telemetry reports of it once it is
+// assembled (Gemini CLI 0.61's gemini_cli.config event).
+type SessionStart struct {
+	SessionID, Model string
+	// ApprovalMode is the policy's mode (default, auto_edit, yolo, plan).
+	ApprovalMode string
+	// AuthType is the auth type in effect (oauth-personal,
+	// gemini-api-key, vertex-ai, …), "" when none is configured.
+	AuthType                          string
+	Sandbox, RespectGitIgnore         bool
+	CoreTools, MCPServers, Extensions []string
+}
+
+// SessionStartObserver is an agent.Observer told of each session New
+// assembles.
+type SessionStartObserver interface {
+	SessionStarted(SessionStart)
+}
+
+// tellSessionStart tells the session's Observer, when it wants to know,
+// what the session was assembled with.
+func tellSessionStart(o Options, a *Agent, obs agent.Observer) {
+	so, ok := obs.(SessionStartObserver)
+	if !ok {
+		return
+	}
+	st := a.Settings
+	s := SessionStart{
+		SessionID:        a.Session.ID(),
+		Model:            a.Session.Model(),
+		ApprovalMode:     string(a.Policy.Mode()),
+		Sandbox:          a.Sandbox != nil,
+		RespectGitIgnore: st.Context.FileFiltering.RespectGitIgnore,
+		CoreTools:        st.Tools.Core,
+	}
+	if sel, err := oauth.SelectAuthType(st.Security.Auth.SelectedType, st.Security.Auth.EnforcedType, func(k string) string { v, _ := a.Env.Lookup(k); return v }); err == nil {
+		s.AuthType = string(sel.Type)
+	}
+	servers := map[string]bool{}
+	for name := range st.MCPServers {
+		servers[name] = true
+	}
+	for name := range o.MCPServers {
+		servers[name] = true
+	}
+	s.MCPServers = slices.Sorted(maps.Keys(servers))
+	for _, e := range a.Extensions {
+		s.Extensions = append(s.Extensions, e.Name)
+	}
+	so.SessionStarted(s)
 }

@@ -32,6 +32,8 @@ const (
 	metricToolCallLatency = "gemini_cli.tool.call.latency"
 	metricGenAITokenUsage = "gen_ai.client.token.usage"
 	metricGenAIOpDuration = "gen_ai.client.operation.duration"
+	metricFileOperations  = "gemini_cli.file.operation.count"
+	metricLinesChanged    = "gemini_cli.lines.changed"
 	eventUserPrompt       = "gemini_cli.user_prompt"
 	eventAPIRequest       = "gemini_cli.api_request"
 	eventAPIResponse      = "gemini_cli.api_response"
@@ -56,12 +58,14 @@ const (
 
 type instruments struct {
 	sessions, apiRequests, tokens, toolCalls metric.Int64Counter
+	fileOps, linesChanged, agentRuns         metric.Int64Counter
+	agentDuration                            metric.Int64Histogram
 	apiLatency, toolLatency, genAITokens     metric.Int64Histogram
 	genAIDuration                            metric.Float64Histogram
 }
 
 func (m *instruments) init(meter metric.Meter) error {
-	var errs [8]error
+	var errs [12]error
 	m.sessions, errs[0] = meter.Int64Counter(metricSessionCount, metric.WithDescription("Count of CLI sessions started."))
 	m.apiRequests, errs[1] = meter.Int64Counter(metricAPIRequestCount, metric.WithDescription("Counts API requests, tagged by model and status."))
 	m.apiLatency, errs[2] = meter.Int64Histogram(metricAPIRequestLat, metric.WithDescription("Latency of API requests in milliseconds."), metric.WithUnit("ms"))
@@ -70,13 +74,20 @@ func (m *instruments) init(meter metric.Meter) error {
 	m.toolLatency, errs[5] = meter.Int64Histogram(metricToolCallLatency, metric.WithDescription("Latency of tool calls in milliseconds."), metric.WithUnit("ms"))
 	m.genAITokens, errs[6] = meter.Int64Histogram(metricGenAITokenUsage, metric.WithDescription("Number of input and output tokens used."), metric.WithUnit("token"))
 	m.genAIDuration, errs[7] = meter.Float64Histogram(metricGenAIOpDuration, metric.WithDescription("GenAI operation duration."), metric.WithUnit("s"))
+	m.fileOps, errs[8] = meter.Int64Counter(metricFileOperations, metric.WithDescription("Counts file operations (create, read, update)."))
+	m.linesChanged, errs[9] = meter.Int64Counter(metricLinesChanged, metric.WithDescription("Number of lines changed (from file diffs)."))
+	m.agentRuns, errs[10] = meter.Int64Counter(metricAgentRuns, metric.WithDescription("Counts agent runs, tagged by name and termination reason."))
+	m.agentDuration, errs[11] = meter.Int64Histogram(metricAgentMillis, metric.WithDescription("Duration of agent runs in milliseconds."), metric.WithUnit("ms"))
 	return errors.Join(errs[:]...)
 }
 
 // common are the attributes of every datum (Gemini CLI's
-// getCommonAttributes, less the Google account and installation id).
+// getCommonAttributes, less the Google account and experiments).
 func (t *Telemetry) common(sessionID string) []attribute.KeyValue {
 	kv := []attribute.KeyValue{attribute.Bool("interactive", t.info.Interactive)}
+	if t.info.InstallationID != "" {
+		kv = append(kv, attribute.String("installation.id", t.info.InstallationID))
+	}
 	if sessionID != "" {
 		kv = append(kv, attribute.String("session.id", sessionID))
 	}
@@ -202,7 +213,9 @@ func (t *Telemetry) ModelCalled(ctx context.Context, m *agent.ObservedModelCall)
 	common := t.common(m.SessionID)
 	ms := m.Duration.Milliseconds()
 	role := orDefault(m.Role, "main")
+	auth := t.authType(m.SessionID) // as Gemini CLI's api_* events
 	req := []attribute.KeyValue{attribute.String("model", m.Model), attribute.String("prompt_id", m.PromptID), attribute.String("role", role)}
+	req = append(req, auth...)
 	if t.cfg.LogPrompts && m.Request != nil {
 		req = append(req, attribute.String("request_text", jsonAttr(m.Request.Contents)))
 	}
@@ -216,13 +229,16 @@ func (t *Telemetry) ModelCalled(ctx context.Context, m *agent.ObservedModelCall)
 	if m.Err != nil {
 		status := statusCode(m.Err)
 		errType := errorType(m.Err)
-		t.emit(ctx, eventAPIError, m.SessionID,
-			fmt.Sprintf("API error for %s. Error: %s. Duration: %dms.", respModel, m.Err.Error(), ms), end,
+		errAttrs := []attribute.KeyValue{
 			attribute.String("error.message", m.Err.Error()), attribute.String("error", m.Err.Error()),
 			attribute.String("model_name", respModel), attribute.String("model", respModel),
 			attribute.Int64("duration", ms), attribute.Int64("duration_ms", ms),
 			attribute.String("prompt_id", m.PromptID), attribute.String("role", role),
-			status, attribute.String("error.type", errType))
+			status, attribute.String("error.type", errType),
+		}
+		t.emit(ctx, eventAPIError, m.SessionID,
+			fmt.Sprintf("API error for %s. Error: %s. Duration: %dms.", respModel, m.Err.Error(), ms), end,
+			append(errAttrs, auth...)...)
 		t.m.apiRequests.Add(ctx, 1, metric.WithAttributes(append(common,
 			attribute.String("model", respModel), status, attribute.String("error_type", errType))...))
 		t.m.apiLatency.Record(ctx, ms, metric.WithAttributes(append(common, attribute.String("model", respModel))...))
@@ -244,6 +260,7 @@ func (t *Telemetry) ModelCalled(ctx context.Context, m *agent.ObservedModelCall)
 		attribute.String("prompt_id", m.PromptID), attribute.Int("status_code", 200),
 		attribute.String("role", role),
 	}
+	resp = append(resp, auth...)
 	if m.FinishReason != "" {
 		resp = append(resp, attribute.StringSlice("finish_reasons", []string{string(m.FinishReason)}))
 	}
@@ -345,6 +362,8 @@ func (t *Telemetry) ToolCalled(ctx context.Context, o *agent.ObservedToolCall) {
 	}
 	t.m.toolCalls.Add(ctx, 1, metric.WithAttributes(count...))
 	t.m.toolLatency.Record(ctx, ms, metric.WithAttributes(append(common, attribute.String("function_name", c.Name))...))
+	t.fileCalled(ctx, o.SessionID, c, end, common)
+	t.agentCalled(ctx, o.SessionID, c, start, end, common)
 }
 
 // statusCode is the status_code attribute of a failed request: the

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/exporters/otlp/otlplog/otlploggrpc"
 	"go.opentelemetry.io/otel/exporters/otlp/otlplog/otlploghttp"
@@ -47,8 +48,13 @@ type Info struct {
 	// Interactive is set for the terminal's sessions (the interactive
 	// attribute).
 	Interactive bool
-	// Warn receives what the user should know about the configuration
-	// (stderr).
+	// InstallationID is the installation.id of every datum (see
+	// InstallationID); "" leaves it out.
+	InstallationID string
+	// Warn receives what the user should know: the configuration's
+	// notices at Start, and the first export that fails while the
+	// pipeline runs. SetWarn replaces it (the interactive terminal shows
+	// them as notices while it holds the screen).
 	Warn func(string)
 }
 
@@ -70,6 +76,11 @@ type Telemetry struct {
 
 	shutdownOnce sync.Once
 	shutdownErr  error
+
+	warnMu     sync.Mutex
+	warn       func(string)
+	exportSaid bool              // an export failure has been said
+	authTypes  map[string]string // session id → auth type (SessionStarted)
 }
 
 // Start starts the pipeline cfg asks for. It must be called only when
@@ -79,11 +90,9 @@ func Start(ctx context.Context, cfg Config, info Info) (*Telemetry, error) {
 	if !cfg.Enabled {
 		return nil, errors.New("telemetry is not enabled")
 	}
-	warn := info.Warn
-	if warn == nil {
-		warn = func(string) {}
-	}
 	t := &Telemetry{cfg: cfg, info: info}
+	t.SetWarn(info.Warn)
+	warn := t.say
 	if cfg.Target == TargetGCP && !cfg.UseCollector {
 		// Gemini CLI writes to Cloud Trace, Monitoring and Logging itself
 		// here; Castor links no Google Cloud exporter.
@@ -115,6 +124,11 @@ func Start(ctx context.Context, cfg Config, info Info) (*Telemetry, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The SDK reports a failed export through OpenTelemetry's global
+	// error handler, whose default writes a log line on stderr: under the
+	// interactive terminal that garbles the screen, every 10 seconds
+	// while a collector is down. One pipeline serves the process.
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(t.exportFailed))
 	t.tp = sdktrace.NewTracerProvider(sdktrace.WithResource(res), sdktrace.WithBatcher(spans))
 	t.mp = sdkmetric.NewMeterProvider(sdkmetric.WithResource(res),
 		sdkmetric.WithReader(sdkmetric.NewPeriodicReader(metrics, sdkmetric.WithInterval(exportInterval))))
@@ -127,6 +141,42 @@ func Start(ctx context.Context, cfg Config, info Info) (*Telemetry, error) {
 	}
 	t.m.sessions.Add(ctx, 1, metric.WithAttributes(t.common("")...))
 	return t, nil
+}
+
+// SetWarn sends the pipeline's warnings to w from now on (nil: dropped).
+func (t *Telemetry) SetWarn(w func(string)) {
+	if w == nil {
+		w = func(string) {}
+	}
+	t.warnMu.Lock()
+	t.warn = w
+	t.warnMu.Unlock()
+}
+
+// say gives one warning to the current Warn.
+func (t *Telemetry) say(s string) {
+	t.warnMu.Lock()
+	w := t.warn
+	t.warnMu.Unlock()
+	w(s)
+}
+
+// exportFailed is the SDK's error handler: the first failure is said,
+// the rest are not (a collector that is down fails every export, and
+// Shutdown sums up what was lost).
+func (t *Telemetry) exportFailed(err error) {
+	t.warnMu.Lock()
+	said := t.exportSaid
+	t.exportSaid = true
+	t.warnMu.Unlock()
+	if !said {
+		t.say(fmt.Sprintf("telemetry to %s: %s (later failures are not shown)", t.where(), oneLine(err.Error())))
+	}
+}
+
+// oneLine folds a multi-line error into one line.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
 }
 
 // where says where the data goes, for messages.
