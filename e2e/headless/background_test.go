@@ -19,14 +19,42 @@ import (
 // list_background_processes shows it exited by the signal.
 func TestBackgroundProcessStartReadKill(t *testing.T) {
 	t.Parallel()
+	for _, tt := range []struct {
+		name string
+		args    []string
+		setting string // tools.sandbox in the user's settings
+	}{
+		// The sandbox yolo brings (Landlock here): each command has a
+		// domain of its own, which may not signal the background one;
+		// Castor performs the kill.
+		{"sandboxed", nil, ""},
+		// bubblewrap: each command has a pid namespace of its own.
+		{"bwrap", nil, `"bwrap"`},
+		{"unsandboxed", []string{"--sandbox=false"}, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			switch {
+			case tt.setting != "":
+				needBwrap(t)
+			case tt.args == nil:
+				needLandlock(t)
+			}
+			testBackgroundStartReadKill(t, tt.args, tt.setting)
+		})
+	}
+}
+
+func testBackgroundStartReadKill(t *testing.T, args []string, setting string) {
 	e := e2etest.New(t)
+	if setting != "" {
+		e.WriteUserSettings(`{"tools":{"sandbox":` + setting + `}}`)
+	}
 	e.Srv.Enqueue(
 		fakegemini.Call("run_shell_command", map[string]any{"command": "echo server-ready; exec sleep 600", "is_background": true}),
 		fakegemini.Text("Started."),
 	)
-	// Without the sandbox yolo brings: a sandboxed shell may not signal
-	// processes outside its own sandbox, the background one included.
-	p := e.StartStream("--input-format", "stream-json", "-o", "stream-json", "-y", "--sandbox=false")
+	p := e.StartStream(append([]string{"--input-format", "stream-json", "-o", "stream-json", "-y"}, args...)...)
 	p.Send(`{"type":"user","message":"start the server"}`)
 	res := p.Until("tool_result")
 	out, _ := res["output"].(string)
