@@ -20,7 +20,7 @@ import (
 func TestBackgroundProcessStartReadKill(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
-		name string
+		name    string
 		args    []string
 		setting string // tools.sandbox in the user's settings
 	}{
