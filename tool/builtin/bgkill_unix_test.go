@@ -3,6 +3,7 @@
 package builtin
 
 import (
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -66,7 +67,7 @@ func TestSplitKills(t *testing.T) {
 			continue
 		}
 		for i, st := range steps {
-			if st.kill.sig != tt.sigs[i] || !equalInts(st.kill.targets, tt.targets[i]) {
+			if st.kill.sig != tt.sigs[i] || !slices.Equal(st.kill.targets, tt.targets[i]) {
 				t.Errorf("%q: kill %d is %v to %v, want %v to %v", tt.command, i, st.kill.sig, st.kill.targets, tt.sigs[i], tt.targets[i])
 			}
 		}
@@ -78,18 +79,6 @@ func TestSplitKills(t *testing.T) {
 			t.Errorf("%q: rest %q, want %q", tt.command, b.String(), tt.rest)
 		}
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // FuzzSplitKills: the model's command line never panics the reader, and
