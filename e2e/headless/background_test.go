@@ -2,7 +2,6 @@ package headless_test
 
 import (
 	"fmt"
-	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
+	"github.com/castor-dev/castor/internal/proc/proctest"
 )
 
 // TestBackgroundProcessStartReadKill: a run_shell_command with
@@ -150,14 +150,7 @@ func TestSandboxedKillStaysInside(t *testing.T) {
 			} else {
 				needLandlock(t)
 			}
-			victim := exec.Command("sleep", "600")
-			if err := victim.Start(); err != nil {
-				t.Fatal(err)
-			}
-			exited := make(chan struct{})
-			go func() { _ = victim.Wait(); close(exited) }()
-			t.Cleanup(func() { _ = victim.Process.Kill(); <-exited })
-			v := victim.Process.Pid
+			v, exited := proctest.Bystander(t)
 
 			e := e2etest.New(t)
 			if tt.setting != "" {

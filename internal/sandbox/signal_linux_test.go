@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/castor-dev/castor/internal/proc"
+	"github.com/castor-dev/castor/internal/proc/proctest"
 )
 
 // TestNoSignalsOut: a confined command may signal what it started
@@ -69,14 +70,8 @@ func TestNoSignalsOut(t *testing.T) {
 				t.Errorf("killing its own child: %v: %s", err, out)
 			}
 			// An unrelated process: SIGTERM, which would end it.
-			victim := exec.Command("sleep", "600")
-			if err := victim.Start(); err != nil {
-				t.Fatal(err)
-			}
-			exited := make(chan struct{})
-			go func() { _ = victim.Wait(); close(exited) }()
-			t.Cleanup(func() { _ = victim.Process.Kill(); <-exited })
-			out, err := run(fmt.Sprintf("kill -TERM %d", victim.Process.Pid))
+			victim, exited := proctest.Bystander(t)
+			out, err := run(fmt.Sprintf("kill -TERM %d", victim))
 			if refused := err != nil; refused != sb.confined {
 				t.Errorf("kill of an unrelated process refused %v, want %v: %s", refused, sb.confined, out)
 			}
@@ -87,7 +82,7 @@ func TestNoSignalsOut(t *testing.T) {
 					t.Error("the unrelated process ended")
 				default:
 				}
-				if err := syscall.Kill(victim.Process.Pid, 0); err != nil {
+				if err := syscall.Kill(victim, 0); err != nil {
 					t.Errorf("the unrelated process is gone: %v", err)
 				}
 			} else {
