@@ -194,23 +194,39 @@ func (r *landlockRuleset) close() { unix.Close(r.fd) }
 // locked to it), so nothing else of Castor is confined.
 func (r *landlockRuleset) start(cmd *exec.Cmd) error {
 	errc := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread() // never unlocked, on purpose
-		if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-			errc <- fmt.Errorf("sandbox: prctl(PR_SET_NO_NEW_PRIVS): %w; the command did not run", err)
-			return
-		}
-		if !r.network {
-			if err := noIPSockets(); err != nil {
-				errc <- fmt.Errorf("sandbox: installing the seccomp filter: %w; the command did not run", err)
-				return
-			}
-		}
-		if _, _, e := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, uintptr(r.fd), 0, 0); e != 0 {
-			errc <- fmt.Errorf("sandbox: applying Landlock: %w; the command did not run", e)
-			return
-		}
-		errc <- cmd.Start()
-	}()
+	go r.startConfined(cmd, errc)
 	return <-errc
+}
+
+// startConfined confines the thread it runs on and starts cmd from it,
+// but never on the main thread: the process's id is the main thread's,
+// so a domain on it would be the domain a signal to Castor meets, and
+// the command confined there could signal (kill) Castor. There it holds
+// the main thread while another thread does the work.
+func (r *landlockRuleset) startConfined(cmd *exec.Cmd, errc chan<- error) {
+	runtime.LockOSThread()
+	if unix.Gettid() == unix.Getpid() {
+		other := make(chan error, 1)
+		go r.startConfined(cmd, other)
+		err := <-other
+		runtime.UnlockOSThread()
+		errc <- err
+		return
+	}
+	// This thread is never unlocked, on purpose.
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		errc <- fmt.Errorf("sandbox: prctl(PR_SET_NO_NEW_PRIVS): %w; the command did not run", err)
+		return
+	}
+	if !r.network {
+		if err := noIPSockets(); err != nil {
+			errc <- fmt.Errorf("sandbox: installing the seccomp filter: %w; the command did not run", err)
+			return
+		}
+	}
+	if _, _, e := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, uintptr(r.fd), 0, 0); e != 0 {
+		errc <- fmt.Errorf("sandbox: applying Landlock: %w; the command did not run", e)
+		return
+	}
+	errc <- cmd.Start()
 }

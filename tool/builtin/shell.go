@@ -231,10 +231,28 @@ func (c *shellCall) Execute(ctx context.Context, out func(string)) *tool.Result 
 	if c.background && c.env.Background != nil {
 		return c.result(c.env.Background.run(ctx, req, c.stripped))
 	}
-	if c.env.Shell != nil && !c.background {
-		return c.result(c.env.runShellVia(ctx, req))
+	if c.env.Background != nil {
+		// The session's own background processes are stopped by Castor:
+		// a sandboxed shell may not signal them (bgkill_unix.go).
+		if said, status, rest, ok := c.env.Background.ownKills(c.stripped); ok {
+			if rest == "" {
+				return c.result(shellResult{output: said, exitCode: &status})
+			}
+			req.command = bashShoptGuard + " " + rest
+			r := c.runForeground(ctx, req)
+			r.output = said + r.output
+			return c.result(r)
+		}
 	}
-	return c.result(runShell(ctx, req))
+	return c.result(c.runForeground(ctx, req))
+}
+
+// runForeground runs req to its end, through Env.Shell when it has one.
+func (c *shellCall) runForeground(ctx context.Context, req shellRequest) shellResult {
+	if c.env.Shell != nil && !c.background {
+		return c.env.runShellVia(ctx, req)
+	}
+	return runShell(ctx, req)
 }
 
 // result turns a finished (or backgrounded) run into the model's text.

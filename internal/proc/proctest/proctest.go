@@ -37,3 +37,18 @@ func WaitGone(t testing.TB, pid int) {
 	_ = syscall.Kill(pid, syscall.SIGKILL)
 	t.Errorf("process %d still runs after it was stopped", pid)
 }
+
+// Bystander starts a process of the test's user that nothing under test
+// started (sleep 600), ended when the test ends. exited is closed once
+// it has ended, however that happened.
+func Bystander(t testing.TB) (pid int, exited <-chan struct{}) {
+	t.Helper()
+	cmd := DieWithTest(exec.Command("sleep", "600"))
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	t.Cleanup(func() { _ = cmd.Process.Kill(); <-done })
+	return cmd.Process.Pid, done
+}
