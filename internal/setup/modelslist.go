@@ -51,6 +51,8 @@ type PriceListing struct {
 	Input       float64 `json:"inputPerMTok"`
 	CachedInput float64 `json:"cachedInputPerMTok"`
 	Output      float64 `json:"outputPerMTok"`
+	// CacheWrite is input written to the prompt cache (Anthropic's).
+	CacheWrite float64 `json:"cacheWritePerMTok,omitempty"`
 }
 
 // priceListing is p as listed, nil for no price.
@@ -58,7 +60,11 @@ func priceListing(p model.Price) *PriceListing {
 	if p == (model.Price{}) {
 		return nil
 	}
-	return &PriceListing{p.InputPerMTok, cmp.Or(p.CachedPerMTok, p.InputPerMTok), p.OutputPerMTok}
+	l := &PriceListing{p.InputPerMTok, cmp.Or(p.CachedPerMTok, p.InputPerMTok), p.OutputPerMTok, 0}
+	if p.CacheWritePerMTok != p.InputPerMTok {
+		l.CacheWrite = p.CacheWritePerMTok
+	}
+	return l
 }
 
 // lister is a provider's transport that can ask its server for its

@@ -138,7 +138,7 @@ func providerRetry(ro model.RetryOptions) model.RetryOptions {
 
 // priceTable prices a model: a provider model's own entry
 // (providers.<p>.models.<m>.inputPricePerMTok, cachedInputPricePerMTok,
-// outputPricePerMTok), else Gemini's shipped prices, else nothing.
+// outputPricePerMTok, cacheWritePricePerMTok), else Gemini's shipped prices, else nothing.
 func priceTable(st *config.Settings) func(string) model.Price {
 	return func(name string) model.Price {
 		if pname, mname, ok := strings.Cut(name, "/"); ok {
@@ -146,7 +146,13 @@ func priceTable(st *config.Settings) func(string) model.Price {
 				if models, isObj := p["models"].(map[string]any); isObj {
 					if m, isObj := models[mname].(map[string]any); isObj {
 						num := func(k string) float64 { f, _ := m[k].(float64); return f }
-						return model.Price{InputPerMTok: num("inputPricePerMTok"), CachedPerMTok: num("cachedInputPricePerMTok"), OutputPerMTok: num("outputPricePerMTok")}
+						price := model.Price{InputPerMTok: num("inputPricePerMTok"), CachedPerMTok: num("cachedInputPricePerMTok"),
+							OutputPerMTok: num("outputPricePerMTok"), CacheWritePerMTok: num("cacheWritePricePerMTok")}
+						if _, set := m["cacheWritePricePerMTok"]; !set && isAnthropic(st, pname) {
+							// Anthropic bills a 5-minute cache write at 1.25× input.
+							price.CacheWritePerMTok = 1.25 * price.InputPerMTok
+						}
+						return price
 					}
 				}
 			}
