@@ -14,7 +14,7 @@ func TestProviderClient(t *testing.T) {
 	st := &config.Settings{Providers: map[string]any{
 		"local": map[string]any{"baseUrl": "http://127.0.0.1:1/v1", "headers": map[string]any{"a": "b"},
 			"models": map[string]any{"m": map[string]any{"inputPricePerMTok": 1.5, "outputPricePerMTok": 3.0}}},
-		"anth":  map[string]any{"type": "anthropic", "baseUrl": "http://127.0.0.1:1", "models": map[string]any{"c": map[string]any{"maxTokens": 100.0, "thinkingBudget": -1.0},
+		"anth": map[string]any{"type": "anthropic", "baseUrl": "http://127.0.0.1:1", "models": map[string]any{"c": map[string]any{"maxTokens": 100.0, "thinkingBudget": -1.0},
 			"p": map[string]any{"inputPricePerMTok": 2.0}, "w": map[string]any{"inputPricePerMTok": 2.0, "cacheWritePricePerMTok": 4.0}}},
 		"anthk": map[string]any{"type": "anthropic", "apiKeyEnv": "WORK_KEY"},
 		"anthb": map[string]any{"type": "anthropic", "baseUrl": "http://127.0.0.1:1", "models": map[string]any{"c": map[string]any{"maxTokens": 1.5}}},
