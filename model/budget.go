@@ -174,6 +174,10 @@ type Budget struct {
 
 	mu    sync.Mutex
 	spent float64
+	// onSpend hears the session's new total after each priced call;
+	// saveMu orders those, so the last heard is the latest total.
+	onSpend func(total float64)
+	saveMu  sync.Mutex
 }
 
 // WithBudget wraps m; price gives each model's price, limit is in dollars
@@ -195,6 +199,16 @@ func (b *Budget) SessionSetting(name string) *Budget {
 func (b *Budget) Daily(limit float64, setting string, ledger Ledger, warn func(error)) *Budget {
 	b.daily, b.dailySetting, b.ledger, b.warn = limit, setting, ledger, warn
 	return b
+}
+
+// Resume counts prior, what the session had spent before this process
+// (a resumed session's), toward its limit; onSpend hears the session's
+// total after each priced call, so it can be kept for the next resume.
+func (b *Budget) Resume(prior float64, onSpend func(total float64)) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.spent += prior
+	b.onSpend = onSpend
 }
 
 // Spent is the cost of the calls so far.
@@ -246,7 +260,13 @@ func (b *Budget) add(name string, resp *genai.GenerateContentResponse) {
 	c := b.price(name).Cost(resp.UsageMetadata)
 	b.mu.Lock()
 	b.spent += c
+	onSpend := b.onSpend
 	b.mu.Unlock()
+	if c > 0 && onSpend != nil {
+		b.saveMu.Lock()
+		onSpend(b.Spent())
+		b.saveMu.Unlock()
+	}
 	if c > 0 && b.ledger != nil {
 		if err := b.ledger.Add(c); err != nil && b.warn != nil {
 			b.warn(err)

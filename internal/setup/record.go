@@ -61,7 +61,9 @@ func openRecording(o Options, a *Agent, sessionID string, envContext func() stri
 				return nil, nil, "", &ResumeError{Err: err}
 			}
 			history := append([]*genai.Content{genai.NewContentFromText(envContext(), genai.RoleUser)}, conv.History()...)
-			return history, record(rec), conv.SessionID, nil
+			r := record(rec)
+			r.(*chatRecorder).spent = sessionCost(conv, priceTable(a.Settings)) // budget.go
+			return history, r, conv.SessionID, nil
 		}
 	}
 	rec, err := store.Create(sessionID, chats.CreateOptions{Directories: a.Workspace.Dirs()})
@@ -79,6 +81,8 @@ type chatRecorder struct {
 	rec    *chats.Recorder
 	warn   func(string)
 	warned bool
+	// spent is what a resumed session had cost before this process.
+	spent float64
 	// prompts maps the engine's prompt ids to their user messages, for
 	// RecordRewind and engineID; mu guards it (a turn records while a
 	// face lists).

@@ -418,6 +418,7 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 	}
 	cleanupSessions(o, a, sessionID) // retention.go
 	a.recorder, _ = recorder.(*chatRecorder)
+	resumeBudget(client, a.recorder) // budget.go
 
 	var sess *agent.Session
 	systemInstruction := func() string {
