@@ -76,3 +76,18 @@ func TestProviderClient(t *testing.T) {
 		t.Errorf("gemini-2.5-flash price %+v", p)
 	}
 }
+
+// TestContextWindow: a provider model's window is its contextWindow,
+// else its provider's default; Gemini's are left to the engine (0).
+func TestContextWindow(t *testing.T) {
+	a := &Agent{Settings: &config.Settings{Providers: map[string]any{
+		"local":  map[string]any{"baseUrl": "http://127.0.0.1:1/v1", "models": map[string]any{"m": map[string]any{"contextWindow": 32768.0}}},
+		"claude": map[string]any{"type": "anthropic"},
+	}}}
+	for name, want := range map[string]int{"local/m": 32768, "local/other": openAIWindow, "claude/x": anthropicWindow, "anthropic/claude-sonnet-4-5": anthropicWindow,
+		"ollama/qwen3": ollamaWindow, "openai/gpt-4.1": openAIWindow, "gemini-2.5-pro": 0, "models/gemini-2.5-pro": 0, "nosuch/x": 0} {
+		if got := a.ContextWindow(name); got != want {
+			t.Errorf("%s: %d, want %d", name, got, want)
+		}
+	}
+}
