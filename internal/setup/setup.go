@@ -316,9 +316,9 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 		if err != nil {
 			return nil, err
 		}
-		a.Trusted = st.Trust.IsTrusted() || !st.Trust.FolderTrustEnabled
-		if err := a.Env.LoadDotEnvWith(st.DotEnv(wd, a.Home.UserDir, a.Trusted)); err != nil {
-			o.Warn(err.Error())
+		trusted, dotErr := a.Env.LoadSessionDotEnv(st, wd, a.Home.UserDir)
+		if a.Trusted = trusted; dotErr != nil {
+			o.Warn(dotErr.Error())
 		}
 	}
 	if err := ctx.Err(); err != nil {
