@@ -108,6 +108,9 @@ func modelsText(list []setup.ProviderListing) string {
 			}
 			if pr := m.Price; pr != nil {
 				line += fmt.Sprintf(", $%g in / $%g cached / $%g out per million tokens", pr.Input, pr.CachedInput, pr.Output)
+				if pr.CacheWrite > 0 {
+					line += fmt.Sprintf(" ($%g to write to the cache)", pr.CacheWrite)
+				}
 			}
 			b.WriteString(line + "\n")
 		}
