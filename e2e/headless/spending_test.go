@@ -20,6 +20,19 @@ func pricedSettings(srv *fakeopenai.Server, model string) string {
 		"models": {"priced": {"inputPricePerMTok": 10, "outputPricePerMTok": 40}}}}, "model": {` + model + `}}`
 }
 
+// firstPricedRun is a workspace whose session has run one priced call
+// ("first", answered "first answer") on the fake.
+func firstPricedRun(t *testing.T) (*e2etest.Env, *fakeopenai.Server) {
+	t.Helper()
+	e := e2etest.New(t)
+	srv := fakeopenai.Start(t, fakeopenai.Text("first answer"))
+	e.WriteUserSettings(pricedSettings(srv, ""))
+	if r := e.Run("-m", "local/priced", "-p", "first"); r.Code != 0 {
+		t.Fatalf("first session: exit %d\n%s", r.Code, r.Stderr)
+	}
+	return e, srv
+}
+
 // todaySpent reads the project's spending ledger: today's total.
 func todaySpent(t *testing.T, e *e2etest.Env) float64 {
 	t.Helper()
@@ -47,12 +60,7 @@ func todaySpent(t *testing.T, e *e2etest.Env) float64 {
 // its file; with the budget raised it resumes, the history intact.
 func TestDailyBudgetAcrossSessions(t *testing.T) {
 	t.Parallel()
-	e := e2etest.New(t)
-	srv := fakeopenai.Start(t, fakeopenai.Text("first answer"))
-	e.WriteUserSettings(pricedSettings(srv, ""))
-	if r := e.Run("-m", "local/priced", "-p", "first"); r.Code != 0 {
-		t.Fatalf("first session: exit %d\n%s", r.Code, r.Stderr)
-	}
+	e, srv := firstPricedRun(t)
 	spent := todaySpent(t, e)
 	if spent <= 0 {
 		t.Fatalf("today's spending %v after a priced call", spent)
@@ -147,12 +155,7 @@ func sessionCostUSD(t *testing.T, e *e2etest.Env) float64 {
 // the session goes on and its kept total grows.
 func TestSessionBudgetAcrossResume(t *testing.T) {
 	t.Parallel()
-	e := e2etest.New(t)
-	srv := fakeopenai.Start(t, fakeopenai.Text("first answer"))
-	e.WriteUserSettings(pricedSettings(srv, ""))
-	if r := e.Run("-m", "local/priced", "-p", "first"); r.Code != 0 {
-		t.Fatalf("first run: exit %d\n%s", r.Code, r.Stderr)
-	}
+	e, srv := firstPricedRun(t)
 	spent := sessionCostUSD(t, e)
 	if ledger := todaySpent(t, e); spent <= 0 || spent != ledger {
 		t.Fatalf("the session file keeps $%v, the ledger $%v: want the same, above 0", spent, ledger)
