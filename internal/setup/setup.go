@@ -449,6 +449,7 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 		MaxSessionTurns:      st.Model.MaxSessionTurns,
 		DisableLoopDetection: st.Model.DisableLoopDetection,
 		CompressionThreshold: st.Model.CompressionThreshold,
+		TokenLimitFor:        a.ContextWindow, // providers.go
 		Recorder:             recorder,
 		Confirm:              confirm,
 		OutputSchema:         o.OutputSchema,
