@@ -201,13 +201,14 @@ func (b *Budget) Daily(limit float64, setting string, ledger Ledger, warn func(e
 	return b
 }
 
-// Resume counts prior, what the session had spent before this process
-// (a resumed session's), toward its limit; onSpend hears the session's
-// total after each priced call, so it can be kept for the next resume.
+// Resume makes prior the session's spending so far (a resumed
+// session's, from before this process or this switch), counted toward
+// its limit; onSpend hears the session's total after each priced call,
+// so it can be kept for the next resume.
 func (b *Budget) Resume(prior float64, onSpend func(total float64)) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.spent += prior
+	b.spent = prior
 	b.onSpend = onSpend
 }
 

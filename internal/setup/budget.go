@@ -94,12 +94,27 @@ func sessionCost(conv *chats.Conversation, price func(string) model.Price) float
 }
 
 // resumeBudget makes the session's budget count what a resumed session
-// had spent, and keeps the session's total in its file after each priced
-// call for the next resume.
+// had spent (rec.spent), and keeps the session's total in its file after
+// each priced call for the next resume; the recorder keeps the budget
+// for a switch to another session (resumeSpending).
 func resumeBudget(client model.Model, rec *chatRecorder) {
-	b := inside[*model.Budget](client)
-	if b == nil || rec == nil {
+	if rec == nil {
 		return
 	}
-	b.Resume(rec.spent, func(total float64) { rec.report(rec.rec.SetCost(total)) })
+	rec.budget = inside[*model.Budget](client)
+	rec.resumeSpending(rec.spent)
+}
+
+// resumeSpending starts the session's budget from spent, what the
+// session now recorded had cost.
+func (c *chatRecorder) resumeSpending(spent float64) {
+	if c.budget == nil {
+		return
+	}
+	c.budget.Resume(spent, func(total float64) {
+		c.mu.Lock()
+		rec := c.rec
+		c.mu.Unlock()
+		c.report(rec.SetCost(total))
+	})
 }

@@ -1,10 +1,16 @@
 package setup
 
 import (
+	"context"
+	"errors"
+	"iter"
 	"testing"
+
+	"google.golang.org/genai"
 
 	"github.com/castor-dev/castor/internal/chats"
 	"github.com/castor-dev/castor/model"
+	"github.com/castor-dev/castor/model/fake"
 )
 
 // TestSessionCost: a resumed session's prior spending is the total its
@@ -34,5 +40,55 @@ func TestSessionCost(t *testing.T) {
 		if got := sessionCost(&c.conv, price); got < c.want-1e-12 || got > c.want+1e-12 {
 			t.Errorf("cost %v, want %v", got, c.want)
 		}
+	}
+}
+
+// usageModel reports every answer as 1,000 prompt tokens.
+type usageModel struct{ model.Model }
+
+func (m usageModel) GenerateContentStream(ctx context.Context, req *model.Request) iter.Seq2[*genai.GenerateContentResponse, error] {
+	return func(yield func(*genai.GenerateContentResponse, error) bool) {
+		for r, err := range m.Model.GenerateContentStream(ctx, req) {
+			if r != nil {
+				r.UsageMetadata = &genai.GenerateContentResponseUsageMetadata{PromptTokenCount: 1000, TotalTokenCount: 1000}
+			}
+			if !yield(r, err) {
+				return
+			}
+		}
+	}
+}
+
+// TestResumeChatBudget: switching the running session to a recorded one
+// (the terminal's resume) makes the budget count what that session had
+// spent, kept in its file.
+func TestResumeChatBudget(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	opts := func(c model.Model, budget float64) Options {
+		return Options{WorkDir: ws, HomeDir: home, Model: "gemini-2.5-pro", Client: usageModel{c}, MaxBudgetUSD: budget, Env: envOf(func(string) string { return "" })}
+	}
+	first, err := New(context.Background(), opts(fake.Script(fake.Text("Paris.")), 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := first.Send(context.Background(), "capital of France?"); err != nil {
+		t.Fatal(err)
+	}
+	firstID := first.SessionID()
+	first.Close()
+
+	// 1,000 tokens at $1.25 a million: $0.00125 spent, which the
+	// refusal of the next call counts.
+	a, err := New(context.Background(), opts(fake.Script(fake.Text("Berlin.")), 0.0013))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if _, _, err := a.ResumeChat(firstID); err != nil {
+		t.Fatal(err)
+	}
+	var be *model.BudgetError
+	if _, err := a.Send(context.Background(), "and Germany?"); !errors.As(err, &be) || be.Spent < 0.00124 || be.Spent > 0.00126 {
+		t.Errorf("err %v (%+v), want a budget error counting $0.00125 spent", err, be)
 	}
 }

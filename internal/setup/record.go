@@ -11,6 +11,7 @@ import (
 
 	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/internal/chats"
+	"github.com/castor-dev/castor/model"
 )
 
 func newSessionID() string { return uuid.NewString() }
@@ -81,8 +82,10 @@ type chatRecorder struct {
 	rec    *chats.Recorder
 	warn   func(string)
 	warned bool
-	// spent is what a resumed session had cost before this process.
-	spent float64
+	// spent is what a resumed session had cost before this process;
+	// budget is the session's (nil without one), started from it.
+	spent  float64
+	budget *model.Budget
 	// prompts maps the engine's prompt ids to their user messages, for
 	// RecordRewind and engineID; mu guards it (a turn records while a
 	// face lists).
