@@ -86,8 +86,10 @@ func sessionCost(conv *chats.Conversation, price func(string) model.Price) float
 	var usd float64
 	for _, m := range conv.Messages {
 		if t := m.Tokens; t != nil && m.Type == chats.TypeGemini {
-			usd += price(m.Model).Cost(&genai.GenerateContentResponseUsageMetadata{PromptTokenCount: int32(t.Input),
-				CachedContentTokenCount: int32(t.Cached), CandidatesTokenCount: int32(t.Output), ThoughtsTokenCount: int32(t.Thoughts)})
+			u := &genai.GenerateContentResponseUsageMetadata{PromptTokenCount: int32(t.Input),
+				CachedContentTokenCount: int32(t.Cached), CandidatesTokenCount: int32(t.Output), ThoughtsTokenCount: int32(t.Thoughts)}
+			model.SetCacheWriteTokens(u, int32(t.CacheWrite))
+			usd += price(m.Model).Cost(u)
 		}
 	}
 	return usd

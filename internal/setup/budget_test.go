@@ -19,13 +19,14 @@ import (
 func TestSessionCost(t *testing.T) {
 	price := func(name string) model.Price {
 		if name == "p" {
-			return model.Price{InputPerMTok: 10, OutputPerMTok: 100}
+			return model.Price{InputPerMTok: 10, OutputPerMTok: 100, CacheWritePerMTok: 20}
 		}
 		return model.Price{}
 	}
 	msgs := []chats.Message{
 		{Type: chats.TypeUser},
 		{Type: chats.TypeGemini, Model: "p", Tokens: &chats.Tokens{Input: 1000, Output: 10}},
+		{Type: chats.TypeGemini, Model: "p", Tokens: &chats.Tokens{Input: 100, CacheWrite: 100}}, // 100 written at $20
 		{Type: chats.TypeGemini, Model: "free", Tokens: &chats.Tokens{Input: 1000, Output: 10}},
 		{Type: chats.TypeGemini, Model: "p"},
 	}
@@ -34,7 +35,7 @@ func TestSessionCost(t *testing.T) {
 		want float64
 	}{
 		{chats.Conversation{CostUSD: 0.5, Messages: msgs}, 0.5},
-		{chats.Conversation{Messages: msgs}, 0.011},
+		{chats.Conversation{Messages: msgs}, 0.013},
 		{chats.Conversation{}, 0},
 	} {
 		if got := sessionCost(&c.conv, price); got < c.want-1e-12 || got > c.want+1e-12 {

@@ -155,6 +155,7 @@ func (c *chatRecorder) RecordModel(t *agent.ModelTurn) {
 		m.Tokens = &chats.Tokens{
 			Input: int(u.PromptTokenCount), Output: int(u.CandidatesTokenCount), Cached: int(u.CachedContentTokenCount),
 			Thoughts: int(u.ThoughtsTokenCount), Tool: int(u.ToolUsePromptTokenCount), Total: int(u.TotalTokenCount),
+			CacheWrite: int(model.CacheWriteTokens(u)),
 		}
 	}
 	for _, call := range t.Calls {
