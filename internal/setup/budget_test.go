@@ -68,15 +68,7 @@ func TestResumeChatBudget(t *testing.T) {
 	opts := func(c model.Model, budget float64) Options {
 		return Options{WorkDir: ws, HomeDir: home, Model: "gemini-2.5-pro", Client: usageModel{c}, MaxBudgetUSD: budget, Env: envOf(func(string) string { return "" })}
 	}
-	first, err := New(context.Background(), opts(fake.Script(fake.Text("Paris.")), 0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := first.Send(context.Background(), "capital of France?"); err != nil {
-		t.Fatal(err)
-	}
-	firstID := first.SessionID()
-	first.Close()
+	firstID := recordedSession(t, opts(fake.Script(fake.Text("Paris.")), 0), "capital of France?")
 
 	// 1,000 tokens at $1.25 a million: $0.00125 spent, which the
 	// refusal of the next call counts.
@@ -92,4 +84,19 @@ func TestResumeChatBudget(t *testing.T) {
 	if _, err := a.Send(context.Background(), "and Germany?"); !errors.As(err, &be) || be.Spent < 0.00124 || be.Spent > 0.00126 {
 		t.Errorf("err %v (%+v), want a budget error counting $0.00125 spent", err, be)
 	}
+}
+
+// recordedSession runs one turn of prompt in a session of o and closes
+// it, returning its id.
+func recordedSession(t *testing.T, o Options, prompt string) string {
+	t.Helper()
+	a, err := New(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if _, err := a.Send(context.Background(), prompt); err != nil {
+		t.Fatal(err)
+	}
+	return a.SessionID()
 }
