@@ -134,6 +134,9 @@ func (r *run) maybeCompress() {
 	s := r.s
 	s.mu.Lock()
 	limit := s.cfg.TokenLimit
+	if limit <= 0 && s.cfg.TokenLimitFor != nil {
+		limit = s.cfg.TokenLimitFor(s.model)
+	}
 	if limit <= 0 {
 		limit = tokenLimit(s.model)
 	}

@@ -183,6 +183,9 @@ func TestMaybeCompressThreshold(t *testing.T) {
 		{"model's window", 0, 0.5, "gemini-2.0-flash-preview-image", 15_999, false},
 		{"model's window reached", 0, 0.5, "gemini-2.0-flash-preview-image", 16_000, true},
 		{"default window", 0, 0.5, "gemini-2.5-pro", 500_000, false},
+		// TokenLimitFor below gives local/small 2,000 tokens.
+		{"provider model's window", 0, 0.5, "local/small", 999, false},
+		{"provider model's window reached", 0, 0.5, "local/small", 1000, true},
 		// pairs(10) is 2000 characters, 500 tokens.
 		{"estimated from history", 1000, 0.5, "gemini-2.5-pro", 0, true},
 		{"estimate below", 1001, 0.5, "gemini-2.5-pro", 0, false},
@@ -190,7 +193,8 @@ func TestMaybeCompressThreshold(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := &summariser{scripted: &scripted{summary: "<state_snapshot>s</state_snapshot>"}}
-			s := New(Config{Model: m, ModelName: tt.modelName, History: pairs(10), TokenLimit: tt.limit, CompressionThreshold: tt.threshold})
+			windows := func(name string) int { return map[string]int{"local/small": 2000}[name] }
+			s := New(Config{Model: m, ModelName: tt.modelName, History: pairs(10), TokenLimit: tt.limit, TokenLimitFor: windows, CompressionThreshold: tt.threshold})
 			s.lastPrompt = tt.lastPrompt
 			var evs []*Event
 			s.newRun(context.Background(), func(ev *Event, _ error) bool {

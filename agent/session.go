@@ -106,6 +106,10 @@ type Config struct {
 	CompressionThreshold float64
 	// TokenLimit is the model's context window (0: known per model).
 	TokenLimit int
+	// TokenLimitFor, when TokenLimit is 0, gives the window of the
+	// session's current model (a provider model's from its settings);
+	// 0 from it means Gemini's known windows.
+	TokenLimitFor func(model string) int
 	// Recorder, when set, persists the conversation.
 	Recorder Recorder
 	// Confirm, when set, is asked synchronously for every call that needs

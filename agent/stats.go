@@ -4,6 +4,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/castor-dev/castor/model"
+
 	"google.golang.org/genai"
 )
 
@@ -40,6 +42,10 @@ type TokenStats struct {
 	Cached     int64 `json:"cached"`
 	Thoughts   int64 `json:"thoughts"`
 	Tool       int64 `json:"tool"`
+	// CacheWrite counts prompt tokens written to the provider's prompt
+	// cache (Anthropic's, priced above input); absent for Gemini, so
+	// stats stay Gemini CLI's.
+	CacheWrite int64 `json:"cacheWrite,omitempty"`
 }
 
 // RoleStats are the metrics of one role (the main loop, a utility call).
@@ -140,6 +146,7 @@ func addUsage(t *TokenStats, u *genai.GenerateContentResponseUsageMetadata) {
 	t.Cached += int64(u.CachedContentTokenCount)
 	t.Thoughts += int64(u.ThoughtsTokenCount)
 	t.Tool += int64(u.ToolUsePromptTokenCount)
+	t.CacheWrite += int64(model.CacheWriteTokens(u))
 	t.Input += int64(u.PromptTokenCount - u.CachedContentTokenCount)
 }
 

@@ -67,6 +67,7 @@ func addTokens(t *TokenStats, f TokenStats) {
 	t.Cached += f.Cached
 	t.Thoughts += f.Thoughts
 	t.Tool += f.Tool
+	t.CacheWrite += f.CacheWrite
 }
 
 func addDecisions(d *Decisions, f Decisions) {

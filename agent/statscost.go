@@ -18,8 +18,10 @@ func (s Stats) Cost(price func(string) model.Price) (total float64, byModel map[
 		p := price(name)
 		priced = priced || p != (model.Price{})
 		t := m.Tokens
-		usd := p.Cost(&genai.GenerateContentResponseUsageMetadata{PromptTokenCount: int32(t.Prompt), CachedContentTokenCount: int32(t.Cached),
-			CandidatesTokenCount: int32(t.Candidates), ThoughtsTokenCount: int32(t.Thoughts)})
+		u := &genai.GenerateContentResponseUsageMetadata{PromptTokenCount: int32(t.Prompt), CachedContentTokenCount: int32(t.Cached),
+			CandidatesTokenCount: int32(t.Candidates), ThoughtsTokenCount: int32(t.Thoughts)}
+		model.SetCacheWriteTokens(u, int32(t.CacheWrite))
+		usd := p.Cost(u)
 		byModel[name] = usd
 		total += usd
 	}

@@ -390,7 +390,7 @@ var extensionTable = []settingKey{
 var settingDescriptions = map[string]string{
 	"$schema":          "The JSON schema an editor validates the file against.",
 	"mcpServers":       "MCP servers to start, by name: `command`/`args`/`env`/`cwd`, `url`, `httpUrl`, `headers`, `timeout`, `trust`, `includeTools`, `excludeTools`, `oauth` (see docs/mcp.md).",
-	"providers":        "Model providers besides Gemini, by name: `type` (`openai` or `anthropic`), `baseUrl`, `apiKeyEnv`, `headers`, `models` (name → `contextWindow`, `inputPricePerMTok`, `cachedInputPricePerMTok`, `outputPricePerMTok`; for `anthropic`, `maxTokens` and `thinkingBudget`); a model is then named `provider/model` (see docs/providers.md).",
+	"providers":        "Model providers besides Gemini, by name: `type` (`openai` or `anthropic`), `baseUrl`, `apiKeyEnv`, `headers`, `models` (name → `contextWindow`, `inputPricePerMTok`, `cachedInputPricePerMTok`, `outputPricePerMTok`; for `anthropic`, `maxTokens`, `thinkingBudget` and `cacheWritePricePerMTok`, default 1.25× input); a model is then named `provider/model` (see docs/providers.md).",
 	"policyPaths":      "Policy files or folders to read instead of `~/.gemini/policies` (user tier).",
 	"adminPolicyPaths": "Policy files or folders of the admin tier, ignored when `/etc/gemini-cli/policies` has files.",
 

@@ -17,6 +17,39 @@ type Price struct {
 	InputPerMTok  float64
 	CachedPerMTok float64 // cached input; 0 means the input price
 	OutputPerMTok float64 // output, thoughts included
+	// CacheWritePerMTok prices input written to a provider's prompt cache
+	// (Anthropic bills it at 1.25× input); 0 means the input price.
+	CacheWritePerMTok float64
+}
+
+// cacheWriteModality marks, among a usage's PromptTokensDetails, the
+// prompt tokens written to the provider's prompt cache: genai's usage has
+// no field for them (Gemini does not bill writes), and the usage is what
+// travels from a provider to the budget, the stats and the session file.
+const cacheWriteModality genai.MediaModality = "CACHE_WRITE"
+
+// SetCacheWriteTokens records in u that n of its prompt tokens were
+// written to the provider's prompt cache.
+func SetCacheWriteTokens(u *genai.GenerateContentResponseUsageMetadata, n int32) {
+	if u == nil || n <= 0 {
+		return
+	}
+	u.PromptTokensDetails = append(u.PromptTokensDetails, &genai.ModalityTokenCount{Modality: cacheWriteModality, TokenCount: n})
+}
+
+// CacheWriteTokens is how many of u's prompt tokens were written to the
+// provider's prompt cache (SetCacheWriteTokens), 0 for Gemini.
+func CacheWriteTokens(u *genai.GenerateContentResponseUsageMetadata) int32 {
+	if u == nil {
+		return 0
+	}
+	var n int32
+	for _, d := range u.PromptTokensDetails {
+		if d != nil && d.Modality == cacheWriteModality {
+			n += d.TokenCount
+		}
+	}
+	return n
 }
 
 // Cost is the price of the tokens u counts.
@@ -28,9 +61,14 @@ func (p Price) Cost(u *genai.GenerateContentResponseUsageMetadata) float64 {
 	if cachedPrice == 0 {
 		cachedPrice = p.InputPerMTok
 	}
-	in := float64(u.PromptTokenCount - u.CachedContentTokenCount)
+	writePrice := p.CacheWritePerMTok
+	if writePrice == 0 {
+		writePrice = p.InputPerMTok
+	}
+	written := CacheWriteTokens(u)
+	in := float64(u.PromptTokenCount - u.CachedContentTokenCount - written)
 	out := float64(u.CandidatesTokenCount + u.ThoughtsTokenCount)
-	return (in*p.InputPerMTok + float64(u.CachedContentTokenCount)*cachedPrice + out*p.OutputPerMTok) / 1e6
+	return (in*p.InputPerMTok + float64(u.CachedContentTokenCount)*cachedPrice + float64(written)*writePrice + out*p.OutputPerMTok) / 1e6
 }
 
 // geminiPrices are Gemini API's public paid-tier prices (prompts up to
@@ -39,12 +77,12 @@ var geminiPrices = []struct {
 	prefix string
 	price  Price
 }{
-	{"gemini-2.5-flash-lite", Price{0.10, 0.025, 0.40}},
-	{"gemini-2.5-flash", Price{0.30, 0.075, 2.50}},
-	{"gemini-2.5-pro", Price{1.25, 0.31, 10}},
+	{"gemini-2.5-flash-lite", Price{InputPerMTok: 0.10, CachedPerMTok: 0.025, OutputPerMTok: 0.40}},
+	{"gemini-2.5-flash", Price{InputPerMTok: 0.30, CachedPerMTok: 0.075, OutputPerMTok: 2.50}},
+	{"gemini-2.5-pro", Price{InputPerMTok: 1.25, CachedPerMTok: 0.31, OutputPerMTok: 10}},
 	// Gemini 3's generations (3, 3.1, 3.5…) share a price per kind;
 	// geminiKinds picks it by the name's kind.
-	{"gemini-3", Price{2, 0.20, 12}}, // pro
+	{"gemini-3", Price{InputPerMTok: 2, CachedPerMTok: 0.20, OutputPerMTok: 12}}, // pro
 }
 
 // gemini3Kinds are Gemini 3's prices by kind, flash-lite before flash:
@@ -53,8 +91,8 @@ var gemini3Kinds = []struct {
 	kind  string
 	price Price
 }{
-	{"-flash-lite", Price{0.25, 0.025, 1.50}},
-	{"-flash", Price{0.50, 0.05, 3}},
+	{"-flash-lite", Price{InputPerMTok: 0.25, CachedPerMTok: 0.025, OutputPerMTok: 1.50}},
+	{"-flash", Price{InputPerMTok: 0.50, CachedPerMTok: 0.05, OutputPerMTok: 3}},
 }
 
 // DefaultPrice is the shipped price of a Gemini model, ok false for a
@@ -136,6 +174,10 @@ type Budget struct {
 
 	mu    sync.Mutex
 	spent float64
+	// onSpend hears the session's new total after each priced call;
+	// saveMu orders those, so the last heard is the latest total.
+	onSpend func(total float64)
+	saveMu  sync.Mutex
 }
 
 // WithBudget wraps m; price gives each model's price, limit is in dollars
@@ -157,6 +199,17 @@ func (b *Budget) SessionSetting(name string) *Budget {
 func (b *Budget) Daily(limit float64, setting string, ledger Ledger, warn func(error)) *Budget {
 	b.daily, b.dailySetting, b.ledger, b.warn = limit, setting, ledger, warn
 	return b
+}
+
+// Resume makes prior the session's spending so far (a resumed
+// session's, from before this process or this switch), counted toward
+// its limit; onSpend hears the session's total after each priced call,
+// so it can be kept for the next resume.
+func (b *Budget) Resume(prior float64, onSpend func(total float64)) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.spent = prior
+	b.onSpend = onSpend
 }
 
 // Spent is the cost of the calls so far.
@@ -208,7 +261,13 @@ func (b *Budget) add(name string, resp *genai.GenerateContentResponse) {
 	c := b.price(name).Cost(resp.UsageMetadata)
 	b.mu.Lock()
 	b.spent += c
+	onSpend := b.onSpend
 	b.mu.Unlock()
+	if c > 0 && onSpend != nil {
+		b.saveMu.Lock()
+		onSpend(b.Spent())
+		b.saveMu.Unlock()
+	}
 	if c > 0 && b.ledger != nil {
 		if err := b.ledger.Add(c); err != nil && b.warn != nil {
 			b.warn(err)

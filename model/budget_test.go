@@ -98,3 +98,28 @@ func TestDailyBudget(t *testing.T) {
 		t.Errorf("message: %s", msg)
 	}
 }
+
+// TestPriceCacheWrites: prompt tokens written to the cache cost the
+// cache-write price (the input price when none is set), the rest of the
+// prompt as before.
+func TestPriceCacheWrites(t *testing.T) {
+	u := &genai.GenerateContentResponseUsageMetadata{PromptTokenCount: 1000, CachedContentTokenCount: 200, CandidatesTokenCount: 10}
+	model.SetCacheWriteTokens(u, 300)
+	model.SetCacheWriteTokens(u, 0)
+	if n := model.CacheWriteTokens(u); n != 300 {
+		t.Fatalf("cache writes %d, want 300", n)
+	}
+	for _, c := range []struct {
+		p    model.Price
+		want float64
+	}{
+		// 500×4 + 200×0.4 + 300×5 + 10×20
+		{model.Price{InputPerMTok: 4, CachedPerMTok: 0.4, OutputPerMTok: 20, CacheWritePerMTok: 5}, 3780},
+		// 800×4 + 200×0.4 + 10×20
+		{model.Price{InputPerMTok: 4, CachedPerMTok: 0.4, OutputPerMTok: 20}, 3480},
+	} {
+		if got := c.p.Cost(u) * 1e6; got < c.want-1e-6 || got > c.want+1e-6 {
+			t.Errorf("%+v: %v per million, want %v", c.p, got, c.want)
+		}
+	}
+}

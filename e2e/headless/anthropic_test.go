@@ -171,9 +171,10 @@ func TestAnthropicWithoutTools(t *testing.T) {
 }
 
 // TestAnthropicCost: -o json prices the tokens the server reported with
-// the provider's models entry: plain and cache-written input at the input
-// price, cache reads at the cached price, output (thinking included) at
-// the output price.
+// the provider's models entry: plain input at the input price, cache
+// writes at 1.25× it (the entry names no cacheWritePricePerMTok), cache
+// reads at the cached price, output (thinking included) at the output
+// price.
 func TestAnthropicCost(t *testing.T) {
 	t.Parallel()
 	e, srv := anthropicEnv(t)
@@ -187,7 +188,7 @@ func TestAnthropicCost(t *testing.T) {
 				TotalUSD float64 `json:"totalUsd"`
 			}
 			Models map[string]struct {
-				Tokens struct{ Prompt, Candidates, Cached, Thoughts int64 }
+				Tokens struct{ Prompt, Candidates, Cached, Thoughts, CacheWrite int64 }
 			}
 		}
 	}
@@ -196,18 +197,19 @@ func TestAnthropicCost(t *testing.T) {
 		t.Fatalf("exit %d (%v)\nstdout: %s\nstderr: %s", r.Code, err, r.Stdout, r.Stderr)
 	}
 	var want float64
-	var prompt, cached, output int64
+	var prompt, cached, written, output int64
 	for _, rq := range srv.Requests() {
 		u := rq.Usage
-		want += (float64(u.InputTokens+u.CacheCreationInputTokens)*3 + float64(u.CacheReadInputTokens)*0.3 + float64(u.OutputTokens)*15) / 1e6
+		want += (float64(u.InputTokens)*3 + float64(u.CacheCreationInputTokens)*3.75 + float64(u.CacheReadInputTokens)*0.3 + float64(u.OutputTokens)*15) / 1e6
+		written += int64(u.CacheCreationInputTokens)
 		prompt += int64(u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens)
 		cached += int64(u.CacheReadInputTokens)
 		output += int64(u.OutputTokens)
 	}
 	tok := out.Stats.Models["work/claude-x"].Tokens
-	if cached == 0 || tok.Prompt != prompt || tok.Cached != cached || tok.Candidates+tok.Thoughts != output || tok.Thoughts == 0 ||
+	if cached == 0 || written == 0 || tok.Prompt != prompt || tok.Cached != cached || tok.CacheWrite != written || tok.Candidates+tok.Thoughts != output || tok.Thoughts == 0 ||
 		math.Abs(out.Stats.Cost.TotalUSD-want) > 1e-12 {
-		t.Errorf("tokens %+v (want prompt %d, cached %d, output %d), cost %v, want %v\n%s", tok, prompt, cached, output, out.Stats.Cost.TotalUSD, want, r.Stdout)
+		t.Errorf("tokens %+v (want prompt %d, cached %d, written %d, output %d), cost %v, want %v\n%s", tok, prompt, cached, written, output, out.Stats.Cost.TotalUSD, want, r.Stdout)
 	}
 }
 

@@ -11,7 +11,8 @@ import (
 )
 
 // TestModelsCommand: castor models lists Gemini's models and each
-// provider's from settings, asks each provider's server for its models,
+// provider's from settings, asks the Gemini API and each provider's
+// server for its models,
 // names a dead one with its URL and error, and exits 1 for it only
 // under --check; -o json says the same.
 func TestModelsCommand(t *testing.T) {
@@ -29,7 +30,7 @@ func TestModelsCommand(t *testing.T) {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.Code, r.Stdout, r.Stderr)
 	}
 	for _, want := range []string{
-		"gemini: gemini (built-in)", "API key (GEMINI_API_KEY)", "- flash → ",
+		"gemini: gemini at " + e.Srv.URL + "/v1beta (built-in)", "API key (GEMINI_API_KEY)", "- flash → ", "served: gemini-2.5-pro, gemini-2.5-flash,",
 		"local: openai at " + srv.URL + "/v1", "- local/qwen3-coder, 32768 tokens of context, $0.5 in / $0.5 cached / $1 out per million tokens",
 		"served: llama3, qwen3-coder",
 		"dead: openai at " + dead, "not reachable: Get \"" + dead + "/models\"", "connection refused",
@@ -58,7 +59,52 @@ func TestModelsCommand(t *testing.T) {
 	for _, p := range out.Providers {
 		got[p.Name] = p.Reachable
 	}
-	if len(out.Providers) != 4 || !got["local"] || !got["ollama"] || got["dead"] || out.Providers[0].Name != "gemini" {
+	if len(out.Providers) != 4 || !got["gemini"] || !got["local"] || !got["ollama"] || got["dead"] || out.Providers[0].Name != "gemini" {
 		t.Errorf("providers: %+v", out.Providers)
+	}
+}
+
+// TestModelsCommandAsksGemini: castor models asks the Gemini API for its
+// models (GET /v1beta/models) with the key a session would use, here
+// from the workspace's .env, and lists those that generate content;
+// --check counts a Gemini API that does not answer.
+func TestModelsCommandAsksGemini(t *testing.T) {
+	t.Parallel()
+	e := e2etest.New(t)
+	e.Write(".env", "GEMINI_API_KEY=dotenv-key\n")
+	var environ []string
+	for _, kv := range e.Environ() {
+		if !strings.HasPrefix(kv, "GEMINI_API_KEY=") {
+			environ = append(environ, kv)
+		}
+	}
+	r := e2etest.RunCastor(t, e.WS, environ, "models", "-o", "json")
+	var out struct {
+		Providers []struct {
+			Name, BaseURL, Error, Note string
+			Reachable, Checked         bool
+			Served                     []string
+		}
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &out); err != nil || r.Code != 0 || len(out.Providers) == 0 {
+		t.Fatalf("exit %d, %v\nstdout: %s\nstderr: %s", r.Code, err, r.Stdout, r.Stderr)
+	}
+	gem := out.Providers[0]
+	if gem.Name != "gemini" || !gem.Checked || !gem.Reachable || gem.BaseURL != e.Srv.URL+"/v1beta" || gem.Note != "API key (GEMINI_API_KEY)" ||
+		strings.Join(gem.Served, ",") != "gemini-2.5-pro,gemini-2.5-flash,gemini-2.5-flash-lite,gemini-3-pro-preview" {
+		t.Errorf("gemini: %+v", gem)
+	}
+	var asked []string
+	for _, rq := range e.Srv.Requests() {
+		asked = append(asked, rq.HTTPMethod+" "+rq.Path+" key "+rq.Header.Get("x-goog-api-key"))
+	}
+	if strings.Join(asked, "|") != "GET /v1beta/models key dotenv-key" {
+		t.Errorf("requests to the Gemini API: %q", asked)
+	}
+	dead := "http://" + nettest.RefusedAddr(t)
+	environ = append(environ, "GOOGLE_GEMINI_BASE_URL="+dead)
+	r = e2etest.RunCastor(t, e.WS, environ, "models", "--check")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "providers not reachable: gemini ("+dead+"/v1beta)") || !strings.Contains(r.Stdout, "not reachable: Get \""+dead+"/v1beta/models") {
+		t.Errorf("--check with Gemini's API dead: exit %d\nstdout: %s\nstderr: %s", r.Code, r.Stdout, r.Stderr)
 	}
 }

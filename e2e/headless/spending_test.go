@@ -20,6 +20,19 @@ func pricedSettings(srv *fakeopenai.Server, model string) string {
 		"models": {"priced": {"inputPricePerMTok": 10, "outputPricePerMTok": 40}}}}, "model": {` + model + `}}`
 }
 
+// firstPricedRun is a workspace whose session has run one priced call
+// ("first", answered "first answer") on the fake.
+func firstPricedRun(t *testing.T) (*e2etest.Env, *fakeopenai.Server) {
+	t.Helper()
+	e := e2etest.New(t)
+	srv := fakeopenai.Start(t, fakeopenai.Text("first answer"))
+	e.WriteUserSettings(pricedSettings(srv, ""))
+	if r := e.Run("-m", "local/priced", "-p", "first"); r.Code != 0 {
+		t.Fatalf("first session: exit %d\n%s", r.Code, r.Stderr)
+	}
+	return e, srv
+}
+
 // todaySpent reads the project's spending ledger: today's total.
 func todaySpent(t *testing.T, e *e2etest.Env) float64 {
 	t.Helper()
@@ -47,12 +60,7 @@ func todaySpent(t *testing.T, e *e2etest.Env) float64 {
 // its file; with the budget raised it resumes, the history intact.
 func TestDailyBudgetAcrossSessions(t *testing.T) {
 	t.Parallel()
-	e := e2etest.New(t)
-	srv := fakeopenai.Start(t, fakeopenai.Text("first answer"))
-	e.WriteUserSettings(pricedSettings(srv, ""))
-	if r := e.Run("-m", "local/priced", "-p", "first"); r.Code != 0 {
-		t.Fatalf("first session: exit %d\n%s", r.Code, r.Stderr)
-	}
+	e, srv := firstPricedRun(t)
 	spent := todaySpent(t, e)
 	if spent <= 0 {
 		t.Fatalf("today's spending %v after a priced call", spent)
@@ -113,5 +121,58 @@ func TestSessionBudgetSetting(t *testing.T) {
 	r = e.Run("-m", "local/priced", "--max-budget-usd", "5", "-p", "hi")
 	if r.Code != 0 || !strings.Contains(r.Stdout, "paid for") {
 		t.Fatalf("--max-budget-usd 5: exit %d\nstdout: %s\nstderr: %s", r.Code, r.Stdout, r.Stderr)
+	}
+}
+
+// sessionCostUSD is the last costUsd the project's one session file
+// keeps.
+func sessionCostUSD(t *testing.T, e *e2etest.Env) float64 {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(e.Home, ".gemini", "tmp", "*", "chats", "session-*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("session files: %v, want one", files)
+	}
+	raw, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var usd float64
+	for line := range strings.Lines(string(raw)) {
+		var rec struct {
+			Set *struct{ CostUsd *float64 } `json:"$set"`
+		}
+		if json.Unmarshal([]byte(line), &rec) == nil && rec.Set != nil && rec.Set.CostUsd != nil {
+			usd = *rec.Set.CostUsd
+		}
+	}
+	return usd
+}
+
+// TestSessionBudgetAcrossResume: --max-budget-usd counts what the
+// session spent before it was resumed (kept in its file as costUsd): a
+// budget the earlier run already used two thirds of refuses the resumed
+// run's first call, whose input alone costs more than the rest; raised,
+// the session goes on and its kept total grows.
+func TestSessionBudgetAcrossResume(t *testing.T) {
+	t.Parallel()
+	e, srv := firstPricedRun(t)
+	spent := sessionCostUSD(t, e)
+	if ledger := todaySpent(t, e); spent <= 0 || spent != ledger {
+		t.Fatalf("the session file keeps $%v, the ledger $%v: want the same, above 0", spent, ledger)
+	}
+	r := e.Run("-m", "local/priced", "--resume", "latest", "--max-budget-usd", fmt.Sprintf("%g", spent*1.5), "-o", "json", "-p", "second")
+	if r.Code != 56 || len(srv.Requests()) != 1 {
+		t.Fatalf("exit %d after %d calls, want 56 after the first run's one\nstdout: %s\nstderr: %s", r.Code, len(srv.Requests()), r.Stdout, r.Stderr)
+	}
+	if want := fmt.Sprintf("$%.4f spent", spent); !strings.Contains(r.Stdout, want) {
+		t.Errorf("the refusal does not say %q: %s", want, r.Stdout)
+	}
+	srv.Enqueue(fakeopenai.Text("third answer"))
+	r = e.Run("-m", "local/priced", "--resume", "latest", "--max-budget-usd", fmt.Sprintf("%g", spent*100), "-p", "third")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "third answer") {
+		t.Fatalf("raised: exit %d\nstdout: %s\nstderr: %s", r.Code, r.Stdout, r.Stderr)
+	}
+	if total, ledger := sessionCostUSD(t, e), todaySpent(t, e); total <= spent || total-ledger > 1e-12 || ledger-total > 1e-12 {
+		t.Errorf("after the raised run the session file keeps $%v, the ledger $%v (first run $%v)", total, ledger, spent)
 	}
 }

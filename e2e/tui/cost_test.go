@@ -1,6 +1,7 @@
 package tui_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -76,4 +77,25 @@ func TestTUIBudget(t *testing.T) {
 	if n := len(srv.Requests()); n != 0 {
 		t.Errorf("%d requests sent past the budget", n)
 	}
+}
+
+// TestTUIContextWindowOfProvider: the footer's "context left" of a
+// provider's model is counted against its contextWindow from the
+// settings, not Gemini's million tokens.
+func TestTUIContextWindowOfProvider(t *testing.T) {
+	t.Parallel()
+	e := e2etest.New(t)
+	srv := fakeopenai.Start(t, fakeopenai.Text("small answer"))
+	const window = 40_000
+	e.WriteUserSettings(`{"providers": {"local": {"baseUrl": "` + srv.URL + `/v1",
+		"models": {"small": {"contextWindow": 40000}}}}}`)
+	tm := e.StartTUI("-m", "local/small")
+	tm.Submit("hello")
+	tm.WaitFor("small answer")
+	used := (len(srv.Requests()[0].Body) + 3) / 4 // the fake's prompt_tokens
+	want := fmt.Sprintf("local/small (%d%%", max(100-used*100/window, 0))
+	if want == "local/small (100%" || want == "local/small (99%" {
+		t.Fatalf("a prompt of %d tokens tells a 40k window from a million apart too little", used)
+	}
+	tm.WaitUntil(want+" in the footer", func(s string) bool { return strings.Contains(s, want) })
 }

@@ -31,7 +31,11 @@ type Conversation struct {
 	// MemoryScratchpad is Gemini CLI's memory-extraction metadata, kept
 	// verbatim so that migrating a legacy file does not lose it.
 	MemoryScratchpad json.RawMessage
-	Messages         []Message
+	// CostUSD is what the session's model calls have cost so far, in US
+	// dollars (Castor's "costUsd", set by SetCost; 0 in Gemini CLI's
+	// files), so a resumed session's budget counts it.
+	CostUSD  float64
+	Messages []Message
 	// Skipped are the numbers (from 1) of the lines of a JSONL file that
 	// are not whole records and were skipped: the last line of a file cut
 	// short by a crash, or a line damaged otherwise. Never set for a
@@ -105,6 +109,7 @@ type meta struct {
 	summary, kind          string
 	directories            []string
 	scratchpad             json.RawMessage
+	costUSD                float64
 }
 
 // merge applies the keys of a header or $set record. Values of the wrong
@@ -130,6 +135,11 @@ func (m *meta) merge(f map[string]json.RawMessage) {
 				m.directories = d
 			} else {
 				m.directories = nil
+			}
+		case "costUsd":
+			var f float64
+			if json.Unmarshal(v, &f) == nil && f >= 0 {
+				m.costUSD = f
 			}
 		case "memoryScratchpad":
 			if t := bytes.TrimSpace(v); len(t) == 0 || string(t) == "null" {
@@ -245,6 +255,7 @@ func (m *meta) conversation(msgs []Message) *Conversation {
 		Directories:      m.directories,
 		Kind:             m.kind,
 		MemoryScratchpad: m.scratchpad,
+		CostUSD:          m.costUSD,
 		Messages:         msgs,
 	}
 }

@@ -53,6 +53,9 @@ type Tokens struct {
 	Thoughts int // thoughtsTokenCount
 	Tool     int // toolUsePromptTokenCount
 	Total    int // totalTokenCount
+	// CacheWrite counts the input written to the provider's prompt
+	// cache (Anthropic's; Castor's "cacheWrite", absent for Gemini).
+	CacheWrite int
 }
 
 // ToolCallRecord is one tool call made by a model message, with its outcome.
@@ -150,6 +153,8 @@ type wireTokens struct {
 	Thoughts int `json:"thoughts"`
 	Tool     int `json:"tool"`
 	Total    int `json:"total"`
+	// CacheWrite is Castor's, omitted when 0 so Gemini's stay Gemini CLI's.
+	CacheWrite int `json:"cacheWrite,omitempty"`
 }
 
 type wireToolCall struct {
@@ -199,7 +204,7 @@ func encodeMessage(m *Message) ([]byte, error) {
 		w.Tokens = json.RawMessage("null")
 		if m.Tokens != nil {
 			t := m.Tokens
-			if w.Tokens, err = marshalNoEscape(wireTokens{t.Input, t.Output, t.Cached, t.Thoughts, t.Tool, t.Total}); err != nil {
+			if w.Tokens, err = marshalNoEscape(wireTokens{t.Input, t.Output, t.Cached, t.Thoughts, t.Tool, t.Total, t.CacheWrite}); err != nil {
 				return nil, err
 			}
 		}
@@ -322,6 +327,8 @@ func decodeMessage(f map[string]json.RawMessage) Message {
 			Thoughts: rawInt(o["thoughts"]),
 			Tool:     rawInt(o["tool"]),
 			Total:    rawInt(o["total"]),
+			// Castor's own key.
+			CacheWrite: rawInt(o["cacheWrite"]),
 		}
 	}
 	for _, tc := range rawArray(f["toolCalls"]) {

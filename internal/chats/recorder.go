@@ -294,6 +294,13 @@ func (r *Recorder) SetSummary(summary string) error {
 	return r.patch(map[string]any{"summary": summary}, func(c *Conversation) { c.Summary = summary })
 }
 
+// SetCost stores what the session has cost so far, in US dollars, for
+// a resumed session's budget (Conversation.CostUSD). Money spent stays
+// spent: a rewind does not take it back.
+func (r *Recorder) SetCost(usd float64) error {
+	return r.patch(map[string]any{"costUsd": usd}, func(c *Conversation) { c.CostUSD = usd })
+}
+
 // SetDirectories stores the workspace directories of the session.
 func (r *Recorder) SetDirectories(dirs []string) error {
 	dirs = slices.Clone(dirs)

@@ -472,3 +472,32 @@ func TestRecorderSurvivesAbruptExit(t *testing.T) {
 		t.Errorf("history after crash has %d contents, want 3", len(h))
 	}
 }
+
+// TestSetCost: the session's cost is kept in the file, the last one set
+// winning, and read back for a resumed session's budget, as are a
+// message's cache writes.
+func TestSetCost(t *testing.T) {
+	s := testStore(t, "2026-08-21T10:00:00Z")
+	r := recordSample(t, s)
+	if _, err := r.RecordModel(Message{Content: []*genai.Part{{Text: "cached"}}, Tokens: &Tokens{Input: 10, CacheWrite: 7, Total: 10}, Model: "anthropic/claude-x"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, usd := range []float64{0.25, 0.5} {
+		if err := r.SetCost(usd); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	conv, err := LoadFile(r.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if conv.CostUSD != 0.5 || len(conv.Messages) == 0 {
+		t.Fatalf("cost %v over %d messages, want 0.5", conv.CostUSD, len(conv.Messages))
+	}
+	if tok := conv.Messages[len(conv.Messages)-1].Tokens; tok == nil || tok.CacheWrite != 7 {
+		t.Errorf("cache writes recorded as %+v, want 7", tok)
+	}
+}

@@ -16,9 +16,10 @@ import (
 	"github.com/castor-dev/castor/internal/termtext"
 )
 
-// newModelsCommand is `castor models`: the models the settings and the
-// environment configure, per provider, and whether each provider's
-// server answers (GET {baseUrl}/models, all at once, within --timeout).
+// newModelsCommand is `castor models`: the models the settings, the
+// environment and the workspace's .env configure, per provider, and
+// whether each provider's server and the Gemini API answer (GET
+// {baseUrl}/models, all at once, within --timeout).
 // It exits 0 whatever the servers say unless --check asks.
 func newModelsCommand(ctx context.Context, stdio IO) *cobra.Command {
 	var (
@@ -42,7 +43,12 @@ func newModelsCommand(ctx context.Context, stdio IO) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			list := setup.ListModels(ctx, st, os.Getenv, timeout)
+			// The workspace's .env, as a session reads it, may hold the keys.
+			env := setup.NewEnv(nil)
+			if _, err := env.LoadSessionDotEnv(st, wd, config.ResolveHome(env.Lookup).UserDir); err != nil {
+				fmt.Fprintln(stdio.Stderr, err)
+			}
+			list := setup.ListModels(ctx, st, env.Getenv, timeout)
 			if format == "json" {
 				b, _ := json.MarshalIndent(struct {
 					Providers []setup.ProviderListing `json:"providers"`
@@ -53,7 +59,7 @@ func newModelsCommand(ctx context.Context, stdio IO) *cobra.Command {
 			}
 			var dead []string
 			for _, p := range list {
-				if p.Name != "gemini" && p.Error != "" {
+				if p.Error != "" {
 					dead = append(dead, p.Name+" ("+p.BaseURL+")")
 				}
 			}
@@ -102,6 +108,9 @@ func modelsText(list []setup.ProviderListing) string {
 			}
 			if pr := m.Price; pr != nil {
 				line += fmt.Sprintf(", $%g in / $%g cached / $%g out per million tokens", pr.Input, pr.CachedInput, pr.Output)
+				if pr.CacheWrite > 0 {
+					line += fmt.Sprintf(" ($%g to write to the cache)", pr.CacheWrite)
+				}
 			}
 			b.WriteString(line + "\n")
 		}

@@ -337,6 +337,10 @@ func isGenerate(rpc string) bool {
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if isModelsList(r) {
+		s.serveModelsList(w, r) // models.go
+		return
+	}
 	rpc, modelID, ca, ok := route(r.URL.Path)
 	if !ok {
 		writeError(w, http.StatusNotFound, "NOT_FOUND", "fakegemini: no such endpoint: "+r.Method+" "+r.URL.Path, nil)

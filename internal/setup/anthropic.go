@@ -80,8 +80,14 @@ func anthropicModels(name string, raw any, where string) (map[string]anthropic.M
 // anthropicPrice is the shipped price of model m of provider pname when
 // that provider is of type "anthropic".
 func anthropicPrice(st *config.Settings, pname, m string) (model.Price, bool) {
-	if p, ok, _ := readProvider(pname, st.Providers, ""); !ok || p.typ != "anthropic" {
+	if !isAnthropic(st, pname) {
 		return model.Price{}, false
 	}
 	return anthropic.DefaultPrice(m)
+}
+
+// isAnthropic says whether provider pname speaks Anthropic's wire.
+func isAnthropic(st *config.Settings, pname string) bool {
+	p, ok, _ := readProvider(pname, st.Providers, "")
+	return ok && p.typ == "anthropic"
 }

@@ -6,7 +6,10 @@ import (
 	"math"
 	"strings"
 
+	"google.golang.org/genai"
+
 	"github.com/castor-dev/castor/config"
+	"github.com/castor-dev/castor/internal/chats"
 	"github.com/castor-dev/castor/internal/routing"
 	"github.com/castor-dev/castor/internal/spend"
 	"github.com/castor-dev/castor/model"
@@ -53,16 +56,67 @@ func withBudget(m model.Model, o Options, st *config.Settings, tempDir string) (
 
 // routerOf finds the auto router inside the wrappers of client (the
 // budget, a recording), nil without one.
-func routerOf(client model.Model) *routing.Router {
+func routerOf(client model.Model) *routing.Router { return inside[*routing.Router](client) }
+
+// inside finds a T among client and the models it wraps, the zero T
+// without one.
+func inside[T model.Model](client model.Model) T {
 	for client != nil {
-		if r, ok := client.(*routing.Router); ok {
-			return r
+		if t, ok := client.(T); ok {
+			return t
 		}
 		u, ok := client.(interface{ Unwrap() model.Model })
 		if !ok {
-			return nil
+			break
 		}
 		client = u.Unwrap()
 	}
-	return nil
+	var zero T
+	return zero
+}
+
+// sessionCost is what a recorded session had cost: the total its file
+// keeps (costUsd, which counts subagents', compression's and the
+// router's calls too), else, for a file written without it, its model
+// messages' tokens priced.
+func sessionCost(conv *chats.Conversation, price func(string) model.Price) float64 {
+	if conv.CostUSD > 0 {
+		return conv.CostUSD
+	}
+	var usd float64
+	for _, m := range conv.Messages {
+		if t := m.Tokens; t != nil && m.Type == chats.TypeGemini {
+			u := &genai.GenerateContentResponseUsageMetadata{PromptTokenCount: int32(t.Input),
+				CachedContentTokenCount: int32(t.Cached), CandidatesTokenCount: int32(t.Output), ThoughtsTokenCount: int32(t.Thoughts)}
+			model.SetCacheWriteTokens(u, int32(t.CacheWrite))
+			usd += price(m.Model).Cost(u)
+		}
+	}
+	return usd
+}
+
+// resumeBudget makes the session's budget count what a resumed session
+// had spent (rec.spent), and keeps the session's total in its file after
+// each priced call for the next resume; the recorder keeps the budget
+// for a switch to another session (resumeSpending).
+func resumeBudget(client model.Model, rec *chatRecorder) {
+	if rec == nil {
+		return
+	}
+	rec.budget = inside[*model.Budget](client)
+	rec.resumeSpending(rec.spent)
+}
+
+// resumeSpending starts the session's budget from spent, what the
+// session now recorded had cost.
+func (c *chatRecorder) resumeSpending(spent float64) {
+	if c.budget == nil {
+		return
+	}
+	c.budget.Resume(spent, func(total float64) {
+		c.mu.Lock()
+		rec := c.rec
+		c.mu.Unlock()
+		c.report(rec.SetCost(total))
+	})
 }

@@ -86,3 +86,11 @@ func (e *Env) LoadDotEnvWith(o config.DotEnvOptions) error {
 	_, err := o.Load()
 	return err
 }
+
+// LoadSessionDotEnv layers the workspace wd's .env on e as a session
+// does: searched and filtered per st, and only from a trusted folder's
+// own files when folder trust is on. trusted says whether wd is.
+func (e *Env) LoadSessionDotEnv(st *config.Settings, wd, userDir string) (trusted bool, err error) {
+	trusted = st.Trust.IsTrusted() || !st.Trust.FolderTrustEnabled
+	return trusted, e.LoadDotEnvWith(st.DotEnv(wd, userDir, trusted))
+}

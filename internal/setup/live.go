@@ -75,10 +75,14 @@ func (a *Agent) ResumeChat(ref string) (string, []*genai.Content, error) {
 		return conv.SessionID, conv.History(), nil
 	}
 	// No turn runs (SetHistory succeeded), so nothing records meanwhile.
+	a.recorder.mu.Lock()
 	old := a.recorder.rec
 	a.recorder.rec = rec
+	a.recorder.mu.Unlock()
 	a.onClose(rec.Close)
 	old.Close()
+	// The session's budget now counts the resumed session's spending.
+	a.recorder.resumeSpending(sessionCost(conv, priceTable(a.Settings))) // budget.go
 	return conv.SessionID, conv.History(), nil
 }
 

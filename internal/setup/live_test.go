@@ -107,15 +107,7 @@ func TestResumeChatInPlace(t *testing.T) {
 	opts := func(c model.Model) Options {
 		return Options{WorkDir: ws, HomeDir: home, Client: c, Env: envOf(func(string) string { return "" })}
 	}
-	first, err := New(context.Background(), opts(fake.Script(fake.Text("Paris."))))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := first.Send(context.Background(), "capital of France?"); err != nil {
-		t.Fatal(err)
-	}
-	firstID := first.SessionID()
-	first.Close()
+	firstID := recordedSession(t, opts(fake.Script(fake.Text("Paris."))), "capital of France?") // budget_test.go
 
 	spy := &requestSpy{Model: fake.Script(fake.Text("Berlin."))}
 	a, err := New(context.Background(), opts(spy))

@@ -51,6 +51,8 @@ type PriceListing struct {
 	Input       float64 `json:"inputPerMTok"`
 	CachedInput float64 `json:"cachedInputPerMTok"`
 	Output      float64 `json:"outputPerMTok"`
+	// CacheWrite is input written to the prompt cache (Anthropic's).
+	CacheWrite float64 `json:"cacheWritePerMTok,omitempty"`
 }
 
 // priceListing is p as listed, nil for no price.
@@ -58,7 +60,11 @@ func priceListing(p model.Price) *PriceListing {
 	if p == (model.Price{}) {
 		return nil
 	}
-	return &PriceListing{p.InputPerMTok, cmp.Or(p.CachedPerMTok, p.InputPerMTok), p.OutputPerMTok}
+	l := &PriceListing{p.InputPerMTok, cmp.Or(p.CachedPerMTok, p.InputPerMTok), p.OutputPerMTok, 0}
+	if p.CacheWritePerMTok != p.InputPerMTok {
+		l.CacheWrite = p.CacheWritePerMTok
+	}
+	return l
 }
 
 // lister is a provider's transport that can ask its server for its
@@ -69,8 +75,9 @@ type lister interface {
 }
 
 // ListModels lists the models the settings and environment configure:
-// Gemini's (not asked: its credentials said), then each provider's,
-// whose server is asked for its models within timeout, all at once.
+// Gemini's (its credentials said), then each provider's; Gemini's API
+// (with a key) and every provider's server are asked for their models
+// within timeout, all at once.
 func ListModels(ctx context.Context, st *config.Settings, getenv func(string) string, timeout time.Duration) []ProviderListing {
 	price := priceTable(st)
 	priceOf := func(name string) *PriceListing { return priceListing(price(name)) }
@@ -92,6 +99,16 @@ func ListModels(ctx context.Context, st *config.Settings, getenv func(string) st
 		l lister
 	}
 	var probes []probe
+	// Gemini is asked too when a session would call the Gemini API with
+	// a key (geminilist.go); Vertex and Google sign-in have no such list.
+	if !strings.HasPrefix(gem.Note, "Google sign-in") {
+		if l, err := newGeminiLister(getenv); err != nil {
+			out[0].Error = err.Error()
+		} else if l != nil {
+			out[0].BaseURL = l.BaseURL()
+			probes = append(probes, probe{0, l})
+		}
+	}
 	for _, name := range providerNames(st) {
 		_, inSettings := st.Providers[name]
 		if name == "openai" && !inSettings && getenv("OPENAI_API_KEY") == "" && getenv("OPENAI_BASE_URL") == "" {

@@ -138,17 +138,20 @@ func providerRetry(ro model.RetryOptions) model.RetryOptions {
 
 // priceTable prices a model: a provider model's own entry
 // (providers.<p>.models.<m>.inputPricePerMTok, cachedInputPricePerMTok,
-// outputPricePerMTok), else Gemini's shipped prices, else nothing.
+// outputPricePerMTok, cacheWritePricePerMTok), else Gemini's shipped
+// prices, else nothing.
 func priceTable(st *config.Settings) func(string) model.Price {
 	return func(name string) model.Price {
 		if pname, mname, ok := strings.Cut(name, "/"); ok {
-			if p, isObj := st.Providers[pname].(map[string]any); isObj {
-				if models, isObj := p["models"].(map[string]any); isObj {
-					if m, isObj := models[mname].(map[string]any); isObj {
-						num := func(k string) float64 { f, _ := m[k].(float64); return f }
-						return model.Price{InputPerMTok: num("inputPricePerMTok"), CachedPerMTok: num("cachedInputPricePerMTok"), OutputPerMTok: num("outputPricePerMTok")}
-					}
+			if m := modelEntry(st, pname, mname); m != nil {
+				num := func(k string) float64 { f, _ := m[k].(float64); return f }
+				price := model.Price{InputPerMTok: num("inputPricePerMTok"), CachedPerMTok: num("cachedInputPricePerMTok"),
+					OutputPerMTok: num("outputPricePerMTok"), CacheWritePerMTok: num("cacheWritePricePerMTok")}
+				if _, set := m["cacheWritePricePerMTok"]; !set && isAnthropic(st, pname) {
+					// Anthropic bills a 5-minute cache write at 1.25× input.
+					price.CacheWritePerMTok = 1.25 * price.InputPerMTok
 				}
+				return price
 			}
 			if p, ok := anthropicPrice(st, pname, mname); ok {
 				return p
@@ -162,3 +165,46 @@ func priceTable(st *config.Settings) func(string) model.Price {
 // Price is what model name costs per million tokens: its provider's
 // models entry, else Anthropic's or Gemini's public price, else zero.
 func (a *Agent) Price(name string) model.Price { return priceTable(a.Settings)(name) }
+
+// Context windows assumed for a provider's model whose models entry
+// names no contextWindow: Claude's 200k; Ollama's own default context
+// (4,096 tokens, beyond which it drops the oldest input); and 128k,
+// what most models behind an OpenAI-compatible server take.
+const (
+	anthropicWindow = 200_000
+	ollamaWindow    = 4_096
+	openAIWindow    = 128_000
+)
+
+// ContextWindow is how many tokens model name takes in: a provider
+// model's contextWindow in its models entry, else its provider's default;
+// 0 for a Gemini model (the engine knows those).
+func (a *Agent) ContextWindow(name string) int {
+	pname, mname, ok := strings.Cut(name, "/")
+	if !ok {
+		return 0
+	}
+	p, ok, _ := readProvider(pname, a.Settings.Providers, "")
+	if !ok {
+		return 0 // models/…, projects/…: Gemini's
+	}
+	if cw, _ := modelEntry(a.Settings, pname, mname)["contextWindow"].(float64); cw >= 1 {
+		return int(cw)
+	}
+	switch {
+	case p.typ == "anthropic":
+		return anthropicWindow
+	case pname == "ollama":
+		return ollamaWindow
+	}
+	return openAIWindow
+}
+
+// modelEntry is providers.<pname>.models.<mname> in the settings, nil
+// without one.
+func modelEntry(st *config.Settings, pname, mname string) map[string]any {
+	p, _ := st.Providers[pname].(map[string]any)
+	models, _ := p["models"].(map[string]any)
+	m, _ := models[mname].(map[string]any)
+	return m
+}

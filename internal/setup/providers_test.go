@@ -14,7 +14,8 @@ func TestProviderClient(t *testing.T) {
 	st := &config.Settings{Providers: map[string]any{
 		"local": map[string]any{"baseUrl": "http://127.0.0.1:1/v1", "headers": map[string]any{"a": "b"},
 			"models": map[string]any{"m": map[string]any{"inputPricePerMTok": 1.5, "outputPricePerMTok": 3.0}}},
-		"anth":  map[string]any{"type": "anthropic", "baseUrl": "http://127.0.0.1:1", "models": map[string]any{"c": map[string]any{"maxTokens": 100.0, "thinkingBudget": -1.0}}},
+		"anth": map[string]any{"type": "anthropic", "baseUrl": "http://127.0.0.1:1", "models": map[string]any{"c": map[string]any{"maxTokens": 100.0, "thinkingBudget": -1.0},
+			"p": map[string]any{"inputPricePerMTok": 2.0}, "w": map[string]any{"inputPricePerMTok": 2.0, "cacheWritePricePerMTok": 4.0}}},
 		"anthk": map[string]any{"type": "anthropic", "apiKeyEnv": "WORK_KEY"},
 		"anthb": map[string]any{"type": "anthropic", "baseUrl": "http://127.0.0.1:1", "models": map[string]any{"c": map[string]any{"maxTokens": 1.5}}},
 		"other": map[string]any{"type": "cohere"},
@@ -55,8 +56,15 @@ func TestProviderClient(t *testing.T) {
 	if p := price("local/m"); p != (model.Price{InputPerMTok: 1.5, OutputPerMTok: 3}) {
 		t.Errorf("local/m price %+v", p)
 	}
-	if p := price("anthropic/claude-sonnet-4-5-20250929"); p != (model.Price{InputPerMTok: 3, CachedPerMTok: 0.30, OutputPerMTok: 15}) {
+	if p := price("anthropic/claude-sonnet-4-5-20250929"); p != (model.Price{InputPerMTok: 3, CachedPerMTok: 0.30, OutputPerMTok: 15, CacheWritePerMTok: 3.75}) {
 		t.Errorf("anthropic/claude-sonnet-4-5 price %+v", p)
+	}
+	// An Anthropic model's cache writes cost 1.25× its input unless priced.
+	if p := price("anth/p"); p != (model.Price{InputPerMTok: 2, CacheWritePerMTok: 2.5}) {
+		t.Errorf("anth/p price %+v", p)
+	}
+	if p := price("anth/w"); p != (model.Price{InputPerMTok: 2, CacheWritePerMTok: 4}) {
+		t.Errorf("anth/w price %+v", p)
 	}
 	if p := price("anth/c"); p != (model.Price{}) {
 		t.Errorf("a model neither priced nor known costs %+v", p)
@@ -66,5 +74,20 @@ func TestProviderClient(t *testing.T) {
 	}
 	if p := price("gemini-2.5-flash"); p.InputPerMTok != 0.30 {
 		t.Errorf("gemini-2.5-flash price %+v", p)
+	}
+}
+
+// TestContextWindow: a provider model's window is its contextWindow,
+// else its provider's default; Gemini's are left to the engine (0).
+func TestContextWindow(t *testing.T) {
+	a := &Agent{Settings: &config.Settings{Providers: map[string]any{
+		"local":  map[string]any{"baseUrl": "http://127.0.0.1:1/v1", "models": map[string]any{"m": map[string]any{"contextWindow": 32768.0}}},
+		"claude": map[string]any{"type": "anthropic"},
+	}}}
+	for name, want := range map[string]int{"local/m": 32768, "local/other": openAIWindow, "claude/x": anthropicWindow, "anthropic/claude-sonnet-4-5": anthropicWindow,
+		"ollama/qwen3": ollamaWindow, "openai/gpt-4.1": openAIWindow, "gemini-2.5-pro": 0, "models/gemini-2.5-pro": 0, "nosuch/x": 0} {
+		if got := a.ContextWindow(name); got != want {
+			t.Errorf("%s: %d, want %d", name, got, want)
+		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/internal/chats"
+	"github.com/castor-dev/castor/model"
 )
 
 func newSessionID() string { return uuid.NewString() }
@@ -61,7 +62,9 @@ func openRecording(o Options, a *Agent, sessionID string, envContext func() stri
 				return nil, nil, "", &ResumeError{Err: err}
 			}
 			history := append([]*genai.Content{genai.NewContentFromText(envContext(), genai.RoleUser)}, conv.History()...)
-			return history, record(rec), conv.SessionID, nil
+			r := record(rec)
+			r.(*chatRecorder).spent = sessionCost(conv, priceTable(a.Settings)) // budget.go
+			return history, r, conv.SessionID, nil
 		}
 	}
 	rec, err := store.Create(sessionID, chats.CreateOptions{Directories: a.Workspace.Dirs()})
@@ -79,6 +82,10 @@ type chatRecorder struct {
 	rec    *chats.Recorder
 	warn   func(string)
 	warned bool
+	// spent is what a resumed session had cost before this process;
+	// budget is the session's (nil without one), started from it.
+	spent  float64
+	budget *model.Budget
 	// prompts maps the engine's prompt ids to their user messages, for
 	// RecordRewind and engineID; mu guards it (a turn records while a
 	// face lists).
@@ -148,6 +155,7 @@ func (c *chatRecorder) RecordModel(t *agent.ModelTurn) {
 		m.Tokens = &chats.Tokens{
 			Input: int(u.PromptTokenCount), Output: int(u.CandidatesTokenCount), Cached: int(u.CachedContentTokenCount),
 			Thoughts: int(u.ThoughtsTokenCount), Tool: int(u.ToolUsePromptTokenCount), Total: int(u.TotalTokenCount),
+			CacheWrite: int(model.CacheWriteTokens(u)),
 		}
 	}
 	for _, call := range t.Calls {

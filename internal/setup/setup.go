@@ -317,9 +317,9 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 		if err != nil {
 			return nil, err
 		}
-		a.Trusted = st.Trust.IsTrusted() || !st.Trust.FolderTrustEnabled
-		if err := a.Env.LoadDotEnvWith(st.DotEnv(wd, a.Home.UserDir, a.Trusted)); err != nil {
-			o.Warn(err.Error())
+		trusted, dotErr := a.Env.LoadSessionDotEnv(st, wd, a.Home.UserDir)
+		if a.Trusted = trusted; dotErr != nil {
+			o.Warn(dotErr.Error())
 		}
 	}
 	if err := ctx.Err(); err != nil {
@@ -419,6 +419,7 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 	}
 	cleanupSessions(o, a, sessionID) // retention.go
 	a.recorder, _ = recorder.(*chatRecorder)
+	resumeBudget(client, a.recorder) // budget.go
 
 	var sess *agent.Session
 	systemInstruction := func() string {
@@ -449,6 +450,7 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 		MaxSessionTurns:      st.Model.MaxSessionTurns,
 		DisableLoopDetection: st.Model.DisableLoopDetection,
 		CompressionThreshold: st.Model.CompressionThreshold,
+		TokenLimitFor:        a.ContextWindow, // providers.go
 		Recorder:             recorder,
 		Confirm:              confirm,
 		OutputSchema:         o.OutputSchema,

@@ -1233,9 +1233,9 @@ func (m *model) footerRight(level int) []string {
 	if m.modelID != "" {
 		switch level {
 		case 0:
-			right = append(right, fmt.Sprintf("%s (%d%% context left)", m.modelID, contextLeft(m.promptTokens)))
+			right = append(right, fmt.Sprintf("%s (%d%% context left)", m.modelID, contextLeft(m.promptTokens, m.contextWindow())))
 		case 1:
-			right = append(right, fmt.Sprintf("%s (%d%%)", m.modelID, contextLeft(m.promptTokens)))
+			right = append(right, fmt.Sprintf("%s (%d%%)", m.modelID, contextLeft(m.promptTokens, m.contextWindow())))
 		}
 	}
 	if m.cost.priced && level < 2 {
@@ -1285,10 +1285,21 @@ func (m *model) footerRight(level int) []string {
 
 // contextLeft is the share of the model's window the last prompt left
 // free; every Gemini model Castor serves has a 1M-token window.
-func contextLeft(used int32) int {
-	const window = 1 << 20
-	left := 100 - int(int64(used)*100/window)
+func contextLeft(used int32, window int) int {
+	left := 100 - int(int64(used)*100/int64(window))
 	return max(left, 0)
+}
+
+// contextWindow is the current model's context window: a provider
+// model's from the settings (setup.Agent.ContextWindow), else Gemini's
+// million tokens.
+func (m *model) contextWindow() int {
+	if m.agent != nil {
+		if w := m.agent.ContextWindow(m.modelID); w > 0 {
+			return w
+		}
+	}
+	return 1 << 20
 }
 
 // inputKey is what the input box's drawing depends on.

@@ -270,6 +270,7 @@ func usageOf(u Usage) *genai.GenerateContentResponseUsageMetadata {
 	prompt := u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens
 	m := &genai.GenerateContentResponseUsageMetadata{PromptTokenCount: prompt, CachedContentTokenCount: u.CacheReadInputTokens,
 		CandidatesTokenCount: u.OutputTokens, TotalTokenCount: prompt + u.OutputTokens}
+	model.SetCacheWriteTokens(m, u.CacheCreationInputTokens)
 	if d := u.OutputTokensDetails; d != nil && d.ThinkingTokens > 0 && d.ThinkingTokens <= u.OutputTokens {
 		m.ThoughtsTokenCount = d.ThinkingTokens
 		m.CandidatesTokenCount -= d.ThinkingTokens
