@@ -81,6 +81,7 @@ func TestTelemetryReachesCollector(t *testing.T) {
 			if err := json.Unmarshal([]byte(res.Stdout), &out); err != nil || out.SessionID == "" {
 				t.Fatalf("stdout: %v\n%s", err, res.Stdout)
 			}
+			t.Logf("castor's stderr (shown on failure):\n%s", res.Stderr)
 			got := rc.waitFor("the turn's spans, metrics and events", complete)
 			checkSpans(t, got, out.SessionID)
 			checkMetrics(t, got, out.SessionID)

@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -17,8 +20,19 @@ import (
 )
 
 // telemetryFlush bounds the flush at exit: a collector that is down costs
-// the run at most this, not the exporters' own retries.
+// the run at most this, not the exporters' own retries. A longer
+// OTEL_EXPORTER_OTLP_TIMEOUT (milliseconds, the exporters' own bound)
+// lengthens it, for a collector known to be slow.
 const telemetryFlush = 5 * time.Second
+
+// flushBound is how long the flush at exit may take.
+func flushBound(getenv func(string) string) time.Duration {
+	ms, err := strconv.Atoi(strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_TIMEOUT")))
+	if err != nil || ms <= 0 {
+		return telemetryFlush
+	}
+	return max(telemetryFlush, time.Duration(ms)*time.Millisecond)
+}
 
 // telemetryRun is the run's telemetry: Gemini CLI 0.61's --telemetry*
 // flags, and the pipeline started when the first session's settings turn
@@ -131,7 +145,7 @@ func (r *telemetryRun) stderrWarn(s string) {
 	fmt.Fprintf(r.stderr, "Warning: %s\n", oneLine(s))
 }
 
-// shutdown flushes what the pipeline holds, within telemetryFlush; a
+// shutdown flushes what the pipeline holds, within flushBound; a
 // failure is a warning, the run's outcome stands. It runs after the
 // interactive terminal has left the screen: its warnings go to stderr.
 func (r *telemetryRun) shutdown() {
@@ -142,7 +156,7 @@ func (r *telemetryRun) shutdown() {
 		return
 	}
 	t.SetWarn(r.stderrWarn)
-	ctx, cancel := context.WithTimeout(context.Background(), telemetryFlush)
+	ctx, cancel := context.WithTimeout(context.Background(), flushBound(os.Getenv))
 	defer cancel()
 	if err := t.Shutdown(ctx); err != nil {
 		r.stderrWarn(err.Error())

@@ -6,8 +6,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
@@ -70,6 +72,9 @@ func (e *Env) Environ() []string {
 		"GOOGLE_GEMINI_BASE_URL=" + e.Srv.URL,
 		"GEMINI_CLI_TRUST_WORKSPACE=true",
 		"CASTOR_RETRY_BASE_DELAY=5ms",
+		// Telemetry's exports, and the flush at exit, may take as long as
+		// a test waits for anything: a loaded machine loses no span.
+		"OTEL_EXPORTER_OTLP_TIMEOUT=" + strconv.Itoa(int(HangLimit/time.Millisecond)),
 	}
 }
 
