@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -169,7 +170,7 @@ func (m *model) openSettings(scope int, key, query string) {
 		}
 		items = append(items, pickItem{label: r.label, desc: desc, value: r.key})
 	}
-	note := fmt.Sprintf("Scope: %s settings, %s. Tab switches scope.", sc.name, homeRelative(sc.path))
+	note := fmt.Sprintf("Scope: %s settings, %s. Tab switches scope.", sc.name, shortPath(sc.path))
 	if ferr != nil {
 		note += " " + ferr.Error()
 	}
@@ -348,4 +349,16 @@ func showSetting(v any) string {
 	}
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// shortPath is p relative to the working folder when inside it (the
+// workspace's .gemini/settings.json), else relative to home: a dialog
+// line as short as the path allows, the same on every machine.
+func shortPath(p string) string {
+	if wd, err := os.Getwd(); err == nil {
+		if rel, err := filepath.Rel(wd, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel) {
+			return rel
+		}
+	}
+	return homeRelative(p)
 }
