@@ -3,7 +3,9 @@ package model
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -121,4 +123,45 @@ func (b *ProviderBase) PostStream(ctx context.Context, url string, body []byte, 
 	defer resp.Body.Close()
 	errBody, _ = io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	return resp, errBody, nil
+}
+
+// ListIDs gets a model list in the shape OpenAI and Anthropic both
+// answer ({"data":[{"id":…}]}), with the headers of each map in turn.
+// A non-2xx answer comes back as its status and body (up to 4 MiB) with
+// no error, for the caller to word as its service's error.
+func (b *ProviderBase) ListIDs(ctx context.Context, url string, headers ...map[string]string) (ids []string, failed *http.Response, errBody []byte, err error) {
+	hr, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	for _, h := range headers {
+		for k, v := range h {
+			hr.Header.Set(k, v)
+		}
+	}
+	resp, err := b.HTTPClient().Do(hr)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if resp.StatusCode/100 != 2 {
+		return nil, resp, raw, nil
+	}
+	var list struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return nil, nil, nil, fmt.Errorf("GET %s: not a model list: %v", url, err)
+	}
+	ids = make([]string, 0, len(list.Data))
+	for _, m := range list.Data {
+		ids = append(ids, m.ID)
+	}
+	return ids, nil, nil, nil
 }

@@ -80,11 +80,7 @@ func (c *Client) GenerateContentStream(ctx context.Context, req *model.Request) 
 }
 
 func (c *Client) post(ctx context.Context, body []byte) (*http.Response, error) {
-	auth := map[string]string{}
-	if c.cfg.APIKey != "" {
-		auth["Authorization"] = "Bearer " + c.cfg.APIKey
-	}
-	resp, raw, err := c.PostStream(ctx, c.cfg.BaseURL+"/chat/completions", body, auth, c.cfg.Headers)
+	resp, raw, err := c.PostStream(ctx, c.cfg.BaseURL+"/chat/completions", body, c.auth(), c.cfg.Headers)
 	if err != nil || raw == nil {
 		return resp, err
 	}
@@ -95,14 +91,12 @@ func (c *Client) post(ctx context.Context, body []byte) (*http.Response, error) 
 	return nil, ae
 }
 
-// authorize adds the key and the provider's headers to hr.
-func (c *Client) authorize(hr *http.Request) {
-	if c.cfg.APIKey != "" {
-		hr.Header.Set("Authorization", "Bearer "+c.cfg.APIKey)
+// auth is the key's header, when there is a key.
+func (c *Client) auth() map[string]string {
+	if c.cfg.APIKey == "" {
+		return nil
 	}
-	for k, v := range c.cfg.Headers {
-		hr.Header.Set(k, v)
-	}
+	return map[string]string{"Authorization": "Bearer " + c.cfg.APIKey}
 }
 
 // errorMessage is the message of an OpenAI error envelope, or the body.
