@@ -3,9 +3,7 @@ package headless_test
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
-	"os/exec"
 	"runtime"
 	"strings"
 	"syscall"
@@ -40,27 +38,7 @@ func TestInterruptMidTurn(t *testing.T) {
 			cmd.Env = e.Environ()
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			for len(e.Srv.Requests()) == 0 {
-				time.Sleep(10 * time.Millisecond) // waiting for the turn to reach the model
-			}
-			if err := cmd.Process.Signal(tc.sig); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			select {
-			case err := <-done:
-				var ee *exec.ExitError
-				if !errors.As(err, &ee) || ee.ExitCode() != 130 {
-					t.Errorf("exit = %v, want 130; stderr:\n%s", err, stderr.String())
-				}
-			case <-time.After(time.Minute): // a hang, not a timing assertion
-				cmd.Process.Kill()
-				t.Fatalf("castor did not exit after the signal; stderr:\n%s", stderr.String())
-			}
+			e2etest.InterruptMidTurn(t, cmd, e.Srv, tc.sig, &stderr)
 			if got := stderr.String(); got != "Error: Operation cancelled.\n" {
 				t.Errorf("stderr = %q", got)
 			}

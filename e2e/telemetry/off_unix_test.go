@@ -6,10 +6,8 @@ import (
 	"bytes"
 	"errors"
 	"net"
-	"os/exec"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
@@ -78,27 +76,7 @@ func TestTelemetryFlushedOnSIGTERM(t *testing.T) {
 	cmd.Dir, cmd.Env = e.WS, e.Environ()
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	for len(e.Srv.Requests()) == 0 {
-		time.Sleep(10 * time.Millisecond) // waiting for the turn to reach the model
-	}
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) || ee.ExitCode() != 130 {
-			t.Errorf("exit = %v, want 130; stderr:\n%s", err, stderr.String())
-		}
-	case <-time.After(e2etest.HangLimit): // a hang, not a timing assertion
-		_ = cmd.Process.Kill()
-		t.Fatalf("castor did not exit after SIGTERM; stderr:\n%s", stderr.String())
-	}
+	e2etest.InterruptMidTurn(t, cmd, e.Srv, syscall.SIGTERM, &stderr)
 	got := rc.waitFor("the stopped turn's telemetry", func(r received) bool {
 		return len(r.spans("user_prompt")) == 1 && len(r.logs("gemini_cli.user_prompt")) == 1 && len(r.logs("gemini_cli.api_error")) == 1
 	})
