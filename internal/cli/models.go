@@ -82,6 +82,8 @@ func modelsText(list []setup.ProviderListing) string {
 	for _, p := range list {
 		state := ""
 		switch {
+		case p.Error != "" && p.BaseURL == "":
+			state = "not usable: " + p.Error // its settings, before any request
 		case p.Error != "":
 			state = "not reachable: " + p.Error
 		case p.Reachable:

@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/castor-dev/castor/config"
@@ -17,8 +18,18 @@ type Settings struct {
 }
 
 // FromSettings reads lsp.enabled, lsp.servers over the defaults and
-// lsp.diagnosticsTimeout; errors name the key.
+// lsp.diagnosticsTimeout; errors name the file and the key.
 func FromSettings(st *config.Settings) (Settings, error) {
+	out, err := fromSettings(st)
+	if err != nil {
+		if f := st.FileOf("lsp", "servers"); f != "" {
+			err = fmt.Errorf("%s: %w", f, err)
+		}
+	}
+	return out, err
+}
+
+func fromSettings(st *config.Settings) (Settings, error) {
 	out := Settings{Wait: DefaultWait}
 	if on, ok := st.GetBool("lsp.enabled"); ok && !on {
 		out.Off = true
