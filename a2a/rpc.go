@@ -297,7 +297,9 @@ func (s *Server) rpcStream(w http.ResponseWriter, r *http.Request, req *jsonrpc.
 // leaves or the subscriber falls too far behind. What a client leaving
 // does to the turn is Config.OnDisconnect's choice (clientLeft).
 func (s *Server) pump(ctx context.Context, t *task, sub *subscriber, sw *jsonrpc.Stream, rend *renderer) {
-	rend.plain = t.plain && !rend.ext
+	t.mu.Lock()
+	rend.plain = t.plain && !rend.ext // a follower's reload rewrites it
+	t.mu.Unlock()
 	switch sub.Follow(ctx, s.cfg.Limits.KeepAlive, sw.KeepAlive, func(u *update) (bool, error) {
 		for _, ev := range rend.render(u) {
 			if err := sw.Event(ev); err != nil {

@@ -319,9 +319,9 @@ type turnInput struct {
 // settings and approval mode.
 func (t *task) buildSession(ctx context.Context, history []*genai.Content) (*agent.Session, func() error, error) {
 	t.mu.Lock()
-	settings, mode := t.settings, t.mode
+	settings, mode, plain := t.settings, t.mode, t.plain
 	t.mu.Unlock()
-	spec := SessionSpec{WorkDir: settings.WorkspacePath, SessionID: t.id, History: history, Elicit: t.elicit, MaxApprovalMode: t.srv.cfg.MaxApprovalMode, CannotConfirm: t.plain}
+	spec := SessionSpec{WorkDir: settings.WorkspacePath, SessionID: t.id, History: history, Elicit: t.elicit, MaxApprovalMode: t.srv.cfg.MaxApprovalMode, CannotConfirm: plain}
 	switch {
 	case t.srv.cfg.YOLO:
 		spec.ApprovalMode = policy.ModeYolo
