@@ -2,6 +2,8 @@ package headless_test
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -106,5 +108,45 @@ func TestModelsCommandAsksGemini(t *testing.T) {
 	r = e2etest.RunCastor(t, e.WS, environ, "models", "--check")
 	if r.Code != 1 || !strings.Contains(r.Stderr, "providers not reachable: gemini ("+dead+"/v1beta)") || !strings.Contains(r.Stdout, "not reachable: Get \""+dead+"/v1beta/models") {
 		t.Errorf("--check with Gemini's API dead: exit %d\nstdout: %s\nstderr: %s", r.Code, r.Stdout, r.Stderr)
+	}
+}
+
+// TestModelsCommandUsesStoredKey: with no key in the environment, castor
+// models asks Gemini with the key the terminal's auth dialog stored, as
+// a session would, and says where the key came from.
+func TestModelsCommandUsesStoredKey(t *testing.T) {
+	t.Parallel()
+	e := e2etest.New(t)
+	var environ []string
+	for _, kv := range e.Environ() {
+		if !strings.HasPrefix(kv, "GEMINI_API_KEY=") {
+			environ = append(environ, kv)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(e.Home, ".gemini"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(e.Home, ".gemini", "castor_api_key.json"), []byte(`{"apiKey":"stored-key"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := e2etest.RunCastor(t, e.WS, environ, "models", "-o", "json")
+	var out struct {
+		Providers []struct {
+			Name, Note string
+			Reachable  bool
+		}
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &out); err != nil || r.Code != 0 || len(out.Providers) == 0 {
+		t.Fatalf("exit %d, %v\nstdout: %s\nstderr: %s", r.Code, err, r.Stdout, r.Stderr)
+	}
+	if gem := out.Providers[0]; !gem.Reachable || gem.Note != "API key (stored by the auth dialog)" {
+		t.Errorf("gemini: %+v", gem)
+	}
+	var keys []string
+	for _, rq := range e.Srv.Requests() {
+		keys = append(keys, rq.Header.Get("x-goog-api-key"))
+	}
+	if strings.Join(keys, ",") != "stored-key" {
+		t.Errorf("keys sent to the Gemini API: %q", keys)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/castor-dev/castor/config"
+	"github.com/castor-dev/castor/internal/oauth"
 	"github.com/castor-dev/castor/internal/routing"
 	"github.com/castor-dev/castor/model"
 )
@@ -81,7 +82,18 @@ type lister interface {
 func ListModels(ctx context.Context, st *config.Settings, getenv func(string) string, timeout time.Duration) []ProviderListing {
 	price := priceTable(st)
 	priceOf := func(name string) *PriceListing { return priceListing(price(name)) }
-	gem := ProviderListing{Name: "gemini", Type: "gemini", Source: "built-in", Note: geminiCredentials(st, getenv)}
+	// The key the terminal's auth dialog stored stands in for
+	// GEMINI_API_KEY here as it does in a session (geminiClient).
+	envOnly := getenv
+	getenv = oauth.WithStoredAPIKey(getenv, st.Security.Auth.SelectedType, oauth.NewStore(config.ResolveHome(func(k string) (string, bool) {
+		v := envOnly(k)
+		return v, v != ""
+	})))
+	note := geminiCredentials(st, getenv)
+	if envOnly("GEMINI_API_KEY") == "" && getenv("GEMINI_API_KEY") != "" {
+		note = "API key (stored by the auth dialog)"
+	}
+	gem := ProviderListing{Name: "gemini", Type: "gemini", Source: "built-in", Note: note}
 	for _, a := range []string{routing.Auto, "pro", "flash", "flash-lite"} {
 		is := routing.Resolve(a, false)
 		if a == routing.Auto {
