@@ -202,6 +202,7 @@ func (r *run) compress(used int32) (*CompressionInfo, error) {
 	}
 	if summary == "" {
 		info.Status = "COMPRESSION_FAILED_EMPTY_SUMMARY"
+		r.compressed(info)
 		r.emit(&Event{Type: EventCompressed, Compression: info})
 		return info, nil
 	}
@@ -212,6 +213,7 @@ func (r *run) compress(used int32) (*CompressionInfo, error) {
 	info.NewTokens = estimateTokens(newHist)
 	if info.NewTokens >= used {
 		info.Status = "COMPRESSION_FAILED_INFLATED_TOKEN_COUNT"
+		r.compressed(info)
 		r.emit(&Event{Type: EventCompressed, Compression: info})
 		return info, nil
 	}
@@ -221,6 +223,7 @@ func (r *run) compress(used int32) (*CompressionInfo, error) {
 	s.hist = append(newHist, s.hist[len(hist):]...)
 	s.lastPrompt = info.NewTokens
 	s.mu.Unlock()
+	r.compressed(info)
 	r.emit(&Event{Type: EventCompressed, Compression: info})
 	return info, nil
 }

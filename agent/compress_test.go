@@ -3,6 +3,8 @@ package agent
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -276,7 +278,8 @@ func TestCompressOutcomes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := &summariser{scripted: &scripted{summary: tt.summary}}
-			s := New(Config{Model: m, ModelName: "gemini-2.5-pro", History: tt.hist})
+			obs := &recordingObserver{}
+			s := New(Config{Model: m, ModelName: "gemini-2.5-pro", History: tt.hist, SessionID: "s1", Observer: obs})
 			s.lastPrompt = tt.lastPrompt
 			info, err := s.Compress(context.Background())
 			if !errors.Is(err, tt.err) {
@@ -293,6 +296,15 @@ func TestCompressOutcomes(t *testing.T) {
 			}
 			if n := len(s.History()); (tt.status == "COMPRESSED") != (n < len(tt.hist)) {
 				t.Errorf("%s left %d of %d entries", tt.status, n, len(tt.hist))
+			}
+			// Told as Gemini CLI logs chat_compression: an empty summary
+			// saved nothing.
+			after := info.NewTokens
+			if tt.status == "COMPRESSION_FAILED_EMPTY_SUMMARY" {
+				after = tt.lastPrompt
+			}
+			if want := fmt.Sprintf("compressed s1 %d->%d %s", tt.lastPrompt, after, tt.status); !slices.Contains(obs.lines, want) {
+				t.Errorf("observed %q, want the line %q", obs.lines, want)
 			}
 		})
 	}

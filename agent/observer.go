@@ -30,6 +30,35 @@ type Observer interface {
 	ToolCalled(ctx context.Context, c *ObservedToolCall)
 }
 
+// CompressionObserver is an Observer also told when the history was
+// summarised: Compressed is called with the token counts before and after
+// (NewTokens equal to OriginalTokens when the summary was empty), whether
+// or not the shorter history was kept (Status). A failed summary request
+// is reported as a model call, not here.
+type CompressionObserver interface {
+	Compressed(ctx context.Context, sessionID string, info CompressionInfo)
+}
+
+// RoutingObserver is an Observer also told how the model router (the
+// "auto" model) chose a prompt's model, once per prompt.
+type RoutingObserver interface {
+	Routed(ctx context.Context, r *ObservedRouting)
+}
+
+// ObservedRouting is one routing decision.
+type ObservedRouting struct {
+	SessionID, PromptID string
+	// Model is the model chosen; Source the rule that chose it, named
+	// as Gemini CLI 0.61 names its routing strategies
+	// ("agent-router/Classifier", "agent-router/default", ...).
+	Model, Source string
+	// Reasoning is the classifier's explanation, when it gave one.
+	Reasoning string
+	Latency   time.Duration
+	// Err is why the router could not decide (it then used its default).
+	Err error
+}
+
 // ObservedTurn is one turn as an Observer sees it start.
 type ObservedTurn struct {
 	SessionID, PromptID string
@@ -126,5 +155,25 @@ func (r *run) toolCalled(c *ToolCall, decision string) {
 	r.s.stats.toolCall(c, decision)
 	if obs := r.s.cfg.Observer; obs != nil {
 		obs.ToolCalled(r.ctx, &ObservedToolCall{SessionID: r.s.cfg.SessionID, Call: c, Decision: decision})
+	}
+}
+
+// compressed tells an Observer that wants it of a summarised history;
+// an empty summary changed nothing, as Gemini CLI counts it.
+func (r *run) compressed(info *CompressionInfo) {
+	if obs, ok := r.s.cfg.Observer.(CompressionObserver); ok {
+		c := *info
+		if c.Status == "COMPRESSION_FAILED_EMPTY_SUMMARY" {
+			c.NewTokens = c.OriginalTokens
+		}
+		obs.Compressed(r.ctx, r.s.cfg.SessionID, c)
+	}
+}
+
+// routed tells an Observer that wants it of the router's decision.
+func (r *run) routed(n model.Notice) {
+	if obs, ok := r.s.cfg.Observer.(RoutingObserver); ok {
+		obs.Routed(r.ctx, &ObservedRouting{SessionID: r.s.cfg.SessionID, PromptID: r.promptID, Model: n.Model, Source: n.Source,
+			Reasoning: n.Reasoning, Latency: n.Latency, Err: n.Err})
 	}
 }

@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"google.golang.org/genai"
 
+	"github.com/castor-dev/castor/model"
 	"github.com/castor-dev/castor/policy"
 	"github.com/castor-dev/castor/tool"
 )
@@ -45,6 +48,39 @@ func (o *recordingObserver) ModelCalled(ctx context.Context, m *ObservedModelCal
 
 func (o *recordingObserver) ToolCalled(ctx context.Context, c *ObservedToolCall) {
 	o.add("tool %s(%v) %s %s decision=%s", c.Call.PromptID, ctx.Value(obsKey{}), c.Call.Name, c.Call.Status, c.Decision)
+}
+
+func (o *recordingObserver) Compressed(_ context.Context, sessionID string, info CompressionInfo) {
+	o.add("compressed %s %d->%d %s", sessionID, info.OriginalTokens, info.NewTokens, info.Status)
+}
+
+func (o *recordingObserver) Routed(ctx context.Context, r *ObservedRouting) {
+	o.add("routed %s(%v) %s by %s %q err=%v", r.PromptID, ctx.Value(obsKey{}), r.Model, r.Source, r.Reasoning, r.Err)
+}
+
+// routingModel reports a routing decision on each streamed call, as the
+// model router does, then answers as scripted.
+type routingModel struct{ *scripted }
+
+func (m routingModel) GenerateContentStream(ctx context.Context, req *model.Request) iter.Seq2[*genai.GenerateContentResponse, error] {
+	if req.Observe != nil {
+		req.Observe(model.Notice{Kind: model.NoticeRouted, Model: "gemini-flash", Source: "agent-router/Classifier", Reasoning: "short"})
+	}
+	return m.scripted.GenerateContentStream(ctx, req)
+}
+
+// TestObserverSeesRouting: a routing decision the model reports reaches
+// an Observer that wants it, in the turn's context.
+func TestObserverSeesRouting(t *testing.T) {
+	obs := &recordingObserver{}
+	s := New(Config{Model: routingModel{&scripted{turns: [][]*genai.Part{{{Text: "hi"}}}}}, ModelName: "auto", SessionID: "s1", Observer: obs})
+	if _, err := collect(t, s.Send(context.Background(), genai.NewPartFromText("x"))); err != nil {
+		t.Fatal(err)
+	}
+	want := `routed s1########1(s1########1) gemini-flash by agent-router/Classifier "short" err=<nil>`
+	if !slices.Contains(obs.lines, want) {
+		t.Errorf("observed:\n%s\nwant the line %s", strings.Join(obs.lines, "\n"), want)
+	}
 }
 
 // TestObserverSeesTurns checks what an Observer is told of a turn with a

@@ -594,6 +594,8 @@ func (r *run) callModel() (*genai.Content, []*ToolCall, error) {
 			r.emit(&Event{Type: EventFallback, Notice: &n, Model: n.To})
 		case model.NoticeUtility:
 			r.request(&ObservedModelCall{Role: n.Role, ResponseModel: n.Model, Start: time.Now().Add(-n.Latency), Duration: n.Latency, Usage: n.Usage, Err: n.Err})
+		case model.NoticeRouted:
+			r.routed(n)
 		}
 	}
 	if err := r.beforeModel(req); err != nil {

@@ -68,6 +68,10 @@ const (
 	// (the model router's classifier); Model, Role, Latency, Usage and Err
 	// describe it so the caller can count it in its stats.
 	NoticeUtility NoticeKind = "utility"
+	// NoticeRouted: the model router chose the prompt's model (Model),
+	// by the rule Source, with Reasoning, in Latency; Err is set when
+	// it could not ask and took its default.
+	NoticeRouted NoticeKind = "routed"
 )
 
 // Notice reports something the transport layer did on the caller's behalf.
@@ -84,6 +88,10 @@ type Notice struct {
 	Role    string        // Gemini CLI's LlmRole, e.g. "utility_router"
 	Latency time.Duration // duration of the call
 	Usage   *genai.GenerateContentResponseUsageMetadata
+
+	// Routing decisions (NoticeRouted).
+	Source    string // the rule that chose, e.g. "agent-router/Classifier"
+	Reasoning string // the classifier's explanation
 }
 
 // APIError is an error answered by the model service.

@@ -484,3 +484,57 @@ func TestTelemetryFileOperations(t *testing.T) {
 		t.Errorf("gemini_cli.lines.changed %v, want %v", changed, want)
 	}
 }
+
+// TestTelemetryRouting: with the "auto" model, the router's decision is
+// logged as Gemini CLI's gemini_cli.model_routing event, with the model
+// chosen, the rule and the classifier's reasoning, and its latency is
+// recorded in gemini_cli.model_routing.latency.
+func TestTelemetryRouting(t *testing.T) {
+	t.Parallel()
+	e := e2etest.New(t)
+	e.Srv.EnqueueRoute(fakegemini.Text(`{"complexity_reasoning":"one short answer","complexity_score":5}`))
+	e.Srv.Enqueue(fakegemini.Text("hello"))
+	out := filepath.Join(e.Home, "telemetry.log")
+	res := e.Run("-m", "auto", "-p", "say hello", "--telemetry", "--telemetry-outfile", out)
+	if res.Code != 0 {
+		t.Fatalf("exit %d\nstderr: %s", res.Code, res.Stderr)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var routing []map[string]any
+	metrics := map[string]bool{}
+	for line := range strings.Lines(string(data)) {
+		var v struct {
+			EventName  string
+			Attributes []struct {
+				Key   string
+				Value struct{ Value any }
+			}
+			ScopeMetrics []struct{ Metrics []struct{ Name string } }
+		}
+		if err := json.Unmarshal([]byte(line), &v); err != nil {
+			t.Fatalf("a line of %s is not JSON: %v\n%s", out, err, line)
+		}
+		if v.EventName == "gemini_cli.model_routing" {
+			attrs := map[string]any{}
+			for _, a := range v.Attributes {
+				attrs[a.Key] = a.Value.Value
+			}
+			routing = append(routing, attrs)
+		}
+		for _, sm := range v.ScopeMetrics {
+			for _, m := range sm.Metrics {
+				metrics[m.Name] = true
+			}
+		}
+	}
+	if len(routing) != 1 || routing[0]["decision_model"] != "gemini-3.8-flash" || routing[0]["decision_source"] != "agent-router/Classifier" ||
+		routing[0]["reasoning"] != "one short answer" || routing[0]["failed"] != false {
+		t.Errorf("gemini_cli.model_routing events: %v\n%s", routing, data)
+	}
+	if !metrics["gemini_cli.model_routing.latency"] {
+		t.Errorf("no gemini_cli.model_routing.latency among %v", metrics)
+	}
+}

@@ -213,14 +213,27 @@ func (r *Router) classify(ctx context.Context, req *model.Request) string {
 		}
 		req.Observe(n)
 	}
-	if err != nil {
-		return ProModel
+	chosen, source := FlashModel, sourceClassifier
+	switch {
+	case err != nil:
+		// Gemini CLI's classifier gives no decision then, and its
+		// default strategy answers.
+		chosen, source, d.Reasoning = ProModel, sourceDefault, ""
+	case d.Score >= Threshold(req.SessionID):
+		chosen = Resolve("pro", r.CustomTools)
 	}
-	if d.Score >= Threshold(req.SessionID) {
-		return Resolve("pro", r.CustomTools)
+	if req.Observe != nil {
+		req.Observe(model.Notice{Kind: model.NoticeRouted, Model: chosen, Source: source, Reasoning: d.Reasoning, Latency: time.Since(start), Err: err})
 	}
-	return FlashModel
+	return chosen
 }
+
+// Routing decisions' sources, as Gemini CLI 0.61's composite
+// "agent-router" strategy names them in its model_routing events.
+const (
+	sourceClassifier = "agent-router/Classifier"
+	sourceDefault    = "agent-router/default"
+)
 
 // ParseDecision reads the classifier's JSON answer: a reasoning string and
 // a score from 1 to 100.

@@ -138,7 +138,10 @@ func TestRouterStickyPerPrompt(t *testing.T) {
 			t.Errorf("call %d went to %s, want %s", i, m, want[i])
 		}
 	}
-	if len(notices) != 2 || notices[0].Role != RouterRole || notices[0].Kind != model.NoticeUtility {
+	// Per prompt: the classifier's call, then the decision.
+	if len(notices) != 4 || notices[0].Role != RouterRole || notices[0].Kind != model.NoticeUtility ||
+		notices[1].Kind != model.NoticeRouted || notices[1].Model != FlashModel || notices[1].Source != "agent-router/Classifier" || notices[1].Reasoning != "easy" ||
+		notices[3].Kind != model.NoticeRouted {
 		t.Errorf("notices = %+v", notices)
 	}
 	// Non-alias models pass through untouched.
@@ -185,5 +188,35 @@ func TestRoutedResponsesNameTheirModel(t *testing.T) {
 		if strings.Join(got, " ") != strings.Join(tt.want, " ") {
 			t.Errorf("%s: versions %q, want %q", tt.model, got, tt.want)
 		}
+	}
+}
+
+// TestRoutedNotice: each decision is reported with the rule that made it,
+// as Gemini CLI's model_routing event names it; an answer the router
+// cannot read falls to the default (pro) and says why.
+func TestRoutedNotice(t *testing.T) {
+	for _, tt := range []struct {
+		name, answer, model, source, reasoning string
+		failed                                 bool
+	}{
+		{"hard", `{"complexity_reasoning":"big refactor","complexity_score":90}`, ProModel, "agent-router/Classifier", "big refactor", false},
+		{"easy", `{"complexity_reasoning":"typo","complexity_score":3}`, FlashModel, "agent-router/Classifier", "typo", false},
+		{"unreadable", `not json`, ProModel, "agent-router/default", "", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := New(&scripted{}, &scripted{resp: textResp(tt.answer)}, false)
+			var got []model.Notice
+			req := &model.Request{Model: Auto, PromptID: "p", SessionID: "s", Contents: []*genai.Content{genai.NewContentFromText("hi", genai.RoleUser)},
+				Observe: func(n model.Notice) {
+					if n.Kind == model.NoticeRouted {
+						got = append(got, n)
+					}
+				}}
+			for range r.GenerateContentStream(context.Background(), req) {
+			}
+			if len(got) != 1 || got[0].Model != tt.model || got[0].Source != tt.source || got[0].Reasoning != tt.reasoning || (got[0].Err != nil) != tt.failed {
+				t.Errorf("routed notices = %+v", got)
+			}
+		})
 	}
 }

@@ -94,3 +94,19 @@ func tellSessionStart(o Options, a *Agent, obs agent.Observer) {
 	}
 	so.SessionStarted(s)
 }
+
+// Compressed passes a subagent's summarised history on when the
+// session's Observer wants it.
+func (o subagentObserver) Compressed(ctx context.Context, sessionID string, info agent.CompressionInfo) {
+	if c, ok := o.Observer.(agent.CompressionObserver); ok {
+		c.Compressed(ctx, sessionID, info)
+	}
+}
+
+// Routed passes a subagent's routing decision on when the session's
+// Observer wants it.
+func (o subagentObserver) Routed(ctx context.Context, r *agent.ObservedRouting) {
+	if c, ok := o.Observer.(agent.RoutingObserver); ok {
+		c.Routed(ctx, r)
+	}
+}

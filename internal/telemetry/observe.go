@@ -59,13 +59,14 @@ const (
 type instruments struct {
 	sessions, apiRequests, tokens, toolCalls metric.Int64Counter
 	fileOps, linesChanged, agentRuns         metric.Int64Counter
-	agentDuration                            metric.Int64Histogram
+	compressions, routingFailures            metric.Int64Counter
+	agentDuration, routingLatency            metric.Int64Histogram
 	apiLatency, toolLatency, genAITokens     metric.Int64Histogram
 	genAIDuration                            metric.Float64Histogram
 }
 
 func (m *instruments) init(meter metric.Meter) error {
-	var errs [12]error
+	var errs [15]error
 	m.sessions, errs[0] = meter.Int64Counter(metricSessionCount, metric.WithDescription("Count of CLI sessions started."))
 	m.apiRequests, errs[1] = meter.Int64Counter(metricAPIRequestCount, metric.WithDescription("Counts API requests, tagged by model and status."))
 	m.apiLatency, errs[2] = meter.Int64Histogram(metricAPIRequestLat, metric.WithDescription("Latency of API requests in milliseconds."), metric.WithUnit("ms"))
@@ -78,6 +79,9 @@ func (m *instruments) init(meter metric.Meter) error {
 	m.linesChanged, errs[9] = meter.Int64Counter(metricLinesChanged, metric.WithDescription("Number of lines changed (from file diffs)."))
 	m.agentRuns, errs[10] = meter.Int64Counter(metricAgentRuns, metric.WithDescription("Counts agent runs, tagged by name and termination reason."))
 	m.agentDuration, errs[11] = meter.Int64Histogram(metricAgentMillis, metric.WithDescription("Duration of agent runs in milliseconds."), metric.WithUnit("ms"))
+	m.compressions, errs[12] = meter.Int64Counter(eventChatCompression, metric.WithDescription("Counts chat compression events."))
+	m.routingLatency, errs[13] = meter.Int64Histogram(metricRoutingLatency, metric.WithDescription("Latency of model routing decisions in milliseconds."), metric.WithUnit("ms"))
+	m.routingFailures, errs[14] = meter.Int64Counter(metricRoutingFailures, metric.WithDescription("Counts model routing failures."))
 	return errors.Join(errs[:]...)
 }
 

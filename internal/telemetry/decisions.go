@@ -1,0 +1,64 @@
+package telemetry
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/castor-dev/castor/agent"
+)
+
+// Gemini CLI 0.61's names for what the engine decides on its own: a
+// history summarised, a prompt's model chosen by the router. The chat
+// compression counter has the event's name.
+const (
+	eventChatCompression  = "gemini_cli.chat_compression"
+	eventModelRouting     = "gemini_cli.model_routing"
+	metricRoutingLatency  = "gemini_cli.model_routing.latency"
+	metricRoutingFailures = "gemini_cli.model_routing.failure.count"
+)
+
+// Compressed logs gemini_cli.chat_compression and counts it, with the
+// token counts before and after.
+func (t *Telemetry) Compressed(ctx context.Context, sessionID string, info agent.CompressionInfo) {
+	kv := []attribute.KeyValue{
+		attribute.Int("tokens_before", int(info.OriginalTokens)),
+		attribute.Int("tokens_after", int(info.NewTokens)),
+	}
+	t.emit(ctx, eventChatCompression, sessionID, fmt.Sprintf("Chat compression (Saved %d tokens)", info.OriginalTokens-info.NewTokens), time.Now(), kv...)
+	t.m.compressions.Add(ctx, 1, metric.WithAttributes(append(t.common(sessionID), kv...)...))
+}
+
+// Routed logs gemini_cli.model_routing and records the decision's
+// latency, and counts it when the router could not ask its classifier.
+func (t *Telemetry) Routed(ctx context.Context, r *agent.ObservedRouting) {
+	ms := r.Latency.Milliseconds()
+	kv := []attribute.KeyValue{
+		attribute.String("decision_model", r.Model),
+		attribute.String("decision_source", r.Source),
+		attribute.Int64("routing_latency_ms", ms),
+		attribute.Bool("failed", r.Err != nil),
+	}
+	if r.Reasoning != "" {
+		kv = append(kv, attribute.String("reasoning", truncate(r.Reasoning)))
+	}
+	if r.Err != nil {
+		kv = append(kv, attribute.String("error_message", truncate(r.Err.Error())))
+	}
+	t.emit(ctx, eventModelRouting, r.SessionID, fmt.Sprintf("Model routing decision. Model: %s, Source: %s", r.Model, r.Source), time.Now(), kv...)
+	mkv := append(t.common(r.SessionID),
+		attribute.String("routing.decision_model", r.Model),
+		attribute.String("routing.decision_source", r.Source),
+		attribute.Bool("routing.failed", r.Err != nil),
+	)
+	if r.Reasoning != "" {
+		mkv = append(mkv, attribute.String("routing.reasoning", truncate(r.Reasoning)))
+	}
+	t.m.routingLatency.Record(ctx, ms, metric.WithAttributes(mkv...))
+	if r.Err != nil {
+		t.m.routingFailures.Add(ctx, 1, metric.WithAttributes(append(mkv, attribute.String("routing.error_message", truncate(r.Err.Error())))...))
+	}
+}
