@@ -49,3 +49,45 @@ func TestProviderModelInSubagents(t *testing.T) {
 		t.Errorf("the main loop did not get the extension's subagent's result")
 	}
 }
+
+// TestProviderSubagentWindowCompresses: a subagent on a provider model
+// compresses its own history against that model's contextWindow, as the
+// main loop does, not against Gemini's million tokens.
+func TestProviderSubagentWindowCompresses(t *testing.T) {
+	t.Parallel()
+	e := e2etest.New(t)
+	e.Write("README.md", e2etest.Readme)
+	read := fakeopenai.Calls(fakeopenai.Call{Name: "read_file", Args: map[string]any{"file_path": filepath.Join(e.WS, "README.md")}})
+	srv := fakeopenai.Start(t,
+		read, read, read,
+		// An answer without complete_task: the subagent is told to call
+		// it, a new prompt of its history, where the history can split.
+		fakeopenai.Text("I have read it."),
+		fakeopenai.Text("<state_snapshot>read the README three times</state_snapshot>"),
+		fakeopenai.Calls(fakeopenai.Call{Name: "complete_task", Args: map[string]any{"result": "read it"}}),
+	)
+	e.WriteUserSettings(`{"providers": {"local": {"baseUrl": "` + srv.URL + `/v1", "models": {"small": {"contextWindow": 2000}}}}}`)
+	e2etest.WriteAt(t, filepath.Join(e.Home, ".gemini", "agents", "reader.md"),
+		"---\nname: reader\ndescription: Reads files.\nmodel: local/small\ntools: [read_file]\n---\nRead: ${query}\n")
+	e.Srv.Enqueue(
+		fakegemini.Call("invoke_agent", map[string]any{"agent_name": "reader", "prompt": "Read the README"}),
+		fakegemini.Text("Read."),
+	)
+	r := e.Run("-m", "gemini-2.5-flash", "-y", "-p", "read the readme")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "Read.") {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.Code, r.Stdout, r.Stderr)
+	}
+	var asked []string
+	for _, rq := range srv.Requests() {
+		asked = append(asked, map[bool]string{true: "summary", false: "turn"}[strings.Contains(string(rq.Body), "summarizes an agent's conversation history")])
+	}
+	// Each request of the subagent is past half of its 2,000-token
+	// window; once its history has a prompt to split at, the part before
+	// it is summarised.
+	if got := strings.Join(asked, ","); got != "turn,turn,turn,turn,summary,turn" {
+		t.Errorf("the subagent's requests: %s", got)
+	}
+	if !strings.Contains(e2etest.MustJSON(e.Srv.LastRequest().Contents), "read it") {
+		t.Errorf("the main loop did not get the subagent's result")
+	}
+}

@@ -109,6 +109,7 @@ func (a *Agent) addSubagents(o Options, ts *toolSet, e subagentEnv) error {
 		Configure: func(c *agent.Config) {
 			c.DisableLoopDetection = st.Model.DisableLoopDetection
 			c.CompressionThreshold = st.Model.CompressionThreshold
+			c.TokenLimitFor = a.ContextWindow // a provider model's window, as the session's
 			// A tool guard holds whoever makes the call: a subagent's
 			// shell call meets the same BeforeTool hooks as the main
 			// model's, its model calls the same model hooks.
