@@ -55,6 +55,14 @@ func (r *Request) Clone() *Request {
 	return &c
 }
 
+// PackedSignaturePrefix begins every Part.ThoughtSignature that a
+// provider other than Gemini packs its own reasoning state into (the
+// Anthropic transport keeps a turn's thinking blocks there). Gemini
+// cannot read such a signature: its transport drops it, or replaces it
+// on a function call with the placeholder Gemini takes for a call whose
+// signature is unknown, after a switch of model.
+const PackedSignaturePrefix = "castor."
+
 // NoticeKind says what a Notice reports.
 type NoticeKind string
 

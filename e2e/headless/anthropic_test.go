@@ -11,6 +11,7 @@ import (
 
 	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakeanthropic"
+	"github.com/castor-dev/castor/internal/fakegemini"
 	"github.com/castor-dev/castor/model/anthropic"
 )
 
@@ -276,5 +277,42 @@ func TestAnthropicImageAndSchema(t *testing.T) {
 	}
 	if f := m.OutputConfig; f == nil || f.Format == nil || f.Format.Type != "json_schema" || !strings.Contains(e2etest.MustJSON(f.Format.Schema), `"required":["name","age"]`) {
 		t.Errorf("output_config %+v", m.OutputConfig)
+	}
+}
+
+// TestAnthropicThenGemini: a session whose Claude turn called a tool with
+// thinking on goes on with a Gemini 3 model: the Anthropic thinking that
+// rides on the history's parts is never sent to Gemini, and the function
+// call carries the signature Gemini takes for a call it did not make.
+func TestAnthropicThenGemini(t *testing.T) {
+	t.Parallel()
+	e, srv := anthropicEnv(t)
+	e.Write("a.txt", "alpha\n")
+	srv.Enqueue(fakeanthropic.Calls(fakeanthropic.Call{Name: "read_file", Args: map[string]any{"file_path": filepath.Join(e.WS, "a.txt")}}).Thinking("Read it."),
+		fakeanthropic.Text("it says alpha").Thinking("Done."))
+	if r := e.Run("-m", "work/claude-x", "-p", "read a.txt"); r.Code != 0 {
+		t.Fatalf("claude: exit %d\nstderr: %s", r.Code, r.Stderr)
+	}
+	e.Srv.Enqueue(fakegemini.Text("still alpha"))
+	r := e.Run("-m", "gemini-3-pro-preview", "--resume", "latest", "-p", "and now?")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "still alpha") {
+		t.Fatalf("gemini: exit %d\nstdout: %s\nstderr: %s", r.Code, r.Stdout, r.Stderr)
+	}
+	var calls int
+	for _, c := range e.Srv.LastRequest().Contents {
+		for _, p := range c.Parts {
+			if strings.HasPrefix(string(p.ThoughtSignature), "castor.") {
+				t.Errorf("a %s part sent to Gemini carries Anthropic's thinking: %.60s", c.Role, p.ThoughtSignature)
+			}
+			if p.FunctionCall != nil {
+				calls++
+				if string(p.ThoughtSignature) != "skip_thought_signature_validator" {
+					t.Errorf("the function call's signature is %q", p.ThoughtSignature)
+				}
+			}
+		}
+	}
+	if calls != 1 {
+		t.Errorf("%d function calls in the history sent to Gemini, want 1", calls)
 	}
 }

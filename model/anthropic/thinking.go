@@ -3,6 +3,8 @@ package anthropic
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/castor-dev/castor/model"
 )
 
 // The Messages API wants the thinking blocks of an assistant turn that
@@ -15,7 +17,7 @@ import (
 // history is sent again.
 
 // thinkingMark begins a packed signature, telling it from a Gemini one.
-var thinkingMark = []byte("castor.anthropic.thinking:")
+var thinkingMark = []byte(model.PackedSignaturePrefix + "anthropic.thinking:")
 
 // packThinking is blocks as a thought signature; nil for none.
 func packThinking(blocks []Block) []byte {

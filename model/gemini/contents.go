@@ -8,8 +8,11 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"slices"
 
 	"google.golang.org/genai"
+
+	"github.com/castor-dev/castor/model"
 )
 
 // A request's contents (the conversation so far) are most of its body and
@@ -167,10 +170,56 @@ func setBodyField(c *genai.GenerateContentConfig, key string, v any) {
 	c.HTTPOptions = &ho
 }
 
+// unknownSignature is what Gemini takes in place of the thought signature
+// of a function call it did not make (Gemini CLI sends it too).
+var unknownSignature = []byte("skip_thought_signature_validator")
+
+// withoutPackedSignatures is cs without the signatures another provider
+// packed its state into (model.PackedSignaturePrefix): a function call's
+// becomes unknownSignature, any other is dropped. The contents are the
+// caller's: parts are copied, and only when one has such a signature.
+func withoutPackedSignatures(cs []*genai.Content) []*genai.Content {
+	var out []*genai.Content
+	for i, c := range cs {
+		if c == nil {
+			continue
+		}
+		var parts []*genai.Part
+		for j, p := range c.Parts {
+			if p == nil || !bytes.HasPrefix(p.ThoughtSignature, []byte(model.PackedSignaturePrefix)) {
+				continue
+			}
+			if parts == nil {
+				parts = slices.Clone(c.Parts)
+			}
+			cp := *p
+			cp.ThoughtSignature = nil
+			if cp.FunctionCall != nil {
+				cp.ThoughtSignature = unknownSignature
+			}
+			parts[j] = &cp
+		}
+		if parts == nil {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(cs)
+		}
+		cc := *c
+		cc.Parts = parts
+		out[i] = &cc
+	}
+	if out == nil {
+		return cs
+	}
+	return out
+}
+
 // prepare is what a generate call hands genai: the contents (nil when the
 // transport is to splice them in from slot) and the config.
 func (m *Model) prepare(slot *callSlot, contents []*genai.Content, cfg *genai.GenerateContentConfig) ([]*genai.Content, *genai.GenerateContentConfig) {
 	c := m.prepareConfig(cfg)
+	contents = withoutPackedSignatures(contents)
 	if m.tools == nil {
 		return contents, c // Vertex: genai converts contents its own way
 	}

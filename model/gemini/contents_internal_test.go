@@ -234,3 +234,31 @@ func (b *bodyLength) RoundTrip(r *http.Request) (*http.Response, error) {
 	const answer = "data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\"ok\"}]},\"finishReason\":\"STOP\"}]}\r\n\r\n"
 	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: io.NopCloser(strings.NewReader(answer)), Request: r}, nil
 }
+
+// TestWithoutPackedSignatures: another provider's packed signatures are
+// dropped (a function call's replaced by the placeholder), Gemini's kept,
+// and the caller's contents left as they were.
+func TestWithoutPackedSignatures(t *testing.T) {
+	packed := []byte(model.PackedSignaturePrefix + "anthropic.thinking:[]")
+	call := &genai.Part{FunctionCall: &genai.FunctionCall{Name: "read_file"}, ThoughtSignature: packed}
+	text := &genai.Part{Text: "hi", ThoughtSignature: packed}
+	own := &genai.Part{Text: "gemini's", ThoughtSignature: []byte("opaque")}
+	in := []*genai.Content{
+		{Role: genai.RoleUser, Parts: []*genai.Part{{Text: "q"}}},
+		{Role: genai.RoleModel, Parts: []*genai.Part{text, call}},
+		{Role: genai.RoleModel, Parts: []*genai.Part{own}},
+	}
+	out := withoutPackedSignatures(in)
+	if got := out[1].Parts; got[0].ThoughtSignature != nil || string(got[1].ThoughtSignature) != "skip_thought_signature_validator" {
+		t.Errorf("signatures sent: %q, %q", got[0].ThoughtSignature, got[1].ThoughtSignature)
+	}
+	if out[0] != in[0] || out[2] != in[2] || string(out[2].Parts[0].ThoughtSignature) != "opaque" {
+		t.Errorf("contents without packed signatures were copied or changed")
+	}
+	if string(text.ThoughtSignature) != string(packed) || string(call.ThoughtSignature) != string(packed) || in[1].Parts[0] != text {
+		t.Errorf("the caller's contents changed")
+	}
+	if clean := in[:1]; &withoutPackedSignatures(clean)[0] != &clean[0] {
+		t.Errorf("contents with nothing to drop were copied")
+	}
+}
