@@ -313,6 +313,9 @@ type Status struct {
 	// elsewhere).
 	MemoryKB int
 	Err      string
+	// Probed is set by Probe: the server opened no file, so it has no
+	// diagnostics to count.
+	Probed bool
 }
 
 // Status lists the servers: each started (server, root), then the
@@ -405,7 +408,7 @@ func FormatStatus(sts []Status) string {
 		if s.MemoryKB != 0 {
 			fmt.Fprintf(&b, ", %.1f MB", float64(s.MemoryKB)/1024)
 		}
-		if s.State == StateRunning {
+		if s.State == StateRunning && !s.Probed {
 			fmt.Fprintf(&b, ", %d errors, %d warnings", s.Errors, s.Warnings)
 		}
 		if s.Restarts > 0 {
@@ -446,5 +449,9 @@ func Probe(ctx context.Context, o Options) (sts []Status, skipped []string) {
 		wg.Go(func() { _, _ = m.Client(ctx, probe) })
 	}
 	wg.Wait()
-	return m.Status(), skipped
+	sts = m.Status()
+	for i := range sts {
+		sts[i].Probed = true
+	}
+	return sts, skipped
 }
