@@ -78,9 +78,10 @@ func (m *model) terminalCommands() []*command.Command {
 		cmd("terminal-setup", "Say how to type new lines in this terminal.", false, (*model).cmdTerminalSetup),
 		cmd("commands", "List the custom commands.", true, (*model).cmdCommands),
 		cmd("shortcuts", "Show the keyboard shortcuts.", false, (*model).cmdShortcuts),
-		cmd("settings", "View and edit Castor's settings.", true, (*model).cmdSettings),                         // settingsdialog.go
-		cmd("permissions", "Manage folder trust settings and other permissions", true, (*model).cmdPermissions), // trustdialog.go
-		cmd("rewind", "Jump back to a specific message and restart the conversation", true, (*model).cmdRewind), // rewind.go
+		cmd("shells", "Toggle the background shells view.", true, func(m *model, _ []string) tea.Cmd { return m.toggleBackground() }), // bgshell.go
+		cmd("settings", "View and edit Castor's settings.", true, (*model).cmdSettings),                                               // settingsdialog.go
+		cmd("permissions", "Manage folder trust settings and other permissions", true, (*model).cmdPermissions),                       // trustdialog.go
+		cmd("rewind", "Jump back to a specific message and restart the conversation", true, (*model).cmdRewind),                       // rewind.go
 	}
 }
 

@@ -33,6 +33,7 @@ var defaultBindings = map[string][]string{
 	"app.cycleApprovalMode":              {"shift+tab"},
 	"app.clearScreen":                    {"ctrl+l"},
 	"app.showMoreLines":                  {"ctrl+o"},
+	"background.toggle":                  {"ctrl+b"},
 	"app.suspend":                        {"ctrl+z"},
 	"history.search.start":               {"ctrl+r"},
 	"history.previous":                   {"ctrl+p"},
@@ -169,7 +170,15 @@ func (m *model) appKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 	case "app.cycleApprovalMode":
 		m.cycleMode()
 	case "app.clearScreen":
+		if m.bg.visible {
+			// Gemini CLI's background.toggleList, on the same key.
+			m.bg.focused, m.bg.list = true, true
+			m.bg.sel = m.bgIndex(m.bg.procs, m.bg.active)
+			return nil, true
+		}
 		return m.clearScreen(), true
+	case "background.toggle":
+		return m.toggleBackground(), true
 	case "app.showMoreLines":
 		m.expandLastOutput()
 	case "app.suspend":
@@ -195,9 +204,7 @@ func (m *model) appKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 }
 
 // keysNotHere are Gemini CLI 0.61 keys with no meaning in Castor's
-// inline terminal, each said in one line rather than ignored. Ctrl+T
-// (TODOs) and Ctrl+B (background shells) stay the input editor's
-// transpose and cursor-left keys.
+// inline terminal, each said in one line rather than ignored.
 var keysNotHere = map[string]string{
 	"alt+m":  "Alt+M (raw Markdown) is not available in Castor: answers are printed once, rendered.",
 	"ctrl+s": "Ctrl+S (mouse mode) is not available in Castor: it draws inline, and the terminal's own scrollback scrolls.",
@@ -235,6 +242,7 @@ var shortcutRows = [][2]string{
 	{"Ctrl+G", "open external editor"},
 	{"Ctrl+O", "show the last tool output in full"},
 	{"Ctrl+L", "clear the screen"},
+	{"Ctrl+B", "background shells (Ctrl+K kills, Ctrl+L lists)"},
 	{"Ctrl+Z", "undo in the input, else suspend"},
 	{"Tab", "queue the prompt while a reply streams; into a running command"},
 	{"Tab Tab", "hide or show the footer"},

@@ -152,7 +152,9 @@ type model struct {
 	// if any (toolpty.go).
 	toolPTY *ptyCall
 	pastes  pastes
-	queued  []string
+	// bg is the background shell panel (Ctrl+B, bgshell.go).
+	bg     bgPanel
+	queued []string
 	// queuedShown counts the first queued prompts already printed (typed
 	// before the session was ready); the others are shown in the live
 	// area until their turn starts (queue.go).
@@ -455,6 +457,11 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case commandDoneMsg:
 		return m.onCommandDone(msg)
+	case bgTickMsg:
+		return m.onBgTick(msg)
+	case bgKilledMsg:
+		m.onBgKilled(msg)
+		return nil
 	case compressDoneMsg:
 		return m.onCompressDone(msg)
 	case spinner.TickMsg:
@@ -817,6 +824,9 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 	if m.picker != nil {
 		return m.pickerKey(k)
 	}
+	if cmd, ok := m.backgroundKey(k); ok { // bgshell.go
+		return cmd
+	}
 	if m.vim {
 		if cmd, ok := m.vimKey(k); ok {
 			return cmd
@@ -1113,6 +1123,9 @@ func (m *model) render() string {
 		if out := m.renderShell(); out != "" {
 			parts = append(parts, out)
 		}
+	}
+	if out := m.renderBackground(); out != "" {
+		parts = append(parts, out)
 	}
 	// One status row, always there (blank when idle): the live area
 	// changing height while output is printed above it is what makes
