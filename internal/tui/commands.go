@@ -270,6 +270,7 @@ func (m *model) cmdClear([]string) tea.Cmd {
 		m.printNotice(noticeError, err.Error())
 	}
 	m.promptTokens = 0
+	m.todos = todoTray{} // Gemini CLI's tray is read from the history cleared
 	// Bubble Tea's ClearScreen only redraws the live area when inline, so
 	// the conversation stayed on screen: the screen and the scrollback
 	// are cleared here, as Gemini CLI does, the cursor left at the top

@@ -34,6 +34,7 @@ var defaultBindings = map[string][]string{
 	"app.clearScreen":                    {"ctrl+l"},
 	"app.showMoreLines":                  {"ctrl+o"},
 	"background.toggle":                  {"ctrl+b"},
+	"app.showFullTodos":                  {"ctrl+t"},
 	"app.suspend":                        {"ctrl+z"},
 	"history.search.start":               {"ctrl+r"},
 	"history.previous":                   {"ctrl+p"},
@@ -179,6 +180,8 @@ func (m *model) appKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		return m.clearScreen(), true
 	case "background.toggle":
 		return m.toggleBackground(), true
+	case "app.showFullTodos":
+		m.toggleTodos()
 	case "app.showMoreLines":
 		m.expandLastOutput()
 	case "app.suspend":
@@ -243,6 +246,7 @@ var shortcutRows = [][2]string{
 	{"Ctrl+O", "show the last tool output in full"},
 	{"Ctrl+L", "clear the screen"},
 	{"Ctrl+B", "background shells (Ctrl+K kills, Ctrl+L lists)"},
+	{"Ctrl+T", "show or fold the TODO list"},
 	{"Ctrl+Z", "undo in the input, else suspend"},
 	{"Tab", "queue the prompt while a reply streams; into a running command"},
 	{"Tab Tab", "hide or show the footer"},

@@ -153,7 +153,9 @@ type model struct {
 	toolPTY *ptyCall
 	pastes  pastes
 	// bg is the background shell panel (Ctrl+B, bgshell.go).
-	bg     bgPanel
+	bg bgPanel
+	// todos is the model's TODO list above the input (Ctrl+T, todos.go).
+	todos  todoTray
 	queued []string
 	// queuedShown counts the first queued prompts already printed (typed
 	// before the session was ready); the others are shown in the live
@@ -721,6 +723,7 @@ func (m *model) onCall(c *agent.ToolCall) {
 		m.print(m.renderCall(c, false))
 		m.lastCall = true
 		m.noteDone(c)
+		m.noteTodos(c)
 		return
 	}
 	if i >= 0 {
@@ -1154,6 +1157,9 @@ func (m *model) render() string {
 		if q := m.renderQueued(); q != "" {
 			parts = append(parts, q)
 		}
+	}
+	if t := m.renderTodos(); t != "" && m.dialog == nil && m.picker == nil {
+		parts = append(parts, t)
 	}
 	switch {
 	case m.dialog != nil:
