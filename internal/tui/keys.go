@@ -183,7 +183,11 @@ func (m *model) appKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 	case "app.showFullTodos":
 		m.toggleTodos()
 	case "app.showMoreLines":
-		m.expandLastOutput()
+		// A paste under the cursor first, as Gemini CLI's app.expandPaste
+		// on the same key (paste.go).
+		if !m.togglePaste() {
+			m.expandLastOutput()
+		}
 	case "app.suspend":
 		return tea.Suspend, true
 	case "history.search.start":
@@ -243,7 +247,7 @@ var shortcutRows = [][2]string{
 	{"Shift+Tab", "cycle mode"},
 	{"Ctrl+R", "reverse-search history"},
 	{"Ctrl+G", "open external editor"},
-	{"Ctrl+O", "show the last tool output in full"},
+	{"Ctrl+O", "expand or fold the paste under the cursor, else show the last tool output in full"},
 	{"Ctrl+L", "clear the screen"},
 	{"Ctrl+B", "background shells (Ctrl+K kills, Ctrl+L lists)"},
 	{"Ctrl+T", "show or fold the TODO list"},
