@@ -35,6 +35,7 @@ var defaultBindings = map[string][]string{
 	"app.showMoreLines":                  {"ctrl+o"},
 	"background.toggle":                  {"ctrl+b"},
 	"app.showFullTodos":                  {"ctrl+t"},
+	"input.paste":                        {"ctrl+v", "alt+v"},
 	"app.suspend":                        {"ctrl+z"},
 	"history.search.start":               {"ctrl+r"},
 	"history.previous":                   {"ctrl+p"},
@@ -182,6 +183,8 @@ func (m *model) appKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		return m.toggleBackground(), true
 	case "app.showFullTodos":
 		m.toggleTodos()
+	case "input.paste":
+		return m.pasteClipboard(), true
 	case "app.showMoreLines":
 		// A paste under the cursor first, as Gemini CLI's app.expandPaste
 		// on the same key (paste.go).
@@ -251,6 +254,7 @@ var shortcutRows = [][2]string{
 	{"Ctrl+L", "clear the screen"},
 	{"Ctrl+B", "background shells (Ctrl+K kills, Ctrl+L lists)"},
 	{"Ctrl+T", "show or fold the TODO list"},
+	{"Ctrl+V", "paste from the clipboard; an image as an @path"},
 	{"Ctrl+Z", "undo in the input, else suspend"},
 	{"Tab", "queue the prompt while a reply streams; into a running command"},
 	{"Tab Tab", "hide or show the footer"},

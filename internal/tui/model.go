@@ -155,7 +155,10 @@ type model struct {
 	// bg is the background shell panel (Ctrl+B, bgshell.go).
 	bg bgPanel
 	// todos is the model's TODO list above the input (Ctrl+T, todos.go).
-	todos  todoTray
+	todos todoTray
+	// clip reads the system clipboard (Ctrl+V, clipboard.go); nil picks
+	// the system's command when first used.
+	clip   clipboard
 	queued []string
 	// queuedShown counts the first queued prompts already printed (typed
 	// before the session was ready); the others are shown in the live
@@ -461,6 +464,9 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		return m.onCommandDone(msg)
 	case bgTickMsg:
 		return m.onBgTick(msg)
+	case clipboardMsg:
+		m.onClipboard(msg)
+		return nil
 	case bgKilledMsg:
 		m.onBgKilled(msg)
 		return nil
@@ -484,6 +490,13 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 			return cmd
 		}
 		if m.dialog != nil {
+			return nil
+		}
+		if p := droppedPath(msg.Content); p != "" && !m.shellMode {
+			// A file dragged onto the terminal: sent as its content, an
+			// image as inline data (clipboard.go).
+			m.insertRef(p)
+			m.updateCompletion()
 			return nil
 		}
 		if m.pasteInput(msg.Content) {
