@@ -250,7 +250,7 @@ var shortcutRows = [][2]string{
 	{"Shift+Tab", "cycle mode"},
 	{"Ctrl+R", "reverse-search history"},
 	{"Ctrl+G", "open external editor"},
-	{"Ctrl+O", "expand or fold the paste under the cursor, else show the last tool output in full"},
+	{"Ctrl+O", "expand or fold the paste at the cursor, else the last tool output"},
 	{"Ctrl+L", "clear the screen"},
 	{"Ctrl+B", "background shells (Ctrl+K kills, Ctrl+L lists)"},
 	{"Ctrl+T", "show or fold the TODO list"},
