@@ -278,8 +278,10 @@ func (m *model) renderBackground() string {
 	if m.bg.focused {
 		pid += " (Focused)"
 	}
-	// The tabs give way, not what the keys act on.
-	head := ansi.Truncate(strings.Join(tabs, ""), max(inner-ansi.StringWidth(help)-ansi.StringWidth(pid)-1, 10), "…") + pid
+	// The tabs give way, not what the keys act on; room is kept for a
+	// PID of 7 digits, so that the tabs do not change with the PID.
+	pidW := ansi.StringWidth(pid) + max(7-len(fmt.Sprint(m.bg.active)), 0)
+	head := ansi.Truncate(strings.Join(tabs, ""), max(inner-ansi.StringWidth(help)-pidW-1, 10), "…") + pid
 	gap := max(inner-ansi.StringWidth(head)-ansi.StringWidth(help), 1)
 	var b strings.Builder
 	b.WriteString(head + strings.Repeat(" ", gap) + m.theme.dim.Render(help) + "\n")

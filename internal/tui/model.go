@@ -1140,7 +1140,7 @@ func (m *model) render() string {
 			parts = append(parts, out)
 		}
 	}
-	if out := m.renderBackground(); out != "" {
+	if out := m.renderBackground(); out != "" && m.dialog == nil {
 		parts = append(parts, out)
 	}
 	// One status row, always there (blank when idle): the live area
