@@ -50,3 +50,25 @@ func TestTUIBackgroundShells(t *testing.T) {
 	s = tm.WaitUntil("none left", func(s string) bool { return strings.Count(s, "No background shells.") == 2 })
 	tm.Golden("background_none_left", s)
 }
+
+// Ctrl+B while a "!" command runs moves it to the background, as Gemini
+// CLI 0.61 does: the input is free, the panel shows what it printed before
+// and after, and Ctrl+K stops it.
+func TestTUIShellCommandToBackground(t *testing.T) {
+	t.Parallel()
+	e := e2etest.New(t)
+	tm := e.StartTUI()
+	tm.Submit(`!echo before; read x; echo "after $x"; exec sleep 600`)
+	tm.WaitRaw("the command's first line", func(s string) bool { return strings.Contains(s, "before") })
+	tm.Keys("C-b")
+	tm.WaitFor("moved to the background")
+	tm.Keys("C-b")
+	s := tm.WaitUntil("the panel with the output so far", func(s string) bool {
+		return e2etest.Idle(s) && strings.Contains(s, "(Focused)") && strings.Contains(s, "│ before")
+	})
+	tm.Golden("background_from_shell", s)
+	tm.Keys("C-k")
+	tm.WaitUntil("the panel closed", func(s string) bool { return !strings.Contains(s, "Close (Ctrl+B)") })
+	tm.Keys("C-b")
+	tm.WaitFor("No background shells.")
+}

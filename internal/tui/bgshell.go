@@ -15,7 +15,8 @@ import (
 )
 
 // The background shells of Gemini CLI 0.61: the model's is_background
-// commands keep running after their call, and Ctrl+B shows them in a panel
+// commands keep running after their call, as does a "!" command that
+// Ctrl+B moved to the background while it ran, and Ctrl+B shows them in a panel
 // above the input, with the output of one (its log, followed while the
 // panel is open). In the panel Ctrl+K kills the shown shell, Ctrl+L opens
 // the list of them all (Up and Down choose, Enter shows, Ctrl+K kills the
@@ -74,8 +75,11 @@ func (m *model) bgProcs() []builtin.BackgroundProcess {
 // toggleBackground is Ctrl+B (and /shells): the panel opens with the
 // keys, is given them back when it has lost them, or closes.
 func (m *model) toggleBackground() tea.Cmd {
-	if m.shellRunning() || m.toolPTY != nil {
-		m.printNotice(noticeInfo, "Ctrl+B cannot move a running command to the background in Castor: it runs to its end (Esc stops it); the model starts background commands with is_background.")
+	if m.shellRunning() {
+		return m.backgroundShell()
+	}
+	if m.toolPTY != nil {
+		m.printNotice(noticeInfo, "Ctrl+B cannot move the model's running shell call to the background in Castor (Esc stops it); the model starts background commands with is_background.")
 		return nil
 	}
 	if m.bg.visible && !m.bg.focused {
@@ -104,6 +108,35 @@ func (m *model) toggleBackground() tea.Cmd {
 	m.bg.gen++
 	m.refreshBackground()
 	return m.bgTick()
+}
+
+// backgroundShell is Ctrl+B while a "!" command runs: it goes on as one
+// of the session's background processes, its output so far and to come in
+// its log, and the input is free again (Gemini CLI 0.61).
+func (m *model) backgroundShell() tea.Cmd {
+	s := m.shell
+	if m.agent == nil || m.agent.Background == nil || s.group == nil {
+		m.printNotice(noticeInfo, "Ctrl+B can move a command to the background once the session has started.")
+		return nil
+	}
+	s.sink.mu.Lock()
+	if s.sink.ended {
+		s.sink.mu.Unlock()
+		return nil // it has just ended: its output is on its way
+	}
+	before := terminalText(s.out.String())
+	log, finish, err := m.agent.Background.Adopt(s.group, s.command, []byte(before))
+	if err == nil {
+		s.sink.w, s.sink.finish = log, finish
+	}
+	s.sink.mu.Unlock()
+	if err != nil {
+		m.printNotice(noticeError, "Ctrl+B: "+err.Error())
+		return nil
+	}
+	m.shell = nil
+	m.printNotice(noticeInfo, fmt.Sprintf("The command moved to the background (PID: %d); Ctrl+B shows it.", s.group.Pid()))
+	return m.nextQueued()
 }
 
 func (m *model) closeBackground() {
