@@ -299,6 +299,10 @@ var (
 	elapsed       = regexp.MustCompile(`esc to cancel, \d+s`)
 	uuidRE        = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 	tmpRE         = regexp.MustCompile(`/tmp/castor-edit-[^ ]*`)
+	// Background shells are named by their process ids, whose width
+	// moves what follows them on the line.
+	pidRE  = regexp.MustCompile(`\(PID: \d+\)`)
+	spaces = regexp.MustCompile(` {2,}`)
 	// A long workspace path is cut on the left in the footer.
 	cutWS = regexp.MustCompile(`(?m)^…\S*/ws  `)
 )
@@ -314,6 +318,7 @@ func (tm *Term) Normalise(s string) string {
 	s = elapsed.ReplaceAllString(s, "esc to cancel, Ns")
 	s = uuidRE.ReplaceAllString(s, "<session-id>")
 	s = tmpRE.ReplaceAllString(s, "<tmp>")
+	s = normalisePIDs(s)
 	// Blank rows are left out: Bubble Tea's inline renderer sometimes
 	// leaves a blank row more or less where the live area grew or shrank
 	// while output was printed above it, which is cosmetic; every line of
@@ -325,6 +330,21 @@ func (tm *Term) Normalise(s string) string {
 		}
 	}
 	return strings.Join(kept, "\n") + "\n"
+}
+
+// normalisePIDs names every process id <pid>, the spaces of a line
+// holding one collapsed.
+func normalisePIDs(s string) string {
+	if !pidRE.MatchString(s) {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if pidRE.MatchString(l) {
+			lines[i] = spaces.ReplaceAllString(pidRE.ReplaceAllString(l, "(PID: <pid>)"), " ")
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // Golden compares the screen with testdata/tui/name.txt. The screen the

@@ -15,6 +15,7 @@ import (
 
 	"github.com/castor-dev/castor/internal/atpath"
 	"github.com/castor-dev/castor/mcp"
+	"github.com/castor-dev/castor/tool"
 	"github.com/castor-dev/castor/tool/builtin"
 )
 
@@ -106,6 +107,22 @@ func (x *expander) atPaths(ctx context.Context, text string) ([]*genai.Part, err
 	if len(refs) == 0 {
 		return withResources(out, fromResources), nil
 	}
+	// Files of the project's temporary directory (a pasted image) are
+	// read one by one: read_many_files reads the workspace only.
+	var temp []*genai.Part
+	inWS := refs[:0:0]
+	for _, r := range refs {
+		if x.env.Workspace.Contains(r.abs) {
+			inWS = append(inWS, r)
+			continue
+		}
+		temp = append(temp, genai.NewPartFromText("\nContent from @"+r.label+":\n"))
+		temp = append(temp, x.readFile(ctx, r.abs)...)
+	}
+	if refs = inWS; len(refs) == 0 {
+		out = append(out, genai.NewPartFromText(refContentHeader))
+		return append(append(out, fromResources...), withTemp(nil, temp)...), nil
+	}
 
 	include := make([]any, len(refs))
 	for i, r := range refs {
@@ -143,6 +160,7 @@ func (x *expander) atPaths(ctx context.Context, text string) ([]*genai.Part, err
 		}
 		read = append(read, genai.NewPartFromText("\nContent from @"+x.displayPath(m[1], refs)+":\n"), genai.NewPartFromText(strings.TrimSpace(m[2])))
 	}
+	read = withTemp(read, temp)
 	if len(read) > 0 {
 		out = append(out, genai.NewPartFromText(refContentHeader))
 		out = append(out, fromResources...)
@@ -150,6 +168,19 @@ func (x *expander) atPaths(ctx context.Context, text string) ([]*genai.Part, err
 		return out, nil
 	}
 	return withResources(out, fromResources), nil
+}
+
+// withTemp puts the files read from the temporary directory after those
+// read_many_files read, before its closing line.
+func withTemp(read, temp []*genai.Part) []*genai.Part {
+	if len(temp) == 0 {
+		return read
+	}
+	end := genai.NewPartFromText(refContentFooter)
+	if n := len(read); n > 0 && read[n-1].Text == refContentFooter {
+		end, read = read[n-1], read[:n-1]
+	}
+	return append(append(read, temp...), end)
 }
 
 // fileFrame is read_many_files' framing of one file.
@@ -175,6 +206,14 @@ func (x *expander) displayPath(file string, refs []resolvedRef) string {
 // relative one below one of its folders (the first that has it).
 func (x *expander) resolveRef(p string) (abs, rel string, ok bool) {
 	ws := x.env.Workspace
+	if filepath.IsAbs(p) && x.env.TempDir != "" && !ws.Contains(p) && tool.NewWorkspace(x.env.TempDir).Contains(p) {
+		// The project's temporary directory, where the terminal saves
+		// a pasted image (Ctrl+V), as Gemini CLI lets @ read it.
+		if _, err := os.Stat(p); err != nil {
+			return "", "", false
+		}
+		return p, p, true
+	}
 	if filepath.IsAbs(p) {
 		if !ws.Contains(p) {
 			return "", "", false

@@ -91,8 +91,14 @@ func TestExpandPromptAtPaths(t *testing.T) {
 	os.WriteFile(filepath.Join(p.ws, "pic.png"), pngBytes, 0o644)
 	os.MkdirAll(filepath.Join(p.ws, ".git"), 0o755)
 	a := p.agent(t, Options{})
+	// The terminal saves a pasted image in the project's temporary
+	// directory (Ctrl+V).
+	clip := filepath.Join(a.TempDir, "images", "clipboard-1.png")
+	os.MkdirAll(filepath.Dir(clip), 0o700)
+	os.WriteFile(clip, pngBytes, 0o600)
 	tests := []struct{ name, prompt string }{
 		{"file", "look at @README.md."},
+		{"pasted image", "what is in @" + clip + " ?"},
 		{"folder", "review @src"},
 		{"two", "compare @src/a.go with @src/b.go"},
 		{"image", "describe @pic.png"},
@@ -108,7 +114,7 @@ func TestExpandPromptAtPaths(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}
-		all.WriteString("=== " + tt.name + ": " + strings.ReplaceAll(tt.prompt, p.ws, "$WS") + "\n")
+		all.WriteString("=== " + tt.name + ": " + strings.ReplaceAll(strings.ReplaceAll(tt.prompt, p.ws, "$WS"), filepath.Dir(p.ws), "$ROOT") + "\n")
 		all.WriteString(strings.ReplaceAll(partsString(parts, filepath.Dir(p.ws)), "$ROOT/ws", "$WS"))
 	}
 	golden.Check(t, "expand/atpaths.golden", all.String())

@@ -229,6 +229,9 @@ type Agent struct {
 	// and the prompts of its MCP servers. Faces run them with
 	// Commands.Run and may register their own.
 	Commands *command.Registry
+	// Background holds the model's is_background shell processes, which
+	// the terminal lists and stops (Ctrl+B, Ctrl+K).
+	Background *builtin.Background
 	// Extensions are the active installed extensions: their folders
 	// (commands/, hooks/, skills/, agents/; not yet policies/) are read by the
 	// loaders of those features.

@@ -75,6 +75,7 @@ func buildTools(ctx context.Context, o Options, a *Agent, client model.Model, mo
 		Background: builtin.NewBackground(filepath.Join(a.Home.TmpDir(), "background-processes")),
 	}
 	a.onClose(ts.env.Background.Close)
+	a.Background = ts.env.Background
 	if planEnabled(st) {
 		// The directory and the mode are known once the session and its
 		// policy exist (finishPlan).

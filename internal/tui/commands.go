@@ -78,9 +78,10 @@ func (m *model) terminalCommands() []*command.Command {
 		cmd("terminal-setup", "Say how to type new lines in this terminal.", false, (*model).cmdTerminalSetup),
 		cmd("commands", "List the custom commands.", true, (*model).cmdCommands),
 		cmd("shortcuts", "Show the keyboard shortcuts.", false, (*model).cmdShortcuts),
-		cmd("settings", "View and edit Castor's settings.", true, (*model).cmdSettings),                         // settingsdialog.go
-		cmd("permissions", "Manage folder trust settings and other permissions", true, (*model).cmdPermissions), // trustdialog.go
-		cmd("rewind", "Jump back to a specific message and restart the conversation", true, (*model).cmdRewind), // rewind.go
+		cmd("shells", "Toggle the background shells view.", true, func(m *model, _ []string) tea.Cmd { return m.toggleBackground() }), // bgshell.go
+		cmd("settings", "View and edit Castor's settings.", true, (*model).cmdSettings),                                               // settingsdialog.go
+		cmd("permissions", "Manage folder trust settings and other permissions", true, (*model).cmdPermissions),                       // trustdialog.go
+		cmd("rewind", "Jump back to a specific message and restart the conversation", true, (*model).cmdRewind),                       // rewind.go
 	}
 }
 
@@ -225,8 +226,11 @@ var keys = [][2]string{
 	{"Shift-Tab", "cycle the approval mode: default, auto-accept edits, plan"},
 	{"Ctrl-Y", "turn YOLO mode (no approvals) on or off"},
 	{"Ctrl-G", "edit the prompt in the external editor"},
-	{"Ctrl-O", "show the last tool output in full"},
+	{"Ctrl-O", "expand or fold a paste, else show the last tool output"},
 	{"Ctrl-L", "clear the screen"},
+	{"Ctrl-B", "background shells (Ctrl-K kills one, Ctrl-L lists them)"},
+	{"Ctrl-T", "show or fold the model's TODO list"},
+	{"Ctrl-V", "paste the clipboard (an image as an @path)"},
 	{"Ctrl-Z, Alt-Z", "undo in the input; with nothing to undo, suspend Castor (fg resumes it)"},
 	{"Ctrl-Shift-Z, Alt-Shift-Z", "redo in the input"},
 	{"?", "show the shortcuts (on an empty input)"},
@@ -269,6 +273,7 @@ func (m *model) cmdClear([]string) tea.Cmd {
 		m.printNotice(noticeError, err.Error())
 	}
 	m.promptTokens = 0
+	m.todos = todoTray{} // Gemini CLI's tray is read from the history cleared
 	// Bubble Tea's ClearScreen only redraws the live area when inline, so
 	// the conversation stayed on screen: the screen and the scrollback
 	// are cleared here, as Gemini CLI does, the cursor left at the top

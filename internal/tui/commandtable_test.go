@@ -48,8 +48,8 @@ func TestOneCommandTable(t *testing.T) {
 		}
 		want = append(want, c.Name)
 	}
-	if len(want) != 30 {
-		t.Errorf("%d terminal commands, want 30: %v", len(want), want)
+	if len(want) != 31 {
+		t.Errorf("%d terminal commands, want 31: %v", len(want), want)
 	}
 	if got := helpNames(m, log); !slices.Equal(got, want) {
 		t.Errorf("/help before the session lists %v, want %v", got, want)

@@ -33,6 +33,9 @@ var defaultBindings = map[string][]string{
 	"app.cycleApprovalMode":              {"shift+tab"},
 	"app.clearScreen":                    {"ctrl+l"},
 	"app.showMoreLines":                  {"ctrl+o"},
+	"background.toggle":                  {"ctrl+b"},
+	"app.showFullTodos":                  {"ctrl+t"},
+	"input.paste":                        {"ctrl+v", "alt+v"},
 	"app.suspend":                        {"ctrl+z"},
 	"history.search.start":               {"ctrl+r"},
 	"history.previous":                   {"ctrl+p"},
@@ -169,9 +172,25 @@ func (m *model) appKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 	case "app.cycleApprovalMode":
 		m.cycleMode()
 	case "app.clearScreen":
+		if m.bg.visible {
+			// Gemini CLI's background.toggleList, on the same key.
+			m.bg.focused, m.bg.list = true, true
+			m.bg.sel = m.bgIndex(m.bg.procs, m.bg.active)
+			return nil, true
+		}
 		return m.clearScreen(), true
+	case "background.toggle":
+		return m.toggleBackground(), true
+	case "app.showFullTodos":
+		m.toggleTodos()
+	case "input.paste":
+		return m.pasteClipboard(), true
 	case "app.showMoreLines":
-		m.expandLastOutput()
+		// A paste under the cursor first, as Gemini CLI's app.expandPaste
+		// on the same key (paste.go).
+		if !m.togglePaste() {
+			m.expandLastOutput()
+		}
 	case "app.suspend":
 		return tea.Suspend, true
 	case "history.search.start":
@@ -195,9 +214,7 @@ func (m *model) appKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 }
 
 // keysNotHere are Gemini CLI 0.61 keys with no meaning in Castor's
-// inline terminal, each said in one line rather than ignored. Ctrl+T
-// (TODOs) and Ctrl+B (background shells) stay the input editor's
-// transpose and cursor-left keys.
+// inline terminal, each said in one line rather than ignored.
 var keysNotHere = map[string]string{
 	"alt+m":  "Alt+M (raw Markdown) is not available in Castor: answers are printed once, rendered.",
 	"ctrl+s": "Ctrl+S (mouse mode) is not available in Castor: it draws inline, and the terminal's own scrollback scrolls.",
@@ -233,8 +250,11 @@ var shortcutRows = [][2]string{
 	{"Shift+Tab", "cycle mode"},
 	{"Ctrl+R", "reverse-search history"},
 	{"Ctrl+G", "open external editor"},
-	{"Ctrl+O", "show the last tool output in full"},
+	{"Ctrl+O", "expand or fold the paste at the cursor, else the last tool output"},
 	{"Ctrl+L", "clear the screen"},
+	{"Ctrl+B", "background shells (Ctrl+K kills, Ctrl+L lists)"},
+	{"Ctrl+T", "show or fold the TODO list"},
+	{"Ctrl+V", "paste from the clipboard; an image as an @path"},
 	{"Ctrl+Z", "undo in the input, else suspend"},
 	{"Tab", "queue the prompt while a reply streams; into a running command"},
 	{"Tab Tab", "hide or show the footer"},

@@ -31,13 +31,13 @@ func TestLoadKeymap(t *testing.T) {
 		want       map[string]string // key → command ("" unbound)
 		warn       string
 	}{
-		{"defaults", "", map[string]string{"ctrl+y": "app.toggleYolo", "ctrl+r": "history.search.start", "ctrl+g": "input.openExternalEditor"}, ""},
+		{"defaults", "", map[string]string{"ctrl+y": "app.toggleYolo", "ctrl+r": "history.search.start", "ctrl+g": "input.openExternalEditor", "ctrl+b": "background.toggle"}, ""},
 		{"rebound", `[
 			// comments as in Gemini CLI
 			{"command": "-app.toggleYolo", "key": "ctrl+y"},
 			{"command": "app.toggleYolo", "key": "Ctrl+T"},
 		]`, map[string]string{"ctrl+y": "", "ctrl+t": "app.toggleYolo"}, ""},
-		{"editor keys are the editor's", `[{"command": "cursor.left", "key": "ctrl+b"}]`, map[string]string{"ctrl+b": ""}, "does not rebind cursor.left"},
+		{"editor keys are the editor's", `[{"command": "cursor.left", "key": "ctrl+q"}]`, map[string]string{"ctrl+q": ""}, "does not rebind cursor.left"},
 		{"broken file", `{"command": 1}`, map[string]string{"ctrl+y": "app.toggleYolo"}, "the default keys are used"},
 	}
 	for _, tt := range tests {

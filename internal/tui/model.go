@@ -152,7 +152,14 @@ type model struct {
 	// if any (toolpty.go).
 	toolPTY *ptyCall
 	pastes  pastes
-	queued  []string
+	// bg is the background shell panel (Ctrl+B, bgshell.go).
+	bg bgPanel
+	// todos is the model's TODO list above the input (Ctrl+T, todos.go).
+	todos todoTray
+	// clip reads the system clipboard (Ctrl+V, clipboard.go); nil picks
+	// the system's command when first used.
+	clip   clipboard
+	queued []string
 	// queuedShown counts the first queued prompts already printed (typed
 	// before the session was ready); the others are shown in the live
 	// area until their turn starts (queue.go).
@@ -455,6 +462,14 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case commandDoneMsg:
 		return m.onCommandDone(msg)
+	case bgTickMsg:
+		return m.onBgTick(msg)
+	case clipboardMsg:
+		m.onClipboard(msg)
+		return nil
+	case bgKilledMsg:
+		m.onBgKilled(msg)
+		return nil
 	case compressDoneMsg:
 		return m.onCompressDone(msg)
 	case spinner.TickMsg:
@@ -475,6 +490,13 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 			return cmd
 		}
 		if m.dialog != nil {
+			return nil
+		}
+		if p := droppedPath(msg.Content); p != "" && !m.shellMode {
+			// A file dragged onto the terminal: sent as its content, an
+			// image as inline data (clipboard.go).
+			m.insertRef(p)
+			m.updateCompletion()
 			return nil
 		}
 		if m.pasteInput(msg.Content) {
@@ -714,6 +736,7 @@ func (m *model) onCall(c *agent.ToolCall) {
 		m.print(m.renderCall(c, false))
 		m.lastCall = true
 		m.noteDone(c)
+		m.noteTodos(c)
 		return
 	}
 	if i >= 0 {
@@ -816,6 +839,9 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 	}
 	if m.picker != nil {
 		return m.pickerKey(k)
+	}
+	if cmd, ok := m.backgroundKey(k); ok { // bgshell.go
+		return cmd
 	}
 	if m.vim {
 		if cmd, ok := m.vimKey(k); ok {
@@ -1114,6 +1140,9 @@ func (m *model) render() string {
 			parts = append(parts, out)
 		}
 	}
+	if out := m.renderBackground(); out != "" && m.dialog == nil {
+		parts = append(parts, out)
+	}
 	// One status row, always there (blank when idle): the live area
 	// changing height while output is printed above it is what makes
 	// inline renderers misplace rows.
@@ -1141,6 +1170,9 @@ func (m *model) render() string {
 		if q := m.renderQueued(); q != "" {
 			parts = append(parts, q)
 		}
+	}
+	if t := m.renderTodos(); t != "" && m.dialog == nil && m.picker == nil {
+		parts = append(parts, t)
 	}
 	switch {
 	case m.dialog != nil:

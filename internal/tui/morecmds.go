@@ -25,7 +25,7 @@ import (
 
 // commandAliases are Gemini CLI's other names of commands.
 var commandAliases = map[string]string{
-	"?": "help", "dir": "directory", "new": "clear", "summarize": "compress", "compact": "compress", "usage": "stats",
+	"?": "help", "dir": "directory", "new": "clear", "summarize": "compress", "compact": "compress", "usage": "stats", "bashes": "shells",
 }
 
 // notHere are Gemini CLI 0.61 commands with no meaning in Castor, and why.
@@ -39,8 +39,6 @@ var notHere = map[string]string{
 	"tasks":        "Castor runs no background tasks",
 	"bg":           "Castor runs no background tasks",
 	"background":   "Castor runs no background tasks",
-	"shells":       "Castor runs no background shells",
-	"bashes":       "Castor runs no background shells",
 	"voice":        "Castor has no voice input",
 	"oncall":       "it is Google's internal triage tool",
 	"gemma":        "Castor does not run local Gemma models",

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -19,6 +20,9 @@ const (
 type pastes struct {
 	n    int
 	text map[string]string
+	// expanded are the placeholders Ctrl+O replaced with their text in
+	// the editor; Ctrl+O with the cursor in that text folds it again.
+	expanded map[string]bool
 }
 
 func isLargePaste(s string) bool {
@@ -40,6 +44,60 @@ func (m *model) pasteInput(s string) bool {
 	m.pastes.text[ph] = s
 	m.input.InsertString(ph)
 	return true
+}
+
+// togglePaste is Ctrl+O on a paste, as Gemini CLI 0.61's: with the cursor
+// on (or just after) a placeholder, the paste's text replaces it in the
+// editor; with the cursor in a paste so expanded, the placeholder comes
+// back. False when the cursor is on neither, for Ctrl+O's other use.
+func (m *model) togglePaste() bool {
+	if len(m.pastes.text) == 0 {
+		return false
+	}
+	st := m.inputState()
+	v := []rune(st.value)
+	for ph, text := range m.pastes.text {
+		if m.pastes.expanded[ph] {
+			continue
+		}
+		if at, ok := runeSpanAt(v, []rune(ph), st.pos); ok {
+			m.undo.push(st, false)
+			tr := []rune(text)
+			nv := string(v[:at]) + text + string(v[at+len([]rune(ph)):])
+			m.setInputState(inputState{value: nv, pos: at + len(tr)})
+			if m.pastes.expanded == nil {
+				m.pastes.expanded = map[string]bool{}
+			}
+			m.pastes.expanded[ph] = true
+			return true
+		}
+	}
+	for ph := range m.pastes.expanded {
+		text := []rune(m.pastes.text[ph])
+		if at, ok := runeSpanAt(v, text, st.pos); ok {
+			m.undo.push(st, false)
+			phr := []rune(ph)
+			nv := string(v[:at]) + ph + string(v[at+len(text):])
+			m.setInputState(inputState{value: nv, pos: at + len(phr)})
+			delete(m.pastes.expanded, ph)
+			return true
+		}
+	}
+	return false
+}
+
+// runeSpanAt finds an occurrence of sub in v that holds the offset pos
+// (its end included) and returns where it starts.
+func runeSpanAt(v, sub []rune, pos int) (int, bool) {
+	if len(sub) == 0 {
+		return 0, false
+	}
+	for i := max(pos-len(sub), 0); i <= pos && i+len(sub) <= len(v); i++ {
+		if slices.Equal(v[i:i+len(sub)], sub) {
+			return i, true
+		}
+	}
+	return 0, false
 }
 
 // inputText is the editor's text with the pastes put back.

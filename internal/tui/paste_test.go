@@ -99,3 +99,45 @@ func TestSentTrailingNewlinesNotEchoed(t *testing.T) {
 		t.Errorf("sent %q", m.queued)
 	}
 }
+
+// Ctrl+O on a placeholder puts the paste's text in the editor, and
+// Ctrl+O in that text folds it again; elsewhere it is Ctrl+O's other
+// use, and the message sent is whole either way.
+func TestCtrlOTogglesPaste(t *testing.T) {
+	ctrlO := tea.KeyPressMsg{Code: 'o', Mod: tea.ModCtrl}
+	paste := bigText(12)
+	tests := []struct {
+		name     string
+		keys     []tea.KeyPressMsg // after "Look: <paste> Thanks." with the cursor at the end
+		expanded bool
+	}{
+		{"cursor elsewhere", []tea.KeyPressMsg{ctrlO}, false},
+		{"cursor after the placeholder", []tea.KeyPressMsg{{Code: tea.KeyLeft}, {Code: tea.KeyLeft}, {Code: tea.KeyLeft}, {Code: tea.KeyLeft}, {Code: tea.KeyLeft}, {Code: tea.KeyLeft}, {Code: tea.KeyLeft}, {Code: tea.KeyLeft}, ctrlO}, true},
+		{"expanded then folded", []tea.KeyPressMsg{{Code: tea.KeyLeft}, {Code: tea.KeyLeft}, {Code: tea.KeyLeft}, {Code: tea.KeyLeft}, {Code: tea.KeyLeft}, {Code: tea.KeyLeft}, {Code: tea.KeyLeft}, {Code: tea.KeyLeft}, ctrlO, ctrlO}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, log := newTestModel(t)
+			m.update(tea.PasteMsg{Content: "Look: "})
+			m.update(tea.PasteMsg{Content: paste})
+			m.update(tea.PasteMsg{Content: " Thanks."})
+			for _, k := range tt.keys {
+				m.update(k)
+			}
+			editor := m.input.Value()
+			if got := strings.Contains(editor, "pasted line 7"); got != tt.expanded {
+				t.Errorf("editor holds %q; expanded %v, want %v", editor, got, tt.expanded)
+			}
+			if !tt.expanded && !strings.Contains(editor, "[Pasted text #1: 12 lines]") {
+				t.Errorf("the placeholder is gone: %q", editor)
+			}
+			if tt.name == "cursor elsewhere" && !strings.Contains(printed(log), "No tool output") {
+				t.Errorf("Ctrl+O off a paste did not go on to the tool output: %q", printed(log))
+			}
+			m.update(tea.KeyPressMsg{Code: tea.KeyEnter})
+			if want := "Look: " + paste + " Thanks."; len(m.queued) != 1 || m.queued[0] != want {
+				t.Errorf("sent %.200q", m.queued)
+			}
+		})
+	}
+}

@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
+	"syscall"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -32,9 +35,60 @@ type shellRun struct {
 	// (shellterm.go).
 	term    *os.File
 	focused bool
+	// command and group are the command line and its processes; sink is
+	// where its terminal's output goes, switched to a log when Ctrl+B
+	// moves it to the background (bgshell.go).
+	command string
+	group   *proc.Group
+	sink    *shellSink
+}
+
+// shellSink is a "!" command's output: the live area's buffer, then the
+// log of the background process it became.
+type shellSink struct {
+	mu sync.Mutex
+	w  io.Writer
+	// ended says the command has ended (it can no longer be adopted);
+	// finish, once adopted, records how it ended.
+	ended  bool
+	finish func(exitCode *int, signal int)
+}
+
+func (s *shellSink) Write(b []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, err := s.w.Write(b); err != nil {
+		// A log that cannot be written loses output, not the command.
+		return len(b), nil
+	}
+	return len(b), nil
+}
+
+// end marks the command ended and reports whether it had been adopted,
+// recording its end there.
+func (s *shellSink) end(cmd *exec.Cmd) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ended = true
+	if s.finish == nil {
+		return false
+	}
+	var code *int
+	sig := 0
+	if st := cmd.ProcessState; st != nil {
+		if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			sig = int(ws.Signal())
+		} else {
+			c := st.ExitCode()
+			code = &c
+		}
+	}
+	s.finish(code, sig)
+	return true
 }
 
 type shellDoneMsg struct {
+	run             *shellRun
 	command, output string
 	err             error
 }
@@ -59,7 +113,9 @@ func (m *model) runShell(command string) tea.Cmd {
 	}
 	ctx, cancel := context.WithCancel(m.ctx)
 	out := &proc.Buffer{Limit: maxShellOutput}
-	m.shell = &shellRun{start: m.now(), cancel: cancel, out: out}
+	sink := &shellSink{w: out}
+	m.shell = &shellRun{start: m.now(), cancel: cancel, out: out, command: command, sink: sink}
+	run := m.shell
 	env := m.cfg.Environ
 	if m.agent != nil && m.agent.Env != nil {
 		// Redacted as the shell tool's (security.environmentVariableRedaction).
@@ -73,6 +129,7 @@ func (m *model) runShell(command string) tea.Cmd {
 	// Cancelling kills the whole group, so that what the command started
 	// in the background stops with it.
 	g := proc.New(cmd, proc.Options{})
+	m.shell.group = g
 	// On a pseudo-terminal the command can ask and be answered: focus
 	// moves into it (shellterm.go).
 	term, err := g.StartPTY(proc.Size{Cols: uint16(max(m.width-2, 20)), Rows: 24})
@@ -84,20 +141,26 @@ func (m *model) runShell(command string) tea.Cmd {
 		defer cancel()
 		switch {
 		case err == nil:
-			err = waitPTY(cmd, g, term, out)
+			err = waitPTY(cmd, g, term, sink)
 		case errors.Is(err, proc.ErrNoPTY):
-			cmd.Stdout, cmd.Stderr = out, out
+			cmd.Stdout, cmd.Stderr = sink, sink
 			err = g.Run()
+		}
+		if sink.end(cmd) {
+			return // a background process now (Ctrl+B): it has recorded its end
 		}
 		if ctx.Err() != nil {
 			err = errShellCancelled
 		}
-		send(shellDoneMsg{command: command, output: out.String(), err: err})
+		send(shellDoneMsg{run: run, command: command, output: out.String(), err: err})
 	}()
 	return m.spin.Tick
 }
 
 func (m *model) onShellDone(msg shellDoneMsg) tea.Cmd {
+	if msg.run != m.shell {
+		return nil
+	}
 	m.shell = nil
 	out := strings.TrimRight(termtext.Visible(terminalText(msg.output)), "\n")
 	if out != "" {

@@ -65,6 +65,11 @@ func terminalText(s string) string {
 // mode, and reports whether it did.
 func (m *model) shellKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 	ks := k.String()
+	if (m.shell != nil || m.toolPTY != nil) && (ks == "ctrl+b" || m.keys[ks] == "background.toggle") {
+		// Not typed into the command: Gemini CLI 0.61 moves it to the
+		// background (bgshell.go).
+		return m.toggleBackground(), true
+	}
 	if c := m.toolPTY; c != nil && ks != "esc" {
 		// Gemini CLI 0.61: Tab moves focus into the command, Shift+Tab
 		// back; Ctrl+F (Castor's) toggles.

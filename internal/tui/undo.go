@@ -60,6 +60,9 @@ func (m *model) setInputState(s inputState) {
 		m.input.CursorDown()
 	}
 	m.input.SetCursorColumn(col)
+	// The editor scrolls to its cursor only in Update: a text taller than
+	// it was shown from the top, the cursor out of sight.
+	m.input, _ = m.input.Update(nil)
 }
 
 // undoInput goes back one step; false when there is none.

@@ -163,6 +163,39 @@ func (b *Background) Close() error {
 	return nil
 }
 
+// Adopt makes a command already running one of the session's background
+// processes (the terminal's "!" command moved there with Ctrl+B, as in
+// Gemini CLI 0.61): before, what it printed so far, and what it prints
+// from now on (written to log) go to its log, which the model can read;
+// it is stopped with the session. The caller, who waits for the command,
+// calls finish once it has ended, with its exit code (nil when a signal
+// ended it) and signal.
+func (b *Background) Adopt(group *proc.Group, command string, before []byte) (log io.Writer, finish func(exitCode *int, signal int), err error) {
+	if err := os.MkdirAll(b.LogDir, 0o700); err != nil {
+		return nil, nil, err
+	}
+	pid := group.Pid()
+	f, err := os.OpenFile(filepath.Join(b.LogDir, fmt.Sprintf("background-%d.log", pid)), os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := f.Write(before); err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	p := &bgProc{pid: pid, command: command, log: f.Name(), group: group, done: make(chan struct{})}
+	var once sync.Once
+	finish = func(exitCode *int, signal int) {
+		once.Do(func() {
+			f.Close()
+			p.exitCode, p.signal = exitCode, signal
+			close(p.done)
+		})
+	}
+	b.add(p)
+	return f, finish, nil
+}
+
 // BackgroundProcess is one background process as a face lists it.
 type BackgroundProcess struct {
 	PID      int
