@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/castor-dev/castor/internal/memtrim"
 	"github.com/castor-dev/castor/internal/proc"
 	"github.com/castor-dev/castor/internal/setup"
 	"github.com/castor-dev/castor/internal/termtext"
@@ -102,6 +103,7 @@ type IO struct {
 // Main runs castor with args and returns the process exit code. Every
 // failure is reported as one line on stderr.
 func Main(args []string) int {
+	memtrim.StartUp()
 	stdinTTY := term.IsTerminal(int(os.Stdin.Fd()))
 	// Libraries (genai) report through the standard logger; Castor reports
 	// its own problems on stderr in one line each, and --debug shows more.
