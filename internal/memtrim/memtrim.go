@@ -20,15 +20,17 @@ import (
 const limit = 56 << 20
 
 // Start-up pacing: a headless run, --version or a face starting up
-// allocates 3-5 MB in all (1.5 MB of it the packages' initialisation),
+// allocates 3-6 MB in all (1.5 MB of it the packages' initialisation),
 // just past the 4 MB heap Go's default pacing collects at. That one
-// collection, in a process about to exit, cost ~1-1.5 ms of a 15 ms
-// headless run and ~1 MB of RSS (mark workers, their threads' stacks,
-// the pages sweeping touches) on bench/startup.sh. Until startWindow
-// has passed the collector waits for a heap startGOGC/100 times as
-// large (16 MB at least), then goes back to Go's default.
+// collection, in a process about to exit, cost 1-2 ms of a 15 ms
+// headless run and ~1.5 MB of RSS (mark workers, their stacks, the pages
+// sweeping touches) on bench/startup.sh. Until startWindow has passed
+// the collector waits for a heap startGOGC/100 times as large (8 MB at
+// least), then goes back to Go's default. 200, not more: work that
+// allocates fast from the start (the pure-Go search of a big tree) peaks
+// ~3 MB higher with it, ~8 MB with 400.
 const (
-	startGOGC   = 400
+	startGOGC   = 200
 	startWindow = time.Second
 )
 
