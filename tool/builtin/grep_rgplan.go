@@ -90,10 +90,7 @@ func newRgPlan(dir string, skip func(rel string, isDir bool) bool) *rgPlan {
 		if i < 0 {
 			break
 		}
-		d := p.units[i].rel
-		p.units = slices.Delete(p.units, i, i+1)
-		p.expanded = append(p.expanded, d)
-		if !p.list(dir, d, skip, i) {
+		if !p.open(dir, i, skip) {
 			return nil
 		}
 	}
@@ -106,10 +103,7 @@ func newRgPlan(dir string, skip func(rel string, isDir bool) bool) *rgPlan {
 		if i >= len(p.units) || !p.units[i].dir || 2*weight >= rgChunkSizes[0] {
 			break
 		}
-		d := p.units[i].rel
-		p.units = slices.Delete(p.units, i, i+1)
-		p.expanded = append(p.expanded, d)
-		if !p.list(dir, d, skip, i) {
+		if !p.open(dir, i, skip) {
 			return nil
 		}
 	}
@@ -117,6 +111,15 @@ func newRgPlan(dir string, skip func(rel string, isDir bool) bool) *rgPlan {
 		return nil
 	}
 	return p
+}
+
+// open replaces the directory units[i] by its entries; false when one
+// cannot be an ignore rule.
+func (p *rgPlan) open(dir string, i int, skip func(string, bool) bool) bool {
+	d := p.units[i].rel
+	p.units = slices.Delete(p.units, i, i+1)
+	p.expanded = append(p.expanded, d)
+	return p.list(dir, d, skip, i)
 }
 
 // runEnd is where a run of the given size starting at units[0] ends:
