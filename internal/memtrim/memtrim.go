@@ -22,8 +22,8 @@ const limit = 56 << 20
 // Start-up pacing: a headless run, --version or a face starting up
 // allocates 3-6 MB in all (1.5 MB of it the packages' initialisation),
 // just past the 4 MB heap Go's default pacing collects at. That one
-// collection, in a process about to exit, cost 1-2 ms of a 15 ms
-// headless run and ~1.5 MB of RSS (mark workers, their stacks, the pages
+// collection, in a process about to exit, was 5 % of a headless run's
+// CPU and ~1 MB of its RSS (mark workers, their stacks, the pages
 // sweeping touches) on bench/startup.sh. Until startWindow has passed
 // the collector waits for a heap startGOGC/100 times as large (8 MB at
 // least), then goes back to Go's default. 200, not more: work that
