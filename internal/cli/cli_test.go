@@ -159,3 +159,45 @@ func TestCapPiped(t *testing.T) {
 		})
 	}
 }
+
+// TestSubcommandWords keeps subcommandWords the names and aliases of
+// subcommands: a missing one would run its command line as a prompt.
+func TestSubcommandWords(t *testing.T) {
+	var got []string
+	for _, c := range subcommands(t.Context(), IO{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard}) {
+		got = append(got, c.Name())
+		got = append(got, c.Aliases...)
+	}
+	got = append(got, "help", "completion")
+	slices.Sort(got)
+	want := slices.Sorted(slices.Values(subcommandWords))
+	if !slices.Equal(got, want) {
+		t.Errorf("subcommands and their aliases %q, subcommandWords %q", got, want)
+	}
+}
+
+func TestMayNameSubcommand(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want bool
+	}{
+		{nil, false},
+		{[]string{"--version"}, false},
+		{[]string{"-y", "-o", "json", "-p", "What does this project do?"}, false},
+		{[]string{"fix", "the", "tests"}, false},
+		{[]string{"mcp", "list"}, true},
+		{[]string{"--debug", "extension", "list"}, true},
+		{[]string{"-p", "x", "skills"}, true}, // a prompt word: built, harmlessly
+		{[]string{"help"}, true},
+		{[]string{"completion", "bash"}, true},
+		{[]string{"__complete", ""}, true},
+		{[]string{"--help"}, true},
+		{[]string{"--help=true"}, true},
+		{[]string{"-h"}, true},
+		{[]string{"-yh"}, true},
+	} {
+		if got := mayNameSubcommand(tt.args); got != tt.want {
+			t.Errorf("mayNameSubcommand(%q) = %v, want %v", tt.args, got, tt.want)
+		}
+	}
+}

@@ -31,6 +31,12 @@ type Options struct {
 	// Environ is the servers' environment (nil: the process's); its PATH
 	// finds their commands.
 	Environ []string
+	// ServerEnviron, when set, is the servers' environment instead,
+	// asked for once, when the first server starts; Environ's PATH then
+	// only decides which servers are offered. A session's environment for
+	// its servers is redacted, which costs ~1 % of a headless run that
+	// starts none.
+	ServerEnviron func() []string
 	// Wait bounds how long an edit waits for diagnostics (0: DefaultWait).
 	Wait time.Duration
 	// Report tells the user of a server that failed to start or crashed,
@@ -43,6 +49,7 @@ type Options struct {
 // Close.
 type Manager struct {
 	opts    Options
+	environ func() []string // the servers' environment (Options.ServerEnviron)
 	servers []ServerConfig
 
 	mu        sync.Mutex
@@ -101,7 +108,11 @@ func New(o Options) *Manager {
 	if len(avail) == 0 {
 		return nil
 	}
-	return &Manager{opts: o, servers: avail, running: map[string]*server{}, baselines: map[string]baseline{}}
+	environ := func() []string { return o.Environ }
+	if o.ServerEnviron != nil {
+		environ = sync.OnceValue(o.ServerEnviron)
+	}
+	return &Manager{opts: o, environ: environ, servers: avail, running: map[string]*server{}, baselines: map[string]baseline{}}
 }
 
 // lookPath finds command on the PATH of environ ("" when it is not
@@ -214,10 +225,11 @@ func (m *Manager) startLocked(s *server) {
 		defer cancel()
 		var c *Client
 		var err error
-		if lookPath(s.cfg.Command, m.opts.Environ) == "" {
+		env := m.environ()
+		if lookPath(s.cfg.Command, env) == "" {
 			err = fmt.Errorf("%s: %w", s.cfg.Command, exec.ErrNotFound)
 		} else {
-			c, err = start(ctx, s.cfg, s.root, m.opts.Environ)
+			c, err = start(ctx, s.cfg, s.root, env)
 		}
 		m.mu.Lock()
 		if m.closed && c != nil {

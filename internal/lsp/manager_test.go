@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -229,5 +230,40 @@ func TestTouchedStartsTheServer(t *testing.T) {
 	}
 	if ds, ok := c.WaitDiagnostics(context.Background(), uri, 1); !ok || len(ds) != 1 || ds[0].Message != "there" {
 		t.Errorf("diagnostics %+v, %v", ds, ok)
+	}
+}
+
+// TestServerEnvironAskedAtFirstStart checks that Options.ServerEnviron
+// is not asked for while no server starts, and once for all the starts.
+func TestServerEnvironAskedAtFirstStart(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := t.TempDir()
+	var calls atomic.Int32
+	m := New(Options{
+		Servers:   []ServerConfig{{Name: "fake", Command: exe, Extensions: []string{".txt"}, Env: map[string]string{lsptest.Env: filepath.Join(t.TempDir(), "crashed")}, Configured: true}},
+		Workspace: ws,
+		Wait:      time.Minute,
+		Report:    func(string) {},
+		ServerEnviron: func() []string {
+			calls.Add(1)
+			return os.Environ()
+		},
+	})
+	if m == nil {
+		t.Fatal("no manager for a configured server")
+	}
+	t.Cleanup(func() { m.Close() })
+	if n := calls.Load(); n != 0 {
+		t.Fatalf("ServerEnviron asked for %d times before any server started", n)
+	}
+	if note := edit(t, m, filepath.Join(ws, "a.txt"), "ERROR: first\n"); !strings.Contains(note, "first") {
+		t.Fatalf("note %q: the server did not answer", note)
+	}
+	edit(t, m, filepath.Join(ws, "b.txt"), "ERROR: second\n")
+	if n := calls.Load(); n != 1 {
+		t.Errorf("ServerEnviron asked for %d times, want 1", n)
 	}
 }

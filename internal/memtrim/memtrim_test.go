@@ -5,7 +5,47 @@ import (
 	"runtime"
 	"runtime/debug"
 	"testing"
+	"time"
 )
+
+func TestStartUp(t *testing.T) {
+	t.Cleanup(func() { debug.SetGCPercent(100); afterFunc = time.AfterFunc })
+	var restore func()
+	afterFunc = func(d time.Duration, f func()) *time.Timer {
+		if d != startWindow {
+			t.Errorf("restored after %v, want %v", d, startWindow)
+		}
+		restore = f
+		return nil
+	}
+	for _, c := range []struct {
+		gogc        string
+		during, end int
+	}{
+		{"", startGOGC, 100},
+		{"50", 50, 50}, // GOGC chose: left alone
+	} {
+		t.Setenv("GOGC", c.gogc)
+		debug.SetGCPercent(100)
+		if c.gogc != "" {
+			debug.SetGCPercent(50) // as the runtime read it from GOGC
+		}
+		restore = nil
+		StartUp()
+		if got := debug.SetGCPercent(-1); got != c.during {
+			t.Errorf("GOGC=%q: %d during start-up, want %d", c.gogc, got, c.during)
+		}
+		debug.SetGCPercent(c.during)
+		if restore != nil {
+			restore()
+		} else if c.gogc == "" {
+			t.Fatalf("GOGC=%q: nothing restores the pacing", c.gogc)
+		}
+		if got := debug.SetGCPercent(-1); got != c.end {
+			t.Errorf("GOGC=%q: %d after start-up, want %d", c.gogc, got, c.end)
+		}
+	}
+}
 
 func TestLimit(t *testing.T) {
 	prev := debug.SetMemoryLimit(-1)

@@ -27,7 +27,7 @@ func addLSP(o Options, a *Agent, ts *toolSet) {
 	if ls.Off {
 		return
 	}
-	m := lsp.New(lsp.Options{Servers: ls.Servers, Workspace: a.Workspace.Dirs()[0], Environ: lspEnviron(a), Wait: ls.Wait, Report: o.Warn})
+	m := lsp.New(lsp.Options{Servers: ls.Servers, Workspace: a.Workspace.Dirs()[0], Environ: a.Env.Environ(), ServerEnviron: func() []string { return lspEnviron(a) }, Wait: ls.Wait, Report: o.Warn})
 	if m == nil {
 		return
 	}

@@ -90,10 +90,20 @@ func newRgPlan(dir string, skip func(rel string, isDir bool) bool) *rgPlan {
 		if i < 0 {
 			break
 		}
-		d := p.units[i].rel
-		p.units = slices.Delete(p.units, i, i+1)
-		p.expanded = append(p.expanded, d)
-		if !p.list(dir, d, skip, i) {
+		if !p.open(dir, i, skip) {
+			return nil
+		}
+	}
+	// A first run of a few files before a big folder (Go's src/:
+	// Make.dist, all.bash, ... then archive/) would tell nothing of how
+	// dense the matches are, and cost a run more when they are rare: the
+	// folder that stops it is opened, so that it fills up.
+	for opened := 0; opened < rgPlanMaxExpand; opened++ {
+		i, weight := p.runEnd(dir, rgChunkSizes[0])
+		if i >= len(p.units) || !p.units[i].dir || 2*weight >= rgChunkSizes[0] {
+			break
+		}
+		if !p.open(dir, i, skip) {
 			return nil
 		}
 	}
@@ -101,6 +111,31 @@ func newRgPlan(dir string, skip func(rel string, isDir bool) bool) *rgPlan {
 		return nil
 	}
 	return p
+}
+
+// open replaces the directory units[i] by its entries; false when one
+// cannot be an ignore rule.
+func (p *rgPlan) open(dir string, i int, skip func(string, bool) bool) bool {
+	d := p.units[i].rel
+	p.units = slices.Delete(p.units, i, i+1)
+	p.expanded = append(p.expanded, d)
+	return p.list(dir, d, skip, i)
+}
+
+// runEnd is where a run of the given size starting at units[0] ends:
+// the index of the first unit it leaves out (len(units) when it takes
+// them all) and the weight of those it takes. A run takes units while
+// their weight fits in its size, and at least one.
+func (p *rgPlan) runEnd(dir string, size int) (n, weight int) {
+	weight = rgWeight(dir, p.units[0], size)
+	for n = 1; n < len(p.units); n++ {
+		w := rgWeight(dir, p.units[n], size-weight)
+		if weight+w > size {
+			break
+		}
+		weight += w
+	}
+	return n, weight
 }
 
 // list inserts the entries of dir/rel at units[at], in path order; false
@@ -158,15 +193,8 @@ func (p *rgPlan) next(dir string, found bool) (rules string, ok bool) {
 	}
 	n := len(p.units)
 	if p.runs < len(rgChunkSizes) && (p.runs == 0 || found || 2*p.searched < rgChunkSizes[0]) {
-		size := rgChunkSizes[p.runs]
-		weight := rgWeight(dir, p.units[0], size)
-		for n = 1; n < len(p.units); n++ {
-			w := rgWeight(dir, p.units[n], size-weight)
-			if weight+w > size {
-				break
-			}
-			weight += w
-		}
+		var weight int
+		n, weight = p.runEnd(dir, rgChunkSizes[p.runs])
 		p.searched += weight
 	}
 	var b strings.Builder

@@ -193,7 +193,11 @@ func TestRgPlanSparseRuns(t *testing.T) {
 		files []string
 		runs  int // runs when no run finds a match
 	}{
-		{"few files, then a big folder", []string{"a.txt", "b.txt", "big/1", "big/2", "big/3", "big/4", "big/5", "big/6", "c/1", "d/1", "e/1", "f/1", "g/1", "h/1", "i/1", "j/1", "k/1", "l/1", "m/1", "n/1", "o/1", "p/1", "q/1"}, 3},
+		// big/ is opened: its first files fill the first run.
+		{"few files, then a big folder", []string{"a.txt", "b.txt", "big/1", "big/2", "big/3", "big/4", "big/5", "big/6", "c/1", "d/1", "e/1", "f/1", "g/1", "h/1", "i/1", "j/1", "k/1", "l/1", "m/1", "n/1", "o/1", "p/1", "q/1"}, 2},
+		// Four folders down there is still no file: the first run stays
+		// small and the next one is not the last.
+		{"few files, then a deep folder", []string{"a.txt", "b.txt", "d1/d2/d3/d4/d5/1", "d1/d2/d3/d4/d5/2", "d1/d2/d3/d4/d5/3", "d1/d2/d3/d4/d5/4", "d1/d2/d3/d4/d5/5", "d1/d2/d3/d4/d5/6", "e/1", "f/1", "g/1", "h/1", "i/1", "j/1", "k/1", "l/1", "m/1", "n/1", "o/1", "p/1", "q/1", "r/1"}, 3},
 		{"a full first run", []string{"a1", "a2", "a3", "a4", "b/1", "c/1", "d/1", "e/1", "f/1", "g/1", "h/1", "i/1", "j/1", "k/1", "l/1", "m/1", "n/1", "o/1"}, 2},
 	} {
 		dir := t.TempDir()
