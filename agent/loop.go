@@ -71,10 +71,14 @@ type loopDetector struct {
 	pending []byte // the beginning of an undecided line
 
 	disabled bool
+	// check is the model-assisted check's state (loopcheck.go).
+	check loopCheckState
 }
 
 func newLoopDetector(disabled bool) *loopDetector {
-	return &loopDetector{disabled: disabled, seed: maphash.MakeSeed()}
+	d := &loopDetector{disabled: disabled, seed: maphash.MakeSeed()}
+	d.check.reset()
+	return d
 }
 
 // reset forgets everything; called at the start of each user prompt.
@@ -84,6 +88,7 @@ func (d *loopDetector) reset() {
 	d.kind = lineUndecided
 	d.pending = d.pending[:0]
 	d.resetText()
+	d.check.reset()
 }
 
 // resetText forgets the tracked prose, keeping its buffer for reuse.

@@ -99,8 +99,15 @@ type Config struct {
 	History []*genai.Content
 	// MaxSessionTurns bounds model calls in the session (≤0: unlimited).
 	MaxSessionTurns int
-	// DisableLoopDetection turns loop detection off.
+	// DisableLoopDetection turns loop detection off, the model-assisted
+	// check included.
 	DisableLoopDetection bool
+	// LoopCheck, when set, has a model check long prompts for loops
+	// (loopcheck.go).
+	LoopCheck *LoopCheck
+	// Debug, when set, receives debug lines: what the engine chose to
+	// ignore (a loop check without a verdict).
+	Debug func(string)
 	// CompressionThreshold is the fraction of TokenLimit past which history
 	// is compressed before the next call (0 means 0.5).
 	CompressionThreshold float64
@@ -507,6 +514,12 @@ func (r *run) loop() {
 			return
 		}
 		r.maybeCompress()
+		switch r.checkLoop() { // loopcheck.go
+		case checkStopped:
+			return
+		case checkFeedback:
+			continue
+		}
 		content, calls, err := r.callModel()
 		if err != nil {
 			if r.halted(err) {
