@@ -449,6 +449,8 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 		History:              history,
 		MaxSessionTurns:      st.Model.MaxSessionTurns,
 		DisableLoopDetection: st.Model.DisableLoopDetection,
+		LoopCheck:            loopCheck(client, modelName), // loopcheck.go
+		Debug:                o.Debug,
 		CompressionThreshold: st.Model.CompressionThreshold,
 		TokenLimitFor:        a.ContextWindow, // providers.go
 		Recorder:             recorder,
