@@ -39,6 +39,13 @@ const LoopCheckRole = "utility_loop_detector"
 // "loop-detection" model config).
 const DefaultLoopCheckModel = "gemini-3-flash-preview"
 
+// DefaultLoopCheckConfig returns the generation settings of the first
+// check when LoopCheck.Config is nil: temperature 0 and top-p 1, Gemini
+// CLI's settings for utility calls.
+func DefaultLoopCheckConfig() *genai.GenerateContentConfig {
+	return &genai.GenerateContentConfig{Temperature: genai.Ptr[float32](0), TopP: genai.Ptr[float32](1)}
+}
+
 // LoopCheck configures the model-assisted loop check. A session without
 // one (Config.LoopCheck nil) makes no such check; model.disableLoopDetection
 // (Config.DisableLoopDetection) turns it off with the other rules.
@@ -294,12 +301,10 @@ func (r *run) addFeedback(text string) {
 // LoopCheckRole. An answer that is not the JSON asked for is asked for
 // again once, as Gemini CLI does; ok is false when no verdict came.
 func (r *run) askLoopModel(name string, gen *genai.GenerateContentConfig, contents []*genai.Content) (v loopVerdict, ok bool) {
-	var cfg genai.GenerateContentConfig
-	if gen != nil {
-		cfg = *gen
-	} else {
-		cfg.Temperature, cfg.TopP = genai.Ptr[float32](0), genai.Ptr[float32](1)
+	if gen == nil {
+		gen = DefaultLoopCheckConfig()
 	}
+	cfg := *gen
 	cfg.Tools, cfg.ToolConfig = nil, nil
 	cfg.SystemInstruction = &genai.Content{Parts: []*genai.Part{{Text: loopCheckInstruction}}}
 	cfg.ResponseMIMEType = "application/json"
