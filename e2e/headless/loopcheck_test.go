@@ -11,10 +11,16 @@ import (
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
-// longTask scripts a model that calls glob with a new pattern at each of
-// turns model turns (no rule of the rule-based detector fires) and then
-// answers "done", and a loop check that answers verdict to every call.
-func longTask(e *e2etest.Env, turns int, verdict string) {
+// longTask runs castor -o format on a model that calls glob with a new
+// pattern at each of turns model turns (no rule of the rule-based
+// detector fires) and then answers "done", and a loop check that answers
+// verdict to every call; settings, when not nil, are the user's.
+func longTask(t *testing.T, turns int, verdict, format string, settings any) (*e2etest.Env, e2etest.Result) {
+	t.Helper()
+	e := e2etest.New(t)
+	if settings != nil {
+		e2etest.WriteSettings(t, e, settings)
+	}
 	for i := range turns {
 		e.Srv.Enqueue(fakegemini.Call("glob", map[string]any{"pattern": fmt.Sprintf("*%d.txt", i)}).For(fakegemini.RPCStreamGenerateContent))
 	}
@@ -22,6 +28,11 @@ func longTask(e *e2etest.Env, turns int, verdict string) {
 	for range 8 {
 		e.Srv.Enqueue(fakegemini.Text(verdict).For(fakegemini.RPCGenerateContent))
 	}
+	r := e.Run("-o", format, "-p", "list the text files one by one")
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
+	}
+	return e, r
 }
 
 const loopVerdict = `{"unproductive_state_analysis":"It keeps globbing.","unproductive_state_confidence":0.95}`
@@ -38,12 +49,7 @@ func TestLoopCheck(t *testing.T) {
 	t.Parallel()
 	t.Run("json", func(t *testing.T) {
 		t.Parallel()
-		e := e2etest.New(t)
-		longTask(e, 60, loopVerdict)
-		r := e.Run("-o", "json", "-p", "list the text files one by one")
-		if r.Code != 0 {
-			t.Fatalf("exit %d: %s", r.Code, r.Stderr)
-		}
+		e, r := longTask(t, 60, loopVerdict, "json", nil)
 		var out struct {
 			jsonOut
 			Stats struct {
@@ -104,36 +110,13 @@ func TestLoopCheck(t *testing.T) {
 	})
 	t.Run("stream-json", func(t *testing.T) {
 		t.Parallel()
-		e := e2etest.New(t)
-		longTask(e, 60, loopVerdict)
-		r := e.Run("-o", "stream-json", "-p", "list the text files one by one")
-		if r.Code != 0 {
-			t.Fatalf("exit %d: %s", r.Code, r.Stderr)
-		}
-		var warn, last map[string]any
-		for l := range strings.SplitSeq(strings.TrimSpace(r.Stdout), "\n") {
-			var ev map[string]any
-			if err := json.Unmarshal([]byte(l), &ev); err != nil {
-				t.Fatalf("line %q: %v", l, err)
-			}
-			if ev["type"] == "error" {
-				warn = ev
-			}
-			last = ev
-		}
-		if warn == nil || warn["severity"] != "warning" || warn["message"] != "Loop detected, stopping execution" {
-			t.Errorf("warning event %v", warn)
-		}
-		if last["type"] != "result" || last["status"] != "success" {
-			t.Errorf("last event %v", last)
-		}
+		_, r := longTask(t, 60, loopVerdict, "stream-json", nil)
+		checkLoopStopped(t, r)
 	})
 	t.Run("progress is not a loop", func(t *testing.T) {
 		t.Parallel()
-		e := e2etest.New(t)
-		longTask(e, 45, `{"unproductive_state_analysis":"Each call globs a new pattern.","unproductive_state_confidence":0.1}`)
-		r := e.Run("-o", "json", "-p", "list the text files one by one")
-		if out := parseJSONOut(t, r); r.Code != 0 || out.Response != "done" || len(out.Warnings) != 0 {
+		e, r := longTask(t, 45, `{"unproductive_state_analysis":"Each call globs a new pattern.","unproductive_state_confidence":0.1}`, "json", nil)
+		if out := parseJSONOut(t, r); out.Response != "done" || len(out.Warnings) != 0 {
 			t.Errorf("exit %d, output %s", r.Code, r.Stdout)
 		}
 		var checks []string
@@ -149,11 +132,8 @@ func TestLoopCheck(t *testing.T) {
 	})
 	t.Run("disableLoopDetection", func(t *testing.T) {
 		t.Parallel()
-		e := e2etest.New(t)
-		e2etest.WriteSettings(t, e, map[string]any{"model": map[string]any{"disableLoopDetection": true}})
-		longTask(e, 45, loopVerdict)
-		r := e.Run("-o", "json", "-p", "list the text files one by one")
-		if out := parseJSONOut(t, r); r.Code != 0 || out.Response != "done" || len(out.Warnings) != 0 {
+		e, r := longTask(t, 45, loopVerdict, "json", map[string]any{"model": map[string]any{"disableLoopDetection": true}})
+		if out := parseJSONOut(t, r); out.Response != "done" || len(out.Warnings) != 0 {
 			t.Errorf("exit %d, output %s", r.Code, r.Stdout)
 		}
 		for _, q := range e.Srv.Requests() {
