@@ -134,10 +134,11 @@ func loopFeedback(details string) string {
 
 // loopCheckState is the check's bookkeeping within one prompt.
 type loopCheckState struct {
-	turns     int // model turns of the prompt so far
-	every     int // turns between checks
-	lastCheck int // the turn of the last check
-	found     int // loops the check found in this prompt
+	prompt    string // the text of the prompt, the check's original request
+	turns     int    // model turns of the prompt so far
+	every     int    // turns between checks
+	lastCheck int    // the turn of the last check
+	found     int    // loops the check found in this prompt
 }
 
 func (c *loopCheckState) reset() { *c = loopCheckState{every: loopCheckDefaultEvery} }
@@ -239,8 +240,10 @@ func (r *run) loopCheckContents() []*genai.Content {
 		recent = recent[1:]
 	}
 	var out []*genai.Content
-	if p := strings.TrimSpace(r.hk.prompt); p != "" {
-		out = append(out, userText("<original_user_request>\n"+r.hk.prompt+"\n</original_user_request>"))
+	// The prompt is kept by the session: a turn resumed after
+	// confirmations has no prompt of its own.
+	if p := s.loops.check.prompt; strings.TrimSpace(p) != "" {
+		out = append(out, userText("<original_user_request>\n"+p+"\n</original_user_request>"))
 	}
 	out = append(out, recent...)
 	out = append(out, userText(loopCheckTask))

@@ -358,7 +358,7 @@ func TestLoopCheckContents(t *testing.T) {
 			s := New(Config{Model: &scripted{}, ModelName: "m", History: tc.hist})
 			s.hist = tc.hist // as the turn has it, unjoined
 			r := s.newRun(context.Background(), nil)
-			r.hk.prompt = tc.prompt
+			s.loops.check.prompt = tc.prompt
 			var got []string
 			for _, c := range r.loopCheckContents() {
 				p := c.Parts[0]
@@ -375,5 +375,34 @@ func TestLoopCheckContents(t *testing.T) {
 				t.Errorf("contents %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestLoopCheckAfterResume: a prompt whose turn paused for a confirmation
+// and was resumed keeps counting its turns, and the check still sends the
+// prompt as the original request.
+func TestLoopCheckAfterResume(t *testing.T) {
+	m := &checked{turns: 31, verdicts: []checkAnswer{verdict(0.1, "")}}
+	s := New(Config{
+		Model: m, ModelName: "gemini-2.5-pro", SessionID: "s1",
+		Tools:     tool.NewRegistry(echoTool{name: "echo", kind: tool.KindEdit}),
+		Policy:    policy.New(policy.Options{Mode: policy.ModeDefault, Interactive: true}),
+		LoopCheck: flashOnly,
+	})
+	evs, err := collect(t, s.Send(context.Background(), genai.NewPartFromText("count to 30")))
+	if err != nil || evs[len(evs)-1].Type != EventInputRequired {
+		t.Fatalf("err %v, last event %s", err, evs[len(evs)-1].Type)
+	}
+	if err := s.Answer(s.Pending()[0].ID, tool.Decision{Outcome: tool.ProceedAlways}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := collect(t, s.Resume(context.Background())); err != nil {
+		t.Fatal(err)
+	}
+	if got := m.checkTurns(); !slices.Equal(got, []int{30}) {
+		t.Fatalf("checks before turns %v", got)
+	}
+	if first := m.checks[0].Contents[0].Parts[0].Text; first != "<original_user_request>\ncount to 30\n</original_user_request>" {
+		t.Errorf("first content %q", first)
 	}
 }

@@ -349,6 +349,7 @@ func (s *Session) Send(ctx context.Context, parts ...*genai.Part) iter.Seq2[*Eve
 		s.startContext = nil
 		s.mu.Unlock()
 		r.hk.prompt = promptText(parts)
+		s.loops.check.prompt = r.hk.prompt // loopcheck.go
 		defer r.observeTurn(r.hk.prompt, false)()
 		parts, goOn, keep := r.beforeAgent(parts)
 		if !keep {
