@@ -14,8 +14,9 @@ import (
 // longTask runs castor -o format on a model that calls glob with a new
 // pattern at each of turns model turns (no rule of the rule-based
 // detector fires) and then answers "done", and a loop check that answers
-// verdict to every call; settings, when not nil, are the user's.
-func longTask(t *testing.T, turns int, verdict, format string, settings any) (*e2etest.Env, e2etest.Result) {
+// verdict to every call; settings, when not nil, are the user's, and
+// flags go before the others.
+func longTask(t *testing.T, turns int, verdict, format string, settings any, flags ...string) (*e2etest.Env, e2etest.Result) {
 	t.Helper()
 	e := e2etest.New(t)
 	if settings != nil {
@@ -28,7 +29,7 @@ func longTask(t *testing.T, turns int, verdict, format string, settings any) (*e
 	for range 8 {
 		e.Srv.Enqueue(fakegemini.Text(verdict).For(fakegemini.RPCGenerateContent))
 	}
-	r := e.Run("-o", format, "-p", "list the text files one by one")
+	r := e.Run(append(flags, "-o", format, "-p", "list the text files one by one")...)
 	if r.Code != 0 {
 		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
 	}
@@ -128,6 +129,23 @@ func TestLoopCheck(t *testing.T) {
 		// Confidence 0.1 puts the next check 14 turns later, at 44.
 		if !slices.Equal(checks, []string{"gemini-3-flash-preview", "gemini-3-flash-preview"}) {
 			t.Errorf("checks %v", checks)
+		}
+	})
+	t.Run("an answer that is no verdict", func(t *testing.T) {
+		t.Parallel()
+		e, r := longTask(t, 35, "I think it loops.", "json", nil, "--debug")
+		if out := parseJSONOut(t, r); out.Response != "done" || len(out.Warnings) != 0 {
+			t.Errorf("output %s", r.Stdout)
+		}
+		var checks int
+		for _, q := range e.Srv.Requests() {
+			if q.RPC == fakegemini.RPCGenerateContent {
+				checks++
+			}
+		}
+		// Asked again once, as 0.61 asks for JSON, then ignored.
+		if checks != 2 || !strings.Contains(r.Stderr, `loop check: gemini-3-flash-preview gave no verdict, ignored: the answer is not JSON: "I think it loops."`) {
+			t.Errorf("%d check calls, stderr %s", checks, r.Stderr)
 		}
 	})
 	t.Run("disableLoopDetection", func(t *testing.T) {
