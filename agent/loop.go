@@ -71,6 +71,11 @@ type loopDetector struct {
 	pending []byte // the beginning of an undecided line
 
 	disabled bool
+	// found counts the loops found in this prompt, by any rule: as in
+	// Gemini CLI 0.61 the first gets feedback, the second stops it.
+	// detail describes the last, in 0.61's words, for that feedback.
+	found  int
+	detail string
 	// check is the model-assisted check's state (loopcheck.go).
 	check loopCheckState
 }
@@ -89,6 +94,14 @@ func (d *loopDetector) reset() {
 	d.pending = d.pending[:0]
 	d.resetText()
 	d.check.reset()
+	d.found, d.detail = 0, ""
+}
+
+// strike counts a loop found and reports whether it is the one that
+// stops the prompt: the second, the first having been told to the model.
+func (d *loopDetector) strike() bool {
+	d.found++
+	return d.found > 1
 }
 
 // resetText forgets the tracked prose, keeping its buffer for reuse.
@@ -117,6 +130,7 @@ func (d *loopDetector) toolCall(name string, args map[string]any) (string, bool)
 	}
 	d.resetText()
 	if d.callCount >= identicalCallThreshold {
+		d.detail = fmt.Sprintf("Repeated tool call: %s with arguments %s", name, b)
 		return fmt.Sprintf("The model called %s with the same arguments %d times in a row.", name, d.callCount), true
 	}
 	return "", false
@@ -229,6 +243,8 @@ func (d *loopDetector) track(s string) (string, bool) {
 		}
 		r.add(int32(d.next))
 		if d.chanting(r.pos[:r.n]) {
+			from, to := max(d.next-20, d.base)-d.base, d.next+chantChunkSize-d.base
+			d.detail = fmt.Sprintf(`Repeating content detected: "%s..."`, strings.TrimSpace(string(d.hist[from:to])))
 			return "The model repeated the same text many times.", true
 		}
 	}

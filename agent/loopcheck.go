@@ -138,7 +138,6 @@ type loopCheckState struct {
 	turns     int    // model turns of the prompt so far
 	every     int    // turns between checks
 	lastCheck int    // the turn of the last check
-	found     int    // loops the check found in this prompt
 }
 
 func (c *loopCheckState) reset() { *c = loopCheckState{every: loopCheckDefaultEvery} }
@@ -177,10 +176,10 @@ const (
 )
 
 // checkLoop runs the model-assisted check when it is due before this
-// model turn. A first loop found adds Gemini CLI's feedback to the
-// pending request, which a new turn sends, as 0.61 answers it with a turn
-// of its own; a second one stops the prompt as the other loop rules do
-// (EventLoopDetected, ErrLoopDetected). A failed or malformed answer
+// model turn. As for the other rules, a first loop found in the prompt
+// adds Gemini CLI's feedback to the pending request, which a new turn
+// sends, as 0.61 answers it with a turn of its own; a second one stops
+// the prompt (EventLoopDetected, ErrLoopDetected). A failed or malformed answer
 // never stops a turn: it is logged (Config.Debug) and the turn goes on.
 func (r *run) checkLoop() checkOutcome {
 	s := r.s
@@ -204,8 +203,7 @@ func (r *run) checkLoop() checkOutcome {
 		s.loops.check.adapt(verdict.confidence)
 		return checkGoOn
 	}
-	s.loops.check.found++
-	if s.loops.check.found == 1 {
+	if !s.loops.strike() {
 		r.debugf("loop check: %s found a loop (confidence %.2f); the model is asked to change course", by, verdict.confidence)
 		r.addFeedback(loopFeedback(verdict.analysis))
 		return checkFeedback
@@ -414,4 +412,51 @@ func (r *run) debugf(format string, args ...any) {
 	if d := r.s.cfg.Debug; d != nil {
 		d(fmt.Sprintf(format, args...))
 	}
+}
+
+// callsLoop applies the tool-call rule to the calls of a response. On a
+// loop the calls are answered as cancelled, never run, so history stays
+// valid; a first loop of the prompt adds Gemini CLI's feedback after the
+// answers and the prompt goes on, a second stops it. It reports whether
+// a loop was found and whether it stopped the prompt.
+func (r *run) callsLoop(calls []*ToolCall, turn *ModelTurn) (found, stopped bool) {
+	s := r.s
+	for _, c := range calls {
+		msg, loop := s.loops.toolCall(c.Name, c.Args)
+		if !loop {
+			continue
+		}
+		stop := s.loops.strike()
+		if stop {
+			r.emit(&Event{Type: EventLoopDetected, Text: msg})
+		}
+		b := &pendingBatch{promptID: r.promptID, calls: calls, turn: turn}
+		parts := r.cancelPending(b, "Loop detected.")
+		if !stop {
+			r.debugf("loop: %s; the model is asked to change course", s.loops.detail)
+			parts = append(parts, &genai.Part{Text: loopFeedback(s.loops.detail)})
+		}
+		s.appendHistory(&genai.Content{Role: genai.RoleUser, Parts: parts})
+		r.recordTurn(b)
+		if stop {
+			r.fail(ErrLoopDetected)
+		}
+		return true, stop
+	}
+	return false, false
+}
+
+// loopRetold ends a response whose text a rule found chanting, the first
+// loop of its prompt: the chanting is dropped, the model told, and the
+// prompt goes on.
+type loopRetold struct{ detail string }
+
+func (e *loopRetold) Error() string { return "loop detected: " + e.detail }
+
+// retell adds the feedback of a chanting response that loopRetold ended
+// to the request it answered; the next response is judged afresh.
+func (r *run) retell(e *loopRetold) {
+	r.debugf("loop: %s; the model is asked to change course", e.detail)
+	r.addFeedback(loopFeedback(e.detail))
+	r.s.loops.resetText()
 }

@@ -179,7 +179,7 @@ func TestLoopCheckStops(t *testing.T) {
 	// Gemini CLI 0.61 against the same script: 38 main requests and 4
 	// loop checks (flash and double check before turns 30 and 40).
 	if len(m.streams) != 38 {
-		t.Errorf("%d main requests, want 38", len(m.streams))
+		t.Fatalf("%d main requests, want 38", len(m.streams))
 	}
 	var models []string
 	for _, c := range m.checks {

@@ -523,6 +523,11 @@ func (r *run) loop() {
 		}
 		content, calls, err := r.callModel()
 		if err != nil {
+			var retold *loopRetold
+			if errors.As(err, &retold) {
+				r.retell(retold) // loopcheck.go
+				continue
+			}
 			if r.halted(err) {
 				return
 			}
@@ -545,16 +550,10 @@ func (r *run) loop() {
 			r.emit(&Event{Type: EventTurnEnd, Reason: reason, Text: turn.Text})
 			return
 		}
-		for _, c := range calls {
-			if msg, loop := s.loops.toolCall(c.Name, c.Args); loop {
-				r.emit(&Event{Type: EventLoopDetected, Text: msg})
-				// The calls were never run; answer them so history stays valid.
-				b := &pendingBatch{promptID: r.promptID, calls: calls, turn: turn}
-				r.s.appendHistory(&genai.Content{Role: genai.RoleUser, Parts: r.cancelPending(b, "Loop detected.")})
-				r.recordTurn(b)
-				r.fail(ErrLoopDetected)
-				return
-			}
+		if found, stopped := r.callsLoop(calls, turn); stopped { // loopcheck.go
+			return
+		} else if found {
+			continue
 		}
 		if s.cfg.Recorder != nil && content != nil {
 			// Recorded as the stream ends, before any call runs, as Gemini
@@ -665,9 +664,13 @@ func (r *run) callModel() (*genai.Content, []*ToolCall, error) {
 						return nil, nil, context.Canceled
 					}
 					if msg, loop := s.loops.content(p.Text); loop {
-						// The chanting is not kept: the next prompt joins
-						// this one instead (appendPrompt), so the model
-						// does not read its loop back.
+						// The chanting is not kept: the model does not
+						// read its loop back, and the next request (a
+						// retelling, or the next prompt, which joins this
+						// one: appendPrompt) follows the user content.
+						if !s.loops.strike() {
+							return nil, nil, &loopRetold{detail: s.loops.detail}
+						}
 						r.emit(&Event{Type: EventLoopDetected, Text: msg})
 						return nil, nil, ErrLoopDetected
 					}

@@ -102,7 +102,8 @@ func TestLoopDetection(t *testing.T) {
 	chant := strings.Repeat("I will now try again to fix the failing test suite. ", 30)
 	t.Run("json", func(t *testing.T) {
 		e := e2etest.New(t)
-		e.Srv.Enqueue(fakegemini.Text("Let me see. ", chant))
+		// Told of its chanting once (Gemini CLI 0.61), the model chants again.
+		e.Srv.Enqueue(fakegemini.Text("Let me see. ", chant), fakegemini.Text(chant))
 		r := e.Run("-o", "json", "-p", "hi")
 		if r.Code != 0 {
 			t.Fatalf("exit %d: %s", r.Code, r.Stderr)
@@ -114,7 +115,7 @@ func TestLoopDetection(t *testing.T) {
 	})
 	t.Run("stream-json", func(t *testing.T) {
 		e := e2etest.New(t)
-		e.Srv.Enqueue(fakegemini.Text(chant))
+		e.Srv.Enqueue(fakegemini.Text(chant), fakegemini.Text(chant))
 		r := e.Run("-o", "stream-json", "-p", "hi")
 		if r.Code != 0 {
 			t.Fatalf("exit %d: %s", r.Code, r.Stderr)
