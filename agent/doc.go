@@ -59,8 +59,8 @@
 //
 // # Loops
 //
-// As in Gemini CLI 0.61, a prompt's loop is the same tool call five times
-// in a row or text chanted (loop.go), or, past its 30th model turn, what a
+// As in Gemini CLI 0.61, a prompt's loop is the same tool call, or cycle
+// of up to five calls, five times in a row, or text chanted (loop.go), or, past its 30th model turn, what a
 // model asked every 5 to 15 turns finds stuck (loopcheck.go, when
 // Config.LoopCheck is set). The first loop of a prompt is told to the
 // model with the next request (its looping calls answered as cancelled,
