@@ -57,6 +57,16 @@
 // halt (continue: false) ends the turn with TurnStopped, a deny of the turn
 // with TurnBlocked.
 //
+// # Loops
+//
+// As in Gemini CLI 0.61, a prompt's loop is the same tool call, or cycle
+// of up to five calls, five times in a row, or text chanted (loop.go), or, past its 30th model turn, what a
+// model asked every 5 to 15 turns finds stuck (loopcheck.go, when
+// Config.LoopCheck is set). The first loop of a prompt is told to the
+// model with the next request (its looping calls answered as cancelled,
+// its chanting dropped) and the prompt goes on; the second ends it with
+// EventLoopDetected and ErrLoopDetected.
+//
 // # Models
 //
 // The engine asks for the model by the name it was given (auto, pro…; faces

@@ -192,10 +192,10 @@ func TestEarlyEndingsKeepHistoryValid(t *testing.T) {
 		maxTurns: 1,
 	}, {
 		name:   "loop detected in tool calls",
-		script: []fake.Entry{same, same, same, same, same},
+		script: []fake.Entry{same, same, same, same, same, same},
 	}, {
 		name:   "loop detected in content",
-		script: []fake.Entry{fake.Text(chanting...)},
+		script: []fake.Entry{fake.Text(chanting...), fake.Text(chanting...)},
 	}, {
 		name:  "hook stops before the agent",
 		hooks: map[HookEvent]func(*HookInput) (*HookOutput, error){HookBeforeAgent: stopHook},

@@ -13,9 +13,12 @@ import (
 // (packages/core/src/services/loopDetectionService.ts).
 const (
 	identicalCallThreshold = 5
-	chantChunkSize         = 50
-	chantThreshold         = 10
-	chantHistoryLimit      = 5000
+	// callCycleMax is the longest cycle of calls that counts as a loop
+	// when it comes identicalCallThreshold times in a row.
+	callCycleMax      = 5
+	chantChunkSize    = 50
+	chantThreshold    = 10
+	chantHistoryLimit = 5000
 	// chantMaxGap is the largest average distance between the recent
 	// recurrences of a window that still counts as chanting.
 	chantMaxGap = chantChunkSize * 5
@@ -50,8 +53,9 @@ func (r *recurrences) add(p int32) {
 // flat slices reused from prompt to prompt, so a long answer allocates
 // next to nothing.
 type loopDetector struct {
-	lastCall  string
-	callCount int
+	// calls are the hashes of the latest calls (name and arguments),
+	// oldest first, as many as the longest cycle repeated needs.
+	calls []uint64
 
 	// hist holds the tracked prose; hist[0] is at absolute offset base.
 	// Positions are absolute, so dropping the front of hist moves base
@@ -71,19 +75,37 @@ type loopDetector struct {
 	pending []byte // the beginning of an undecided line
 
 	disabled bool
+	// found counts the loops found in this prompt, by any rule: as in
+	// Gemini CLI 0.61 the first gets feedback, the second stops it.
+	// detail describes the last, in 0.61's words, for that feedback.
+	found  int
+	detail string
+	// check is the model-assisted check's state (loopcheck.go).
+	check loopCheckState
 }
 
 func newLoopDetector(disabled bool) *loopDetector {
-	return &loopDetector{disabled: disabled, seed: maphash.MakeSeed()}
+	d := &loopDetector{disabled: disabled, seed: maphash.MakeSeed()}
+	d.check.reset()
+	return d
 }
 
 // reset forgets everything; called at the start of each user prompt.
 func (d *loopDetector) reset() {
-	d.lastCall, d.callCount = "", 0
+	d.calls = d.calls[:0]
 	d.inFence = false
 	d.kind = lineUndecided
 	d.pending = d.pending[:0]
 	d.resetText()
+	d.check.reset()
+	d.found, d.detail = 0, ""
+}
+
+// strike counts a loop found and reports whether it is the one that
+// stops the prompt: the second, the first having been told to the model.
+func (d *loopDetector) strike() bool {
+	d.found++
+	return d.found > 1
 }
 
 // resetText forgets the tracked prose, keeping its buffer for reuse.
@@ -95,26 +117,57 @@ func (d *loopDetector) resetText() {
 	d.free = d.free[:0]
 }
 
-// toolCall records a call and reports a loop when it is the threshold-th
-// identical call in a row. Text between the calls does not break the row,
-// as in Gemini CLI; a call does end the tracked prose, since chanting
-// happens within one stream of text.
+// toolCall records a call and reports a loop when the latest calls are
+// one call, or a cycle of up to callCycleMax calls, repeated
+// identicalCallThreshold times in a row, as Gemini CLI 0.61 finds them
+// (edit → build → edit → build … with the same arguments each time).
+// Text between the calls does not break the row; a call does end the
+// tracked prose, since chanting happens within one stream of text.
 func (d *loopDetector) toolCall(name string, args map[string]any) (string, bool) {
 	if d.disabled {
 		return "", false
 	}
 	b, _ := json.Marshal(args) // map keys marshal sorted, so equal args give equal keys
-	key := name + ":" + string(b)
-	if key == d.lastCall {
-		d.callCount++
-	} else {
-		d.lastCall, d.callCount = key, 1
+	if len(d.calls) == identicalCallThreshold*callCycleMax {
+		d.calls = d.calls[:copy(d.calls, d.calls[1:])]
 	}
+	d.calls = append(d.calls, maphash.String(d.seed, name+":"+string(b)))
 	d.resetText()
-	if d.callCount >= identicalCallThreshold {
-		return fmt.Sprintf("The model called %s with the same arguments %d times in a row.", name, d.callCount), true
+	k := d.callCycle()
+	switch {
+	case k == 0:
+		return "", false
+	case k == 1:
+		n := 0 // the row may be longer than the threshold
+		for i := len(d.calls) - 1; i >= 0 && d.calls[i] == d.calls[len(d.calls)-1]; i-- {
+			n++
+		}
+		d.detail = fmt.Sprintf("Repeated tool call: %s with arguments %s", name, b)
+		return fmt.Sprintf("The model called %s with the same arguments %d times in a row.", name, n), true
 	}
-	return "", false
+	d.detail = fmt.Sprintf("Repeated tool call: %s with arguments %s", name, b)
+	return fmt.Sprintf("The model repeated the same cycle of %d tool calls %d times in a row.", k, identicalCallThreshold), true
+}
+
+// callCycle returns the length of the shortest cycle the latest calls
+// repeat identicalCallThreshold times, 0 when none does.
+func (d *loopDetector) callCycle() int {
+	n := len(d.calls)
+	for k := 1; k <= callCycleMax && k*identicalCallThreshold <= n; k++ {
+		run := d.calls[n-k*identicalCallThreshold:]
+		cycle := run[len(run)-k:]
+		repeated := true
+		for i, h := range run {
+			if h != cycle[i%k] {
+				repeated = false
+				break
+			}
+		}
+		if repeated {
+			return k
+		}
+	}
+	return 0
 }
 
 // content records a streamed piece of the answer and reports a loop when
@@ -224,6 +277,8 @@ func (d *loopDetector) track(s string) (string, bool) {
 		}
 		r.add(int32(d.next))
 		if d.chanting(r.pos[:r.n]) {
+			from, to := max(d.next-20, d.base)-d.base, d.next+chantChunkSize-d.base
+			d.detail = fmt.Sprintf(`Repeating content detected: "%s..."`, strings.TrimSpace(string(d.hist[from:to])))
 			return "The model repeated the same text many times.", true
 		}
 	}

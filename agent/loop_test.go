@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -180,6 +181,12 @@ func TestLoopDetectorToolCalls(t *testing.T) {
 		{"four identical calls", []string{"call", "call", "call", "call"}, false},
 		{"text between the calls does not break the row", []string{"call", "Let me look again.", "call", "call", "And again.", "call", "call"}, true},
 		{"another call breaks the row", []string{"call", "call", "call", "other", "call", "call"}, false},
+		{"a cycle of two, five times", []string{"call", "other", "call", "other", "call", "other", "call", "other", "call", "other"}, true},
+		{"a cycle of two, four times and a half", []string{"call", "other", "call", "other", "call", "other", "call", "other", "call"}, false},
+		{"a cycle of three, five times", slices.Repeat([]string{"call", "other", "third"}, 5), true},
+		{"a cycle of five, five times", slices.Repeat([]string{"call", "other", "third", "c4", "c5"}, 5), true},
+		{"a cycle of six is work", slices.Repeat([]string{"call", "other", "third", "c4", "c5", "c6"}, 5), false},
+		{"a cycle broken once", append(slices.Repeat([]string{"call", "other"}, 4), "third", "call", "other"), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -192,6 +199,8 @@ func TestLoopDetectorToolCalls(t *testing.T) {
 					_, loop = d.toolCall("list_directory", args)
 				case "other":
 					_, loop = d.toolCall("list_directory", map[string]any{"dir_path": "sub"})
+				case "third", "c4", "c5", "c6":
+					_, loop = d.toolCall("read_file", map[string]any{"file_path": s})
 				default:
 					_, loop = d.content(s)
 				}

@@ -99,8 +99,15 @@ type Config struct {
 	History []*genai.Content
 	// MaxSessionTurns bounds model calls in the session (≤0: unlimited).
 	MaxSessionTurns int
-	// DisableLoopDetection turns loop detection off.
+	// DisableLoopDetection turns loop detection off, the model-assisted
+	// check included.
 	DisableLoopDetection bool
+	// LoopCheck, when set, has a model check long prompts for loops
+	// (loopcheck.go).
+	LoopCheck *LoopCheck
+	// Debug, when set, receives debug lines: what the engine chose to
+	// ignore (a loop check without a verdict).
+	Debug func(string)
 	// CompressionThreshold is the fraction of TokenLimit past which history
 	// is compressed before the next call (0 means 0.5).
 	CompressionThreshold float64
@@ -342,6 +349,7 @@ func (s *Session) Send(ctx context.Context, parts ...*genai.Part) iter.Seq2[*Eve
 		s.startContext = nil
 		s.mu.Unlock()
 		r.hk.prompt = promptText(parts)
+		s.loops.check.prompt = r.hk.prompt // loopcheck.go
 		defer r.observeTurn(r.hk.prompt, false)()
 		parts, goOn, keep := r.beforeAgent(parts)
 		if !keep {
@@ -507,8 +515,19 @@ func (r *run) loop() {
 			return
 		}
 		r.maybeCompress()
+		switch r.checkLoop() { // loopcheck.go
+		case checkStopped:
+			return
+		case checkFeedback:
+			continue
+		}
 		content, calls, err := r.callModel()
 		if err != nil {
+			var retold *loopRetold
+			if errors.As(err, &retold) {
+				r.retell(retold) // loopcheck.go
+				continue
+			}
 			if r.halted(err) {
 				return
 			}
@@ -531,16 +550,10 @@ func (r *run) loop() {
 			r.emit(&Event{Type: EventTurnEnd, Reason: reason, Text: turn.Text})
 			return
 		}
-		for _, c := range calls {
-			if msg, loop := s.loops.toolCall(c.Name, c.Args); loop {
-				r.emit(&Event{Type: EventLoopDetected, Text: msg})
-				// The calls were never run; answer them so history stays valid.
-				b := &pendingBatch{promptID: r.promptID, calls: calls, turn: turn}
-				r.s.appendHistory(&genai.Content{Role: genai.RoleUser, Parts: r.cancelPending(b, "Loop detected.")})
-				r.recordTurn(b)
-				r.fail(ErrLoopDetected)
-				return
-			}
+		if found, stopped := r.callsLoop(calls, turn); stopped { // loopcheck.go
+			return
+		} else if found {
+			continue
 		}
 		if s.cfg.Recorder != nil && content != nil {
 			// Recorded as the stream ends, before any call runs, as Gemini
@@ -653,9 +666,13 @@ func (r *run) callModel() (*genai.Content, []*ToolCall, error) {
 						return nil, nil, context.Canceled
 					}
 					if msg, loop := s.loops.content(p.Text); loop {
-						// The chanting is not kept: the next prompt joins
-						// this one instead (appendPrompt), so the model
-						// does not read its loop back.
+						// The chanting is not kept: the model does not
+						// read its loop back, and the next request (a
+						// retelling, or the next prompt, which joins this
+						// one: appendPrompt) follows the user content.
+						if !s.loops.strike() {
+							return nil, nil, &loopRetold{detail: s.loops.detail}
+						}
 						r.emit(&Event{Type: EventLoopDetected, Text: msg})
 						return nil, nil, ErrLoopDetected
 					}

@@ -351,9 +351,12 @@ func TestMaxSessionTurns(t *testing.T) {
 	}
 }
 
+// TestLoopDetection: the fifth identical call is a loop; as in Gemini CLI
+// 0.61 the model is first told (its calls answered as cancelled, with the
+// feedback after them) and a sixth identical call stops the prompt.
 func TestLoopDetection(t *testing.T) {
 	var turns [][]*genai.Part
-	for range 6 {
+	for range 7 {
 		turns = append(turns, []*genai.Part{call("echo", map[string]any{"text": "same"})})
 	}
 	m := &scripted{turns: turns}
@@ -365,8 +368,13 @@ func TestLoopDetection(t *testing.T) {
 	if evs[len(evs)-1].Type != EventLoopDetected {
 		t.Errorf("last event %s", evs[len(evs)-1].Type)
 	}
-	if len(m.reqs) != identicalCallThreshold {
-		t.Errorf("model called %d times", len(m.reqs))
+	if len(m.reqs) != identicalCallThreshold+1 {
+		t.Fatalf("model called %d times", len(m.reqs))
+	}
+	told := m.reqs[identicalCallThreshold].Contents
+	if last := told[len(told)-1]; len(last.Parts) != 2 || last.Parts[0].FunctionResponse == nil ||
+		last.Parts[1].Text != loopFeedback(`Repeated tool call: echo with arguments {"text":"same"}`) {
+		t.Errorf("request after the first loop ends with %s", mustJSON(last))
 	}
 	h := s.History()
 	if last := h[len(h)-1]; last.Parts[0].FunctionResponse == nil {
@@ -374,13 +382,54 @@ func TestLoopDetection(t *testing.T) {
 	}
 }
 
+// TestChantingDetected: chanting is dropped and told to the model once;
+// chanting again stops the prompt.
 func TestChantingDetected(t *testing.T) {
 	chant := strings.Repeat("I will now do the same thing over and over again. ", 30)
-	m := &scripted{turns: [][]*genai.Part{{{Text: chant}}}}
+	m := &scripted{turns: [][]*genai.Part{{{Text: chant}}, {{Text: chant}}}}
 	s := newTestSession(m, policy.ModeYolo, false)
 	_, err := collect(t, s.Send(context.Background(), genai.NewPartFromText("go")))
 	if !errors.Is(err, ErrLoopDetected) {
 		t.Fatalf("err = %v", err)
+	}
+	if len(m.reqs) != 2 {
+		t.Fatalf("model called %d times", len(m.reqs))
+	}
+	told := m.reqs[1].Contents
+	if len(told) != 1 || !strings.HasPrefix(told[0].Parts[len(told[0].Parts)-1].Text, `System: Potential loop detected. Details: Repeating content detected: "`) {
+		t.Errorf("second request: %s", mustJSON(told))
+	}
+}
+
+// TestLoopTold: a model told of its first loop that changes course
+// finishes the prompt, whichever rule found the loop.
+func TestLoopTold(t *testing.T) {
+	same := []*genai.Part{call("echo", map[string]any{"text": "same"})}
+	chant := []*genai.Part{{Text: strings.Repeat("I will now do the same thing over and over again. ", 30)}}
+	for _, tc := range []struct {
+		name  string
+		turns [][]*genai.Part
+	}{
+		{name: "tool calls", turns: [][]*genai.Part{same, same, same, same, same, {call("echo", map[string]any{"text": "other"})}, {{Text: "done"}}}},
+		{name: "chanting", turns: [][]*genai.Part{chant, {{Text: "done"}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &scripted{turns: tc.turns}
+			s := newTestSession(m, policy.ModeYolo, false, echoTool{name: "echo", kind: tool.KindRead})
+			evs, err := collect(t, s.Send(context.Background(), genai.NewPartFromText("go")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if last := evs[len(evs)-1]; last.Type != EventTurnEnd || last.Text != "done" {
+				t.Errorf("last event %s %q", last.Type, last.Text)
+			}
+			for _, ev := range evs {
+				if ev.Type == EventLoopDetected {
+					t.Errorf("loop reported: %q", ev.Text)
+				}
+			}
+			checkContents(t, "history", s.History())
+		})
 	}
 }
 

@@ -192,7 +192,9 @@ var settingsTable = []settingKey{
 	{"model.dailyBudgetUsd", honoured, "0", "", ".Model.DailyBudgetUSD"},
 
 	{"modelConfigs.aliases", unsupported, "", "", noRouter},
-	{"modelConfigs.customAliases", unsupported, "{}", "", noRouter},
+	// Whole: its reader (internal/setup/loopcheck.go) honours the loop
+	// check's two model configs and warns about the others.
+	{"modelConfigs.customAliases", honoured, "{}", "", ""},
 	{"modelConfigs.customOverrides", unsupported, "[]", "", ""},
 	{"modelConfigs.overrides", unsupported, "[]", "", ""},
 	{"modelConfigs.modelDefinitions", unsupported, "", "", noRouter},
@@ -491,7 +493,7 @@ var settingDescriptions = map[string]string{
 	"model.dailyBudgetUsd":       "End a turn before a model call that would take today's cost across the project's sessions past this many US dollars (exit 56 in headless runs); 0: no limit. Castor's own (see docs/providers.md).",
 
 	"modelConfigs.aliases":                 "Model aliases.",
-	"modelConfigs.customAliases":           "Model aliases of your own.",
+	"modelConfigs.customAliases":           "Model configs of your own by name. Castor reads `loop-detection` and `loop-detection-double-check`, the models of the loop check (`modelConfig.model` and `modelConfig.generateContentConfig`, merged over the default), and warns about the others.",
 	"modelConfigs.customOverrides":         "Per-model generation settings of your own.",
 	"modelConfigs.overrides":               "Per-model generation settings.",
 	"modelConfigs.modelDefinitions":        "The models the router knows.",

@@ -16,6 +16,29 @@ type jsonOut struct {
 	Error    any      `json:"error"`
 }
 
+// checkLoopStopped checks a stream-json run that loop detection stopped:
+// a warning event, then a successful result, as Gemini CLI 0.61 ends it.
+func checkLoopStopped(t *testing.T, r e2etest.Result) {
+	t.Helper()
+	var warn, last map[string]any
+	for l := range strings.SplitSeq(strings.TrimSpace(r.Stdout), "\n") {
+		var ev map[string]any
+		if err := json.Unmarshal([]byte(l), &ev); err != nil {
+			t.Fatalf("line %q: %v", l, err)
+		}
+		if ev["type"] == "error" {
+			warn = ev
+		}
+		last = ev
+	}
+	if warn == nil || warn["severity"] != "warning" || warn["message"] != "Loop detected, stopping execution" {
+		t.Errorf("warning event %v", warn)
+	}
+	if last["type"] != "result" || last["status"] != "success" {
+		t.Errorf("last event %v", last)
+	}
+}
+
 func parseJSONOut(t *testing.T, r e2etest.Result) jsonOut {
 	t.Helper()
 	var out jsonOut
@@ -79,7 +102,8 @@ func TestLoopDetection(t *testing.T) {
 	chant := strings.Repeat("I will now try again to fix the failing test suite. ", 30)
 	t.Run("json", func(t *testing.T) {
 		e := e2etest.New(t)
-		e.Srv.Enqueue(fakegemini.Text("Let me see. ", chant))
+		// Told of its chanting once (Gemini CLI 0.61), the model chants again.
+		e.Srv.Enqueue(fakegemini.Text("Let me see. ", chant), fakegemini.Text(chant))
 		r := e.Run("-o", "json", "-p", "hi")
 		if r.Code != 0 {
 			t.Fatalf("exit %d: %s", r.Code, r.Stderr)
@@ -91,27 +115,12 @@ func TestLoopDetection(t *testing.T) {
 	})
 	t.Run("stream-json", func(t *testing.T) {
 		e := e2etest.New(t)
-		e.Srv.Enqueue(fakegemini.Text(chant))
+		e.Srv.Enqueue(fakegemini.Text(chant), fakegemini.Text(chant))
 		r := e.Run("-o", "stream-json", "-p", "hi")
 		if r.Code != 0 {
 			t.Fatalf("exit %d: %s", r.Code, r.Stderr)
 		}
-		lines := strings.Split(strings.TrimSpace(r.Stdout), "\n")
-		var warn, last map[string]any
-		for _, l := range lines {
-			var ev map[string]any
-			json.Unmarshal([]byte(l), &ev)
-			if ev["type"] == "error" {
-				warn = ev
-			}
-			last = ev
-		}
-		if warn == nil || warn["severity"] != "warning" || warn["message"] != "Loop detected, stopping execution" {
-			t.Errorf("warning event %v", warn)
-		}
-		if last["type"] != "result" || last["status"] != "success" {
-			t.Errorf("last event %v", last)
-		}
+		checkLoopStopped(t, r)
 	})
 	t.Run("identical tool calls", func(t *testing.T) {
 		e := e2etest.New(t)

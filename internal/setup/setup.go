@@ -424,6 +424,10 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 	a.recorder, _ = recorder.(*chatRecorder)
 	resumeBudget(client, a.recorder) // budget.go
 
+	loops, err := loopCheck(st, client, modelName, o.Warn) // loopcheck.go
+	if err != nil {
+		return nil, err
+	}
 	var sess *agent.Session
 	systemInstruction := func() string {
 		base := prompt.system.get()
@@ -452,6 +456,8 @@ func New(ctx context.Context, o Options) (_ *Agent, err error) {
 		History:              history,
 		MaxSessionTurns:      st.Model.MaxSessionTurns,
 		DisableLoopDetection: st.Model.DisableLoopDetection,
+		LoopCheck:            loops,
+		Debug:                o.Debug,
 		CompressionThreshold: st.Model.CompressionThreshold,
 		TokenLimitFor:        a.ContextWindow, // providers.go
 		Recorder:             recorder,
