@@ -232,15 +232,34 @@ func (s *Server) route(rec *Request) Reply {
 	return r
 }
 
-// IsRoute reports whether r is a model-routing call: a unary generate call
-// asking for a JSON answer with a complexity_score (Gemini CLI's and
-// Castor's classifier for the "auto" model).
-func (r *Request) IsRoute() bool {
+// DefaultLoopCheck is the answer to a loop check (Request.IsLoopCheck)
+// when the queue holds no reply marked For(RPCGenerateContent): no loop,
+// so that tests of long prompts need not script the check Castor makes
+// after 30 turns, as Gemini CLI 0.61 does.
+var DefaultLoopCheck = Text(`{"unproductive_state_analysis":"fakegemini: no loop check scripted","unproductive_state_confidence":0}`)
+
+// IsLoopCheck reports whether r is the model-assisted loop check: a
+// unary generate call asking for a JSON answer with an
+// unproductive_state_confidence.
+func (r *Request) IsLoopCheck() bool {
+	return r.asksJSONWith(`"unproductive_state_confidence"`)
+}
+
+// asksJSONWith reports whether r is a unary generate call whose response
+// schema holds field.
+func (r *Request) asksJSONWith(field string) bool {
 	if r.RPC != RPCGenerateContent || r.GenerationConfig == nil || r.GenerationConfig.ResponseJsonSchema == nil {
 		return false
 	}
 	b, err := json.Marshal(r.GenerationConfig.ResponseJsonSchema)
-	return err == nil && strings.Contains(string(b), `"complexity_score"`)
+	return err == nil && strings.Contains(string(b), field)
+}
+
+// IsRoute reports whether r is a model-routing call: a unary generate call
+// asking for a JSON answer with a complexity_score (Gemini CLI's and
+// Castor's classifier for the "auto" model).
+func (r *Request) IsRoute() bool {
+	return r.asksJSONWith(`"complexity_score"`)
 }
 
 // Request is one request the server received, decoded for assertions.
@@ -362,7 +381,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Unlock()
 
-	reply, found, failure := s.pick(rpc)
+	reply, found, failure := s.pick(rpc, rec.IsLoopCheck())
+	if !found && failure == "" && rec.IsLoopCheck() {
+		reply, found = DefaultLoopCheck, true
+	}
 	if !found {
 		switch {
 		case failure != "":
@@ -429,14 +451,16 @@ func decode(r *http.Request, rpc, modelID string, ca bool, body []byte) *Request
 }
 
 // pick takes the reply for a call of rpc off the queue. failure explains
-// why a generate call has none.
-func (s *Server) pick(rpc string) (reply Reply, found bool, failure string) {
+// why a generate call has none. A loop check (loopCheck) takes only a
+// reply marked for its method (Reply.For), and finds none otherwise:
+// the queue's unmarked replies are the main loop's.
+func (s *Server) pick(rpc string, loopCheck bool) (reply Reply, found bool, failure string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	gen := isGenerate(rpc)
 	fits := func(r Reply) bool {
 		if r.method == "" {
-			return gen
+			return gen && !loopCheck
 		}
 		return r.method == rpc
 	}
@@ -462,7 +486,7 @@ func (s *Server) pick(rpc string) (reply Reply, found bool, failure string) {
 			return take(i), true, ""
 		}
 	}
-	if gen {
+	if gen && !loopCheck {
 		// A script recorded from a unary call still answers a stream (and
 		// the reverse): what matters to most tests is the content.
 		for i, r := range s.queue {

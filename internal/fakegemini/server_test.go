@@ -391,3 +391,26 @@ func TestSetKeep(t *testing.T) {
 		t.Errorf("%d requests kept, want 2", n)
 	}
 }
+
+// TestLoopCheckReplies: a loop check takes only a reply marked for its
+// method; otherwise it is answered "no loop" and the main loop's
+// unmarked replies stay queued.
+func TestLoopCheckReplies(t *testing.T) {
+	check := map[string]any{
+		"contents": []any{map[string]any{"role": "user", "parts": []any{map[string]any{"text": "stuck?"}}}},
+		"generationConfig": map[string]any{"responseMimeType": "application/json",
+			"responseJsonSchema": map[string]any{"type": "object", "properties": map[string]any{"unproductive_state_confidence": map[string]any{"type": "number"}}}},
+	}
+	srv := fakegemini.Start(t, fakegemini.Text("main turn"), fakegemini.Text(`{"unproductive_state_confidence":0.95}`).For(fakegemini.RPCGenerateContent))
+	for _, want := range []string{"0.95", "fakegemini: no loop check scripted"} {
+		if got := readAll(t, post(t, srv.URL+"/v1beta/models/m:generateContent", check).Body); !strings.Contains(got, want) {
+			t.Errorf("loop check answered %s, want %s", got, want)
+		}
+	}
+	if got := readAll(t, post(t, srv.URL+"/v1beta/models/m:generateContent", generateBody).Body); !strings.Contains(got, "main turn") {
+		t.Errorf("the main turn got %s", got)
+	}
+	if n := len(srv.Requests()); n != 3 || !srv.Requests()[0].IsLoopCheck() || srv.Requests()[2].IsLoopCheck() {
+		t.Errorf("%d requests recorded, want 3: two loop checks, then a turn", n)
+	}
+}
