@@ -193,9 +193,14 @@ func (r *run) checkLoop() checkOutcome {
 	if !ok {
 		return checkGoOn
 	}
-	if verdict.confidence >= loopCheckConfidence && lc.DoubleCheckModel != "" {
+	if verdict.confidence < loopCheckConfidence {
+		r.loopChecked(&ObservedLoopCheck{FirstConfidence: verdict.confidence, DoubleCheckModel: lc.DoubleCheckModel, DoubleCheckConfidence: -1})
+	} else if lc.DoubleCheckModel != "" {
+		first := verdict.confidence
 		by = lc.DoubleCheckModel
-		if verdict, ok = r.askLoopModel(by, lc.DoubleCheckConfig, contents); !ok {
+		verdict, ok = r.askLoopModel(by, lc.DoubleCheckConfig, contents)
+		r.loopChecked(&ObservedLoopCheck{FirstConfidence: first, DoubleCheckModel: by, DoubleCheckConfidence: verdict.confidence})
+		if !ok {
 			return checkGoOn
 		}
 	}
@@ -203,7 +208,7 @@ func (r *run) checkLoop() checkOutcome {
 		s.loops.check.adapt(verdict.confidence)
 		return checkGoOn
 	}
-	if !s.loops.strike() {
+	if !r.strike(&ObservedLoop{Type: LoopModelDetected, ConfirmedBy: by, Analysis: verdict.analysis, Confidence: loopCheckConfidence}) {
 		r.debugf("loop check: %s found a loop (confidence %.2f); the model is asked to change course", by, verdict.confidence)
 		r.addFeedback(loopFeedback(verdict.analysis))
 		return checkFeedback
@@ -426,7 +431,7 @@ func (r *run) callsLoop(calls []*ToolCall, turn *ModelTurn) (found, stopped bool
 		if !loop {
 			continue
 		}
-		stop := s.loops.strike()
+		stop := r.strike(&ObservedLoop{Type: LoopToolCalls})
 		if stop {
 			r.emit(&Event{Type: EventLoopDetected, Text: msg})
 		}

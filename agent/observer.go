@@ -59,6 +59,43 @@ type ObservedRouting struct {
 	Err error
 }
 
+// LoopObserver is an Observer also told of each loop found in a prompt
+// (the first is told to the model, the second stops the prompt) and of
+// each model-assisted loop check that found one likely.
+type LoopObserver interface {
+	LoopFound(ctx context.Context, l *ObservedLoop)
+	LoopChecked(ctx context.Context, c *ObservedLoopCheck)
+}
+
+// Loop types, as Gemini CLI 0.61 names them.
+const (
+	LoopToolCalls     = "consecutive_identical_tool_calls"
+	LoopChanting      = "chanting_identical_sentences"
+	LoopModelDetected = "llm_detected_loop"
+)
+
+// ObservedLoop is one loop found.
+type ObservedLoop struct {
+	SessionID, PromptID string
+	// Type is LoopToolCalls, LoopChanting or LoopModelDetected; Count
+	// the loops found in the prompt so far, this one included.
+	Type  string
+	Count int
+	// For LoopModelDetected: the model that judged it, its analysis and
+	// the confidence threshold it passed.
+	ConfirmedBy, Analysis string
+	Confidence            float64
+}
+
+// ObservedLoopCheck is one model loop check: the first model's
+// confidence, and the double-checking model's (-1 when it was not asked).
+type ObservedLoopCheck struct {
+	SessionID, PromptID   string
+	FirstConfidence       float64
+	DoubleCheckModel      string
+	DoubleCheckConfidence float64
+}
+
 // ObservedTurn is one turn as an Observer sees it start.
 type ObservedTurn struct {
 	SessionID, PromptID string
@@ -175,5 +212,24 @@ func (r *run) routed(n model.Notice) {
 	if obs, ok := r.s.cfg.Observer.(RoutingObserver); ok {
 		obs.Routed(r.ctx, &ObservedRouting{SessionID: r.s.cfg.SessionID, PromptID: r.promptID, Model: n.Model, Source: n.Source,
 			Reasoning: n.Reasoning, Latency: n.Latency, Err: n.Err})
+	}
+}
+
+// strike counts a loop found in the prompt, tells an Observer that wants
+// it, and reports whether it stops the prompt (the second does).
+func (r *run) strike(l *ObservedLoop) bool {
+	stop := r.s.loops.strike()
+	if obs, ok := r.s.cfg.Observer.(LoopObserver); ok {
+		l.SessionID, l.PromptID, l.Count = r.s.cfg.SessionID, r.promptID, r.s.loops.found
+		obs.LoopFound(r.ctx, l)
+	}
+	return stop
+}
+
+// loopChecked tells an Observer that wants it of a model loop check.
+func (r *run) loopChecked(c *ObservedLoopCheck) {
+	if obs, ok := r.s.cfg.Observer.(LoopObserver); ok {
+		c.SessionID, c.PromptID = r.s.cfg.SessionID, r.promptID
+		obs.LoopChecked(r.ctx, c)
 	}
 }

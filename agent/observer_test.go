@@ -169,3 +169,53 @@ func TestObserverSeesTurns(t *testing.T) {
 		})
 	}
 }
+
+func (o *recordingObserver) LoopFound(_ context.Context, l *ObservedLoop) {
+	o.add("loop %s %s count=%d by=%s confidence=%v analysis=%q", l.PromptID, l.Type, l.Count, l.ConfirmedBy, l.Confidence, l.Analysis)
+}
+
+func (o *recordingObserver) LoopChecked(_ context.Context, c *ObservedLoopCheck) {
+	o.add("loop check %s first=%v %s=%v", c.PromptID, c.FirstConfidence, c.DoubleCheckModel, c.DoubleCheckConfidence)
+}
+
+// TestObserverSeesLoops: each loop found is told with its type and its
+// count in the prompt (the first is told to the model, the second stops
+// the prompt), and each model check with both confidences, as Gemini CLI
+// logs loop_detected and llm_loop_check.
+func TestObserverSeesLoops(t *testing.T) {
+	loops := func(lines []string) []string {
+		return slices.DeleteFunc(slices.Clone(lines), func(l string) bool { return !strings.HasPrefix(l, "loop ") })
+	}
+	t.Run("tool calls", func(t *testing.T) {
+		same := []*genai.Part{call("echo", map[string]any{"text": "same"})}
+		obs := &recordingObserver{}
+		s := New(Config{Model: &scripted{turns: [][]*genai.Part{same, same, same, same, same, same, same, same, same, same, same}}, ModelName: "gemini-2.5-pro", SessionID: "s1",
+			Tools: tool.NewRegistry(echoTool{name: "echo", kind: tool.KindRead}), Policy: policy.New(policy.Options{Mode: policy.ModeYolo}), Observer: obs})
+		if _, err := collect(t, s.Send(context.Background(), genai.NewPartFromText("go"))); !errors.Is(err, ErrLoopDetected) {
+			t.Fatalf("err = %v", err)
+		}
+		want := []string{
+			`loop s1########1 consecutive_identical_tool_calls count=1 by= confidence=0 analysis=""`,
+			`loop s1########1 consecutive_identical_tool_calls count=2 by= confidence=0 analysis=""`,
+		}
+		if got := loops(obs.lines); !slices.Equal(got, want) {
+			t.Errorf("observed:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	})
+	t.Run("model check", func(t *testing.T) {
+		m := &checked{turns: 100, verdicts: []checkAnswer{verdict(0.5, "fine"), verdict(0.95, "flash says loop"), verdict(0.97, "It keeps echoing numbers.")}}
+		obs := &recordingObserver{}
+		s := New(Config{Model: m, ModelName: "gemini-2.5-pro", SessionID: "s1", Tools: tool.NewRegistry(echoTool{name: "echo", kind: tool.KindRead}),
+			Policy: policy.New(policy.Options{Mode: policy.ModeYolo}), LoopCheck: &LoopCheck{Model: "check-flash", DoubleCheckModel: "check-pro"}, Observer: obs})
+		collect(t, s.Send(context.Background(), genai.NewPartFromText("count")))
+		got := loops(obs.lines)
+		want := []string{
+			`loop check s1########1 first=0.5 check-pro=-1`,
+			`loop check s1########1 first=0.95 check-pro=0.97`,
+			`loop s1########1 llm_detected_loop count=1 by=check-pro confidence=0.9 analysis="It keeps echoing numbers."`,
+		}
+		if len(got) < 3 || !slices.Equal(got[:3], want) {
+			t.Errorf("observed:\n%s\nwant first:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	})
+}

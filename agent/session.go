@@ -670,7 +670,7 @@ func (r *run) callModel() (*genai.Content, []*ToolCall, error) {
 						// read its loop back, and the next request (a
 						// retelling, or the next prompt, which joins this
 						// one: appendPrompt) follows the user content.
-						if !s.loops.strike() {
+						if !r.strike(&ObservedLoop{Type: LoopChanting}) {
 							return nil, nil, &loopRetold{detail: s.loops.detail}
 						}
 						r.emit(&Event{Type: EventLoopDetected, Text: msg})

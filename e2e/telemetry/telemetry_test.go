@@ -499,12 +499,51 @@ func TestTelemetryRouting(t *testing.T) {
 	if res.Code != 0 {
 		t.Fatalf("exit %d\nstderr: %s", res.Code, res.Stderr)
 	}
-	data, err := os.ReadFile(out)
+	events, metrics := readOutfile(t, out)
+	routing := events["gemini_cli.model_routing"]
+	if len(routing) != 1 || routing[0]["decision_model"] != "gemini-3.8-flash" || routing[0]["decision_source"] != "agent-router/Classifier" ||
+		routing[0]["reasoning"] != "one short answer" || routing[0]["failed"] != false {
+		t.Errorf("gemini_cli.model_routing events: %v", routing)
+	}
+	if !metrics["gemini_cli.model_routing.latency"] {
+		t.Errorf("no gemini_cli.model_routing.latency among %v", metrics)
+	}
+}
+
+// TestTelemetryLoops: a model that repeats one tool call is told of the
+// loop once, then stopped; each is a gemini_cli.loop_detected event with
+// its strike count, as Gemini CLI logs them.
+func TestTelemetryLoops(t *testing.T) {
+	t.Parallel()
+	e := e2etest.New(t)
+	e.Write("README.md", e2etest.Readme)
+	for range 12 {
+		e.Srv.Enqueue(fakegemini.Call("read_file", map[string]any{"file_path": filepath.Join(e.WS, "README.md")}))
+	}
+	out := filepath.Join(e.Home, "telemetry.log")
+	res := e.Run("-y", "-m", model, "-p", "read it", "--telemetry", "--telemetry-outfile", out)
+	if res.Code != 0 {
+		t.Fatalf("exit %d\nstderr: %s", res.Code, res.Stderr)
+	}
+	events, _ := readOutfile(t, out)
+	var got []string
+	for _, ev := range events["gemini_cli.loop_detected"] {
+		got = append(got, fmt.Sprintf("%v %v", ev["loop_type"], ev["count"]))
+	}
+	if strings.Join(got, ",") != "consecutive_identical_tool_calls 1,consecutive_identical_tool_calls 2" {
+		t.Errorf("gemini_cli.loop_detected events: %v", events["gemini_cli.loop_detected"])
+	}
+}
+
+// readOutfile reads a --telemetry-outfile: the attributes of each log
+// event by event name, and the names of the metrics.
+func readOutfile(t *testing.T, path string) (map[string][]map[string]any, map[string]bool) {
+	t.Helper()
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var routing []map[string]any
-	metrics := map[string]bool{}
+	events, metrics := map[string][]map[string]any{}, map[string]bool{}
 	for line := range strings.Lines(string(data)) {
 		var v struct {
 			EventName  string
@@ -515,14 +554,14 @@ func TestTelemetryRouting(t *testing.T) {
 			ScopeMetrics []struct{ Metrics []struct{ Name string } }
 		}
 		if err := json.Unmarshal([]byte(line), &v); err != nil {
-			t.Fatalf("a line of %s is not JSON: %v\n%s", out, err, line)
+			t.Fatalf("a line of %s is not JSON: %v\n%s", path, err, line)
 		}
-		if v.EventName == "gemini_cli.model_routing" {
+		if v.EventName != "" {
 			attrs := map[string]any{}
 			for _, a := range v.Attributes {
 				attrs[a.Key] = a.Value.Value
 			}
-			routing = append(routing, attrs)
+			events[v.EventName] = append(events[v.EventName], attrs)
 		}
 		for _, sm := range v.ScopeMetrics {
 			for _, m := range sm.Metrics {
@@ -530,11 +569,5 @@ func TestTelemetryRouting(t *testing.T) {
 			}
 		}
 	}
-	if len(routing) != 1 || routing[0]["decision_model"] != "gemini-3.8-flash" || routing[0]["decision_source"] != "agent-router/Classifier" ||
-		routing[0]["reasoning"] != "one short answer" || routing[0]["failed"] != false {
-		t.Errorf("gemini_cli.model_routing events: %v\n%s", routing, data)
-	}
-	if !metrics["gemini_cli.model_routing.latency"] {
-		t.Errorf("no gemini_cli.model_routing.latency among %v", metrics)
-	}
+	return events, metrics
 }

@@ -110,3 +110,19 @@ func (o subagentObserver) Routed(ctx context.Context, r *agent.ObservedRouting) 
 		c.Routed(ctx, r)
 	}
 }
+
+// LoopFound passes a subagent's loop on when the session's Observer
+// wants it.
+func (o subagentObserver) LoopFound(ctx context.Context, l *agent.ObservedLoop) {
+	if c, ok := o.Observer.(agent.LoopObserver); ok {
+		c.LoopFound(ctx, l)
+	}
+}
+
+// LoopChecked passes a subagent's loop check on when the session's
+// Observer wants it.
+func (o subagentObserver) LoopChecked(ctx context.Context, lc *agent.ObservedLoopCheck) {
+	if c, ok := o.Observer.(agent.LoopObserver); ok {
+		c.LoopChecked(ctx, lc)
+	}
+}

@@ -62,3 +62,50 @@ func (t *Telemetry) Routed(ctx context.Context, r *agent.ObservedRouting) {
 		t.m.routingFailures.Add(ctx, 1, metric.WithAttributes(append(mkv, attribute.String("routing.error_message", truncate(r.Err.Error())))...))
 	}
 }
+
+// Gemini CLI 0.61's loop events.
+const (
+	eventLoopDetected = "gemini_cli.loop_detected"
+	eventLoopCheck    = "gemini_cli.llm_loop_check"
+)
+
+// LoopFound logs gemini_cli.loop_detected.
+func (t *Telemetry) LoopFound(ctx context.Context, l *agent.ObservedLoop) {
+	kv := []attribute.KeyValue{
+		attribute.String("loop_type", l.Type),
+		attribute.String("prompt_id", l.PromptID),
+		attribute.Int("count", l.Count),
+	}
+	if l.ConfirmedBy != "" {
+		kv = append(kv, attribute.String("confirmed_by_model", l.ConfirmedBy))
+	}
+	if l.Analysis != "" {
+		kv = append(kv, attribute.String("analysis", truncate(l.Analysis)))
+	}
+	if l.Confidence != 0 {
+		kv = append(kv, attribute.Float64("confidence", l.Confidence))
+	}
+	status := "Attempting recovery"
+	if l.Count > 1 {
+		status = "Terminating session"
+	}
+	body := fmt.Sprintf("Loop detected (Strike %d: %s). Type: %s.", l.Count, status, l.Type)
+	if l.ConfirmedBy != "" {
+		body += " Confirmed by: " + l.ConfirmedBy
+	}
+	t.emit(ctx, eventLoopDetected, l.SessionID, body, time.Now(), kv...)
+}
+
+// LoopChecked logs gemini_cli.llm_loop_check.
+func (t *Telemetry) LoopChecked(ctx context.Context, c *agent.ObservedLoopCheck) {
+	body := fmt.Sprintf("LLM loop check. Flash confidence: %.2f. Main model (%s) confidence: %.2f", c.FirstConfidence, c.DoubleCheckModel, c.DoubleCheckConfidence)
+	if c.DoubleCheckConfidence == -1 {
+		body = fmt.Sprintf("LLM loop check. Flash confidence: %.2f. Main model (%s) check skipped", c.FirstConfidence, c.DoubleCheckModel)
+	}
+	t.emit(ctx, eventLoopCheck, c.SessionID, body, time.Now(),
+		attribute.String("prompt_id", c.PromptID),
+		attribute.Float64("flash_confidence", c.FirstConfidence),
+		attribute.String("main_model", c.DoubleCheckModel),
+		attribute.Float64("main_model_confidence", c.DoubleCheckConfidence),
+	)
+}
