@@ -49,6 +49,9 @@ type config struct {
 	maxMB float64
 	// turnTimeout bounds one turn: Gemini CLI slows as its memory grows.
 	turnTimeout time.Duration
+	// maxDiskMB stops the stream-json face of Gemini CLI once its session
+	// files hold more: each resume appends the whole history again.
+	maxDiskMB float64
 }
 
 func run() error {
@@ -56,7 +59,7 @@ func run() error {
 	var at, env string
 	flag.StringVar(&c.castor, "castor", "", "castor binary")
 	flag.StringVar(&c.fake, "fakegemini", "", "fakegemini binary")
-	flag.StringVar(&c.face, "face", "stream-json", "stream-json, acp or tui (the interactive terminal in tmux)")
+	flag.StringVar(&c.face, "face", "stream-json", "stream-json, acp, tui (the interactive terminal in tmux) or resume (a -p -o stream-json process per prompt, each resuming the session: what 0.61's stream-json face is run as)")
 	flag.StringVar(&c.dir, "dir", "", "scratch directory (default: a new temp dir, removed afterwards)")
 	flag.IntVar(&c.turns, "turns", 1000, "prompts to send")
 	flag.IntVar(&c.answer, "answer", 6144, "bytes of each answer")
@@ -66,6 +69,7 @@ func run() error {
 	flag.StringVar(&c.gemini, "gemini", "", "Gemini CLI 0.61's gemini launcher (node_modules/.bin/gemini): run it instead of castor (stream-json: a -p process per prompt resuming the last session, as 0.61 has no stream-json input)")
 	flag.StringVar(&env, "env", "", "extra environment for castor, comma-separated (GODEBUG=gctrace=1, GOGC=50 …)")
 	flag.Float64Var(&c.maxMB, "max-mb", 0, "stop once the face's process tree holds more than this many MB of RSS (0: no limit)")
+	flag.Float64Var(&c.maxDiskMB, "max-disk-mb", 4000, "with -gemini -face stream-json, stop once 0.61's session files hold more than this many MB")
 	flag.DurationVar(&c.turnTimeout, "turn-timeout", 5*time.Minute, "longest wait for one turn")
 	flag.Parse()
 	if c.castor == "" || c.fake == "" {
@@ -142,8 +146,8 @@ func run() error {
 		"GOOGLE_GEMINI_BASE_URL=" + strings.TrimSpace(url), "GEMINI_CLI_TRUST_WORKSPACE=true"}, c.env...)
 	var s session
 	switch {
-	case c.face == "stream-json" && c.gemini != "":
-		s = &resumeRuns{c: c, ws: ws, env: environ}
+	case c.face == "resume" || c.face == "stream-json" && c.gemini != "":
+		s = &resumeRuns{c: c, ws: ws, env: environ, chats: filepath.Join(home, ".gemini", "tmp")}
 	case c.face == "stream-json":
 		s, err = startStreamJSON(c, ws, environ)
 	case c.face == "acp":
@@ -170,16 +174,21 @@ func run() error {
 	over := watch(s, c.maxMB)
 	start := time.Now()
 	face := c.face
+	if _, ok := s.(measured); ok {
+		face = "-p -r"
+	}
 	if c.gemini != "" {
 		face += " (0.61)"
-		if c.face == "stream-json" {
-			face = "-p -r (0.61)"
-		}
 	}
 	fmt.Printf("%-14s %6s %10s %10s %10s %8s %8s\n", "face", "turns", "RSS MB", "settled MB", "peak MB", "s", "turn s")
 	for i := 1; i <= c.turns; i++ {
 		t0 := time.Now()
 		if err := s.turn(fmt.Sprintf("Read notes.txt and tell me about it (%d).", i)); err != nil {
+			var full errStop
+			if errors.As(err, &full) {
+				fmt.Printf("%-14s %6d %10s %10s %10s %8.1f %8s  stopped: %v\n", face, i, "-", "-", "-", time.Since(start).Seconds(), "-", err)
+				return nil
+			}
 			if mb := over.Load(); mb != nil {
 				fmt.Printf("%-14s %6d %10.1f %10s %10s %8.1f %8s  stopped: over %.0f MB during turn %d\n",
 					face, i-1, *mb, "-", "-", time.Since(start).Seconds(), "-", c.maxMB, i)
@@ -203,7 +212,7 @@ func run() error {
 			if m, ok := s.(measured); ok {
 				// One process per turn: its own largest RSS and peak.
 				rss, peak := m.lastMemory()
-				fmt.Printf("%-14s %6d %10.1f %10s %10.1f %8.1f %8.1f\n", face, i, rss, "-", peak, elapsed, took)
+				fmt.Printf("%-14s %6d %10.1f %10s %10.1f %8.1f %8.1f  %s\n", face, i, rss, "-", peak, elapsed, took, m.note())
 				continue
 			}
 			rss, peak := memory(s.pid())
@@ -388,7 +397,14 @@ type session interface {
 // of the last turn's process over its life.
 type measured interface {
 	lastMemory() (rss, peak float64)
+	// note is a word about the state the next process starts from.
+	note() string
 }
+
+// errStop ends a run early on purpose (not a failed turn).
+type errStop string
+
+func (e errStop) Error() string { return string(e) }
 
 // marker is the text the script's answer of turn n ends with.
 func marker(n int) string { return fmt.Sprintf("END-OF-ANSWER-%d.", n) }
@@ -504,6 +520,9 @@ type resumeRuns struct {
 	ws  string
 	env []string
 	n   int
+	// chats holds 0.61's session files; disk is their size after a turn.
+	chats string
+	disk  float64
 
 	mu        sync.Mutex
 	cur       *exec.Cmd
@@ -580,7 +599,30 @@ func (r *resumeRuns) turn(prompt string) error {
 	if result == nil {
 		return fmt.Errorf("no result event (%v)", werr)
 	}
-	return checkResult(result, text.String(), r.n)
+	if err := checkResult(result, text.String(), r.n); err != nil {
+		return err
+	}
+	r.disk = dirMB(r.chats)
+	if r.c.maxDiskMB > 0 && r.disk > r.c.maxDiskMB {
+		return errStop(fmt.Sprintf("0.61's session files hold %.0f MB after turn %d, over -max-disk-mb %.0f", r.disk, r.n, r.c.maxDiskMB))
+	}
+	return nil
+}
+
+func (r *resumeRuns) note() string { return fmt.Sprintf("session files %.0f MB", r.disk) }
+
+// dirMB is the size of the files under dir, in MB.
+func dirMB(dir string) float64 {
+	var n int64
+	filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return float64(n) / (1 << 20)
 }
 
 func (r *resumeRuns) lastMemory() (rss, peak float64) {
