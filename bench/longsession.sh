@@ -7,7 +7,9 @@
 # 100, 500 and 1,000 turns.
 #
 #   bench/longsession.sh [face...]     faces: stream-json (default), acp,
-#                                      tui (the interactive terminal in tmux)
+#                                      tui (the interactive terminal in tmux),
+#                                      resume (a -p -o stream-json process
+#                                      per prompt, each --resume latest)
 #
 # Environment: TURNS (1000), AT (100,500,1000), ANSWER (6144 bytes),
 # CASTOR_ENV (extra environment for castor, comma-separated, e.g.
