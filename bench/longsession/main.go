@@ -10,11 +10,16 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -49,6 +54,8 @@ type config struct {
 	maxMB float64
 	// turnTimeout bounds one turn: Gemini CLI slows as its memory grows.
 	turnTimeout time.Duration
+	// requests, when set, is a file that gets a line per model call.
+	requests string
 	// maxDiskMB stops the stream-json face of Gemini CLI once its session
 	// files hold more: each resume appends the whole history again.
 	maxDiskMB float64
@@ -70,6 +77,7 @@ func run() error {
 	flag.StringVar(&env, "env", "", "extra environment for castor, comma-separated (GODEBUG=gctrace=1, GOGC=50 …)")
 	flag.Float64Var(&c.maxMB, "max-mb", 0, "stop once the face's process tree holds more than this many MB of RSS (0: no limit)")
 	flag.Float64Var(&c.maxDiskMB, "max-disk-mb", 4000, "with -gemini -face stream-json, stop once 0.61's session files hold more than this many MB")
+	flag.StringVar(&c.requests, "requests", "", "write a line per model call to this file (path, body bytes, contents), through a proxy in front of fakegemini")
 	flag.DurationVar(&c.turnTimeout, "turn-timeout", 5*time.Minute, "longest wait for one turn")
 	flag.Parse()
 	if c.castor == "" || c.fake == "" {
@@ -142,8 +150,19 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("fakegemini printed no URL: %v", err)
 	}
+	url = strings.TrimSpace(url)
+	if c.requests != "" {
+		log, err := os.Create(c.requests)
+		if err != nil {
+			return err
+		}
+		defer log.Close()
+		if url, err = logRequests(url, log); err != nil {
+			return err
+		}
+	}
 	environ := append([]string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "GEMINI_API_KEY=x",
-		"GOOGLE_GEMINI_BASE_URL=" + strings.TrimSpace(url), "GEMINI_CLI_TRUST_WORKSPACE=true"}, c.env...)
+		"GOOGLE_GEMINI_BASE_URL=" + url, "GEMINI_CLI_TRUST_WORKSPACE=true"}, c.env...)
 	var s session
 	switch {
 	case c.face == "resume" || c.face == "stream-json" && c.gemini != "":
@@ -844,4 +863,35 @@ func (t *tui) close() {
 			_ = pr.Kill()
 		}
 	}
+}
+
+// logRequests serves a proxy to the fake at target on 127.0.0.1 and
+// returns its URL: each call's path, body size and number of contents go
+// to w, so a run shows what the face sent (how many calls a turn, whether
+// the history is whole). Answers stream through unbuffered.
+func logRequests(target string, w io.Writer) (string, error) {
+	u, err := neturl.Parse(target)
+	if err != nil {
+		return "", err
+	}
+	proxy := httputil.NewSingleHostReverseProxy(u)
+	proxy.FlushInterval = -1
+	var mu sync.Mutex
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	go http.Serve(ln, http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		var req struct {
+			Contents []json.RawMessage `json:"contents"`
+		}
+		_ = json.Unmarshal(body, &req)
+		mu.Lock()
+		fmt.Fprintf(w, "%s bytes=%d contents=%d\n", r.URL.Path, len(body), len(req.Contents))
+		mu.Unlock()
+		proxy.ServeHTTP(rw, r)
+	}))
+	return "http://" + ln.Addr().String(), nil
 }
