@@ -24,6 +24,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,9 +44,13 @@ type config struct {
 	castor, fake, face, dir string
 	// gemini, when set, is Gemini CLI's launcher, run in the tui face
 	// in castor's place for the same script.
-	gemini        string
-	model         string
-	noClassifier  bool
+	gemini       string
+	model        string
+	noClassifier bool
+	// realUsage leaves usageMetadata out of the script, so the fake
+	// reports each call's real prompt size and both sides compress their
+	// history past half the window, as with the real service.
+	realUsage     bool
 	turns, answer int
 	at            []int
 	env           []string
@@ -77,6 +82,7 @@ func run() error {
 	flag.StringVar(&env, "env", "", "extra environment for castor, comma-separated (GODEBUG=gctrace=1, GOGC=50 …)")
 	flag.Float64Var(&c.maxMB, "max-mb", 0, "stop once the face's process tree holds more than this many MB of RSS (0: no limit)")
 	flag.Float64Var(&c.maxDiskMB, "max-disk-mb", 4000, "with -gemini -face stream-json, stop once 0.61's session files hold more than this many MB")
+	flag.BoolVar(&c.realUsage, "real-usage", false, "let the fake count each call's prompt tokens (request size / 4) instead of a fixed 2,000, so the history gets compressed once it passes half the window, as with the real service")
 	flag.StringVar(&c.requests, "requests", "", "write a line per model call to this file (path, body bytes, contents), through a proxy in front of fakegemini")
 	flag.DurationVar(&c.turnTimeout, "turn-timeout", 5*time.Minute, "longest wait for one turn")
 	flag.Parse()
@@ -132,7 +138,7 @@ func run() error {
 		return err
 	}
 	script := filepath.Join(c.dir, "script.jsonl")
-	if err := writeScript(script, c.turns+5, c.answer, c.model == "" && !c.noClassifier); err != nil {
+	if err := writeScript(script, c.turns+5, c.answer, c.model == "" && !c.noClassifier, c.realUsage); err != nil {
 		return err
 	}
 	// The fake keeps no request: each holds the whole history.
@@ -356,16 +362,23 @@ func memoryOf(pid int) (rss, peak float64) {
 	return rss, peak
 }
 
+// usageField is a reply's fixed usage numbers, left out under -real-usage.
+var usageField = regexp.MustCompile(`,"usageMetadata":\{[^}]*\}`)
+
 // writeScript writes n turns: a read_file call, then a text answer of
 // about size bytes in a few chunks, each answer different; each turn
-// starts with the auto router's classifier call when router is set.
-func writeScript(path string, n, size int, router bool) error {
+// starts with the auto router's classifier call when router is set. The
+// streamed replies carry fixed usage numbers unless realUsage is set.
+func writeScript(path string, n, size int, router, realUsage bool) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
 	w := bufio.NewWriter(f)
 	call := `{"method":"generateContentStream","response":[{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"read_file","args":{"file_path":"notes.txt"}}}]},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":2000,"candidatesTokenCount":20,"totalTokenCount":2020}}]}` + "\n"
+	if realUsage {
+		call = usageField.ReplaceAllString(call, "")
+	}
 	// The auto router asks a classifier once per prompt, a unary call.
 	classify := `{"method":"generateContent","response":{"candidates":[{"content":{"role":"model","parts":[{"text":"{\"complexity_reasoning\":\"a simple read\",\"complexity_score\":10}"}]},"finishReason":"STOP","index":0}]}}` + "\n"
 	for i := range n {
@@ -393,7 +406,11 @@ func writeScript(path string, n, size int, router bool) error {
 			}
 			chunks = append(chunks, fmt.Sprintf(`{"candidates":[{"content":{"role":"model","parts":[{"text":%s}]},"index":0%s}],"usageMetadata":{"promptTokenCount":2000,"candidatesTokenCount":1500,"totalTokenCount":3500}}`, b, last))
 		}
-		fmt.Fprintf(w, `{"method":"generateContentStream","response":[%s]}`+"\n", strings.Join(chunks, ","))
+		line := fmt.Sprintf(`{"method":"generateContentStream","response":[%s]}`+"\n", strings.Join(chunks, ","))
+		if realUsage {
+			line = usageField.ReplaceAllString(line, "")
+		}
+		w.WriteString(line)
 	}
 	if err := w.Flush(); err != nil {
 		f.Close()
