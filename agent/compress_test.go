@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 	"testing"
@@ -307,5 +308,49 @@ func TestCompressOutcomes(t *testing.T) {
 				t.Errorf("observed %q, want the line %q", obs.lines, want)
 			}
 		})
+	}
+}
+
+// unmetered answers each prompt with about 2,000 new characters and
+// reports no usage, as some OpenAI-compatible servers do; its unary
+// calls are summaries.
+type unmetered struct{ summaries, n int }
+
+func (m *unmetered) GenerateContent(context.Context, *model.Request) (*genai.GenerateContentResponse, error) {
+	m.summaries++
+	return &genai.GenerateContentResponse{Candidates: []*genai.Candidate{{Content: genai.NewContentFromText("<state_snapshot>s</state_snapshot>", genai.RoleModel), FinishReason: genai.FinishReasonStop}}}, nil
+}
+
+func (m *unmetered) GenerateContentStream(context.Context, *model.Request) iter.Seq2[*genai.GenerateContentResponse, error] {
+	return func(yield func(*genai.GenerateContentResponse, error) bool) {
+		m.n++
+		var b strings.Builder
+		for j := 0; b.Len() < 2000; j++ {
+			fmt.Fprintf(&b, "Paragraph %d of answer %d says something new. ", j, m.n)
+		}
+		yield(&genai.GenerateContentResponse{Candidates: []*genai.Candidate{{Content: genai.NewContentFromText(b.String(), genai.RoleModel), FinishReason: genai.FinishReasonStop}}}, nil)
+	}
+}
+
+func (m *unmetered) CountTokens(context.Context, *model.Request) (int32, error) { return 0, nil }
+
+// TestCompressWithoutUsage: a model that reports no usage has its history
+// compressed each time the estimate passes the threshold, not once: the
+// size the last compression left is not taken for the size ever after.
+func TestCompressWithoutUsage(t *testing.T) {
+	m := &unmetered{}
+	s := New(Config{Model: m, ModelName: "local/model", TokenLimit: 20000})
+	for range 100 {
+		if _, err := collect(t, s.Send(context.Background(), genai.NewPartFromText("go on"))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// 100 answers of 500 tokens pass half of a 20,000-token window
+	// about every 14 prompts once the first summary kept 30 %.
+	if m.summaries < 4 {
+		t.Errorf("history summarised %d times over 100 prompts", m.summaries)
+	}
+	if n := estimateTokens(s.History()); n >= 10000+600 {
+		t.Errorf("history holds ~%d tokens, past half the window", n)
 	}
 }

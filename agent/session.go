@@ -699,11 +699,16 @@ func (r *run) callModel() (*genai.Content, []*ToolCall, error) {
 	s.mu.Unlock()
 	elapsed := time.Since(start)
 	r.usage = usage
+	// A model that reports no usage (some OpenAI-compatible servers)
+	// leaves the size unknown, so that compression estimates it, rather
+	// than keeping the figure of the last compression forever.
+	var prompt int32
 	if usage != nil {
-		s.mu.Lock()
-		s.lastPrompt = usage.PromptTokenCount
-		s.mu.Unlock()
+		prompt = usage.PromptTokenCount
 	}
+	s.mu.Lock()
+	s.lastPrompt = prompt
+	s.mu.Unlock()
 	content := curateModelContent(parts)
 	r.request(&ObservedModelCall{Role: "main", Model: req.Model, ResponseModel: version, Start: start, Duration: elapsed, Usage: usage,
 		ResponseID: responseID, FinishReason: finish, Request: req, ResponseText: answerText(content)})
