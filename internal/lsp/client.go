@@ -378,6 +378,9 @@ func (c *Client) Close() {
 		}
 	}
 	c.stdin.Close()
+	// What the server started and left running (gopls's go commands, its
+	// index writers) goes with it: nothing of it writes after Close.
+	c.group.Stop()
 }
 
 // closedByUs reports whether Close was called (an exit then is no crash).

@@ -56,6 +56,12 @@ type Manager struct {
 	running   map[string]*server
 	baselines map[string]baseline
 	closed    bool
+
+	// starts are the servers being started; Close cancels them
+	// (stopStarts) and waits, so no server outlives the session.
+	starts     sync.WaitGroup
+	startCtx   context.Context
+	stopStarts context.CancelFunc
 }
 
 // baseline is what a file's server reported before an edit.
@@ -112,7 +118,8 @@ func New(o Options) *Manager {
 	if o.ServerEnviron != nil {
 		environ = sync.OnceValue(o.ServerEnviron)
 	}
-	return &Manager{opts: o, environ: environ, servers: avail, running: map[string]*server{}, baselines: map[string]baseline{}}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Manager{opts: o, environ: environ, servers: avail, running: map[string]*server{}, baselines: map[string]baseline{}, startCtx: ctx, stopStarts: cancel}
 }
 
 // lookPath finds command on the PATH of environ ("" when it is not
@@ -175,6 +182,9 @@ func (m *Manager) Handles(path string) bool {
 	return ok
 }
 
+// errClosing is the answer for a file once the session is closing.
+var errClosing = errors.New("the session is closing")
+
 // ErrNoServer is returned for a file no language server serves.
 var ErrNoServer = errors.New("no language server is configured for this file type")
 
@@ -191,7 +201,7 @@ func (m *Manager) Client(ctx context.Context, path string) (*Client, error) {
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
-		return nil, errors.New("the session is closing")
+		return nil, errClosing
 	}
 	s := m.running[key]
 	if s == nil {
@@ -220,8 +230,10 @@ func (m *Manager) startLocked(s *server) {
 	s.state = StateStarting
 	s.client, s.err = nil, nil
 	ready := s.ready
+	m.starts.Add(1)
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+		defer m.starts.Done()
+		ctx, cancel := context.WithTimeout(m.startCtx, startTimeout)
 		defer cancel()
 		var c *Client
 		var err error
@@ -232,9 +244,14 @@ func (m *Manager) startLocked(s *server) {
 			c, err = start(ctx, s.cfg, s.root, env)
 		}
 		m.mu.Lock()
-		if m.closed && c != nil {
+		if m.closed {
+			// The session ended meanwhile: no server, and no report of
+			// the handshake Close cut short.
+			s.err = errClosing
 			m.mu.Unlock()
-			c.Close()
+			if c != nil {
+				c.Close()
+			}
 			close(ready)
 			return
 		}
@@ -305,11 +322,16 @@ func (m *Manager) Close() error {
 		}
 	}
 	m.mu.Unlock()
+	// A server still starting (its first file was just read) stops its
+	// handshake and closes itself; waiting for it keeps it from writing
+	// in the user's folders after the session ended.
+	m.stopStarts()
 	var wg sync.WaitGroup
 	for _, c := range clients {
 		wg.Go(c.Close)
 	}
 	wg.Wait()
+	m.starts.Wait()
 	return nil
 }
 

@@ -23,6 +23,10 @@ const Env = "CASTOR_LSPTEST_SERVER"
 // FailEnv makes the server fail at start, saying so on stderr.
 const FailEnv = "CASTOR_LSPTEST_FAIL"
 
+// HangEnv makes the server write its process id to the file it names and
+// then answer nothing until its input closes: a server still starting.
+const HangEnv = "CASTOR_LSPTEST_HANG"
+
 // Main serves and exits when the process was started as the test server
 // (Env is set); a TestMain calls it first.
 func Main() {
@@ -33,6 +37,13 @@ func Main() {
 	if os.Getenv(FailEnv) != "" {
 		fmt.Fprintln(os.Stderr, "lsptest: refusing to start, as asked")
 		os.Exit(2)
+	}
+	if f := os.Getenv(HangEnv); f != "" {
+		if err := os.WriteFile(f, []byte(strconv.Itoa(os.Getpid())), 0o600); err != nil {
+			os.Exit(2)
+		}
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		os.Exit(0)
 	}
 	os.Exit(Serve(os.Stdin, os.Stdout, mark))
 }
