@@ -15,7 +15,7 @@ import (
 // prompt.
 func TestTUILoopDialogDisable(t *testing.T) {
 	t.Parallel()
-	chant := strings.Repeat("I will now try again to fix the failing test suite. ", 30)
+	chant := strings.Repeat("I will now try again to fix the failing test suite. ", 12)
 	e := e2etest.New(t,
 		// Told of its chanting once, the model chants again: stopped.
 		fakegemini.Text(chant), fakegemini.Text(chant),
@@ -60,7 +60,7 @@ func TestTUILoopDialogDisable(t *testing.T) {
 // so, and the input takes the next prompt.
 func TestTUILoopDialogKeep(t *testing.T) {
 	t.Parallel()
-	chant := strings.Repeat("I will now try again to fix the failing test suite. ", 30)
+	chant := strings.Repeat("I will now try again to fix the failing test suite. ", 12)
 	e := e2etest.New(t, fakegemini.Text(chant), fakegemini.Text(chant), fakegemini.Text("Fine."))
 	tm := e.StartTUI()
 	tm.Submit("fix the tests")

@@ -79,8 +79,7 @@ func (m *model) toggleBackground() tea.Cmd {
 		return m.backgroundShell()
 	}
 	if m.toolPTY != nil {
-		m.printNotice(noticeInfo, "Ctrl+B cannot move the model's running shell call to the background in Castor (Esc stops it); the model starts background commands with is_background.")
-		return nil
+		return m.moveToolShell(m.toolPTY) // toolpty.go
 	}
 	if m.bg.visible && !m.bg.focused {
 		m.bg.focused = true

@@ -31,6 +31,17 @@ const (
 	loopOffNote    = "Loop detection has been disabled for this session. Retrying request..."
 )
 
+// openLoopAsk opens the dialog once what the turn printed is on screen:
+// the live area growing by the dialog's height while that output is
+// inserted above it made the inline renderer lose lines of it.
+func (m *model) openLoopAsk(a *loopAsk) {
+	if m.printing || len(m.out) > 0 {
+		m.loopPending = a // printedMsg opens it
+		return
+	}
+	m.loopAsk = a
+}
+
 // loopKey handles a key while the dialog is open: arrows or j/k move,
 // Enter or a number chooses, Esc (and Ctrl+C) keep detection on.
 func (m *model) loopKey(k tea.KeyPressMsg) tea.Cmd {

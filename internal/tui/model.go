@@ -124,6 +124,7 @@ type model struct {
 	// says loop detection stopped the running turn, lastPrompt is that
 	// turn's text.
 	loopAsk     *loopAsk
+	loopPending *loopAsk // opened once the output above it is printed
 	loopStopped bool
 	loopDetail  string
 	lastPrompt  string
@@ -408,6 +409,9 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case printedMsg:
 		m.printing = false
+		if m.loopPending != nil && len(m.out) == 0 {
+			m.loopAsk, m.loopPending = m.loopPending, nil // loopdialog.go
+		}
 		return nil
 	case frameDrawnMsg:
 		m.waitFrame = false
@@ -578,7 +582,7 @@ func (m *model) onReady(msg readyMsg) tea.Cmd {
 // waiting for its MCP servers or busy: all of them as one prompt, as
 // Gemini CLI's message queue does (joinQueued).
 func (m *model) nextQueued() tea.Cmd {
-	if !m.ready || m.mcpWaiting || m.running || m.compressing || m.dialog != nil || m.loopAsk != nil || len(m.queued) == 0 {
+	if !m.ready || m.mcpWaiting || m.running || m.compressing || m.dialog != nil || m.loopAsk != nil || m.loopPending != nil || len(m.queued) == 0 {
 		return nil
 	}
 	if t := strings.TrimSpace(m.queued[0]); strings.HasPrefix(t, "/") || strings.HasPrefix(t, "!") {
@@ -806,7 +810,7 @@ func (m *model) onTurnDone(err error) tea.Cmd {
 	}
 	if loop {
 		// Gemini CLI 0.61 asks whether to keep loop detection on.
-		m.loopAsk = &loopAsk{prompt: m.lastPrompt, detail: m.loopDetail}
+		m.openLoopAsk(&loopAsk{prompt: m.lastPrompt, detail: m.loopDetail})
 		return nil
 	}
 	return m.nextQueued()
@@ -998,7 +1002,7 @@ func (m *model) submit(text string, queued bool) tea.Cmd {
 		m.print(m.theme.user.Render("! " + strings.TrimSpace(trimmed[1:])))
 		return m.runShell(strings.TrimSpace(trimmed[1:]))
 	}
-	if !m.ready || m.mcpWaiting || m.running || m.compressing || m.dialog != nil || m.loopAsk != nil || m.shellRunning() {
+	if !m.ready || m.mcpWaiting || m.running || m.compressing || m.dialog != nil || m.loopAsk != nil || m.loopPending != nil || m.shellRunning() {
 		if m.startErr != nil {
 			m.printNotice(noticeError, "the session could not start: "+m.startErr.Error())
 			return nil
