@@ -172,26 +172,10 @@ func (p *ptyShell) run(ctx context.Context, c builtin.ShellCommand) builtin.Shel
 // log, which the model reads with read_background_output), and the call
 // returns at once with "Command moved to background (PID: …)".
 func (m *model) moveToolShell(c *ptyCall) tea.Cmd {
-	if m.agent == nil || m.agent.Background == nil {
-		m.printNotice(noticeInfo, "Ctrl+B can move a command to the background once the session has started.")
-		return nil
+	if m.adopt(c.sink, c.group, c.command, c.out) { // bgshell.go
+		close(c.moved)
+		m.toolPTY = nil
 	}
-	c.sink.mu.Lock()
-	if c.sink.ended || c.sink.finish != nil {
-		c.sink.mu.Unlock()
-		return nil // it has just ended, or was moved already
-	}
-	log, finish, err := m.agent.Background.Adopt(c.group, c.command, []byte(terminalText(c.out.String())))
-	if err == nil {
-		c.sink.w, c.sink.finish = log, finish
-	}
-	c.sink.mu.Unlock()
-	if err != nil {
-		m.printNotice(noticeError, "Ctrl+B: "+err.Error())
-		return nil
-	}
-	close(c.moved)
-	m.toolPTY = nil
 	return nil
 }
 
