@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/genai"
@@ -156,6 +157,7 @@ type Session struct {
 	started    bool
 	pending    *pendingBatch
 	loops      *loopDetector
+	loopsOff   atomic.Bool // DisableLoopDetection (loopoff.go)
 	stats      *statsRecorder
 	// startContext is SessionStart hook context for the next prompt;
 	// notices are hook events produced outside a turn.
@@ -459,6 +461,9 @@ type run struct {
 }
 
 func (s *Session) newRun(ctx context.Context, yield func(*Event, error) bool) *run {
+	if s.loopsOff.Load() {
+		s.loops.disabled = true // the run goroutine owns loops; set here, not by the caller
+	}
 	return &run{s: s, ctx: ctx, yield: yield}
 }
 

@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/castor-dev/castor/internal/proc"
 	"github.com/castor-dev/castor/internal/termtext"
 	"github.com/castor-dev/castor/tool/builtin"
 )
@@ -79,8 +80,7 @@ func (m *model) toggleBackground() tea.Cmd {
 		return m.backgroundShell()
 	}
 	if m.toolPTY != nil {
-		m.printNotice(noticeInfo, "Ctrl+B cannot move the model's running shell call to the background in Castor (Esc stops it); the model starts background commands with is_background.")
-		return nil
+		return m.moveToolShell(m.toolPTY) // toolpty.go
 	}
 	if m.bg.visible && !m.bg.focused {
 		m.bg.focused = true
@@ -115,28 +115,38 @@ func (m *model) toggleBackground() tea.Cmd {
 // its log, and the input is free again (Gemini CLI 0.61).
 func (m *model) backgroundShell() tea.Cmd {
 	s := m.shell
-	if m.agent == nil || m.agent.Background == nil || s.group == nil {
-		m.printNotice(noticeInfo, "Ctrl+B can move a command to the background once the session has started.")
-		return nil
-	}
-	s.sink.mu.Lock()
-	if s.sink.ended {
-		s.sink.mu.Unlock()
-		return nil // it has just ended: its output is on its way
-	}
-	before := terminalText(s.out.String())
-	log, finish, err := m.agent.Background.Adopt(s.group, s.command, []byte(before))
-	if err == nil {
-		s.sink.w, s.sink.finish = log, finish
-	}
-	s.sink.mu.Unlock()
-	if err != nil {
-		m.printNotice(noticeError, "Ctrl+B: "+err.Error())
+	if s.group == nil || !m.adopt(s.sink, s.group, s.command, s.out) {
 		return nil
 	}
 	m.shell = nil
 	m.printNotice(noticeInfo, fmt.Sprintf("The command moved to the background (PID: %d); Ctrl+B shows it.", s.group.Pid()))
 	return m.nextQueued()
+}
+
+// adopt makes a running command one of the session's background
+// processes: what it printed so far (out) and to come (through sink) goes
+// to its log. It reports whether it did; why not is said in one line,
+// or nothing when the command has just ended or was moved already.
+func (m *model) adopt(sink *shellSink, g *proc.Group, command string, out *proc.Buffer) bool {
+	if m.agent == nil || m.agent.Background == nil {
+		m.printNotice(noticeInfo, "Ctrl+B can move a command to the background once the session has started.")
+		return false
+	}
+	sink.mu.Lock()
+	if sink.ended || sink.finish != nil {
+		sink.mu.Unlock()
+		return false // its output is on its way, or it is in the background
+	}
+	log, finish, err := m.agent.Background.Adopt(g, command, []byte(terminalText(out.String())))
+	if err == nil {
+		sink.w, sink.finish = log, finish
+	}
+	sink.mu.Unlock()
+	if err != nil {
+		m.printNotice(noticeError, "Ctrl+B: "+err.Error())
+		return false
+	}
+	return true
 }
 
 func (m *model) closeBackground() {

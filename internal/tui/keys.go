@@ -252,7 +252,7 @@ var shortcutRows = [][2]string{
 	{"Ctrl+G", "open external editor"},
 	{"Ctrl+O", "expand or fold the paste at the cursor, else the last tool output"},
 	{"Ctrl+L", "clear the screen"},
-	{"Ctrl+B", "background shells (Ctrl+K kills, Ctrl+L lists)"},
+	{"Ctrl+B", "background shells (Ctrl+K kills, Ctrl+L lists); moves a running shell command there"},
 	{"Ctrl+T", "show or fold the TODO list"},
 	{"Ctrl+V", "paste from the clipboard; an image as an @path"},
 	{"Ctrl+Z", "undo in the input, else suspend"},

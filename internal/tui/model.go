@@ -120,6 +120,14 @@ type model struct {
 	retry     *retryWait
 	calls     []*agent.ToolCall
 	dialog    *dialog
+	// loopAsk is the loop-detected dialog (loopdialog.go); loopStopped
+	// says loop detection stopped the running turn, lastPrompt is that
+	// turn's text.
+	loopAsk     *loopAsk
+	loopPending *loopAsk // opened once the output above it is printed
+	loopStopped bool
+	loopDetail  string
+	lastPrompt  string
 	// picker is a command's list or question (picker.go), in place of
 	// the input.
 	picker *picker
@@ -401,6 +409,9 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case printedMsg:
 		m.printing = false
+		if m.loopPending != nil && len(m.out) == 0 {
+			m.loopAsk, m.loopPending = m.loopPending, nil // loopdialog.go
+		}
 		return nil
 	case frameDrawnMsg:
 		m.waitFrame = false
@@ -571,7 +582,7 @@ func (m *model) onReady(msg readyMsg) tea.Cmd {
 // waiting for its MCP servers or busy: all of them as one prompt, as
 // Gemini CLI's message queue does (joinQueued).
 func (m *model) nextQueued() tea.Cmd {
-	if !m.ready || m.mcpWaiting || m.running || m.compressing || m.dialog != nil || len(m.queued) == 0 {
+	if !m.ready || m.mcpWaiting || m.running || m.compressing || m.dialog != nil || m.loopAsk != nil || m.loopPending != nil || len(m.queued) == 0 {
 		return nil
 	}
 	if t := strings.TrimSpace(m.queued[0]); strings.HasPrefix(t, "/") || strings.HasPrefix(t, "!") {
@@ -620,6 +631,7 @@ func (m *model) startTurn(text string) tea.Cmd {
 	gen := m.turnGen
 	m.running, m.turnStart, m.cancel = true, m.now(), cancel
 	m.thought = ""
+	m.lastPrompt, m.loopStopped = text, false
 	m.retry = nil
 	m.answer.Reset()
 	a, send := m.agent, m.send
@@ -693,7 +705,12 @@ func (m *model) onEvent(ev *agent.Event) {
 		} else if n != nil && n.Err != nil {
 			m.retry = newRetryWait(n, m.now())
 		}
-	case agent.EventWarning, agent.EventLoopDetected:
+	case agent.EventLoopDetected:
+		// Said with the dialog's outcome (loopdialog.go): a line printed
+		// as the dialog opens can be lost by the inline renderer.
+		m.flushStream()
+		m.loopStopped, m.loopDetail = true, ev.Text
+	case agent.EventWarning:
 		m.flushStream()
 		m.printNotice(noticeWarn, ev.Text)
 	case agent.EventMaxSessionTurns:
@@ -767,8 +784,10 @@ func (m *model) onTurnDone(err error) tea.Cmd {
 		m.cancel()
 		m.cancel = nil
 	}
+	loop := m.loopStopped && errors.Is(err, agent.ErrLoopDetected)
+	m.loopStopped = false
 	switch {
-	case err == nil:
+	case err == nil, loop: // a loop: the dialog says it (loopdialog.go)
 	case errors.Is(err, context.Canceled):
 		m.printNotice(noticeInfo, "Request cancelled.")
 	default:
@@ -788,6 +807,11 @@ func (m *model) onTurnDone(err error) tea.Cmd {
 		if m.input.Value() == "" {
 			m.setInput(note)
 		}
+	}
+	if loop {
+		// Gemini CLI 0.61 asks whether to keep loop detection on.
+		m.openLoopAsk(&loopAsk{prompt: m.lastPrompt, detail: m.loopDetail})
+		return nil
 	}
 	return m.nextQueued()
 }
@@ -830,6 +854,9 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 	}
 	if m.dialog != nil {
 		return m.dialogKey(k)
+	}
+	if m.loopAsk != nil {
+		return m.loopKey(k) // loopdialog.go
 	}
 	if cmd, ok := m.shellKey(k); ok { // shellterm.go
 		return cmd
@@ -975,7 +1002,7 @@ func (m *model) submit(text string, queued bool) tea.Cmd {
 		m.print(m.theme.user.Render("! " + strings.TrimSpace(trimmed[1:])))
 		return m.runShell(strings.TrimSpace(trimmed[1:]))
 	}
-	if !m.ready || m.mcpWaiting || m.running || m.compressing || m.dialog != nil || m.shellRunning() {
+	if !m.ready || m.mcpWaiting || m.running || m.compressing || m.dialog != nil || m.loopAsk != nil || m.loopPending != nil || m.shellRunning() {
 		if m.startErr != nil {
 			m.printNotice(noticeError, "the session could not start: "+m.startErr.Error())
 			return nil
@@ -1152,6 +1179,8 @@ func (m *model) render() string {
 		status = m.theme.warn.Render("Press Ctrl-C again to exit.")
 	case m.dialog != nil:
 		parts = append(parts, m.renderDialog())
+	case m.loopAsk != nil:
+		parts = append(parts, m.renderLoopAsk())
 	case m.rewind != nil:
 		parts = append(parts, m.renderRewind())
 	case m.running || m.shellRunning():
@@ -1175,7 +1204,7 @@ func (m *model) render() string {
 		parts = append(parts, t)
 	}
 	switch {
-	case m.dialog != nil:
+	case m.dialog != nil, m.loopAsk != nil:
 	case m.picker != nil:
 		parts = append(parts, m.renderPicker())
 	case m.overlay != "":

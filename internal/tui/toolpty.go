@@ -49,6 +49,15 @@ type ptyShell struct {
 type ptyCall struct {
 	term    *os.File
 	focused bool
+	// command, group, out and sink let Ctrl+B move the command to the
+	// session's background processes (moveToolShell): its output goes on
+	// into sink, switched from out to the process's log; moved is closed
+	// once it has been adopted.
+	command string
+	group   *proc.Group
+	out     *proc.Buffer
+	sink    *shellSink
+	moved   chan struct{}
 }
 
 // ptyCallMsg tells the terminal a command started (done false) or ended.
@@ -73,12 +82,12 @@ func (p *ptyShell) run(ctx context.Context, c builtin.ShellCommand) builtin.Shel
 	if err != nil {
 		return builtin.ShellOutcome{Err: err}
 	}
-	defer g.Release()
-	call := &ptyCall{term: term}
+	out := &proc.Buffer{Limit: 16 << 20}
+	sink := &shellSink{w: out}
+	call := &ptyCall{term: term, command: c.Command, group: g, out: out, sink: sink, moved: make(chan struct{})}
 	p.send(ptyCallMsg{call: call})
 	defer p.send(ptyCallMsg{call: call, done: true})
 
-	out := &proc.Buffer{Limit: 16 << 20}
 	var written atomic.Int64 // bytes read so far: live output is sent when it moves
 	activity := make(chan struct{}, 1)
 	copied := make(chan struct{})
@@ -88,7 +97,7 @@ func (p *ptyShell) run(ctx context.Context, c builtin.ShellCommand) builtin.Shel
 		for {
 			n, err := term.Read(buf)
 			if n > 0 {
-				_, _ = out.Write(buf[:n])
+				_, _ = sink.Write(buf[:n])
 				written.Add(int64(n))
 				select {
 				case activity <- struct{}{}:
@@ -114,20 +123,60 @@ func (p *ptyShell) run(ctx context.Context, c builtin.ShellCommand) builtin.Shel
 			c.Output(ptyText(out.Tail(64 << 10)))
 		}
 	}
-	_, res.TimedOut = builtin.WatchCommand(ctx, exited, activity, c.Timeout, ptyOutputInterval, flush, func() { go g.Stop() })
-	select {
-	case <-copied:
-	case <-time.After(ptyDrain):
+	// The watch ends when the command does or Ctrl+B moves it.
+	watched := make(chan struct{})
+	go func() {
+		select {
+		case <-exited:
+		case <-call.moved:
+		}
+		close(watched)
+	}()
+	_, res.TimedOut = builtin.WatchCommand(ctx, watched, activity, c.Timeout, ptyOutputInterval, flush, func() { go g.Stop() })
+	end := func() bool {
+		<-exited
+		select {
+		case <-copied:
+		case <-time.After(ptyDrain):
+		}
+		// Closing the terminal ends the read of what the background
+		// still holds open.
+		term.Close()
+		<-copied
+		adopted := sink.end(cmd)
+		g.Release()
+		return adopted
 	}
-	// Closing the terminal ends the read of what the background still
-	// holds open.
-	term.Close()
-	<-copied
+	select {
+	case <-exited:
+	default:
+		// Moved to the background: the tool call returns now, the
+		// command goes on, and its end is recorded in its log's entry.
+		go end()
+		return builtin.ShellOutcome{Backgrounded: true, PID: g.Pid(), Output: ptyText(out.String())}
+	}
+	if end() {
+		// Moved just as it ended: its output and end are in its log.
+		return builtin.ShellOutcome{Backgrounded: true, PID: g.Pid(), Output: ptyText(out.String())}
+	}
 	flush()
 	res.Output = ptyText(out.String())
 	o := builtin.OutcomeOf(cmd.ProcessState, waitErr)
 	res.ExitCode, res.Signal, res.Err = o.ExitCode, o.Signal, o.Err
 	return res
+}
+
+// moveToolShell is Ctrl+B while the model's shell call runs on a
+// pseudo-terminal: as in Gemini CLI 0.61 the command becomes one of the
+// session's background processes (its output so far and to come in its
+// log, which the model reads with read_background_output), and the call
+// returns at once with "Command moved to background (PID: …)".
+func (m *model) moveToolShell(c *ptyCall) tea.Cmd {
+	if m.adopt(c.sink, c.group, c.command, c.out) { // bgshell.go
+		close(c.moved)
+		m.toolPTY = nil
+	}
+	return nil
 }
 
 // ptyText is a terminal's output as the model and the live area get it:

@@ -54,6 +54,11 @@ type ShellOutcome struct {
 	Err      error
 	// TimedOut says the command was stopped by ShellCommand.Timeout.
 	TimedOut bool
+	// Backgrounded says the user moved the running command to the
+	// session's background processes (the terminal's Ctrl+B, as in Gemini
+	// CLI 0.61): it goes on as process PID, and the model is told so.
+	Backgrounded bool
+	PID          int
 }
 
 // readText reads a file through Env.Files once the local checks passed.
@@ -103,6 +108,9 @@ func (e *Env) runShellVia(ctx context.Context, req shellRequest) shellResult {
 	out := e.Shell(ctx, ShellCommand{Command: command, Dir: req.dir, Env: req.env, Output: req.out, Timeout: req.timeout})
 	if errors.Is(out.Err, ErrShellLocal) {
 		return runShell(ctx, req)
+	}
+	if out.Backgrounded {
+		return shellResult{output: out.Output, backgrounded: true, pid: out.PID}
 	}
 	r := shellResult{output: out.Output, exitCode: out.ExitCode, err: out.Err, timedOut: out.TimedOut}
 	if out.ExitCode == nil && out.Signal != "" {
