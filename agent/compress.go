@@ -197,9 +197,9 @@ func (r *run) compress(used int32) (*CompressionInfo, error) {
 		return info, err
 	}
 	summary := strings.TrimSpace(responseText(resp))
-	if i := strings.Index(summary, "<state_snapshot>"); i >= 0 {
-		summary = summary[i:]
-	}
+	// The scratchpad before the snapshot is dropped (Index is -1
+	// without one: the whole answer is kept).
+	summary = summary[max(strings.Index(summary, "<state_snapshot>"), 0):]
 	if summary == "" {
 		info.Status = "COMPRESSION_FAILED_EMPTY_SUMMARY"
 		r.compressed(info)

@@ -307,7 +307,7 @@ func (d *loopDetector) chanting(recent []int32) bool {
 	if recent[len(recent)-1]-recent[0] > chantMaxGap*(chantThreshold-1) {
 		return false
 	}
-	var periods [chantThreshold - 1][]byte
+	var periods [chantThreshold][]byte // len(recent)-1 at most
 	distinct := 0
 	for i := range len(recent) - 1 {
 		p := d.hist[int(recent[i])-d.base : int(recent[i+1])-d.base]

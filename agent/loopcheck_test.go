@@ -406,3 +406,17 @@ func TestLoopCheckAfterResume(t *testing.T) {
 		t.Errorf("first content %q", first)
 	}
 }
+
+// TestLoopCheckThresholdInclusive: a confidence of exactly 0.9 is a loop,
+// for the first model (the double check is asked) and for the second
+// (0.61's >= LLM_CONFIDENCE_THRESHOLD).
+func TestLoopCheckThresholdInclusive(t *testing.T) {
+	m := &checked{turns: 100, verdicts: []checkAnswer{verdict(0.9, ""), verdict(0.9, "at the line"), verdict(0.9, ""), verdict(0.9, "at the line")}}
+	s := newCheckedSession(m, &LoopCheck{Model: "check-flash", DoubleCheckModel: "check-pro"}, nil)
+	if _, err := collect(t, s.Send(context.Background(), genai.NewPartFromText("count"))); !errors.Is(err, ErrLoopDetected) {
+		t.Fatalf("err = %v, want the prompt stopped by two loops at 0.9", err)
+	}
+	if len(m.checks) != 4 {
+		t.Errorf("%d checks, want flash and pro twice", len(m.checks))
+	}
+}
