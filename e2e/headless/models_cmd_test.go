@@ -150,3 +150,27 @@ func TestModelsCommandUsesStoredKey(t *testing.T) {
 		t.Errorf("keys sent to the Gemini API: %q", keys)
 	}
 }
+
+// TestUnreadableStoredKeyNamed: a stored key file that no longer reads
+// is named, by a run and by castor models, not passed over as "no
+// credentials".
+func TestUnreadableStoredKeyNamed(t *testing.T) {
+	t.Parallel()
+	e := e2etest.New(t)
+	var environ []string
+	for _, kv := range e.Environ() {
+		if !strings.HasPrefix(kv, "GEMINI_API_KEY=") {
+			environ = append(environ, kv)
+		}
+	}
+	keyFile := filepath.Join(e.Home, ".gemini", "castor_api_key.json")
+	e2etest.WriteAt(t, keyFile, "not json")
+	r := e2etest.RunCastor(t, e.WS, environ, "-p", "hi")
+	if r.Code == 0 || !strings.Contains(r.Stderr, "the stored API key could not be read: "+keyFile) {
+		t.Errorf("-p: exit %d\nstderr: %s", r.Code, r.Stderr)
+	}
+	r = e2etest.RunCastor(t, e.WS, environ, "models")
+	if !strings.Contains(r.Stdout, "the stored API key could not be read: "+keyFile) {
+		t.Errorf("models: exit %d\nstdout: %s", r.Code, r.Stdout)
+	}
+}

@@ -2,6 +2,7 @@ package setup
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/castor-dev/castor/config"
@@ -88,6 +89,11 @@ func geminiClient(ctx context.Context, st *config.Settings, getenv func(string) 
 		cfg.Version = version.Version
 		apiKey = !cfg.Vertex
 		if m, err = gemini.New(ctx, cfg); err != nil {
+			// A key file the auth dialog wrote but that no longer reads
+			// is named, not passed over as "no credentials".
+			if _, kerr := oauth.NewStore(home).LoadAPIKey(); kerr != nil {
+				return nil, fmt.Errorf("%w (the stored API key could not be read: %v)", err, kerr)
+			}
 			return nil, err
 		}
 	}

@@ -85,13 +85,16 @@ func ListModels(ctx context.Context, st *config.Settings, getenv func(string) st
 	// The key the terminal's auth dialog stored stands in for
 	// GEMINI_API_KEY here as it does in a session (geminiClient).
 	envOnly := getenv
-	getenv = oauth.WithStoredAPIKey(getenv, st.Security.Auth.SelectedType, oauth.NewStore(config.ResolveHome(func(k string) (string, bool) {
+	store := oauth.NewStore(config.ResolveHome(func(k string) (string, bool) {
 		v := envOnly(k)
 		return v, v != ""
-	})))
+	}))
+	getenv = oauth.WithStoredAPIKey(getenv, st.Security.Auth.SelectedType, store)
 	note := geminiCredentials(st, getenv)
 	if envOnly("GEMINI_API_KEY") == "" && getenv("GEMINI_API_KEY") != "" {
 		note = "API key (stored by the auth dialog)"
+	} else if _, err := store.LoadAPIKey(); err != nil && strings.HasPrefix(note, "no credentials") {
+		note += " (the stored API key could not be read: " + err.Error() + ")"
 	}
 	gem := ProviderListing{Name: "gemini", Type: "gemini", Source: "built-in", Note: note}
 	for _, a := range []string{routing.Auto, "pro", "flash", "flash-lite"} {
