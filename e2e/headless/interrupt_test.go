@@ -1,7 +1,6 @@
 package headless_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"runtime"
@@ -33,20 +32,17 @@ func TestInterruptMidTurn(t *testing.T) {
 	} {
 		t.Run(tc.format, func(t *testing.T) {
 			e := e2etest.New(t, fakegemini.Hang())
-			cmd := e2etest.Command(t, "-o", tc.format, "-p", "never answered")
-			cmd.Dir = e.WS
-			cmd.Env = e.Environ()
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			e2etest.InterruptMidTurn(t, cmd, e.Srv, tc.sig, &stderr)
-			if got := stderr.String(); got != "Error: Operation cancelled.\n" {
+			p := e.Start(e2etest.Options{}, "-o", tc.format, "-p", "never answered")
+			e2etest.InterruptMidTurn(t, p, e.Srv, tc.sig)
+			stdout := p.Stdout.String()
+			if got := p.Stderr.String(); got != "Error: Operation cancelled.\n" {
 				t.Errorf("stderr = %q", got)
 			}
 			var msg any
 			switch tc.format {
 			case "text":
-				if stdout.Len() != 0 {
-					t.Errorf("stdout = %q", stdout.String())
+				if stdout != "" {
+					t.Errorf("stdout = %q", stdout)
 				}
 			case "json":
 				var out struct {
@@ -56,15 +52,15 @@ func TestInterruptMidTurn(t *testing.T) {
 						Code    int    `json:"code"`
 					} `json:"error"`
 				}
-				if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
-					t.Fatalf("%v: %s", err, stdout.String())
+				if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+					t.Fatalf("%v: %s", err, stdout)
 				}
 				if out.Error.Type != "FatalCancellationError" || out.Error.Code != 130 {
 					t.Errorf("error = %+v", out.Error)
 				}
 				msg = out.Error.Message
 			case "stream-json":
-				lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+				lines := strings.Split(strings.TrimSpace(stdout), "\n")
 				var res struct {
 					Type   string `json:"type"`
 					Status string `json:"status"`
@@ -100,26 +96,18 @@ func TestKilledDuringToolKeepsModelText(t *testing.T) {
 		fakegemini.Parts(fakegemini.TextPart("Let me look around first."),
 			fakegemini.CallPart("run_shell_command", map[string]any{"command": "touch started && sleep 60"})),
 		fakegemini.Text("Resumed."))
-	cmd := e2etest.Command(t, "--approval-mode", "yolo", "-p", "look around")
-	cmd.Dir = e.WS
-	cmd.Env = e.Environ()
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	p := e.Start(e2etest.Options{}, "--approval-mode", "yolo", "-p", "look around")
 	marker := e.WS + "/started"
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
 		if _, err := os.Stat(marker); err == nil {
 			break
 		}
 		if time.Now().After(deadline) { // a hang, not a timing assertion
-			cmd.Process.Kill()
-			t.Fatalf("the tool never started; stderr:\n%s", stderr.String())
+			t.Fatalf("the tool never started; stderr:\n%s", p.Stderr.String())
 		}
 	}
-	cmd.Process.Kill()
-	cmd.Wait()
+	p.Signal(os.Kill)
+	_ = p.Wait()
 	b, err := os.ReadFile(e.SessionFile())
 	if err != nil || !strings.Contains(string(b), "Let me look around first.") {
 		t.Fatalf("session file lost the model's words: %v\n%s", err, b)

@@ -3,7 +3,6 @@
 package telemetry_test
 
 import (
-	"bytes"
 	"errors"
 	"net"
 	"syscall"
@@ -72,11 +71,8 @@ func TestTelemetryFlushedOnSIGTERM(t *testing.T) {
 	t.Parallel()
 	rc := startReceiver(t)
 	e := e2etest.New(t, fakegemini.Hang())
-	cmd := e2etest.Command(t, "-m", model, "-p", secretPrompt, "--telemetry", "--telemetry-otlp-endpoint", rc.GRPC)
-	cmd.Dir, cmd.Env = e.WS, e.Environ()
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	e2etest.InterruptMidTurn(t, cmd, e.Srv, syscall.SIGTERM, &stderr)
+	p := e.Start(e2etest.Options{}, "-m", model, "-p", secretPrompt, "--telemetry", "--telemetry-otlp-endpoint", rc.GRPC)
+	e2etest.InterruptMidTurn(t, p, e.Srv, syscall.SIGTERM)
 	got := rc.waitFor("the stopped turn's telemetry", func(r received) bool {
 		return len(r.spans("user_prompt")) == 1 && len(r.logs("gemini_cli.user_prompt")) == 1 && len(r.logs("gemini_cli.api_error")) == 1
 	})
