@@ -3,12 +3,9 @@ package headless_test
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"io"
 	"math/rand/v2"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -72,39 +69,16 @@ func TestTerminateLongStream(t *testing.T) {
 		pieces[i] = string(b)
 	}
 	e := e2etest.New(t, fakegemini.Text(pieces...).StallAfter(len(pieces)))
-	cmd := e2etest.Command(t, "-p", "write a lot")
-	cmd.Dir = e.WS
-	cmd.Env = e.Environ()
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	if _, err := io.CopyN(io.Discard, stdout, before); err != nil {
-		t.Fatalf("reading the answer: %v; stderr:\n%s", err, stderr.String())
-	}
+	p := e.Start(e2etest.Options{}, "-p", "write a lot")
+	read := 0
+	p.LineWhere("16 MiB of the answer", func(line string) bool {
+		read += len(line) + 1
+		return read >= before
+	})
 	start := time.Now()
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	go func() { _, _ = io.Copy(io.Discard, stdout) }()
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) || ee.ExitCode() != 130 {
-			t.Errorf("exit = %v, want 130; stderr:\n%s", err, stderr.String())
-		}
-		t.Logf("exited %v after SIGTERM; CPU user %v sys %v", time.Since(start), cmd.ProcessState.UserTime(), cmd.ProcessState.SystemTime())
-	case <-time.After(time.Minute): // a hang, not a timing assertion
-		t.Fatalf("castor did not exit within a minute of SIGTERM; stderr:\n%s", stderr.String())
-	}
+	p.Signal(syscall.SIGTERM)
+	p.WantExit(130)
+	t.Logf("exited %v after SIGTERM; CPU user %v sys %v", time.Since(start), p.Cmd.ProcessState.UserTime(), p.Cmd.ProcessState.SystemTime())
 }
 
 // TestHugeMCPResult: castor -p calling a remote MCP tool whose result is

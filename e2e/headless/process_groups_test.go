@@ -3,14 +3,10 @@
 package headless_test
 
 import (
-	"bytes"
-	"errors"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
@@ -28,30 +24,10 @@ func TestSignalStopsShellCommandGroup(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
 			e := e2etest.New(t, fakegemini.Call("run_shell_command", map[string]any{"command": bothSleep}))
-			cmd := e2etest.Command(t, "--approval-mode", "yolo", "-p", "run it")
-			cmd.Dir, cmd.Env = e.WS, e.Environ()
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			t.Cleanup(func() { _ = cmd.Process.Kill(); <-done })
+			p := e.Start(e2etest.Options{}, "--approval-mode", "yolo", "-p", "run it")
 			pids := e2etest.ReadPids(t, filepath.Join(e.WS, "pids"))
-			if err := cmd.Process.Signal(sig); err != nil {
-				t.Fatal(err)
-			}
-			select {
-			case err := <-done:
-				done <- err
-				var ee *exec.ExitError
-				if !errors.As(err, &ee) || ee.ExitCode() != 130 {
-					t.Errorf("exit = %v, want 130; stderr:\n%s", err, stderr.String())
-				}
-			case <-time.After(time.Minute): // a hang, not a timing assertion
-				t.Fatalf("castor did not exit after %v; stderr:\n%s", sig, stderr.String())
-			}
+			p.Signal(sig)
+			p.WantExit(130)
 			for _, pid := range pids {
 				e2etest.WaitExited(t, pid)
 			}

@@ -2,7 +2,6 @@ package headless_test
 
 import (
 	"bytes"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,42 +31,27 @@ func TestInterruptDuringStartup(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(e.Home, ".gemini", "settings.json"), []byte(settings), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := e2etest.Command(t, "-p", "hi")
-	cmd.Dir = e.WS
-	cmd.Env = []string{"HOME=" + e.Home, "PATH=" + os.Getenv("PATH"), "GEMINI_API_KEY=k",
-		"GOOGLE_GEMINI_BASE_URL=" + e.Srv.URL, "GEMINI_CLI_TRUST_WORKSPACE=true"}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	p := e.Start(e2etest.Options{
+		Env: []string{"HOME=" + e.Home, "PATH=" + os.Getenv("PATH"), "GEMINI_API_KEY=k",
+			"GOOGLE_GEMINI_BASE_URL=" + e.Srv.URL, "GEMINI_CLI_TRUST_WORKSPACE=true"},
+		// Well under the MCP server's one-minute connect timeout: an
+		// exit that waits for it fails the test.
+		HangLimit: 20 * time.Second,
+	}, "-p", "hi")
 	// Wait until the MCP server is running, so the signal lands during
 	// its start rather than before castor reads its settings.
 	deadline := time.Now().Add(20 * time.Second)
-	for !childRunning(cmd.Process.Pid, "sleep") {
+	for !childRunning(p.Cmd.Process.Pid, "sleep") {
 		if time.Now().After(deadline) {
-			cmd.Process.Kill()
 			t.Fatal("the MCP server never started")
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) || ee.ExitCode() != 130 {
-			t.Errorf("exit = %v, want 130; stderr:\n%s", err, stderr.String())
-		}
-	case <-time.After(20 * time.Second):
-		cmd.Process.Kill()
-		t.Fatalf("castor did not exit after SIGINT; stderr:\n%s", stderr.String())
-	}
-	if lines := strings.Split(strings.TrimSpace(stderr.String()), "\n"); len(lines) != 1 || !strings.HasPrefix(lines[0], "Error: ") {
-		t.Errorf("stderr should be one error line:\n%s", stderr.String())
+	p.Signal(syscall.SIGINT)
+	p.WantExit(130)
+	stderr := p.Stderr.String()
+	if lines := strings.Split(strings.TrimSpace(stderr), "\n"); len(lines) != 1 || !strings.HasPrefix(lines[0], "Error: ") {
+		t.Errorf("stderr should be one error line:\n%s", stderr)
 	}
 	if len(e.Srv.Requests()) != 0 {
 		t.Error("the model was called after the interrupt")

@@ -197,9 +197,7 @@ func TestStreamJSONInputSignal(t *testing.T) {
 	p := e.StartStream("--input-format", "stream-json", "-o", "stream-json")
 	p.Send(`{"type":"user","message":"write it"}`)
 	p.Until("permission_request")
-	if err := p.Cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
+	p.Signal(syscall.SIGTERM)
 	if res := p.Until("result"); res["status"] != "error" {
 		t.Errorf("result = %v", res)
 	}
