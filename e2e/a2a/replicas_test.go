@@ -390,7 +390,7 @@ func TestA2AReplicasManyStreams(t *testing.T) {
 		}
 	}()
 	for _, r := range rs.replicas {
-		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", r.cmd.Process.Pid)); err == nil {
+		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", r.Cmd.Process.Pid)); err == nil {
 			for _, l := range strings.Split(string(b), "\n") {
 				if strings.HasPrefix(l, "VmHWM") {
 					t.Logf("replica %s: %s", r.url, strings.Join(strings.Fields(l), " "))

@@ -5,10 +5,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -20,13 +18,12 @@ import (
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
-// a2aServer is a running `castor a2a-server` binary.
+// a2aServer is a running `castor a2a-server` binary (Process, whose
+// Stderr is the server's log), or a proxy in front of some (no Process).
 type a2aServer struct {
-	t   *testing.T
-	cmd *exec.Cmd
+	t *testing.T
+	*e2etest.Process
 	url string
-	// Stderr is the server's log; read it only after stop.
-	Stderr *bytes.Buffer
 }
 
 // startA2A starts the built binary on a free loopback port with the file
@@ -37,32 +34,8 @@ func startA2A(e *e2etest.Env, dir string, flags ...string) *a2aServer {
 	if strings.HasPrefix(dir, "postgres://") {
 		store = []string{"--store", dir}
 	}
-	cmd := e2etest.Command(e.T, append(append([]string{"a2a-server", "--port", "0", "--workspace", e.WS, "--allowed-root", filepath.Dir(e.WS)}, store...), flags...)...)
-	cmd.Dir = e.WS
-	cmd.Env = []string{
-		"HOME=" + e.Home,
-		"PATH=" + os.Getenv("PATH"),
-		"GEMINI_API_KEY=test-key",
-		"GOOGLE_GEMINI_BASE_URL=" + e.Srv.URL,
-		"GEMINI_CLI_TRUST_WORKSPACE=true",
-		"CASTOR_RETRY_BASE_DELAY=5ms",
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		e.T.Fatal(err)
-	}
-	stderr := &bytes.Buffer{}
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		e.T.Fatal(err)
-	}
-	e.T.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		e.T.Fatalf("no URL printed: %v (stderr %s)", err, stderr.String())
-	}
-	go io.Copy(io.Discard, out)
-	return &a2aServer{t: e.T, cmd: cmd, url: strings.TrimSpace(line[strings.Index(line, "http://"):]), Stderr: stderr}
+	p := e.Start(e2etest.Options{}, append(append([]string{"a2a-server", "--port", "0", "--workspace", e.WS, "--allowed-root", filepath.Dir(e.WS)}, store...), flags...)...)
+	return &a2aServer{t: e.T, Process: p, url: p.ListenURL()}
 }
 
 // post sends one JSON-RPC request; the caller closes the answer's body.
@@ -117,16 +90,8 @@ func (s *a2aServer) call(method string, params any) []map[string]any {
 // stop ends the server with sig and waits for it to exit.
 func (s *a2aServer) stop(sig syscall.Signal) {
 	s.t.Helper()
-	if err := s.cmd.Process.Signal(sig); err != nil {
-		s.t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- s.cmd.Wait() }()
-	select {
-	case <-done:
-	case <-time.After(time.Minute):
-		s.t.Fatalf("server did not exit on %v", sig)
-	}
+	s.Signal(sig)
+	_ = s.Wait()
 }
 
 func a2aMessage(taskID string, parts ...map[string]any) map[string]any {

@@ -53,9 +53,9 @@ type Process struct {
 	Cmd *exec.Cmd
 	// Stdout is everything the process wrote to stdout so far; Line and
 	// LineWhere read it line by line.
-	Stdout Output
+	Stdout *Output
 	// Stderr is everything it wrote to stderr so far.
-	Stderr Output
+	Stderr *Output
 
 	name  string // for messages: "castor --acp"
 	limit time.Duration
@@ -87,7 +87,7 @@ func (e *Env) Start(o Options, args ...string) *Process {
 // holds it as a Process.
 func StartCommand(t *testing.T, cmd *exec.Cmd, o Options) *Process {
 	t.Helper()
-	p := &Process{t: t, Cmd: DieWithTest(cmd), limit: o.HangLimit, exited: make(chan struct{})}
+	p := &Process{t: t, Cmd: DieWithTest(cmd), Stdout: newOutput(), Stderr: newOutput(), limit: o.HangLimit, exited: make(chan struct{})}
 	if p.limit == 0 {
 		p.limit = HangLimit
 	}
@@ -125,8 +125,7 @@ func StartCommand(t *testing.T, cmd *exec.Cmd, o Options) *Process {
 		p.outR[1].Close()
 		t.Fatal(err)
 	}
-	for i, o := range []*Output{&p.Stdout, &p.Stderr} {
-		o.init()
+	for i, o := range []*Output{p.Stdout, p.Stderr} {
 		go func() {
 			_, _ = io.Copy(o, p.outR[i])
 			o.end()
@@ -197,7 +196,7 @@ func (p *Process) Wait() error {
 	}
 	// What it started may hold its stdout or stderr open after it exited:
 	// what arrived by the hang limit is its output.
-	for _, o := range []*Output{&p.Stdout, &p.Stderr} {
+	for _, o := range []*Output{p.Stdout, p.Stderr} {
 		select {
 		case <-o.ended:
 		case <-timer.C:
@@ -256,6 +255,17 @@ func (p *Process) LineWhere(what string, match func(line string) bool) string {
 	}
 }
 
+// ListenURL returns the URL a server castor started says it listens on,
+// in the line "Castor … server listening on URL" of its stdout, passing
+// over the lines before it; it fails the test as Line does.
+func (p *Process) ListenURL() string {
+	p.t.Helper()
+	const on = " listening on "
+	line := p.LineWhere("line saying where it listens", func(l string) bool { return strings.Contains(l, on) })
+	_, url, _ := strings.Cut(line, on)
+	return strings.TrimSpace(url)
+}
+
 // Lines yields the lines of stdout from the next unread one until stdout
 // ends, with no hang limit: for a goroutine that follows the output for
 // as long as the process runs.
@@ -291,7 +301,7 @@ var (
 // next returns the next unread line of stdout, waiting for it until
 // stdout ends (errEnded) or hang fires (errHang).
 func (p *Process) next(hang <-chan time.Time) (string, error) {
-	o := &p.Stdout
+	o := p.Stdout
 	for {
 		o.mu.Lock()
 		rest := o.b[p.read:]
@@ -329,9 +339,8 @@ type Output struct {
 	ended   chan struct{} // closed at the end
 }
 
-func (o *Output) init() {
-	o.changed = make(chan struct{})
-	o.ended = make(chan struct{})
+func newOutput() *Output {
+	return &Output{changed: make(chan struct{}), ended: make(chan struct{})}
 }
 
 // Write appends b; it never blocks on a reader.
