@@ -3,16 +3,13 @@
 package telemetry_test
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/castor-dev/castor/internal/e2etest"
 )
@@ -27,25 +24,9 @@ func TestTelemetryA2AServer(t *testing.T) {
 	e := e2etest.New(t)
 	e.Write("README.md", e2etest.Readme)
 	e.Srv.Enqueue(readScript(e.WS)...)
-	cmd := e2etest.Command(t, "a2a-server", "--port", "0", "--memory-store", "--workspace", e.WS, "--allowed-root", filepath.Dir(e.WS))
-	cmd.Dir = e.WS
-	cmd.Env = append(e.Environ(), "GEMINI_MODEL="+model, "GEMINI_TELEMETRY_ENABLED=true", "GEMINI_TELEMETRY_OTLP_ENDPOINT=http://"+rc.GRPC)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		t.Fatalf("no URL printed: %v\n%s", err, stderr.String())
-	}
-	go func() { _, _ = io.Copy(io.Discard, out) }()
-	url := strings.TrimSpace(line[strings.Index(line, "http://"):])
+	srv := e.Start(e2etest.Options{Env: append(e.Environ(), "GEMINI_MODEL="+model, "GEMINI_TELEMETRY_ENABLED=true", "GEMINI_TELEMETRY_OTLP_ENDPOINT=http://"+rc.GRPC)},
+		"a2a-server", "--port", "0", "--memory-store", "--workspace", e.WS, "--allowed-root", filepath.Dir(e.WS))
+	url := srv.ListenURL()
 
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": map[string]any{
 		"message": map[string]any{"kind": "message", "role": "user", "messageId": "m1",
@@ -64,19 +45,11 @@ func TestTelemetryA2AServer(t *testing.T) {
 	err = json.NewDecoder(resp.Body).Decode(&answer)
 	resp.Body.Close()
 	if err != nil || answer.Result.Status.State != "input-required" {
-		t.Fatalf("message/send: %v %+v\n%s", err, answer, stderr.String())
+		t.Fatalf("message/send: %v %+v\n%s", err, answer, srv.Stderr)
 	}
 	// SIGTERM: the server flushes its telemetry as it stops.
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case <-done:
-	case <-time.After(e2etest.HangLimit): // a hang, not a timing assertion
-		t.Fatalf("a2a-server did not stop on SIGTERM\n%s", stderr.String())
-	}
+	srv.Signal(syscall.SIGTERM)
+	_ = srv.Wait()
 	got := rc.waitFor("the task's spans, metrics and events", complete)
 	turn := got.spans("user_prompt")[0]
 	if turn.Resource["service.name"] != "castor" || turn.Attrs["gen_ai.conversation.id"] == "" {
