@@ -4,8 +4,6 @@
 package mcpserve_test
 
 import (
-	"bufio"
-	"bytes"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -119,33 +117,7 @@ func TestHTTPNpmClient(t *testing.T) {
 	clientDir(t)
 	e := e2etest.New(t)
 	conversation(e)
-	cmd := e2etest.Command(t, "mcp", "serve", "--http", "127.0.0.1:0")
-	cmd.Dir = e.WS
-	cmd.Env = append(e.Environ(), "CASTOR_MCP_TOKEN=e2e-secret")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	sc := bufio.NewScanner(stdout)
-	var url string
-	for url == "" && sc.Scan() {
-		if u, ok := strings.CutPrefix(sc.Text(), "Castor MCP server listening on "); ok {
-			url = u
-		}
-	}
-	if url == "" {
-		t.Fatalf("no address printed; stderr:\n%s", stderr.String())
-	}
-	go func() { // keep the pipe drained
-		for sc.Scan() {
-		}
-	}()
+	url := e.Start(e2etest.Options{Env: append(e.Environ(), "CASTOR_MCP_TOKEN=e2e-secret")}, "mcp", "serve", "--http", "127.0.0.1:0").ListenURL()
 	steps := runClient(t, e, "MCP_MODE=http", "MCP_URL="+url, "MCP_TOKEN=e2e-secret")
 	if steps["unauthenticated"]["connected"] != false || !strings.Contains(e2etest.MustJSON(steps["unauthenticated"]), "missing or wrong bearer token") {
 		t.Errorf("a client without the token: %v", steps["unauthenticated"])
