@@ -1,18 +1,16 @@
 package acp_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -147,65 +145,27 @@ func TestACPInteropNpmClient(t *testing.T) {
 func TestACPRawWire(t *testing.T) {
 	t.Parallel()
 	e := e2etest.New(t, fakegemini.Hang())
-	cmd := e2etest.Command(t, "--acp")
-	cmd.Dir = e.WS
-	cmd.Env = []string{
+	w := e.Start(e2etest.Options{Stdin: true, Env: []string{
 		"HOME=" + e.Home, "PATH=" + os.Getenv("PATH"), "GEMINI_API_KEY=test-key",
 		"GOOGLE_GEMINI_BASE_URL=" + e.Srv.URL, "GEMINI_CLI_TRUST_WORKSPACE=true",
-	}
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	lines := make(chan map[string]any)
-	go func() {
-		defer close(lines)
-		sc := bufio.NewScanner(stdout)
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			var m map[string]any
-			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-				t.Errorf("stdout line is not JSON: %q", sc.Text())
-				continue
-			}
-			lines <- m
-		}
-	}()
-	send := func(s string) {
-		t.Helper()
-		if _, err := io.WriteString(stdin, s+"\n"); err != nil {
-			t.Fatal(err)
-		}
-	}
+	}}, "--acp")
+	send := w.Send
 	// next returns the next message that answers id (a number, or nil for
 	// errors without one), skipping notifications.
 	next := func(id any) map[string]any {
 		t.Helper()
 		for {
-			select {
-			case m, ok := <-lines:
-				if !ok {
-					t.Fatalf("stdout closed; stderr:\n%s", stderr.String())
-				}
-				if _, isNote := m["method"]; isNote {
-					continue
-				}
-				if e2etest.MustJSON(m["id"]) == e2etest.MustJSON(id) {
-					return m
-				}
-				t.Fatalf("unexpected message %v", m)
-			case <-time.After(time.Minute): // a hang, not a timing assertion
-				t.Fatalf("no answer for id %v; stderr:\n%s", id, stderr.String())
+			var m map[string]any
+			if json.Unmarshal([]byte(w.Line(fmt.Sprintf("answer for id %v", id))), &m) != nil {
+				continue // reported with the other lines that are not JSON, at the end
 			}
+			if _, isNote := m["method"]; isNote {
+				continue
+			}
+			if e2etest.MustJSON(m["id"]) == e2etest.MustJSON(id) {
+				return m
+			}
+			t.Fatalf("unexpected message %v", m)
 		}
 	}
 	code := func(m map[string]any) any {
@@ -240,29 +200,17 @@ func TestACPRawWire(t *testing.T) {
 	}
 	// The model never answers; the client leaves mid-turn.
 	send(`{"jsonrpc":"2.0","id":6,"method":"session/prompt","params":{"sessionId":"` + sid + `","prompt":[{"type":"text","text":"wait for me"}]}}`)
-	for len(e.Srv.Requests()) == 0 {
-		select {
-		case <-lines:
-		case <-time.After(10 * time.Millisecond):
+	e2etest.AwaitModelCall(t, e.Srv)
+	w.CloseStdin()
+	if err := w.Wait(); err != nil {
+		t.Errorf("castor --acp exited with %v; stderr:\n%s", err, w.Stderr)
+	}
+	for _, line := range strings.Split(strings.TrimSuffix(w.Stdout.String(), "\n"), "\n") {
+		if !json.Valid([]byte(line)) {
+			t.Errorf("stdout line is not JSON: %q", line)
 		}
 	}
-	stdin.Close()
-	done := make(chan error, 1)
-	go func() {
-		for range lines {
-		}
-		done <- cmd.Wait()
-	}()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("castor --acp exited with %v; stderr:\n%s", err, stderr.String())
-		}
-	case <-time.After(time.Minute):
-		_ = cmd.Process.Kill()
-		t.Fatalf("castor --acp did not exit after stdin closed; stderr:\n%s", stderr.String())
-	}
-	if s := stderr.String(); strings.Contains(s, "panic:") || strings.Contains(s, "goroutine ") {
+	if s := w.Stderr.String(); strings.Contains(s, "panic:") || strings.Contains(s, "goroutine ") {
 		t.Fatalf("stack trace on stderr:\n%s", s)
 	}
 	b, err := os.ReadFile(e.SessionFile())
@@ -305,53 +253,15 @@ func TestACPStdoutIsProtocolOnly(t *testing.T) {
 func TestACPClientVanishes(t *testing.T) {
 	t.Parallel()
 	e := e2etest.New(t, fakegemini.Hang())
-	cmd := e2etest.Command(t, "--acp")
-	cmd.Dir = e.WS
-	cmd.Env = []string{"HOME=" + e.Home, "PATH=" + os.Getenv("PATH"), "GEMINI_API_KEY=k", "GOOGLE_GEMINI_BASE_URL=" + e.Srv.URL}
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	w := &rawACP{e.Start(e2etest.Options{Stdin: true, Env: []string{"HOME=" + e.Home, "PATH=" + os.Getenv("PATH"), "GEMINI_API_KEY=k", "GOOGLE_GEMINI_BASE_URL=" + e.Srv.URL}}, "--acp"), t}
+	w.prompt(3, w.session(e.WS), "vanishing")
+	e2etest.AwaitModelCall(t, e.Srv)
+	w.CloseStdout()
+	w.CloseStdin()
+	if err := w.Wait(); err != nil {
+		t.Errorf("exit: %v; stderr:\n%s", err, w.Stderr)
 	}
-	sc := bufio.NewScanner(stdout)
-	sc.Buffer(nil, 1<<20)
-	io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`+"\n")
-	io.WriteString(stdin, `{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":`+e2etest.MustJSON(e.WS)+`,"mcpServers":[]}}`+"\n")
-	var sid string
-	for sid == "" && sc.Scan() {
-		var m struct {
-			ID     int `json:"id"`
-			Result struct {
-				SessionID string `json:"sessionId"`
-			} `json:"result"`
-		}
-		if json.Unmarshal(sc.Bytes(), &m) == nil && m.ID == 2 {
-			sid = m.Result.SessionID
-		}
-	}
-	if sid == "" {
-		t.Fatalf("no session; stderr:\n%s", stderr.String())
-	}
-	io.WriteString(stdin, `{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"`+sid+`","prompt":[{"type":"text","text":"vanishing"}]}}`+"\n")
-	for len(e.Srv.Requests()) == 0 {
-		time.Sleep(10 * time.Millisecond) // waiting for the turn to reach the model, not asserting time
-	}
-	stdout.Close()
-	stdin.Close()
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("exit: %v; stderr:\n%s", err, stderr.String())
-		}
-	case <-time.After(time.Minute):
-		_ = cmd.Process.Kill()
-		t.Fatalf("did not exit; stderr:\n%s", stderr.String())
-	}
-	assertTurnKept(e, t, stderr.String(), "vanishing")
+	assertTurnKept(e, t, w.Stderr.String(), "vanishing")
 }
 
 // assertTurnKept fails when castor's stderr holds a stack trace or the

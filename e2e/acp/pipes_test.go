@@ -1,10 +1,6 @@
 package acp_test
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -31,12 +27,7 @@ func TestACPToolsKeepSIGPIPE(t *testing.T) {
 		fakegemini.Call("run_shell_command", map[string]any{"command": "grep SigIgn /proc/self/status > sigign.txt"}),
 		fakegemini.Text("done"))
 	w := startRawACP(t, e, "--approval-mode", "yolo")
-	io.WriteString(w.stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`+"\n")
-	w.answer(1)
-	io.WriteString(w.stdin, `{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":`+e2etest.MustJSON(e.WS)+`,"mcpServers":[]}}`+"\n")
-	res, _ := w.answer(2)["result"].(map[string]any)
-	sid, _ := res["sessionId"].(string)
-	io.WriteString(w.stdin, `{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"`+sid+`","prompt":[{"type":"text","text":"look"}]}}`+"\n")
+	w.prompt(3, w.session(e.WS), "look")
 	if res, _ := w.answer(3)["result"].(map[string]any); res["stopReason"] != "end_turn" {
 		t.Fatalf("prompt answer %v; stderr:\n%s", res, w.Stderr.String())
 	}
@@ -62,56 +53,17 @@ func TestACPToolsKeepSIGPIPE(t *testing.T) {
 func TestACPClientStopsReading(t *testing.T) {
 	t.Parallel()
 	e := e2etest.New(t, fakegemini.Text("first chunk", " second chunk", " third chunk").Slow(200*time.Millisecond))
-	cmd := e2etest.Command(t, "--acp")
-	cmd.Dir, cmd.Env = e.WS, e.Environ()
-	stdin, _ := cmd.StdinPipe()
-	defer stdin.Close()
-	stdout, _ := cmd.StdoutPipe()
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(stdout)
-	sc.Buffer(nil, 1<<20)
-	next := func(match string) string {
-		t.Helper()
-		for sc.Scan() {
-			if strings.Contains(sc.Text(), match) {
-				return sc.Text()
-			}
-		}
-		t.Fatalf("stdout ended before %s; stderr:\n%s", match, stderr.String())
-		return ""
-	}
-	io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`+"\n")
-	next(`"id":1`)
-	io.WriteString(stdin, `{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":`+e2etest.MustJSON(e.WS)+`,"mcpServers":[]}}`+"\n")
-	var m struct {
-		Result struct {
-			SessionID string `json:"sessionId"`
-		} `json:"result"`
-	}
-	json.Unmarshal([]byte(next(`"id":2`)), &m)
-	io.WriteString(stdin, `{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"`+m.Result.SessionID+`","prompt":[{"type":"text","text":"unread"}]}}`+"\n")
-	next("first chunk")
-	stdout.Close() // the client stops reading; its input stays open
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("exit: %v; stderr:\n%s", err, stderr.String())
-		}
-	case <-time.After(time.Minute): // a hang, not a timing assertion
-		_ = cmd.Process.Kill()
-		<-done
-		t.Fatalf("castor --acp went on serving a client that stopped reading; stderr:\n%s", stderr.String())
+	w := startRawACP(t, e)
+	w.prompt(3, w.session(e.WS), "unread")
+	w.LineWhere("first chunk", func(line string) bool { return strings.Contains(line, "first chunk") })
+	w.CloseStdout() // the client stops reading; its input stays open
+	if err := w.Wait(); err != nil {
+		t.Errorf("exit: %v; stderr:\n%s", err, w.Stderr)
 	}
 	// The sandbox's notice aside (on by default for ACP).
-	lines := slices.DeleteFunc(strings.SplitAfter(stderr.String(), "\n"), func(l string) bool { return strings.HasPrefix(l, "Sandbox: ") })
+	lines := slices.DeleteFunc(strings.SplitAfter(w.Stderr.String(), "\n"), func(l string) bool { return strings.HasPrefix(l, "Sandbox: ") })
 	if s := strings.Join(lines, ""); strings.Count(s, "\n") != 1 || !strings.Contains(s, "the client stopped reading") || !strings.Contains(s, "broken pipe") {
 		t.Errorf("stderr %q, want one line saying the client stopped reading", s)
 	}
-	assertTurnKept(e, t, stderr.String(), "unread")
+	assertTurnKept(e, t, w.Stderr.String(), "unread")
 }

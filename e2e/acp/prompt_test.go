@@ -1,13 +1,9 @@
 package acp_test
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"os/exec"
 	"runtime"
 	"strings"
 	"sync"
@@ -86,92 +82,61 @@ func TestACPSignalMidTurn(t *testing.T) {
 	}
 	e := e2etest.New(t, fakegemini.Hang())
 	w := startRawACP(t, e)
-	cmd, stdin, stderr, lines, answer := w.cmd, w.stdin, &w.Stderr, w.lines, w.answer
-	io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`+"\n")
-	answer(1)
-	io.WriteString(stdin, `{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":`+e2etest.MustJSON(e.WS)+`,"mcpServers":[]}}`+"\n")
-	res, _ := answer(2)["result"].(map[string]any)
-	sid, _ := res["sessionId"].(string)
-	if sid == "" {
-		t.Fatalf("no session; stderr:\n%s", stderr.String())
-	}
-	io.WriteString(stdin, `{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"`+sid+`","prompt":[{"type":"text","text":"signalled"}]}}`+"\n")
-	for len(e.Srv.Requests()) == 0 {
-		time.Sleep(10 * time.Millisecond) // waiting for the turn to reach the model
-	}
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	if res, _ := answer(3)["result"].(map[string]any); res["stopReason"] != "cancelled" {
+	sid := w.session(e.WS)
+	w.prompt(3, sid, "signalled")
+	e2etest.AwaitModelCall(t, e.Srv)
+	w.Signal(syscall.SIGTERM)
+	if res, _ := w.answer(3)["result"].(map[string]any); res["stopReason"] != "cancelled" {
 		t.Errorf("prompt answer %v", res)
 	}
-	done := make(chan error, 1)
-	go func() {
-		for range lines {
-		}
-		done <- cmd.Wait()
-	}()
-	select {
-	case <-done:
-	case <-time.After(time.Minute): // a hang, not a timing assertion
-		_ = cmd.Process.Kill()
-		t.Fatalf("castor --acp did not exit after SIGTERM; stderr:\n%s", stderr.String())
-	}
-	assertTurnKept(e, t, stderr.String(), "signalled")
+	_ = w.Wait()
+	assertTurnKept(e, t, w.Stderr.String(), "signalled")
 }
 
-// rawACP is castor --acp driven line by line.
+// rawACP is castor --acp driven line by line: its stdin written with
+// Send, its answers read with answer.
 type rawACP struct {
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	Stderr bytes.Buffer
-	lines  chan string
-	t      *testing.T
+	*e2etest.Process
+	t *testing.T
 }
 
 // startRawACP starts the built binary with --acp and args in e's
 // workspace.
 func startRawACP(t *testing.T, e *e2etest.Env, args ...string) *rawACP {
 	t.Helper()
-	w := &rawACP{cmd: e2etest.Command(t, append([]string{"--acp"}, args...)...), lines: make(chan string), t: t}
-	w.cmd.Dir = e.WS
-	w.cmd.Env = e.Environ()
-	w.stdin, _ = w.cmd.StdinPipe()
-	t.Cleanup(func() { w.stdin.Close() })
-	stdout, _ := w.cmd.StdoutPipe()
-	w.cmd.Stderr = &w.Stderr
-	if err := w.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		defer close(w.lines)
-		sc := bufio.NewScanner(stdout)
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			w.lines <- sc.Text()
-		}
-	}()
-	return w
+	return &rawACP{e.Start(e2etest.Options{Stdin: true}, append([]string{"--acp"}, args...)...), t}
 }
 
 // answer returns the response to request id, skipping notifications.
 func (w *rawACP) answer(id int) map[string]any {
 	w.t.Helper()
-	for {
-		select {
-		case l, ok := <-w.lines:
-			if !ok {
-				w.t.Fatalf("stdout closed before answer %d; stderr:\n%s", id, w.Stderr.String())
-			}
-			var m map[string]any
-			if json.Unmarshal([]byte(l), &m) == nil && m["id"] == float64(id) {
-				return m
-			}
-		case <-time.After(time.Minute): // a hang, not a timing assertion
-			_ = w.cmd.Process.Kill()
-			w.t.Fatalf("no answer %d; stderr:\n%s", id, w.Stderr.String())
-		}
+	var m map[string]any
+	w.LineWhere(fmt.Sprintf("answer %d", id), func(line string) bool {
+		m = nil
+		return json.Unmarshal([]byte(line), &m) == nil && m["id"] == float64(id)
+	})
+	return m
+}
+
+// session initializes the connection (request 1) and opens a session in
+// ws (request 2), and returns its id.
+func (w *rawACP) session(ws string) string {
+	w.t.Helper()
+	w.Send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`)
+	w.answer(1)
+	w.Send(`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":` + e2etest.MustJSON(ws) + `,"mcpServers":[]}}`)
+	res, _ := w.answer(2)["result"].(map[string]any)
+	sid, _ := res["sessionId"].(string)
+	if sid == "" {
+		w.t.Fatalf("no session; stderr:\n%s", w.Stderr)
 	}
+	return sid
+}
+
+// prompt sends request id, a session/prompt of text to session sid.
+func (w *rawACP) prompt(id int, sid, text string) {
+	w.t.Helper()
+	w.Send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"session/prompt","params":{"sessionId":"%s","prompt":[{"type":"text","text":"%s"}]}}`, id, sid, text))
 }
 
 // TestACPMessageTooLarge sends a prompt larger than the protocol reader
@@ -182,21 +147,13 @@ func TestACPMessageTooLarge(t *testing.T) {
 	t.Parallel()
 	e := e2etest.New(t, fakegemini.Text("still here"))
 	w := startRawACP(t, e)
-	io.WriteString(w.stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`+"\n")
-	w.answer(1)
-	io.WriteString(w.stdin, `{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":`+e2etest.MustJSON(e.WS)+`,"mcpServers":[]}}`+"\n")
-	res, _ := w.answer(2)["result"].(map[string]any)
-	sid, _ := res["sessionId"].(string)
-	if sid == "" {
-		t.Fatalf("no session; stderr:\n%s", w.Stderr.String())
-	}
-	big := strings.Repeat("x", 11<<20)
-	io.WriteString(w.stdin, `{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"`+sid+`","prompt":[{"type":"text","text":"`+big+`"}]}}`+"\n")
+	sid := w.session(e.WS)
+	w.prompt(3, sid, strings.Repeat("x", 11<<20))
 	errObj, _ := w.answer(3)["error"].(map[string]any)
 	if data, _ := errObj["data"].(map[string]any); errObj["code"] != -32600.0 || !strings.Contains(fmt.Sprint(data["error"]), "too large") {
 		t.Errorf("answer to the large prompt: %v", errObj)
 	}
-	io.WriteString(w.stdin, `{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":"`+sid+`","prompt":[{"type":"text","text":"small"}]}}`+"\n")
+	w.prompt(4, sid, "small")
 	if res, _ := w.answer(4)["result"].(map[string]any); res["stopReason"] != "end_turn" {
 		t.Errorf("next prompt: %v; stderr:\n%s", res, w.Stderr.String())
 	}
