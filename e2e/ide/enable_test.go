@@ -1,16 +1,12 @@
 package ide_test
 
 import (
-	"bufio"
 	"encoding/json"
-	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
@@ -19,35 +15,17 @@ import (
 // editor is `castor ide serve` run as a test's editor: it reads the
 // companion's messages and writes the editor's events.
 type editor struct {
-	t    *testing.T
-	in   io.WriteCloser
-	msgs chan map[string]any
+	*e2etest.Process
+	t *testing.T
 }
 
 // startEditor runs castor ide serve for workspace ws in environ, and
-// waits for it to be ready.
+// waits for it to be ready. It ends as an editor closes, with its input.
 func startEditor(t *testing.T, ws string, environ []string) *editor {
 	t.Helper()
-	serve := e2etest.Command(t, "ide", "serve", "--workspace", ws, "--pid", strconv.Itoa(os.Getpid()), "--ide-name", "testeditor")
-	serve.Env = environ
-	in, _ := serve.StdinPipe()
-	out, _ := serve.StdoutPipe()
-	if err := serve.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { in.Close(); serve.Wait() })
-	ed := &editor{t: t, in: in, msgs: make(chan map[string]any, 16)}
-	go func() {
-		defer close(ed.msgs)
-		sc := bufio.NewScanner(out)
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			var m map[string]any
-			if json.Unmarshal(sc.Bytes(), &m) == nil {
-				ed.msgs <- m
-			}
-		}
-	}()
+	ed := &editor{e2etest.Start(t, e2etest.Options{Env: environ, Stdin: true},
+		"ide", "serve", "--workspace", ws, "--pid", strconv.Itoa(os.Getpid()), "--ide-name", "testeditor"), t}
+	t.Cleanup(func() { ed.CloseStdin(); _ = ed.Wait() })
 	ed.await("ready")
 	return ed
 }
@@ -55,28 +33,19 @@ func startEditor(t *testing.T, ws string, environ []string) *editor {
 // await returns the companion's next message of type typ.
 func (ed *editor) await(typ string) map[string]any {
 	ed.t.Helper()
-	for {
-		select {
-		case m, ok := <-ed.msgs:
-			if !ok {
-				ed.t.Fatalf("castor ide serve ended before %s", typ)
-			}
-			if m["type"] == typ {
-				return m
-			}
-		case <-time.After(time.Minute): // a hang, not a timing assertion
-			ed.t.Fatalf("no %s from castor ide serve", typ)
-		}
-	}
+	var m map[string]any
+	ed.LineWhere(typ+" from castor ide serve", func(line string) bool {
+		m = nil
+		return json.Unmarshal([]byte(line), &m) == nil && m["type"] == typ
+	})
+	return m
 }
 
 // send writes one editor event.
 func (ed *editor) send(event map[string]any) {
 	ed.t.Helper()
 	line, _ := json.Marshal(event)
-	if _, err := fmt.Fprintf(ed.in, "%s\n", line); err != nil {
-		ed.t.Fatal(err)
-	}
+	ed.Send(string(line))
 }
 
 // ideShown says the footer, the screen's last row, shows the IDE
@@ -149,11 +118,9 @@ func TestTUIIDEEnableMidSession(t *testing.T) {
 	if got, _ := os.ReadFile(second); string(got) != "two\n" {
 		t.Errorf("second.txt = %q", got)
 	}
-	select {
-	case m, ok := <-ed.msgs:
-		if ok && m["type"] == "openDiff" {
+	for line := range ed.Unread() {
+		if m := map[string]any(nil); json.Unmarshal([]byte(line), &m) == nil && m["type"] == "openDiff" {
 			t.Errorf("an edit opened a diff after /ide disable: %v", m)
 		}
-	default:
 	}
 }

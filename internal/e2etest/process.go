@@ -68,6 +68,12 @@ type Process struct {
 	err    error // cmd.Wait's, once exited is closed
 }
 
+// Start starts the built castor with args as o says.
+func Start(t *testing.T, o Options, args ...string) *Process {
+	t.Helper()
+	return StartCommand(t, exec.Command(Binary(t), args...), o)
+}
+
 // Start starts the built castor with args as this user, as o says: in
 // the workspace unless o.Dir names another folder, with Environ unless
 // o.Env is another environment.
@@ -79,7 +85,7 @@ func (e *Env) Start(o Options, args ...string) *Process {
 	if o.Env == nil {
 		o.Env = e.Environ()
 	}
-	return StartCommand(e.T, exec.Command(Binary(e.T), args...), o)
+	return Start(e.T, o, args...)
 }
 
 // StartCommand starts cmd, not yet started and with none of its standard
@@ -271,8 +277,9 @@ func (p *Process) ListenURL() string {
 // as long as the process runs.
 func (p *Process) Lines() iter.Seq[string] { return p.lines(nil) }
 
-// rest yields the lines of stdout not read yet, waiting for none.
-func (p *Process) rest() iter.Seq[string] { return p.lines(now) }
+// Unread yields the lines of stdout that arrived and were not read yet,
+// waiting for none: what the process said by now.
+func (p *Process) Unread() iter.Seq[string] { return p.lines(now) }
 
 // now is a hang channel that has fired already.
 var now = func() <-chan time.Time {

@@ -62,7 +62,7 @@ func (p *Stream) Close() int {
 	p.t.Helper()
 	p.CloseStdin()
 	code := p.ExitCode()
-	for line := range p.rest() {
+	for line := range p.Unread() {
 		p.All = append(p.All, event(line))
 	}
 	if strings.Contains(p.Stderr.String(), "goroutine ") {
