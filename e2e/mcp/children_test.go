@@ -3,14 +3,12 @@
 package mcp_test
 
 import (
-	"bufio"
 	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakegemini"
@@ -61,37 +59,13 @@ func TestMCPServerChildrenStopWithCastor(t *testing.T) {
 				t.Skip("SIGHUP is ignored in this environment (nohup), so castor rightly ignores it too")
 			}
 			// A session that waits on stdin for its next message.
-			cmd := e2etest.Command(t, "--input-format", "stream-json", "-o", "stream-json")
-			cmd.Dir, cmd.Env = e.WS, e.Environ()
-			stdin, err := cmd.StdinPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer stdin.Close()
-			stdout, err := cmd.StdoutPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			first, err := bufio.NewReader(stdout).ReadString('\n')
-			if err != nil || !strings.Contains(first, `"type":"init"`) {
-				cmd.Process.Kill()
-				t.Fatalf("first line %q, %v", first, err)
+			p := e.Start(e2etest.Options{Stdin: true}, "--input-format", "stream-json", "-o", "stream-json")
+			if first := p.Line("init event"); !strings.Contains(first, `"type":"init"`) {
+				t.Fatalf("first line %q", first)
 			}
 			pids := e2etest.ReadPids(t, pidFile)
-			if err := cmd.Process.Signal(c.sig); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			select {
-			case <-done:
-			case <-time.After(20 * time.Second):
-				cmd.Process.Kill()
-				t.Fatal("castor did not exit")
-			}
+			p.Signal(c.sig)
+			_ = p.Wait()
 			for _, pid := range pids {
 				e2etest.WaitExited(t, pid)
 			}
