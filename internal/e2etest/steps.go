@@ -1,8 +1,6 @@
 package e2etest
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -21,39 +19,24 @@ import (
 // trace fails the test.
 func RunSteps(t *testing.T, cmd *exec.Cmd) map[string]map[string]any {
 	t.Helper()
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	p := StartCommand(t, cmd, Options{HangLimit: 2 * time.Minute})
+	if err := p.Wait(); err != nil {
+		t.Fatalf("client: %v\n%s\n%s", err, p.Stdout, p.Stderr)
 	}
-	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("client: %v\n%s\n%s", err, stdout.String(), stderr.String())
-		}
-	case <-time.After(2 * time.Minute): // a hang, not a timing assertion
-		_ = cmd.Process.Kill()
-		t.Fatalf("client hung\n%s\n%s", stdout.String(), stderr.String())
-	}
-	if s := stderr.String(); strings.Contains(s, "panic:") || strings.Contains(s, "goroutine ") {
+	if s := p.Stderr.String(); strings.Contains(s, "panic:") || strings.Contains(s, "goroutine ") {
 		t.Fatalf("stack trace on stderr:\n%s", s)
 	}
 	steps := map[string]map[string]any{}
-	sc := bufio.NewScanner(&stdout)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
+	for line := range p.Unread() {
 		var m map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &m); err == nil {
+		if err := json.Unmarshal([]byte(line), &m); err == nil {
 			if name, ok := m["step"].(string); ok {
 				steps[name] = m
 			}
 		}
 	}
 	if s, ok := steps["error"]; ok {
-		t.Fatalf("client error: %v\nstderr:\n%s", s, stderr.String())
+		t.Fatalf("client error: %v\nstderr:\n%s", s, p.Stderr)
 	}
 	return steps
 }
