@@ -46,9 +46,7 @@ func TestACPNewPromptCancelsRunningTurn(t *testing.T) {
 		r, err := c.PromptText(ctx, sid, "first, never answered")
 		first <- answer{r, err}
 	}()
-	for len(e.Srv.Requests()) == 0 {
-		time.Sleep(10 * time.Millisecond) // waiting for the first turn to reach the model
-	}
+	e2etest.AwaitModelCall(t, e.Srv)
 	r, err := c.PromptText(ctx, sid, "second")
 	if err != nil {
 		t.Fatalf("second prompt: %v; stderr:\n%s", err, stderr.String())
