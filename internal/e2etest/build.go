@@ -10,6 +10,11 @@
 // castor processes and tmux servers are started as children that the
 // kernel signals when the test process goes (DieWithTest).
 //
+// A castor the test holds while it runs (a server, an ACP agent, a run it
+// interrupts) is a Process (Env.Start): its stdout read line by line
+// (Line, LineWhere, ListenURL), its stdin written (Send), signalled
+// (Signal) and awaited (Wait, WantExit), each wait bounded by HangLimit.
+//
 // With CASTOR_E2E_COVERDIR set to a folder, the binary is built with
 // -cover over the whole module and every castor process writes its
 // coverage counters there (bench/coverage.sh reads them).

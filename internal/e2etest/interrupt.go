@@ -3,6 +3,7 @@ package e2etest
 import (
 	"os"
 	"testing"
+	"time"
 
 	"github.com/castor-dev/castor/internal/fakegemini"
 )
@@ -14,4 +15,15 @@ func InterruptMidTurn(t *testing.T, p *Process, srv *fakegemini.Server, sig os.S
 	AwaitModelCall(t, srv)
 	p.Signal(sig)
 	p.WantExit(130)
+}
+
+// AwaitModelCall waits until srv has received a request (a turn reached
+// the model), and fails the test at the hang limit.
+func AwaitModelCall(t *testing.T, srv *fakegemini.Server) {
+	t.Helper()
+	for deadline := time.Now().Add(HangLimit); len(srv.Requests()) == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) { // a hang, not a timing assertion
+			t.Fatal("no request reached the model")
+		}
+	}
 }

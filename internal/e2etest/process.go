@@ -12,8 +12,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/castor-dev/castor/internal/fakegemini"
 )
 
 // Options say how Start runs a process.
@@ -375,22 +373,4 @@ func (o *Output) String() string {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return string(o.b)
-}
-
-// Len is how many bytes were written so far.
-func (o *Output) Len() int {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return len(o.b)
-}
-
-// AwaitModelCall waits until srv has received a request (a turn reached
-// the model), and fails the test at the hang limit.
-func AwaitModelCall(t *testing.T, srv *fakegemini.Server) {
-	t.Helper()
-	for deadline := time.Now().Add(HangLimit); len(srv.Requests()) == 0; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) { // a hang, not a timing assertion
-			t.Fatal("no request reached the model")
-		}
-	}
 }
