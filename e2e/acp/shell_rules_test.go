@@ -1,9 +1,7 @@
 package acp_test
 
 import (
-	"bytes"
 	"context"
-	"os"
 	"testing"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -24,28 +22,12 @@ func TestACPDenyRuleSeesWhatRuns(t *testing.T) {
 			e := e2etest.New(t, e2etest.RmConversation(tt.Forms)...)
 			e2etest.WriteFiles(t, e.Home, tt.HomeFiles)
 			e2etest.RmWorkspace(t, e.WS)
-			cmd := e2etest.Command(t, "--acp", "-y")
-			cmd.Dir = e.WS
-			cmd.Env = []string{"HOME=" + e.Home, "PATH=" + os.Getenv("PATH"), "GEMINI_API_KEY=k", "GOOGLE_GEMINI_BASE_URL=" + e.Srv.URL, "GEMINI_CLI_TRUST_WORKSPACE=true"}
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
 			asked := 0
-			c, err := acp.Start(cmd, acp.Handler{Permission: func(context.Context, sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+			c, sid, stderr := e2etest.StartACPClient(t, e, acp.Handler{Permission: func(context.Context, sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
 				asked++ // yolo asks nothing: refuse, so the count shows it
 				return sdk.RequestPermissionResponse{Outcome: sdk.RequestPermissionOutcome{Cancelled: &sdk.RequestPermissionOutcomeCancelled{}}}, nil
-			}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			ctx := context.Background()
-			if _, err := c.Init(ctx); err != nil {
-				t.Fatal(err)
-			}
-			s, err := c.NewSession(ctx, sdk.NewSessionRequest{Cwd: e.WS, McpServers: []sdk.McpServer{}})
-			if err != nil {
-				t.Fatalf("session/new: %v; stderr:\n%s", err, stderr.String())
-			}
-			r, err := c.PromptText(ctx, s.SessionId, "clean up")
+			}}, "-y")
+			r, err := c.PromptText(context.Background(), sid, "clean up")
 			if err != nil || r.StopReason != sdk.StopReasonEndTurn {
 				t.Fatalf("prompt: %+v, %v; stderr:\n%s", r, err, stderr.String())
 			}

@@ -109,12 +109,12 @@ func DeclaredSet(r *fakegemini.Request) map[string]bool {
 	return out
 }
 
-// StartACPClient starts the built binary with --acp in e's workspace
-// (trusted), connects the SDK's Go client with h, and opens one session;
-// stderr collects the agent's.
-func StartACPClient(t *testing.T, e *Env, h acp.Handler) (*acp.Client, sdk.SessionId, *bytes.Buffer) {
+// StartACPClient starts the built binary with --acp and args in e's
+// workspace (trusted), connects the SDK's Go client with h, and opens one
+// session; stderr collects the agent's.
+func StartACPClient(t *testing.T, e *Env, h acp.Handler, args ...string) (*acp.Client, sdk.SessionId, *bytes.Buffer) {
 	t.Helper()
-	cmd := Command(t, "--acp")
+	cmd := Command(t, append([]string{"--acp"}, args...)...)
 	cmd.Dir = e.WS
 	cmd.Env = []string{"HOME=" + e.Home, "PATH=" + os.Getenv("PATH"), "GEMINI_API_KEY=k", "GOOGLE_GEMINI_BASE_URL=" + e.Srv.URL, "GEMINI_CLI_TRUST_WORKSPACE=true"}
 	stderr := &bytes.Buffer{}
@@ -129,7 +129,7 @@ func StartACPClient(t *testing.T, e *Env, h acp.Handler) (*acp.Client, sdk.Sessi
 	}
 	s, err := c.NewSession(ctx, sdk.NewSessionRequest{Cwd: e.WS, McpServers: []sdk.McpServer{}})
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("session/new: %v; stderr:\n%s", err, stderr.String())
 	}
 	return c, s.SessionId, stderr
 }
