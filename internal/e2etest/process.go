@@ -43,8 +43,8 @@ type Options struct {
 // (DieWithTest). Castor puts what it starts in process groups of their
 // own and stops them on SIGTERM, so only castor itself is signalled.
 //
-// Line, LineWhere, Wait and the other methods that fail the test belong
-// to the test's goroutine; Lines and the Outputs may be read from any.
+// Its methods belong to the test's goroutine (they fail the test); the
+// Outputs may be read from any.
 type Process struct {
 	t *testing.T
 	// Cmd is the started command (Cmd.Process.Pid names it).
@@ -270,14 +270,18 @@ func (p *Process) ListenURL() string {
 	return strings.TrimSpace(url)
 }
 
-// Lines yields the lines of stdout from the next unread one until stdout
-// ends, with no hang limit: for a goroutine that follows the output for
-// as long as the process runs.
-func (p *Process) Lines() iter.Seq[string] { return p.lines(nil) }
-
 // Unread yields the lines of stdout that arrived and were not read yet,
 // waiting for none: what the process said by now.
-func (p *Process) Unread() iter.Seq[string] { return p.lines(now) }
+func (p *Process) Unread() iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for {
+			line, err := p.next(now)
+			if err != nil || !yield(line) {
+				return
+			}
+		}
+	}
+}
 
 // now is a hang channel that has fired already.
 var now = func() <-chan time.Time {
@@ -285,18 +289,6 @@ var now = func() <-chan time.Time {
 	close(c)
 	return c
 }()
-
-// lines yields the next unread lines until stdout ends or hang fires.
-func (p *Process) lines(hang <-chan time.Time) iter.Seq[string] {
-	return func(yield func(string) bool) {
-		for {
-			line, err := p.next(hang)
-			if err != nil || !yield(line) {
-				return
-			}
-		}
-	}
-}
 
 var (
 	errEnded = errors.New("stdout ended")
