@@ -113,15 +113,25 @@ func (c *client) export(ctx context.Context, body []byte) error {
 func (c *client) retry(ctx context.Context, body []byte) ([]byte, error) {
 	start := time.Now()
 	interval := c.backoff.initial
+	var prev error // the last attempt's failure
 	for {
 		resp, err := c.sender.send(ctx, body)
-		var r *retryable
-		if err == nil || !errors.As(err, &r) {
-			return resp, err
+		if err == nil {
+			return resp, nil
 		}
 		if ctx.Err() != nil {
+			// An attempt that the end of ctx cut short says only
+			// that: the one before it says why nothing was sent.
+			if prev != nil {
+				err = prev
+			}
 			return nil, fmt.Errorf("%w: %w", context.Cause(ctx), err)
 		}
+		var r *retryable
+		if !errors.As(err, &r) {
+			return nil, err
+		}
+		prev = err
 		elapsed := time.Since(start)
 		if elapsed > c.backoff.elapsed || elapsed+r.after > c.backoff.elapsed {
 			return nil, fmt.Errorf("gave up retrying after %s: %w", elapsed.Round(time.Millisecond), err)
