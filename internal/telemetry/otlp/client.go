@@ -71,6 +71,10 @@ func newClient(sig signal, s sender, timeout time.Duration) *client {
 	return &client{sig: sig, timeout: timeout, backoff: defaultBackoff, sender: s, stop: ctx, stopFunc: cancel}
 }
 
+// maxRequest is the largest request sent: the official exporters' bound,
+// and the usual collector's.
+const maxRequest = 64 << 20
+
 // errShutdown is an export after Shutdown.
 var errShutdown = errors.New("the exporter is shut down")
 
@@ -85,6 +89,9 @@ func (c *client) stopped() bool { return c.stop.Err() != nil }
 func (c *client) export(ctx context.Context, body []byte) error {
 	if c.stopped() {
 		return errShutdown
+	}
+	if len(body) > maxRequest {
+		return fmt.Errorf("request of %d bytes: over the %d a collector takes", len(body), maxRequest)
 	}
 	if c.timeout > 0 {
 		var cancel context.CancelFunc

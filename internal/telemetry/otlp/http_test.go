@@ -312,3 +312,15 @@ func TestShutdownInterruptsAnExport(t *testing.T) {
 		t.Errorf("%d requests, want 1", n)
 	}
 }
+
+func TestTooLargeARequest(t *testing.T) {
+	s := newScript(t, false, reply{status: 200})
+	ex, _ := exporters(t, s.srv.URL, ProtocolHTTP, nil)
+	big := make([]byte, maxRequest+1)
+	if err := ex.Spans.c.export(context.Background(), big); err == nil || !strings.Contains(err.Error(), "over the") {
+		t.Errorf("error %v", err)
+	}
+	if n := len(s.requests()); n != 0 {
+		t.Errorf("%d requests, want none", n)
+	}
+}
