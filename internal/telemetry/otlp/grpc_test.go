@@ -7,10 +7,6 @@ import (
 	"sync"
 	"testing"
 
-	"go.opentelemetry.io/otel/attribute"
-	sdklog "go.opentelemetry.io/otel/sdk/log"
-	"go.opentelemetry.io/otel/sdk/log/logtest"
-	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	collogspb "go.opentelemetry.io/proto/otlp/collector/logs/v1"
 	colmetricspb "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
@@ -189,17 +185,7 @@ func TestGRPCSpans(t *testing.T) {
 func TestGRPCSignals(t *testing.T) {
 	c, endpoint := newCollector(t, false, grpcReply{})
 	ex, _ := exporters(t, endpoint, ProtocolGRPC, map[string]string{"OTEL_EXPORTER_OTLP_HEADERS": "x-tenant=a", "OTEL_EXPORTER_OTLP_METRICS_COMPRESSION": "gzip"})
-	ctx := context.Background()
-	if err := ex.Spans.ExportSpans(ctx, oneSpan()); err != nil {
-		t.Fatal(err)
-	}
-	rm := &metricdata.ResourceMetrics{Resource: res1, ScopeMetrics: []metricdata.ScopeMetrics{{Scope: scope1, Metrics: []metricdata.Metrics{{Name: "m", Data: metricdata.Gauge[int64]{DataPoints: []metricdata.DataPoint[int64]{{Value: 1}}}}}}}}
-	if err := ex.Metrics.Export(ctx, rm); err != nil {
-		t.Fatal(err)
-	}
-	if err := ex.Logs.Export(ctx, []sdklog.Record{logtest.RecordFactory{Body: attribute.StringValue("b"), Resource: res1}.NewRecord()}); err != nil {
-		t.Fatal(err)
-	}
+	exportEach(t, ex)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.traces) != 1 || len(c.metrics) != 1 || len(c.logs) != 1 {

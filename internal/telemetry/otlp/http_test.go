@@ -133,6 +133,22 @@ func oneSpan() []sdktrace.ReadOnlySpan {
 	return tracetest.SpanStubs{{Name: "turn", SpanContext: trace.NewSpanContext(trace.SpanContextConfig{TraceID: tid, SpanID: sid}), Resource: res1}}.Snapshots()
 }
 
+// exportEach sends one datum of each signal.
+func exportEach(t *testing.T, ex *Exporters) {
+	t.Helper()
+	ctx := context.Background()
+	if err := ex.Spans.ExportSpans(ctx, oneSpan()); err != nil {
+		t.Fatal(err)
+	}
+	rm := &metricdata.ResourceMetrics{Resource: res1, ScopeMetrics: []metricdata.ScopeMetrics{{Scope: scope1, Metrics: []metricdata.Metrics{{Name: "m", Data: metricdata.Gauge[int64]{DataPoints: []metricdata.DataPoint[int64]{{Value: 1}}}}}}}}
+	if err := ex.Metrics.Export(ctx, rm); err != nil {
+		t.Fatal(err)
+	}
+	if err := ex.Logs.Export(ctx, []sdklog.Record{logtest.RecordFactory{Body: attribute.StringValue("b"), Resource: res1}.NewRecord()}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func tracesResponse(t *testing.T, rejected int64, msg string) []byte {
 	b, err := proto.Marshal(&coltracepb.ExportTraceServiceResponse{PartialSuccess: &coltracepb.ExportTracePartialSuccess{RejectedSpans: rejected, ErrorMessage: msg}})
 	if err != nil {
@@ -233,17 +249,7 @@ func TestHTTPPartialSuccessIsAnError(t *testing.T) {
 func TestHTTPSignals(t *testing.T) {
 	s := newScript(t, false, reply{status: 200})
 	ex, _ := exporters(t, s.srv.URL, ProtocolHTTP, nil)
-	ctx := context.Background()
-	if err := ex.Spans.ExportSpans(ctx, oneSpan()); err != nil {
-		t.Fatal(err)
-	}
-	rm := &metricdata.ResourceMetrics{Resource: res1, ScopeMetrics: []metricdata.ScopeMetrics{{Scope: scope1, Metrics: []metricdata.Metrics{{Name: "m", Data: metricdata.Gauge[int64]{DataPoints: []metricdata.DataPoint[int64]{{Value: 1}}}}}}}}
-	if err := ex.Metrics.Export(ctx, rm); err != nil {
-		t.Fatal(err)
-	}
-	if err := ex.Logs.Export(ctx, []sdklog.Record{logtest.RecordFactory{Body: attribute.StringValue("b"), Resource: res1}.NewRecord()}); err != nil {
-		t.Fatal(err)
-	}
+	exportEach(t, ex)
 	got := s.requests()
 	if len(got) != 3 {
 		t.Fatalf("%d requests", len(got))
@@ -258,7 +264,7 @@ func TestHTTPSignals(t *testing.T) {
 		mustUnmarshal(t, got[i].body, want.msg)
 	}
 	// Nothing to send is no request.
-	if err := ex.Spans.ExportSpans(ctx, nil); err != nil || len(s.requests()) != 3 {
+	if err := ex.Spans.ExportSpans(context.Background(), nil); err != nil || len(s.requests()) != 3 {
 		t.Errorf("an empty export: %v, %d requests", err, len(s.requests()))
 	}
 }

@@ -13,14 +13,6 @@ import (
 
 // Field numbers of opentelemetry.proto.logs.v1 and its collector.
 const (
-	reqResourceLogs = 1
-	rlResource      = 1
-	rlScopeLogs     = 2
-	rlSchemaURL     = 3
-	slScope         = 1
-	slLogRecords    = 2
-	slSchemaURL     = 3
-
 	logTime         = 1
 	logSeverity     = 2
 	logSeverityText = 3
@@ -64,29 +56,9 @@ func (e *LogExporter) ForceFlush(ctx context.Context) error { return nil }
 // exporter does, an empty resource or scope is left out.
 func encodeLogs(records []sdklog.Record) []byte {
 	e := enc{b: make([]byte, 0, 512*len(records))}
-	for _, rg := range group(len(records), func(i int) (*resource.Resource, instrumentation.Scope) {
+	encodeGrouped(&e, len(records), func(i int) (*resource.Resource, instrumentation.Scope) {
 		return records[i].Resource(), records[i].InstrumentationScope()
-	}) {
-		rl := e.open(reqResourceLogs)
-		if rg.res.Len() > 0 {
-			e.resource(rlResource, rg.res)
-		}
-		for _, sg := range rg.scopes {
-			sl := e.open(rlScopeLogs)
-			if sg.scope != (instrumentation.Scope{}) {
-				e.scope(slScope, sg.scope)
-			}
-			for _, i := range sg.items {
-				m := e.open(slLogRecords)
-				e.logRecord(&records[i])
-				e.close(m)
-			}
-			e.stringNZ(slSchemaURL, sg.scope.SchemaURL)
-			e.close(sl)
-		}
-		e.stringNZ(rlSchemaURL, rg.res.SchemaURL())
-		e.close(rl)
-	}
+	}, func(r *resource.Resource) bool { return r.Len() > 0 }, func(i int) { e.logRecord(&records[i]) })
 	return e.b
 }
 

@@ -13,14 +13,6 @@ import (
 
 // Field numbers of opentelemetry.proto.trace.v1 and its collector.
 const (
-	reqResourceSpans = 1
-	rsResource       = 1
-	rsScopeSpans     = 2
-	rsSchemaURL      = 3
-	ssScope          = 1
-	ssSpans          = 2
-	ssSchemaURL      = 3
-
 	spanTraceID      = 1
 	spanSpanID       = 2
 	spanTraceState   = 3
@@ -82,29 +74,9 @@ func (e *SpanExporter) Shutdown(ctx context.Context) error { return e.c.shutdown
 func encodeSpans(spans []sdktrace.ReadOnlySpan) []byte {
 	spans = dropNil(spans)
 	e := enc{b: make([]byte, 0, 512*len(spans))}
-	for _, rg := range group(len(spans), func(i int) (*resource.Resource, instrumentation.Scope) {
+	encodeGrouped(&e, len(spans), func(i int) (*resource.Resource, instrumentation.Scope) {
 		return spans[i].Resource(), spans[i].InstrumentationScope()
-	}) {
-		rs := e.open(reqResourceSpans)
-		if rg.res != nil {
-			e.resource(rsResource, rg.res)
-		}
-		for _, sg := range rg.scopes {
-			ss := e.open(rsScopeSpans)
-			if sg.scope != (instrumentation.Scope{}) {
-				e.scope(ssScope, sg.scope)
-			}
-			for _, i := range sg.items {
-				m := e.open(ssSpans)
-				e.span(spans[i])
-				e.close(m)
-			}
-			e.stringNZ(ssSchemaURL, sg.scope.SchemaURL)
-			e.close(ss)
-		}
-		e.stringNZ(rsSchemaURL, rg.res.SchemaURL())
-		e.close(rs)
-	}
+	}, func(r *resource.Resource) bool { return r != nil }, func(i int) { e.span(spans[i]) })
 	return e.b
 }
 

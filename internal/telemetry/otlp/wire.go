@@ -174,45 +174,15 @@ func (e *enc) anyValue(v attribute.Value) {
 	case attribute.BYTESLICE:
 		e.bytes(anyBytes, v.AsByteSlice())
 	case attribute.BOOLSLICE:
-		a := e.open(anyArray)
-		for _, x := range v.AsBoolSlice() {
-			m := e.open(arrayValues)
-			e.varint(anyBool, boolBit(x))
-			e.close(m)
-		}
-		e.close(a)
+		array(e, v.AsBoolSlice(), func(x bool) { e.varint(anyBool, boolBit(x)) })
 	case attribute.INT64SLICE:
-		a := e.open(anyArray)
-		for _, x := range v.AsInt64Slice() {
-			m := e.open(arrayValues)
-			e.varint(anyInt, uint64(x))
-			e.close(m)
-		}
-		e.close(a)
+		array(e, v.AsInt64Slice(), func(x int64) { e.varint(anyInt, uint64(x)) })
 	case attribute.FLOAT64SLICE:
-		a := e.open(anyArray)
-		for _, x := range v.AsFloat64Slice() {
-			m := e.open(arrayValues)
-			e.double(anyDouble, x)
-			e.close(m)
-		}
-		e.close(a)
+		array(e, v.AsFloat64Slice(), func(x float64) { e.double(anyDouble, x) })
 	case attribute.STRINGSLICE:
-		a := e.open(anyArray)
-		for _, x := range v.AsStringSlice() {
-			m := e.open(arrayValues)
-			e.string(anyString, x)
-			e.close(m)
-		}
-		e.close(a)
+		array(e, v.AsStringSlice(), func(x string) { e.string(anyString, x) })
 	case attribute.SLICE:
-		a := e.open(anyArray)
-		for _, x := range v.AsSlice() {
-			m := e.open(arrayValues)
-			e.anyValue(x)
-			e.close(m)
-		}
-		e.close(a)
+		array(e, v.AsSlice(), e.anyValue)
 	case attribute.MAP:
 		a := e.open(anyKVList)
 		e.keyValues(arrayValues, v.AsMap())
@@ -222,6 +192,18 @@ func (e *enc) anyValue(v attribute.Value) {
 		// as the official exporters do.
 		e.string(anyString, "INVALID")
 	}
+}
+
+// array writes an AnyValue's ArrayValue of xs, one writing the fields of
+// each element's AnyValue.
+func array[T any](e *enc, xs []T, one func(T)) {
+	a := e.open(anyArray)
+	for _, x := range xs {
+		m := e.open(arrayValues)
+		one(x)
+		e.close(m)
+	}
+	e.close(a)
 }
 
 func boolBit(b bool) uint64 {
