@@ -236,7 +236,7 @@ func otlpExporters(cfg Config, version string, warn func(string)) (sdktrace.Span
 	ex, err := otlp.New(otlp.Config{
 		Endpoint:  u,
 		Protocol:  cfg.Protocol,
-		UserAgent: "castor/" + version,
+		UserAgent: strings.TrimSuffix("castor/"+version, "/"),
 		Warn:      func(s string) { warn("telemetry: " + s) },
 	})
 	if err != nil {
