@@ -12,12 +12,6 @@ import (
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/otlp/otlplog/otlploggrpc"
-	"go.opentelemetry.io/otel/exporters/otlp/otlplog/otlploghttp"
-	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetricgrpc"
-	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/exporters/stdout/stdoutlog"
 	"go.opentelemetry.io/otel/exporters/stdout/stdoutmetric"
 	"go.opentelemetry.io/otel/exporters/stdout/stdouttrace"
@@ -28,6 +22,8 @@ import (
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/castor-dev/castor/internal/telemetry/otlp"
 )
 
 // ServiceName is the service.name of everything Castor sends (the
@@ -119,7 +115,7 @@ func Start(ctx context.Context, cfg Config, info Info) (*Telemetry, error) {
 	if cfg.Outfile != "" {
 		spans, metrics, logs, err = t.fileExporters(cfg.Outfile)
 	} else {
-		spans, metrics, logs, err = otlpExporters(ctx, cfg)
+		spans, metrics, logs, err = otlpExporters(cfg, info.Version, warn)
 	}
 	if err != nil {
 		return nil, err
@@ -228,44 +224,25 @@ func (t *Telemetry) Shutdown(ctx context.Context) error {
 // OTEL_EXPORTER_OTLP_* variables for headers, timeouts, compression and
 // certificates apply as the OpenTelemetry Go exporters read them; the
 // endpoint is the one resolved (which OTEL_EXPORTER_OTLP_ENDPOINT may be).
-func otlpExporters(ctx context.Context, cfg Config) (sdktrace.SpanExporter, sdkmetric.Exporter, sdklog.Exporter, error) {
+// What does not read in those variables is said through warn.
+func otlpExporters(cfg Config, version string, warn func(string)) (sdktrace.SpanExporter, sdkmetric.Exporter, sdklog.Exporter, error) {
 	u, err := endpointURL(cfg.Endpoint)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("telemetry OTLP endpoint %q: %v", cfg.Endpoint, err)
 	}
-	var (
-		spans   sdktrace.SpanExporter
-		metrics sdkmetric.Exporter
-		logs    sdklog.Exporter
-	)
-	if cfg.Protocol == ProtocolHTTP {
-		// Gemini CLI appends v1/traces, v1/metrics and v1/logs to the
-		// endpoint's path.
-		base := strings.TrimSuffix(u.String(), "/")
-		if spans, err = otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(base+"/v1/traces")); err != nil {
-			return nil, nil, nil, err
-		}
-		if metrics, err = otlpmetrichttp.New(ctx, otlpmetrichttp.WithEndpointURL(base+"/v1/metrics")); err != nil {
-			return nil, nil, nil, err
-		}
-		if logs, err = otlploghttp.New(ctx, otlploghttp.WithEndpointURL(base+"/v1/logs")); err != nil {
-			return nil, nil, nil, err
-		}
-		return spans, metrics, logs, nil
+	// HTTP appends v1/traces, v1/metrics and v1/logs to the endpoint's
+	// path, as Gemini CLI does; gRPC takes the origin alone, plaintext
+	// for http://, TLS for https://.
+	ex, err := otlp.New(otlp.Config{
+		Endpoint:  u,
+		Protocol:  cfg.Protocol,
+		UserAgent: strings.TrimSuffix("castor/"+version, "/"),
+		Warn:      func(s string) { warn("telemetry: " + s) },
+	})
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("telemetry: %w", err)
 	}
-	// gRPC takes the origin alone, as Gemini CLI does; http:// is
-	// plaintext, https:// TLS.
-	origin := u.Scheme + "://" + u.Host
-	if spans, err = otlptracegrpc.New(ctx, otlptracegrpc.WithEndpointURL(origin)); err != nil {
-		return nil, nil, nil, err
-	}
-	if metrics, err = otlpmetricgrpc.New(ctx, otlpmetricgrpc.WithEndpointURL(origin)); err != nil {
-		return nil, nil, nil, err
-	}
-	if logs, err = otlploggrpc.New(ctx, otlploggrpc.WithEndpointURL(origin)); err != nil {
-		return nil, nil, nil, err
-	}
-	return spans, metrics, logs, nil
+	return ex.Spans, ex.Metrics, ex.Logs, nil
 }
 
 // fileExporters write spans, metrics and logs to one file as JSON, one
