@@ -47,8 +47,20 @@ func (r envReader) lookup(signal, key string) (string, string) {
 	return "", ""
 }
 
-func (r envReader) settings(signal string) settings {
+// settings reads the signal's variables for an exporter speaking
+// protocol (ProtocolGRPC or ProtocolHTTP).
+func (r envReader) settings(signal, protocol string) settings {
 	s := settings{timeout: defaultTimeout}
+	// The protocol is telemetry.otlpProtocol's, as in Gemini CLI; a
+	// variable asking for another (http/json above all: Castor encodes
+	// protobuf only) is said, not silently passed over.
+	wire := "grpc"
+	if protocol == ProtocolHTTP {
+		wire = "http/protobuf"
+	}
+	if v, name := r.lookup(signal, "PROTOCOL"); name != "" && v != wire {
+		r.warn(fmt.Sprintf("%s=%q: not used; OTLP goes as %s, which telemetry.otlpProtocol (grpc or http) chooses", name, v, wire))
+	}
 	if v, name := r.lookup(signal, "HEADERS"); name != "" {
 		s.headers = r.headers(name, v)
 	}
@@ -60,7 +72,13 @@ func (r envReader) settings(signal string) settings {
 		}
 	}
 	if v, name := r.lookup(signal, "COMPRESSION"); name != "" {
-		s.gzip = v == "gzip"
+		switch v {
+		case "gzip":
+			s.gzip = true
+		case "none":
+		default:
+			r.warn(fmt.Sprintf("%s=%q: want gzip or none; nothing is compressed", name, v))
+		}
 	}
 	var tc tls.Config
 	if v, name := r.lookup(signal, "CERTIFICATE"); name != "" {

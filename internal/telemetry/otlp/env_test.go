@@ -40,6 +40,10 @@ func TestSettings(t *testing.T) {
 		{name: "a bad timeout", env: map[string]string{"OTEL_EXPORTER_OTLP_TIMEOUT": "10s"}, timeout: defaultTimeout, warn: `OTEL_EXPORTER_OTLP_TIMEOUT="10s": want milliseconds`},
 		{name: "gzip", env: map[string]string{"OTEL_EXPORTER_OTLP_COMPRESSION": "gzip"}, timeout: defaultTimeout, gzip: true},
 		{name: "no compression for traces", env: map[string]string{"OTEL_EXPORTER_OTLP_COMPRESSION": "gzip", "OTEL_EXPORTER_OTLP_TRACES_COMPRESSION": "none"}, timeout: defaultTimeout},
+		{name: "an unknown compression", env: map[string]string{"OTEL_EXPORTER_OTLP_COMPRESSION": "zstd"}, timeout: defaultTimeout, warn: `OTEL_EXPORTER_OTLP_COMPRESSION="zstd": want gzip or none`},
+		{name: "the protocol in use", env: map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf"}, timeout: defaultTimeout},
+		{name: "JSON asked for", env: map[string]string{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/json"}, timeout: defaultTimeout,
+			warn: `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL="http/json": not used; OTLP goes as http/protobuf`},
 		{name: "certificate", env: map[string]string{"OTEL_EXPORTER_OTLP_CERTIFICATE": ca}, timeout: defaultTimeout, tls: true},
 		{name: "a certificate file that is not there", env: map[string]string{"OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE": filepath.Join(dir, "nope.pem")}, timeout: defaultTimeout, warn: "OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE: open "},
 		{name: "a certificate file without PEM", env: map[string]string{"OTEL_EXPORTER_OTLP_CERTIFICATE": notPEM}, timeout: defaultTimeout, warn: "no PEM certificate in " + notPEM},
@@ -50,7 +54,7 @@ func TestSettings(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var warnings []string
 			r := envReader{getenv: func(k string) string { return tt.env[k] }, readFile: os.ReadFile, warn: func(s string) { warnings = append(warnings, s) }}
-			s := r.settings("traces")
+			s := r.settings("traces", ProtocolHTTP)
 			if !maps.Equal(s.headers, tt.headers) || s.timeout != tt.timeout || s.gzip != tt.gzip || (s.tls != nil) != tt.tls {
 				t.Errorf("settings %+v", s)
 			}

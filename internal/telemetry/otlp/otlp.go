@@ -71,7 +71,7 @@ func New(cfg Config) (*Exporters, error) {
 	}
 	var clients [3]*client
 	for i, sig := range []signal{tracesSignal, metricsSignal, logsSignal} {
-		s := r.settings(sig.name)
+		s := r.settings(sig.name, cfg.Protocol)
 		var (
 			snd sender
 			err error
