@@ -270,3 +270,74 @@ func (p *rgPlan) pending() string {
 	}
 	return p.units[0].rel
 }
+
+// rgProbeBytes bounds what firstRunMayMatch reads of the first run's
+// files; a first run holding more is left to ripgrep.
+const rgProbeBytes = 1 << 20
+
+// firstRunMayMatch reports whether the plan's first run may find a match,
+// given pre, a literal every match holds (grepPrefilter), and the
+// include glob. It is false only when that run, had it found nothing,
+// would leave every other entry to one more run (see next), and every
+// file it would search was read here and none holds the literal: then
+// one run over the whole directory finds what the two would, for one
+// ripgrep start (3-5 ms of CPU) instead of two. Whatever it answers, the
+// results come from ripgrep; a wrong answer only costs: a file ripgrep
+// ignores, a binary one or one past the bounds counts as a possible
+// match, and a file ripgrep decodes (UTF-16) as holding none.
+func (p *rgPlan) firstRunMayMatch(dir string, pre *grepPrefilter, include string) bool {
+	if p.runs > 0 || len(p.units) == 0 {
+		return true
+	}
+	n, weight := p.runEnd(dir, rgChunkSizes[0])
+	if 2*weight < rgChunkSizes[0] {
+		return true // a miss would not end the plan
+	}
+	budget, visits := rgProbeBytes, 4*rgChunkSizes[0]
+	var buf []byte
+	stack := make([]string, 0, n)
+	for i := n - 1; i >= 0; i-- {
+		stack = append(stack, p.units[i].rel)
+	}
+	for len(stack) > 0 {
+		rel := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if visits--; visits < 0 {
+			return true
+		}
+		full := filepath.Join(dir, filepath.FromSlash(rel))
+		fi, err := os.Lstat(full)
+		switch {
+		case err != nil:
+			return true
+		case fi.IsDir():
+			if grepExcludedDirs[path.Base(rel)] {
+				continue // ripgrep never enters it
+			}
+			ents, err := os.ReadDir(full)
+			if err != nil {
+				return true
+			}
+			for i := len(ents) - 1; i >= 0; i-- {
+				stack = append(stack, path.Join(rel, ents[i].Name()))
+			}
+			continue
+		case !fi.Mode().IsRegular() || grepExcluded(rel) || !includeMatches(include, rel):
+			continue // a link ripgrep does not follow, or a file it skips
+		case fi.Size() > int64(budget):
+			return true
+		}
+		f, err := os.Open(full)
+		if err != nil {
+			return true
+		}
+		var binary bool
+		buf, binary, err = readProbed(f, buf[:0], int(fi.Size()))
+		_ = f.Close()
+		if err != nil || binary || pre.index(buf) >= 0 {
+			return true
+		}
+		budget -= len(buf)
+	}
+	return false
+}
