@@ -23,6 +23,7 @@ package builtin
 // every run; rgKept drops its lines after the first.
 
 import (
+	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -314,12 +315,19 @@ func (p *rgPlan) firstRunMayMatch(dir string, pre *grepPrefilter, include string
 			if grepExcludedDirs[path.Base(rel)] {
 				continue // ripgrep never enters it
 			}
-			ents, err := os.ReadDir(full)
+			// At most the visits left: a bigger folder is left to
+			// ripgrep before all its names are read.
+			d, err := os.Open(full)
 			if err != nil {
 				return true
 			}
-			for i := len(ents) - 1; i >= 0; i-- {
-				stack = append(stack, path.Join(rel, ents[i].Name()))
+			ents, err := d.ReadDir(visits - len(stack) + 1)
+			_ = d.Close()
+			if (err != nil && err != io.EOF) || len(ents) > visits-len(stack) {
+				return true
+			}
+			for _, e := range ents {
+				stack = append(stack, path.Join(rel, e.Name()))
 			}
 			continue
 		case !fi.Mode().IsRegular() || grepExcluded(rel) || !includeMatches(include, rel):

@@ -290,4 +290,16 @@ func TestRgPlanFirstRunMayMatch(t *testing.T) {
 	if p := newRgPlan(dir, nil); p == nil || !p.firstRunMayMatch(dir, newGrepPrefilter("(?i)needle"), "") {
 		t.Error("a first run too small to tell was skipped")
 	}
+	// A first run that is one folder (the first run takes at least one
+	// entry) too big to read cheaply is left to ripgrep.
+	dir = t.TempDir()
+	for i := range 200 {
+		fsWrite(t, dir, fmt.Sprintf("a/b/c/d/e/%03d", i), "hay\n")
+	}
+	for _, f := range []string{"f/1", "g/1", "h/1", "i/1", "j/1", "k/1", "l/1", "m/1", "n/1", "o/1", "p/1", "q/1", "r/1", "s/1", "t/1"} {
+		fsWrite(t, dir, f, "hay\n")
+	}
+	if p := newRgPlan(dir, nil); p == nil || p.units[0].rel != "a" || !p.firstRunMayMatch(dir, newGrepPrefilter("(?i)needle"), "") {
+		t.Error("a first run of a folder too big to probe was skipped")
+	}
 }
