@@ -44,6 +44,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/castor-dev/castor/internal/fsutil"
@@ -69,8 +70,11 @@ type Ledger struct {
 	// Now is the clock (default time.Now); a test moves it a day on.
 	Now func() time.Time
 	// Debug, when set, hears what reading passed over: a line cut short
-	// (a write torn by a crash or a full disk), named with its file.
+	// (a write torn by a crash or a full disk), named with its file, once.
 	Debug func(string)
+
+	mu   sync.Mutex
+	told string // the last thing Debug heard
 }
 
 // Open returns the ledger of the project whose temporary directory is
@@ -102,8 +106,20 @@ func (l *Ledger) Spent() (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	sum, err := sumJournal(path, raw, l.Debug)
+	sum, err := sumJournal(path, raw, l.debug)
 	return old[day] + sum, err
+}
+
+// debug tells Debug s unless it was the last thing told: every call of a
+// session reads the day again and would repeat it.
+func (l *Ledger) debug(s string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.Debug == nil || s == l.told {
+		return
+	}
+	l.told = s
+	l.Debug(s)
 }
 
 // Add adds usd to today's total: one line appended to today's file.
@@ -138,8 +154,8 @@ func (l *Ledger) Add(usd float64) error {
 	}
 	if made {
 		// The call is counted; old days left over are only untidy.
-		if err := l.prune(day); err != nil && l.Debug != nil {
-			l.Debug(fmt.Sprintf("spending journal %s: dropping old days: %v", l.dir, err))
+		if err := l.prune(day); err != nil {
+			l.debug(fmt.Sprintf("spending journal %s: dropping old days: %v", l.dir, err))
 		}
 	}
 	return nil

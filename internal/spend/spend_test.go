@@ -100,8 +100,9 @@ func TestLedgerAddIsWrittenOnReturn(t *testing.T) {
 }
 
 // TestLedgerJournal: what a day's file may hold after writes cut short,
-// and what it sums to; fragments are skipped and named under --debug,
-// a line that is no record at all is an error naming the file.
+// and what it sums to; fragments are skipped and named under --debug
+// (once, however often the day is read), a line that is no record at all
+// is an error naming the file.
 func TestLedgerJournal(t *testing.T) {
 	for _, c := range []struct {
 		name, file string
@@ -132,6 +133,9 @@ func TestLedgerJournal(t *testing.T) {
 				t.Fatal(err)
 			}
 			got, err := l.Spent()
+			if again, err2 := l.Spent(); err == nil && (err2 != nil || again != got) {
+				t.Fatalf("read again: %v, %v; first %v", again, err2, got)
+			}
 			if c.err != "" {
 				if err == nil || !strings.Contains(err.Error(), c.err) || !strings.Contains(err.Error(), path) {
 					t.Fatalf("error %v, want one naming %s and %q", err, path, c.err)
