@@ -7,9 +7,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/castor-dev/castor/internal/e2etest"
 	"github.com/castor-dev/castor/internal/fakeopenai"
+	"github.com/castor-dev/castor/internal/spend"
 )
 
 // pricedSettings is user settings naming the fake as provider "local"
@@ -36,22 +38,15 @@ func firstPricedRun(t *testing.T) (*e2etest.Env, *fakeopenai.Server) {
 // todaySpent reads the project's spending ledger: today's total.
 func todaySpent(t *testing.T, e *e2etest.Env) float64 {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(e.Home, ".gemini", "tmp", "*", "spending.json"))
-	if len(files) != 1 {
-		t.Fatalf("spending ledgers: %v, want one", files)
+	dirs, _ := filepath.Glob(filepath.Join(e.Home, ".gemini", "tmp", "*", spend.DirName))
+	if len(dirs) != 1 {
+		t.Fatalf("spending ledgers: %v, want one", dirs)
 	}
-	raw, err := os.ReadFile(files[0])
+	usd, err := spend.Open(filepath.Dir(dirs[0])).Spent()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var f struct{ Days map[string]float64 }
-	if err := json.Unmarshal(raw, &f); err != nil || len(f.Days) != 1 {
-		t.Fatalf("ledger %s: %v", raw, err)
-	}
-	for _, v := range f.Days {
-		return v
-	}
-	return 0
+	return usd
 }
 
 // TestDailyBudgetAcrossSessions: model.dailyBudgetUsd counts what every
@@ -174,5 +169,59 @@ func TestSessionBudgetAcrossResume(t *testing.T) {
 	}
 	if total, ledger := sessionCostUSD(t, e), todaySpent(t, e); total <= spent || total-ledger > 1e-12 || ledger-total > 1e-12 {
 		t.Errorf("after the raised run the session file keeps $%v, the ledger $%v (first run $%v)", total, ledger, spent)
+	}
+}
+
+// TestSpendingJournal: the day's spending is a journal of one line per
+// priced call. A ledger kept before the journal (spending.json) still
+// counts toward today's budget; a line a crash cut short is passed over,
+// named with its file under --debug, and the calls after it count.
+func TestSpendingJournal(t *testing.T) {
+	t.Parallel()
+	e, srv := firstPricedRun(t)
+	spent := todaySpent(t, e)
+	dirs, _ := filepath.Glob(filepath.Join(e.Home, ".gemini", "tmp", "*", spend.DirName))
+	if spent <= 0 || len(dirs) != 1 {
+		t.Fatalf("after a priced call: $%v spent, journals %v", spent, dirs)
+	}
+	project := filepath.Dir(dirs[0])
+	today := spend.Open(project).DayPath(time.Now().Format(time.DateOnly))
+	if raw, err := os.ReadFile(today); err != nil || strings.Count(string(raw), "\n") != 1 {
+		t.Fatalf("today's journal after one call: %q, %v", raw, err)
+	}
+
+	// An older version's ledger holds ten times more for today.
+	legacy := filepath.Join(project, spend.LegacyFileName)
+	old := fmt.Sprintf(`{"days": {%q: %g}}`, time.Now().Format(time.DateOnly), 10*spent)
+	if err := os.WriteFile(legacy, []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.WriteUserSettings(pricedSettings(srv, fmt.Sprintf(`"dailyBudgetUsd": %g`, 5*spent)))
+	if r := e.Run("-m", "local/priced", "-p", "second"); r.Code != 56 || !strings.Contains(r.Stderr, "daily budget") {
+		t.Fatalf("with $%v spent today by an older version: exit %d, want 56\nstderr: %s", 11*spent, r.Code, r.Stderr)
+	}
+	if err := os.Remove(legacy); err != nil {
+		t.Fatal(err)
+	}
+
+	// A write cut short, then a run with --debug.
+	f, err := os.OpenFile(today, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(`{"usd":0.00`); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	srv.Enqueue(fakeopenai.Text("third answer"))
+	r := e.Run("-m", "local/priced", "--debug", "-p", "third")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "third answer") {
+		t.Fatalf("after a torn line: exit %d\nstdout: %s\nstderr: %s", r.Code, r.Stdout, r.Stderr)
+	}
+	if !strings.Contains(r.Stderr, "spending journal "+today+": skipped what a write cut short on line(s) 2") {
+		t.Errorf("--debug does not name the torn line and its file: %s", r.Stderr)
+	}
+	if got := todaySpent(t, e); got <= spent {
+		t.Errorf("the call after the torn line was not counted: $%v then $%v", spent, got)
 	}
 }

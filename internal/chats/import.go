@@ -25,7 +25,7 @@ func (s *Store) Import(conv *Conversation, note string) (string, error) {
 		return "", err
 	}
 	for _, m := range kept {
-		if _, err := r.record(m); err != nil {
+		if _, err := r.record(m, false); err != nil {
 			r.Close()
 			return "", err
 		}

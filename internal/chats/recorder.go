@@ -21,10 +21,18 @@ import (
 var ErrClosed = errors.New("chats: recorder is closed")
 
 // Recorder appends a live conversation to its session file. Each call
-// writes whole lines with one write and fsyncs before returning, so a crash
-// or kill at any point leaves a file whose lines all parse (or, if the
-// kernel tore the very last write, whose last line alone is dropped on
-// load). A Recorder is safe for concurrent use.
+// writes whole lines with one write before returning, so a crash or kill
+// at any point leaves a file whose lines all parse (or, if the kernel tore
+// the very last write, whose last line alone is dropped on load): once
+// write returned the lines are the kernel's, whatever becomes of the
+// process.
+//
+// The file is synced to disk (fsync) when a turn ends (a model response
+// that calls no tool, an error), before a rewind's record returns (the
+// rewind then restores files), when a resumed file is taken up, and on
+// Close; not after every record, where it was most of what recording cost
+// a run. Only a power loss or a kernel crash can lose what a turn
+// recorded before it ended. A Recorder is safe for concurrent use.
 type Recorder struct {
 	mu     sync.Mutex
 	f      *os.File
@@ -42,10 +50,14 @@ type Recorder struct {
 	// alt is the file to create instead when path was taken meanwhile by
 	// another session whose id starts the same (Store.Create).
 	alt string
+	// unsynced is set by a write not yet synced to disk.
+	unsynced bool
+	// fsync syncs the file (f.Sync; a test counts the calls).
+	fsync func(*os.File) error
 }
 
 func newRecorder(f *os.File, path string, conv Conversation, now func() time.Time, newID func() string) *Recorder {
-	r := &Recorder{f: f, path: path, now: now, newID: newID, conv: conv, pos: map[string]int{}, sigs: map[string][]byte{}}
+	r := &Recorder{f: f, path: path, now: now, newID: newID, conv: conv, pos: map[string]int{}, sigs: map[string][]byte{}, fsync: (*os.File).Sync}
 	for i, m := range conv.Messages {
 		r.pos[m.ID] = i
 	}
@@ -86,7 +98,7 @@ func (r *Recorder) RecordUser(id string, parts []*genai.Part, displayText string
 	if displayText != "" && displayText != partsString(m.Content) {
 		m.DisplayContent = []*genai.Part{{Text: displayText}}
 	}
-	return r.record(m)
+	return r.record(m, false)
 }
 
 // RecordModel records a model response. Content should hold the visible
@@ -95,15 +107,18 @@ func (r *Recorder) RecordUser(id string, parts []*genai.Part, displayText string
 // signatures are remembered for the matching ToolCallRecord, because Gemini
 // CLI keeps calls only in toolCalls. Tool calls may be given now or later
 // through UpdateToolCalls; a call is only replayed to the model on resume
-// once it has a Result. The id used is returned.
+// once it has a Result. A response that calls no tool ends its turn: the
+// file is synced. The id used is returned.
 func (r *Recorder) RecordModel(m Message) (string, error) {
 	m.Type = TypeGemini
 	var content []*genai.Part
 	sigs := map[string][]byte{}
+	calls := len(m.ToolCalls) > 0
 	for _, p := range m.Content {
 		switch {
 		case p == nil:
 		case p.FunctionCall != nil:
+			calls = true
 			if len(p.ThoughtSignature) > 0 && p.FunctionCall.ID != "" {
 				sigs[p.FunctionCall.ID] = p.ThoughtSignature
 			}
@@ -118,22 +133,23 @@ func (r *Recorder) RecordModel(m Message) (string, error) {
 		r.sigs[k] = v
 	}
 	r.mu.Unlock()
-	return r.record(m)
+	return r.record(m, !calls)
 }
 
 // RecordInfo records an informational notice shown to the user.
 func (r *Recorder) RecordInfo(text string) (string, error) {
-	return r.record(Message{Type: TypeInfo, Content: textParts(text)})
+	return r.record(Message{Type: TypeInfo, Content: textParts(text)}, false)
 }
 
 // RecordWarning records a warning shown to the user.
 func (r *Recorder) RecordWarning(text string) (string, error) {
-	return r.record(Message{Type: TypeWarning, Content: textParts(text)})
+	return r.record(Message{Type: TypeWarning, Content: textParts(text)}, false)
 }
 
-// RecordError records an error shown to the user.
+// RecordError records an error shown to the user. An error ends a turn:
+// the file is synced.
 func (r *Recorder) RecordError(text string) (string, error) {
-	return r.record(Message{Type: TypeError, Content: textParts(text)})
+	return r.record(Message{Type: TypeError, Content: textParts(text)}, true)
 }
 
 func textParts(s string) []*genai.Part {
@@ -144,8 +160,9 @@ func textParts(s string) []*genai.Part {
 }
 
 // record appends a new message followed, as Gemini CLI does, by a
-// lastUpdated patch; both lines go out in one write.
-func (r *Recorder) record(m Message) (string, error) {
+// lastUpdated patch; both lines go out in one write. ends says the
+// message ends a turn: the file is synced after it.
+func (r *Recorder) record(m Message, ends bool) (string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
@@ -175,6 +192,11 @@ func (r *Recorder) record(m Message) (string, error) {
 		return "", err
 	}
 	r.conv.LastUpdated = now
+	if ends {
+		if err := r.sync(); err != nil {
+			return "", err
+		}
+	}
 	return m.ID, nil
 }
 
@@ -335,7 +357,9 @@ func (r *Recorder) patch(set map[string]any, apply func(*Conversation)) error {
 }
 
 // RewindTo removes the message with the given id and every later one, as
-// Gemini CLI's /rewind does, by appending a $rewindTo record.
+// Gemini CLI's /rewind does, by appending a $rewindTo record, synced
+// before it returns: the caller may go on to restore files to that point,
+// and a power loss must not leave them restored and the rewind unrecorded.
 func (r *Recorder) RewindTo(messageID string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -353,6 +377,9 @@ func (r *Recorder) RewindTo(messageID string) error {
 	if err := r.append(line); err != nil {
 		return err
 	}
+	if err := r.sync(); err != nil {
+		return err
+	}
 	for _, m := range r.conv.Messages[i:] {
 		delete(r.pos, m.ID)
 	}
@@ -360,7 +387,29 @@ func (r *Recorder) RewindTo(messageID string) error {
 	return nil
 }
 
-// Close closes the file. Further calls return ErrClosed.
+// Sync syncs what was recorded to disk, as the end of a turn does.
+func (r *Recorder) Sync() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return ErrClosed
+	}
+	return r.sync()
+}
+
+// sync fsyncs the file if a write went out since the last sync.
+func (r *Recorder) sync() error {
+	if r.f == nil || !r.unsynced {
+		return nil
+	}
+	if err := r.fsync(r.f); err != nil {
+		return fmt.Errorf("chats: syncing %s: %w", r.path, err)
+	}
+	r.unsynced = false
+	return nil
+}
+
+// Close syncs and closes the file. Further calls return ErrClosed.
 func (r *Recorder) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -371,19 +420,24 @@ func (r *Recorder) Close() error {
 	if r.f == nil {
 		return nil
 	}
-	return r.f.Close()
+	err := r.sync()
+	if cerr := r.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 func setLine(set map[string]any) ([]byte, error) {
 	return marshalNoEscape(map[string]any{"$set": set})
 }
 
-// append writes lines in a single write and syncs. If the write fails part
-// way (a full disk), the partial bytes are cut off again so that the next
-// record does not fuse with a fragment; this is skipped if someone else has
-// appended meanwhile (Gemini CLI adds summaries to live files). The
-// first append of a new session creates its file and writes the pending
-// header first; they stay pending until a write of them succeeds.
+// append writes lines in a single write, not synced (see Recorder). If
+// the write fails part way (a full disk), the partial bytes are cut off
+// again so that the next record does not fuse with a fragment; this is
+// skipped if someone else has appended meanwhile (Gemini CLI adds
+// summaries to live files). The first append of a new session creates its
+// file and writes the pending header first; they stay pending until a
+// write of them succeeds.
 func (r *Recorder) append(lines ...[]byte) error {
 	if r.f == nil {
 		if err := os.MkdirAll(filepath.Dir(r.path), 0o700); err != nil {
@@ -426,16 +480,15 @@ func (r *Recorder) append(lines ...[]byte) error {
 		return fmt.Errorf("chats: writing %s: %w", r.path, err)
 	}
 	r.pending = nil
-	if err := r.f.Sync(); err != nil {
-		return fmt.Errorf("chats: syncing %s: %w", r.path, err)
-	}
+	r.unsynced = true
 	return nil
 }
 
 // terminateLastLine makes sure the next append starts on a fresh line. A
 // file whose last write was torn by a crash ends mid-line; appending
 // straight after it would glue our first record onto the fragment and lose
-// both. The fragment stays (it is ignored on load); we only end it.
+// both. The fragment stays (it is ignored on load); we only end it. The
+// caller syncs.
 func terminateLastLine(f *os.File) error {
 	st, err := f.Stat()
 	if err != nil {
@@ -451,8 +504,6 @@ func terminateLastLine(f *os.File) error {
 	if last[0] == '\n' {
 		return nil
 	}
-	if _, err := f.Write([]byte{'\n'}); err != nil {
-		return err
-	}
-	return f.Sync()
+	_, err = f.Write([]byte{'\n'})
+	return err
 }

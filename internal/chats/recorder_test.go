@@ -501,3 +501,69 @@ func TestSetCost(t *testing.T) {
 		t.Errorf("cache writes recorded as %+v, want 7", tok)
 	}
 }
+
+// TestRecorderSyncsWhenATurnEnds: every record is in the file when its
+// call returns (another process reading it, or this one killed, finds
+// it), but the file is fsynced only when a turn ends (a response that
+// calls no tool, an error), at a rewind and at Close, once for all the
+// writes since the last sync.
+func TestRecorderSyncsWhenATurnEnds(t *testing.T) {
+	s := testStore(t, "2026-12-07T10:00:00Z")
+	r, err := s.Create("sync-session", CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	syncs := 0
+	r.fsync = func(f *os.File) error { syncs++; return f.Sync() }
+	call := &genai.FunctionCall{ID: "c1", Name: "read_file", Args: map[string]any{"file_path": "a"}}
+	var modelID, userID string
+	for _, step := range []struct {
+		name  string
+		do    func() error
+		wrote string // in the file once do returned, "" for nothing new
+		syncs int    // syncs so far
+	}{
+		{"prompt", func() (err error) {
+			userID, err = r.RecordUser("", textParts("first prompt"), "")
+			return err
+		}, "first prompt", 0},
+		{"response calling a tool", func() (err error) {
+			modelID, err = r.RecordModel(Message{Content: []*genai.Part{{Text: "reading"}, {FunctionCall: call}}})
+			return err
+		}, "reading", 0},
+		{"the call's result", func() error {
+			return r.UpdateToolCalls(modelID, []ToolCallRecord{{ID: "c1", Name: "read_file", Status: StatusSuccess,
+				Result: []*genai.Part{{FunctionResponse: &genai.FunctionResponse{ID: "c1", Name: "read_file", Response: map[string]any{"output": "file a"}}}}}})
+		}, "file a", 0},
+		{"the cost", func() error { return r.SetCost(0.125) }, "0.125", 0},
+		{"the turn's last response", func() error {
+			_, err := r.RecordModel(Message{Content: textParts("the answer")})
+			return err
+		}, "the answer", 1},
+		{"nothing new to sync", r.Sync, "", 1},
+		{"next prompt", func() error { _, err := r.RecordUser("", textParts("second prompt"), ""); return err }, "second prompt", 1},
+		{"an error ends the turn", func() error { _, err := r.RecordError("quota exceeded"); return err }, "quota exceeded", 2},
+		{"an info line", func() error { _, err := r.RecordInfo("a notice"); return err }, "a notice", 2},
+		{"a rewind", func() error { return r.RewindTo(userID) }, "$rewindTo", 3},
+		{"a prompt after it", func() error { _, err := r.RecordUser("", textParts("third prompt"), ""); return err }, "third prompt", 3},
+		{"close", r.Close, "", 4},
+	} {
+		before, _ := os.ReadFile(r.Path())
+		if err := step.do(); err != nil {
+			t.Fatalf("%s: %v", step.name, err)
+		}
+		after, err := os.ReadFile(r.Path())
+		if err != nil {
+			t.Fatalf("%s: %v", step.name, err)
+		}
+		if news := string(after[len(before):]); step.wrote != "" && !strings.Contains(news, step.wrote) {
+			t.Errorf("%s: the file did not get %q on return: %q", step.name, step.wrote, news)
+		}
+		if syncs != step.syncs {
+			t.Errorf("%s: %d syncs so far, want %d", step.name, syncs, step.syncs)
+		}
+	}
+	if err := r.Sync(); !errors.Is(err, ErrClosed) {
+		t.Errorf("Sync after Close: %v", err)
+	}
+}

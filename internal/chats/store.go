@@ -533,7 +533,13 @@ func (s *Store) Continue(info Info) (*Recorder, error) {
 		return nil, err
 	}
 	lines = append(lines, l)
+	// Synced once here, what a migration wrote with it: a file taken up
+	// again is where the next turns go.
 	if err := r.append(lines...); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if err := r.sync(); err != nil {
 		f.Close()
 		return nil, err
 	}

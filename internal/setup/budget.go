@@ -51,7 +51,9 @@ func withBudget(m model.Model, o Options, st *config.Settings, tempDir string) (
 			o.Warn(fmt.Sprintf("the day's spending was not saved: %v", err))
 		}
 	}
-	return b.Daily(daily, dailySetting, spend.Open(tempDir), warn), nil
+	ledger := spend.Open(tempDir)
+	ledger.Debug = o.Debug
+	return b.Daily(daily, dailySetting, ledger, warn), nil
 }
 
 // routerOf finds the auto router inside the wrappers of client (the

@@ -550,6 +550,12 @@ func (c *grepCall) searchRipgrep(ctx context.Context) ([]grepMatch, error) {
 	if !c.o.searchIsFile {
 		plan = newRgPlan(c.o.searchPath, c.rgSkip(kept.keep))
 	}
+	if plan != nil && c.o.pre != nil && !plan.firstRunMayMatch(c.o.searchPath, c.o.pre, c.o.include) {
+		// The first entries hold nothing to find, so matches are rare:
+		// one run over everything, as the plan would have searched the
+		// rest after a first run that found nothing.
+		plan = nil
+	}
 	if plan == nil {
 		if err := c.runRipgrep(ctx, "", kept); err != nil {
 			return nil, err

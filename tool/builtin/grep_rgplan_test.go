@@ -116,6 +116,7 @@ func TestRgPlanMatchesOneRun(t *testing.T) {
 		{"pattern": "needle", "total_max_matches": 1000.0},
 		{"pattern": "gamma", "total_max_matches": 3.0, "include": "g*.txt"},
 		{"pattern": "nowhere"},
+		{"pattern": "n.w.h.e.r.e"},
 	} {
 		t.Run(fmt.Sprint(args), func(t *testing.T) {
 			c, terr := fsPrepare(gt, "", args)
@@ -147,10 +148,15 @@ func TestRgPlanMatchesOneRun(t *testing.T) {
 			if args["total_max_matches"] == 1.0 && runs != 1 {
 				t.Errorf("a search capped at one match ran ripgrep %d times, want 1", runs)
 			}
-			// A first run without a match goes on with the rest at once;
-			// matches fewer than the cap take every run.
-			if args["pattern"] == "nowhere" && runs != 2 {
-				t.Errorf("a search finding nothing ran ripgrep %d times, want 2", runs)
+			// A search whose first entries cannot hold a match (none holds
+			// its literal) is one run; without a literal to look for, a
+			// first run without a match goes on with the rest at once.
+			// Matches fewer than the cap take every run.
+			if args["pattern"] == "nowhere" && runs != 1 {
+				t.Errorf("a search finding nothing ran ripgrep %d times, want 1", runs)
+			}
+			if args["pattern"] == "n.w.h.e.r.e" && runs != 2 {
+				t.Errorf("a search without a literal finding nothing ran ripgrep %d times, want 2", runs)
 			}
 			if args["total_max_matches"] == 1000.0 && runs != len(rgChunkSizes)+1 {
 				t.Errorf("a search finding fewer matches than its cap ran ripgrep %d times, want %d", runs, len(rgChunkSizes)+1)
@@ -218,5 +224,82 @@ func TestRgPlanSparseRuns(t *testing.T) {
 		if runs != tt.runs {
 			t.Errorf("%s: %d runs, want %d", tt.name, runs, tt.runs)
 		}
+	}
+}
+
+// TestRgPlanFirstRunMayMatch: the first run is skipped (one run over
+// everything) only when no file it would search holds the literal every
+// match holds; a file ripgrep would skip anyway does not count, and what
+// the probe cannot read cheaply counts as a match.
+func TestRgPlanFirstRunMayMatch(t *testing.T) {
+	defer func(s []int) { rgChunkSizes = s }(rgChunkSizes)
+	rgChunkSizes = []int{8, 16}
+	// The first run: a/1 … a/4 (a/ opened), b.txt, c/1, c/2; with one
+	// more entry in a/, c/ goes to the next run.
+	base := []string{"a/1", "a/2", "a/3", "a/4", "b.txt", "c/1", "c/2", "d/1", "e/1", "f/1", "g/1", "h/1", "i/1", "j/1", "k/1", "l/1", "m/1", "n/1", "o/1"}
+	for _, tt := range []struct {
+		name    string
+		extra   map[string]string // more files, and their content
+		include string
+		link    bool // a/0 is a link to a later file holding the literal
+		want    bool
+	}{
+		{name: "nowhere", want: false},
+		{name: "in a file of the first run", extra: map[string]string{"a/3": "x needle x\n"}, want: true},
+		{name: "in a file of a later run only", extra: map[string]string{"o/1": "needle\n"}, want: false},
+		{name: "folded", extra: map[string]string{"c/2": "NeEdLe\n"}, want: true},
+		{name: "in a folder ripgrep never enters", extra: map[string]string{"a/node_modules/x.js": "needle\n"}, want: false},
+		{name: "in a file ripgrep excludes", extra: map[string]string{"a/3.log": "needle\n"}, want: false},
+		{name: "in a file the include glob leaves out", extra: map[string]string{"b.txt": "needle\n"}, include: "*.go", want: false},
+		{name: "in a file the include glob takes", extra: map[string]string{"a/2.go": "needle\n"}, include: "*.go", want: true},
+		{name: "in a binary file", extra: map[string]string{"b.txt": "\x00needle\n"}, want: true},
+		{name: "past what the probe reads", extra: map[string]string{"b.txt": strings.Repeat("x", rgProbeBytes+1)}, want: true},
+		{name: "behind a link ripgrep does not follow", link: true, want: false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for _, f := range base {
+				fsWrite(t, dir, f, "hay\n")
+			}
+			for f, content := range tt.extra {
+				fsWrite(t, dir, f, content)
+			}
+			if tt.link {
+				if err := os.Symlink(filepath.Join(dir, "o", "1"), filepath.Join(dir, "a", "0")); err != nil {
+					t.Skip("no symlinks here:", err)
+				}
+				if err := os.WriteFile(filepath.Join(dir, "o", "1"), []byte("needle\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			p := newRgPlan(dir, nil)
+			if p == nil {
+				t.Fatal("no plan")
+			}
+			if got := p.firstRunMayMatch(dir, newGrepPrefilter("(?i)needle"), tt.include); got != tt.want {
+				t.Errorf("firstRunMayMatch = %v, want %v", got, tt.want)
+			}
+		})
+	}
+	// A first run of a few files before a deep folder tells nothing: a
+	// miss there would not end the plan, so it is never skipped.
+	dir := t.TempDir()
+	for _, f := range []string{"a.txt", "b.txt", "d1/d2/d3/d4/d5/1", "d1/d2/d3/d4/d5/2", "d1/d2/d3/d4/d5/3", "d1/d2/d3/d4/d5/4", "d1/d2/d3/d4/d5/5", "d1/d2/d3/d4/d5/6", "e/1", "f/1", "g/1", "h/1", "i/1", "j/1", "k/1", "l/1", "m/1", "n/1", "o/1", "p/1", "q/1", "r/1"} {
+		fsWrite(t, dir, f, "hay\n")
+	}
+	if p := newRgPlan(dir, nil); p == nil || !p.firstRunMayMatch(dir, newGrepPrefilter("(?i)needle"), "") {
+		t.Error("a first run too small to tell was skipped")
+	}
+	// A first run that is one folder (the first run takes at least one
+	// entry) too big to read cheaply is left to ripgrep.
+	dir = t.TempDir()
+	for i := range 200 {
+		fsWrite(t, dir, fmt.Sprintf("a/b/c/d/e/%03d", i), "hay\n")
+	}
+	for _, f := range []string{"f/1", "g/1", "h/1", "i/1", "j/1", "k/1", "l/1", "m/1", "n/1", "o/1", "p/1", "q/1", "r/1", "s/1", "t/1"} {
+		fsWrite(t, dir, f, "hay\n")
+	}
+	if p := newRgPlan(dir, nil); p == nil || p.units[0].rel != "a" || !p.firstRunMayMatch(dir, newGrepPrefilter("(?i)needle"), "") {
+		t.Error("a first run of a folder too big to probe was skipped")
 	}
 }
