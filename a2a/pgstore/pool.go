@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -225,21 +226,59 @@ func simple(ctx context.Context, c *pgconn.PgConn, sql string) (pgconn.CommandTa
 	return results[len(results)-1].CommandTag, nil
 }
 
+// stmtSeq names prepared statements, uniquely in the process.
+var stmtSeq atomic.Int64
+
+// prepare returns sql prepared on c, preparing it on c's first use of it:
+// the server parses and plans a statement once a connection, as pgx's
+// statement cache had it do.
+func prepare(ctx context.Context, c *pgconn.PgConn, sql string) (*pgconn.StatementDescription, error) {
+	cache := c.CustomData()
+	if sd, ok := cache[sql].(*pgconn.StatementDescription); ok {
+		return sd, nil
+	}
+	sd, err := c.Prepare(ctx, "castor_"+strconv.FormatInt(stmtSeq.Add(1), 10), sql, nil)
+	if err != nil {
+		return nil, err
+	}
+	cache[sql] = sd
+	return sd, nil
+}
+
+// stale forgets the statements prepared on c when err says one no longer
+// fits the tables (another process changed them): prepared again at
+// their next use.
+func stale(c *pgconn.PgConn, err error) error {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && (pe.Code == "0A000" || pe.Code == "26000") {
+		clear(c.CustomData())
+	}
+	return err
+}
+
 // exec runs a statement and returns its command tag.
 func exec(ctx context.Context, c *pgconn.PgConn, sql string, args ...any) (pgconn.CommandTag, error) {
-	return c.ExecParams(ctx, sql, params(args), nil, nil, nil).Close()
+	sd, err := prepare(ctx, c, sql)
+	if err != nil {
+		return pgconn.CommandTag{}, err
+	}
+	tag, err := c.ExecStatement(ctx, sd, params(args), nil, nil).Close()
+	return tag, stale(c, err)
 }
 
 // query runs a statement and calls row with each row's values, which are
 // valid only during the call. The first error row returns ends the query.
 func query(ctx context.Context, c *pgconn.PgConn, sql string, args []any, row func(values [][]byte) error) error {
-	rr := c.ExecParams(ctx, sql, params(args), nil, nil, nil)
-	var err error
+	sd, err := prepare(ctx, c, sql)
+	if err != nil {
+		return err
+	}
+	rr := c.ExecStatement(ctx, sd, params(args), nil, nil)
 	for err == nil && rr.NextRow() {
 		err = row(rr.Values())
 	}
 	if _, cerr := rr.Close(); cerr != nil {
-		return cerr
+		return stale(c, cerr)
 	}
 	return err
 }
@@ -283,14 +322,29 @@ func one[T any](values [][]byte) (T, error) {
 }
 
 // batch is statements sent at once and run in one implicit transaction
-// (in the caller's, within one): one round trip for a save.
-type batch struct{ b pgconn.Batch }
+// (in the caller's, within one): one round trip for a save, once its
+// statements are prepared on the connection.
+type batch struct {
+	sql  []string
+	args [][][]byte
+}
 
-func (b *batch) queue(sql string, args ...any) { b.b.ExecParams(sql, params(args), nil, nil, nil) }
+func (b *batch) queue(sql string, args ...any) {
+	b.sql = append(b.sql, sql)
+	b.args = append(b.args, params(args))
+}
 
 // send runs the batch and returns its first error.
 func (b *batch) send(ctx context.Context, c *pgconn.PgConn) error {
-	return c.ExecBatch(ctx, &b.b).Close()
+	var pb pgconn.Batch
+	for i, sql := range b.sql {
+		sd, err := prepare(ctx, c, sql)
+		if err != nil {
+			return err
+		}
+		pb.ExecStatement(sd, b.args[i], nil, nil)
+	}
+	return stale(c, c.ExecBatch(ctx, &pb).Close())
 }
 
 // exec runs a statement on a pooled connection.

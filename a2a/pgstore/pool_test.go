@@ -190,3 +190,29 @@ func TestParseConfig(t *testing.T) {
 		}
 	}
 }
+
+// A statement prepared before another process changed its table fails
+// once, and is prepared again at its next use: a replica of a newer
+// Castor may migrate the tables under running ones.
+func TestStaleStatement(t *testing.T) {
+	p, admin := testPool(t, 1)
+	ctx := context.Background()
+	c := acquire(t, p)
+	defer p.release(c)
+	if _, err := simple(ctx, c.pg, `CREATE TABLE t (a integer); INSERT INTO t VALUES (1)`); err != nil {
+		t.Fatal(err)
+	}
+	var a, b *int32
+	if err := queryRow(ctx, c.pg, `SELECT * FROM t`, nil, &a); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := simple(ctx, admin, `ALTER TABLE t ADD COLUMN b integer`); err != nil {
+		t.Fatal(err)
+	}
+	if err := queryRow(ctx, c.pg, `SELECT * FROM t`, nil, &a, &b); err == nil {
+		t.Log("the server planned the statement again by itself")
+	}
+	if err := queryRow(ctx, c.pg, `SELECT * FROM t`, nil, &a, &b); err != nil || a == nil || *a != 1 || b != nil {
+		t.Fatalf("after the change: %v, %v, %v", a, b, err)
+	}
+}
