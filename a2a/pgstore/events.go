@@ -93,16 +93,11 @@ func (c chunk) apply(t *a2a.StoredTask) error {
 // save, its lease released), taken before the read.
 func (s *Store) Events(ctx context.Context, id string, after int64) ([]a2a.StoredEvent, <-chan struct{}, error) {
 	wake := s.notes.next(id)
-	var evs []a2a.StoredEvent
-	err := s.withConn(ctx, func(c *pgconn.PgConn) error {
-		var err error
-		evs, err = collect(ctx, c, `SELECT seq, body FROM castor_events
-			WHERE task_id = $1 AND seq > $2 AND body IS NOT NULL ORDER BY seq`, []any{id, after}, func(values [][]byte) (a2a.StoredEvent, error) {
-			var ev a2a.StoredEvent
-			err := scan(values, &ev.Seq, &ev.Body)
-			return ev, err
-		})
-		return err
+	evs, err := collectPooled(ctx, s, `SELECT seq, body FROM castor_events
+		WHERE task_id = $1 AND seq > $2 AND body IS NOT NULL ORDER BY seq`, []any{id, after}, func(values [][]byte) (a2a.StoredEvent, error) {
+		var ev a2a.StoredEvent
+		err := scan(values, &ev.Seq, &ev.Body)
+		return ev, err
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("task %s: reading its events: %v", id, err)

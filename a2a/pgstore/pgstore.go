@@ -498,33 +498,21 @@ func (s *Store) Version(ctx context.Context, id string) (int64, error) {
 
 // List returns every task id, sorted.
 func (s *Store) List(ctx context.Context) ([]string, error) {
-	var ids []string
-	err := s.withConn(ctx, func(c *pgconn.PgConn) error {
-		var err error
-		ids, err = collect(ctx, c, `SELECT id FROM castor_tasks ORDER BY id COLLATE "C"`, nil, one[string])
-		return err
-	})
-	return ids, err
+	return collectPooled(ctx, s, `SELECT id FROM castor_tasks ORDER BY id COLLATE "C"`, nil, one[string])
 }
 
 // ListSummaries summarises every task in List's order.
 func (s *Store) ListSummaries(ctx context.Context) ([]a2a.TaskSummary, error) {
-	var sums []a2a.TaskSummary
-	err := s.withConn(ctx, func(c *pgconn.PgConn) error {
-		var err error
-		sums, err = collect(ctx, c, `SELECT id, context_id, state, status_ts, last_active FROM castor_tasks ORDER BY id COLLATE "C"`, nil,
-			func(values [][]byte) (a2a.TaskSummary, error) {
-				var ts a2a.TaskSummary
-				var state string
-				var active int64
-				err := scan(values, &ts.ID, &ts.ContextID, &state, &ts.StatusTimestamp, &active)
-				ts.State = a2a.TaskState(state)
-				ts.LastActive = time.Unix(0, active).UTC()
-				return ts, err
-			})
-		return err
-	})
-	return sums, err
+	return collectPooled(ctx, s, `SELECT id, context_id, state, status_ts, last_active FROM castor_tasks ORDER BY id COLLATE "C"`, nil,
+		func(values [][]byte) (a2a.TaskSummary, error) {
+			var ts a2a.TaskSummary
+			var state string
+			var active int64
+			err := scan(values, &ts.ID, &ts.ContextID, &state, &ts.StatusTimestamp, &active)
+			ts.State = a2a.TaskState(state)
+			ts.LastActive = time.Unix(0, active).UTC()
+			return ts, err
+		})
 }
 
 // Delete removes a task; an unknown one is not an error.
@@ -545,12 +533,7 @@ func (s *Store) forget(id string) {
 // Prune deletes the tasks last active before cutoff that keep does not
 // claim and that no replica holds the lease of (a2a.TaskPruner).
 func (s *Store) Prune(ctx context.Context, cutoff time.Time, keep func(id string) bool) ([]string, error) {
-	var ids []string
-	err := s.withConn(ctx, func(c *pgconn.PgConn) error {
-		var err error
-		ids, err = collect(ctx, c, `SELECT id FROM castor_tasks WHERE last_active < $1 ORDER BY id COLLATE "C"`, []any{cutoff.UnixNano()}, one[string])
-		return err
-	})
+	ids, err := collectPooled(ctx, s, `SELECT id FROM castor_tasks WHERE last_active < $1 ORDER BY id COLLATE "C"`, []any{cutoff.UnixNano()}, one[string])
 	if err != nil {
 		return nil, err
 	}

@@ -224,4 +224,7 @@ func TestTextRoundTrip(t *testing.T) {
 	if err := queryRow(ctx, c, `SELECT 1 WHERE false`, nil, &i64); err != errNoRows {
 		t.Fatalf("no row: %v, want errNoRows", err)
 	}
+	if none, err := collect(ctx, c, `SELECT 1 WHERE false`, nil, one[int64]); none == nil || len(none) != 0 || err != nil {
+		t.Fatalf("no rows collected as %#v, %v; want an empty slice", none, err)
+	}
 }

@@ -300,9 +300,10 @@ func queryRow(ctx context.Context, c *pgconn.PgConn, sql string, args []any, dst
 	return err
 }
 
-// collect runs a statement and scans each row with one function.
+// collect runs a statement and scans each row with one function. No rows
+// is an empty slice, not nil, as pgx.CollectRows had it.
 func collect[T any](ctx context.Context, c *pgconn.PgConn, sql string, args []any, scanRow func(values [][]byte) (T, error)) ([]T, error) {
-	var out []T
+	out := []T{}
 	err := query(ctx, c, sql, args, func(values [][]byte) error {
 		v, err := scanRow(values)
 		out = append(out, v)
@@ -356,6 +357,17 @@ func (s *Store) exec(ctx context.Context, sql string, args ...any) (pgconn.Comma
 		return err
 	})
 	return tag, err
+}
+
+// collectPooled runs collect on a pooled connection.
+func collectPooled[T any](ctx context.Context, s *Store, sql string, args []any, scanRow func(values [][]byte) (T, error)) ([]T, error) {
+	var out []T
+	err := s.withConn(ctx, func(c *pgconn.PgConn) error {
+		var err error
+		out, err = collect(ctx, c, sql, args, scanRow)
+		return err
+	})
+	return out, err
 }
 
 // queryRow runs queryRow on a pooled connection.
