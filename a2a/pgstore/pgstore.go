@@ -120,17 +120,17 @@ var (
 // migrates Castor's tables, and starts listening for other replicas'
 // changes. Errors name the URL without its password.
 func Open(ctx context.Context, url string, o Options) (*Store, error) {
-	cfg, size, err := parseConfig(url)
+	cfg, lim, err := parseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("task store %s: %v", Redact(url), err)
 	}
-	if size == 0 {
-		size = int(o.MaxConns)
+	if lim.size == 0 {
+		lim.size = int(o.MaxConns)
 	}
-	if size <= 0 {
-		size = defaultMaxConns()
+	if lim.size <= 0 {
+		lim.size = defaultMaxConns()
 	}
-	s := &Store{pool: newPool(cfg, size), connConfig: cfg}
+	s := &Store{pool: newPool(cfg, lim), connConfig: cfg}
 	if err := s.migrate(ctx); err != nil {
 		s.pool.close()
 		return nil, fmt.Errorf("task store %s: %v", Redact(url), err)

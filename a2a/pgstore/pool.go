@@ -17,14 +17,9 @@ import (
 // own: pgx's pool and its Conn link pgx's whole type system into the
 // binary, which every start of castor pays for.
 
-// Pool lifetimes, as pgxpool's defaults: a connection idle for more than
-// pingAfter is pinged before use (the server may have restarted), one
-// idle for maxIdle or open for maxLifetime is closed instead.
-const (
-	pingAfter   = time.Second
-	maxIdle     = 30 * time.Minute
-	maxLifetime = time.Hour
-)
+// pingAfter is how long a connection stays idle before it is pinged
+// before use (the server may have restarted), as pgxpool does.
+const pingAfter = time.Second
 
 // errClosed is what a closed store's calls return.
 var errClosed = errors.New("the task store is closed")
@@ -34,32 +29,48 @@ var errNoRows = errors.New("no rows in result set")
 
 // poolKeys are the URL parameters pgxpool and pgx read for themselves;
 // they are not the server's, which refuses settings it does not know.
-// Only pool_max_conns means something here.
+// pool_max_conns, pool_max_conn_idle_time and pool_max_conn_lifetime mean
+// here what they meant to pgxpool; the others (a minimum of connections,
+// the health check's period, pgx's statement caches) are not needed.
 var poolKeys = []string{
 	"pool_max_conns", "pool_min_conns", "pool_min_idle_conns", "pool_max_conn_lifetime",
 	"pool_max_conn_lifetime_jitter", "pool_max_conn_idle_time", "pool_health_check_period",
 	"statement_cache_capacity", "description_cache_capacity", "default_query_exec_mode",
 }
 
-// parseConfig parses a connection URL, and the pool size it asks for
-// (pool_max_conns; 0: not set).
-func parseConfig(url string) (*pgconn.Config, int, error) {
+// limits bound a pool: its size, how long a connection may stay idle
+// and how long it may live (pgxpool's defaults: 30 minutes, an hour).
+type limits struct {
+	size                 int
+	maxIdle, maxLifetime time.Duration
+}
+
+// parseConfig parses a connection URL and the pool limits it sets (size
+// 0: not set).
+func parseConfig(url string) (*pgconn.Config, limits, error) {
+	l := limits{maxIdle: 30 * time.Minute, maxLifetime: time.Hour}
 	cfg, err := pgconn.ParseConfig(url)
 	if err != nil {
-		return nil, 0, err
+		return nil, l, err
 	}
-	var max int
 	if v, ok := cfg.RuntimeParams["pool_max_conns"]; ok {
 		n, err := strconv.ParseInt(v, 10, 32)
 		if err != nil || n < 1 {
-			return nil, 0, fmt.Errorf("pool_max_conns=%q: want a number of connections, at least 1", v)
+			return nil, l, fmt.Errorf("pool_max_conns=%q: want a number of connections, at least 1", v)
 		}
-		max = int(n)
+		l.size = int(n)
+	}
+	for k, d := range map[string]*time.Duration{"pool_max_conn_idle_time": &l.maxIdle, "pool_max_conn_lifetime": &l.maxLifetime} {
+		if v, ok := cfg.RuntimeParams[k]; ok {
+			if *d, err = time.ParseDuration(v); err != nil || *d <= 0 {
+				return nil, l, fmt.Errorf("%s=%q: want a duration such as 30m", k, v)
+			}
+		}
 	}
 	for _, k := range poolKeys {
 		delete(cfg.RuntimeParams, k)
 	}
-	return cfg, max, nil
+	return cfg, l, nil
 }
 
 // defaultMaxConns is pgxpool's default pool size.
@@ -69,6 +80,7 @@ func defaultMaxConns() int { return max(4, runtime.NumCPU()) }
 // slot and given back with it.
 type pool struct {
 	cfg   *pgconn.Config
+	lim   limits
 	slots chan struct{}
 	done  chan struct{}
 
@@ -82,8 +94,8 @@ type poolConn struct {
 	born, since time.Time
 }
 
-func newPool(cfg *pgconn.Config, size int) *pool {
-	return &pool{cfg: cfg, slots: make(chan struct{}, size), done: make(chan struct{})}
+func newPool(cfg *pgconn.Config, lim limits) *pool {
+	return &pool{cfg: cfg, lim: lim, slots: make(chan struct{}, lim.size), done: make(chan struct{})}
 }
 
 // acquire takes an idle connection, pinged first when it was idle a while,
@@ -113,7 +125,7 @@ func (p *pool) acquire(ctx context.Context) (*poolConn, error) {
 			break
 		}
 		idle := time.Since(c.since)
-		if idle > maxIdle || time.Since(c.born) > maxLifetime {
+		if idle > p.lim.maxIdle || time.Since(c.born) > p.lim.maxLifetime {
 			closeConn(c.pg)
 			continue
 		}
@@ -144,7 +156,7 @@ func (p *pool) acquire(ctx context.Context) (*poolConn, error) {
 func (p *pool) release(c *poolConn) {
 	now := time.Now()
 	p.mu.Lock()
-	keep := !p.closed && !c.pg.IsClosed() && !c.pg.IsBusy() && c.pg.TxStatus() == 'I' && now.Sub(c.born) < maxLifetime
+	keep := !p.closed && !c.pg.IsClosed() && !c.pg.IsBusy() && c.pg.TxStatus() == 'I' && now.Sub(c.born) < p.lim.maxLifetime
 	if keep {
 		c.since = now
 		p.idle = append(p.idle, c)

@@ -15,11 +15,12 @@ import (
 func testPool(t *testing.T, size int) (*pool, *pgconn.PgConn) {
 	t.Helper()
 	url := pgtest.Database(t)
-	cfg, _, err := parseConfig(url)
+	cfg, lim, err := parseConfig(url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := newPool(cfg, size)
+	lim.size = size
+	p := newPool(cfg, lim)
 	t.Cleanup(p.close)
 	admin, err := pgconn.Connect(context.Background(), url)
 	if err != nil {
@@ -132,6 +133,23 @@ func TestPoolDropsBrokenConns(t *testing.T) {
 	if c.pg.PID() != pid {
 		t.Fatal("a healthy connection was not used again")
 	}
+
+	// One older than pool_max_conn_lifetime is closed as it comes back,
+	// one idle for longer than pool_max_conn_idle_time before its use.
+	p.lim.maxLifetime = time.Nanosecond
+	c = acquire(t, p)
+	p.release(c)
+	if n := idleCount(p); n != 0 || !c.pg.IsClosed() {
+		t.Fatalf("%d idle connections after one outlived its lifetime, want 0", n)
+	}
+	p.lim.maxLifetime, p.lim.maxIdle = time.Hour, time.Nanosecond
+	c = acquire(t, p)
+	p.release(c)
+	c2 := acquire(t, p)
+	p.release(c2)
+	if c2.pg == c.pg || !c.pg.IsClosed() {
+		t.Fatal("a connection idle for longer than its limit was used again")
+	}
 }
 
 // The pool holds at most its size; an acquire waits for a release or
@@ -171,22 +189,26 @@ func TestPoolSize(t *testing.T) {
 }
 
 func TestParseConfig(t *testing.T) {
-	cfg, size, err := parseConfig("postgres://u:pw@127.0.0.1:5/db?sslmode=disable&pool_max_conns=3&pool_max_conn_idle_time=1m&application_name=castor")
+	cfg, lim, err := parseConfig("postgres://u:pw@127.0.0.1:5/db?sslmode=disable&pool_max_conns=3&pool_max_conn_idle_time=1m&pool_min_conns=1&application_name=castor")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if size != 3 || cfg.Host != "127.0.0.1" || cfg.Port != 5 || cfg.Database != "db" || cfg.User != "u" || cfg.Password != "pw" {
-		t.Fatalf("size %d, config %+v", size, cfg)
+	if lim != (limits{3, time.Minute, time.Hour}) {
+		t.Fatalf("limits %+v", lim)
+	}
+	if cfg.Host != "127.0.0.1" || cfg.Port != 5 || cfg.Database != "db" || cfg.User != "u" || cfg.Password != "pw" {
+		t.Fatalf("config %+v", cfg)
 	}
 	if len(cfg.RuntimeParams) != 1 || cfg.RuntimeParams["application_name"] != "castor" {
 		t.Fatalf("runtime params %v: the pool's are not the server's", cfg.RuntimeParams)
 	}
-	if _, size, err := parseConfig("postgres://127.0.0.1/db"); err != nil || size != 0 {
-		t.Fatalf("no pool_max_conns: %d, %v", size, err)
+	if _, lim, err := parseConfig("postgres://127.0.0.1/db?pool_max_conn_lifetime=90s"); err != nil || lim != (limits{0, 30 * time.Minute, 90 * time.Second}) {
+		t.Fatalf("no pool_max_conns: %+v, %v", lim, err)
 	}
-	for _, bad := range []string{"0", "x", "-1"} {
-		if _, _, err := parseConfig("postgres://127.0.0.1/db?pool_max_conns=" + bad); err == nil || !strings.Contains(err.Error(), "pool_max_conns") {
-			t.Errorf("pool_max_conns=%s: %v", bad, err)
+	for _, bad := range []string{"pool_max_conns=0", "pool_max_conns=x", "pool_max_conns=-1", "pool_max_conn_lifetime=1", "pool_max_conn_idle_time=-1s"} {
+		key, _, _ := strings.Cut(bad, "=")
+		if _, _, err := parseConfig("postgres://127.0.0.1/db?" + bad); err == nil || !strings.Contains(err.Error(), key) {
+			t.Errorf("%s: %v", bad, err)
 		}
 	}
 }
