@@ -161,9 +161,19 @@ func (p *pool) release(c *poolConn) {
 		c.since = now
 		p.idle = append(p.idle, c)
 	}
+	// The connections left idle for too long are the oldest, at the
+	// bottom of the stack, which a light load never reaches.
+	var expired []*poolConn
+	for len(p.idle) > 0 && now.Sub(p.idle[0].since) > p.lim.maxIdle {
+		expired = append(expired, p.idle[0])
+		p.idle = p.idle[1:]
+	}
 	p.mu.Unlock()
 	if !keep {
 		closeConn(c.pg)
+	}
+	for _, e := range expired {
+		closeConn(e.pg)
 	}
 	<-p.slots
 }

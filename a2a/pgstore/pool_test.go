@@ -150,6 +150,15 @@ func TestPoolDropsBrokenConns(t *testing.T) {
 	if c2.pg == c.pg || !c.pg.IsClosed() {
 		t.Fatal("a connection idle for longer than its limit was used again")
 	}
+	// Left at the bottom of the stack, it is closed as another comes back.
+	p.lim.maxIdle = time.Hour
+	c, c2 = acquire(t, p), acquire(t, p)
+	p.release(c)
+	p.lim.maxIdle = time.Nanosecond
+	p.release(c2)
+	if n := idleCount(p); n != 1 || !c.pg.IsClosed() {
+		t.Fatalf("%d idle connections, the oldest closed: %v; want the one just back", n, c.pg.IsClosed())
+	}
 }
 
 // The pool holds at most its size; an acquire waits for a release or
