@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/castor-dev/castor/a2a"
 )
@@ -37,13 +37,13 @@ func (s *Store) AppendEvent(ctx context.Context, id string, version int64, body 
 			text = &d
 		}
 	}
-	b := &pgx.Batch{}
-	b.Queue(`INSERT INTO castor_events (task_id, version, body, text_idx, text_at, text, msg) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+	b := &batch{}
+	b.queue(`INSERT INTO castor_events (task_id, version, body, text_idx, text_at, text, msg) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
 		id, version, body, idx, at, text, msg)
 	if body != nil {
-		b.Queue(`SELECT pg_notify('castor_event', $1)`, id)
+		b.queue(`SELECT pg_notify('castor_event', $1)`, id)
 	}
-	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
+	if err := s.withConn(ctx, func(c *pgconn.PgConn) error { return b.send(ctx, c) }); err != nil {
 		return fmt.Errorf("task %s: saving an event: %v", id, err)
 	}
 	return nil
@@ -58,16 +58,12 @@ type chunk struct {
 
 // readChunks reads the text chunks of task id saved at version: the text
 // a turn streamed since the task's last save.
-func readChunks(ctx context.Context, tx pgx.Tx, id string, version int64) ([]chunk, error) {
-	rows, err := tx.Query(ctx, `SELECT text_idx, text_at, text, msg FROM castor_events
-		WHERE task_id = $1 AND version = $2 AND text_idx IS NOT NULL ORDER BY seq`, id, version)
-	if err != nil {
-		return nil, err
-	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (chunk, error) {
-		var c chunk
-		err := r.Scan(&c.idx, &c.at, &c.text, &c.msg)
-		return c, err
+func readChunks(ctx context.Context, c *pgconn.PgConn, id string, version int64) ([]chunk, error) {
+	return collect(ctx, c, `SELECT text_idx, text_at, text, msg FROM castor_events
+		WHERE task_id = $1 AND version = $2 AND text_idx IS NOT NULL ORDER BY seq`, []any{id, version}, func(values [][]byte) (chunk, error) {
+		var ch chunk
+		err := scan(values, &ch.idx, &ch.at, &ch.text, &ch.msg)
+		return ch, err
 	})
 }
 
@@ -97,14 +93,10 @@ func (c chunk) apply(t *a2a.StoredTask) error {
 // save, its lease released), taken before the read.
 func (s *Store) Events(ctx context.Context, id string, after int64) ([]a2a.StoredEvent, <-chan struct{}, error) {
 	wake := s.notes.next(id)
-	rows, err := s.pool.Query(ctx, `SELECT seq, body FROM castor_events
-		WHERE task_id = $1 AND seq > $2 AND body IS NOT NULL ORDER BY seq`, id, after)
-	if err != nil {
-		return nil, nil, fmt.Errorf("task %s: reading its events: %v", id, err)
-	}
-	evs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (a2a.StoredEvent, error) {
+	evs, err := collectPooled(ctx, s, `SELECT seq, body FROM castor_events
+		WHERE task_id = $1 AND seq > $2 AND body IS NOT NULL ORDER BY seq`, []any{id, after}, func(values [][]byte) (a2a.StoredEvent, error) {
 		var ev a2a.StoredEvent
-		err := r.Scan(&ev.Seq, &ev.Body)
+		err := scan(values, &ev.Seq, &ev.Body)
 		return ev, err
 	})
 	if err != nil {

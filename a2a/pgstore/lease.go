@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/castor-dev/castor/a2a"
 )
@@ -72,32 +72,38 @@ func (s *Store) listen(ctx context.Context) {
 	}
 }
 
+// listenOnce listens on a connection of its own, outside the pool: it
+// is busy waiting for as long as it lives.
 func (s *Store) listenOnce(ctx context.Context) error {
-	c, err := s.pool.Acquire(ctx)
+	cfg := s.connConfig.Copy()
+	cfg.OnNotification = func(_ *pgconn.PgConn, n *pgconn.Notification) { s.notified(n) }
+	conn, err := pgconn.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	conn := c.Hijack()
-	defer conn.Close(context.Background())
-	if _, err := conn.Exec(ctx, `LISTEN castor_task; LISTEN castor_cancel; LISTEN castor_event`); err != nil {
+	defer closeConn(conn)
+	if _, err := simple(ctx, conn, `LISTEN castor_task; LISTEN castor_cancel; LISTEN castor_event`); err != nil {
 		return err
 	}
 	for {
-		n, err := conn.WaitForNotification(ctx)
-		if err != nil {
+		// The notification goes to cfg.OnNotification.
+		if err := conn.WaitForNotification(ctx); err != nil {
 			return err
 		}
-		if n.Channel == "castor_cancel" {
-			s.mu.Lock()
-			fn := s.onCancel
-			s.mu.Unlock()
-			if fn != nil {
-				go fn(n.Payload)
-			}
-			continue
-		}
-		s.notes.notify(n.Payload)
 	}
+}
+
+func (s *Store) notified(n *pgconn.Notification) {
+	if n.Channel == "castor_cancel" {
+		s.mu.Lock()
+		fn := s.onCancel
+		s.mu.Unlock()
+		if fn != nil {
+			go fn(n.Payload)
+		}
+		return
+	}
+	s.notes.notify(n.Payload)
 }
 
 // OnCancel sets the function called with the id of each task whose
@@ -111,7 +117,7 @@ func (s *Store) OnCancel(fn func(id string)) {
 // RequestCancel notifies channel castor_cancel with the task id: the
 // replica running its turn cancels it.
 func (s *Store) RequestCancel(ctx context.Context, id string) error {
-	if _, err := s.pool.Exec(ctx, `SELECT pg_notify('castor_cancel', $1)`, id); err != nil {
+	if _, err := s.exec(ctx, `SELECT pg_notify('castor_cancel', $1)`, id); err != nil {
 		return fmt.Errorf("task %s: asking for its cancellation: %v", id, err)
 	}
 	return nil
@@ -160,22 +166,22 @@ func (s *Store) Lease(ctx context.Context, id string) (a2a.Lease, error) {
 // process's, and returns the zero time; else the other holder's expiry.
 func (s *Store) tryLease(ctx context.Context, id string) (time.Time, error) {
 	var holder string
-	err := s.pool.QueryRow(ctx, `INSERT INTO castor_leases (task_id, holder, expires)
+	err := s.queryRow(ctx, `INSERT INTO castor_leases (task_id, holder, expires)
 		VALUES ($1, $2, now() + $3 * interval '1 millisecond')
 		ON CONFLICT (task_id) DO UPDATE SET holder = excluded.holder, expires = excluded.expires
 		WHERE castor_leases.expires < now() OR castor_leases.holder = excluded.holder
-		RETURNING holder`, id, s.holder, s.ttl.Milliseconds()).Scan(&holder)
+		RETURNING holder`, []any{id, s.holder, s.ttl.Milliseconds()}, &holder)
 	if err == nil {
 		return time.Time{}, nil
 	}
-	if !errors.Is(err, pgx.ErrNoRows) {
+	if !errors.Is(err, errNoRows) {
 		return time.Time{}, fmt.Errorf("task %s: taking its lease: %v", id, err)
 	}
 	var left time.Duration
 	var ms float64
-	err = s.pool.QueryRow(ctx, `SELECT extract(epoch FROM expires - now()) * 1000 FROM castor_leases WHERE task_id = $1`, id).Scan(&ms)
+	err = s.queryRow(ctx, `SELECT extract(epoch FROM expires - now()) * 1000 FROM castor_leases WHERE task_id = $1`, []any{id}, &ms)
 	switch {
-	case errors.Is(err, pgx.ErrNoRows):
+	case errors.Is(err, errNoRows):
 		// Released in between: try again at once.
 		return time.Now(), nil
 	case err != nil:
@@ -215,10 +221,10 @@ func (s *Store) waitUntil(ctx context.Context, wake <-chan struct{}, at time.Tim
 func (s *Store) renewLeases(ctx context.Context) {
 	tick := time.NewTicker(s.ttl / 3)
 	defer tick.Stop()
-	var conn *pgx.Conn
+	var conn *pgconn.PgConn
 	defer func() {
 		if conn != nil {
-			conn.Close(context.Background())
+			closeConn(conn)
 		}
 	}()
 	for {
@@ -244,22 +250,18 @@ func (s *Store) renewLeases(ctx context.Context) {
 		renewed := map[string]bool{}
 		var err error
 		if conn == nil {
-			conn, err = pgx.ConnectConfig(rctx, s.connConfig)
+			conn, err = pgconn.ConnectConfig(rctx, s.connConfig)
 		}
 		if err == nil {
-			var rows pgx.Rows
-			rows, err = conn.Query(rctx, `UPDATE castor_leases SET expires = now() + $3 * interval '1 millisecond'
-				WHERE holder = $1 AND task_id = ANY($2) RETURNING task_id`, s.holder, ids, s.ttl.Milliseconds())
-			if err == nil {
-				var got []string
-				got, err = pgx.CollectRows(rows, pgx.RowTo[string])
-				for _, id := range got {
-					renewed[id] = true
-				}
+			var got []string
+			got, err = collect(rctx, conn, `UPDATE castor_leases SET expires = now() + $3 * interval '1 millisecond'
+				WHERE holder = $1 AND task_id = ANY($2) RETURNING task_id`, []any{s.holder, ids, s.ttl.Milliseconds()}, one[string])
+			for _, id := range got {
+				renewed[id] = true
 			}
 			if err != nil {
 				// Connected again at the next tick.
-				conn.Close(context.Background())
+				closeConn(conn)
 				conn = nil
 			}
 		}
@@ -294,7 +296,7 @@ func (l *lease) Release() {
 	l.markLost()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	_, _ = l.s.pool.Exec(ctx, `WITH d AS (DELETE FROM castor_leases WHERE task_id = $1 AND holder = $2)
+	_, _ = l.s.exec(ctx, `WITH d AS (DELETE FROM castor_leases WHERE task_id = $1 AND holder = $2)
 		SELECT pg_notify('castor_task', $1)`, l.id, l.s.holder)
 }
 
@@ -303,8 +305,8 @@ func (l *lease) Lost() <-chan struct{} { return l.lost }
 
 // LeasedElsewhere reports whether another replica holds a live lease.
 func (s *Store) LeasedElsewhere(ctx context.Context, id string) (bool, error) {
-	var n int
-	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM castor_leases WHERE task_id = $1 AND holder <> $2 AND expires > now()`, id, s.holder).Scan(&n)
+	var n int64
+	err := s.queryRow(ctx, `SELECT count(*) FROM castor_leases WHERE task_id = $1 AND holder <> $2 AND expires > now()`, []any{id, s.holder}, &n)
 	if err != nil {
 		return false, fmt.Errorf("task %s: reading its lease: %v", id, err)
 	}
@@ -316,9 +318,9 @@ func (s *Store) WaitReleased(ctx context.Context, id string) error {
 	for {
 		wake := s.notes.next(id)
 		var ms float64
-		err := s.pool.QueryRow(ctx, `SELECT extract(epoch FROM expires - now()) * 1000 FROM castor_leases
-			WHERE task_id = $1 AND holder <> $2 AND expires > now()`, id, s.holder).Scan(&ms)
-		if errors.Is(err, pgx.ErrNoRows) {
+		err := s.queryRow(ctx, `SELECT extract(epoch FROM expires - now()) * 1000 FROM castor_leases
+			WHERE task_id = $1 AND holder <> $2 AND expires > now()`, []any{id, s.holder}, &ms)
+		if errors.Is(err, errNoRows) {
 			return nil
 		}
 		if err != nil {

@@ -44,9 +44,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"google.golang.org/genai"
 
 	"github.com/castor-dev/castor/a2a"
@@ -58,8 +56,8 @@ var validTaskID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompi
 
 // Options tune a Store; zero fields take their defaults.
 type Options struct {
-	// MaxConns bounds the connection pool (pgx's default: the larger of 4
-	// and the number of CPUs). A URL's pool_max_conns wins.
+	// MaxConns bounds the connection pool (default: the larger of 4 and
+	// the number of CPUs). A URL's pool_max_conns wins.
 	MaxConns int32
 	// LeaseTTL is how long a task's lease outlives its replica's last
 	// renewal (30s): a replica that dies leaves its tasks running for
@@ -72,9 +70,10 @@ type Options struct {
 // Store is an a2a.SharedStore over a PostgreSQL database. It is safe for
 // concurrent use.
 type Store struct {
-	pool *pgxpool.Pool
-	// connConfig opens the lease renewer's connection.
-	connConfig *pgx.ConnConfig
+	pool *pool
+	// connConfig opens the listener's and the lease renewer's
+	// connections.
+	connConfig *pgconn.Config
 	holder     string
 	ttl        time.Duration
 
@@ -121,19 +120,19 @@ var (
 // migrates Castor's tables, and starts listening for other replicas'
 // changes. Errors name the URL without its password.
 func Open(ctx context.Context, url string, o Options) (*Store, error) {
-	cfg, err := pgxpool.ParseConfig(url)
+	cfg, lim, err := parseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("task store %s: %v", Redact(url), err)
 	}
-	if o.MaxConns > 0 && !hasParam(url, "pool_max_conns") {
-		cfg.MaxConns = o.MaxConns
+	if lim.size == 0 {
+		lim.size = int(o.MaxConns)
 	}
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("task store %s: %v", Redact(url), err)
+	if lim.size <= 0 {
+		lim.size = defaultMaxConns()
 	}
-	if err := migrate(ctx, pool); err != nil {
-		pool.Close()
+	s := &Store{pool: newPool(cfg, lim), connConfig: cfg}
+	if err := s.migrate(ctx); err != nil {
+		s.pool.close()
 		return nil, fmt.Errorf("task store %s: %v", Redact(url), err)
 	}
 	if o.LeaseTTL <= 0 {
@@ -146,8 +145,7 @@ func Open(ctx context.Context, url string, o Options) (*Store, error) {
 		o.Holder = fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(b[:]))
 	}
 	lctx, stop := context.WithCancel(context.Background())
-	s := &Store{pool: pool, connConfig: cfg.ConnConfig.Copy(), holder: o.Holder, ttl: o.LeaseTTL, known: map[string]*known{},
-		held: map[string]*lease{}, notes: newNotifier(), stop: stop}
+	s.holder, s.ttl, s.known, s.held, s.notes, s.stop = o.Holder, o.LeaseTTL, map[string]*known{}, map[string]*lease{}, newNotifier(), stop
 	s.bg.Go(func() { s.listen(lctx) })
 	s.bg.Go(func() { s.renewLeases(lctx) })
 	return s, nil
@@ -157,7 +155,7 @@ func Open(ctx context.Context, url string, o Options) (*Store, error) {
 func (s *Store) Close() error {
 	s.stop()
 	s.bg.Wait()
-	s.pool.Close()
+	s.pool.close()
 	return nil
 }
 
@@ -165,7 +163,9 @@ func (s *Store) Close() error {
 func (s *Store) Holder() string { return s.holder }
 
 // Ready pings the database.
-func (s *Store) Ready(ctx context.Context) error { return s.pool.Ping(ctx) }
+func (s *Store) Ready(ctx context.Context) error {
+	return s.withConn(ctx, func(c *pgconn.PgConn) error { return c.Ping(ctx) })
+}
 
 // encoded is a task as its rows hold it.
 type encoded struct {
@@ -272,25 +272,25 @@ func (s *Store) save(ctx context.Context, t *a2a.StoredTask, prev int64) (int64,
 		// which castor_expect_version aborts when the task moved on.
 		whole := k == nil || k.version != prev || prev == 0
 		version = prev + 1
-		b := &pgx.Batch{}
-		b.Queue(`SELECT castor_expect_version($1, $2)`, t.ID, prev)
+		b := &batch{}
+		b.queue(`SELECT castor_expect_version($1, $2)`, t.ID, prev)
 		s.queueWrites(b, t, e, k, next, whole, prev != 0, version)
-		err = s.pool.SendBatch(ctx, b).Close()
+		err = s.withConn(ctx, func(c *pgconn.PgConn) error { return b.send(ctx, c) })
 		var pe *pgconn.PgError
 		if errors.As(err, &pe) && pe.Code == conflictCode {
 			err = a2a.ErrConcurrentModification
 		}
 	} else {
-		err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		err = s.inTx(ctx, "BEGIN", func(c *pgconn.PgConn) error {
 			var cur int64
-			err := tx.QueryRow(ctx, `SELECT version FROM castor_tasks WHERE id = $1 FOR UPDATE`, t.ID).Scan(&cur)
-			if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			err := queryRow(ctx, c, `SELECT version FROM castor_tasks WHERE id = $1 FOR UPDATE`, []any{t.ID}, &cur)
+			if err != nil && !errors.Is(err, errNoRows) {
 				return err
 			}
 			version = cur + 1
-			b := &pgx.Batch{}
+			b := &batch{}
 			s.queueWrites(b, t, e, k, next, k == nil || k.version != cur || cur == 0, cur != 0, version)
-			return tx.SendBatch(ctx, b).Close()
+			return b.send(ctx, c)
 		})
 	}
 	s.mu.Lock()
@@ -312,14 +312,14 @@ func (s *Store) save(ctx context.Context, t *a2a.StoredTask, prev int64) (int64,
 // entries of its lists that differ from k (all of them when whole), its
 // pending calls when they changed, and the notification other replicas
 // wait on. stored says whether the task has rows already.
-func (s *Store) queueWrites(b *pgx.Batch, t *a2a.StoredTask, e *encoded, k, next *known, whole, stored bool, version int64) {
-	b.Queue(`INSERT INTO castor_tasks (id, context_id, state, status_ts, last_active, version, status, settings, metadata, push)
+func (s *Store) queueWrites(b *batch, t *a2a.StoredTask, e *encoded, k, next *known, whole, stored bool, version int64) {
+	b.queue(`INSERT INTO castor_tasks (id, context_id, state, status_ts, last_active, version, status, settings, metadata, push)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 		ON CONFLICT (id) DO UPDATE SET context_id = $2, state = $3, status_ts = $4, last_active = $5, version = $6,
 			status = $7, settings = $8, metadata = $9, push = $10`,
 		t.ID, t.ContextID, string(t.State), t.Status.Timestamp, t.Timestamp.UnixNano(), version, e.status, e.settings, e.metadata, e.push)
 	if whole && stored {
-		b.Queue(`DELETE FROM castor_items WHERE task_id = $1`, t.ID)
+		b.queue(`DELETE FROM castor_items WHERE task_id = $1`, t.ID)
 	}
 	for kind := range nLists {
 		var old [][32]byte
@@ -336,33 +336,33 @@ func (s *Store) queueWrites(b *pgx.Batch, t *a2a.StoredTask, e *encoded, k, next
 			bodies = append(bodies, e.lists[kind][i])
 		}
 		if len(seqs) > 0 {
-			b.Queue(`INSERT INTO castor_items (task_id, kind, seq, body)
+			b.queue(`INSERT INTO castor_items (task_id, kind, seq, body)
 				SELECT $1, $2, s, b FROM unnest($3::integer[], $4::bytea[]) AS u(s, b)
 				ON CONFLICT (task_id, kind, seq) DO UPDATE SET body = excluded.body`, t.ID, int16(kind), seqs, bodies)
 		}
 		if len(old) > len(next.lists[kind]) {
-			b.Queue(`DELETE FROM castor_items WHERE task_id = $1 AND kind = $2 AND seq >= $3`, t.ID, int16(kind), len(next.lists[kind]))
+			b.queue(`DELETE FROM castor_items WHERE task_id = $1 AND kind = $2 AND seq >= $3`, t.ID, int16(kind), len(next.lists[kind]))
 		}
 	}
 	if whole || k.pending != next.pending {
 		if stored {
-			b.Queue(`DELETE FROM castor_pending WHERE task_id = $1`, t.ID)
+			b.queue(`DELETE FROM castor_pending WHERE task_id = $1`, t.ID)
 		}
 		if len(e.pending) > 0 {
 			ords := make([]int32, len(e.pending))
 			for i := range ords {
 				ords[i] = int32(i)
 			}
-			b.Queue(`INSERT INTO castor_pending (task_id, ord, call_id, body)
+			b.queue(`INSERT INTO castor_pending (task_id, ord, call_id, body)
 				SELECT $1, o, c, b FROM unnest($2::integer[], $3::text[], $4::bytea[]) AS u(o, c, b)`, t.ID, ords, e.pendingIDs, e.pending)
 		}
 	}
 	if stored {
 		// The events of turns saved since, which relays have read by
 		// now and loads no longer apply.
-		b.Queue(`DELETE FROM castor_events WHERE task_id = $1 AND version < $2 AND created < now() - interval '1 minute'`, t.ID, version-1)
+		b.queue(`DELETE FROM castor_events WHERE task_id = $1 AND version < $2 AND created < now() - interval '1 minute'`, t.ID, version-1)
 	}
-	b.Queue(`SELECT pg_notify('castor_task', $1)`, t.ID)
+	b.queue(`SELECT pg_notify('castor_task', $1)`, t.ID)
 }
 
 // Load returns the task (a2a.TaskStore).
@@ -388,45 +388,38 @@ func (s *Store) load(ctx context.Context, id string) (*a2a.StoredTask, int64, in
 	var raw encoded
 	var chunks []chunk
 	var cursor int64
-	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+	err := s.inTx(ctx, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", func(c *pgconn.PgConn) error {
 		var state string
-		err := tx.QueryRow(ctx, `SELECT context_id, state, last_active, version, status, settings, metadata, push
-			FROM castor_tasks WHERE id = $1`, id).Scan(&t.ContextID, &state, &active, &version, &raw.status, &raw.settings, &raw.metadata, &raw.push)
-		if errors.Is(err, pgx.ErrNoRows) {
+		err := queryRow(ctx, c, `SELECT context_id, state, last_active, version, status, settings, metadata, push
+			FROM castor_tasks WHERE id = $1`, []any{id}, &t.ContextID, &state, &active, &version, &raw.status, &raw.settings, &raw.metadata, &raw.push)
+		if errors.Is(err, errNoRows) {
 			return a2a.ErrNotFound
 		}
 		if err != nil {
 			return err
 		}
 		t.State = a2a.TaskState(state)
-		rows, err := tx.Query(ctx, `SELECT kind, body FROM castor_items WHERE task_id = $1 ORDER BY kind, seq`, id)
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
+		err = query(ctx, c, `SELECT kind, body FROM castor_items WHERE task_id = $1 ORDER BY kind, seq`, []any{id}, func(values [][]byte) error {
 			var kind int16
 			var body []byte
-			if err := rows.Scan(&kind, &body); err != nil {
+			if err := scan(values, &kind, &body); err != nil {
 				return err
 			}
 			if kind >= 0 && kind < nLists {
 				raw.lists[kind] = append(raw.lists[kind], body)
 			}
-		}
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		rows, err = tx.Query(ctx, `SELECT body FROM castor_pending WHERE task_id = $1 ORDER BY ord`, id)
+			return nil
+		})
 		if err != nil {
 			return err
 		}
-		if raw.pending, err = pgx.CollectRows(rows, pgx.RowTo[[]byte]); err != nil {
+		if raw.pending, err = collect(ctx, c, `SELECT body FROM castor_pending WHERE task_id = $1 ORDER BY ord`, []any{id}, one[[]byte]); err != nil {
 			return err
 		}
-		if chunks, err = readChunks(ctx, tx, id, version); err != nil {
+		if chunks, err = readChunks(ctx, c, id, version); err != nil {
 			return err
 		}
-		return tx.QueryRow(ctx, `SELECT coalesce(max(seq), 0) FROM castor_events WHERE task_id = $1`, id).Scan(&cursor)
+		return queryRow(ctx, c, `SELECT coalesce(max(seq), 0) FROM castor_events WHERE task_id = $1`, []any{id}, &cursor)
 	})
 	if errors.Is(err, a2a.ErrNotFound) {
 		return nil, 0, 0, err
@@ -493,8 +486,8 @@ func decode(t *a2a.StoredTask, raw *encoded) error {
 // Version returns the stored version of a task.
 func (s *Store) Version(ctx context.Context, id string) (int64, error) {
 	var v int64
-	err := s.pool.QueryRow(ctx, `SELECT version FROM castor_tasks WHERE id = $1`, id).Scan(&v)
-	if errors.Is(err, pgx.ErrNoRows) {
+	err := s.queryRow(ctx, `SELECT version FROM castor_tasks WHERE id = $1`, []any{id}, &v)
+	if errors.Is(err, errNoRows) {
 		return 0, a2a.ErrNotFound
 	}
 	if err != nil {
@@ -505,33 +498,26 @@ func (s *Store) Version(ctx context.Context, id string) (int64, error) {
 
 // List returns every task id, sorted.
 func (s *Store) List(ctx context.Context) ([]string, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id FROM castor_tasks ORDER BY id COLLATE "C"`)
-	if err != nil {
-		return nil, err
-	}
-	return pgx.CollectRows(rows, pgx.RowTo[string])
+	return collectPooled(ctx, s, `SELECT id FROM castor_tasks ORDER BY id COLLATE "C"`, nil, one[string])
 }
 
 // ListSummaries summarises every task in List's order.
 func (s *Store) ListSummaries(ctx context.Context) ([]a2a.TaskSummary, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id, context_id, state, status_ts, last_active FROM castor_tasks ORDER BY id COLLATE "C"`)
-	if err != nil {
-		return nil, err
-	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (a2a.TaskSummary, error) {
-		var ts a2a.TaskSummary
-		var state string
-		var active int64
-		err := r.Scan(&ts.ID, &ts.ContextID, &state, &ts.StatusTimestamp, &active)
-		ts.State = a2a.TaskState(state)
-		ts.LastActive = time.Unix(0, active).UTC()
-		return ts, err
-	})
+	return collectPooled(ctx, s, `SELECT id, context_id, state, status_ts, last_active FROM castor_tasks ORDER BY id COLLATE "C"`, nil,
+		func(values [][]byte) (a2a.TaskSummary, error) {
+			var ts a2a.TaskSummary
+			var state string
+			var active int64
+			err := scan(values, &ts.ID, &ts.ContextID, &state, &ts.StatusTimestamp, &active)
+			ts.State = a2a.TaskState(state)
+			ts.LastActive = time.Unix(0, active).UTC()
+			return ts, err
+		})
 }
 
 // Delete removes a task; an unknown one is not an error.
 func (s *Store) Delete(ctx context.Context, id string) error {
-	if _, err := s.pool.Exec(ctx, `DELETE FROM castor_tasks WHERE id = $1`, id); err != nil {
+	if _, err := s.exec(ctx, `DELETE FROM castor_tasks WHERE id = $1`, id); err != nil {
 		return fmt.Errorf("task %s: %v", id, err)
 	}
 	s.forget(id)
@@ -547,16 +533,12 @@ func (s *Store) forget(id string) {
 // Prune deletes the tasks last active before cutoff that keep does not
 // claim and that no replica holds the lease of (a2a.TaskPruner).
 func (s *Store) Prune(ctx context.Context, cutoff time.Time, keep func(id string) bool) ([]string, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id FROM castor_tasks WHERE last_active < $1 ORDER BY id COLLATE "C"`, cutoff.UnixNano())
-	if err != nil {
-		return nil, err
-	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	ids, err := collectPooled(ctx, s, `SELECT id FROM castor_tasks WHERE last_active < $1 ORDER BY id COLLATE "C"`, []any{cutoff.UnixNano()}, one[string])
 	if err != nil {
 		return nil, err
 	}
 	// Leases left by replicas that died long ago.
-	if _, err := s.pool.Exec(ctx, `DELETE FROM castor_leases WHERE expires < now() - interval '1 hour'`); err != nil {
+	if _, err := s.exec(ctx, `DELETE FROM castor_leases WHERE expires < now() - interval '1 hour'`); err != nil {
 		return nil, err
 	}
 	var deleted []string
@@ -565,7 +547,7 @@ func (s *Store) Prune(ctx context.Context, cutoff time.Time, keep func(id string
 			continue
 		}
 		// Still old, and not running anywhere, as it is deleted.
-		tag, err := s.pool.Exec(ctx, `DELETE FROM castor_tasks WHERE id = $1 AND last_active < $2
+		tag, err := s.exec(ctx, `DELETE FROM castor_tasks WHERE id = $1 AND last_active < $2
 			AND NOT EXISTS (SELECT 1 FROM castor_leases WHERE task_id = $1 AND expires > now())`, id, cutoff.UnixNano())
 		if err != nil {
 			return deleted, err
@@ -583,12 +565,12 @@ func (s *Store) Prune(ctx context.Context, cutoff time.Time, keep func(id string
 // the new version, and every other copy of the task is now stale.
 func (s *Store) ClaimPending(ctx context.Context, id, callID string) (bool, int64, error) {
 	var version int64
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `DELETE FROM castor_pending WHERE task_id = $1 AND call_id = $2`, id, callID)
+	err := s.inTx(ctx, "BEGIN", func(c *pgconn.PgConn) error {
+		tag, err := exec(ctx, c, `DELETE FROM castor_pending WHERE task_id = $1 AND call_id = $2`, id, callID)
 		if err != nil || tag.RowsAffected() == 0 {
 			return err
 		}
-		return tx.QueryRow(ctx, `UPDATE castor_tasks SET version = version + 1 WHERE id = $1 RETURNING version`, id).Scan(&version)
+		return queryRow(ctx, c, `UPDATE castor_tasks SET version = version + 1 WHERE id = $1 RETURNING version`, []any{id}, &version)
 	})
 	if err != nil {
 		return false, 0, fmt.Errorf("task %s: claiming call %s: %v", id, callID, err)
@@ -613,11 +595,6 @@ func (s *Store) ClaimPending(ctx context.Context, id, callID string) (bool, int6
 // postgresql://).
 func IsURL(u string) bool {
 	return strings.HasPrefix(u, "postgres://") || strings.HasPrefix(u, "postgresql://")
-}
-
-// hasParam reports whether a URL or DSN sets a parameter.
-func hasParam(url, name string) bool {
-	return regexp.MustCompile(`(^|[?& ])` + regexp.QuoteMeta(name) + `=`).MatchString(url)
 }
 
 // Redact returns a postgres:// URL with its password replaced, for

@@ -4,8 +4,9 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
+	"errors"
+
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // migrations are the schema's versions, applied in order; the number of
@@ -90,33 +91,33 @@ const migrateLock = 0x63617374 // "cast"
 // migrate brings the database's schema to the latest version. A database
 // from a newer Castor (more versions than this one knows) is refused
 // rather than written with an older shape.
-func migrate(ctx context.Context, pool *pgxpool.Pool) error {
-	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, migrateLock); err != nil {
+func (s *Store) migrate(ctx context.Context) error {
+	return s.inTx(ctx, "BEGIN", func(c *pgconn.PgConn) error {
+		if _, err := exec(ctx, c, `SELECT pg_advisory_xact_lock($1)`, migrateLock); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS castor_schema (version integer NOT NULL)`); err != nil {
+		if _, err := simple(ctx, c, `CREATE TABLE IF NOT EXISTS castor_schema (version integer NOT NULL)`); err != nil {
 			return err
 		}
-		var have int
-		err := tx.QueryRow(ctx, `SELECT version FROM castor_schema`).Scan(&have)
+		var have int32
+		err := queryRow(ctx, c, `SELECT version FROM castor_schema`, nil, &have)
 		switch {
-		case err == pgx.ErrNoRows:
-			if _, err := tx.Exec(ctx, `INSERT INTO castor_schema VALUES (0)`); err != nil {
+		case errors.Is(err, errNoRows):
+			if _, err := simple(ctx, c, `INSERT INTO castor_schema VALUES (0)`); err != nil {
 				return err
 			}
 		case err != nil:
 			return err
 		}
-		if have > len(migrations) {
+		if int(have) > len(migrations) {
 			return fmt.Errorf("the database's schema is version %d, newer than this castor's %d: upgrade castor", have, len(migrations))
 		}
-		for v := have; v < len(migrations); v++ {
-			if _, err := tx.Exec(ctx, migrations[v]); err != nil {
+		for v := int(have); v < len(migrations); v++ {
+			if _, err := simple(ctx, c, migrations[v]); err != nil {
 				return fmt.Errorf("schema version %d: %w", v+1, err)
 			}
 		}
-		_, err = tx.Exec(ctx, `UPDATE castor_schema SET version = $1`, len(migrations))
+		_, err = exec(ctx, c, `UPDATE castor_schema SET version = $1`, len(migrations))
 		return err
 	})
 }

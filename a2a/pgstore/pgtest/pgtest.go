@@ -10,10 +10,11 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"strings"
 	"sync/atomic"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/castor-dev/castor/internal/npmtest"
 )
@@ -35,17 +36,17 @@ func Database(t testing.TB) string {
 		t.Fatalf("%s: %v", Env, err)
 	}
 	ctx := context.Background()
-	admin, err := pgx.Connect(ctx, base)
+	admin, err := pgconn.Connect(ctx, base)
 	if err != nil {
 		t.Fatalf("%s: %v", Env, err)
 	}
 	name := fmt.Sprintf("castor_test_%d_%d", os.Getpid(), seq.Add(1))
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+	if err := admin.Exec(ctx, "CREATE DATABASE "+name).Close(); err != nil {
 		admin.Close(ctx)
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		_, _ = admin.Exec(ctx, "DROP DATABASE "+name+" WITH (FORCE)")
+		_ = admin.Exec(ctx, "DROP DATABASE "+name+" WITH (FORCE)").Close()
 		admin.Close(ctx)
 	})
 	u.Path = "/" + name
@@ -61,12 +62,13 @@ func Drop(t testing.TB, dbURL string) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	admin, err := pgx.Connect(ctx, os.Getenv(Env))
+	admin, err := pgconn.Connect(ctx, os.Getenv(Env))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer admin.Close(ctx)
-	if _, err := admin.Exec(ctx, "DROP DATABASE "+pgx.Identifier{u.Path[1:]}.Sanitize()+" WITH (FORCE)"); err != nil {
+	name := `"` + strings.ReplaceAll(u.Path[1:], `"`, `""`) + `"`
+	if err := admin.Exec(ctx, "DROP DATABASE "+name+" WITH (FORCE)").Close(); err != nil {
 		t.Fatal(err)
 	}
 }
