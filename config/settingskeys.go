@@ -551,7 +551,7 @@ var settingDescriptions = map[string]string{
 	"tools.grepMaxMatches":                     "Castor's own: the default cap on search matches (Gemini CLI fixes it at 100).",
 	"tools.webFetch.allowPrivateAddresses":     "Castor's own: let `web_fetch` reach loopback and private addresses.",
 	"a2a.store":                                "Castor's own: the task store of `castor a2a-server` when `--store` is not given: `postgres://…` for replicas sharing one database, `file:///dir`, `gs://bucket`, `s3://bucket` (see docs/a2a-replicas.md).",
-	"a2a.postgres.maxConns":                    "Castor's own: the most connections one A2A server opens to its PostgreSQL store (default: pgx's, the larger of 4 and the CPUs).",
+	"a2a.postgres.maxConns":                    "Castor's own: the most connections one A2A server opens to its PostgreSQL store (default: the larger of 4 and the CPUs).",
 	"a2a.postgres.leaseSeconds":                "Castor's own: how long a task's lease outlives the A2A replica running its turn; a replica that dies leaves its tasks running for that long before another continues them.",
 
 	"mcp.serverCommand": "A command that starts an MCP server for every session.",

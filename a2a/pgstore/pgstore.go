@@ -65,6 +65,9 @@ type Options struct {
 	LeaseTTL time.Duration
 	// Holder names this process in leases (host-pid-random).
 	Holder string
+	// Warn, if set, is told what of the URL the store does not follow
+	// (pgx's pool_min_conns, say).
+	Warn func(string)
 }
 
 // Store is an a2a.SharedStore over a PostgreSQL database. It is safe for
@@ -120,9 +123,12 @@ var (
 // migrates Castor's tables, and starts listening for other replicas'
 // changes. Errors name the URL without its password.
 func Open(ctx context.Context, url string, o Options) (*Store, error) {
-	cfg, lim, err := parseConfig(url)
+	cfg, lim, unfollowed, err := parseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("task store %s: %v", Redact(url), err)
+	}
+	if len(unfollowed) > 0 && o.Warn != nil {
+		o.Warn(fmt.Sprintf("task store %s: %s not used: Castor's pool opens connections as needed, pings one idle over a second and prepares each statement once per connection", Redact(url), strings.Join(unfollowed, ", ")))
 	}
 	if lim.size == 0 {
 		lim.size = int(o.MaxConns)

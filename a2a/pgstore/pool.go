@@ -30,11 +30,15 @@ var errNoRows = errors.New("no rows in result set")
 // poolKeys are the URL parameters pgxpool and pgx read for themselves;
 // they are not the server's, which refuses settings it does not know.
 // pool_max_conns, pool_max_conn_idle_time and pool_max_conn_lifetime mean
-// here what they meant to pgxpool; the others (a minimum of connections,
-// the health check's period, pgx's statement caches) are not needed.
-var poolKeys = []string{
-	"pool_max_conns", "pool_min_conns", "pool_min_idle_conns", "pool_max_conn_lifetime",
-	"pool_max_conn_lifetime_jitter", "pool_max_conn_idle_time", "pool_health_check_period",
+// here what they meant to pgxpool.
+var poolKeys = []string{"pool_max_conns", "pool_max_conn_lifetime", "pool_max_conn_idle_time"}
+
+// unfollowedKeys are pgxpool's and pgx's other URL parameters: this pool
+// opens connections as needed, checks an idle one before use and
+// prepares each statement once per connection, so they have nothing to
+// tune. They are taken off the URL and named in a warning.
+var unfollowedKeys = []string{
+	"pool_min_conns", "pool_min_idle_conns", "pool_max_conn_lifetime_jitter", "pool_health_check_period",
 	"statement_cache_capacity", "description_cache_capacity", "default_query_exec_mode",
 }
 
@@ -46,31 +50,38 @@ type limits struct {
 }
 
 // parseConfig parses a connection URL and the pool limits it sets (size
-// 0: not set).
-func parseConfig(url string) (*pgconn.Config, limits, error) {
+// 0: not set), and names the URL's parameters it does not follow.
+func parseConfig(url string) (*pgconn.Config, limits, []string, error) {
 	l := limits{maxIdle: 30 * time.Minute, maxLifetime: time.Hour}
 	cfg, err := pgconn.ParseConfig(url)
 	if err != nil {
-		return nil, l, err
+		return nil, l, nil, err
 	}
 	if v, ok := cfg.RuntimeParams["pool_max_conns"]; ok {
 		n, err := strconv.ParseInt(v, 10, 32)
 		if err != nil || n < 1 {
-			return nil, l, fmt.Errorf("pool_max_conns=%q: want a number of connections, at least 1", v)
+			return nil, l, nil, fmt.Errorf("pool_max_conns=%q: want a number of connections, at least 1", v)
 		}
 		l.size = int(n)
 	}
 	for k, d := range map[string]*time.Duration{"pool_max_conn_idle_time": &l.maxIdle, "pool_max_conn_lifetime": &l.maxLifetime} {
 		if v, ok := cfg.RuntimeParams[k]; ok {
 			if *d, err = time.ParseDuration(v); err != nil || *d <= 0 {
-				return nil, l, fmt.Errorf("%s=%q: want a duration such as 30m", k, v)
+				return nil, l, nil, fmt.Errorf("%s=%q: want a duration such as 30m", k, v)
 			}
 		}
 	}
 	for _, k := range poolKeys {
 		delete(cfg.RuntimeParams, k)
 	}
-	return cfg, l, nil
+	var unfollowed []string
+	for _, k := range unfollowedKeys {
+		if _, ok := cfg.RuntimeParams[k]; ok {
+			unfollowed = append(unfollowed, k)
+			delete(cfg.RuntimeParams, k)
+		}
+	}
+	return cfg, l, unfollowed, nil
 }
 
 // defaultMaxConns is pgxpool's default pool size.

@@ -3,6 +3,7 @@ package pgstore
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +16,7 @@ import (
 func testPool(t *testing.T, size int) (*pool, *pgconn.PgConn) {
 	t.Helper()
 	url := pgtest.Database(t)
-	cfg, lim, err := parseConfig(url)
+	cfg, lim, _, err := parseConfig(url)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,9 +199,12 @@ func TestPoolSize(t *testing.T) {
 }
 
 func TestParseConfig(t *testing.T) {
-	cfg, lim, err := parseConfig("postgres://u:pw@127.0.0.1:5/db?sslmode=disable&pool_max_conns=3&pool_max_conn_idle_time=1m&pool_min_conns=1&application_name=castor")
+	cfg, lim, unfollowed, err := parseConfig("postgres://u:pw@127.0.0.1:5/db?sslmode=disable&pool_max_conns=3&pool_max_conn_idle_time=1m&pool_min_conns=1&application_name=castor&default_query_exec_mode=simple_protocol")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !slices.Equal(unfollowed, []string{"pool_min_conns", "default_query_exec_mode"}) {
+		t.Fatalf("unfollowed %q, want pool_min_conns and default_query_exec_mode named", unfollowed)
 	}
 	if lim != (limits{3, time.Minute, time.Hour}) {
 		t.Fatalf("limits %+v", lim)
@@ -211,12 +215,12 @@ func TestParseConfig(t *testing.T) {
 	if len(cfg.RuntimeParams) != 1 || cfg.RuntimeParams["application_name"] != "castor" {
 		t.Fatalf("runtime params %v: the pool's are not the server's", cfg.RuntimeParams)
 	}
-	if _, lim, err := parseConfig("postgres://127.0.0.1/db?pool_max_conn_lifetime=90s"); err != nil || lim != (limits{0, 30 * time.Minute, 90 * time.Second}) {
+	if _, lim, unfollowed, err := parseConfig("postgres://127.0.0.1/db?pool_max_conn_lifetime=90s"); err != nil || unfollowed != nil || lim != (limits{0, 30 * time.Minute, 90 * time.Second}) {
 		t.Fatalf("no pool_max_conns: %+v, %v", lim, err)
 	}
 	for _, bad := range []string{"pool_max_conns=0", "pool_max_conns=x", "pool_max_conns=-1", "pool_max_conn_lifetime=1", "pool_max_conn_idle_time=-1s"} {
 		key, _, _ := strings.Cut(bad, "=")
-		if _, _, err := parseConfig("postgres://127.0.0.1/db?" + bad); err == nil || !strings.Contains(err.Error(), key) {
+		if _, _, _, err := parseConfig("postgres://127.0.0.1/db?" + bad); err == nil || !strings.Contains(err.Error(), key) {
 			t.Errorf("%s: %v", bad, err)
 		}
 	}

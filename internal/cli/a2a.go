@@ -211,6 +211,7 @@ func runA2A(ctx context.Context, f *a2aFlags, stdio IO) error {
 	}
 	var store a2a.TaskStore
 	if pgstore.IsURL(storeURL) {
+		pgOpts.Warn = func(s string) { logger.Warn(s) }
 		ps, err := pgstore.Open(ctx, storeURL, pgOpts)
 		if err != nil {
 			return err
