@@ -18,7 +18,6 @@ import (
 
 	legacy "github.com/a2aproject/a2a-go/a2a"
 	v1 "github.com/a2aproject/a2a-go/v2/a2a"
-	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 
 	"github.com/castor-dev/castor/a2a/internal/host"
@@ -30,7 +29,7 @@ import (
 // and HTTP+JSON bindings) over the same tasks, store and turn lifecycle
 // as the 0.3 wire: a task started in one version is read and continued
 // in the other. It converts at the edge, through the 0.3 JSON shape that
-// the tasks keep and a2av0's conversions; a2a-go's own executor and task
+// the tasks keep and the conversions of v1conv.go; a2a-go's own executor and task
 // store are not used, since the task lifecycle (sessions per task,
 // durable confirmations, the turn queue, retention) is the server's.
 type handler struct{ s *Server }
@@ -59,7 +58,7 @@ func v1Error(e *rpcError) error {
 }
 
 // toV1 converts one of our 0.3 events to its 1.0 form: a2a-go reads its
-// JSON as the legacy event it is, which a2av0 converts.
+// JSON as the legacy event it is, which toV1Event converts.
 func toV1(ev any) (v1.Event, error) {
 	b, err := json.Marshal(ev)
 	if err != nil {
@@ -69,7 +68,7 @@ func toV1(ev any) (v1.Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a2av0.ToV1Event(le)
+	return toV1Event(le)
 }
 
 func toV1Task(t *Task) (*v1.Task, error) {
@@ -104,7 +103,11 @@ func (s *Server) sendParams(ctx context.Context, req *v1.SendMessageRequest) (*M
 	if req == nil || req.Message == nil {
 		return nil, v1Error(errInvalidParams("message is required."))
 	}
-	raw, err := json.Marshal(a2av0.FromV1SendMessageRequest(req))
+	lp, err := fromV1SendRequest(req)
+	if err != nil {
+		return nil, v1Error(errInvalidParams("Invalid parameters: %v", err))
+	}
+	raw, err := json.Marshal(lp)
 	if err != nil {
 		return nil, v1Error(errInvalidParams("Invalid parameters: %v", err))
 	}
@@ -248,7 +251,7 @@ func (h handler) ListTasks(ctx context.Context, req *v1.ListTasksRequest) (*v1.L
 	switch {
 	case req.HistoryLength != nil && *req.HistoryLength < 0:
 		return nil, v1Error(errInvalidParams("historyLength must not be negative."))
-	case req.Status != "" && a2av0.FromV1TaskState(req.Status) == legacy.TaskStateUnspecified:
+	case req.Status != "" && fromV1State(req.Status) == legacy.TaskStateUnspecified:
 		return nil, v1Error(errInvalidParams("unknown status %q", req.Status))
 	case size < 1 || size > 100:
 		return nil, v1Error(errInvalidParams("pageSize must be between 1 and 100, got %d", size))
@@ -274,7 +277,7 @@ func (h handler) ListTasks(ctx context.Context, req *v1.ListTasksRequest) (*v1.L
 		}
 		switch {
 		case req.ContextID != "" && e.contextID != req.ContextID,
-			req.Status != "" && a2av0.ToV1TaskState(legacy.TaskState(e.state)) != req.Status,
+			req.Status != "" && toV1State(legacy.TaskState(e.state)) != req.Status,
 			req.StatusTimestampAfter != nil && (it.ts == nil || !it.ts.After(*req.StatusTimestampAfter)):
 			continue
 		}
