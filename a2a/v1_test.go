@@ -240,6 +240,9 @@ func TestV1Wire(t *testing.T) {
 			[]string{`"code":-32005`}, ""},
 		{"0.3 request as text/plain", "tasks/get", map[string]any{"id": "nope"}, []string{"Content-Type", "text/plain"},
 			[]string{`"code":-32005`, `text/plain`}, ""},
+		// a2av0's conversion panicked here: an internal error, id null.
+		{"null part", "SendMessage", map[string]any{"message": map[string]any{"role": "ROLE_USER", "messageId": "m2", "parts": []any{map[string]any{"text": "a"}, nil}}}, nil,
+			[]string{`"id":7`, `"code":-32602`, `part 1 is null`}, "application/json"},
 		{"ListTasks page size 0", "ListTasks", map[string]any{"pageSize": 0}, nil, []string{`"code":-32602`}, ""},
 		{"ListTasks bad timestamp", "ListTasks", map[string]any{"statusTimestampAfter": "-1"}, nil, []string{`"code":-32602`}, ""},
 		{"ListTasks bad status", "ListTasks", map[string]any{"status": "TASK_STATE_BORED"}, nil, []string{`"code":-32602`}, ""},
