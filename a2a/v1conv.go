@@ -20,117 +20,67 @@ import (
 // a 1.0 data value which is not an object, under "value".
 const dataPartCompat = "data_part_compat"
 
-// toV1State converts a 0.3 task state; unknown and unspecified ones are
-// 1.0's unspecified.
+// states and roles pair the names of 0.3 (first) and 1.0 (second):
+// constant tables, which need no init work. A state or role the other
+// version does not know (0.3's "unknown" state among them) is unspecified,
+// "" in both.
+var (
+	states = [...][2]string{
+		{string(legacy.TaskStateAuthRequired), string(v1.TaskStateAuthRequired)},
+		{string(legacy.TaskStateCanceled), string(v1.TaskStateCanceled)},
+		{string(legacy.TaskStateCompleted), string(v1.TaskStateCompleted)},
+		{string(legacy.TaskStateFailed), string(v1.TaskStateFailed)},
+		{string(legacy.TaskStateInputRequired), string(v1.TaskStateInputRequired)},
+		{string(legacy.TaskStateRejected), string(v1.TaskStateRejected)},
+		{string(legacy.TaskStateSubmitted), string(v1.TaskStateSubmitted)},
+		{string(legacy.TaskStateWorking), string(v1.TaskStateWorking)},
+	}
+	roles = [...][2]string{
+		{string(legacy.MessageRoleAgent), string(v1.MessageRoleAgent)},
+		{string(legacy.MessageRoleUser), string(v1.MessageRoleUser)},
+	}
+)
+
+// rename reads s in column from of table and answers its pair, or "".
+func rename[T, U ~string](table [][2]string, s T, from int) U {
+	for _, p := range table {
+		if p[from] == string(s) {
+			return U(p[1-from])
+		}
+	}
+	return ""
+}
+
 func toV1State(s legacy.TaskState) v1.TaskState {
-	switch s {
-	case legacy.TaskStateAuthRequired:
-		return v1.TaskStateAuthRequired
-	case legacy.TaskStateCanceled:
-		return v1.TaskStateCanceled
-	case legacy.TaskStateCompleted:
-		return v1.TaskStateCompleted
-	case legacy.TaskStateFailed:
-		return v1.TaskStateFailed
-	case legacy.TaskStateInputRequired:
-		return v1.TaskStateInputRequired
-	case legacy.TaskStateRejected:
-		return v1.TaskStateRejected
-	case legacy.TaskStateSubmitted:
-		return v1.TaskStateSubmitted
-	case legacy.TaskStateWorking:
-		return v1.TaskStateWorking
-	}
-	return v1.TaskStateUnspecified
+	return rename[legacy.TaskState, v1.TaskState](states[:], s, 0)
 }
 
-// fromV1State converts a 1.0 task state; one 0.3 does not know is 0.3's
-// unspecified.
 func fromV1State(s v1.TaskState) legacy.TaskState {
-	switch s {
-	case v1.TaskStateAuthRequired:
-		return legacy.TaskStateAuthRequired
-	case v1.TaskStateCanceled:
-		return legacy.TaskStateCanceled
-	case v1.TaskStateCompleted:
-		return legacy.TaskStateCompleted
-	case v1.TaskStateFailed:
-		return legacy.TaskStateFailed
-	case v1.TaskStateInputRequired:
-		return legacy.TaskStateInputRequired
-	case v1.TaskStateRejected:
-		return legacy.TaskStateRejected
-	case v1.TaskStateSubmitted:
-		return legacy.TaskStateSubmitted
-	case v1.TaskStateWorking:
-		return legacy.TaskStateWorking
-	}
-	return legacy.TaskStateUnspecified
-}
-
-func toV1Role(r legacy.MessageRole) v1.MessageRole {
-	switch r {
-	case legacy.MessageRoleAgent:
-		return v1.MessageRoleAgent
-	case legacy.MessageRoleUser:
-		return v1.MessageRoleUser
-	}
-	return v1.MessageRoleUnspecified
-}
-
-func fromV1Role(r v1.MessageRole) legacy.MessageRole {
-	switch r {
-	case v1.MessageRoleAgent:
-		return legacy.MessageRoleAgent
-	case v1.MessageRoleUser:
-		return legacy.MessageRoleUser
-	}
-	return legacy.MessageRoleUnspecified
+	return rename[v1.TaskState, legacy.TaskState](states[:], s, 1)
 }
 
 // toV1Event converts a 0.3 event (message, task, status or artifact
-// update) to its 1.0 form.
+// update) to its 1.0 form; a nil pointer converts to a nil pointer.
 func toV1Event(ev legacy.Event) (v1.Event, error) {
 	switch e := ev.(type) {
 	case nil:
 		return nil, nil
 	case *legacy.Message:
-		if e == nil {
-			return (*v1.Message)(nil), nil
-		}
 		return toV1Message(e), nil
 	case *legacy.Task:
-		if e == nil {
-			return (*v1.Task)(nil), nil
-		}
-		return toV1TaskValue(e), nil
+		return toV1TaskOf(e), nil
 	case *legacy.TaskStatusUpdateEvent:
-		if e == nil {
-			return (*v1.TaskStatusUpdateEvent)(nil), nil
-		}
-		return &v1.TaskStatusUpdateEvent{
-			TaskID:    v1.TaskID(e.TaskID),
-			ContextID: e.ContextID,
-			Status:    toV1Status(e.Status),
-			Metadata:  e.Metadata,
-		}, nil
+		return toV1StatusUpdate(e), nil
 	case *legacy.TaskArtifactUpdateEvent:
-		if e == nil {
-			return (*v1.TaskArtifactUpdateEvent)(nil), nil
-		}
-		return &v1.TaskArtifactUpdateEvent{
-			TaskID:    v1.TaskID(e.TaskID),
-			ContextID: e.ContextID,
-			Artifact:  toV1Artifact(e.Artifact),
-			Append:    e.Append,
-			LastChunk: e.LastChunk,
-			Metadata:  e.Metadata,
-		}, nil
+		return toV1ArtifactUpdate(e), nil
 	}
 	return nil, fmt.Errorf("unknown legacy event kind %T", ev)
 }
 
-func toV1TaskValue(t *legacy.Task) *v1.Task {
+func toV1TaskOf(t *legacy.Task) *v1.Task {
+	if t == nil {
+		return nil
+	}
 	out := &v1.Task{
 		ID:        v1.TaskID(t.ID),
 		ContextID: t.ContextID,
@@ -152,6 +102,27 @@ func toV1TaskValue(t *legacy.Task) *v1.Task {
 	return out
 }
 
+func toV1StatusUpdate(e *legacy.TaskStatusUpdateEvent) *v1.TaskStatusUpdateEvent {
+	if e == nil {
+		return nil
+	}
+	return &v1.TaskStatusUpdateEvent{TaskID: v1.TaskID(e.TaskID), ContextID: e.ContextID, Status: toV1Status(e.Status), Metadata: e.Metadata}
+}
+
+func toV1ArtifactUpdate(e *legacy.TaskArtifactUpdateEvent) *v1.TaskArtifactUpdateEvent {
+	if e == nil {
+		return nil
+	}
+	return &v1.TaskArtifactUpdateEvent{
+		TaskID:    v1.TaskID(e.TaskID),
+		ContextID: e.ContextID,
+		Artifact:  toV1Artifact(e.Artifact),
+		Append:    e.Append,
+		LastChunk: e.LastChunk,
+		Metadata:  e.Metadata,
+	}
+}
+
 func toV1Status(s legacy.TaskStatus) v1.TaskStatus {
 	return v1.TaskStatus{State: toV1State(s.State), Message: toV1Message(s.Message), Timestamp: s.Timestamp}
 }
@@ -164,7 +135,7 @@ func toV1Message(m *legacy.Message) *v1.Message {
 		ID:         m.ID,
 		ContextID:  m.ContextID,
 		TaskID:     v1.TaskID(m.TaskID),
-		Role:       toV1Role(m.Role),
+		Role:       rename[legacy.MessageRole, v1.MessageRole](roles[:], m.Role, 0),
 		Parts:      toV1Parts(m.Parts),
 		Extensions: m.Extensions,
 		Metadata:   m.Metadata,
@@ -274,7 +245,7 @@ func fromV1Message(m *v1.Message) (*legacy.Message, error) {
 		ID:         m.ID,
 		ContextID:  m.ContextID,
 		TaskID:     legacy.TaskID(m.TaskID),
-		Role:       fromV1Role(m.Role),
+		Role:       rename[v1.MessageRole, legacy.MessageRole](roles[:], m.Role, 1),
 		Extensions: m.Extensions,
 		Metadata:   m.Metadata,
 	}
