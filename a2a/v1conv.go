@@ -11,7 +11,7 @@ import (
 
 // The conversions between a2a-go's 0.3 (legacy) types and its 1.0 types
 // that the 1.0 handler needs. They give what a2a-go's a2acompat/a2av0
-// gives (a2av0_test.go compares the two), written here because importing
+// gives (v1conv_test.go compares the two), written here because importing
 // a2av0 links a2a-go v1's client, server and protobuf packages, and their
 // init work, into every start of the binary. Where a2av0 panics (a nil
 // 1.0 part) these answer an error instead.
