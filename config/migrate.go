@@ -3,7 +3,8 @@ package config
 import (
 	"sort"
 	"strings"
-	"sync"
+
+	"github.com/castor-dev/castor/internal/lazy"
 )
 
 // v1Keys maps the flat settings keys of Gemini CLI before September 2025
@@ -86,25 +87,25 @@ var v1Keys = map[string]string{
 
 // v1Order is v1Keys' keys sorted, so migration does the same thing on every
 // run.
-var v1Order = sync.OnceValue(func() []string {
+var v1Order = lazy.Value[[]string]{New: func() []string {
 	keys := make([]string, 0, len(v1Keys))
 	for k := range v1Keys {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	return keys
-})
+}}
 
 // v2Containers are the top-level V2 groups that a V1 key may share a name
 // with ("model" is a V1 string and a V2 object): an object value under such
 // a name is already V2.
-var v2Containers = sync.OnceValue(func() map[string]bool {
+var v2Containers = lazy.Value[map[string]bool]{New: func() map[string]bool {
 	m := map[string]bool{}
 	for _, p := range v1Keys {
 		m[strings.SplitN(p, ".", 2)[0]] = true
 	}
 	return m
-})
+}}
 
 // needsV1Migration reports whether obj has a top-level key that V2 keeps
 // somewhere else.
@@ -118,7 +119,7 @@ func needsV1Migration(obj map[string]any) bool {
 		// on its own: {"model": "x"} is a V2 file with a wrong value,
 		// which Gemini CLI 0.61 reports (see validateSettings). A file
 		// with any other flat V1 key is migrated whole.
-		if v2Containers()[k] {
+		if v2Containers.Get()[k] {
 			continue
 		}
 		return true
@@ -135,12 +136,12 @@ func migrateV1(flat map[string]any) map[string]any {
 	for k := range flat {
 		left[k] = true
 	}
-	for _, old := range v1Order() {
+	for _, old := range v1Order.Get() {
 		v, ok := flat[old]
 		if !ok {
 			continue
 		}
-		if _, isObj := v.(map[string]any); isObj && v2Containers()[old] {
+		if _, isObj := v.(map[string]any); isObj && v2Containers.Get()[old] {
 			continue
 		}
 		if old == "chatCompression" {

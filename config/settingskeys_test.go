@@ -104,7 +104,7 @@ func TestSettingsTableWellFormed(t *testing.T) {
 		}
 	}
 	known := func(key string) bool {
-		return settingsIndex().rows[key] != nil || settingsIndex().groups[key] || underRow(key)
+		return settingsIndex.Get().rows[key] != nil || settingsIndex.Get().groups[key] || underRow(key)
 	}
 	for key := range settingsSchema {
 		if !known(key) {
@@ -131,7 +131,7 @@ func TestSettingsTableWellFormed(t *testing.T) {
 func underRow(key string) bool {
 	for p := key; strings.Contains(p, "."); {
 		p = p[:strings.LastIndex(p, ".")]
-		if settingsIndex().rows[p] != nil {
+		if settingsIndex.Get().rows[p] != nil {
 			return true
 		}
 	}
