@@ -3,8 +3,8 @@ package policy
 import (
 	"path/filepath"
 	"regexp"
-	"sync"
 
+	"github.com/castor-dev/castor/internal/lazy"
 	"github.com/castor-dev/castor/tool"
 )
 
@@ -23,7 +23,7 @@ const (
 )
 
 // planFileName is the file name plan.toml lets plan mode write.
-var planFileName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[\w-]+\.md$`) })
+var planFileName = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^[\w-]+\.md$`) }}
 
 // notReadOnly are read tools Gemini CLI's read-only.toml does not list, so
 // that they are asked about like other tools (and hidden in headless runs).
@@ -90,7 +90,7 @@ func (e *Engine) modeToolLocked(c Call) (d Decision, prio int, msg string, ok bo
 // the plans directory, the one thing plan mode may write.
 func (e *Engine) planFileLocked(c Call) bool {
 	p, _ := c.Args["file_path"].(string)
-	if p == "" || e.plansDir == "" || !planFileName().MatchString(filepath.Base(p)) {
+	if p == "" || e.plansDir == "" || !planFileName.Get().MatchString(filepath.Base(p)) {
 		return false
 	}
 	root := ""
