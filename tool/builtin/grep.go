@@ -16,12 +16,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/castor-dev/castor/internal/lazy"
 	"github.com/castor-dev/castor/tool"
 )
 
@@ -876,7 +876,7 @@ func (c *grepCall) dirOfSearch() string {
 // gitUnsafeRE matches regexp syntax whose meaning differs between Go's RE2
 // and the POSIX extended expressions git grep -E uses (\d is a literal "d"
 // there, for one), so such patterns go to the Go walker instead.
-var gitUnsafeRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\\[dDpPAzQE]|\(\?|[*+?}]\?`) })
+var gitUnsafeRE = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`\\[dDpPAzQE]|\(\?|[*+?}]\?`) }}
 
 // canUseGitGrep reports whether git grep can answer this search: a git
 // binary, a directory inside a work tree, no context lines (git's --null
@@ -887,7 +887,7 @@ func (c *grepCall) canUseGitGrep(ctx context.Context) bool {
 	if c.tool.gitPath == "" || o.searchIsFile || o.before > 0 || o.after > 0 {
 		return false
 	}
-	if !o.fixedStrings && gitUnsafeRE().MatchString(o.pattern) {
+	if !o.fixedStrings && gitUnsafeRE.Get().MatchString(o.pattern) {
 		return false
 	}
 	cmd := exec.CommandContext(ctx, c.tool.gitPath, "rev-parse", "--is-inside-work-tree")

@@ -24,6 +24,7 @@ import (
 	"golang.org/x/net/html"
 	"google.golang.org/genai"
 
+	"github.com/castor-dev/castor/internal/lazy"
 	"github.com/castor-dev/castor/internal/netguard"
 	"github.com/castor-dev/castor/internal/textutil"
 	"github.com/castor-dev/castor/model"
@@ -288,7 +289,7 @@ func webNormalizeURL(s string) string {
 }
 
 // webGithubBlob matches the owner/repo part of a GitHub blob URL path.
-var webGithubBlob = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^/([^/]+/[^/]+)/blob/`) })
+var webGithubBlob = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^/([^/]+/[^/]+)/blob/`) }}
 
 // webGithubRaw turns a github.com blob URL into the raw file's URL, so the
 // fetch gets the file rather than GitHub's page around it.
@@ -298,7 +299,7 @@ func webGithubRaw(s string) string {
 		return s
 	}
 	u.Host = "raw.githubusercontent.com"
-	u.Path = webGithubBlob().ReplaceAllString(u.Path, "/$1/")
+	u.Path = webGithubBlob.Get().ReplaceAllString(u.Path, "/$1/")
 	u.RawPath = ""
 	return u.String()
 }
