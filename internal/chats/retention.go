@@ -10,8 +10,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/castor-dev/castor/internal/lazy"
 )
 
 // Retention is Gemini CLI's general.sessionRetention: which recorded
@@ -100,7 +101,7 @@ func RetentionFromSettings(get func(key string) (any, bool)) (Retention, error) 
 }
 
 // retentionPeriod is Gemini CLI's period syntax: digits then one unit.
-var retentionPeriod = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+)([dhwm])$`) })
+var retentionPeriod = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^(\d+)([dhwm])$`) }}
 
 var periodUnits = map[string]time.Duration{
 	"h": time.Hour,
@@ -116,7 +117,7 @@ const forever = time.Duration(math.MaxInt64)
 // ParseRetentionPeriod parses "30d", "24h", "2w" or "1m" (30 days), with
 // Gemini CLI's error messages for anything else and for zero.
 func ParseRetentionPeriod(period string) (time.Duration, error) {
-	m := retentionPeriod().FindStringSubmatch(period)
+	m := retentionPeriod.Get().FindStringSubmatch(period)
 	if m == nil {
 		return 0, fmt.Errorf("Invalid retention period format: %s. Expected format: <number><unit> where unit is h, d, w, or m", period)
 	}

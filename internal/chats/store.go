@@ -13,12 +13,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/castor-dev/castor/internal/fsutil"
+	"github.com/castor-dev/castor/internal/lazy"
 )
 
 // sessionFilePrefix starts the name of every main-agent session file.
@@ -74,12 +74,12 @@ type CreateOptions struct {
 	Directories []string
 }
 
-var unsafeFileChars = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-zA-Z0-9_-]`) })
+var unsafeFileChars = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`[^a-zA-Z0-9_-]`) }}
 
 // sanitizeFilenamePart matches Gemini CLI, so both name a session's files
 // the same way.
 func sanitizeFilenamePart(s string) string {
-	return unsafeFileChars().ReplaceAllString(s, "_")
+	return unsafeFileChars.Get().ReplaceAllString(s, "_")
 }
 
 // Create starts a new session. Its file, named now, is written with its
