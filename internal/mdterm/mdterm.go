@@ -12,10 +12,10 @@ import (
 	"image/color"
 	"regexp"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"charm.land/lipgloss/v2"
+	"github.com/castor-dev/castor/internal/lazy"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -117,7 +117,7 @@ func (r *Renderer) render(s style, text string) string {
 }
 
 // Block patterns, as Gemini CLI's renderer matches them.
-var blockRE = sync.OnceValue(func() map[string]*regexp.Regexp {
+var blockRE = lazy.Value[map[string]*regexp.Regexp]{New: func() map[string]*regexp.Regexp {
 	return map[string]*regexp.Regexp{
 		"heading": regexp.MustCompile(`^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$`),
 		"fence":   regexp.MustCompile("^( {0,3})(`{3,}|~{3,})[ \t]*([^`\\s]*)"),
@@ -126,12 +126,12 @@ var blockRE = sync.OnceValue(func() map[string]*regexp.Regexp {
 		"rule":    regexp.MustCompile(`^ {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$`),
 		"quote":   regexp.MustCompile(`^ {0,3}>[ \t]?(.*)$`),
 	}
-})
+}}
 
 // Render returns src rendered, lines joined by "\n", without blank lines
 // at either end.
 func (r *Renderer) Render(src string) string {
-	re := blockRE()
+	re := blockRE.Get()
 	// Invalid bytes would be measured one way alone and another in a line.
 	src = strings.ToValidUTF8(strings.ReplaceAll(src, "\r\n", "\n"), "\uFFFD")
 	lines := strings.Split(src, "\n")
@@ -244,7 +244,7 @@ func (r *Renderer) Render(src string) string {
 // startsBlock reports whether a line opens a block of its own, ending a
 // list item's continuation lines.
 func startsBlock(l string) bool {
-	re := blockRE()
+	re := blockRE.Get()
 	for _, k := range []string{"heading", "fence", "ulist", "olist", "rule", "quote"} {
 		if re[k].MatchString(l) {
 			return true
