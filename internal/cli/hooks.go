@@ -8,11 +8,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 
 	"github.com/castor-dev/castor/config"
+	"github.com/castor-dev/castor/internal/lazy"
 	"github.com/castor-dev/castor/internal/setup"
 	"github.com/castor-dev/castor/internal/termtext"
 )
@@ -74,7 +74,7 @@ var claudeEvents = map[string]string{
 
 // claudeTools maps Claude Code's tool names in a matcher to Gemini CLI's;
 // built on first use (only `castor hooks migrate` reads it).
-var claudeTools = sync.OnceValue(func() []claudeTool {
+var claudeTools = lazy.Value[[]claudeTool]{New: func() []claudeTool {
 	return []claudeTool{
 		{regexp.MustCompile(`\bEdit\b`), "replace"},
 		{regexp.MustCompile(`\bBash\b`), "run_shell_command"},
@@ -84,7 +84,7 @@ var claudeTools = sync.OnceValue(func() []claudeTool {
 		{regexp.MustCompile(`\bGrep\b`), "grep"},
 		{regexp.MustCompile(`\bLS\b`), "ls"},
 	}
-})
+}}
 
 // claudeTool is one row of claudeTools.
 type claudeTool struct {
@@ -181,7 +181,7 @@ func migrateClaudeDefinition(d any) any {
 	}
 	out := map[string]any{}
 	if m, ok := def["matcher"].(string); ok {
-		for _, t := range claudeTools() {
+		for _, t := range claudeTools.Get() {
 			m = t.re.ReplaceAllString(m, t.name)
 		}
 		out["matcher"] = m

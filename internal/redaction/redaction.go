@@ -15,7 +15,8 @@ package redaction
 import (
 	"regexp"
 	"strings"
-	"sync"
+
+	"github.com/castor-dev/castor/internal/lazy"
 )
 
 // Rules are one redaction's settings.
@@ -37,7 +38,7 @@ func (r Rules) Secure() Rules {
 	var allowed []string
 	for _, k := range r.Allowed {
 		up := strings.ToUpper(k)
-		if !neverAllowed[up] && !secretName().MatchString(up) {
+		if !neverAllowed[up] && !secretName.Get().MatchString(up) {
 			allowed = append(allowed, k)
 		}
 	}
@@ -83,7 +84,7 @@ func withheld(key, value string, allow, block map[string]bool, strict bool) bool
 	if strings.HasPrefix(key, "GEMINI_CLI_") {
 		return false
 	}
-	for _, re := range secretValue() {
+	for _, re := range secretValue.Get() {
 		if re.MatchString(value) {
 			return true
 		}
@@ -98,7 +99,7 @@ func withheld(key, value string, allow, block map[string]bool, strict bool) bool
 	case neverAllowed[key], strict:
 		return true
 	}
-	return secretName().MatchString(key)
+	return secretName.Get().MatchString(key)
 }
 
 func upperSet(list []string) map[string]bool {
@@ -133,14 +134,14 @@ var neverAllowed = map[string]bool{
 }
 
 // secretName matches the names of variables that usually hold secrets.
-var secretName = sync.OnceValue(func() *regexp.Regexp {
+var secretName = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)TOKEN|SECRET|PASSWORD|PASSWD|KEY|AUTH|CREDENTIAL|CREDS|PRIVATE|CERT`)
-})
+}}
 
 // secretValue matches values shaped like credentials. RE2 cannot
 // backtrack, so unbounded repeats stand where Gemini CLI caps them at 1024
 // or 10240 characters against catastrophic backtracking.
-var secretValue = sync.OnceValue(func() []*regexp.Regexp {
+var secretValue = lazy.Value[[]*regexp.Regexp]{New: func() []*regexp.Regexp {
 	return []*regexp.Regexp{
 		regexp.MustCompile(`(?i)-----BEGIN (RSA|OPENSSH|EC|PGP) PRIVATE KEY-----`),
 		regexp.MustCompile(`(?i)-----BEGIN CERTIFICATE-----`),
@@ -159,4 +160,4 @@ var secretValue = sync.OnceValue(func() []*regexp.Regexp {
 		// Slack tokens.
 		regexp.MustCompile(`(?i)xox[abpr]-[a-zA-Z0-9-]+`),
 	}
-})
+}}
