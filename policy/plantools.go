@@ -27,10 +27,12 @@ var planFileName = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { retur
 
 // notReadOnly are read tools Gemini CLI's read-only.toml does not list, so
 // that they are asked about like other tools (and hidden in headless runs).
-var notReadOnly = map[string]bool{"list_background_processes": true, "read_background_output": true}
+var notReadOnly = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{"list_background_processes": true, "read_background_output": true}
+}}
 
 // readOnly reports whether c runs unasked as a read-only tool.
-func readOnly(c Call) bool { return c.Kind.ReadOnly() && !notReadOnly[c.Name] }
+func readOnly(c Call) bool { return c.Kind.ReadOnly() && !notReadOnly.Get()[c.Name] }
 
 // modeToolLocked is the decision for the tools whose rules depend on the
 // mode beyond read-only or not: ok is false for every other call.
