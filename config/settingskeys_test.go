@@ -106,17 +106,17 @@ func TestSettingsTableWellFormed(t *testing.T) {
 	known := func(key string) bool {
 		return settingsIndex.Get().rows[key] != nil || settingsIndex.Get().groups[key] || underRow(key)
 	}
-	for key := range settingsSchema {
+	for key := range settingsSchema.Get() {
 		if !known(key) {
 			t.Errorf("validate.go checks %s, which the table lacks", key)
 		}
 	}
-	for key := range mergeStrategies {
+	for key := range mergeStrategies.Get() {
 		if key = strings.TrimSuffix(key, ".*"); !known(key) {
 			t.Errorf("merge.go merges %s, which the table lacks", key)
 		}
 	}
-	for old, key := range v1Keys {
+	for old, key := range v1Keys.Get() {
 		if old == "disableAutoUpdate" || old == "disableUpdateNag" {
 			continue // renamed again on load (migrateDeprecated)
 		}
