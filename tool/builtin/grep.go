@@ -56,10 +56,12 @@ var rgExcludeGlobs = []string{
 
 // grepExcludedDirs are the directory names of rgExcludeGlobs: nothing
 // below a directory of that name is searched.
-var grepExcludedDirs = map[string]bool{
-	"node_modules": true, ".git": true, "bower_components": true, ".svn": true, ".hg": true,
-	".vscode": true, ".idea": true, "dist": true, "build": true, "coverage": true, "__pycache__": true,
-}
+var grepExcludedDirs = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{
+		"node_modules": true, ".git": true, "bower_components": true, ".svn": true, ".hg": true,
+		".vscode": true, ".idea": true, "dist": true, "build": true, "coverage": true, "__pycache__": true,
+	}
+}}
 
 // grepExcluded reports whether rgExcludeGlobs exclude a file, given by its
 // slash path relative to the search directory.
@@ -69,7 +71,7 @@ func grepExcluded(rel string) bool {
 		return true
 	}
 	for _, el := range strings.Split(strings.TrimSuffix(dir, "/"), "/") {
-		if grepExcludedDirs[el] {
+		if grepExcludedDirs.Get()[el] {
 			return true
 		}
 	}
@@ -583,7 +585,7 @@ func (c *grepCall) searchRipgrep(ctx context.Context) ([]grepMatch, error) {
 // ignore files hide, whose lines postProcess would drop.
 func (c *grepCall) rgSkip(k *grepKeep) func(rel string, isDir bool) bool {
 	return func(rel string, isDir bool) bool {
-		if isDir && grepExcludedDirs[path.Base(rel)] || !isDir && grepExcluded(rel) {
+		if isDir && grepExcludedDirs.Get()[path.Base(rel)] || !isDir && grepExcluded(rel) {
 			return true
 		}
 		return isIgnored(k.filter, filepath.Join(k.base, filepath.FromSlash(rel)), isDir)
