@@ -31,7 +31,7 @@ func SettingsReference() []SettingDoc {
 // ExtensionManifestReference does for gemini-extension.json what
 // SettingsReference does for settings.json.
 func ExtensionManifestReference() []SettingDoc {
-	return referenceOf(extensionTable, extensionDescriptions)
+	return referenceOf(extensionTable, extensionDescriptions.Get())
 }
 
 func referenceOf(table []settingKey, descriptions map[string]string) []SettingDoc {

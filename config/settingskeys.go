@@ -658,15 +658,17 @@ var settingDescriptions = lazy.Value[map[string]string]{New: func() map[string]s
 
 // extensionDescriptions does for extensionTable what settingDescriptions
 // does for settingsTable.
-var extensionDescriptions = map[string]string{
-	"name":            "The extension's name; its folder under `~/.gemini/extensions/` has it.",
-	"version":         "Its version; `castor extensions update` compares it.",
-	"description":     "What it does, shown by `castor extensions list`.",
-	"mcpServers":      "MCP servers it starts with the session (a server of the same name in settings wins).",
-	"contextFileName": "Its context files (default `GEMINI.md`), joining the memory.",
-	"excludeTools":    "Tools it takes away, joining `tools.exclude`.",
-	"settings":        "Values it asks for at install, stored in its `.env` (sensitive ones apart).",
-	"themes":          "Colour themes it brings.",
-	"plan.directory":  "Where plan mode keeps its plans when the settings name no `general.plan.directory` (the first active extension's; inside the project root).",
-	"migratedTo":      "Where the extension moved.",
-}
+var extensionDescriptions = lazy.Value[map[string]string]{New: func() map[string]string {
+	return map[string]string{
+		"name":            "The extension's name; its folder under `~/.gemini/extensions/` has it.",
+		"version":         "Its version; `castor extensions update` compares it.",
+		"description":     "What it does, shown by `castor extensions list`.",
+		"mcpServers":      "MCP servers it starts with the session (a server of the same name in settings wins).",
+		"contextFileName": "Its context files (default `GEMINI.md`), joining the memory.",
+		"excludeTools":    "Tools it takes away, joining `tools.exclude`.",
+		"settings":        "Values it asks for at install, stored in its `.env` (sensitive ones apart).",
+		"themes":          "Colour themes it brings.",
+		"plan.directory":  "Where plan mode keeps its plans when the settings name no `general.plan.directory` (the first active extension's; inside the project root).",
+		"migratedTo":      "Where the extension moved.",
+	}
+}}
