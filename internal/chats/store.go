@@ -572,7 +572,9 @@ func (s *Store) Delete(ref string) (Info, error) {
 
 // reservedDirs are the project temp dir's own subdirectories, which a
 // crafted session id must never make us delete.
-var reservedDirs = map[string]bool{"chats": true, "logs": true, "tool-outputs": true}
+var reservedDirs = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{"chats": true, "logs": true, "tool-outputs": true}
+}}
 
 func (s *Store) deleteFiles(id string) error {
 	safe, errs := s.removeSessionFiles(id)
@@ -589,7 +591,7 @@ func (s *Store) deleteFiles(id string) error {
 			errs = append(errs, err)
 		}
 	}
-	if !reservedDirs[strings.ToLower(safe)] {
+	if !reservedDirs.Get()[strings.ToLower(safe)] {
 		if err := os.RemoveAll(filepath.Join(temp, safe)); err != nil {
 			errs = append(errs, err)
 		}

@@ -38,7 +38,7 @@ func (r Rules) Secure() Rules {
 	var allowed []string
 	for _, k := range r.Allowed {
 		up := strings.ToUpper(k)
-		if !neverAllowed[up] && !secretName.Get().MatchString(up) {
+		if !neverAllowed.Get()[up] && !secretName.Get().MatchString(up) {
 			allowed = append(allowed, k)
 		}
 	}
@@ -94,9 +94,9 @@ func withheld(key, value string, allow, block map[string]bool, strict bool) bool
 		return false
 	case block[key]:
 		return true
-	case alwaysAllowed[key]:
+	case alwaysAllowed.Get()[key]:
 		return false
-	case neverAllowed[key], strict:
+	case neverAllowed.Get()[key], strict:
 		return true
 	}
 	return secretName.Get().MatchString(key)
@@ -113,25 +113,29 @@ func upperSet(list []string) map[string]bool {
 // alwaysAllowed pass even in strict mode: what programs need to run at all
 // (on Unix and Windows), the terminal's capabilities, and the inputs of
 // Gemini CLI's GitHub Actions workflows.
-var alwaysAllowed = map[string]bool{
-	"PATH": true, "SYSTEMROOT": true, "COMSPEC": true, "PATHEXT": true, "WINDIR": true,
-	"TEMP": true, "TMP": true, "USERPROFILE": true, "SYSTEMDRIVE": true,
-	"HOME": true, "LANG": true, "SHELL": true, "TMPDIR": true, "USER": true, "LOGNAME": true,
-	"TERM": true, "COLORTERM": true,
-	"ADDITIONAL_CONTEXT": true, "AVAILABLE_LABELS": true, "BRANCH_NAME": true, "DESCRIPTION": true,
-	"EVENT_NAME": true, "GITHUB_ENV": true, "IS_PULL_REQUEST": true, "ISSUES_TO_TRIAGE": true,
-	"ISSUE_BODY": true, "ISSUE_NUMBER": true, "ISSUE_TITLE": true, "PULL_REQUEST_NUMBER": true,
-	"REPOSITORY": true, "TITLE": true, "TRIGGERING_ACTOR": true,
-}
+var alwaysAllowed = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{
+		"PATH": true, "SYSTEMROOT": true, "COMSPEC": true, "PATHEXT": true, "WINDIR": true,
+		"TEMP": true, "TMP": true, "USERPROFILE": true, "SYSTEMDRIVE": true,
+		"HOME": true, "LANG": true, "SHELL": true, "TMPDIR": true, "USER": true, "LOGNAME": true,
+		"TERM": true, "COLORTERM": true,
+		"ADDITIONAL_CONTEXT": true, "AVAILABLE_LABELS": true, "BRANCH_NAME": true, "DESCRIPTION": true,
+		"EVENT_NAME": true, "GITHUB_ENV": true, "IS_PULL_REQUEST": true, "ISSUES_TO_TRIAGE": true,
+		"ISSUE_BODY": true, "ISSUE_NUMBER": true, "ISSUE_TITLE": true, "PULL_REQUEST_NUMBER": true,
+		"REPOSITORY": true, "TITLE": true, "TRIGGERING_ACTOR": true,
+	}
+}}
 
 // neverAllowed are withheld unless the user allows them by name (and even
 // then not from the shell: see Secure).
-var neverAllowed = map[string]bool{
-	"CLIENT_ID": true, "DB_URI": true, "CONNECTION_STRING": true, "AWS_DEFAULT_REGION": true,
-	"AZURE_CLIENT_ID": true, "AZURE_TENANT_ID": true, "SLACK_WEBHOOK_URL": true,
-	"TWILIO_ACCOUNT_SID": true, "DATABASE_URL": true, "GOOGLE_CLOUD_PROJECT": true,
-	"GOOGLE_CLOUD_ACCOUNT": true, "FIREBASE_PROJECT_ID": true,
-}
+var neverAllowed = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{
+		"CLIENT_ID": true, "DB_URI": true, "CONNECTION_STRING": true, "AWS_DEFAULT_REGION": true,
+		"AZURE_CLIENT_ID": true, "AZURE_TENANT_ID": true, "SLACK_WEBHOOK_URL": true,
+		"TWILIO_ACCOUNT_SID": true, "DATABASE_URL": true, "GOOGLE_CLOUD_PROJECT": true,
+		"GOOGLE_CLOUD_ACCOUNT": true, "FIREBASE_PROJECT_ID": true,
+	}
+}}
 
 // secretName matches the names of variables that usually hold secrets.
 var secretName = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
