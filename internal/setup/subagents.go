@@ -266,14 +266,16 @@ type subagentHooks struct {
 }
 
 // subagentEvents are the events a subagent's engine fires.
-var subagentEvents = map[agent.HookEvent]bool{
-	agent.HookBeforeTool: true, agent.HookAfterTool: true,
-	agent.HookBeforeModel: true, agent.HookBeforeToolSelection: true, agent.HookAfterModel: true,
-}
+var subagentEvents = lazy.Value[map[agent.HookEvent]bool]{New: func() map[agent.HookEvent]bool {
+	return map[agent.HookEvent]bool{
+		agent.HookBeforeTool: true, agent.HookAfterTool: true,
+		agent.HookBeforeModel: true, agent.HookBeforeToolSelection: true, agent.HookAfterModel: true,
+	}
+}}
 
 // Handles reports the session's hooks for the events a subagent fires.
 func (t subagentHooks) Handles(e agent.HookEvent) bool {
-	return subagentEvents[e] && t.h.Handles(e)
+	return subagentEvents.Get()[e] && t.h.Handles(e)
 }
 
 // Fire runs the session's hooks for one of a subagent's events.
