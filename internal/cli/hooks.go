@@ -60,17 +60,19 @@ func newHooksCommand(_ context.Context, stdio IO) *cobra.Command {
 // claudeEvents maps Claude Code's hook events to Gemini CLI's, as `gemini
 // hooks migrate` does (a subagent's Stop becomes AfterAgent); other names
 // are kept.
-var claudeEvents = map[string]string{
-	"PreToolUse":       "BeforeTool",
-	"PostToolUse":      "AfterTool",
-	"UserPromptSubmit": "BeforeAgent",
-	"Stop":             "AfterAgent",
-	"SubAgentStop":     "AfterAgent",
-	"SessionStart":     "SessionStart",
-	"SessionEnd":       "SessionEnd",
-	"PreCompact":       "PreCompress",
-	"Notification":     "Notification",
-}
+var claudeEvents = lazy.Value[map[string]string]{New: func() map[string]string {
+	return map[string]string{
+		"PreToolUse":       "BeforeTool",
+		"PostToolUse":      "AfterTool",
+		"UserPromptSubmit": "BeforeAgent",
+		"Stop":             "AfterAgent",
+		"SubAgentStop":     "AfterAgent",
+		"SessionStart":     "SessionStart",
+		"SessionEnd":       "SessionEnd",
+		"PreCompact":       "PreCompress",
+		"Notification":     "Notification",
+	}
+}}
 
 // claudeTools maps Claude Code's tool names in a matcher to Gemini CLI's;
 // built on first use (only `castor hooks migrate` reads it).
@@ -130,7 +132,7 @@ func migrateClaudeHooks(stdio IO) error {
 			continue
 		}
 		name := event
-		if g, ok := claudeEvents[event]; ok {
+		if g, ok := claudeEvents.Get()[event]; ok {
 			name = g
 		}
 		out := make([]any, 0, len(list))
