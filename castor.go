@@ -42,6 +42,7 @@ import (
 
 	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/config"
+	"github.com/castor-dev/castor/internal/lazy"
 	"github.com/castor-dev/castor/internal/sdkopts"
 	"github.com/castor-dev/castor/internal/setup"
 	"github.com/castor-dev/castor/internal/textutil"
@@ -373,12 +374,14 @@ func stopReason(err error) StopReason {
 }
 
 // turnStop maps the engine's reason for a turn's end to a StopReason.
-var turnStop = map[agent.TurnEndReason]StopReason{
-	agent.TurnCompleted: StopCompleted,
-	agent.TurnCancelled: StopCancelled,
-	agent.TurnStopped:   StopHalted,
-	agent.TurnBlocked:   StopBlocked,
-}
+var turnStop = lazy.Value[map[agent.TurnEndReason]StopReason]{New: func() map[agent.TurnEndReason]StopReason {
+	return map[agent.TurnEndReason]StopReason{
+		agent.TurnCompleted: StopCompleted,
+		agent.TurnCancelled: StopCancelled,
+		agent.TurnStopped:   StopHalted,
+		agent.TurnBlocked:   StopBlocked,
+	}
+}}
 
 // New builds an agent: it loads settings, memory and credentials the way
 // the castor command does, and starts (or resumes) a session. Cancelling
@@ -559,7 +562,7 @@ func (a *Agent) collect(events iter.Seq2[*agent.Event, error]) (*Result, error) 
 		switch ev.Type {
 		case agent.EventTurnEnd:
 			text = ev.Text
-			stop = cmp.Or(turnStop[ev.Reason], StopCompleted)
+			stop = cmp.Or(turnStop.Get()[ev.Reason], StopCompleted)
 		case agent.EventInputRequired:
 			text, stop = ev.Text, StopPaused
 		case agent.EventWarning, agent.EventHookMessage:

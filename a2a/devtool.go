@@ -2,11 +2,12 @@ package a2a
 
 import (
 	"cmp"
-	"github.com/castor-dev/castor/tool"
 	"maps"
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/castor-dev/castor/tool"
 
 	"github.com/castor-dev/castor/a2a/internal/semver"
 )

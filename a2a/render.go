@@ -9,6 +9,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/castor-dev/castor/agent"
+	"github.com/castor-dev/castor/internal/lazy"
 	"github.com/castor-dev/castor/tool"
 )
 
@@ -333,10 +334,12 @@ func (r *renderer) extCall(u *update) []any {
 
 // extStatuses are the extension's names of the engine's statuses; the
 // others are all PENDING.
-var extStatuses = map[agent.Status]string{
-	agent.StatusExecuting: devExecuting, agent.StatusSuccess: devSucceeded,
-	agent.StatusError: devFailed, agent.StatusCancelled: devCancelled,
-}
+var extStatuses = lazy.Value[map[agent.Status]string]{New: func() map[agent.Status]string {
+	return map[agent.Status]string{
+		agent.StatusExecuting: devExecuting, agent.StatusSuccess: devSucceeded,
+		agent.StatusError: devFailed, agent.StatusCancelled: devCancelled,
+	}
+}}
 
 // extToolCall builds the extension's ToolCall for c.
 func extToolCall(c *agent.ToolCall, workspace string) *devToolCall {
@@ -344,7 +347,7 @@ func extToolCall(c *agent.ToolCall, workspace string) *devToolCall {
 	if args == nil {
 		args = map[string]any{}
 	}
-	tc := &devToolCall{ToolCallID: c.ID, Status: cmp.Or(extStatuses[c.Status], devPending), ToolName: c.Name, InputParameters: args}
+	tc := &devToolCall{ToolCallID: c.ID, Status: cmp.Or(extStatuses.Get()[c.Status], devPending), ToolName: c.Name, InputParameters: args}
 	if c.Tool != nil {
 		tc.ToolName = c.Tool.Name()
 	}

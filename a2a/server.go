@@ -458,7 +458,7 @@ func (s *Server) lookupTask(ctx context.Context, id string) (*task, error) {
 		}
 		return t, nil
 	}
-	if !validTaskID().MatchString(id) {
+	if !validTaskID.Get().MatchString(id) {
 		return nil, errTaskNotFound(id)
 	}
 	var st *StoredTask

@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"sync"
 	"time"
 
 	"google.golang.org/genai"
 
 	"github.com/castor-dev/castor/a2a/internal/memstore"
 	"github.com/castor-dev/castor/agent"
+	"github.com/castor-dev/castor/internal/lazy"
 )
 
 // ErrNotFound is returned by a TaskStore for a task it does not hold.
@@ -73,7 +73,7 @@ type TaskPruner interface {
 
 // validTaskID is Gemini CLI's rule for ids that become object names; it
 // also keeps ids from escaping the store directory.
-var validTaskID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9_-]{1,128}$`) })
+var validTaskID = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9_-]{1,128}$`) }}
 
 // MemoryStore keeps tasks in memory: nothing survives a restart. It keeps
 // copies of the task's lists, not of the messages and contents in them,
@@ -97,7 +97,7 @@ func copyStored(t *StoredTask) *StoredTask {
 
 // Save stores a copy of t.
 func (m *MemoryStore) Save(_ context.Context, t *StoredTask) error {
-	if !validTaskID().MatchString(t.ID) {
+	if !validTaskID.Get().MatchString(t.ID) {
 		return fmt.Errorf("invalid task id %q", t.ID)
 	}
 	m.tasks.Put(t.ID, t)

@@ -23,6 +23,7 @@ import (
 	"github.com/castor-dev/castor/a2a/internal/host"
 	"github.com/castor-dev/castor/a2a/internal/jsonrpc"
 	"github.com/castor-dev/castor/a2a/internal/mediatype"
+	"github.com/castor-dev/castor/internal/lazy"
 )
 
 // handler serves A2A 1.0 through a2a-go's transports (a2asrv's JSON-RPC
@@ -38,21 +39,23 @@ var _ a2asrv.RequestHandler = handler{}
 
 // v1Errors maps JSON-RPC codes to a2a-go's errors, which its transports
 // turn back into the same codes (and REST statuses).
-var v1Errors = map[int]error{
-	CodeParseError: v1.ErrParseError, CodeInvalidRequest: v1.ErrInvalidRequest,
-	CodeMethodNotFound: v1.ErrMethodNotFound, CodeInvalidParams: v1.ErrInvalidParams,
-	CodeInternalError: v1.ErrInternalError, CodeTaskNotFound: v1.ErrTaskNotFound,
-	CodeTaskNotCancelable: v1.ErrTaskNotCancelable, CodePushNotificationNotSupported: v1.ErrPushNotificationNotSupported,
-	CodeUnsupportedOperation: v1.ErrUnsupportedOperation, CodeContentTypeNotSupported: v1.ErrUnsupportedContentType,
-	CodeInvalidAgentResponse: v1.ErrInvalidAgentResponse, CodeExtendedCardNotConfigured: v1.ErrExtendedCardNotConfigured,
-}
+var v1Errors = lazy.Value[map[int]error]{New: func() map[int]error {
+	return map[int]error{
+		CodeParseError: v1.ErrParseError, CodeInvalidRequest: v1.ErrInvalidRequest,
+		CodeMethodNotFound: v1.ErrMethodNotFound, CodeInvalidParams: v1.ErrInvalidParams,
+		CodeInternalError: v1.ErrInternalError, CodeTaskNotFound: v1.ErrTaskNotFound,
+		CodeTaskNotCancelable: v1.ErrTaskNotCancelable, CodePushNotificationNotSupported: v1.ErrPushNotificationNotSupported,
+		CodeUnsupportedOperation: v1.ErrUnsupportedOperation, CodeContentTypeNotSupported: v1.ErrUnsupportedContentType,
+		CodeInvalidAgentResponse: v1.ErrInvalidAgentResponse, CodeExtendedCardNotConfigured: v1.ErrExtendedCardNotConfigured,
+	}
+}}
 
 // v1Error turns our error into a2a-go's, keeping code and message.
 func v1Error(e *rpcError) error {
 	if e == nil {
 		return nil
 	}
-	err := v1.NewError(cmp.Or(v1Errors[e.Code], v1.ErrInternalError), e.Message)
+	err := v1.NewError(cmp.Or(v1Errors.Get()[e.Code], v1.ErrInternalError), e.Message)
 	err.Details, _ = e.Data.(map[string]any)
 	return err
 }

@@ -14,6 +14,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	iacp "github.com/castor-dev/castor/internal/acp"
+	"github.com/castor-dev/castor/internal/lazy"
 )
 
 // Handler is what a client does when the agent asks: its fields answer
@@ -52,7 +53,9 @@ func (h Handler) Capabilities() sdk.ClientCapabilities {
 }
 
 // errUnsupported answers a request the handler does not serve.
-var errUnsupported = sdk.NewMethodNotFound("not supported by this client")
+var errUnsupported = lazy.Value[*sdk.RequestError]{New: func() *sdk.RequestError {
+	return sdk.NewMethodNotFound("not supported by this client")
+}}
 
 // handler adapts Handler to sdk.Client.
 type handler struct{ h Handler }
@@ -73,49 +76,49 @@ func (c handler) RequestPermission(ctx context.Context, r sdk.RequestPermissionR
 
 func (c handler) ReadTextFile(ctx context.Context, r sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
 	if c.h.ReadTextFile == nil {
-		return sdk.ReadTextFileResponse{}, errUnsupported
+		return sdk.ReadTextFileResponse{}, errUnsupported.Get()
 	}
 	return c.h.ReadTextFile(ctx, r)
 }
 
 func (c handler) WriteTextFile(ctx context.Context, r sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
 	if c.h.WriteTextFile == nil {
-		return sdk.WriteTextFileResponse{}, errUnsupported
+		return sdk.WriteTextFileResponse{}, errUnsupported.Get()
 	}
 	return c.h.WriteTextFile(ctx, r)
 }
 
 func (c handler) CreateTerminal(ctx context.Context, r sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
 	if c.h.Terminal == nil {
-		return sdk.CreateTerminalResponse{}, errUnsupported
+		return sdk.CreateTerminalResponse{}, errUnsupported.Get()
 	}
 	return c.h.Terminal.CreateTerminal(ctx, r)
 }
 
 func (c handler) KillTerminal(ctx context.Context, r sdk.KillTerminalRequest) (sdk.KillTerminalResponse, error) {
 	if c.h.Terminal == nil {
-		return sdk.KillTerminalResponse{}, errUnsupported
+		return sdk.KillTerminalResponse{}, errUnsupported.Get()
 	}
 	return c.h.Terminal.KillTerminal(ctx, r)
 }
 
 func (c handler) TerminalOutput(ctx context.Context, r sdk.TerminalOutputRequest) (sdk.TerminalOutputResponse, error) {
 	if c.h.Terminal == nil {
-		return sdk.TerminalOutputResponse{}, errUnsupported
+		return sdk.TerminalOutputResponse{}, errUnsupported.Get()
 	}
 	return c.h.Terminal.TerminalOutput(ctx, r)
 }
 
 func (c handler) ReleaseTerminal(ctx context.Context, r sdk.ReleaseTerminalRequest) (sdk.ReleaseTerminalResponse, error) {
 	if c.h.Terminal == nil {
-		return sdk.ReleaseTerminalResponse{}, errUnsupported
+		return sdk.ReleaseTerminalResponse{}, errUnsupported.Get()
 	}
 	return c.h.Terminal.ReleaseTerminal(ctx, r)
 }
 
 func (c handler) WaitForTerminalExit(ctx context.Context, r sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
 	if c.h.Terminal == nil {
-		return sdk.WaitForTerminalExitResponse{}, errUnsupported
+		return sdk.WaitForTerminalExitResponse{}, errUnsupported.Get()
 	}
 	return c.h.Terminal.WaitForTerminalExit(ctx, r)
 }

@@ -3,10 +3,10 @@ package agent
 import (
 	"regexp"
 	"strings"
-	"sync"
 
 	"google.golang.org/genai"
 
+	"github.com/castor-dev/castor/internal/lazy"
 	"github.com/castor-dev/castor/model"
 	"github.com/castor-dev/castor/tool"
 )
@@ -101,12 +101,12 @@ func ensureThoughtSignature(modelName string, c *genai.Content) {
 	}
 }
 
-var boldSpan = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\*\*(.*?)\*\*`) })
+var boldSpan = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`\*\*(.*?)\*\*`) }}
 
 // parseThought splits thought text: the first **bold** span is the subject,
 // everything else the description.
 func parseThought(text string) Thought {
-	loc := boldSpan().FindStringSubmatchIndex(text)
+	loc := boldSpan.Get().FindStringSubmatchIndex(text)
 	if loc == nil {
 		return Thought{Description: strings.TrimSpace(text)}
 	}

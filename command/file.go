@@ -10,9 +10,9 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/BurntSushi/toml"
+	"github.com/castor-dev/castor/internal/lazy"
 	"google.golang.org/genai"
 )
 
@@ -62,7 +62,7 @@ type tomlCommand struct {
 	Description string  `toml:"description"`
 }
 
-var nameUnsafe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-zA-Z0-9_\-.]`) })
+var nameUnsafe = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`[^a-zA-Z0-9_\-.]`) }}
 
 // CommandName turns a file's path relative to its commands folder into a
 // command name, as Gemini CLI does: folders joined by ":", characters
@@ -72,7 +72,7 @@ func CommandName(rel string) string {
 	rel = strings.TrimSuffix(filepath.ToSlash(rel), ".toml")
 	segs := strings.Split(rel, "/")
 	for i, s := range segs {
-		s = nameUnsafe().ReplaceAllString(s, "_")
+		s = nameUnsafe.Get().ReplaceAllString(s, "_")
 		if len(s) > 50 {
 			s = s[:47] + "..."
 		}
@@ -110,13 +110,13 @@ func ParseFileCommand(file, rel string, data []byte) (*FileCommand, error) {
 	return fc, nil
 }
 
-var promptKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^[ \t]*"?prompt"?[ \t]*=[ \t]*`) })
+var promptKey = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`(?m)^[ \t]*"?prompt"?[ \t]*=[ \t]*`) }}
 
 // promptLine finds the file line of the prompt's byte offset: the line of
 // "prompt =" plus the lines before offset (one more when a multi-line
 // string starts on the next line).
 func promptLine(data []byte, prompt string, offset int) int {
-	loc := promptKey().FindIndex(data)
+	loc := promptKey.Get().FindIndex(data)
 	if loc == nil {
 		return 1
 	}

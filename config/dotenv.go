@@ -6,7 +6,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
+
+	"github.com/castor-dev/castor/internal/lazy"
 )
 
 // DefaultExcludedEnvVars are variables a project .env file may not set
@@ -156,19 +157,19 @@ func isFile(p string) bool {
 }
 
 // unsafeEnvChars matches what an untrusted .env value may not contain.
-var unsafeEnvChars = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-zA-Z0-9\-_./]`) })
+var unsafeEnvChars = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`[^a-zA-Z0-9\-_./]`) }}
 
 // sanitizeEnvValue strips characters that could matter to a shell.
 func sanitizeEnvValue(v string) string {
-	return unsafeEnvChars().ReplaceAllString(v, "")
+	return unsafeEnvChars.Get().ReplaceAllString(v, "")
 }
 
 // dotenvLine is the grammar of the Node "dotenv" package that Gemini CLI
 // uses: KEY=value or KEY: value, optional "export ", values single-, double-
 // or back-quoted (possibly spanning lines) or bare up to a comment.
-var dotenvLine = sync.OnceValue(func() *regexp.Regexp {
+var dotenvLine = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
 	return regexp.MustCompile(`(?m)^\s*(?:export\s+)?([\w.-]+)(?:\s*=\s*?|:\s+?)(\s*'(?:\\'|[^'])*'|\s*"(?:\\"|[^"])*"|\s*` + "`(?:\\\\`|[^`])*`" + `|[^#\r\n]+)?\s*(?:#.*)?$`)
-})
+}}
 
 // ParseDotEnv parses .env content into key/value pairs, keys in order of
 // first appearance, the last value of a repeated key winning. Values are trimmed and
@@ -179,7 +180,7 @@ func ParseDotEnv(data []byte) [][2]string {
 	src = strings.ReplaceAll(src, "\r", "\n")
 	var out [][2]string
 	index := map[string]int{}
-	for _, m := range dotenvLine().FindAllStringSubmatch(src, -1) {
+	for _, m := range dotenvLine.Get().FindAllStringSubmatch(src, -1) {
 		key, value := m[1], strings.TrimSpace(m[2])
 		quote := byte(0)
 		if value != "" {

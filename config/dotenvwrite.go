@@ -7,10 +7,10 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"unicode"
 
 	"github.com/castor-dev/castor/internal/fsutil"
+	"github.com/castor-dev/castor/internal/lazy"
 )
 
 // SetDotEnvValue sets key to value in the .env file at path, as the
@@ -20,7 +20,7 @@ import (
 // only, since settings are often secrets. ParseDotEnv reads back exactly
 // value.
 func SetDotEnvValue(path, key, value string) error {
-	if !dotenvKey().MatchString(key) {
+	if !dotenvKey.Get().MatchString(key) {
 		return fmt.Errorf("%s: invalid variable name %q", path, key)
 	}
 	line, err := dotenvAssignment(key, value)
@@ -51,7 +51,7 @@ func withoutKey(lines []string, key string) (out []string, at int) {
 	at = -1
 	for i := 0; i < len(lines); i++ {
 		l := lines[i]
-		if m := dotenvDefines().FindStringSubmatch(l); m != nil && m[1] == key {
+		if m := dotenvDefines.Get().FindStringSubmatch(l); m != nil && m[1] == key {
 			// A quoted value may span lines: skip to its closing quote.
 			rest := strings.TrimLeft(l[len(m[0]):], " \t")
 			if q := openQuote(rest); q != 0 && !strings.ContainsRune(rest[1:], rune(q)) {
@@ -68,9 +68,9 @@ func withoutKey(lines []string, key string) (out []string, at int) {
 }
 
 var (
-	dotenvKey     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[\w.-]+$`) })
-	dotenvDefines = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*(?:export\s+)?([\w.-]+)(?:\s*=\s*|:\s+)`) })
-	dotenvBare    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[^\s#'"` + "`" + `\\]+$`) })
+	dotenvKey     = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^[\w.-]+$`) }}
+	dotenvDefines = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^\s*(?:export\s+)?([\w.-]+)(?:\s*=\s*|:\s+)`) }}
+	dotenvBare    = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^[^\s#'"` + "`" + `\\]+$`) }}
 )
 
 // quotedEnd is the line closing a quoted value that line i opens and
@@ -81,7 +81,7 @@ var (
 // keys, never to be dropped with it.
 func quotedEnd(lines []string, i int) int {
 	rest := strings.Join(lines[i:], "\n")
-	loc := dotenvLine().FindStringIndex(rest)
+	loc := dotenvLine.Get().FindStringIndex(rest)
 	if loc == nil || loc[0] != 0 {
 		return i
 	}
@@ -104,7 +104,7 @@ func dotenvAssignment(key, value string) (string, error) {
 	switch {
 	case value == "":
 		return key + "=", nil
-	case dotenvBare().MatchString(value) && !strings.ContainsFunc(value, unicode.IsSpace):
+	case dotenvBare.Get().MatchString(value) && !strings.ContainsFunc(value, unicode.IsSpace):
 		// ParseDotEnv trims every Unicode space around a bare value (\v,
 		// a no-break space), more than \s: such a value is quoted.
 		return key + "=" + value, nil

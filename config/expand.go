@@ -3,12 +3,13 @@ package config
 import (
 	"regexp"
 	"strings"
-	"sync"
+
+	"github.com/castor-dev/castor/internal/lazy"
 )
 
 // envRef matches $NAME, ${NAME} and ${NAME:-default}, the three forms Gemini
 // CLI expands in settings values.
-var envRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$(?:(\w+)|\{([^}]+?)(?::-([^}]*))?\})`) })
+var envRef = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`\$(?:(\w+)|\{([^}]+?)(?::-([^}]*))?\})`) }}
 
 // ExpandEnvVars replaces $NAME, ${NAME} and ${NAME:-default} in s. A variable
 // that is set (even to "") gives its value; an unset one gives the default
@@ -23,7 +24,7 @@ func ExpandEnvVars(s string, lookup LookupFunc) string {
 	lookup = orOS(lookup)
 	var b strings.Builder
 	last := 0
-	for _, m := range envRef().FindAllStringSubmatchIndex(s, -1) {
+	for _, m := range envRef.Get().FindAllStringSubmatchIndex(s, -1) {
 		b.WriteString(s[last:m[0]])
 		last = m[1]
 		name := ""

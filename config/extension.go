@@ -12,9 +12,9 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/castor-dev/castor/internal/extension/swap"
+	"github.com/castor-dev/castor/internal/lazy"
 )
 
 // Extension files and folders, named as Gemini CLI names them.
@@ -159,11 +159,11 @@ func (e *Extension) ServersWithSettings() map[string]any {
 // ExtensionsDir is ~/.gemini/extensions for the .gemini directory dir.
 func ExtensionsDir(geminiDir string) string { return filepath.Join(geminiDir, "extensions") }
 
-var extensionNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9-]+$`) })
+var extensionNameRE = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9-]+$`) }}
 
 // ValidExtensionName reports whether name is one Gemini CLI accepts:
 // letters, digits and dashes.
-func ValidExtensionName(name string) bool { return extensionNameRE().MatchString(name) }
+func ValidExtensionName(name string) bool { return extensionNameRE.Get().MatchString(name) }
 
 // ExtensionVars are the ${…} variables of a manifest.
 func ExtensionVars(extensionPath, workspacePath string) map[string]string {
@@ -171,7 +171,7 @@ func ExtensionVars(extensionPath, workspacePath string) map[string]string {
 	return map[string]string{"extensionPath": extensionPath, "workspacePath": workspacePath, "/": sep, "pathSeparator": sep}
 }
 
-var extensionVarRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{(.*?)\}`) })
+var extensionVarRE = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`\$\{(.*?)\}`) }}
 
 // HydrateExtensionString replaces ${name} with vars[name]; an unknown
 // name is left as written (it may be an environment variable reference).
@@ -179,7 +179,7 @@ func HydrateExtensionString(s string, vars map[string]string) string {
 	if !strings.Contains(s, "${") {
 		return s
 	}
-	return extensionVarRE().ReplaceAllStringFunc(s, func(m string) string {
+	return extensionVarRE.Get().ReplaceAllStringFunc(s, func(m string) string {
 		if v, ok := vars[m[2:len(m)-1]]; ok {
 			return v
 		}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/castor-dev/castor/internal/lazy"
 	"github.com/castor-dev/castor/internal/textutil"
 	"github.com/castor-dev/castor/tool"
 )
@@ -19,12 +20,14 @@ const DefaultFolderStructureItems = 200
 
 // folderTreeSkipped are folder names always shown as "name/..." without
 // their contents, whatever the ignore files say.
-var folderTreeSkipped = map[string]bool{
-	"node_modules": true,
-	".git":         true,
-	"dist":         true,
-	"__pycache__":  true,
-}
+var folderTreeSkipped = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{
+		"node_modules": true,
+		".git":         true,
+		"dist":         true,
+		"__pycache__":  true,
+	}
+}}
 
 const truncationMark = "..."
 
@@ -142,7 +145,7 @@ func readFolderTree(root string, maxItems int, filter tool.FileFilter) (*folderN
 			child := &folderNode{name: e.Name()}
 			j.node.subFolders = append(j.node.subFolders, child)
 			count++
-			if folderTreeSkipped[e.Name()] || (filter != nil && filter.Ignored(sub, true)) {
+			if folderTreeSkipped.Get()[e.Name()] || (filter != nil && filter.Ignored(sub, true)) {
 				child.ignored = true
 				continue
 			}

@@ -9,7 +9,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
+
+	"github.com/castor-dev/castor/internal/lazy"
 )
 
 // IgnoredSetting is a key a settings file (or an extension's manifest)
@@ -77,8 +78,8 @@ func indexTable(table []settingKey) tableIndex {
 // The indexes are built on first use, not at start: most commands never
 // look (castor --version, A2A and ACP before a settings file is read).
 var (
-	settingsIndex  = sync.OnceValue(func() tableIndex { return indexTable(settingsTable) })
-	extensionIndex = sync.OnceValue(func() tableIndex { return indexTable(extensionTable) })
+	settingsIndex  = lazy.Value[tableIndex]{New: func() tableIndex { return indexTable(settingsTable) }}
+	extensionIndex = lazy.Value[tableIndex]{New: func() tableIndex { return indexTable(extensionTable) }}
 )
 
 // IgnoredSettings lists the keys set in the settings files that took part
@@ -96,7 +97,7 @@ func (s *Settings) IgnoredSettings() []IgnoredSetting {
 		if !lf.Exists || lf.Skipped != "" {
 			continue
 		}
-		out = append(out, ignoredIn(lf.Path, lf.Raw, settingsIndex())...)
+		out = append(out, ignoredIn(lf.Path, lf.Raw, settingsIndex.Get())...)
 	}
 	return out
 }
@@ -118,7 +119,7 @@ func IgnoredExtensionKeys(e *Extension) []IgnoredSetting {
 	if json.Unmarshal(data, &raw) != nil {
 		return nil
 	}
-	return ignoredIn(file, raw, extensionIndex())
+	return ignoredIn(file, raw, extensionIndex.Get())
 }
 
 // ignoredIn walks one file's object against a table.

@@ -179,7 +179,7 @@ func FuzzIgnoredSettings(f *testing.F) {
 		if err != nil {
 			return
 		}
-		for _, ig := range ignoredIn("f", obj, settingsIndex()) {
+		for _, ig := range ignoredIn("f", obj, settingsIndex.Get()) {
 			line := ig.String()
 			if ig.Status == SettingHonoured || strings.ContainsAny(line, "\n\r") || strings.HasPrefix(line, "f:  ") {
 				t.Errorf("bad report %q", line)

@@ -8,11 +8,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"unicode/utf8"
 
 	"github.com/castor-dev/castor/internal/fsutil"
+	"github.com/castor-dev/castor/internal/lazy"
 )
 
 // maxImportDepth is how deep @file imports nest before the rest of the
@@ -212,12 +212,12 @@ func inRegions(regions [][2]int, at int) bool {
 }
 
 // urlImport matches imports that name URLs, which are never fetched.
-var urlImport = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(file|https?)://`) })
+var urlImport = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^(file|https?)://`) }}
 
 // validImportPath reports whether importPath, relative to dir, stays inside
 // root once symlinks are resolved.
 func validImportPath(importPath, dir, root string) bool {
-	if urlImport().MatchString(importPath) {
+	if urlImport.Get().MatchString(importPath) {
 		return false
 	}
 	target := fsutil.ResolveExisting(resolvePath(dir, importPath))

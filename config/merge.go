@@ -1,6 +1,10 @@
 package config
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/castor-dev/castor/internal/lazy"
+)
 
 // mergeStrategy says how a later settings layer combines with an earlier one
 // at one key. The zero value replaces: objects are merged key by key, every
@@ -21,29 +25,31 @@ const (
 
 // mergeStrategies lists the keys of Gemini CLI's settings schema that do not
 // simply replace. "hooks.*" stands for every member of hooks.
-var mergeStrategies = map[string]mergeStrategy{
-	"mcpServers":                 mergeShallow,
-	"providers":                  mergeShallow,
-	"context.includeDirectories": mergeConcat,
-	"context.fileFiltering.customIgnoreFilePaths": mergeUnion,
-	"tools.exclude":                           mergeUnion,
-	"advanced.excludedEnvVars":                mergeUnion,
-	"extensions.disabled":                     mergeUnion,
-	"extensions.workspacesWithMigrationNudge": mergeUnion,
-	"skills.disabled":                         mergeUnion,
-	"hooksConfig.disabled":                    mergeUnion,
-	"hooks.*":                                 mergeConcat,
-	"policyPaths":                             mergeUnion,
-	"adminPolicyPaths":                        mergeUnion,
-}
+var mergeStrategies = lazy.Value[map[string]mergeStrategy]{New: func() map[string]mergeStrategy {
+	return map[string]mergeStrategy{
+		"mcpServers":                 mergeShallow,
+		"providers":                  mergeShallow,
+		"context.includeDirectories": mergeConcat,
+		"context.fileFiltering.customIgnoreFilePaths": mergeUnion,
+		"tools.exclude":                           mergeUnion,
+		"advanced.excludedEnvVars":                mergeUnion,
+		"extensions.disabled":                     mergeUnion,
+		"extensions.workspacesWithMigrationNudge": mergeUnion,
+		"skills.disabled":                         mergeUnion,
+		"hooksConfig.disabled":                    mergeUnion,
+		"hooks.*":                                 mergeConcat,
+		"policyPaths":                             mergeUnion,
+		"adminPolicyPaths":                        mergeUnion,
+	}
+}}
 
 // strategyFor returns the merge strategy at path.
 func strategyFor(path []string) mergeStrategy {
-	if s, ok := mergeStrategies[strings.Join(path, ".")]; ok {
+	if s, ok := mergeStrategies.Get()[strings.Join(path, ".")]; ok {
 		return s
 	}
 	if len(path) == 2 && path[0] == "hooks" {
-		return mergeStrategies["hooks.*"]
+		return mergeStrategies.Get()["hooks.*"]
 	}
 	return mergeReplace
 }

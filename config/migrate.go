@@ -3,7 +3,8 @@ package config
 import (
 	"sort"
 	"strings"
-	"sync"
+
+	"github.com/castor-dev/castor/internal/lazy"
 )
 
 // v1Keys maps the flat settings keys of Gemini CLI before September 2025
@@ -13,104 +14,106 @@ import (
 // Gemini CLI's last MIGRATION_MAP, except that loadMemoryFromIncludeDirectories
 // goes to the key the V2 schema actually has (the map named a key that
 // never existed).
-var v1Keys = map[string]string{
-	"accessibility":                    "ui.accessibility",
-	"allowedTools":                     "tools.allowed",
-	"allowMCPServers":                  "mcp.allowed",
-	"autoAccept":                       "tools.autoAccept",
-	"autoConfigureMaxOldSpaceSize":     "advanced.autoConfigureMemory",
-	"bugCommand":                       "advanced.bugCommand",
-	"chatCompression":                  "model.compressionThreshold",
-	"checkpointing":                    "general.checkpointing",
-	"coreTools":                        "tools.core",
-	"contextFileName":                  "context.fileName",
-	"customThemes":                     "ui.customThemes",
-	"customWittyPhrases":               "ui.customWittyPhrases",
-	"debugKeystrokeLogging":            "general.debugKeystrokeLogging",
-	"disableAutoUpdate":                "general.disableAutoUpdate",
-	"disableUpdateNag":                 "general.disableUpdateNag",
-	"dnsResolutionOrder":               "advanced.dnsResolutionOrder",
-	"enableHooks":                      "tools.enableHooks",
-	"enablePromptCompletion":           "general.enablePromptCompletion",
-	"enforcedAuthType":                 "security.auth.enforcedType",
-	"excludeTools":                     "tools.exclude",
-	"excludeMCPServers":                "mcp.excluded",
-	"excludedProjectEnvVars":           "advanced.excludedEnvVars",
-	"experimentalSkills":               "experimental.skills",
-	"extensionManagement":              "experimental.extensionManagement",
-	"extensions":                       "extensions",
-	"fileFiltering":                    "context.fileFiltering",
-	"folderTrustFeature":               "security.folderTrust.featureEnabled",
-	"folderTrust":                      "security.folderTrust.enabled",
-	"hasSeenIdeIntegrationNudge":       "ide.hasSeenNudge",
-	"hideWindowTitle":                  "ui.hideWindowTitle",
-	"showStatusInTitle":                "ui.showStatusInTitle",
-	"hideTips":                         "ui.hideTips",
-	"hideBanner":                       "ui.hideBanner",
-	"hideFooter":                       "ui.hideFooter",
-	"hideCWD":                          "ui.footer.hideCWD",
-	"hideSandboxStatus":                "ui.footer.hideSandboxStatus",
-	"hideModelInfo":                    "ui.footer.hideModelInfo",
-	"hideContextSummary":               "ui.hideContextSummary",
-	"showMemoryUsage":                  "ui.showMemoryUsage",
-	"showLineNumbers":                  "ui.showLineNumbers",
-	"showCitations":                    "ui.showCitations",
-	"ideMode":                          "ide.enabled",
-	"includeDirectories":               "context.includeDirectories",
-	"loadMemoryFromIncludeDirectories": "context.loadMemoryFromIncludeDirectories",
-	"maxSessionTurns":                  "model.maxSessionTurns",
-	"mcpServers":                       "mcpServers",
-	"mcpServerCommand":                 "mcp.serverCommand",
-	"memoryImportFormat":               "context.importFormat",
-	"memoryDiscoveryMaxDirs":           "context.discoveryMaxDirs",
-	"model":                            "model.name",
-	"preferredEditor":                  "general.preferredEditor",
-	"retryFetchErrors":                 "general.retryFetchErrors",
-	"sandbox":                          "tools.sandbox",
-	"selectedAuthType":                 "security.auth.selectedType",
-	"enableInteractiveShell":           "tools.shell.enableInteractiveShell",
-	"shellPager":                       "tools.shell.pager",
-	"shellShowColor":                   "tools.shell.showColor",
-	"shellInactivityTimeout":           "tools.shell.inactivityTimeout",
-	"skipNextSpeakerCheck":             "model.skipNextSpeakerCheck",
-	"summarizeToolOutput":              "model.summarizeToolOutput",
-	"telemetry":                        "telemetry",
-	"theme":                            "ui.theme",
-	"toolDiscoveryCommand":             "tools.discoveryCommand",
-	"toolCallCommand":                  "tools.callCommand",
-	"usageStatisticsEnabled":           "privacy.usageStatisticsEnabled",
-	"useExternalAuth":                  "security.auth.useExternal",
-	"useRipgrep":                       "tools.useRipgrep",
-	"vimMode":                          "general.vimMode",
-}
+var v1Keys = lazy.Value[map[string]string]{New: func() map[string]string {
+	return map[string]string{
+		"accessibility":                    "ui.accessibility",
+		"allowedTools":                     "tools.allowed",
+		"allowMCPServers":                  "mcp.allowed",
+		"autoAccept":                       "tools.autoAccept",
+		"autoConfigureMaxOldSpaceSize":     "advanced.autoConfigureMemory",
+		"bugCommand":                       "advanced.bugCommand",
+		"chatCompression":                  "model.compressionThreshold",
+		"checkpointing":                    "general.checkpointing",
+		"coreTools":                        "tools.core",
+		"contextFileName":                  "context.fileName",
+		"customThemes":                     "ui.customThemes",
+		"customWittyPhrases":               "ui.customWittyPhrases",
+		"debugKeystrokeLogging":            "general.debugKeystrokeLogging",
+		"disableAutoUpdate":                "general.disableAutoUpdate",
+		"disableUpdateNag":                 "general.disableUpdateNag",
+		"dnsResolutionOrder":               "advanced.dnsResolutionOrder",
+		"enableHooks":                      "tools.enableHooks",
+		"enablePromptCompletion":           "general.enablePromptCompletion",
+		"enforcedAuthType":                 "security.auth.enforcedType",
+		"excludeTools":                     "tools.exclude",
+		"excludeMCPServers":                "mcp.excluded",
+		"excludedProjectEnvVars":           "advanced.excludedEnvVars",
+		"experimentalSkills":               "experimental.skills",
+		"extensionManagement":              "experimental.extensionManagement",
+		"extensions":                       "extensions",
+		"fileFiltering":                    "context.fileFiltering",
+		"folderTrustFeature":               "security.folderTrust.featureEnabled",
+		"folderTrust":                      "security.folderTrust.enabled",
+		"hasSeenIdeIntegrationNudge":       "ide.hasSeenNudge",
+		"hideWindowTitle":                  "ui.hideWindowTitle",
+		"showStatusInTitle":                "ui.showStatusInTitle",
+		"hideTips":                         "ui.hideTips",
+		"hideBanner":                       "ui.hideBanner",
+		"hideFooter":                       "ui.hideFooter",
+		"hideCWD":                          "ui.footer.hideCWD",
+		"hideSandboxStatus":                "ui.footer.hideSandboxStatus",
+		"hideModelInfo":                    "ui.footer.hideModelInfo",
+		"hideContextSummary":               "ui.hideContextSummary",
+		"showMemoryUsage":                  "ui.showMemoryUsage",
+		"showLineNumbers":                  "ui.showLineNumbers",
+		"showCitations":                    "ui.showCitations",
+		"ideMode":                          "ide.enabled",
+		"includeDirectories":               "context.includeDirectories",
+		"loadMemoryFromIncludeDirectories": "context.loadMemoryFromIncludeDirectories",
+		"maxSessionTurns":                  "model.maxSessionTurns",
+		"mcpServers":                       "mcpServers",
+		"mcpServerCommand":                 "mcp.serverCommand",
+		"memoryImportFormat":               "context.importFormat",
+		"memoryDiscoveryMaxDirs":           "context.discoveryMaxDirs",
+		"model":                            "model.name",
+		"preferredEditor":                  "general.preferredEditor",
+		"retryFetchErrors":                 "general.retryFetchErrors",
+		"sandbox":                          "tools.sandbox",
+		"selectedAuthType":                 "security.auth.selectedType",
+		"enableInteractiveShell":           "tools.shell.enableInteractiveShell",
+		"shellPager":                       "tools.shell.pager",
+		"shellShowColor":                   "tools.shell.showColor",
+		"shellInactivityTimeout":           "tools.shell.inactivityTimeout",
+		"skipNextSpeakerCheck":             "model.skipNextSpeakerCheck",
+		"summarizeToolOutput":              "model.summarizeToolOutput",
+		"telemetry":                        "telemetry",
+		"theme":                            "ui.theme",
+		"toolDiscoveryCommand":             "tools.discoveryCommand",
+		"toolCallCommand":                  "tools.callCommand",
+		"usageStatisticsEnabled":           "privacy.usageStatisticsEnabled",
+		"useExternalAuth":                  "security.auth.useExternal",
+		"useRipgrep":                       "tools.useRipgrep",
+		"vimMode":                          "general.vimMode",
+	}
+}}
 
 // v1Order is v1Keys' keys sorted, so migration does the same thing on every
 // run.
-var v1Order = sync.OnceValue(func() []string {
-	keys := make([]string, 0, len(v1Keys))
-	for k := range v1Keys {
+var v1Order = lazy.Value[[]string]{New: func() []string {
+	keys := make([]string, 0, len(v1Keys.Get()))
+	for k := range v1Keys.Get() {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	return keys
-})
+}}
 
 // v2Containers are the top-level V2 groups that a V1 key may share a name
 // with ("model" is a V1 string and a V2 object): an object value under such
 // a name is already V2.
-var v2Containers = sync.OnceValue(func() map[string]bool {
+var v2Containers = lazy.Value[map[string]bool]{New: func() map[string]bool {
 	m := map[string]bool{}
-	for _, p := range v1Keys {
+	for _, p := range v1Keys.Get() {
 		m[strings.SplitN(p, ".", 2)[0]] = true
 	}
 	return m
-})
+}}
 
 // needsV1Migration reports whether obj has a top-level key that V2 keeps
 // somewhere else.
 func needsV1Migration(obj map[string]any) bool {
 	for k := range obj {
-		target, ok := v1Keys[k]
+		target, ok := v1Keys.Get()[k]
 		if !ok || target == k {
 			continue
 		}
@@ -118,7 +121,7 @@ func needsV1Migration(obj map[string]any) bool {
 		// on its own: {"model": "x"} is a V2 file with a wrong value,
 		// which Gemini CLI 0.61 reports (see validateSettings). A file
 		// with any other flat V1 key is migrated whole.
-		if v2Containers()[k] {
+		if v2Containers.Get()[k] {
 			continue
 		}
 		return true
@@ -135,12 +138,12 @@ func migrateV1(flat map[string]any) map[string]any {
 	for k := range flat {
 		left[k] = true
 	}
-	for _, old := range v1Order() {
+	for _, old := range v1Order.Get() {
 		v, ok := flat[old]
 		if !ok {
 			continue
 		}
-		if _, isObj := v.(map[string]any); isObj && v2Containers()[old] {
+		if _, isObj := v.(map[string]any); isObj && v2Containers.Get()[old] {
 			continue
 		}
 		if old == "chatCompression" {
@@ -154,7 +157,7 @@ func migrateV1(flat map[string]any) map[string]any {
 				}
 			}
 		}
-		setPath(out, strings.Split(v1Keys[old], "."), v)
+		setPath(out, strings.Split(v1Keys.Get()[old], "."), v)
 		delete(left, old)
 	}
 	rest := make([]string, 0, len(left))

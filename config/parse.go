@@ -8,8 +8,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 
+	"github.com/castor-dev/castor/internal/lazy"
 	"github.com/tailscale/hujson"
 )
 
@@ -47,7 +47,7 @@ var errNotObject = errors.New("Settings file is not a valid JSON object.")
 
 // hujsonPos picks the position out of hujson's "hujson: line L, column C: msg"
 // errors; hujson exposes it only in the text.
-var hujsonPos = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^hujson: line (\d+), column (\d+): (.*)$`) })
+var hujsonPos = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^hujson: line (\d+), column (\d+): (.*)$`) }}
 
 // ParseJSONC decodes JSON with comments and trailing commas (the format of
 // settings.json and trustedFolders.json) into plain Go values: maps,
@@ -59,7 +59,7 @@ func ParseJSONC(data []byte) (any, error) {
 	v, err := hujson.Parse(data)
 	if err != nil {
 		fe := &FileError{Err: err}
-		if m := hujsonPos().FindStringSubmatch(err.Error()); m != nil {
+		if m := hujsonPos.Get().FindStringSubmatch(err.Error()); m != nil {
 			fe.Line, _ = strconv.Atoi(m[1])
 			fe.Column, _ = strconv.Atoi(m[2])
 			fe.Err = errors.New(m[3])

@@ -25,13 +25,13 @@ type SettingDoc struct {
 // page and the warnings can never disagree. Keys that hold nothing to act
 // on (editor metadata, Gemini CLI's bookkeeping) are left out.
 func SettingsReference() []SettingDoc {
-	return referenceOf(settingsTable, settingDescriptions)
+	return referenceOf(settingsTable, settingDescriptions.Get())
 }
 
 // ExtensionManifestReference does for gemini-extension.json what
 // SettingsReference does for settings.json.
 func ExtensionManifestReference() []SettingDoc {
-	return referenceOf(extensionTable, extensionDescriptions)
+	return referenceOf(extensionTable, extensionDescriptions.Get())
 }
 
 func referenceOf(table []settingKey, descriptions map[string]string) []SettingDoc {

@@ -104,19 +104,19 @@ func TestSettingsTableWellFormed(t *testing.T) {
 		}
 	}
 	known := func(key string) bool {
-		return settingsIndex().rows[key] != nil || settingsIndex().groups[key] || underRow(key)
+		return settingsIndex.Get().rows[key] != nil || settingsIndex.Get().groups[key] || underRow(key)
 	}
-	for key := range settingsSchema {
+	for key := range settingsSchema.Get() {
 		if !known(key) {
 			t.Errorf("validate.go checks %s, which the table lacks", key)
 		}
 	}
-	for key := range mergeStrategies {
+	for key := range mergeStrategies.Get() {
 		if key = strings.TrimSuffix(key, ".*"); !known(key) {
 			t.Errorf("merge.go merges %s, which the table lacks", key)
 		}
 	}
-	for old, key := range v1Keys {
+	for old, key := range v1Keys.Get() {
 		if old == "disableAutoUpdate" || old == "disableUpdateNag" {
 			continue // renamed again on load (migrateDeprecated)
 		}
@@ -131,7 +131,7 @@ func TestSettingsTableWellFormed(t *testing.T) {
 func underRow(key string) bool {
 	for p := key; strings.Contains(p, "."); {
 		p = p[:strings.LastIndex(p, ".")]
-		if settingsIndex().rows[p] != nil {
+		if settingsIndex.Get().rows[p] != nil {
 			return true
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/castor-dev/castor/internal/lazy"
 )
 
 // valueKind is the JSON type a setting must have.
@@ -38,81 +40,85 @@ func (k valueKind) String() string {
 // Gemini CLI 0.61 refuses to start ("Invalid configuration", exit 52)
 // when one has a value of another type, and so does Castor. Keys not
 // listed are not checked.
-var settingsSchema = map[string]valueKind{
-	"general": kindObject, "output": kindObject, "ui": kindObject, "ide": kindObject,
-	"privacy": kindObject, "telemetry": kindObject, "billing": kindObject, "model": kindObject,
-	"modelConfigs": kindObject, "agents": kindObject, "context": kindObject, "tools": kindObject,
-	"mcp": kindObject, "security": kindObject, "advanced": kindObject, "experimental": kindObject,
-	"skills": kindObject, "hooksConfig": kindObject, "hooks": kindObject, "mcpServers": kindObject,
-	"policyPaths": kindStrings, "adminPolicyPaths": kindStrings,
+var settingsSchema = lazy.Value[map[string]valueKind]{New: func() map[string]valueKind {
+	return map[string]valueKind{
+		"general": kindObject, "output": kindObject, "ui": kindObject, "ide": kindObject,
+		"privacy": kindObject, "telemetry": kindObject, "billing": kindObject, "model": kindObject,
+		"modelConfigs": kindObject, "agents": kindObject, "context": kindObject, "tools": kindObject,
+		"mcp": kindObject, "security": kindObject, "advanced": kindObject, "experimental": kindObject,
+		"skills": kindObject, "hooksConfig": kindObject, "hooks": kindObject, "mcpServers": kindObject,
+		"policyPaths": kindStrings, "adminPolicyPaths": kindStrings,
 
-	"general.defaultApprovalMode":   kindString,
-	"general.maxAttempts":           kindNumber,
-	"general.preferredEditor":       kindString,
-	"general.checkpointing":         kindObject,
-	"general.checkpointing.enabled": kindBool,
+		"general.defaultApprovalMode":   kindString,
+		"general.maxAttempts":           kindNumber,
+		"general.preferredEditor":       kindString,
+		"general.checkpointing":         kindObject,
+		"general.checkpointing.enabled": kindBool,
 
-	"model.name":                 kindString,
-	"model.maxSessionTurns":      kindNumber,
-	"model.compressionThreshold": kindNumber,
-	"model.disableLoopDetection": kindBool,
-	"model.skipNextSpeakerCheck": kindBool,
+		"model.name":                 kindString,
+		"model.maxSessionTurns":      kindNumber,
+		"model.compressionThreshold": kindNumber,
+		"model.disableLoopDetection": kindBool,
+		"model.skipNextSpeakerCheck": kindBool,
 
-	"context.fileName":                            kindStringOrStrings,
-	"context.includeDirectories":                  kindStrings,
-	"context.loadMemoryFromIncludeDirectories":    kindBool,
-	"context.includeDirectoryTree":                kindBool,
-	"context.discoveryMaxDirs":                    kindNumber,
-	"context.memoryBoundaryMarkers":               kindStrings,
-	"context.importFormat":                        kindString,
-	"context.fileFiltering":                       kindObject,
-	"context.fileFiltering.respectGitIgnore":      kindBool,
-	"context.fileFiltering.respectGeminiIgnore":   kindBool,
-	"context.fileFiltering.customIgnoreFilePaths": kindStrings,
+		"context.fileName":                            kindStringOrStrings,
+		"context.includeDirectories":                  kindStrings,
+		"context.loadMemoryFromIncludeDirectories":    kindBool,
+		"context.includeDirectoryTree":                kindBool,
+		"context.discoveryMaxDirs":                    kindNumber,
+		"context.memoryBoundaryMarkers":               kindStrings,
+		"context.importFormat":                        kindString,
+		"context.fileFiltering":                       kindObject,
+		"context.fileFiltering.respectGitIgnore":      kindBool,
+		"context.fileFiltering.respectGeminiIgnore":   kindBool,
+		"context.fileFiltering.customIgnoreFilePaths": kindStrings,
 
-	"tools.core":                        kindStrings,
-	"tools.allowed":                     kindStrings,
-	"tools.exclude":                     kindStrings,
-	"tools.useRipgrep":                  kindBool,
-	"tools.truncateToolOutputThreshold": kindNumber,
-	"tools.grepMaxMatches":              kindNumber,
-	"a2a.store":                         kindString,
-	"a2a.postgres.maxConns":             kindNumber,
-	"a2a.postgres.leaseSeconds":         kindNumber,
-	"tools.shell":                       kindObject,
-	"tools.shell.inactivityTimeout":     kindNumber,
+		"tools.core":                        kindStrings,
+		"tools.allowed":                     kindStrings,
+		"tools.exclude":                     kindStrings,
+		"tools.useRipgrep":                  kindBool,
+		"tools.truncateToolOutputThreshold": kindNumber,
+		"tools.grepMaxMatches":              kindNumber,
+		"a2a.store":                         kindString,
+		"a2a.postgres.maxConns":             kindNumber,
+		"a2a.postgres.leaseSeconds":         kindNumber,
+		"tools.shell":                       kindObject,
+		"tools.shell.inactivityTimeout":     kindNumber,
 
-	"mcp.serverCommand": kindString,
-	"mcp.allowed":       kindStrings,
-	"mcp.excluded":      kindStrings,
+		"mcp.serverCommand": kindString,
+		"mcp.allowed":       kindStrings,
+		"mcp.excluded":      kindStrings,
 
-	"security.auth":                kindObject,
-	"security.auth.selectedType":   kindString,
-	"security.auth.enforcedType":   kindString,
-	"security.auth.useExternal":    kindBool,
-	"security.folderTrust":         kindObject,
-	"security.folderTrust.enabled": kindBool,
-	"ide.enabled":                  kindBool,
-	"experimental.jitContext":      kindBool,
+		"security.auth":                kindObject,
+		"security.auth.selectedType":   kindString,
+		"security.auth.enforcedType":   kindString,
+		"security.auth.useExternal":    kindBool,
+		"security.folderTrust":         kindObject,
+		"security.folderTrust.enabled": kindBool,
+		"ide.enabled":                  kindBool,
+		"experimental.jitContext":      kindBool,
 
-	"security.enablePermanentToolApproval": kindBool,
-	"security.ignorePolicyErrors":          kindBool,
-	"security.disableYoloMode":             kindBool,
-	"security.disableAlwaysAllow":          kindBool,
+		"security.enablePermanentToolApproval": kindBool,
+		"security.ignorePolicyErrors":          kindBool,
+		"security.disableYoloMode":             kindBool,
+		"security.disableAlwaysAllow":          kindBool,
 
-	"output.format":            kindString,
-	"useWriteTodos":            kindBool,
-	"advanced.excludedEnvVars": kindStrings,
-	"advanced.ignoreLocalEnv":  kindBool,
-}
+		"output.format":            kindString,
+		"useWriteTodos":            kindBool,
+		"advanced.excludedEnvVars": kindStrings,
+		"advanced.ignoreLocalEnv":  kindBool,
+	}
+}}
 
 // settingsEnums are the settings that take one of a few strings.
-var settingsEnums = map[string][]string{
-	"general.defaultApprovalMode": {"default", "auto_edit", "autoEdit", "yolo", "plan"},
-	"context.importFormat":        {"tree", "flat"},
-	"general.preferredEditor":     PreferredEditors,
-	"output.format":               {"text", "json"},
-}
+var settingsEnums = lazy.Value[map[string][]string]{New: func() map[string][]string {
+	return map[string][]string{
+		"general.defaultApprovalMode": {"default", "auto_edit", "autoEdit", "yolo", "plan"},
+		"context.importFormat":        {"tree", "flat"},
+		"general.preferredEditor":     PreferredEditors,
+		"output.format":               {"text", "json"},
+	}
+}}
 
 // InvalidSettingError is one setting with a value of the wrong type or
 // outside its allowed values.
@@ -146,8 +152,8 @@ func (e *InvalidSettingsError) Error() string {
 // settingsSchema and settingsEnums.
 func validateSettings(obj map[string]any) error {
 	var problems []*InvalidSettingError
-	keys := make([]string, 0, len(settingsSchema))
-	for k := range settingsSchema {
+	keys := make([]string, 0, len(settingsSchema.Get()))
+	for k := range settingsSchema.Get() {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
@@ -157,12 +163,12 @@ func validateSettings(obj map[string]any) error {
 		if !ok || v == nil {
 			continue
 		}
-		want := settingsSchema[key]
+		want := settingsSchema.Get()[key]
 		if !kindMatches(want, v) {
 			problems = append(problems, &InvalidSettingError{Key: key, Want: want.String(), Got: describeValue(v)})
 			continue
 		}
-		if allowed, ok := settingsEnums[key]; ok {
+		if allowed, ok := settingsEnums.Get()[key]; ok {
 			s, _ := v.(string)
 			if !containsFold(allowed, s) {
 				problems = append(problems, &InvalidSettingError{Key: key, Want: "one of " + strings.Join(allowed, ", "), Got: describeValue(v)})

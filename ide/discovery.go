@@ -13,7 +13,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
+
+	"github.com/castor-dev/castor/internal/lazy"
 )
 
 // Environment variables the CLI side reads, as Gemini CLI names them.
@@ -41,7 +42,7 @@ func DiscoveryFileName(pid, port int) string {
 }
 
 // discoveryFileRe is Gemini CLI's IDE_SERVER_FILE_REGEX.
-var discoveryFileRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^gemini-ide-server-(\d+)-\d+\.json$`) })
+var discoveryFileRe = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^gemini-ide-server-(\d+)-\d+\.json$`) }}
 
 // IDEInfo names the IDE.
 type IDEInfo struct {
@@ -289,7 +290,7 @@ func scanDir(dir string, idePID int, ancestors []int, alive func(int) bool) []*C
 	}
 	var files []*Candidate
 	for _, e := range entries {
-		m := discoveryFileRe().FindStringSubmatch(e.Name())
+		m := discoveryFileRe.Get().FindStringSubmatch(e.Name())
 		if m == nil {
 			continue
 		}

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"sync"
 
+	"github.com/castor-dev/castor/internal/lazy"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/google"
 )
@@ -16,9 +17,9 @@ import (
 // googleCredentialHosts are the hosts Gemini CLI 0.61 sends Application
 // Default Credentials to (authProviderType "google_credentials"): a
 // server elsewhere would receive the user's Google token.
-var googleCredentialHosts = sync.OnceValue(func() []*regexp.Regexp {
+var googleCredentialHosts = lazy.Value[[]*regexp.Regexp]{New: func() []*regexp.Regexp {
 	return []*regexp.Regexp{regexp.MustCompile(`^.+\.googleapis\.com$`), regexp.MustCompile(`^(.*\.)?luci\.app$`)}
-})
+}}
 
 // googleCredentials checks a google_credentials server's configuration as
 // Gemini CLI does (a URL on an allowed host, scopes given) and returns
@@ -38,7 +39,7 @@ func googleCredentials(cfg *ServerConfig, base http.RoundTripper) (http.RoundTri
 		return nil, err
 	}
 	allowed := false
-	for _, re := range googleCredentialHosts() {
+	for _, re := range googleCredentialHosts.Get() {
 		allowed = allowed || re.MatchString(u.Hostname())
 	}
 	if !allowed {

@@ -16,6 +16,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/castor-dev/castor/internal/lazy"
 	"github.com/castor-dev/castor/tool"
 )
 
@@ -30,11 +31,11 @@ const MaxMessageBytes = 16 << 20
 // spooledKey is the _meta key that marks a result already cut by
 // limitTransport, so the tool does not cut its notice again; the random
 // suffix keeps a server from setting it.
-var spooledKey = func() string {
+var spooledKey = lazy.Value[string]{New: func() string {
 	b := make([]byte, 8)
 	_, _ = rand.Read(b)
 	return "castor/spooled-" + hex.EncodeToString(b)
-}()
+}}
 
 // messageLimit is the bound on one message from a server, and where and
 // how an oversized one's text is kept.
@@ -465,7 +466,7 @@ func (s *spooler) finish() []byte {
 	} else {
 		v = map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(id), "result": map[string]any{
 			"content": []any{map[string]any{"type": "text", "text": notice}},
-			"_meta":   map[string]any{spooledKey: true},
+			"_meta":   map[string]any{spooledKey.Get(): true},
 		}}
 	}
 	b, _ := json.Marshal(v)
@@ -475,6 +476,6 @@ func (s *spooler) finish() []byte {
 // spooled reports whether a result is limitTransport's stand-in, already
 // cut to the model's share.
 func spooled(meta map[string]any) bool {
-	v, ok := meta[spooledKey].(bool)
+	v, ok := meta[spooledKey.Get()].(bool)
 	return ok && v
 }

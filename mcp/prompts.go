@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"sync"
 
+	"github.com/castor-dev/castor/internal/lazy"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -70,7 +70,7 @@ func (p Prompt) Help() string {
 	return b.String()
 }
 
-var spaceRun = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\s+`) })
+var spaceRun = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`\s+`) }}
 
 // Prompts returns the prompts of the connected servers, by server name
 // then in each server's order.
@@ -95,7 +95,7 @@ func (m *Manager) Prompts() []Prompt {
 			pr := Prompt{
 				Server:      s.cfg.Name,
 				Name:        p.Name,
-				Command:     spaceRun().ReplaceAllString(strings.TrimSpace(p.Name), "-"),
+				Command:     spaceRun.Get().ReplaceAllString(strings.TrimSpace(p.Name), "-"),
 				Description: desc,
 			}
 			for _, a := range p.Arguments {
@@ -147,9 +147,9 @@ func PromptSubmission(res *sdk.GetPromptResult) (string, error) {
 }
 
 var (
-	namedArg      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`--([^=]+)=(?:"((?:\\.|[^"\\])*)"|([^ ]+))`) })
-	positionalArg = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:"((?:\\.|[^"\\])*)"|([^ ]+))`) })
-	escaped       = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\\(.)`) })
+	namedArg      = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`--([^=]+)=(?:"((?:\\.|[^"\\])*)"|([^ ]+))`) }}
+	positionalArg = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`(?:"((?:\\.|[^"\\])*)"|([^ ]+))`) }}
+	escaped       = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`\\(.)`) }}
 )
 
 // ParsePromptArgs parses what follows a prompt command the way Gemini CLI
@@ -163,7 +163,7 @@ func ParsePromptArgs(input string, args []PromptArgument) (map[string]string, er
 	values := map[string]string{}
 	var positional []string
 	last := 0
-	for _, loc := range namedArg().FindAllStringSubmatchIndex(input, -1) {
+	for _, loc := range namedArg.Get().FindAllStringSubmatchIndex(input, -1) {
 		key := input[loc[2]:loc[3]]
 		var v string
 		if loc[4] >= 0 {
@@ -171,7 +171,7 @@ func ParsePromptArgs(input string, args []PromptArgument) (map[string]string, er
 		} else {
 			v = input[loc[6]:loc[7]]
 		}
-		values[key] = escaped().ReplaceAllString(v, "$1")
+		values[key] = escaped.Get().ReplaceAllString(v, "$1")
 		if loc[0] > last {
 			positional = append(positional, input[last:loc[0]])
 		}
@@ -182,12 +182,12 @@ func ParsePromptArgs(input string, args []PromptArgument) (map[string]string, er
 	}
 	rest := strings.TrimSpace(strings.Join(positional, ""))
 	var pos []string
-	for _, m := range positionalArg().FindAllStringSubmatch(rest, -1) {
+	for _, m := range positionalArg.Get().FindAllStringSubmatch(rest, -1) {
 		v := m[2]
 		if m[1] != "" || strings.HasPrefix(m[0], `"`) {
 			v = m[1]
 		}
-		pos = append(pos, escaped().ReplaceAllString(v, "$1"))
+		pos = append(pos, escaped.Get().ReplaceAllString(v, "$1"))
 	}
 
 	out := map[string]string{}

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/castor-dev/castor/internal/lazy"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -434,13 +435,13 @@ func (s *server) dialWithin(ctx context.Context) (*sdk.ClientSession, Transport,
 // credentials, which an SSE retry cannot cure.
 func isAuthError(err error) bool {
 	msg := err.Error()
-	return strings.Contains(msg, "Unauthorized") || status401().MatchString(msg)
+	return strings.Contains(msg, "Unauthorized") || status401.Get().MatchString(msg)
 }
 
 // status401 finds the status 401 in an error's text, not the digits 401
 // inside a port or an address (127.0.0.1:40111 refusing the connection
 // is no request for credentials).
-var status401 = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|[^\d:.])401(?:$|[^\d.])`) })
+var status401 = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`(?:^|[^\d:.])401(?:$|[^\d.])`) }}
 
 func (s *server) newClient() *sdk.Client {
 	name := s.cfg.Name

@@ -7,8 +7,9 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/castor-dev/castor/internal/lazy"
 )
 
 // Google RPC detail type URLs that change how an error is retried.
@@ -95,7 +96,7 @@ func ParseRetryAfter(v string, now time.Time) time.Duration {
 
 // retryInMessage matches the hint some quota errors carry only in their
 // message text, e.g. "Please retry in 34.07s."
-var retryInMessage = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`Please retry in ([0-9.]+(?:ms|s))`) })
+var retryInMessage = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`Please retry in ([0-9.]+(?:ms|s))`) }}
 
 // RetryDelay returns the delay a Google error asks for: the retryDelay of a
 // google.rpc.RetryInfo detail, else a "Please retry in Xs" hint in message.
@@ -111,7 +112,7 @@ func RetryDelay(details []map[string]any, message string) time.Duration {
 			}
 		}
 	}
-	if m := retryInMessage().FindStringSubmatch(message); m != nil {
+	if m := retryInMessage.Get().FindStringSubmatch(message); m != nil {
 		return parseProtoDuration(m[1])
 	}
 	return 0

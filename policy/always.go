@@ -3,6 +3,8 @@ package policy
 import (
 	"slices"
 	"strings"
+
+	"github.com/castor-dev/castor/internal/lazy"
 )
 
 // alwaysShell holds the "always allow" answers given about shell calls in
@@ -31,18 +33,20 @@ type alwaysKey struct{ tool, key string }
 
 // subcommandPrograms are programs whose first argument picks what they do:
 // an answer about one covers that subcommand only.
-var subcommandPrograms = map[string]bool{
-	"git": true, "npm": true, "pnpm": true, "yarn": true, "npx": true, "bun": true, "go": true,
-	"cargo": true, "rustup": true, "docker": true, "podman": true, "kubectl": true, "helm": true,
-	"gh": true, "pip": true, "pip3": true, "uv": true, "poetry": true, "apt": true, "apt-get": true,
-	"brew": true, "dotnet": true, "mvn": true, "gradle": true, "terraform": true, "systemctl": true,
-	"conda": true, "nix": true, "hg": true, "svn": true, "jj": true, "make": true, "deno": true,
-}
+var subcommandPrograms = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{
+		"git": true, "npm": true, "pnpm": true, "yarn": true, "npx": true, "bun": true, "go": true,
+		"cargo": true, "rustup": true, "docker": true, "podman": true, "kubectl": true, "helm": true,
+		"gh": true, "pip": true, "pip3": true, "uv": true, "poetry": true, "apt": true, "apt-get": true,
+		"brew": true, "dotnet": true, "mvn": true, "gradle": true, "terraform": true, "systemctl": true,
+		"conda": true, "nix": true, "hg": true, "svn": true, "jj": true, "make": true, "deno": true,
+	}
+}}
 
 // sessionKey is what an answer about the command remembers: its program,
 // with its first argument for a program with subcommands.
 func sessionKey(c shellCmd) string {
-	if subcommandPrograms[c.root] && len(c.words) > 1 {
+	if subcommandPrograms.Get()[c.root] && len(c.words) > 1 {
 		return c.root + " " + shellQuote(c.words[1].s)
 	}
 	return c.root

@@ -10,10 +10,10 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/castor-dev/castor/internal/lazy"
 	"github.com/castor-dev/castor/internal/textutil"
 )
 
@@ -265,14 +265,14 @@ func (p *fileParser) line(table string, n int) int {
 }
 
 // tableHeader matches an array-of-tables header line such as [[rule]].
-var tableHeader = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*\[\[\s*([A-Za-z0-9_-]+)\s*\]\]`) })
+var tableHeader = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^\s*\[\[\s*([A-Za-z0-9_-]+)\s*\]\]`) }}
 
 // tableLines finds the line of every [[name]] header, so that a warning
 // can point at the rule it is about.
 func tableLines(data []byte) map[string][]int {
 	out := map[string][]int{}
 	for i, l := range strings.Split(string(data), "\n") {
-		if m := tableHeader().FindStringSubmatch(l); m != nil {
+		if m := tableHeader.Get().FindStringSubmatch(l); m != nil {
 			out[m[1]] = append(out[m[1]], i+1)
 		}
 	}

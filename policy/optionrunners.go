@@ -3,6 +3,8 @@ package policy
 import (
 	"fmt"
 	"strings"
+
+	"github.com/castor-dev/castor/internal/lazy"
 )
 
 // optionRunner says why a command runs another command through its own
@@ -16,7 +18,7 @@ func optionRunner(base string, ws []word) string {
 	}
 	args := ws[1:]
 	for _, w := range args {
-		if !w.known && optionRunners[base] {
+		if !w.known && optionRunners.Get()[base] {
 			return unknown(w.src)
 		}
 	}
@@ -73,11 +75,13 @@ func optionRunner(base string, ws []word) string {
 }
 
 // optionRunners are the programs optionRunner reads.
-var optionRunners = map[string]bool{
-	"sed": true, "gsed": true, "vim": true, "vi": true, "nvim": true, "ex": true, "view": true, "vimdiff": true,
-	"rvim": true, "gvim": true, "tar": true, "gtar": true, "bsdtar": true, "ssh": true, "scp": true, "sftp": true,
-	"rsync": true, "zip": true,
-}
+var optionRunners = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{
+		"sed": true, "gsed": true, "vim": true, "vi": true, "nvim": true, "ex": true, "view": true, "vimdiff": true,
+		"rvim": true, "gvim": true, "tar": true, "gtar": true, "bsdtar": true, "ssh": true, "scp": true, "sftp": true,
+		"rsync": true, "zip": true,
+	}
+}}
 
 // sshRunner reads ssh's (or scp's) arguments: a configuration file or
 // option naming a local command, and, for ssh (command set), a command

@@ -3,8 +3,8 @@ package policy
 import (
 	"path/filepath"
 	"regexp"
-	"sync"
 
+	"github.com/castor-dev/castor/internal/lazy"
 	"github.com/castor-dev/castor/tool"
 )
 
@@ -23,14 +23,16 @@ const (
 )
 
 // planFileName is the file name plan.toml lets plan mode write.
-var planFileName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[\w-]+\.md$`) })
+var planFileName = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^[\w-]+\.md$`) }}
 
 // notReadOnly are read tools Gemini CLI's read-only.toml does not list, so
 // that they are asked about like other tools (and hidden in headless runs).
-var notReadOnly = map[string]bool{"list_background_processes": true, "read_background_output": true}
+var notReadOnly = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{"list_background_processes": true, "read_background_output": true}
+}}
 
 // readOnly reports whether c runs unasked as a read-only tool.
-func readOnly(c Call) bool { return c.Kind.ReadOnly() && !notReadOnly[c.Name] }
+func readOnly(c Call) bool { return c.Kind.ReadOnly() && !notReadOnly.Get()[c.Name] }
 
 // modeToolLocked is the decision for the tools whose rules depend on the
 // mode beyond read-only or not: ok is false for every other call.
@@ -90,7 +92,7 @@ func (e *Engine) modeToolLocked(c Call) (d Decision, prio int, msg string, ok bo
 // the plans directory, the one thing plan mode may write.
 func (e *Engine) planFileLocked(c Call) bool {
 	p, _ := c.Args["file_path"].(string)
-	if p == "" || e.plansDir == "" || !planFileName().MatchString(filepath.Base(p)) {
+	if p == "" || e.plansDir == "" || !planFileName.Get().MatchString(filepath.Base(p)) {
 		return false
 	}
 	root := ""

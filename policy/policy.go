@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/castor-dev/castor/internal/lazy"
 	"github.com/castor-dev/castor/tool"
 )
 
@@ -232,7 +233,7 @@ func New(o Options) *Engine {
 	}
 	for _, s := range o.Allowed {
 		if r, ok := parseRule(s); ok {
-			if r.prefix != "" && !shellNames[r.name] {
+			if r.prefix != "" && !shellNames.Get()[r.name] {
 				// Gemini CLI reads arguments for its shell tool only:
 				// "write_file(notes.md)" allows every write_file call
 				// (see IgnoredArgs).
@@ -243,7 +244,7 @@ func New(o Options) *Engine {
 	}
 	for _, s := range o.Excluded {
 		if r, ok := parseRule(s); ok {
-			if r.prefix != "" && !shellNames[r.name] {
+			if r.prefix != "" && !shellNames.Get()[r.name] {
 				// ...and its exclude rule of that text names a tool that
 				// does not exist, so it refuses nothing.
 				continue
@@ -547,7 +548,9 @@ func parseRule(s string) (rule, bool) {
 }
 
 // shellNames are the names Gemini CLI accepts for its shell tool in rules.
-var shellNames = map[string]bool{"run_shell_command": true, "ShellTool": true, "Shell": true}
+var shellNames = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{"run_shell_command": true, "ShellTool": true, "Shell": true}
+}}
 
 // mcpTool is what policy needs of an MCP tool (mcp.Tool).
 type mcpTool interface {
@@ -591,7 +594,7 @@ func (r rule) nameMatches(c Call) bool {
 		r.name[len("mcp_"):len(r.name)-len("_*")] == c.ServerName {
 		return true
 	}
-	return shellNames[r.name] && c.Kind == tool.KindExecute && shellNames[c.Name]
+	return shellNames.Get()[r.name] && c.Kind == tool.KindExecute && shellNames.Get()[c.Name]
 }
 
 // matches reports whether r applies to c; deny is set for an exclude

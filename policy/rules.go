@@ -10,8 +10,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
+
+	"github.com/castor-dev/castor/internal/lazy"
 )
 
 // Priorities of Castor's built-in decisions, in thousandths, on the scale
@@ -51,11 +52,11 @@ func prefixPattern(prefix string) string {
 
 // nestedQuantifier is Gemini CLI's heuristic for patterns prone to
 // catastrophic backtracking: a quantified group holding a quantifier.
-var nestedQuantifier = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\([^)]*[*+?{].*\)[*+?{]`) })
+var nestedQuantifier = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`\([^)]*[*+?{].*\)[*+?{]`) }}
 
 // jsUnicodeEscape matches JavaScript's \uXXXX escape, which Go's regexp
 // spells \x{XXXX}.
-var jsUnicodeEscape = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\\u([0-9A-Fa-f]{4})`) })
+var jsUnicodeEscape = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`\\u([0-9A-Fa-f]{4})`) }}
 
 // compileArgsPattern compiles a rule's regular expression. Go's RE2 never
 // backtracks, but patterns Gemini CLI refuses as unsafe are refused here
@@ -64,10 +65,10 @@ func compileArgsPattern(p string) (*regexp.Regexp, error) {
 	if len(p) > 2048 {
 		return nil, fmt.Errorf("pattern is longer than 2048 characters")
 	}
-	if nestedQuantifier().MatchString(p) {
+	if nestedQuantifier.Get().MatchString(p) {
 		return nil, fmt.Errorf("pattern %q nests quantifiers (refused as unsafe, as Gemini CLI does)", p)
 	}
-	re, err := regexp.Compile(jsUnicodeEscape().ReplaceAllString(p, `\x{$1}`))
+	re, err := regexp.Compile(jsUnicodeEscape.Get().ReplaceAllString(p, `\x{$1}`))
 	if err != nil {
 		return nil, fmt.Errorf("pattern %q is not a regular expression Castor can run (Go RE2 has no lookaround or backreferences): %v", p, err)
 	}
@@ -250,7 +251,7 @@ func (r *Rule) agentMatches(c Call) bool {
 
 // isShell reports whether c is a call of the shell tool with a command.
 func isShell(c Call) (string, bool) {
-	if !shellNames[c.Name] {
+	if !shellNames.Get()[c.Name] {
 		return "", false
 	}
 	cmd, _ := c.Args["command"].(string)

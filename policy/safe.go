@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/castor-dev/castor/internal/lazy"
 	"github.com/castor-dev/castor/tool"
 )
 
@@ -144,13 +145,15 @@ func splitTokens(tokens []string) [][]string {
 
 // safeCommands run without side effects whatever their arguments (as
 // far as Gemini CLI is concerned: "echo" and "cd" are on its list).
-var safeCommands = map[string]bool{
-	"__read": true, "__write": true, "cat": true, "cd": true, "cut": true, "echo": true,
-	"expr": true, "false": true, "grep": true, "head": true, "id": true, "ls": true,
-	"nl": true, "paste": true, "pwd": true, "rev": true, "seq": true, "stat": true,
-	"tail": true, "tr": true, "true": true, "uname": true, "uniq": true, "wc": true,
-	"which": true, "whoami": true, "numfmt": true, "tac": true,
-}
+var safeCommands = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{
+		"__read": true, "__write": true, "cat": true, "cd": true, "cut": true, "echo": true,
+		"expr": true, "false": true, "grep": true, "head": true, "id": true, "ls": true,
+		"nl": true, "paste": true, "pwd": true, "rev": true, "seq": true, "stat": true,
+		"tail": true, "tr": true, "true": true, "uname": true, "uniq": true, "wc": true,
+		"which": true, "whoami": true, "numfmt": true, "tac": true,
+	}
+}}
 
 // knownSafe reports whether a command line, as tokens, is read-only by
 // Gemini CLI's reckoning. Like Gemini CLI it looks at the line's first
@@ -191,7 +194,7 @@ func knownSafe(args []string) bool {
 func safeExec(args []string) bool {
 	cmd := args[0]
 	switch {
-	case safeCommands[cmd]:
+	case safeCommands.Get()[cmd]:
 		return true
 	case cmd == "base64":
 		return !base64Writes(args)
@@ -255,10 +258,12 @@ func base64Writes(args []string) bool {
 	return false
 }
 
-var findActions = map[string]bool{"-exec": true, "-execdir": true, "-ok": true, "-okdir": true, "-delete": true, "-fls": true, "-fprint": true, "-fprint0": true, "-fprintf": true}
+var findActions = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{"-exec": true, "-execdir": true, "-ok": true, "-okdir": true, "-delete": true, "-fls": true, "-fprint": true, "-fprint0": true, "-fprintf": true}
+}}
 
 func findHasAction(args []string) bool {
-	return slices.ContainsFunc(args, func(a string) bool { return findActions[a] })
+	return slices.ContainsFunc(args, func(a string) bool { return findActions.Get()[a] })
 }
 
 func isRipgrep(cmd string) bool {
@@ -517,7 +522,9 @@ func (e *Engine) gitInsideLocked(c Call, ws []word) bool {
 }
 
 // pathFree are the known-safe commands that name no file.
-var pathFree = map[string]bool{"echo": true, "pwd": true, "true": true, "false": true, "id": true, "uname": true, "whoami": true, "seq": true, "expr": true, "numfmt": true, "which": true}
+var pathFree = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{"echo": true, "pwd": true, "true": true, "false": true, "id": true, "uname": true, "whoami": true, "seq": true, "expr": true, "numfmt": true, "which": true}
+}}
 
 // safeLineLocked reports whether the commands of a known-safe line stay
 // inside the workspace and write nothing: every word known, every file
@@ -533,7 +540,7 @@ func (e *Engine) safeLineLocked(c Call, l *shellLine) bool {
 		}
 	}
 	for _, sc := range l.cmds {
-		if sc.raw || pathFree[sc.root] {
+		if sc.raw || pathFree.Get()[sc.root] {
 			continue
 		}
 		operands := 0

@@ -229,7 +229,7 @@ func TestDocsListSafeCommands(t *testing.T) {
 		t.Fatal("docs/policies.md has no Safe shell commands section")
 	}
 	sec, _, _ = strings.Cut(sec, "\n#")
-	for c := range safeCommands {
+	for c := range safeCommands.Get() {
 		if !strings.HasPrefix(c, "__") && !strings.Contains(sec, "`"+c+"`") {
 			t.Errorf("docs/policies.md does not list %s", c)
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/castor-dev/castor/internal/lazy"
 	"github.com/castor-dev/castor/tool"
 )
 
@@ -77,7 +78,7 @@ func savedRuleFor(c Call, mode Mode) (savedRule, bool) {
 		r.redirect = lineRedirects(cmd)
 		return r, true
 	}
-	if shellNames[c.Name] {
+	if shellNames.Get()[c.Name] {
 		return r, false
 	}
 	if c.ServerName != "" {
@@ -90,7 +91,7 @@ func savedRuleFor(c Call, mode Mode) (savedRule, bool) {
 		}
 		return r, true
 	}
-	if c.Kind == tool.KindEdit || narrowed[c.Name] {
+	if c.Kind == tool.KindEdit || narrowed.Get()[c.Name] {
 		p, _ := c.Args["file_path"].(string)
 		if p == "" {
 			return r, false
@@ -102,7 +103,9 @@ func savedRuleFor(c Call, mode Mode) (savedRule, bool) {
 
 // narrowed are the edit tools Gemini CLI never allows whole from an
 // answer: the rule names the file.
-var narrowed = map[string]bool{"replace": true, "write_file": true}
+var narrowed = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{"replace": true, "write_file": true}
+}}
 
 // filePathPattern matches calls whose file_path argument is exactly p,
 // as a top-level argument of the stable JSON (stableArgs), where every

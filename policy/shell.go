@@ -9,6 +9,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/castor-dev/castor/internal/lazy"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -268,7 +269,7 @@ func (a *analyzer) call(src string, st *syntax.Stmt, ce *syntax.CallExpr, produc
 		ws = append(ws, resolveWord(w, src)...)
 	}
 	for _, as := range ce.Assigns {
-		if as.Name != nil && commandVars[as.Name.Value] {
+		if as.Name != nil && commandVars.Get()[as.Name.Value] {
 			v := word{known: true}
 			if as.Value != nil {
 				if vs := resolveWord(as.Value, src); len(vs) == 1 {
@@ -410,7 +411,7 @@ func (a *analyzer) run(ws []word, in stdin, extra bool, depth int) {
 	if base == "env" || base == "sudo" {
 		// env PAGER='…' git log: the value runs as a command.
 		for _, w := range ws[1:] {
-			if name, v, ok := strings.Cut(w.s, "="); ok && w.known && commandVars[name] {
+			if name, v, ok := strings.Cut(w.s, "="); ok && w.known && commandVars.Get()[name] {
 				a.code(name, []word{{s: v, known: true}}, false, depth)
 			}
 		}
@@ -827,7 +828,7 @@ func wrapped(base string, ws []word) (i int, ok bool) {
 			break
 		}
 	default:
-		v, wraps := plainWrappers[base]
+		v, wraps := plainWrappers.Get()[base]
 		if !wraps {
 			return 0, true
 		}
@@ -883,12 +884,14 @@ func skipOptions(ws []word, i int, withValue string, longValue ...string) (int, 
 
 // plainWrappers are programs that run the command following their
 // options, with the short options that take a value.
-var plainWrappers = map[string]string{
-	"strace": "abeEIoOpPsSuUX", "ltrace": "aADeFlnopsuwx", "unshare": "SGRw", "nsenter": "tSG",
-	"fakeroot": "lis", "ssh-agent": "aEPt", "numactl": "ipmNCP",
-	"setpriv": "", "eatmydata": "", "catchsegv": "", "pkexec": "", "dbus-run-session": "", "firejail": "",
-	"valgrind": "", "prlimit": "", "linux32": "", "linux64": "", "i386": "", "x86_64": "",
-}
+var plainWrappers = lazy.Value[map[string]string]{New: func() map[string]string {
+	return map[string]string{
+		"strace": "abeEIoOpPsSuUX", "ltrace": "aADeFlnopsuwx", "unshare": "SGRw", "nsenter": "tSG",
+		"fakeroot": "lis", "ssh-agent": "aEPt", "numactl": "ipmNCP",
+		"setpriv": "", "eatmydata": "", "catchsegv": "", "pkexec": "", "dbus-run-session": "", "firejail": "",
+		"valgrind": "", "prlimit": "", "linux32": "", "linux64": "", "i386": "", "x86_64": "",
+	}
+}}
 
 // strictOptions is skipOptions from ws[1] for a wrapper whose long
 // options are not listed: a long option without '=' may take the next
@@ -947,11 +950,13 @@ func (a *analyzer) flock(ws []word, in stdin, extra bool, depth int) {
 
 // commandVars are variables whose value programs run as a shell command
 // (git, ssh, pagers, editors).
-var commandVars = map[string]bool{
-	"GIT_SSH_COMMAND": true, "GIT_PAGER": true, "PAGER": true, "GIT_EDITOR": true, "EDITOR": true,
-	"VISUAL": true, "GIT_EXTERNAL_DIFF": true, "GIT_SEQUENCE_EDITOR": true, "MANPAGER": true,
-	"PROMPT_COMMAND": true, "BASH_ENV": true, "ENV": true,
-}
+var commandVars = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{
+		"GIT_SSH_COMMAND": true, "GIT_PAGER": true, "PAGER": true, "GIT_EDITOR": true, "EDITOR": true,
+		"VISUAL": true, "GIT_EXTERNAL_DIFF": true, "GIT_SEQUENCE_EDITOR": true, "MANPAGER": true,
+		"PROMPT_COMMAND": true, "BASH_ENV": true, "ENV": true,
+	}
+}}
 
 // gitCommandKeys are git configuration keys whose value git runs as a
 // shell command; alias values starting with "!" are commands too.
@@ -1021,19 +1026,23 @@ func (a *analyzer) find(ws []word, in stdin, depth int) {
 
 // interpreters run code: given on the command line, read from their
 // input, or from a script file.
-var interpreters = map[string]string{
-	"python": "c", "python2": "c", "python3": "c", "pypy": "c", "pypy3": "c",
-	"perl": "eE", "ruby": "e", "node": "ep", "nodejs": "ep", "bun": "e", "deno": "",
-	"php": "r", "lua": "e", "luajit": "e", "Rscript": "e", "tclsh": "", "osascript": "e",
-	"pwsh": "c", "powershell": "c", "jshell": "", "irb": "", "julia": "e", "gawk": "", "awk": "", "mawk": "", "nawk": "",
-}
+var interpreters = lazy.Value[map[string]string]{New: func() map[string]string {
+	return map[string]string{
+		"python": "c", "python2": "c", "python3": "c", "pypy": "c", "pypy3": "c",
+		"perl": "eE", "ruby": "e", "node": "ep", "nodejs": "ep", "bun": "e", "deno": "",
+		"php": "r", "lua": "e", "luajit": "e", "Rscript": "e", "tclsh": "", "osascript": "e",
+		"pwsh": "c", "powershell": "c", "jshell": "", "irb": "", "julia": "e", "gawk": "", "awk": "", "mawk": "", "nawk": "",
+	}
+}}
 
 // interpreterValues are the interpreters' short options that take the
 // next word as their value.
-var interpreterValues = map[string]string{"python": "WX", "python2": "WX", "python3": "WX", "pypy": "WX", "pypy3": "WX", "perl": "IMx", "ruby": "IEr", "node": "r", "nodejs": "r"}
+var interpreterValues = lazy.Value[map[string]string]{New: func() map[string]string {
+	return map[string]string{"python": "WX", "python2": "WX", "python3": "WX", "pypy": "WX", "pypy3": "WX", "perl": "IMx", "ruby": "IEr", "node": "r", "nodejs": "r"}
+}}
 
 func isInterpreter(base string) bool {
-	_, ok := interpreters[interpreterName(base)]
+	_, ok := interpreters.Get()[interpreterName(base)]
 	return ok
 }
 
@@ -1051,7 +1060,7 @@ func interpreterName(base string) string {
 // it is given code to run, else "".
 func interpreterCode(base string, ws []word) string {
 	name := interpreterName(base)
-	letters, ok := interpreters[name]
+	letters, ok := interpreters.Get()[name]
 	if !ok {
 		return ""
 	}
@@ -1073,7 +1082,7 @@ func interpreterCode(base string, ws []word) string {
 		if s == "--" || !strings.HasPrefix(s, "-") {
 			break
 		}
-		if v := interpreterValues[name]; len(s) == 2 && strings.IndexByte(v, s[1]) >= 0 {
+		if v := interpreterValues.Get()[name]; len(s) == 2 && strings.IndexByte(v, s[1]) >= 0 {
 			i++ // python3 -W ignore -c …
 			continue
 		}

@@ -97,11 +97,12 @@ import (
 
 	"github.com/castor-dev/castor/a2a"
 	"github.com/castor-dev/castor/internal/fsutil"
+	"github.com/castor-dev/castor/internal/lazy"
 )
 
 // validTaskID is a2a's rule for task ids: ids become object names, and
 // this keeps them from escaping tasks/.
-var validTaskID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9_-]{1,128}$`) })
+var validTaskID = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9_-]{1,128}$`) }}
 
 // parallel bounds the object reads and writes one Save or Load has in
 // flight: remote buckets answer in tens of milliseconds each, and a task
@@ -198,7 +199,7 @@ func taskPrefix(id string) string { return "tasks/" + id + "/" }
 // state.json is written once they all are, so a task whose state.json
 // exists is complete.
 func (s *Store) Save(ctx context.Context, t *a2a.StoredTask) error {
-	if !validTaskID().MatchString(t.ID) {
+	if !validTaskID.Get().MatchString(t.ID) {
 		return fmt.Errorf("invalid task id %q", t.ID)
 	}
 	unlock := s.locks.lock(t.ID)
@@ -332,7 +333,7 @@ func (s *Store) setJournal(p string, j *journal) {
 // fails the load, since dropping an artifact here would delete it on the
 // next save.
 func (s *Store) Load(ctx context.Context, id string) (*a2a.StoredTask, error) {
-	if !validTaskID().MatchString(id) {
+	if !validTaskID.Get().MatchString(id) {
 		return nil, a2a.ErrNotFound
 	}
 	unlock := s.locks.lock(id)
@@ -450,7 +451,7 @@ func (s *Store) List(ctx context.Context) ([]string, error) {
 // the task gone rather than incomplete. A file:// store opened by Open
 // also removes the task's emptied directories.
 func (s *Store) Delete(ctx context.Context, id string) error {
-	if !validTaskID().MatchString(id) {
+	if !validTaskID.Get().MatchString(id) {
 		return fmt.Errorf("invalid task id %q", id)
 	}
 	unlock := s.locks.lock(id)
@@ -512,7 +513,7 @@ func (s *Store) Prune(ctx context.Context, cutoff time.Time, keep func(id string
 	}
 	var candidates []string
 	for id, ok := range hasState {
-		if ok && validTaskID().MatchString(id) && latest[id].Before(cutoff) {
+		if ok && validTaskID.Get().MatchString(id) && latest[id].Before(cutoff) {
 			candidates = append(candidates, id)
 		}
 	}

@@ -869,7 +869,7 @@ func (d *doc) applyText(e *entry) error {
 // saved whole by the next Save; its chunks wait for that (the server
 // saves a task as its turn starts).
 func (s *Store) SaveText(ctx context.Context, id string, _ int64, c a2a.TextChunk) error {
-	if !validTaskID().MatchString(id) {
+	if !validTaskID.Get().MatchString(id) {
 		return fmt.Errorf("invalid task id %q", id)
 	}
 	unlock := s.locks.lock(id)

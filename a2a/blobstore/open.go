@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/castor-dev/castor/internal/lazy"
 	"gocloud.dev/blob"
 	// file:// and mem:// are always available; they add about 2 MB to a
 	// binary that already links gRPC and Google's API clients.
@@ -27,12 +28,14 @@ const BuildHint = "go build -tags cloudstore ./cmd/castor"
 // documentation) and nothing else; temporary files beside their targets rather than in
 // $TMPDIR, where other users could read them and from where a rename
 // across file systems fails.
-var fileDefaults = url.Values{
-	"create_dir":    {"1"},
-	"dir_file_mode": {"0700"},
-	"metadata":      {"skip"},
-	"no_tmp_dir":    {"1"},
-}
+var fileDefaults = lazy.Value[url.Values]{New: func() url.Values {
+	return url.Values{
+		"create_dir":    {"1"},
+		"dir_file_mode": {"0700"},
+		"metadata":      {"skip"},
+		"no_tmp_dir":    {"1"},
+	}
+}}
 
 // Open opens the task store a URL names:
 //
@@ -111,7 +114,7 @@ func parseURL(raw string) (*url.URL, error) {
 		if u.Path == "" || (u.Path == "/" && u.Host != ".") {
 			return nil, bad("no directory; use file:///abs/dir")
 		}
-		for k, v := range fileDefaults {
+		for k, v := range fileDefaults.Get() {
 			if !q.Has(k) {
 				q[k] = v
 			}

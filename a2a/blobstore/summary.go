@@ -116,7 +116,7 @@ func (s *Store) taskIDs(ctx context.Context) ([]string, map[string]bool, error) 
 		}
 		for _, e := range ents {
 			id := e.Name()
-			if !e.IsDir() || !validTaskID().MatchString(id) {
+			if !e.IsDir() || !validTaskID.Get().MatchString(id) {
 				continue
 			}
 			td := filepath.Join(s.dir, "tasks", id)
@@ -133,7 +133,7 @@ func (s *Store) taskIDs(ctx context.Context) ([]string, map[string]bool, error) 
 	err := s.list(ctx, "tasks/", func(obj *blob.ListObject) {
 		id, rest, _ := strings.Cut(strings.TrimPrefix(obj.Key, "tasks/"), "/")
 		switch {
-		case !validTaskID().MatchString(id):
+		case !validTaskID.Get().MatchString(id):
 		case rest == "state.json":
 			ids = append(ids, id)
 		case strings.HasPrefix(rest, "journal/"):

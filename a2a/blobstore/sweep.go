@@ -6,10 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sync"
 	"time"
 
 	"github.com/castor-dev/castor/internal/fsutil"
+	"github.com/castor-dev/castor/internal/lazy"
 )
 
 // A crash in the middle of a write or a compaction can leave temporary
@@ -37,7 +37,7 @@ const staleTemp = time.Hour
 // tempName matches the temporary names the store and fileblob give the
 // objects of a task (history.json.123.tmp, 0003.json.18a3f.tmp,
 // 00000012.jsonl.9.tmp), and nothing a user would name so.
-var tempName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-z]+\.jsonl?\.[0-9a-f]+\.tmp$`) })
+var tempName = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-z]+\.jsonl?\.[0-9a-f]+\.tmp$`) }}
 
 // openDir sweeps the temporary files a crash left in the store's
 // directory and takes the shared lock Close releases.
@@ -77,7 +77,7 @@ func (s *Store) sweepTemps(cutoff time.Time) int {
 			return
 		}
 		for _, e := range ents {
-			if !e.Type().IsRegular() || !tempName().MatchString(e.Name()) {
+			if !e.Type().IsRegular() || !tempName.Get().MatchString(e.Name()) {
 				continue
 			}
 			if !cutoff.IsZero() {
@@ -92,7 +92,7 @@ func (s *Store) sweepTemps(cutoff time.Time) int {
 		}
 	}
 	for _, t := range tasks {
-		if !t.IsDir() || !validTaskID().MatchString(t.Name()) {
+		if !t.IsDir() || !validTaskID.Get().MatchString(t.Name()) {
 			continue
 		}
 		td := filepath.Join(root, t.Name())

@@ -15,7 +15,7 @@ func tempFiles(t *testing.T, dir string) []string {
 	t.Helper()
 	var out []string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !tempName().MatchString(d.Name()) {
+		if err != nil || d.IsDir() || !tempName.Get().MatchString(d.Name()) {
 			return err
 		}
 		rel, _ := filepath.Rel(dir, p)

@@ -49,10 +49,11 @@ import (
 
 	"github.com/castor-dev/castor/a2a"
 	"github.com/castor-dev/castor/agent"
+	"github.com/castor-dev/castor/internal/lazy"
 )
 
 // validTaskID is a2a's rule for task ids.
-var validTaskID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9_-]{1,128}$`) })
+var validTaskID = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9_-]{1,128}$`) }}
 
 // Options tune a Store; zero fields take their defaults.
 type Options struct {
@@ -258,7 +259,7 @@ func (s *Store) SaveVersioned(ctx context.Context, t *a2a.StoredTask, prev int64
 // lists that differ from what this process knows is stored, and its
 // pending calls when they changed. prev < 0 saves unconditionally.
 func (s *Store) save(ctx context.Context, t *a2a.StoredTask, prev int64) (int64, error) {
-	if !validTaskID().MatchString(t.ID) {
+	if !validTaskID.Get().MatchString(t.ID) {
 		return 0, fmt.Errorf("invalid task id %q", t.ID)
 	}
 	e, err := encode(t)
@@ -386,7 +387,7 @@ func (s *Store) LoadVersioned(ctx context.Context, id string) (*a2a.StoredTask, 
 // load reads the task, its version and the number of its last event in
 // one snapshot, and applies the text streamed since its last save.
 func (s *Store) load(ctx context.Context, id string) (*a2a.StoredTask, int64, int64, error) {
-	if !validTaskID().MatchString(id) {
+	if !validTaskID.Get().MatchString(id) {
 		return nil, 0, 0, a2a.ErrNotFound
 	}
 	t := &a2a.StoredTask{ID: id}
@@ -606,7 +607,7 @@ func IsURL(u string) bool {
 // Redact returns a postgres:// URL with its password replaced, for
 // messages.
 func Redact(url string) string {
-	return passwordInURL().ReplaceAllString(url, "${1}xxxxx@")
+	return passwordInURL.Get().ReplaceAllString(url, "${1}xxxxx@")
 }
 
-var passwordInURL = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(postgres(?:ql)?://[^:/@]*:)[^@]*@`) })
+var passwordInURL = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^(postgres(?:ql)?://[^:/@]*:)[^@]*@`) }}

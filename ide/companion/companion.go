@@ -267,8 +267,9 @@ func (s *Server) Stop(ctx context.Context) error {
 // stopSignals end a companion, which then deletes its discovery file. A
 // hangup is among them: an editor that quits, or the terminal a companion
 // was started from closing, sends SIGHUP, whose default action would kill
-// the process and leave the file, and the token in it, behind.
-var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+// the process and leave the file, and the token in it, behind. SIGINT is
+// os.Interrupt, named so that the compiler lays the slice out statically.
+var stopSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}
 
 // Run starts the server and serves until ctx ends or the process gets
 // SIGINT, SIGTERM or SIGHUP, then stops it, deleting the discovery file.

@@ -15,25 +15,25 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/castor-dev/castor/agent"
+	"github.com/castor-dev/castor/internal/lazy"
 	"github.com/castor-dev/castor/mcp"
 	"github.com/castor-dev/castor/tool"
 )
 
 // planStep matches a list item of a plan: "1. …", "- …", "* …", "- [ ] …".
-var planStep = sync.OnceValue(func() *regexp.Regexp {
+var planStep = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
 	return regexp.MustCompile(`^\s*(?:\d+[.)]|[-*+])\s+(?:\[[ xX]\]\s+)?(.+)$`)
-})
+}}
 
 // planEntries are the steps of a plan's Markdown.
 func planEntries(plan string) []sdk.PlanEntry {
 	var out []sdk.PlanEntry
 	for _, l := range strings.Split(plan, "\n") {
-		if m := planStep().FindStringSubmatch(l); m != nil {
+		if m := planStep.Get().FindStringSubmatch(l); m != nil {
 			out = append(out, sdk.PlanEntry{Content: strings.TrimSpace(m[1]), Priority: sdk.PlanEntryPriorityMedium, Status: sdk.PlanEntryStatusPending})
 		}
 	}

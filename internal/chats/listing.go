@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf16"
+
+	"github.com/castor-dev/castor/internal/lazy"
 )
 
 // FormatList renders sessions exactly as Gemini CLI's --list-sessions
@@ -120,15 +121,15 @@ func cleanMessage(s string) string {
 
 // ansiSequence matches CSI and OSC escape sequences, which a summary could
 // carry into the terminal.
-var ansiSequence = sync.OnceValue(func() *regexp.Regexp {
+var ansiSequence = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
 	return regexp.MustCompile(`\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]`)
-})
+}}
 
 // stripUnsafeCharacters approximates Gemini CLI's sanitiser for summaries:
 // escape sequences, C0/C1 controls other than tab and newlines, and
 // bidirectional and zero-width marks are removed.
 func stripUnsafeCharacters(s string) string {
-	s = ansiSequence().ReplaceAllString(s, "")
+	s = ansiSequence.Get().ReplaceAllString(s, "")
 	return strings.Map(func(r rune) rune {
 		switch {
 		case r <= 0x08, r == 0x0b, r == 0x0c, r >= 0x0e && r <= 0x1f, r == 0x7f, r >= 0x80 && r <= 0x9f,

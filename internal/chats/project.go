@@ -20,6 +20,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/castor-dev/castor/internal/fsutil"
+	"github.com/castor-dev/castor/internal/lazy"
 )
 
 // projectRootFile marks which project owns a slug directory. Gemini CLI
@@ -344,14 +345,14 @@ func (r *projectRegistry) ensureMarkers(slug, norm string) error {
 	return nil
 }
 
-var slugUnsafe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-z0-9]`) })
-var dashes = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`-+`) })
+var slugUnsafe = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`[^a-z0-9]`) }}
+var dashes = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`-+`) }}
 
 // slugify follows Gemini CLI: lowercase, non-alphanumerics to dashes,
 // dashes collapsed and trimmed, "project" if nothing is left.
 func slugify(s string) string {
-	s = slugUnsafe().ReplaceAllString(strings.ToLower(s), "-")
-	s = strings.Trim(dashes().ReplaceAllString(s, "-"), "-")
+	s = slugUnsafe.Get().ReplaceAllString(strings.ToLower(s), "-")
+	s = strings.Trim(dashes.Get().ReplaceAllString(s, "-"), "-")
 	if s == "" {
 		return "project"
 	}
@@ -368,7 +369,7 @@ type registryData struct {
 
 type projectEntry struct{ path, slug string }
 
-var validSlug = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9-]+$`) })
+var validSlug = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9-]+$`) }}
 
 // parseRegistry accepts what Gemini CLI's schema accepts: an object whose
 // "projects" maps strings to slugs of [a-z0-9-].
@@ -395,7 +396,7 @@ func parseRegistry(b []byte) (*registryData, error) {
 		d.projects = nil
 		for _, e := range entries {
 			var slug string
-			if err := json.Unmarshal(e.val, &slug); err != nil || !validSlug().MatchString(slug) {
+			if err := json.Unmarshal(e.val, &slug); err != nil || !validSlug.Get().MatchString(slug) {
 				return nil, fmt.Errorf("projects[%q]: not a valid slug", e.key)
 			}
 			d.set(e.key, slug)

@@ -10,8 +10,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/castor-dev/castor/internal/lazy"
 )
 
 // Retention is Gemini CLI's general.sessionRetention: which recorded
@@ -100,14 +101,16 @@ func RetentionFromSettings(get func(key string) (any, bool)) (Retention, error) 
 }
 
 // retentionPeriod is Gemini CLI's period syntax: digits then one unit.
-var retentionPeriod = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+)([dhwm])$`) })
+var retentionPeriod = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^(\d+)([dhwm])$`) }}
 
-var periodUnits = map[string]time.Duration{
-	"h": time.Hour,
-	"d": 24 * time.Hour,
-	"w": 7 * 24 * time.Hour,
-	"m": 30 * 24 * time.Hour,
-}
+var periodUnits = lazy.Value[map[string]time.Duration]{New: func() map[string]time.Duration {
+	return map[string]time.Duration{
+		"h": time.Hour,
+		"d": 24 * time.Hour,
+		"w": 7 * 24 * time.Hour,
+		"m": 30 * 24 * time.Hour,
+	}
+}}
 
 // forever stands for a period too long for a time.Duration: nothing is
 // ever that old.
@@ -116,11 +119,11 @@ const forever = time.Duration(math.MaxInt64)
 // ParseRetentionPeriod parses "30d", "24h", "2w" or "1m" (30 days), with
 // Gemini CLI's error messages for anything else and for zero.
 func ParseRetentionPeriod(period string) (time.Duration, error) {
-	m := retentionPeriod().FindStringSubmatch(period)
+	m := retentionPeriod.Get().FindStringSubmatch(period)
 	if m == nil {
 		return 0, fmt.Errorf("Invalid retention period format: %s. Expected format: <number><unit> where unit is h, d, w, or m", period)
 	}
-	unit := periodUnits[m[2]]
+	unit := periodUnits.Get()[m[2]]
 	n, err := strconv.ParseInt(m[1], 10, 64)
 	if err != nil || n > int64(forever/unit) {
 		return forever, nil // digits only, so only too large

@@ -13,12 +13,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/castor-dev/castor/internal/fsutil"
+	"github.com/castor-dev/castor/internal/lazy"
 )
 
 // sessionFilePrefix starts the name of every main-agent session file.
@@ -74,12 +74,12 @@ type CreateOptions struct {
 	Directories []string
 }
 
-var unsafeFileChars = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-zA-Z0-9_-]`) })
+var unsafeFileChars = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`[^a-zA-Z0-9_-]`) }}
 
 // sanitizeFilenamePart matches Gemini CLI, so both name a session's files
 // the same way.
 func sanitizeFilenamePart(s string) string {
-	return unsafeFileChars().ReplaceAllString(s, "_")
+	return unsafeFileChars.Get().ReplaceAllString(s, "_")
 }
 
 // Create starts a new session. Its file, named now, is written with its
@@ -572,7 +572,9 @@ func (s *Store) Delete(ref string) (Info, error) {
 
 // reservedDirs are the project temp dir's own subdirectories, which a
 // crafted session id must never make us delete.
-var reservedDirs = map[string]bool{"chats": true, "logs": true, "tool-outputs": true}
+var reservedDirs = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{"chats": true, "logs": true, "tool-outputs": true}
+}}
 
 func (s *Store) deleteFiles(id string) error {
 	safe, errs := s.removeSessionFiles(id)
@@ -589,7 +591,7 @@ func (s *Store) deleteFiles(id string) error {
 			errs = append(errs, err)
 		}
 	}
-	if !reservedDirs[strings.ToLower(safe)] {
+	if !reservedDirs.Get()[strings.ToLower(safe)] {
 		if err := os.RemoveAll(filepath.Join(temp, safe)); err != nil {
 			errs = append(errs, err)
 		}

@@ -11,13 +11,13 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 
 	"github.com/castor-dev/castor/command"
 	"github.com/castor-dev/castor/config"
 	"github.com/castor-dev/castor/internal/extension"
+	"github.com/castor-dev/castor/internal/lazy"
 	"github.com/castor-dev/castor/internal/setup"
 )
 
@@ -400,9 +400,9 @@ func extSetEnabled(stdio IO, name, scope string, scoped, enable bool) error {
 	return nil
 }
 
-var semverRE = sync.OnceValue(func() *regexp.Regexp {
+var semverRE = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
 	return regexp.MustCompile(`^v?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
-})
+}}
 
 // extValidate checks an extension folder: its manifest, its context
 // files, its version, and its custom commands.
@@ -431,7 +431,7 @@ func extValidate(stdio IO, path string) error {
 	if len(missing) > 0 {
 		errs = append(errs, "The following context files referenced in gemini-extension.json are missing: "+strings.Join(missing, ","))
 	}
-	if !semverRE().MatchString(m.Version) {
+	if !semverRE.Get().MatchString(m.Version) {
 		warnings = append(warnings, fmt.Sprintf("Warning: Version '%s' does not appear to be standard semver (e.g., 1.0.0).", m.Version))
 	}
 	errs = append(errs, validateCommands(filepath.Join(abs, "commands"))...)

@@ -11,55 +11,57 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/castor-dev/castor/config"
+	"github.com/castor-dev/castor/internal/lazy"
 )
 
 // extTemplates are the boilerplates of `castor extensions new <path>
 // <template>`, named as Gemini CLI names its examples. Each maps a file
 // (slash-separated, below the new folder) to its content; "%NAME%" stands
 // for the extension's name (the folder's base name).
-var extTemplates = map[string]map[string]string{
-	"context": {
-		"gemini-extension.json": `{
+var extTemplates = lazy.Value[map[string]map[string]string]{New: func() map[string]map[string]string {
+	m := map[string]map[string]string{
+		"context": {
+			"gemini-extension.json": `{
   "name": "%NAME%",
   "version": "1.0.0",
   "contextFileName": "GEMINI.md"
 }
 `,
-		"GEMINI.md": `# %NAME%
+			"GEMINI.md": `# %NAME%
 
 Instructions here are added to the model's context in every session while
 this extension is enabled.
 `,
-	},
-	"custom-commands": {
-		"gemini-extension.json": `{
+		},
+		"custom-commands": {
+			"gemini-extension.json": `{
   "name": "%NAME%",
   "version": "1.0.0"
 }
 `,
-		"commands/fs/grep-code.toml": `description = "Search the code for a pattern and summarise the hits"
+			"commands/fs/grep-code.toml": `description = "Search the code for a pattern and summarise the hits"
 prompt = """
 Summarise what these matches of "{{args}}" show:
 
 !{grep -rn {{args}} .}
 """
 `,
-	},
-	"exclude-tools": {
-		"gemini-extension.json": `{
+		},
+		"exclude-tools": {
+			"gemini-extension.json": `{
   "name": "%NAME%",
   "version": "1.0.0",
   "excludeTools": ["run_shell_command(rm -rf)"]
 }
 `,
-	},
-	"hooks": {
-		"gemini-extension.json": `{
+		},
+		"hooks": {
+			"gemini-extension.json": `{
   "name": "%NAME%",
   "version": "1.0.0"
 }
 `,
-		"hooks/hooks.json": `{
+			"hooks/hooks.json": `{
   "hooks": {
     "SessionStart": [
       {
@@ -74,20 +76,20 @@ Summarise what these matches of "{{args}}" show:
   }
 }
 `,
-		"scripts/on-start.sh": `#!/bin/sh
+			"scripts/on-start.sh": `#!/bin/sh
 # Runs when a session starts; what it prints is shown to the user.
 cat >/dev/null # the event, as JSON
 echo "Session started: the %NAME% extension's hook ran."
 `,
-	},
-	"policies": {
-		"gemini-extension.json": `{
+		},
+		"policies": {
+			"gemini-extension.json": `{
   "name": "%NAME%",
   "version": "1.0.0",
   "description": "Policy rules that come with an extension."
 }
 `,
-		"policies/policies.toml": `# An extension's policy rules rank below the user's and the workspace's.
+			"policies/policies.toml": `# An extension's policy rules rank below the user's and the workspace's.
 # Rules that allow, and yolo mode, are ignored in an extension.
 
 # Ask before any "rm -rf", whatever the approval mode.
@@ -105,14 +107,14 @@ decision = "deny"
 priority = 200
 denyMessage = "The %NAME% extension keeps credentials out of searches."
 `,
-	},
-	"skills": {
-		"gemini-extension.json": `{
+		},
+		"skills": {
+			"gemini-extension.json": `{
   "name": "%NAME%",
   "version": "1.0.0"
 }
 `,
-		"skills/greeter/SKILL.md": `---
+			"skills/greeter/SKILL.md": `---
 name: greeter
 description: Greets the user when asked for a greeting.
 ---
@@ -120,9 +122,9 @@ description: Greets the user when asked for a greeting.
 When the user says hello or asks for a greeting, answer:
 "Hello from the %NAME% extension!"
 `,
-	},
-	"themes-example": {
-		"gemini-extension.json": `{
+		},
+		"themes-example": {
+			"gemini-extension.json": `{
   "name": "%NAME%",
   "version": "1.0.0",
   "themes": [
@@ -138,12 +140,15 @@ When the user says hello or asks for a greeting, answer:
   ]
 }
 `,
-	},
-}
+		},
+	}
+	addTemplateFiles(m)
+	return m
+}}
 
 func extTemplateNames() []string {
-	names := make([]string, 0, len(extTemplates))
-	for n := range extTemplates {
+	names := make([]string, 0, len(extTemplates.Get()))
+	for n := range extTemplates.Get() {
 		names = append(names, n)
 	}
 	sort.Strings(names)
@@ -170,7 +175,7 @@ func extNew(stdio IO, path, template string) error {
 	var files map[string]string
 	if template != "" {
 		var ok bool
-		if files, ok = extTemplates[template]; !ok {
+		if files, ok = extTemplates.Get()[template]; !ok {
 			return &usageError{msg: fmt.Sprintf("Invalid values:\n  Argument: template, Given: %q, Choices: %s", template, strings.Join(extTemplateNames(), ", "))}
 		}
 	}

@@ -12,7 +12,8 @@ import (
 //go:embed exttemplates
 var templateFiles embed.FS
 
-func init() {
+// addTemplateFiles adds templateFiles' boilerplates to m.
+func addTemplateFiles(m map[string]map[string]string) {
 	dirs, _ := fs.ReadDir(templateFiles, "exttemplates")
 	for _, d := range dirs {
 		files := map[string]string{}
@@ -24,6 +25,6 @@ func init() {
 			}
 			return err
 		})
-		extTemplates[d.Name()] = files
+		m[d.Name()] = files
 	}
 }

@@ -8,11 +8,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 
 	"github.com/castor-dev/castor/config"
+	"github.com/castor-dev/castor/internal/lazy"
 	"github.com/castor-dev/castor/internal/setup"
 	"github.com/castor-dev/castor/internal/termtext"
 )
@@ -60,21 +60,23 @@ func newHooksCommand(_ context.Context, stdio IO) *cobra.Command {
 // claudeEvents maps Claude Code's hook events to Gemini CLI's, as `gemini
 // hooks migrate` does (a subagent's Stop becomes AfterAgent); other names
 // are kept.
-var claudeEvents = map[string]string{
-	"PreToolUse":       "BeforeTool",
-	"PostToolUse":      "AfterTool",
-	"UserPromptSubmit": "BeforeAgent",
-	"Stop":             "AfterAgent",
-	"SubAgentStop":     "AfterAgent",
-	"SessionStart":     "SessionStart",
-	"SessionEnd":       "SessionEnd",
-	"PreCompact":       "PreCompress",
-	"Notification":     "Notification",
-}
+var claudeEvents = lazy.Value[map[string]string]{New: func() map[string]string {
+	return map[string]string{
+		"PreToolUse":       "BeforeTool",
+		"PostToolUse":      "AfterTool",
+		"UserPromptSubmit": "BeforeAgent",
+		"Stop":             "AfterAgent",
+		"SubAgentStop":     "AfterAgent",
+		"SessionStart":     "SessionStart",
+		"SessionEnd":       "SessionEnd",
+		"PreCompact":       "PreCompress",
+		"Notification":     "Notification",
+	}
+}}
 
 // claudeTools maps Claude Code's tool names in a matcher to Gemini CLI's;
 // built on first use (only `castor hooks migrate` reads it).
-var claudeTools = sync.OnceValue(func() []claudeTool {
+var claudeTools = lazy.Value[[]claudeTool]{New: func() []claudeTool {
 	return []claudeTool{
 		{regexp.MustCompile(`\bEdit\b`), "replace"},
 		{regexp.MustCompile(`\bBash\b`), "run_shell_command"},
@@ -84,7 +86,7 @@ var claudeTools = sync.OnceValue(func() []claudeTool {
 		{regexp.MustCompile(`\bGrep\b`), "grep"},
 		{regexp.MustCompile(`\bLS\b`), "ls"},
 	}
-})
+}}
 
 // claudeTool is one row of claudeTools.
 type claudeTool struct {
@@ -130,7 +132,7 @@ func migrateClaudeHooks(stdio IO) error {
 			continue
 		}
 		name := event
-		if g, ok := claudeEvents[event]; ok {
+		if g, ok := claudeEvents.Get()[event]; ok {
 			name = g
 		}
 		out := make([]any, 0, len(list))
@@ -181,7 +183,7 @@ func migrateClaudeDefinition(d any) any {
 	}
 	out := map[string]any{}
 	if m, ok := def["matcher"].(string); ok {
-		for _, t := range claudeTools() {
+		for _, t := range claudeTools.Get() {
 			m = t.re.ReplaceAllString(m, t.name)
 		}
 		out["matcher"] = m

@@ -4,13 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"sync"
 
 	"github.com/castor-dev/castor/internal/chats"
+	"github.com/castor-dev/castor/internal/lazy"
 )
 
 // sessionIDPattern is what Gemini CLI accepts for --session-id.
-var sessionIDPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9_-]+$`) })
+var sessionIDPattern = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9_-]+$`) }}
 
 // checkSessionID validates --session-id before anything starts and
 // claims the id for this run until release is called (the process's end
@@ -26,7 +26,7 @@ func checkSessionID(id, wd string) (release func(), err error) {
 	if id == "" {
 		return release, nil
 	}
-	if !sessionIDPattern().MatchString(id) {
+	if !sessionIDPattern.Get().MatchString(id) {
 		return release, &usageError{msg: fmt.Sprintf("invalid session ID %q: only letters, digits, dashes and underscores are allowed", id)}
 	}
 	store, err := openStore(wd)

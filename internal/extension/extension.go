@@ -11,12 +11,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/castor-dev/castor/config"
 	"github.com/castor-dev/castor/internal/extension/swap"
 	"github.com/castor-dev/castor/internal/fsutil"
+	"github.com/castor-dev/castor/internal/lazy"
 )
 
 // ErrBadSource is wrapped by Fetch's error when the source is neither a
@@ -31,10 +31,10 @@ var ErrNotUpdatable = errors.New("not updatable")
 // processes to let go of its output.
 const cloneWaitDelay = 2 * time.Second
 
-var gitSource = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(https?://|git@|sso://|ssh://|git://|file://)`) })
+var gitSource = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^(https?://|git@|sso://|ssh://|git://|file://)`) }}
 
 // IsGitSource reports whether source is installed by cloning it.
-func IsGitSource(source string) bool { return gitSource().MatchString(source) }
+func IsGitSource(source string) bool { return gitSource.Get().MatchString(source) }
 
 // Fetch makes meta.Source readable as a folder: a git URL is cloned (at
 // meta.Ref) into a temporary folder that cleanup removes; a local path is

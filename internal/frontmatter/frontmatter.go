@@ -11,15 +11,15 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 
+	"github.com/castor-dev/castor/internal/lazy"
 	"go.yaml.in/yaml/v3"
 )
 
 // pattern is Gemini CLI's FRONTMATTER_REGEX: "---", a newline, the YAML
 // (as little as possible), a newline and "---", then optionally a newline
 // and the body.
-var pattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)\A---\r?\n(.*?)\r?\n---(?:\r?\n(.*))?`) })
+var pattern = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`(?s)\A---\r?\n(.*?)\r?\n---(?:\r?\n(.*))?`) }}
 
 // Split returns the YAML between the leading "---" lines and the body
 // after them; ok is false when the text does not start with front matter.
@@ -28,7 +28,7 @@ var pattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`
 // matter" would send its author looking for the wrong problem.
 func Split(text string) (front, body string, ok bool) {
 	text = strings.TrimPrefix(text, "\uFEFF")
-	m := pattern().FindStringSubmatch(text)
+	m := pattern.Get().FindStringSubmatch(text)
 	if m == nil {
 		return "", "", false
 	}
@@ -50,7 +50,7 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s: %s", e.File, e.Msg)
 }
 
-var yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`line (\d+): `) })
+var yamlLine = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`line (\d+): `) }}
 
 // Decode parses front (as returned by Split) into v. With strict, keys v
 // does not declare are errors. Errors are *Error values whose line is
@@ -75,7 +75,7 @@ func Wrap(file string, err error) *Error {
 	msg = strings.ReplaceAll(msg, "unmarshal errors:\n  ", "")
 	msg = strings.ReplaceAll(msg, "\n  ", "; ")
 	line := 0
-	if m := yamlLine().FindStringSubmatchIndex(msg); m != nil {
+	if m := yamlLine.Get().FindStringSubmatchIndex(msg); m != nil {
 		n, _ := strconv.Atoi(msg[m[2]:m[3]])
 		line = n + 1
 		// The line is said once, in the position.

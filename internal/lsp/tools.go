@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/castor-dev/castor/internal/fsutil"
+	"github.com/castor-dev/castor/internal/lazy"
 	"github.com/castor-dev/castor/tool"
 )
 
@@ -34,7 +35,7 @@ func Tools(m *Manager, ws *tool.Workspace, beforeWrite func(ctx context.Context,
 	}
 	return []tool.Tool{
 		mk("lsp_diagnostics", "Diagnostics", "Lists the language server's errors and warnings for a file, or without file_path for all files reported so far.", tool.KindRead,
-			object(map[string]any{"file_path": pathProp}), (*lspTool).buildDiagnostics),
+			object(map[string]any{"file_path": pathProp.Get()}), (*lspTool).buildDiagnostics),
 		mk("lsp_definition", "GoToDefinition", "Finds where the symbol at a position is defined.", tool.KindSearch,
 			object(positionProps(), "file_path", "line", "symbol"), positional("textDocument/definition")),
 		mk("lsp_references", "FindReferences", "Finds the references to the symbol at a position, declaration included.", tool.KindSearch,
@@ -42,17 +43,19 @@ func Tools(m *Manager, ws *tool.Workspace, beforeWrite func(ctx context.Context,
 		mk("lsp_hover", "Hover", "Shows the type and documentation of the symbol at a position.", tool.KindRead,
 			object(positionProps(), "file_path", "line", "symbol"), positional("textDocument/hover")),
 		mk("lsp_symbols", "Symbols", "Lists the symbols declared in a file (file_path), or searches the workspace's symbols by name (query).", tool.KindSearch,
-			object(map[string]any{"file_path": pathProp, "query": map[string]any{"type": "string", "description": "Part of a symbol name to search the workspace for."}}), (*lspTool).buildSymbols),
+			object(map[string]any{"file_path": pathProp.Get(), "query": map[string]any{"type": "string", "description": "Part of a symbol name to search the workspace for."}}), (*lspTool).buildSymbols),
 		mk("lsp_rename", "Rename", "Renames the symbol at a position in every file that uses it, as one edit the user confirms.", tool.KindEdit,
 			object(withNewName(positionProps()), "file_path", "line", "symbol", "new_name"), (*lspTool).buildRename),
 	}
 }
 
-var pathProp = map[string]any{"type": "string", "description": "The file's path."}
+var pathProp = lazy.Value[map[string]any]{New: func() map[string]any {
+	return map[string]any{"type": "string", "description": "The file's path."}
+}}
 
 func positionProps() map[string]any {
 	return map[string]any{
-		"file_path": pathProp,
+		"file_path": pathProp.Get(),
 		"line":      map[string]any{"type": "integer", "description": "1-based line.", "minimum": 1},
 		"symbol":    map[string]any{"type": "string", "description": "The symbol's name on that line."},
 		"column":    map[string]any{"type": "integer", "description": "1-based column, if the name occurs twice on the line.", "minimum": 1},

@@ -2,7 +2,8 @@ package mdterm
 
 import (
 	"strings"
-	"sync"
+
+	"github.com/castor-dev/castor/internal/lazy"
 )
 
 // lexicon is how one family of languages writes comments, strings and
@@ -27,7 +28,7 @@ func words(s string) map[string]bool {
 
 // lexicons maps a fence's language to its lexicon. Built on first use,
 // so that programs that never highlight never build it.
-var lexicons = sync.OnceValue(func() map[string]*lexicon {
+var lexicons = lazy.Value[map[string]*lexicon]{New: func() map[string]*lexicon {
 	cLike := func(kw string) *lexicon {
 		return &lexicon{line: []string{"//"}, block: [2]string{"/*", "*/"}, quotes: "\"'`", keywords: words(kw)}
 	}
@@ -57,7 +58,7 @@ var lexicons = sync.OnceValue(func() map[string]*lexicon {
 		}
 	}
 	return m
-})
+}}
 
 // highlighter colours code lines of one block, keeping a block comment's
 // state from line to line.
@@ -67,7 +68,7 @@ type highlighter struct {
 }
 
 func newHighlighter(lang string) *highlighter {
-	return &highlighter{lex: lexicons()[strings.ToLower(lang)]}
+	return &highlighter{lex: lexicons.Get()[strings.ToLower(lang)]}
 }
 
 // line splits one line into coloured tokens.

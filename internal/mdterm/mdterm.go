@@ -12,10 +12,9 @@ import (
 	"image/color"
 	"regexp"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
-	"charm.land/lipgloss/v2"
+	"github.com/castor-dev/castor/internal/lazy"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -27,17 +26,19 @@ type Theme struct {
 }
 
 // DarkTheme and LightTheme are the colours of the TUI's dark and light
-// themes (Catppuccin Mocha and Latte).
+// themes (Catppuccin Mocha and Latte). Written as the color.RGBA that
+// lipgloss.Color("#rrggbb") returns, so that the compiler lays them out
+// and no code runs for them at start.
 var (
 	DarkTheme = Theme{
-		Text: lipgloss.Color("#CDD6F4"), Accent: lipgloss.Color("#89B4FA"), Dim: lipgloss.Color("#7F849C"),
-		Code: lipgloss.Color("#F5C2E7"), Keyword: lipgloss.Color("#CBA6F7"), String: lipgloss.Color("#A6E3A1"),
-		Comment: lipgloss.Color("#7F849C"), Number: lipgloss.Color("#FAB387"),
+		Text: color.RGBA{0xCD, 0xD6, 0xF4, 0xff}, Accent: color.RGBA{0x89, 0xB4, 0xFA, 0xff}, Dim: color.RGBA{0x7F, 0x84, 0x9C, 0xff},
+		Code: color.RGBA{0xF5, 0xC2, 0xE7, 0xff}, Keyword: color.RGBA{0xCB, 0xA6, 0xF7, 0xff}, String: color.RGBA{0xA6, 0xE3, 0xA1, 0xff},
+		Comment: color.RGBA{0x7F, 0x84, 0x9C, 0xff}, Number: color.RGBA{0xFA, 0xB3, 0x87, 0xff},
 	}
 	LightTheme = Theme{
-		Text: lipgloss.Color("#4C4F69"), Accent: lipgloss.Color("#1E66F5"), Dim: lipgloss.Color("#8C8FA1"),
-		Code: lipgloss.Color("#EA76CB"), Keyword: lipgloss.Color("#8839EF"), String: lipgloss.Color("#40A02B"),
-		Comment: lipgloss.Color("#8C8FA1"), Number: lipgloss.Color("#FE640B"),
+		Text: color.RGBA{0x4C, 0x4F, 0x69, 0xff}, Accent: color.RGBA{0x1E, 0x66, 0xF5, 0xff}, Dim: color.RGBA{0x8C, 0x8F, 0xA1, 0xff},
+		Code: color.RGBA{0xEA, 0x76, 0xCB, 0xff}, Keyword: color.RGBA{0x88, 0x39, 0xEF, 0xff}, String: color.RGBA{0x40, 0xA0, 0x2B, 0xff},
+		Comment: color.RGBA{0x8C, 0x8F, 0xA1, 0xff}, Number: color.RGBA{0xFE, 0x64, 0x0B, 0xff},
 	}
 )
 
@@ -117,7 +118,7 @@ func (r *Renderer) render(s style, text string) string {
 }
 
 // Block patterns, as Gemini CLI's renderer matches them.
-var blockRE = sync.OnceValue(func() map[string]*regexp.Regexp {
+var blockRE = lazy.Value[map[string]*regexp.Regexp]{New: func() map[string]*regexp.Regexp {
 	return map[string]*regexp.Regexp{
 		"heading": regexp.MustCompile(`^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$`),
 		"fence":   regexp.MustCompile("^( {0,3})(`{3,}|~{3,})[ \t]*([^`\\s]*)"),
@@ -126,12 +127,12 @@ var blockRE = sync.OnceValue(func() map[string]*regexp.Regexp {
 		"rule":    regexp.MustCompile(`^ {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$`),
 		"quote":   regexp.MustCompile(`^ {0,3}>[ \t]?(.*)$`),
 	}
-})
+}}
 
 // Render returns src rendered, lines joined by "\n", without blank lines
 // at either end.
 func (r *Renderer) Render(src string) string {
-	re := blockRE()
+	re := blockRE.Get()
 	// Invalid bytes would be measured one way alone and another in a line.
 	src = strings.ToValidUTF8(strings.ReplaceAll(src, "\r\n", "\n"), "\uFFFD")
 	lines := strings.Split(src, "\n")
@@ -244,7 +245,7 @@ func (r *Renderer) Render(src string) string {
 // startsBlock reports whether a line opens a block of its own, ending a
 // list item's continuation lines.
 func startsBlock(l string) bool {
-	re := blockRE()
+	re := blockRE.Get()
 	for _, k := range []string{"heading", "fence", "ulist", "olist", "rule", "quote"} {
 		if re[k].MatchString(l) {
 			return true

@@ -2,11 +2,13 @@ package mdterm
 
 import (
 	"flag"
+	"image/color"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -113,4 +115,25 @@ func abs(n int) int {
 		return -n
 	}
 	return n
+}
+
+// TestThemeColours pins the themes' literals to the hex colours they
+// were written from, as lipgloss parses them.
+func TestThemeColours(t *testing.T) {
+	tests := []struct {
+		name string
+		got  Theme
+		hex  [8]string // Text, Accent, Dim, Code, Keyword, String, Comment, Number
+	}{
+		{"dark", DarkTheme, [8]string{"#CDD6F4", "#89B4FA", "#7F849C", "#F5C2E7", "#CBA6F7", "#A6E3A1", "#7F849C", "#FAB387"}},
+		{"light", LightTheme, [8]string{"#4C4F69", "#1E66F5", "#8C8FA1", "#EA76CB", "#8839EF", "#40A02B", "#8C8FA1", "#FE640B"}},
+	}
+	for _, tt := range tests {
+		got := []color.Color{tt.got.Text, tt.got.Accent, tt.got.Dim, tt.got.Code, tt.got.Keyword, tt.got.String, tt.got.Comment, tt.got.Number}
+		for i, h := range tt.hex {
+			if want := lipgloss.Color(h); got[i] != want {
+				t.Errorf("%s theme colour %d = %#v, want %#v (%s)", tt.name, i, got[i], want, h)
+			}
+		}
+	}
 }

@@ -25,6 +25,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/castor-dev/castor/internal/lazy"
 )
 
 // Kind is what an address leads to, as far as a guard cares.
@@ -140,29 +142,40 @@ func prefixes(ss ...string) []netip.Prefix {
 	return out
 }
 
-var (
-	v4Private = prefixes("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16")
-	v4Shared  = netip.MustParsePrefix("100.64.0.0/10")
-	// v4Reserved follows the IANA special-purpose registry: "this
-	// network", IETF protocol assignments, documentation, the retired
-	// 6to4 relay anycast, benchmarking, future use and broadcast.
-	v4Reserved = prefixes("0.0.0.0/8", "192.0.0.0/24", "192.0.2.0/24", "192.88.99.0/24",
-		"198.18.0.0/15", "198.51.100.0/24", "203.0.113.0/24", "240.0.0.0/4")
+// ranges are the address ranges Classify knows, parsed on first use.
+type ranges struct {
+	v4Private, v4Reserved, v6Private, v6Reserved []netip.Prefix
 
-	v6Mapped     = netip.MustParsePrefix("::ffff:0:0/96")
-	v6Compatible = netip.MustParsePrefix("::/96")
-	v6NAT64      = netip.MustParsePrefix("64:ff9b::/96")
-	v6NAT64Local = netip.MustParsePrefix("64:ff9b:1::/48")
-	v6SixToFour  = netip.MustParsePrefix("2002::/16")
-	v6Teredo     = netip.MustParsePrefix("2001::/32")
-	v6Private    = prefixes("fc00::/7", "fec0::/10")
-	v6Global     = netip.MustParsePrefix("2000::/3")
-	// v6Reserved is what 2000::/3 holds that is not the internet:
-	// IETF protocol assignments (Teredo, checked before, aside),
-	// documentation (two ranges) and SRv6 segment identifiers. The
-	// discard prefix 100::/64 is outside 2000::/3 anyway.
-	v6Reserved = prefixes("2001::/23", "2001:db8::/32", "3fff::/20", "5f00::/16")
-)
+	v4Shared, v6Global                  netip.Prefix
+	v6Mapped, v6Compatible, v6NAT64     netip.Prefix
+	v6NAT64Local, v6SixToFour, v6Teredo netip.Prefix
+}
+
+var nets = lazy.Value[*ranges]{New: func() *ranges {
+	return &ranges{
+		v4Private: prefixes("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"),
+		v4Shared:  netip.MustParsePrefix("100.64.0.0/10"),
+		// v4Reserved follows the IANA special-purpose registry: "this
+		// network", IETF protocol assignments, documentation, the retired
+		// 6to4 relay anycast, benchmarking, future use and broadcast.
+		v4Reserved: prefixes("0.0.0.0/8", "192.0.0.0/24", "192.0.2.0/24", "192.88.99.0/24",
+			"198.18.0.0/15", "198.51.100.0/24", "203.0.113.0/24", "240.0.0.0/4"),
+
+		v6Mapped:     netip.MustParsePrefix("::ffff:0:0/96"),
+		v6Compatible: netip.MustParsePrefix("::/96"),
+		v6NAT64:      netip.MustParsePrefix("64:ff9b::/96"),
+		v6NAT64Local: netip.MustParsePrefix("64:ff9b:1::/48"),
+		v6SixToFour:  netip.MustParsePrefix("2002::/16"),
+		v6Teredo:     netip.MustParsePrefix("2001::/32"),
+		v6Private:    prefixes("fc00::/7", "fec0::/10"),
+		v6Global:     netip.MustParsePrefix("2000::/3"),
+		// v6Reserved is what 2000::/3 holds that is not the internet:
+		// IETF protocol assignments (Teredo, checked before, aside),
+		// documentation (two ranges) and SRv6 segment identifiers. The
+		// discard prefix 100::/64 is outside 2000::/3 anyway.
+		v6Reserved: prefixes("2001::/23", "2001:db8::/32", "3fff::/20", "5f00::/16"),
+	}
+}}
 
 // Classify judges an address. A zone (fe80::1%eth0) does not change the
 // verdict.
@@ -173,24 +186,25 @@ func Classify(a netip.Addr) Class {
 	case a.Is4():
 		return Class{Kind: classify4(a)}
 	}
+	n := nets.Get()
 	a = a.WithZone("")
 	b := a.As16()
 	switch {
-	case v6Mapped.Contains(a):
+	case n.v6Mapped.Contains(a):
 		return embedded(Mapped, a.Unmap())
 	case a == netip.IPv6Unspecified():
 		return Class{Kind: Unspecified}
 	case a == netip.IPv6Loopback():
 		return Class{Kind: Loopback}
-	case v6Compatible.Contains(a):
+	case n.v6Compatible.Contains(a):
 		return embedded(Compatible, v4At(b, 12))
-	case v6NAT64.Contains(a):
+	case n.v6NAT64.Contains(a):
 		return embedded(NAT64, v4At(b, 12))
-	case v6NAT64Local.Contains(a):
+	case n.v6NAT64Local.Contains(a):
 		return nat64Local(b)
-	case v6SixToFour.Contains(a):
+	case n.v6SixToFour.Contains(a):
 		return embedded(SixToFour, v4At(b, 2))
-	case v6Teredo.Contains(a):
+	case n.v6Teredo.Contains(a):
 		client := embedded(Teredo, netip.AddrFrom4([4]byte{^b[12], ^b[13], ^b[14], ^b[15]}))
 		if server := embedded(Teredo, v4At(b, 4)); client.Public() && !server.Public() {
 			return server
@@ -200,9 +214,9 @@ func Classify(a netip.Addr) Class {
 		return Class{Kind: LinkLocal}
 	case a.IsMulticast():
 		return Class{Kind: Multicast}
-	case in(a, v6Private):
+	case in(a, n.v6Private):
 		return Class{Kind: Private}
-	case !v6Global.Contains(a) || in(a, v6Reserved):
+	case !n.v6Global.Contains(a) || in(a, n.v6Reserved):
 		return Class{Kind: Reserved}
 	}
 	return Class{Kind: Public}
@@ -210,20 +224,21 @@ func Classify(a netip.Addr) Class {
 
 // classify4 judges an IPv4 address.
 func classify4(a netip.Addr) Kind {
+	n := nets.Get()
 	switch {
 	case a.IsUnspecified():
 		return Unspecified
 	case a.IsLoopback():
 		return Loopback
-	case in(a, v4Private):
+	case in(a, n.v4Private):
 		return Private
 	case a.IsLinkLocalUnicast():
 		return LinkLocal
 	case a.IsMulticast():
 		return Multicast
-	case v4Shared.Contains(a):
+	case n.v4Shared.Contains(a):
 		return SharedNAT
-	case in(a, v4Reserved):
+	case in(a, n.v4Reserved):
 		return Reserved
 	}
 	return Public

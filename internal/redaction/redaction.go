@@ -15,7 +15,8 @@ package redaction
 import (
 	"regexp"
 	"strings"
-	"sync"
+
+	"github.com/castor-dev/castor/internal/lazy"
 )
 
 // Rules are one redaction's settings.
@@ -37,7 +38,7 @@ func (r Rules) Secure() Rules {
 	var allowed []string
 	for _, k := range r.Allowed {
 		up := strings.ToUpper(k)
-		if !neverAllowed[up] && !secretName().MatchString(up) {
+		if !neverAllowed.Get()[up] && !secretName.Get().MatchString(up) {
 			allowed = append(allowed, k)
 		}
 	}
@@ -83,7 +84,7 @@ func withheld(key, value string, allow, block map[string]bool, strict bool) bool
 	if strings.HasPrefix(key, "GEMINI_CLI_") {
 		return false
 	}
-	for _, re := range secretValue() {
+	for _, re := range secretValue.Get() {
 		if re.MatchString(value) {
 			return true
 		}
@@ -93,12 +94,12 @@ func withheld(key, value string, allow, block map[string]bool, strict bool) bool
 		return false
 	case block[key]:
 		return true
-	case alwaysAllowed[key]:
+	case alwaysAllowed.Get()[key]:
 		return false
-	case neverAllowed[key], strict:
+	case neverAllowed.Get()[key], strict:
 		return true
 	}
-	return secretName().MatchString(key)
+	return secretName.Get().MatchString(key)
 }
 
 func upperSet(list []string) map[string]bool {
@@ -112,35 +113,39 @@ func upperSet(list []string) map[string]bool {
 // alwaysAllowed pass even in strict mode: what programs need to run at all
 // (on Unix and Windows), the terminal's capabilities, and the inputs of
 // Gemini CLI's GitHub Actions workflows.
-var alwaysAllowed = map[string]bool{
-	"PATH": true, "SYSTEMROOT": true, "COMSPEC": true, "PATHEXT": true, "WINDIR": true,
-	"TEMP": true, "TMP": true, "USERPROFILE": true, "SYSTEMDRIVE": true,
-	"HOME": true, "LANG": true, "SHELL": true, "TMPDIR": true, "USER": true, "LOGNAME": true,
-	"TERM": true, "COLORTERM": true,
-	"ADDITIONAL_CONTEXT": true, "AVAILABLE_LABELS": true, "BRANCH_NAME": true, "DESCRIPTION": true,
-	"EVENT_NAME": true, "GITHUB_ENV": true, "IS_PULL_REQUEST": true, "ISSUES_TO_TRIAGE": true,
-	"ISSUE_BODY": true, "ISSUE_NUMBER": true, "ISSUE_TITLE": true, "PULL_REQUEST_NUMBER": true,
-	"REPOSITORY": true, "TITLE": true, "TRIGGERING_ACTOR": true,
-}
+var alwaysAllowed = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{
+		"PATH": true, "SYSTEMROOT": true, "COMSPEC": true, "PATHEXT": true, "WINDIR": true,
+		"TEMP": true, "TMP": true, "USERPROFILE": true, "SYSTEMDRIVE": true,
+		"HOME": true, "LANG": true, "SHELL": true, "TMPDIR": true, "USER": true, "LOGNAME": true,
+		"TERM": true, "COLORTERM": true,
+		"ADDITIONAL_CONTEXT": true, "AVAILABLE_LABELS": true, "BRANCH_NAME": true, "DESCRIPTION": true,
+		"EVENT_NAME": true, "GITHUB_ENV": true, "IS_PULL_REQUEST": true, "ISSUES_TO_TRIAGE": true,
+		"ISSUE_BODY": true, "ISSUE_NUMBER": true, "ISSUE_TITLE": true, "PULL_REQUEST_NUMBER": true,
+		"REPOSITORY": true, "TITLE": true, "TRIGGERING_ACTOR": true,
+	}
+}}
 
 // neverAllowed are withheld unless the user allows them by name (and even
 // then not from the shell: see Secure).
-var neverAllowed = map[string]bool{
-	"CLIENT_ID": true, "DB_URI": true, "CONNECTION_STRING": true, "AWS_DEFAULT_REGION": true,
-	"AZURE_CLIENT_ID": true, "AZURE_TENANT_ID": true, "SLACK_WEBHOOK_URL": true,
-	"TWILIO_ACCOUNT_SID": true, "DATABASE_URL": true, "GOOGLE_CLOUD_PROJECT": true,
-	"GOOGLE_CLOUD_ACCOUNT": true, "FIREBASE_PROJECT_ID": true,
-}
+var neverAllowed = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{
+		"CLIENT_ID": true, "DB_URI": true, "CONNECTION_STRING": true, "AWS_DEFAULT_REGION": true,
+		"AZURE_CLIENT_ID": true, "AZURE_TENANT_ID": true, "SLACK_WEBHOOK_URL": true,
+		"TWILIO_ACCOUNT_SID": true, "DATABASE_URL": true, "GOOGLE_CLOUD_PROJECT": true,
+		"GOOGLE_CLOUD_ACCOUNT": true, "FIREBASE_PROJECT_ID": true,
+	}
+}}
 
 // secretName matches the names of variables that usually hold secrets.
-var secretName = sync.OnceValue(func() *regexp.Regexp {
+var secretName = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)TOKEN|SECRET|PASSWORD|PASSWD|KEY|AUTH|CREDENTIAL|CREDS|PRIVATE|CERT`)
-})
+}}
 
 // secretValue matches values shaped like credentials. RE2 cannot
 // backtrack, so unbounded repeats stand where Gemini CLI caps them at 1024
 // or 10240 characters against catastrophic backtracking.
-var secretValue = sync.OnceValue(func() []*regexp.Regexp {
+var secretValue = lazy.Value[[]*regexp.Regexp]{New: func() []*regexp.Regexp {
 	return []*regexp.Regexp{
 		regexp.MustCompile(`(?i)-----BEGIN (RSA|OPENSSH|EC|PGP) PRIVATE KEY-----`),
 		regexp.MustCompile(`(?i)-----BEGIN CERTIFICATE-----`),
@@ -159,4 +164,4 @@ var secretValue = sync.OnceValue(func() []*regexp.Regexp {
 		// Slack tokens.
 		regexp.MustCompile(`(?i)xox[abpr]-[a-zA-Z0-9-]+`),
 	}
-})
+}}

@@ -12,6 +12,7 @@ import (
 
 	"google.golang.org/genai"
 
+	"github.com/castor-dev/castor/internal/lazy"
 	"github.com/castor-dev/castor/model"
 )
 
@@ -41,14 +42,16 @@ Examples:
 "split this monolith into services" -> {"complexity_reasoning": "Architecture across the code base.", "complexity_score": 94}`
 
 // responseSchema is the JSON schema the classifier's answer must follow.
-var responseSchema = map[string]any{
-	"type": "OBJECT",
-	"properties": map[string]any{
-		"complexity_reasoning": map[string]any{"type": "STRING", "description": "Brief explanation for the score."},
-		"complexity_score":     map[string]any{"type": "INTEGER", "description": "Complexity score from 1-100."},
-	},
-	"required": []string{"complexity_reasoning", "complexity_score"},
-}
+var responseSchema = lazy.Value[map[string]any]{New: func() map[string]any {
+	return map[string]any{
+		"type": "OBJECT",
+		"properties": map[string]any{
+			"complexity_reasoning": map[string]any{"type": "STRING", "description": "Brief explanation for the score."},
+			"complexity_score":     map[string]any{"type": "INTEGER", "description": "Complexity score from 1-100."},
+		},
+		"required": []string{"complexity_reasoning", "complexity_score"},
+	}
+}}
 
 // Router is a model.Model that resolves aliases and routes "auto" before
 // passing calls to Main. It is safe for concurrent use.
@@ -303,7 +306,7 @@ func classifierConfig() *genai.GenerateContentConfig {
 		TopP:               genai.Ptr[float32](0.95),
 		TopK:               genai.Ptr[float32](64),
 		ResponseMIMEType:   "application/json",
-		ResponseJsonSchema: responseSchema,
+		ResponseJsonSchema: responseSchema.Get(),
 		ThinkingConfig:     &genai.ThinkingConfig{IncludeThoughts: true, ThinkingLevel: genai.ThinkingLevelHigh},
 	}
 }

@@ -10,10 +10,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/castor-dev/castor/internal/lazy"
 	"mvdan.cc/sh/v3/shell"
 )
 
@@ -32,7 +32,7 @@ func engineOf(method string) string {
 
 // imageName is what a container image reference may hold, as Gemini CLI
 // checks it: nothing an engine would read as an option or shell.
-var imageName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9_.:/@-]+$`) })
+var imageName = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9_.:/@-]+$`) }}
 
 // engineTimeout bounds each question to the engine at start.
 const engineTimeout = 2 * time.Minute
@@ -50,7 +50,7 @@ func runEngine(path string, args ...string) ([]byte, error) {
 func (s *Sandbox) checkContainer(run func(path string, args ...string) ([]byte, error)) error {
 	p := s.Profile
 	engine := engineOf(p.Method)
-	if !imageName().MatchString(p.Image) {
+	if !imageName.Get().MatchString(p.Image) {
 		return fmt.Errorf("invalid sandbox image name %q (GEMINI_SANDBOX_IMAGE or tools.sandbox's image)", p.Image)
 	}
 	path, err := exec.LookPath(engine)

@@ -6,7 +6,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
+
+	"github.com/castor-dev/castor/internal/lazy"
 )
 
 // denialWords are how programs report an access the kernel refused
@@ -26,7 +27,7 @@ func (s *Sandbox) Denials(output string) string { return s.DenialsIn("", output)
 
 // relativePath is what a relative path in an error message may look
 // like: not an address (git@host:, user@host) nor a sentence.
-var relativePath = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9._+/-]+$`) })
+var relativePath = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9._+/-]+$`) }}
 
 // DenialsIn is Denials for a command run in dir, whose messages name
 // paths relative to it ("touch: cannot touch 'x': Permission denied").
@@ -60,7 +61,7 @@ func (s *Sandbox) DenialsIn(dir, output string) string {
 		}
 		for _, f := range near {
 			path := strings.Trim(f, "'\"`:;,()[]")
-			if dir != "" && filepath.IsAbs(dir) && !strings.HasPrefix(path, "/") && relativePath().MatchString(path) {
+			if dir != "" && filepath.IsAbs(dir) && !strings.HasPrefix(path, "/") && relativePath.Get().MatchString(path) {
 				path = filepath.Join(dir, path)
 			}
 			if !strings.HasPrefix(path, "/") || strings.HasPrefix(path, "/dev/tcp/") || strings.HasPrefix(path, "/dev/udp/") ||

@@ -9,12 +9,21 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// seccompArch is this build's audit architecture and system call
+// seccompNumbers are an architecture's audit value and system call
 // numbers.
-var seccompArch = map[string]struct{ arch, socket, ioUringSetup uint32 }{
-	"amd64": {unix.AUDIT_ARCH_X86_64, 41, 425},
-	"arm64": {unix.AUDIT_ARCH_AARCH64, 198, 425},
-}[runtime.GOARCH]
+type seccompNumbers struct{ arch, socket, ioUringSetup uint32 }
+
+// seccompArch returns this build's seccompNumbers. A switch on the
+// constant GOARCH, not a map, so that nothing runs at start.
+func seccompArch() seccompNumbers {
+	switch runtime.GOARCH {
+	case "amd64":
+		return seccompNumbers{unix.AUDIT_ARCH_X86_64, 41, 425}
+	case "arm64":
+		return seccompNumbers{unix.AUDIT_ARCH_AARCH64, 198, 425}
+	}
+	return seccompNumbers{}
+}
 
 // noIPSockets installs, on the calling thread (and so on what it
 // starts), a seccomp filter that refuses IPv4 and IPv6 sockets with
@@ -34,13 +43,14 @@ func noIPSockets() error {
 	ret := func(k uint32) unix.SockFilter { return unix.SockFilter{Code: unix.BPF_RET | unix.BPF_K, K: k} }
 	// struct seccomp_data: nr at 0, arch at 4, args[0] at 16 (its low
 	// half on these little-endian architectures).
+	nums := seccompArch()
 	prog := []unix.SockFilter{
 		/* 0 */ ld(4),
-		/* 1 */ jump(unix.BPF_JEQ, seccompArch.arch, 0, 8), // else deny
+		/* 1 */ jump(unix.BPF_JEQ, nums.arch, 0, 8), // else deny
 		/* 2 */ ld(0),
 		/* 3 */ jump(unix.BPF_JGE, 0x40000000, 6, 0), // x32: deny
-		/* 4 */ jump(unix.BPF_JEQ, seccompArch.ioUringSetup, 5, 0),
-		/* 5 */ jump(unix.BPF_JEQ, seccompArch.socket, 0, 3), // else allow
+		/* 4 */ jump(unix.BPF_JEQ, nums.ioUringSetup, 5, 0),
+		/* 5 */ jump(unix.BPF_JEQ, nums.socket, 0, 3), // else allow
 		/* 6 */ ld(16),
 		/* 7 */ jump(unix.BPF_JEQ, unix.AF_INET, 2, 0),
 		/* 8 */ jump(unix.BPF_JEQ, unix.AF_INET6, 1, 0),

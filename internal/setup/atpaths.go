@@ -9,11 +9,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 
 	"google.golang.org/genai"
 
 	"github.com/castor-dev/castor/internal/atpath"
+	"github.com/castor-dev/castor/internal/lazy"
 	"github.com/castor-dev/castor/mcp"
 	"github.com/castor-dev/castor/tool"
 	"github.com/castor-dev/castor/tool/builtin"
@@ -153,7 +153,7 @@ func (x *expander) atPaths(ctx context.Context, text string) ([]*genai.Part, err
 			read = append(read, p)
 			continue
 		}
-		m := fileFrame().FindStringSubmatch(p.Text)
+		m := fileFrame.Get().FindStringSubmatch(p.Text)
 		if m == nil {
 			read = append(read, p)
 			continue
@@ -184,7 +184,7 @@ func withTemp(read, temp []*genai.Part) []*genai.Part {
 }
 
 // fileFrame is read_many_files' framing of one file.
-var fileFrame = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)^--- (.*?) ---\n\n(.*?)\n\n$`) })
+var fileFrame = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`(?s)^--- (.*?) ---\n\n(.*?)\n\n$`) }}
 
 // displayPath names a file read for an @path: the reference as typed
 // when it named the file, else its path relative to a workspace folder.

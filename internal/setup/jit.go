@@ -9,6 +9,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/castor-dev/castor/config"
+	"github.com/castor-dev/castor/internal/lazy"
 	"github.com/castor-dev/castor/tool"
 )
 
@@ -22,13 +23,15 @@ const (
 
 // jitTools are the tools whose paths bring in subfolder memory, with the
 // arguments naming those paths (Gemini CLI's "high-intent" tools).
-var jitTools = map[string][]string{
-	"read_file":      {"file_path", "absolute_path"},
-	"list_directory": {"dir_path", "path"},
-	"write_file":     {"file_path"},
-	"replace":        {"file_path"},
-	"smart_edit":     {"file_path"},
-}
+var jitTools = lazy.Value[map[string][]string]{New: func() map[string][]string {
+	return map[string][]string{
+		"read_file":      {"file_path", "absolute_path"},
+		"list_directory": {"dir_path", "path"},
+		"write_file":     {"file_path"},
+		"replace":        {"file_path"},
+		"smart_edit":     {"file_path"},
+	}
+}}
 
 // jitEnabled reads experimental.jitContext (Gemini CLI's setting; on
 // unless set to false): on, subfolder memory arrives with tool output and
@@ -78,7 +81,7 @@ func (j *jitMemory) context(paths []string) string {
 // withJIT wraps t so that its successful results carry newly found
 // subfolder memory, when t is one of jitTools.
 func withJIT(t tool.Tool, j *jitMemory) tool.Tool {
-	params, ok := jitTools[t.Name()]
+	params, ok := jitTools.Get()[t.Name()]
 	if !ok || j == nil {
 		return t
 	}

@@ -3,6 +3,7 @@ package setup
 import (
 	"context"
 
+	"github.com/castor-dev/castor/internal/lazy"
 	"github.com/castor-dev/castor/mcp"
 )
 
@@ -63,11 +64,11 @@ func (a *Agent) finishMCPInBackground() {
 }
 
 // closedChan is ready at once.
-var closedChan = func() chan struct{} {
+var closedChan = lazy.Value[chan struct{}]{New: func() chan struct{} {
 	c := make(chan struct{})
 	close(c)
 	return c
-}()
+}}
 
 // MCPReady is closed when the MCP servers' tools and prompts are the
 // session's: at once unless Options.MCPInBackground left servers
@@ -75,7 +76,7 @@ var closedChan = func() chan struct{} {
 // by a model that does not know those servers' tools.
 func (a *Agent) MCPReady() <-chan struct{} {
 	if a.mcpStart == nil {
-		return closedChan
+		return closedChan.Get()
 	}
 	return a.mcpStart.ready
 }

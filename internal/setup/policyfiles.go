@@ -13,9 +13,17 @@ import (
 	"github.com/castor-dev/castor/policy"
 )
 
-// systemPoliciesDir is Gemini CLI's admin policy folder for this platform
-// (a variable so that tests can point it elsewhere).
-var systemPoliciesDir = func() string {
+// systemPoliciesDir, when set, replaces Gemini CLI's admin policy folder
+// for this platform (tests point it elsewhere).
+var systemPoliciesDir string
+
+// adminPoliciesDir is Gemini CLI's admin policy folder for this platform,
+// or systemPoliciesDir. A function, not a variable's initial value, so
+// that the package runs no init code.
+func adminPoliciesDir() string {
+	if systemPoliciesDir != "" {
+		return systemPoliciesDir
+	}
 	switch runtime.GOOS {
 	case "darwin":
 		return "/Library/Application Support/GeminiCli/policies"
@@ -23,7 +31,7 @@ var systemPoliciesDir = func() string {
 		return `C:\ProgramData\gemini-cli\policies`
 	}
 	return "/etc/gemini-cli/policies"
-}()
+}
 
 // policyFiles reads the policy files of the session, in Gemini CLI's
 // order (which decides ties): the admin folder, the supplemental admin
@@ -88,12 +96,13 @@ func policyFiles(o Options, st *config.Settings, home config.Home, wd string, ex
 	if !o.IgnoreSettings {
 		// Policies in the system folder shut out supplemental ones, even
 		// when the folder fails its security check.
-		if hasTOML(systemPoliciesDir) && len(adminPaths) > 0 {
-			warn("Security Warning: Ignoring --admin-policy because system policies are already defined in " + systemPoliciesDir)
+		sys := adminPoliciesDir()
+		if hasTOML(sys) && len(adminPaths) > 0 {
+			warn("Security Warning: Ignoring --admin-policy because system policies are already defined in " + sys)
 			adminPaths = nil
 		}
-		if secureSystemDir(systemPoliciesDir, warn) {
-			load(systemPoliciesDir, policy.TierAdmin)
+		if secureSystemDir(sys, warn) {
+			load(sys, policy.TierAdmin)
 		}
 	}
 	for _, p := range adminPaths {

@@ -17,6 +17,7 @@ import (
 	"github.com/castor-dev/castor/command"
 	"github.com/castor-dev/castor/config"
 	"github.com/castor-dev/castor/internal/atpath"
+	"github.com/castor-dev/castor/internal/lazy"
 	"github.com/castor-dev/castor/mcp"
 	"github.com/castor-dev/castor/policy"
 	"github.com/castor-dev/castor/tool"
@@ -267,7 +268,7 @@ func (e *ShellRefusedError) Advice(allow string) string {
 	return fmt.Sprintf("cannot be run. Blocked command: %q. Reason: Blocked by policy (a headless run cannot ask for approval: allow it with %s or an approval mode)", e.Command, allow)
 }
 
-var exitCodeLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^Exit Code: (\d+)$`) })
+var exitCodeLine = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`(?m)^Exit Code: (\d+)$`) }}
 
 // RunShell runs a checked command with the shell tool and returns its
 // output, with Gemini CLI's note when it failed.
@@ -282,7 +283,7 @@ func (x *expander) RunShell(ctx context.Context, c string) (string, error) {
 		return res.Display + fmt.Sprintf("\n[Shell command '%s' aborted]", c), nil
 	}
 	out := res.Display
-	if m := exitCodeLine().FindStringSubmatch(res.LLMText); m != nil && m[1] != "0" {
+	if m := exitCodeLine.Get().FindStringSubmatch(res.LLMText); m != nil && m[1] != "0" {
 		if strings.HasPrefix(out, "Command exited with code") {
 			out = ""
 		}

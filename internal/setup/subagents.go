@@ -3,12 +3,13 @@ package setup
 import (
 	"context"
 	"fmt"
-	"github.com/castor-dev/castor/internal/routing"
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/castor-dev/castor/internal/lazy"
+	"github.com/castor-dev/castor/internal/routing"
 
 	"google.golang.org/genai"
 
@@ -144,7 +145,7 @@ func (a *Agent) addSubagents(o Options, ts *toolSet, e subagentEnv) error {
 }
 
 // atMention is "@name" at the start of the text or after white space.
-var atMention = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|\s)@([a-z0-9_-]+)`) })
+var atMention = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`(?:^|\s)@([a-z0-9_-]+)`) }}
 
 // SubagentNudge returns the note Gemini CLI adds to a prompt that
 // mentions subagents with "@name" (the text itself is sent as typed), or
@@ -152,7 +153,7 @@ var atMention = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile
 // own parts.
 func (a *Agent) SubagentNudge(text string) *genai.Part {
 	var names []string
-	for _, m := range atMention().FindAllStringSubmatch(text, -1) {
+	for _, m := range atMention.Get().FindAllStringSubmatch(text, -1) {
 		if slices.Contains(a.subagentNames, m[1]) && !slices.Contains(names, m[1]) {
 			names = append(names, m[1])
 		}
@@ -265,14 +266,16 @@ type subagentHooks struct {
 }
 
 // subagentEvents are the events a subagent's engine fires.
-var subagentEvents = map[agent.HookEvent]bool{
-	agent.HookBeforeTool: true, agent.HookAfterTool: true,
-	agent.HookBeforeModel: true, agent.HookBeforeToolSelection: true, agent.HookAfterModel: true,
-}
+var subagentEvents = lazy.Value[map[agent.HookEvent]bool]{New: func() map[agent.HookEvent]bool {
+	return map[agent.HookEvent]bool{
+		agent.HookBeforeTool: true, agent.HookAfterTool: true,
+		agent.HookBeforeModel: true, agent.HookBeforeToolSelection: true, agent.HookAfterModel: true,
+	}
+}}
 
 // Handles reports the session's hooks for the events a subagent fires.
 func (t subagentHooks) Handles(e agent.HookEvent) bool {
-	return subagentEvents[e] && t.h.Handles(e)
+	return subagentEvents.Get()[e] && t.h.Handles(e)
 }
 
 // Fire runs the session's hooks for one of a subagent's events.

@@ -15,9 +15,9 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/castor-dev/castor/internal/frontmatter"
+	"github.com/castor-dev/castor/internal/lazy"
 )
 
 // FileName is the file that makes a folder a skill.
@@ -48,7 +48,7 @@ type Skill struct {
 }
 
 // unsafeName are the characters Gemini CLI replaces in skill names.
-var unsafeName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[:\\/<>*?"|]`) })
+var unsafeName = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`[:\\/<>*?"|]`) }}
 
 // Parse reads a SKILL.md. location names it in errors and becomes the
 // skill's Location. A file without front matter, with front matter that
@@ -84,7 +84,7 @@ func Parse(data []byte, location string) (*Skill, error) {
 		return nil, &frontmatter.Error{File: location, Line: 1, Msg: "front matter has an empty name"}
 	}
 	return &Skill{
-		Name:        unsafeName().ReplaceAllString(name, "-"),
+		Name:        unsafeName.Get().ReplaceAllString(name, "-"),
 		Description: desc,
 		Body:        strings.TrimSpace(body),
 		Location:    location,
@@ -92,25 +92,25 @@ func Parse(data []byte, location string) (*Skill, error) {
 }
 
 var (
-	simpleName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*name:\s*(.*)$`) })
-	simpleDesc = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*description:\s*(.*)$`) })
-	indented   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[ \t]+\S`) })
-	newline    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\r?\n`) })
+	simpleName = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^\s*name:\s*(.*)$`) }}
+	simpleDesc = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^\s*description:\s*(.*)$`) }}
+	indented   = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^[ \t]+\S`) }}
+	newline    = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`\r?\n`) }}
 )
 
 // parseSimple is Gemini CLI's fallback front matter reader: "name:" and
 // "description:" lines, the description continued by indented lines.
 func parseSimple(front string) (name, desc string, ok bool) {
-	lines := newline().Split(front, -1)
+	lines := newline.Get().Split(front, -1)
 	var haveName, haveDesc bool
 	for i := 0; i < len(lines); i++ {
-		if m := simpleName().FindStringSubmatch(lines[i]); m != nil {
+		if m := simpleName.Get().FindStringSubmatch(lines[i]); m != nil {
 			name, haveName = strings.TrimSpace(m[1]), true
 			continue
 		}
-		if m := simpleDesc().FindStringSubmatch(lines[i]); m != nil {
+		if m := simpleDesc.Get().FindStringSubmatch(lines[i]); m != nil {
 			parts := []string{strings.TrimSpace(m[1])}
-			for i+1 < len(lines) && indented().MatchString(lines[i+1]) {
+			for i+1 < len(lines) && indented.Get().MatchString(lines[i+1]) {
 				i++
 				parts = append(parts, strings.TrimSpace(lines[i]))
 			}

@@ -18,12 +18,12 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"google.golang.org/genai"
 
 	"github.com/castor-dev/castor/internal/frontmatter"
+	"github.com/castor-dev/castor/internal/lazy"
 )
 
 // Defaults, as Gemini CLI's.
@@ -104,7 +104,7 @@ type frontMatter struct {
 	Auth          any            `yaml:"auth"`
 }
 
-var slug = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9-_]+$`) })
+var slug = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9-_]+$`) }}
 
 // LoadError is a definition file that cannot be used, worded as Gemini
 // CLI's ("Failed to load agent from <file>: …").
@@ -142,7 +142,7 @@ func Parse(data []byte, file string) (*Definition, error) {
 	switch {
 	case fm.Name == nil:
 		return nil, fail(1, "name: Required")
-	case !slug().MatchString(*fm.Name):
+	case !slug.Get().MatchString(*fm.Name):
 		return nil, fail(1, "name: Name must be a valid slug (lowercase letters, digits, - and _), not %q", *fm.Name)
 	case fm.Description == nil:
 		return nil, fail(1, "description: Required")
@@ -180,9 +180,9 @@ func Parse(data []byte, file string) (*Definition, error) {
 	return d, nil
 }
 
-var toolName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9_.:*-]+$`) })
+var toolName = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9_.:*-]+$`) }}
 
-func validToolName(s string) bool { return toolName().MatchString(s) }
+func validToolName(s string) bool { return toolName.Get().MatchString(s) }
 
 // LoadDir loads dir/*.md, skipping files whose name starts with "_", in
 // name order. A missing dir holds no definitions; each file that cannot
@@ -312,7 +312,7 @@ func Section(defs []*Definition) string {
 // checked: a slug name and a description.
 func (d *Definition) Validate() error {
 	switch {
-	case !slug().MatchString(d.Name):
+	case !slug.Get().MatchString(d.Name):
 		return fmt.Errorf("subagent %q: name must be a valid slug (lowercase letters, digits, - and _)", d.Name)
 	case strings.TrimSpace(d.Description) == "":
 		return fmt.Errorf("subagent %q: description is required", d.Name)

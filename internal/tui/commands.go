@@ -128,7 +128,7 @@ func (m *model) runCommand(line string) tea.Cmd {
 	if len(words) == 0 {
 		return nil
 	}
-	if name, ok := commandAliases[words[0]]; ok {
+	if name, ok := commandAliases.Get()[words[0]]; ok {
 		words[0] = name
 		line = "/" + strings.Join(words, " ")
 	}
@@ -147,7 +147,7 @@ func (m *model) runCommand(line string) tea.Cmd {
 		m.printNotice(noticeWarn, "Castor is still starting; try again in a moment.")
 		return nil
 	}
-	if why, ok := notHere[words[0]]; ok && c == nil {
+	if why, ok := notHere.Get()[words[0]]; ok && c == nil {
 		m.printNotice(noticeInfo, "/"+words[0]+" is not available in Castor: "+why+".")
 		return nil
 	}

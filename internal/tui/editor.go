@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os/exec"
 	"slices"
+
+	"github.com/castor-dev/castor/internal/lazy"
 )
 
 // guiEditors and terminalEditors are the names general.preferredEditor
@@ -11,34 +13,42 @@ import (
 // as, in order of preference: the first one installed among all but the
 // last, else the last, as Gemini CLI picks them.
 var (
-	guiEditors = map[string][]string{
-		"vscode":      {"code"},
-		"vscodium":    {"codium"},
-		"windsurf":    {"windsurf"},
-		"cursor":      {"cursor"},
-		"zed":         {"zed", "zeditor"},
-		"antigravity": {"agy", "antigravity"},
-		"sublimetext": {"subl"},
-		"lapce":       {"lapce"},
-		"nova":        {"nova"},
-		"bbedit":      {"bbedit"},
-	}
-	terminalEditors = map[string][]string{
-		"vim":         {"vim"},
-		"neovim":      {"nvim"},
-		"emacs":       {"emacs"},
-		"hx":          {"hx"},
-		"emacsclient": {"emacsclient"},
-		"micro":       {"micro"},
-	}
+	guiEditors = lazy.Value[map[string][]string]{New: func() map[string][]string {
+		return map[string][]string{
+			"vscode":      {"code"},
+			"vscodium":    {"codium"},
+			"windsurf":    {"windsurf"},
+			"cursor":      {"cursor"},
+			"zed":         {"zed", "zeditor"},
+			"antigravity": {"agy", "antigravity"},
+			"sublimetext": {"subl"},
+			"lapce":       {"lapce"},
+			"nova":        {"nova"},
+			"bbedit":      {"bbedit"},
+		}
+	}}
+	terminalEditors = lazy.Value[map[string][]string]{New: func() map[string][]string {
+		return map[string][]string{
+			"vim":         {"vim"},
+			"neovim":      {"nvim"},
+			"emacs":       {"emacs"},
+			"hx":          {"hx"},
+			"emacsclient": {"emacsclient"},
+			"micro":       {"micro"},
+		}
+	}}
 )
 
 // editorWaitFlags are the GUI editors whose flag for "return when the file
 // is closed" is not --wait.
-var editorWaitFlags = map[string]string{"sublimetext": "-w"}
+var editorWaitFlags = lazy.Value[map[string]string]{New: func() map[string]string {
+	return map[string]string{"sublimetext": "-w"}
+}}
 
 // editorExtraArgs go before the file: emacsclient stays in the terminal.
-var editorExtraArgs = map[string][]string{"emacsclient": {"-nw"}}
+var editorExtraArgs = lazy.Value[map[string][]string]{New: func() map[string][]string {
+	return map[string][]string{"emacsclient": {"-nw"}}
+}}
 
 // preferredEditorArgv is the command line, without the file, that opens a
 // file in the editor general.preferredEditor names and returns once it is
@@ -47,10 +57,10 @@ var editorExtraArgs = map[string][]string{"emacsclient": {"-nw"}}
 // commands lookPath finds, the cases where Gemini CLI asks for another
 // editor instead.
 func preferredEditorArgv(name string, lookPath func(string) (string, error)) ([]string, error) {
-	cmds, gui := guiEditors[name]
+	cmds, gui := guiEditors.Get()[name]
 	if !gui {
 		var ok bool
-		if cmds, ok = terminalEditors[name]; !ok {
+		if cmds, ok = terminalEditors.Get()[name]; !ok {
 			return nil, fmt.Errorf("general.preferredEditor %q is not an editor Castor knows", name)
 		}
 	}
@@ -62,10 +72,10 @@ func preferredEditorArgv(name string, lookPath func(string) (string, error)) ([]
 		return nil, fmt.Errorf("general.preferredEditor %q: %s is not installed", name, cmds[len(cmds)-1])
 	}
 	argv := []string{cmds[found]}
-	argv = append(argv, editorExtraArgs[name]...)
+	argv = append(argv, editorExtraArgs.Get()[name]...)
 	if gui {
 		wait := "--wait"
-		if f, ok := editorWaitFlags[name]; ok {
+		if f, ok := editorWaitFlags.Get()[name]; ok {
 			wait = f
 		}
 		argv = append(argv, wait)

@@ -58,10 +58,10 @@ func TestPreferredEditorArgv(t *testing.T) {
 // validation's list the same.
 func TestPreferredEditorNames(t *testing.T) {
 	var names []string
-	for n := range guiEditors {
+	for n := range guiEditors.Get() {
 		names = append(names, n)
 	}
-	for n := range terminalEditors {
+	for n := range terminalEditors.Get() {
 		names = append(names, n)
 	}
 	slices.Sort(names)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/command"
+	"github.com/castor-dev/castor/internal/lazy"
 	"github.com/castor-dev/castor/internal/termtext"
 )
 
@@ -28,22 +29,24 @@ import (
 
 // defaultBindings are the commands the terminal carries out, with their
 // keys as Gemini CLI 0.61 binds them.
-var defaultBindings = map[string][]string{
-	"app.toggleYolo":                     {"ctrl+y"},
-	"app.cycleApprovalMode":              {"shift+tab"},
-	"app.clearScreen":                    {"ctrl+l"},
-	"app.showMoreLines":                  {"ctrl+o"},
-	"background.toggle":                  {"ctrl+b"},
-	"app.showFullTodos":                  {"ctrl+t"},
-	"input.paste":                        {"ctrl+v", "alt+v"},
-	"app.suspend":                        {"ctrl+z"},
-	"history.search.start":               {"ctrl+r"},
-	"history.previous":                   {"ctrl+p"},
-	"history.next":                       {"ctrl+n"},
-	"input.openExternalEditor":           {"ctrl+g", "ctrl+shift+g"},
-	"input.deprecatedOpenExternalEditor": {"ctrl+x"},
-	"edit.clear":                         {},
-}
+var defaultBindings = lazy.Value[map[string][]string]{New: func() map[string][]string {
+	return map[string][]string{
+		"app.toggleYolo":                     {"ctrl+y"},
+		"app.cycleApprovalMode":              {"shift+tab"},
+		"app.clearScreen":                    {"ctrl+l"},
+		"app.showMoreLines":                  {"ctrl+o"},
+		"background.toggle":                  {"ctrl+b"},
+		"app.showFullTodos":                  {"ctrl+t"},
+		"input.paste":                        {"ctrl+v", "alt+v"},
+		"app.suspend":                        {"ctrl+z"},
+		"history.search.start":               {"ctrl+r"},
+		"history.previous":                   {"ctrl+p"},
+		"history.next":                       {"ctrl+n"},
+		"input.openExternalEditor":           {"ctrl+g", "ctrl+shift+g"},
+		"input.deprecatedOpenExternalEditor": {"ctrl+x"},
+		"edit.clear":                         {},
+	}
+}}
 
 // keybindingsFile is Gemini CLI's file of custom keybindings, in the
 // Gemini home directory.
@@ -57,7 +60,7 @@ type keymap map[string]string
 // the defaults kept.
 func loadKeymap(geminiDir string, warn func(string)) keymap {
 	km := keymap{}
-	for cmd, keys := range defaultBindings {
+	for cmd, keys := range defaultBindings.Get() {
 		for _, k := range keys {
 			km[normKey(k)] = cmd
 		}
@@ -87,7 +90,7 @@ func loadKeymap(geminiDir string, warn func(string)) keymap {
 	for _, r := range rows {
 		cmd, unbind := strings.CutPrefix(r.Command, "-")
 		k := normKey(r.Key)
-		if _, ok := defaultBindings[cmd]; !ok {
+		if _, ok := defaultBindings.Get()[cmd]; !ok {
 			unknown = append(unknown, r.Command)
 			continue
 		}
@@ -204,7 +207,7 @@ func (m *model) appKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 	case "edit.clear":
 		m.resetInput()
 	default:
-		if why, ok := keysNotHere[k.String()]; ok {
+		if why, ok := keysNotHere.Get()[k.String()]; ok {
 			m.printNotice(noticeInfo, why)
 			return nil, true
 		}
@@ -215,13 +218,15 @@ func (m *model) appKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 
 // keysNotHere are Gemini CLI 0.61 keys with no meaning in Castor's
 // inline terminal, each said in one line rather than ignored.
-var keysNotHere = map[string]string{
-	"alt+m":  "Alt+M (raw Markdown) is not available in Castor: answers are printed once, rendered.",
-	"ctrl+s": "Ctrl+S (mouse mode) is not available in Castor: it draws inline, and the terminal's own scrollback scrolls.",
-	"f12":    "F12 (the debug console) is not available in Castor: errors are printed where they happen.",
-	"f9":     "F9 (copy mode) is not available in Castor: it draws inline, so the terminal's own selection works.",
-	"f4":     "F4 (IDE context details) is not available in Castor: /ide status shows the connection and open files.",
-}
+var keysNotHere = lazy.Value[map[string]string]{New: func() map[string]string {
+	return map[string]string{
+		"alt+m":  "Alt+M (raw Markdown) is not available in Castor: answers are printed once, rendered.",
+		"ctrl+s": "Ctrl+S (mouse mode) is not available in Castor: it draws inline, and the terminal's own scrollback scrolls.",
+		"f12":    "F12 (the debug console) is not available in Castor: errors are printed where they happen.",
+		"f9":     "F9 (copy mode) is not available in Castor: it draws inline, so the terminal's own selection works.",
+		"f4":     "F4 (IDE context details) is not available in Castor: /ide status shows the connection and open files.",
+	}
+}}
 
 // geminiDir is the Gemini home directory (~/.gemini).
 func (m *model) geminiDir() string {

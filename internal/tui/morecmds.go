@@ -13,6 +13,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/castor-dev/castor/config"
+	"github.com/castor-dev/castor/internal/lazy"
 	"github.com/castor-dev/castor/internal/oauth"
 	"github.com/castor-dev/castor/internal/termtext"
 	"github.com/castor-dev/castor/internal/version"
@@ -24,29 +25,33 @@ import (
 // ones that cannot apply to Castor, each said in one line.
 
 // commandAliases are Gemini CLI's other names of commands.
-var commandAliases = map[string]string{
-	"?": "help", "dir": "directory", "new": "clear", "summarize": "compress", "compact": "compress", "usage": "stats", "bashes": "shells",
-}
+var commandAliases = lazy.Value[map[string]string]{New: func() map[string]string {
+	return map[string]string{
+		"?": "help", "dir": "directory", "new": "clear", "summarize": "compress", "compact": "compress", "usage": "stats", "bashes": "shells",
+	}
+}}
 
 // notHere are Gemini CLI 0.61 commands with no meaning in Castor, and why.
-var notHere = map[string]string{
-	"upgrade":      "Code Assist tiers are upgraded on Google's site, which Castor does not open",
-	"setup-github": "Castor ships no GitHub workflows to install",
-	"corgi":        "Castor has no corgi",
-	"footer":       "Castor's footer is fixed (directory, model, mode, sandbox, MCP, IDE)",
-	"statusline":   "Castor's footer is fixed (directory, model, mode, sandbox, MCP, IDE)",
-	"profile":      "Castor has no profiler view; bench/ measures it",
-	"tasks":        "Castor runs no background tasks",
-	"bg":           "Castor runs no background tasks",
-	"background":   "Castor runs no background tasks",
-	"voice":        "Castor has no voice input",
-	"oncall":       "it is Google's internal triage tool",
-	"gemma":        "Castor does not run local Gemma models",
-	"bug-memory":   "Castor has no Node.js heap to snapshot",
-	"export":       "the session is already recorded as JSONL under ~/.gemini/tmp (castor --resume reads it)",
-	"plan":         "plan mode is not in this build",
-	"rewind":       "rewind is not in this build",
-}
+var notHere = lazy.Value[map[string]string]{New: func() map[string]string {
+	return map[string]string{
+		"upgrade":      "Code Assist tiers are upgraded on Google's site, which Castor does not open",
+		"setup-github": "Castor ships no GitHub workflows to install",
+		"corgi":        "Castor has no corgi",
+		"footer":       "Castor's footer is fixed (directory, model, mode, sandbox, MCP, IDE)",
+		"statusline":   "Castor's footer is fixed (directory, model, mode, sandbox, MCP, IDE)",
+		"profile":      "Castor has no profiler view; bench/ measures it",
+		"tasks":        "Castor runs no background tasks",
+		"bg":           "Castor runs no background tasks",
+		"background":   "Castor runs no background tasks",
+		"voice":        "Castor has no voice input",
+		"oncall":       "it is Google's internal triage tool",
+		"gemma":        "Castor does not run local Gemma models",
+		"bug-memory":   "Castor has no Node.js heap to snapshot",
+		"export":       "the session is already recorded as JSONL under ~/.gemini/tmp (castor --resume reads it)",
+		"plan":         "plan mode is not in this build",
+		"rewind":       "rewind is not in this build",
+	}
+}}
 
 func (m *model) cmdAgents(args []string) tea.Cmd {
 	if len(args) > 0 && args[0] != "list" {
@@ -213,7 +218,7 @@ func (m *model) reloadPolicyFile(path string) {
 // the user's settings, used at once.
 func (m *model) cmdEditor([]string) tea.Cmd {
 	var names []string
-	for _, set := range []map[string][]string{guiEditors, terminalEditors} {
+	for _, set := range []map[string][]string{guiEditors.Get(), terminalEditors.Get()} {
 		for k := range set {
 			names = append(names, k)
 		}
@@ -224,7 +229,7 @@ func (m *model) cmdEditor([]string) tea.Cmd {
 	sel := 0
 	for _, n := range names {
 		desc := "terminal"
-		if _, gui := guiEditors[n]; gui {
+		if _, gui := guiEditors.Get()[n]; gui {
 			desc = "GUI"
 		}
 		if _, err := preferredEditorArgv(n, exec.LookPath); err != nil {

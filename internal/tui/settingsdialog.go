@@ -61,7 +61,7 @@ type editableSetting struct {
 // categories (General, UI, Model, Context, Tools, Security, IDE).
 func editableSettings() []editableSetting {
 	editors := []string{}
-	for _, set := range []map[string][]string{guiEditors, terminalEditors} {
+	for _, set := range []map[string][]string{guiEditors.Get(), terminalEditors.Get()} {
 		for k := range set {
 			editors = append(editors, k)
 		}

@@ -7,9 +7,9 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/castor-dev/castor/internal/lazy"
 	"github.com/castor-dev/castor/model"
 )
 
@@ -134,7 +134,7 @@ func (e *CloudShellAccessError) Error() string {
 // Unwrap returns the refused loadCodeAssist call's error.
 func (e *CloudShellAccessError) Unwrap() error { return e.Err }
 
-var numericProject = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d+$`) })
+var numericProject = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^\d+$`) }}
 
 // LoadCodeAssist asks for the user's tiers and project. An answer blocked
 // by VPC Service Controls means a standard-tier user, as in Gemini CLI.
@@ -259,7 +259,7 @@ func isUserFixable(err error) bool {
 
 func (m *Model) setup(ctx context.Context, opts SetupOptions) (*UserData, error) {
 	project := opts.ProjectID
-	if numericProject().MatchString(project) {
+	if numericProject.Get().MatchString(project) {
 		return nil, &InvalidNumericProjectIDError{ProjectID: project}
 	}
 	if opts.PollInterval <= 0 {

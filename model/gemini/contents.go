@@ -12,6 +12,7 @@ import (
 
 	"google.golang.org/genai"
 
+	"github.com/castor-dev/castor/internal/lazy"
 	"github.com/castor-dev/castor/model"
 )
 
@@ -34,16 +35,16 @@ import (
 
 // contentsMark is the placeholder's text; the random part makes it a
 // string no caller's data holds.
-var contentsMark = func() string {
+var contentsMark = lazy.Value[string]{New: func() string {
 	b := make([]byte, 12)
 	rand.Read(b)
 	return "castor-contents-" + hex.EncodeToString(b)
-}()
+}}
 
 // contentsToken is the placeholder as it appears in a body genai encoded:
 // a JSON string, quotes included. Quotes that delimit a string are never
 // escaped, so these bytes cannot occur inside another string.
-var contentsToken = []byte(`"` + contentsMark + `"`)
+var contentsToken = lazy.Value[[]byte]{New: func() []byte { return []byte(`"` + contentsMark.Get() + `"`) }}
 
 // encodedContents is a call's contents, checked and measured: the body
 // is sent as the bytes genai wrote around the placeholder with the
@@ -228,7 +229,7 @@ func (m *Model) prepare(slot *callSlot, contents []*genai.Content, cfg *genai.Ge
 		return contents, c
 	}
 	slot.contents = raw
-	setBodyField(c, "contents", contentsMark)
+	setBodyField(c, "contents", contentsMark.Get())
 	return nil, c
 }
 
@@ -249,11 +250,11 @@ func spliceContents(r *http.Request, cs *encodedContents) (*http.Request, error)
 	if err != nil {
 		return nil, err
 	}
-	i := bytes.Index(body, contentsToken)
+	i := bytes.Index(body, contentsToken.Get())
 	if i < 0 {
 		return nil, errNoContentsMark
 	}
-	head, tail := body[:i], body[i+len(contentsToken):]
+	head, tail := body[:i], body[i+len(contentsToken.Get()):]
 	r.GetBody = func() (io.ReadCloser, error) {
 		return io.NopCloser(newContentsReader(head, tail, cs.cs)), nil
 	}

@@ -58,7 +58,7 @@ func TestContentsEncoding(t *testing.T) {
 	}
 	sig := []byte{0, 1, 2, 250, 251}
 	contents := []*genai.Content{
-		genai.NewContentFromText("hello <b>&</b> \u2028 \x00 \"quoted\" "+contentsMark, genai.RoleUser),
+		genai.NewContentFromText("hello <b>&</b> \u2028 \x00 \"quoted\" "+contentsMark.Get(), genai.RoleUser),
 		{Role: genai.RoleModel, Parts: []*genai.Part{
 			{Text: "thinking", Thought: true, ThoughtSignature: sig},
 			{FunctionCall: &genai.FunctionCall{ID: "c1", Name: "read_file", Args: map[string]any{"file_path": "/a.go", "n": 3, "nested": map[string]any{"x": []any{1.5, true, nil}}}}, ThoughtSignature: sig},
@@ -84,7 +84,7 @@ func TestContentsEncoding(t *testing.T) {
 		}
 	}
 	spliced := rec.last(t)
-	if bytes.Contains(rec.bodies[0], contentsToken) {
+	if bytes.Contains(rec.bodies[0], contentsToken.Get()) {
 		t.Fatal("the placeholder was sent")
 	}
 	// genai's own encoding of the same call.
@@ -145,7 +145,7 @@ func TestContentsBodyBytes(t *testing.T) {
 	for name, cs := range map[string][]*genai.Content{"one": one, "many": many} {
 		t.Run(name, func(t *testing.T) {
 			head, tail := `{"model":"m","contents":`, `,"generationConfig":{}}`
-			r, err := http.NewRequest("POST", "http://x", strings.NewReader(head+string(contentsToken)+tail))
+			r, err := http.NewRequest("POST", "http://x", strings.NewReader(head+string(contentsToken.Get())+tail))
 			if err != nil {
 				t.Fatal(err)
 			}

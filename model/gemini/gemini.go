@@ -17,9 +17,9 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/castor-dev/castor/internal/lazy"
 	"github.com/castor-dev/castor/internal/resend"
 	"github.com/castor-dev/castor/model"
 	"google.golang.org/genai"
@@ -232,12 +232,12 @@ func firstNonEmpty(vs ...string) string {
 
 // headerStart finds a comma that begins a new "Name:" entry; a name is an
 // RFC 9110 token, so commas inside values (JSON, lists) are left alone.
-var headerStart = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`,\s*` + tokenChars + `+\s*:`) })
+var headerStart = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`,\s*` + tokenChars + `+\s*:`) }}
 
 // tokenChars is the RFC 9110 tchar class; header names are tokens.
 const tokenChars = `[!#$%&'*+\-.^_` + "`" + `|~0-9A-Za-z]`
 
-var headerName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^` + tokenChars + `+$`) })
+var headerName = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^` + tokenChars + `+$`) }}
 
 // ParseCustomHeaders parses GEMINI_CLI_CUSTOM_HEADERS, a comma-separated
 // list of "Name: value" entries; a comma splits entries only where a new
@@ -249,13 +249,13 @@ func ParseCustomHeaders(s string) http.Header {
 	for len(strings.TrimSpace(s)) > 0 {
 		entry := s
 		s = ""
-		if loc := headerStart().FindStringIndex(entry); loc != nil {
+		if loc := headerStart.Get().FindStringIndex(entry); loc != nil {
 			entry, s = entry[:loc[0]], entry[loc[0]+1:]
 		}
 		name, value, ok := strings.Cut(strings.TrimSpace(entry), ":")
 		name = strings.TrimSpace(name)
 		value = strings.TrimSpace(value)
-		if !ok || !headerName().MatchString(name) || strings.ContainsAny(value, "\r\n\x00") {
+		if !ok || !headerName.Get().MatchString(name) || strings.ContainsAny(value, "\r\n\x00") {
 			// net/http refuses to send an invalid name, which would fail
 			// every request; dropping the entry is kinder.
 			continue

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/castor-dev/castor/internal/lazy"
 )
 
 // TextFiles reads and writes text files somewhere other than the local
@@ -123,4 +125,6 @@ func (e *Env) runShellVia(ctx context.Context, req shellRequest) shellResult {
 }
 
 // signalNumbers are the POSIX numbers of the signals a client may name.
-var signalNumbers = map[string]int{"HUP": 1, "INT": 2, "QUIT": 3, "KILL": 9, "SEGV": 11, "PIPE": 13, "ALRM": 14, "TERM": 15}
+var signalNumbers = lazy.Value[map[string]int]{New: func() map[string]int {
+	return map[string]int{"HUP": 1, "INT": 2, "QUIT": 3, "KILL": 9, "SEGV": 11, "PIPE": 13, "ALRM": 14, "TERM": 15}
+}}

@@ -6,6 +6,8 @@ package builtin
 
 import (
 	"strings"
+
+	"github.com/castor-dev/castor/internal/lazy"
 )
 
 // editMatch is the outcome of looking for old in a file's content.
@@ -157,15 +159,17 @@ func editRestoreTrailingNewline(original, modified string) string {
 
 // editOmissionPrefixes are the phrases that, followed (or preceded) by an
 // ellipsis on a line of their own, mean the model left code out.
-var editOmissionPrefixes = map[string]bool{
-	"rest of":           true,
-	"rest of method":    true,
-	"rest of methods":   true,
-	"rest of code":      true,
-	"unchanged code":    true,
-	"unchanged method":  true,
-	"unchanged methods": true,
-}
+var editOmissionPrefixes = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{
+		"rest of":           true,
+		"rest of method":    true,
+		"rest of methods":   true,
+		"rest of code":      true,
+		"unchanged code":    true,
+		"unchanged method":  true,
+		"unchanged methods": true,
+	}
+}}
 
 // editDetectOmissions returns the omission placeholders in text, one
 // normalised token ("rest of code ...") per placeholder line. It accepts
@@ -204,12 +208,12 @@ func editOmissionToken(line string) string {
 		// Ellipsis first: "... rest of code" (optionally with more dots).
 		after = strings.TrimLeft(after, ".")
 		phrase := strings.Join(strings.Fields(strings.ToLower(after)), " ")
-		if editOmissionPrefixes[phrase] {
+		if editOmissionPrefixes.Get()[phrase] {
 			return phrase + " ..."
 		}
 		return ""
 	}
-	if !editOmissionPrefixes[before] || strings.Trim(after, ".") != "" {
+	if !editOmissionPrefixes.Get()[before] || strings.Trim(after, ".") != "" {
 		return ""
 	}
 	return before + " ..."

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/castor-dev/castor/internal/lazy"
 )
 
 // fileType is Gemini CLI's classification of a file for reading.
@@ -28,51 +30,55 @@ const (
 // type matters to the model: media sent as inlineData, and text types that a
 // naive lookup would misclassify. It follows the "mime" npm package Gemini
 // CLI uses, restricted to what changes behaviour.
-var mimeTypes = map[string]string{
-	// Images.
-	".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".jpe": "image/jpeg",
-	".gif": "image/gif", ".webp": "image/webp", ".bmp": "image/bmp", ".ico": "image/vnd.microsoft.icon",
-	".tif": "image/tiff", ".tiff": "image/tiff", ".avif": "image/avif", ".heic": "image/heic",
-	".heif": "image/heif", ".svg": "image/svg+xml", ".jxl": "image/jxl", ".apng": "image/apng",
-	".psd": "image/vnd.adobe.photoshop",
-	// Documents.
-	".pdf": "application/pdf",
-	// Audio.
-	".mp3": "audio/mpeg", ".wav": "audio/wav", ".ogg": "audio/ogg", ".oga": "audio/ogg",
-	".flac": "audio/flac", ".aac": "audio/aac", ".m4a": "audio/mp4", ".opus": "audio/ogg",
-	".weba": "audio/webm", ".mid": "audio/midi", ".midi": "audio/midi", ".aif": "audio/x-aiff",
-	".aiff": "audio/x-aiff", ".wma": "audio/x-ms-wma",
-	// Video.
-	".mp4": "video/mp4", ".m4v": "video/x-m4v", ".mov": "video/quicktime", ".webm": "video/webm",
-	".avi": "video/x-msvideo", ".mkv": "video/x-matroska", ".mpeg": "video/mpeg", ".mpg": "video/mpeg",
-	".wmv": "video/x-ms-wmv", ".flv": "video/x-flv", ".3gp": "video/3gpp", ".ogv": "video/ogg",
-	// Text-ish types a content sniffer might get wrong.
-	".json": "application/json", ".js": "application/javascript", ".mjs": "application/javascript",
-	".html": "text/html", ".htm": "text/html", ".css": "text/css", ".md": "text/markdown",
-	".txt": "text/plain", ".csv": "text/csv", ".xml": "application/xml", ".yaml": "text/yaml",
-	".yml": "text/yaml",
-}
+var mimeTypes = lazy.Value[map[string]string]{New: func() map[string]string {
+	return map[string]string{
+		// Images.
+		".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".jpe": "image/jpeg",
+		".gif": "image/gif", ".webp": "image/webp", ".bmp": "image/bmp", ".ico": "image/vnd.microsoft.icon",
+		".tif": "image/tiff", ".tiff": "image/tiff", ".avif": "image/avif", ".heic": "image/heic",
+		".heif": "image/heif", ".svg": "image/svg+xml", ".jxl": "image/jxl", ".apng": "image/apng",
+		".psd": "image/vnd.adobe.photoshop",
+		// Documents.
+		".pdf": "application/pdf",
+		// Audio.
+		".mp3": "audio/mpeg", ".wav": "audio/wav", ".ogg": "audio/ogg", ".oga": "audio/ogg",
+		".flac": "audio/flac", ".aac": "audio/aac", ".m4a": "audio/mp4", ".opus": "audio/ogg",
+		".weba": "audio/webm", ".mid": "audio/midi", ".midi": "audio/midi", ".aif": "audio/x-aiff",
+		".aiff": "audio/x-aiff", ".wma": "audio/x-ms-wma",
+		// Video.
+		".mp4": "video/mp4", ".m4v": "video/x-m4v", ".mov": "video/quicktime", ".webm": "video/webm",
+		".avi": "video/x-msvideo", ".mkv": "video/x-matroska", ".mpeg": "video/mpeg", ".mpg": "video/mpeg",
+		".wmv": "video/x-ms-wmv", ".flv": "video/x-flv", ".3gp": "video/3gpp", ".ogv": "video/ogg",
+		// Text-ish types a content sniffer might get wrong.
+		".json": "application/json", ".js": "application/javascript", ".mjs": "application/javascript",
+		".html": "text/html", ".htm": "text/html", ".css": "text/css", ".md": "text/markdown",
+		".txt": "text/plain", ".csv": "text/csv", ".xml": "application/xml", ".yaml": "text/yaml",
+		".yml": "text/yaml",
+	}
+}}
 
 // mimeTypeForPath returns the MIME type of path by its extension, or ""
 // when unknown.
 func mimeTypeForPath(path string) string {
-	return mimeTypes[strings.ToLower(filepath.Ext(path))]
+	return mimeTypes.Get()[strings.ToLower(filepath.Ext(path))]
 }
 
 // binaryExtensions are extensions treated as binary without looking at the
 // content (Gemini CLI's BINARY_EXTENSIONS from ignorePatterns.ts).
-var binaryExtensions = map[string]bool{
-	".7z": true, ".a": true, ".avi": true, ".bin": true, ".bmp": true, ".bz2": true,
-	".class": true, ".dat": true, ".db": true, ".dll": true, ".dmg": true, ".doc": true,
-	".docx": true, ".dylib": true, ".exe": true, ".flac": true, ".gif": true, ".gz": true,
-	".img": true, ".iso": true, ".jar": true, ".jpeg": true, ".jpg": true, ".lib": true,
-	".lz4": true, ".mdb": true, ".mkv": true, ".mov": true, ".mp3": true, ".mp4": true,
-	".o": true, ".obj": true, ".odp": true, ".ods": true, ".odt": true, ".ogg": true,
-	".otf": true, ".pdf": true, ".png": true, ".ppt": true, ".pptx": true, ".pyc": true,
-	".pyo": true, ".rar": true, ".so": true, ".sqlite": true, ".svg": true, ".tar": true,
-	".ttf": true, ".war": true, ".wasm": true, ".wav": true, ".webp": true, ".woff": true,
-	".woff2": true, ".xls": true, ".xlsx": true, ".xz": true, ".zip": true, ".zst": true,
-}
+var binaryExtensions = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{
+		".7z": true, ".a": true, ".avi": true, ".bin": true, ".bmp": true, ".bz2": true,
+		".class": true, ".dat": true, ".db": true, ".dll": true, ".dmg": true, ".doc": true,
+		".docx": true, ".dylib": true, ".exe": true, ".flac": true, ".gif": true, ".gz": true,
+		".img": true, ".iso": true, ".jar": true, ".jpeg": true, ".jpg": true, ".lib": true,
+		".lz4": true, ".mdb": true, ".mkv": true, ".mov": true, ".mp3": true, ".mp4": true,
+		".o": true, ".obj": true, ".odp": true, ".ods": true, ".odt": true, ".ogg": true,
+		".otf": true, ".pdf": true, ".png": true, ".ppt": true, ".pptx": true, ".pyc": true,
+		".pyo": true, ".rar": true, ".so": true, ".sqlite": true, ".svg": true, ".tar": true,
+		".ttf": true, ".war": true, ".wasm": true, ".wav": true, ".webp": true, ".woff": true,
+		".woff2": true, ".xls": true, ".xlsx": true, ".xz": true, ".zip": true, ".zst": true,
+	}
+}}
 
 // detectFileType classifies path as Gemini CLI does: TypeScript extensions
 // are text (their MIME type would say MPEG transport stream), .svg is svg,
@@ -113,7 +119,7 @@ func classifyFile(path string, binary func() bool) fileType {
 	case mt == "application/pdf":
 		return filePDF
 	}
-	if binaryExtensions[ext] || binary() {
+	if binaryExtensions.Get()[ext] || binary() {
 		return fileBinary
 	}
 	return fileText

@@ -15,6 +15,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/castor-dev/castor/internal/lazy"
 	"github.com/castor-dev/castor/internal/textutil"
 	"github.com/castor-dev/castor/tool"
 )
@@ -22,9 +23,11 @@ import (
 // globAlwaysSkippedDirs are pruned from every glob walk, as Gemini CLI's
 // glob excludes "**/node_modules/**" and friends before any ignore file is
 // consulted (those files are not counted as ignored either).
-var globAlwaysSkippedDirs = map[string]bool{
-	"node_modules": true, ".git": true, "bower_components": true, ".svn": true, ".hg": true,
-}
+var globAlwaysSkippedDirs = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{
+		"node_modules": true, ".git": true, "bower_components": true, ".svn": true, ".hg": true,
+	}
+}}
 
 // recentFileWindow is how recent a file must be to be listed first.
 const recentFileWindow = 24 * time.Hour
@@ -269,7 +272,7 @@ func sortGlobMatches(ms []globMatch, now time.Time) {
 
 // globWalkers is how many directories glob reads at once; the walk is
 // bound by system calls, which run in parallel.
-var globWalkers = max(4, 2*runtime.GOMAXPROCS(0))
+var globWalkers = lazy.Value[int]{New: func() int { return max(4, 2*runtime.GOMAXPROCS(0)) }}
 
 // walk returns the files under dir matching the pattern that filter does
 // not ignore, and how many it ignored. Directories the pattern cannot
@@ -316,7 +319,7 @@ func (c *globCall) walk(ctx context.Context, dir string, filter tool.FileFilter)
 		ignored int
 		wg      sync.WaitGroup
 	)
-	sem := make(chan struct{}, globWalkers)
+	sem := make(chan struct{}, globWalkers.Get())
 	// visit reads one directory (rel is its slash path below dir, "" for
 	// dir itself) and starts the walk of its subdirectories.
 	var visit func(abs, rel string)
@@ -340,7 +343,7 @@ func (c *globCall) walk(ctx context.Context, dir string, filter tool.FileFilter)
 					r = rel + "/" + name
 				}
 				if d.IsDir() {
-					if !globAlwaysSkippedDirs[name] && (maxDepth < 0 || strings.Count(r, "/")+1 < maxDepth) {
+					if !globAlwaysSkippedDirs.Get()[name] && (maxDepth < 0 || strings.Count(r, "/")+1 < maxDepth) {
 						subdirs = append(subdirs, r)
 					}
 					continue

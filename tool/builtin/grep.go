@@ -16,12 +16,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/castor-dev/castor/internal/lazy"
 	"github.com/castor-dev/castor/tool"
 )
 
@@ -56,10 +56,12 @@ var rgExcludeGlobs = []string{
 
 // grepExcludedDirs are the directory names of rgExcludeGlobs: nothing
 // below a directory of that name is searched.
-var grepExcludedDirs = map[string]bool{
-	"node_modules": true, ".git": true, "bower_components": true, ".svn": true, ".hg": true,
-	".vscode": true, ".idea": true, "dist": true, "build": true, "coverage": true, "__pycache__": true,
-}
+var grepExcludedDirs = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{
+		"node_modules": true, ".git": true, "bower_components": true, ".svn": true, ".hg": true,
+		".vscode": true, ".idea": true, "dist": true, "build": true, "coverage": true, "__pycache__": true,
+	}
+}}
 
 // grepExcluded reports whether rgExcludeGlobs exclude a file, given by its
 // slash path relative to the search directory.
@@ -69,7 +71,7 @@ func grepExcluded(rel string) bool {
 		return true
 	}
 	for _, el := range strings.Split(strings.TrimSuffix(dir, "/"), "/") {
-		if grepExcludedDirs[el] {
+		if grepExcludedDirs.Get()[el] {
 			return true
 		}
 	}
@@ -583,7 +585,7 @@ func (c *grepCall) searchRipgrep(ctx context.Context) ([]grepMatch, error) {
 // ignore files hide, whose lines postProcess would drop.
 func (c *grepCall) rgSkip(k *grepKeep) func(rel string, isDir bool) bool {
 	return func(rel string, isDir bool) bool {
-		if isDir && grepExcludedDirs[path.Base(rel)] || !isDir && grepExcluded(rel) {
+		if isDir && grepExcludedDirs.Get()[path.Base(rel)] || !isDir && grepExcluded(rel) {
 			return true
 		}
 		return isIgnored(k.filter, filepath.Join(k.base, filepath.FromSlash(rel)), isDir)
@@ -876,7 +878,7 @@ func (c *grepCall) dirOfSearch() string {
 // gitUnsafeRE matches regexp syntax whose meaning differs between Go's RE2
 // and the POSIX extended expressions git grep -E uses (\d is a literal "d"
 // there, for one), so such patterns go to the Go walker instead.
-var gitUnsafeRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\\[dDpPAzQE]|\(\?|[*+?}]\?`) })
+var gitUnsafeRE = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`\\[dDpPAzQE]|\(\?|[*+?}]\?`) }}
 
 // canUseGitGrep reports whether git grep can answer this search: a git
 // binary, a directory inside a work tree, no context lines (git's --null
@@ -887,7 +889,7 @@ func (c *grepCall) canUseGitGrep(ctx context.Context) bool {
 	if c.tool.gitPath == "" || o.searchIsFile || o.before > 0 || o.after > 0 {
 		return false
 	}
-	if !o.fixedStrings && gitUnsafeRE().MatchString(o.pattern) {
+	if !o.fixedStrings && gitUnsafeRE.Get().MatchString(o.pattern) {
 		return false
 	}
 	cmd := exec.CommandContext(ctx, c.tool.gitPath, "rev-parse", "--is-inside-work-tree")

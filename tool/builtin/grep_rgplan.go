@@ -312,7 +312,7 @@ func (p *rgPlan) firstRunMayMatch(dir string, pre *grepPrefilter, include string
 		case err != nil:
 			return true
 		case fi.IsDir():
-			if grepExcludedDirs[path.Base(rel)] {
+			if grepExcludedDirs.Get()[path.Base(rel)] {
 				continue // ripgrep never enters it
 			}
 			// At most the visits left: a bigger folder is left to

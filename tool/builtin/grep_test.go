@@ -210,7 +210,7 @@ func TestGitUnsafePatterns(t *testing.T) {
 	for pat, unsafe := range map[string]bool{
 		`\d+`: true, `a*?`: true, `(?i)x`: true, `\bword\b`: false, `foo|bar`: false, `x{2}?`: true, `\w+\s`: false,
 	} {
-		if got := gitUnsafeRE().MatchString(pat); got != unsafe {
+		if got := gitUnsafeRE.Get().MatchString(pat); got != unsafe {
 			t.Errorf("%q: unsafe = %v, want %v", pat, got, unsafe)
 		}
 	}

@@ -284,7 +284,7 @@ func (c *grepCall) searchWalk(ctx context.Context) ([]grepMatch, error) {
 			return nil
 		}
 		if d.IsDir() {
-			if p != base && (grepExcludedDirs[d.Name()] || isIgnored(filter, p, true)) {
+			if p != base && (grepExcludedDirs.Get()[d.Name()] || isIgnored(filter, p, true)) {
 				return fs.SkipDir
 			}
 			return nil

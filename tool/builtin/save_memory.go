@@ -13,6 +13,7 @@ import (
 	"sync"
 	"unicode"
 
+	"github.com/castor-dev/castor/internal/lazy"
 	"github.com/castor-dev/castor/tool"
 )
 
@@ -201,14 +202,14 @@ func memoryRead(p string) (string, error) {
 
 // memoryLeadingDashes matches list markers a model may have put in front
 // of the fact.
-var memoryLeadingDashes = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(-+\s*)+`) })
+var memoryLeadingDashes = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^(-+\s*)+`) }}
 
 // memorySanitizeFact makes the fact one list item that cannot break out of
 // the memory section or the context tags GEMINI.md is later wrapped in: one
 // line, no leading dashes, no angle brackets.
 func memorySanitizeFact(fact string) string {
 	s := strings.TrimSpace(strings.NewReplacer("\r", " ", "\n", " ").Replace(fact))
-	s = strings.TrimSpace(memoryLeadingDashes().ReplaceAllString(s, ""))
+	s = strings.TrimSpace(memoryLeadingDashes.Get().ReplaceAllString(s, ""))
 	return strings.NewReplacer("<", " ", ">", " ").Replace(s)
 }
 

@@ -10,11 +10,11 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/castor-dev/castor/internal/lazy"
 	"github.com/castor-dev/castor/internal/proc"
 	"github.com/castor-dev/castor/internal/shellword"
 	"github.com/castor-dev/castor/internal/textutil"
@@ -438,10 +438,10 @@ type shellResult struct {
 
 // stripShellWrapper removes a "bash -c '...'"-style wrapper the model
 // sometimes adds around its command, as Gemini CLI does before running it.
-var shellWrapperRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*(?:sh|bash|zsh|cmd\.exe)\s+(?:/c|-c)\s+`) })
+var shellWrapperRE = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^\s*(?:sh|bash|zsh|cmd\.exe)\s+(?:/c|-c)\s+`) }}
 
 func stripShellWrapper(command string) string {
-	if loc := shellWrapperRE().FindStringIndex(command); loc != nil {
+	if loc := shellWrapperRE.Get().FindStringIndex(command); loc != nil {
 		rest := strings.TrimSpace(command[loc[1]:])
 		if len(rest) >= 2 && (rest[0] == '"' && rest[len(rest)-1] == '"' || rest[0] == '\'' && rest[len(rest)-1] == '\'') {
 			rest = rest[1 : len(rest)-1]
@@ -531,14 +531,14 @@ func uniqueStrings(ss []string) []string {
 
 // ansiRE matches terminal escape sequences (CSI, OSC and single-character
 // escapes), the set the strip-ansi package Gemini CLI uses removes.
-var ansiRE = sync.OnceValue(func() *regexp.Regexp {
+var ansiRE = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
 	return regexp.MustCompile(`[\x1b\x{9b}][\[\]()#;?]*(?:(?:(?:(?:;[-a-zA-Z\d/#&.:=?%@~_]+)*|[a-zA-Z\d]+(?:;[-a-zA-Z\d/#&.:=?%@~_]*)*)?\x07)|(?:(?:\d{1,4}(?:;\d{0,4})*)?[\dA-PR-TZcf-nq-uy=><~]))`)
-})
+}}
 
 // stripANSI removes terminal escape sequences from s.
 func stripANSI(s string) string {
 	if !strings.ContainsAny(s, "\x1b\u009b") {
 		return s
 	}
-	return ansiRE().ReplaceAllString(s, "")
+	return ansiRE.Get().ReplaceAllString(s, "")
 }

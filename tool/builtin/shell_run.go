@@ -292,7 +292,7 @@ func OutcomeOf(ps *os.ProcessState, waitErr error) ShellOutcome {
 // signalName is a signal as ShellOutcome.Signal names it: SIGTERM for
 // the ones a client may name, else the number.
 func signalName(n int) string {
-	for k, v := range signalNumbers {
+	for k, v := range signalNumbers.Get() {
 		if v == n {
 			return "SIG" + k
 		}
@@ -303,7 +303,7 @@ func signalName(n int) string {
 // signalNumber reads a ShellOutcome.Signal back; -1 for a signal it does
 // not know.
 func signalNumber(s string) int {
-	if n := signalNumbers[strings.TrimPrefix(s, "SIG")]; n != 0 {
+	if n := signalNumbers.Get()[strings.TrimPrefix(s, "SIG")]; n != 0 {
 		return n
 	}
 	if n, err := strconv.Atoi(s); err == nil {

@@ -11,6 +11,7 @@ import (
 
 	"google.golang.org/genai"
 
+	"github.com/castor-dev/castor/internal/lazy"
 	"github.com/castor-dev/castor/model"
 	"github.com/castor-dev/castor/tool"
 )
@@ -110,16 +111,18 @@ func editFixUserPrompt(instruction, oldStr, newStr, errText, content string) str
 }
 
 // editFixSchema constrains the model's answer to an editFix.
-var editFixSchema = map[string]any{
-	"type": "object",
-	"properties": map[string]any{
-		"explanation":       map[string]any{"type": "string"},
-		"search":            map[string]any{"type": "string"},
-		"replace":           map[string]any{"type": "string"},
-		"noChangesRequired": map[string]any{"type": "boolean"},
-	},
-	"required": []any{"search", "replace", "explanation"},
-}
+var editFixSchema = lazy.Value[map[string]any]{New: func() map[string]any {
+	return map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"explanation":       map[string]any{"type": "string"},
+			"search":            map[string]any{"type": "string"},
+			"replace":           map[string]any{"type": "string"},
+			"noChangesRequired": map[string]any{"type": "boolean"},
+		},
+		"required": []any{"search", "replace", "explanation"},
+	}
+}}
 
 // correct runs the model-assisted correction after nothing matched and
 // re-applies the corrected edit. Any failure of the correction itself
@@ -183,7 +186,7 @@ func (c *editCall) fix(ctx context.Context, content, errText string) *editFix {
 		Config: &genai.GenerateContentConfig{
 			SystemInstruction:  &genai.Content{Role: genai.RoleUser, Parts: []*genai.Part{{Text: editFixSystemPrompt}}},
 			ResponseMIMEType:   "application/json",
-			ResponseJsonSchema: editFixSchema,
+			ResponseJsonSchema: editFixSchema.Get(),
 		},
 	})
 	if err != nil {

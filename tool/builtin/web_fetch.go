@@ -24,6 +24,7 @@ import (
 	"golang.org/x/net/html"
 	"google.golang.org/genai"
 
+	"github.com/castor-dev/castor/internal/lazy"
 	"github.com/castor-dev/castor/internal/netguard"
 	"github.com/castor-dev/castor/internal/textutil"
 	"github.com/castor-dev/castor/model"
@@ -288,7 +289,7 @@ func webNormalizeURL(s string) string {
 }
 
 // webGithubBlob matches the owner/repo part of a GitHub blob URL path.
-var webGithubBlob = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^/([^/]+/[^/]+)/blob/`) })
+var webGithubBlob = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^/([^/]+/[^/]+)/blob/`) }}
 
 // webGithubRaw turns a github.com blob URL into the raw file's URL, so the
 // fetch gets the file rather than GitHub's page around it.
@@ -298,13 +299,15 @@ func webGithubRaw(s string) string {
 		return s
 	}
 	u.Host = "raw.githubusercontent.com"
-	u.Path = webGithubBlob().ReplaceAllString(u.Path, "/$1/")
+	u.Path = webGithubBlob.Get().ReplaceAllString(u.Path, "/$1/")
 	u.RawPath = ""
 	return u.String()
 }
 
 // webEscapeXML makes text safe inside the XML-like tags of the prompts.
-var webEscapeXML = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&apos;")
+var webEscapeXML = lazy.Value[*strings.Replacer]{New: func() *strings.Replacer {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&apos;")
+}}
 
 type webFetchCall struct {
 	t      *WebFetchTool
@@ -391,7 +394,7 @@ func (c *webFetchCall) Execute(ctx context.Context, _ func(string)) *tool.Result
 func (c *webFetchCall) primary(ctx context.Context, urls, skipped []string) *tool.Result {
 	var b strings.Builder
 	b.WriteString("Carry out the user's instructions below on the listed URLs, which the user has authorized you to access.\n\n<user_instructions>\n")
-	b.WriteString(webEscapeXML.Replace(c.prompt))
+	b.WriteString(webEscapeXML.Get().Replace(c.prompt))
 	b.WriteString("\n</user_instructions>\n\n<authorized_urls>\n")
 	b.WriteString(strings.Join(urls, "\n"))
 	b.WriteString("\n</authorized_urls>\n")
@@ -491,11 +494,11 @@ func (c *webFetchCall) fallback(ctx context.Context, urls []string) *tool.Result
 
 	sources := make([]string, len(pages))
 	for i, p := range pages {
-		body := webEscapeXML.Replace(p.content)
+		body := webEscapeXML.Get().Replace(p.content)
 		if p.err != nil {
-			body = "Error: " + webEscapeXML.Replace(p.err.Error())
+			body = "Error: " + webEscapeXML.Get().Replace(p.err.Error())
 		}
-		sources[i] = `<source url="` + webEscapeXML.Replace(p.url) + "\">\n" + body + "\n</source>"
+		sources[i] = `<source url="` + webEscapeXML.Get().Replace(p.url) + "\">\n" + body + "\n</source>"
 	}
 	content := strings.Join(sources, "\n")
 
@@ -508,7 +511,7 @@ func (c *webFetchCall) fallback(ctx context.Context, urls []string) *tool.Result
 	}
 	var b strings.Builder
 	b.WriteString("Answer the user's request below from the web page content provided.\n\n<user_instructions>\n")
-	b.WriteString(webEscapeXML.Replace(c.prompt))
+	b.WriteString(webEscapeXML.Get().Replace(c.prompt))
 	b.WriteString("\n</user_instructions>\n\nThe pages could not be read through the URL tool, so their raw content was fetched directly and is given below. Answer from this content and do not try to open the URLs again.\n\n<content>\n")
 	b.WriteString(content)
 	b.WriteString("\n</content>\n")

@@ -11,8 +11,9 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/castor-dev/castor/internal/lazy"
 )
 
 // maxResponse bounds the response read, as the official exporters do.
@@ -30,7 +31,7 @@ type httpSender struct {
 
 func newHTTPSender(url string, s settings, userAgent string) *httpSender {
 	h := &httpSender{url: url, headers: s.headers, userAgent: userAgent, gzip: s.gzip}
-	t := sharedTransport()
+	t := sharedTransport.Get()
 	if s.tls != nil {
 		t = newTransport(s.tls)
 		h.own = t
@@ -42,7 +43,7 @@ func newHTTPSender(url string, s settings, userAgent string) *httpSender {
 // sharedTransport is the three signals' transport when no TLS setting
 // sets one apart: one connection pool, made at the first use. It is not
 // http.DefaultTransport, which other code may replace or change.
-var sharedTransport = sync.OnceValue(func() *http.Transport { return newTransport(nil) })
+var sharedTransport = lazy.Value[*http.Transport]{New: func() *http.Transport { return newTransport(nil) }}
 
 // newTransport is net/http's default transport's settings.
 func newTransport(tc *tls.Config) *http.Transport {

@@ -1,0 +1,56 @@
+package headless_test
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/castor-dev/castor/internal/e2etest"
+)
+
+// castorInitAllowed are the Castor packages whose init may still run at
+// every start, and why.
+var castorInitAllowed = map[string]string{
+	// An exported map of a public package: making it lazy changes its type.
+	"github.com/castor-dev/castor/model/codeassist": "DefaultModelMappings",
+}
+
+// TestVersionRunsNoCastorInit: a start runs no init code of Castor's own
+// packages (issue #24). Each package with init code costs CPU at every
+// start and faults in a window of the binary's text; tables, patterns and
+// values are built on first use (internal/lazy) or laid out by the
+// compiler. The runtime's inittrace names every package whose init ran.
+func TestVersionRunsNoCastorInit(t *testing.T) {
+	t.Parallel()
+	if os.Getenv(e2etest.CoverDirEnv) != "" {
+		t.Skip("a -cover build gives every package an init that registers its counters")
+	}
+	cmd := e2etest.Command(t, "--version")
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("castor --version: %v\n%s", err, stderr.String())
+	}
+	sc := bufio.NewScanner(&stderr)
+	seen := 0
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) < 2 || f[0] != "init" {
+			continue
+		}
+		seen++
+		pkg := f[1]
+		if pkg != "github.com/castor-dev/castor" && !strings.HasPrefix(pkg, "github.com/castor-dev/castor/") {
+			continue
+		}
+		if _, ok := castorInitAllowed[pkg]; !ok {
+			t.Errorf("package %s runs init code at every start: %s", pkg, sc.Text())
+		}
+	}
+	if seen == 0 {
+		t.Fatalf("no inittrace lines on stderr (GODEBUG ignored?):\n%s", stderr.String())
+	}
+}
