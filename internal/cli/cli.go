@@ -369,6 +369,7 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 	if tr, ok := out.(*textRenderer); ok && opts.OutputSchema != nil {
 		out = answerRenderer{tr} // outputschema.go
 	}
+	opts.Settings = wst // loaded above for the YOLO and sandbox checks
 	start := time.Now()
 	a, err := setup.New(ctx, opts)
 	if err != nil {
