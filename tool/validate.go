@@ -67,6 +67,9 @@ func newParamSchema(schema map[string]any) *paramSchema {
 	// say) would make Resolve fail and leave every argument unchecked;
 	// only that pattern goes unchecked instead.
 	walkSchemas(s, func(n *jsonschema.Schema) {
+		if n.Pattern == "" {
+			return
+		}
 		if _, err := regexp.Compile(n.Pattern); err != nil {
 			n.Pattern = ""
 		}
