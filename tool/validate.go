@@ -49,18 +49,27 @@ func newParamSchema(schema map[string]any) *paramSchema {
 	if schema == nil {
 		return &paramSchema{}
 	}
-	b, err := json.Marshal(schema)
-	if err != nil {
-		return &paramSchema{}
+	s, ok := schemaFromMap(schema) // schemamap.go: the common shapes
+	if !ok {
+		b, err := json.Marshal(schema)
+		if err != nil {
+			return &paramSchema{}
+		}
+		s = &jsonschema.Schema{}
+		if err := json.Unmarshal(b, s); err != nil {
+			return &paramSchema{}
+		}
 	}
-	var s jsonschema.Schema
-	if err := json.Unmarshal(b, &s); err != nil || !jsonTypes(&s) {
+	if !jsonTypes(s) {
 		return &paramSchema{}
 	}
 	// A JavaScript pattern that Go's RE2 cannot compile (a lookahead,
 	// say) would make Resolve fail and leave every argument unchecked;
 	// only that pattern goes unchecked instead.
-	walkSchemas(&s, func(n *jsonschema.Schema) {
+	walkSchemas(s, func(n *jsonschema.Schema) {
+		if n.Pattern == "" {
+			return
+		}
 		if _, err := regexp.Compile(n.Pattern); err != nil {
 			n.Pattern = ""
 		}
@@ -77,7 +86,7 @@ func newParamSchema(schema map[string]any) *paramSchema {
 	if s.Schema == draft7 {
 		// Keywords draft-07 does not have, which Ajv's draft-07 class
 		// ignores but jsonschema-go would apply.
-		walkSchemas(&s, func(n *jsonschema.Schema) {
+		walkSchemas(s, func(n *jsonschema.Schema) {
 			n.UnevaluatedItems, n.UnevaluatedProperties, n.MinContains, n.MaxContains = nil, nil, nil, nil
 		})
 	}

@@ -40,7 +40,12 @@ const (
 // it (see projectPath). Gemini CLI writes it into every session header and
 // named its older temp directories after it.
 func ProjectHash(projectRoot string) string {
-	sum := sha256.Sum256([]byte(projectPath(projectRoot)))
+	return hashOf(projectPath(projectRoot))
+}
+
+// hashOf is ProjectHash of a root projectPath already resolved.
+func hashOf(root string) string {
+	sum := sha256.Sum256([]byte(root))
 	return hex.EncodeToString(sum[:])
 }
 
@@ -135,7 +140,7 @@ func projectTempDir(geminiHome, projectRoot string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	hash := ProjectHash(root)
+	hash := hashOf(root)
 	migrateLegacyDir(filepath.Join(tmpBase, hash), filepath.Join(tmpBase, slug))
 	migrateLegacyDir(filepath.Join(historyBase, hash), filepath.Join(historyBase, slug))
 	return filepath.Join(tmpBase, slug), nil
@@ -149,6 +154,9 @@ type projectRegistry struct {
 // shortID returns the project's slug, allocating one if needed.
 func (r *projectRegistry) shortID(projectPath string) (string, error) {
 	norm := normalizeProjectPath(projectPath)
+	if slug, ok := r.known(norm); ok {
+		return slug, nil
+	}
 	if err := os.MkdirAll(filepath.Dir(r.path), 0o700); err != nil {
 		return "", err
 	}
@@ -199,6 +207,35 @@ func (r *projectRegistry) shortID(projectPath string) (string, error) {
 		return "", err
 	}
 	return slug, nil
+}
+
+// known returns the slug of a project the registry lists and both of
+// whose markers already name it: the answer at nearly every start, with
+// nothing to write, so it is read without the lock (whose mkdir and
+// rmdir were most of a headless run's registry cost). Castor renames a
+// new registry into place, so it is read whole or not at all; one half
+// written by another program does not parse and takes the locked path.
+// The markers, created exclusively and never rewritten, are what
+// ownership rests on anyway; anything else takes the locked path too.
+func (r *projectRegistry) known(norm string) (string, bool) {
+	b, err := os.ReadFile(r.path)
+	if err != nil {
+		return "", false
+	}
+	d, err := parseRegistry(b)
+	if err != nil {
+		return "", false
+	}
+	slug, ok := d.get(norm)
+	if !ok {
+		return "", false
+	}
+	for _, base := range r.baseDirs {
+		if owner, err := readOwner(r.marker(base, slug)); err != nil || owner != norm {
+			return "", false
+		}
+	}
+	return slug, true
 }
 
 // load reads the registry. A file that is not JSON of the expected shape

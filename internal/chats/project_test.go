@@ -357,3 +357,34 @@ func TestProjectRegistryWrite(t *testing.T) {
 		})
 	}
 }
+
+// A known project is found without the registry's lock: another process
+// holding it (a fresh lock, not a stale one) does not hold up the start.
+func TestProjectTempDirKnownProjectSkipsLock(t *testing.T) {
+	home := t.TempDir()
+	root := "/w/known-app"
+	dir, err := ProjectTempDir(home, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := filepath.Join(home, "projects.json")
+	if err := os.Mkdir(reg+".lock", 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// Dated ahead, so that it never goes stale while a waiter waits.
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(reg+".lock", later, later); err != nil {
+		t.Fatal(err)
+	}
+	r := &projectRegistry{path: reg, baseDirs: []string{filepath.Join(home, "tmp"), filepath.Join(home, "history")}}
+	if slug, err := r.shortID(root); err != nil || filepath.Join(home, "tmp", slug) != dir {
+		t.Fatalf("shortID under another's lock = %q, %v; want %s", slug, err, filepath.Base(dir))
+	}
+	// A project whose marker is gone still takes the lock to put it back.
+	if err := os.Remove(filepath.Join(home, "history", filepath.Base(dir), projectRootFile)); err != nil {
+		t.Fatal(err)
+	}
+	if slug, ok := r.known(normalizeProjectPath(root)); ok {
+		t.Fatalf("known(%s) = %s with a marker missing", root, slug)
+	}
+}

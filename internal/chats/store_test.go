@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -328,5 +329,19 @@ func TestLoadViaStore(t *testing.T) {
 	c, err := s.Load(in)
 	if err != nil || c.SessionID != legacyID {
 		t.Errorf("Load = %+v, %v", c, err)
+	}
+}
+
+// sanitizeFilenamePart replaces what Gemini CLI's /[^a-zA-Z0-9_-]/g
+// does, as Go's regexp reads the string: a character, or a byte that is
+// not UTF-8, each becomes one "_".
+func TestSanitizeFilenamePart(t *testing.T) {
+	re := regexp.MustCompile(`[^a-zA-Z0-9_-]`)
+	for _, s := range []string{
+		"", "abc-DEF_123", "a b/c.d", "../..", "é日本\u00a0x", "\xff\xfe", "a\xc3", "\x00\t\n", "ZZ~!@#$%^&*()+=", "\U0001F600-ok",
+	} {
+		if got, want := sanitizeFilenamePart(s), re.ReplaceAllString(s, "_"); got != want {
+			t.Errorf("sanitizeFilenamePart(%q) = %q, want %q", s, got, want)
+		}
 	}
 }

@@ -260,7 +260,7 @@ func runA2A(ctx context.Context, f *a2aFlags, stdio IO) error {
 	if f.allowedRoot != "" {
 		roots = append(roots, f.allowedRoot)
 	}
-	_, notice, err := startSandbox(nil, true, ws, roots)
+	_, notice, err := startSandbox(workspaceSettings(ws), nil, true, ws, roots)
 	if err != nil {
 		ln.Close()
 		return err

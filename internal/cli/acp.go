@@ -45,10 +45,11 @@ func runACP(ctx context.Context, f *flags, stdio IO) int {
 	if err != nil {
 		return fail(err)
 	}
-	if err := refuseYolo(mode, wd); err != nil {
+	wst := workspaceSettings(wd)
+	if err := refuseYolo(mode, wst); err != nil {
 		return fail(err)
 	}
-	_, notice, err := startSandbox(f.sandboxChoice, true, wd, f.includeDirs) // sandbox.go
+	_, notice, err := startSandbox(wst, f.sandboxChoice, true, wd, f.includeDirs) // sandbox.go
 	if err != nil {
 		return fail(err)
 	}

@@ -313,10 +313,11 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 	if err != nil {
 		return fail(err)
 	}
-	if err := refuseYolo(mode, wd); err != nil { // yolo.go
+	wst := workspaceSettings(wd)
+	if err := refuseYolo(mode, wst); err != nil { // yolo.go
 		return fail(err)
 	}
-	sb, notice, err := startSandbox(f.sandboxChoice, mode == policy.ModeYolo, wd, f.includeDirs) // sandbox.go
+	sb, notice, err := startSandbox(wst, f.sandboxChoice, mode == policy.ModeYolo, wd, f.includeDirs) // sandbox.go
 	if err != nil {
 		return fail(err)
 	}
@@ -368,6 +369,7 @@ func runRoot(ctx context.Context, cmd *cobra.Command, f *flags, args []string, s
 	if tr, ok := out.(*textRenderer); ok && opts.OutputSchema != nil {
 		out = answerRenderer{tr} // outputschema.go
 	}
+	opts.Settings = wst // loaded above for the YOLO and sandbox checks
 	start := time.Now()
 	a, err := setup.New(ctx, opts)
 	if err != nil {

@@ -29,12 +29,9 @@ func sandboxFlag(cmd *cobra.Command, f *flags) *bool {
 // an error (exit 44), never an unconfined run; one on by default and
 // unavailable is a warning. The notice (the active profile, or that
 // warning; "" without a sandbox) is for stderr, once the caller has
-// checked the rest of its command line.
-func startSandbox(flag *bool, byDefault bool, wd string, include []string) (active *sandbox.Profile, notice string, err error) {
-	st, err := config.Load(config.LoadOptions{Workspace: wd})
-	if err != nil {
-		st = nil // the assembly reports settings that do not load
-	}
+// checked the rest of its command line. st are the workspace's settings
+// (workspaceSettings), nil when they do not load.
+func startSandbox(st *config.Settings, flag *bool, byDefault bool, wd string, include []string) (active *sandbox.Profile, notice string, err error) {
 	get := func(key string) any {
 		if st == nil {
 			return nil

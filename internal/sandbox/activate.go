@@ -84,10 +84,9 @@ func preferBwrap(o Options) bool {
 	if runtime.GOOS != "linux" || o.Method != Landlock {
 		return false
 	}
-	if _, err := exec.LookPath("bwrap"); err != nil {
-		return false
-	}
-	return slices.ContainsFunc(o.Workspace, func(w string) bool {
+	// The workspace first: two lstats, where looking for bwrap is a stat
+	// of every PATH directory.
+	protects := slices.ContainsFunc(o.Workspace, func(w string) bool {
 		return slices.ContainsFunc(Protected, func(name string) bool {
 			if name == ".git" && o.AllowGitWrites {
 				return false
@@ -96,4 +95,9 @@ func preferBwrap(o Options) bool {
 			return err == nil
 		})
 	})
+	if !protects {
+		return false
+	}
+	_, err := exec.LookPath("bwrap")
+	return err == nil
 }

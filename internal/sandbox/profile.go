@@ -15,6 +15,7 @@ package sandbox
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -198,11 +199,12 @@ func Build(o Options) (Profile, error) {
 			p.Image = DefaultImage
 		}
 	}
+	paths := resolver{}
 	add := func(list *[]string, path string) {
 		if path == "" {
 			return
 		}
-		path = clean(path)
+		path = paths.clean(path)
 		if !slices.Contains(*list, path) {
 			*list = append(*list, path)
 		}
@@ -235,7 +237,7 @@ func Build(o Options) (Profile, error) {
 		p.Read = slices.Clone(systemReads)
 		if strings.HasPrefix(name, "strict-") && home != "" {
 			for _, h := range strictHomeReads {
-				p.Read = append(p.Read, filepath.Join(clean(home), h))
+				p.Read = append(p.Read, filepath.Join(paths.clean(home), h))
 			}
 		}
 	}
@@ -257,6 +259,55 @@ func clean(path string) string {
 		path = real
 	}
 	return filepath.Clean(path)
+}
+
+// A resolver is clean remembering what it resolved. Build cleans some
+// twenty paths under a few directories (the workspace, the home
+// directory and its secrets); filepath.EvalSymlinks would lstat every
+// component of each again, a tenth of a headless run's system calls.
+type resolver map[string]string
+
+// clean is the package's clean.
+func (r resolver) clean(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	path = filepath.Clean(path)
+	if real, ok := r.real(path); ok {
+		return real
+	}
+	return path
+}
+
+// real is filepath.EvalSymlinks of a clean absolute path, resolved from
+// its parent's answer: one lstat per path once its parent is known.
+func (r resolver) real(path string) (string, bool) {
+	if real, ok := r[path]; ok {
+		return real, real != ""
+	}
+	parent := filepath.Dir(path)
+	if parent == path || !filepath.IsAbs(path) {
+		real, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			real = ""
+		}
+		r[path] = real
+		return real, real != ""
+	}
+	real := ""
+	if dir, ok := r.real(parent); ok {
+		p := filepath.Join(dir, filepath.Base(path))
+		if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink == 0 {
+			real = p
+		} else if err == nil {
+			// The link's target, resolved whole as EvalSymlinks would.
+			if e, err := filepath.EvalSymlinks(p); err == nil {
+				real = e
+			}
+		}
+	}
+	r[path] = real
+	return real, real != ""
 }
 
 // Describe is the profile in one line, for the start-up notice.

@@ -190,3 +190,46 @@ func TestStartUnfound(t *testing.T) {
 		t.Errorf("Start = %v", err)
 	}
 }
+
+// The resolver Build uses answers as clean does, one path after another
+// in one resolver: links (absolute, relative, chained, to links), missing
+// paths, a file where a directory should be.
+func TestResolverAgreesWithClean(t *testing.T) {
+	root := t.TempDir()
+	mk := func(rel string) {
+		if err := os.MkdirAll(filepath.Join(root, rel), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := func(target, rel string) {
+		if err := os.Symlink(target, filepath.Join(root, rel)); err != nil {
+			t.Skip("symlinks unavailable:", err)
+		}
+	}
+	mk("a/b/c")
+	mk("home/.config")
+	if err := os.WriteFile(filepath.Join(root, "a/file"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link(filepath.Join(root, "a/b"), "abs") // absolute
+	link("a/b/c", "rel")                    // relative
+	link("rel", "chain")                    // to a link
+	link("../home", "a/up")                 // out of its folder
+	link(filepath.Join(root, "nowhere"), "dangling")
+	paths := []string{
+		"a/b/c", "abs", "abs/c", "rel", "chain", "chain/x", "a/up/.config",
+		"a/up/.ssh", "home/.config/gcloud", "dangling", "dangling/x",
+		"a/file", "a/file/x", "missing/deeper", "a/b/../b/c", "a/./b/",
+		"", ".",
+	}
+	r := resolver{}
+	for _, rel := range paths {
+		p := filepath.Join(root, rel)
+		if got, want := r.clean(p), clean(p); got != want {
+			t.Errorf("resolver.clean(%s) = %s, clean = %s", rel, got, want)
+		}
+	}
+	if got, want := r.clean("relative/path"), clean("relative/path"); got != want {
+		t.Errorf("resolver.clean(relative/path) = %s, clean = %s", got, want)
+	}
+}

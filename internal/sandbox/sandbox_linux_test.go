@@ -281,3 +281,37 @@ func TestProtectsGit(t *testing.T) {
 		})
 	}
 }
+
+// preferBwrap: bubblewrap for a workspace holding .git or .gemini when
+// bwrap is on PATH, Landlock otherwise.
+func TestPreferBwrap(t *testing.T) {
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "bwrap"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	plain, repo, config := t.TempDir(), t.TempDir(), t.TempDir()
+	for _, d := range []string{filepath.Join(repo, ".git"), filepath.Join(config, ".gemini")} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		name      string
+		path      string
+		workspace string
+		gitWrites bool
+		want      bool
+	}{
+		{"repository", bin, repo, false, true},
+		{".gemini", bin, config, false, true},
+		{"plain folder", bin, plain, false, false},
+		{"git writes allowed", bin, repo, true, false},
+		{"no bwrap", t.TempDir(), repo, false, false},
+	} {
+		t.Setenv("PATH", c.path)
+		o := Options{Method: Landlock, Workspace: []string{c.workspace}, AllowGitWrites: c.gitWrites}
+		if got := preferBwrap(o); got != c.want {
+			t.Errorf("%s: preferBwrap = %v, want %v", c.name, got, c.want)
+		}
+	}
+}

@@ -123,6 +123,13 @@ type Options struct {
 	CleanupSessions bool
 	// IgnoreSettings skips settings files, .env and GEMINI.md.
 	IgnoreSettings bool
+	// Settings, when set, are what config.Load gives for WorkDir with the
+	// process environment and nothing else set (Env and HomeDir unset):
+	// a caller that loaded them for its own start-up checks (the CLI's
+	// YOLO and sandbox checks) spares the assembly a second load. They
+	// are the assembly's from then on (it adds to them); later loads
+	// (the IDE's or the user's trust) read the files again.
+	Settings *config.Settings
 	// EnforceTrust refuses a workspace that folder trust does not trust,
 	// as headless Gemini CLI does; without it (and without AskTrust) the
 	// workspace counts as trusted.
@@ -530,9 +537,12 @@ func loadSettings(ctx context.Context, o Options, wd string, env *Env) (*config.
 		}
 		return st, nil
 	}
-	st, err := load(env.Lookup, nil)
-	if err != nil {
-		return nil, nil, err
+	st := o.Settings
+	if st == nil || o.Env != nil || o.HomeDir != "" {
+		var err error
+		if st, err = load(env.Lookup, nil); err != nil {
+			return nil, nil, err
+		}
 	}
 	for _, w := range st.Warnings {
 		o.Warn(w)

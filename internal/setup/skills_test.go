@@ -240,6 +240,7 @@ func TestSubagentNudge(t *testing.T) {
 		{"ask @tester and @reviewer, then @tester again", "\n<system_note>\nThe user has explicitly selected the following agent(s): tester, reviewer. Please use the following tool(s) to delegate the task: 'tester', 'reviewer'.\n</system_note>\n"},
 		{"@nobody here", ""},
 		{"mail me at x@reviewer", ""},
+		{"reviewer, no mention", ""},
 	}
 	for _, tt := range tests {
 		parts, err := a.ExpandPrompt(context.Background(), tt.text)

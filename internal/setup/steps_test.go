@@ -209,3 +209,41 @@ func TestNewCancelledBeforeStart(t *testing.T) {
 		t.Errorf("New = %v, want context.Canceled", err)
 	}
 }
+
+// TestNewTakesLoadedSettings: settings the caller loaded (the CLI's
+// start-up checks) are the session's, not loaded again; with an Env of
+// its own the assembly loads them itself.
+func TestNewTakesLoadedSettings(t *testing.T) {
+	home, ws, elsewhere := t.TempDir(), t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("GEMINI_CLI_HOME", home)
+	t.Setenv("GEMINI_CLI_TRUST_WORKSPACE", "true")
+	settings := filepath.Join(elsewhere, ".gemini", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(settings), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(settings, []byte(`{"model": {"name": "gemini-2.5-flash-lite"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := config.Load(config.LoadOptions{Workspace: elsewhere})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		env  config.LookupFunc
+		want string
+	}{
+		{"process environment", nil, "gemini-2.5-flash-lite"},
+		{"own Env", os.LookupEnv, DefaultModel},
+	} {
+		a, err := New(context.Background(), Options{WorkDir: ws, Settings: loaded, Env: c.env, Client: noModel{}, DisableRecording: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := a.Session.Model(); got != c.want {
+			t.Errorf("%s: model %q, want %q", c.name, got, c.want)
+		}
+		a.Close()
+	}
+}

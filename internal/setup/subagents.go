@@ -152,6 +152,11 @@ var atMention = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return r
 // nil when it mentions none. ExpandPrompt appends it after the prompt's
 // own parts.
 func (a *Agent) SubagentNudge(text string) *genai.Part {
+	if len(a.subagentNames) == 0 || !strings.Contains(text, "@") {
+		// Most prompts: no regexp compiled nor run (its backtracker
+		// allocated 36 KB for a one-line prompt).
+		return nil
+	}
 	var names []string
 	for _, m := range atMention.Get().FindAllStringSubmatch(text, -1) {
 		if slices.Contains(a.subagentNames, m[1]) && !slices.Contains(names, m[1]) {

@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -91,19 +92,42 @@ type grepTool struct {
 	rgPath string
 	// gitPath is the git binary, "" to skip git grep.
 	gitPath string
+	// find, when set, finds both on PATH instead, once, at the first
+	// search: most runs search nothing, and the lookups were a stat of
+	// every PATH directory at every start.
+	find func() (rg, git string)
+}
+
+// rg is the ripgrep binary, "" to skip ripgrep.
+func (t *grepTool) rg() string {
+	if t.find == nil {
+		return t.rgPath
+	}
+	rg, _ := t.find()
+	return rg
+}
+
+// git is the git binary, "" to skip git grep.
+func (t *grepTool) git() string {
+	if t.find == nil {
+		return t.gitPath
+	}
+	_, git := t.find()
+	return git
 }
 
 // NewGrep returns the search_file_content tool, using ripgrep and git when
 // they are on PATH.
 func NewGrep(env *Env) tool.Tool {
-	t := &grepTool{env: env}
-	if p, err := exec.LookPath("rg"); err == nil {
-		t.rgPath = p
-	}
-	if p, err := exec.LookPath("git"); err == nil {
-		t.gitPath = p
-	}
-	return t
+	return &grepTool{env: env, find: sync.OnceValues(func() (rg, git string) {
+		if p, err := exec.LookPath("rg"); err == nil {
+			rg = p
+		}
+		if p, err := exec.LookPath("git"); err == nil {
+			git = p
+		}
+		return rg, git
+	})}
 }
 
 // Name implements tool.Tool.
@@ -316,7 +340,7 @@ func (c *grepCall) Execute(ctx context.Context, _ func(string)) *tool.Result {
 	var matches []grepMatch
 	var err error
 	done := false
-	if c.tool.rgPath != "" {
+	if c.tool.rg() != "" {
 		matches, err = c.searchRipgrep(ctx)
 		done = err == nil
 	}
@@ -660,7 +684,7 @@ func (c *grepCall) runRipgrep(ctx context.Context, ignoreFile string, kept *rgKe
 	}
 	args = append(args, "--threads", "4", "--", target)
 
-	cmd := exec.CommandContext(ctx, c.tool.rgPath, args...)
+	cmd := exec.CommandContext(ctx, c.tool.rg(), args...)
 	cmd.Dir = c.dirOfSearch()
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -886,13 +910,13 @@ var gitUnsafeRE = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return
 // pattern.
 func (c *grepCall) canUseGitGrep(ctx context.Context) bool {
 	o := c.o
-	if c.tool.gitPath == "" || o.searchIsFile || o.before > 0 || o.after > 0 {
+	if c.tool.git() == "" || o.searchIsFile || o.before > 0 || o.after > 0 {
 		return false
 	}
 	if !o.fixedStrings && gitUnsafeRE.Get().MatchString(o.pattern) {
 		return false
 	}
-	cmd := exec.CommandContext(ctx, c.tool.gitPath, "rev-parse", "--is-inside-work-tree")
+	cmd := exec.CommandContext(ctx, c.tool.git(), "rev-parse", "--is-inside-work-tree")
 	cmd.Dir = o.searchPath
 	out, err := cmd.Output()
 	return err == nil && strings.TrimSpace(string(out)) == "true"
@@ -912,7 +936,7 @@ func (c *grepCall) searchGitGrep(ctx context.Context) ([]grepMatch, error) {
 		args = append(args, "--ignore-case")
 	}
 	args = append(args, "-e", o.pattern, "--", ".")
-	cmd := exec.CommandContext(ctx, c.tool.gitPath, args...)
+	cmd := exec.CommandContext(ctx, c.tool.git(), args...)
 	cmd.Dir = o.searchPath
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

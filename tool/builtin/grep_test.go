@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -487,5 +488,25 @@ func TestGrepRipgrepOddFiles(t *testing.T) {
 		if texts[0] != texts[1] {
 			t.Errorf("%v: ripgrep and the walker disagree:\n--- ripgrep ---\n%s\n--- walker ---\n%s", args, texts[0], texts[1])
 		}
+	}
+}
+
+// NewGrep looks for rg and git at the first search, not when the tool is
+// made (at every start, where most runs search nothing).
+func TestGrepFindsBinariesAtFirstSearch(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("an executable shell script is the fake rg")
+	}
+	bin := t.TempDir()
+	t.Setenv("PATH", t.TempDir())
+	gt := NewGrep(&Env{Workspace: tool.NewWorkspace(t.TempDir())}).(*grepTool)
+	for _, name := range []string{"rg", "git"} {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", bin)
+	if rg, git := gt.rg(), gt.git(); rg != filepath.Join(bin, "rg") || git != filepath.Join(bin, "git") {
+		t.Errorf("rg, git = %q, %q; want those of %s", rg, git, bin)
 	}
 }
