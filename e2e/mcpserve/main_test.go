@@ -124,3 +124,22 @@ func TestHTTPNpmClient(t *testing.T) {
 	}
 	checkConversation(t, e, steps)
 }
+
+// TestStdioCallBeforeInitialize: a request before initialize is refused
+// with a JSON-RPC error class a client can act on (invalid request), not
+// the SDK's code 0, and the server goes on to serve the client that then
+// initializes.
+func TestStdioCallBeforeInitialize(t *testing.T) {
+	t.Parallel()
+	e := e2etest.New(t)
+	p := e.Start(e2etest.Options{Stdin: true}, "mcp", "serve")
+	p.Send(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	line := p.Line("the answer to tools/list before initialize")
+	if !strings.Contains(line, `"id":1`) || !strings.Contains(line, `"code":-32600`) || !strings.Contains(line, "initialization") {
+		t.Fatalf("answer %s, want error -32600 for id 1 naming initialization", line)
+	}
+	p.Send(`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	if line := p.Line("the answer to initialize"); !strings.Contains(line, `"id":2`) || !strings.Contains(line, `"serverInfo"`) {
+		t.Fatalf("initialize answered %s", line)
+	}
+}

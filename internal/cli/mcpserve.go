@@ -83,7 +83,7 @@ func runMCPServe(ctx context.Context, f *mcpServeFlags, stdio IO) error {
 		// One writer for the SDK and parseGuard (streamin.go's lockedWriter).
 		out := &lockedWriter{w: stdio.Stdout}
 		in := newParseGuard(stdio.Stdin, out, warn) // mcpserveinput.go
-		err := srv.MCP().Run(ctx, &mcp.IOTransport{Reader: in, Writer: nopWriteCloser{out}})
+		err := srv.MCP().Run(ctx, mcpserve.WithErrorCodes(&mcp.IOTransport{Reader: in, Writer: nopWriteCloser{out}}))
 		if err != nil && (errors.Is(err, io.EOF) || ctx.Err() != nil) {
 			return nil
 		}
