@@ -67,6 +67,13 @@ type LoopObserver interface {
 	LoopChecked(ctx context.Context, c *ObservedLoopCheck)
 }
 
+// LoopDisableObserver is an Observer also told when loop detection is
+// turned off for the session (DisableLoopDetection), with the id of the
+// session's latest prompt, as Gemini CLI logs loop_detection_disabled.
+type LoopDisableObserver interface {
+	LoopDetectionDisabled(ctx context.Context, sessionID, promptID string)
+}
+
 // Loop types, as Gemini CLI 0.61 names them.
 const (
 	LoopToolCalls     = "consecutive_identical_tool_calls"

@@ -174,6 +174,10 @@ func (o *recordingObserver) LoopFound(_ context.Context, l *ObservedLoop) {
 	o.add("loop %s %s count=%d by=%s confidence=%v analysis=%q", l.PromptID, l.Type, l.Count, l.ConfirmedBy, l.Confidence, l.Analysis)
 }
 
+func (o *recordingObserver) LoopDetectionDisabled(_ context.Context, sessionID, promptID string) {
+	o.add("loop detection disabled %s %s", sessionID, promptID)
+}
+
 func (o *recordingObserver) LoopChecked(_ context.Context, c *ObservedLoopCheck) {
 	o.add("loop check %s first=%v %s=%v", c.PromptID, c.FirstConfidence, c.DoubleCheckModel, c.DoubleCheckConfidence)
 }

@@ -335,7 +335,7 @@ func (s *Session) Send(ctx context.Context, parts ...*genai.Part) iter.Seq2[*Eve
 		r := s.newRun(ctx, yield)
 		s.mu.Lock()
 		s.prompts++
-		r.promptID = fmt.Sprintf("%s########%d", s.cfg.SessionID, s.prompts)
+		r.promptID = s.promptID(s.prompts)
 		pending := s.pending
 		s.pending = nil
 		first := !s.started

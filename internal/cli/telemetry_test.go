@@ -3,6 +3,16 @@ package cli
 import (
 	"testing"
 	"time"
+
+	"github.com/castor-dev/castor/agent"
+)
+
+// A session's telemetry hears each of the engine's optional observations.
+var (
+	_ agent.CompressionObserver = sessionTelemetry{}
+	_ agent.RoutingObserver     = sessionTelemetry{}
+	_ agent.LoopObserver        = sessionTelemetry{}
+	_ agent.LoopDisableObserver = sessionTelemetry{}
 )
 
 func TestFlushBound(t *testing.T) {

@@ -67,7 +67,14 @@ func (t *Telemetry) Routed(ctx context.Context, r *agent.ObservedRouting) {
 const (
 	eventLoopDetected = "gemini_cli.loop_detected"
 	eventLoopCheck    = "gemini_cli.llm_loop_check"
+	eventLoopDisabled = "gemini_cli.loop_detection_disabled"
 )
+
+// LoopDetectionDisabled logs gemini_cli.loop_detection_disabled: the user
+// turned loop detection off for the session (the terminal's loop dialog).
+func (t *Telemetry) LoopDetectionDisabled(ctx context.Context, sessionID, promptID string) {
+	t.emit(ctx, eventLoopDisabled, sessionID, "Loop detection disabled.", time.Now(), attribute.String("prompt_id", promptID))
+}
 
 // LoopFound logs gemini_cli.loop_detected.
 func (t *Telemetry) LoopFound(ctx context.Context, l *agent.ObservedLoop) {
