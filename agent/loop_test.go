@@ -248,3 +248,42 @@ func BenchmarkLoopDetectorContent(b *testing.B) {
 		feed(d, text)
 	}
 }
+
+// TestChantingSurvivesPrune: pruning the windows of prose no longer
+// tracked keeps the live ones, so a chant under way when the map is
+// pruned is caught at the same recurrence as without the prune. The map
+// is pruned every few thousand bytes of streamed prose; the prefix
+// lengths put a prune at each point of the chant's first sentences.
+func TestChantingSurvivesPrune(t *testing.T) {
+	const sentence = "I will try the very same thing once more now. "
+	var b strings.Builder
+	for i := 0; b.Len() < 4*chantHistoryLimit; i++ {
+		fmt.Fprintf(&b, "w%d ", i)
+	}
+	unique := b.String()
+	caughtAt := func(prefix string) int {
+		d := newLoopDetector(false)
+		for len(prefix) > 0 { // streamed, so every window is recorded
+			n := min(100, len(prefix))
+			if _, loop := d.content(prefix[:n]); loop {
+				t.Fatal("the unique prefix taken for a loop")
+			}
+			prefix = prefix[n:]
+		}
+		for k := 1; k <= 40; k++ {
+			if _, loop := d.content(sentence); loop {
+				return k
+			}
+		}
+		return 0
+	}
+	want := caughtAt("")
+	if want == 0 {
+		t.Fatal("the chant alone is not caught")
+	}
+	for n := 2 * chantHistoryLimit; n <= 3*chantHistoryLimit+200; n += 23 {
+		if got := caughtAt(unique[:n]); got != want {
+			t.Fatalf("after %d bytes of other prose the chant is caught at sentence %d, want %d", n, got, want)
+		}
+	}
+}
