@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -74,12 +75,7 @@ func TestModelsCommandAsksGemini(t *testing.T) {
 	t.Parallel()
 	e := e2etest.New(t)
 	e.Write(".env", "GEMINI_API_KEY=dotenv-key\n")
-	var environ []string
-	for _, kv := range e.Environ() {
-		if !strings.HasPrefix(kv, "GEMINI_API_KEY=") {
-			environ = append(environ, kv)
-		}
-	}
+	environ := withoutAPIKey(e)
 	r := e2etest.RunCastor(t, e.WS, environ, "models", "-o", "json")
 	var out struct {
 		Providers []struct {
@@ -117,12 +113,7 @@ func TestModelsCommandAsksGemini(t *testing.T) {
 func TestModelsCommandUsesStoredKey(t *testing.T) {
 	t.Parallel()
 	e := e2etest.New(t)
-	var environ []string
-	for _, kv := range e.Environ() {
-		if !strings.HasPrefix(kv, "GEMINI_API_KEY=") {
-			environ = append(environ, kv)
-		}
-	}
+	environ := withoutAPIKey(e)
 	if err := os.MkdirAll(filepath.Join(e.Home, ".gemini"), 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -157,12 +148,7 @@ func TestModelsCommandUsesStoredKey(t *testing.T) {
 func TestUnreadableStoredKeyNamed(t *testing.T) {
 	t.Parallel()
 	e := e2etest.New(t)
-	var environ []string
-	for _, kv := range e.Environ() {
-		if !strings.HasPrefix(kv, "GEMINI_API_KEY=") {
-			environ = append(environ, kv)
-		}
-	}
+	environ := withoutAPIKey(e)
 	keyFile := filepath.Join(e.Home, ".gemini", "castor_api_key.json")
 	e2etest.WriteAt(t, keyFile, "not json")
 	r := e2etest.RunCastor(t, e.WS, environ, "-p", "hi")
@@ -173,4 +159,10 @@ func TestUnreadableStoredKeyNamed(t *testing.T) {
 	if !strings.Contains(r.Stdout, "the stored API key could not be read: "+keyFile) {
 		t.Errorf("models: exit %d\nstdout: %s", r.Code, r.Stdout)
 	}
+}
+
+// withoutAPIKey is e's environment without GEMINI_API_KEY: the key must
+// come from somewhere else (the .env, the auth dialog's stored file).
+func withoutAPIKey(e *e2etest.Env) []string {
+	return slices.DeleteFunc(e.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "GEMINI_API_KEY=") })
 }

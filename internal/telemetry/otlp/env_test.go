@@ -96,3 +96,16 @@ func TestMetricSelectors(t *testing.T) {
 		}
 	}
 }
+
+// A general variable that does not read is said once, though each of
+// the three signals reads it; a signal's own is said for that signal.
+func TestNewWarnsOnce(t *testing.T) {
+	_, warnings := exporters(t, "http://127.0.0.1:1", ProtocolHTTP, map[string]string{
+		"OTEL_EXPORTER_OTLP_TIMEOUT":          "10s",
+		"OTEL_EXPORTER_OTLP_PROTOCOL":         "http/json",
+		"OTEL_EXPORTER_OTLP_LOGS_COMPRESSION": "zstd",
+	})
+	if len(*warnings) != 3 {
+		t.Errorf("%d warnings, want one per variable:\n%s", len(*warnings), strings.Join(*warnings, "\n"))
+	}
+}

@@ -69,6 +69,16 @@ func New(cfg Config) (*Exporters, error) {
 	if r.warn == nil {
 		r.warn = func(string) {}
 	}
+	// A general variable (OTEL_EXPORTER_OTLP_TIMEOUT) is read for each
+	// of the three signals: its warning is said once, not three times.
+	said := map[string]bool{}
+	warn := r.warn
+	r.warn = func(s string) {
+		if !said[s] {
+			said[s] = true
+			warn(s)
+		}
+	}
 	var clients [3]*client
 	for i, sig := range []signal{tracesSignal, metricsSignal, logsSignal} {
 		s := r.settings(sig.name, cfg.Protocol)
