@@ -473,7 +473,10 @@ func readPiped(r io.Reader, wait time.Duration) ([]byte, error) {
 	// waiting does not block on the send.
 	first := make(chan chunk, 1)
 	go func() {
-		buf := make([]byte, 64<<10)
+		// Small: most runs get an empty stdin (EOF at once), and a large
+		// buffer would be a fresh span of heap for each of them; the rest
+		// of a real input is read by io.ReadAll below.
+		buf := make([]byte, 4<<10)
 		for {
 			n, err := r.Read(buf)
 			if n > 0 || err != nil {

@@ -65,7 +65,7 @@ type Config struct {
 	// Headers are added to every request (GEMINI_CLI_CUSTOM_HEADERS).
 	Headers http.Header
 	// ModelMappings renames models before they are sent; nil means
-	// DefaultModelMappings, an empty map none.
+	// DefaultModelMappings(), an empty map none.
 	ModelMappings map[string]string
 }
 
@@ -122,7 +122,7 @@ func New(cfg Config) (*Model, error) {
 	hc.Transport = resend.New(hc.Transport)
 	m.hc = &hc
 	if m.mappings == nil {
-		m.mappings = DefaultModelMappings
+		m.mappings = DefaultModelMappings()
 	}
 	return m, nil
 }

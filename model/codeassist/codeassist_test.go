@@ -192,7 +192,7 @@ func TestModelMapping(t *testing.T) {
 		{"gemini-2.5-pro", "gemini-2.5-pro"},
 		{"", ""},
 	} {
-		if got := codeassist.MapModel(codeassist.DefaultModelMappings, tt.in); got != tt.want {
+		if got := codeassist.MapModel(codeassist.DefaultModelMappings(), tt.in); got != tt.want {
 			t.Errorf("MapModel(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}

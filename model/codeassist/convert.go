@@ -8,11 +8,15 @@ import (
 	"github.com/castor-dev/castor/model"
 )
 
-// DefaultModelMappings renames models for Code Assist as Gemini CLI's
-// CCPA_AI_MODEL_MAPPINGS does: the backend knows gemini-3.5-flash under
-// another name.
-var DefaultModelMappings = map[string]string{
-	"gemini-3.5-flash": "gemini-3-flash",
+// DefaultModelMappings returns the renames of models for Code Assist, as
+// Gemini CLI's CCPA_AI_MODEL_MAPPINGS: the backend knows gemini-3.5-flash
+// under another name. A function, not a package-level map, so that no
+// start pays for building it (a map literal is built by init code); each
+// call returns a new map the caller may change.
+func DefaultModelMappings() map[string]string {
+	return map[string]string{
+		"gemini-3.5-flash": "gemini-3-flash",
+	}
 }
 
 // MapModel applies mappings to a model id, keeping a "models/" prefix.
