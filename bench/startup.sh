@@ -42,7 +42,9 @@
 # new one).
 #
 # Needs bash, git, Go, /usr/bin/time (Debian package time) and, for the
-# search rows with ripgrep, rg. Nothing leaves the machine.
+# search rows with ripgrep, rg; with strace, a table of where each run's
+# resident memory is when it exits (text, rodata, data, anonymous).
+# Nothing leaves the machine.
 set -euo pipefail
 export LC_ALL=C
 
@@ -198,6 +200,44 @@ for b in prev now; do
 	grep -q 'It greets people' "$TMP/log/$b -p list-read.out" || die "$b -p list-read: unexpected answer"
 	echo "$b: package initialisation allocates $(init_allocs "$BIN/castor-$b")"
 done
+
+# segments <label>: where the row's resident memory is when it exits, by
+# mapping (text, read-only data, data and bss of the binary, anonymous
+# memory: the heap, stacks, the runtime's own). The run is held at
+# exit_group by strace while /proc/PID/smaps is read. The kernel maps a
+# file's pages in 64 KB windows around each fault, so text and rodata are
+# counted in windows touched, not bytes used.
+segments() {
+	local label=$1 f=$TMP/log/$1 sp pid= i
+	local -a cmd
+	eval "cmd=($(cat "$f.cmd"))"
+	local dir=${cmd[0]}
+	cmd=("${cmd[@]:1}")
+	: >"$f.strace"
+	(cd "$dir" && exec strace -f -qq -o "$f.strace" -e trace=exit_group -e inject=exit_group:delay_enter=3000000 "${cmd[@]}" >/dev/null 2>&1) &
+	sp=$!
+	for ((i = 0; i < 200; i++)); do
+		grep -q 'exit_group(' "$f.strace" && break
+		sleep 0.05
+	done
+	pid=$(pgrep -P "$sp" | head -n 1 || true)
+	if [[ -z $pid ]] || ! cp "/proc/$pid/smaps" "$f.smaps" 2>/dev/null; then
+		wait "$sp" || true
+		echo "$label: no smaps (strace could not hold the run)" >&2
+		return
+	fi
+	wait "$sp" || true
+	awk -v label="$label" '
+		/^[0-9a-f]+-[0-9a-f]+ / { kind = "anon"; if ($6 ~ /castor-(now|prev)$/) kind = ($2 ~ /x/) ? "text" : ($2 ~ /w/) ? "data" : "rodata"; next }
+		/^Rss:/ { kb[kind] += $2 }
+		END { printf "%-40s %8.1f %8.1f %8.1f %8.1f %8.1f\n", label, kb["text"] / 1024, kb["rodata"] / 1024, kb["data"] / 1024, kb["anon"] / 1024, (kb["text"] + kb["rodata"] + kb["data"] + kb["anon"]) / 1024 }' "$f.smaps"
+}
+if command -v strace >/dev/null; then
+	printf '%-40s %8s %8s %8s %8s %8s\n' "resident at exit, MB (one run)" text rodata data anon total
+	for label in "prev --version" "now --version" "prev -p list-read" "now -p list-read"; do segments "$label"; done
+else
+	echo "(no strace: the resident-memory-by-mapping table is left out)" >&2
+fi
 
 ((SEARCH)) || exit 0
 if [[ -n ${TREE:-} && -d $TREE ]]; then
