@@ -9,8 +9,8 @@ package memtrim
 
 import (
 	"os"
+	"runtime"
 	"runtime/debug"
-	"runtime/metrics"
 	"sync/atomic"
 	"time"
 )
@@ -63,14 +63,18 @@ func Limit() {
 // on a goroutine of its own, while the user reads or the client thinks.
 // It also raises the limit above a live heap that outgrew it (a session
 // holding big files): a limit below the live heap would keep the
-// collector running on up to half the CPU.
+// collector running on up to half the CPU. The live heap is read after
+// FreeOSMemory, whose collection makes liveHeap's figure the live one.
 func AfterTurn() {
-	go func() {
-		debug.FreeOSMemory()
-		if ours.Load() {
-			debug.SetMemoryLimit(limitFor(liveHeap()))
-		}
-	}()
+	go trim()
+}
+
+// trim is AfterTurn's work.
+func trim() {
+	debug.FreeOSMemory()
+	if ours.Load() {
+		debug.SetMemoryLimit(limitFor(liveHeap()))
+	}
 }
 
 // limitFor is the soft limit for a live heap: the fixed limit, or twice
@@ -79,12 +83,17 @@ func limitFor(live uint64) int64 {
 	return max(int64(limit), 2*int64(live))
 }
 
-// liveHeap is the heap the last collection found live.
+// liveHeap is the live heap, read right after a collection (AfterTurn's
+// FreeOSMemory runs one and finishes its sweep): then MemStats.HeapAlloc
+// is what that collection marked live, plus what was allocated since
+// (little, on a goroutine that runs while the user reads). It is the
+// figure runtime/metrics calls /gc/heap/live:bytes; reading it there
+// linked runtime/metrics, whose init builds its table of descriptions
+// (a text window and allocations on every run, --version included).
+// ReadMemStats stops the world for microseconds, once a turn, after a
+// collection that stopped it already.
 func liveHeap() uint64 {
-	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-	metrics.Read(s)
-	if s[0].Value.Kind() != metrics.KindUint64 {
-		return 0
-	}
-	return s[0].Value.Uint64()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
 }

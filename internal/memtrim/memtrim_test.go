@@ -4,6 +4,7 @@ import (
 	"math"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"testing"
 	"time"
 )
@@ -81,5 +82,43 @@ func TestLimitFollowsALargeLiveHeap(t *testing.T) {
 	runtime.GC()
 	if liveHeap() == 0 {
 		t.Error("the runtime reports no live heap")
+	}
+}
+
+// sink keeps the tests' allocations live, or drops them.
+var sink [][]byte
+
+// TestLiveHeapIsTheMarkedHeap: read after a collection, liveHeap is
+// runtime/metrics' /gc/heap/live:bytes, the figure memtrim read before
+// (runtime/metrics is linked only into this test now).
+func TestLiveHeapIsTheMarkedHeap(t *testing.T) {
+	sink = [][]byte{make([]byte, 24<<20)}
+	t.Cleanup(func() { sink = nil })
+	runtime.GC()
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	got, want := liveHeap(), s[0].Value.Uint64()
+	if want < 24<<20 || got < want-(256<<10) || got > want+(1<<20) {
+		t.Errorf("liveHeap() = %d, /gc/heap/live:bytes = %d: not the same figure", got, want)
+	}
+}
+
+// TestTrimLimitsAboveTheLiveHeap: after a turn that leaves a big live
+// heap and as much garbage, the limit becomes twice the live heap, not
+// twice what the turn allocated.
+func TestTrimLimitsAboveTheLiveHeap(t *testing.T) {
+	prev := debug.SetMemoryLimit(-1)
+	t.Cleanup(func() { debug.SetMemoryLimit(prev); ours.Store(false); sink = nil })
+	ours.Store(true)
+	const live = 48 << 20
+	sink = [][]byte{make([]byte, live), make([]byte, live)}
+	for _, b := range sink {
+		b[len(b)-1] = 1
+	}
+	sink[1] = nil // garbage now
+	trim()
+	got := debug.SetMemoryLimit(-1)
+	if got < 2*live || got > 2*live+(16<<20) {
+		t.Errorf("limit %d MB after a turn leaving %d MB live and as much garbage, want ~%d MB", got>>20, live>>20, 2*live>>20)
 	}
 }

@@ -12,9 +12,6 @@ import (
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/stdout/stdoutlog"
-	"go.opentelemetry.io/otel/exporters/stdout/stdoutmetric"
-	"go.opentelemetry.io/otel/exporters/stdout/stdouttrace"
 	otellog "go.opentelemetry.io/otel/log"
 	"go.opentelemetry.io/otel/metric"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
@@ -253,20 +250,7 @@ func (t *Telemetry) fileExporters(path string) (sdktrace.SpanExporter, sdkmetric
 		return nil, nil, nil, fmt.Errorf("telemetry outfile: %w", err)
 	}
 	t.file = f
-	// The three exporters share the file: each writes a whole JSON
-	// object in one write(2), which O_APPEND keeps whole and in order.
-	w := f
-	spans, err := stdouttrace.New(stdouttrace.WithWriter(w))
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	metrics, err := stdoutmetric.New(stdoutmetric.WithWriter(w))
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	logs, err := stdoutlog.New(stdoutlog.WithWriter(w))
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return spans, metrics, logs, nil
+	// The three exporters share the file (see outfile.go).
+	out := newJSONLines(f)
+	return &fileSpans{out: out}, &fileMetrics{out: out}, &fileLogs{out: out}, nil
 }
