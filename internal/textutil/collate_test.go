@@ -191,3 +191,38 @@ func firstDiff(a, b []string) int {
 	}
 	return -1
 }
+
+// benchNames is a directory listing's worth of typical names.
+var benchNames = []string{"README.md", "go.mod", "go.sum", "main.go", "main_test.go", ".gitignore", ".github",
+	"cmd", "internal", "docs", "Makefile", "LICENSE", "node_modules", "package.json", "package-lock.json",
+	"src", "dist", "build", "__pycache__", "setup.py", "requirements.txt", "Dockerfile", "docker-compose.yml",
+	"CHANGELOG.md", "CONTRIBUTING.md", "test", "tests", "scripts", "a.txt", "A.txt", "file10.go", "file2.go",
+	"tsconfig.json", ".eslintrc.js", "index.ts", "index.test.ts", "utils", "Utils.java", "config.yaml", "vendor"}
+
+func BenchmarkCollatorCompare(b *testing.B) {
+	c := NewCollator()
+	for b.Loop() {
+		for i := 1; i < len(benchNames); i++ {
+			c.Compare(benchNames[i-1], benchNames[i])
+		}
+	}
+}
+
+func BenchmarkCollatorCompareLatin(b *testing.B) {
+	names := []string{"école", "ecole", "Éclair", "éclair", "Straße", "strasse", "Ærø", "aero", "naïve", "naive", "Łódź", "lodz"}
+	c := NewCollator()
+	for b.Loop() {
+		for i := 1; i < len(names); i++ {
+			c.Compare(names[i-1], names[i])
+		}
+	}
+}
+
+func BenchmarkCollatorSort(b *testing.B) {
+	c := NewCollator()
+	s := make([]string, len(benchNames))
+	for b.Loop() {
+		copy(s, benchNames)
+		slices.SortFunc(s, c.Compare)
+	}
+}
