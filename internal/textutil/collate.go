@@ -41,6 +41,7 @@ type Collator struct {
 	ka, kb []byte // keys Compare builds
 	elems  []elem
 	nfd    []byte
+	iter   *norm.Iter // made when a name needs decomposing
 }
 
 // elem is a collation element: weights of three levels as ranks (0:
@@ -181,16 +182,48 @@ func (c *Collator) elements(s string) []elem {
 		c.elems = es
 		return es
 	}
-	// The table and the rules weigh decomposed characters (canonical
-	// equivalents collate alike).
-	if norm.NFD.IsNormalString(s) {
-		es = appendRunes(es, s)
-	} else {
-		c.nfd = norm.NFD.AppendString(c.nfd[:0], s)
-		es = appendRunes(es, c.nfd)
+	// Names without combining marks whose characters the table holds
+	// (composed ones too) are looked up as they are.
+	if es, ok := appendDirect(es, s); ok {
+		c.elems = es
+		return es
 	}
+	// The others are decomposed first (canonical equivalents collate
+	// alike; marks come in canonical order).
+	if c.iter == nil {
+		c.iter = new(norm.Iter)
+	}
+	c.nfd = c.nfd[:0]
+	for c.iter.InitString(norm.NFD, s); !c.iter.Done(); {
+		c.nfd = append(c.nfd, c.iter.Next()...)
+	}
+	es = appendRunes(es[:0], c.nfd)
 	c.elems = es
 	return es
+}
+
+// appendDirect appends s's elements from the table, contractions
+// included, or reports that s needs decomposing: a character the table
+// lacks, or one that may be a combining mark (an element with no
+// primary weight).
+func appendDirect(es []elem, s string) ([]elem, bool) {
+	prev, prevAt := rune(-1), 0
+	for _, r := range s {
+		x := tableEntry(r)
+		if x == noEntry || x&7 != 0 && tableCEs[x>>3]>>16 == 0 {
+			return es, false
+		}
+		if r == '·' {
+			if x, ok := contraction(prev, r); ok {
+				es = appendTable(es[:prevAt], x)
+				prev = -1
+				continue
+			}
+		}
+		prev, prevAt = r, len(es)
+		es = appendTable(es, x)
+	}
+	return es, true
 }
 
 func appendRunes[T string | []byte](es []elem, s T) []elem {

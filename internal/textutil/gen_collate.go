@@ -4,7 +4,8 @@
 // root collation (golang.org/x/text/collate, CLDR 23, the order Castor
 // matched before it had its own) for the characters file names hold in
 // practice — ASCII, Latin, IPA, spacing modifiers, combining diacritics,
-// general punctuation, currency and letterlike symbols — re-ranked into
+// Greek, Cyrillic, general punctuation, currency and letterlike symbols,
+// composed characters too — re-ranked into
 // small dense weights, and the ranks at which collate.go places the
 // characters it orders by rule (other scripts, symbols, Han, the rest).
 //
@@ -109,9 +110,6 @@ func main() {
 	for _, rg := range ranges {
 		for r := rg[0]; r < rg[1]; r++ {
 			s := string(r)
-			if !norm.NFD.IsNormalString(s) {
-				continue // collate.go decomposes it first
-			}
 			if !unicode.Is(unicode.Cc, r) && !unicode.IsPrint(r) && !cat(r, "Zs", "Zl", "Zp", "Cf", "Mn", "Me") {
 				continue // unassigned
 			}
@@ -120,6 +118,15 @@ func main() {
 				log.Fatalf("%U: cannot split %v", r, key(s))
 			}
 			if slices.ContainsFunc(es, func(e ce) bool { return e.p >= scriptsFrom }) {
+				continue
+			}
+			if d := norm.NFD.String(s); d != s {
+				// Composed: collate.go uses the entry for names without
+				// combining marks, and decomposes the others first.
+				if k := key(d); !slices.Equal(k.p, key(s).p) || !slices.Equal(k.s, key(s).s) || !slices.Equal(k.t, key(s).t) {
+					log.Fatalf("%U weighs %v, decomposed %v", r, key(s), k)
+				}
+				table[r] = es
 				continue
 			}
 			table[r] = es
@@ -197,8 +204,8 @@ func main() {
 	}
 	slots := []slot{{maxP, "pPunct"}, {maxS, "pSymbol"}, {maxSc, "pCurrency"}}
 	var ps, ss, ts []int
-	for _, r := range runes {
-		for _, e := range table[r] {
+	for _, es := range table {
+		for _, e := range es {
 			ps, ss, ts = append(ps, e.p), append(ss, e.s), append(ts, e.t)
 		}
 	}
@@ -331,7 +338,7 @@ func main() {
 	if err := os.WriteFile("collate_tables.go", src, 0o644); err != nil {
 		log.Fatal(err)
 	}
-	log.Printf("%d characters, %d contractions, %d elements (longest %d), %d primaries, %d secondaries, %d tertiaries", len(runes), len(contractions), len(elemsOut), maxLen, n, len(ss), len(ts))
+	log.Printf("%d characters (%d not composed), %d contractions, %d elements (longest %d), %d primaries, %d secondaries, %d tertiaries", len(table), len(runes), len(contractions), len(elemsOut), maxLen, n, len(ss), len(ts))
 }
 
 // tCompat is added to the tertiary weight of what a compatibility
