@@ -226,17 +226,34 @@ func appendDirect(es []elem, s string) ([]elem, bool) {
 	return es, true
 }
 
-func appendRunes[T string | []byte](es []elem, s T) []elem {
-	prev, prevAt := rune(-1), 0
+// appendRunes appends the elements of s, decomposed. A contraction's
+// mark may follow its base after other marks (of lower combining class,
+// which canonical order puts first): the pair weighs as one, the marks
+// between after it.
+func appendRunes(es []elem, s []byte) []elem {
+	base, baseAt, baseEnd := rune(-1), 0, 0 // the last starter and its elements
+	gap, between := false, uint8(0)         // marks since, their highest class
+	var moved [8]elem
 	for _, r := range string(s) { // no copy: the compiler ranges over s
-		if isContractionMark(r) {
-			if x, ok := contraction(prev, r); ok {
-				es = appendTable(es[:prevAt], x)
-				prev = -1
+		ccc := uint8(0)
+		if r >= 0x300 {
+			ccc = norm.NFD.PropertiesString(string(r)).CCC()
+		}
+		if base >= 0 && isContractionMark(r) && (!gap || ccc > 0 && between < ccc) {
+			if x, ok := contraction(base, r); ok {
+				tail := append(moved[:0], es[baseEnd:]...)
+				es = append(appendTable(es[:baseAt], x), tail...)
+				base = -1
 				continue
 			}
 		}
-		prev, prevAt = r, len(es)
+		if ccc == 0 {
+			base, baseAt, gap, between = r, len(es), false, 0
+			es = appendRune(es, r, 0)
+			baseEnd = len(es)
+			continue
+		}
+		gap, between = true, max(between, ccc)
 		es = appendRune(es, r, 0)
 	}
 	return es

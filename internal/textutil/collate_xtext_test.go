@@ -293,16 +293,18 @@ func TestCollatorXTextOther(t *testing.T) {
 }
 
 // FuzzCollatorXText compares Collator with x/text's root collation on
-// strings over ASCII and Latin (each fuzz byte picks a character).
+// strings over ASCII, Latin, Greek and Cyrillic with combining marks
+// (each fuzz byte picks a character).
 func FuzzCollatorXText(f *testing.F) {
-	for _, p := range [][2]string{{"a.go", "a/b"}, {"B", "a"}, {"\x80", "\x81\x82"}, {"\xa0\xa1", "\xa2"}} {
+	for _, p := range [][2]string{{"a.go", "a/b"}, {"B", "a"}, {"\x80", "\x81\x82"}, {"\xa0\xa1", "\xa2"}, {"\xe0", "\xe1"}} {
 		f.Add(p[0], p[1])
 	}
 	alphabet := []rune(" !\"#$%&'()*+,-./09:;<=>?@AEZ[\\]^_`aez{|}~\t\x01")
 	for r := rune(0xa0); r < 0x180; r++ {
 		alphabet = append(alphabet, r)
 	}
-	alphabet = append(alphabet, []rune("\u0300\u0301\u0302\u0303\u0308\u030a\u030c\u0323\u0327\u0328ǅǆǍǎȘșṢṣẞạấ")...)
+	alphabet = append(alphabet, []rune("\u0300\u0301\u0302\u0303\u0306\u0308\u030a\u030c\u0323\u0327\u0328\u0345ǅǆǍǎȘșṢṣẞạấ")...)
+	alphabet = append(alphabet, []rune("аеиуійёЁЙяЯжЖїЇґҐєЄўЎӑәαβγΓάέΩωςσΣ")...)
 	pick := func(s string) string {
 		var b strings.Builder
 		for i := 0; i < len(s); i++ {
