@@ -20,21 +20,24 @@ import (
 // one by one ("file10" < "file2"). Names the collation cannot tell apart
 // fall back to byte order, so that a sort is deterministic.
 //
-// The weights come from a small table (collate_tables.go, written by
-// gen_collate.go from golang.org/x/text/collate, which Castor used
-// before) for what file names hold in practice: ASCII, Latin letters,
-// IPA, combining diacritics, general punctuation, currency and
-// letterlike symbols. There the order is the root collation's exactly.
-// Other characters are ordered by rule, as the root collation roughly
-// does: canonical decompositions first (accented Greek and Cyrillic
-// letters, Hangul syllables), compatibility forms as what they decompose
-// to with a tertiary difference, combining marks as accents, other
-// punctuation after the table's punctuation, other symbols after its
-// symbols (before currency), other currency signs after its currency
-// signs (before digits), digits of other scripts as the ASCII digit of
-// their value, letters of other scripts after Latin by code point (case
-// as tertiary), then Han ideographs, then the rest (unassigned, private
-// use) by code point.
+// The weights come from a small table (collate_tables.go, some 14 KB,
+// written by gen_collate.go from golang.org/x/text/collate, which Castor
+// used before) for what file names hold in practice: ASCII, Latin
+// letters, IPA, combining diacritics, Greek, Cyrillic, general
+// punctuation, currency and letterlike symbols, composed characters and
+// the contractions among them ("й" is a letter of its own, "l·" is "ŀ").
+// There the order is the root collation's exactly (the golden tests
+// compare it with x/text). Other characters are ordered by rule, as the
+// root collation roughly does: canonical decompositions first (accented
+// letters of other scripts, Hangul syllables), compatibility forms as
+// what they decompose to with a tertiary difference, combining marks as
+// accents, other punctuation after the table's punctuation, other
+// symbols after its symbols (before currency), other currency signs
+// after its currency signs (before digits), digits of other scripts as
+// the ASCII digit of their value, letters of other scripts after
+// Cyrillic by code point (case as tertiary; hiragana and katakana of a
+// sound together), then Han ideographs, then the rest (unassigned,
+// private use) by code point.
 //
 // A Collator is not safe for concurrent use: make one per sort.
 type Collator struct {
@@ -55,7 +58,8 @@ type elem struct {
 }
 
 // noEntry marks characters of the table's ranges that it leaves to the
-// rules (decomposable, unassigned, other scripts).
+// rules (unassigned in x/text's Unicode 6.2, or weighed as other
+// scripts).
 const noEntry = 0xffff
 
 // NewCollator returns a Collator for the root collation.
