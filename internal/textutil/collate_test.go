@@ -111,6 +111,9 @@ func TestCollatorCompare(t *testing.T) {
 		{"ё", "ж", -1},
 		{"и", "й", -1},
 		{"й", "к", -1},
+		{"йа", "иб", 1},      // "й" a letter of its own
+		{"їжак", "ізюм", -1}, // "ї" an accented "і" (x/text: a letter of its own)
+		{"ўa", "уб", -1},
 		{"ぁ", "あ", -1},
 		{"あ", "ァ", -1},
 		{"ァ", "ア", -1},

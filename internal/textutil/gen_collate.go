@@ -106,7 +106,7 @@ func main() {
 	scriptsFrom := key("Ա").p[0]
 
 	table := map[rune][]ce{}
-	var runes []rune
+	var runes, composed []rune
 	for _, rg := range ranges {
 		for r := rg[0]; r < rg[1]; r++ {
 			s := string(r)
@@ -126,7 +126,7 @@ func main() {
 				if k := key(d); !slices.Equal(k.p, key(s).p) || !slices.Equal(k.s, key(s).s) || !slices.Equal(k.t, key(s).t) {
 					log.Fatalf("%U weighs %v, decomposed %v", r, key(s), k)
 				}
-				table[r] = es
+				composed = append(composed, r)
 				continue
 			}
 			table[r] = es
@@ -143,10 +143,12 @@ func main() {
 	}
 
 	// Contractions: pairs of table characters that weigh otherwise than
-	// the two apart ("l·" weighs as "ŀ", the dot an accent; Cyrillic
-	// letters with a diacritic that the root collation orders as letters
-	// of their own, "й" after "и"). Everything else collate.go looks up
-	// character by character.
+	// the two apart ("l·" weighs as "ŀ", the dot an accent; "й", a letter
+	// of its own after "и"). Everything else collate.go looks up
+	// character by character. Of x/text's (CLDR 23) contractions, those
+	// of keep stay: the root collation of CLDR 24 on, which Node's ICU
+	// applies, weighs the other Cyrillic letters with a breve, diaeresis
+	// or acute ("ӑ", "ї", "ў", "ѓ", ...) as accented letters.
 	type contraction struct {
 		a, b rune
 		es   []ce
@@ -175,8 +177,35 @@ func main() {
 				if !ok || !unicode.Is(unicode.Mn, b) && b != '·' {
 					log.Fatalf("%U %U contract: %x, apart %x", a, b, got, want)
 				}
+				if !keep[string(a)+string(b)] {
+					log.Printf("%U %U (%s): x/text's contraction left out", a, b, norm.NFC.String(string(a)+string(b)))
+					continue
+				}
 				contractions = append(contractions, contraction{a, b, es})
 			}
+		}
+	}
+
+	// A composed character weighs what its decomposition does.
+	for _, r := range composed {
+		var es []ce
+		d := []rune(norm.NFD.String(string(r)))
+		for i := 0; i < len(d); i++ {
+			if _, ok := table[d[i]]; !ok || slices.Contains(composed, d[i]) {
+				es = nil
+				break
+			}
+			if i+1 < len(d) {
+				if j := slices.IndexFunc(contractions, func(c contraction) bool { return c.a == d[i] && c.b == d[i+1] }); j >= 0 {
+					es = append(es, contractions[j].es...)
+					i++
+					continue
+				}
+			}
+			es = append(es, table[d[i]]...)
+		}
+		if es != nil {
+			table[r] = es
 		}
 	}
 
@@ -348,6 +377,10 @@ func main() {
 	}
 	log.Printf("%d characters (%d not composed), %d contractions, %d elements (longest %d), %d primaries, %d secondaries, %d tertiaries", len(table), len(runes), len(contractions), len(elemsOut), maxLen, n, len(ss), len(ts))
 }
+
+// keep lists the contractions of x/text's root collation that CLDR's
+// root collation still has (as Node's ICU 78 applies it).
+var keep = map[string]bool{"l·": true, "L·": true, "и\u0306": true, "И\u0306": true}
 
 // tCompat is added to the tertiary weight of what a compatibility
 // decomposition gives; table tertiaries stay below it.
