@@ -26,8 +26,10 @@ import (
 // letters, IPA, combining diacritics, Greek, Cyrillic, general
 // punctuation, currency and letterlike symbols, composed characters and
 // the contractions among them ("й" is a letter of its own, "l·" is "ŀ").
-// There the order is the root collation's exactly (the golden tests
-// compare it with x/text). Other characters are ordered by rule, as the
+// There the order is the root collation's exactly: x/text's (CLDR 23),
+// which the golden tests compare it with, but for the Cyrillic letters
+// with a diacritic that CLDR 24 on (Node's) weighs as accented letters
+// ("ї", "ў"). Other characters are ordered by rule, as the
 // root collation roughly does: canonical decompositions first (accented
 // letters of other scripts, Hangul syllables), compatibility forms as
 // what they decompose to with a tertiary difference, combining marks as
