@@ -102,6 +102,33 @@ func TestCollatorCompare(t *testing.T) {
 		{"a.txt", "a.txt", 0},
 		{"ab", "a", 1},
 		{".env", "a", -1},
+		{"l·l", "ll", 1}, // the dot an accent ("ŀl")
+		{"l·l", "lm", -1},
+		// Other scripts, as Node orders them.
+		{"z", "α", -1},
+		{"ω", "а", -1},
+		{"е", "ё", -1},
+		{"ё", "ж", -1},
+		{"и", "й", -1},
+		{"й", "к", -1},
+		{"йа", "иб", 1},      // "й" a letter of its own
+		{"їжак", "ізюм", -1}, // "ї" an accented "і" (x/text: a letter of its own)
+		{"ўa", "уб", -1},
+		{"ぁ", "あ", -1},
+		{"あ", "ァ", -1},
+		{"ァ", "ア", -1},
+		{"ア", "中", -1},
+		{"가", "あ", -1},
+		{"~", "😀", -1},
+		{"😀", "0", -1},
+		{"$", "€", -1},
+		{"€", "0", -1},
+		{"٣", "4", -1},
+		{"A", "Ａ", -1},
+		{"Ａ", "b", -1},
+		{"μ", "µ", -1},
+		{"file", "ﬁle", -1},
+		{"ﬁ", "fj", -1},
 	}
 	c := NewCollator()
 	for _, tt := range tests {
@@ -190,4 +217,39 @@ func firstDiff(a, b []string) int {
 		return min(len(a), len(b))
 	}
 	return -1
+}
+
+// benchNames is a directory listing's worth of typical names.
+var benchNames = []string{"README.md", "go.mod", "go.sum", "main.go", "main_test.go", ".gitignore", ".github",
+	"cmd", "internal", "docs", "Makefile", "LICENSE", "node_modules", "package.json", "package-lock.json",
+	"src", "dist", "build", "__pycache__", "setup.py", "requirements.txt", "Dockerfile", "docker-compose.yml",
+	"CHANGELOG.md", "CONTRIBUTING.md", "test", "tests", "scripts", "a.txt", "A.txt", "file10.go", "file2.go",
+	"tsconfig.json", ".eslintrc.js", "index.ts", "index.test.ts", "utils", "Utils.java", "config.yaml", "vendor"}
+
+func BenchmarkCollatorCompare(b *testing.B) {
+	c := NewCollator()
+	for b.Loop() {
+		for i := 1; i < len(benchNames); i++ {
+			c.Compare(benchNames[i-1], benchNames[i])
+		}
+	}
+}
+
+func BenchmarkCollatorCompareLatin(b *testing.B) {
+	names := []string{"école", "ecole", "Éclair", "éclair", "Straße", "strasse", "Ærø", "aero", "naïve", "naive", "Łódź", "lodz"}
+	c := NewCollator()
+	for b.Loop() {
+		for i := 1; i < len(names); i++ {
+			c.Compare(names[i-1], names[i])
+		}
+	}
+}
+
+func BenchmarkCollatorSort(b *testing.B) {
+	c := NewCollator()
+	s := make([]string, len(benchNames))
+	for b.Loop() {
+		copy(s, benchNames)
+		slices.SortFunc(s, c.Compare)
+	}
 }
