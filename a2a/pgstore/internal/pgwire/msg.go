@@ -37,12 +37,23 @@ func (r *reader) next() (byte, []byte, error) {
 	if n < 0 || n > maxMessage {
 		return 0, nil, fmt.Errorf("%w: %q of length %d", errProtocol, head[0], n+4)
 	}
-	if int64(cap(r.body)) < n {
-		r.body = make([]byte, n)
+	if int64(cap(r.body)) >= n {
+		r.body = r.body[:n]
+		if _, err := io.ReadFull(r.r, r.body); err != nil {
+			return 0, nil, err
+		}
+		return head[0], r.body, nil
 	}
-	r.body = r.body[:n]
-	if _, err := io.ReadFull(r.r, r.body); err != nil {
-		return 0, nil, err
+	// A length is what the server says: the buffer grows with what
+	// arrives, not at once to what a broken or hostile server claims.
+	r.body = r.body[:0]
+	for int64(len(r.body)) < n {
+		chunk := min(n-int64(len(r.body)), 1<<20)
+		at := len(r.body)
+		r.body = append(r.body, make([]byte, chunk)...)
+		if _, err := io.ReadFull(r.r, r.body[at:]); err != nil {
+			return 0, nil, err
+		}
 	}
 	return head[0], r.body, nil
 }

@@ -24,7 +24,7 @@ const scramSHA256 = "SCRAM-SHA-256"
 
 // maxIterations bounds the server's iteration count, which a hostile
 // server could otherwise set to keep the client hashing (pgconn's bound).
-const maxIterations = 10_000_000
+var maxIterations = 10_000_000
 
 // scram is one client's side of an exchange.
 type scram struct {
