@@ -159,6 +159,9 @@ func ParseConfig(connString string) (*Config, error) {
 	}
 	for k, ok := range refused {
 		if v, set := settings[k]; set && !ok(v) {
+			if k == "sslpassword" {
+				v = "…"
+			}
 			return nil, fmt.Errorf("%s=%s: Castor's PostgreSQL client does not support it", k, v)
 		}
 	}

@@ -140,7 +140,7 @@ func TestParseConfigRefuses(t *testing.T) {
 		"postgres://u@h/d?sslnegotiation=direct",
 		"postgres://u@h/d?max_protocol_version=3.2",
 		"postgres://u@h/d?sslcertmode=require",
-		"postgres://u@h/d?sslpassword=x",
+		"postgres://u@h/d?sslpassword=secret",
 		"postgres://u@h/d?connect_timeout=soon",
 		"postgres://u@h:99999/d",
 		"host=a,b port=1,2,3",

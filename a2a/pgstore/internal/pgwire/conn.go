@@ -537,6 +537,11 @@ var stmtSeq atomic.Int64
 // changed; 26000, no such statement) fails, and every statement is
 // prepared again at its next use.
 func (c *Conn) Run(ctx context.Context, stmts []Statement, row func(values [][]byte) error) (CommandTag, error) {
+	for _, s := range stmts {
+		if len(s.Args) > 65535 {
+			return "", fmt.Errorf("%d parameters, more than the protocol's 65535", len(s.Args))
+		}
+	}
 	var tag CommandTag
 	err := c.call(ctx, true, func() error {
 		b := c.wbuf[:0]
@@ -558,9 +563,6 @@ func (c *Conn) Run(ctx context.Context, stmts []Statement, row func(values [][]b
 				parsing = append(parsing, s.SQL)
 			}
 			names[i] = name
-			if len(s.Args) > 65535 {
-				return fmt.Errorf("%d parameters, more than the protocol's 65535", len(s.Args))
-			}
 			b = appendExecute(appendBind(b, name, s.Args))
 		}
 		if err := c.write(appendSync(b)); err != nil {
