@@ -93,29 +93,43 @@ var envKeys = [...][2]string{
 	{"PGREQUIREAUTH", "require_auth"},
 }
 
-// clientKeys are the keys the client reads itself; all others are
-// run-time parameters for the server.
-var clientKeys = map[string]bool{
-	"host": true, "port": true, "database": true, "user": true, "password": true, "passfile": true,
-	"connect_timeout": true, "sslmode": true, "sslkey": true, "sslcert": true, "sslcertmode": true,
-	"sslrootcert": true, "sslnegotiation": true, "sslpassword": true, "sslsni": true, "krbspn": true,
-	"krbsrvname": true, "target_session_attrs": true, "service": true, "servicefile": true,
-	"min_protocol_version": true, "max_protocol_version": true, "channel_binding": true, "require_auth": true,
+// clientKey reports whether the client reads key itself; all others are
+// run-time parameters for the server. (Switches, not maps: a map is work
+// at every castor start.)
+func clientKey(key string) bool {
+	switch key {
+	case "host", "port", "database", "user", "password", "passfile",
+		"connect_timeout", "sslmode", "sslkey", "sslcert", "sslcertmode",
+		"sslrootcert", "sslnegotiation", "sslpassword", "sslsni", "krbspn",
+		"krbsrvname", "target_session_attrs", "service", "servicefile",
+		"min_protocol_version", "max_protocol_version", "channel_binding", "require_auth":
+		return true
+	}
+	return false
 }
 
-// refused reports, for a key Castor does not follow, whether its value is
-// one that changes nothing (a default); any other value is an error.
-var refused = map[string]func(v string) bool{
-	"service":              func(v string) bool { return v == "" },
-	"servicefile":          func(v string) bool { return v == "" },
-	"target_session_attrs": func(v string) bool { return v == "" || v == "any" },
-	"sslnegotiation":       func(v string) bool { return v == "" || v == "postgres" },
-	"sslcertmode":          func(v string) bool { return v == "allow" || v == "disable" },
-	"sslpassword":          func(v string) bool { return v == "" },
-	"min_protocol_version": func(v string) bool { return v == "" || v == "3.0" },
-	"max_protocol_version": func(v string) bool { return v == "" || v == "3.0" },
-	"channel_binding":      func(v string) bool { return v == "" || v == "prefer" || v == "disable" },
-	"require_auth":         func(v string) bool { return v == "" },
+// refusedKeys are the keys Castor does not follow; refused reports
+// whether a value of one changes something (is not a default), which is
+// an error.
+var refusedKeys = [...]string{
+	"service", "servicefile", "target_session_attrs", "sslnegotiation", "sslcertmode", "sslpassword",
+	"min_protocol_version", "max_protocol_version", "channel_binding", "require_auth",
+}
+
+func refused(key, v string) bool {
+	switch key {
+	case "target_session_attrs":
+		return v != "" && v != "any"
+	case "sslnegotiation":
+		return v != "" && v != "postgres"
+	case "sslcertmode":
+		return v != "allow" && v != "disable"
+	case "min_protocol_version", "max_protocol_version":
+		return v != "" && v != "3.0"
+	case "channel_binding":
+		return v != "" && v != "prefer" && v != "disable"
+	}
+	return v != ""
 }
 
 // ParseConfig reads a connection string, a postgres:// (or postgresql://)
@@ -157,8 +171,8 @@ func ParseConfig(connString string) (*Config, error) {
 	for k, v := range given {
 		settings[k] = v
 	}
-	for k, ok := range refused {
-		if v, set := settings[k]; set && !ok(v) {
+	for _, k := range refusedKeys {
+		if v, set := settings[k]; set && refused(k, v) {
 			if k == "sslpassword" {
 				v = "…"
 			}
@@ -172,7 +186,7 @@ func ParseConfig(connString string) (*Config, error) {
 	}
 	cfg := &Config{Database: settings["database"], User: settings["user"], Password: settings["password"], RuntimeParams: map[string]string{}}
 	for k, v := range settings {
-		if !clientKeys[k] {
+		if !clientKey(k) {
 			cfg.RuntimeParams[k] = v
 		}
 	}

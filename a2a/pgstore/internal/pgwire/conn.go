@@ -391,7 +391,7 @@ func (c *Conn) Close(ctx context.Context) error {
 }
 
 // errClosed is a call on a closed connection.
-var errClosed = errors.New("conn closed")
+const errClosed = wireError("conn closed")
 
 // call runs one exchange with the server (fn writes the request and reads
 // up to ReadyForQuery) under ctx. When ctx ends first, the socket's

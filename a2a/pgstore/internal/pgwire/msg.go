@@ -3,7 +3,6 @@ package pgwire
 import (
 	"bufio"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -17,8 +16,13 @@ import (
 // far smaller, and PostgreSQL's own limit for a field is 1 GB.
 const maxMessage = 1<<30 + 1<<20
 
+// wireError is an error of the client's own, a constant.
+type wireError string
+
+func (e wireError) Error() string { return string(e) }
+
 // errProtocol is a message that breaks the protocol.
-var errProtocol = errors.New("malformed message from the server")
+const errProtocol = wireError("malformed message from the server")
 
 // reader reads backend messages from a buffered connection into a buffer
 // it reuses: a message's body is valid until the next read.
