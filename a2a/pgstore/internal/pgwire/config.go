@@ -26,6 +26,7 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -152,14 +153,25 @@ func ParseConfig(connString string) (*Config, error) {
 		return nil, fmt.Errorf("cannot parse the connection string: %v", err)
 	}
 	settings := map[string]string{"port": "5432"}
-	home, homeErr := os.UserHomeDir()
-	if homeErr == nil {
-		settings["passfile"] = filepath.Join(home, ".pgpass")
-		crt, key := filepath.Join(home, ".postgresql", "postgresql.crt"), filepath.Join(home, ".postgresql", "postgresql.key")
+	// libpq's files: ~/.pgpass and ~/.postgresql, or on Windows
+	// %APPDATA%\postgresql\pgpass.conf and %APPDATA%\postgresql.
+	dir, passfile := "", ""
+	if runtime.GOOS == "windows" {
+		if appData := os.Getenv("APPDATA"); appData != "" {
+			dir = filepath.Join(appData, "postgresql")
+			passfile = filepath.Join(dir, "pgpass.conf")
+		}
+	} else if home, err := os.UserHomeDir(); err == nil {
+		dir = filepath.Join(home, ".postgresql")
+		passfile = filepath.Join(home, ".pgpass")
+	}
+	if dir != "" {
+		settings["passfile"] = passfile
+		crt, key := filepath.Join(dir, "postgresql.crt"), filepath.Join(dir, "postgresql.key")
 		if exists(crt) && exists(key) {
 			settings["sslcert"], settings["sslkey"] = crt, key
 		}
-		if root := filepath.Join(home, ".postgresql", "root.crt"); exists(root) {
+		if root := filepath.Join(dir, "root.crt"); exists(root) {
 			settings["sslrootcert"] = root
 		}
 	}
@@ -181,7 +193,12 @@ func ParseConfig(connString string) (*Config, error) {
 	}
 	if settings["user"] == "" {
 		if u, err := user.Current(); err == nil {
-			settings["user"] = u.Username
+			// A Windows account is DOMAIN\name; the role is the name.
+			name := u.Username
+			if runtime.GOOS == "windows" {
+				name = name[strings.LastIndexByte(name, '\\')+1:]
+			}
+			settings["user"] = name
 		}
 	}
 	cfg := &Config{Database: settings["database"], User: settings["user"], Password: settings["password"], RuntimeParams: map[string]string{}}
@@ -257,8 +274,12 @@ func exists(path string) bool {
 }
 
 // defaultHost is libpq's compiled-in socket directory where one of the
-// usual ones exists, else localhost (pgconn's guess).
+// usual ones exists, else (and always on Windows) localhost, pgconn's
+// guess.
 func defaultHost() string {
+	if runtime.GOOS == "windows" {
+		return "localhost"
+	}
 	for _, dir := range []string{"/var/run/postgresql", "/private/tmp", "/tmp"} {
 		if exists(dir) {
 			return dir
