@@ -3,10 +3,9 @@ package a2a_test
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/castor-dev/castor/a2a"
 	"github.com/castor-dev/castor/a2a/pgstore"
@@ -81,21 +80,11 @@ func BenchmarkStoreFollowUp(b *testing.B) {
 func BenchmarkPostgresBytesPerTurn(b *testing.B) {
 	const turns = 500
 	url := pgtest.Database(b)
-	conn, err := pgx.Connect(context.Background(), url)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer conn.Close(context.Background())
-	lsn := func() string {
-		var s string
-		if err := conn.QueryRow(context.Background(), `SELECT pg_current_wal_insert_lsn()::text`).Scan(&s); err != nil {
-			b.Fatal(err)
-		}
-		return s
-	}
+	conn := pgtest.Connect(b, url)
+	lsn := func() string { return conn.Text(`SELECT pg_current_wal_insert_lsn()::text`) }
 	diff := func(from, to string) float64 {
-		var d float64
-		if err := conn.QueryRow(context.Background(), `SELECT pg_wal_lsn_diff($1::pg_lsn, $2::pg_lsn)`, to, from).Scan(&d); err != nil {
+		d, err := strconv.ParseFloat(conn.Text(`SELECT pg_wal_lsn_diff($1::pg_lsn, $2::pg_lsn)`, to, from), 64)
+		if err != nil {
 			b.Fatal(err)
 		}
 		return d

@@ -5,9 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/jackc/pgx/v5/pgconn"
-
 	"github.com/castor-dev/castor/a2a"
+	"github.com/castor-dev/castor/a2a/pgstore/internal/pgwire"
 )
 
 // SaveText saves a chunk of streamed text as one row of castor_events
@@ -43,7 +42,7 @@ func (s *Store) AppendEvent(ctx context.Context, id string, version int64, body 
 	if body != nil {
 		b.queue(`SELECT pg_notify('castor_event', $1)`, id)
 	}
-	if err := s.withConn(ctx, func(c *pgconn.PgConn) error { return b.send(ctx, c) }); err != nil {
+	if err := s.withConn(ctx, func(c *pgwire.Conn) error { return b.send(ctx, c) }); err != nil {
 		return fmt.Errorf("task %s: saving an event: %v", id, err)
 	}
 	return nil
@@ -58,7 +57,7 @@ type chunk struct {
 
 // readChunks reads the text chunks of task id saved at version: the text
 // a turn streamed since the task's last save.
-func readChunks(ctx context.Context, c *pgconn.PgConn, id string, version int64) ([]chunk, error) {
+func readChunks(ctx context.Context, c *pgwire.Conn, id string, version int64) ([]chunk, error) {
 	return collect(ctx, c, `SELECT text_idx, text_at, text, msg FROM castor_events
 		WHERE task_id = $1 AND version = $2 AND text_idx IS NOT NULL ORDER BY seq`, []any{id, version}, func(values [][]byte) (chunk, error) {
 		var ch chunk

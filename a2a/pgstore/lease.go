@@ -7,9 +7,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgconn"
-
 	"github.com/castor-dev/castor/a2a"
+	"github.com/castor-dev/castor/a2a/pgstore/internal/pgwire"
 )
 
 // notifier wakes the waiters of a task when channel castor_task names it
@@ -75,25 +74,24 @@ func (s *Store) listen(ctx context.Context) {
 // listenOnce listens on a connection of its own, outside the pool: it
 // is busy waiting for as long as it lives.
 func (s *Store) listenOnce(ctx context.Context) error {
-	cfg := s.connConfig.Copy()
-	cfg.OnNotification = func(_ *pgconn.PgConn, n *pgconn.Notification) { s.notified(n) }
-	conn, err := pgconn.ConnectConfig(ctx, cfg)
+	conn, err := pgwire.Connect(ctx, s.connConfig)
 	if err != nil {
 		return err
 	}
 	defer closeConn(conn)
+	conn.OnNotification = s.notified
 	if _, err := simple(ctx, conn, `LISTEN castor_task; LISTEN castor_cancel; LISTEN castor_event`); err != nil {
 		return err
 	}
 	for {
-		// The notification goes to cfg.OnNotification.
+		// The notification goes to conn.OnNotification.
 		if err := conn.WaitForNotification(ctx); err != nil {
 			return err
 		}
 	}
 }
 
-func (s *Store) notified(n *pgconn.Notification) {
+func (s *Store) notified(n *pgwire.Notification) {
 	if n.Channel == "castor_cancel" {
 		s.mu.Lock()
 		fn := s.onCancel
@@ -221,7 +219,7 @@ func (s *Store) waitUntil(ctx context.Context, wake <-chan struct{}, at time.Tim
 func (s *Store) renewLeases(ctx context.Context) {
 	tick := time.NewTicker(s.ttl / 3)
 	defer tick.Stop()
-	var conn *pgconn.PgConn
+	var conn *pgwire.Conn
 	defer func() {
 		if conn != nil {
 			closeConn(conn)
@@ -250,7 +248,7 @@ func (s *Store) renewLeases(ctx context.Context) {
 		renewed := map[string]bool{}
 		var err error
 		if conn == nil {
-			conn, err = pgconn.ConnectConfig(rctx, s.connConfig)
+			conn, err = pgwire.Connect(rctx, s.connConfig)
 		}
 		if err == nil {
 			var got []string

@@ -44,10 +44,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgconn"
 	"google.golang.org/genai"
 
 	"github.com/castor-dev/castor/a2a"
+	"github.com/castor-dev/castor/a2a/pgstore/internal/pgwire"
 	"github.com/castor-dev/castor/agent"
 	"github.com/castor-dev/castor/internal/lazy"
 )
@@ -77,7 +77,7 @@ type Store struct {
 	pool *pool
 	// connConfig opens the listener's and the lease renewer's
 	// connections.
-	connConfig *pgconn.Config
+	connConfig *pgwire.Config
 	holder     string
 	ttl        time.Duration
 
@@ -171,7 +171,7 @@ func (s *Store) Holder() string { return s.holder }
 
 // Ready pings the database.
 func (s *Store) Ready(ctx context.Context) error {
-	return s.withConn(ctx, func(c *pgconn.PgConn) error { return c.Ping(ctx) })
+	return s.withConn(ctx, func(c *pgwire.Conn) error { return c.Ping(ctx) })
 }
 
 // encoded is a task as its rows hold it.
@@ -282,13 +282,13 @@ func (s *Store) save(ctx context.Context, t *a2a.StoredTask, prev int64) (int64,
 		b := &batch{}
 		b.queue(`SELECT castor_expect_version($1, $2)`, t.ID, prev)
 		s.queueWrites(b, t, e, k, next, whole, prev != 0, version)
-		err = s.withConn(ctx, func(c *pgconn.PgConn) error { return b.send(ctx, c) })
-		var pe *pgconn.PgError
+		err = s.withConn(ctx, func(c *pgwire.Conn) error { return b.send(ctx, c) })
+		var pe *pgwire.PgError
 		if errors.As(err, &pe) && pe.Code == conflictCode {
 			err = a2a.ErrConcurrentModification
 		}
 	} else {
-		err = s.inTx(ctx, "BEGIN", func(c *pgconn.PgConn) error {
+		err = s.inTx(ctx, "BEGIN", func(c *pgwire.Conn) error {
 			var cur int64
 			err := queryRow(ctx, c, `SELECT version FROM castor_tasks WHERE id = $1 FOR UPDATE`, []any{t.ID}, &cur)
 			if err != nil && !errors.Is(err, errNoRows) {
@@ -395,7 +395,7 @@ func (s *Store) load(ctx context.Context, id string) (*a2a.StoredTask, int64, in
 	var raw encoded
 	var chunks []chunk
 	var cursor int64
-	err := s.inTx(ctx, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", func(c *pgconn.PgConn) error {
+	err := s.inTx(ctx, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", func(c *pgwire.Conn) error {
 		var state string
 		err := queryRow(ctx, c, `SELECT context_id, state, last_active, version, status, settings, metadata, push
 			FROM castor_tasks WHERE id = $1`, []any{id}, &t.ContextID, &state, &active, &version, &raw.status, &raw.settings, &raw.metadata, &raw.push)
@@ -572,7 +572,7 @@ func (s *Store) Prune(ctx context.Context, cutoff time.Time, keep func(id string
 // the new version, and every other copy of the task is now stale.
 func (s *Store) ClaimPending(ctx context.Context, id, callID string) (bool, int64, error) {
 	var version int64
-	err := s.inTx(ctx, "BEGIN", func(c *pgconn.PgConn) error {
+	err := s.inTx(ctx, "BEGIN", func(c *pgwire.Conn) error {
 		tag, err := exec(ctx, c, `DELETE FROM castor_pending WHERE task_id = $1 AND call_id = $2`, id, callID)
 		if err != nil || tag.RowsAffected() == 0 {
 			return err

@@ -10,8 +10,8 @@ import (
 // parameter is the text the server parses by the type it infers for the
 // parameter's place (what a prepared statement would have named), and a
 // result is the text the column type's output function writes. This is
-// the only conversion code the store has, so that the binary links
-// pgconn alone and none of pgx's type system.
+// the only conversion code the store has: its client (internal/pgwire)
+// moves bytes and knows no types.
 
 // params encodes a statement's arguments as text-format parameters.
 func params(args []any) [][]byte {

@@ -7,8 +7,6 @@ import (
 	"math"
 	"testing"
 
-	"github.com/jackc/pgx/v5/pgconn"
-
 	"github.com/castor-dev/castor/a2a/pgstore/pgtest"
 )
 
@@ -167,11 +165,7 @@ func FuzzScanInt(f *testing.F) {
 // reads it back, bytea in both output forms.
 func TestTextRoundTrip(t *testing.T) {
 	ctx := context.Background()
-	c, err := pgconn.Connect(ctx, pgtest.Database(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { closeConn(c) })
+	c := testConn(t, pgtest.Database(t))
 	all := make([]byte, 256)
 	for i := range all {
 		all[i] = byte(i)

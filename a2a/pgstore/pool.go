@@ -7,15 +7,15 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/castor-dev/castor/a2a/pgstore/internal/pgwire"
 )
 
-// The store's connections are bare pgconn connections in a pool of its
-// own: pgx's pool and its Conn link pgx's whole type system into the
-// binary, which every start of castor pays for.
+// The store's connections are Castor's own PostgreSQL client's
+// (internal/pgwire) in a pool of its own: pgx's pool, its Conn and even
+// its pgconn link type systems, database/sql and encoding/xml into the
+// binary, which every start of castor paid for.
 
 // pingAfter is how long a connection stays idle before it is pinged
 // before use (the server may have restarted), as pgxpool does.
@@ -51,9 +51,9 @@ type limits struct {
 
 // parseConfig parses a connection URL and the pool limits it sets (size
 // 0: not set), and names the URL's parameters it does not follow.
-func parseConfig(url string) (*pgconn.Config, limits, []string, error) {
+func parseConfig(url string) (*pgwire.Config, limits, []string, error) {
 	l := limits{maxIdle: 30 * time.Minute, maxLifetime: time.Hour}
-	cfg, err := pgconn.ParseConfig(url)
+	cfg, err := pgwire.ParseConfig(url)
 	if err != nil {
 		return nil, l, nil, err
 	}
@@ -90,7 +90,7 @@ func defaultMaxConns() int { return max(4, runtime.NumCPU()) }
 // pool holds up to cap(slots) connections; a connection is taken with a
 // slot and given back with it.
 type pool struct {
-	cfg   *pgconn.Config
+	cfg   *pgwire.Config
 	lim   limits
 	slots chan struct{}
 	done  chan struct{}
@@ -101,11 +101,11 @@ type pool struct {
 }
 
 type poolConn struct {
-	pg          *pgconn.PgConn
+	pg          *pgwire.Conn
 	born, since time.Time
 }
 
-func newPool(cfg *pgconn.Config, lim limits) *pool {
+func newPool(cfg *pgwire.Config, lim limits) *pool {
 	return &pool{cfg: cfg, lim: lim, slots: make(chan struct{}, lim.size), done: make(chan struct{})}
 }
 
@@ -152,7 +152,7 @@ func (p *pool) acquire(ctx context.Context) (*poolConn, error) {
 		}
 		return c, nil
 	}
-	pg, err := pgconn.ConnectConfig(ctx, p.cfg)
+	pg, err := pgwire.Connect(ctx, p.cfg)
 	if err != nil {
 		<-p.slots
 		return nil, err
@@ -212,14 +212,14 @@ func (p *pool) close() {
 
 // closeConn says goodbye to the server, or just closes the socket when
 // the server does not take it at once.
-func closeConn(c *pgconn.PgConn) {
+func closeConn(c *pgwire.Conn) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	_ = c.Close(ctx)
 }
 
 // withConn runs fn on a pooled connection.
-func (s *Store) withConn(ctx context.Context, fn func(c *pgconn.PgConn) error) error {
+func (s *Store) withConn(ctx context.Context, fn func(c *pgwire.Conn) error) error {
 	c, err := s.pool.acquire(ctx)
 	if err != nil {
 		return err
@@ -232,8 +232,8 @@ func (s *Store) withConn(ctx context.Context, fn func(c *pgconn.PgConn) error) e
 // options), committed when fn returns nil and rolled back otherwise. A
 // connection left in the transaction (the rollback failed) is closed by
 // release.
-func (s *Store) inTx(ctx context.Context, begin string, fn func(c *pgconn.PgConn) error) error {
-	return s.withConn(ctx, func(c *pgconn.PgConn) error {
+func (s *Store) inTx(ctx context.Context, begin string, fn func(c *pgwire.Conn) error) error {
+	return s.withConn(ctx, func(c *pgwire.Conn) error {
 		if _, err := simple(ctx, c, begin); err != nil {
 			return err
 		}
@@ -251,74 +251,31 @@ func (s *Store) inTx(ctx context.Context, begin string, fn func(c *pgconn.PgConn
 
 // simple runs SQL without parameters (one statement or several, as a
 // migration is) and returns the last statement's command tag.
-func simple(ctx context.Context, c *pgconn.PgConn, sql string) (pgconn.CommandTag, error) {
-	results, err := c.Exec(ctx, sql).ReadAll()
-	if err != nil || len(results) == 0 {
-		return pgconn.CommandTag{}, err
-	}
-	return results[len(results)-1].CommandTag, nil
+func simple(ctx context.Context, c *pgwire.Conn, sql string) (pgwire.CommandTag, error) {
+	return c.Simple(ctx, sql)
 }
 
-// stmtSeq names prepared statements, uniquely in the process.
-var stmtSeq atomic.Int64
-
-// prepare returns sql prepared on c, preparing it on c's first use of it:
-// the server parses and plans a statement once a connection, as pgx's
-// statement cache had it do.
-func prepare(ctx context.Context, c *pgconn.PgConn, sql string) (*pgconn.StatementDescription, error) {
-	cache := c.CustomData()
-	if sd, ok := cache[sql].(*pgconn.StatementDescription); ok {
-		return sd, nil
-	}
-	sd, err := c.Prepare(ctx, "castor_"+strconv.FormatInt(stmtSeq.Add(1), 10), sql, nil)
-	if err != nil {
-		return nil, err
-	}
-	cache[sql] = sd
-	return sd, nil
-}
-
-// stale forgets the statements prepared on c when err says one no longer
-// fits the tables (another process changed them): prepared again at
-// their next use.
-func stale(c *pgconn.PgConn, err error) error {
-	var pe *pgconn.PgError
-	if errors.As(err, &pe) && (pe.Code == "0A000" || pe.Code == "26000") {
-		clear(c.CustomData())
-	}
-	return err
-}
+// The connection prepares each statement the first time it runs it, in
+// the same round trip, and by name afterwards: the server parses and
+// plans a statement once a connection, as pgx's statement cache had it
+// do. A statement prepared before another process changed the tables
+// fails once (0A000, 26000) and is prepared again at its next use.
 
 // exec runs a statement and returns its command tag.
-func exec(ctx context.Context, c *pgconn.PgConn, sql string, args ...any) (pgconn.CommandTag, error) {
-	sd, err := prepare(ctx, c, sql)
-	if err != nil {
-		return pgconn.CommandTag{}, err
-	}
-	tag, err := c.ExecStatement(ctx, sd, params(args), nil, nil).Close()
-	return tag, stale(c, err)
+func exec(ctx context.Context, c *pgwire.Conn, sql string, args ...any) (pgwire.CommandTag, error) {
+	return c.Run(ctx, []pgwire.Statement{{SQL: sql, Args: params(args)}}, nil)
 }
 
 // query runs a statement and calls row with each row's values, which are
 // valid only during the call. The first error row returns ends the query.
-func query(ctx context.Context, c *pgconn.PgConn, sql string, args []any, row func(values [][]byte) error) error {
-	sd, err := prepare(ctx, c, sql)
-	if err != nil {
-		return err
-	}
-	rr := c.ExecStatement(ctx, sd, params(args), nil, nil)
-	for err == nil && rr.NextRow() {
-		err = row(rr.Values())
-	}
-	if _, cerr := rr.Close(); cerr != nil {
-		return stale(c, cerr)
-	}
+func query(ctx context.Context, c *pgwire.Conn, sql string, args []any, row func(values [][]byte) error) error {
+	_, err := c.Run(ctx, []pgwire.Statement{{SQL: sql, Args: params(args)}}, row)
 	return err
 }
 
 // queryRow runs a statement and scans its first row into dst, or returns
 // errNoRows.
-func queryRow(ctx context.Context, c *pgconn.PgConn, sql string, args []any, dst ...any) error {
+func queryRow(ctx context.Context, c *pgwire.Conn, sql string, args []any, dst ...any) error {
 	found := false
 	err := query(ctx, c, sql, args, func(values [][]byte) error {
 		if found {
@@ -335,7 +292,7 @@ func queryRow(ctx context.Context, c *pgconn.PgConn, sql string, args []any, dst
 
 // collect runs a statement and scans each row with one function. No rows
 // is an empty slice, not nil, as pgx.CollectRows had it.
-func collect[T any](ctx context.Context, c *pgconn.PgConn, sql string, args []any, scanRow func(values [][]byte) (T, error)) ([]T, error) {
+func collect[T any](ctx context.Context, c *pgwire.Conn, sql string, args []any, scanRow func(values [][]byte) (T, error)) ([]T, error) {
 	out := []T{}
 	err := query(ctx, c, sql, args, func(values [][]byte) error {
 		v, err := scanRow(values)
@@ -356,35 +313,26 @@ func one[T any](values [][]byte) (T, error) {
 }
 
 // batch is statements sent at once and run in one implicit transaction
-// (in the caller's, within one): one round trip for a save, once its
-// statements are prepared on the connection.
+// (in the caller's, within one): one round trip for a save, statements
+// not yet prepared on the connection included.
 type batch struct {
-	sql  []string
-	args [][][]byte
+	stmts []pgwire.Statement
 }
 
 func (b *batch) queue(sql string, args ...any) {
-	b.sql = append(b.sql, sql)
-	b.args = append(b.args, params(args))
+	b.stmts = append(b.stmts, pgwire.Statement{SQL: sql, Args: params(args)})
 }
 
 // send runs the batch and returns its first error.
-func (b *batch) send(ctx context.Context, c *pgconn.PgConn) error {
-	var pb pgconn.Batch
-	for i, sql := range b.sql {
-		sd, err := prepare(ctx, c, sql)
-		if err != nil {
-			return err
-		}
-		pb.ExecStatement(sd, b.args[i], nil, nil)
-	}
-	return stale(c, c.ExecBatch(ctx, &pb).Close())
+func (b *batch) send(ctx context.Context, c *pgwire.Conn) error {
+	_, err := c.Run(ctx, b.stmts, nil)
+	return err
 }
 
 // exec runs a statement on a pooled connection.
-func (s *Store) exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
-	var tag pgconn.CommandTag
-	err := s.withConn(ctx, func(c *pgconn.PgConn) error {
+func (s *Store) exec(ctx context.Context, sql string, args ...any) (pgwire.CommandTag, error) {
+	var tag pgwire.CommandTag
+	err := s.withConn(ctx, func(c *pgwire.Conn) error {
 		var err error
 		tag, err = exec(ctx, c, sql, args...)
 		return err
@@ -395,7 +343,7 @@ func (s *Store) exec(ctx context.Context, sql string, args ...any) (pgconn.Comma
 // collectPooled runs collect on a pooled connection.
 func collectPooled[T any](ctx context.Context, s *Store, sql string, args []any, scanRow func(values [][]byte) (T, error)) ([]T, error) {
 	var out []T
-	err := s.withConn(ctx, func(c *pgconn.PgConn) error {
+	err := s.withConn(ctx, func(c *pgwire.Conn) error {
 		var err error
 		out, err = collect(ctx, c, sql, args, scanRow)
 		return err
@@ -405,5 +353,5 @@ func collectPooled[T any](ctx context.Context, s *Store, sql string, args []any,
 
 // queryRow runs queryRow on a pooled connection.
 func (s *Store) queryRow(ctx context.Context, sql string, args []any, dst ...any) error {
-	return s.withConn(ctx, func(c *pgconn.PgConn) error { return queryRow(ctx, c, sql, args, dst...) })
+	return s.withConn(ctx, func(c *pgwire.Conn) error { return queryRow(ctx, c, sql, args, dst...) })
 }

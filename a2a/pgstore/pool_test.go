@@ -8,12 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgconn"
-
+	"github.com/castor-dev/castor/a2a/pgstore/internal/pgwire"
 	"github.com/castor-dev/castor/a2a/pgstore/pgtest"
 )
 
-func testPool(t *testing.T, size int) (*pool, *pgconn.PgConn) {
+func testPool(t *testing.T, size int) (*pool, *pgwire.Conn) {
 	t.Helper()
 	url := pgtest.Database(t)
 	cfg, lim, _, err := parseConfig(url)
@@ -23,12 +22,22 @@ func testPool(t *testing.T, size int) (*pool, *pgconn.PgConn) {
 	lim.size = size
 	p := newPool(cfg, lim)
 	t.Cleanup(p.close)
-	admin, err := pgconn.Connect(context.Background(), url)
+	return p, testConn(t, url)
+}
+
+// testConn connects to url outside any pool.
+func testConn(t *testing.T, url string) *pgwire.Conn {
+	t.Helper()
+	cfg, err := pgwire.ParseConfig(url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { closeConn(admin) })
-	return p, admin
+	c, err := pgwire.Connect(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { closeConn(c) })
+	return c
 }
 
 func idleCount(p *pool) int {
@@ -209,7 +218,8 @@ func TestParseConfig(t *testing.T) {
 	if lim != (limits{3, time.Minute, time.Hour}) {
 		t.Fatalf("limits %+v", lim)
 	}
-	if cfg.Host != "127.0.0.1" || cfg.Port != 5 || cfg.Database != "db" || cfg.User != "u" || cfg.Password != "pw" {
+	if len(cfg.Targets) != 1 || cfg.Targets[0].Host != "127.0.0.1" || cfg.Targets[0].Port != 5 || cfg.Targets[0].TLS != nil ||
+		cfg.Database != "db" || cfg.User != "u" || cfg.Password != "pw" {
 		t.Fatalf("config %+v", cfg)
 	}
 	if len(cfg.RuntimeParams) != 1 || cfg.RuntimeParams["application_name"] != "castor" {

@@ -2,11 +2,10 @@ package pgstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
-	"errors"
-
-	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/castor-dev/castor/a2a/pgstore/internal/pgwire"
 )
 
 // migrations are the schema's versions, applied in order; the number of
@@ -92,7 +91,7 @@ const migrateLock = 0x63617374 // "cast"
 // from a newer Castor (more versions than this one knows) is refused
 // rather than written with an older shape.
 func (s *Store) migrate(ctx context.Context) error {
-	return s.inTx(ctx, "BEGIN", func(c *pgconn.PgConn) error {
+	return s.inTx(ctx, "BEGIN", func(c *pgwire.Conn) error {
 		if _, err := exec(ctx, c, `SELECT pg_advisory_xact_lock($1)`, migrateLock); err != nil {
 			return err
 		}
