@@ -41,6 +41,11 @@ type Config struct {
 	User           string
 	Password       string
 	ConnectTimeout time.Duration
+	// ChannelBinding is channel_binding: "prefer" (the default: SCRAM
+	// over TLS is bound to the server's certificate when the server
+	// offers it), "require" (a login that is not so bound fails) or
+	// "disable".
+	ChannelBinding string
 	// RuntimeParams are the connection string's other keys, server
 	// settings sent in the startup message (application_name, options,
 	// search_path, ...).
@@ -128,7 +133,7 @@ func refused(key, v string) bool {
 	case "min_protocol_version", "max_protocol_version":
 		return v != "" && v != "3.0"
 	case "channel_binding":
-		return v != "" && v != "prefer" && v != "disable"
+		return v != "" && v != "prefer" && v != "disable" && v != "require"
 	}
 	return v != ""
 }
@@ -201,7 +206,10 @@ func ParseConfig(connString string) (*Config, error) {
 			settings["user"] = name
 		}
 	}
-	cfg := &Config{Database: settings["database"], User: settings["user"], Password: settings["password"], RuntimeParams: map[string]string{}}
+	cfg := &Config{Database: settings["database"], User: settings["user"], Password: settings["password"], ChannelBinding: settings["channel_binding"], RuntimeParams: map[string]string{}}
+	if cfg.ChannelBinding == "" {
+		cfg.ChannelBinding = "prefer"
+	}
 	for k, v := range settings {
 		if !clientKey(k) {
 			cfg.RuntimeParams[k] = v

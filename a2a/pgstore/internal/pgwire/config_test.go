@@ -136,7 +136,7 @@ func TestParseConfigRefuses(t *testing.T) {
 		"postgres://u@h/d?target_session_attrs=read-write",
 		"postgres://u@h/d?service=prod",
 		"postgres://u@h/d?require_auth=scram-sha-256",
-		"postgres://u@h/d?channel_binding=require",
+		"postgres://u@h/d?channel_binding=always",
 		"postgres://u@h/d?sslnegotiation=direct",
 		"postgres://u@h/d?max_protocol_version=3.2",
 		"postgres://u@h/d?sslcertmode=require",

@@ -236,6 +236,32 @@ func (c *Conn) startTLS(ctx context.Context, cfg *tls.Config) error {
 	return nil
 }
 
+// errUnboundPassword: channel_binding=require and a server asking for a
+// plain or MD5 password, which cannot be bound to the channel.
+var errUnboundPassword = errors.New("channel_binding=require, but the server asks for a password without channel binding (password or md5 in pg_hba.conf)")
+
+// scramBinding chooses the SASL mechanism and SCRAM's channel binding for
+// the mechanisms the server offers: bound to the TLS channel where the
+// server offers SCRAM-SHA-256-PLUS and channel_binding is not "disable".
+func (c *Conn) scramBinding(cfg *Config, offered []string) (mech, gs2 string, cbind []byte, err error) {
+	tc, overTLS := c.nc.(*tls.Conn)
+	if overTLS && cfg.ChannelBinding != "disable" && slices.Contains(offered, scramSHA256Plus) {
+		if certs := tc.ConnectionState().PeerCertificates; len(certs) > 0 {
+			return scramSHA256Plus, "p=tls-server-end-point,,", endPointHash(certs[0]), nil
+		}
+	}
+	if cfg.ChannelBinding == "require" {
+		return "", "", nil, fmt.Errorf("channel_binding=require, but the server offers no channel binding (SASL mechanisms %q; TLS %v)", offered, overTLS)
+	}
+	if !slices.Contains(offered, scramSHA256) {
+		return "", "", nil, fmt.Errorf("the server offers SASL mechanisms %q, none Castor supports (%s)", offered, scramSHA256)
+	}
+	if overTLS && cfg.ChannelBinding != "disable" {
+		return scramSHA256, "y,,", nil, nil
+	}
+	return scramSHA256, "n,,", nil, nil
+}
+
 // startup authenticates and reads the server's parameters up to its
 // first ReadyForQuery.
 func (c *Conn) startup(cfg *Config) error {
@@ -257,21 +283,31 @@ func (c *Conn) startup(cfg *Config) error {
 				if sc != nil && !sc.verified {
 					return errors.New("the server accepted SCRAM authentication without proving it knows the password")
 				}
+				if cfg.ChannelBinding == "require" && (sc == nil || !sc.bound()) {
+					return errors.New("channel_binding=require, but the server logged the client in without channel binding")
+				}
 				authenticated = true
 			case authCleartext:
+				if cfg.ChannelBinding == "require" {
+					return errUnboundPassword
+				}
 				err = c.write(appendPassword(c.wbuf[:0], cfg.Password))
 			case authMD5:
+				if cfg.ChannelBinding == "require" {
+					return errUnboundPassword
+				}
 				sum := md5.Sum([]byte(cfg.Password + cfg.User))
 				sum = md5.Sum(append([]byte(hex.EncodeToString(sum[:])), a.data...))
 				err = c.write(appendPassword(c.wbuf[:0], "md5"+hex.EncodeToString(sum[:])))
 			case authSASL:
-				if !slices.Contains(a.mechanisms, scramSHA256) {
-					return fmt.Errorf("the server offers SASL mechanisms %q, none Castor supports (%s)", a.mechanisms, scramSHA256)
+				mech, gs2, cbind, cerr := c.scramBinding(cfg, a.mechanisms)
+				if cerr != nil {
+					return cerr
 				}
-				if sc, err = newSCRAM("", cfg.Password); err != nil {
+				if sc, err = newSCRAM("", cfg.Password, gs2, cbind); err != nil {
 					return err
 				}
-				err = c.write(appendSASLInitial(c.wbuf[:0], scramSHA256, sc.first()))
+				err = c.write(appendSASLInitial(c.wbuf[:0], mech, sc.first()))
 			case authSASLContinue:
 				if sc == nil {
 					return errProtocol

@@ -5,6 +5,8 @@ import (
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
+	"crypto/sha512"
+	"crypto/x509"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -16,11 +18,17 @@ import (
 )
 
 // SCRAM-SHA-256 (RFC 5802, RFC 7677) as PostgreSQL runs it: the user name
-// in the messages is empty (the startup message named the user), and no
-// channel binding ("n,,": the client does not support it, so a server
-// offering SCRAM-SHA-256-PLUS over TLS takes plain SCRAM-SHA-256).
+// in the messages is empty (the startup message named the user). Over
+// TLS the exchange is bound to the server's certificate when the server
+// offers SCRAM-SHA-256-PLUS (RFC 5929's tls-server-end-point, the only
+// binding PostgreSQL has), so that a man in the middle holding another
+// certificate cannot relay the login even where sslmode does not verify
+// certificates; libpq and pgconn do the same by default.
 
-const scramSHA256 = "SCRAM-SHA-256"
+const (
+	scramSHA256     = "SCRAM-SHA-256"
+	scramSHA256Plus = "SCRAM-SHA-256-PLUS"
+)
 
 // maxIterations bounds the server's iteration count, which a hostile
 // server could otherwise set to keep the client hashing (pgconn's bound).
@@ -28,6 +36,12 @@ var maxIterations = 10_000_000
 
 // scram is one client's side of an exchange.
 type scram struct {
+	// gs2 is the GS2 header: "n,," without TLS, "y,," over TLS to a
+	// server that offered no binding (so that a server which does offer
+	// one sees the downgrade), "p=tls-server-end-point,," when bound.
+	gs2 string
+	// cbind is the binding's data: the hash of the server's certificate.
+	cbind       []byte
 	user        string
 	password    []byte
 	nonce       string
@@ -37,23 +51,46 @@ type scram struct {
 	verified    bool
 }
 
-// newSCRAM starts an exchange with a random nonce.
-func newSCRAM(user, password string) (*scram, error) {
+// newSCRAM starts an exchange with a random nonce. gs2 and cbind are as
+// in scram.
+func newSCRAM(user, password, gs2 string, cbind []byte) (*scram, error) {
 	b := make([]byte, 18)
 	if _, err := rand.Read(b); err != nil {
 		return nil, err
 	}
-	return newSCRAMNonce(user, password, base64.RawStdEncoding.EncodeToString(b)), nil
+	s := newSCRAMNonce(user, password, base64.RawStdEncoding.EncodeToString(b))
+	s.gs2, s.cbind = gs2, cbind
+	return s, nil
 }
 
 func newSCRAMNonce(user, password, nonce string) *scram {
-	return &scram{user: user, password: []byte(saslprep(password)), nonce: nonce}
+	return &scram{gs2: "n,,", user: user, password: []byte(saslprep(password)), nonce: nonce}
 }
+
+// bound reports whether the exchange is bound to the TLS channel.
+func (s *scram) bound() bool { return s.cbind != nil }
 
 // first is the client-first-message.
 func (s *scram) first() []byte {
 	s.firstBare = "n=" + s.user + ",r=" + s.nonce
-	return []byte("n,," + s.firstBare)
+	return []byte(s.gs2 + s.firstBare)
+}
+
+// endPointHash is RFC 5929's tls-server-end-point data for the server's
+// certificate: its hash by the certificate's own signature hash, SHA-256
+// where that is MD5 or SHA-1 (or has none, as Ed25519: PostgreSQL's
+// server fails such a binding, and so does the login).
+func endPointHash(cert *x509.Certificate) []byte {
+	switch cert.SignatureAlgorithm {
+	case x509.SHA384WithRSA, x509.ECDSAWithSHA384, x509.SHA384WithRSAPSS:
+		h := sha512.Sum384(cert.Raw)
+		return h[:]
+	case x509.SHA512WithRSA, x509.ECDSAWithSHA512, x509.SHA512WithRSAPSS:
+		h := sha512.Sum512(cert.Raw)
+		return h[:]
+	}
+	h := sha256.Sum256(cert.Raw)
+	return h[:]
 }
 
 // final reads the server-first-message (r=nonce,s=salt,i=iterations) and
@@ -76,7 +113,8 @@ func (s *scram) final(serverFirst []byte) ([]byte, error) {
 		return nil, fmt.Errorf("invalid SCRAM iteration count from the server: %q", attrs[2][2:])
 	}
 	s.salted = hi(s.password, salt, iter)
-	withoutProof := "c=biws,r=" + string(nonce)
+	// c= is the GS2 header and the binding's data ("biws" is "n,,").
+	withoutProof := "c=" + base64.StdEncoding.EncodeToString(append([]byte(s.gs2), s.cbind...)) + ",r=" + string(nonce)
 	s.authMessage = []byte(s.firstBare + "," + string(serverFirst) + "," + withoutProof)
 	clientKey := hmacSHA256(s.salted, []byte("Client Key"))
 	storedKey := sha256.Sum256(clientKey)

@@ -243,6 +243,27 @@ func reload(t *testing.T, admin *pgwire.Conn) {
 	}
 }
 
+// prependHBA puts lines before pg_hba.conf's old content, reloads the
+// server, and puts old back at the end of the test. The reload is the
+// postmaster's to do, so it waits until a login with a wrong password,
+// through probe, fails: until then the roles log in on trust.
+func prependHBA(t *testing.T, admin *pgwire.Conn, hba string, old []byte, lines, probe string) {
+	t.Helper()
+	if err := os.WriteFile(hba, append([]byte(lines), old...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = os.WriteFile(hba, old, 0o600)
+		_, _ = admin.Simple(context.Background(), `SELECT pg_reload_conf()`)
+	})
+	reload(t, admin)
+	for {
+		if _, err := connect(t, probe); err != nil {
+			break
+		}
+	}
+}
+
 // Password authentication, each method the server may ask for: pg_hba.conf
 // is given lines for roles of the test's own, MD5's role keeps an MD5
 // hash, SCRAM's a password SASLprep changes (NFKC).
@@ -270,22 +291,7 @@ func TestPasswordAuth(t *testing.T) {
 		simple(t, admin, fmt.Sprintf(`SET password_encryption = '%s'; CREATE ROLE %s LOGIN PASSWORD '%s'`, enc, role, m[1]))
 		t.Cleanup(func() { _, _ = admin.Simple(context.Background(), "DROP ROLE IF EXISTS "+role) })
 	}
-	if err := os.WriteFile(hba, append([]byte(lines.String()), old...), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = os.WriteFile(hba, old, 0o600)
-		_, _ = admin.Simple(context.Background(), `SELECT pg_reload_conf()`)
-	})
-	reload(t, admin)
-	// The reload is the postmaster's to do: until it has, the roles log
-	// in on trust, with any password.
-	for {
-		_, err := connect(t, withUser(t, u, "castor_md5_"+suffix, "wrong"))
-		if err != nil {
-			break
-		}
-	}
+	prependHBA(t, admin, hba, old, lines.String(), withUser(t, u, "castor_md5_"+suffix, "wrong"))
 	for role, m := range users {
 		c, err := connect(t, withUser(t, u, role, m[1]))
 		if err != nil {
@@ -399,6 +405,47 @@ func TestTLS(t *testing.T) {
 	// not for the name localhost.
 	if _, err := connect(t, strings.Replace(withQuery(t, u, "sslmode=verify-full&sslrootcert="+url.QueryEscape(caFile)), "127.0.0.1", "localhost", 1)); err == nil {
 		t.Error("verify-full accepted a certificate for another name")
+	}
+
+	// SCRAM over TLS is bound to the server's certificate
+	// (SCRAM-SHA-256-PLUS); channel_binding=require fails where it cannot
+	// be: without TLS, or with a password the server asks for in clear.
+	suffix := fmt.Sprint(os.Getpid())
+	scramRole, clearRole := "castor_plus_"+suffix, "castor_tlsclear_"+suffix
+	for _, r := range []string{scramRole, clearRole} {
+		simple(t, admin, fmt.Sprintf(`SET password_encryption = 'scram-sha-256'; CREATE ROLE %s LOGIN PASSWORD 'bound pw'`, r))
+		t.Cleanup(func() { _, _ = admin.Simple(context.Background(), "DROP ROLE IF EXISTS "+r) })
+	}
+	old, err := os.ReadFile(hba)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := fmt.Sprintf("host all %s 127.0.0.1/32 scram-sha-256\nhost all %s 127.0.0.1/32 password\n", scramRole, clearRole)
+	prependHBA(t, admin, hba, old, lines, withQuery(t, withUser(t, u, scramRole, "wrong"), "sslmode=require"))
+	for _, c := range []struct {
+		role, query string
+		ok          bool
+	}{
+		{scramRole, "sslmode=require&channel_binding=require", true},
+		{scramRole, "sslmode=require", true},
+		{scramRole, "sslmode=require&channel_binding=disable", true},
+		{scramRole, "sslmode=disable", true},
+		{scramRole, "sslmode=disable&channel_binding=require", false},
+		{clearRole, "sslmode=require", true},
+		{clearRole, "sslmode=require&channel_binding=require", false},
+	} {
+		conn, err := connect(t, withQuery(t, withUser(t, u, c.role, "bound pw"), c.query))
+		if (err == nil) != c.ok {
+			t.Errorf("%s %s: %v", c.role, c.query, err)
+			continue
+		}
+		if err == nil {
+			if got := text(t, conn, `SELECT current_user`); got != c.role {
+				t.Errorf("%s %s: logged in as %s", c.role, c.query, got)
+			}
+		} else if !strings.Contains(err.Error(), "channel_binding=require") {
+			t.Errorf("%s %s: %v, want the binding named", c.role, c.query, err)
+		}
 	}
 }
 
