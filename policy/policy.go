@@ -5,7 +5,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/castor-dev/castor/internal/lazy"
 	"github.com/castor-dev/castor/tool"
 )
 
@@ -233,7 +232,7 @@ func New(o Options) *Engine {
 	}
 	for _, s := range o.Allowed {
 		if r, ok := parseRule(s); ok {
-			if r.prefix != "" && !shellNames.Get()[r.name] {
+			if r.prefix != "" && !isShellName(r.name) {
 				// Gemini CLI reads arguments for its shell tool only:
 				// "write_file(notes.md)" allows every write_file call
 				// (see IgnoredArgs).
@@ -244,7 +243,7 @@ func New(o Options) *Engine {
 	}
 	for _, s := range o.Excluded {
 		if r, ok := parseRule(s); ok {
-			if r.prefix != "" && !shellNames.Get()[r.name] {
+			if r.prefix != "" && !isShellName(r.name) {
 				// ...and its exclude rule of that text names a tool that
 				// does not exist, so it refuses nothing.
 				continue
@@ -547,10 +546,16 @@ func parseRule(s string) (rule, bool) {
 	return rule{name: s}, true
 }
 
-// shellNames are the names Gemini CLI accepts for its shell tool in rules.
-var shellNames = lazy.Value[map[string]bool]{New: func() map[string]bool {
-	return map[string]bool{"run_shell_command": true, "ShellTool": true, "Shell": true}
-}}
+// isShellName reports whether name is one Gemini CLI accepts for its
+// shell tool in rules. (A switch: a lazily built set of three would cost
+// a call, an allocation and its own code's page at the first decision.)
+func isShellName(name string) bool {
+	switch name {
+	case "run_shell_command", "ShellTool", "Shell":
+		return true
+	}
+	return false
+}
 
 // mcpTool is what policy needs of an MCP tool (mcp.Tool).
 type mcpTool interface {
@@ -594,7 +599,7 @@ func (r rule) nameMatches(c Call) bool {
 		r.name[len("mcp_"):len(r.name)-len("_*")] == c.ServerName {
 		return true
 	}
-	return shellNames.Get()[r.name] && c.Kind == tool.KindExecute && shellNames.Get()[c.Name]
+	return isShellName(r.name) && c.Kind == tool.KindExecute && isShellName(c.Name)
 }
 
 // matches reports whether r applies to c; deny is set for an exclude

@@ -33,7 +33,7 @@ func CheckRule(s string) error {
 		return fmt.Errorf("has %q after the closing %q: write tool(arguments), e.g. run_shell_command(git status)", t[closing+1:], ")")
 	case strings.TrimSpace(t[open+1:closing]) == "":
 		name := strings.TrimSpace(t[:open])
-		if shellNames.Get()[name] {
+		if isShellName(name) {
 			return fmt.Errorf("has empty parentheses, which name no command: write %s alone for every command, or %s(command prefix)", name, name)
 		}
 		return fmt.Errorf("has empty parentheses: write %s alone (only shell rules take arguments)", name)
@@ -58,7 +58,7 @@ func IgnoredArgs(s string, exclude bool) string {
 		return "" // malformed: CheckRule's message covers it
 	}
 	r, ok := parseRule(s)
-	if !ok || r.prefix == "" || shellNames.Get()[r.name] {
+	if !ok || r.prefix == "" || isShellName(r.name) {
 		return ""
 	}
 	if exclude {

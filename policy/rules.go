@@ -251,7 +251,7 @@ func (r *Rule) agentMatches(c Call) bool {
 
 // isShell reports whether c is a call of the shell tool with a command.
 func isShell(c Call) (string, bool) {
-	if !shellNames.Get()[c.Name] {
+	if !isShellName(c.Name) {
 		return "", false
 	}
 	cmd, _ := c.Args["command"].(string)

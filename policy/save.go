@@ -78,7 +78,7 @@ func savedRuleFor(c Call, mode Mode) (savedRule, bool) {
 		r.redirect = lineRedirects(cmd)
 		return r, true
 	}
-	if shellNames.Get()[c.Name] {
+	if isShellName(c.Name) {
 		return r, false
 	}
 	if c.ServerName != "" {
