@@ -153,3 +153,34 @@ func TestBodyLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestTaskIDParamsErrors: tasks/get, tasks/cancel and tasks/resubscribe
+// read their params (id, historyLength, metadata) as A2A 0.3 types them,
+// and say in the JSON's terms which field is of the wrong kind.
+func TestTaskIDParamsErrors(t *testing.T) {
+	h := newHarness(t)
+	for _, tt := range []struct {
+		method, params, want string
+	}{
+		{"tasks/get", `{"id":5}`, `Invalid parameters: "id" must be a string, not number`},
+		{"tasks/get", `{"id":"x","historyLength":"2"}`, `Invalid parameters: "historyLength" must be an integer, not string`},
+		{"tasks/get", `{"id":"x","metadata":[]}`, `Invalid parameters: "metadata" must be an object, not array`},
+		{"tasks/cancel", `{"id":true}`, `Invalid parameters: "id" must be a string, not bool`},
+		{"tasks/cancel", `{"id":"x","metadata":"m"}`, `Invalid parameters: "metadata" must be an object, not string`},
+		{"tasks/resubscribe", `{"id":"x","metadata":3}`, `Invalid parameters: "metadata" must be an object, not number`},
+		{"tasks/get", `{"metadata":{"a":1}}`, `id is required.`},
+	} {
+		resp := h.post("/", `{"jsonrpc":"2.0","id":1,"method":"`+tt.method+`","params":`+tt.params+`}`)
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !strings.Contains(string(b), `"code":-32602`) || !strings.Contains(string(b), strconvQuote(tt.want)) {
+			t.Errorf("%s %s: %s, want -32602 %q", tt.method, tt.params, b, tt.want)
+		}
+	}
+}
+
+// strconvQuote is s as it appears inside a JSON string.
+func strconvQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b[1 : len(b)-1])
+}

@@ -5,38 +5,39 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
-
-	legacy "github.com/a2aproject/a2a-go/a2a"
 )
 
 // ProtocolVersion is the A2A version this server speaks, the one Gemini
 // CLI's clients (@a2a-js/sdk 0.3.x) use.
 const ProtocolVersion = "0.3.0"
 
-// TaskState is an A2A 0.3 task state; its Terminal method reports
-// whether no message may continue a task in that state.
-type TaskState = legacy.TaskState
+// TaskState is an A2A 0.3 task state, as the wire writes it.
+type TaskState string
 
 // Task states (A2A 0.3.0).
 const (
-	StateSubmitted     = legacy.TaskStateSubmitted
-	StateWorking       = legacy.TaskStateWorking
-	StateInputRequired = legacy.TaskStateInputRequired
-	StateCompleted     = legacy.TaskStateCompleted
-	StateCanceled      = legacy.TaskStateCanceled
-	StateFailed        = legacy.TaskStateFailed
-	StateRejected      = legacy.TaskStateRejected
-	StateAuthRequired  = legacy.TaskStateAuthRequired
-	StateUnknown       = legacy.TaskStateUnknown
+	StateSubmitted     TaskState = "submitted"
+	StateWorking       TaskState = "working"
+	StateInputRequired TaskState = "input-required"
+	StateCompleted     TaskState = "completed"
+	StateCanceled      TaskState = "canceled"
+	StateFailed        TaskState = "failed"
+	StateRejected      TaskState = "rejected"
+	StateAuthRequired  TaskState = "auth-required"
+	StateUnknown       TaskState = "unknown"
 )
 
-// The wire types below are A2A 0.3's as Gemini CLI's server writes them.
-// a2a-go's legacy types (github.com/a2aproject/a2a-go/a2a) read the same
-// JSON but write other bytes: they leave out an empty artifacts list and
-// a false append, write a missing data part as null and order the keys
-// otherwise; reading, they check parts less and know no push config
-// version. So the states and the task-id params are a2a-go's
-// (tasks/get, cancel, resubscribe), and the rest is ours.
+// Terminal reports whether no message may continue a task in state s:
+// completed, canceled, failed and rejected (as A2A 0.3 says).
+func (s TaskState) Terminal() bool {
+	return s == StateCompleted || s == StateCanceled || s == StateFailed || s == StateRejected
+}
+
+// The wire types below are A2A 0.3's as Gemini CLI's server writes them
+// (and as @a2a-js/sdk 0.3.x reads and writes them): Castor's own, since
+// a2a-go's 0.3 module wrote other bytes (it left out an empty artifacts
+// list and a false append, wrote a missing data part as null and ordered
+// the keys otherwise) and, linked, cost every start its init work.
 
 // Message is an A2A message.
 type Message struct {
@@ -101,8 +102,7 @@ func TextPart(s string) Part { return Part{Kind: PartText, Text: s} }
 func DataPart(v any) Part { return Part{Kind: PartData, Data: v} }
 
 // MarshalJSON writes only the fields of the part's kind, so that an empty
-// text still appears as "text":"" and a missing data as {}. (a2a-go's
-// legacy DataPart would write null.)
+// text still appears as "text":"" and a missing data as {}.
 func (p Part) MarshalJSON() ([]byte, error) {
 	// A field left nil is left out; the kind's own field is set, even to
 	// a nil file, which is written as null.
@@ -264,12 +264,28 @@ type TaskPushNotificationConfig struct {
 }
 
 // pushConfigParams are the params of tasks/pushNotificationConfig/get,
-// list and delete. a2a-go's GetTaskPushConfigParams would type-check
-// metadata, which these methods have always ignored.
+// list and delete. Their metadata is not read (nor type-checked): these
+// methods have always ignored it.
 type pushConfigParams struct {
 	ID       string `json:"id"`
 	ConfigID string `json:"pushNotificationConfigId,omitempty"`
 }
 
-// now formats t as A2A timestamps are written.
+// taskIDParams are the params of tasks/cancel and tasks/resubscribe.
+// Metadata is read as an object (a request whose metadata is another
+// kind of value is refused): tasks/resubscribe activates extensions from
+// it.
+type taskIDParams struct {
+	ID       string         `json:"id"`
+	Metadata map[string]any `json:"metadata,omitempty"`
+}
+
+// taskQueryParams are the params of tasks/get.
+type taskQueryParams struct {
+	HistoryLength *int           `json:"historyLength,omitempty"`
+	ID            string         `json:"id"`
+	Metadata      map[string]any `json:"metadata,omitempty"`
+}
+
+// stamp formats t as A2A timestamps are written.
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 
-	legacy "github.com/a2aproject/a2a-go/a2a"
 	"github.com/google/uuid"
 
 	"github.com/castor-dev/castor/a2a/internal/host"
@@ -104,9 +103,9 @@ func (s *Server) handleRPC(w http.ResponseWriter, r *http.Request) {
 	case methodSend:
 		result, e = s.rpcSend(w, r, req)
 	case methodGet:
-		result, e = jsonrpc.WithParams(req.Params, func(p *legacy.TaskQueryParams) (any, *rpcError) { return s.getTask(ctx, string(p.ID), p.HistoryLength) })
+		result, e = jsonrpc.WithParams(req.Params, func(p *taskQueryParams) (any, *rpcError) { return s.getTask(ctx, p.ID, p.HistoryLength) })
 	case methodCancel:
-		result, e = jsonrpc.WithParams(req.Params, func(p *legacy.TaskIDParams) (any, *rpcError) { return s.cancel(ctx, string(p.ID)) })
+		result, e = jsonrpc.WithParams(req.Params, func(p *taskIDParams) (any, *rpcError) { return s.cancel(ctx, p.ID) })
 	case methodPushSet:
 		result, e = jsonrpc.WithParams(req.Params, func(p *TaskPushNotificationConfig) (any, *rpcError) {
 			return s.pushSet(ctx, p.TaskID, p.PushNotificationConfig)
@@ -505,12 +504,12 @@ func (s *Server) cancelTask(ctx context.Context, t *task) *rpcError {
 }
 
 func (s *Server) rpcResubscribe(w http.ResponseWriter, r *http.Request, req *jsonrpc.Request) {
-	var p legacy.TaskIDParams
+	var p taskIDParams
 	if e := jsonrpc.DecodeParams(req.Params, &p); e != nil {
 		streamError(w, req.ID, e)
 		return
 	}
-	t, sub, snap, e := s.subscribe(r.Context(), string(p.ID))
+	t, sub, snap, e := s.subscribe(r.Context(), p.ID)
 	if e != nil {
 		if busy(e) { // too many open streams
 			jsonrpc.WriteError(w, http.StatusTooManyRequests, req.ID, e)

@@ -16,7 +16,6 @@ import (
 	"time"
 	"unicode"
 
-	legacy "github.com/a2aproject/a2a-go/a2a"
 	v1 "github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 
@@ -58,20 +57,6 @@ func v1Error(e *rpcError) error {
 	err := v1.NewError(cmp.Or(v1Errors.Get()[e.Code], v1.ErrInternalError), e.Message)
 	err.Details, _ = e.Data.(map[string]any)
 	return err
-}
-
-// toV1 converts one of our 0.3 events to its 1.0 form: a2a-go reads its
-// JSON as the legacy event it is, which toV1Event converts.
-func toV1(ev any) (v1.Event, error) {
-	b, err := json.Marshal(ev)
-	if err != nil {
-		return nil, err
-	}
-	le, err := legacy.UnmarshalEventJSON(b)
-	if err != nil {
-		return nil, err
-	}
-	return toV1Event(le)
 }
 
 func toV1Task(t *Task) (*v1.Task, error) {
@@ -254,7 +239,7 @@ func (h handler) ListTasks(ctx context.Context, req *v1.ListTasksRequest) (*v1.L
 	switch {
 	case req.HistoryLength != nil && *req.HistoryLength < 0:
 		return nil, v1Error(errInvalidParams("historyLength must not be negative."))
-	case req.Status != "" && fromV1State(req.Status) == legacy.TaskStateUnspecified:
+	case req.Status != "" && fromV1State(req.Status) == "":
 		return nil, v1Error(errInvalidParams("unknown status %q", req.Status))
 	case size < 1 || size > 100:
 		return nil, v1Error(errInvalidParams("pageSize must be between 1 and 100, got %d", size))
@@ -280,7 +265,7 @@ func (h handler) ListTasks(ctx context.Context, req *v1.ListTasksRequest) (*v1.L
 		}
 		switch {
 		case req.ContextID != "" && e.contextID != req.ContextID,
-			req.Status != "" && toV1State(legacy.TaskState(e.state)) != req.Status,
+			req.Status != "" && toV1State(e.state) != req.Status,
 			req.StatusTimestampAfter != nil && (it.ts == nil || !it.ts.After(*req.StatusTimestampAfter)):
 			continue
 		}

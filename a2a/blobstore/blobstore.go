@@ -1,6 +1,7 @@
-// Package blobstore keeps A2A tasks in a gocloud.dev/blob bucket: a local
+// Package blobstore keeps A2A tasks in a bucket of objects: a local
 // directory (file://), memory (mem://) or, in binaries built with the
-// cloudstore tag, Google Cloud Storage (gs://) and S3 (s3://).
+// cloudstore tag, Google Cloud Storage (gs://) and S3 (s3://) through
+// gocloud.dev/blob (see Bucket).
 //
 // Objects follow the layout of Gemini CLI's task store, which the
 // removed a2a.FileStore also wrote, byte for byte:
@@ -82,7 +83,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -91,8 +91,6 @@ import (
 	"sync"
 	"time"
 
-	"gocloud.dev/blob"
-	"gocloud.dev/gcerrors"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/castor-dev/castor/a2a"
@@ -112,7 +110,7 @@ const parallel = 8
 // Store is an a2a.TaskStore over a blob bucket. It is safe for concurrent
 // use.
 type Store struct {
-	b     *blob.Bucket
+	b     Bucket
 	locks keyedMutex
 	// fileLocks guard a task's files (as opposed to its journal): a
 	// compaction writing them holds one, as do Load, a whole save and
@@ -153,7 +151,7 @@ var (
 )
 
 // New returns a store over b. The store owns b: Close closes it.
-func New(b *blob.Bucket) *Store {
+func New(b Bucket) *Store {
 	return &Store{b: b, written: map[string][32]byte{}, artifacts: map[string]int{}, journals: map[string]*journal{}}
 }
 
@@ -294,7 +292,7 @@ func (s *Store) saveWhole(ctx context.Context, p string, t *a2a.StoredTask) erro
 		}
 		for _, k := range stale {
 			if !keep[k] {
-				if err := s.b.Delete(ctx, k); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
+				if err := s.b.Delete(ctx, k); err != nil && !notFound(err) {
 					return err
 				}
 				s.forget(k)
@@ -346,7 +344,7 @@ func (s *Store) Load(ctx context.Context, id string) (*a2a.StoredTask, error) {
 		var err error
 		d, err = s.readBase(ctx, p, partAll, true)
 		if err != nil {
-			if gcerrors.Code(err) == gcerrors.NotFound {
+			if notFound(err) {
 				return nil, a2a.ErrNotFound
 			}
 			return nil, fmt.Errorf("task %s: %w", id, err)
@@ -463,7 +461,7 @@ func (s *Store) deleteLocked(ctx context.Context, id string) error {
 	defer s.fileLocks.lock(id)()
 	p := taskPrefix(id)
 	s.forgetTask(p)
-	if err := s.b.Delete(ctx, p+"state.json"); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
+	if err := s.b.Delete(ctx, p+"state.json"); err != nil && !notFound(err) {
 		return err
 	}
 	keys, err := s.keys(ctx, p)
@@ -471,12 +469,13 @@ func (s *Store) deleteLocked(ctx context.Context, id string) error {
 		return err
 	}
 	for _, k := range keys {
-		if err := s.b.Delete(ctx, k); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
+		if err := s.b.Delete(ctx, k); err != nil && !notFound(err) {
 			return err
 		}
 	}
 	if s.dir != "" {
-		// fileblob leaves directories behind, one per task ever deleted.
+		// Deleting files leaves directories behind, one per task ever
+		// deleted.
 		// os.Remove takes empty directories only, so anything written
 		// there meanwhile stays.
 		td := filepath.Join(s.dir, "tasks", id)
@@ -498,7 +497,7 @@ func (s *Store) deleteLocked(ctx context.Context, id string) error {
 func (s *Store) Prune(ctx context.Context, cutoff time.Time, keep func(id string) bool) ([]string, error) {
 	latest := map[string]time.Time{}
 	hasState := map[string]bool{}
-	err := s.list(ctx, "tasks/", func(obj *blob.ListObject) {
+	err := s.list(ctx, "tasks/", func(obj Object) {
 		id, rest, _ := strings.Cut(strings.TrimPrefix(obj.Key, "tasks/"), "/")
 		if rest != "state.json" && !strings.HasPrefix(rest, "journal/") {
 			return
@@ -551,7 +550,7 @@ func (s *Store) expired(ctx context.Context, id string, cutoff time.Time) (bool,
 	p := taskPrefix(id)
 	d, err := s.readBase(ctx, p, 0, false)
 	if err != nil {
-		if gcerrors.Code(err) == gcerrors.NotFound {
+		if notFound(err) {
 			return false, nil
 		}
 		var syn *json.SyntaxError
@@ -590,38 +589,30 @@ func (s *Store) pruneTask(ctx context.Context, id string, cutoff time.Time) (boo
 // keys lists every key under prefix, at any depth.
 func (s *Store) keys(ctx context.Context, prefix string) ([]string, error) {
 	var keys []string
-	err := s.list(ctx, prefix, func(obj *blob.ListObject) {
+	err := s.list(ctx, prefix, func(obj Object) {
 		keys = append(keys, obj.Key)
 	})
 	return keys, err
 }
 
-// list calls fn for every object under prefix, at any depth. fileblob
-// fails a listing when a file goes between its reading a directory and
-// looking at the file, which the compactor's deletions make happen: a
-// listing that fails so starts over (a few times).
-func (s *Store) list(ctx context.Context, prefix string, fn func(*blob.ListObject)) error {
+// list calls fn for every object under prefix, at any depth. A bucket
+// may fail a listing when an object goes while it lists (a file between
+// the reading of its directory and the look at it), which the
+// compactor's deletions make happen: a listing that fails so starts over
+// (a few times).
+func (s *Store) list(ctx context.Context, prefix string, fn func(Object)) error {
 	for attempt := 0; ; attempt++ {
-		var objs []*blob.ListObject
-		it := s.b.List(&blob.ListOptions{Prefix: prefix})
-		for {
-			obj, err := it.Next(ctx)
-			if err == io.EOF {
-				for _, o := range objs {
-					fn(o)
-				}
-				return nil
+		objs, err := s.b.List(ctx, prefix)
+		if err != nil {
+			if notFound(err) && attempt < 3 {
+				continue
 			}
-			if err != nil {
-				if gcerrors.Code(err) == gcerrors.NotFound && attempt < 3 {
-					break
-				}
-				return err
-			}
-			if !obj.IsDir {
-				objs = append(objs, obj)
-			}
+			return err
 		}
+		for _, o := range objs {
+			fn(o)
+		}
+		return nil
 	}
 }
 
@@ -673,7 +664,7 @@ func (s *Store) dropKnown(ctx context.Context, key string) error {
 	if !known {
 		return nil
 	}
-	if err := s.b.Delete(ctx, key); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
+	if err := s.b.Delete(ctx, key); err != nil && !notFound(err) {
 		return err
 	}
 	s.forget(key)
@@ -701,20 +692,9 @@ func (s *Store) forget(key string) {
 }
 
 func (s *Store) write(ctx context.Context, key string, b []byte) error {
-	return s.b.WriteAll(ctx, key, b, &blob.WriterOptions{
-		ContentType: "application/json",
-		// Conversations and push tokens are private. fileblob creates files
-		// 0666 less the umask; narrowing the temporary file before it is
-		// written and renamed gives 0600. Other drivers
-		// decline the *os.File and keep their own access control.
-		BeforeWrite: func(as func(any) bool) error {
-			var f *os.File
-			if as(&f) {
-				return f.Chmod(0o600)
-			}
-			return nil
-		},
-	})
+	// Conversations and push tokens are private: a file:// store's files
+	// are 0600; remote buckets keep their own access control.
+	return s.b.WriteAll(ctx, key, b, true)
 }
 
 func (s *Store) readJSON(ctx context.Context, key string, v any) error {

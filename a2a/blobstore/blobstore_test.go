@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"gocloud.dev/blob/memblob"
 	"google.golang.org/genai"
 
 	"github.com/castor-dev/castor/a2a"
@@ -30,9 +29,9 @@ type backend struct {
 
 var backends = []backend{
 	{"memblob", func(t *testing.T) func() *blobstore.Store {
-		// memblob forgets on Close, so the stores share one bucket, closed
-		// when the test ends.
-		b := memblob.OpenBucket(nil)
+		// A memory bucket forgets on Close, so the stores share one
+		// bucket, closed when the test ends.
+		b := blobstore.NewMemBucket()
 		t.Cleanup(func() { b.Close() })
 		return func() *blobstore.Store { return blobstore.New(b) }
 	}},
@@ -236,14 +235,14 @@ func TestListAndDelete(t *testing.T) {
 // last, exists; objects of a save that died before it do not make a task.
 func TestListSkipsIncomplete(t *testing.T) {
 	ctx := t.Context()
-	b := memblob.OpenBucket(nil)
+	b := blobstore.NewMemBucket()
 	defer b.Close()
 	s := blobstore.New(b)
 	if err := s.Save(ctx, sampleTask("done", 0)); err != nil {
 		t.Fatal(err)
 	}
 	for _, k := range []string{"tasks/half/history.json", "tasks/stray.json", "tasks/bad id/state.json", "other/x/state.json"} {
-		if err := b.WriteAll(ctx, k, []byte("[]\n"), nil); err != nil {
+		if err := b.WriteAll(ctx, k, []byte("[]\n"), false); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -469,7 +468,7 @@ func BenchmarkSave(b *testing.B) {
 		return s
 	}
 	memBlob := func(b *testing.B) a2a.TaskStore {
-		s := blobstore.New(memblob.OpenBucket(nil))
+		s := blobstore.New(blobstore.NewMemBucket())
 		b.Cleanup(func() { s.Close() })
 		return s
 	}

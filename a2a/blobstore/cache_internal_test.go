@@ -35,7 +35,7 @@ func TestSaveAfterDeleteRewrites(t *testing.T) {
 		t.Fatalf("load after delete and save: %+v, %v", got, err)
 	}
 	for _, name := range []string{"metadata.json", "history.json", "conversation.json", "push.json", "state.json"} {
-		if ok, _ := s.b.Exists(ctx, taskPrefix("t1")+name); !ok {
+		if _, err := s.b.ReadAll(ctx, taskPrefix("t1")+name); err != nil {
 			t.Errorf("%s missing after delete and save", name)
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -19,7 +18,6 @@ import (
 	"sync"
 	"time"
 
-	"gocloud.dev/gcerrors"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/castor-dev/castor/a2a"
@@ -512,7 +510,7 @@ func (s *Store) appendEntry(ctx context.Context, p string, t *a2a.StoredTask) (a
 func (s *Store) mirrorPending(ctx context.Context, p string, t *a2a.StoredTask) error {
 	defer s.fileLocks.lock(t.ID)()
 	if len(t.Pending) == 0 {
-		if err := s.b.Delete(ctx, p+"pending.json"); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
+		if err := s.b.Delete(ctx, p+"pending.json"); err != nil && !notFound(err) {
 			return err
 		}
 		s.forget(p + "pending.json")
@@ -636,7 +634,7 @@ func (s *Store) readJournal(ctx context.Context, p string, upto int, limit strin
 				b, err = s.b.ReadAll(gctx, f.key)
 			}
 			if err != nil {
-				if gcerrors.Code(err) == gcerrors.NotFound {
+				if notFound(err) {
 					return nil // folded in meanwhile
 				}
 				return err
@@ -661,12 +659,7 @@ func (s *Store) readJournal(ctx context.Context, p string, upto int, limit strin
 
 // readPrefix reads the first n bytes of key.
 func (s *Store) readPrefix(ctx context.Context, key string, n int64) ([]byte, error) {
-	r, err := s.b.NewRangeReader(ctx, key, 0, n, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	return io.ReadAll(r)
+	return s.b.ReadPrefix(ctx, key, n)
 }
 
 // parseJournal decodes one journal object. An object (.json) is one
@@ -1048,7 +1041,7 @@ func (s *Store) readBase(ctx context.Context, p string, need parts, remember boo
 		g.Go(func() error {
 			b, err := read(p + o.name)
 			if err != nil {
-				if gcerrors.Code(err) == gcerrors.NotFound {
+				if notFound(err) {
 					return nil
 				}
 				return err
@@ -1063,7 +1056,7 @@ func (s *Store) readBase(ctx context.Context, p string, need parts, remember boo
 		g.Go(func() error {
 			b, err := s.b.ReadAll(ctx, k)
 			if err != nil {
-				if gcerrors.Code(err) == gcerrors.NotFound {
+				if notFound(err) {
 					return nil
 				}
 				return err
@@ -1445,7 +1438,7 @@ func (s *Store) compactTask(ctx context.Context, p string, final bool) {
 	// and saved anew meanwhile could have an object of the same name.
 	for _, f := range files {
 		if f.maxSeq < snap.next && !keep[f.key] {
-			if err := s.b.Delete(ctx, f.key); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
+			if err := s.b.Delete(ctx, f.key); err != nil && !notFound(err) {
 				s.warnCompact(p, err)
 				return
 			}
@@ -1454,7 +1447,7 @@ func (s *Store) compactTask(ctx context.Context, p string, final bool) {
 }
 
 func (s *Store) warnCompact(p string, err error) {
-	if gcerrors.Code(err) == gcerrors.FailedPrecondition {
+	if closedBucket(err) {
 		return // the bucket was closed under a store that was not
 	}
 	slog.Warn("a2a/blobstore: folding a task's journal into its files failed; it stays in the journal", "task", strings.TrimSuffix(strings.TrimPrefix(p, "tasks/"), "/"), "error", err)
@@ -1665,7 +1658,7 @@ func (s *Store) writeFold(ctx context.Context, p string, d *doc, enc map[string]
 	for _, k := range keys {
 		b := enc[k]
 		if b == nil {
-			if err := s.b.Delete(ctx, k); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
+			if err := s.b.Delete(ctx, k); err != nil && !notFound(err) {
 				return err
 			}
 			s.forget(k)
@@ -1725,7 +1718,7 @@ func (s *Store) writeFoldRemote(ctx context.Context, p string, keys []string, en
 	for _, k := range keys {
 		b := enc[k]
 		if b == nil {
-			if err := s.b.Delete(ctx, k); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
+			if err := s.b.Delete(ctx, k); err != nil && !notFound(err) {
 				return err
 			}
 			s.forget(k)

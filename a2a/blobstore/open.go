@@ -9,11 +9,6 @@ import (
 	"strings"
 
 	"github.com/castor-dev/castor/internal/lazy"
-	"gocloud.dev/blob"
-	// file:// and mem:// are always available; they add about 2 MB to a
-	// binary that already links gRPC and Google's API clients.
-	_ "gocloud.dev/blob/fileblob"
-	_ "gocloud.dev/blob/memblob"
 )
 
 // BuildHint is how to get a binary that opens gs:// and s3:// stores. The
@@ -22,8 +17,9 @@ import (
 // interactive ones included.
 const BuildHint = "go build -tags cloudstore ./cmd/castor"
 
-// fileDefaults are the fileblob options the store needs unless the URL
-// says otherwise: create the directory, owner-only; no .attrs sidecar
+// fileDefaults are the file:// options (gocloud fileblob's, which
+// earlier castors opened directories with) the store needs unless the
+// URL says otherwise: create the directory, owner-only; no .attrs sidecar
 // files, so the directory holds the task layout (see the package
 // documentation) and nothing else; temporary files beside their targets rather than in
 // $TMPDIR, where other users could read them and from where a rename
@@ -45,15 +41,16 @@ var fileDefaults = lazy.Value[url.Values]{New: func() url.Values {
 //	s3://bucket[/prefix]     Amazon S3 and compatibles, with the AWS SDK's configuration
 //
 // gs:// and s3:// need a binary built with the cloudstore tag (BuildHint).
-// Query parameters go to the gocloud driver (for instance ?region= for
-// s3://, ?prefix= anywhere). Errors are one line, naming the URL; a URL
+// Query parameters go to the bucket: ?prefix= anywhere; fileblob's
+// options for file:// (fileDefaults); the gocloud driver's for gs:// and
+// s3:// (for instance ?region=). Errors are one line, naming the URL; a URL
 // refused as malformed, unknown or unsupported is a *URLError.
 func Open(ctx context.Context, rawURL string) (*Store, error) {
 	u, err := parseURL(rawURL)
 	if err != nil {
 		return nil, err
 	}
-	b, err := blob.OpenBucket(ctx, u.String())
+	b, err := openBucket(ctx, u)
 	if err != nil {
 		return nil, fmt.Errorf("task store %s: %w", rawURL, oneLine(err))
 	}
@@ -72,7 +69,39 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 	return s, nil
 }
 
-// localDir is the directory of a file:// URL's path, as fileblob reads it
+// openBucket opens the bucket of a URL parseURL checked: a file:// or
+// mem:// one with the package's own buckets, under the URL's ?prefix=
+// if it has one; a gs:// or s3:// one through gocloud (cloud.go), which
+// takes ?prefix= itself.
+func openBucket(ctx context.Context, u *url.URL) (Bucket, error) {
+	if u.Scheme != "file" && u.Scheme != "mem" {
+		return openCloudBucket(ctx, u.String())
+	}
+	// As gocloud's URL opener did, a non-empty prefix is the bucket's;
+	// any other parameter is the bucket's own (gocloud's ?key=, a bucket
+	// of one object, is refused as unknown).
+	q := u.Query()
+	prefix := q.Get("prefix")
+	if prefix != "" {
+		c := *u
+		q.Del("prefix")
+		c.RawQuery = q.Encode()
+		u = &c
+	}
+	var b Bucket
+	var err error
+	if u.Scheme == "file" {
+		b, err = openFileBucket(u)
+	} else {
+		b, err = openMemBucket(u)
+	}
+	if err != nil || prefix == "" {
+		return b, err
+	}
+	return &prefixBucket{b: b, prefix: prefix}, nil
+}
+
+// localDir is the directory of a file:// URL's path, as openFileBucket reads it
 // ("/C:/x" is C:\x on Windows).
 func localDir(p string) string {
 	if runtime.GOOS == "windows" && len(p) > 2 && p[0] == '/' && p[2] == ':' {
@@ -91,7 +120,8 @@ type URLError struct {
 
 func (e *URLError) Error() string { return fmt.Sprintf("task store %q: %s", e.URL, e.Reason) }
 
-// parseURL checks a store URL and rewrites it into the form gocloud opens.
+// parseURL checks a store URL and rewrites it into the form openBucket
+// (and gocloud) opens.
 func parseURL(raw string) (*url.URL, error) {
 	bad := func(why string, args ...any) error {
 		return &URLError{URL: raw, Reason: fmt.Sprintf(why, args...)}
@@ -106,7 +136,7 @@ func parseURL(raw string) (*url.URL, error) {
 	q := u.Query()
 	switch u.Scheme {
 	case "file":
-		// fileblob reads "file://dir" as host "dir" and ignores it, which
+		// fileblob read "file://dir" as host "dir" and ignored it, which
 		// would put tasks in / ; "." is its spelling of a relative path.
 		if u.Host != "" && u.Host != "localhost" && u.Host != "." {
 			return nil, bad("file URLs take an absolute path: file:///%s%s", u.Host, u.Path)
@@ -124,7 +154,7 @@ func parseURL(raw string) (*url.URL, error) {
 		if u.Host == "" {
 			return nil, bad("no bucket; use %s://bucket[/prefix]", u.Scheme)
 		}
-		if !blob.DefaultURLMux().ValidBucketScheme(u.Scheme) {
+		if !cloudScheme(u.Scheme) {
 			return nil, bad("this castor was built without %s:// support; build it with: %s", u.Scheme, BuildHint)
 		}
 		// gocloud takes the bucket from the host and ignores the path; a
@@ -149,7 +179,7 @@ func FileURL(dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	// On Windows C:\x becomes /C:/x, which fileblob turns back.
+	// On Windows C:\x becomes /C:/x, which openFileBucket turns back.
 	p := filepath.ToSlash(abs)
 	if !strings.HasPrefix(p, "/") {
 		p = "/" + p

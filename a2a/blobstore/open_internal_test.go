@@ -4,17 +4,15 @@ import (
 	"errors"
 	"strings"
 	"testing"
-
-	"gocloud.dev/blob"
 )
 
 func TestParseURL(t *testing.T) {
 	// The cloud schemes parse only in binaries that link their drivers.
-	cloud := blob.DefaultURLMux().ValidBucketScheme("gs") && blob.DefaultURLMux().ValidBucketScheme("s3")
+	cloud := cloudScheme("gs") && cloudScheme("s3")
 	const fileQuery = "create_dir=1&dir_file_mode=0700&metadata=skip&no_tmp_dir=1"
 	for _, tt := range []struct {
 		in        string
-		want      string // the URL handed to gocloud
+		want      string // the URL handed to openBucket
 		err       string // a substring of the *URLError
 		needCloud bool
 	}{

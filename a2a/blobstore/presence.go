@@ -5,13 +5,9 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"time"
-
-	"gocloud.dev/blob"
 )
 
 // A store is for one process at a time (see Concurrency in the package
@@ -65,15 +61,11 @@ func (s *Store) announce(ctx context.Context) error {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	key := presencePrefix + hex.EncodeToString(b[:])
-	it := s.b.List(&blob.ListOptions{Prefix: presencePrefix})
-	for {
-		obj, err := it.Next(ctx)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return err
-		}
+	objs, err := s.b.List(ctx, presencePrefix)
+	if err != nil {
+		return err
+	}
+	for _, obj := range objs {
 		raw, err := s.b.ReadAll(ctx, obj.Key)
 		if err != nil {
 			continue
@@ -86,7 +78,7 @@ func (s *Store) announce(ctx context.Context) error {
 	}
 	write := func(ctx context.Context) {
 		raw, _ := json.Marshal(presence{Host: host, PID: os.Getpid(), Time: time.Now().UTC()})
-		_ = s.b.WriteAll(ctx, key, raw, nil)
+		_ = s.b.WriteAll(ctx, key, raw, false)
 	}
 	write(ctx)
 	pctx, stop := context.WithCancel(context.Background())

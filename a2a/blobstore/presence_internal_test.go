@@ -3,14 +3,12 @@ package blobstore
 import (
 	"strings"
 	"testing"
-
-	"gocloud.dev/blob/memblob"
 )
 
 // A second store opening a bucket another store has open says so; one
 // opening it after the other closed does not.
 func TestPresence(t *testing.T) {
-	b := memblob.OpenBucket(nil)
+	b := NewMemBucket()
 	first, second := New(b), New(b)
 	if err := first.announce(t.Context()); err != nil {
 		t.Fatal(err)

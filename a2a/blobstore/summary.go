@@ -11,8 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"gocloud.dev/blob"
-	"gocloud.dev/gcerrors"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/castor-dev/castor/a2a"
@@ -42,7 +40,7 @@ func (s *Store) ListSummaries(ctx context.Context) ([]a2a.TaskSummary, error) {
 			switch {
 			case err == nil:
 				out[i], ok[i] = sum, true
-			case gcerrors.Code(err) == gcerrors.NotFound, undecodable(err):
+			case notFound(err), undecodable(err):
 			default:
 				return err
 			}
@@ -105,7 +103,7 @@ func undecodable(err error) bool {
 // store reads the tasks directory and stats two names in each task's;
 // other buckets are listed under tasks/ in one pass, which on a remote
 // bucket is one request per thousand objects instead of one per task
-// (fileblob's listing stats every file of every task instead).
+// (a listing of the directory would stat every file of every task).
 func (s *Store) taskIDs(ctx context.Context) ([]string, map[string]bool, error) {
 	var ids []string
 	journaled := map[string]bool{}
@@ -130,7 +128,7 @@ func (s *Store) taskIDs(ctx context.Context) ([]string, map[string]bool, error) 
 		}
 		return ids, journaled, nil // ReadDir sorts by name
 	}
-	err := s.list(ctx, "tasks/", func(obj *blob.ListObject) {
+	err := s.list(ctx, "tasks/", func(obj Object) {
 		id, rest, _ := strings.Cut(strings.TrimPrefix(obj.Key, "tasks/"), "/")
 		switch {
 		case !validTaskID.Get().MatchString(id):

@@ -14,10 +14,11 @@ import (
 
 // A crash in the middle of a write or a compaction can leave temporary
 // files behind: a compaction's staged files (stage: <name>.<digits>.tmp)
-// and fileblob's own (<name>.<hex time>.tmp), beside the object they were
-// to replace. Loads and listings skip them and Delete takes them with the
-// task, but a task that lives on keeps them; so a file:// store sweeps
-// them when it opens (sweepTemps).
+// and the file bucket's own (<name>.<hex time>.tmp, named as gocloud's
+// fileblob named them), beside the object they were to replace. Loads
+// and listings skip them and Delete takes them with the task, but a task
+// that lives on keeps them; so a file:// store sweeps them when it opens
+// (sweepTemps).
 //
 // Several processes may share a directory (the package documentation
 // says how), and a temporary file may be another live process's write in
@@ -34,8 +35,8 @@ import (
 // time of a few fsyncs.
 const staleTemp = time.Hour
 
-// tempName matches the temporary names the store and fileblob give the
-// objects of a task (history.json.123.tmp, 0003.json.18a3f.tmp,
+// tempName matches the temporary names the store and its file bucket
+// give the objects of a task (history.json.123.tmp, 0003.json.18a3f.tmp,
 // 00000012.jsonl.9.tmp), and nothing a user would name so.
 var tempName = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-z]+\.jsonl?\.[0-9a-f]+\.tmp$`) }}
 
