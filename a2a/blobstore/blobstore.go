@@ -478,7 +478,7 @@ func (s *Store) deleteLocked(ctx context.Context, id string) error {
 		// deleted.
 		// os.Remove takes empty directories only, so anything written
 		// there meanwhile stays.
-		td := filepath.Join(s.dir, "tasks", id)
+		td := s.localPath("tasks/" + id)
 		os.Remove(filepath.Join(td, "artifacts"))
 		os.Remove(filepath.Join(td, "journal"))
 		os.Remove(td)

@@ -486,3 +486,57 @@ func BenchmarkSave(b *testing.B) {
 		})
 	}
 }
+
+// TestFileStoreEscapedID: an id that reads as one of the bucket's escapes
+// ("__0x41__" is a valid task id) keeps one directory: the journal's
+// appends, the bucket's writes, the listing and the delete agree on it.
+func TestFileStoreEscapedID(t *testing.T) {
+	dir := t.TempDir()
+	u := mustFileURL(t, dir)
+	const id = "x__0x41__y"
+	task := sampleTask(id, 1)
+	s1 := mustOpen(t, u)
+	for i := range 3 {
+		task.History = append(task.History, a2a.Message{Kind: "message", Role: "user", MessageID: fmt.Sprint("more", i), Parts: []a2a.Part{a2a.TextPart("more")}})
+		if err := s1.Save(t.Context(), task); err != nil {
+			t.Fatal(err)
+		}
+	}
+	taskDirs := func() []string {
+		t.Helper()
+		ents, err := os.ReadDir(filepath.Join(dir, "tasks"))
+		if err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		return names
+	}
+	if got := taskDirs(); len(got) != 1 {
+		t.Fatalf("task directories %q, want one", got)
+	}
+	// Another process (s1 never closed: its journal is read).
+	s2 := mustOpen(t, u)
+	ids, err := s2.List(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{id}, ids); d != "" {
+		t.Errorf("List (-want +got):\n%s", d)
+	}
+	got, err := s2.Load(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(task, got); d != "" {
+		t.Errorf("Load (-saved +loaded):\n%s", d)
+	}
+	if err := s2.Delete(t.Context(), id); err != nil {
+		t.Fatal(err)
+	}
+	if got := taskDirs(); len(got) != 0 {
+		t.Errorf("task directories %q left after Delete", got)
+	}
+}

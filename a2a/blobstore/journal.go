@@ -585,8 +585,14 @@ func (s *Store) putJournalLocked(p string, j *journal) {
 	}
 }
 
-// localPath is the file of a key in a file:// store.
-func (s *Store) localPath(key string) string { return filepath.Join(s.dir, filepath.FromSlash(key)) }
+// localPath is the file of a key in a file:// store, escaped as the
+// bucket escapes the keys it writes (escapeKey): the journal's appends
+// and the bucket's writes of one task must meet in one directory.
+func (s *Store) localPath(key string) string {
+	// A key ending in "/" is a task's directory, whose final slash
+	// escapeKey would write as part of a file name.
+	return filepath.Join(s.dir, escapeKey(strings.TrimSuffix(key, "/")))
+}
 
 // journalFile is one journal object as read: its entries and the
 // highest entry number in it (-1: none).

@@ -113,11 +113,13 @@ func (s *Store) taskIDs(ctx context.Context) ([]string, map[string]bool, error) 
 			return nil, nil, err
 		}
 		for _, e := range ents {
-			id := e.Name()
+			// The directory is the id as the bucket writes keys: an id
+			// holding what reads as an escape ("__0x41__") is escaped.
+			id := unescapeKey(e.Name())
 			if !e.IsDir() || !validTaskID.Get().MatchString(id) {
 				continue
 			}
-			td := filepath.Join(s.dir, "tasks", id)
+			td := filepath.Join(s.dir, "tasks", e.Name())
 			if fi, err := os.Stat(filepath.Join(td, "state.json")); err != nil || !fi.Mode().IsRegular() {
 				continue
 			}
