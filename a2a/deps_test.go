@@ -1,9 +1,10 @@
 package a2a_test
 
 import (
-	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/castor-dev/castor/internal/npmtest"
 )
 
 // TestLinksNoA2AGoV1 fails when castor links any package of a2a-go v1
@@ -13,11 +14,7 @@ import (
 // every start paid for. The 0.3 wire types are Castor's own (protocol.go),
 // and v1conv.go converts to 1.0.
 func TestLinksNoA2AGoV1(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", "../cmd/castor").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list: %v\n%s", err, out)
-	}
-	for _, p := range strings.Fields(string(out)) {
+	for _, p := range npmtest.GoListDeps(t, "../cmd/castor") {
 		rest, a2aGo := strings.CutPrefix(p, "github.com/a2aproject/a2a-go/")
 		if a2aGo && !strings.HasPrefix(rest, "v2/") || strings.HasPrefix(rest, "v2/a2acompat/") {
 			t.Errorf("castor links %s", p)

@@ -51,6 +51,17 @@ func mustOpen(t *testing.T, u string) *blobstore.Store {
 	return s
 }
 
+// openFixture opens a copy of the store directory fixture, which it
+// returns too.
+func openFixture(t *testing.T, fixture string) (*blobstore.Store, string) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(fixture)); err != nil {
+		t.Fatal(err)
+	}
+	return mustOpen(t, mustFileURL(t, dir)), dir
+}
+
 func mustFileURL(t testing.TB, dir string) string {
 	t.Helper()
 	u, err := blobstore.FileURL(dir)
@@ -393,11 +404,7 @@ func TestReadsFileStoreLayout(t *testing.T) {
 	fixture := filepath.Join("testdata", "filestore")
 
 	t.Run("load", func(t *testing.T) {
-		dir := t.TempDir()
-		if err := os.CopyFS(dir, os.DirFS(fixture)); err != nil {
-			t.Fatal(err)
-		}
-		s := mustOpen(t, mustFileURL(t, dir))
+		s, _ := openFixture(t, fixture)
 		got, err := s.Load(ctx, want.ID)
 		if err != nil {
 			t.Fatal(err)

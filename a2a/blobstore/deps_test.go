@@ -1,9 +1,10 @@
 package blobstore_test
 
 import (
-	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/castor-dev/castor/internal/npmtest"
 )
 
 // TestDefaultBuildLinksNoGocloud fails when castor's default build links
@@ -12,11 +13,7 @@ import (
 // for, and file:// and mem:// are the package's own (Bucket). Only the
 // cloudstore tag links it, for gs:// and s3://.
 func TestDefaultBuildLinksNoGocloud(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", "../../cmd/castor").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list: %v\n%s", err, out)
-	}
-	for _, p := range strings.Fields(string(out)) {
+	for _, p := range npmtest.GoListDeps(t, "../../cmd/castor") {
 		if p == "gocloud.dev" || strings.HasPrefix(p, "gocloud.dev/") {
 			t.Errorf("castor links %s", p)
 		}

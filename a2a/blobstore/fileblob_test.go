@@ -22,11 +22,7 @@ func TestReadsFileblobDirectory(t *testing.T) {
 	want := sampleTask("sidecars", 3)
 
 	t.Run("load, shrink, delete", func(t *testing.T) {
-		dir := t.TempDir()
-		if err := os.CopyFS(dir, os.DirFS(fixture)); err != nil {
-			t.Fatal(err)
-		}
-		s := mustOpen(t, mustFileURL(t, dir))
+		s, dir := openFixture(t, fixture)
 		got, err := s.Load(ctx, want.ID)
 		if err != nil {
 			t.Fatal(err)

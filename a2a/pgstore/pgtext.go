@@ -1,6 +1,7 @@
 package pgstore
 
 import (
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strconv"
@@ -194,13 +195,8 @@ func parseBytea(v []byte) ([]byte, error) {
 			return nil, errors.New("bytea: odd number of hex digits")
 		}
 		out := make([]byte, len(h)/2)
-		for i := range out {
-			hi, ok1 := unhex(h[2*i])
-			lo, ok2 := unhex(h[2*i+1])
-			if !ok1 || !ok2 {
-				return nil, fmt.Errorf("bytea: %q is not a hex digit pair", h[2*i:2*i+2])
-			}
-			out[i] = hi<<4 | lo
+		if _, err := hex.Decode(out, h); err != nil {
+			return nil, fmt.Errorf("bytea: %w", err)
 		}
 		return out, nil
 	}
@@ -226,15 +222,3 @@ func parseBytea(v []byte) ([]byte, error) {
 }
 
 func isOctal(c, top byte) bool { return c >= '0' && c <= top }
-
-func unhex(c byte) (byte, bool) {
-	switch {
-	case c >= '0' && c <= '9':
-		return c - '0', true
-	case c >= 'a' && c <= 'f':
-		return c - 'a' + 10, true
-	case c >= 'A' && c <= 'F':
-		return c - 'A' + 10, true
-	}
-	return 0, false
-}

@@ -1,9 +1,10 @@
 package sandbox
 
 import (
-	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/castor-dev/castor/internal/npmtest"
 )
 
 // TestNoAllThreadsSyscalls fails when castor links libcap's psx again
@@ -11,11 +12,7 @@ import (
 // every local build, which costs each start about 12 MB of RSS, and
 // Castor confines one thread only (landlockRuleset.start).
 func TestNoAllThreadsSyscalls(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", "../../cmd/castor").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list: %v\n%s", err, out)
-	}
-	for _, p := range strings.Fields(string(out)) {
+	for _, p := range npmtest.GoListDeps(t, "../../cmd/castor") {
 		if strings.Contains(p, "libcap/psx") || strings.HasPrefix(p, "github.com/landlock-lsm/") {
 			t.Errorf("castor links %s", p)
 		}

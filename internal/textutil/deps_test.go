@@ -1,8 +1,6 @@
 package textutil
 
 import (
-	"os/exec"
-	"strings"
 	"testing"
 
 	"github.com/castor-dev/castor/internal/npmtest"
@@ -17,19 +15,7 @@ func TestLinksNoCollationTables(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list")
 	}
-	gocmd := npmtest.LookPath(t, "go")
-	out, err := exec.Command(gocmd, "list", "-deps", ".").Output()
-	if err != nil {
-		var stderr []byte
-		if ee, ok := err.(*exec.ExitError); ok {
-			stderr = ee.Stderr
-		}
-		t.Fatalf("go list -deps: %v\n%s", err, stderr)
-	}
-	deps := strings.Fields(string(out))
-	if len(deps) < 5 {
-		t.Fatalf("go list -deps printed %d packages: %q", len(deps), out)
-	}
+	deps := npmtest.GoListDeps(t, ".")
 	for _, d := range deps {
 		switch d {
 		case "golang.org/x/text/collate", "golang.org/x/text/internal/colltab", "golang.org/x/text/language":

@@ -20,6 +20,7 @@ import (
 	"bufio"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -613,33 +614,20 @@ func uriDecode(raw, secret string) (string, error) {
 		if len(s) < 3 {
 			return fail("an invalid percent-encoded token")
 		}
-		hi, ok1 := unhex(s[1])
-		lo, ok2 := unhex(s[2])
-		if !ok1 || !ok2 {
+		var c [1]byte
+		if _, err := hex.Decode(c[:], []byte(s[1:3])); err != nil {
 			return fail("an invalid percent-encoded token")
 		}
-		if hi<<4|lo == 0 {
+		if c[0] == 0 {
 			return fail("%00")
 		}
-		b.WriteByte(hi<<4 | lo)
+		b.WriteByte(c[0])
 		s = s[3:]
 	}
 	if strings.TrimLeft(s, " ") != "" {
 		return fail("spaces (write %20)")
 	}
 	return b.String(), nil
-}
-
-func unhex(c byte) (byte, bool) {
-	switch {
-	case c >= '0' && c <= '9':
-		return c - '0', true
-	case c >= 'a' && c <= 'f':
-		return c - 'a' + 10, true
-	case c >= 'A' && c <= 'F':
-		return c - 'A' + 10, true
-	}
-	return 0, false
 }
 
 func isSpace(c byte) bool {

@@ -517,22 +517,13 @@ func (c *Conn) Simple(ctx context.Context, sql string) (CommandTag, error) {
 			case 'T', 'D', 'I':
 				// Rows are not read; an empty query has no tag.
 			case 'E':
-				pe, err := parseError(body)
-				if err != nil {
+				if _, err := recordError(body, &first); err != nil {
 					return err
-				}
-				if first == nil {
-					first = pe
-				}
-				if pe.Severity == "FATAL" || pe.Severity == "PANIC" {
-					// The server ends the session.
-					return pe
 				}
 			case 'Z':
-				if c.tx, err = parseReadyForQuery(body); err != nil {
+				if err := c.ready(body); err != nil {
 					return err
 				}
-				c.clean = true
 				return first
 			default:
 				if err := c.other(t, body); err != nil {
@@ -542,6 +533,35 @@ func (c *Conn) Simple(ctx context.Context, sql string) (CommandTag, error) {
 		}
 	})
 	return tag, err
+}
+
+// recordError reads an ErrorResponse of a query's exchange into first,
+// which keeps the exchange's first error. The error returned ends the
+// exchange at once: a body that does not parse, or a FATAL or PANIC
+// error, after which the server ends the session.
+func recordError(body []byte, first *error) (*PgError, error) {
+	pe, err := parseError(body)
+	if err != nil {
+		return nil, err
+	}
+	if *first == nil {
+		*first = pe
+	}
+	if pe.Severity == "FATAL" || pe.Severity == "PANIC" {
+		return pe, pe
+	}
+	return pe, nil
+}
+
+// ready reads ReadyForQuery, the end of an exchange: the connection may
+// start the next one.
+func (c *Conn) ready(body []byte) error {
+	tx, err := parseReadyForQuery(body)
+	if err != nil {
+		return err
+	}
+	c.tx, c.clean = tx, true
+	return nil
 }
 
 // Ping checks that the server answers, with an empty query.
@@ -640,25 +660,17 @@ func (c *Conn) Run(ctx context.Context, stmts []Statement, row func(values [][]b
 			case 'I':
 				tag = ""
 			case 'E':
-				pe, err := parseError(body)
+				pe, err := recordError(body, &first)
+				if pe != nil && (pe.Code == "0A000" || pe.Code == "26000") {
+					clear(c.stmts)
+				}
 				if err != nil {
 					return err
 				}
-				if first == nil {
-					first = pe
-				}
-				if pe.Code == "0A000" || pe.Code == "26000" {
-					clear(c.stmts)
-				}
-				if pe.Severity == "FATAL" || pe.Severity == "PANIC" {
-					// The server ends the session.
-					return pe
-				}
 			case 'Z':
-				if c.tx, err = parseReadyForQuery(body); err != nil {
+				if err := c.ready(body); err != nil {
 					return err
 				}
-				c.clean = true
 				if first != nil {
 					return first
 				}
