@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -49,10 +50,8 @@ func (j *jsonLines) encode(v any) error {
 
 // fileSpans is the file target's sdktrace.SpanExporter.
 type fileSpans struct {
-	out *jsonLines
-
-	mu      sync.Mutex
-	stopped bool
+	out     *jsonLines
+	stopped atomic.Bool // set by Shutdown
 }
 
 // spanJSON is a span as the stdout exporter wrote it (the fields of the
@@ -84,10 +83,7 @@ func (e *fileSpans) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySp
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	e.mu.Lock()
-	stopped := e.stopped
-	e.mu.Unlock()
-	if stopped {
+	if e.stopped.Load() {
 		return nil
 	}
 	var errs error
@@ -124,9 +120,7 @@ func (e *fileSpans) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySp
 
 // Shutdown stops later exports; the file is closed by Telemetry.
 func (e *fileSpans) Shutdown(context.Context) error {
-	e.mu.Lock()
-	e.stopped = true
-	e.mu.Unlock()
+	e.stopped.Store(true)
 	return nil
 }
 
@@ -137,10 +131,8 @@ var errFileShutdown = errors.New("exporter shutdown")
 // temporality and the default aggregations, as the stdout exporter's
 // defaults were.
 type fileMetrics struct {
-	out *jsonLines
-
-	mu      sync.Mutex
-	stopped bool
+	out     *jsonLines
+	stopped atomic.Bool // set by Shutdown
 }
 
 // Temporality is the SDK's default for every kind.
@@ -158,10 +150,7 @@ func (e *fileMetrics) Export(ctx context.Context, data *metricdata.ResourceMetri
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	e.mu.Lock()
-	stopped := e.stopped
-	e.mu.Unlock()
-	if stopped {
+	if e.stopped.Load() {
 		return errFileShutdown
 	}
 	return e.out.encode(data)
@@ -172,18 +161,14 @@ func (e *fileMetrics) ForceFlush(context.Context) error { return nil }
 
 // Shutdown makes later exports fail.
 func (e *fileMetrics) Shutdown(context.Context) error {
-	e.mu.Lock()
-	e.stopped = true
-	e.mu.Unlock()
+	e.stopped.Store(true)
 	return nil
 }
 
 // fileLogs is the file target's sdklog.Exporter.
 type fileLogs struct {
-	out *jsonLines
-
-	mu      sync.Mutex
-	stopped bool
+	out     *jsonLines
+	stopped atomic.Bool // set by Shutdown
 }
 
 // recordJSON is a log record as the stdout exporter wrote it.
@@ -206,10 +191,7 @@ type recordJSON struct {
 // Export writes each record as a line; after Shutdown it fails with the
 // SDK's ErrExporterShutdown.
 func (e *fileLogs) Export(ctx context.Context, records []sdklog.Record) error {
-	e.mu.Lock()
-	stopped := e.stopped
-	e.mu.Unlock()
-	if stopped {
+	if e.stopped.Load() {
 		return sdklog.ErrExporterShutdown
 	}
 	for i := range records {
@@ -252,8 +234,6 @@ func (e *fileLogs) ForceFlush(context.Context) error { return nil }
 
 // Shutdown makes later exports fail.
 func (e *fileLogs) Shutdown(context.Context) error {
-	e.mu.Lock()
-	e.stopped = true
-	e.mu.Unlock()
+	e.stopped.Store(true)
 	return nil
 }
