@@ -6,6 +6,7 @@ import (
 
 	"google.golang.org/genai"
 
+	"github.com/castor-dev/castor/internal/stack"
 	"github.com/castor-dev/castor/policy"
 	"github.com/castor-dev/castor/tool"
 )
@@ -284,6 +285,9 @@ func (r *run) executeGroup(calls []*ToolCall) {
 		r.toolEvent(c)
 		wg.Add(1)
 		go func(c *ToolCall) {
+			// Tools run deep code: grow the stack while it holds two
+			// frames, not later under a dozen packages' (internal/stack).
+			stack.Grow()
 			defer wg.Done()
 			var mu sync.Mutex
 			var checkpoint string

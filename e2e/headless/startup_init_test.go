@@ -12,14 +12,14 @@ import (
 
 // mainStack is the one Castor package whose init runs at every start: it
 // grows the main goroutine's stack, and must do so before any package
-// that compiles a regular expression at init (internal/mainstack).
-const mainStack = "github.com/castor-dev/castor/internal/mainstack"
+// that compiles a regular expression at init (internal/stack).
+const mainStack = "github.com/castor-dev/castor/internal/stack"
 
 // TestVersionRunsNoCastorInit: a start runs no init code of Castor's own
-// packages but internal/mainstack, and that one before regexp (issue #24). Each package with init code costs CPU at every
-// start and faults in a window of the binary's text; tables, patterns and
-// values are built on first use (internal/lazy) or laid out by the
-// compiler. The runtime's inittrace names every package whose init ran.
+// packages but internal/stack, and that one before regexp (issue #24).
+// Each package with init code costs CPU at every start and faults in a
+// window of the binary's text; tables, patterns and values are built on
+// first use (internal/lazy) or laid out by the compiler. The runtime's inittrace names every package whose init ran.
 func TestVersionRunsNoCastorInit(t *testing.T) {
 	t.Parallel()
 	if os.Getenv(e2etest.CoverDirEnv) != "" {

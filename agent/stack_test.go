@@ -1,0 +1,65 @@
+package agent
+
+import (
+	"context"
+	"testing"
+	"unsafe"
+
+	"google.golang.org/genai"
+
+	"github.com/castor-dev/castor/internal/stack"
+	"github.com/castor-dev/castor/policy"
+	"github.com/castor-dev/castor/tool"
+)
+
+// deepFrames uses some 1 KB of stack per level.
+//
+//go:noinline
+func deepFrames(n int) byte {
+	var pad [1000]byte
+	pad[n%len(pad)] = byte(n)
+	if n == 0 {
+		return pad[0]
+	}
+	return deepFrames(n-1) + pad[n%len(pad)]
+}
+
+// stackTool reports whether its call's stack moved (was copied to grow)
+// while it ran calls needing most of stack.Size.
+type stackTool struct{ moved chan bool }
+
+func (t stackTool) Name() string                                 { return "deep" }
+func (t stackTool) DisplayName() string                          { return "deep" }
+func (t stackTool) Description() string                          { return "deep" }
+func (t stackTool) Kind() tool.Kind                              { return tool.KindRead }
+func (t stackTool) Schema() map[string]any                       { return map[string]any{"type": "object"} }
+func (t stackTool) Build(args map[string]any) (tool.Call, error) { return stackCall(t), nil }
+
+type stackCall stackTool
+
+func (c stackCall) Describe() string { return "deep" }
+func (c stackCall) Confirmation(ctx context.Context) (*tool.ConfirmationDetails, error) {
+	return nil, nil
+}
+func (c stackCall) Execute(ctx context.Context, out func(string)) *tool.Result {
+	var x byte
+	before := uintptr(unsafe.Pointer(&x))
+	deepFrames(stack.Size / 1024 * 5 / 8)
+	c.moved <- before != uintptr(unsafe.Pointer(&x))
+	return tool.Text("ok")
+}
+
+// TestToolsRunOnAGrownStack: a tool's call runs on a goroutine whose stack
+// was grown before the tool started (internal/stack), so calls needing
+// most of stack.Size do not copy it under the tool's frames (issue #24).
+func TestToolsRunOnAGrownStack(t *testing.T) {
+	deep := stackTool{moved: make(chan bool, 1)}
+	m := &scripted{turns: [][]*genai.Part{{call("deep", nil)}, {{Text: "done"}}}}
+	s := newTestSession(m, policy.ModeYolo, false, deep)
+	if _, err := collect(t, s.Send(context.Background(), genai.NewPartFromText("go"))); err != nil {
+		t.Fatal(err)
+	}
+	if <-deep.moved {
+		t.Error("the tool's stack was copied while it ran: its goroutine did not grow it first")
+	}
+}
