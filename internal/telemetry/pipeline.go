@@ -458,8 +458,13 @@ func (b *batcher[T]) run() {
 	for {
 		select {
 		case <-b.stop:
+			// A failure here is said as one while running is (the
+			// SDK's batch processors did), and Shutdown returns it.
 			for batch := b.take(); batch != nil; batch = b.take() {
-				b.finalErr = errors.Join(b.finalErr, b.send(b.final, batch))
+				if err := b.send(b.final, batch); err != nil {
+					b.failed(err)
+					b.finalErr = errors.Join(b.finalErr, err)
+				}
 			}
 			return
 		case <-t.C:

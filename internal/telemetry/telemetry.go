@@ -103,9 +103,15 @@ func Start(ctx context.Context, cfg Config, info Info) (*Telemetry, error) {
 	if err != nil {
 		return nil, err
 	}
-	// A failed export while Castor runs is said once (exportFailed), as
-	// a warning where the session's go: never a log line of its own on
-	// stderr, which would garble the interactive terminal's screen.
+	t.run(ctx, st, spans, logs, metrics)
+	return t, nil
+}
+
+// run starts the pipeline on the exporters. A failed export while
+// Castor runs is said once (exportFailed), as a warning where the
+// session's go: never a log line of its own on stderr, which would
+// garble the interactive terminal's screen.
+func (t *Telemetry) run(ctx context.Context, st envSettings, spans spanExporter, logs logExporter, metrics metricExporter) {
 	scope := otlp.Scope{Name: scopeName}
 	t.exports.spans, t.exports.logs, t.exports.metrics = spans, logs, metrics
 	t.tracer = &tracer{res: st.res, scope: scope, sampler: st.sampler,
@@ -114,7 +120,6 @@ func Start(ctx context.Context, cfg Config, info Info) (*Telemetry, error) {
 	t.meter = newMeter(metrics, st.res, scope, st, t.exportFailed)
 	t.m.init(t.meter)
 	t.m.sessions.Add(ctx, 1, t.common("")...)
-	return t, nil
 }
 
 // SetWarn sends the pipeline's warnings to w from now on (nil: dropped).
