@@ -246,7 +246,7 @@ func TestReadSettings(t *testing.T) {
 		s := readSettings(func(k string) string { return tt.env[k] }, "2.0", func(w string) { warnings = append(warnings, w) })
 		var kv []string
 		for _, a := range s.res.Set().ToSlice() {
-			kv = append(kv, string(a.Key)+"="+a.Value.Emit())
+			kv = append(kv, string(a.Key)+"="+a.Value.String())
 		}
 		if got := strings.Join(kv, ","); got != tt.resource {
 			t.Errorf("%v: resource %s, want %s", tt.env, got, tt.resource)
