@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/metric"
 
 	"github.com/castor-dev/castor/agent"
 )
@@ -59,6 +58,6 @@ func (t *Telemetry) agentCalled(ctx context.Context, sessionID string, c *agent.
 	reason := terminateReason(c)
 	t.emit(ctx, eventAgentFinish, sessionID, fmt.Sprintf("Agent %s finished. Reason: %s. Duration: %dms.", name, reason, ms), end,
 		append(id, attribute.Int64("duration_ms", ms), attribute.String("terminate_reason", reason))...)
-	t.m.agentRuns.Add(ctx, 1, metric.WithAttributes(append(common, attribute.String("agent_name", name), attribute.String("terminate_reason", reason))...))
-	t.m.agentDuration.Record(ctx, ms, metric.WithAttributes(append(common, attribute.String("agent_name", name))...))
+	t.m.agentRuns.Add(ctx, 1, append(common, attribute.String("agent_name", name), attribute.String("terminate_reason", reason))...)
+	t.m.agentDuration.Record(ctx, ms, append(common, attribute.String("agent_name", name))...)
 }

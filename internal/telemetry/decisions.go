@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/metric"
 
 	"github.com/castor-dev/castor/agent"
 )
@@ -29,7 +28,7 @@ func (t *Telemetry) Compressed(ctx context.Context, sessionID string, info agent
 		attribute.Int("tokens_after", int(info.NewTokens)),
 	}
 	t.emit(ctx, eventChatCompression, sessionID, fmt.Sprintf("Chat compression (Saved %d tokens)", info.OriginalTokens-info.NewTokens), time.Now(), kv...)
-	t.m.compressions.Add(ctx, 1, metric.WithAttributes(append(t.common(sessionID), kv...)...))
+	t.m.compressions.Add(ctx, 1, append(t.common(sessionID), kv...)...)
 }
 
 // Routed logs gemini_cli.model_routing and records the decision's
@@ -57,9 +56,9 @@ func (t *Telemetry) Routed(ctx context.Context, r *agent.ObservedRouting) {
 	if r.Reasoning != "" {
 		mkv = append(mkv, attribute.String("routing.reasoning", truncate(r.Reasoning)))
 	}
-	t.m.routingLatency.Record(ctx, ms, metric.WithAttributes(mkv...))
+	t.m.routingLatency.Record(ctx, ms, mkv...)
 	if r.Err != nil {
-		t.m.routingFailures.Add(ctx, 1, metric.WithAttributes(append(mkv, attribute.String("routing.error_message", truncate(r.Err.Error())))...))
+		t.m.routingFailures.Add(ctx, 1, append(mkv, attribute.String("routing.error_message", truncate(r.Err.Error())))...)
 	}
 }
 

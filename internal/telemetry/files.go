@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/metric"
 
 	"github.com/castor-dev/castor/agent"
 )
@@ -72,8 +71,8 @@ func (t *Telemetry) fileCalled(ctx context.Context, sessionID string, c *agent.T
 			n    int
 		}{{"added", st.ModelAddedLines}, {"removed", st.ModelRemovedLines}} {
 			if ch.n > 0 {
-				t.m.linesChanged.Add(ctx, int64(ch.n), metric.WithAttributes(append(common,
-					attribute.String("type", ch.kind), attribute.String("function_name", c.Name))...))
+				t.m.linesChanged.Add(ctx, int64(ch.n), append(common,
+					attribute.String("type", ch.kind), attribute.String("function_name", c.Name))...)
 			}
 		}
 	}
@@ -91,7 +90,7 @@ func (t *Telemetry) fileCalled(ctx context.Context, sessionID string, c *agent.T
 	}
 	t.emit(ctx, eventFileOperation, sessionID, fmt.Sprintf("File operation: %s. Lines: %d.", op, lines), end,
 		append([]attribute.KeyValue{attribute.String("tool_name", c.Name)}, kv...)...)
-	t.m.fileOps.Add(ctx, 1, metric.WithAttributes(append(common, kv...)...))
+	t.m.fileOps.Add(ctx, 1, append(common, kv...)...)
 }
 
 // mimeType is the file type of an extension, without parameters

@@ -11,13 +11,10 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
-	otellog "go.opentelemetry.io/otel/log"
-	"go.opentelemetry.io/otel/metric"
-	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/genai"
 
 	"github.com/castor-dev/castor/agent"
+	"github.com/castor-dev/castor/internal/telemetry/otlp"
 	"github.com/castor-dev/castor/model"
 )
 
@@ -56,33 +53,38 @@ const (
 	maxAttr = 10000
 )
 
+// instruments are Castor's counters and histograms, as Gemini CLI's.
 type instruments struct {
-	sessions, apiRequests, tokens, toolCalls metric.Int64Counter
-	fileOps, linesChanged, agentRuns         metric.Int64Counter
-	compressions, routingFailures            metric.Int64Counter
-	agentDuration, routingLatency            metric.Int64Histogram
-	apiLatency, toolLatency, genAITokens     metric.Int64Histogram
-	genAIDuration                            metric.Float64Histogram
+	sessions, apiRequests, tokens, toolCalls *instrument[int64]
+	fileOps, linesChanged, agentRuns         *instrument[int64]
+	compressions, routingFailures            *instrument[int64]
+	agentDuration, routingLatency            *instrument[int64]
+	apiLatency, toolLatency, genAITokens     *instrument[int64]
+	genAIDuration                            *instrument[float64]
 }
 
-func (m *instruments) init(meter metric.Meter) error {
-	var errs [15]error
-	m.sessions, errs[0] = meter.Int64Counter(metricSessionCount, metric.WithDescription("Count of CLI sessions started."))
-	m.apiRequests, errs[1] = meter.Int64Counter(metricAPIRequestCount, metric.WithDescription("Counts API requests, tagged by model and status."))
-	m.apiLatency, errs[2] = meter.Int64Histogram(metricAPIRequestLat, metric.WithDescription("Latency of API requests in milliseconds."), metric.WithUnit("ms"))
-	m.tokens, errs[3] = meter.Int64Counter(metricTokenUsage, metric.WithDescription("Counts the total number of tokens used."))
-	m.toolCalls, errs[4] = meter.Int64Counter(metricToolCallCount, metric.WithDescription("Counts tool calls, tagged by function name and success."))
-	m.toolLatency, errs[5] = meter.Int64Histogram(metricToolCallLatency, metric.WithDescription("Latency of tool calls in milliseconds."), metric.WithUnit("ms"))
-	m.genAITokens, errs[6] = meter.Int64Histogram(metricGenAITokenUsage, metric.WithDescription("Number of input and output tokens used."), metric.WithUnit("token"))
-	m.genAIDuration, errs[7] = meter.Float64Histogram(metricGenAIOpDuration, metric.WithDescription("GenAI operation duration."), metric.WithUnit("s"))
-	m.fileOps, errs[8] = meter.Int64Counter(metricFileOperations, metric.WithDescription("Counts file operations (create, read, update)."))
-	m.linesChanged, errs[9] = meter.Int64Counter(metricLinesChanged, metric.WithDescription("Number of lines changed (from file diffs)."))
-	m.agentRuns, errs[10] = meter.Int64Counter(metricAgentRuns, metric.WithDescription("Counts agent runs, tagged by name and termination reason."))
-	m.agentDuration, errs[11] = meter.Int64Histogram(metricAgentMillis, metric.WithDescription("Duration of agent runs in milliseconds."), metric.WithUnit("ms"))
-	m.compressions, errs[12] = meter.Int64Counter(eventChatCompression, metric.WithDescription("Counts chat compression events."))
-	m.routingLatency, errs[13] = meter.Int64Histogram(metricRoutingLatency, metric.WithDescription("Latency of model routing decisions in milliseconds."), metric.WithUnit("ms"))
-	m.routingFailures, errs[14] = meter.Int64Counter(metricRoutingFailures, metric.WithDescription("Counts model routing failures."))
-	return errors.Join(errs[:]...)
+func (m *instruments) init(mt *meter) {
+	counter := func(name, desc string) *instrument[int64] {
+		return newInstrument[int64](mt, otlp.KindCounter, name, desc, "")
+	}
+	histogram := func(name, desc, unit string) *instrument[int64] {
+		return newInstrument[int64](mt, otlp.KindHistogram, name, desc, unit)
+	}
+	m.sessions = counter(metricSessionCount, "Count of CLI sessions started.")
+	m.apiRequests = counter(metricAPIRequestCount, "Counts API requests, tagged by model and status.")
+	m.apiLatency = histogram(metricAPIRequestLat, "Latency of API requests in milliseconds.", "ms")
+	m.tokens = counter(metricTokenUsage, "Counts the total number of tokens used.")
+	m.toolCalls = counter(metricToolCallCount, "Counts tool calls, tagged by function name and success.")
+	m.toolLatency = histogram(metricToolCallLatency, "Latency of tool calls in milliseconds.", "ms")
+	m.genAITokens = histogram(metricGenAITokenUsage, "Number of input and output tokens used.", "token")
+	m.genAIDuration = newInstrument[float64](mt, otlp.KindHistogram, metricGenAIOpDuration, "GenAI operation duration.", "s")
+	m.fileOps = counter(metricFileOperations, "Counts file operations (create, read, update).")
+	m.linesChanged = counter(metricLinesChanged, "Number of lines changed (from file diffs).")
+	m.agentRuns = counter(metricAgentRuns, "Counts agent runs, tagged by name and termination reason.")
+	m.agentDuration = histogram(metricAgentMillis, "Duration of agent runs in milliseconds.", "ms")
+	m.compressions = counter(eventChatCompression, "Counts chat compression events.")
+	m.routingLatency = histogram(metricRoutingLatency, "Latency of model routing decisions in milliseconds.", "ms")
+	m.routingFailures = counter(metricRoutingFailures, "Counts model routing failures.")
 }
 
 // common are the attributes of every datum (Gemini CLI's
@@ -99,27 +101,21 @@ func (t *Telemetry) common(sessionID string) []attribute.KeyValue {
 }
 
 // span starts a span with the attributes Gemini CLI gives every one.
-func (t *Telemetry) span(ctx context.Context, op, sessionID string, start time.Time, kv ...attribute.KeyValue) (context.Context, trace.Span) {
+func (t *Telemetry) span(ctx context.Context, op, sessionID string, start time.Time, kv ...attribute.KeyValue) (context.Context, *span) {
 	kv = append(kv,
 		attribute.String("gen_ai.operation.name", op),
 		attribute.String("gen_ai.agent.name", ServiceName),
 		attribute.String("gen_ai.conversation.id", sessionID),
 	)
-	return t.tracer.Start(ctx, op, trace.WithTimestamp(start), trace.WithAttributes(kv...))
+	return t.tracer.start(ctx, op, start, kv)
 }
 
 // emit sends one event log record named as Gemini CLI names it.
 func (t *Telemetry) emit(ctx context.Context, name, sessionID, body string, at time.Time, kv ...attribute.KeyValue) {
-	var r otellog.Record
-	r.SetEventName(name)
-	r.SetTimestamp(at)
-	r.SetObservedTimestamp(time.Now())
-	r.SetSeverity(otellog.SeverityInfo)
-	r.SetBody(attribute.StringValue(body))
-	r.AddAttributes(t.common(sessionID)...)
-	r.AddAttributes(attribute.String("event.name", name), attribute.String("event.timestamp", at.UTC().Format(time.RFC3339Nano)))
-	r.AddAttributes(kv...)
-	t.logger.Emit(ctx, r)
+	r := &otlp.LogRecord{EventName: name, Timestamp: at, ObservedTimestamp: time.Now(),
+		Severity: otlp.SeverityInfo, Body: attribute.StringValue(body)}
+	all := append(t.common(sessionID), attribute.String("event.name", name), attribute.String("event.timestamp", at.UTC().Format(time.RFC3339Nano)))
+	t.logger.emit(ctx, r, append(all, kv...))
 }
 
 // TurnStarted opens the turn's user_prompt span and logs
@@ -154,10 +150,10 @@ func (t *Telemetry) TurnStarted(ctx context.Context, turn *agent.ObservedTurn) (
 			sp.SetAttributes(attribute.String("castor.turn.end_reason", string(reason)))
 		}
 		if err != nil {
-			sp.RecordError(err)
-			sp.SetStatus(codes.Error, err.Error())
+			sp.RecordError(err, time.Time{})
+			sp.SetError(err.Error())
 		}
-		sp.End()
+		sp.End(time.Time{})
 	}
 }
 
@@ -209,10 +205,10 @@ func (t *Telemetry) ModelCalled(ctx context.Context, m *agent.ObservedModelCall)
 	}
 	_, sp := t.span(ctx, opLLMCall, m.SessionID, m.Start, kv...)
 	if m.Err != nil {
-		sp.RecordError(m.Err, trace.WithTimestamp(end))
-		sp.SetStatus(codes.Error, m.Err.Error())
+		sp.RecordError(m.Err, end)
+		sp.SetError(m.Err.Error())
 	}
-	sp.End(trace.WithTimestamp(end))
+	sp.End(end)
 
 	common := t.common(m.SessionID)
 	ms := m.Duration.Milliseconds()
@@ -243,10 +239,10 @@ func (t *Telemetry) ModelCalled(ctx context.Context, m *agent.ObservedModelCall)
 		t.emit(ctx, eventAPIError, m.SessionID,
 			fmt.Sprintf("API error for %s. Error: %s. Duration: %dms.", respModel, m.Err.Error(), ms), end,
 			append(errAttrs, auth...)...)
-		t.m.apiRequests.Add(ctx, 1, metric.WithAttributes(append(common,
-			attribute.String("model", respModel), status, attribute.String("error_type", errType))...))
-		t.m.apiLatency.Record(ctx, ms, metric.WithAttributes(append(common, attribute.String("model", respModel))...))
-		t.m.genAIDuration.Record(ctx, m.Duration.Seconds(), metric.WithAttributes(append(append(common, genAI...), attribute.String("error.type", errType))...))
+		t.m.apiRequests.Add(ctx, 1, append(common,
+			attribute.String("model", respModel), status, attribute.String("error_type", errType))...)
+		t.m.apiLatency.Record(ctx, ms, append(common, attribute.String("model", respModel))...)
+		t.m.genAIDuration.Record(ctx, m.Duration.Seconds(), append(append(common, genAI...), attribute.String("error.type", errType))...)
 		return
 	}
 	var u genai.GenerateContentResponseUsageMetadata
@@ -272,9 +268,9 @@ func (t *Telemetry) ModelCalled(ctx context.Context, m *agent.ObservedModelCall)
 		resp = append(resp, attribute.String("response_text", m.ResponseText))
 	}
 	t.emit(ctx, eventAPIResponse, m.SessionID, fmt.Sprintf("API response from %s. Status: 200. Duration: %dms.", respModel, ms), end, resp...)
-	t.m.apiRequests.Add(ctx, 1, metric.WithAttributes(append(common, attribute.String("model", respModel), attribute.Int("status_code", 200))...))
-	t.m.apiLatency.Record(ctx, ms, metric.WithAttributes(append(common, attribute.String("model", respModel))...))
-	t.m.genAIDuration.Record(ctx, m.Duration.Seconds(), metric.WithAttributes(append(common, genAI...)...))
+	t.m.apiRequests.Add(ctx, 1, append(common, attribute.String("model", respModel), attribute.Int("status_code", 200))...)
+	t.m.apiLatency.Record(ctx, ms, append(common, attribute.String("model", respModel))...)
+	t.m.genAIDuration.Record(ctx, m.Duration.Seconds(), append(common, genAI...)...)
 	for _, tk := range []struct {
 		kind string
 		n    int32
@@ -282,9 +278,9 @@ func (t *Telemetry) ModelCalled(ctx context.Context, m *agent.ObservedModelCall)
 		{"input", u.PromptTokenCount}, {"output", u.CandidatesTokenCount}, {"cache", u.CachedContentTokenCount},
 		{"thought", u.ThoughtsTokenCount}, {"tool", u.ToolUsePromptTokenCount},
 	} {
-		t.m.tokens.Add(ctx, int64(tk.n), metric.WithAttributes(append(common, attribute.String("model", respModel), attribute.String("type", tk.kind))...))
+		t.m.tokens.Add(ctx, int64(tk.n), append(common, attribute.String("model", respModel), attribute.String("type", tk.kind))...)
 		if tk.kind == "input" || tk.kind == "output" {
-			t.m.genAITokens.Record(ctx, int64(tk.n), metric.WithAttributes(append(append(common, genAI...), attribute.String("gen_ai.token.type", tk.kind))...))
+			t.m.genAITokens.Record(ctx, int64(tk.n), append(append(common, genAI...), attribute.String("gen_ai.token.type", tk.kind))...)
 		}
 	}
 }
@@ -326,9 +322,9 @@ func (t *Telemetry) ToolCalled(ctx context.Context, o *agent.ObservedToolCall) {
 		errMsg, errType = c.Result.Error.Message, string(c.Result.Error.Type)
 	}
 	if !success {
-		sp.SetStatus(codes.Error, orDefault(errMsg, string(c.Status)))
+		sp.SetError(orDefault(errMsg, string(c.Status)))
 	}
-	sp.End(trace.WithTimestamp(end))
+	sp.End(end)
 
 	ms := end.Sub(start).Milliseconds()
 	at := []attribute.KeyValue{
@@ -364,8 +360,8 @@ func (t *Telemetry) ToolCalled(ctx context.Context, o *agent.ObservedToolCall) {
 	if o.Decision != "" {
 		count = append(count, attribute.String("decision", o.Decision))
 	}
-	t.m.toolCalls.Add(ctx, 1, metric.WithAttributes(count...))
-	t.m.toolLatency.Record(ctx, ms, metric.WithAttributes(append(common, attribute.String("function_name", c.Name))...))
+	t.m.toolCalls.Add(ctx, 1, count...)
+	t.m.toolLatency.Record(ctx, ms, append(common, attribute.String("function_name", c.Name))...)
 	t.fileCalled(ctx, o.SessionID, c, end, common)
 	t.agentCalled(ctx, o.SessionID, c, start, end, common)
 }

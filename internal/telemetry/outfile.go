@@ -11,23 +11,16 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
-	otellog "go.opentelemetry.io/otel/log"
-	"go.opentelemetry.io/otel/sdk/instrumentation"
-	sdklog "go.opentelemetry.io/otel/sdk/log"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
-	"go.opentelemetry.io/otel/sdk/metric/metricdata"
-	"go.opentelemetry.io/otel/sdk/resource"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/trace"
+
+	"github.com/castor-dev/castor/internal/telemetry/otlp"
 )
 
 // The file target's exporters write what OpenTelemetry Go's stdout
 // exporters (stdouttrace, stdoutmetric, stdoutlog) wrote before Castor
 // had its own: the SDK's values as encoding/json renders them, one JSON
 // object a line, field for field (testdata/outfile.golden pins the
-// bytes; users' tools read these files). Castor's own three types keep
-// those modules, and the init work of their self-observability packages,
-// out of every run.
+// bytes; users' tools read these files). Castor's data types (package
+// otlp) have the SDK's fields and JSON forms.
 
 // jsonLines is the one encoder the three exporters share: each value is
 // one Encode, so one Write of a whole line, which the file's O_APPEND
@@ -48,38 +41,22 @@ func (j *jsonLines) encode(v any) error {
 	return j.enc.Encode(v)
 }
 
-// fileSpans is the file target's sdktrace.SpanExporter.
+// fileSpans is the file target's span exporter.
 type fileSpans struct {
 	out     *jsonLines
 	stopped atomic.Bool // set by Shutdown
 }
 
-// spanJSON is a span as the stdout exporter wrote it (the fields of the
-// SDK's tracetest.SpanStub, in its order, the scope twice under its old
-// name too).
+// spanJSON is a span as the stdout exporter wrote it: the scope twice,
+// under its old name too.
 type spanJSON struct {
-	Name                   string
-	SpanContext            trace.SpanContext
-	Parent                 trace.SpanContext
-	SpanKind               trace.SpanKind
-	StartTime              time.Time
-	EndTime                time.Time
-	Attributes             []attribute.KeyValue
-	Events                 []sdktrace.Event
-	Links                  []sdktrace.Link
-	Status                 sdktrace.Status
-	DroppedAttributes      int
-	DroppedEvents          int
-	DroppedLinks           int
-	ChildSpanCount         int
-	Resource               *resource.Resource
-	InstrumentationScope   instrumentation.Scope
-	InstrumentationLibrary instrumentation.Scope
+	*otlp.Span
+	InstrumentationLibrary otlp.Scope
 }
 
 // ExportSpans writes each span as a line; after Shutdown it writes
 // nothing and says nothing, as the stdout exporter did.
-func (e *fileSpans) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
+func (e *fileSpans) ExportSpans(ctx context.Context, spans []*otlp.Span) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -88,30 +65,10 @@ func (e *fileSpans) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySp
 	}
 	var errs error
 	for i, s := range spans {
-		scope := s.InstrumentationScope()
-		v := spanJSON{
-			Name:                   s.Name(),
-			SpanContext:            s.SpanContext(),
-			Parent:                 s.Parent(),
-			SpanKind:               s.SpanKind(),
-			StartTime:              s.StartTime(),
-			EndTime:                s.EndTime(),
-			Attributes:             s.Attributes(),
-			Events:                 s.Events(),
-			Links:                  s.Links(),
-			Status:                 s.Status(),
-			DroppedAttributes:      s.DroppedAttributes(),
-			DroppedEvents:          s.DroppedEvents(),
-			DroppedLinks:           s.DroppedLinks(),
-			ChildSpanCount:         s.ChildSpanCount(),
-			Resource:               s.Resource(),
-			InstrumentationScope:   scope,
-			InstrumentationLibrary: scope,
-		}
 		// By pointer, as stdouttrace encoded it: the scope's
 		// attribute.Set is then written by its MarshalJSON (null when
 		// empty); metrics, encoded by pointer too, are alike.
-		if err := e.out.encode(&v); err != nil {
+		if err := e.out.encode(&spanJSON{Span: s, InstrumentationLibrary: s.InstrumentationScope}); err != nil {
 			errs = errors.Join(errs, fmt.Errorf("failed to encode span %d: %w", i, err))
 		}
 	}
@@ -124,10 +81,7 @@ func (e *fileSpans) Shutdown(context.Context) error {
 	return nil
 }
 
-// errFileShutdown is what metrics exported after Shutdown get.
-var errFileShutdown = errors.New("exporter shutdown")
-
-// fileMetrics is the file target's sdkmetric.Exporter: cumulative
+// fileMetrics is the file target's metric exporter: cumulative
 // temporality and the default aggregations, as the stdout exporter's
 // defaults were.
 type fileMetrics struct {
@@ -135,29 +89,29 @@ type fileMetrics struct {
 	stopped atomic.Bool // set by Shutdown
 }
 
-// Temporality is the SDK's default for every kind.
-func (e *fileMetrics) Temporality(k sdkmetric.InstrumentKind) metricdata.Temporality {
-	return sdkmetric.DefaultTemporalitySelector(k)
+// Temporality is cumulative for every kind.
+func (e *fileMetrics) Temporality(otlp.InstrumentKind) otlp.Temporality {
+	return otlp.CumulativeTemporality
 }
 
 // Aggregation is the SDK's default for every kind.
-func (e *fileMetrics) Aggregation(k sdkmetric.InstrumentKind) sdkmetric.Aggregation {
-	return sdkmetric.DefaultAggregationSelector(k)
+func (e *fileMetrics) Aggregation(k otlp.InstrumentKind) otlp.Aggregation {
+	if k == otlp.KindHistogram {
+		return otlp.AggregationExplicitHistogram
+	}
+	return otlp.AggregationSum
 }
 
 // Export writes the whole collection as one line.
-func (e *fileMetrics) Export(ctx context.Context, data *metricdata.ResourceMetrics) error {
+func (e *fileMetrics) Export(ctx context.Context, data *otlp.ResourceMetrics) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	if e.stopped.Load() {
-		return errFileShutdown
+		return otlp.ErrExporterShutdown
 	}
 	return e.out.encode(data)
 }
-
-// ForceFlush has nothing to do: every Export is written at once.
-func (e *fileMetrics) ForceFlush(context.Context) error { return nil }
 
 // Shutdown makes later exports fail.
 func (e *fileMetrics) Shutdown(context.Context) error {
@@ -165,7 +119,7 @@ func (e *fileMetrics) Shutdown(context.Context) error {
 	return nil
 }
 
-// fileLogs is the file target's sdklog.Exporter.
+// fileLogs is the file target's log exporter.
 type fileLogs struct {
 	out     *jsonLines
 	stopped atomic.Bool // set by Shutdown
@@ -176,49 +130,45 @@ type recordJSON struct {
 	Timestamp         *time.Time `json:",omitempty"`
 	ObservedTimestamp *time.Time `json:",omitempty"`
 	EventName         string     `json:",omitempty"`
-	Severity          otellog.Severity
+	Severity          otlp.Severity
 	SeverityText      string
 	Body              attribute.Value
 	Attributes        []attribute.KeyValue
-	TraceID           trace.TraceID
-	SpanID            trace.SpanID
-	TraceFlags        trace.TraceFlags
-	Resource          *resource.Resource
-	Scope             instrumentation.Scope
+	TraceID           otlp.TraceID
+	SpanID            otlp.SpanID
+	TraceFlags        otlp.TraceFlags
+	Resource          *otlp.Resource
+	Scope             otlp.Scope
 	DroppedAttributes int
 }
 
-// Export writes each record as a line; after Shutdown it fails with the
-// SDK's ErrExporterShutdown.
-func (e *fileLogs) Export(ctx context.Context, records []sdklog.Record) error {
+// Export writes each record as a line; after Shutdown it fails.
+func (e *fileLogs) Export(ctx context.Context, records []*otlp.LogRecord) error {
 	if e.stopped.Load() {
-		return sdklog.ErrExporterShutdown
+		return otlp.ErrExporterShutdown
 	}
-	for i := range records {
+	for _, r := range records {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		r := &records[i]
-		ts, observed := r.Timestamp(), r.ObservedTimestamp()
 		v := recordJSON{
-			Timestamp:         &ts,
-			ObservedTimestamp: &observed,
-			EventName:         r.EventName(),
-			Severity:          r.Severity(),
-			SeverityText:      r.SeverityText(),
-			Body:              r.Body(),
-			Attributes:        make([]attribute.KeyValue, 0, r.AttributesLen()),
-			TraceID:           r.TraceID(),
-			SpanID:            r.SpanID(),
-			TraceFlags:        r.TraceFlags(),
-			Resource:          r.Resource(),
-			Scope:             r.InstrumentationScope(),
-			DroppedAttributes: r.DroppedAttributes(),
+			Timestamp:         &r.Timestamp,
+			ObservedTimestamp: &r.ObservedTimestamp,
+			EventName:         r.EventName,
+			Severity:          r.Severity,
+			SeverityText:      r.SeverityText,
+			Body:              r.Body,
+			Attributes:        r.Attributes,
+			TraceID:           r.TraceID,
+			SpanID:            r.SpanID,
+			TraceFlags:        r.TraceFlags,
+			Resource:          r.Resource,
+			Scope:             r.Scope,
+			DroppedAttributes: r.DroppedAttributes,
 		}
-		r.WalkAttributes(func(kv attribute.KeyValue) bool {
-			v.Attributes = append(v.Attributes, kv)
-			return true
-		})
+		if v.Attributes == nil {
+			v.Attributes = []attribute.KeyValue{}
+		}
 		// By value, as stdoutlog encoded it: the scope's attribute.Set
 		// then is not addressable, so its (*Set).MarshalJSON is not
 		// called and it is written as {} (by pointer it would be null).
@@ -228,9 +178,6 @@ func (e *fileLogs) Export(ctx context.Context, records []sdklog.Record) error {
 	}
 	return nil
 }
-
-// ForceFlush has nothing to do: every Export is written at once.
-func (e *fileLogs) ForceFlush(context.Context) error { return nil }
 
 // Shutdown makes later exports fail.
 func (e *fileLogs) Shutdown(context.Context) error {

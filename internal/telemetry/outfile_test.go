@@ -11,16 +11,8 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
-	otellog "go.opentelemetry.io/otel/log"
-	"go.opentelemetry.io/otel/sdk/instrumentation"
-	sdklog "go.opentelemetry.io/otel/sdk/log"
-	"go.opentelemetry.io/otel/sdk/log/logtest"
-	"go.opentelemetry.io/otel/sdk/metric/metricdata"
-	"go.opentelemetry.io/otel/sdk/resource"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/sdk/trace/tracetest"
-	"go.opentelemetry.io/otel/trace"
+
+	"github.com/castor-dev/castor/internal/telemetry/otlp"
 )
 
 // update rewrites the golden files from what the exporters write.
@@ -39,14 +31,14 @@ func TestOutfileGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	res := resource.NewSchemaless(attribute.String("service.name", ServiceName), attribute.String("service.version", "1.2.3"))
-	scope := instrumentation.Scope{Name: scopeName, Version: "v1"}
+	res := otlp.NewResource("", attribute.String("service.name", ServiceName), attribute.String("service.version", "1.2.3"))
+	scope := otlp.Scope{Name: scopeName, Version: "v1"}
 	t0 := time.Date(2026, 12, 7, 12, 0, 0, 123456789, time.UTC)
-	tid := trace.TraceID{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}
-	sid := trace.SpanID{0xa1, 0xb2, 0xc3, 0xd4, 0xe5, 0xf6, 0x07, 0x18}
-	psid := trace.SpanID{8, 7, 6, 5, 4, 3, 2, 1}
-	sc := trace.NewSpanContext(trace.SpanContextConfig{TraceID: tid, SpanID: sid, TraceFlags: trace.FlagsSampled})
-	parent := trace.NewSpanContext(trace.SpanContextConfig{TraceID: tid, SpanID: psid, TraceFlags: trace.FlagsSampled, Remote: true})
+	tid := otlp.TraceID{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}
+	sid := otlp.SpanID{0xa1, 0xb2, 0xc3, 0xd4, 0xe5, 0xf6, 0x07, 0x18}
+	psid := otlp.SpanID{8, 7, 6, 5, 4, 3, 2, 1}
+	sc := otlp.SpanContext{TraceID: tid, SpanID: sid, TraceFlags: otlp.FlagsSampled}
+	parent := otlp.SpanContext{TraceID: tid, SpanID: psid, TraceFlags: otlp.FlagsSampled, Remote: true}
 	attrs := []attribute.KeyValue{
 		attribute.String("s", "quote \" <tag> & é \u2028"),
 		attribute.Bool("b", true),
@@ -57,40 +49,40 @@ func TestOutfileGolden(t *testing.T) {
 		attribute.Float64Slice("fs", []float64{1.5}),
 		attribute.BoolSlice("bs", []bool{false}),
 	}
-	span := tracetest.SpanStub{
-		Name: "tool_call", SpanContext: sc, Parent: parent, SpanKind: trace.SpanKindInternal,
+	span := &otlp.Span{
+		Name: "tool_call", SpanContext: sc, Parent: parent, SpanKind: otlp.SpanKindInternal,
 		StartTime: t0, EndTime: t0.Add(1500 * time.Millisecond), Attributes: attrs,
-		Events: []sdktrace.Event{{Name: "exception", Attributes: attrs[:2], Time: t0.Add(time.Second), DroppedAttributeCount: 1}},
-		Links:  []sdktrace.Link{{SpanContext: parent, Attributes: attrs[2:3]}},
-		Status: sdktrace.Status{Code: codes.Error, Description: "it broke"}, DroppedAttributes: 2, ChildSpanCount: 3,
+		Events: []otlp.Event{{Name: "exception", Attributes: attrs[:2], Time: t0.Add(time.Second), DroppedAttributeCount: 1}},
+		Links:  []otlp.Link{{SpanContext: parent, Attributes: attrs[2:3]}},
+		Status: otlp.Status{Code: otlp.StatusError, Description: "it broke"}, DroppedAttributes: 2, ChildSpanCount: 3,
 		Resource: res, InstrumentationScope: scope,
 	}
-	bare := tracetest.SpanStub{Name: "user_prompt"}
-	if err := spans.ExportSpans(ctx, tracetest.SpanStubs{span, bare}.Snapshots()); err != nil {
+	bare := &otlp.Span{Name: "user_prompt"}
+	if err := spans.ExportSpans(ctx, []*otlp.Span{span, bare}); err != nil {
 		t.Fatal(err)
 	}
 	set := attribute.NewSet(attrs[0], attrs[2])
-	rm := &metricdata.ResourceMetrics{Resource: res, ScopeMetrics: []metricdata.ScopeMetrics{{Scope: scope, Metrics: []metricdata.Metrics{
-		{Name: "gemini_cli.session.count", Description: "Count of CLI sessions started.", Unit: "1", Data: metricdata.Sum[int64]{
-			DataPoints:  []metricdata.DataPoint[int64]{{Attributes: set, StartTime: t0, Time: t0.Add(time.Minute), Value: 1}},
-			Temporality: metricdata.CumulativeTemporality, IsMonotonic: true}},
-		{Name: "gemini_cli.api.request.latency", Unit: "ms", Data: metricdata.Histogram[float64]{
-			DataPoints: []metricdata.HistogramDataPoint[float64]{{Attributes: set, StartTime: t0, Time: t0, Count: 2,
-				Bounds: []float64{0, 5, 10}, BucketCounts: []uint64{0, 1, 1, 0}, Min: metricdata.NewExtrema(3.5), Sum: 12}},
-			Temporality: metricdata.DeltaTemporality}},
-		{Name: "g", Data: metricdata.Gauge[float64]{DataPoints: []metricdata.DataPoint[float64]{{Value: 0.5}}}},
+	rm := &otlp.ResourceMetrics{Resource: res, ScopeMetrics: []otlp.ScopeMetrics{{Scope: scope, Metrics: []otlp.Metrics{
+		{Name: "gemini_cli.session.count", Description: "Count of CLI sessions started.", Unit: "1", Data: otlp.Sum[int64]{
+			DataPoints:  []otlp.DataPoint[int64]{{Attributes: set, StartTime: t0, Time: t0.Add(time.Minute), Value: 1}},
+			Temporality: otlp.CumulativeTemporality, IsMonotonic: true}},
+		{Name: "gemini_cli.api.request.latency", Unit: "ms", Data: otlp.Histogram[float64]{
+			DataPoints: []otlp.HistogramDataPoint[float64]{{Attributes: set, StartTime: t0, Time: t0, Count: 2,
+				Bounds: []float64{0, 5, 10}, BucketCounts: []uint64{0, 1, 1, 0}, Min: otlp.NewExtrema(3.5), Sum: 12}},
+			Temporality: otlp.DeltaTemporality}},
+		{Name: "g", Data: otlp.Gauge[float64]{DataPoints: []otlp.DataPoint[float64]{{Value: 0.5}}}},
 	}}}}
 	if err := metrics.Export(ctx, rm); err != nil {
 		t.Fatal(err)
 	}
-	records := []sdklog.Record{
-		logtest.RecordFactory{
+	records := []*otlp.LogRecord{
+		{
 			EventName: "gemini_cli.tool_call", Timestamp: t0, ObservedTimestamp: t0.Add(time.Millisecond),
-			Severity: otellog.SeverityInfo, SeverityText: "INFO", Body: attribute.StringValue("Tool call: read_file."),
-			Attributes: attrs, TraceID: tid, SpanID: sid, TraceFlags: trace.FlagsSampled,
-			Resource: res, InstrumentationScope: &scope, DroppedAttributes: 1,
-		}.NewRecord(),
-		logtest.RecordFactory{Body: attribute.Int64Value(7)}.NewRecord(),
+			Severity: otlp.SeverityInfo, SeverityText: "INFO", Body: attribute.StringValue("Tool call: read_file."),
+			Attributes: attrs, TraceID: tid, SpanID: sid, TraceFlags: otlp.FlagsSampled,
+			Resource: res, Scope: scope, DroppedAttributes: 1,
+		},
+		{Body: attribute.Int64Value(7)},
 	}
 	if err := logs.Export(ctx, records); err != nil {
 		t.Fatal(err)
@@ -134,14 +126,14 @@ func TestOutfileAfterShutdown(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := spans.ExportSpans(ctx, tracetest.SpanStubs{{Name: "late"}}.Snapshots()); err != nil {
+	if err := spans.ExportSpans(ctx, []*otlp.Span{{Name: "late"}}); err != nil {
 		t.Errorf("spans after Shutdown: %v", err)
 	}
-	if err := metrics.Export(ctx, &metricdata.ResourceMetrics{}); err == nil {
+	if err := metrics.Export(ctx, &otlp.ResourceMetrics{}); err == nil {
 		t.Error("metrics after Shutdown: no error")
 	}
-	if err := logs.Export(ctx, []sdklog.Record{logtest.RecordFactory{EventName: "late"}.NewRecord()}); !errors.Is(err, sdklog.ErrExporterShutdown) {
-		t.Errorf("logs after Shutdown: %v, want %v", err, sdklog.ErrExporterShutdown)
+	if err := logs.Export(ctx, []*otlp.LogRecord{{EventName: "late"}}); !errors.Is(err, otlp.ErrExporterShutdown) {
+		t.Errorf("logs after Shutdown: %v, want %v", err, otlp.ErrExporterShutdown)
 	}
 	if err := tel.Shutdown(ctx); err != nil {
 		t.Fatal(err)

@@ -10,16 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"go.opentelemetry.io/otel"
-	"go.opentelemetry.io/otel/attribute"
-	otellog "go.opentelemetry.io/otel/log"
-	"go.opentelemetry.io/otel/metric"
-	sdklog "go.opentelemetry.io/otel/sdk/log"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
-	"go.opentelemetry.io/otel/sdk/resource"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/trace"
-
 	"github.com/castor-dev/castor/internal/telemetry/otlp"
 )
 
@@ -31,7 +21,8 @@ const ServiceName = "castor"
 const scopeName = "github.com/castor-dev/castor"
 
 // exportInterval is how often metrics are sent, as Gemini CLI 0.61's
-// OTLP and file targets do; what is left is sent at Shutdown.
+// OTLP and file targets do (OTEL_METRIC_EXPORT_INTERVAL changes it);
+// what is left is sent at Shutdown.
 const exportInterval = 10 * time.Second
 
 // Info describes the process for every datum sent.
@@ -58,14 +49,17 @@ type Info struct {
 type Telemetry struct {
 	cfg  Config
 	info Info
-	tp   *sdktrace.TracerProvider
-	mp   *sdkmetric.MeterProvider
-	lp   *sdklog.LoggerProvider
 	file *os.File
 
-	tracer trace.Tracer
-	logger otellog.Logger
-	m      instruments
+	tracer  *tracer
+	logger  *logger
+	meter   *meter
+	exports struct { // the exporters, stopped at Shutdown
+		spans   spanExporter
+		logs    logExporter
+		metrics metricExporter
+	}
+	m instruments
 
 	shutdownOnce sync.Once
 	shutdownErr  error
@@ -94,20 +88,12 @@ func Start(ctx context.Context, cfg Config, info Info) (*Telemetry, error) {
 	if cfg.UseCliAuth {
 		warn("telemetry.useCliAuth: Castor does not sign telemetry with its own credentials; the OTLP endpoint's own authentication applies (OTEL_EXPORTER_OTLP_HEADERS).")
 	}
-	res, err := resource.New(ctx,
-		resource.WithAttributes(
-			attribute.String("service.name", ServiceName),
-			attribute.String("service.version", info.Version),
-		),
-		resource.WithFromEnv(), // OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES
-	)
-	if err != nil && res == nil {
-		return nil, fmt.Errorf("telemetry resource: %w", err)
-	}
+	st := readSettings(os.Getenv, info.Version, warn)
 	var (
-		spans   sdktrace.SpanExporter
-		metrics sdkmetric.Exporter
-		logs    sdklog.Exporter
+		spans   spanExporter
+		metrics metricExporter
+		logs    logExporter
+		err     error
 	)
 	if cfg.Outfile != "" {
 		spans, metrics, logs, err = t.fileExporters(cfg.Outfile)
@@ -117,23 +103,23 @@ func Start(ctx context.Context, cfg Config, info Info) (*Telemetry, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The SDK reports a failed export through OpenTelemetry's global
-	// error handler, whose default writes a log line on stderr: under the
-	// interactive terminal that garbles the screen, every 10 seconds
-	// while a collector is down. One pipeline serves the process.
-	otel.SetErrorHandler(otel.ErrorHandlerFunc(t.exportFailed))
-	t.tp = sdktrace.NewTracerProvider(sdktrace.WithResource(res), sdktrace.WithBatcher(spans))
-	t.mp = sdkmetric.NewMeterProvider(sdkmetric.WithResource(res),
-		sdkmetric.WithReader(sdkmetric.NewPeriodicReader(metrics, sdkmetric.WithInterval(exportInterval))))
-	t.lp = sdklog.NewLoggerProvider(sdklog.WithResource(res), sdklog.WithProcessor(sdklog.NewBatchProcessor(logs)))
-	t.tracer = t.tp.Tracer(scopeName)
-	t.logger = t.lp.Logger(scopeName)
-	if err := t.m.init(t.mp.Meter(scopeName)); err != nil {
-		_ = t.Shutdown(ctx)
-		return nil, fmt.Errorf("telemetry metrics: %w", err)
-	}
-	t.m.sessions.Add(ctx, 1, metric.WithAttributes(t.common("")...))
+	t.run(ctx, st, spans, logs, metrics)
 	return t, nil
+}
+
+// run starts the pipeline on the exporters. A failed export while
+// Castor runs is said once (exportFailed), as a warning where the
+// session's go: never a log line of its own on stderr, which would
+// garble the interactive terminal's screen.
+func (t *Telemetry) run(ctx context.Context, st envSettings, spans spanExporter, logs logExporter, metrics metricExporter) {
+	scope := otlp.Scope{Name: scopeName}
+	t.exports.spans, t.exports.logs, t.exports.metrics = spans, logs, metrics
+	t.tracer = &tracer{res: st.res, scope: scope, sampler: st.sampler,
+		out: newBatcher(st.spans, spans.ExportSpans, t.exportFailed)}
+	t.logger = &logger{res: st.res, scope: scope, out: newBatcher(st.logs, logs.Export, t.exportFailed)}
+	t.meter = newMeter(metrics, st.res, scope, st, t.exportFailed)
+	t.m.init(t.meter)
+	t.m.sessions.Add(ctx, 1, t.common("")...)
 }
 
 // SetWarn sends the pipeline's warnings to w from now on (nil: dropped).
@@ -154,7 +140,7 @@ func (t *Telemetry) say(s string) {
 	w(s)
 }
 
-// exportFailed is the SDK's error handler: the first failure is said,
+// exportFailed hears of failed exports: the first failure is said,
 // the rest are not (a collector that is down fails every export, and
 // Shutdown sums up what was lost).
 func (t *Telemetry) exportFailed(err error) {
@@ -188,16 +174,16 @@ func (t *Telemetry) Shutdown(ctx context.Context) error {
 	}
 	t.shutdownOnce.Do(func() {
 		var errs []error
-		// Each provider flushes then stops its exporter; spans first, as
+		// Each signal flushes then stops its exporter; spans first, as
 		// they are what a user looks for first.
-		if t.tp != nil {
-			errs = append(errs, t.tp.Shutdown(ctx))
+		if t.tracer != nil {
+			errs = append(errs, t.tracer.out.shutdown(ctx), t.exports.spans.Shutdown(ctx))
 		}
-		if t.lp != nil {
-			errs = append(errs, t.lp.Shutdown(ctx))
+		if t.logger != nil {
+			errs = append(errs, t.logger.out.shutdown(ctx), t.exports.logs.Shutdown(ctx))
 		}
-		if t.mp != nil {
-			errs = append(errs, t.mp.Shutdown(ctx))
+		if t.meter != nil {
+			errs = append(errs, t.meter.shutdown(ctx), t.exports.metrics.Shutdown(ctx))
 		}
 		if t.file != nil {
 			errs = append(errs, t.file.Close())
@@ -222,7 +208,7 @@ func (t *Telemetry) Shutdown(ctx context.Context) error {
 // certificates apply as the OpenTelemetry Go exporters read them; the
 // endpoint is the one resolved (which OTEL_EXPORTER_OTLP_ENDPOINT may be).
 // What does not read in those variables is said through warn.
-func otlpExporters(cfg Config, version string, warn func(string)) (sdktrace.SpanExporter, sdkmetric.Exporter, sdklog.Exporter, error) {
+func otlpExporters(cfg Config, version string, warn func(string)) (spanExporter, metricExporter, logExporter, error) {
 	u, err := endpointURL(cfg.Endpoint)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("telemetry OTLP endpoint %q: %v", cfg.Endpoint, err)
@@ -244,7 +230,7 @@ func otlpExporters(cfg Config, version string, warn func(string)) (sdktrace.Span
 
 // fileExporters write spans, metrics and logs to one file as JSON, one
 // object a line, appended as Gemini CLI's file exporters do.
-func (t *Telemetry) fileExporters(path string) (sdktrace.SpanExporter, sdkmetric.Exporter, sdklog.Exporter, error) {
+func (t *Telemetry) fileExporters(path string) (*fileSpans, *fileMetrics, *fileLogs, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("telemetry outfile: %w", err)

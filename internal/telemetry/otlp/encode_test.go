@@ -124,7 +124,7 @@ func TestSpansAsTheOfficialExporter(t *testing.T) {
 			spans := tt.spans(t).Snapshots()
 			want := officialSpans(t, spans)
 			var got coltracepb.ExportTraceServiceRequest
-			mustUnmarshal(t, encodeSpans(spans), &got)
+			mustUnmarshal(t, encodeSpans(ourSpans(spans)), &got)
 			// The official exporter leaves out a link's trace state,
 			// which OTLP has a field for: it is checked here, then set
 			// aside for the comparison.
@@ -202,7 +202,7 @@ func TestLogsAsTheOfficialExporter(t *testing.T) {
 			records := tt.records()
 			want := officialLogs(t, records)
 			var got collogspb.ExportLogsServiceRequest
-			mustUnmarshal(t, encodeLogs(records), &got)
+			mustUnmarshal(t, encodeLogs(ourRecords(records)), &got)
 			byResource(want.ResourceLogs, func(r *logspb.ResourceLogs) proto.Message { return r.Resource })
 			byResource(got.ResourceLogs, func(r *logspb.ResourceLogs) proto.Message { return r.Resource })
 			if d := diff(want, &got); d != "" {
@@ -262,7 +262,7 @@ func TestMetricsAsTheOfficialExporter(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			want, wantErr := officialMetrics(t, tt.rm)
-			body, err := encodeMetrics(tt.rm)
+			body, err := encodeMetrics(ourMetrics(tt.rm))
 			if (err != nil) != tt.wantErr || (wantErr != nil) != tt.wantErr {
 				t.Errorf("error %v (the official exporter's: %v), want an error: %v", err, wantErr, tt.wantErr)
 			}

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 	"unicode"
-
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 )
 
 // defaultTimeout is an export's time, retries included, unless
@@ -152,41 +150,78 @@ func isToken(k string) bool {
 	return true
 }
 
-// metricSelectors are the metric exporter's temporality and aggregation:
-// the SDK's defaults (cumulative; explicit-bucket histograms) unless
+// InstrumentKind is the kind of instrument a metric comes from.
+type InstrumentKind int
+
+// The instrument kinds Castor's pipeline has.
+const (
+	KindCounter InstrumentKind = iota
+	KindUpDownCounter
+	KindHistogram
+)
+
+// Aggregation is how an instrument's measurements are summed up.
+type Aggregation int
+
+// The aggregations.
+const (
+	AggregationSum Aggregation = iota
+	AggregationExplicitHistogram
+	// AggregationExponentialHistogram is base-2 exponential buckets, at
+	// most 160 of them, from scale 20 down, as the SDK's defaults.
+	AggregationExponentialHistogram
+)
+
+// metricPrefs are the metric exporter's temporality and aggregation
+// choices.
+type metricPrefs struct{ delta, exponential bool }
+
+// temporality is cumulative, or with the delta or lowmemory preference
+// delta for counters and histograms (the two preferences differ only for
+// asynchronous instruments, which Castor has none of).
+func (p metricPrefs) temporality(k InstrumentKind) Temporality {
+	if p.delta && k != KindUpDownCounter {
+		return DeltaTemporality
+	}
+	return CumulativeTemporality
+}
+
+func (p metricPrefs) aggregation(k InstrumentKind) Aggregation {
+	switch {
+	case k != KindHistogram:
+		return AggregationSum
+	case p.exponential:
+		return AggregationExponentialHistogram
+	}
+	return AggregationExplicitHistogram
+}
+
+// metricPrefs reads the metric exporter's choices: the SDK's defaults
+// (cumulative; explicit-bucket histograms) unless
 // OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE or
 // OTEL_EXPORTER_OTLP_METRICS_DEFAULT_HISTOGRAM_AGGREGATION says
 // otherwise.
-func (r envReader) metricSelectors() (sdkmetric.TemporalitySelector, sdkmetric.AggregationSelector) {
-	ts := sdkmetric.DefaultTemporalitySelector
+func (r envReader) metricPrefs() metricPrefs {
+	var p metricPrefs
 	const tName = "OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE"
 	if v := strings.TrimSpace(r.getenv(tName)); v != "" {
 		switch strings.ToLower(v) {
 		case "cumulative":
-			ts = sdkmetric.CumulativeTemporalitySelector
-		case "delta":
-			ts = sdkmetric.DeltaTemporalitySelector
-		case "lowmemory":
-			ts = sdkmetric.LowMemoryTemporalitySelector
+		case "delta", "lowmemory":
+			p.delta = true
 		default:
 			r.warn(fmt.Sprintf("%s=%q: want cumulative, delta or lowmemory; cumulative is used", tName, v))
 		}
 	}
-	as := sdkmetric.DefaultAggregationSelector
 	const aName = "OTEL_EXPORTER_OTLP_METRICS_DEFAULT_HISTOGRAM_AGGREGATION"
 	if v := strings.TrimSpace(r.getenv(aName)); v != "" {
 		switch strings.ToLower(v) {
 		case "explicit_bucket_histogram":
 		case "base2_exponential_bucket_histogram":
-			as = func(k sdkmetric.InstrumentKind) sdkmetric.Aggregation {
-				if k == sdkmetric.InstrumentKindHistogram {
-					return sdkmetric.AggregationBase2ExponentialHistogram{MaxSize: 160, MaxScale: 20}
-				}
-				return sdkmetric.DefaultAggregationSelector(k)
-			}
+			p.exponential = true
 		default:
 			r.warn(fmt.Sprintf("%s=%q: want explicit_bucket_histogram or base2_exponential_bucket_histogram; explicit buckets are used", aName, v))
 		}
 	}
-	return ts, as
+	return p
 }

@@ -7,9 +7,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
-	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 )
 
 func TestSettings(t *testing.T) {
@@ -68,31 +65,31 @@ func TestSettings(t *testing.T) {
 func TestMetricSelectors(t *testing.T) {
 	tests := []struct {
 		env         map[string]string
-		counter     metricdata.Temporality
-		upDown      metricdata.Temporality
+		counter     Temporality
+		upDown      Temporality
 		exponential bool
 		warn        bool
 	}{
-		{counter: metricdata.CumulativeTemporality, upDown: metricdata.CumulativeTemporality},
-		{env: map[string]string{"OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE": "Delta"}, counter: metricdata.DeltaTemporality, upDown: metricdata.CumulativeTemporality},
-		{env: map[string]string{"OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE": "lowmemory"}, counter: metricdata.DeltaTemporality, upDown: metricdata.CumulativeTemporality},
-		{env: map[string]string{"OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE": "weekly"}, counter: metricdata.CumulativeTemporality, upDown: metricdata.CumulativeTemporality, warn: true},
-		{env: map[string]string{"OTEL_EXPORTER_OTLP_METRICS_DEFAULT_HISTOGRAM_AGGREGATION": "base2_exponential_bucket_histogram"}, counter: metricdata.CumulativeTemporality, upDown: metricdata.CumulativeTemporality, exponential: true},
-		{env: map[string]string{"OTEL_EXPORTER_OTLP_METRICS_DEFAULT_HISTOGRAM_AGGREGATION": "explicit_bucket_histogram"}, counter: metricdata.CumulativeTemporality, upDown: metricdata.CumulativeTemporality},
-		{env: map[string]string{"OTEL_EXPORTER_OTLP_METRICS_DEFAULT_HISTOGRAM_AGGREGATION": "log"}, counter: metricdata.CumulativeTemporality, upDown: metricdata.CumulativeTemporality, warn: true},
+		{counter: CumulativeTemporality, upDown: CumulativeTemporality},
+		{env: map[string]string{"OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE": "Delta"}, counter: DeltaTemporality, upDown: CumulativeTemporality},
+		{env: map[string]string{"OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE": "lowmemory"}, counter: DeltaTemporality, upDown: CumulativeTemporality},
+		{env: map[string]string{"OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE": "weekly"}, counter: CumulativeTemporality, upDown: CumulativeTemporality, warn: true},
+		{env: map[string]string{"OTEL_EXPORTER_OTLP_METRICS_DEFAULT_HISTOGRAM_AGGREGATION": "base2_exponential_bucket_histogram"}, counter: CumulativeTemporality, upDown: CumulativeTemporality, exponential: true},
+		{env: map[string]string{"OTEL_EXPORTER_OTLP_METRICS_DEFAULT_HISTOGRAM_AGGREGATION": "explicit_bucket_histogram"}, counter: CumulativeTemporality, upDown: CumulativeTemporality},
+		{env: map[string]string{"OTEL_EXPORTER_OTLP_METRICS_DEFAULT_HISTOGRAM_AGGREGATION": "log"}, counter: CumulativeTemporality, upDown: CumulativeTemporality, warn: true},
 	}
 	for _, tt := range tests {
 		warned := false
-		ts, as := envReader{getenv: func(k string) string { return tt.env[k] }, warn: func(string) { warned = true }}.metricSelectors()
-		if ts(sdkmetric.InstrumentKindCounter) != tt.counter || ts(sdkmetric.InstrumentKindUpDownCounter) != tt.upDown || warned != tt.warn {
-			t.Errorf("%v: counter %v, up-down %v, warned %v", tt.env, ts(sdkmetric.InstrumentKindCounter), ts(sdkmetric.InstrumentKindUpDownCounter), warned)
+		p := envReader{getenv: func(k string) string { return tt.env[k] }, warn: func(string) { warned = true }}.metricPrefs()
+		if p.temporality(KindCounter) != tt.counter || p.temporality(KindUpDownCounter) != tt.upDown || warned != tt.warn {
+			t.Errorf("%v: counter %v, up-down %v, warned %v", tt.env, p.temporality(KindCounter), p.temporality(KindUpDownCounter), warned)
 		}
-		_, exp := as(sdkmetric.InstrumentKindHistogram).(sdkmetric.AggregationBase2ExponentialHistogram)
+		exp := p.aggregation(KindHistogram) == AggregationExponentialHistogram
 		if exp != tt.exponential {
-			t.Errorf("%v: histogram aggregation %T", tt.env, as(sdkmetric.InstrumentKindHistogram))
+			t.Errorf("%v: histogram aggregation %v", tt.env, p.aggregation(KindHistogram))
 		}
-		if _, ok := as(sdkmetric.InstrumentKindCounter).(sdkmetric.AggregationSum); !ok {
-			t.Errorf("%v: counter aggregation %T", tt.env, as(sdkmetric.InstrumentKindCounter))
+		if p.aggregation(KindCounter) != AggregationSum {
+			t.Errorf("%v: counter aggregation %v", tt.env, p.aggregation(KindCounter))
 		}
 	}
 }

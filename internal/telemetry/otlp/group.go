@@ -1,27 +1,23 @@
 package otlp
 
-import (
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/sdk/instrumentation"
-	"go.opentelemetry.io/otel/sdk/resource"
-)
+import "go.opentelemetry.io/otel/attribute"
 
 // resGroup is the items of one resource, by scope.
 type resGroup struct {
-	res    *resource.Resource
+	res    *Resource
 	scopes []scopeGroup
 }
 
 // scopeGroup is the indexes of one scope's items.
 type scopeGroup struct {
-	scope instrumentation.Scope
+	scope Scope
 	items []int
 }
 
 // group sorts n items into resources and scopes, each in the order it
 // first appears, as ResourceSpans/ScopeSpans (and their log twins) nest
 // them.
-func group(n int, of func(int) (*resource.Resource, instrumentation.Scope)) []resGroup {
+func group(n int, of func(int) (*Resource, Scope)) []resGroup {
 	var (
 		out    []resGroup
 		byRes  = map[attribute.Distinct]int{}
@@ -29,7 +25,7 @@ func group(n int, of func(int) (*resource.Resource, instrumentation.Scope)) []re
 	)
 	for i := range n {
 		res, sc := of(i)
-		rk := res.Equivalent()
+		rk := res.Set().Equivalent()
 		ri, ok := byRes[rk]
 		if !ok {
 			ri = len(out)
@@ -50,7 +46,7 @@ func group(n int, of func(int) (*resource.Resource, instrumentation.Scope)) []re
 
 type scopeKey struct {
 	res   attribute.Distinct
-	scope instrumentation.Scope
+	scope Scope
 }
 
 // Field numbers shared by ExportTraceServiceRequest and
@@ -70,7 +66,7 @@ const (
 // and scope. withRes says whether a resource is written (the official
 // trace exporter writes every one, its log exporter only one with
 // attributes); an empty scope is left out. item writes the fields of one.
-func encodeGrouped(e *enc, n int, of func(int) (*resource.Resource, instrumentation.Scope), withRes func(*resource.Resource) bool, item func(int)) {
+func encodeGrouped(e *enc, n int, of func(int) (*Resource, Scope), withRes func(*Resource) bool, item func(int)) {
 	for _, rg := range group(n, of) {
 		r := e.open(reqResources)
 		if withRes(rg.res) {
@@ -78,7 +74,7 @@ func encodeGrouped(e *enc, n int, of func(int) (*resource.Resource, instrumentat
 		}
 		for _, sg := range rg.scopes {
 			s := e.open(resScopes)
-			if sg.scope != (instrumentation.Scope{}) {
+			if sg.scope != (Scope{}) {
 				e.scope(scopeScope, sg.scope)
 			}
 			for _, i := range sg.items {

@@ -164,7 +164,7 @@ func TestGRPCSpans(t *testing.T) {
 				env = tt.env(t)
 			}
 			ex, _ := exporters(t, endpoint, ProtocolGRPC, env)
-			err := ex.Spans.ExportSpans(context.Background(), oneSpan())
+			err := ex.Spans.ExportSpans(context.Background(), ourSpans(oneSpan()))
 			if tt.err == "" && err != nil || tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)) {
 				t.Fatalf("error %v, want %q", err, tt.err)
 			}

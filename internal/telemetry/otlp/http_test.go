@@ -137,14 +137,14 @@ func oneSpan() []sdktrace.ReadOnlySpan {
 func exportEach(t *testing.T, ex *Exporters) {
 	t.Helper()
 	ctx := context.Background()
-	if err := ex.Spans.ExportSpans(ctx, oneSpan()); err != nil {
+	if err := ex.Spans.ExportSpans(ctx, ourSpans(oneSpan())); err != nil {
 		t.Fatal(err)
 	}
 	rm := &metricdata.ResourceMetrics{Resource: res1, ScopeMetrics: []metricdata.ScopeMetrics{{Scope: scope1, Metrics: []metricdata.Metrics{{Name: "m", Data: metricdata.Gauge[int64]{DataPoints: []metricdata.DataPoint[int64]{{Value: 1}}}}}}}}
-	if err := ex.Metrics.Export(ctx, rm); err != nil {
+	if err := ex.Metrics.Export(ctx, ourMetrics(rm)); err != nil {
 		t.Fatal(err)
 	}
-	if err := ex.Logs.Export(ctx, []sdklog.Record{logtest.RecordFactory{Body: attribute.StringValue("b"), Resource: res1}.NewRecord()}); err != nil {
+	if err := ex.Logs.Export(ctx, ourRecords([]sdklog.Record{logtest.RecordFactory{Body: attribute.StringValue("b"), Resource: res1}.NewRecord()})); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -219,7 +219,7 @@ func TestHTTPSpans(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newScript(t, false, tt.replies...)
 			ex, _ := exporters(t, s.srv.URL+"/base/", ProtocolHTTP, tt.env)
-			err := ex.Spans.ExportSpans(context.Background(), oneSpan())
+			err := ex.Spans.ExportSpans(context.Background(), ourSpans(oneSpan()))
 			if tt.err == "" && err != nil || tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)) {
 				t.Fatalf("error %v, want %q", err, tt.err)
 			}
@@ -237,7 +237,7 @@ func TestHTTPSpans(t *testing.T) {
 func TestHTTPPartialSuccessIsAnError(t *testing.T) {
 	s := newScript(t, false, reply{status: 200, header: map[string]string{"Content-Type": "application/x-protobuf"}, body: tracesResponse(t, 3, "quota")})
 	ex, _ := exporters(t, s.srv.URL, ProtocolHTTP, nil)
-	err := ex.Spans.ExportSpans(context.Background(), oneSpan())
+	err := ex.Spans.ExportSpans(context.Background(), ourSpans(oneSpan()))
 	var ps *PartialSuccess
 	if !errors.As(err, &ps) || ps.Rejected != 3 || ps.Message != "quota" || ps.Kind != "spans" {
 		t.Errorf("error %v: want a PartialSuccess of 3 spans", err)
@@ -278,9 +278,11 @@ func TestPartialSuccessOfEachSignal(t *testing.T) {
 		export func(ex *Exporters) error
 		want   string
 	}{
-		{metrics, func(ex *Exporters) error { return ex.Metrics.Export(ctx, &metricdata.ResourceMetrics{Resource: res1}) }, "metrics export: OTLP partial success: m (4 metric data points rejected)"},
+		{metrics, func(ex *Exporters) error {
+			return ex.Metrics.Export(ctx, ourMetrics(&metricdata.ResourceMetrics{Resource: res1}))
+		}, "metrics export: OTLP partial success: m (4 metric data points rejected)"},
 		{logs, func(ex *Exporters) error {
-			return ex.Logs.Export(ctx, []sdklog.Record{logtest.RecordFactory{}.NewRecord()})
+			return ex.Logs.Export(ctx, ourRecords([]sdklog.Record{logtest.RecordFactory{}.NewRecord()}))
 		}, "logs export: OTLP partial success: l (5 log records rejected)"},
 	} {
 		s := newScript(t, false, reply{status: 200, header: map[string]string{"Content-Type": "application/x-protobuf"}, body: tt.body})
@@ -297,7 +299,7 @@ func TestShutdownInterruptsAnExport(t *testing.T) {
 	s := newScript(t, false, reply{blockOn: true})
 	ex, _ := exporters(t, s.srv.URL, ProtocolHTTP, map[string]string{"OTEL_EXPORTER_OTLP_TIMEOUT": "0"})
 	done := make(chan error)
-	go func() { done <- ex.Spans.ExportSpans(context.Background(), oneSpan()) }()
+	go func() { done <- ex.Spans.ExportSpans(context.Background(), ourSpans(oneSpan())) }()
 	<-s.received
 	if err := ex.Spans.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)
@@ -305,13 +307,13 @@ func TestShutdownInterruptsAnExport(t *testing.T) {
 	if err := <-done; err == nil || !strings.Contains(err.Error(), "shut down") {
 		t.Errorf("the interrupted export: %v", err)
 	}
-	if err := ex.Spans.ExportSpans(context.Background(), oneSpan()); !errors.Is(err, errShutdown) {
+	if err := ex.Spans.ExportSpans(context.Background(), ourSpans(oneSpan())); !errors.Is(err, errShutdown) {
 		t.Errorf("an export after Shutdown: %v", err)
 	}
 	if err := ex.Logs.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if err := ex.Logs.Export(context.Background(), []sdklog.Record{{}}); !errors.Is(err, sdklog.ErrExporterShutdown) {
+	if err := ex.Logs.Export(context.Background(), ourRecords([]sdklog.Record{{}})); !errors.Is(err, ErrExporterShutdown) {
 		t.Errorf("a log export after Shutdown: %v", err)
 	}
 	if n := len(s.requests()); n != 1 {

@@ -2,13 +2,8 @@ package otlp
 
 import (
 	"context"
+	"errors"
 	"fmt"
-
-	"go.opentelemetry.io/otel/attribute"
-	otellog "go.opentelemetry.io/otel/log"
-	"go.opentelemetry.io/otel/sdk/instrumentation"
-	sdklog "go.opentelemetry.io/otel/sdk/log"
-	"go.opentelemetry.io/otel/sdk/resource"
 )
 
 // Field numbers of opentelemetry.proto.logs.v1 and its collector.
@@ -29,12 +24,14 @@ const (
 // LogExporter sends log records as OTLP ExportLogsServiceRequests.
 type LogExporter struct{ c *client }
 
-var _ sdklog.Exporter = (*LogExporter)(nil)
+// ErrExporterShutdown is what log records and metrics exported after
+// Shutdown get, as the SDK's exporters answered.
+var ErrExporterShutdown = errors.New("exporter shutdown")
 
 // Export sends records in one request.
-func (e *LogExporter) Export(ctx context.Context, records []sdklog.Record) error {
+func (e *LogExporter) Export(ctx context.Context, records []*LogRecord) error {
 	if e.c.stopped() {
-		return sdklog.ErrExporterShutdown
+		return ErrExporterShutdown
 	}
 	if len(records) == 0 {
 		return nil
@@ -54,42 +51,39 @@ func (e *LogExporter) ForceFlush(ctx context.Context) error { return nil }
 
 // encodeLogs is the ExportLogsServiceRequest for records. As the official
 // exporter does, an empty resource or scope is left out.
-func encodeLogs(records []sdklog.Record) []byte {
+func encodeLogs(records []*LogRecord) []byte {
 	e := enc{b: make([]byte, 0, 512*len(records))}
-	encodeGrouped(&e, len(records), func(i int) (*resource.Resource, instrumentation.Scope) {
-		return records[i].Resource(), records[i].InstrumentationScope()
-	}, func(r *resource.Resource) bool { return r.Len() > 0 }, func(i int) { e.logRecord(&records[i]) })
+	encodeGrouped(&e, len(records), func(i int) (*Resource, Scope) {
+		return records[i].Resource, records[i].Scope
+	}, func(r *Resource) bool { return r.Len() > 0 }, func(i int) { e.logRecord(records[i]) })
 	return e.b
 }
 
 // logRecord writes the fields of one LogRecord.
-func (e *enc) logRecord(r *sdklog.Record) {
-	e.fixed64NZ(logTime, unixNano(r.Timestamp()))
-	e.varintNZ(logSeverity, severity(r.Severity()))
-	e.stringNZ(logSeverityText, r.SeverityText())
+func (e *enc) logRecord(r *LogRecord) {
+	e.fixed64NZ(logTime, unixNano(r.Timestamp))
+	e.varintNZ(logSeverity, severity(r.Severity))
+	e.stringNZ(logSeverityText, r.SeverityText)
 	body := e.open(logBody) // present even when empty, as the official exporter sends it
-	e.anyValue(r.Body())
+	e.anyValue(r.Body)
 	e.close(body)
-	r.WalkAttributes(func(kv attribute.KeyValue) bool {
-		e.keyValue(logAttrs, kv)
-		return true
-	})
-	e.varintNZ(logDroppedAttrs, uint64(clamp32(r.DroppedAttributes())))
-	e.fixed32NZ(logFlags, uint32(r.TraceFlags()))
-	if tid := r.TraceID(); tid.IsValid() {
+	e.keyValues(logAttrs, r.Attributes)
+	e.varintNZ(logDroppedAttrs, uint64(clamp32(r.DroppedAttributes)))
+	e.fixed32NZ(logFlags, uint32(r.TraceFlags))
+	if tid := r.TraceID; tid.IsValid() {
 		e.bytes(logTraceID, tid[:])
 	}
-	if sid := r.SpanID(); sid.IsValid() {
+	if sid := r.SpanID; sid.IsValid() {
 		e.bytes(logSpanID, sid[:])
 	}
-	e.fixed64NZ(logObserved, unixNano(r.ObservedTimestamp()))
-	e.stringNZ(logEventName, r.EventName())
+	e.fixed64NZ(logObserved, unixNano(r.ObservedTimestamp))
+	e.stringNZ(logEventName, r.EventName)
 }
 
 // severity is LogRecord.SeverityNumber: the API's numbers are OTLP's,
 // TRACE (1) to FATAL4 (24); anything else is unspecified.
-func severity(s otellog.Severity) uint64 {
-	if s >= otellog.SeverityTrace1 && s <= otellog.SeverityFatal4 {
+func severity(s Severity) uint64 {
+	if s >= 1 && s <= 24 {
 		return uint64(s)
 	}
 	return 0

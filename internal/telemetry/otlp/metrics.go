@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"math"
 
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
-	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
@@ -91,30 +89,27 @@ const (
 
 // MetricExporter sends metrics as OTLP ExportMetricsServiceRequests.
 type MetricExporter struct {
-	c           *client
-	temporality sdkmetric.TemporalitySelector
-	aggregation sdkmetric.AggregationSelector
+	c     *client
+	prefs metricPrefs
 }
-
-var _ sdkmetric.Exporter = (*MetricExporter)(nil)
 
 // Temporality is the temporality of kind's instrument: cumulative unless
 // OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE says otherwise, as
 // the official exporters default.
-func (e *MetricExporter) Temporality(k sdkmetric.InstrumentKind) metricdata.Temporality {
-	return e.temporality(k)
+func (e *MetricExporter) Temporality(k InstrumentKind) Temporality {
+	return e.prefs.temporality(k)
 }
 
 // Aggregation is the aggregation of kind's instrument: the SDK's default
 // unless OTEL_EXPORTER_OTLP_METRICS_DEFAULT_HISTOGRAM_AGGREGATION asks for
 // exponential histograms.
-func (e *MetricExporter) Aggregation(k sdkmetric.InstrumentKind) sdkmetric.Aggregation {
-	return e.aggregation(k)
+func (e *MetricExporter) Aggregation(k InstrumentKind) Aggregation {
+	return e.prefs.aggregation(k)
 }
 
 // Export sends rm in one request. A metric whose data or temporality is
 // unknown is left out and named in the error, the rest is sent.
-func (e *MetricExporter) Export(ctx context.Context, rm *metricdata.ResourceMetrics) error {
+func (e *MetricExporter) Export(ctx context.Context, rm *ResourceMetrics) error {
 	body, encErr := encodeMetrics(rm)
 	if err := e.c.export(ctx, body); err != nil {
 		if encErr != nil {
@@ -134,7 +129,7 @@ func (e *MetricExporter) Shutdown(ctx context.Context) error { return e.c.shutdo
 
 // encodeMetrics is the ExportMetricsServiceRequest for rm, and the
 // metrics it could not encode.
-func encodeMetrics(rm *metricdata.ResourceMetrics) ([]byte, error) {
+func encodeMetrics(rm *ResourceMetrics) ([]byte, error) {
 	e := enc{b: make([]byte, 0, 4096)}
 	var errs []error
 	r := e.open(reqResourceMetrics)
@@ -161,30 +156,30 @@ func encodeMetrics(rm *metricdata.ResourceMetrics) ([]byte, error) {
 var errUnknown = errors.New("unknown aggregation or temporality")
 
 // metric writes one Metric field.
-func (e *enc) metric(m metricdata.Metrics) error {
+func (e *enc) metric(m Metrics) error {
 	f := e.open(smMetrics)
 	e.stringNZ(metricName, m.Name)
 	e.stringNZ(metricDescription, m.Description)
 	e.stringNZ(metricUnit, m.Unit)
 	var err error
 	switch d := m.Data.(type) {
-	case metricdata.Gauge[int64]:
+	case Gauge[int64]:
 		gauge(e, d)
-	case metricdata.Gauge[float64]:
+	case Gauge[float64]:
 		gauge(e, d)
-	case metricdata.Sum[int64]:
+	case Sum[int64]:
 		err = sum(e, d)
-	case metricdata.Sum[float64]:
+	case Sum[float64]:
 		err = sum(e, d)
-	case metricdata.Histogram[int64]:
+	case Histogram[int64]:
 		err = histogram(e, d)
-	case metricdata.Histogram[float64]:
+	case Histogram[float64]:
 		err = histogram(e, d)
-	case metricdata.ExponentialHistogram[int64]:
+	case ExponentialHistogram[int64]:
 		err = expHistogram(e, d)
-	case metricdata.ExponentialHistogram[float64]:
+	case ExponentialHistogram[float64]:
 		err = expHistogram(e, d)
-	case metricdata.Summary:
+	case Summary:
 		summary(e, d)
 	default:
 		err = fmt.Errorf("%w: %T", errUnknown, d)
@@ -193,23 +188,23 @@ func (e *enc) metric(m metricdata.Metrics) error {
 	return err
 }
 
-func temporality(t metricdata.Temporality) (uint64, error) {
+func temporality(t Temporality) (uint64, error) {
 	switch t {
-	case metricdata.DeltaTemporality:
+	case DeltaTemporality:
 		return temporalityDelta, nil
-	case metricdata.CumulativeTemporality:
+	case CumulativeTemporality:
 		return temporalityCumulative, nil
 	}
 	return 0, fmt.Errorf("%w: temporality %s", errUnknown, t)
 }
 
-func gauge[N int64 | float64](e *enc, g metricdata.Gauge[N]) {
+func gauge[N int64 | float64](e *enc, g Gauge[N]) {
 	m := e.open(metricGauge)
 	numberPoints(e, g.DataPoints)
 	e.close(m)
 }
 
-func sum[N int64 | float64](e *enc, s metricdata.Sum[N]) error {
+func sum[N int64 | float64](e *enc, s Sum[N]) error {
 	t, err := temporality(s.Temporality)
 	if err != nil {
 		return err
@@ -222,7 +217,7 @@ func sum[N int64 | float64](e *enc, s metricdata.Sum[N]) error {
 	return nil
 }
 
-func numberPoints[N int64 | float64](e *enc, pts []metricdata.DataPoint[N]) {
+func numberPoints[N int64 | float64](e *enc, pts []DataPoint[N]) {
 	for _, p := range pts {
 		m := e.open(dataPoints)
 		e.fixed64NZ(ndpStart, unixNano(p.StartTime))
@@ -252,7 +247,7 @@ func number[N int64 | float64](v N) (float64, *int64) {
 	panic("unreachable")
 }
 
-func exemplars[N int64 | float64](e *enc, num protowire.Number, exs []metricdata.Exemplar[N]) {
+func exemplars[N int64 | float64](e *enc, num protowire.Number, exs []Exemplar[N]) {
 	for _, x := range exs {
 		m := e.open(num)
 		e.fixed64NZ(exTime, unixNano(x.Time))
@@ -270,7 +265,7 @@ func exemplars[N int64 | float64](e *enc, num protowire.Number, exs []metricdata
 	}
 }
 
-func histogram[N int64 | float64](e *enc, h metricdata.Histogram[N]) error {
+func histogram[N int64 | float64](e *enc, h Histogram[N]) error {
 	t, err := temporality(h.Temporality)
 	if err != nil {
 		return err
@@ -294,7 +289,7 @@ func histogram[N int64 | float64](e *enc, h metricdata.Histogram[N]) error {
 	return nil
 }
 
-func minMax[N int64 | float64](e *enc, minNum, maxNum protowire.Number, lo, hi metricdata.Extrema[N]) {
+func minMax[N int64 | float64](e *enc, minNum, maxNum protowire.Number, lo, hi Extrema[N]) {
 	if v, ok := lo.Value(); ok {
 		e.double(minNum, float64(v))
 	}
@@ -303,7 +298,7 @@ func minMax[N int64 | float64](e *enc, minNum, maxNum protowire.Number, lo, hi m
 	}
 }
 
-func expHistogram[N int64 | float64](e *enc, h metricdata.ExponentialHistogram[N]) error {
+func expHistogram[N int64 | float64](e *enc, h ExponentialHistogram[N]) error {
 	t, err := temporality(h.Temporality)
 	if err != nil {
 		return err
@@ -320,7 +315,7 @@ func expHistogram[N int64 | float64](e *enc, h metricdata.ExponentialHistogram[N
 		e.fixed64NZ(edpZeroCount, p.ZeroCount)
 		for _, b := range []struct {
 			num protowire.Number
-			b   metricdata.ExponentialBucket
+			b   ExponentialBucket
 		}{{edpPositive, p.PositiveBucket}, {edpNegative, p.NegativeBucket}} {
 			bm := e.open(b.num)
 			e.sint32NZ(bucketsOffset, b.b.Offset)
@@ -337,7 +332,7 @@ func expHistogram[N int64 | float64](e *enc, h metricdata.ExponentialHistogram[N
 	return nil
 }
 
-func summary(e *enc, s metricdata.Summary) {
+func summary(e *enc, s Summary) {
 	m := e.open(metricSummary)
 	for _, p := range s.DataPoints {
 		d := e.open(dataPoints)

@@ -1,6 +1,6 @@
 // Package otlp exports OpenTelemetry traces, metrics and logs as OTLP,
-// over HTTP (protobuf bodies) or gRPC, on the OpenTelemetry SDK's
-// exporter interfaces.
+// over HTTP (protobuf bodies) or gRPC. The data are Castor's own types
+// (data.go), which its telemetry pipeline records.
 //
 // It does what the official otlptrace/otlpmetric/otlplog exporters do
 // for Castor, encoding the requests itself with protowire: those
@@ -103,10 +103,9 @@ func New(cfg Config) (*Exporters, error) {
 		}
 		clients[i] = newClient(sig, snd, s.timeout)
 	}
-	ts, as := r.metricSelectors()
 	return &Exporters{
 		Spans:   &SpanExporter{c: clients[0]},
-		Metrics: &MetricExporter{c: clients[1], temporality: ts, aggregation: as},
+		Metrics: &MetricExporter{c: clients[1], prefs: r.metricPrefs()},
 		Logs:    &LogExporter{c: clients[2]},
 	}, nil
 }

@@ -3,12 +3,6 @@ package otlp
 import (
 	"context"
 	"fmt"
-
-	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/sdk/instrumentation"
-	"go.opentelemetry.io/otel/sdk/resource"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/trace"
 )
 
 // Field numbers of opentelemetry.proto.trace.v1 and its collector.
@@ -53,10 +47,8 @@ const (
 // SpanExporter sends spans as OTLP ExportTraceServiceRequests.
 type SpanExporter struct{ c *client }
 
-var _ sdktrace.SpanExporter = (*SpanExporter)(nil)
-
 // ExportSpans sends spans in one request.
-func (e *SpanExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
+func (e *SpanExporter) ExportSpans(ctx context.Context, spans []*Span) error {
 	if len(spans) == 0 {
 		return nil
 	}
@@ -71,19 +63,19 @@ func (e *SpanExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnl
 func (e *SpanExporter) Shutdown(ctx context.Context) error { return e.c.shutdown(ctx) }
 
 // encodeSpans is the ExportTraceServiceRequest for spans.
-func encodeSpans(spans []sdktrace.ReadOnlySpan) []byte {
+func encodeSpans(spans []*Span) []byte {
 	spans = dropNil(spans)
 	e := enc{b: make([]byte, 0, 512*len(spans))}
-	encodeGrouped(&e, len(spans), func(i int) (*resource.Resource, instrumentation.Scope) {
-		return spans[i].Resource(), spans[i].InstrumentationScope()
-	}, func(r *resource.Resource) bool { return r != nil }, func(i int) { e.span(spans[i]) })
+	encodeGrouped(&e, len(spans), func(i int) (*Resource, Scope) {
+		return spans[i].Resource, spans[i].InstrumentationScope
+	}, func(r *Resource) bool { return r != nil }, func(i int) { e.span(spans[i]) })
 	return e.b
 }
 
-func dropNil(spans []sdktrace.ReadOnlySpan) []sdktrace.ReadOnlySpan {
+func dropNil(spans []*Span) []*Span {
 	for i, s := range spans {
 		if s == nil {
-			out := append([]sdktrace.ReadOnlySpan(nil), spans[:i]...)
+			out := append([]*Span(nil), spans[:i]...)
 			for _, s := range spans[i+1:] {
 				if s != nil {
 					out = append(out, s)
@@ -96,23 +88,23 @@ func dropNil(spans []sdktrace.ReadOnlySpan) []sdktrace.ReadOnlySpan {
 }
 
 // span writes the fields of one Span.
-func (e *enc) span(s sdktrace.ReadOnlySpan) {
-	sc := s.SpanContext()
-	tid, sid := sc.TraceID(), sc.SpanID()
+func (e *enc) span(s *Span) {
+	sc := s.SpanContext
+	tid, sid := sc.TraceID, sc.SpanID
 	e.bytes(spanTraceID, tid[:])
 	e.bytes(spanSpanID, sid[:])
-	e.stringNZ(spanTraceState, sc.TraceState().String())
-	parent := s.Parent()
-	if psid := parent.SpanID(); psid.IsValid() {
+	e.stringNZ(spanTraceState, sc.TraceState)
+	parent := s.Parent
+	if psid := parent.SpanID; psid.IsValid() {
 		e.bytes(spanParentSpanID, psid[:])
 	}
-	e.stringNZ(spanName, s.Name())
-	e.varintNZ(spanKind, kind(s.SpanKind()))
-	e.fixed64NZ(spanStart, unixNano(s.StartTime()))
-	e.fixed64NZ(spanEnd, unixNano(s.EndTime()))
-	e.keyValues(spanAttrs, s.Attributes())
-	e.varintNZ(spanDroppedAttrs, uint64(clamp32(s.DroppedAttributes())))
-	for _, ev := range s.Events() {
+	e.stringNZ(spanName, s.Name)
+	e.varintNZ(spanKind, kind(s.SpanKind))
+	e.fixed64NZ(spanStart, unixNano(s.StartTime))
+	e.fixed64NZ(spanEnd, unixNano(s.EndTime))
+	e.keyValues(spanAttrs, s.Attributes)
+	e.varintNZ(spanDroppedAttrs, uint64(clamp32(s.DroppedAttributes)))
+	for _, ev := range s.Events {
 		m := e.open(spanEvents)
 		e.fixed64NZ(eventTime, unixNano(ev.Time))
 		e.stringNZ(eventName, ev.Name)
@@ -120,51 +112,51 @@ func (e *enc) span(s sdktrace.ReadOnlySpan) {
 		e.varintNZ(eventDroppedAttrs, uint64(clamp32(ev.DroppedAttributeCount)))
 		e.close(m)
 	}
-	e.varintNZ(spanDroppedEvts, uint64(clamp32(s.DroppedEvents())))
-	for _, l := range s.Links() {
+	e.varintNZ(spanDroppedEvts, uint64(clamp32(s.DroppedEvents)))
+	for _, l := range s.Links {
 		m := e.open(spanLinks)
-		ltid, lsid := l.SpanContext.TraceID(), l.SpanContext.SpanID()
+		ltid, lsid := l.SpanContext.TraceID, l.SpanContext.SpanID
 		e.bytes(linkTraceID, ltid[:])
 		e.bytes(linkSpanID, lsid[:])
-		e.stringNZ(linkTraceState, l.SpanContext.TraceState().String())
+		e.stringNZ(linkTraceState, l.SpanContext.TraceState)
 		e.keyValues(linkAttrs, l.Attributes)
 		e.varintNZ(linkDroppedAttrs, uint64(clamp32(l.DroppedAttributeCount)))
-		e.fixed32(linkFlags, flagsOf(l.SpanContext.TraceFlags(), l.SpanContext))
+		e.fixed32(linkFlags, flagsOf(l.SpanContext.TraceFlags, l.SpanContext))
 		e.close(m)
 	}
-	e.varintNZ(spanDroppedLinks, uint64(clamp32(s.DroppedLinks())))
-	st := s.Status()
+	e.varintNZ(spanDroppedLinks, uint64(clamp32(s.DroppedLinks)))
+	st := s.Status
 	m := e.open(spanStatus)
 	e.stringNZ(statusMessage, st.Description)
 	e.varintNZ(statusCode, statusOf(st.Code))
 	e.close(m)
-	e.fixed32(spanFlags, flagsOf(sc.TraceFlags(), parent))
+	e.fixed32(spanFlags, flagsOf(sc.TraceFlags, parent))
 }
 
 // flagsOf is the W3C trace flags and whether the context (the parent
 // for a span, the linked context for a link) is remote.
-func flagsOf(tf trace.TraceFlags, ctx trace.SpanContext) uint32 {
+func flagsOf(tf TraceFlags, ctx SpanContext) uint32 {
 	f := uint32(tf) | flagHasIsRemote
-	if ctx.IsRemote() {
+	if ctx.Remote {
 		f |= flagIsRemote
 	}
 	return f
 }
 
 // kind is Span.SpanKind: the API's kinds are OTLP's, but for unknown.
-func kind(k trace.SpanKind) uint64 {
-	if k >= trace.SpanKindInternal && k <= trace.SpanKindConsumer {
+func kind(k SpanKind) uint64 {
+	if k >= SpanKindInternal && k <= SpanKindConsumer {
 		return uint64(k)
 	}
 	return 0
 }
 
 // statusOf is Status.StatusCode (UNSET 0, OK 1, ERROR 2).
-func statusOf(c codes.Code) uint64 {
+func statusOf(c StatusCode) uint64 {
 	switch c {
-	case codes.Ok:
+	case StatusOK:
 		return 1
-	case codes.Error:
+	case StatusError:
 		return 2
 	}
 	return 0

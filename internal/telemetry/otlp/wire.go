@@ -5,8 +5,6 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/sdk/instrumentation"
-	"go.opentelemetry.io/otel/sdk/resource"
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
@@ -238,16 +236,16 @@ func (e *enc) attrSet(num protowire.Number, s *attribute.Set) {
 }
 
 // resource writes a Resource message as field num.
-func (e *enc) resource(num protowire.Number, r *resource.Resource) {
+func (e *enc) resource(num protowire.Number, r *Resource) {
 	m := e.open(num)
-	for it := r.Iter(); it.Next(); {
+	for it := r.Set().Iter(); it.Next(); {
 		e.keyValue(resAttrs, it.Attribute())
 	}
 	e.close(m)
 }
 
 // scope writes an InstrumentationScope message as field num.
-func (e *enc) scope(num protowire.Number, s instrumentation.Scope) {
+func (e *enc) scope(num protowire.Number, s Scope) {
 	m := e.open(num)
 	e.stringNZ(scopeName, s.Name)
 	e.stringNZ(scopeVersion, s.Version)
