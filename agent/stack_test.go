@@ -3,26 +3,14 @@ package agent
 import (
 	"context"
 	"testing"
-	"unsafe"
 
 	"google.golang.org/genai"
 
 	"github.com/castor-dev/castor/internal/stack"
+	"github.com/castor-dev/castor/internal/stack/stacktest"
 	"github.com/castor-dev/castor/policy"
 	"github.com/castor-dev/castor/tool"
 )
-
-// deepFrames uses some 1 KB of stack per level.
-//
-//go:noinline
-func deepFrames(n int) byte {
-	var pad [1000]byte
-	pad[n%len(pad)] = byte(n)
-	if n == 0 {
-		return pad[0]
-	}
-	return deepFrames(n-1) + pad[n%len(pad)]
-}
 
 // stackTool reports whether its call's stack moved (was copied to grow)
 // while it ran calls needing most of stack.Size.
@@ -42,10 +30,7 @@ func (c stackCall) Confirmation(ctx context.Context) (*tool.ConfirmationDetails,
 	return nil, nil
 }
 func (c stackCall) Execute(ctx context.Context, out func(string)) *tool.Result {
-	var x byte
-	before := uintptr(unsafe.Pointer(&x))
-	deepFrames(stack.Size / 1024 * 5 / 8)
-	c.moved <- before != uintptr(unsafe.Pointer(&x))
+	c.moved <- stacktest.Moves(func() { stacktest.Use(stack.Size / 1024 * 5 / 8) })
 	return tool.Text("ok")
 }
 

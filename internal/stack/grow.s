@@ -1,3 +1,5 @@
+//go:build amd64 || arm64
+
 #include "textflag.h"
 
 // A function with a large frame: the prologue's stack check sends the
