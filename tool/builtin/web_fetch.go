@@ -17,11 +17,6 @@ import (
 	"syscall"
 	"time"
 
-	htmlmd "github.com/JohannesKaufmann/html-to-markdown/v2/converter"
-	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/base"
-	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/commonmark"
-	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/table"
-	"golang.org/x/net/html"
 	"google.golang.org/genai"
 
 	"github.com/castor-dev/castor/internal/lazy"
@@ -615,27 +610,4 @@ func (c *webFetchCall) fetch(ctx context.Context, raw string) (string, error) {
 		text = webHTMLToText(text)
 	}
 	return webTruncate(text, webFetchBudget), nil
-}
-
-// webHTMLToText converts a page to Markdown text for the model. Links keep
-// their text but not their targets and images are dropped: the model needs
-// the words, and URLs would eat the budget.
-func webHTMLToText(page string) string {
-	conv := htmlmd.NewConverter(htmlmd.WithPlugins(
-		base.NewBasePlugin(),
-		commonmark.NewCommonmarkPlugin(),
-		table.NewTablePlugin(),
-	))
-	conv.Register.RendererFor("a", htmlmd.TagTypeInline, func(ctx htmlmd.Context, w htmlmd.Writer, n *html.Node) htmlmd.RenderStatus {
-		ctx.RenderChildNodes(ctx, w, n)
-		return htmlmd.RenderSuccess
-	}, htmlmd.PriorityEarly)
-	conv.Register.RendererFor("img", htmlmd.TagTypeInline, func(htmlmd.Context, htmlmd.Writer, *html.Node) htmlmd.RenderStatus {
-		return htmlmd.RenderSuccess
-	}, htmlmd.PriorityEarly)
-	out, err := conv.ConvertString(page)
-	if err != nil {
-		return page
-	}
-	return strings.TrimSpace(out)
 }
