@@ -313,8 +313,7 @@ func (w *mdWriter) open(name string) {
 		w.nl = 1
 	case "blockquote":
 		w.block(2)
-		w.indents = append(w.indents, w.indent)
-		w.indent += "> "
+		w.push("> ")
 	case "ul", "ol":
 		if len(w.lists) == 0 {
 			w.block(2)
@@ -341,8 +340,7 @@ func (w *mdWriter) open(name string) {
 		w.block(1)
 		w.marker, w.markerIndent = marker, w.indent
 		// The item's further lines line up after its marker.
-		w.indents = append(w.indents, w.indent)
-		w.indent += strings.Repeat(" ", len(marker))
+		w.push(strings.Repeat(" ", len(marker)))
 	case "dt", "dd":
 		w.block(1)
 	case "table":
@@ -363,6 +361,19 @@ func (w *mdWriter) open(name string) {
 				w.block(2)
 			}
 		}
+	}
+}
+
+// mdMaxDepth bounds the indent: a page of thousands of unclosed lists
+// or quotes would otherwise repeat an ever longer prefix on every line.
+const mdMaxDepth = 8
+
+// push indents the lines that follow by more, up to mdMaxDepth levels;
+// the end of the quote or item undoes it.
+func (w *mdWriter) push(more string) {
+	w.indents = append(w.indents, w.indent)
+	if len(w.indents) <= mdMaxDepth {
+		w.indent += more
 	}
 }
 

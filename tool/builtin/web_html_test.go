@@ -32,6 +32,7 @@ func TestWebHTMLToText(t *testing.T) {
 		{"stray markup", "a < b <> c </> d <", "a < b <> c d <"},
 		{"unclosed tags", "<ul><li>one<li>two", "- one\n- two"},
 		{"unclosed script drops the rest", "before<script>var x = 1;", "before"},
+		{"indent bounded", strings.Repeat("<blockquote>", 20) + "deep", strings.Repeat("> ", mdMaxDepth) + "deep"},
 		{"declarations", "<!DOCTYPE html><?xml version=\"1.0\"?>x", "x"},
 	}
 	for _, tt := range tests {
@@ -40,6 +41,16 @@ func TestWebHTMLToText(t *testing.T) {
 				t.Errorf("webHTMLToText(%q)\n got %q\nwant %q", tt.page, got, tt.want)
 			}
 		})
+	}
+}
+
+// A page of many unclosed lists converts in time and space linear in its
+// size.
+func TestWebHTMLToTextDeepNesting(t *testing.T) {
+	page := strings.Repeat("<ul><li>x", 20000)
+	out := webHTMLToText(page)
+	if len(out) > 20*len(page) {
+		t.Errorf("%d bytes of text from a %d-byte page", len(out), len(page))
 	}
 }
 
