@@ -23,7 +23,6 @@ if [ ${#pkgs[@]} -eq 0 ]; then
     gocloud.dev/blob
     golang.org/x/text/collate
     mvdan.cc/sh/v3/syntax
-    github.com/JohannesKaufmann/html-to-markdown/v2
     github.com/spf13/cobra
     cloud.google.com/go/auth/credentials
   )

@@ -75,19 +75,31 @@ func (w *mdWriter) markup(page string, i int) int {
 		return i + 1
 	}
 	name := strings.ToLower(rest[start:n])
-	// The tag ends at the first ">" outside a quoted attribute value.
-	var quote byte
+	// The tag ends at the first ">" outside a quoted attribute value. A
+	// quote opens a value only right after "=" (and white space): an
+	// apostrophe in an unquoted value (title=it's) or a stray one is text
+	// of the tag, as browsers read it.
+	var quote, last byte
 	for ; n < len(rest); n++ {
 		c := rest[n]
-		if quote != 0 {
+		switch {
+		case quote != 0:
 			if c == quote {
 				quote = 0
+				last = c
 			}
-		} else if c == '"' || c == '\'' {
+			continue
+		case (c == '"' || c == '\'') && last == '=':
 			quote = c
-		} else if c == '>' {
-			break
+			continue
+		case c == '>':
+		case htmlSpace(rune(c)):
+			continue
+		default:
+			last = c
+			continue
 		}
+		break
 	}
 	end := i + n + 1
 	if n >= len(rest) {

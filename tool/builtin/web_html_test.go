@@ -29,6 +29,7 @@ func TestWebHTMLToText(t *testing.T) {
 		{"links keep text, images go", `<a href="https://example.com/x">the docs</a> <img src="i.png" alt="logo">!`, "the docs !"},
 		{"references", "5 &lt; 6 &amp;&amp; AT&T &copy;&nbsp;2024 &#x263A;&#9731; &unknown; &amp &#0;", "5 < 6 && AT&T © 2024 ☺☃ &unknown; & \ufffd"},
 		{"attributes with > in quotes", `<p title="a>b" data-x='c>d'>text</p>`, "text"},
+		{"quotes outside values", `<p title=it's>one</p><p class = "x'y" it's data-q="z">two</p><p>three</p>`, "one\n\ntwo\n\nthree"},
 		{"stray markup", "a < b <> c </> d <", "a < b <> c d <"},
 		{"unclosed tags", "<ul><li>one<li>two", "- one\n- two"},
 		{"unclosed script drops the rest", "before<script>var x = 1;", "before"},
