@@ -260,41 +260,66 @@ func TestReadSettings(t *testing.T) {
 	}
 }
 
-// TestBatcher: items are exported once a batch is full, without waiting
-// for the delay; what waits at Shutdown is exported then, and its
-// failure said and returned; nothing is taken after.
+// TestBatcher: a full batch is exported at once and its failure said;
+// Shutdown exports what waits and returns that export's failure, also
+// said; an item added after Shutdown is dropped. Each case waits for
+// the exports it needs, never for time.
 func TestBatcher(t *testing.T) {
-	var mu sync.Mutex
-	var got [][]int
-	exported := make(chan struct{}, 10)
 	fail := errors.New("down")
-	var said []error
-	b := newBatcher(batchConfig{delay: time.Hour, timeout: time.Minute, queue: 5, batch: 2}, func(_ context.Context, xs []int) error {
-		mu.Lock()
-		got = append(got, slices.Clone(xs))
-		mu.Unlock()
-		exported <- struct{}{}
-		if xs[0] == 3 {
+	type result struct {
+		got  [][]int
+		said []error
+		err  error
+		left int // items queued after Shutdown
+	}
+	run := func(t *testing.T, before, after []int, waitKick bool) result {
+		t.Helper()
+		var r result
+		exported := make(chan struct{}, 10)
+		b := newBatcher(batchConfig{delay: time.Hour, timeout: time.Minute, queue: 5, batch: 2}, func(_ context.Context, xs []int) error {
+			r.got = append(r.got, slices.Clone(xs))
+			exported <- struct{}{}
 			return fail
+		}, func(err error) { r.said = append(r.said, err) })
+		for _, x := range before {
+			b.add(x)
 		}
-		return nil
-	}, func(err error) { said = append(said, err) })
-	b.add(1)
-	b.add(2)
-	<-exported
-	b.add(3)
-	if err := b.shutdown(context.Background()); !errors.Is(err, fail) {
-		t.Errorf("shutdown: %v, want %v", err, fail)
+		if waitKick {
+			<-exported
+		}
+		r.err = b.shutdown(context.Background())
+		for _, x := range after {
+			b.add(x)
+		}
+		b.mu.Lock()
+		r.left = len(b.queue)
+		b.mu.Unlock()
+		if err := b.shutdown(context.Background()); err != nil {
+			t.Errorf("a second shutdown: %v", err)
+		}
+		return r
 	}
-	b.add(4)
-	if len(said) != 1 || said[0] != fail {
-		t.Errorf("failures said: %v, want %v", said, fail)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if want := [][]int{{1, 2}, {3}}; !slices.EqualFunc(got, want, slices.Equal) {
-		t.Errorf("exported %v, want %v", got, want)
-	}
+	t.Run("a full batch goes at once", func(t *testing.T) {
+		r := run(t, []int{1, 2}, nil, true)
+		if want := [][]int{{1, 2}}; !slices.EqualFunc(r.got, want, slices.Equal) {
+			t.Errorf("exported %v, want %v", r.got, want)
+		}
+		if r.err != nil || len(r.said) != 1 || r.said[0] != fail {
+			t.Errorf("shutdown %v, failures said %v; want nil and %v", r.err, r.said, fail)
+		}
+	})
+	t.Run("shutdown sends what waits", func(t *testing.T) {
+		r := run(t, []int{3}, []int{4}, false)
+		if want := [][]int{{3}}; !slices.EqualFunc(r.got, want, slices.Equal) {
+			t.Errorf("exported %v, want %v", r.got, want)
+		}
+		if !errors.Is(r.err, fail) || len(r.said) != 1 || r.said[0] != fail {
+			t.Errorf("shutdown %v, failures said %v; want %v once", r.err, r.said, fail)
+		}
+		if r.left != 0 {
+			t.Errorf("%d items queued after shutdown, want none", r.left)
+		}
+	})
 }
 
 // TestExponentialHistogram: values spread wider than 160 buckets lower
@@ -322,5 +347,56 @@ func TestExponentialHistogram(t *testing.T) {
 		if h.scale != tt.scale || h.zero != tt.zero || n+h.zero != uint64(len(tt.values)) || len(h.pos.counts) > expMaxSize {
 			t.Errorf("%v: scale %d, zero %d, counts %v %v", tt.values, h.scale, h.zero, h.pos, h.neg)
 		}
+	}
+}
+
+// TestBatcherQueueFull: past the queue's size, new items are dropped (the
+// SDK's processors drop rather than block the recording goroutine).
+func TestBatcherQueueFull(t *testing.T) {
+	var got [][]int
+	b := newBatcher(batchConfig{delay: time.Hour, timeout: time.Minute, queue: 3, batch: 10}, func(_ context.Context, xs []int) error {
+		got = append(got, slices.Clone(xs))
+		return nil
+	}, func(error) {})
+	for i := 1; i <= 5; i++ {
+		b.add(i)
+	}
+	if err := b.shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if want := [][]int{{1, 2, 3}}; !slices.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("exported %v, want %v", got, want)
+	}
+}
+
+// TestAddAttributes: a key seen again replaces its value in place, an
+// invalid attribute is dropped, and so is any past attrLimit keys; each
+// drop is counted.
+func TestAddAttributes(t *testing.T) {
+	many := make([]attribute.KeyValue, attrLimit+2)
+	for i := range many {
+		many[i] = attribute.Int("k"+strings.Repeat("x", i), i)
+	}
+	tests := []struct {
+		name     string
+		kv       []attribute.KeyValue
+		wantKeys int
+		dropped  int
+		first    string
+	}{
+		{"replaced in place", []attribute.KeyValue{attribute.String("a", "1"), attribute.String("b", "2"), attribute.String("a", "3")}, 2, 0, "3"},
+		{"invalid", []attribute.KeyValue{{Key: "", Value: attribute.StringValue("x")}, attribute.String("a", "1")}, 1, 1, "1"},
+		{"past the limit", many, attrLimit, 2, "0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, dropped := addAttributes(nil, tt.kv)
+			if len(got) != tt.wantKeys || dropped != tt.dropped {
+				t.Errorf("%d attributes, %d dropped; want %d, %d", len(got), dropped, tt.wantKeys, tt.dropped)
+			}
+			if len(got) > 0 && got[0].Value.String() != tt.first {
+				t.Errorf("first value %q, want %q", got[0].Value.String(), tt.first)
+			}
+		})
 	}
 }
