@@ -41,11 +41,21 @@ func (j *jsonLines) encode(v any) error {
 	return j.enc.Encode(v)
 }
 
-// fileSpans is the file target's span exporter.
-type fileSpans struct {
+// fileSink is what the file target's three exporters share: the file,
+// and whether Shutdown has stopped them.
+type fileSink struct {
 	out     *jsonLines
-	stopped atomic.Bool // set by Shutdown
+	stopped atomic.Bool
 }
+
+// Shutdown stops later exports; the file is closed by Telemetry.
+func (s *fileSink) Shutdown(context.Context) error {
+	s.stopped.Store(true)
+	return nil
+}
+
+// fileSpans is the file target's span exporter.
+type fileSpans struct{ fileSink }
 
 // spanJSON is a span as the stdout exporter wrote it: the scope twice,
 // under its old name too.
@@ -75,19 +85,10 @@ func (e *fileSpans) ExportSpans(ctx context.Context, spans []*otlp.Span) error {
 	return errs
 }
 
-// Shutdown stops later exports; the file is closed by Telemetry.
-func (e *fileSpans) Shutdown(context.Context) error {
-	e.stopped.Store(true)
-	return nil
-}
-
 // fileMetrics is the file target's metric exporter: cumulative
 // temporality and the default aggregations, as the stdout exporter's
 // defaults were.
-type fileMetrics struct {
-	out     *jsonLines
-	stopped atomic.Bool // set by Shutdown
-}
+type fileMetrics struct{ fileSink }
 
 // Temporality is cumulative for every kind.
 func (e *fileMetrics) Temporality(otlp.InstrumentKind) otlp.Temporality {
@@ -113,17 +114,8 @@ func (e *fileMetrics) Export(ctx context.Context, data *otlp.ResourceMetrics) er
 	return e.out.encode(data)
 }
 
-// Shutdown makes later exports fail.
-func (e *fileMetrics) Shutdown(context.Context) error {
-	e.stopped.Store(true)
-	return nil
-}
-
 // fileLogs is the file target's log exporter.
-type fileLogs struct {
-	out     *jsonLines
-	stopped atomic.Bool // set by Shutdown
-}
+type fileLogs struct{ fileSink }
 
 // recordJSON is a log record as the stdout exporter wrote it.
 type recordJSON struct {
@@ -176,11 +168,5 @@ func (e *fileLogs) Export(ctx context.Context, records []*otlp.LogRecord) error 
 			return err
 		}
 	}
-	return nil
-}
-
-// Shutdown makes later exports fail.
-func (e *fileLogs) Shutdown(context.Context) error {
-	e.stopped.Store(true)
 	return nil
 }

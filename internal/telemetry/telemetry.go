@@ -238,5 +238,5 @@ func (t *Telemetry) fileExporters(path string) (*fileSpans, *fileMetrics, *fileL
 	t.file = f
 	// The three exporters share the file (see outfile.go).
 	out := newJSONLines(f)
-	return &fileSpans{out: out}, &fileMetrics{out: out}, &fileLogs{out: out}, nil
+	return &fileSpans{fileSink{out: out}}, &fileMetrics{fileSink{out: out}}, &fileLogs{fileSink{out: out}}, nil
 }
