@@ -13,6 +13,7 @@ import (
 
 	"google.golang.org/genai"
 
+	"github.com/castor-dev/castor/internal/golden"
 	"github.com/castor-dev/castor/internal/npmtest"
 )
 
@@ -199,26 +200,9 @@ func TestFileFormat(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := regexp.MustCompile(`"commitHash": "[0-9a-f]{40,64}"`).ReplaceAllString(string(b), `"commitHash": "<HASH>"`)
-	golden(t, "testdata/checkpoint.golden.json", got)
+	golden.Check(t, "checkpoint.golden.json", got)
 	if fi, _ := os.Stat(filepath.Join(s.Dir, name+".json")); fi.Mode().Perm() != 0o600 {
 		t.Errorf("checkpoint mode %v: it holds the conversation and must be private", fi.Mode().Perm())
-	}
-}
-
-func golden(t *testing.T, path, got string) {
-	t.Helper()
-	if os.Getenv("CASTOR_UPDATE_GOLDEN") != "" {
-		os.MkdirAll(filepath.Dir(path), 0o755)
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (set CASTOR_UPDATE_GOLDEN=1 to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s mismatch\n--- got ---\n%s\n--- want ---\n%s", path, got, want)
 	}
 }
 

@@ -1,7 +1,6 @@
 package mdterm
 
 import (
-	"flag"
 	"image/color"
 	"os"
 	"path/filepath"
@@ -10,9 +9,9 @@ import (
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files")
+	"github.com/castor-dev/castor/internal/golden"
+)
 
 // TestRender renders each testdata/*.md at two widths and compares the
 // text (colours stripped) with the .golden beside it.
@@ -37,20 +36,7 @@ func TestRender(t *testing.T) {
 					}
 				}
 			}
-			golden := strings.TrimSuffix(f, ".md") + ".golden"
-			if *update {
-				if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if b.String() != string(want) {
-				t.Errorf("%s differs (go test -update rewrites it)\n--- got\n%s\n--- want\n%s", golden, b.String(), want)
-			}
+			golden.Check(t, strings.TrimSuffix(filepath.Base(f), ".md")+".golden", b.String())
 		})
 	}
 }

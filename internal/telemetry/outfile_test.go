@@ -1,10 +1,8 @@
 package telemetry
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
@@ -12,11 +10,22 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
+	"github.com/castor-dev/castor/internal/golden"
 	"github.com/castor-dev/castor/internal/telemetry/otlp"
 )
 
-// update rewrites the golden files from what the exporters write.
-var update = flag.Bool("update", false, "rewrite testdata/*.golden")
+// fileTarget is a Telemetry writing to a new outfile, and the file
+// target's three exporters.
+func fileTarget(t *testing.T) (string, *Telemetry, spanExporter, metricExporter, logExporter) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "telemetry.log")
+	tel := &Telemetry{cfg: Config{Outfile: path}}
+	spans, metrics, logs, err := tel.fileExporters(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, tel, spans, metrics, logs
+}
 
 // TestOutfileGolden pins the bytes a --telemetry-outfile holds for one
 // span, one batch of metrics and two log records: the JSON shape that
@@ -24,12 +33,7 @@ var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 // written by them, v1.47.0 and log v0.23.0), which users' tools read.
 func TestOutfileGolden(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "telemetry.log")
-	tel := &Telemetry{cfg: Config{Outfile: path}}
-	spans, metrics, logs, err := tel.fileExporters(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, tel, spans, metrics, logs := fileTarget(t)
 	ctx := context.Background()
 	res := otlp.NewResource("", attribute.String("service.name", ServiceName), attribute.String("service.version", "1.2.3"))
 	scope := otlp.Scope{Name: scopeName, Version: "v1"}
@@ -94,19 +98,7 @@ func TestOutfileGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden := filepath.Join("testdata", "outfile.golden")
-	if *update {
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("the outfile differs from %s:\n got: %s\nwant: %s", golden, got, want)
-	}
+	golden.Check(t, "outfile.golden", got)
 }
 
 // TestOutfileAfterShutdown: what the SDK hands an exporter after Shutdown
@@ -114,12 +106,7 @@ func TestOutfileGolden(t *testing.T) {
 // (spans silently, metrics and logs with an error).
 func TestOutfileAfterShutdown(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "telemetry.log")
-	tel := &Telemetry{cfg: Config{Outfile: path}}
-	spans, metrics, logs, err := tel.fileExporters(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, tel, spans, metrics, logs := fileTarget(t)
 	ctx := context.Background()
 	for _, err := range []error{spans.Shutdown(ctx), metrics.Shutdown(ctx), logs.Shutdown(ctx)} {
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/castor-dev/castor/internal/golden"
 	"github.com/castor-dev/castor/tool"
 )
 
@@ -81,26 +82,11 @@ func fsRun(t *testing.T, tl tool.Tool, args map[string]any) *tool.Result {
 	return c.Execute(context.Background(), nil)
 }
 
-// fsGolden compares got with testdata/<name>, rewriting the file when
-// CASTOR_UPDATE_GOLDEN is set.
+// fsGolden compares got with testdata/<name> (internal/golden: go test
+// -update rewrites it).
 func fsGolden(t *testing.T, name, got string) {
 	t.Helper()
-	p := filepath.Join("testdata", filepath.FromSlash(name))
-	if os.Getenv("CASTOR_UPDATE_GOLDEN") != "" {
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("%v (set CASTOR_UPDATE_GOLDEN=1 to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s mismatch\n--- got ---\n%s\n--- want ---\n%s", name, got, want)
-	}
+	golden.Check(t, name, got)
 }
 
 // fsFilter ignores paths with a listed name as any element, like a
