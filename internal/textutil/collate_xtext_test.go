@@ -89,14 +89,7 @@ func latinCorpus() []string {
 	}
 	alphabet := []rune("aAbBeEzZ09 ._-,;:!?'\"()[]{}@*/\\&#%`^+<=>|~$\t")
 	alphabet = append(alphabet, []rune("éÉèçÇñÑöÖøØåÅßæÆœŒıİłŁđĐðÐþÞŋſĳ·ªº¹²½×÷«»¡¿§©®°±µ¶¤¢£¥\u00a0\u00ad\u0301\u0300\u0308\u0323\u0327")...)
-	r := rand.New(rand.NewPCG(3, 4))
-	for range 4000 {
-		b := make([]rune, 1+r.IntN(5))
-		for i := range b {
-			b[i] = alphabet[r.IntN(len(alphabet))]
-		}
-		names = append(names, string(b))
-	}
+	names = append(names, randomNames(alphabet, 4000, 3, 4)...)
 	return dedup(names)
 }
 
@@ -118,14 +111,7 @@ func greekCyrillicCorpus() []string {
 	names = append(names, "ёлка", "елка", "Ёлка", "йод", "иод", "Йод", "Київ", "Киев", "київ", "Ελλάδα", "ελλαδα",
 		"Ελλαδα", "αβγ", "Ωμέγα", "ωμεγα", "σς", "Σσ", "Москва", "москва", "Україна", "ґанок", "ганок", "Ґ", "Г")
 	alphabet := []rune("аеиуійёЁЙяЯжЖїЇґҐєЄўЎӑәαβγΓάέΩωςσΣaZ1 -_.\u0306\u0308\u0301")
-	r := rand.New(rand.NewPCG(7, 8))
-	for range 3000 {
-		b := make([]rune, 1+r.IntN(5))
-		for i := range b {
-			b[i] = alphabet[r.IntN(len(alphabet))]
-		}
-		names = append(names, string(b))
-	}
+	names = append(names, randomNames(alphabet, 3000, 7, 8)...)
 	return dedup(names)
 }
 
@@ -170,14 +156,7 @@ func otherCorpus() []string {
 		names = append(names, "a"+s, s+"a", s+"1", "Z"+s)
 	}
 	alphabet := []rune("aAzZ19 _-.$~αβΓΩжЖЁёйі中文日本あア가😀🎉€™½①Ａａ１→∞\u0301\u0308")
-	r := rand.New(rand.NewPCG(5, 6))
-	for range 2000 {
-		b := make([]rune, 1+r.IntN(5))
-		for i := range b {
-			b[i] = alphabet[r.IntN(len(alphabet))]
-		}
-		names = append(names, string(b))
-	}
+	names = append(names, randomNames(alphabet, 2000, 5, 6)...)
 	return dedup(names)
 }
 
@@ -330,4 +309,19 @@ func FuzzCollatorXText(f *testing.F) {
 			t.Fatalf("Compare(%q, %q) = %d, x/text %d", a, b, got, want)
 		}
 	})
+}
+
+// randomNames is n names of one to five runes of alphabet, the same for
+// the same seeds.
+func randomNames(alphabet []rune, n int, seed1, seed2 uint64) []string {
+	r := rand.New(rand.NewPCG(seed1, seed2))
+	names := make([]string, 0, n)
+	for range n {
+		b := make([]rune, 1+r.IntN(5))
+		for i := range b {
+			b[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		names = append(names, string(b))
+	}
+	return names
 }
