@@ -4,12 +4,11 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/castor-dev/castor/internal/modsource"
 )
 
 // TestOneUpdateFlag fails when a test file outside this package registers
@@ -19,36 +18,12 @@ import (
 // _test.go file of the module (nested modules, testdata and hidden
 // directories aside).
 func TestOneUpdateFlag(t *testing.T) {
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	self, _ := filepath.Abs(".")
 	var found []string
-	files := 0
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			name := d.Name()
-			if path != root && (path == self || name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
-				return filepath.SkipDir
-			}
-			if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil && path != root {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		files++
+	modsource.Files(t, true, func(rel string) bool { return rel == "internal/golden" }, func(path, rel string) {
 		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
-		rel, _ := filepath.Rel(root, path)
 		ast.Inspect(f, func(n ast.Node) bool {
 			call, ok := n.(*ast.CallExpr)
 			if !ok || len(call.Args) == 0 {
@@ -69,14 +44,7 @@ func TestOneUpdateFlag(t *testing.T) {
 			}
 			return true
 		})
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if files < 100 {
-		t.Fatalf("only %d test files scanned under %s: the walk is broken", files, root)
-	}
 	for _, f := range found {
 		t.Errorf("%s: golden files are rewritten by internal/golden's one -update flag", f)
 	}

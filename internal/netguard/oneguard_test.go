@@ -4,11 +4,11 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
-	"os"
-	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/castor-dev/castor/internal/modsource"
 )
 
 // guardMethods are the net and net/netip methods a hand-made address
@@ -35,88 +35,35 @@ var listenerDirs = []string{
 // before (it let NAT64 and 6to4 addresses of 127.0.0.1 through); use
 // Classify, CheckHost or Control instead.
 func TestOneGuard(t *testing.T) {
-	root := moduleRoot(t)
-	self, err := filepath.Abs(".")
-	if err != nil {
-		t.Fatal(err)
-	}
 	fset := token.NewFileSet()
 	var found []string
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			name := d.Name()
-			if path != root && (name == "testdata" || name == "vendor" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
-				return filepath.SkipDir
-			}
-			if path != root && fileExists(filepath.Join(path, "go.mod")) {
-				return filepath.SkipDir // another module
-			}
-			if path == self || listener(root, path) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
+	skip := func(rel string) bool { return rel == "internal/netguard" || listener(rel) }
+	modsource.Files(t, false, skip, func(path, rel string) {
 		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
 		ast.Inspect(f, func(n ast.Node) bool {
 			if call, ok := n.(*ast.CallExpr); ok {
 				if sel, ok := call.Fun.(*ast.SelectorExpr); ok && guardMethods[sel.Sel.Name] && len(call.Args) == 0 {
-					found = append(found, fset.Position(call.Pos()).String()+": "+sel.Sel.Name+"()")
+					found = append(found, rel+":"+strconv.Itoa(fset.Position(call.Pos()).Line)+": "+sel.Sel.Name+"()")
 				}
 			}
 			return true
 		})
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, f := range found {
-		rel, _ := filepath.Rel(root, f)
-		t.Errorf("%s: a second address guard; classify with internal/netguard (or, for a listener checking its own bind, add it to listenerDirs)", rel)
+		t.Errorf("%s: a second address guard; classify with internal/netguard (or, for a listener checking its own bind, add it to listenerDirs)", f)
 	}
 }
 
-// listener reports whether dir is one of listenerDirs.
-func listener(root, dir string) bool {
-	rel, err := filepath.Rel(root, dir)
-	if err != nil {
-		return false
-	}
-	rel = filepath.ToSlash(rel)
+// listener reports whether the directory rel (from the module root) is
+// one of listenerDirs.
+func listener(rel string) bool {
 	for _, l := range listenerDirs {
 		if rel == l || strings.HasSuffix(rel, "/"+l) {
 			return true
 		}
 	}
 	return false
-}
-
-// moduleRoot is the nearest directory above this package holding go.mod.
-func moduleRoot(t *testing.T) string {
-	dir, err := filepath.Abs(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for !fileExists(filepath.Join(dir, "go.mod")) {
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the package")
-		}
-		dir = parent
-	}
-	return dir
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
 }

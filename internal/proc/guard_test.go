@@ -4,12 +4,11 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/castor-dev/castor/internal/modsource"
 )
 
 // groupNames are the identifiers of process group, session and job object
@@ -35,47 +34,10 @@ var jobNames = []string{"JobObject", "JOBOBJECT", "JOB_OBJECT"}
 // is negative (-pgid) or 0 (the caller's own group). Test files are
 // allowed to check what a runner left behind.
 func TestOneProcessGroupImplementation(t *testing.T) {
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
-		t.Fatalf("module root not found at %s: %v", root, err)
-	}
-	self, err := filepath.Abs(".")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var found []string
-	files := 0
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			name := d.Name()
-			if path != root && (path == self || name == "testdata" || name == "vendor" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
-				return filepath.SkipDir
-			}
-			if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil && path != root {
-				return filepath.SkipDir // another module
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		files++
-		rel, _ := filepath.Rel(root, path)
+	modsource.Files(t, false, func(rel string) bool { return rel == "internal/proc" }, func(path, rel string) {
 		found = append(found, groupHandling(t, path, rel)...)
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if files < 100 {
-		t.Fatalf("only %d files scanned under %s: the walk is broken", files, root)
-	}
 	for _, f := range found {
 		t.Errorf("%s: process groups and job objects belong to internal/proc", f)
 	}
